@@ -1,0 +1,50 @@
+# Two entry points (see README "Quick start"):
+#   make demo  - set up and run the main job (tool search over real MCP servers)
+#   make test  - set up and run the whole test suite (lint + types + pytest)
+PYTHON ?= python3.11
+VENV ?= .venv
+SERVERS_VENV ?= .venv-mcp-servers
+PY := $(VENV)/bin/python
+SHARED ?= ../shared
+# The reference MCP servers need mcp>=2.3 while langchain-mcp-adapters needs mcp<2,
+# so they live in their own environment (as `uvx` would give them).
+export TOOLSEARCH_MCP_SERVERS_BIN := $(abspath $(SERVERS_VENV))/bin
+export TOOLSEARCH_SHARED_DATA := $(abspath $(SHARED))/data
+
+.PHONY: setup demo test lint typecheck pytest bench clean
+
+$(VENV)/.installed: pyproject.toml
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH (or make PYTHON=python3)"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[dev]"
+	touch $@
+
+$(SERVERS_VENV)/.installed:
+	$(PYTHON) -m venv $(SERVERS_VENV)
+	$(SERVERS_VENV)/bin/python -m pip install -q --upgrade pip
+	$(SERVERS_VENV)/bin/python -m pip install -q mcp-server-time mcp-server-git mcp-server-fetch
+	touch $@
+
+setup: $(VENV)/.installed $(SERVERS_VENV)/.installed
+
+demo: setup
+	$(VENV)/bin/toolsearch demo --catalog $(SHARED)/data/github-mcp-server-tools
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check langchain_toolsearch tests benchmarks
+	$(VENV)/bin/ruff format --check langchain_toolsearch
+
+typecheck: $(VENV)/.installed
+	$(VENV)/bin/mypy
+
+pytest: setup
+	$(VENV)/bin/pytest -q
+
+test: lint typecheck pytest
+
+bench: setup
+	$(VENV)/bin/toolsearch bench
+
+clean:
+	rm -rf $(VENV) $(SERVERS_VENV)

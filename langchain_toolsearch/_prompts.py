@@ -1,0 +1,69 @@
+"""Every text the model sees, in one place so it can be reviewed and snapshot-tested.
+
+Nothing here names a tool that the model has not found through ``search_tools``:
+error texts for unknown or hidden tools never list the library.
+"""
+
+from __future__ import annotations
+
+SEARCH_TOOL_NAME = "search_tools"
+LOAD_TOOL_NAME = "load_tool"
+META_TOOL_NAMES = frozenset({SEARCH_TOOL_NAME, LOAD_TOOL_NAME})
+
+SEARCH_TOOL_DESCRIPTION = (
+    "Search the tool library by keywords (what you want to do, names, nouns). "
+    "Returns matching tools with a short description and a relevance score in [0, 1]. "
+    "{followup}"
+)
+SEARCH_FOLLOWUP_LOAD = "Call load_tool with the names you need to make them callable."
+SEARCH_FOLLOWUP_AUTO = "Matching tools are loaded at once and callable from your next step."
+
+LOAD_TOOL_DESCRIPTION = (
+    "Make tools found with search_tools callable. Pass tool_name for one tool or "
+    "tool_names for several. Loaded tools are available from your next step."
+)
+
+SYSTEM_HINT_TWO_STEP = (
+    "You have access to a large tool library that is not bound yet. "
+    "To use a capability you do not have, first call search_tools with a few keywords, "
+    "then call load_tool with the names you need; loaded tools become callable "
+    "from your next step."
+)
+SYSTEM_HINT_ONE_STEP = (
+    "You have access to a large tool library that is not bound yet. "
+    "To use a capability you do not have, call search_tools with a few keywords; "
+    "the tools it returns are loaded at once and become callable from your next step."
+)
+
+# search_tools messages
+SEARCH_EMPTY_QUERY = "The query is empty. Describe the capability you need in a few words."
+SEARCH_NO_RESULTS = (
+    "No tools matched '{query}'. Try other keywords: the action, the object, or a service name."
+)
+SEARCH_FOUND = "Found {count} tool(s). {followup}"
+SEARCH_FOUND_FOLLOWUP_LOAD = "Load the ones you need with load_tool."
+SEARCH_FOUND_FOLLOWUP_AUTO = "They are loaded and callable from your next step."
+SEARCH_FOUND_AUTO_DETAIL = " Newly loaded: {loaded}. Already loaded: {already}."
+SEARCH_QUERY_TOO_LONG = "The query was longer than {limit} characters and was cut to that length."
+
+# load_tool messages
+LOAD_NO_NAMES = "Pass tool_name (one name) or tool_names (a non-empty list of names)."
+LOAD_EMPTY_LIST = "tool_names is an empty list. Pass at least one tool name."
+LOAD_LOADED = "Loaded: {names}. They are callable from your next step."
+LOAD_ALREADY = "Already loaded: {names}."
+LOAD_NOT_FOUND = "Not found: {names}."
+LOAD_SUGGEST = " Did you mean: {names}?"
+LOAD_SEARCH_HINT = " Use search_tools to find tool names."
+LOAD_NOT_PERSISTED = "The load could not be stored for this run, so nothing was loaded: {reason}."
+LOAD_COLLISION = (
+    "Not loaded: {names} clash with tools already bound to this agent under the same name."
+)
+
+# execution guard
+TOOL_NOT_LOADED = (
+    "Error: the tool '{name}' is not available. Use search_tools to find a tool for this "
+    "task and load_tool to load it, then call it."
+)
+TOOL_FAILED_NO_TEXT = "Error: the tool '{name}' failed without an error message."
+
+ARGUMENT_ERROR = "Error: invalid arguments for {tool}: {detail}"

@@ -1,0 +1,97 @@
+"""What the middleware and the node share: construction and the public helpers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool
+
+from langchain_toolsearch.core import StorageMode, ToolSearchCore
+from langchain_toolsearch.library import ToolsInput
+from langchain_toolsearch.meta_tools import build_meta_tools
+from langchain_toolsearch.policy import FilterFn, adrive, drive
+from langchain_toolsearch.types import StateStats, ToolSearchResult
+
+__all__ = ["ToolSearchBase"]
+
+
+class ToolSearchBase:
+    """Options, meta tools and state helpers of the middleware and the node.
+
+    See :class:`~langchain_toolsearch.ToolSearchMiddleware` for the options.
+    """
+
+    def __init__(
+        self,
+        *,
+        tools: ToolsInput,
+        top_k: int = 5,
+        min_score: float = 0.0,
+        auto_load: bool = False,
+        storage: StorageMode = "in-memory",
+        ttl: float = 3600.0,
+        filter: FilterFn | None = None,
+        include_resolved_tools: bool = False,
+        system_hint: bool = True,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        self._core = ToolSearchCore(
+            tools=tools,
+            top_k=top_k,
+            min_score=min_score,
+            auto_load=auto_load,
+            storage=storage,
+            ttl=ttl,
+            filter=filter,
+            include_resolved_tools=include_resolved_tools,
+            clock=clock,
+        )
+        self._system_hint = system_hint
+        self.meta_tools: list[BaseTool] = build_meta_tools(self._core)
+
+    @property
+    def core(self) -> ToolSearchCore:
+        """The shared logic (library, index, policy, store)."""
+        return self._core
+
+    @property
+    def system_prompt_hint(self) -> str:
+        """The short text explaining the search/load flow to the model."""
+        return self._core.system_hint
+
+    def search(self, query: str, config: RunnableConfig | None = None) -> list[ToolSearchResult]:
+        """Search the library as ``search_tools`` would, filter (phase ``search``) included.
+
+        Args:
+            query: Keywords.
+            config: The ``RunnableConfig`` the filter sees (``{}`` if omitted).
+
+        Returns:
+            Up to ``top_k`` hits, best first, scores in ``[0, 1]``; ``[]`` for
+            an empty query or when nothing matches.
+        """
+        return drive(self._core.search(query, config or {}), self._core.policy).results
+
+    async def asearch(
+        self, query: str, config: RunnableConfig | None = None
+    ) -> list[ToolSearchResult]:
+        """Async :meth:`search` (awaits async filters)."""
+        outcome = await adrive(self._core.search(query, config or {}), self._core.policy)
+        return outcome.results
+
+    def clear_state(self, thread_id: str) -> None:
+        """Forget the in-memory loads of ``thread_id`` (no-op for other storage)."""
+        self._core.store.clear(thread_id)
+
+    def clear_all_state(self) -> None:
+        """Forget the in-memory loads of every thread."""
+        self._core.store.clear_all()
+
+    def get_state_stats(self) -> StateStats:
+        """In-memory store size: ``thread_count``, ``oldest_access_time`` (epoch s | None)."""
+        return self._core.store.stats()
+
+    def cleanup_now(self) -> int:
+        """Run the in-memory TTL sweep now; returns the number of threads evicted."""
+        return self._core.store.cleanup_now()

@@ -1,0 +1,68 @@
+"""The execution guard: tool-call wrappers for LangGraph's ``ToolNode``.
+
+Every tool call passes through :func:`wrap_tool_call` (or its async twin):
+meta tools run as registered (after an unknown-argument check), tools bound
+directly run untouched, a library tool runs only if it is loaded for this
+thread and allowed in phase ``active``, and anything else is answered with
+one error ``ToolMessage`` that points at ``search_tools`` and names no
+hidden tool. Library tools run through the tool node with the request
+overridden, so they get the run's config, ``InjectedState`` and
+``ToolRuntime`` exactly as statically bound tools do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from langchain_core.messages import ToolMessage
+from langgraph.prebuilt.tool_node import ToolCallRequest
+from langgraph.types import Command
+
+from langchain_toolsearch.core import ToolSearchCore
+from langchain_toolsearch.library import LibraryTool
+from langchain_toolsearch.policy import Decisions, adrive, drive
+
+__all__ = ["awrap_tool_call", "wrap_tool_call"]
+
+ToolResult = ToolMessage | Command[Any]
+
+
+def _decide(
+    core: ToolSearchCore, request: ToolCallRequest
+) -> Decisions[LibraryTool | ToolMessage | None]:
+    return core.guard(
+        request.tool_call,
+        request.runtime.config if request.runtime is not None else {},
+        request.state,
+        registered=request.tool is not None,
+    )
+
+
+def wrap_tool_call(
+    core: ToolSearchCore,
+    request: ToolCallRequest,
+    handler: Callable[[ToolCallRequest], ToolResult],
+) -> ToolResult:
+    """Guard one tool call (sync)."""
+    decision = drive(_decide(core, request), core.policy)
+    if isinstance(decision, ToolMessage):
+        return decision
+    if decision is None:
+        return handler(request)
+    return ToolSearchCore.finish(handler(request.override(tool=decision.tool)), request.tool_call)
+
+
+async def awrap_tool_call(
+    core: ToolSearchCore,
+    request: ToolCallRequest,
+    handler: Callable[[ToolCallRequest], Awaitable[ToolResult]],
+) -> ToolResult:
+    """Guard one tool call (async)."""
+    decision = await adrive(_decide(core, request), core.policy)
+    if isinstance(decision, ToolMessage):
+        return decision
+    if decision is None:
+        return await handler(request)
+    result = await handler(request.override(tool=decision.tool))
+    return ToolSearchCore.finish(result, request.tool_call)

@@ -1,0 +1,225 @@
+"""The tool library: validated, provider-safe, searchable tools.
+
+A :class:`ToolLibrary` takes the user's tools (a sequence, or a mapping of
+id -> tool), rejects what would be ambiguous (duplicate names, the reserved
+meta-tool names), maps names that providers refuse to safe ones, and
+builds one :class:`~langchain_toolsearch.index.ToolDocument` per tool.
+
+Provider-safe names match ``^[A-Za-z0-9_-]{1,64}$``. Other names (dots,
+spaces, slashes, non-ASCII, too long) are rewritten deterministically: the
+name is ASCII-folded, other characters become ``_``, and a short hash of the
+original keeps the result unique and stable across processes. Search still
+matches the original name (it is indexed as an alias).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.tools import BaseTool
+from langchain_core.tools import tool as as_tool
+
+from langchain_toolsearch._prompts import META_TOOL_NAMES
+from langchain_toolsearch.index import ToolDocument
+
+__all__ = ["SAFE_NAME", "LibraryTool", "ToolLibrary", "safe_tool_name", "tool_parameters"]
+
+SAFE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+"""Tool names every major provider accepts."""
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
+DESCRIPTION_LIMIT = 150
+
+
+def safe_tool_name(name: str) -> str:
+    """Map ``name`` to a provider-safe name; safe names are returned unchanged.
+
+    Unsafe names become ``<folded>_<8 hex of sha1(name)>`` (at most 64
+    characters), so two different originals never share a safe name.
+    """
+    if SAFE_NAME.match(name):
+        return name
+    folded = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    folded = _UNSAFE.sub("_", folded).strip("_") or "tool"
+    digest = hashlib.sha1(name.encode("utf-8")).hexdigest()[:8]
+    return f"{folded[: 64 - 9]}_{digest}"
+
+
+def tool_parameters(tool: BaseTool) -> tuple[tuple[str, str], ...]:
+    """The model-visible parameters of ``tool`` as ``(name, description)`` pairs."""
+    schema: Any = tool.tool_call_schema
+    props: Mapping[str, Any]
+    if isinstance(schema, Mapping):
+        props = schema.get("properties") or {}
+    else:
+        try:
+            props = schema.model_json_schema().get("properties") or {}
+        except Exception:  # exotic schemas: index the name and description only
+            props = {}
+    out: list[tuple[str, str]] = []
+    for pname, pschema in props.items():
+        desc = pschema.get("description", "") if isinstance(pschema, Mapping) else ""
+        out.append((str(pname), str(desc or "")))
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryTool:
+    """One tool of the library.
+
+    Attributes:
+        name: Provider-safe name: what the model sees and calls.
+        original_name: The name (or mapping key) the user gave.
+        tool: The tool to bind and run, named ``name``.
+    """
+
+    name: str
+    original_name: str
+    tool: BaseTool
+
+    @property
+    def description(self) -> str:
+        """The tool's full description."""
+        return self.tool.description or ""
+
+    def short_description(self, limit: int = DESCRIPTION_LIMIT) -> str:
+        """The description cut to about ``limit`` characters at a word boundary."""
+        text = " ".join(self.description.split())
+        if len(text) <= limit:
+            return text
+        cut = text[:limit].rsplit(" ", 1)[0] if " " in text[:limit] else text[:limit]
+        return cut.rstrip(" ,;:.") + "..."
+
+    def document(self) -> ToolDocument:
+        """The search document: name (+ original as alias), description, parameters."""
+        aliases = (self.original_name,) if self.original_name != self.name else ()
+        return ToolDocument(
+            name=self.name,
+            description=self.description,
+            parameters=tool_parameters(self.tool),
+            aliases=aliases,
+        )
+
+
+ToolsInput = Sequence[BaseTool | Callable[..., Any]] | Mapping[str, BaseTool | Callable[..., Any]]
+
+
+def _as_base_tool(value: object, where: str) -> BaseTool:
+    if isinstance(value, BaseTool):
+        return value
+    if callable(value):
+        converted = as_tool(value)
+        assert isinstance(converted, BaseTool)
+        return converted
+    raise TypeError(
+        f"{where} is a {type(value).__name__}; pass LangChain tools (BaseTool) or functions"
+    )
+
+
+class ToolLibrary:
+    """Validated, searchable tools, in the order given.
+
+    Args:
+        tools: A sequence of tools (named by ``tool.name``) or a mapping of
+            id -> tool (the id becomes the tool's name). Plain functions
+            are converted with ``langchain_core.tools.tool``.
+
+    Raises:
+        ValueError: On duplicate names (also after the provider-safe
+            mapping), on the reserved names ``search_tools`` / ``load_tool``,
+            or on an empty name.
+        TypeError: If an entry is not a tool or a function.
+    """
+
+    def __init__(self, tools: ToolsInput) -> None:
+        pairs: list[tuple[str, BaseTool]] = []
+        if isinstance(tools, Mapping):
+            for key, value in tools.items():
+                if not isinstance(key, str):
+                    raise TypeError(f"tool mapping keys must be str, got {key!r}")
+                pairs.append((key, _as_base_tool(value, f"tools[{key!r}]")))
+        elif isinstance(tools, str | bytes) or not isinstance(tools, Sequence | Iterator):
+            raise TypeError(
+                "tools must be a sequence of tools or a mapping of name -> tool, "
+                f"got {type(tools).__name__}"
+            )
+        else:
+            for i, value in enumerate(tools):
+                t = _as_base_tool(value, f"tools[{i}]")
+                pairs.append((t.name, t))
+        self._tools: dict[str, LibraryTool] = {}
+        originals: dict[str, str] = {}
+        for original, tool in pairs:
+            if not original or not original.strip():
+                raise ValueError("a library tool has an empty name; give every tool a name")
+            if original in META_TOOL_NAMES:
+                raise ValueError(
+                    f"a library tool is named {original!r}, which is reserved for the meta "
+                    "tools; rename it"
+                )
+            if original in originals:
+                raise ValueError(
+                    f"two library tools are named {original!r}; tool names must be unique "
+                    "(rename one, or pass a mapping of unique ids -> tools)"
+                )
+            safe = safe_tool_name(original)
+            if safe in self._tools:
+                raise ValueError(
+                    f"library tools {self._tools[safe].original_name!r} and {original!r} both "
+                    f"map to the provider-safe name {safe!r}; rename one"
+                )
+            if safe in META_TOOL_NAMES:
+                raise ValueError(f"{original!r} maps to the reserved name {safe!r}; rename it")
+            originals[original] = safe
+            bound = tool if tool.name == safe else tool.model_copy(update={"name": safe})
+            self._tools[safe] = LibraryTool(name=safe, original_name=original, tool=bound)
+        self._originals = originals
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __iter__(self) -> Iterator[LibraryTool]:
+        return iter(self._tools.values())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def get(self, name: str) -> LibraryTool | None:
+        """The tool named ``name`` (provider-safe or original name), if any."""
+        found = self._tools.get(name)
+        if found is None and name in self._originals:
+            found = self._tools[self._originals[name]]
+        return found
+
+    def resolve(self, name: str) -> str | None:
+        """The provider-safe name for ``name`` (either form), if in the library."""
+        found = self.get(name)
+        return found.name if found else None
+
+    @property
+    def names(self) -> list[str]:
+        """Provider-safe names, in library order."""
+        return list(self._tools)
+
+    def documents(self) -> list[ToolDocument]:
+        """One search document per tool, in library order."""
+        return [t.document() for t in self._tools.values()]
+
+    def suggest(self, name: str, *, limit: int = 5) -> list[str]:
+        """Names containing ``name`` or contained in it (case-insensitive), sorted."""
+        needle = name.strip().lower()
+        if len(needle) < 3:
+            return []
+        hits = [
+            n
+            for n, t in self._tools.items()
+            if needle in n.lower()
+            or needle in t.original_name.lower()
+            or (len(n) >= 3 and n.lower() in needle)
+        ]
+        return sorted(hits)[:limit]

@@ -1,0 +1,191 @@
+"""``ToolSearchMiddleware``: tool search for ``langchain.agents.create_agent``.
+
+The middleware registers the meta tools with the agent, rewrites each model
+request's tools (meta tools, tools bound directly, then loaded tools in load
+order) and guards every tool call (see :mod:`langchain_toolsearch.execution`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Annotated, Any, NotRequired
+
+from langchain.agents.middleware.types import (
+    AgentMiddleware,
+    AgentState,
+    ModelRequest,
+    ModelResponse,
+)
+from langchain_core.messages import AIMessage, SystemMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.config import get_config
+from langgraph.prebuilt.tool_node import ToolCallRequest
+
+from langchain_toolsearch import execution
+from langchain_toolsearch._shell import ToolSearchBase
+from langchain_toolsearch.core import StorageMode, merge_loaded
+from langchain_toolsearch.library import LibraryTool, ToolsInput
+from langchain_toolsearch.policy import FilterFn, adrive, drive
+
+__all__ = ["ToolSearchAgentState", "ToolSearchMiddleware"]
+
+
+class ToolSearchAgentState(AgentState[Any]):
+    """Agent state with the key that holds loads of runs without a thread id."""
+
+    toolsearch_loaded: NotRequired[Annotated[list[str], merge_loaded]]
+
+
+def current_config() -> RunnableConfig:
+    """The running graph's config, or ``{}`` outside a run."""
+    try:
+        return get_config()
+    except RuntimeError:
+        return {}
+
+
+def with_hint(request: ModelRequest[Any], hint: str) -> SystemMessage:
+    """The request's system message with ``hint`` appended."""
+    system = request.system_message
+    if system is None:
+        return SystemMessage(content=hint)
+    if isinstance(system.content, str):
+        text = f"{system.content}\n\n{hint}" if system.content else hint
+        return SystemMessage(content=text)
+    return SystemMessage(content=[*system.content, {"type": "text", "text": hint}])
+
+
+class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState, Any]):
+    """Tool search as ``create_agent`` middleware.
+
+    The model sees ``search_tools`` and ``load_tool`` (only ``search_tools``
+    with ``auto_load=True``) plus the tools bound on the agent; library tools
+    are bound from the step after they are loaded.
+
+    Example:
+        ```python
+        from langchain.agents import create_agent
+        from langgraph.checkpoint.memory import InMemorySaver
+        from langchain_toolsearch import ToolSearchMiddleware
+
+        agent = create_agent(
+            model,
+            tools=[],
+            middleware=[ToolSearchMiddleware(tools=big_library, top_k=5)],
+            checkpointer=InMemorySaver(),
+        )
+        agent.invoke({"messages": [...]}, {"configurable": {"thread_id": "t1"}})
+        ```
+
+    Args:
+        tools: The searchable library: a sequence of tools or a mapping
+            id -> tool. Not bound until loaded.
+        top_k: Most hits per search (count, >= 1).
+        min_score: Relevance floor in ``[0, 1)``; hits with ``score <= min_score``
+            are dropped.
+        auto_load: ``search_tools`` loads its hits at once; no ``load_tool``.
+        storage: Where loads live: ``"in-memory"`` (per thread id, TTL) or
+            ``"context"`` (derived from the message history).
+        ttl: Seconds an idle thread's in-memory state lives; ``0`` disables
+            expiry. Ignored by ``"context"``.
+        filter: ``(ToolSearchFilterArgs) -> bool | Awaitable[bool]``, run in
+            phases ``search``, ``load`` and ``active``; fails closed.
+        include_resolved_tools: Reserved: index tools resolved per request.
+        system_hint: Append a short explanation of the flow to the system
+            message.
+        clock: Epoch-seconds clock for the TTL (for tests).
+
+    Raises:
+        ValueError: On a bad option, duplicate or reserved tool names, or an
+            unknown storage mode.
+        TypeError: On library entries that are not tools or functions, or a
+            filter that is not callable.
+    """
+
+    state_schema = ToolSearchAgentState
+
+    def __init__(
+        self,
+        *,
+        tools: ToolsInput,
+        top_k: int = 5,
+        min_score: float = 0.0,
+        auto_load: bool = False,
+        storage: StorageMode = "in-memory",
+        ttl: float = 3600.0,
+        filter: FilterFn | None = None,
+        include_resolved_tools: bool = False,
+        system_hint: bool = True,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        AgentMiddleware.__init__(self)
+        ToolSearchBase.__init__(
+            self,
+            tools=tools,
+            top_k=top_k,
+            min_score=min_score,
+            auto_load=auto_load,
+            storage=storage,
+            ttl=ttl,
+            filter=filter,
+            include_resolved_tools=include_resolved_tools,
+            system_hint=system_hint,
+            clock=clock,
+        )
+        self.tools = self.meta_tools
+
+    @property
+    def name(self) -> str:
+        """Middleware name in the agent graph."""
+        return "ToolSearchMiddleware"
+
+    # -- model step ---------------------------------------------------------------------
+
+    def _prepare_request(
+        self, request: ModelRequest[Any], active: Sequence[LibraryTool]
+    ) -> ModelRequest[Any]:
+        tools = self._core.order_tools(self.meta_tools, request.tools, active)
+        overrides: dict[str, Any] = {"tools": tools}
+        if self._system_hint:
+            overrides["system_message"] = with_hint(request, self._core.system_hint)
+        return request.override(**overrides)
+
+    def wrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
+    ) -> ModelResponse[Any] | AIMessage:
+        """Bind meta, direct and loaded tools, then call the model."""
+        self._core.check_direct_tools(request.tools, self.meta_tools)
+        active = drive(self._core.active_tools(current_config(), request.state), self._core.policy)
+        return handler(self._prepare_request(request, active))
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
+    ) -> ModelResponse[Any] | AIMessage:
+        """Async :meth:`wrap_model_call`."""
+        self._core.check_direct_tools(request.tools, self.meta_tools)
+        active = await adrive(
+            self._core.active_tools(current_config(), request.state), self._core.policy
+        )
+        return await handler(self._prepare_request(request, active))
+
+    # -- tool step ------------------------------------------------------------------------
+
+    def wrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], Any],
+    ) -> Any:
+        """Run loaded library tools; refuse tools that are not loaded."""
+        return execution.wrap_tool_call(self._core, request, handler)
+
+    async def awrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], Awaitable[Any]],
+    ) -> Any:
+        """Async :meth:`wrap_tool_call`."""
+        return await execution.awrap_tool_call(self._core, request, handler)

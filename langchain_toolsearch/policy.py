@@ -1,0 +1,164 @@
+"""The filter hook: request-aware allow/deny decisions in three phases.
+
+The hook is ``filter(ToolSearchFilterArgs) -> bool | Awaitable[bool]`` and
+runs in phase ``search`` (hide hits), ``load`` (refuse ``load_tool``) and
+``active`` (hide a loaded tool from this request without unloading it).
+It fails closed: an exception, a rejected awaitable or a non-``True``
+answer denies.
+
+The core asks for decisions through a small generator protocol (it yields
+a batch of :class:`ToolSearchFilterArgs` and receives one ``bool`` each), so
+one piece of logic serves both paths: :func:`drive` answers with
+:meth:`ToolPolicy.check_many`, :func:`adrive` with
+:meth:`ToolPolicy.acheck_many`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import threading
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Sequence
+from typing import Any, TypeVar
+
+from langchain_toolsearch.types import ToolSearchFilterArgs
+
+__all__ = ["Decisions", "FilterFn", "ToolPolicy", "adrive", "drive"]
+
+logger = logging.getLogger(__name__)
+
+FilterFn = Callable[[ToolSearchFilterArgs], "bool | Awaitable[bool]"]
+"""The filter hook's type."""
+
+T = TypeVar("T")
+Decisions = Generator[list[ToolSearchFilterArgs], list[bool], T]
+"""A core computation that asks for filter decisions, then returns ``T``."""
+
+
+class _BackgroundLoop:
+    """One daemon event loop for async filters called from sync code."""
+
+    _lock = threading.Lock()
+    _loop: asyncio.AbstractEventLoop | None = None
+
+    @classmethod
+    def run(cls, coro: Coroutine[Any, Any, T]) -> T:
+        with cls._lock:
+            if cls._loop is None:
+                loop = asyncio.new_event_loop()
+                threading.Thread(
+                    target=loop.run_forever, name="toolsearch-filter-loop", daemon=True
+                ).start()
+                cls._loop = loop
+            loop = cls._loop
+        return asyncio.run_coroutine_threadsafe(coro, loop).result()
+
+
+async def _as_coro(value: Awaitable[bool]) -> bool:
+    return await value
+
+
+class ToolPolicy:
+    """Wraps the user's filter hook with fail-closed semantics.
+
+    Args:
+        filter: The hook, or ``None`` to allow everything.
+
+    Raises:
+        TypeError: If ``filter`` is not callable.
+    """
+
+    def __init__(self, filter: FilterFn | None = None) -> None:
+        if filter is not None and not callable(filter):
+            raise TypeError(
+                f"filter must be a callable (ToolSearchFilterArgs) -> bool, got {type(filter)!r}"
+            )
+        self._filter = filter
+
+    @property
+    def enabled(self) -> bool:
+        """Whether a hook is set."""
+        return self._filter is not None
+
+    def _call(self, args: ToolSearchFilterArgs) -> bool | Awaitable[bool]:
+        assert self._filter is not None
+        return self._filter(args)
+
+    @staticmethod
+    def _verdict(args: ToolSearchFilterArgs, value: object) -> bool:
+        if value is True:
+            return True
+        if value is not False:
+            logger.warning(
+                "tool search filter returned %r for %s (phase %s); only True allows, denying",
+                value,
+                args.tool_name,
+                args.phase,
+            )
+        return False
+
+    def _denied_by_error(self, args: ToolSearchFilterArgs, exc: BaseException) -> bool:
+        logger.warning(
+            "tool search filter raised for %s (phase %s); denying: %r",
+            args.tool_name,
+            args.phase,
+            exc,
+        )
+        return False
+
+    def check(self, args: ToolSearchFilterArgs) -> bool:
+        """Decide one case synchronously (an async hook runs on a helper loop)."""
+        if self._filter is None:
+            return True
+        try:
+            value = self._call(args)
+            if inspect.isawaitable(value):
+                value = _BackgroundLoop.run(_as_coro(value))
+        except Exception as exc:  # fail closed on anything the hook raises
+            return self._denied_by_error(args, exc)
+        return self._verdict(args, value)
+
+    async def acheck(self, args: ToolSearchFilterArgs) -> bool:
+        """Decide one case; a sync hook is called inline."""
+        if self._filter is None:
+            return True
+        try:
+            value = self._call(args)
+            if inspect.isawaitable(value):
+                value = await value
+        except Exception as exc:  # fail closed on anything the hook raises
+            return self._denied_by_error(args, exc)
+        return self._verdict(args, value)
+
+    def check_many(self, batch: Sequence[ToolSearchFilterArgs]) -> list[bool]:
+        """Decide a batch in order."""
+        return [self.check(a) for a in batch]
+
+    async def acheck_many(self, batch: Sequence[ToolSearchFilterArgs]) -> list[bool]:
+        """Decide a batch concurrently, answers in order."""
+        if self._filter is None:
+            return [True] * len(batch)
+        return list(await asyncio.gather(*(self.acheck(a) for a in batch)))
+
+
+def drive(gen: Decisions[T], policy: ToolPolicy) -> T:
+    """Run a core computation, answering its filter questions synchronously."""
+    try:
+        batch = next(gen)
+        while True:
+            batch = gen.send(policy.check_many(batch))
+    except StopIteration as stop:
+        result: T = stop.value
+        return result
+
+
+async def adrive(gen: Decisions[T], policy: ToolPolicy) -> T:
+    """Run a core computation, answering its filter questions asynchronously."""
+    try:
+        batch = next(gen)
+        while True:
+            batch = gen.send(await policy.acheck_many(batch))
+    except StopIteration as stop:
+        result: T = stop.value
+        return result

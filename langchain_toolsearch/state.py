@@ -1,0 +1,187 @@
+"""Loaded-tool stores: where the set of loaded tools of a thread lives.
+
+``"in-memory"`` is :class:`InMemoryLoadedToolStore`: a per-``thread_id`` map
+with TTL eviction, swept on a timer and on access. Names keep their load
+order (loads only append, so provider prompt caches keep their prefix).
+Other storage modes (``"context"``: derived from messages) live in
+:mod:`langchain_toolsearch.core`, since they keep nothing in process.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import weakref
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from langchain_toolsearch.types import StateStats
+
+__all__ = ["InMemoryLoadedToolStore", "LoadedToolStore"]
+
+
+@runtime_checkable
+class LoadedToolStore(Protocol):
+    """Per-thread ordered sets of loaded tool names."""
+
+    def get(self, thread_id: str) -> list[str]:
+        """Loaded names of ``thread_id`` in load order (empty if none)."""
+        ...
+
+    def add(self, thread_id: str, names: Sequence[str]) -> list[str]:
+        """Append ``names`` not yet loaded; return the ones newly added."""
+        ...
+
+    def clear(self, thread_id: str) -> None:
+        """Forget ``thread_id``."""
+        ...
+
+    def clear_all(self) -> None:
+        """Forget every thread."""
+        ...
+
+
+@dataclass
+class _Entry:
+    names: dict[str, None] = field(default_factory=dict)  # ordered set
+    last_access: float = 0.0
+
+
+class InMemoryLoadedToolStore:
+    """Process-local loaded-tool state with TTL eviction.
+
+    Args:
+        ttl: Seconds a thread's state lives after its last access; ``0``
+            disables expiry.
+        clock: Returns epoch seconds; injectable for tests.
+        sweep_interval: Seconds between full sweeps (on a daemon timer and
+            on access); default ``min(max(ttl / 2, 1), 60)``.
+        start_timer: Start the background sweeper thread (lazily, on the
+            first write). The thread holds only a weak reference and stops
+            when the store is garbage-collected.
+
+    Raises:
+        ValueError: If ``ttl`` is negative or not a number.
+    """
+
+    def __init__(
+        self,
+        *,
+        ttl: float = 3600.0,
+        clock: Callable[[], float] = time.time,
+        sweep_interval: float | None = None,
+        start_timer: bool = True,
+    ) -> None:
+        if not isinstance(ttl, int | float) or isinstance(ttl, bool) or ttl < 0:
+            raise ValueError(
+                f"ttl must be a number of seconds >= 0 (0 disables expiry), got {ttl!r}"
+            )
+        self.ttl = float(ttl)
+        self._clock = clock
+        self._interval = (
+            float(sweep_interval)
+            if sweep_interval is not None
+            else min(max(self.ttl / 2.0, 1.0), 60.0)
+        )
+        self._lock = threading.Lock()
+        self._threads: dict[str, _Entry] = {}
+        self._last_sweep = clock()
+        self._start_timer = start_timer and self.ttl > 0
+        self._timer_started = False
+        self._stop = threading.Event()
+
+    # -- timer -----------------------------------------------------------------
+
+    def _ensure_timer(self) -> None:
+        if not self._start_timer or self._timer_started:
+            return
+        self._timer_started = True
+        ref = weakref.ref(self)
+        stop = self._stop
+        interval = self._interval
+
+        def loop() -> None:
+            while not stop.wait(interval):
+                store = ref()
+                if store is None:
+                    return
+                store.cleanup_now()
+                del store
+
+        threading.Thread(target=loop, name="toolsearch-ttl-sweeper", daemon=True).start()
+
+    def close(self) -> None:
+        """Stop the background sweeper."""
+        self._stop.set()
+
+    def __del__(self) -> None:
+        self._stop.set()
+
+    # -- sweeping ----------------------------------------------------------------
+
+    def _expired(self, entry: _Entry, now: float) -> bool:
+        return self.ttl > 0 and now - entry.last_access > self.ttl
+
+    def _sweep_locked(self, now: float) -> int:
+        self._last_sweep = now
+        if self.ttl <= 0:
+            return 0
+        dead = [tid for tid, e in self._threads.items() if self._expired(e, now)]
+        for tid in dead:
+            del self._threads[tid]
+        if dead and not self._threads:
+            self._threads = {}  # give the table's memory back
+        return len(dead)
+
+    def _touch_locked(self, thread_id: str, now: float, *, create: bool) -> _Entry | None:
+        if self.ttl > 0 and now - self._last_sweep >= self._interval:
+            self._sweep_locked(now)
+        entry = self._threads.get(thread_id)
+        if entry is not None and self._expired(entry, now):
+            del self._threads[thread_id]
+            entry = None
+        if entry is None and create:
+            entry = self._threads[thread_id] = _Entry()
+        if entry is not None:
+            entry.last_access = now
+        return entry
+
+    # -- LoadedToolStore -------------------------------------------------------------
+
+    def get(self, thread_id: str) -> list[str]:
+        """Loaded names of ``thread_id`` in load order; refreshes its TTL."""
+        with self._lock:
+            entry = self._touch_locked(thread_id, self._clock(), create=False)
+            return list(entry.names) if entry else []
+
+    def add(self, thread_id: str, names: Iterable[str]) -> list[str]:
+        """Append names not yet loaded (in order); return the newly added ones."""
+        with self._lock:
+            entry = self._touch_locked(thread_id, self._clock(), create=True)
+            assert entry is not None
+            added = [n for n in dict.fromkeys(names) if n not in entry.names]
+            entry.names.update(dict.fromkeys(added))
+        self._ensure_timer()
+        return added
+
+    def clear(self, thread_id: str) -> None:
+        """Forget ``thread_id``; its next run starts with nothing loaded."""
+        with self._lock:
+            self._threads.pop(thread_id, None)
+
+    def clear_all(self) -> None:
+        """Forget every thread."""
+        with self._lock:
+            self._threads = {}
+
+    def stats(self) -> StateStats:
+        """Thread count and the oldest last-access time (epoch seconds)."""
+        with self._lock:
+            oldest = min((e.last_access for e in self._threads.values()), default=None)
+            return StateStats(thread_count=len(self._threads), oldest_access_time=oldest)
+
+    def cleanup_now(self) -> int:
+        """Run a TTL sweep now; return the number of threads evicted."""
+        with self._lock:
+            return self._sweep_locked(self._clock())

@@ -1,0 +1,219 @@
+"""Identifier-aware, word-bounded tokenizing for tool search.
+
+Tool names are identifiers (``snake_case``, ``kebab-case``, ``camelCase``,
+``dotted.names``, ``path/like``, digits), descriptions are prose in any script.
+:func:`tokenize` splits both into lowercase terms:
+
+* words are runs of letters/digits (Unicode-aware); identifiers are further
+  split at ``_ - . / :``, at lower->upper case changes (``addPerson`` ->
+  ``add``, ``person``), at acronym ends (``HTTPServer`` -> ``http``,
+  ``server``) and between letters and digits (``v1`` -> ``v``, ``1``; the
+  joined ``v1`` is kept too);
+* a compound identifier also yields its whole lowercase form
+  (``get_weather``) so an exact-name query matches strongly;
+* CJK runs (Han, Hiragana, Katakana, Hangul) yield character bigrams plus the
+  single characters of one-character runs, so text without spaces still
+  produces terms;
+* a light suffix stemmer folds plurals and common verb forms (``issues`` ->
+  ``issue``, ``created`` -> ``creat``/``create`` share ``creat``).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+__all__ = ["STOPWORDS", "is_cjk", "stem", "tokenize", "tokenize_name"]
+
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "do",
+        "does",
+        "for",
+        "from",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "our",
+        "please",
+        "should",
+        "so",
+        "that",
+        "the",
+        "their",
+        "then",
+        "there",
+        "these",
+        "this",
+        "to",
+        "us",
+        "was",
+        "we",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+    ]
+)
+"""English function words dropped from queries and documents (but never from names)."""
+
+_CJK_RANGES = (
+    (0x3040, 0x30FF),  # Hiragana, Katakana
+    (0x3400, 0x4DBF),  # CJK Extension A
+    (0x4E00, 0x9FFF),  # CJK Unified Ideographs
+    (0xAC00, 0xD7AF),  # Hangul syllables
+    (0xF900, 0xFAFF),  # CJK compatibility ideographs
+    (0xFF66, 0xFF9F),  # half-width Katakana
+    (0x20000, 0x2FA1F),  # CJK extensions B-F
+)
+
+# An identifier-ish chunk: letters/digits joined by identifier punctuation.
+_CHUNK = re.compile(r"[^\W_]+(?:[_\-./:]+[^\W_]+)*", re.UNICODE)
+_SEP = re.compile(r"[_\-./:]+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_a-zA-Z]+", re.UNICODE)
+
+
+def is_cjk(ch: str) -> bool:
+    """Whether ``ch`` is a CJK character that is written without spaces."""
+    cp = ord(ch)
+    return any(lo <= cp <= hi for lo, hi in _CJK_RANGES)
+
+
+_SUFFIXES = ("ies", "sses", "ing", "ed", "es", "s")
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """Fold common English inflections: a small suffix stripper (not Porter).
+
+    Only ASCII words longer than 3 characters are touched; the result keeps at
+    least 3 characters.
+
+    Args:
+        word: A lowercase token.
+
+    Returns:
+        The stem, e.g. ``"issues" -> "issue"``, ``"created" -> "creat"``,
+        ``"creates" -> "creat"``, ``"listing" -> "list"``.
+    """
+    if len(word) <= 3 or not word.isascii() or not word.isalpha():
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("sses"):
+        return word[:-2]
+    if word.endswith("ss") or word.endswith("us") or word.endswith("is"):
+        return word
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            base = word[: -len(suffix)]
+            if len(base) >= 2 and base[-1] == base[-2] and base[-1] not in "lsz":
+                base = base[:-1]  # "stopped" -> "stop"
+            return base.rstrip("e") if base.endswith("e") and len(base) > 3 else base
+    if word.endswith("es") and len(word) > 4 and word[-3] in "sxz":
+        return word[:-2]
+    if word.endswith("s") and len(word) > 3:
+        word = word[:-1]
+    # "create"/"created"/"creating" all fold to "creat"
+    if word.endswith("e") and len(word) > 4:
+        return word[:-1]
+    return word
+
+
+def _cjk_terms(run: str) -> list[str]:
+    if len(run) == 1:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def _split_mixed(chunk: str) -> list[str]:
+    """Split a chunk that may mix CJK and other characters into runs."""
+    runs: list[str] = []
+    current = ""
+    current_cjk = False
+    for ch in chunk:
+        cjk = is_cjk(ch)
+        if current and cjk != current_cjk:
+            runs.append(current)
+            current = ""
+        current += ch
+        current_cjk = cjk
+    if current:
+        runs.append(current)
+    return runs
+
+
+def _identifier_terms(chunk: str, *, keep_stopwords: bool) -> list[str]:
+    parts = [p for p in _SEP.split(chunk) if p]
+    terms: list[str] = []
+    for part in parts:
+        pieces = _CAMEL.findall(part) or [part]
+        lowered = [p.lower() for p in pieces]
+        for piece in lowered:
+            if not keep_stopwords and piece in STOPWORDS:
+                continue
+            terms.append(stem(piece))
+        if len(lowered) > 1:
+            terms.append(part.lower())  # camelCase whole: "addperson", "v1"
+    if len(parts) > 1:
+        terms.append("_".join(parts).lower())  # whole identifier: "get_weather"
+    return terms
+
+
+def tokenize(text: str, *, keep_stopwords: bool = False) -> list[str]:
+    """Split ``text`` into search terms.
+
+    Args:
+        text: Any text: a query, a description, a tool or parameter name.
+        keep_stopwords: Keep English function words (used for names, where
+            ``get_me`` must keep ``me``).
+
+    Returns:
+        Lowercase terms in order of appearance, with repeats. Empty only when
+        ``text`` has no letters or digits, or (without ``keep_stopwords``)
+        holds only stopwords.
+    """
+    text = unicodedata.normalize("NFKC", text)
+    terms: list[str] = []
+    for match in _CHUNK.finditer(text):
+        chunk = match.group(0)
+        if any(is_cjk(ch) for ch in chunk):
+            for run in _split_mixed(chunk):
+                if is_cjk(run[0]):
+                    terms.extend(_cjk_terms(run))
+                else:
+                    terms.extend(_identifier_terms(run, keep_stopwords=keep_stopwords))
+        else:
+            terms.extend(_identifier_terms(chunk, keep_stopwords=keep_stopwords))
+    return terms
+
+
+def tokenize_name(name: str) -> list[str]:
+    """Tokenize a tool or parameter name, keeping stopwords (``get_me`` -> ``get``, ``me``)."""
+    return tokenize(name, keep_stopwords=True)
