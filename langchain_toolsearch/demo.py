@@ -1,0 +1,359 @@
+"""The main job: a ``create_agent`` agent searching real MCP servers' tools.
+
+``toolsearch demo`` starts ``mcp-server-time``, ``mcp-server-git`` (on a
+temporary repository) and ``mcp-server-fetch`` over stdio, adds any
+``--catalog`` of tool definitions, and answers a few requests end to end:
+the model searches, loads, calls a real MCP tool, and answers with the
+tool's real output. Without ``--model`` a scripted offline model
+(:class:`OfflineDemoModel`) drives the steps, since no LLM API is reachable
+here; the demo says so plainly.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from langchain.agents import create_agent
+from langchain.agents.middleware.types import AgentMiddleware, ModelRequest, ModelResponse
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import Runnable
+from langchain_core.tools import BaseTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from langgraph.checkpoint.memory import InMemorySaver
+from pydantic import ConfigDict, Field
+
+from langchain_toolsearch import _prompts as P
+from langchain_toolsearch.middleware import ToolSearchMiddleware
+
+__all__ = [
+    "DEMO_REQUESTS",
+    "DemoRequest",
+    "OfflineDemoModel",
+    "demo_connections",
+    "find_server_command",
+    "run_demo",
+    "schema_tokens",
+]
+
+SERVERS_BIN_ENV = "TOOLSEARCH_MCP_SERVERS_BIN"
+
+
+@dataclass(frozen=True)
+class DemoRequest:
+    """One scripted request: what the user asks and how the offline model proceeds.
+
+    Attributes:
+        prompt: The user's message.
+        query: What the offline model passes to ``search_tools``.
+        tool: The tool it loads and calls (must be among the hits).
+        args: Arguments for that call; ``{repo}`` in a string is replaced by
+            the demo repository's path.
+    """
+
+    prompt: str
+    query: str
+    tool: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+DEMO_REQUESTS: tuple[DemoRequest, ...] = (
+    DemoRequest(
+        prompt="What time is it in Tokyo right now?",
+        query="current time in a timezone",
+        tool="get_current_time",
+        args={"timezone": "Asia/Tokyo"},
+    ),
+    DemoRequest(
+        prompt="What was the last commit in the repository?",
+        query="git commit log history",
+        tool="git_log",
+        args={"repo_path": "{repo}", "max_count": 1},
+    ),
+    DemoRequest(
+        prompt="Convert 9:00 in New York to Tokyo time.",
+        query="convert time between timezones",
+        tool="convert_time",
+        args={"source_timezone": "America/New_York", "time": "09:00", "target_timezone": "Asia/Tokyo"},
+    ),
+)
+
+
+class OfflineDemoModel(BaseChatModel):
+    """A scripted stand-in for an LLM that plays :data:`DEMO_REQUESTS`.
+
+    It reacts to the conversation like a tool-using model would: on a user
+    request it calls ``search_tools``; on search results it calls
+    ``load_tool`` for its planned tool (if the search found it); on the load
+    receipt it calls the tool; on the tool's output it answers with that
+    output. It never invents tool output.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    requests: list[DemoRequest] = Field(default_factory=lambda: list(DEMO_REQUESTS))
+    repo: str = ""
+    counter: list[int] = Field(default_factory=lambda: [0])
+
+    @property
+    def _llm_type(self) -> str:
+        return "offline-demo"
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Runnable[Any, BaseMessage]:
+        """Accept any tools (the agent binds them every step)."""
+        return self
+
+    def _plan(self, messages: Sequence[BaseMessage]) -> DemoRequest | None:
+        asked = next((m for m in reversed(messages) if isinstance(m, HumanMessage)), None)
+        if asked is None:
+            return None
+        return next((r for r in self.requests if r.prompt == asked.text), None)
+
+    def _call(self, name: str, args: dict[str, Any]) -> AIMessage:
+        self.counter[0] += 1
+        tool_call = {"name": name, "args": args, "id": f"demo_{self.counter[0]}", "type": "tool_call"}
+        return AIMessage(content="", tool_calls=[tool_call])  # type: ignore[list-item]
+
+    def _args(self, plan: DemoRequest) -> dict[str, Any]:
+        return {
+            k: v.replace("{repo}", self.repo) if isinstance(v, str) else v
+            for k, v in plan.args.items()
+        }
+
+    def respond(self, messages: Sequence[BaseMessage]) -> AIMessage:
+        """The next step for ``messages``."""
+        plan = self._plan(messages)
+        last = messages[-1] if messages else None
+        if plan is None:
+            return AIMessage(content="I only know the demo's scripted requests.")
+        if isinstance(last, HumanMessage):
+            return self._call(P.SEARCH_TOOL_NAME, {"query": plan.query})
+        if not isinstance(last, ToolMessage):
+            return AIMessage(content="Done.")
+        receipt = last.artifact if isinstance(last.artifact, dict) else {}
+        if last.name == P.SEARCH_TOOL_NAME:
+            names = [r["name"] for r in receipt.get("results", [])]
+            if plan.tool not in names:
+                return AIMessage(content=f"search_tools did not find {plan.tool}; I cannot answer.")
+            return self._call(P.LOAD_TOOL_NAME, {"tool_name": plan.tool})
+        if last.name == P.LOAD_TOOL_NAME:
+            if plan.tool not in receipt.get("loaded", []) + receipt.get("already_loaded", []):
+                return AIMessage(content=f"Could not load {plan.tool}.")
+            return self._call(plan.tool, self._args(plan))
+        return AIMessage(content=f"Here is what {last.name} returned:\n{last.text}")
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        return ChatResult(generations=[ChatGeneration(message=self.respond(messages))])
+
+
+def schema_tokens(tools: Sequence[BaseTool | dict[str, Any]]) -> int:
+    """Approximate tokens of tool schemas as sent to a model (JSON chars / 4)."""
+    return sum(len(json.dumps(convert_to_openai_tool(t))) for t in tools) // 4
+
+
+class BoundToolsRecorder(AgentMiddleware[Any, Any]):
+    """Records the tool names bound to each model call (place after tool search)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[list[BaseTool | dict[str, Any]]] = []
+
+    def wrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
+    ) -> ModelResponse[Any] | AIMessage:
+        """Record, then call the model."""
+        self.calls.append(list(request.tools))
+        return handler(request)
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest[Any],
+        handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
+    ) -> ModelResponse[Any] | AIMessage:
+        """Record, then call the model."""
+        self.calls.append(list(request.tools))
+        return await handler(request)
+
+
+def find_server_command(name: str, servers_bin: str | None = None) -> list[str]:
+    """The command that starts the MCP server ``name`` (e.g. ``mcp-server-time``).
+
+    Looks in ``servers_bin``, then ``$TOOLSEARCH_MCP_SERVERS_BIN``, then
+    ``PATH``, then falls back to ``uvx name``.
+
+    Raises:
+        FileNotFoundError: If none of these has it; the message says how to
+            install the servers.
+    """
+    for folder in (servers_bin, os.environ.get(SERVERS_BIN_ENV)):
+        if folder and (Path(folder) / name).exists():
+            return [str(Path(folder) / name)]
+    found = shutil.which(name)
+    if found:
+        return [found]
+    if shutil.which("uvx"):
+        return ["uvx", name]
+    raise FileNotFoundError(
+        f"cannot find the MCP server {name!r}: run `make setup` (it installs the reference "
+        f"servers into .venv-mcp-servers), set {SERVERS_BIN_ENV} to a bin folder that has it, "
+        "or install uv so that `uvx` can run it"
+    )
+
+
+def make_demo_repo(folder: Path) -> Path:
+    """A small git repository with two commits, for ``mcp-server-git``."""
+    repo = folder / "demo-repo"
+    repo.mkdir(parents=True, exist_ok=True)
+    git = ["git", "-c", "user.name=Demo", "-c", "user.email=demo@example.com", "-C", str(repo)]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "README.md").write_text("# demo\n")
+    subprocess.run([*git, "add", "README.md"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "Initial commit"], check=True)
+    (repo / "tools.txt").write_text("search_tools\nload_tool\n")
+    subprocess.run([*git, "add", "tools.txt"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "Add the list of meta tools"], check=True)
+    return repo
+
+
+def demo_connections(repo: Path, servers_bin: str | None = None) -> dict[str, dict[str, Any]]:
+    """stdio connections for the time, git and fetch reference servers."""
+
+    def stdio(name: str, *args: str) -> dict[str, Any]:
+        command = find_server_command(name, servers_bin)
+        return {"transport": "stdio", "command": command[0], "args": [*command[1:], *args]}
+
+    return {
+        "time": stdio("mcp-server-time", "--local-timezone", "UTC"),
+        "git": stdio("mcp-server-git", "--repository", str(repo)),
+        "fetch": stdio("mcp-server-fetch"),
+    }
+
+
+def _print_tool_message(out: TextIO, message: ToolMessage) -> None:
+    receipt = message.artifact if isinstance(message.artifact, dict) else None
+    if message.name == P.SEARCH_TOOL_NAME and receipt is not None:
+        out.write(f"    search hits ({receipt.get('message', '')}):\n")
+        for hit in receipt.get("results", []):
+            out.write(f"      {hit['score']:.3f}  {hit['name']}: {hit['description'][:70]}\n")
+    elif message.name == P.LOAD_TOOL_NAME and receipt is not None:
+        out.write(f"    loaded: {receipt.get('loaded')}  ({receipt.get('message')})\n")
+    else:
+        text = message.text.strip().replace("\n", "\n      ")
+        out.write(f"    {message.name} -> [{message.status}]\n      {text[:600]}\n")
+
+
+async def run_demo(
+    *,
+    catalogs: Sequence[str] = (),
+    model: str | None = None,
+    servers_bin: str | None = None,
+    out: TextIO = sys.stdout,
+) -> int:
+    """Run the demo; returns a process exit code (0 when every answer used real tool output).
+
+    Args:
+        catalogs: Paths of tool-definition catalogs to add to the library.
+        model: ``provider:name`` for ``init_chat_model``; ``None`` uses the
+            scripted :class:`OfflineDemoModel`.
+        servers_bin: Folder holding the MCP server executables.
+        out: Where to print.
+    """
+    from langchain_mcp_adapters.client import MultiServerMCPClient
+
+    from langchain_toolsearch.catalog import load_catalog
+    from langchain_toolsearch.mcp import load_mcp_tools
+
+    with tempfile.TemporaryDirectory(prefix="toolsearch-demo-") as tmp:
+        repo = make_demo_repo(Path(tmp))
+        client = MultiServerMCPClient(demo_connections(repo, servers_bin))  # type: ignore[arg-type]
+        mcp = await load_mcp_tools(client)
+        for server, reason in mcp.failures.items():
+            out.write(f"! MCP server {server!r} failed and was skipped: {reason}\n")
+        library: list[BaseTool] = list(mcp.tools)
+        for path in catalogs:
+            library.extend(load_catalog(path))
+        out.write(
+            f"Library: {len(mcp.tools)} tools from {len(mcp.routes and set(r.server for r in mcp.routes.values()))} "
+            f"MCP servers + {len(library) - len(mcp.tools)} catalog tools = {len(library)} tools\n"
+        )
+        full_tokens = schema_tokens(library)
+        search = ToolSearchMiddleware(tools=library, top_k=5)
+        recorder = BoundToolsRecorder()
+        chat: BaseChatModel
+        if model:
+            from langchain.chat_models import init_chat_model
+
+            chat = init_chat_model(model)
+            out.write(f"Model: {model} (real chat model)\n")
+        else:
+            chat = OfflineDemoModel(repo=str(repo))
+            out.write(
+                "Model: scripted offline model (no LLM API is reachable here; it plays the "
+                "search -> load -> call steps, and every answer quotes real MCP tool output). "
+                "Pass --model provider:name to use a real chat model.\n"
+            )
+        agent = create_agent(
+            chat,
+            tools=[],
+            middleware=[search, recorder],
+            checkpointer=InMemorySaver(),
+            system_prompt="You are a helpful assistant.",
+        )
+        failures = 0
+        for i, request in enumerate(DEMO_REQUESTS):
+            out.write(f"\n=== Request {i + 1}: {request.prompt}\n")
+            config = {"configurable": {"thread_id": f"demo-{i}"}}
+            first_call = len(recorder.calls)
+            answered_by_tool = False
+            async for update in agent.astream(
+                {"messages": [HumanMessage(request.prompt)]}, config, stream_mode="updates"
+            ):
+                for node_update in update.values():
+                    if not isinstance(node_update, dict):
+                        continue
+                    for message in node_update.get("messages", []):
+                        if isinstance(message, AIMessage):
+                            for tc in message.tool_calls:
+                                out.write(f"  model calls {tc['name']}({json.dumps(tc['args'])})\n")
+                            if message.text and not message.tool_calls:
+                                out.write(f"  answer: {message.text}\n")
+                        elif isinstance(message, ToolMessage):
+                            _print_tool_message(out, message)
+                            if message.name not in P.META_TOOL_NAMES and message.status != "error":
+                                answered_by_tool = True
+            for j, bound in enumerate(recorder.calls[first_call:]):
+                names = [getattr(t, "name", "?") for t in bound]
+                out.write(
+                    f"  model call {j + 1}: bound {names} = {schema_tokens(bound)} schema tokens "
+                    f"(whole library: {full_tokens})\n"
+                )
+            if not answered_by_tool:
+                failures += 1
+                out.write("  ! no real tool output reached the answer\n")
+        per_call = [schema_tokens(b) for b in recorder.calls]
+        if per_call:
+            mean = sum(per_call) / len(per_call)
+            out.write(
+                f"\nTool-schema tokens per model call: mean {mean:.0f} with tool search vs "
+                f"{full_tokens} binding all {len(library)} tools "
+                f"({100 * (1 - mean / max(full_tokens, 1)):.1f}% fewer)\n"
+            )
+        return 1 if failures else 0
