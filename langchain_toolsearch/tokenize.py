@@ -24,7 +24,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["STOPWORDS", "is_cjk", "stem", "tokenize", "tokenize_name"]
+__all__ = ["STOPWORDS", "is_cjk", "name_phrase", "stem", "tokenize", "tokenize_name"]
 
 STOPWORDS = frozenset(
     [
@@ -169,7 +169,7 @@ def _split_mixed(chunk: str) -> list[str]:
     return runs
 
 
-def _identifier_terms(chunk: str, *, keep_stopwords: bool) -> list[str]:
+def _identifier_terms(chunk: str, *, keep_stopwords: bool, compounds: bool = True) -> list[str]:
     parts = [p for p in _SEP.split(chunk) if p]
     terms: list[str] = []
     for part in parts:
@@ -179,9 +179,9 @@ def _identifier_terms(chunk: str, *, keep_stopwords: bool) -> list[str]:
             if not keep_stopwords and piece in STOPWORDS:
                 continue
             terms.append(stem(piece))
-        if len(lowered) > 1:
+        if compounds and len(lowered) > 1:
             terms.append(part.lower())  # camelCase whole: "addperson", "v1"
-    if len(parts) > 1:
+    if compounds and len(parts) > 1:
         terms.append("_".join(parts).lower())  # whole identifier: "get_weather"
     return terms
 
@@ -217,3 +217,15 @@ def tokenize(text: str, *, keep_stopwords: bool = False) -> list[str]:
 def tokenize_name(name: str) -> list[str]:
     """Tokenize a tool or parameter name, keeping stopwords (``get_me`` -> ``get``, ``me``)."""
     return tokenize(name, keep_stopwords=True)
+
+
+def name_phrase(name: str) -> tuple[str, ...]:
+    """The word sequence of a name, without the joined forms (``getMe_now`` -> get, me, now)."""
+    text = unicodedata.normalize("NFKC", name)
+    terms: list[str] = []
+    for match in _CHUNK.finditer(text):
+        chunk = match.group(0)
+        if any(is_cjk(ch) for ch in chunk):
+            continue
+        terms.extend(_identifier_terms(chunk, keep_stopwords=True, compounds=False))
+    return tuple(terms)

@@ -1,0 +1,292 @@
+"""Tool definitions as data, turned into LangChain tools.
+
+A *definition* is one entry of an MCP ``tools/list`` result::
+
+    {"name": "create_issue",
+     "description": "Open a new issue in a GitHub repository.",
+     "inputSchema": {"type": "object", "properties": {...}, "required": [...]},
+     "annotations": {...}}          # optional, kept in the tool's metadata
+
+:func:`tool_from_definition` turns one definition into a
+:class:`~langchain_core.tools.StructuredTool` whose ``args_schema`` is the raw JSON
+schema, so the tool binds to a chat model exactly as defined.
+:func:`load_catalog` reads definitions from a JSON file or a folder of JSON files.
+
+Definitions are meant for search and binding: unless a ``func``/``coroutine`` is
+attached, calling such a tool returns an error message instead of doing anything.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from collections import Counter
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from langchain_core.tools import BaseTool, StructuredTool, ToolException
+
+__all__ = [
+    "CATALOG_SOURCE",
+    "load_catalog",
+    "load_definitions",
+    "tool_from_definition",
+]
+
+CATALOG_SOURCE = "catalog"
+"""Value of ``tool.metadata["source"]`` for every tool built by this module."""
+
+_CORE_KEYS = frozenset({"name", "description", "inputSchema"})
+
+
+def _where(source: str | None) -> str:
+    return f"{source}: " if source else "tool definition: "
+
+
+def _validate_definition(defn: Any, source: str | None) -> tuple[str, str, dict[str, Any]]:
+    """Check one definition and return ``(name, description, input_schema)``.
+
+    Raises:
+        ValueError: If the definition is malformed (message names ``source``).
+    """
+    where = _where(source)
+    if not isinstance(defn, Mapping):
+        msg = (
+            f"{where}expected a JSON object with 'name', 'description' and "
+            f"'inputSchema', got {type(defn).__name__}"
+        )
+        raise ValueError(msg)
+    name = defn.get("name")
+    if not isinstance(name, str) or not name.strip():
+        msg = (
+            f"{where}missing or empty 'name' (got {name!r}); give the tool a non-empty string name"
+        )
+        raise ValueError(msg)
+    description = defn.get("description", "")
+    if description is None:
+        description = ""
+    if not isinstance(description, str):
+        msg = (
+            f"{where}tool {name!r}: 'description' must be a string, "
+            f"got {type(description).__name__}"
+        )
+        raise ValueError(msg)
+    if "inputSchema" not in defn:
+        msg = (
+            f"{where}tool {name!r} has no 'inputSchema'; add a JSON schema object, "
+            'e.g. "inputSchema": {"type": "object", "properties": {}}'
+        )
+        raise ValueError(msg)
+    schema = defn["inputSchema"]
+    if not isinstance(schema, Mapping):
+        msg = (
+            f"{where}tool {name!r}: 'inputSchema' must be a JSON schema object (a dict), "
+            f"got {type(schema).__name__}; use "
+            '{"type": "object", "properties": {...}}'
+        )
+        raise ValueError(msg)
+    schema_type = schema.get("type", "object")
+    if schema_type != "object":
+        msg = (
+            f"{where}tool {name!r}: 'inputSchema' must describe an object "
+            f'("type": "object"), got type {schema_type!r}'
+        )
+        raise ValueError(msg)
+    properties = schema.get("properties", {})
+    if not isinstance(properties, Mapping):
+        msg = (
+            f"{where}tool {name!r}: 'inputSchema.properties' must be an object mapping "
+            f"argument names to schemas, got {type(properties).__name__}"
+        )
+        raise ValueError(msg)
+    schema_copy: dict[str, Any] = copy.deepcopy(dict(schema))
+    # LangChain's ``BaseTool.args`` reads ``schema["properties"]``; MCP allows it to
+    # be absent for tools without arguments, so add the empty mapping it implies.
+    schema_copy.setdefault("properties", {})
+    return name, description, schema_copy
+
+
+def tool_from_definition(
+    defn: Mapping[str, Any],
+    *,
+    func: Callable[..., Any] | None = None,
+    coroutine: Callable[..., Awaitable[Any]] | None = None,
+    source: str | None = None,
+) -> BaseTool:
+    """Build a LangChain tool from one MCP-style tool definition.
+
+    Args:
+        defn: ``{"name": str, "description": str, "inputSchema": dict}`` (the shape of
+            one MCP ``tools/list`` entry). ``description`` may be missing (treated as
+            ``""``). Other keys (``annotations``, ``title``, ``outputSchema``,
+            ``_meta``, ...) are copied into ``tool.metadata``.
+        func: Optional sync implementation, called with the tool-call arguments as
+            keyword arguments.
+        coroutine: Optional async implementation, called the same way.
+        source: Optional label (file name, ``file[3]``) used in error messages and
+            stored as ``metadata["catalog_entry"]``.
+
+    Returns:
+        A :class:`~langchain_core.tools.StructuredTool` with ``args_schema`` set to a
+        deep copy of ``inputSchema`` (the dict itself, not a pydantic model, so
+        ``convert_to_openai_tool`` emits it unchanged apart from dropping ``title``
+        keys) and ``metadata == {"source": "catalog", ...extra keys}``. It has
+        ``handle_tool_error=True``: a :class:`ToolException` raised by the
+        implementation comes back as the tool's (error) output. With neither
+        ``func`` nor ``coroutine``, every call raises
+        ``ToolException("<name> is a catalog definition with no implementation
+        attached")``, returned as that error message. With only ``func``, async
+        calls run it in an executor; with only ``coroutine``, sync calls fail
+        (LangChain's ``StructuredTool`` behaviour).
+
+    Raises:
+        ValueError: If ``name`` is missing/empty/not a string, ``description`` is not
+            a string, ``inputSchema`` is missing or not a dict, its ``type`` is not
+            ``"object"``, or its ``properties`` is not a dict. The message names
+            ``source`` (when given) and what to change.
+    """
+    name, description, schema = _validate_definition(defn, source)
+
+    metadata: dict[str, Any] = {
+        key: copy.deepcopy(value) for key, value in defn.items() if key not in _CORE_KEYS
+    }
+    metadata["source"] = CATALOG_SOURCE
+    if source:
+        metadata["catalog_entry"] = source
+
+    if func is None and coroutine is None:
+        message = f"{name} is a catalog definition with no implementation attached"
+
+        def _unimplemented(**_kwargs: Any) -> Any:
+            raise ToolException(message)
+
+        async def _aunimplemented(**_kwargs: Any) -> Any:
+            raise ToolException(message)
+
+        func, coroutine = _unimplemented, _aunimplemented
+
+    return StructuredTool(
+        name=name,
+        description=description,
+        args_schema=schema,
+        func=func,
+        coroutine=coroutine,
+        metadata=metadata,
+        handle_tool_error=True,
+    )
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        with path.open(encoding="utf-8") as handle:
+            return json.load(handle)
+    except json.JSONDecodeError as exc:
+        msg = f"{path}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+        raise ValueError(msg) from exc
+
+
+def _entries_of(document: Any, path: Path) -> list[tuple[str, Any]]:
+    """Split one JSON document into ``(label, definition)`` pairs."""
+    if isinstance(document, Mapping) and "name" not in document and "tools" in document:
+        document = document["tools"]  # a whole MCP ``tools/list`` result
+    if isinstance(document, list):
+        return [(f"{path}[{index}]", entry) for index, entry in enumerate(document)]
+    if isinstance(document, Mapping):
+        return [(str(path), document)]
+    msg = (
+        f"{path}: expected a tool definition object or a list of them, "
+        f"got {type(document).__name__}"
+    )
+    raise ValueError(msg)
+
+
+def _load_labelled(path: str | os.PathLike[str]) -> list[tuple[str, dict[str, Any]]]:
+    """Read, validate and sort definitions; return ``(label, definition)`` pairs."""
+    root = Path(path)
+    if not root.exists():
+        msg = f"tool catalog not found: {root}"
+        raise FileNotFoundError(msg)
+    if root.is_dir():
+        files = sorted(
+            child for child in root.iterdir() if child.is_file() and child.suffix == ".json"
+        )
+        if not files:
+            msg = f"{root}: folder holds no *.json tool definition files"
+            raise ValueError(msg)
+    else:
+        files = [root]
+
+    definitions: list[tuple[str, dict[str, Any]]] = []
+    for file in files:
+        for label, entry in _entries_of(_read_json(file), file):
+            name, description, schema = _validate_definition(entry, label)
+            definition: dict[str, Any] = copy.deepcopy(dict(entry))
+            definition.update(name=name, description=description, inputSchema=schema)
+            definitions.append((label, definition))
+
+    counts = Counter(definition["name"] for _, definition in definitions)
+    duplicates = sorted(name for name, count in counts.items() if count > 1)
+    if duplicates:
+        details = "; ".join(
+            f"{name!r} in "
+            + ", ".join(label for label, defn in definitions if defn["name"] == name)
+            for name in duplicates
+        )
+        msg = f"{root}: duplicate tool names (rename or remove all but one): {details}"
+        raise ValueError(msg)
+
+    definitions.sort(key=lambda item: item[1]["name"])
+    return definitions
+
+
+def load_definitions(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """Read and validate tool definitions without building tools.
+
+    Args:
+        path: One of
+
+            * a JSON file holding a list of definitions (or an MCP ``tools/list``
+              result ``{"tools": [...]}``),
+            * a JSON file holding one definition,
+            * a folder of ``*.json`` files, one definition (or list) each; other
+              files (``LICENSE``, ``README.md``) and sub-folders are ignored.
+
+    Returns:
+        Deep copies of the definitions, sorted by ``name``. Each is a dict with at
+        least ``name`` (str), ``description`` (str, ``""`` when absent) and
+        ``inputSchema`` (dict with ``properties``); other keys are kept as found.
+
+    Raises:
+        FileNotFoundError: If ``path`` does not exist.
+        ValueError: If a file is not valid JSON, an entry is malformed (the message
+            names the file and entry index), a folder holds no ``*.json`` file, or
+            two definitions share a name (all duplicates are listed with their
+            files).
+    """
+    return [definition for _, definition in _load_labelled(path)]
+
+
+def load_catalog(path: str | os.PathLike[str]) -> list[BaseTool]:
+    """Load a tool catalog from disk as LangChain tools.
+
+    Args:
+        path: A JSON file holding a list of definitions, a JSON file holding one
+            definition, or a folder of ``*.json`` files with one definition each
+            (non-JSON files such as ``LICENSE`` are skipped). See
+            :func:`load_definitions`.
+
+    Returns:
+        One tool per definition (see :func:`tool_from_definition`), sorted by name.
+        Tools have no implementation attached; ``metadata["catalog_entry"]`` names
+        the file (plus ``[index]`` for list files) each came from.
+
+    Raises:
+        FileNotFoundError: If ``path`` does not exist.
+        ValueError: On invalid JSON, malformed definitions, an empty folder or
+            duplicate names (see :func:`load_definitions`).
+    """
+    return [
+        tool_from_definition(definition, source=label) for label, definition in _load_labelled(path)
+    ]
