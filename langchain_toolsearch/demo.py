@@ -39,10 +39,12 @@ from langchain_toolsearch.middleware import ToolSearchMiddleware
 
 __all__ = [
     "DEMO_REQUESTS",
+    "BoundToolsRecorder",
     "DemoRequest",
     "OfflineDemoModel",
     "demo_connections",
     "find_server_command",
+    "make_demo_repo",
     "run_demo",
     "schema_tokens",
 ]

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import inspect
+import io
 import logging
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -283,6 +284,11 @@ def _describe_failure(exc: BaseException, connection: Mapping[str, Any] | None) 
         part = f"{type(leaf).__name__}: {text}" if text else type(leaf).__name__
         if isinstance(leaf, _CLOSED_STREAM_ERRORS):
             part += " (the server closed the connection; did its process exit?)"
+        elif isinstance(leaf, io.UnsupportedOperation) and "fileno" in text:
+            part += (
+                " (stdio MCP servers need sys.stderr to be a real file; some Jupyter kernels "
+                "replace it: run from a terminal, or set sys.stderr = sys.__stderr__)"
+            )
         if part not in parts:
             parts.append(part)
     description = "; ".join(parts)
