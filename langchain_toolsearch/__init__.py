@@ -12,6 +12,12 @@ error ``ToolMessage`` objects and the run goes on.
 
 from __future__ import annotations
 
+from langchain_toolsearch.config import (
+    AgentToolConfig,
+    ToolConfigStore,
+    ToolResolver,
+    evaluate_rules,
+)
 from langchain_toolsearch.core import ToolSearchCore
 from langchain_toolsearch.index import BM25ToolIndex, ToolIndex
 from langchain_toolsearch.library import ToolLibrary
@@ -23,12 +29,15 @@ from langchain_toolsearch.types import StateStats, ToolSearchFilterArgs, ToolSea
 __version__ = "0.1.0"
 
 __all__ = [
+    "AgentToolConfig",
     "BM25ToolIndex",
     "InMemoryLoadedToolStore",
     "LoadedToolStore",
     "StateStats",
+    "ToolConfigStore",
     "ToolIndex",
     "ToolLibrary",
+    "ToolResolver",
     "ToolSearchAgentState",
     "ToolSearchCore",
     "ToolSearchFilterArgs",
@@ -37,4 +46,5 @@ __all__ = [
     "ToolSearchResult",
     "ToolSearchState",
     "__version__",
+    "evaluate_rules",
 ]

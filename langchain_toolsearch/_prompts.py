@@ -49,21 +49,28 @@ SEARCH_QUERY_TOO_LONG = "The query was longer than {limit} characters and was cu
 # load_tool messages
 LOAD_NO_NAMES = "Pass tool_name (one name) or tool_names (a non-empty list of names)."
 LOAD_EMPTY_LIST = "tool_names is an empty list. Pass at least one tool name."
+LOAD_TOO_MANY = "Too many names ({count}); load at most {limit} at once."
 LOAD_LOADED = "Loaded: {names}. They are callable from your next step."
 LOAD_ALREADY = "Already loaded: {names}."
 LOAD_NOT_FOUND = "Not found: {names}."
 LOAD_SUGGEST = " Did you mean: {names}?"
 LOAD_SEARCH_HINT = " Use search_tools to find tool names."
-LOAD_NOT_PERSISTED = "The load could not be stored for this run, so nothing was loaded: {reason}."
+LOAD_NOT_PERSISTED = (
+    "Error: nothing was loaded, because this graph cannot store loaded tools "
+    "(its state has no toolsearch_loaded / toolsearch_tools keys). "
+    "Continue with the tools you have."
+)
 LOAD_COLLISION = (
     "Not loaded: {names} clash with tools already bound to this agent under the same name."
 )
 
 # execution guard
 TOOL_NOT_LOADED = (
-    "Error: the tool '{name}' is not available. Use search_tools to find a tool for this "
+    "Error: this tool is not available. Use search_tools to find a tool for this "
     "task and load_tool to load it, then call it."
 )
+"""Same text for unknown, hidden and not-loaded tools: it names no tool, not even the one
+called, so the answer never tells a hidden tool from a missing one."""
 TOOL_FAILED_NO_TEXT = "Error: the tool '{name}' failed without an error message."
 
 ARGUMENT_ERROR = "Error: invalid arguments for {tool}: {detail}"

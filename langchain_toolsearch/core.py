@@ -158,7 +158,9 @@ def _requested_names(args: Mapping[str, Any]) -> list[str]:
     return names
 
 
-def receipts_in(messages: Sequence[AnyMessage]) -> list[str]:
+def receipts_in(
+    messages: Sequence[AnyMessage], resolve: Callable[[str], str | None] | None = None
+) -> list[str]:
     """Tool names loaded by genuine receipts in ``messages``, in first-load order.
 
     A receipt counts only if it is a successful ``load_tool`` result (or an
@@ -166,6 +168,11 @@ def receipts_in(messages: Sequence[AnyMessage]) -> list[str]:
     answers a matching tool call of an earlier ``AIMessage``; a ``load_tool``
     receipt counts only for names that call asked for. Plain search results
     never count.
+
+    Args:
+        messages: The history.
+        resolve: Maps a requested name (original or provider-safe) to the
+            provider-safe name receipts list; identity if omitted.
     """
     calls: dict[str, ToolCall] = {}
     loaded: dict[str, None] = {}
@@ -186,7 +193,10 @@ def receipts_in(messages: Sequence[AnyMessage]) -> list[str]:
             continue
         names: list[Any] = []
         if call["name"] == P.LOAD_TOOL_NAME and receipt.get("success") is True:
-            requested = set(_requested_names(call["args"]))
+            requested = {
+                (resolve(n) if resolve is not None else None) or n
+                for n in _requested_names(call["args"])
+            }
             names = [
                 n
                 for n in [*(receipt.get("loaded") or []), *(receipt.get("already_loaded") or [])]
@@ -282,6 +292,9 @@ class ToolSearchCore:
             if index_factory is not None
             else BM25ToolIndex.build(self.library.documents())
         )
+        self.state_ready: Callable[[Any], bool] = _always_ready
+        """Whether the graph state can carry this package's keys (the node checks its
+        schema; the middleware's schema always has them). Loads are refused otherwise."""
         store_kwargs: dict[str, Any] = {"ttl": float(ttl)}
         if clock is not None:
             store_kwargs["clock"] = clock
@@ -335,7 +348,8 @@ class ToolSearchCore:
             want = self.top_k - len(results)
             batch: list[tuple[LibraryTool, float, float]] = []
             for hit in ranked:
-                if hit.score <= self.min_score:
+                # compare the score as reported (4 decimals): no shown score <= min_score
+                if round(hit.score, 4) <= self.min_score:
                     exhausted = True
                     break
                 entry = self.library.get(hit.name)
@@ -374,19 +388,21 @@ class ToolSearchCore:
         re-checks them.
         """
         if self.storage == "context":
-            names = receipts_in(messages_of(state))
+            names = receipts_in(messages_of(state), self.library.resolve)
         else:
             tid = thread_id_of(config)
             names = self.store.get(tid) if tid is not None else _state_loaded(state)
         return [n for n in names if n in self.library]
 
-    def _record(self, config: RunnableConfig, state: Any, names: list[str]) -> dict[str, Any]:
+    def _record(
+        self, config: RunnableConfig, state: Any, names: list[str], origin: str | None
+    ) -> dict[str, Any]:
         """Store loads; return the graph-state update that carries them (if any)."""
         if self.storage == "context" or not names:
             return {}  # the receipt in the ToolMessage is the record
         tid = thread_id_of(config)
         if tid is not None:
-            self.store.add(tid, names)
+            self.store.add(tid, names, origin=origin)
             return {}
         return {LOADED_KEY: list(names)}
 
@@ -400,9 +416,17 @@ class ToolSearchCore:
     # -- load ------------------------------------------------------------------------------
 
     def load(
-        self, args: Mapping[str, Any], config: RunnableConfig, state: Any
+        self,
+        args: Mapping[str, Any],
+        config: RunnableConfig,
+        state: Any,
+        call_id: str | None = None,
     ) -> Decisions[tuple[LoadOutcome, dict[str, Any]]]:
-        """Run ``load_tool``: returns the outcome and the graph-state update to apply."""
+        """Run ``load_tool``: returns the outcome and the graph-state update to apply.
+
+        ``call_id`` is the ``load_tool`` call's id (tools it loads cannot run in
+        the same model step).
+        """
         tool_name = args.get("tool_name")
         tool_names = args.get("tool_names")
         if tool_names is not None and len(tool_names) == 0:
@@ -411,7 +435,7 @@ class ToolSearchCore:
         if not requested:
             return LoadOutcome(success=False, message=P.LOAD_NO_NAMES), {}
         if len(requested) > MAX_LOAD_NAMES:
-            msg = f"Too many names ({len(requested)}); load at most {MAX_LOAD_NAMES} at once."
+            msg = P.LOAD_TOO_MANY.format(count=len(requested), limit=MAX_LOAD_NAMES)
             return LoadOutcome(success=False, message=msg), {}
         del tool_name
         known = [(n, self.library.get(n)) for n in requested]
@@ -423,7 +447,9 @@ class ToolSearchCore:
         current = set(self.loaded_names(config, state))
         already = [n for n in resolved if n in current]
         fresh = [n for n in resolved if n not in current]
-        update = self._record(config, state, fresh)
+        if fresh and not self.state_ready(state):
+            return LoadOutcome(success=False, message=P.LOAD_NOT_PERSISTED), {}
+        update = self._record(config, state, fresh, call_id)
         parts: list[str] = []
         if fresh:
             parts.append(P.LOAD_LOADED.format(names=", ".join(fresh)))
@@ -454,7 +480,11 @@ class ToolSearchCore:
         return [e.name for e in allowed][:5]
 
     def activate(
-        self, outcome: SearchOutcome, config: RunnableConfig, state: Any
+        self,
+        outcome: SearchOutcome,
+        config: RunnableConfig,
+        state: Any,
+        call_id: str | None = None,
     ) -> Decisions[tuple[SearchOutcome, dict[str, Any]]]:
         """Load a search's hits (phase ``load``) and add the activation receipt."""
         entries = [e for r in outcome.results if (e := self.library.get(r.name))]
@@ -463,9 +493,16 @@ class ToolSearchCore:
         current = set(self.loaded_names(config, state))
         already = [n for n in allowed_names if n in current]
         fresh = [n for n in allowed_names if n not in current]
-        update = self._record(config, state, fresh)
-        message = outcome.message + P.SEARCH_FOUND_AUTO_DETAIL.format(
-            loaded=", ".join(fresh) or "none", already=", ".join(already) or "none"
+        unstored = ""
+        if fresh and not self.state_ready(state):
+            fresh, unstored = [], " " + P.LOAD_NOT_PERSISTED
+        update = self._record(config, state, fresh, call_id)
+        message = (
+            outcome.message
+            + P.SEARCH_FOUND_AUTO_DETAIL.format(
+                loaded=", ".join(fresh) or "none", already=", ".join(already) or "none"
+            )
+            + unstored
         )
         return (
             SearchOutcome(
@@ -574,12 +611,34 @@ class ToolSearchCore:
                 return None
             return _error(P.TOOL_NOT_LOADED, call_id, name)
         loaded = self.loaded_names(config, state)
-        if entry.name not in loaded:
+        if entry.name not in loaded or self._loaded_in_same_step(entry.name, call, config, state):
             return _error(P.TOOL_NOT_LOADED, call_id, name)
         active = yield from self.active_tools(config, state)
         if entry.name not in {e.name for e in active}:
             return _error(P.TOOL_NOT_LOADED, call_id, name)
         return entry
+
+    def _loaded_in_same_step(
+        self, name: str, call: ToolCall, config: RunnableConfig, state: Any
+    ) -> bool:
+        """Whether ``name`` was loaded by a call of the same ``AIMessage`` as ``call``.
+
+        Sibling calls run concurrently, so without this check a tool loaded and
+        called in one step would run or not depending on timing. Graph-state and
+        context storage only see the load after the step, so they need no check.
+        """
+        tid = thread_id_of(config)
+        if self.storage != "in-memory" or tid is None:
+            return False
+        origin = self.store.origin(tid, name)
+        if origin is None:
+            return False
+        for message in reversed(messages_of(state)):
+            if isinstance(message, AIMessage) and any(
+                c.get("id") == call.get("id") for c in message.tool_calls
+            ):
+                return any(c.get("id") == origin for c in message.tool_calls)
+        return False
 
     @staticmethod
     def finish(result: _R, call: ToolCall) -> _R:
@@ -592,6 +651,10 @@ class ToolSearchCore:
                     update={"content": P.TOOL_FAILED_NO_TEXT.format(name=call["name"])}
                 )
         return result
+
+
+def _always_ready(state: Any) -> bool:
+    return True
 
 
 def _tool_name(tool: BaseTool | Mapping[str, Any]) -> str | None:

@@ -28,7 +28,7 @@ from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
-from langchain_core.runnables import Runnable
+from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.checkpoint.memory import InMemorySaver
@@ -87,7 +87,11 @@ DEMO_REQUESTS: tuple[DemoRequest, ...] = (
         prompt="Convert 9:00 in New York to Tokyo time.",
         query="convert time between timezones",
         tool="convert_time",
-        args={"source_timezone": "America/New_York", "time": "09:00", "target_timezone": "Asia/Tokyo"},
+        args={
+            "source_timezone": "America/New_York",
+            "time": "09:00",
+            "target_timezone": "Asia/Tokyo",
+        },
     ),
 )
 
@@ -111,7 +115,9 @@ class OfflineDemoModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "offline-demo"
 
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Runnable[Any, BaseMessage]:
+    def bind_tools(  # type: ignore[override]
+        self, tools: Sequence[Any], **kwargs: Any
+    ) -> Runnable[Any, BaseMessage]:
         """Accept any tools (the agent binds them every step)."""
         return self
 
@@ -123,8 +129,13 @@ class OfflineDemoModel(BaseChatModel):
 
     def _call(self, name: str, args: dict[str, Any]) -> AIMessage:
         self.counter[0] += 1
-        tool_call = {"name": name, "args": args, "id": f"demo_{self.counter[0]}", "type": "tool_call"}
-        return AIMessage(content="", tool_calls=[tool_call])  # type: ignore[list-item]
+        tool_call = {
+            "name": name,
+            "args": args,
+            "id": f"demo_{self.counter[0]}",
+            "type": "tool_call",
+        }
+        return AIMessage(content="", tool_calls=[tool_call])
 
     def _args(self, plan: DemoRequest) -> dict[str, Any]:
         return {
@@ -236,7 +247,7 @@ def make_demo_repo(folder: Path) -> Path:
 
 
 def demo_connections(repo: Path, servers_bin: str | None = None) -> dict[str, dict[str, Any]]:
-    """stdio connections for the time, git and fetch reference servers."""
+    """Stdio connections for the time, git and fetch reference servers."""
 
     def stdio(name: str, *args: str) -> dict[str, Any]:
         command = find_server_command(name, servers_bin)
@@ -292,9 +303,10 @@ async def run_demo(
         library: list[BaseTool] = list(mcp.tools)
         for path in catalogs:
             library.extend(load_catalog(path))
+        servers = {route.server for route in mcp.routes.values()}
         out.write(
-            f"Library: {len(mcp.tools)} tools from {len(mcp.routes and set(r.server for r in mcp.routes.values()))} "
-            f"MCP servers + {len(library) - len(mcp.tools)} catalog tools = {len(library)} tools\n"
+            f"Library: {len(mcp.tools)} tools from {len(servers)} MCP servers + "
+            f"{len(library) - len(mcp.tools)} catalog tools = {len(library)} tools\n"
         )
         full_tokens = schema_tokens(library)
         search = ToolSearchMiddleware(tools=library, top_k=5)
@@ -322,11 +334,13 @@ async def run_demo(
         failures = 0
         for i, request in enumerate(DEMO_REQUESTS):
             out.write(f"\n=== Request {i + 1}: {request.prompt}\n")
-            config = {"configurable": {"thread_id": f"demo-{i}"}}
+            config: RunnableConfig = {"configurable": {"thread_id": f"demo-{i}"}}
             first_call = len(recorder.calls)
             answered_by_tool = False
             async for update in agent.astream(
-                {"messages": [HumanMessage(request.prompt)]}, config, stream_mode="updates"
+                {"messages": [HumanMessage(request.prompt)]},
+                config,
+                stream_mode="updates",
             ):
                 for node_update in update.values():
                     if not isinstance(node_update, dict):

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
+from functools import cache
 from typing import Any
 
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
+from langchain_core.tools.base import ArgsSchema
 from langgraph.prebuilt import ToolRuntime
 from langgraph.types import Command
 
@@ -41,7 +43,9 @@ def _search_step(core: ToolSearchCore, query: str, runtime: ToolRuntime) -> Deci
     outcome = yield from core.search(query, config)
     update: dict[str, Any] = {}
     if core.auto_load and outcome.results:
-        outcome, update = yield from core.activate(outcome, config, runtime.state)
+        outcome, update = yield from core.activate(
+            outcome, config, runtime.state, runtime.tool_call_id
+        )
     body = core.search_receipt(outcome)
     message = _message(body, runtime, P.SEARCH_TOOL_NAME, error=outcome.error)
     return Command(update={"messages": [message], **update})
@@ -54,7 +58,9 @@ def _load_step(
     runtime: ToolRuntime,
 ) -> Decisions[Command[Any]]:
     args = {"tool_name": tool_name, "tool_names": tool_names}
-    outcome, update = yield from core.load(args, runtime.config, runtime.state)
+    outcome, update = yield from core.load(
+        args, runtime.config, runtime.state, runtime.tool_call_id
+    )
     failed = not outcome.success and not outcome.not_found
     message = _message(outcome.receipt(), runtime, P.LOAD_TOOL_NAME, error=failed)
     return Command(update={"messages": [message], **update})
@@ -72,6 +78,43 @@ def _shells(
         return await adrive(step(core, *args), core.policy)
 
     return run, arun
+
+
+def _search_signature(query: str, runtime: ToolRuntime) -> None:
+    """Search the tool library.
+
+    Args:
+        query: Keywords for the capability you need, e.g. "create github issue".
+        runtime: Injected by LangGraph.
+    """
+
+
+def _load_signature(
+    runtime: ToolRuntime,
+    tool_name: str | None = None,
+    tool_names: list[str] | None = None,
+) -> None:
+    """Load tools found with search_tools.
+
+    Args:
+        runtime: Injected by LangGraph.
+        tool_name: One tool name from search_tools results.
+        tool_names: Several tool names from search_tools results.
+    """
+
+
+@cache
+def _args_schema(signature: Callable[..., None]) -> ArgsSchema:
+    """The input schema of a meta tool, built once per process.
+
+    Pydantic models are slow to create, and every middleware or node instance
+    needs the same two.
+    """
+    schema = StructuredTool.from_function(
+        func=signature, name=signature.__name__, description="-", parse_docstring=True
+    ).args_schema
+    assert schema is not None
+    return schema
 
 
 def build_meta_tools(core: ToolSearchCore) -> list[BaseTool]:
@@ -103,7 +146,7 @@ def build_meta_tools(core: ToolSearchCore) -> list[BaseTool]:
             coroutine=asearch_tools,
             name=P.SEARCH_TOOL_NAME,
             description=P.SEARCH_TOOL_DESCRIPTION.format(followup=followup),
-            parse_docstring=True,
+            args_schema=_args_schema(_search_signature),
             metadata={"toolsearch_meta": True},
         )
     ]
@@ -146,7 +189,7 @@ def build_meta_tools(core: ToolSearchCore) -> list[BaseTool]:
             coroutine=aload_tool,
             name=P.LOAD_TOOL_NAME,
             description=P.LOAD_TOOL_DESCRIPTION,
-            parse_docstring=True,
+            args_schema=_args_schema(_load_signature),
             metadata={"toolsearch_meta": True},
         )
     )

@@ -43,7 +43,7 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 
 from langchain_toolsearch import execution
 from langchain_toolsearch._shell import ToolSearchBase
-from langchain_toolsearch.core import StorageMode, merge_loaded
+from langchain_toolsearch.core import LOADED_KEY, StorageMode, merge_loaded
 from langchain_toolsearch.library import LibraryTool, ToolsInput
 from langchain_toolsearch.policy import FilterFn, adrive, drive
 
@@ -51,6 +51,19 @@ __all__ = ["TOOLS_KEY", "ToolSearchNode", "ToolSearchState"]
 
 TOOLS_KEY = "toolsearch_tools"
 """Graph-state key the node writes: loaded tool names to bind this step."""
+
+
+def carries_search_keys(state: Any) -> bool:
+    """Whether ``state`` comes from a graph whose schema has this package's keys.
+
+    The node writes ``toolsearch_tools`` on every step before the model, so a
+    state without it (and without ``toolsearch_loaded``) belongs to a schema
+    that would silently drop loads (e.g. plain ``MessagesState``).
+    """
+    keys = (TOOLS_KEY, LOADED_KEY)
+    if isinstance(state, Mapping):
+        return any(k in state for k in keys)
+    return any(hasattr(state, k) for k in keys)
 
 
 class ToolSearchState(MessagesState):
@@ -109,6 +122,7 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         )
         self.bound_tools = list(bound_tools)
         self._core.check_direct_tools(self.bound_tools, self.meta_tools)
+        self._core.state_ready = carries_search_keys
 
     # -- the node ------------------------------------------------------------------------
 

@@ -44,7 +44,7 @@ class LoadedToolStore(Protocol):
 
 @dataclass
 class _Entry:
-    names: dict[str, None] = field(default_factory=dict)  # ordered set
+    names: dict[str, str | None] = field(default_factory=dict)  # name -> loading call id
     last_access: float = 0.0
 
 
@@ -116,7 +116,9 @@ class InMemoryLoadedToolStore:
         self._stop.set()
 
     def __del__(self) -> None:
-        self._stop.set()
+        stop = getattr(self, "_stop", None)  # absent if __init__ raised
+        if stop is not None:
+            stop.set()
 
     # -- sweeping ----------------------------------------------------------------
 
@@ -155,15 +157,33 @@ class InMemoryLoadedToolStore:
             entry = self._touch_locked(thread_id, self._clock(), create=False)
             return list(entry.names) if entry else []
 
-    def add(self, thread_id: str, names: Iterable[str]) -> list[str]:
-        """Append names not yet loaded (in order); return the newly added ones."""
+    def add(self, thread_id: str, names: Iterable[str], *, origin: str | None = None) -> list[str]:
+        """Append names not yet loaded (in order); return the newly added ones.
+
+        Args:
+            thread_id: The thread.
+            names: Tool names to load.
+            origin: The tool-call id of the ``load_tool``/``search_tools`` call
+                that loads them (see :meth:`origin`).
+        """
         with self._lock:
             entry = self._touch_locked(thread_id, self._clock(), create=True)
             assert entry is not None
             added = [n for n in dict.fromkeys(names) if n not in entry.names]
-            entry.names.update(dict.fromkeys(added))
+            entry.names.update(dict.fromkeys(added, origin))
         self._ensure_timer()
         return added
+
+    def origin(self, thread_id: str, name: str) -> str | None:
+        """The tool-call id that loaded ``name`` on ``thread_id`` (``None`` if unknown).
+
+        The execution guard uses it to refuse a call made in the same model
+        step as the ``load_tool`` call that loaded the tool: the model could
+        not have seen that tool bound.
+        """
+        with self._lock:
+            entry = self._threads.get(thread_id)
+            return entry.names.get(name) if entry is not None else None
 
     def clear(self, thread_id: str) -> None:
         """Forget ``thread_id``; its next run starts with nothing loaded."""

@@ -99,10 +99,14 @@ _SEP = re.compile(r"[_\-./:]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_a-zA-Z]+", re.UNICODE)
 
 
+_CJK_CLASS = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _CJK_RANGES)
+_CJK_CHAR = re.compile(f"[{_CJK_CLASS}]")
+_CJK_RUNS = re.compile(f"([{_CJK_CLASS}]+)|([^{_CJK_CLASS}]+)")
+
+
 def is_cjk(ch: str) -> bool:
     """Whether ``ch`` is a CJK character that is written without spaces."""
-    cp = ord(ch)
-    return any(lo <= cp <= hi for lo, hi in _CJK_RANGES)
+    return _CJK_CHAR.match(ch) is not None
 
 
 _SUFFIXES = ("ies", "sses", "ing", "ed", "es", "s")
@@ -152,23 +156,6 @@ def _cjk_terms(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
-def _split_mixed(chunk: str) -> list[str]:
-    """Split a chunk that may mix CJK and other characters into runs."""
-    runs: list[str] = []
-    current = ""
-    current_cjk = False
-    for ch in chunk:
-        cjk = is_cjk(ch)
-        if current and cjk != current_cjk:
-            runs.append(current)
-            current = ""
-        current += ch
-        current_cjk = cjk
-    if current:
-        runs.append(current)
-    return runs
-
-
 def _identifier_terms(chunk: str, *, keep_stopwords: bool, compounds: bool = True) -> list[str]:
     parts = [p for p in _SEP.split(chunk) if p]
     terms: list[str] = []
@@ -203,12 +190,12 @@ def tokenize(text: str, *, keep_stopwords: bool = False) -> list[str]:
     terms: list[str] = []
     for match in _CHUNK.finditer(text):
         chunk = match.group(0)
-        if any(is_cjk(ch) for ch in chunk):
-            for run in _split_mixed(chunk):
-                if is_cjk(run[0]):
-                    terms.extend(_cjk_terms(run))
+        if _CJK_CHAR.search(chunk):
+            for cjk, other in _CJK_RUNS.findall(chunk):
+                if cjk:
+                    terms.extend(_cjk_terms(cjk))
                 else:
-                    terms.extend(_identifier_terms(run, keep_stopwords=keep_stopwords))
+                    terms.extend(_identifier_terms(other, keep_stopwords=keep_stopwords))
         else:
             terms.extend(_identifier_terms(chunk, keep_stopwords=keep_stopwords))
     return terms
@@ -225,7 +212,7 @@ def name_phrase(name: str) -> tuple[str, ...]:
     terms: list[str] = []
     for match in _CHUNK.finditer(text):
         chunk = match.group(0)
-        if any(is_cjk(ch) for ch in chunk):
+        if _CJK_CHAR.search(chunk):
             continue
         terms.extend(_identifier_terms(chunk, keep_stopwords=True, compounds=False))
     return tuple(terms)

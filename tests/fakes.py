@@ -20,9 +20,16 @@ Step = AIMessage | Callable[[list[BaseMessage]], AIMessage]
 _ids = itertools.count()
 
 
-def call(name: str, args: dict[str, Any] | None = None, call_id: str | None = None) -> dict[str, Any]:
+def call(
+    name: str, args: dict[str, Any] | None = None, call_id: str | None = None
+) -> dict[str, Any]:
     """A tool call dict for an AIMessage."""
-    return {"name": name, "args": args or {}, "id": call_id or f"call_{next(_ids)}", "type": "tool_call"}
+    return {
+        "name": name,
+        "args": args or {},
+        "id": call_id or f"call_{next(_ids)}",
+        "type": "tool_call",
+    }
 
 
 def ai(*calls: dict[str, Any], content: str = "") -> AIMessage:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, tool
@@ -92,6 +92,3 @@ def plan_filter(args: Any) -> bool:
     """C5: allow unless plan != "pro" and the name starts with admin_."""
     plan = (args.config.get("configurable") or {}).get("plan")
     return not (plan != "pro" and args.tool_name.startswith("admin_"))
-
-
-Annotated  # re-exported for tests that build InjectedState tools

@@ -1,0 +1,92 @@
+"""Stored tool configuration: which tools an agent gets, per request.
+
+A per-agent `AgentToolConfig` (JSON) and reusable saved MCP clients
+(`MCPClientConfig`) are kept, versioned, in a LangGraph ``BaseStore`` by
+`ToolConfigStore`. `ToolResolver` turns the config plus a request's
+``RunnableConfig`` into a plain list of tools for ``ToolSearchMiddleware`` /
+``ToolSearchNode`` (or for binding): code tools, registered tools, saved MCP
+clients' tools, integration tools and `ToolProvider` tools, in that order,
+with conditional variants and rules (`evaluate_rules`) on the request
+context. See ``docs/config.md`` for the format and the semantics.
+"""
+
+from __future__ import annotations
+
+from langchain_toolsearch.config.connections import bearer_token, connection_for
+from langchain_toolsearch.config.models import (
+    AUTH_TOKEN_KEY,
+    CONDITION_OPERATORS,
+    AgentToolConfig,
+    Condition,
+    ConditionOperator,
+    HttpServer,
+    MCPClientConfig,
+    MCPClientRef,
+    RuleGroup,
+    SourceRef,
+    StdioServer,
+    ToolConfigError,
+    ToolEntry,
+    Variant,
+    VersionSelector,
+    parse_agent_config,
+    parse_mcp_client,
+    parse_rules,
+)
+from langchain_toolsearch.config.providers import ProviderToolInfo, ToolProvider
+from langchain_toolsearch.config.resolver import (
+    MCPToolSource,
+    Replacement,
+    ResolvedTools,
+    StoredConfigMode,
+    ToolResolver,
+    merge_conditional,
+)
+from langchain_toolsearch.config.rules import MISSING, evaluate_rules, lookup, request_context
+from langchain_toolsearch.config.store import (
+    RecordInfo,
+    RecordNotFoundError,
+    ToolConfigStore,
+    VersionedRecords,
+    VersionInfo,
+)
+
+__all__ = [
+    "AUTH_TOKEN_KEY",
+    "CONDITION_OPERATORS",
+    "MISSING",
+    "AgentToolConfig",
+    "Condition",
+    "ConditionOperator",
+    "HttpServer",
+    "MCPClientConfig",
+    "MCPClientRef",
+    "MCPToolSource",
+    "ProviderToolInfo",
+    "RecordInfo",
+    "RecordNotFoundError",
+    "Replacement",
+    "ResolvedTools",
+    "RuleGroup",
+    "SourceRef",
+    "StdioServer",
+    "StoredConfigMode",
+    "ToolConfigError",
+    "ToolConfigStore",
+    "ToolEntry",
+    "ToolProvider",
+    "ToolResolver",
+    "Variant",
+    "VersionInfo",
+    "VersionSelector",
+    "VersionedRecords",
+    "bearer_token",
+    "connection_for",
+    "evaluate_rules",
+    "lookup",
+    "merge_conditional",
+    "parse_agent_config",
+    "parse_mcp_client",
+    "parse_rules",
+    "request_context",
+]

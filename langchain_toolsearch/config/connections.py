@@ -1,0 +1,154 @@
+"""Saved MCP servers -> ``langchain-mcp-adapters`` connections -> tools.
+
+`connection_for` turns one saved server into the adapter's connection dict
+(``StdioConnection`` or ``StreamableHttpConnection``); `load_server_tools`
+lists that server's tools through `langchain_toolsearch.mcp.load_mcp_tools`
+(one server per client, so each server keeps its own timeout and fails on
+its own). Tool ids are always ``f"{server}_{tool}"`` and come with the
+route table, so ids are never split to find the server.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.tools import BaseTool
+from langchain_mcp_adapters.client import MultiServerMCPClient
+from langchain_mcp_adapters.sessions import Connection
+
+from langchain_toolsearch.config.models import AUTH_TOKEN_KEY, HttpServer, MCPServer
+from langchain_toolsearch.mcp import MCPToolRoute, load_mcp_tools
+
+__all__ = ["BadAuthToken", "ServerTools", "bearer_token", "connection_for", "load_server_tools"]
+
+_BEARER_PREFIX = re.compile(r"^bearer(\s+|$)", re.IGNORECASE)
+_TOKEN = re.compile(r"^[\x21-\x7e]+$")
+
+
+class BadAuthToken(ValueError):
+    """The request context's auth token cannot be sent as a bearer token."""
+
+
+def bearer_token(value: Any, *, key: str = AUTH_TOKEN_KEY) -> str | None:
+    """The token to send as ``Authorization: Bearer <token>``.
+
+    Args:
+        value: The request context's value under ``key`` (``None``: absent).
+            A leading ``"Bearer "`` is accepted and not doubled.
+        key: The key, for error messages.
+
+    Returns:
+        The bare token, or ``None`` when ``value`` is ``None``.
+
+    Raises:
+        BadAuthToken: If the value is not a string, is empty, or has spaces
+            or control characters (which could inject headers). The message
+            never contains the token.
+    """
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        msg = f"request context key {key!r} must be a string token, got {type(value).__name__}"
+        raise BadAuthToken(msg)
+    token = _BEARER_PREFIX.sub("", value.strip(), count=1)
+    if not token or not _TOKEN.match(token):
+        msg = (
+            f"request context key {key!r} is not a usable bearer token (empty, or has spaces "
+            "or control characters); HTTP servers were not contacted"
+        )
+        raise BadAuthToken(msg)
+    return token
+
+
+def connection_for(
+    server: MCPServer, *, token: str | None = None, default_timeout: float | None = None
+) -> Connection:
+    """The adapter connection for one saved server.
+
+    Args:
+        server: A saved `StdioServer` or `HttpServer`.
+        token: Bearer token for HTTP servers (see `bearer_token`); ignored
+            for stdio servers.
+        default_timeout: Seconds used when the server has no ``timeout``.
+
+    Returns:
+        ``{"transport": "stdio", "command", "args", "env"?}`` or
+        ``{"transport": "streamable_http", "url", "timeout"?, "headers"?}``.
+    """
+    timeout = server.timeout if server.timeout is not None else default_timeout
+    if isinstance(server, HttpServer):
+        http: dict[str, Any] = {"transport": "streamable_http", "url": server.url}
+        if timeout is not None:
+            http["timeout"] = timeout
+        if token is not None:
+            http["headers"] = {"Authorization": f"Bearer {token}"}
+        return http  # type: ignore[return-value]
+    stdio: dict[str, Any] = {
+        "transport": "stdio",
+        "command": server.command,
+        "args": list(server.args),
+    }
+    if server.env is not None:
+        stdio["env"] = dict(server.env)
+    return stdio  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class ServerTools:
+    """The tools one saved server offered.
+
+    Attributes:
+        server: Server name in the saved client.
+        tools: Tools named ``f"{server}_{tool}"``, sorted.
+        routes: Tool id -> (server, the tool's own name).
+        failure: Why the server contributed nothing, or ``None``.
+    """
+
+    server: str
+    tools: list[BaseTool] = field(default_factory=list)
+    routes: Mapping[str, MCPToolRoute] = field(default_factory=dict)
+    failure: str | None = None
+
+
+async def load_server_tools(
+    name: str,
+    server: MCPServer,
+    *,
+    token: str | None = None,
+    default_timeout: float | None = 30.0,
+) -> ServerTools:
+    """List one saved server's tools; never raises for server problems.
+
+    Args:
+        name: The server's name (prefixes tool ids).
+        server: The saved server.
+        token: Bearer token for an HTTP server.
+        default_timeout: Seconds for each call when the server has no
+            ``timeout``; ``None`` waits forever. Listing (which includes
+            starting a stdio server) gets the larger of this and the
+            server's ``timeout``, so a short call timeout does not fail a
+            slow start.
+
+    Returns:
+        The tools and routes, or a `ServerTools` whose ``failure`` says why
+        the server could not be listed.
+    """
+    timeout = server.timeout if server.timeout is not None else default_timeout
+    client = MultiServerMCPClient(
+        {name: connection_for(server, token=token, default_timeout=default_timeout)}
+    )
+    try:
+        list_timeout = (
+            None if timeout is None or default_timeout is None else max(timeout, default_timeout)
+        )
+        library = await load_mcp_tools(
+            client, timeout=timeout, list_timeout=list_timeout, namespace="always"
+        )
+    except ValueError as exc:  # e.g. the server lists one tool twice
+        return ServerTools(server=name, failure=str(exc))
+    if name in library.failures:
+        return ServerTools(server=name, failure=library.failures[name])
+    return ServerTools(server=name, tools=list(library.tools), routes=dict(library.routes))

@@ -1,0 +1,707 @@
+"""The stored JSON format: agent tool configs, rules and saved MCP clients.
+
+Everything here is a frozen pydantic model that validates the JSON a user
+or an editor UI saves, so bad data is rejected when it is saved (see
+`parse_agent_config`, `parse_mcp_client`) with a `ToolConfigError` naming
+the field, never when a request is served.
+
+The shapes (``?`` marks an optional key; ``null`` means the same as an
+omitted key)::
+
+    AgentToolConfig = {
+        "tools"?:             Conditional[{tool_id: ToolEntry}],
+        "mcp_clients"?:       Conditional[{client_id: MCPClientRef}],
+        "integration_tools"?: Conditional[{integration_id: SourceRef}],
+        "tool_providers"?:    Conditional[{provider_id: SourceRef}],
+    }
+    Conditional[T] = T | [{"value": T, "rules"?: RuleGroup}, ...]   # variants
+    ToolEntry      = {"description"?: str, "rules"?: RuleGroup}
+    SourceRef      = {"tools"?: {tool_name: ToolEntry}, "rules"?: RuleGroup}
+    MCPClientRef   = SourceRef + {"version"?: "draft" | "published" | int}
+    RuleGroup      = {"operator": "AND" | "OR", "conditions": [Condition | RuleGroup, ...]}
+    Condition      = {"field": "dot.path", "operator": <ConditionOperator>, "value"?: JSON}
+
+    MCPClientConfig = {"name"?: str, "description"?: str,
+                       "servers": {server_name: StdioServer | HttpServer}}
+    StdioServer = {"type"?: "stdio", "command": str, "args"?: [str], "env"?: {str: str},
+                   "timeout"?: seconds, "tools"?: {tool_name: ToolEntry}}
+    HttpServer  = {"type"?: "http", "url": "http(s)://...", "timeout"?: seconds,
+                   "tools"?: {tool_name: ToolEntry}}
+
+Allowlists (every ``"tools"`` map): omitted or ``null`` = no restriction;
+``{}`` = nothing allowed; otherwise exactly the listed names whose entry
+``rules`` (if any) match the request.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Annotated, Any, Generic, Literal, TypeAlias, TypeVar
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    JsonValue,
+    PlainValidator,
+    Tag,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+__all__ = [
+    "AUTH_TOKEN_KEY",
+    "CONDITION_OPERATORS",
+    "AgentToolConfig",
+    "Condition",
+    "ConditionOperator",
+    "ConditionalMCPClients",
+    "ConditionalSources",
+    "ConditionalTools",
+    "HttpServer",
+    "MCPClientConfig",
+    "MCPClientRef",
+    "MCPServer",
+    "RuleGroup",
+    "SourceRef",
+    "StdioServer",
+    "ToolConfigError",
+    "ToolEntry",
+    "ToolSelection",
+    "Variant",
+    "VersionSelector",
+    "parse_agent_config",
+    "parse_mcp_client",
+    "parse_rules",
+]
+
+AUTH_TOKEN_KEY = "toolsearch_auth_token"
+"""Reserved request-context key: its value is sent as ``Authorization: Bearer <value>``
+to every HTTP server of the saved MCP clients an agent uses (never to stdio servers,
+never stored)."""
+
+ConditionOperator: TypeAlias = Literal[
+    "equals",
+    "not_equals",
+    "contains",
+    "not_contains",
+    "greater_than",
+    "less_than",
+    "greater_than_or_equal",
+    "less_than_or_equal",
+    "in",
+    "not_in",
+    "exists",
+    "not_exists",
+]
+"""Operators of a `Condition`."""
+
+CONDITION_OPERATORS: tuple[str, ...] = ConditionOperator.__args__  # type: ignore[attr-defined]
+"""Every `ConditionOperator`, in documentation order."""
+
+_ORDERING = frozenset({"greater_than", "less_than", "greater_than_or_equal", "less_than_or_equal"})
+_NO_VALUE = frozenset({"exists", "not_exists"})
+
+MAX_RULE_DEPTH = 16
+"""Deepest nesting of rule groups accepted (a group inside a group counts 2)."""
+
+
+def _check_version(value: Any) -> Any:
+    if value in ("draft", "published"):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+        return value
+    msg = f"must be 'draft', 'published' or a version number >= 1, got {value!r}"
+    raise ValueError(msg)
+
+
+VersionSelector: TypeAlias = Annotated[
+    Literal["draft", "published"] | int, PlainValidator(_check_version)
+]
+"""Which version of a stored record: ``"draft"`` (the latest saved version),
+``"published"`` (the version last published) or a version number (1, 2, ...)."""
+
+_SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class ToolConfigError(ValueError):
+    """Stored tool configuration data is invalid.
+
+    The message has one line per problem, each starting with the path of the
+    offending field (``tools[0].rules.conditions[1].operator: ...``).
+
+    Attributes:
+        errors: ``(field path, message)`` pairs, in the order found.
+    """
+
+    def __init__(self, what: str, errors: list[tuple[str, str]]) -> None:
+        self.errors = errors
+        lines = "\n".join(f"  {path or '<root>'}: {message}" for path, message in errors)
+        super().__init__(f"invalid {what}:\n{lines}")
+
+
+class _Model(BaseModel):
+    """Base of the stored models: immutable, unknown keys rejected."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Condition(_Model):
+    """One test on a field of the request context.
+
+    Attributes:
+        field: Dot path into the request context, e.g. ``"user.plan"``; an
+            integer segment indexes a list (``"roles.0"``).
+        operator: One of `CONDITION_OPERATORS` (see `evaluate_rules` for what
+            each does).
+        value: The value to compare with. Required, except for ``exists`` /
+            ``not_exists`` which take none. ``in`` / ``not_in`` take a list;
+            ordering operators a number or a string; ``contains`` /
+            ``not_contains`` a string, number or boolean.
+    """
+
+    field: str
+    operator: ConditionOperator
+    value: JsonValue = None
+
+    @field_validator("field")
+    @classmethod
+    def _check_field(cls, path: str) -> str:
+        if not path or any(not part for part in path.split(".")):
+            msg = f"must be a dot path like 'user.plan' with no empty segment, got {path!r}"
+            raise ValueError(msg)
+        return path
+
+    @field_validator("value")
+    @classmethod
+    def _check_value(cls, value: JsonValue, info: Any) -> JsonValue:
+        operator = info.data.get("operator")
+        if operator in ("in", "not_in") and not isinstance(value, list):
+            msg = f"operator {operator!r} needs a list of values, got {_kind(value)}"
+            raise ValueError(msg)
+        if operator in _ORDERING and (
+            isinstance(value, bool) or not isinstance(value, int | float | str)
+        ):
+            msg = f"operator {operator!r} needs a number or a string, got {_kind(value)}"
+            raise ValueError(msg)
+        if operator in ("contains", "not_contains") and (
+            value is None or isinstance(value, list | dict)
+        ):
+            msg = f"operator {operator!r} needs a string, number or boolean, got {_kind(value)}"
+            raise ValueError(msg)
+        if operator in _NO_VALUE and value is not None:
+            msg = f"operator {operator!r} takes no value; remove 'value'"
+            raise ValueError(msg)
+        return value
+
+    @model_validator(mode="after")
+    def _value_given(self) -> Condition:
+        if self.operator not in _NO_VALUE and "value" not in self.model_fields_set:
+            msg = f"'value' is required for operator {self.operator!r}"
+            raise ValueError(msg)
+        return self
+
+
+def _kind(value: Any) -> str:
+    """JSON kind of ``value`` for error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _condition_or_group(value: Any) -> str | None:
+    """Discriminate a `Condition` from a nested `RuleGroup`."""
+    if isinstance(value, RuleGroup):
+        return "<group>"
+    if isinstance(value, Condition):
+        return "<condition>"
+    if isinstance(value, Mapping):
+        return "<group>" if "conditions" in value else "<condition>"
+    return None
+
+
+class RuleGroup(_Model):
+    """Conditions combined with AND or OR; groups nest.
+
+    Attributes:
+        operator: ``"AND"`` (every item matches) or ``"OR"`` (at least one).
+        conditions: At least one `Condition` or nested `RuleGroup`.
+    """
+
+    operator: Literal["AND", "OR"]
+    conditions: list[
+        Annotated[
+            Annotated[Condition, Tag("<condition>")] | Annotated[RuleGroup, Tag("<group>")],
+            Discriminator(
+                _condition_or_group,
+                custom_error_type="rule_item",
+                custom_error_message=(
+                    "expected a condition {field, operator, value} or a group "
+                    "{operator, conditions}"
+                ),
+            ),
+        ]
+    ]
+
+    @field_validator("conditions")
+    @classmethod
+    def _not_empty(cls, items: list[Any]) -> list[Any]:
+        if not items:
+            msg = "a rule group needs at least one condition; remove 'rules' to match every request"
+            raise ValueError(msg)
+        return items
+
+    @model_validator(mode="after")
+    def _depth(self) -> RuleGroup:
+        if self.depth() > MAX_RULE_DEPTH:
+            msg = f"rule groups nest {self.depth()} deep; at most {MAX_RULE_DEPTH} allowed"
+            raise ValueError(msg)
+        return self
+
+    def depth(self) -> int:
+        """Nesting depth: 1 for a group of plain conditions."""
+        return 1 + max(
+            (item.depth() for item in self.conditions if isinstance(item, RuleGroup)),
+            default=0,
+        )
+
+
+class ToolEntry(_Model):
+    """One selected tool.
+
+    Attributes:
+        description: Replaces the tool's description for this agent (or, on
+            a saved MCP server, for every agent using it).
+        rules: The entry counts only for requests that match; for others it
+            is as if the entry were not there.
+    """
+
+    description: str | None = None
+    rules: RuleGroup | None = None
+
+
+def _check_names(names: Mapping[str, Any], what: str) -> None:
+    for name in names:
+        if not name or not name.strip():
+            msg = f"{what} names must be non-empty strings, got {name!r}"
+            raise ValueError(msg)
+
+
+ToolSelection: TypeAlias = dict[str, ToolEntry]
+"""Tool name or id -> `ToolEntry`; an allowlist wherever it appears."""
+
+
+class SourceRef(_Model):
+    """An agent's use of one source (integration or tool provider).
+
+    Attributes:
+        tools: Allowlist of the source's tools by id, with per-tool
+            overrides. Omitted or ``null``: every tool of the source; ``{}``:
+            none.
+        rules: The whole reference counts only for matching requests.
+    """
+
+    tools: ToolSelection | None = None
+    rules: RuleGroup | None = None
+
+    @field_validator("tools")
+    @classmethod
+    def _tool_names(cls, tools: ToolSelection | None) -> ToolSelection | None:
+        if tools is not None:
+            _check_names(tools, "tool")
+        return tools
+
+
+class MCPClientRef(SourceRef):
+    """An agent's use of one saved MCP client.
+
+    Attributes:
+        tools: Agent-level allowlist: keys are namespaced ids
+            (``"serverName_toolName"``) or a tool's own name on its server
+            (matching that name on every server of the client). Omitted or
+            ``null``: every tool the servers allow; ``{}``: none. A
+            ``description`` here beats the server-level one.
+        version: Version of the saved client to use; default ``"draft"``
+            (its latest version).
+        rules: The whole reference counts only for matching requests.
+    """
+
+    version: VersionSelector = "draft"
+
+
+ValueT = TypeVar("ValueT")
+
+
+class Variant(_Model, Generic[ValueT]):
+    """One conditional value of a field.
+
+    Attributes:
+        value: The field's value when this variant matches.
+        rules: When the variant matches; omitted: always.
+    """
+
+    value: ValueT
+    rules: RuleGroup | None = None
+
+
+def _map_or_variants(value: Any) -> str | None:
+    """Discriminate a plain field value (an object) from a list of variants."""
+    if isinstance(value, list):
+        return "<variants>"
+    if isinstance(value, Mapping):
+        return "<value>"
+    return None
+
+
+def _not_empty_variants(variants: list[Any]) -> list[Any]:
+    """Reject ``[]``: it could be read as "no variants" or as "nothing selected"."""
+    if not variants:
+        msg = (
+            "an empty list of variants is ambiguous: use {} to select nothing, or omit "
+            "the field to keep the default"
+        )
+        raise ValueError(msg)
+    return variants
+
+
+_CONDITIONAL = Discriminator(
+    _map_or_variants,
+    custom_error_type="conditional_field",
+    custom_error_message="expected an object, or a list of variants {value, rules}",
+)
+
+# One alias per value type: pydantic needs concrete ``Variant[...]`` parameters.
+ConditionalTools: TypeAlias = Annotated[
+    Annotated[ToolSelection, Tag("<value>")]
+    | Annotated[list[Variant[ToolSelection]], Tag("<variants>")],
+    _CONDITIONAL,
+]
+"""``tools``: a `ToolSelection` or a non-empty list of variants of one."""
+
+ConditionalMCPClients: TypeAlias = Annotated[
+    Annotated[dict[str, MCPClientRef], Tag("<value>")]
+    | Annotated[list[Variant[dict[str, MCPClientRef]]], Tag("<variants>")],
+    _CONDITIONAL,
+]
+"""``mcp_clients``: client id -> `MCPClientRef`, or a non-empty list of variants of that."""
+
+ConditionalSources: TypeAlias = Annotated[
+    Annotated[dict[str, SourceRef], Tag("<value>")]
+    | Annotated[list[Variant[dict[str, SourceRef]]], Tag("<variants>")],
+    _CONDITIONAL,
+]
+"""``integration_tools`` / ``tool_providers``: id -> `SourceRef`, or variants of that."""
+
+
+class AgentToolConfig(_Model):
+    """One agent's stored tool configuration (JSON-serialisable).
+
+    Build it from JSON with `parse_agent_config` (or ``model_validate``) and
+    turn it back into JSON with ``to_json()``. Every field is optional;
+    omitted and ``null`` mean the same.
+
+    Attributes:
+        tools: Tools defined in code or registered by id in the resolver's
+            registry, keyed by id. Omitted: the code-defined tools,
+            unchanged; ``{}``: none of them; otherwise exactly these ids.
+        mcp_clients: Saved MCP clients (by id) whose tools the agent uses.
+        integration_tools: Integrations (by id, registered with the
+            resolver) whose tools the agent uses.
+        tool_providers: Tool providers (by id, registered with the resolver)
+            whose tools the agent uses.
+    """
+
+    tools: ConditionalTools | None = None
+    mcp_clients: ConditionalMCPClients | None = None
+    integration_tools: ConditionalSources | None = None
+    tool_providers: ConditionalSources | None = None
+
+    @field_validator("tools", "mcp_clients", "integration_tools", "tool_providers")
+    @classmethod
+    def _fields(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            _not_empty_variants(value)
+            for variant in value:
+                _check_names(variant.value, "key")
+        elif isinstance(value, Mapping):
+            _check_names(value, "key")
+        return value
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form that is stored: omitted fields stay omitted."""
+        return _dump(self)
+
+
+class StdioServer(_Model):
+    """A local MCP server started as a subprocess.
+
+    Attributes:
+        type: ``"stdio"`` (inferred from ``command`` when omitted).
+        command: Executable to run.
+        args: Its arguments.
+        env: Extra environment variables (added to the MCP SDK's safe
+            default environment; ``${VAR}`` is expanded by the adapter).
+        timeout: Seconds allowed to list tools and for each call; default:
+            the resolver's ``mcp_timeout``.
+        tools: Server-level allowlist by tool name (the tool's own name or
+            ``"serverName_toolName"``) with descriptions for every agent.
+            Omitted: every tool; ``{}``: none.
+    """
+
+    type: Literal["stdio"] = "stdio"
+    command: str = Field(min_length=1)
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] | None = None
+    timeout: float | None = Field(default=None, gt=0)
+    tools: ToolSelection | None = None
+
+    @field_validator("tools")
+    @classmethod
+    def _tool_names(cls, tools: ToolSelection | None) -> ToolSelection | None:
+        if tools is not None:
+            _check_names(tools, "tool")
+        return tools
+
+
+class HttpServer(_Model):
+    """A remote MCP server reached over streamable HTTP.
+
+    Custom headers cannot be stored; an auth token in the request context
+    under `AUTH_TOKEN_KEY` is sent as ``Authorization: Bearer <token>``.
+
+    Attributes:
+        type: ``"http"`` (inferred from ``url`` when omitted).
+        url: ``http://`` or ``https://`` endpoint, e.g. ``https://host/mcp``.
+        timeout: Seconds for HTTP operations, listing tools and each call;
+            default: the resolver's ``mcp_timeout``.
+        tools: Server-level allowlist, as for `StdioServer`.
+    """
+
+    type: Literal["http"] = "http"
+    url: str
+    timeout: float | None = Field(default=None, gt=0)
+    tools: ToolSelection | None = None
+
+    @field_validator("tools")
+    @classmethod
+    def _tool_names(cls, tools: ToolSelection | None) -> ToolSelection | None:
+        if tools is not None:
+            _check_names(tools, "tool")
+        return tools
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_headers(cls, data: Any) -> Any:
+        if isinstance(data, Mapping) and "headers" in data:
+            msg = (
+                "custom headers cannot be stored on an HTTP MCP server; put the caller's "
+                f"token in the request context under {AUTH_TOKEN_KEY!r} and it is sent as "
+                "'Authorization: Bearer <token>'"
+            )
+            raise ValueError(msg)
+        return data
+
+    @field_validator("url")
+    @classmethod
+    def _check_url(cls, url: str) -> str:
+        if not re.match(r"^https?://[^\s/]+", url):
+            msg = f"must be an http:// or https:// URL, got {url!r}"
+            raise ValueError(msg)
+        return url
+
+
+def _transport(value: Any) -> str | None:
+    """Discriminate stdio from HTTP servers (``type``, else ``command`` / ``url``)."""
+    if isinstance(value, StdioServer | HttpServer):
+        return value.type
+    if not isinstance(value, Mapping):
+        return None
+    kind = value.get("type")
+    if kind is None:
+        if "command" in value:
+            return "stdio"
+        if "url" in value:
+            return "http"
+    return kind if kind in ("stdio", "http") else None
+
+
+MCPServer: TypeAlias = Annotated[
+    Annotated[StdioServer, Tag("stdio")] | Annotated[HttpServer, Tag("http")],
+    Discriminator(
+        _transport,
+        custom_error_type="mcp_server",
+        custom_error_message=(
+            "expected a stdio server {type: 'stdio', command, args?, env?, timeout?} or an "
+            "HTTP server {type: 'http', url, timeout?}"
+        ),
+    ),
+]
+"""A saved MCP server: `StdioServer` or `HttpServer`."""
+
+
+class MCPClientConfig(_Model):
+    """A saved, reusable MCP client: one or more servers.
+
+    Tools of a server are exposed as ``f"{server_name}_{tool_name}"``; the
+    resolver keeps a table from those ids to (server, tool), so server names
+    may contain ``_``.
+
+    Attributes:
+        name: Display name.
+        description: What the client is for.
+        servers: Server name (``[A-Za-z0-9_-]``, at most 64) -> server.
+    """
+
+    name: str | None = None
+    description: str | None = None
+    servers: dict[str, MCPServer]
+
+    @field_validator("servers", mode="before")
+    @classmethod
+    def _server_names(cls, servers: Any) -> Any:
+        if not isinstance(servers, Mapping):
+            return servers
+        if not servers:
+            msg = "a saved MCP client needs at least one server"
+            raise ValueError(msg)
+        for name in servers:
+            if not _SERVER_NAME.match(name):
+                msg = (
+                    f"server name {name!r} must be 1-64 characters from A-Z, a-z, 0-9, '_' "
+                    "and '-' (it prefixes tool ids)"
+                )
+                raise ValueError(msg)
+        return servers
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form that is stored."""
+        return _dump(self)
+
+
+_TAGS = re.compile(r"^<[a-z]+>$")
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _dump(model: BaseModel) -> dict[str, Any]:
+    """JSON form of a stored model, omitted (``None``) fields left out."""
+    return model.model_dump(mode="json", exclude_none=True)
+
+
+def _errors(exc: ValidationError) -> list[tuple[str, str]]:
+    """Turn a pydantic error into ``(field path, message)`` pairs."""
+    found: list[tuple[str, str]] = []
+    for error in exc.errors(include_url=False):
+        loc = tuple(error["loc"])
+        # The stdio/http union tag comes right after the server name: leave it out.
+        cleaned = [
+            part
+            for index, part in enumerate(loc)
+            if not (part in ("stdio", "http") and index >= 2 and loc[index - 2] == "servers")
+        ]
+        message = str(error["msg"]).removeprefix("Value error, ")
+        if error["type"] == "extra_forbidden":
+            message = "unknown key; check its spelling (unknown keys are rejected)"
+        elif error["type"] == "literal_error" and loc and loc[-1] == "operator":
+            expected = message.removeprefix("Input should be ")
+            message = f"unknown operator {error.get('input')!r}; use {expected}"
+        pair = (_render(tuple(cleaned)), message)
+        if pair not in found:
+            found.append(pair)
+    return found
+
+
+def _render(loc: tuple[int | str, ...]) -> str:
+    """Render an error location as ``a.b[0]['odd key']``, without union tags."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif _TAGS.match(part):
+            continue
+        elif _IDENT.match(part):
+            out += f".{part}" if out else part
+        else:
+            out += f"[{part!r}]"
+    return out
+
+
+def parse_agent_config(data: AgentToolConfig | Mapping[str, Any]) -> AgentToolConfig:
+    """Validate an agent tool configuration.
+
+    Args:
+        data: An `AgentToolConfig`, or its JSON form (a mapping).
+
+    Returns:
+        The validated config.
+
+    Raises:
+        ToolConfigError: With one ``field path: problem`` line per problem
+            (unknown key, unknown operator, wrong value type, empty rule
+            group, ...).
+        TypeError: If ``data`` is neither a mapping nor an `AgentToolConfig`.
+    """
+    return _parse(AgentToolConfig, data, "agent tool config")
+
+
+def parse_mcp_client(data: MCPClientConfig | Mapping[str, Any]) -> MCPClientConfig:
+    """Validate a saved MCP client configuration.
+
+    Args:
+        data: An `MCPClientConfig`, or its JSON form (a mapping).
+
+    Returns:
+        The validated config.
+
+    Raises:
+        ToolConfigError: With one ``field path: problem`` line per problem
+            (missing ``command``/``url``, stored ``headers``, bad server name,
+            bad rules, ...).
+        TypeError: If ``data`` is neither a mapping nor an `MCPClientConfig`.
+    """
+    return _parse(MCPClientConfig, data, "MCP client config")
+
+
+def parse_rules(data: RuleGroup | Mapping[str, Any]) -> RuleGroup:
+    """Validate a rule group.
+
+    Args:
+        data: A `RuleGroup`, or its JSON form.
+
+    Returns:
+        The validated group.
+
+    Raises:
+        ToolConfigError: On bad rule data, naming the field.
+        TypeError: If ``data`` is neither a mapping nor a `RuleGroup`.
+    """
+    return _parse(RuleGroup, data, "rules")
+
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+def _parse(model: type[ModelT], data: Any, what: str) -> ModelT:
+    if isinstance(data, model):
+        return data
+    if not isinstance(data, Mapping):
+        msg = (
+            f"{what} must be a {model.__name__} or a JSON object (dict), got {type(data).__name__}"
+        )
+        raise TypeError(msg)
+    try:
+        return model.model_validate(dict(data))
+    except ValidationError as exc:
+        raise ToolConfigError(what, _errors(exc)) from None
