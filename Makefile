@@ -32,7 +32,7 @@ demo: setup
 	$(VENV)/bin/toolsearch demo --catalog $(SHARED)/data/github-mcp-server-tools
 
 lint: $(VENV)/.installed
-	$(VENV)/bin/ruff check langchain_toolsearch tests benchmarks
+	$(VENV)/bin/ruff check langchain_toolsearch tests $(wildcard benchmarks)
 	$(VENV)/bin/ruff format --check langchain_toolsearch
 
 typecheck: $(VENV)/.installed
