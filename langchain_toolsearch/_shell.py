@@ -11,6 +11,7 @@ from langchain_toolsearch.core import StorageMode, ToolSearchCore
 from langchain_toolsearch.library import ToolsInput
 from langchain_toolsearch.meta_tools import build_meta_tools
 from langchain_toolsearch.policy import FilterFn, adrive, drive
+from langchain_toolsearch.resolved import ResolveToolsFn
 from langchain_toolsearch.types import StateStats, ToolSearchResult
 
 __all__ = ["ToolSearchBase"]
@@ -33,6 +34,7 @@ class ToolSearchBase:
         ttl: float = 3600.0,
         filter: FilterFn | None = None,
         include_resolved_tools: bool = False,
+        resolve_tools: ResolveToolsFn | None = None,
         system_hint: bool = True,
         clock: Callable[[], float] | None = None,
     ) -> None:
@@ -45,6 +47,7 @@ class ToolSearchBase:
             ttl=ttl,
             filter=filter,
             include_resolved_tools=include_resolved_tools,
+            resolve_tools=resolve_tools,
             clock=clock,
         )
         self._system_hint = system_hint

@@ -35,6 +35,7 @@ from langchain_toolsearch import _prompts as P
 from langchain_toolsearch.index import BM25ToolIndex, ToolIndex
 from langchain_toolsearch.library import LibraryTool, ToolLibrary, ToolsInput
 from langchain_toolsearch.policy import Decisions, FilterFn, ToolPolicy
+from langchain_toolsearch.resolved import RequestTools, ResolveToolsFn
 from langchain_toolsearch.state import InMemoryLoadedToolStore
 from langchain_toolsearch.types import FilterPhase, ToolSearchFilterArgs, ToolSearchResult
 
@@ -253,7 +254,11 @@ class ToolSearchCore:
         storage: ``"in-memory"`` or ``"context"``.
         ttl: Seconds an idle thread's in-memory state lives; 0 disables expiry.
         filter: The filter hook (see :mod:`langchain_toolsearch.policy`).
-        include_resolved_tools: Reserved for tools resolved per request.
+        include_resolved_tools: Index tools resolved per request (``resolve_tools``,
+            ``config["configurable"]["toolsearch_resolve_tools"]``, tools bound
+            directly) and withhold them from the prompt until loaded.
+        resolve_tools: Builds a request's tools from its ``RunnableConfig``
+            (sync or async); needs ``include_resolved_tools=True``.
         clock: Epoch-seconds clock for the in-memory TTL (tests inject one).
         index_factory: Builds the index from the library's documents;
             defaults to :meth:`BM25ToolIndex.build`.
@@ -274,6 +279,7 @@ class ToolSearchCore:
         ttl: float = 3600.0,
         filter: FilterFn | None = None,
         include_resolved_tools: bool = False,
+        resolve_tools: ResolveToolsFn | None = None,
         clock: Callable[[], float] | None = None,
         index_factory: Callable[[ToolLibrary], ToolIndex] | None = None,
     ) -> None:
@@ -286,6 +292,17 @@ class ToolSearchCore:
         self.auto_load = auto_load
         self.storage: StorageMode = storage
         self.include_resolved_tools = include_resolved_tools
+        if resolve_tools is not None and not include_resolved_tools:
+            raise ValueError(
+                "resolve_tools is set but include_resolved_tools is False; set "
+                "include_resolved_tools=True to index the tools it returns"
+            )
+        if resolve_tools is not None and not callable(resolve_tools):
+            raise TypeError("resolve_tools must be a callable (RunnableConfig) -> list of tools")
+        self.requests: RequestTools | None = (
+            RequestTools(self, resolve_tools) if include_resolved_tools else None
+        )
+        """Per-request tool resolution (``None`` unless ``include_resolved_tools``)."""
         self.policy = ToolPolicy(filter)
         self.index: ToolIndex = (
             index_factory(self.library)

@@ -16,26 +16,35 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langchain_core.messages import ToolMessage
+from langchain_core.runnables import RunnableConfig
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command
 
+from langchain_toolsearch._prompts import META_TOOL_NAMES
 from langchain_toolsearch.core import ToolSearchCore
 from langchain_toolsearch.library import LibraryTool
 from langchain_toolsearch.policy import Decisions, adrive, drive
+from langchain_toolsearch.resolved import ascoped_core, scoped_core
 
 __all__ = ["awrap_tool_call", "wrap_tool_call"]
 
 ToolResult = ToolMessage | Command[Any]
 
 
+def _config(request: ToolCallRequest) -> RunnableConfig:
+    return request.runtime.config if request.runtime is not None else {}
+
+
+def _needs_scope(core: ToolSearchCore, request: ToolCallRequest) -> bool:
+    """Whether the call may be to a tool resolved for this request."""
+    return core.requests is not None and request.tool_call["name"] not in META_TOOL_NAMES
+
+
 def _decide(
     core: ToolSearchCore, request: ToolCallRequest
 ) -> Decisions[LibraryTool | ToolMessage | None]:
     return core.guard(
-        request.tool_call,
-        request.runtime.config if request.runtime is not None else {},
-        request.state,
-        registered=request.tool is not None,
+        request.tool_call, _config(request), request.state, registered=request.tool is not None
     )
 
 
@@ -45,6 +54,8 @@ def wrap_tool_call(
     handler: Callable[[ToolCallRequest], ToolResult],
 ) -> ToolResult:
     """Guard one tool call (sync)."""
+    if _needs_scope(core, request):
+        core = scoped_core(core, _config(request))
     decision = drive(_decide(core, request), core.policy)
     if isinstance(decision, ToolMessage):
         return decision
@@ -59,6 +70,8 @@ async def awrap_tool_call(
     handler: Callable[[ToolCallRequest], Awaitable[ToolResult]],
 ) -> ToolResult:
     """Guard one tool call (async)."""
+    if _needs_scope(core, request):
+        core = await ascoped_core(core, _config(request))
     decision = await adrive(_decide(core, request), core.policy)
     if isinstance(decision, ToolMessage):
         return decision

@@ -24,6 +24,7 @@ from langgraph.types import Command
 from langchain_toolsearch import _prompts as P
 from langchain_toolsearch.core import ToolSearchCore
 from langchain_toolsearch.policy import Decisions, adrive, drive
+from langchain_toolsearch.resolved import ascoped_core, scoped_core
 
 __all__ = ["build_meta_tools"]
 
@@ -69,13 +70,19 @@ def _load_step(
 def _shells(
     core: ToolSearchCore, step: Callable[..., Decisions[Command[Any]]]
 ) -> tuple[Callable[..., Command[Any]], Callable[..., Awaitable[Command[Any]]]]:
-    """Sync and async entry points over one step generator."""
+    """Sync and async entry points over one step generator.
+
+    The last argument is the ``ToolRuntime``; the step runs on the core scoped to
+    the request's resolved tools (the core itself without ``include_resolved_tools``).
+    """
 
     def run(*args: Any) -> Command[Any]:
-        return drive(step(core, *args), core.policy)
+        scoped = scoped_core(core, args[-1].config)
+        return drive(step(scoped, *args), core.policy)
 
     async def arun(*args: Any) -> Command[Any]:
-        return await adrive(step(core, *args), core.policy)
+        scoped = await ascoped_core(core, args[-1].config)
+        return await adrive(step(scoped, *args), core.policy)
 
     return run, arun
 

@@ -18,6 +18,7 @@ from langchain.agents.middleware.types import (
 )
 from langchain_core.messages import AIMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool
 from langgraph.config import get_config
 from langgraph.prebuilt.tool_node import ToolCallRequest
 
@@ -26,6 +27,7 @@ from langchain_toolsearch._shell import ToolSearchBase
 from langchain_toolsearch.core import StorageMode, merge_loaded
 from langchain_toolsearch.library import LibraryTool, ToolsInput
 from langchain_toolsearch.policy import FilterFn, adrive, drive
+from langchain_toolsearch.resolved import ResolveToolsFn, ascoped_core, scoped_core
 
 __all__ = ["ToolSearchAgentState", "ToolSearchMiddleware"]
 
@@ -90,7 +92,15 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
             expiry. Ignored by ``"context"``.
         filter: ``(ToolSearchFilterArgs) -> bool | Awaitable[bool]``, run in
             phases ``search``, ``load`` and ``active``; fails closed.
-        include_resolved_tools: Reserved: index tools resolved per request.
+        include_resolved_tools: Index the tools resolved for each request
+            (``resolve_tools``, ``config["configurable"]["toolsearch_resolve_tools"]``,
+            and the tools bound on the agent) for that request only, withhold
+            them from the prompt until loaded, and run the request's own
+            instance (SPEC section 7).
+        resolve_tools: ``(RunnableConfig) -> Sequence[BaseTool] | Awaitable[...]``,
+            e.g. MCP tools built with the caller's credentials; called for
+            every model and tool step of a request (cache inside it if it is
+            slow). Needs ``include_resolved_tools=True``.
         system_hint: Append a short explanation of the flow to the system
             message.
         clock: Epoch-seconds clock for the TTL (for tests).
@@ -115,6 +125,7 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
         ttl: float = 3600.0,
         filter: FilterFn | None = None,
         include_resolved_tools: bool = False,
+        resolve_tools: ResolveToolsFn | None = None,
         system_hint: bool = True,
         clock: Callable[[], float] | None = None,
     ) -> None:
@@ -129,6 +140,7 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
             ttl=ttl,
             filter=filter,
             include_resolved_tools=include_resolved_tools,
+            resolve_tools=resolve_tools,
             system_hint=system_hint,
             clock=clock,
         )
@@ -141,10 +153,28 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
 
     # -- model step ---------------------------------------------------------------------
 
+    def _direct_tools(self, request: ModelRequest[Any]) -> list[BaseTool | dict[str, Any]]:
+        """Tools bound on the agent that stay bound.
+
+        With ``include_resolved_tools`` the agent's own tools become searchable
+        per request and are withheld until loaded; provider tools (dicts) stay.
+        """
+        self._core.check_direct_tools(request.tools, self.meta_tools)
+        requests = self._core.requests
+        if requests is None:
+            return list(request.tools)
+        mine = [t for t in request.tools if any(t is m for m in self.meta_tools)]
+        searchable = [t for t in request.tools if isinstance(t, BaseTool) and t not in mine]
+        requests.learn_direct(searchable)
+        return [t for t in request.tools if not isinstance(t, BaseTool) or t in mine]
+
     def _prepare_request(
-        self, request: ModelRequest[Any], active: Sequence[LibraryTool]
+        self,
+        request: ModelRequest[Any],
+        direct: Sequence[BaseTool | dict[str, Any]],
+        active: Sequence[LibraryTool],
     ) -> ModelRequest[Any]:
-        tools = self._core.order_tools(self.meta_tools, request.tools, active)
+        tools = self._core.order_tools(self.meta_tools, direct, active)
         overrides: dict[str, Any] = {"tools": tools}
         if self._system_hint:
             overrides["system_message"] = with_hint(request, self._core.system_hint)
@@ -156,9 +186,11 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
         handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
     ) -> ModelResponse[Any] | AIMessage:
         """Bind meta, direct and loaded tools, then call the model."""
-        self._core.check_direct_tools(request.tools, self.meta_tools)
-        active = drive(self._core.active_tools(current_config(), request.state), self._core.policy)
-        return handler(self._prepare_request(request, active))
+        direct = self._direct_tools(request)
+        config = current_config()
+        core = scoped_core(self._core, config)
+        active = drive(core.active_tools(config, request.state), core.policy)
+        return handler(self._prepare_request(request, direct, active))
 
     async def awrap_model_call(
         self,
@@ -166,11 +198,11 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> ModelResponse[Any] | AIMessage:
         """Async :meth:`wrap_model_call`."""
-        self._core.check_direct_tools(request.tools, self.meta_tools)
-        active = await adrive(
-            self._core.active_tools(current_config(), request.state), self._core.policy
-        )
-        return await handler(self._prepare_request(request, active))
+        direct = self._direct_tools(request)
+        config = current_config()
+        core = await ascoped_core(self._core, config)
+        active = await adrive(core.active_tools(config, request.state), core.policy)
+        return await handler(self._prepare_request(request, direct, active))
 
     # -- tool step ------------------------------------------------------------------------
 

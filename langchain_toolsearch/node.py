@@ -45,7 +45,9 @@ from langchain_toolsearch import execution
 from langchain_toolsearch._shell import ToolSearchBase
 from langchain_toolsearch.core import LOADED_KEY, StorageMode, merge_loaded
 from langchain_toolsearch.library import LibraryTool, ToolsInput
+from langchain_toolsearch.middleware import current_config
 from langchain_toolsearch.policy import FilterFn, adrive, drive
+from langchain_toolsearch.resolved import ResolveToolsFn, ascoped_core, scoped_core
 
 __all__ = ["TOOLS_KEY", "ToolSearchNode", "ToolSearchState"]
 
@@ -104,6 +106,7 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         ttl: float = 3600.0,
         filter: FilterFn | None = None,
         include_resolved_tools: bool = False,
+        resolve_tools: ResolveToolsFn | None = None,
         system_hint: bool = True,
         clock: Callable[[], float] | None = None,
     ) -> None:
@@ -117,11 +120,14 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
             ttl=ttl,
             filter=filter,
             include_resolved_tools=include_resolved_tools,
+            resolve_tools=resolve_tools,
             system_hint=system_hint,
             clock=clock,
         )
         self.bound_tools = list(bound_tools)
         self._core.check_direct_tools(self.bound_tools, self.meta_tools)
+        if self._core.requests is not None:
+            self._core.requests.learn_direct(self.bound_tools)
         self._core.state_ready = carries_search_keys
 
     # -- the node ------------------------------------------------------------------------
@@ -138,14 +144,16 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         Returns:
             ``{"toolsearch_tools": [names]}`` in load order, filter-checked.
         """
-        active = drive(self._core.active_tools(config or {}, input), self._core.policy)
+        core = scoped_core(self._core, config or {})
+        active = drive(core.active_tools(config or {}, input), core.policy)
         return self._update(active)
 
     async def ainvoke(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> dict[str, Any]:
         """Async :meth:`invoke` (awaits async filters)."""
-        active = await adrive(self._core.active_tools(config or {}, input), self._core.policy)
+        core = await ascoped_core(self._core, config or {})
+        active = await adrive(core.active_tools(config or {}, input), core.policy)
         return self._update(active)
 
     # -- for the model node ------------------------------------------------------------------
@@ -155,10 +163,17 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
 
         Reads ``state["toolsearch_tools"]`` as written by this node; names not
         in the library are ignored (the execution guard re-checks anyway).
+        With ``include_resolved_tools`` the request's resolved tools are looked
+        up through the running graph's config, and ``bound_tools`` are
+        withheld until loaded.
         """
         names = state.get(TOOLS_KEY) if isinstance(state, Mapping) else None
-        loaded = [e for n in names or [] if isinstance(n, str) and (e := self._core.library.get(n))]
-        ordered = self._core.order_tools(self.meta_tools, self.bound_tools, loaded)
+        core = self._core
+        direct: Sequence[BaseTool] = self.bound_tools
+        if core.requests is not None:
+            core, direct = scoped_core(core, current_config()), ()
+        loaded = [e for n in names or [] if isinstance(n, str) and (e := core.library.get(n))]
+        ordered = core.order_tools(self.meta_tools, direct, loaded)
         return [t for t in ordered if isinstance(t, BaseTool)]
 
     def bind_tools(self, model: BaseChatModel, state: Any, **kwargs: Any) -> Runnable[Any, Any]:

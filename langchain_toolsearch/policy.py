@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 from langchain_toolsearch.types import ToolSearchFilterArgs
 
-__all__ = ["Decisions", "FilterFn", "ToolPolicy", "adrive", "drive"]
+__all__ = ["Decisions", "FilterFn", "ToolPolicy", "adrive", "drive", "run_sync"]
 
 logger = logging.getLogger(__name__)
 
@@ -55,8 +55,13 @@ class _BackgroundLoop:
         return asyncio.run_coroutine_threadsafe(coro, loop).result()
 
 
-async def _as_coro(value: Awaitable[bool]) -> bool:
+async def _as_coro(value: Awaitable[T]) -> T:
     return await value
+
+
+def run_sync(value: Awaitable[T]) -> T:
+    """Wait for ``value`` from sync code, on a daemon helper loop (safe inside a running loop)."""
+    return _BackgroundLoop.run(_as_coro(value))
 
 
 class ToolPolicy:
