@@ -350,7 +350,8 @@ async def run_demo(
                             for tc in message.tool_calls:
                                 out.write(f"  model calls {tc['name']}({json.dumps(tc['args'])})\n")
                             if message.text and not message.tool_calls:
-                                out.write(f"  answer: {message.text}\n")
+                                answer = " ".join(message.text.split())
+                                out.write(f"  answer: {answer[:300]}\n")
                         elif isinstance(message, ToolMessage):
                             _print_tool_message(out, message)
                             if message.name not in P.META_TOOL_NAMES and message.status != "error":
