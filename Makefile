@@ -4,11 +4,15 @@
 PYTHON ?= python3.11
 VENV ?= .venv
 SERVERS_VENV ?= .venv-mcp-servers
+LCMCP_VENV ?= .venv-langchain-mcp
 PY := $(VENV)/bin/python
 SHARED ?= ../shared
 # The reference MCP servers need mcp>=2.3 while langchain-mcp-adapters needs mcp<2,
 # so they live in their own environment (as `uvx` would give them).
 export TOOLSEARCH_MCP_SERVERS_BIN := $(abspath $(SERVERS_VENV))/bin
+# `langchain.mcp` (langchain[mcp] -> fastmcp -> mcp>=2) cannot share an environment with
+# langchain-mcp-adapters (mcp<2) either: tests/test_langchain_mcp.py runs its tests there.
+export TOOLSEARCH_LANGCHAIN_MCP_PYTHON := $(abspath $(LCMCP_VENV))/bin/python
 export TOOLSEARCH_SHARED_DATA := $(abspath $(SHARED))/data
 
 .PHONY: setup demo test lint typecheck pytest bench clean
@@ -26,7 +30,14 @@ $(SERVERS_VENV)/.installed:
 	$(SERVERS_VENV)/bin/python -m pip install -q mcp-server-time mcp-server-git mcp-server-fetch
 	touch $@
 
-setup: $(VENV)/.installed $(SERVERS_VENV)/.installed
+$(LCMCP_VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(LCMCP_VENV)
+	$(LCMCP_VENV)/bin/python -m pip install -q --upgrade pip
+	$(LCMCP_VENV)/bin/python -m pip install -q -e ".[langchain-mcp]" \
+		"pytest>=8" "pytest-asyncio>=0.23" "pytest-timeout>=2.3"
+	touch $@
+
+setup: $(VENV)/.installed $(SERVERS_VENV)/.installed $(LCMCP_VENV)/.installed
 
 demo: setup
 	$(VENV)/bin/toolsearch demo --catalog $(SHARED)/data/github-mcp-server-tools
@@ -38,8 +49,18 @@ lint: $(VENV)/.installed
 typecheck: $(VENV)/.installed
 	$(VENV)/bin/mypy
 
+# PostgreSQL tests need a server: scripts/start_postgres.sh installs Debian's postgresql
+# when missing, starts a throwaway one on 127.0.0.1 and prints its DSN; it is stopped
+# afterwards. An exported TOOLSEARCH_TEST_POSTGRES_DSN is used as is.
 pytest: setup
-	$(VENV)/bin/pytest -q
+	@if [ -n "$$TOOLSEARCH_TEST_POSTGRES_DSN" ]; then \
+		$(VENV)/bin/pytest -q; \
+	else \
+		dsn=$$(scripts/start_postgres.sh start) || dsn=""; \
+		TOOLSEARCH_TEST_POSTGRES_DSN="$$dsn" $(VENV)/bin/pytest -q; rc=$$?; \
+		if [ -n "$$dsn" ]; then scripts/start_postgres.sh stop; fi; \
+		exit $$rc; \
+	fi
 
 test: lint typecheck pytest
 
@@ -47,4 +68,4 @@ bench: setup
 	$(VENV)/bin/toolsearch bench
 
 clean:
-	rm -rf $(VENV) $(SERVERS_VENV)
+	rm -rf $(VENV) $(SERVERS_VENV) $(LCMCP_VENV)

@@ -60,6 +60,10 @@ LOAD_NOT_PERSISTED = (
     "(its state has no toolsearch_loaded / toolsearch_tools keys). "
     "Continue with the tools you have."
 )
+LOAD_NO_STORE = (
+    "Error: nothing was loaded, because no store for loaded tools is configured "
+    "for this agent. Continue with the tools you have."
+)
 LOAD_COLLISION = (
     "Not loaded: {names} clash with tools already bound to this agent under the same name."
 )

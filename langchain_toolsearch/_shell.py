@@ -6,12 +6,15 @@ from collections.abc import Callable
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
+from langgraph.store.base import BaseStore
 
 from langchain_toolsearch.core import StorageMode, ToolSearchCore
+from langchain_toolsearch.index import IndexOption, build_index
 from langchain_toolsearch.library import ToolsInput
 from langchain_toolsearch.meta_tools import build_meta_tools
 from langchain_toolsearch.policy import FilterFn, adrive, drive
 from langchain_toolsearch.resolved import ResolveToolsFn
+from langchain_toolsearch.state import LoadedToolStore
 from langchain_toolsearch.types import StateStats, ToolSearchResult
 
 __all__ = ["ToolSearchBase"]
@@ -37,6 +40,8 @@ class ToolSearchBase:
         resolve_tools: ResolveToolsFn | None = None,
         system_hint: bool = True,
         clock: Callable[[], float] | None = None,
+        store: BaseStore | None = None,
+        index: IndexOption | None = None,
     ) -> None:
         self._core = ToolSearchCore(
             tools=tools,
@@ -49,6 +54,10 @@ class ToolSearchBase:
             include_resolved_tools=include_resolved_tools,
             resolve_tools=resolve_tools,
             clock=clock,
+            store=store,
+            index_factory=(
+                None if index is None else lambda lib: build_index(index, lib.documents())
+            ),
         )
         self._system_hint = system_hint
         self.meta_tools: list[BaseTool] = build_meta_tools(self._core)
@@ -83,13 +92,32 @@ class ToolSearchBase:
         outcome = await adrive(self._core.search(query, config or {}), self._core.policy)
         return outcome.results
 
+    def _stored_loads(self) -> LoadedToolStore:
+        """Where :meth:`clear_state` clears: the in-memory store, or ``store=`` for "store"."""
+        if self._core.storage != "store":
+            return self._core.store  # "context" keeps nothing here: a no-op
+        backend = self._core.backend()
+        if backend is None:
+            raise ValueError(
+                'clearing storage="store" needs the store: pass store=... to the tool '
+                "search, or delete the namespace ('toolsearch', 'loaded', <thread id>) "
+                "from your LangGraph store"
+            )
+        return backend
+
     def clear_state(self, thread_id: str) -> None:
-        """Forget the in-memory loads of ``thread_id`` (no-op for other storage)."""
-        self._core.store.clear(thread_id)
+        """Forget the loads of ``thread_id`` (in-memory, or ``store=`` with "store").
+
+        A no-op for ``"context"`` (trim the messages instead).
+
+        Raises:
+            ValueError: ``storage="store"`` without ``store=``.
+        """
+        self._stored_loads().clear(thread_id)
 
     def clear_all_state(self) -> None:
-        """Forget the in-memory loads of every thread."""
-        self._core.store.clear_all()
+        """Forget the loads of every thread (in-memory, or ``store=`` with "store")."""
+        self._stored_loads().clear_all()
 
     def get_state_stats(self) -> StateStats:
         """In-memory store size: ``thread_count``, ``oldest_access_time`` (epoch s | None)."""

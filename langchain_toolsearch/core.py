@@ -17,6 +17,13 @@ Storage modes (``storage=``):
   loaded while a successful ``load_tool`` receipt (or an auto-load activation
   receipt) for it answers a tool call the model really made. Receipts are
   re-checked with the filter (``load``, then ``active``).
+* ``"store"``: loads live in the graph's LangGraph ``BaseStore`` (or the
+  ``store=`` given to the constructor), one item per tool under
+  ``("toolsearch", "loaded", <thread id>)`` (see
+  :class:`~langchain_toolsearch.state.BaseStoreLoadedToolStore`); a run
+  without a thread id keeps its loads in graph state, as in-memory does.
+  Store I/O is yielded to the driver as a
+  :class:`~langchain_toolsearch.state.StoreCall`, so the core stays pure.
 """
 
 from __future__ import annotations
@@ -25,18 +32,25 @@ import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Annotated, Any, Literal, NotRequired, TypedDict, TypeVar, cast
 
 from langchain_core.messages import AIMessage, AnyMessage, ToolCall, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
+from langgraph.store.base import BaseStore
 
 from langchain_toolsearch import _prompts as P
 from langchain_toolsearch.index import BM25ToolIndex, ToolIndex
 from langchain_toolsearch.library import LibraryTool, ToolLibrary, ToolsInput
-from langchain_toolsearch.policy import Decisions, FilterFn, ToolPolicy
+from langchain_toolsearch.policy import Decisions, FilterFn, ToolPolicy, ask
 from langchain_toolsearch.resolved import RequestTools, ResolveToolsFn
-from langchain_toolsearch.state import InMemoryLoadedToolStore
+from langchain_toolsearch.state import (
+    BaseStoreLoadedToolStore,
+    InMemoryLoadedToolStore,
+    LoadedToolStore,
+    StoreCall,
+)
 from langchain_toolsearch.types import FilterPhase, ToolSearchFilterArgs, ToolSearchResult
 
 __all__ = [
@@ -50,8 +64,8 @@ __all__ = [
     "merge_loaded",
 ]
 
-StorageMode = Literal["in-memory", "context"]
-STORAGE_MODES: tuple[str, ...] = ("in-memory", "context")
+StorageMode = Literal["in-memory", "context", "store"]
+STORAGE_MODES: tuple[str, ...] = ("in-memory", "context", "store")
 LOADED_KEY = "toolsearch_loaded"
 """Graph-state key holding loads of runs without a thread id."""
 AUTO_LOAD_RECEIPT_TYPE = "tool-search-auto-load"
@@ -251,7 +265,7 @@ class ToolSearchCore:
         min_score: Relevance floor in ``[0, 1)``; hits with ``score <= min_score``
             are dropped.
         auto_load: ``search_tools`` loads its hits; ``load_tool`` is not exposed.
-        storage: ``"in-memory"`` or ``"context"``.
+        storage: ``"in-memory"``, ``"context"`` or ``"store"``.
         ttl: Seconds an idle thread's in-memory state lives; 0 disables expiry.
         filter: The filter hook (see :mod:`langchain_toolsearch.policy`).
         include_resolved_tools: Index tools resolved per request (``resolve_tools``,
@@ -262,6 +276,8 @@ class ToolSearchCore:
         clock: Epoch-seconds clock for the in-memory TTL (tests inject one).
         index_factory: Builds the index from the library's documents;
             defaults to :meth:`BM25ToolIndex.build`.
+        store: ``storage="store"`` only: the LangGraph store to keep loads in,
+            used instead of the graph's store.
 
     Raises:
         ValueError: On a bad option value, duplicate or reserved tool names.
@@ -282,10 +298,12 @@ class ToolSearchCore:
         resolve_tools: ResolveToolsFn | None = None,
         clock: Callable[[], float] | None = None,
         index_factory: Callable[[ToolLibrary], ToolIndex] | None = None,
+        store: BaseStore | None = None,
     ) -> None:
         _validate_options(
             top_k=top_k, min_score=min_score, auto_load=auto_load, storage=storage, ttl=ttl
         )
+        _validate_store(storage, store)
         self.library = ToolLibrary(tools)
         self.top_k = top_k
         self.min_score = float(min_score)
@@ -316,6 +334,8 @@ class ToolSearchCore:
         if clock is not None:
             store_kwargs["clock"] = clock
         self.store = InMemoryLoadedToolStore(**store_kwargs)
+        self.langgraph_store: BaseStore | None = store
+        """``storage="store"``: the explicit store (wins over the graph's store)."""
 
     # -- texts -----------------------------------------------------------------
 
@@ -351,7 +371,10 @@ class ToolSearchCore:
     # -- search ------------------------------------------------------------------------
 
     def search(self, query: object, config: RunnableConfig) -> Decisions[SearchOutcome]:
-        """Rank the library for ``query``; denied hits do not use up ``top_k``."""
+        """Rank the library for ``query``; denied hits do not use up ``top_k``.
+
+        Denied means phase ``search``, and with ``auto_load`` also phase ``load``.
+        """
         if not isinstance(query, str) or not query.strip():
             return SearchOutcome(results=[], message=P.SEARCH_EMPTY_QUERY, error=True)
         note = ""
@@ -377,6 +400,8 @@ class ToolSearchCore:
             else:
                 exhausted = True
             allowed = yield from self._allowed([b[0] for b in batch], config, "search")
+            if self.auto_load:  # every hit shown is loaded: load-denied hits are not hits
+                allowed = yield from self._allowed(allowed, config, "load")
             keep = {e.name for e in allowed}
             results.extend(
                 ToolSearchResult(
@@ -398,34 +423,95 @@ class ToolSearchCore:
 
     # -- loaded state ---------------------------------------------------------------------
 
-    def loaded_names(self, config: RunnableConfig, state: Any) -> list[str]:
+    def backend(self, store: BaseStore | None = None) -> LoadedToolStore | None:
+        """The per-thread store for a run (``None``: ``"context"``, or no LangGraph store).
+
+        Args:
+            store: The graph's LangGraph store for this run; the constructor's
+                ``store=`` wins over it.
+        """
+        if self.storage == "in-memory":
+            return self.store
+        chosen = self.langgraph_store if self.langgraph_store is not None else store
+        if self.storage == "store" and chosen is not None:
+            return BaseStoreLoadedToolStore(chosen)
+        return None
+
+    def check_store(self, config: RunnableConfig, store: BaseStore | None) -> None:
+        """Raise if ``storage="store"`` needs a LangGraph store this run does not have.
+
+        Raises:
+            ValueError: Saying where to pass a store.
+        """
+        if (
+            self.storage == "store"
+            and thread_id_of(config) is not None
+            and self.backend(store) is None
+        ):
+            raise ValueError(
+                'storage="store" keeps loaded tools in a LangGraph store, but this graph has '
+                "none: compile it with one (create_agent(..., store=InMemoryStore()) or "
+                "builder.compile(store=...); PostgresStore at scale) or pass store=... to "
+                "the tool search"
+            )
+
+    def loaded_names(
+        self, config: RunnableConfig, state: Any, store: BaseStore | None = None
+    ) -> Decisions[list[str]]:
         """Loaded tool names for this run, in load order, before the ``active`` filter.
 
         ``"context"`` receipts are not filter-checked here; :meth:`active_tools`
-        re-checks them.
+        re-checks them. ``store`` is the graph's LangGraph store (``"store"`` mode).
         """
+        tid = thread_id_of(config)
+        backend = self.backend(store)
         if self.storage == "context":
             names = receipts_in(messages_of(state), self.library.resolve)
+        elif tid is None:
+            names = _state_loaded(state)
+        elif backend is None:
+            names = []  # "store" without a store: nothing can be loaded (check_store)
         else:
-            tid = thread_id_of(config)
-            names = self.store.get(tid) if tid is not None else _state_loaded(state)
+            names = yield from ask(StoreCall(partial(backend.get, tid), partial(backend.aget, tid)))
         return [n for n in names if n in self.library]
 
+    def _unstorable(self, config: RunnableConfig, state: Any, store: BaseStore | None) -> str:
+        """Why loads cannot be stored for this run (model-facing), or ``""``."""
+        if not self.state_ready(state):
+            return P.LOAD_NOT_PERSISTED
+        if self.storage == "store" and thread_id_of(config) and self.backend(store) is None:
+            return P.LOAD_NO_STORE
+        return ""
+
     def _record(
-        self, config: RunnableConfig, state: Any, names: list[str], origin: str | None
-    ) -> dict[str, Any]:
+        self,
+        config: RunnableConfig,
+        names: list[str],
+        origin: str | None,
+        store: BaseStore | None,
+    ) -> Decisions[dict[str, Any]]:
         """Store loads; return the graph-state update that carries them (if any)."""
         if self.storage == "context" or not names:
             return {}  # the receipt in the ToolMessage is the record
         tid = thread_id_of(config)
-        if tid is not None:
-            self.store.add(tid, names, origin=origin)
-            return {}
-        return {LOADED_KEY: list(names)}
+        backend = self.backend(store)
+        if tid is None:
+            return {LOADED_KEY: list(names)}
+        assert backend is not None  # _unstorable() refused the load otherwise
+        yield from ask(
+            StoreCall(
+                partial(backend.add, tid, names, origin=origin),
+                partial(backend.aadd, tid, names, origin=origin),
+            )
+        )
+        return {}
 
-    def active_tools(self, config: RunnableConfig, state: Any) -> Decisions[list[LibraryTool]]:
+    def active_tools(
+        self, config: RunnableConfig, state: Any, *, store: BaseStore | None = None
+    ) -> Decisions[list[LibraryTool]]:
         """Loaded tools to bind for this request, in load order, filter-checked."""
-        entries = [e for n in self.loaded_names(config, state) if (e := self.library.get(n))]
+        names = yield from self.loaded_names(config, state, store)
+        entries = [e for n in names if (e := self.library.get(n))]
         if self.storage == "context":
             entries = yield from self._allowed(entries, config, "load")
         return (yield from self._allowed(entries, config, "active"))
@@ -438,6 +524,8 @@ class ToolSearchCore:
         config: RunnableConfig,
         state: Any,
         call_id: str | None = None,
+        *,
+        store: BaseStore | None = None,
     ) -> Decisions[tuple[LoadOutcome, dict[str, Any]]]:
         """Run ``load_tool``: returns the outcome and the graph-state update to apply.
 
@@ -461,12 +549,13 @@ class ToolSearchCore:
         allowed_names = {e.name for e in allowed}
         not_found = [n for n, e in known if e is None or e.name not in allowed_names]
         resolved = list(dict.fromkeys(e.name for _, e in known if e and e.name in allowed_names))
-        current = set(self.loaded_names(config, state))
+        current = set((yield from self.loaded_names(config, state, store)))
         already = [n for n in resolved if n in current]
         fresh = [n for n in resolved if n not in current]
-        if fresh and not self.state_ready(state):
-            return LoadOutcome(success=False, message=P.LOAD_NOT_PERSISTED), {}
-        update = self._record(config, state, fresh, call_id)
+        unstorable = self._unstorable(config, state, store) if fresh else ""
+        if unstorable:
+            return LoadOutcome(success=False, message=unstorable), {}
+        update = yield from self._record(config, fresh, call_id, store)
         parts: list[str] = []
         if fresh:
             parts.append(P.LOAD_LOADED.format(names=", ".join(fresh)))
@@ -502,18 +591,20 @@ class ToolSearchCore:
         config: RunnableConfig,
         state: Any,
         call_id: str | None = None,
+        *,
+        store: BaseStore | None = None,
     ) -> Decisions[tuple[SearchOutcome, dict[str, Any]]]:
         """Load a search's hits (phase ``load``) and add the activation receipt."""
         entries = [e for r in outcome.results if (e := self.library.get(r.name))]
         allowed = yield from self._allowed(entries, config, "load")
         allowed_names = [e.name for e in allowed]
-        current = set(self.loaded_names(config, state))
+        current = set((yield from self.loaded_names(config, state, store)))
         already = [n for n in allowed_names if n in current]
         fresh = [n for n in allowed_names if n not in current]
-        unstored = ""
-        if fresh and not self.state_ready(state):
-            fresh, unstored = [], " " + P.LOAD_NOT_PERSISTED
-        update = self._record(config, state, fresh, call_id)
+        unstored = self._unstorable(config, state, store) if fresh else ""
+        if unstored:
+            fresh, unstored = [], " " + unstored
+        update = yield from self._record(config, fresh, call_id, store)
         message = (
             outcome.message
             + P.SEARCH_FOUND_AUTO_DETAIL.format(
@@ -595,7 +686,13 @@ class ToolSearchCore:
     # -- execution guard -------------------------------------------------------------------------
 
     def guard(
-        self, call: ToolCall, config: RunnableConfig, state: Any, *, registered: bool
+        self,
+        call: ToolCall,
+        config: RunnableConfig,
+        state: Any,
+        *,
+        registered: bool,
+        store: BaseStore | None = None,
     ) -> Decisions[LibraryTool | ToolMessage | None]:
         """Decide whether a tool call may run.
 
@@ -605,6 +702,7 @@ class ToolSearchCore:
             state: The graph state.
             registered: Whether the tool node knows a tool of that name
                 (meta tools and tools bound directly).
+            store: The graph's LangGraph store (``"store"`` mode).
 
         Returns:
             ``None`` to run the registered tool as is, a :class:`LibraryTool`
@@ -627,17 +725,24 @@ class ToolSearchCore:
             if registered:
                 return None
             return _error(P.TOOL_NOT_LOADED, call_id, name)
-        loaded = self.loaded_names(config, state)
-        if entry.name not in loaded or self._loaded_in_same_step(entry.name, call, config, state):
+        loaded = yield from self.loaded_names(config, state, store)
+        if entry.name not in loaded or (
+            yield from self._loaded_in_same_step(entry.name, call, config, state, store)
+        ):
             return _error(P.TOOL_NOT_LOADED, call_id, name)
-        active = yield from self.active_tools(config, state)
+        active = yield from self.active_tools(config, state, store=store)
         if entry.name not in {e.name for e in active}:
             return _error(P.TOOL_NOT_LOADED, call_id, name)
         return entry
 
     def _loaded_in_same_step(
-        self, name: str, call: ToolCall, config: RunnableConfig, state: Any
-    ) -> bool:
+        self,
+        name: str,
+        call: ToolCall,
+        config: RunnableConfig,
+        state: Any,
+        store: BaseStore | None,
+    ) -> Decisions[bool]:
         """Whether ``name`` was loaded by a call of the same ``AIMessage`` as ``call``.
 
         Sibling calls run concurrently, so without this check a tool loaded and
@@ -645,9 +750,12 @@ class ToolSearchCore:
         context storage only see the load after the step, so they need no check.
         """
         tid = thread_id_of(config)
-        if self.storage != "in-memory" or tid is None:
+        backend = self.backend(store)
+        if self.storage == "context" or tid is None or backend is None:
             return False
-        origin = self.store.origin(tid, name)
+        origin = yield from ask(
+            StoreCall(partial(backend.origin, tid, name), partial(backend.aorigin, tid, name))
+        )
         if origin is None:
             return False
         for message in reversed(messages_of(state)):
@@ -672,6 +780,21 @@ class ToolSearchCore:
 
 def _always_ready(state: Any) -> bool:
     return True
+
+
+def _validate_store(storage: object, store: object) -> None:
+    if store is None:
+        return
+    if storage != "store":
+        raise ValueError(
+            f'store=... is only used with storage="store" (got storage={storage!r}); '
+            'pass storage="store" or drop store='
+        )
+    if not isinstance(store, BaseStore):
+        raise TypeError(
+            "store must be a LangGraph BaseStore (e.g. InMemoryStore, PostgresStore), "
+            f"got {type(store)!r}"
+        )
 
 
 def _tool_name(tool: BaseTool | Mapping[str, Any]) -> str | None:

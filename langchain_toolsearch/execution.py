@@ -44,7 +44,11 @@ def _decide(
     core: ToolSearchCore, request: ToolCallRequest
 ) -> Decisions[LibraryTool | ToolMessage | None]:
     return core.guard(
-        request.tool_call, _config(request), request.state, registered=request.tool is not None
+        request.tool_call,
+        _config(request),
+        request.state,
+        registered=request.tool is not None,
+        store=request.runtime.store if request.runtime is not None else None,
     )
 
 

@@ -28,12 +28,18 @@ import io
 import logging
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import anyio
 from langchain_core.tools import BaseTool, InjectedToolArg, StructuredTool, ToolException
-from langchain_mcp_adapters.client import MultiServerMCPClient
 from langgraph.errors import GraphBubbleUp
+
+if TYPE_CHECKING:
+    # Only for annotations: importing this module (which the stored tool
+    # configuration does) must not need a working langchain-mcp-adapters. It
+    # needs mcp<2 and fails to import next to mcp>=2, which `langchain.mcp`
+    # (fastmcp) brings in; tools from `langchain.mcp` need none of this module.
+    from langchain_mcp_adapters.client import MultiServerMCPClient
 
 __all__ = ["MCPLibrary", "MCPToolRoute", "load_mcp_tools"]
 

@@ -45,7 +45,7 @@ def _search_step(core: ToolSearchCore, query: str, runtime: ToolRuntime) -> Deci
     update: dict[str, Any] = {}
     if core.auto_load and outcome.results:
         outcome, update = yield from core.activate(
-            outcome, config, runtime.state, runtime.tool_call_id
+            outcome, config, runtime.state, runtime.tool_call_id, store=runtime.store
         )
     body = core.search_receipt(outcome)
     message = _message(body, runtime, P.SEARCH_TOOL_NAME, error=outcome.error)
@@ -60,7 +60,7 @@ def _load_step(
 ) -> Decisions[Command[Any]]:
     args = {"tool_name": tool_name, "tool_names": tool_names}
     outcome, update = yield from core.load(
-        args, runtime.config, runtime.state, runtime.tool_call_id
+        args, runtime.config, runtime.state, runtime.tool_call_id, store=runtime.store
     )
     failed = not outcome.success and not outcome.not_found
     message = _message(outcome.receipt(), runtime, P.LOAD_TOOL_NAME, error=failed)

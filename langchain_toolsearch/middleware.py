@@ -21,10 +21,12 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from langgraph.config import get_config
 from langgraph.prebuilt.tool_node import ToolCallRequest
+from langgraph.store.base import BaseStore
 
 from langchain_toolsearch import execution
 from langchain_toolsearch._shell import ToolSearchBase
 from langchain_toolsearch.core import StorageMode, merge_loaded
+from langchain_toolsearch.index import IndexOption
 from langchain_toolsearch.library import LibraryTool, ToolsInput
 from langchain_toolsearch.policy import FilterFn, adrive, drive
 from langchain_toolsearch.resolved import ResolveToolsFn, ascoped_core, scoped_core
@@ -44,6 +46,13 @@ def current_config() -> RunnableConfig:
         return get_config()
     except RuntimeError:
         return {}
+
+
+def graph_store(request: ModelRequest[Any]) -> BaseStore | None:
+    """The agent's LangGraph store (``create_agent(..., store=...)``), or ``None``."""
+    runtime = getattr(request, "runtime", None)
+    store = getattr(runtime, "store", None)
+    return store if isinstance(store, BaseStore) else None
 
 
 def with_hint(request: ModelRequest[Any], hint: str) -> SystemMessage:
@@ -86,10 +95,11 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
         min_score: Relevance floor in ``[0, 1)``; hits with ``score <= min_score``
             are dropped.
         auto_load: ``search_tools`` loads its hits at once; no ``load_tool``.
-        storage: Where loads live: ``"in-memory"`` (per thread id, TTL) or
-            ``"context"`` (derived from the message history).
+        storage: Where loads live: ``"in-memory"`` (per thread id, TTL),
+            ``"context"`` (derived from the message history) or ``"store"``
+            (the agent's LangGraph store, e.g. ``create_agent(..., store=...)``).
         ttl: Seconds an idle thread's in-memory state lives; ``0`` disables
-            expiry. Ignored by ``"context"``.
+            expiry. Only for ``"in-memory"``.
         filter: ``(ToolSearchFilterArgs) -> bool | Awaitable[bool]``, run in
             phases ``search``, ``load`` and ``active``; fails closed.
         include_resolved_tools: Index the tools resolved for each request
@@ -104,10 +114,17 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
         system_hint: Append a short explanation of the flow to the system
             message.
         clock: Epoch-seconds clock for the TTL (for tests).
+        store: ``storage="store"`` only: a LangGraph ``BaseStore`` to keep
+            loads in, instead of the agent's store.
+        index: The search backend (see :class:`~langchain_toolsearch.index.ToolIndex`):
+            a built ``ToolIndex``, or ``(documents) -> ToolIndex`` such as
+            :class:`~langchain_toolsearch.semantic.SemanticIndexFactory`;
+            default :class:`~langchain_toolsearch.BM25ToolIndex`.
 
     Raises:
         ValueError: On a bad option, duplicate or reserved tool names, or an
-            unknown storage mode.
+            unknown storage mode; at the first model call, ``storage="store"``
+            with no store anywhere.
         TypeError: On library entries that are not tools or functions, or a
             filter that is not callable.
     """
@@ -128,6 +145,8 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
         resolve_tools: ResolveToolsFn | None = None,
         system_hint: bool = True,
         clock: Callable[[], float] | None = None,
+        store: BaseStore | None = None,
+        index: IndexOption | None = None,
     ) -> None:
         AgentMiddleware.__init__(self)
         ToolSearchBase.__init__(
@@ -143,6 +162,8 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
             resolve_tools=resolve_tools,
             system_hint=system_hint,
             clock=clock,
+            store=store,
+            index=index,
         )
         self.tools = self.meta_tools
 
@@ -188,8 +209,10 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
         """Bind meta, direct and loaded tools, then call the model."""
         direct = self._direct_tools(request)
         config = current_config()
+        store = graph_store(request)
+        self._core.check_store(config, store)
         core = scoped_core(self._core, config)
-        active = drive(core.active_tools(config, request.state), core.policy)
+        active = drive(core.active_tools(config, request.state, store=store), core.policy)
         return handler(self._prepare_request(request, direct, active))
 
     async def awrap_model_call(
@@ -200,8 +223,10 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
         """Async :meth:`wrap_model_call`."""
         direct = self._direct_tools(request)
         config = current_config()
+        store = graph_store(request)
+        self._core.check_store(config, store)
         core = await ascoped_core(self._core, config)
-        active = await adrive(core.active_tools(config, request.state), core.policy)
+        active = await adrive(core.active_tools(config, request.state, store=store), core.policy)
         return await handler(self._prepare_request(request, direct, active))
 
     # -- tool step ------------------------------------------------------------------------

@@ -37,13 +37,16 @@ from typing import Annotated, Any, NotRequired
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.tools import BaseTool
+from langgraph.config import get_store
 from langgraph.graph import MessagesState
 from langgraph.prebuilt import ToolNode
 from langgraph.prebuilt.tool_node import ToolCallRequest
+from langgraph.store.base import BaseStore
 
 from langchain_toolsearch import execution
 from langchain_toolsearch._shell import ToolSearchBase
 from langchain_toolsearch.core import LOADED_KEY, StorageMode, merge_loaded
+from langchain_toolsearch.index import IndexOption
 from langchain_toolsearch.library import LibraryTool, ToolsInput
 from langchain_toolsearch.middleware import current_config
 from langchain_toolsearch.policy import FilterFn, adrive, drive
@@ -53,6 +56,14 @@ __all__ = ["TOOLS_KEY", "ToolSearchNode", "ToolSearchState"]
 
 TOOLS_KEY = "toolsearch_tools"
 """Graph-state key the node writes: loaded tool names to bind this step."""
+
+
+def current_store() -> BaseStore | None:
+    """The running graph's LangGraph store (``compile(store=...)``), or ``None``."""
+    try:
+        return get_store()
+    except (RuntimeError, KeyError):  # outside a graph run
+        return None
 
 
 def carries_search_keys(state: Any) -> bool:
@@ -89,7 +100,8 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
 
     Raises:
         ValueError: As the middleware; also when a bound tool shares a name
-            with a library tool or a meta tool.
+            with a library tool or a meta tool. With ``storage="store"`` the
+            graph needs a store: ``builder.compile(store=...)`` or ``store=``.
     """
 
     name: str | None = "tool_search"
@@ -109,6 +121,8 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         resolve_tools: ResolveToolsFn | None = None,
         system_hint: bool = True,
         clock: Callable[[], float] | None = None,
+        store: BaseStore | None = None,
+        index: IndexOption | None = None,
     ) -> None:
         ToolSearchBase.__init__(
             self,
@@ -123,6 +137,8 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
             resolve_tools=resolve_tools,
             system_hint=system_hint,
             clock=clock,
+            store=store,
+            index=index,
         )
         self.bound_tools = list(bound_tools)
         self._core.check_direct_tools(self.bound_tools, self.meta_tools)
@@ -144,16 +160,20 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         Returns:
             ``{"toolsearch_tools": [names]}`` in load order, filter-checked.
         """
+        store = current_store()
+        self._core.check_store(config or {}, store)
         core = scoped_core(self._core, config or {})
-        active = drive(core.active_tools(config or {}, input), core.policy)
+        active = drive(core.active_tools(config or {}, input, store=store), core.policy)
         return self._update(active)
 
     async def ainvoke(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> dict[str, Any]:
         """Async :meth:`invoke` (awaits async filters)."""
+        store = current_store()
+        self._core.check_store(config or {}, store)
         core = await ascoped_core(self._core, config or {})
-        active = await adrive(core.active_tools(config or {}, input), core.policy)
+        active = await adrive(core.active_tools(config or {}, input, store=store), core.policy)
         return self._update(active)
 
     # -- for the model node ------------------------------------------------------------------

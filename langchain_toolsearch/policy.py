@@ -10,7 +10,10 @@ The core asks for decisions through a small generator protocol (it yields
 a batch of :class:`ToolSearchFilterArgs` and receives one ``bool`` each), so
 one piece of logic serves both paths: :func:`drive` answers with
 :meth:`ToolPolicy.check_many`, :func:`adrive` with
-:meth:`ToolPolicy.acheck_many`.
+:meth:`ToolPolicy.acheck_many`. The same generators yield a
+:class:`~langchain_toolsearch.state.StoreCall` when they need the
+loaded-tool store: :func:`drive` runs its sync form, :func:`adrive` awaits
+its async form.
 """
 
 from __future__ import annotations
@@ -22,9 +25,10 @@ import threading
 from collections.abc import Awaitable, Callable, Coroutine, Generator, Sequence
 from typing import Any, TypeVar
 
+from langchain_toolsearch.state import StoreCall
 from langchain_toolsearch.types import ToolSearchFilterArgs
 
-__all__ = ["Decisions", "FilterFn", "ToolPolicy", "adrive", "drive", "run_sync"]
+__all__ = ["Decisions", "FilterFn", "Question", "ToolPolicy", "adrive", "ask", "drive", "run_sync"]
 
 logger = logging.getLogger(__name__)
 
@@ -32,8 +36,11 @@ FilterFn = Callable[[ToolSearchFilterArgs], "bool | Awaitable[bool]"]
 """The filter hook's type."""
 
 T = TypeVar("T")
-Decisions = Generator[list[ToolSearchFilterArgs], list[bool], T]
-"""A core computation that asks for filter decisions, then returns ``T``."""
+Question = list[ToolSearchFilterArgs] | StoreCall[Any]
+"""What a core computation yields: a batch of filter cases, or a store call."""
+Decisions = Generator[Question, Any, T]
+"""A core computation that asks for filter decisions (answered with one ``bool``
+per case) and store calls (answered with their result), then returns ``T``."""
 
 
 class _BackgroundLoop:
@@ -147,23 +154,35 @@ class ToolPolicy:
         return list(await asyncio.gather(*(self.acheck(a) for a in batch)))
 
 
+def ask(call: StoreCall[T]) -> Decisions[T]:
+    """Yield ``call`` to the driver and return its result; use with ``yield from``."""
+    result: T = yield call
+    return result
+
+
 def drive(gen: Decisions[T], policy: ToolPolicy) -> T:
-    """Run a core computation, answering its filter questions synchronously."""
+    """Run a core computation, answering its questions synchronously."""
     try:
-        batch = next(gen)
+        question = next(gen)
         while True:
-            batch = gen.send(policy.check_many(batch))
+            if isinstance(question, StoreCall):
+                question = gen.send(question.run())
+            else:
+                question = gen.send(policy.check_many(question))
     except StopIteration as stop:
         result: T = stop.value
         return result
 
 
 async def adrive(gen: Decisions[T], policy: ToolPolicy) -> T:
-    """Run a core computation, answering its filter questions asynchronously."""
+    """Run a core computation, answering its questions asynchronously."""
     try:
-        batch = next(gen)
+        question = next(gen)
         while True:
-            batch = gen.send(await policy.acheck_many(batch))
+            if isinstance(question, StoreCall):
+                question = gen.send(await question.arun())
+            else:
+                question = gen.send(await policy.acheck_many(question))
     except StopIteration as stop:
         result: T = stop.value
         return result

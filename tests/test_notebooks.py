@@ -3,7 +3,8 @@
 The kernel runs ``sys.executable`` (a kernelspec written to a temporary
 ``JUPYTER_PATH``), so it imports the same ``langchain_toolsearch`` as the
 tests; a probe cell checks that. Any cell error fails the test, and key
-outputs are asserted (real MCP output, refused admin load, the plots).
+outputs are asserted (real MCP output, refused admin load, context storage
+unloading a trimmed receipt, the stored per-plan tool sets, the plots).
 
 The kernel's environment is this one with two changes: API keys are removed
 (the notebooks then use the scripted offline model, so outputs are
@@ -51,6 +52,20 @@ EXPECTED: dict[str, tuple[tuple[str, ...], int]] = {
             "Not found: admin_delete_user.",
             "Could not load admin_delete_user.",
             "user 42 deleted",
+            # storage="context": loads follow the receipts in the messages
+            "load receipts for ['get_current_time', 'convert_time']",
+            "last model call bound ['search_tools', 'load_tool', 'get_current_time', 'convert_time']",
+            "trimmed to 8 messages, load receipts for ['convert_time']",
+            "after trimming, model call 1 bound ['search_tools', 'load_tool', 'convert_time']\n",
+            "after trimming, model call 3 bound "
+            "['search_tools', 'load_tool', 'convert_time', 'get_current_time']",
+            # a stored tool set with variants on configurable.plan
+            "free library: ['get_user', 'list_users', 'update_user_email']\n",
+            "  search('current time in a timezone') -> []\n",
+            "pro library: ['get_user', 'list_users', 'update_user_email', 'admin_delete_user', "
+            "'time_convert_time', 'time_get_current_time']\n",
+            "  search('delete a user') -> ['admin_delete_user'",
+            "  search('current time in a timezone') -> ['time_get_current_time'",
             "1554 tools: all bound",
             "langchain-toolsearch BM25  recall@1",
             "rank-bm25 BM25Okapi        recall@1",
@@ -137,3 +152,7 @@ def test_notebook_runs(path: Path, kernel_name: str, tmp_path: Path) -> None:
     if path.name == "quickstart.ipynb":
         free = next(line for line in text.splitlines() if line.startswith("free: ["))
         assert "admin_" not in free, free  # the filter hides admin tools from a free plan
+        # after the trim the model finds and loads get_current_time again, and it really runs
+        reloaded = text.split("trimmed to 8 messages", 1)[1]
+        assert "loaded ['get_current_time']" in reloaded
+        assert '"timezone": "Asia/Tokyo"' in reloaded  # real output after the reload

@@ -21,6 +21,7 @@ SNAPSHOT: dict[str, str] = {
     "LOAD_LOADED": "Loaded: {names}. They are callable from your next step.",
     "LOAD_NOT_FOUND": "Not found: {names}.",
     "LOAD_NOT_PERSISTED": "Error: nothing was loaded, because this graph cannot store loaded tools (its state has no toolsearch_loaded / toolsearch_tools keys). Continue with the tools you have.",
+    "LOAD_NO_STORE": "Error: nothing was loaded, because no store for loaded tools is configured for this agent. Continue with the tools you have.",
     "LOAD_NO_NAMES": "Pass tool_name (one name) or tool_names (a non-empty list of names).",
     "LOAD_SEARCH_HINT": " Use search_tools to find tool names.",
     "LOAD_SUGGEST": " Did you mean: {names}?",

@@ -1,9 +1,11 @@
-"""The public surface: ``__all__`` is locked, every name imports, ``py.typed`` ships."""
+"""The public surface: ``__all__`` is locked, every name imports, ``py.typed`` ships,
+and the version agrees with ``pyproject.toml`` and ``CHANGELOG.md``."""
 
 from __future__ import annotations
 
 import importlib.resources
 import inspect
+import re
 import tomllib
 from pathlib import Path
 
@@ -97,3 +99,14 @@ def test_py_typed_ships() -> None:
     setuptools = config["tool"]["setuptools"]
     assert "py.typed" in setuptools["package-data"]["langchain_toolsearch"]
     assert "langchain_toolsearch*" in setuptools["packages"]["find"]["include"]
+
+
+def test_version_matches_pyproject_and_changelog() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert "version" in project and "version" not in project.get("dynamic", [])
+    assert langchain_toolsearch.__version__ == project["version"]
+    # the newest released entry of the changelog (after "Unreleased") is this version
+    changelog = (ROOT / "CHANGELOG.md").read_text()
+    releases = re.findall(r"^## \[(\d[^\]]*)\] - \d{4}-\d{2}-\d{2}$", changelog, flags=re.MULTILINE)
+    assert releases, "CHANGELOG.md has no '## [x.y.z] - YYYY-MM-DD' entry"
+    assert releases[0] == langchain_toolsearch.__version__, releases

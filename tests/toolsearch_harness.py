@@ -22,6 +22,7 @@ from langchain_core.tools import BaseTool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, StateGraph
 from langgraph.prebuilt import tools_condition
+from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode, ToolSearchState
 from tests.fakes import ScriptedChatModel, tool_messages
@@ -49,6 +50,8 @@ class Harness:
     ts: ToolSearchMiddleware | ToolSearchNode
     model: ScriptedChatModel
     graph: Any
+    graph_store: Any = None
+    saver: Any = None
 
     @property
     def bound(self) -> list[list[str]]:
@@ -89,24 +92,39 @@ def build(
     state_schema: type | None = None,
     system_prompt: str | None = None,
     interrupt_before: list[str] | None = None,
+    graph_store: Any = None,
+    saver: Any = None,
+    model: ScriptedChatModel | None = None,
+    after: Sequence[Any] = (),
     **options: Any,
 ) -> Harness:
-    """Build one integration form over the field-report library (unless ``tools=``)."""
+    """Build one integration form over the field-report library (unless ``tools=``).
+
+    ``storage="store"`` compiles the graph with ``graph_store`` (a fresh
+    ``InMemoryStore`` unless given or ``graph_store=False``); ``saver`` replaces the
+    fresh ``InMemorySaver``; ``after`` are middleware placed after the tool search
+    (agent form only).
+    """
     CALLS.clear()
     options.setdefault("tools", library())
-    model = ScriptedChatModel(steps=list(steps))
-    saver = InMemorySaver() if checkpointer else None
+    model = model if model is not None else ScriptedChatModel(steps=list(steps))
+    if saver is None:
+        saver = InMemorySaver() if checkpointer else None
+    if graph_store is None and options.get("storage") == "store":
+        graph_store = InMemoryStore()
+    store = None if graph_store is False else graph_store
     if form == "agent":
         mw = ToolSearchMiddleware(**options)
         graph = create_agent(
             model,
             tools=list(direct_tools),
-            middleware=[mw],
+            middleware=[mw, *after],
             checkpointer=saver,
+            store=store,
             system_prompt=system_prompt,
             interrupt_before=interrupt_before,
         )
-        return Harness(form, mw, model, graph)
+        return Harness(form, mw, model, graph, store, saver)
     assert form == "node", form
     node = ToolSearchNode(bound_tools=direct_tools, **options)
 
@@ -132,8 +150,8 @@ def build(
     builder.add_edge("tool_search", "model")
     builder.add_conditional_edges("model", tools_condition)
     builder.add_edge("tools", "tool_search")
-    graph = builder.compile(checkpointer=saver, interrupt_before=interrupt_before)
-    return Harness(form, node, model, graph)
+    graph = builder.compile(checkpointer=saver, store=store, interrupt_before=interrupt_before)
+    return Harness(form, node, model, graph, store, saver)
 
 
 def receipts(messages: Sequence[BaseMessage], name: str | None = None) -> list[dict[str, Any]]:

@@ -13,14 +13,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.tools import BaseTool
-from langchain_mcp_adapters.client import MultiServerMCPClient
-from langchain_mcp_adapters.sessions import Connection
 
 from langchain_toolsearch.config.models import AUTH_TOKEN_KEY, HttpServer, MCPServer
 from langchain_toolsearch.mcp import MCPToolRoute, load_mcp_tools
+
+if TYPE_CHECKING:
+    from langchain_mcp_adapters.sessions import Connection
 
 __all__ = ["BadAuthToken", "ServerTools", "bearer_token", "connection_for", "load_server_tools"]
 
@@ -136,6 +137,11 @@ async def load_server_tools(
         The tools and routes, or a `ServerTools` whose ``failure`` says why
         the server could not be listed.
     """
+    # Imported here so that `import langchain_toolsearch` works where
+    # langchain-mcp-adapters cannot be imported (next to mcp>=2, e.g. with
+    # `langchain.mcp`); only listing a saved MCP client needs it.
+    from langchain_mcp_adapters.client import MultiServerMCPClient
+
     timeout = server.timeout if server.timeout is not None else default_timeout
     client = MultiServerMCPClient(
         {name: connection_for(server, token=token, default_timeout=default_timeout)}

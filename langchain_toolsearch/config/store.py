@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Generator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypeAlias, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
-from langgraph.store.base import BaseStore, GetOp, Item, Op, PutOp, Result, SearchOp
+from langgraph.store.base import BaseStore, GetOp, Item, PutOp, SearchOp
 from pydantic import BaseModel, ConfigDict
 
 from langchain_toolsearch.config.models import (
@@ -42,6 +42,9 @@ from langchain_toolsearch.config.models import (
     parse_agent_config,
     parse_mcp_client,
 )
+from langchain_toolsearch.store_flow import Flow as Flow
+from langchain_toolsearch.store_flow import arun_flow as arun_flow
+from langchain_toolsearch.store_flow import run_flow as run_flow
 
 __all__ = [
     "RecordInfo",
@@ -57,8 +60,6 @@ _PAGE = 100
 
 ModelT = TypeVar("ModelT", AgentToolConfig, MCPClientConfig)
 T = TypeVar("T")
-Flow: TypeAlias = Generator[list[Op], list[Result], T]
-"""Store logic written once: yields batches of ops, receives their results."""
 
 
 class RecordNotFoundError(LookupError):
@@ -117,34 +118,6 @@ class Versioned(Generic[ModelT]):
 
 
 SaveMode = Literal["create", "update", "save"]
-
-
-def run_flow(store: BaseStore, flow: Flow[T]) -> T:
-    """Drive a store flow with the store's sync ``batch``.
-
-    Args:
-        store: The store that runs the ops.
-        flow: A generator yielding batches of ops and receiving their results.
-
-    Returns:
-        The flow's return value.
-    """
-    try:
-        ops = next(flow)
-        while True:
-            ops = flow.send(store.batch(ops))
-    except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
-
-
-async def arun_flow(store: BaseStore, flow: Flow[T]) -> T:
-    """Drive a store flow with the store's async ``abatch`` (see `run_flow`)."""
-    try:
-        ops = next(flow)
-        while True:
-            ops = flow.send(await store.abatch(ops))
-    except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
 
 
 class VersionedRecords(Generic[ModelT]):
