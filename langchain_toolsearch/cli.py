@@ -1,4 +1,4 @@
-"""The ``toolsearch`` command line: ``demo`` and ``search``."""
+"""The ``toolsearch`` command line: ``demo``, ``search`` and ``bench``."""
 
 from __future__ import annotations
 
@@ -92,6 +92,19 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     )
 
 
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from langchain_toolsearch.bench import BenchConfig, run_bench
+
+    data_dir = Path(args.data_dir) if args.data_dir else None
+    try:
+        return run_bench(
+            BenchConfig.make(quick=args.quick, semantic=args.semantic, data_dir=data_dir)
+        )
+    except (ImportError, FileNotFoundError) as exc:
+        print(f"toolsearch bench: {exc}", file=sys.stderr)
+        return 2
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``toolsearch``."""
     parser = argparse.ArgumentParser(
@@ -117,6 +130,18 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--min-score", type=float, default=0.0)
     search.add_argument("--json", action="store_true", help="print JSON")
     search.set_defaults(func=_cmd_search)
+
+    bench = sub.add_parser(
+        "bench", help="measure search quality, speed, token cost, overhead and memory"
+    )
+    bench.add_argument("--quick", action="store_true", help="small, fast run (for tests)")
+    bench.add_argument(
+        "--semantic",
+        action="store_true",
+        help="also measure semantic search with a local MiniLM (needs the [semantic] extra)",
+    )
+    bench.add_argument("--data-dir", help="shared data folder (default: $TOOLSEARCH_SHARED_DATA)")
+    bench.set_defaults(func=_cmd_bench)
     return parser
 
 

@@ -27,7 +27,14 @@ from langchain_core.tools import tool as as_tool
 from langchain_toolsearch._prompts import META_TOOL_NAMES
 from langchain_toolsearch.index import ToolDocument
 
-__all__ = ["SAFE_NAME", "LibraryTool", "ToolLibrary", "safe_tool_name", "tool_parameters"]
+__all__ = [
+    "SAFE_NAME",
+    "LibraryTool",
+    "ToolLibrary",
+    "safe_tool_name",
+    "schema_parameters",
+    "tool_parameters",
+]
 
 SAFE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 """Tool names every major provider accepts."""
@@ -51,20 +58,78 @@ def safe_tool_name(name: str) -> str:
 
 
 def tool_parameters(tool: BaseTool) -> tuple[tuple[str, str], ...]:
-    """The model-visible parameters of ``tool`` as ``(name, description)`` pairs."""
+    """The model-visible parameters of ``tool``; see :func:`schema_parameters`."""
     schema: Any = tool.tool_call_schema
-    props: Mapping[str, Any]
-    if isinstance(schema, Mapping):
-        props = schema.get("properties") or {}
-    else:
+    if not isinstance(schema, Mapping):
         try:
-            props = schema.model_json_schema().get("properties") or {}
+            schema = schema.model_json_schema()
         except Exception:  # exotic schemas: index the name and description only
-            props = {}
+            schema = {}
+    return schema_parameters(schema)
+
+
+_MAX_NESTING = 3
+_MAX_ENUM_VALUES = 50
+
+
+def schema_parameters(schema: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """The parameters of a JSON schema object as ``(name, text)`` pairs for search.
+
+    ``text`` is the parameter's description followed by its ``enum`` values
+    (first 50; also those of array items, ``anyOf``/``oneOf`` members and
+    local ``$ref`` targets), since the values a tool accepts are often the
+    words a user says ("concerts" -> ``event_type: ["Music", "Theater"]``).
+    Properties of nested objects follow their parent, up to 3 levels deep.
+
+    Args:
+        schema: A JSON schema object (``{"properties": {...}, "$defs": ...}``).
+
+    Returns:
+        The pairs in schema order; ``()`` when there are no properties.
+    """
+    defs = schema.get("$defs") or schema.get("definitions") or {}
     out: list[tuple[str, str]] = []
-    for pname, pschema in props.items():
-        desc = pschema.get("description", "") if isinstance(pschema, Mapping) else ""
-        out.append((str(pname), str(desc or "")))
+
+    def resolve(node: Any) -> Mapping[str, Any]:
+        if not isinstance(node, Mapping):
+            return {}
+        ref = node.get("$ref")
+        if isinstance(ref, str) and isinstance(defs, Mapping):
+            target = defs.get(ref.rsplit("/", 1)[-1])
+            if isinstance(target, Mapping):
+                return {**target, **{k: v for k, v in node.items() if k != "$ref"}}
+        return node
+
+    def variants(node: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+        found = [node]
+        for key in ("anyOf", "oneOf", "allOf"):
+            found.extend(resolve(sub) for sub in node.get(key) or () if isinstance(sub, Mapping))
+        items = resolve(node.get("items"))
+        if items:
+            found.append(items)
+        return found
+
+    def walk(node: Mapping[str, Any], depth: int) -> None:
+        props = node.get("properties")
+        if not isinstance(props, Mapping):
+            return
+        for pname, raw in props.items():
+            pschema = resolve(raw)
+            desc = str(pschema.get("description") or "")
+            values: list[str] = []
+            for variant in variants(pschema):
+                enum = variant.get("enum")
+                if isinstance(enum, list):
+                    values.extend(str(v) for v in enum if isinstance(v, str | int | float))
+            if values:
+                values = list(dict.fromkeys(values))[:_MAX_ENUM_VALUES]
+                desc = f"{desc} {' '.join(values)}".strip()
+            out.append((str(pname), desc))
+            if depth < _MAX_NESTING:
+                for variant in variants(pschema):
+                    walk(variant, depth + 1)
+
+    walk(resolve(schema), 1)
     return tuple(out)
 
 

@@ -13,9 +13,14 @@ Tool names are identifiers (``snake_case``, ``kebab-case``, ``camelCase``,
   (``get_weather``) so an exact-name query matches strongly;
 * CJK runs (Han, Hiragana, Katakana, Hangul) yield character bigrams plus the
   single characters of one-character runs, so text without spaces still
-  produces terms;
+  produces terms (the usual CJK treatment in Lucene's ``CJKAnalyzer``);
 * a light suffix stemmer folds plurals and common verb forms (``issues`` ->
-  ``issue``, ``created`` -> ``creat``/``create`` share ``creat``).
+  ``issue``, ``created`` -> ``creat``/``create`` share ``creat``); stopwords
+  are never stemmed, so dropping them is a plain filter.
+
+Speed: text is split into chunks with one regular expression and each
+distinct chunk is analysed once (an LRU cache), so indexing 10,000 tools or
+tokenizing a long query costs little more than the regular-expression scan.
 """
 
 from __future__ import annotations
@@ -23,8 +28,17 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from itertools import chain
 
-__all__ = ["STOPWORDS", "is_cjk", "name_phrase", "stem", "tokenize", "tokenize_name"]
+__all__ = [
+    "STOPWORDS",
+    "clear_caches",
+    "is_cjk",
+    "name_phrase",
+    "stem",
+    "tokenize",
+    "tokenize_name",
+]
 
 STOPWORDS = frozenset(
     [
@@ -96,20 +110,21 @@ _CJK_RANGES = (
 # An identifier-ish chunk: letters/digits joined by identifier punctuation.
 _CHUNK = re.compile(r"[^\W_]+(?:[_\-./:]+[^\W_]+)*", re.UNICODE)
 _SEP = re.compile(r"[_\-./:]+")
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_a-zA-Z]+", re.UNICODE)
-
+# camelCase pieces: case changes count between ASCII letters only, so accented and
+# non-Latin words stay whole ("café", "naïveBayes" -> "naïve", "Bayes")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][^\W\d_A-Z])|[A-Z]?[^\W\d_A-Z]+|[A-Z]+|\d+", re.UNICODE)
+_PLAIN = re.compile(r"[a-z]+")  # the common case: one lowercase ASCII word
 
 _CJK_CLASS = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _CJK_RANGES)
 _CJK_CHAR = re.compile(f"[{_CJK_CLASS}]")
 _CJK_RUNS = re.compile(f"([{_CJK_CLASS}]+)|([^{_CJK_CLASS}]+)")
 
+_CHUNK_CACHE = 1 << 18  # distinct chunks remembered (about 40 MB when full)
+
 
 def is_cjk(ch: str) -> bool:
     """Whether ``ch`` is a CJK character that is written without spaces."""
     return _CJK_CHAR.match(ch) is not None
-
-
-_SUFFIXES = ("ies", "sses", "ing", "ed", "es", "s")
 
 
 @lru_cache(maxsize=65536)
@@ -156,21 +171,51 @@ def _cjk_terms(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
-def _identifier_terms(chunk: str, *, keep_stopwords: bool, compounds: bool = True) -> list[str]:
-    parts = [p for p in _SEP.split(chunk) if p]
+def _identifier_terms(chunk: str, *, compounds: bool) -> list[str]:
+    """Terms of a chunk without CJK characters; stopwords kept, unstemmed."""
+    parts = [p for p in _SEP.split(chunk) if p]  # CJK runs can leave "_get"
     terms: list[str] = []
     for part in parts:
-        pieces = _CAMEL.findall(part) or [part]
-        lowered = [p.lower() for p in pieces]
-        for piece in lowered:
-            if not keep_stopwords and piece in STOPWORDS:
-                continue
-            terms.append(stem(piece))
+        if part.isalpha() and part.islower():
+            terms.append(part if part in STOPWORDS else stem(part))
+            continue
+        lowered = [p.lower() for p in _CAMEL.findall(part)] or [part.lower()]
+        terms.extend(p if p in STOPWORDS else stem(p) for p in lowered)
         if compounds and len(lowered) > 1:
             terms.append(part.lower())  # camelCase whole: "addperson", "v1"
     if compounds and len(parts) > 1:
         terms.append("_".join(parts).lower())  # whole identifier: "get_weather"
     return terms
+
+
+@lru_cache(maxsize=_CHUNK_CACHE)
+def _chunk_terms(chunk: str, compounds: bool = True) -> tuple[str, ...]:
+    """All terms of one chunk (stopwords kept), analysed once per distinct chunk."""
+    if _PLAIN.fullmatch(chunk):
+        return (chunk if chunk in STOPWORDS else stem(chunk),)
+    if not _CJK_CHAR.search(chunk):
+        return tuple(_identifier_terms(chunk, compounds=compounds))
+    terms: list[str] = []
+    for cjk, other in _CJK_RUNS.findall(chunk):
+        if cjk:
+            if compounds:
+                terms.extend(_cjk_terms(cjk))
+        else:
+            terms.extend(_identifier_terms(other, compounds=compounds))
+    return tuple(terms)
+
+
+def clear_caches() -> None:
+    """Empty the chunk and stemming caches (benchmarks time cold index builds)."""
+    _chunk_terms.cache_clear()
+    stem.cache_clear()
+
+
+def _chunks(text: str) -> list[str]:
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+    found: list[str] = _CHUNK.findall(text)
+    return found
 
 
 def tokenize(text: str, *, keep_stopwords: bool = False) -> list[str]:
@@ -182,23 +227,16 @@ def tokenize(text: str, *, keep_stopwords: bool = False) -> list[str]:
             ``get_me`` must keep ``me``).
 
     Returns:
-        Lowercase terms in order of appearance, with repeats. Empty only when
-        ``text`` has no letters or digits, or (without ``keep_stopwords``)
-        holds only stopwords.
+        Lowercase terms in order of appearance, with repeats. Without
+        ``keep_stopwords`` the result is exactly the ``keep_stopwords``
+        result less the :data:`STOPWORDS`. Empty only when ``text`` has no
+        letters or digits, or (without ``keep_stopwords``) holds only
+        stopwords.
     """
-    text = unicodedata.normalize("NFKC", text)
-    terms: list[str] = []
-    for match in _CHUNK.finditer(text):
-        chunk = match.group(0)
-        if _CJK_CHAR.search(chunk):
-            for cjk, other in _CJK_RUNS.findall(chunk):
-                if cjk:
-                    terms.extend(_cjk_terms(cjk))
-                else:
-                    terms.extend(_identifier_terms(other, keep_stopwords=keep_stopwords))
-        else:
-            terms.extend(_identifier_terms(chunk, keep_stopwords=keep_stopwords))
-    return terms
+    terms = chain.from_iterable(map(_chunk_terms, _chunks(text)))
+    if keep_stopwords:
+        return list(terms)
+    return [t for t in terms if t not in STOPWORDS]
 
 
 def tokenize_name(name: str) -> list[str]:
@@ -207,12 +245,8 @@ def tokenize_name(name: str) -> list[str]:
 
 
 def name_phrase(name: str) -> tuple[str, ...]:
-    """The word sequence of a name, without the joined forms (``getMe_now`` -> get, me, now)."""
-    text = unicodedata.normalize("NFKC", name)
-    terms: list[str] = []
-    for match in _CHUNK.finditer(text):
-        chunk = match.group(0)
-        if _CJK_CHAR.search(chunk):
-            continue
-        terms.extend(_identifier_terms(chunk, keep_stopwords=True, compounds=False))
-    return tuple(terms)
+    """The word sequence of a name, without the joined forms (``getMe_now`` -> get, me, now).
+
+    CJK characters are left out: a CJK name is matched through its bigrams.
+    """
+    return tuple(chain.from_iterable(_chunk_terms(c, False) for c in _chunks(name)))

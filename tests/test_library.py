@@ -179,3 +179,50 @@ def test_suggestions_contain_or_are_contained() -> None:
         "github_add_comment_to_pending_review",
         "github_create_issue",
     ]
+
+
+def test_schema_parameters_index_enum_values_and_nested_properties() -> None:
+    from langchain_toolsearch.library import schema_parameters
+
+    schema = {
+        "type": "object",
+        "$defs": {"Unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
+        "properties": {
+            "genre": {"type": "string", "description": "Genre.", "enum": ["Rock", "Jazz", 7]},
+            "unit": {"$ref": "#/$defs/Unit", "description": "Temperature unit"},
+            "tags": {"type": "array", "items": {"type": "string", "enum": ["new", "hot"]}},
+            "mode": {"anyOf": [{"enum": ["fast"]}, {"type": "null"}]},
+            "filters": {
+                "type": "object",
+                "description": "Filters",
+                "properties": {"max_price": {"type": "number", "description": "Price cap"}},
+            },
+            "rows": {
+                "type": "array",
+                "items": {"type": "object", "properties": {"cell": {"description": "A cell"}}},
+            },
+            "flag": True,
+        },
+    }
+    assert schema_parameters(schema) == (
+        ("genre", "Genre. Rock Jazz 7"),
+        ("unit", "Temperature unit celsius fahrenheit"),
+        ("tags", "new hot"),
+        ("mode", "fast"),
+        ("filters", "Filters"),
+        ("max_price", "Price cap"),
+        ("rows", ""),
+        ("cell", "A cell"),
+        ("flag", ""),
+    )
+    assert schema_parameters({}) == ()
+    assert schema_parameters({"properties": "junk"}) == ()
+    deep: dict[str, object] = {"type": "object", "properties": {}}
+    node = deep
+    for i in range(10):  # nesting is cut at 3 levels
+        child: dict[str, object] = {"type": "object", "properties": {}}
+        node["properties"] = {f"level{i}": child}  # type: ignore[index]
+        node = child
+    assert [n for n, _ in schema_parameters(deep)] == ["level0", "level1", "level2"]
+    many = {"properties": {"x": {"enum": [f"v{i}" for i in range(500)]}}}
+    assert len(schema_parameters(many)[0][1].split()) == 50

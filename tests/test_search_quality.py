@@ -11,6 +11,7 @@ from langchain_toolsearch.datasets import default_data_dir, load_bfcl
 from langchain_toolsearch.evaluation import EvalReport, baseline_bm25okapi_search, evaluate
 from langchain_toolsearch.index import BM25ToolIndex
 from langchain_toolsearch.library import ToolLibrary
+from tests.test_index import assert_matches_reference
 
 
 @lru_cache(maxsize=1)
@@ -32,9 +33,10 @@ def bfcl_report() -> tuple[EvalReport, EvalReport]:
 def test_bfcl_recall_at_5_with_defaults() -> None:
     ours, baseline = bfcl_report()
     assert ours.queries == 2501
-    assert ours.recall[5] >= 0.82, ours
-    assert ours.recall[10] >= 0.87, ours
-    assert ours.ndcg10 >= 0.69, ours
+    # measured 0.861 / 0.910 / 0.771 (docs/benchmarks.md); floors a little below
+    assert ours.recall[5] >= 0.855, ours
+    assert ours.recall[10] >= 0.90, ours
+    assert ours.ndcg10 >= 0.76, ours
     # far above rank-bm25's BM25Okapi on whitespace tokens, measured the same way
     assert ours.recall[5] > baseline.recall[5] + 0.2
 
@@ -58,3 +60,15 @@ def test_github_mcp_tools_through_catalog_loader() -> None:
         assert expected in names, (query, names)
     exact = search.search("get_file_contents")
     assert exact[0].name == "get_file_contents" and exact[0].score >= 0.9
+
+
+def test_fast_path_equals_the_rank_bm25_reference_on_bfcl() -> None:
+    """The inverted-index scorer gives rank-bm25's scores and rankings on every BFCL query.
+
+    The reference is rank-bm25's ``BM25Okapi.get_scores`` over the same tokens,
+    field weights and (always positive) IDF; see ``tests/test_index.py``.
+    """
+    tools, queries = load_bfcl()
+    library = ToolLibrary([t.to_tool() for t in tools])
+    index = BM25ToolIndex.build(library.documents())
+    assert_matches_reference(index, [q.query for q in queries])

@@ -8,7 +8,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langchain_toolsearch.tokenize import STOPWORDS, is_cjk, stem, tokenize, tokenize_name
+from langchain_toolsearch.tokenize import (
+    STOPWORDS,
+    clear_caches,
+    is_cjk,
+    name_phrase,
+    stem,
+    tokenize,
+    tokenize_name,
+)
 
 
 @pytest.mark.parametrize(
@@ -108,3 +116,56 @@ def test_tokens_exist_for_any_text_with_letters_or_digits(text: str) -> None:
     assert all(t and t == t.lower() for t in terms)
     content = tokenize(text)
     assert set(content) <= set(terms) | {stem(t) for t in terms}
+
+
+def test_accented_and_non_latin_words_stay_whole() -> None:
+    assert tokenize("café crème brûlée") == ["café", "crème", "brûlée"]
+    assert tokenize_name("naïveBayes") == ["naïve", stem("bayes"), "naïvebayes"]
+    assert tokenize("Перевод текста") == ["перевод", "текста"]
+    assert tokenize("Tìm chuyến đi") == ["tìm", "chuyến", "đi"]
+    assert tokenize("مرحبا بالعالم") == ["مرحبا", "بالعالم"]
+    assert tokenize("emoji 😀🎉 only") == ["emoji", "only"]
+
+
+def test_stopwords_are_never_stemmed() -> None:
+    assert tokenize("please does these") == []
+    assert tokenize("please does these", keep_stopwords=True) == ["please", "does", "these"]
+    assert tokenize_name("does_exist") == ["does", "exist", "does_exist"]
+
+
+def test_names_with_dots_slashes_spaces_and_colons() -> None:
+    assert tokenize_name("weather.get") == ["weather", "get", "weather_get"]
+    assert tokenize_name("files/read") == [stem("files"), "read", "files_read"]
+    assert tokenize_name("mcp:server/tool.run") == [
+        "mcp",
+        "server",
+        "tool",
+        "run",
+        "mcp_server_tool_run",
+    ]
+    assert tokenize_name("fax send") == ["fax", "send"]
+    assert name_phrase("getMe_now.v2") == ("get", "me", "now", "v", "2")
+    assert name_phrase("天気_get") == ("get",)
+    assert tokenize_name("天気_get") == ["天気", "get"]
+
+
+def test_a_100kb_text_tokenizes_and_the_caches_change_nothing() -> None:
+    text = "Create an issue in a GitHub repository; 東京の天気 " * 2_200
+    assert len(text) > 100_000
+    first = tokenize(text)
+    clear_caches()
+    assert tokenize(text) == first
+    assert len(first) == 2_200 * 10  # creat issu git hub github repository + 4 bigrams
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(
+    st.text(
+        st.sampled_from("abcXYZ019 _-./:天気予報날씨éßПр😀!?"),
+        max_size=60,
+    )
+)
+def test_dropping_stopwords_is_a_filter(text: str) -> None:
+    every = tokenize(text, keep_stopwords=True)
+    assert tokenize(text) == [t for t in every if t not in STOPWORDS]
+    assert all(t == stem(t) or t not in STOPWORDS for t in every)

@@ -1,0 +1,542 @@
+"""``toolsearch bench``: quality, speed, cost, overhead and memory, side by side in one run.
+
+Every figure is measured in the calling process on the shared data (see
+:func:`~langchain_toolsearch.datasets.default_data_dir`), next to the
+rank-bm25 baseline where there is one, and printed as Markdown tables:
+
+* **quality**: recall@1/5/10 and NDCG@10 (binary relevance, see
+  :mod:`~langchain_toolsearch.evaluation`) of the default BM25 index on the
+  BFCL pool (1,437 tools, 2,501 queries) and on the same queries against
+  BFCL plus the ToolSDK registry's tools (about 9,400 tools after merging),
+  with rank-bm25's ``BM25Okapi`` on whitespace tokens of name + description
+  as the baseline; with ``--semantic`` also :mod:`~langchain_toolsearch.semantic`
+  with a local all-MiniLM-L6-v2.
+* **speed**: index build time and top-5 search latency (p50/p95) at 1k, 10k
+  and 100k tools (BFCL + ToolSDK repeated under distinct names by
+  :func:`~langchain_toolsearch.datasets.scale_library`), each against
+  ``rank_bm25.BM25Okapi`` (build, then ``get_top_n``) in the same process.
+  Our builds start with empty tokenizer caches (median of 3 where cheap);
+  rank-bm25 latency is timed on a sample of queries where it is slow.
+* **cost**: tool-schema tokens bound per model call (JSON characters / 4,
+  :func:`~langchain_toolsearch.demo.schema_tokens`) when binding the whole
+  library versus the meta tools, the system hint and 3 loaded tools of
+  average size.
+* **overhead**: time the middleware's ``wrap_model_call`` (the real path:
+  direct-tool check, ``core.active_tools`` over the thread's loads, request
+  rewrite) and the node's ``invoke`` + ``tools_for`` add per model step with
+  a 10k-tool library and 50 loaded tools.
+* **memory**: Python allocations (``tracemalloc``) of the in-memory loaded-tool
+  store holding 100k threads, and after its TTL sweep.
+
+``--quick`` runs a reduced version (fewer queries, no 100k) that the test
+suite uses to check the report's shape; its timings mean little.
+"""
+
+from __future__ import annotations
+
+import gc
+import itertools
+import statistics
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+from langchain_core.embeddings import Embeddings
+
+from langchain_toolsearch.datasets import (
+    EvalQuery,
+    ToolDef,
+    load_bfcl,
+    load_github_mcp_tools,
+    load_toolsdk,
+    merge_libraries,
+    scale_library,
+)
+from langchain_toolsearch.evaluation import EvalReport, baseline_bm25okapi_search, evaluate
+from langchain_toolsearch.index import BM25ToolIndex, ToolDocument, ToolIndex
+from langchain_toolsearch.library import ToolLibrary, schema_parameters
+from langchain_toolsearch.tokenize import clear_caches
+
+__all__ = ["BenchConfig", "run_bench"]
+
+SECTIONS = ("quality", "speed", "cost", "overhead", "memory")
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    """What :func:`run_bench` measures.
+
+    Attributes:
+        quick: Reduced run (fewer queries and tools, no 100k); for tests.
+        semantic: Also measure semantic search with the local MiniLM model
+            (needs the ``[semantic]`` extra).
+        data_dir: Shared data folder (default: found as the loaders do).
+        sizes: Library sizes for the speed section (counts).
+        query_stride: Use every n-th BFCL query for quality and latency.
+        baseline_samples: rank-bm25 latency samples per size (``None`` = all).
+        overhead_tools: Library size for the overhead section (count).
+        loaded_tools: Tools loaded in the overhead thread (count).
+        threads: Threads in the memory section (count).
+        steps: Model steps timed in the overhead section (count).
+    """
+
+    quick: bool = False
+    semantic: bool = False
+    data_dir: Path | None = None
+    sizes: tuple[int, ...] = (1_000, 10_000, 100_000)
+    query_stride: int = 1
+    baseline_samples: dict[int, int | None] = field(
+        default_factory=lambda: {1_000: None, 10_000: 500, 100_000: 40}
+    )
+    overhead_tools: int = 10_000
+    loaded_tools: int = 50
+    threads: int = 100_000
+    steps: int = 2_000
+
+    @classmethod
+    def make(cls, *, quick: bool, semantic: bool, data_dir: Path | None) -> BenchConfig:
+        """The full configuration, or the ``--quick`` one."""
+        if not quick:
+            return cls(semantic=semantic, data_dir=data_dir)
+        return cls(
+            quick=True,
+            semantic=semantic,
+            data_dir=data_dir,
+            sizes=(1_000, 3_000),
+            query_stride=10,
+            baseline_samples={1_000: 30, 3_000: 30},
+            overhead_tools=2_000,
+            threads=10_000,
+            steps=200,
+        )
+
+
+class _Report:
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def line(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    def table(self, header: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
+        self.line("| " + " | ".join(header) + " |")
+        self.line("|" + "|".join("---" for _ in header) + "|")
+        for row in rows:
+            self.line("| " + " | ".join(str(c) for c in row) + " |")
+        self.line()
+
+
+def _unreserved(tools: list[ToolDef]) -> list[ToolDef]:
+    """Rename registry tools that carry a meta tool's name (ToolSDK has a ``search_tools``)."""
+    from langchain_toolsearch._prompts import META_TOOL_NAMES
+
+    return [
+        ToolDef(f"{t.name}__registry", t.description, t.parameters)
+        if t.name in META_TOOL_NAMES
+        else t
+        for t in tools
+    ]
+
+
+def _documents(tools: Sequence[ToolDef]) -> list[ToolDocument]:
+    """Index documents straight from definitions (what ``ToolLibrary`` builds, without tools)."""
+    return [ToolDocument(t.name, t.description, schema_parameters(t.parameters)) for t in tools]
+
+
+def _quality_row(label: str, report: EvalReport) -> list[object]:
+    return [
+        label,
+        f"{report.recall[1]:.3f}",
+        f"{report.recall[5]:.3f}",
+        f"{report.recall[10]:.3f}",
+        f"{report.ndcg10:.3f}",
+    ]
+
+
+def _index_search(library: ToolLibrary, index: ToolIndex) -> Callable[[str, int], list[str]]:
+    def search(query: str, k: int) -> list[str]:
+        # gold names are the originals; the library maps unsafe ones (dots) to safe names
+        out: list[str] = []
+        for hit in itertools.islice(index.rank(query), k):
+            entry = library.get(hit.name)
+            out.append(entry.original_name if entry is not None else hit.name)
+        return out
+
+    return search
+
+
+def _quality(
+    rep: _Report,
+    cfg: BenchConfig,
+    bfcl: list[ToolDef],
+    queries: list[EvalQuery],
+    toolsdk: list[ToolDef],
+    embeddings: Embeddings | None,
+) -> None:
+    rep.line("## Quality")
+    rep.line()
+    pools: list[tuple[str, list[ToolDef]]] = [("BFCL", bfcl)]
+    merged = merge_libraries(bfcl, toolsdk)
+    pools.append(("BFCL + ToolSDK", merged))
+    rows: list[list[object]] = []
+    for label, tools in pools:
+        library = ToolLibrary([t.to_tool() for t in tools])
+        index = BM25ToolIndex.build(library.documents())
+        title = f"{label} ({len(tools):,} tools)"
+        rows.append(
+            _quality_row(
+                f"{title}: toolsearch BM25", evaluate(_index_search(library, index), queries)
+            )
+        )
+        rows.append(
+            _quality_row(
+                f"{title}: rank-bm25 BM25Okapi", evaluate(baseline_bm25okapi_search(tools), queries)
+            )
+        )
+        if embeddings is not None:
+            rows.append(_semantic_quality(rep, title, library, queries, embeddings))
+    rep.line(f"{len(queries):,} BFCL queries; gold = the functions each query's answer calls.")
+    rep.line()
+    rep.table(["library: search", "recall@1", "recall@5", "recall@10", "NDCG@10"], rows)
+
+
+def _semantic_quality(
+    rep: _Report,
+    title: str,
+    library: ToolLibrary,
+    queries: list[EvalQuery],
+    embeddings: Embeddings,
+) -> list[object]:
+    from langchain_toolsearch.semantic import SemanticIndexFactory
+
+    factory = SemanticIndexFactory(embeddings)
+    started = time.perf_counter()
+    index = factory(library.documents())
+    built = time.perf_counter() - started
+    started = time.perf_counter()
+    again = factory(library.documents())
+    rebuilt = time.perf_counter() - started
+    lat: list[float] = []
+    search = _index_search(library, index)
+
+    def timed(query: str, k: int) -> list[str]:
+        begun = time.perf_counter()
+        found = search(query, k)
+        lat.append(time.perf_counter() - begun)
+        return found
+
+    report = evaluate(timed, queries)
+    p50, p95 = _percentiles(lat)
+    rep.line(
+        f"- semantic, {title}: embedded {factory.cache.misses:,} tools in {built:.0f} s; "
+        f"rebuilding served all {len(again):,} from the embedding cache in {rebuilt:.1f} s; "
+        f"search p50 {_ms(p50)} ms, p95 {_ms(p95)} ms (one query embedding each)."
+    )
+    return _quality_row(f"{title}: toolsearch BM25 + MiniLM (RRF)", report)
+
+
+def _percentiles(values: Sequence[float]) -> tuple[float, float]:
+    arr = np.asarray(values, dtype=np.float64)
+    return float(np.percentile(arr, 50)), float(np.percentile(arr, 95))
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.3f}" if seconds < 0.01 else f"{seconds * 1000:.1f}"
+
+
+def _time_build(docs: list[ToolDocument], repeats: int) -> tuple[float, BM25ToolIndex]:
+    times: list[float] = []
+    index: BM25ToolIndex | None = None
+    for _ in range(repeats):
+        index = None
+        clear_caches()
+        gc.collect()
+        started = time.perf_counter()
+        index = BM25ToolIndex.build(docs)
+        times.append(time.perf_counter() - started)
+    assert index is not None
+    return statistics.median(times), index
+
+
+def _speed(
+    rep: _Report,
+    cfg: BenchConfig,
+    bfcl: list[ToolDef],
+    queries: list[EvalQuery],
+    toolsdk: list[ToolDef],
+) -> None:
+    from rank_bm25 import BM25Okapi
+
+    rep.line("## Speed")
+    rep.line()
+    base = merge_libraries(bfcl, toolsdk)
+    texts = [q.query for q in queries]
+    rows: list[list[object]] = []
+    for size in cfg.sizes:
+        tools = scale_library(base, size)
+        docs = _documents(tools)
+        build, index = _time_build(docs, 3 if size <= 20_000 else 1)
+        for text in texts[:50]:  # warm up
+            list(itertools.islice(index.rank(text), 5))
+        lat: list[float] = []
+        for text in texts:
+            started = time.perf_counter()
+            list(itertools.islice(index.rank(text), 5))
+            lat.append(time.perf_counter() - started)
+        p50, p95 = _percentiles(lat)
+        del index
+        gc.collect()
+        names = [t.name for t in tools]
+        started = time.perf_counter()
+        corpus = [f"{t.name} {t.description}".lower().split() for t in tools]
+        okapi = BM25Okapi(corpus)
+        base_build = time.perf_counter() - started
+        del corpus
+        sample = cfg.baseline_samples.get(size)
+        step = max(1, len(texts) // sample) if sample else 1
+        picked = texts[::step][: sample or len(texts)]
+        base_lat: list[float] = []
+        for text in picked:
+            started = time.perf_counter()
+            okapi.get_top_n(text.lower().split(), names, n=5)
+            base_lat.append(time.perf_counter() - started)
+        b50, b95 = _percentiles(base_lat)
+        del okapi
+        gc.collect()
+        rows.append(
+            [
+                f"{size:,}",
+                f"{build:.2f} s",
+                f"{base_build:.2f} s",
+                _ms(p50),
+                _ms(p95),
+                f"{_ms(b50)} / {_ms(b95)} (n={len(picked):,})",
+                f"{b50 / p50:.0f}x",
+            ]
+        )
+    mean_chars = np.mean([len(t) for t in texts])
+    rep.line(
+        f"Top-5 search over {len(texts):,} BFCL queries (mean {mean_chars:.0f} characters); "
+        "rank-bm25 = BM25Okapi(whitespace tokens of name + description).get_top_n."
+    )
+    rep.line()
+    rep.table(
+        [
+            "tools",
+            "build",
+            "rank-bm25 build",
+            "search p50 ms",
+            "search p95 ms",
+            "rank-bm25 p50 / p95 ms",
+            "p50 speed-up",
+        ],
+        rows,
+    )
+
+
+def _cost(rep: _Report, bfcl: list[ToolDef], github: list[ToolDef]) -> None:
+    from langchain_toolsearch.demo import schema_tokens
+    from langchain_toolsearch.middleware import ToolSearchMiddleware
+
+    rep.line("## Cost")
+    rep.line()
+    rows: list[list[object]] = []
+    for label, defs in (("GitHub MCP server", github), ("BFCL", bfcl)):
+        tools = [t.to_tool() for t in defs]
+        mw = ToolSearchMiddleware(tools=tools)
+        bound_all = schema_tokens(tools)
+        per_tool = bound_all / len(tools)
+        meta = schema_tokens(mw.meta_tools)
+        hint = len(mw.system_prompt_hint) // 4
+        with_search = meta + hint + round(3 * per_tool)
+        rows.append(
+            [
+                f"{label} ({len(tools):,} tools)",
+                f"{bound_all:,}",
+                f"{meta:,} + {hint:,} + {round(3 * per_tool):,}",
+                f"{with_search:,}",
+                f"{100 * (1 - with_search / bound_all):.1f}%",
+            ]
+        )
+    rep.line(
+        "Tokens ~ JSON characters / 4 of the OpenAI tool format. With search: meta tools + "
+        "system hint + 3 loaded tools of the library's mean size."
+    )
+    rep.line()
+    rep.table(["library", "bind all", "meta + hint + 3 loaded", "with search", "saved"], rows)
+
+
+def _overhead(rep: _Report, cfg: BenchConfig, bfcl: list[ToolDef], toolsdk: list[ToolDef]) -> None:
+    from langchain.agents.middleware.types import ModelRequest
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage, HumanMessage
+    from langchain_core.runnables import RunnableConfig
+    from langchain_core.runnables.config import var_child_runnable_config
+
+    from langchain_toolsearch.middleware import ToolSearchMiddleware
+    from langchain_toolsearch.node import ToolSearchNode
+
+    rep.line("## Overhead per model step")
+    rep.line()
+    defs = scale_library(merge_libraries(bfcl, toolsdk), cfg.overhead_tools)
+    tools = [t.to_tool() for t in defs]
+    mw = ToolSearchMiddleware(tools=tools)
+    node = ToolSearchNode(tools=tools)
+    thread = "bench-thread"
+    config: RunnableConfig = {"configurable": {"thread_id": thread}}
+    loaded = mw.core.library.names[:: max(1, len(tools) // cfg.loaded_tools)][: cfg.loaded_tools]
+    mw.core.store.add(thread, loaded)
+    node.core.store.add(thread, loaded)
+    state: dict[str, Any] = {"messages": [HumanMessage("find the weather tool")]}
+    request = ModelRequest(
+        model=GenericFakeChatModel(messages=iter(())),
+        messages=list(state["messages"]),
+        tools=[],
+        state=state,  # type: ignore[arg-type]
+    )
+    answer = AIMessage(content="")
+    bound: list[int] = []
+
+    def handler(req: ModelRequest[Any]) -> Any:
+        bound.append(len(req.tools))
+        return answer
+
+    def timed(step: Callable[[], object]) -> tuple[float, float]:
+        for _ in range(20):
+            step()
+        times: list[float] = []
+        for _ in range(cfg.steps):
+            started = time.perf_counter()
+            step()
+            times.append(time.perf_counter() - started)
+        return _percentiles(times)
+
+    token = var_child_runnable_config.set(config)
+    try:
+        mw_p50, mw_p95 = timed(lambda: mw.wrap_model_call(request, handler))
+        node_state = {**state, **node.invoke(state, config)}
+        node_p50, node_p95 = timed(lambda: node.tools_for({**state, **node.invoke(state, config)}))
+    finally:
+        var_child_runnable_config.reset(token)
+    assert bound and bound[-1] == len(mw.meta_tools) + len(loaded), bound[-1:]
+    handler_p50, _ = timed(lambda: handler(request))
+    assert len(node.tools_for(node_state)) == len(node.meta_tools) + len(loaded)
+    rep.line(
+        f"{len(tools):,}-tool library, {len(loaded)} tools loaded on the thread (in-memory "
+        f"store), {cfg.steps:,} steps; the no-op model handler itself takes "
+        f"{handler_p50 * 1e6:.1f} us."
+    )
+    rep.line()
+    rep.table(
+        ["path", "p50 ms", "p95 ms"],
+        [
+            ["ToolSearchMiddleware.wrap_model_call", _ms(mw_p50), _ms(mw_p95)],
+            ["ToolSearchNode.invoke + tools_for", _ms(node_p50), _ms(node_p95)],
+        ],
+    )
+
+
+class _Clock:
+    """A settable epoch-seconds clock for the TTL sweep."""
+
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _memory(rep: _Report, cfg: BenchConfig, names: Sequence[str]) -> None:
+    from langchain_toolsearch.state import InMemoryLoadedToolStore
+
+    rep.line("## Memory")
+    rep.line()
+    ttl = 3600.0
+    rows: list[list[object]] = []
+    for per_thread in (3, 10):
+        clock = _Clock()
+        gc.collect()
+        tracemalloc.start()
+        try:
+            start = tracemalloc.get_traced_memory()[0]
+            store = InMemoryLoadedToolStore(ttl=ttl, clock=clock, start_timer=False)
+            for i in range(cfg.threads):
+                loads = [names[(i * 7 + j) % len(names)] for j in range(per_thread)]
+                store.add(f"thread-{i:06d}", loads)
+            full = tracemalloc.get_traced_memory()[0] - start
+            threads = store.stats().thread_count
+            clock.now += ttl + 1.0
+            evicted = store.cleanup_now()
+            gc.collect()
+            after = tracemalloc.get_traced_memory()[0] - start
+            left = store.stats().thread_count
+            del store
+        finally:
+            tracemalloc.stop()
+        rows.append([per_thread, f"{threads:,}", f"{full / 2**20:.1f} MB", f"{evicted:,}"])
+        rows.append([per_thread, f"{left:,} after the sweep", f"{after / 2**10:.1f} KB", ""])
+    rep.line(
+        f"InMemoryLoadedToolStore, TTL {ttl:.0f} s, swept with cleanup_now() after the TTL "
+        "(injected clock); Python allocations measured with tracemalloc (tool names are "
+        "the library's shared strings)."
+    )
+    rep.line()
+    rep.table(["tools per thread", "threads", "memory", "evicted"], rows)
+
+
+def run_bench(config: BenchConfig | None = None, out: TextIO | None = None) -> int:
+    """Run the benchmark and print the report.
+
+    Args:
+        config: What to measure (the full run by default).
+        out: Where to print (stdout by default).
+
+    Returns:
+        ``0`` (a process exit code).
+
+    Raises:
+        FileNotFoundError: If the shared data is missing.
+        ImportError: With ``semantic=True`` and the ``[semantic]`` extra missing.
+    """
+    cfg = config or BenchConfig()
+    rep = _Report(out or sys.stdout)
+    started = time.perf_counter()
+    embeddings = None
+    if cfg.semantic:  # fail before measuring anything if the extra is missing
+        from langchain_toolsearch.semantic import local_minilm_embeddings
+
+        embeddings = local_minilm_embeddings()
+    bfcl, queries = load_bfcl(cfg.data_dir)
+    queries = queries[:: cfg.query_stride]
+    toolsdk = _unreserved(load_toolsdk(cfg.data_dir))
+    github = load_github_mcp_tools(cfg.data_dir)
+    mode = "quick" if cfg.quick else "full"
+    rep.line(f"# toolsearch bench ({mode}{', semantic' if cfg.semantic else ''})")
+    rep.line()
+    import platform
+
+    import rank_bm25  # noqa: F401  (the baseline's presence is part of the report)
+
+    rep.line(
+        f"Python {platform.python_version()}, NumPy {np.__version__}, "
+        f"{platform.machine()}, {_cpu_count()} CPU(s)."
+    )
+    rep.line()
+    _quality(rep, cfg, bfcl, queries, toolsdk, embeddings)
+    _speed(rep, cfg, bfcl, queries, toolsdk)
+    _cost(rep, bfcl, github)
+    _overhead(rep, cfg, bfcl, toolsdk)
+    _memory(rep, cfg, [t.name for t in bfcl])
+    rep.line(f"Total bench time {time.perf_counter() - started:.0f} s.")
+    return 0
+
+
+def _cpu_count() -> int:
+    import os
+
+    return os.cpu_count() or 1
