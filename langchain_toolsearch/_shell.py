@@ -6,10 +6,11 @@ from collections.abc import Callable
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
+from langgraph.config import get_config
 from langgraph.store.base import BaseStore
 
 from langchain_toolsearch.core import StorageMode, ToolSearchCore
-from langchain_toolsearch.index import IndexOption, build_index
+from langchain_toolsearch.index import IndexOption
 from langchain_toolsearch.library import ToolsInput
 from langchain_toolsearch.meta_tools import build_meta_tools
 from langchain_toolsearch.policy import FilterFn, adrive, drive
@@ -17,7 +18,15 @@ from langchain_toolsearch.resolved import ResolveToolsFn
 from langchain_toolsearch.state import LoadedToolStore
 from langchain_toolsearch.types import StateStats, ToolSearchResult
 
-__all__ = ["ToolSearchBase"]
+__all__ = ["ToolSearchBase", "current_config"]
+
+
+def current_config() -> RunnableConfig:
+    """The running graph's config, or ``{}`` outside a run."""
+    try:
+        return get_config()
+    except RuntimeError:
+        return {}
 
 
 class ToolSearchBase:
@@ -55,9 +64,7 @@ class ToolSearchBase:
             resolve_tools=resolve_tools,
             clock=clock,
             store=store,
-            index_factory=(
-                None if index is None else lambda lib: build_index(index, lib.documents())
-            ),
+            index=index,
         )
         self._system_hint = system_hint
         self.meta_tools: list[BaseTool] = build_meta_tools(self._core)

@@ -41,7 +41,13 @@ from langchain_core.tools import BaseTool
 from langgraph.store.base import BaseStore
 
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch.index import BM25ToolIndex, ToolIndex
+from langchain_toolsearch.index import (
+    BM25ToolIndex,
+    IndexOption,
+    ToolDocument,
+    ToolIndex,
+    build_index,
+)
 from langchain_toolsearch.library import LibraryTool, ToolLibrary, ToolsInput
 from langchain_toolsearch.policy import Decisions, FilterFn, ToolPolicy, ask
 from langchain_toolsearch.resolved import RequestTools, ResolveToolsFn
@@ -274,8 +280,9 @@ class ToolSearchCore:
         resolve_tools: Builds a request's tools from its ``RunnableConfig``
             (sync or async); needs ``include_resolved_tools=True``.
         clock: Epoch-seconds clock for the in-memory TTL (tests inject one).
-        index_factory: Builds the index from the library's documents;
-            defaults to :meth:`BM25ToolIndex.build`.
+        index: The index (see :data:`~langchain_toolsearch.index.IndexOption`):
+            ``None`` for BM25, a built :class:`ToolIndex`, or a factory over
+            the documents (also used for tools resolved per request).
         store: ``storage="store"`` only: the LangGraph store to keep loads in,
             used instead of the graph's store.
 
@@ -297,7 +304,7 @@ class ToolSearchCore:
         include_resolved_tools: bool = False,
         resolve_tools: ResolveToolsFn | None = None,
         clock: Callable[[], float] | None = None,
-        index_factory: Callable[[ToolLibrary], ToolIndex] | None = None,
+        index: IndexOption | None = None,
         store: BaseStore | None = None,
     ) -> None:
         _validate_options(
@@ -322,11 +329,11 @@ class ToolSearchCore:
         )
         """Per-request tool resolution (``None`` unless ``include_resolved_tools``)."""
         self.policy = ToolPolicy(filter)
-        self.index: ToolIndex = (
-            index_factory(self.library)
-            if index_factory is not None
-            else BM25ToolIndex.build(self.library.documents())
+        self.index: ToolIndex = build_index(index, self.library.documents())
+        self.index_factory: Callable[[Sequence[ToolDocument]], ToolIndex] = (
+            index if callable(index) and not isinstance(index, ToolIndex) else BM25ToolIndex.build
         )
+        """Builds indexes of per-request tools: the ``index`` factory, else BM25."""
         self.state_ready: Callable[[Any], bool] = _always_ready
         """Whether the graph state can carry this package's keys (the node checks its
         schema; the middleware's schema always has them). Loads are refused otherwise."""

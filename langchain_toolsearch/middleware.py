@@ -17,14 +17,12 @@ from langchain.agents.middleware.types import (
     ModelResponse,
 )
 from langchain_core.messages import AIMessage, SystemMessage
-from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
-from langgraph.config import get_config
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.store.base import BaseStore
 
 from langchain_toolsearch import execution
-from langchain_toolsearch._shell import ToolSearchBase
+from langchain_toolsearch._shell import ToolSearchBase, current_config
 from langchain_toolsearch.core import StorageMode, merge_loaded
 from langchain_toolsearch.index import IndexOption
 from langchain_toolsearch.library import LibraryTool, ToolsInput
@@ -38,14 +36,6 @@ class ToolSearchAgentState(AgentState[Any]):
     """Agent state with the key that holds loads of runs without a thread id."""
 
     toolsearch_loaded: NotRequired[Annotated[list[str], merge_loaded]]
-
-
-def current_config() -> RunnableConfig:
-    """The running graph's config, or ``{}`` outside a run."""
-    try:
-        return get_config()
-    except RuntimeError:
-        return {}
 
 
 def graph_store(request: ModelRequest[Any]) -> BaseStore | None:

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 
-from langchain_toolsearch.index import BM25ToolIndex, ScoredTool, ToolDocument, ToolIndex
+from langchain_toolsearch.index import ScoredTool, ToolDocument, ToolIndex
 from langchain_toolsearch.library import LibraryTool, ToolLibrary
 from langchain_toolsearch.policy import run_sync
 
@@ -207,7 +207,7 @@ class RequestTools:
             if cached is not None:
                 self._cache.move_to_end(key)
                 return cached
-        index = BM25ToolIndex.build(library.documents())
+        index = self._core.index_factory(library.documents())
         with self._lock:
             self.index_builds += 1
             self._cache[key] = index
