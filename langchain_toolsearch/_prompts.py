@@ -75,6 +75,15 @@ TOOL_NOT_LOADED = (
 )
 """Same text for unknown, hidden and not-loaded tools: it names no tool, not even the one
 called, so the answer never tells a hidden tool from a missing one."""
+TOOL_NOT_LOADED_AUTO = (
+    "Error: this tool is not available. Use search_tools to find a tool for this task "
+    "(its results are loaded at once), then call it."
+)
+"""The same, with ``auto_load`` (there is no ``load_tool``)."""
+TOOL_LOADED_THIS_STEP = (
+    "Error: this tool was loaded in this same step and is callable from your next "
+    "step: call it again now."
+)
 TOOL_FAILED_NO_TEXT = "Error: the tool '{name}' failed without an error message."
 
 ARGUMENT_ERROR = "Error: invalid arguments for {tool}: {detail}"

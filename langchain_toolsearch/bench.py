@@ -28,6 +28,14 @@ rank-bm25 baseline where there is one, and printed as Markdown tables:
 * **memory**: Python allocations (``tracemalloc``) of the in-memory loaded-tool
   store holding 100k threads, and after its TTL sweep.
 
+* **engine** (``--engine``): the library served from PostgreSQL + pgvector
+  through :class:`~langchain_toolsearch.store_index.StoreToolIndex` (a
+  LangGraph ``PostgresStore`` with an HNSW vector index and
+  :class:`~langchain_toolsearch.store_index.HashingEmbeddings`), on a server
+  that ``scripts/start_postgres.sh --pgvector`` starts (or
+  ``$TOOLSEARCH_ENGINE_DSN``): load rate and search latency at 100k tools,
+  recall on the BFCL pool, each next to our BM25 in the same run.
+
 ``--quick`` runs a reduced version (fewer queries, no 100k) that the test
 suite uses to check the report's shape; its timings mean little.
 """
@@ -40,7 +48,8 @@ import statistics
 import sys
 import time
 import tracemalloc
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -75,6 +84,9 @@ class BenchConfig:
         quick: Reduced run (fewer queries and tools, no 100k); for tests.
         semantic: Also measure semantic search with the local MiniLM model
             (needs the ``[semantic]`` extra).
+        engine: Measure only the store-served library (PostgresStore +
+            pgvector; needs the ``[engine]`` extra or a server with pgvector).
+        engine_tools: Library size served by the engine (count).
         data_dir: Shared data folder (default: found as the loaders do).
         sizes: Library sizes for the speed section (counts).
         query_stride: Use every n-th BFCL query for quality and latency.
@@ -87,6 +99,8 @@ class BenchConfig:
 
     quick: bool = False
     semantic: bool = False
+    engine: bool = False
+    engine_tools: int = 100_000
     data_dir: Path | None = None
     sizes: tuple[int, ...] = (1_000, 10_000, 100_000)
     query_stride: int = 1
@@ -99,13 +113,17 @@ class BenchConfig:
     steps: int = 2_000
 
     @classmethod
-    def make(cls, *, quick: bool, semantic: bool, data_dir: Path | None) -> BenchConfig:
+    def make(
+        cls, *, quick: bool, semantic: bool, data_dir: Path | None, engine: bool = False
+    ) -> BenchConfig:
         """The full configuration, or the ``--quick`` one."""
         if not quick:
-            return cls(semantic=semantic, data_dir=data_dir)
+            return cls(semantic=semantic, data_dir=data_dir, engine=engine)
         return cls(
             quick=True,
             semantic=semantic,
+            engine=engine,
+            engine_tools=3_000,
             data_dir=data_dir,
             sizes=(1_000, 3_000),
             query_stride=10,
@@ -489,6 +507,175 @@ def _memory(rep: _Report, cfg: BenchConfig, names: Sequence[str]) -> None:
     rep.table(["tools per thread", "threads", "memory", "evicted"], rows)
 
 
+@contextmanager
+def _pgvector_server() -> Iterator[str]:
+    """DSN of a PostgreSQL server with pgvector: ``$TOOLSEARCH_ENGINE_DSN`` or a local one.
+
+    The local one is started by ``scripts/start_postgres.sh start --pgvector`` (port
+    55433) and stopped afterwards if this call started it.
+
+    Raises:
+        RuntimeError: If no server can be started (the script's message says why).
+    """
+    import os
+    import subprocess
+
+    dsn = os.environ.get("TOOLSEARCH_ENGINE_DSN")
+    if dsn:
+        yield dsn
+        return
+    script = Path(__file__).resolve().parents[1] / "scripts" / "start_postgres.sh"
+    if not script.exists():
+        raise RuntimeError(f"no {script} (set TOOLSEARCH_ENGINE_DSN to a server with pgvector)")
+    env = {**os.environ, "TOOLSEARCH_PG_PYTHON": sys.executable}
+    was_running = (
+        subprocess.run([script, "status", "--pgvector"], env=env, capture_output=True).returncode
+        == 0
+    )
+    proc = subprocess.run(
+        [script, "start", "--pgvector"], env=env, capture_output=True, text=True, timeout=300
+    )
+    if proc.returncode != 0 or not proc.stdout.strip():
+        raise RuntimeError(f"scripts/start_postgres.sh --pgvector: {proc.stderr.strip()[-500:]}")
+    try:
+        yield proc.stdout.strip()
+    finally:
+        if not was_running:
+            subprocess.run([script, "stop", "--pgvector"], env=env, capture_output=True)
+
+
+@contextmanager
+def _fresh_database(dsn: str, label: str) -> Iterator[str]:
+    """A new database on the server of ``dsn``, dropped afterwards; yields its DSN."""
+    import os
+
+    import psycopg
+
+    name = f"toolsearch_{label}_{os.getpid()}"
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield f"{dsn.rpartition('/')[0]}/{name}"
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _server_versions(dsn: str) -> tuple[str, str]:
+    """(PostgreSQL version, pgvector version) of the server at ``dsn``."""
+    import psycopg
+
+    with psycopg.connect(dsn) as conn:
+        row = conn.execute(
+            "SELECT current_setting('server_version'), "
+            "(SELECT extversion FROM pg_extension WHERE extname = 'vector')"
+        ).fetchone()
+    return (str(row[0]), str(row[1])) if row else ("?", "?")
+
+
+def _timed_top5(index: ToolIndex, texts: Sequence[str]) -> tuple[float, float]:
+    for text in texts[:20]:  # warm up
+        list(itertools.islice(index.rank(text), 5))
+    lat: list[float] = []
+    for text in texts:
+        started = time.perf_counter()
+        list(itertools.islice(index.rank(text), 5))
+        lat.append(time.perf_counter() - started)
+    return _percentiles(lat)
+
+
+def _engine(
+    rep: _Report,
+    cfg: BenchConfig,
+    bfcl: list[ToolDef],
+    queries: list[EvalQuery],
+    toolsdk: list[ToolDef],
+) -> None:
+    """PostgresStore + pgvector through the ToolIndex protocol, next to our BM25."""
+    from langgraph.store.postgres import PostgresStore
+
+    from langchain_toolsearch.store_index import HashingEmbeddings, StoreToolIndex
+
+    rep.line("## Served from a real engine")
+    rep.line()
+    index_config: Any = {"dims": 256, "embed": HashingEmbeddings(256)}
+    texts = [q.query for q in queries][:: max(1, len(queries) // 500)]
+    rows: list[list[object]] = []
+    with _pgvector_server() as server:
+        with (
+            _fresh_database(server, "engine") as dsn,
+            PostgresStore.from_conn_string(dsn, index=index_config) as store,
+        ):
+            store.setup()
+            versions = _server_versions(dsn)
+            tools = scale_library(merge_libraries(bfcl, toolsdk), cfg.engine_tools)
+            docs = _documents(tools)
+            started = time.perf_counter()
+            served = StoreToolIndex.build(store, docs)
+            load = time.perf_counter() - started
+            started = time.perf_counter()
+            again = StoreToolIndex.build(store, docs)
+            resync = time.perf_counter() - started
+            p50, p95 = _timed_top5(served, texts)
+            bm25_started = time.perf_counter()
+            bm25 = BM25ToolIndex.build(docs)
+            bm25_build = time.perf_counter() - bm25_started
+            b50, b95 = _timed_top5(bm25, texts)
+            size = f"{len(docs):,}"
+            rows.append(
+                [
+                    f"PostgresStore + pgvector (HNSW, cosine), {size} tools",
+                    f"{load:.0f} s ({len(docs) / load:,.0f} tools/s)",
+                    f"{resync:.1f} s ({again.stats.unchanged:,} unchanged, "
+                    f"{again.stats.written} written)",
+                    _ms(p50),
+                    _ms(p95),
+                ]
+            )
+            rows.append(
+                [
+                    f"toolsearch BM25 (in process), {size} tools",
+                    f"{bm25_build:.1f} s",
+                    "-",
+                    _ms(b50),
+                    _ms(b95),
+                ]
+            )
+        rep.line(
+            f"PostgreSQL {versions[0]}, pgvector {versions[1]}, "
+            "LangGraph PostgresStore (one connection) with HashingEmbeddings (256-dim "
+            "feature-hashed bag of words); top-5 latency through ToolIndex.rank on "
+            f"{len(texts)} BFCL queries."
+        )
+        rep.line()
+        rep.table(["index", "load", "rebuild, unchanged", "p50 ms", "p95 ms"], rows)
+        with (
+            _fresh_database(server, "engine_bfcl") as dsn,
+            PostgresStore.from_conn_string(dsn, index=index_config) as store,
+        ):
+            store.setup()
+            library = ToolLibrary([t.to_tool() for t in bfcl])
+            quality: list[tuple[str, ToolIndex]] = [
+                ("PostgresStore + pgvector", StoreToolIndex.build(store, library.documents())),
+                (
+                    "PostgresStore + pgvector, RRF with BM25",
+                    StoreToolIndex.build(store, library.documents(), fuse_bm25=True),
+                ),
+                ("toolsearch BM25", BM25ToolIndex.build(library.documents())),
+            ]
+            qrows = [
+                _quality_row(
+                    f"BFCL ({len(bfcl):,} tools): {label}",
+                    evaluate(_index_search(library, index), queries),
+                )
+                for label, index in quality
+            ]
+    rep.line(f"{len(queries):,} BFCL queries against the BFCL pool served the same way.")
+    rep.line()
+    rep.table(["library: search", "recall@1", "recall@5", "recall@10", "NDCG@10"], qrows)
+
+
 def run_bench(config: BenchConfig | None = None, out: TextIO | None = None) -> int:
     """Run the benchmark and print the report.
 
@@ -516,7 +703,9 @@ def run_bench(config: BenchConfig | None = None, out: TextIO | None = None) -> i
     toolsdk = _unreserved(load_toolsdk(cfg.data_dir))
     github = load_github_mcp_tools(cfg.data_dir)
     mode = "quick" if cfg.quick else "full"
-    rep.line(f"# toolsearch bench ({mode}{', semantic' if cfg.semantic else ''})")
+    extra = ", semantic" if cfg.semantic else ""
+    extra += ", engine" if cfg.engine else ""
+    rep.line(f"# toolsearch bench ({mode}{extra})")
     rep.line()
     import platform
 
@@ -527,6 +716,10 @@ def run_bench(config: BenchConfig | None = None, out: TextIO | None = None) -> i
         f"{platform.machine()}, {_cpu_count()} CPU(s)."
     )
     rep.line()
+    if cfg.engine:
+        _engine(rep, cfg, bfcl, queries, toolsdk)
+        rep.line(f"Total bench time {time.perf_counter() - started:.0f} s.")
+        return 0
     _quality(rep, cfg, bfcl, queries, toolsdk, embeddings)
     _speed(rep, cfg, bfcl, queries, toolsdk)
     _cost(rep, bfcl, github)

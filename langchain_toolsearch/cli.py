@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -48,18 +50,64 @@ def load_mcp_config(path: str | Path) -> dict[str, dict[str, Any]]:
     return connections
 
 
-async def _library(catalogs: Sequence[str], mcp_configs: Sequence[str]) -> list[BaseTool]:
+class _UsageError(Exception):
+    """A user error: ``main`` prints it as ``toolsearch: error: ...`` and exits 2."""
+
+
+_USER_ERRORS = (OSError, ValueError, TypeError)
+"""What the loaders raise for a missing path, bad JSON or a malformed entry."""
+
+
+def _positive_int(text: str) -> int:
+    """Argparse type: an int >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+    return value
+
+
+def _score_floor(text: str) -> float:
+    """Argparse type: a float in ``[0, 1)``."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 <= value < 1.0:
+        raise argparse.ArgumentTypeError(f"must be a number in [0, 1), got {text!r}")
+    return value
+
+
+def _load_catalogs(catalogs: Sequence[str]) -> list[BaseTool]:
+    """Load every ``--catalog``; loader errors become `_UsageError`."""
     from langchain_toolsearch.catalog import load_catalog
 
     tools: list[BaseTool] = []
     for path in catalogs:
-        tools.extend(load_catalog(path))
+        try:
+            tools.extend(load_catalog(path))
+        except _USER_ERRORS as exc:
+            raise _UsageError(f"--catalog {path}: {exc}") from exc
+    return tools
+
+
+async def _library(catalogs: Sequence[str], mcp_configs: Sequence[str]) -> list[BaseTool]:
+    tools = _load_catalogs(catalogs)
     for path in mcp_configs:
         from langchain_mcp_adapters.client import MultiServerMCPClient
 
         from langchain_toolsearch.mcp import load_mcp_tools
 
-        library = await load_mcp_tools(MultiServerMCPClient(load_mcp_config(path)))  # type: ignore[arg-type]
+        try:
+            connections = load_mcp_config(path)
+        except _USER_ERRORS as exc:
+            raise _UsageError(f"--mcp-config {path}: {exc}") from exc
+        try:
+            library = await load_mcp_tools(MultiServerMCPClient(connections))  # type: ignore[arg-type]
+        except ValueError as exc:  # e.g. a tool name collision
+            raise _UsageError(f"--mcp-config {path}: {exc}") from exc
         for server, reason in library.failures.items():
             print(f"! MCP server {server!r} skipped: {reason}", file=sys.stderr)
         tools.extend(library.tools)
@@ -71,9 +119,11 @@ def _cmd_search(args: argparse.Namespace) -> int:
 
     tools = asyncio.run(_library(args.catalog, args.mcp_config))
     if not tools:
-        print("no tools: pass --catalog FILE and/or --mcp-config FILE", file=sys.stderr)
-        return 2
-    search = ToolSearchMiddleware(tools=tools, top_k=args.top_k, min_score=args.min_score)
+        raise _UsageError("no tools: pass --catalog PATH and/or --mcp-config FILE")
+    try:
+        search = ToolSearchMiddleware(tools=tools, top_k=args.top_k, min_score=args.min_score)
+    except ValueError as exc:  # e.g. the same tool name in two catalogs
+        raise _UsageError(str(exc)) from exc
     hits = search.search(args.query)
     if args.json:
         print(json.dumps([h.to_dict() for h in hits], ensure_ascii=False, indent=2))
@@ -87,9 +137,13 @@ def _cmd_search(args: argparse.Namespace) -> int:
 def _cmd_demo(args: argparse.Namespace) -> int:
     from langchain_toolsearch.demo import run_demo
 
-    return asyncio.run(
-        run_demo(catalogs=args.catalog, model=args.model, servers_bin=args.servers_bin)
-    )
+    _load_catalogs(args.catalog)  # report a bad --catalog before starting servers
+    try:
+        return asyncio.run(
+            run_demo(catalogs=args.catalog, model=args.model, servers_bin=args.servers_bin)
+        )
+    except FileNotFoundError as exc:  # an MCP server executable is missing
+        raise _UsageError(str(exc)) from exc
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
@@ -98,11 +152,19 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     data_dir = Path(args.data_dir) if args.data_dir else None
     try:
         return run_bench(
-            BenchConfig.make(quick=args.quick, semantic=args.semantic, data_dir=data_dir)
+            BenchConfig.make(
+                quick=args.quick, semantic=args.semantic, data_dir=data_dir, engine=args.engine
+            )
         )
-    except (ImportError, FileNotFoundError) as exc:
+    except (ImportError, FileNotFoundError, RuntimeError) as exc:
         print(f"toolsearch bench: {exc}", file=sys.stderr)
         return 2
+
+
+_CATALOG_HELP = (
+    'tool definitions, {"name", "description", "inputSchema"} per tool: a JSON file '
+    "with a list of them, a JSON file with one, or a folder of such JSON files; repeatable"
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -113,21 +175,36 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     demo = sub.add_parser("demo", help="run an agent over real MCP servers' tools")
-    demo.add_argument(
-        "--catalog", action="append", default=[], help="tool definitions (JSON list or folder)"
-    )
+    demo.add_argument("--catalog", action="append", default=[], metavar="PATH", help=_CATALOG_HELP)
     demo.add_argument("--model", help="provider:name for a real chat model (needs its API key)")
     demo.add_argument("--servers-bin", help="folder with mcp-server-time/-git/-fetch")
     demo.set_defaults(func=_cmd_demo)
 
     search = sub.add_parser("search", help="print the ranked hits for a query")
     search.add_argument("query")
-    search.add_argument("--catalog", action="append", default=[], help="tool definitions")
     search.add_argument(
-        "--mcp-config", action="append", default=[], help="MCP servers config (JSON)"
+        "--catalog", action="append", default=[], metavar="PATH", help=_CATALOG_HELP
     )
-    search.add_argument("--top-k", type=int, default=10)
-    search.add_argument("--min-score", type=float, default=0.0)
+    search.add_argument(
+        "--mcp-config",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help='MCP servers config (JSON: {"mcpServers": {name: {"command": ...} or '
+        '{"url": ...}}}); repeatable',
+    )
+    search.add_argument(
+        "--top-k",
+        type=_positive_int,
+        default=5,
+        help="most hits to print, >= 1 (default: 5, like the library)",
+    )
+    search.add_argument(
+        "--min-score",
+        type=_score_floor,
+        default=0.0,
+        help="drop hits scoring <= this, in [0, 1) (default: 0)",
+    )
     search.add_argument("--json", action="store_true", help="print JSON")
     search.set_defaults(func=_cmd_search)
 
@@ -140,6 +217,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also measure semantic search with a local MiniLM (needs the [semantic] extra)",
     )
+    bench.add_argument(
+        "--engine",
+        action="store_true",
+        help="only the library served from PostgreSQL + pgvector (starts a local server)",
+    )
     bench.add_argument("--data-dir", help="shared data folder (default: $TOOLSEARCH_SHARED_DATA)")
     bench.set_defaults(func=_cmd_bench)
     return parser
@@ -147,8 +229,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``toolsearch`` console script."""
-    args = build_parser().parse_args(argv)
-    code: int = args.func(args)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code: int = args.func(args)
+        sys.stdout.flush()
+    except _UsageError as exc:
+        # One line, argparse style; `parser.error` would also print the usage.
+        message = " ".join(str(exc).split())
+        print(f"{parser.prog}: error: {message}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        # The reader went away (e.g. `toolsearch search ... | head -1`): stop
+        # quietly, and keep Python from complaining when it flushes stdout.
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     return code
 
 

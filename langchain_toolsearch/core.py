@@ -29,6 +29,7 @@ Storage modes (``storage=``):
 from __future__ import annotations
 
 import json
+import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -75,6 +76,7 @@ STORAGE_MODES: tuple[str, ...] = ("in-memory", "context", "store")
 LOADED_KEY = "toolsearch_loaded"
 """Graph-state key holding loads of runs without a thread id."""
 AUTO_LOAD_RECEIPT_TYPE = "tool-search-auto-load"
+logger = logging.getLogger(__name__)
 MAX_QUERY_CHARS = 2000
 _R = TypeVar("_R")
 MAX_LOAD_NAMES = 64
@@ -484,7 +486,13 @@ class ToolSearchCore:
 
     def _unstorable(self, config: RunnableConfig, state: Any, store: BaseStore | None) -> str:
         """Why loads cannot be stored for this run (model-facing), or ``""``."""
-        if not self.state_ready(state):
+        to_state = self.storage != "context" and thread_id_of(config) is None
+        if to_state and not self.state_ready(state):
+            logger.warning(
+                "tool search: a run without a thread id cannot keep loads because the graph "
+                "state has no 'toolsearch_loaded' key; use ToolSearchState (node) or pass a "
+                "thread id"
+            )
             return P.LOAD_NOT_PERSISTED
         if self.storage == "store" and thread_id_of(config) and self.backend(store) is None:
             return P.LOAD_NO_STORE
@@ -553,6 +561,8 @@ class ToolSearchCore:
         known = [(n, self.library.get(n)) for n in requested]
         candidates = [e for _, e in known if e is not None]
         allowed = yield from self._allowed(candidates, config, "load")
+        # a tool this request could not call is not offered as loaded (no load/refuse loop)
+        allowed = yield from self._allowed(allowed, config, "active")
         allowed_names = {e.name for e in allowed}
         not_found = [n for n, e in known if e is None or e.name not in allowed_names]
         resolved = list(dict.fromkeys(e.name for _, e in known if e and e.name in allowed_names))
@@ -585,12 +595,14 @@ class ToolSearchCore:
         return outcome, update
 
     def _suggestions(self, missing: Sequence[str], config: RunnableConfig) -> Decisions[list[str]]:
+        refused = {r for m in missing if (r := self.library.resolve(m))} | set(missing)
         names: dict[str, None] = {}
         for m in missing:
             names.update(dict.fromkeys(self.library.suggest(m)))
-        entries = [e for n in names if (e := self.library.get(n))]
-        allowed = yield from self._allowed(entries, config, "search")
-        return [e.name for e in allowed][:5]
+        entries = [e for n in names if (e := self.library.get(n)) and e.name not in refused]
+        for phase in ("search", "load", "active"):  # only names the model could really use
+            entries = yield from self._allowed(entries, config, phase)
+        return [e.name for e in entries][:5]
 
     def activate(
         self,
@@ -727,19 +739,20 @@ class ToolSearchCore:
                 )
                 return _error(P.ARGUMENT_ERROR.format(tool=name, detail=detail), call_id, name)
             return None
+        missing = P.TOOL_NOT_LOADED_AUTO if self.auto_load else P.TOOL_NOT_LOADED
         entry = self.library.get(name)
         if entry is None:
             if registered:
                 return None
-            return _error(P.TOOL_NOT_LOADED, call_id, name)
+            return _error(missing, call_id, name)
         loaded = yield from self.loaded_names(config, state, store)
-        if entry.name not in loaded or (
-            yield from self._loaded_in_same_step(entry.name, call, config, state, store)
-        ):
-            return _error(P.TOOL_NOT_LOADED, call_id, name)
+        if entry.name not in loaded:
+            return _error(missing, call_id, name)
         active = yield from self.active_tools(config, state, store=store)
         if entry.name not in {e.name for e in active}:
-            return _error(P.TOOL_NOT_LOADED, call_id, name)
+            return _error(missing, call_id, name)
+        if (yield from self._loaded_in_same_step(entry.name, call, config, state, store)):
+            return _error(P.TOOL_LOADED_THIS_STEP, call_id, name)
         return entry
 
     def _loaded_in_same_step(

@@ -14,15 +14,20 @@ matches the original name (it is indexed as an alias).
 
 from __future__ import annotations
 
+import difflib
+import enum
 import hashlib
 import re
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, TypeVar, get_args, get_origin
 
-from langchain_core.tools import BaseTool
+from langchain_core.tools import BaseTool, InjectedToolArg
 from langchain_core.tools import tool as as_tool
+from langgraph.prebuilt import ToolRuntime
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 
 from langchain_toolsearch._prompts import META_TOOL_NAMES
 from langchain_toolsearch.index import ToolDocument
@@ -57,8 +62,74 @@ def safe_tool_name(name: str) -> str:
     return f"{folded[: 64 - 9]}_{digest}"
 
 
+def _is_injected(field: FieldInfo) -> bool:
+    """Whether LangGraph injects this argument (never shown to the model)."""
+    annotation = field.annotation
+    if isinstance(annotation, type) and issubclass(annotation, ToolRuntime):
+        return True
+    return any(
+        isinstance(m, InjectedToolArg) or (isinstance(m, type) and issubclass(m, InjectedToolArg))
+        for m in field.metadata
+    )
+
+
+class _NotSimple(Exception):
+    """An annotation that needs the full JSON schema (nested models, ...)."""
+
+
+def _enum_values(annotation: Any, out: list[str]) -> None:
+    """Collect ``Literal`` / ``Enum`` values of a simple annotation; raise if not simple."""
+    origin = get_origin(annotation)
+    if origin is Literal:
+        out.extend(str(v) for v in get_args(annotation) if isinstance(v, str | int | float))
+    elif isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        out.extend(str(m.value) for m in annotation if isinstance(m.value, str | int | float))
+    elif origin is not None:
+        for arg in get_args(annotation):
+            if arg is not Ellipsis:
+                _enum_values(arg, out)
+    elif (isinstance(annotation, type) and issubclass(annotation, BaseModel)) or (
+        annotation not in _SIMPLE and not isinstance(annotation, TypeVar)
+    ):
+        raise _NotSimple
+
+
+_SIMPLE: tuple[Any, ...] = (str, int, float, bool, bytes, type(None), Any, dict, list, object)
+
+
+def _fast_parameters(tool: BaseTool) -> tuple[tuple[str, str], ...] | None:
+    """Parameters straight from a pydantic ``args_schema`` with simple fields.
+
+    Building the model-facing schema of a pydantic tool costs about a
+    millisecond (a subset model plus its JSON schema); reading the fields
+    gives the same names, descriptions and enum values in microseconds.
+    ``None`` when the schema needs the full path (nested models, dicts).
+    """
+    schema = tool.args_schema
+    if not (isinstance(schema, type) and issubclass(schema, BaseModel)):
+        return None
+    out: list[tuple[str, str]] = []
+    try:
+        for name, field in schema.model_fields.items():
+            if _is_injected(field):
+                continue
+            values: list[str] = []
+            _enum_values(field.annotation, values)
+            desc = field.description or ""
+            if values:
+                values = list(dict.fromkeys(values))[:_MAX_ENUM_VALUES]
+                desc = f"{desc} {' '.join(values)}".strip()
+            out.append((field.alias or name, desc))
+    except _NotSimple:
+        return None
+    return tuple(out)
+
+
 def tool_parameters(tool: BaseTool) -> tuple[tuple[str, str], ...]:
     """The model-visible parameters of ``tool``; see :func:`schema_parameters`."""
+    fast = _fast_parameters(tool)
+    if fast is not None:
+        return fast
     schema: Any = tool.tool_call_schema
     if not isinstance(schema, Mapping):
         try:
@@ -186,6 +257,14 @@ def _as_base_tool(value: object, where: str) -> BaseTool:
     )
 
 
+def _fold(name: str) -> str:
+    """Lowercase without separators: ``Create-Issue``, ``createIssue`` -> ``createissue``."""
+    return _SEPARATORS.sub("", name.strip().lower())
+
+
+_SEPARATORS = re.compile(r"[\s_\-./:]+")
+
+
 class ToolLibrary:
     """Validated, searchable tools, in the order given.
 
@@ -276,15 +355,24 @@ class ToolLibrary:
         return [t.document() for t in self._tools.values()]
 
     def suggest(self, name: str, *, limit: int = 5) -> list[str]:
-        """Names containing ``name`` or contained in it (case-insensitive), sorted."""
-        needle = name.strip().lower()
+        """Names like ``name``: containing it or contained in it, then near spellings.
+
+        Case, ``-``/``_``/``.`` and camelCase differences are ignored; near
+        spellings (``creat_issue``) come from :func:`difflib.get_close_matches`
+        (ratio >= 0.8). Substring hits first, each group sorted.
+        """
+        needle = _fold(name)
         if len(needle) < 3:
             return []
-        hits = [
+        hits = sorted(
             n
             for n, t in self._tools.items()
-            if needle in n.lower()
-            or needle in t.original_name.lower()
-            or (len(n) >= 3 and n.lower() in needle)
-        ]
-        return sorted(hits)[:limit]
+            if needle in _fold(n)
+            or needle in _fold(t.original_name)
+            or (len(n) >= 3 and _fold(n) in needle)
+        )
+        if len(hits) < limit:
+            folded = {_fold(n): n for n in self._tools}
+            close = difflib.get_close_matches(needle, list(folded), n=limit, cutoff=0.8)
+            hits.extend(sorted(folded[c] for c in close if folded[c] not in hits))
+        return hits[:limit]

@@ -10,6 +10,9 @@ an `MCPLibrary`:
   for each of them, routed through a stored table (`MCPLibrary.routes`), never
   by splitting the exposed name again; names that still collide after
   namespacing are an error when the library is built;
+* a tool named like a meta tool (``search_tools``, ``load_tool``) is likewise
+  exposed as ``f"{server}_{tool}"`` (with a warning), so the library can be
+  built and the model still reaches it;
 * every tool call is bounded by a timeout, and MCP errors (including an
   ``isError`` result with no content) and timeouts become `ToolException`
   so a `ToolNode` answers with an error `ToolMessage` and the run continues.
@@ -33,6 +36,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import anyio
 from langchain_core.tools import BaseTool, InjectedToolArg, StructuredTool, ToolException
 from langgraph.errors import GraphBubbleUp
+
+from langchain_toolsearch._prompts import META_TOOL_NAMES
 
 if TYPE_CHECKING:
     # Only for annotations: importing this module (which the stored tool
@@ -106,9 +111,11 @@ async def load_mcp_tools(
 
     Naming: with ``namespace="on-collision"`` a tool name that is unique
     across the servers that answered keeps its name, and a name found on two
-    or more servers is exposed as ``f"{server}_{tool}"`` on each of them. With
-    ``namespace="always"`` (also used when the client was built with
-    ``tool_name_prefix=True``) every tool is ``f"{server}_{tool}"``.
+    or more servers is exposed as ``f"{server}_{tool}"`` on each of them; so
+    is a tool named ``search_tools`` or ``load_tool``, which are reserved for
+    the meta tools (a warning is logged). With ``namespace="always"`` (also
+    used when the client was built with ``tool_name_prefix=True``) every tool
+    is ``f"{server}_{tool}"``.
 
     Each returned tool calls the server with its original name, opens its own
     session per call, gives up after ``timeout`` seconds and turns MCP
@@ -223,7 +230,8 @@ def _assign_names(
         namespace: The naming mode.
 
     Returns:
-        Exposed name -> (route, adapter tool).
+        Exposed name -> (route, adapter tool). Tools named like a meta tool
+        are always namespaced.
 
     Raises:
         ValueError: If two tools get the same exposed name.
@@ -236,7 +244,16 @@ def _assign_names(
     named: dict[str, tuple[MCPToolRoute, StructuredTool]] = {}
     for server in sorted(listed):
         for original, tool in listed[server]:
-            if namespace == "always" or len(owners[original]) > 1:
+            reserved = original in META_TOOL_NAMES
+            if reserved and namespace != "always":
+                logger.warning(
+                    "MCP server %r has a tool named %r, which is reserved for the tool-search "
+                    "meta tools; it is exposed as %r",
+                    server,
+                    original,
+                    f"{server}_{original}",
+                )
+            if namespace == "always" or reserved or len(owners[original]) > 1:
                 exposed = f"{server}_{original}"
             else:
                 exposed = original

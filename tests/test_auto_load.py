@@ -64,7 +64,7 @@ async def test_search_loads_hits_with_an_activation_receipt(
     assert h.bound[0] == ONLY_SEARCH  # load_tool is not exposed
     assert h.bound[1:] == [[*ONLY_SEARCH, "get_weather"]] * 4
     assert msgs["w"].status == "success" and CALLS == [("get_weather", "Bern")]
-    assert msgs["l"].status == "error" and msgs["l"].content == P.TOOL_NOT_LOADED
+    assert msgs["l"].status == "error" and msgs["l"].content == P.TOOL_NOT_LOADED_AUTO
 
 
 @pytest.mark.parametrize("cls", [ToolSearchMiddleware, ToolSearchNode])

@@ -82,3 +82,121 @@ def test_load_mcp_config_shapes(tmp_path: Path) -> None:
     path.write_text(json.dumps({"mcpServers": {"c": {"env": {}}}}))
     with pytest.raises(ValueError, match="needs a 'command' or a 'url'"):
         load_mcp_config(path)
+
+
+def _user_error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
+    """Run ``main(argv)``; it must fail with exit code 2 and a one-line error."""
+    code: int | str | None
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse's own checks exit
+        code = exc.code
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith(("toolsearch: error: ", "toolsearch search: error: ")), err
+    return last
+
+
+def test_search_missing_catalog_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = _user_error(capsys, ["search", "x", "--catalog", str(tmp_path / "nope")])
+    assert "not found" in line and "nope" in line
+
+
+def test_search_top_k_zero_is_rejected(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["search", "x", "--catalog", str(GITHUB), "--top-k", "0"])
+    assert exc.value.code == 2
+    assert "--top-k: must be an integer >= 1" in capsys.readouterr().err
+
+
+def test_search_catalog_entry_without_schema(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    catalog = tmp_path / "cat.json"
+    catalog.write_text(json.dumps([{"name": "a", "description": "hello"}]))
+    assert "inputSchema" in _user_error(capsys, ["search", "hello", "--catalog", str(catalog)])
+
+
+@pytest.mark.parametrize("content", [None, "{", "[1, 2]", '{"s": {"env": {}}}'])
+def test_search_bad_mcp_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str | None
+) -> None:
+    config = tmp_path / "mcp.json"
+    if content is not None:
+        config.write_text(content)
+    assert "--mcp-config" in _user_error(capsys, ["search", "x", "--mcp-config", str(config)])
+
+
+def test_demo_bad_catalog_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = _user_error(capsys, ["demo", "--catalog", str(tmp_path / "nope")])
+    assert "--catalog" in line
+
+
+def test_search_defaults_and_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["search", "pull request", "--catalog", str(GITHUB), "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == 5  # like the library's top_k
+    with pytest.raises(SystemExit):
+        main(["search", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "default: 5" in help_text
+    assert '{"name", "description", "inputSchema"}' in help_text
+    assert "folder" in help_text
+
+
+def test_search_into_closed_pipe_exits_quietly(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    class ClosedPipe(io.StringIO):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr("sys.stdout", ClosedPipe())
+    assert main(["search", "pull request", "--catalog", str(GITHUB)]) == 1
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_readme_state_graph_example_runs() -> None:
+    """The "Use in a hand-built `StateGraph`" snippet runs as written."""
+    from langchain_core.tools import tool
+
+    from tests.fakes import ScriptedChatModel
+
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    section = readme.split("## Use in a hand-built `StateGraph`", 1)[1]
+    snippet = section.split("```python\n", 1)[1].split("```", 1)[0]
+
+    @tool
+    def get_weather(city: str) -> str:
+        """Get the weather for a city."""
+        return f"sunny in {city}"
+
+    @tool
+    def my_always_on_tool(text: str) -> str:
+        """Echo the text."""
+        return text
+
+    def call(name: str, args: dict[str, str]) -> AIMessage:
+        return AIMessage(content="", tool_calls=[{"name": name, "args": args, "id": name}])
+
+    llm = ScriptedChatModel(
+        steps=[
+            call("search_tools", {"query": "weather"}),
+            call("load_tool", {"tool_name": "get_weather"}),
+            call("get_weather", {"city": "Paris"}),
+        ]
+    )
+    namespace: dict[str, object] = {"llm": llm, "big_library": [get_weather]}
+    namespace["my_always_on_tool"] = my_always_on_tool
+    exec(compile(snippet, "README.md", "exec"), namespace)
+    graph = namespace["graph"]
+    out = graph.invoke(  # type: ignore[attr-defined]
+        {"messages": [HumanMessage("weather in Paris?")]}, {"configurable": {"thread_id": "t"}}
+    )
+    assert any(m.content == "sunny in Paris" for m in out["messages"])
+    assert llm.bound[-1] == ["search_tools", "load_tool", "my_always_on_tool", "get_weather"]

@@ -229,6 +229,26 @@ async def test_server_with_underscore_is_routed_by_table(test_library: MCPLibrar
     assert _text(message) == "my_db: executed SELECT 1"
 
 
+async def test_tools_named_like_meta_tools_are_namespaced(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from langchain_toolsearch import ToolLibrary, ToolSearchMiddleware
+
+    client = MultiServerMCPClient(
+        {"docs": faulty_server_connection("docs", ["search_tools", "load_tool", "send_email"])}
+    )
+    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch.mcp"):
+        library = await load_mcp_tools(client)
+    assert sorted(library.routes) == ["docs_load_tool", "docs_search_tools", "send_email"]
+    assert library.routes["docs_search_tools"] == MCPToolRoute("docs", "search_tools")
+    assert "reserved" in caplog.text and "'docs_search_tools'" in caplog.text
+    # The library builds, and the middleware adds its own meta tools next to these.
+    assert {"docs_search_tools", "docs_load_tool"} <= set(ToolLibrary(library.tools).names)
+    ToolSearchMiddleware(tools=library.tools)
+    message = await _run_tool(_by_name(library)["docs_search_tools"], {"value": "x"})
+    assert _text(message) == 'docs:search_tools {"value": "x"}'
+
+
 async def test_prefix_collision_is_an_error_at_load() -> None:
     client = MultiServerMCPClient(
         {

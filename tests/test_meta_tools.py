@@ -176,9 +176,8 @@ async def test_not_found_gives_suggestions_and_a_search_hint(form: str, mode: st
     assert got["d"]["message"] == "Not found: zz. Use search_tools to find tool names."
     for body in got.values():
         assert body["success"] is False and body["loaded"] == []
-    assert all(
-        m.status == "success" for m in tool_msgs(out)
-    )  # a not-found is an answer, not a failure
+    # nothing loaded: an error ToolMessage (SPEC 11: unknown names are bad model input)
+    assert all(m.status == "error" for m in tool_msgs(out))
     assert h.bound[-1] == META
 
 
