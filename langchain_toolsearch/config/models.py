@@ -40,6 +40,7 @@ from collections.abc import Mapping
 from typing import Annotated, Any, Generic, Literal, TypeAlias, TypeVar
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Discriminator,
@@ -301,6 +302,16 @@ def _check_names(names: Mapping[str, Any], what: str) -> None:
 
 
 ToolSelection: TypeAlias = dict[str, ToolEntry]
+
+
+def _checked_selection(tools: ToolSelection | None) -> ToolSelection | None:
+    if tools is not None:
+        _check_names(tools, "tool")
+    return tools
+
+
+Allowlist: TypeAlias = Annotated[ToolSelection | None, AfterValidator(_checked_selection)]
+"""An optional allowlist (``None``: no restriction, ``{}``: nothing) with checked names."""
 """Tool name or id -> `ToolEntry`; an allowlist wherever it appears."""
 
 
@@ -314,15 +325,8 @@ class SourceRef(_Model):
         rules: The whole reference counts only for matching requests.
     """
 
-    tools: ToolSelection | None = None
+    tools: Allowlist = None
     rules: RuleGroup | None = None
-
-    @field_validator("tools")
-    @classmethod
-    def _tool_names(cls, tools: ToolSelection | None) -> ToolSelection | None:
-        if tools is not None:
-            _check_names(tools, "tool")
-        return tools
 
 
 class MCPClientRef(SourceRef):
@@ -466,14 +470,7 @@ class StdioServer(_Model):
     args: list[str] = Field(default_factory=list)
     env: dict[str, str] | None = None
     timeout: float | None = Field(default=None, gt=0)
-    tools: ToolSelection | None = None
-
-    @field_validator("tools")
-    @classmethod
-    def _tool_names(cls, tools: ToolSelection | None) -> ToolSelection | None:
-        if tools is not None:
-            _check_names(tools, "tool")
-        return tools
+    tools: Allowlist = None
 
 
 class HttpServer(_Model):
@@ -493,14 +490,7 @@ class HttpServer(_Model):
     type: Literal["http"] = "http"
     url: str
     timeout: float | None = Field(default=None, gt=0)
-    tools: ToolSelection | None = None
-
-    @field_validator("tools")
-    @classmethod
-    def _tool_names(cls, tools: ToolSelection | None) -> ToolSelection | None:
-        if tools is not None:
-            _check_names(tools, "tool")
-        return tools
+    tools: Allowlist = None
 
     @model_validator(mode="before")
     @classmethod
