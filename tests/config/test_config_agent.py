@@ -200,3 +200,48 @@ async def test_drafts_do_not_reach_callers_of_the_published_version(
     assert [hit.name for hit in middleware.search("post a message to a slack channel")] == [
         "slack_post_message"
     ]
+
+
+async def test_one_agent_resolves_the_stored_config_per_request(
+    configs: ToolConfigStore, http_mcp_url: str
+) -> None:
+    """The resolver feeds ``include_resolved_tools``: one agent, each caller its own library."""
+    resolver = _setup(configs, http_mcp_url)
+
+    async def stored_tools(config: RunnableConfig) -> list[Any]:
+        return (await resolver.aresolve(config)).tools
+
+    middleware = ToolSearchMiddleware(
+        tools=[], include_resolved_tools=True, resolve_tools=stored_tools
+    )
+
+    def script() -> list[Any]:
+        return [
+            ai(call("search_tools", {"query": QUERY})),
+            ai(call("load_tool", {"tool_names": ["github_create_issue", "web_whoami"]})),
+            ai(call("web_whoami", {})),
+            AIMessage(content="done"),
+        ]
+
+    model = ScriptedChatModel(steps=script())
+    agent = create_agent(model, tools=[], middleware=[middleware], checkpointer=InMemorySaver())
+    pro: RunnableConfig = {
+        "configurable": {"thread_id": "p", "plan": "pro", AUTH_TOKEN_KEY: "pro-token"}
+    }
+    out = await agent.ainvoke({"messages": [HumanMessage("open an issue")]}, pro)
+    (search,) = _artifacts(out["messages"], "search_tools")
+    assert search["results"][0]["name"] == "github_create_issue"
+    answers = {m.name: _text(m) for m in tool_messages(out["messages"])}
+    assert answers["web_whoami"] == "Bearer pro-token"
+
+    model.steps, model.cursor[0] = script(), 0
+    free: RunnableConfig = {
+        "configurable": {"thread_id": "f", "plan": "free", AUTH_TOKEN_KEY: "free-token"}
+    }
+    out = await agent.ainvoke({"messages": [HumanMessage("open an issue")]}, free)
+    (search,) = _artifacts(out["messages"], "search_tools")
+    assert all(h["name"] not in ("github_create_issue", "web_whoami") for h in search["results"])
+    (load,) = _artifacts(out["messages"], "load_tool")
+    assert load["not_found"] == ["github_create_issue", "web_whoami"]
+    refused = [m for m in tool_messages(out["messages"]) if m.name == "web_whoami"]
+    assert refused and refused[0].status == "error"  # never reached the server
