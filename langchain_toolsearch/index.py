@@ -216,6 +216,12 @@ class BM25Params:
 
 
 _EXACT_FLOOR = 0.9  # exact-name hits score in [0.9, 1]; others in [0, 0.9]
+_LITERAL = 0.9999  # only a name written exactly as the query (case aside) reaches 1.0
+
+
+def _literal(text: str) -> str:
+    """A name or query as written, ignoring case and surrounding space."""
+    return unicodedata.normalize("NFKC", text).strip().casefold()
 _FIRST_BATCH = 64
 _MAX_PHRASE = 6
 _PHRASE_LIFT = 0.3  # a name said word for word in the query closes 30% of the gap to 0.9
@@ -251,6 +257,7 @@ class BM25ToolIndex:
         self._post_weights: _FloatArray = np.zeros(0, dtype=np.float64)
         self._idf: _FloatArray = np.zeros(0, dtype=np.float64)
         self._name_keys: dict[str, list[int]] = {}
+        self._literal_names: dict[str, list[int]] = {}
         self._name_pairs: frozenset[tuple[str, str]] = frozenset()
         self._phrases: dict[tuple[str, ...], list[int]] = {}
         self._phrase_starts: frozenset[str] = frozenset()
@@ -372,6 +379,8 @@ class BM25ToolIndex:
             for key in dict.fromkeys(name_key(n) for n in all_names):
                 if key:
                     self._name_keys.setdefault(key, []).append(i)
+            for literal in dict.fromkeys(_literal(n) for n in all_names):
+                self._literal_names.setdefault(literal, []).append(i)
         self._name_pairs = frozenset(pairs)
         self._phrase_starts = frozenset(p[0] for p in self._phrases)
         order = sorted(range(len(names)), key=names.__getitem__)
@@ -484,7 +493,10 @@ class BM25ToolIndex:
         exact = self._exact_docs(query) if every else []
         if exact:  # a tool named like a stopword ("me", "How") is still found by name
             idx = np.asarray(exact, dtype=np.int64)
-            score[idx] = _EXACT_FLOOR + (1.0 - _EXACT_FLOOR) * score[idx] / _EXACT_FLOOR
+            score[idx] = _EXACT_FLOOR + (_LITERAL - _EXACT_FLOOR) * score[idx] / _EXACT_FLOOR
+        literal = self._literal_names.get(_literal(query))
+        if literal:  # the name exactly as written ("x.y" over "x_y" and "x-y")
+            score[np.asarray(literal, dtype=np.int64)] = 1.0
         np.clip(score, 0.0, 1.0, out=score)
         return score, raw
 

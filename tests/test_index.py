@@ -629,3 +629,22 @@ def test_index_option_rejects_what_is_not_an_index() -> None:
         ToolSearchMiddleware(tools=library(), index="bm25")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="returned dict"):
         ToolSearchMiddleware(tools=library(), index=lambda docs: {})  # type: ignore[arg-type,return-value]
+
+
+def test_a_name_written_exactly_ranks_above_names_that_only_fold_to_it() -> None:
+    """`x.y`, `x_y` and `x-y` share a name key; the one written as queried wins."""
+    from langchain_core.tools import StructuredTool
+
+    from langchain_toolsearch import ToolSearchMiddleware
+
+    def make(i: int) -> StructuredTool:
+        return StructuredTool.from_function(lambda: "x", name=f"t{i}", description="a tool")
+
+    names = ["x.y", "x_y", "x-y", "github.get_me", "github_get_me"]
+    mw = ToolSearchMiddleware(tools={n: make(i) for i, n in enumerate(names)})
+    library = mw.core.library
+    for query in [*names, "X.Y"]:
+        top = mw.search(query)[0]
+        assert library.get(top.name).original_name.casefold() == query.casefold()  # type: ignore[union-attr]
+        assert top.score == 1.0
+        assert all(h.score < 1.0 for h in mw.search(query)[1:])
