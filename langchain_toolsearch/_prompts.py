@@ -64,9 +64,6 @@ LOAD_NO_STORE = (
     "Error: nothing was loaded, because no store for loaded tools is configured "
     "for this agent. Continue with the tools you have."
 )
-LOAD_COLLISION = (
-    "Not loaded: {names} clash with tools already bound to this agent under the same name."
-)
 
 # execution guard
 TOOL_NOT_LOADED = (

@@ -16,7 +16,6 @@ from tests.library_fixtures import library
 SNAPSHOT: dict[str, str] = {
     "ARGUMENT_ERROR": "Error: invalid arguments for {tool}: {detail}",
     "LOAD_ALREADY": "Already loaded: {names}.",
-    "LOAD_COLLISION": "Not loaded: {names} clash with tools already bound to this agent under the same name.",
     "LOAD_EMPTY_LIST": "tool_names is an empty list. Pass at least one tool name.",
     "LOAD_LOADED": "Loaded: {names}. They are callable from your next step.",
     "LOAD_NOT_FOUND": "Not found: {names}.",
