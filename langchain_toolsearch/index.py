@@ -222,6 +222,8 @@ _LITERAL = 0.9999  # only a name written exactly as the query (case aside) reach
 def _literal(text: str) -> str:
     """A name or query as written, ignoring case and surrounding space."""
     return unicodedata.normalize("NFKC", text).strip().casefold()
+
+
 _FIRST_BATCH = 64
 _MAX_PHRASE = 6
 _PHRASE_LIFT = 0.3  # a name said word for word in the query closes 30% of the gap to 0.9
