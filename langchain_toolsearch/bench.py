@@ -299,14 +299,7 @@ def _speed(
         tools = scale_library(base, size)
         docs = _documents(tools)
         build, index = _time_build(docs, 3 if size <= 20_000 else 1)
-        for text in texts[:50]:  # warm up
-            list(itertools.islice(index.rank(text), 5))
-        lat: list[float] = []
-        for text in texts:
-            started = time.perf_counter()
-            list(itertools.islice(index.rank(text), 5))
-            lat.append(time.perf_counter() - started)
-        p50, p95 = _percentiles(lat)
+        p50, p95 = _timed_top5(index, texts)
         del index
         gc.collect()
         names = [t.name for t in tools]

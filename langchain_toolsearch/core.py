@@ -526,7 +526,12 @@ class ToolSearchCore:
     ) -> Decisions[list[LibraryTool]]:
         """Loaded tools to bind for this request, in load order, filter-checked."""
         names = yield from self.loaded_names(config, state, store)
-        entries = [e for n in names if (e := self.library.get(n))]
+        return (yield from self._usable([e for n in names if (e := self.library.get(n))], config))
+
+    def _usable(
+        self, entries: Sequence[LibraryTool], config: RunnableConfig
+    ) -> Decisions[list[LibraryTool]]:
+        """Loaded ``entries`` this request may use (context receipts re-checked at ``load``)."""
         if self.storage == "context":
             entries = yield from self._allowed(entries, config, "load")
         return (yield from self._allowed(entries, config, "active"))
@@ -748,8 +753,7 @@ class ToolSearchCore:
         loaded = yield from self.loaded_names(config, state, store)
         if entry.name not in loaded:
             return _error(missing, call_id, name)
-        active = yield from self.active_tools(config, state, store=store)
-        if entry.name not in {e.name for e in active}:
+        if not (yield from self._usable([entry], config)):  # only the called tool is checked
             return _error(missing, call_id, name)
         if (yield from self._loaded_in_same_step(entry.name, call, config, state, store)):
             return _error(P.TOOL_LOADED_THIS_STEP, call_id, name)
