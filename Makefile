@@ -11,11 +11,11 @@ SHARED ?= ../shared
 # so they live in their own environment (as `uvx` would give them).
 export TOOLSEARCH_MCP_SERVERS_BIN := $(abspath $(SERVERS_VENV))/bin
 # `langchain.mcp` (langchain[mcp] -> fastmcp -> mcp>=2) cannot share an environment with
-# langchain-mcp-adapters (mcp<2) either: tests/test_langchain_mcp.py runs its tests there.
+# langchain-mcp-adapters (mcp<2) either: tests/integration_tests/test_langchain_mcp.py runs its tests there.
 export TOOLSEARCH_LANGCHAIN_MCP_PYTHON := $(abspath $(LCMCP_VENV))/bin/python
 export TOOLSEARCH_SHARED_DATA := $(abspath $(SHARED))/data
 
-.PHONY: setup demo test lint typecheck pytest bench clean
+.PHONY: setup demo test test-unit lint typecheck pytest bench clean
 
 $(VENV)/.installed: pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH (or make PYTHON=python3)"; exit 1; }
@@ -63,6 +63,10 @@ pytest: setup
 	fi
 
 test: lint typecheck pytest
+
+# The fast lane alone: no subprocess, no network, no PostgreSQL.
+test-unit: $(VENV)/.installed
+	$(VENV)/bin/pytest -q tests/unit_tests
 
 bench: setup
 	$(VENV)/bin/toolsearch bench

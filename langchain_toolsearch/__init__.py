@@ -19,10 +19,10 @@ from langchain_toolsearch.config import (
     evaluate_rules,
 )
 from langchain_toolsearch.core import ToolSearchCore
-from langchain_toolsearch.index import BM25ToolIndex, ToolIndex
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.middleware import ToolSearchAgentState, ToolSearchMiddleware
 from langchain_toolsearch.node import ToolSearchNode, ToolSearchState
+from langchain_toolsearch.search.index import BM25ToolIndex, ToolIndex
 from langchain_toolsearch.state import InMemoryLoadedToolStore, LoadedToolStore
 from langchain_toolsearch.types import StateStats, ToolSearchFilterArgs, ToolSearchResult
 

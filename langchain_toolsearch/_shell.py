@@ -10,11 +10,11 @@ from langgraph.config import get_config
 from langgraph.store.base import BaseStore
 
 from langchain_toolsearch.core import StorageMode, ToolSearchCore
-from langchain_toolsearch.index import IndexOption
 from langchain_toolsearch.library import ToolsInput
 from langchain_toolsearch.meta_tools import build_meta_tools
 from langchain_toolsearch.policy import FilterFn, adrive, drive
 from langchain_toolsearch.resolved import ResolveToolsFn
+from langchain_toolsearch.search.index import IndexOption
 from langchain_toolsearch.state import LoadedToolStore
 from langchain_toolsearch.types import StateStats, ToolSearchResult
 

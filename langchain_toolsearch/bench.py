@@ -9,7 +9,7 @@ rank-bm25 baseline where there is one, and printed as Markdown tables:
   BFCL pool (1,437 tools, 2,501 queries) and on the same queries against
   BFCL plus the ToolSDK registry's tools (about 9,400 tools after merging),
   with rank-bm25's ``BM25Okapi`` on whitespace tokens of name + description
-  as the baseline; with ``--semantic`` also :mod:`~langchain_toolsearch.semantic`
+  as the baseline; with ``--semantic`` also :mod:`~langchain_toolsearch.search.semantic`
   with a local all-MiniLM-L6-v2.
 * **speed**: index build time and top-5 search latency (p50/p95) at 1k, 10k
   and 100k tools (BFCL + ToolSDK repeated under distinct names by
@@ -29,9 +29,9 @@ rank-bm25 baseline where there is one, and printed as Markdown tables:
   store holding 100k threads, and after its TTL sweep.
 
 * **engine** (``--engine``): the library served from PostgreSQL + pgvector
-  through :class:`~langchain_toolsearch.store_index.StoreToolIndex` (a
+  through :class:`~langchain_toolsearch.search.store_index.StoreToolIndex` (a
   LangGraph ``PostgresStore`` with an HNSW vector index and
-  :class:`~langchain_toolsearch.store_index.HashingEmbeddings`), on a server
+  :class:`~langchain_toolsearch.search.store_index.HashingEmbeddings`), on a server
   that ``scripts/start_postgres.sh --pgvector`` starts (or
   ``$TOOLSEARCH_ENGINE_DSN``): load rate and search latency at 100k tools,
   recall on the BFCL pool, each next to our BM25 in the same run.
@@ -67,9 +67,9 @@ from langchain_toolsearch.datasets import (
     scale_library,
 )
 from langchain_toolsearch.evaluation import EvalReport, baseline_bm25okapi_search, evaluate
-from langchain_toolsearch.index import BM25ToolIndex, ToolDocument, ToolIndex
 from langchain_toolsearch.library import ToolLibrary, schema_parameters
-from langchain_toolsearch.tokenize import clear_caches
+from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument, ToolIndex
+from langchain_toolsearch.search.tokenize import clear_caches
 
 __all__ = ["BenchConfig", "run_bench"]
 
@@ -230,7 +230,7 @@ def _semantic_quality(
     queries: list[EvalQuery],
     embeddings: Embeddings,
 ) -> list[object]:
-    from langchain_toolsearch.semantic import SemanticIndexFactory
+    from langchain_toolsearch.search.semantic import SemanticIndexFactory
 
     factory = SemanticIndexFactory(embeddings)
     started = time.perf_counter()
@@ -588,7 +588,7 @@ def _engine(
     """PostgresStore + pgvector through the ToolIndex protocol, next to our BM25."""
     from langgraph.store.postgres import PostgresStore
 
-    from langchain_toolsearch.store_index import HashingEmbeddings, StoreToolIndex
+    from langchain_toolsearch.search.store_index import HashingEmbeddings, StoreToolIndex
 
     rep.line("## Served from a real engine")
     rep.line()
@@ -688,7 +688,7 @@ def run_bench(config: BenchConfig | None = None, out: TextIO | None = None) -> i
     started = time.perf_counter()
     embeddings = None
     if cfg.semantic:  # fail before measuring anything if the extra is missing
-        from langchain_toolsearch.semantic import local_minilm_embeddings
+        from langchain_toolsearch.search.semantic import local_minilm_embeddings
 
         embeddings = local_minilm_embeddings()
     bfcl, queries = load_bfcl(cfg.data_dir)

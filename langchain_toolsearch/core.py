@@ -42,16 +42,16 @@ from langchain_core.tools import BaseTool
 from langgraph.store.base import BaseStore
 
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch.index import (
+from langchain_toolsearch.library import LibraryTool, ToolLibrary, ToolsInput
+from langchain_toolsearch.policy import Decisions, FilterFn, ToolPolicy, ask
+from langchain_toolsearch.resolved import RequestTools, ResolveToolsFn
+from langchain_toolsearch.search.index import (
     BM25ToolIndex,
     IndexOption,
     ToolDocument,
     ToolIndex,
     build_index,
 )
-from langchain_toolsearch.library import LibraryTool, ToolLibrary, ToolsInput
-from langchain_toolsearch.policy import Decisions, FilterFn, ToolPolicy, ask
-from langchain_toolsearch.resolved import RequestTools, ResolveToolsFn
 from langchain_toolsearch.state import (
     BaseStoreLoadedToolStore,
     InMemoryLoadedToolStore,
@@ -282,7 +282,7 @@ class ToolSearchCore:
         resolve_tools: Builds a request's tools from its ``RunnableConfig``
             (sync or async); needs ``include_resolved_tools=True``.
         clock: Epoch-seconds clock for the in-memory TTL (tests inject one).
-        index: The index (see :data:`~langchain_toolsearch.index.IndexOption`):
+        index: The index (see :data:`~langchain_toolsearch.search.index.IndexOption`):
             ``None`` for BM25, a built :class:`ToolIndex`, or a factory over
             the documents (also used for tools resolved per request).
         store: ``storage="store"`` only: the LangGraph store to keep loads in,

@@ -3,7 +3,7 @@
 A :class:`ToolLibrary` takes the user's tools (a sequence, or a mapping of
 id -> tool), rejects what would be ambiguous (duplicate names, the reserved
 meta-tool names), maps names that providers refuse to safe ones, and
-builds one :class:`~langchain_toolsearch.index.ToolDocument` per tool.
+builds one :class:`~langchain_toolsearch.search.index.ToolDocument` per tool.
 
 Provider-safe names match ``^[A-Za-z0-9_-]{1,64}$``. Other names (dots,
 spaces, slashes, non-ASCII, too long) are rewritten deterministically: the
@@ -30,7 +30,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from langchain_toolsearch._prompts import META_TOOL_NAMES
-from langchain_toolsearch.index import ToolDocument
+from langchain_toolsearch.search.index import ToolDocument
 
 __all__ = [
     "SAFE_NAME",

@@ -25,11 +25,10 @@ is given), so searching, loading and binding them never touches a server.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import inspect
 import io
 import logging
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
+from collections.abc import Awaitable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -37,6 +36,7 @@ import anyio
 from langchain_core.tools import BaseTool, InjectedToolArg, StructuredTool, ToolException
 from langgraph.errors import GraphBubbleUp
 
+from langchain_toolsearch._async import run_sync
 from langchain_toolsearch._prompts import META_TOOL_NAMES
 
 if TYPE_CHECKING:
@@ -375,7 +375,7 @@ def _wrap_tool(
         return await _call_with_guards(call_inner(**arguments), label=label, timeout=timeout)
 
     def call(runtime: Annotated[Any, InjectedToolArg()] = None, **arguments: Any) -> Any:
-        return _run_coroutine_sync(lambda: acall(runtime, **arguments))
+        return run_sync(acall(runtime, **arguments))
 
     metadata = {**(tool.metadata or {}), "mcp_server": route.server, "mcp_tool": route.tool}
     return StructuredTool(
@@ -464,22 +464,3 @@ def _handle_tool_error(error: ToolException) -> str | list[Any]:
     if isinstance(blocks, list) and blocks:
         return blocks
     return str(error).strip() or "MCP tool call failed with no message."
-
-
-def _run_coroutine_sync(factory: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
-    """Run a coroutine to completion from synchronous code.
-
-    Args:
-        factory: Creates the coroutine to run.
-
-    Returns:
-        The coroutine's result.
-    """
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(factory())
-    # Called from a thread that runs an event loop: use a private loop in a
-    # helper thread rather than re-entering the running one.
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, factory()).result()

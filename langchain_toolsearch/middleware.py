@@ -24,10 +24,10 @@ from langgraph.store.base import BaseStore
 from langchain_toolsearch import execution
 from langchain_toolsearch._shell import ToolSearchBase, current_config
 from langchain_toolsearch.core import StorageMode, merge_loaded
-from langchain_toolsearch.index import IndexOption
 from langchain_toolsearch.library import LibraryTool, ToolsInput
 from langchain_toolsearch.policy import FilterFn, adrive, drive
 from langchain_toolsearch.resolved import ResolveToolsFn, ascoped_core, scoped_core
+from langchain_toolsearch.search.index import IndexOption
 
 __all__ = ["ToolSearchAgentState", "ToolSearchMiddleware"]
 
@@ -106,9 +106,9 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
         clock: Epoch-seconds clock for the TTL (for tests).
         store: ``storage="store"`` only: a LangGraph ``BaseStore`` to keep
             loads in, instead of the agent's store.
-        index: The search backend (see :class:`~langchain_toolsearch.index.ToolIndex`):
+        index: The search backend (see :class:`~langchain_toolsearch.search.index.ToolIndex`):
             a built ``ToolIndex``, or ``(documents) -> ToolIndex`` such as
-            :class:`~langchain_toolsearch.semantic.SemanticIndexFactory`;
+            :class:`~langchain_toolsearch.search.semantic.SemanticIndexFactory`;
             default :class:`~langchain_toolsearch.BM25ToolIndex`.
 
     Raises:

@@ -46,10 +46,10 @@ from langgraph.store.base import BaseStore
 from langchain_toolsearch import execution
 from langchain_toolsearch._shell import ToolSearchBase, current_config
 from langchain_toolsearch.core import LOADED_KEY, StorageMode, merge_loaded
-from langchain_toolsearch.index import IndexOption
 from langchain_toolsearch.library import LibraryTool, ToolsInput
 from langchain_toolsearch.policy import FilterFn, adrive, drive
 from langchain_toolsearch.resolved import ResolveToolsFn, ascoped_core, scoped_core
+from langchain_toolsearch.search.index import IndexOption
 
 __all__ = ["TOOLS_KEY", "ToolSearchNode", "ToolSearchState"]
 

@@ -21,14 +21,14 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-import threading
-from collections.abc import Awaitable, Callable, Coroutine, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Sequence
 from typing import Any, TypeVar
 
+from langchain_toolsearch._async import run_sync
 from langchain_toolsearch.state import StoreCall
 from langchain_toolsearch.types import ToolSearchFilterArgs
 
-__all__ = ["Decisions", "FilterFn", "Question", "ToolPolicy", "adrive", "ask", "drive", "run_sync"]
+__all__ = ["Decisions", "FilterFn", "Question", "ToolPolicy", "adrive", "ask", "drive"]
 
 logger = logging.getLogger(__name__)
 
@@ -41,34 +41,6 @@ Question = list[ToolSearchFilterArgs] | StoreCall[Any]
 Decisions = Generator[Question, Any, T]
 """A core computation that asks for filter decisions (answered with one ``bool``
 per case) and store calls (answered with their result), then returns ``T``."""
-
-
-class _BackgroundLoop:
-    """One daemon event loop for async filters called from sync code."""
-
-    _lock = threading.Lock()
-    _loop: asyncio.AbstractEventLoop | None = None
-
-    @classmethod
-    def run(cls, coro: Coroutine[Any, Any, T]) -> T:
-        with cls._lock:
-            if cls._loop is None:
-                loop = asyncio.new_event_loop()
-                threading.Thread(
-                    target=loop.run_forever, name="toolsearch-filter-loop", daemon=True
-                ).start()
-                cls._loop = loop
-            loop = cls._loop
-        return asyncio.run_coroutine_threadsafe(coro, loop).result()
-
-
-async def _as_coro(value: Awaitable[T]) -> T:
-    return await value
-
-
-def run_sync(value: Awaitable[T]) -> T:
-    """Wait for ``value`` from sync code, on a daemon helper loop (safe inside a running loop)."""
-    return _BackgroundLoop.run(_as_coro(value))
 
 
 class ToolPolicy:
@@ -126,7 +98,7 @@ class ToolPolicy:
         try:
             value = self._call(args)
             if inspect.isawaitable(value):
-                value = _BackgroundLoop.run(_as_coro(value))
+                value = run_sync(value)
         except Exception as exc:  # fail closed on anything the hook raises
             return self._denied_by_error(args, exc)
         return self._verdict(args, value)

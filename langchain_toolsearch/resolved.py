@@ -30,9 +30,9 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 
-from langchain_toolsearch.index import ScoredTool, ToolDocument, ToolIndex
+from langchain_toolsearch._async import run_sync
 from langchain_toolsearch.library import LibraryTool, ToolLibrary
-from langchain_toolsearch.policy import run_sync
+from langchain_toolsearch.search.index import ScoredTool, ToolDocument, ToolIndex
 
 if TYPE_CHECKING:
     from langchain_toolsearch.core import ToolSearchCore

@@ -23,7 +23,7 @@ class ToolSearchResult:
         name: The tool's name as bound to the model (provider-safe).
         description: The description, truncated to about 150 characters.
         score: Relevance in ``[0, 1]``: the share of the best score reachable
-            for the query (see :mod:`langchain_toolsearch.index`).
+            for the query (see :mod:`langchain_toolsearch.search.index`).
         raw_score: The unnormalised BM25 score (not shown to the model).
     """
 

@@ -42,6 +42,7 @@ from langchain_core.tools import BaseTool
 from langgraph.config import get_config
 from langgraph.errors import GraphBubbleUp
 
+from langchain_toolsearch._async import run_sync
 from langchain_toolsearch.config.connections import (
     BadAuthToken,
     ServerTools,
@@ -70,7 +71,6 @@ from langchain_toolsearch.config.store import (
     arun_flow,
     run_flow,
 )
-from langchain_toolsearch.mcp import _run_coroutine_sync
 
 __all__ = [
     "MCPToolSource",
@@ -394,7 +394,7 @@ class ToolResolver:
         config = _config_or_current(config)
         plan_flow = self._plan(config, context, version, agent_config)
         plan = run_flow(self._store.store if self._store is not None else _NO_STORE, plan_flow)
-        return _run_coroutine_sync(lambda: self._collect(plan, config))  # type: ignore[no-any-return]
+        return run_sync(self._collect(plan, config))
 
     # -- planning (store reads) -------------------------------------------------------
 

@@ -1,0 +1,62 @@
+"""The package's one bridge from synchronous code to awaitables: a daemon event loop.
+
+Sync paths (``invoke``, a sync filter check, a sync MCP tool call) that meet an
+awaitable hand it to one long-lived loop in a daemon thread and wait for it.
+This is safe inside a thread that already runs an event loop (a Jupyter cell,
+an async server calling sync code), where ``asyncio.run`` would raise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+from collections.abc import Awaitable, Coroutine
+from typing import Any, TypeVar
+
+__all__ = ["run_sync"]
+
+T = TypeVar("T")
+
+_lock = threading.Lock()
+_loop: asyncio.AbstractEventLoop | None = None
+
+
+def _background_loop() -> asyncio.AbstractEventLoop:
+    global _loop
+    with _lock:
+        if _loop is None or _loop.is_closed():
+            loop = asyncio.new_event_loop()
+            threading.Thread(
+                target=loop.run_forever, name="toolsearch-sync-bridge", daemon=True
+            ).start()
+            _loop = loop
+        return _loop
+
+
+async def _as_coro(value: Awaitable[T]) -> T:
+    return await value
+
+
+def run_sync(value: Awaitable[T], *, timeout: float | None = None) -> T:
+    """Wait for an awaitable from synchronous code.
+
+    Args:
+        value: A coroutine or other awaitable, not yet awaited.
+        timeout: Seconds to wait, or ``None`` for no limit. On expiry the
+            awaitable is cancelled.
+
+    Returns:
+        The awaitable's result.
+
+    Raises:
+        TimeoutError: ``timeout`` seconds passed first.
+        Exception: Whatever the awaitable raised.
+    """
+    coro: Coroutine[Any, Any, T] = value if asyncio.iscoroutine(value) else _as_coro(value)
+    future = asyncio.run_coroutine_threadsafe(coro, _background_loop())
+    try:
+        return future.result(timeout)
+    except concurrent.futures.TimeoutError:
+        future.cancel()
+        raise TimeoutError(f"gave up after {timeout} s") from None

@@ -1,0 +1,531 @@
+"""Tool indexes: the :class:`ToolIndex` protocol and the default BM25 index.
+
+The default :class:`BM25ToolIndex` is Okapi BM25 (Robertson & Zaragoza 2009,
+"The Probabilistic Relevance Framework: BM25 and Beyond") over one document
+per tool with four weighted fields (BM25F-style term weighting, Robertson,
+Zaragoza & Taylor 2004): the tool name, its description, its parameter names,
+and the parameters' descriptions (with their ``enum`` values, see
+:func:`~langchain_toolsearch.library.schema_parameters`).
+
+Where it departs from textbook Okapi, and why:
+
+* IDF is ``ln(1 + (N - df + 0.5) / (df + 0.5))`` (the Lucene form), which is
+  always positive. Okapi's ``ln((N - df + 0.5) / (df + 0.5))`` is zero for a
+  term in half the documents and negative above that, which inverts rankings
+  on small catalogs (a 2-tool catalog ranks the matching tool last).
+* Field weights: a name term counts 3x, a description or parameter-name term
+  1x, a parameter-description term 0.5x. Parameter descriptions are long and
+  formulaic ("The name of the ...") and say what a tool takes rather than
+  what it does, so they count less than the tool's own description.
+* Scores are normalised to ``[0, 1]`` per query: the BM25 part is divided by
+  the best score any document could reach for the query's terms
+  (``sum(idf(t) * (k1 + 1))``), so a ``min_score`` floor means the same for
+  every query. Query terms the catalog has never seen still count in that
+  maximum, so a half-gibberish query scores at most about half.
+* Name matches are boosted before any top-k cut. A query that *is* a tool
+  name (``get_weather``, ``get weather``, ``Get-Weather``), or holds it as an
+  identifier (``call get_weather now``; separators, letters next to digits,
+  or lowerCamelCase), lifts the tool above every non-exact hit; so does any
+  word of a keyword query of at most 4 words that is a whole tool name. A
+  plain word in a longer sentence does not: "can you help me ..." is not a
+  request for a tool named ``help``. A multi-word name said word for word in
+  the query (``list issues of ...`` for ``list_issues``) closes 30% of the gap
+  to the exact-name floor; names with fewer than two content words
+  (``help_me``) do not count as such phrases.
+* Ties are broken by name, and nothing iterates a ``set`` of strings, so the
+  same catalog and query give the same bytes in every process.
+
+Speed: the index is an inverted index in compressed-sparse-row form (NumPy;
+NumPy ships with ``rank-bm25``) whose postings hold the finished
+``idf * tf-part`` of each (term, tool) pair. A query is tokenized once; its
+postings are concatenated and summed with one ``numpy.bincount``, so no
+Python loop runs over tools. ``rank_bm25.BM25Okapi.get_scores`` instead scans
+every document for every query term. The test suite checks the BM25 part
+against ``rank-bm25`` run with the same tokens, field weights and IDF.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Protocol, TypeAlias, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from langchain_toolsearch.search.tokenize import STOPWORDS, name_phrase, tokenize, tokenize_name
+
+__all__ = [
+    "BM25Params",
+    "BM25ToolIndex",
+    "IndexOption",
+    "ScoredTool",
+    "ToolDocument",
+    "ToolIndex",
+    "build_index",
+    "name_key",
+]
+
+_KEY_SEP = re.compile(r"[\s_\-./:]+")
+
+
+def name_key(text: str) -> str:
+    """Normalise a name or a query chunk for exact-name comparison.
+
+    ``"Get-Weather"``, ``"get weather"`` and ``"get_weather"`` all give
+    ``"get_weather"``; camelCase is not split (``"addPerson"`` -> ``"addperson"``).
+    """
+    return _KEY_SEP.sub("_", unicodedata.normalize("NFKC", text).strip().lower()).strip("_")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolDocument:
+    """What the index knows of one tool.
+
+    Attributes:
+        name: The id the index returns (the library's provider-safe name).
+        description: The tool's description.
+        parameters: ``(parameter name, parameter text)`` pairs; the text is
+            the parameter's description plus its ``enum`` values.
+        aliases: Other names that should match as the tool's name (e.g. the
+            original name when ``name`` is a provider-safe rewrite of it).
+    """
+
+    name: str
+    description: str = ""
+    parameters: tuple[tuple[str, str], ...] = ()
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredTool:
+    """One ranked hit.
+
+    Attributes:
+        name: The document's ``name``.
+        score: Relevance in ``[0, 1]``, comparable across queries.
+        raw_score: The index's unnormalised score (for BM25 the BM25 sum;
+            for debugging and benchmarks).
+    """
+
+    name: str
+    score: float
+    raw_score: float
+
+
+@runtime_checkable
+class ToolIndex(Protocol):
+    """Anything that ranks tools for a query: the pluggable retrieval backend.
+
+    The library builds one :class:`ToolDocument` per tool and hands them to
+    an index (see :data:`IndexOption`); ``search_tools`` then pulls hits from
+    :meth:`rank`. Shipped implementations: :class:`BM25ToolIndex` (the
+    default) and :class:`~langchain_toolsearch.search.semantic.SemanticToolIndex`
+    (embeddings fused with BM25).
+
+    Contract:
+
+    * ``rank(query)`` yields :class:`ScoredTool` hits best first, each
+      ``name`` a :attr:`ToolDocument.name` (the provider-safe name), each
+      ``score`` in ``(0, 1]`` and comparable across queries (``min_score``
+      is applied to it), ties broken by name, so equal inputs give equal
+      output in every process.
+    * It is consumed lazily: callers that filter hits (the filter hook's
+      ``search`` phase) keep pulling until ``top_k`` are allowed, so yield
+      the first hits without ranking the whole library if you can.
+    * An empty, stopword-only or gibberish query yields nothing (not an
+      arbitrary top-k); ``rank`` never raises on any string.
+    * Instances are immutable after construction and safe to share between
+      threads.
+    """
+
+    def rank(self, query: str) -> Iterator[ScoredTool]:
+        """Yield hits for ``query``, best first."""
+        ...
+
+    def __len__(self) -> int:
+        """Number of indexed tools."""
+        ...
+
+
+IndexOption: TypeAlias = ToolIndex | Callable[[Sequence[ToolDocument]], ToolIndex]
+"""The ``index=`` option: a built :class:`ToolIndex`, or a factory over the documents."""
+
+
+def build_index(option: IndexOption | None, documents: Sequence[ToolDocument]) -> ToolIndex:
+    """Resolve the ``index=`` option for a library's documents.
+
+    Args:
+        option: ``None`` (the default BM25 index), a built :class:`ToolIndex`
+            (used as is; its hits must name the library's tools), or a
+            callable ``(documents) -> ToolIndex`` such as
+            ``BM25ToolIndex.build`` or a
+            :class:`~langchain_toolsearch.search.semantic.SemanticIndexFactory`.
+        documents: The library's documents, one per tool.
+
+    Returns:
+        The index to search.
+
+    Raises:
+        TypeError: If ``option`` is neither, or the factory returns something
+            that is not a :class:`ToolIndex`.
+    """
+    if option is None:
+        return BM25ToolIndex.build(documents)
+    if isinstance(option, ToolIndex) and not isinstance(option, type):
+        return option
+    if callable(option):
+        built = option(documents)
+        if not isinstance(built, ToolIndex):
+            raise TypeError(
+                f"index factory {option!r} returned {type(built).__name__}, not a ToolIndex "
+                "(an object with rank(query) and __len__)"
+            )
+        return built
+    raise TypeError(
+        f"index must be a ToolIndex or a callable (documents) -> ToolIndex, "
+        f"got {type(option).__name__}"
+    )
+
+
+@dataclass(frozen=True)
+class BM25Params:
+    """Tuning of :class:`BM25ToolIndex`.
+
+    Attributes:
+        k1: Term-frequency saturation (Robertson & Zaragoza 2009; 1.2 default).
+        b: Length normalisation strength in ``[0, 1]`` (0.75 default).
+        name_weight: Weight of a name term against a description term.
+        description_weight: Weight of a description term.
+        parameter_weight: Weight of a parameter-name term.
+        parameter_description_weight: Weight of a term of a parameter's
+            description or ``enum`` values.
+    """
+
+    k1: float = 1.2
+    b: float = 0.75
+    name_weight: float = 3.0
+    description_weight: float = 1.0
+    parameter_weight: float = 1.0
+    parameter_description_weight: float = 0.5
+
+
+_EXACT_FLOOR = 0.9  # exact-name hits score in [0.9, 1]; others in [0, 0.9]
+_LITERAL = 0.9999  # only a name written exactly as the query (case aside) reaches 1.0
+
+
+def _literal(text: str) -> str:
+    """A name or query as written, ignoring case and surrounding space."""
+    return unicodedata.normalize("NFKC", text).strip().casefold()
+
+
+_FIRST_BATCH = 64
+_MAX_PHRASE = 6
+_PHRASE_LIFT = 0.3  # a name said word for word in the query closes 30% of the gap to 0.9
+_KEYWORD_QUERY_WORDS = 4  # in a query of at most this many words, any word may be a name
+_QUERY_CHUNKS = re.compile(r"[\s,;'\"`()\[\]{}<>!?]+")
+# identifier-like: inner separators (get_weather, weather.get, files/read), letters next to
+# digits (v2), or lowerCamelCase (getWeather; "GitHub" in prose is a brand, not a name)
+_IDENTIFIER = re.compile(r"[^\W_][_\-./:]+[^\W_]|[^\W\d_]\d|\d[^\W\d_]|^[a-z]+[A-Z]")
+
+_IntArray: TypeAlias = npt.NDArray[np.int64]
+_FloatArray: TypeAlias = npt.NDArray[np.float64]
+
+
+class BM25ToolIndex:
+    """BM25 index over tool documents (see the module docstring).
+
+    Immutable once built; thread-safe for reads.
+
+    Args:
+        documents: One per tool; ``name`` values must be unique.
+        params: BM25 tuning; defaults to :class:`BM25Params()`.
+
+    Raises:
+        ValueError: If two documents share a name.
+    """
+
+    def __init__(self, documents: Sequence[ToolDocument], params: BM25Params | None = None):
+        self.documents: tuple[ToolDocument, ...] = tuple(documents)
+        self.params = params or BM25Params()
+        self._vocab: dict[str, int] = {}
+        self._indptr: _IntArray = np.zeros(1, dtype=np.int64)
+        self._post_docs: npt.NDArray[np.int32] = np.zeros(0, dtype=np.int32)
+        self._post_weights: _FloatArray = np.zeros(0, dtype=np.float64)
+        self._idf: _FloatArray = np.zeros(0, dtype=np.float64)
+        self._name_keys: dict[str, list[int]] = {}
+        self._literal_names: dict[str, list[int]] = {}
+        self._name_pairs: frozenset[tuple[str, str]] = frozenset()
+        self._phrases: dict[tuple[str, ...], list[int]] = {}
+        self._phrase_starts: frozenset[str] = frozenset()
+        self._name_order: _IntArray = np.zeros(0, dtype=np.int64)
+        self._build()
+
+    @classmethod
+    def build(
+        cls, documents: Sequence[ToolDocument], params: BM25Params | None = None
+    ) -> BM25ToolIndex:
+        """Index ``documents`` (same as the constructor; usable as an index factory).
+
+        Args:
+            documents: One per tool; ``name`` values must be unique.
+            params: BM25 tuning; defaults to :class:`BM25Params()`.
+
+        Returns:
+            The index.
+
+        Raises:
+            ValueError: If two documents share a name.
+        """
+        return cls(documents, params)
+
+    def __len__(self) -> int:
+        """Number of indexed tools."""
+        return len(self.documents)
+
+    def __repr__(self) -> str:
+        return f"BM25ToolIndex({len(self)} tools, {len(self._vocab)} terms, {self.params})"
+
+    # -- building ----------------------------------------------------------------------
+
+    @staticmethod
+    def _name_terms(doc: ToolDocument) -> list[str]:
+        terms: list[str] = []
+        for name in (doc.name, *doc.aliases):
+            terms.extend(tokenize_name(name))
+        return list(dict.fromkeys(terms))
+
+    @staticmethod
+    def _fields(doc: ToolDocument) -> tuple[list[str], list[str], list[str], list[str]]:
+        """Terms of the name, description, parameter-name and parameter-text fields."""
+        pnames: list[str] = []
+        ptexts: list[str] = []
+        for pname, ptext in doc.parameters:
+            pnames.extend(tokenize_name(pname))
+            ptexts.extend(tokenize(ptext))
+        return BM25ToolIndex._name_terms(doc), tokenize(doc.description), pnames, ptexts
+
+    def field_terms(self, doc: ToolDocument) -> dict[str, float]:
+        """Weighted term frequencies of one document (for inspection and tests)."""
+        weights = self._field_weights()
+        tf: dict[str, float] = {}
+        for field_terms, weight in zip(self._fields(doc), weights, strict=True):
+            for term in field_terms:
+                tf[term] = tf.get(term, 0.0) + weight
+        return {t: f for t, f in tf.items() if f > 0}
+
+    def _field_weights(self) -> tuple[float, float, float, float]:
+        p = self.params
+        return (
+            p.name_weight,
+            p.description_weight,
+            p.parameter_weight,
+            p.parameter_description_weight,
+        )
+
+    def _build(self) -> None:
+        docs = self.documents
+        names = [d.name for d in docs]
+        if len(set(names)) != len(names):
+            dupes = sorted(n for n, c in Counter(names).items() if c > 1)
+            raise ValueError(f"duplicate tool names in the index: {dupes}; names must be unique")
+        n_docs = len(docs)
+        p = self.params
+        terms: list[str] = []
+        seg: list[int] = []  # terms per (document, field), four per document
+        for doc in docs:
+            for field_terms in self._fields(doc):
+                terms.extend(field_terms)
+                seg.append(len(field_terms))
+        seg_lens = np.asarray(seg, dtype=np.int64)
+        tok_weight = np.repeat(np.tile(np.asarray(self._field_weights()), n_docs), seg_lens)
+        tok_doc = np.repeat(np.arange(n_docs, dtype=np.int64), seg_lens.reshape(-1, 4).sum(1))
+        self._vocab = {t: i for i, t in enumerate(dict.fromkeys(terms))}
+        tok_term = np.fromiter(
+            map(self._vocab.__getitem__, terms), dtype=np.int64, count=len(terms)
+        )
+        live = tok_weight > 0
+        if not live.all():
+            tok_weight, tok_doc, tok_term = tok_weight[live], tok_doc[live], tok_term[live]
+        # one posting per (term, document): sort the pairs, sum the weighted counts
+        pair, inverse = np.unique(tok_term * max(n_docs, 1) + tok_doc, return_inverse=True)
+        tf = np.bincount(inverse.ravel(), weights=tok_weight, minlength=pair.size)
+        post_term = pair // max(n_docs, 1)
+        post_doc = pair % max(n_docs, 1)
+        lengths = np.bincount(tok_doc, weights=tok_weight, minlength=n_docs)
+        avgdl = float(lengths.mean()) if n_docs else 1.0
+        norm = p.k1 * (1.0 - p.b + p.b * lengths / (avgdl or 1.0))
+        df = np.bincount(post_term, minlength=len(self._vocab))
+        self._idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
+        self._indptr = np.concatenate((np.zeros(1, dtype=np.int64), np.cumsum(df)))
+        self._post_docs = post_doc.astype(np.int32)
+        self._post_weights = self._idf[post_term] * (tf * (p.k1 + 1.0) / (tf + norm[post_doc]))
+        self._build_names(names)
+
+    def _build_names(self, names: list[str]) -> None:
+        pairs: set[tuple[str, str]] = set()
+        for i, doc in enumerate(self.documents):
+            all_names = list(dict.fromkeys((doc.name, *doc.aliases)))
+            for name in all_names:
+                terms = tokenize_name(name)
+                pairs.update((a, b) for a, b in pairwise(terms) if a in STOPWORDS or b in STOPWORDS)
+                phrase = name_phrase(name)
+                content = sum(1 for t in phrase if t not in STOPWORDS)
+                if 2 <= len(phrase) <= _MAX_PHRASE and content >= 2:
+                    self._phrases.setdefault(phrase, []).append(i)
+            for key in dict.fromkeys(name_key(n) for n in all_names):
+                if key:
+                    self._name_keys.setdefault(key, []).append(i)
+            for literal in dict.fromkeys(_literal(n) for n in all_names):
+                self._literal_names.setdefault(literal, []).append(i)
+        self._name_pairs = frozenset(pairs)
+        self._phrase_starts = frozenset(p[0] for p in self._phrases)
+        order = sorted(range(len(names)), key=names.__getitem__)
+        rank = np.empty(len(names), dtype=np.int64)
+        rank[np.asarray(order, dtype=np.int64)] = np.arange(len(names), dtype=np.int64)
+        self._name_order = rank
+
+    # -- querying ------------------------------------------------------------------------
+
+    @staticmethod
+    def idf(df: int, n_docs: int) -> float:
+        """Lucene's BM25 IDF: ``ln(1 + (N - df + 0.5) / (df + 0.5))``, always > 0."""
+        return math.log1p((n_docs - df + 0.5) / (df + 0.5))
+
+    def _content_terms(self, every: list[str]) -> list[str]:
+        if all(t in STOPWORDS for t in every):
+            return []
+        pairs = self._name_pairs
+        last = len(every) - 1
+        terms = [
+            t
+            for i, t in enumerate(every)
+            if t not in STOPWORDS
+            or (i > 0 and (every[i - 1], t) in pairs)
+            or (i < last and (t, every[i + 1]) in pairs)
+        ]
+        return list(dict.fromkeys(terms))
+
+    def query_terms(self, query: str) -> list[str]:
+        """The distinct terms a query is scored on, in order.
+
+        Stopwords are dropped unless the query has other terms and the
+        stopword stands next to the same neighbour as in some tool name
+        (``"get me"`` keeps ``me`` for ``github_get_me``; ``"send it to my
+        friend"`` does not keep ``my`` for ``my_core_function``). A
+        stopword-only query gives no terms.
+        """
+        return self._content_terms(tokenize(query, keep_stopwords=True))
+
+    def _phrase_docs(self, every: list[str]) -> list[int]:
+        """Docs whose whole name appears word for word in the query (``list issues of ...``)."""
+        if not self._phrases:
+            return []
+        starts = self._phrase_starts
+        content = [t for t in every if t not in STOPWORDS]
+        hits: dict[int, None] = {}
+        for seq in (every, content):
+            size = len(seq)
+            for start, term in enumerate(seq):
+                if term not in starts:
+                    continue
+                for end in range(start + 2, min(start + _MAX_PHRASE, size) + 1):
+                    found = self._phrases.get(tuple(seq[start:end]))
+                    if found:
+                        hits.update(dict.fromkeys(found))
+        return list(hits)
+
+    def _exact_docs(self, query: str) -> list[int]:
+        """Docs named by the whole query, by an identifier in it, or by a word of a short query."""
+        if not self._name_keys:
+            return []
+        chunks = [c for c in _QUERY_CHUNKS.split(query) if c]
+        short = len(chunks) <= _KEYWORD_QUERY_WORDS
+        keys = [name_key(query)]
+        keys.extend(name_key(c) for c in chunks if short or _IDENTIFIER.search(c))
+        hits: dict[int, None] = {}
+        for key in dict.fromkeys(keys):
+            found = self._name_keys.get(key)
+            if found:
+                hits.update(dict.fromkeys(found))
+        return list(hits)
+
+    def _bm25(self, terms: list[str]) -> tuple[_FloatArray, float]:
+        """Raw BM25 of every document and the best score reachable for ``terms``."""
+        n_docs = len(self.documents)
+        ids = [self._vocab.get(t, -1) for t in terms]
+        unseen = self.idf(0, n_docs)
+        k1p = self.params.k1 + 1.0
+        best = float(sum((float(self._idf[i]) if i >= 0 else unseen) * k1p for i in ids))
+        ptr = self._indptr
+        spans = [(int(ptr[i]), int(ptr[i + 1])) for i in ids if i >= 0]
+        if not spans:
+            return np.zeros(n_docs, dtype=np.float64), best
+        if len(spans) == 1:
+            lo, hi = spans[0]
+            raw = np.zeros(n_docs, dtype=np.float64)
+            raw[self._post_docs[lo:hi]] = self._post_weights[lo:hi]
+            return raw, best
+        docs = np.concatenate([self._post_docs[lo:hi] for lo, hi in spans])
+        weights = np.concatenate([self._post_weights[lo:hi] for lo, hi in spans])
+        return np.bincount(docs, weights=weights, minlength=n_docs).astype(np.float64), best
+
+    def scores(self, query: str) -> tuple[_FloatArray, _FloatArray]:
+        """Score every document.
+
+        Returns:
+            ``(score, raw)``: normalised scores in ``[0, 1]`` and raw BM25
+            scores, both of shape ``(len(self),)``.
+        """
+        every = tokenize(query, keep_stopwords=True)
+        terms = self._content_terms(every)
+        raw, best = self._bm25(terms)
+        if not len(self.documents):
+            return raw, raw
+        score = raw * (_EXACT_FLOOR / best) if best > 0 else raw.copy()
+        phrase = self._phrase_docs(every) if terms else []
+        if phrase:
+            idx = np.asarray(phrase, dtype=np.int64)
+            score[idx] += (_EXACT_FLOOR - score[idx]) * _PHRASE_LIFT * (score[idx] > 0)
+        exact = self._exact_docs(query) if every else []
+        if exact:  # a tool named like a stopword ("me", "How") is still found by name
+            idx = np.asarray(exact, dtype=np.int64)
+            score[idx] = _EXACT_FLOOR + (_LITERAL - _EXACT_FLOOR) * score[idx] / _EXACT_FLOOR
+        literal = self._literal_names.get(_literal(query))
+        if literal:  # the name exactly as written ("x.y" over "x_y" and "x-y")
+            score[np.asarray(literal, dtype=np.int64)] = 1.0
+        np.clip(score, 0.0, 1.0, out=score)
+        return score, raw
+
+    def rank(self, query: str) -> Iterator[ScoredTool]:
+        """Yield hits with a score above zero, best first, ties by name.
+
+        Scores are rounded to 6 decimals so that floating-point noise never
+        reorders ties. Only the first 64 hits are sorted up front; the rest
+        are sorted if the caller keeps pulling.
+        """
+        score, raw = self.scores(query)
+        cand = np.flatnonzero(score)
+        if cand.size == 0:
+            return
+        rounded = np.round(score[cand], 6)
+        keep = rounded > 0.0
+        cand, rounded = cand[keep], rounded[keep]
+        if cand.size > _FIRST_BATCH:
+            cut = np.partition(rounded, cand.size - _FIRST_BATCH)[cand.size - _FIRST_BATCH]
+            top = rounded >= cut
+            batches = [(cand[top], rounded[top]), (cand[~top], rounded[~top])]
+        else:
+            batches = [(cand, rounded)]
+        documents = self.documents
+        for idx, values in batches:
+            if idx.size == 0:
+                continue
+            order = np.lexsort((self._name_order[idx], -values))
+            for i, value in zip(idx[order].tolist(), values[order].tolist(), strict=True):
+                yield ScoredTool(name=documents[i].name, score=value, raw_score=float(raw[i]))

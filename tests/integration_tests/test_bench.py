@@ -1,0 +1,54 @@
+"""``toolsearch bench --quick`` runs and prints every section (timings are not asserted)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "langchain_toolsearch.cli", "bench", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=600,
+    )
+
+
+def test_bench_quick_prints_every_section() -> None:
+    done = run("--quick")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    for heading in ("## Quality", "## Speed", "## Cost", "## Overhead per model step", "## Memory"):
+        assert heading in out, heading
+    quality = re.findall(r"\| (BFCL[^|]*): (toolsearch BM25|rank-bm25 BM25Okapi) \|([^\n]*)", out)
+    assert len(quality) == 4
+    for _, _, cells in quality:
+        values = [float(v) for v in re.findall(r"\d\.\d{3}", cells)]
+        assert len(values) == 4 and all(0.0 <= v <= 1.0 for v in values)
+    assert re.search(r"\| 1,000 \| [\d.]+ s \|", out)  # speed row with its build time
+    assert re.search(r"\| GitHub MCP server \(117 tools\) \|", out)
+    assert re.search(r"\| BFCL \(1,437 tools\) \| [\d,]+ \|", out)
+    assert "ToolSearchMiddleware.wrap_model_call" in out and "ToolSearchNode.invoke" in out
+    assert re.search(r"\| 0 after the sweep \| [\d.]+ KB \|", out)
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("langchain_huggingface") is not None,
+    reason="the [semantic] extra is installed: the semantic run is a benchmark, not a test",
+)
+def test_bench_semantic_without_the_extra_says_how_to_install_it() -> None:
+    done = run("--quick", "--semantic")
+    assert done.returncode == 2
+    assert "[semantic]" in done.stderr and "torch==2.13.0" in done.stderr
+    assert "## Speed" not in done.stdout

@@ -1,0 +1,202 @@
+"""The main job: `toolsearch demo` over real MCP servers, and `toolsearch search`."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+from langchain_toolsearch.cli import load_mcp_config, main
+from langchain_toolsearch.demo import DEMO_REQUESTS, OfflineDemoModel, run_demo
+from tests.support.mcp_fixtures import servers_bin
+
+SHARED = Path(os.environ.get("TOOLSEARCH_SHARED_DATA", Path(__file__).parents[3] / "shared" / "data"))
+GITHUB = SHARED / "github-mcp-server-tools"
+
+
+async def test_demo_answers_with_real_mcp_output() -> None:
+    out = io.StringIO()
+    code = await run_demo(catalogs=[str(GITHUB)], servers_bin=str(servers_bin()), out=out)
+    text = out.getvalue()
+    assert code == 0, text
+    assert "scripted offline model" in text
+    # real output of mcp-server-time and mcp-server-git reached the answers
+    assert '"timezone": "Asia/Tokyo"' in text
+    assert "Add the list of meta tools" in text  # the demo repo's last commit message
+    assert "+14.0h" in text or "+13.0h" in text  # New York -> Tokyo
+    # the library is MCP tools + the 117 GitHub definitions, and binding shrank
+    assert "117 catalog tools" in text
+    assert "bound ['search_tools', 'load_tool', 'get_current_time']" in text
+    assert "% fewer" in text
+
+
+def test_offline_model_follows_search_load_call() -> None:
+    model = OfflineDemoModel(repo="/r")
+    request = DEMO_REQUESTS[1]
+    first = model.respond([HumanMessage(request.prompt)])
+    assert first.tool_calls[0]["name"] == "search_tools"
+    hits = ToolMessage(
+        content="", tool_call_id="a", name="search_tools",
+        artifact={"results": [{"name": "git_log", "description": "", "score": 0.5}]},
+    )
+    second = model.respond([HumanMessage(request.prompt), first, hits])
+    assert second.tool_calls[0]["args"] == {"tool_name": "git_log"}
+    miss = ToolMessage(content="", tool_call_id="a", name="search_tools", artifact={"results": []})
+    assert "did not find" in model.respond([HumanMessage(request.prompt), first, miss]).text
+    receipt = ToolMessage(
+        content="", tool_call_id="b", name="load_tool", artifact={"loaded": ["git_log"]}
+    )
+    third = model.respond([HumanMessage(request.prompt), first, hits, second, receipt])
+    assert third.tool_calls[0]["args"] == {"repo_path": "/r", "max_count": 1}
+    output = ToolMessage(content="commit abc", tool_call_id="c", name="git_log")
+    final = model.respond([HumanMessage(request.prompt), third, output])
+    assert isinstance(final, AIMessage) and "commit abc" in final.text
+
+
+def test_search_command_on_catalog(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["search", "create a pull request", "--catalog", str(GITHUB), "--json"]) == 0
+    hits = json.loads(capsys.readouterr().out)
+    assert hits[0]["name"] == "create_pull_request"
+    assert all(0 < h["score"] <= 1 for h in hits)
+
+
+def test_search_command_on_mcp_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "mcp.json"
+    cmd = str(servers_bin() / "mcp-server-time")
+    config.write_text(json.dumps({"mcpServers": {"time": {"command": cmd, "args": []}}}))
+    assert main(["search", "current time now", "--mcp-config", str(config)]) == 0
+    out = capsys.readouterr().out
+    assert "get_current_time" in out.splitlines()[1]
+
+
+def test_load_mcp_config_shapes(tmp_path: Path) -> None:
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"a": {"command": "x"}, "b": {"url": "http://127.0.0.1:1/mcp"}}))
+    conns = load_mcp_config(path)
+    assert conns["a"] == {"command": "x", "transport": "stdio", "args": []}
+    assert conns["b"]["transport"] == "streamable_http"
+    path.write_text(json.dumps({"mcpServers": {"c": {"env": {}}}}))
+    with pytest.raises(ValueError, match="needs a 'command' or a 'url'"):
+        load_mcp_config(path)
+
+
+def _user_error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
+    """Run ``main(argv)``; it must fail with exit code 2 and a one-line error."""
+    code: int | str | None
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse's own checks exit
+        code = exc.code
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith(("toolsearch: error: ", "toolsearch search: error: ")), err
+    return last
+
+
+def test_search_missing_catalog_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = _user_error(capsys, ["search", "x", "--catalog", str(tmp_path / "nope")])
+    assert "not found" in line and "nope" in line
+
+
+def test_search_top_k_zero_is_rejected(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["search", "x", "--catalog", str(GITHUB), "--top-k", "0"])
+    assert exc.value.code == 2
+    assert "--top-k: must be an integer >= 1" in capsys.readouterr().err
+
+
+def test_search_catalog_entry_without_schema(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    catalog = tmp_path / "cat.json"
+    catalog.write_text(json.dumps([{"name": "a", "description": "hello"}]))
+    assert "inputSchema" in _user_error(capsys, ["search", "hello", "--catalog", str(catalog)])
+
+
+@pytest.mark.parametrize("content", [None, "{", "[1, 2]", '{"s": {"env": {}}}'])
+def test_search_bad_mcp_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str | None
+) -> None:
+    config = tmp_path / "mcp.json"
+    if content is not None:
+        config.write_text(content)
+    assert "--mcp-config" in _user_error(capsys, ["search", "x", "--mcp-config", str(config)])
+
+
+def test_demo_bad_catalog_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = _user_error(capsys, ["demo", "--catalog", str(tmp_path / "nope")])
+    assert "--catalog" in line
+
+
+def test_search_defaults_and_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["search", "pull request", "--catalog", str(GITHUB), "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == 5  # like the library's top_k
+    with pytest.raises(SystemExit):
+        main(["search", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "default: 5" in help_text
+    assert '{"name", "description", "inputSchema"}' in help_text
+    assert "folder" in help_text
+
+
+def test_search_into_closed_pipe_exits_quietly(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    class ClosedPipe(io.StringIO):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr("sys.stdout", ClosedPipe())
+    assert main(["search", "pull request", "--catalog", str(GITHUB)]) == 1
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_readme_state_graph_example_runs() -> None:
+    """The "Use in a hand-built `StateGraph`" snippet runs as written."""
+    from langchain_core.tools import tool
+
+    from tests.support.fakes import ScriptedChatModel
+
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    section = readme.split("## Use in a hand-built `StateGraph`", 1)[1]
+    snippet = section.split("```python\n", 1)[1].split("```", 1)[0]
+
+    @tool
+    def get_weather(city: str) -> str:
+        """Get the weather for a city."""
+        return f"sunny in {city}"
+
+    @tool
+    def my_always_on_tool(text: str) -> str:
+        """Echo the text."""
+        return text
+
+    def call(name: str, args: dict[str, str]) -> AIMessage:
+        return AIMessage(content="", tool_calls=[{"name": name, "args": args, "id": name}])
+
+    llm = ScriptedChatModel(
+        steps=[
+            call("search_tools", {"query": "weather"}),
+            call("load_tool", {"tool_name": "get_weather"}),
+            call("get_weather", {"city": "Paris"}),
+        ]
+    )
+    namespace: dict[str, object] = {"llm": llm, "big_library": [get_weather]}
+    namespace["my_always_on_tool"] = my_always_on_tool
+    exec(compile(snippet, "README.md", "exec"), namespace)
+    graph = namespace["graph"]
+    out = graph.invoke(  # type: ignore[attr-defined]
+        {"messages": [HumanMessage("weather in Paris?")]}, {"configurable": {"thread_id": "t"}}
+    )
+    assert any(m.content == "sunny in Paris" for m in out["messages"])
+    assert llm.bound[-1] == ["search_tools", "load_tool", "my_always_on_tool", "get_weather"]

@@ -1,0 +1,314 @@
+"""StoreToolIndex: the tool library served by a LangGraph store with a vector index.
+
+In memory (``InMemoryStore`` + :class:`HashingEmbeddings`): sync and incremental
+rebuilds, ranking, scores, empty and gibberish queries, RRF fusion, and a real
+``create_agent`` run. Then the same index on PostgreSQL + pgvector
+(``PostgresStore``): the server comes from ``TOOLSEARCH_TEST_PGVECTOR_DSN``, else
+``TOOLSEARCH_TEST_POSTGRES_DSN`` when that server has pgvector, else
+``scripts/start_postgres.sh start --pgvector --no-install``; without one the test
+skips with the reason, unless ``TOOLSEARCH_REQUIRE_POSTGRES=1`` (CI) fails it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import pytest
+from langchain_core.messages import ToolMessage
+from langgraph.store.base import Op, PutOp, Result
+from langgraph.store.memory import InMemoryStore
+
+from langchain_toolsearch import ToolSearchMiddleware
+from langchain_toolsearch.search.index import ToolDocument, ToolIndex
+from langchain_toolsearch.search.store_index import (
+    HashingEmbeddings,
+    StoreIndexFactory,
+    StoreToolIndex,
+    content_hash,
+)
+from tests.support.fakes import ai, call
+from tests.support.library_fixtures import CALLS, library
+from tests.support.worker_client import ROOT
+
+DOCS = [
+    ToolDocument("play_music", "Play a song or playlist", (("song", "Song title"),)),
+    ToolDocument("send_email", "Send an email to a recipient", (("to", "Email address"),)),
+    ToolDocument("get_weather", "Current weather for a city", (("city", "City name"),)),
+    ToolDocument("get_forecast", "Weather forecast for a city", (("city", "City name"),)),
+    ToolDocument("create_issue", "Create a GitHub issue in a repository"),
+]
+NS = ("toolsearch", "tools")
+
+
+class CountingStore(InMemoryStore):
+    """An InMemoryStore that counts the puts and deletes it is sent."""
+
+    puts: list[str]
+    deletes: list[str]
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.puts = []
+        self.deletes = []
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        ops = list(ops)
+        for op in ops:
+            if isinstance(op, PutOp):
+                (self.puts if op.value is not None else self.deletes).append(op.key)
+        return super().batch(ops)
+
+
+def _store(dims: int = 256) -> CountingStore:
+    return CountingStore(index={"dims": dims, "embed": HashingEmbeddings(dims)})
+
+
+def _names(index: ToolIndex, query: str, k: int = 10) -> list[str]:
+    return [h.name for h in itertools.islice(index.rank(query), k)]
+
+
+# -- the embedding --------------------------------------------------------------------------------
+
+
+def test_hashing_embeddings_are_deterministic_unit_bag_of_words() -> None:
+    emb = HashingEmbeddings(64)
+    [a, b, empty] = emb.embed_documents(["Weather in Paris", "paris WEATHER!", "the of"])
+    assert a == b  # word order, case and punctuation do not matter
+    assert math.isclose(math.fsum(v * v for v in a), 1.0)
+    assert len(a) == 64 and emb.embed_query("Weather in Paris") == a
+    assert any(empty)  # a stopword-only text keeps its words
+    assert HashingEmbeddings(64).embed_query("") == [0.0] * 64
+    with pytest.raises(ValueError, match="dims"):
+        HashingEmbeddings(1)
+
+
+# -- building -------------------------------------------------------------------------------------
+
+
+def test_build_writes_one_item_per_tool_with_its_hash() -> None:
+    store = _store()
+    index = StoreToolIndex.build(store, DOCS)
+    assert len(index) == 5 and sorted(store.puts) == sorted(d.name for d in DOCS)
+    assert (index.stats.written, index.stats.deleted, index.stats.unchanged) == (5, 0, 0)
+    item = store.get(NS, "get_weather")
+    assert item is not None
+    assert item.value["hash"] == content_hash(DOCS[2])
+    assert item.value["text"].startswith("get weather: Current weather")
+
+
+def test_incremental_rebuild_writes_only_changed_tools() -> None:
+    store = _store()
+    factory = StoreIndexFactory(store)
+    factory(DOCS)
+    store.puts.clear()
+    again = factory(list(reversed(DOCS)))  # same tools, other order: nothing to write
+    assert store.puts == [] and store.deletes == []
+    assert again.stats.unchanged == 5
+    changed = ToolDocument("send_email", "Send an email with attachments", (("to", "Address"),))
+    third = factory([DOCS[0], changed, *DOCS[2:4], ToolDocument("new_tool", "Brand new tool")])
+    assert sorted(store.puts) == ["new_tool", "send_email"]
+    assert store.deletes == ["create_issue"]
+    assert (third.stats.written, third.stats.deleted, third.stats.unchanged) == (2, 1, 3)
+    assert store.get(NS, "create_issue") is None
+    assert _names(third, "github issue repository") == []
+    assert factory.last is third
+
+
+def test_namespaces_keep_libraries_apart() -> None:
+    store = _store()
+    StoreToolIndex(store, DOCS)
+    other = StoreToolIndex(store, DOCS[:1], namespace=("toolsearch", "other"))
+    assert _names(other, "weather city") == []
+    assert len(StoreToolIndex(store, DOCS, sync=False)) == 5
+
+
+def test_bad_stores_and_options_are_rejected() -> None:
+    with pytest.raises(ValueError, match="no vector index"):
+        StoreToolIndex(InMemoryStore(), DOCS)
+    with pytest.raises(ValueError, match="duplicate"):
+        StoreToolIndex(_store(), [DOCS[0], DOCS[0]])
+    with pytest.raises(ValueError, match="page_size"):
+        StoreToolIndex(_store(), DOCS, page_size=0)
+    with pytest.raises(ValueError, match="floors"):
+        StoreToolIndex(_store(), DOCS, min_similarity=0.0)
+
+
+# -- ranking --------------------------------------------------------------------------------------
+
+
+def test_rank_order_scores_and_determinism() -> None:
+    index = StoreToolIndex(_store(), DOCS)
+    hits = list(index.rank("weather forecast for Paris"))
+    assert [h.name for h in hits][:2] == ["get_forecast", "get_weather"]
+    assert all(0.0 < h.score <= 1.0 and h.score == h.raw_score for h in hits)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    again = StoreToolIndex(_store(), list(reversed(DOCS)))
+    assert list(again.rank("weather forecast for Paris")) == hits
+    assert _names(index, "send an email") == ["send_email"]
+
+
+def test_ties_are_broken_by_name_across_lazy_pages() -> None:
+    docs = [ToolDocument(f"report_{i:03d}", "quarterly report") for i in range(60)]
+    store = _store()
+    index = StoreToolIndex(store, list(reversed(docs)), page_size=7, max_hits=100)
+    hits = list(index.rank("quarterly report"))
+    assert len(hits) == 60 and len({h.score for h in hits}) < 60  # ties (name terms collide)
+    assert hits == sorted(hits, key=lambda h: (-h.score, h.name))
+    assert hits == list(StoreToolIndex(store, docs, page_size=100).rank("quarterly report"))
+    lazy = StoreToolIndex(store, docs, page_size=7).rank("quarterly report")
+    assert list(itertools.islice(lazy, 3)) == hits[:3]
+
+
+@pytest.mark.parametrize("query", ["", "   ", "the of and to", "!!!", "qwzxv plmokn", "zzyzx"])
+def test_empty_stopword_and_gibberish_queries_find_nothing(query: str) -> None:
+    store = _store()
+    assert list(StoreToolIndex(store, DOCS).rank(query)) == []
+    assert list(StoreToolIndex(store, DOCS, fuse_bm25=True).rank(query)) == []
+
+
+def test_a_floor_for_queries_without_library_words() -> None:
+    lenient = StoreToolIndex(_store(), DOCS, min_similarity_alone=0.01, min_similarity=0.01)
+    strict = StoreToolIndex(_store(), DOCS)
+    assert strict.min_similarity_alone is None  # HashingEmbeddings: collisions only
+    assert list(strict.rank("zzyzx")) == []
+    assert lenient.min_similarity_alone == 0.01
+
+
+def test_fusion_with_bm25_through_semantic() -> None:
+    index = StoreToolIndex(_store(), DOCS, fuse_bm25=True)
+    hits = list(index.rank("get_weather"))
+    assert hits[0].name == "get_weather" and hits[0].score >= 0.9  # exact name rule
+    assert all(0.0 < h.score <= 1.0 for h in hits)
+    assert _names(index, "email a recipient")[0] == "send_email"
+    assert "fused with BM25" in repr(index)
+
+
+# -- through the middleware in a real create_agent run --------------------------------------------
+
+
+async def test_middleware_searches_loads_and_calls_through_the_store() -> None:
+    from langchain.agents import create_agent
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from tests.support.fakes import ScriptedChatModel
+
+    CALLS.clear()
+    store = _store()
+    mw = ToolSearchMiddleware(tools=library(), index=StoreIndexFactory(store))
+    assert isinstance(mw.core.index, StoreToolIndex)
+    assert len(store.puts) == len(library())
+    model = ScriptedChatModel(
+        steps=[
+            ai(call("search_tools", {"query": "current weather in a city"})),
+            ai(call("load_tool", {"tool_name": "get_weather"})),
+            ai(call("get_weather", {"city": "Paris"})),
+            ai(content="Sunny."),
+        ]
+    )
+    agent = create_agent(model, tools=[], middleware=[mw], checkpointer=InMemorySaver())
+    out = await agent.ainvoke(
+        {"messages": [("user", "weather in Paris?")]}, {"configurable": {"thread_id": "t"}}
+    )
+    found = [m for m in out["messages"] if isinstance(m, ToolMessage)]
+    assert "get_weather" in str(found[0].content)
+    assert CALLS == [("get_weather", "Paris")]
+    assert model.bound[-1][-1] == "get_weather"
+    assert mw.search("qwzxv plmokn") == []
+
+
+# -- PostgreSQL + pgvector ------------------------------------------------------------------------
+
+
+def _pgvector_dsn() -> tuple[str | None, bool, str]:
+    """(DSN of a server with pgvector, whether we started it, why not)."""
+    psycopg = pytest.importorskip("psycopg", reason="needs psycopg (pip install -e '.[dev]')")
+    dsn = os.environ.get("TOOLSEARCH_TEST_PGVECTOR_DSN")
+    if dsn:
+        return dsn, False, ""
+    shared = os.environ.get("TOOLSEARCH_TEST_POSTGRES_DSN")
+    if shared:
+        try:
+            with psycopg.connect(shared, connect_timeout=5) as conn:
+                row = conn.execute(
+                    "SELECT 1 FROM pg_available_extensions WHERE name = 'vector'"
+                ).fetchone()
+            if row:
+                return shared, False, ""
+        except psycopg.Error:
+            pass
+    script = ROOT / "scripts" / "start_postgres.sh"
+    env = {**os.environ, "TOOLSEARCH_PG_PYTHON": sys.executable}
+    env.pop("TOOLSEARCH_PG_PORT", None)
+    was_running = (
+        subprocess.run([script, "status", "--pgvector"], env=env, capture_output=True).returncode
+        == 0
+    )
+    proc = subprocess.run(
+        [script, "start", "--pgvector", "--no-install"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if proc.returncode != 0 or not proc.stdout.strip():
+        return None, False, f"scripts/start_postgres.sh --pgvector: {proc.stderr.strip()[-500:]}"
+    return proc.stdout.strip(), not was_running, ""
+
+
+@pytest.fixture(scope="module")
+def pgvector_dsn() -> Iterator[str]:
+    pytest.importorskip("langgraph.store.postgres", reason="needs langgraph-checkpoint-postgres")
+    import psycopg
+
+    dsn, started, why = _pgvector_dsn()
+    if dsn is None:
+        message = f"no PostgreSQL server with pgvector for the StoreToolIndex test ({why})"
+        if os.environ.get("TOOLSEARCH_REQUIRE_POSTGRES") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    db = f"toolsearch_vec_{os.getpid()}_{uuid.uuid4().hex[:6]}"
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{db}"')
+    try:
+        yield f"{dsn.rpartition('/')[0]}/{db}"
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
+        if started:
+            env = {**os.environ, "TOOLSEARCH_PG_PYTHON": sys.executable}
+            subprocess.run(
+                [ROOT / "scripts" / "start_postgres.sh", "stop", "--pgvector"],
+                env=env,
+                check=False,
+            )
+
+
+def test_postgres_store_with_pgvector_serves_the_index(pgvector_dsn: str) -> None:
+    from langgraph.store.postgres import PostgresStore
+
+    config: Any = {"dims": 256, "embed": HashingEmbeddings(256)}
+    with PostgresStore.from_conn_string(pgvector_dsn, index=config) as store:
+        store.setup()  # CREATE EXTENSION vector + the HNSW index
+        index = StoreToolIndex.build(store, DOCS)
+        assert index.stats.written == 5
+        hits = list(index.rank("weather forecast for Paris"))
+        memory = list(StoreToolIndex(_store(), DOCS).rank("weather forecast for Paris"))
+        assert [h.name for h in hits] == [h.name for h in memory]
+        assert all(
+            math.isclose(a.score, b.score, abs_tol=1e-5) for a, b in zip(hits, memory, strict=True)
+        )
+        assert all(0.0 < h.score <= 1.0 for h in hits)
+        assert list(index.rank("qwzxv plmokn")) == [] and list(index.rank("")) == []
+        again = StoreToolIndex.build(store, [*DOCS[:4], ToolDocument("new_tool", "Brand new")])
+        assert (again.stats.written, again.stats.deleted, again.stats.unchanged) == (1, 1, 4)
+        assert _names(again, "brand new tool") == ["new_tool"]
+        assert _names(StoreToolIndex(store, DOCS[:4], fuse_bm25=True, sync=False), "get_weather")[
+            0
+        ] == ("get_weather")

@@ -1,0 +1,148 @@
+"""``ToolSearchNode`` in hand-built ``StateGraph`` objects: the node's own API
+(``invoke``/``ainvoke``, ``tools_for``, ``bind_tools``, ``tool_node``) and the
+graph-schema check that keeps ``load_tool`` from claiming loads the graph
+would drop. Shared behaviours run through this form in the other test files.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.tools import tool
+from langgraph.graph import MessagesState
+from langgraph.prebuilt import ToolNode
+
+from langchain_toolsearch import ToolSearchNode, ToolSearchState
+from langchain_toolsearch import _prompts as P
+from tests.support.fakes import ai, call
+from tests.support.library_fixtures import CALLS, library
+from tests.support.toolsearch_harness import META, build, cfg, mode_param, tool_msgs
+
+
+@tool
+def calculator(expression: str) -> str:
+    """Evaluate an arithmetic expression"""
+    CALLS.append(("calculator", expression))
+    return "4"
+
+
+def _load_receipt(call_id: str, names: list[str]) -> list[Any]:
+    return [
+        HumanMessage("hi"),
+        AIMessage("", tool_calls=[call("load_tool", {"tool_names": names}, call_id)]),
+        ToolMessage(
+            content="{}",
+            artifact={
+                "success": True,
+                "message": "",
+                "loaded": names,
+                "not_found": [],
+                "already_loaded": [],
+            },
+            tool_call_id=call_id,
+            name="load_tool",
+        ),
+    ]
+
+
+async def test_node_invoke_reports_loaded_tools_in_load_order() -> None:
+    node = ToolSearchNode(tools=library(), storage="context")
+    state = {"messages": _load_receipt("c1", ["send_email", "get_weather", "nope"])}
+    assert node.invoke(state, cfg()) == {"toolsearch_tools": ["send_email", "get_weather"]}
+    assert await node.ainvoke(state, cfg()) == {"toolsearch_tools": ["send_email", "get_weather"]}
+    assert node.invoke({"messages": []}) == {"toolsearch_tools": []}
+
+    memory = ToolSearchNode(tools=library())
+    memory.core.store.add("t9", ["github_get_me", "get_weather"])
+    assert memory.invoke({"messages": []}, cfg("t9")) == {
+        "toolsearch_tools": ["github_get_me", "get_weather"]
+    }
+    assert memory.invoke({"messages": []}, cfg("t8")) == {"toolsearch_tools": []}
+    assert memory.name == "tool_search"
+
+
+def test_tools_for_orders_meta_bound_then_loaded_and_ignores_unknown_names() -> None:
+    node = ToolSearchNode(tools=library(), bound_tools=[calculator])
+    state = {"messages": [], "toolsearch_tools": ["get_weather", "no_such_tool", 3, "send_email"]}
+    assert [t.name for t in node.tools_for(state)] == [
+        *META,
+        "calculator",
+        "get_weather",
+        "send_email",
+    ]
+    assert [t.name for t in node.tools_for({"messages": []})] == [*META, "calculator"]
+    auto = ToolSearchNode(tools=library(), auto_load=True)
+    assert [t.name for t in auto.tools_for({})] == ["search_tools"]
+
+
+def test_tool_node_registers_meta_and_bound_tools_only() -> None:
+    node = ToolSearchNode(tools=library(), bound_tools=[calculator])
+    tn = node.tool_node(name="my_tools")
+    assert isinstance(tn, ToolNode)
+    assert tn.name == "my_tools"
+    assert sorted(tn.tools_by_name) == sorted([*META, "calculator"])
+
+
+@mode_param
+async def test_bound_tools_run_through_tool_node(mode: str) -> None:
+    steps = [ai(call("calculator", {"expression": "2+2"}, "c")), ai(content="ok")]
+    h = build("node", steps, direct_tools=[calculator])
+    out = await h.run("sum", cfg(), mode)
+    assert [(m.tool_call_id, m.content) for m in tool_msgs(out)] == [("c", "4")]
+    assert h.bound[0] == [*META, "calculator"]
+
+
+@mode_param
+@pytest.mark.parametrize("thread", [None])
+async def test_graph_without_the_node_keys_refuses_to_claim_a_load(
+    mode: str, thread: str | None
+) -> None:
+    # plain MessagesState drops toolsearch_* writes: a run without a thread id keeps its
+    # loads there, so the load would never bind (with a thread id the store keeps them:
+    # tests/unit_tests/test_model_guidance.py)
+    steps = [
+        ai(call("load_tool", {"tool_name": "get_weather"}, "l")),
+        ai(call("get_weather", {"city": "Oslo"}, "w")),
+        ai(content="ok"),
+    ]
+    h = build("node", steps, state_schema=MessagesState, checkpointer=thread is not None)
+    out = await h.run("go", cfg(thread), mode)
+    msgs = {m.tool_call_id: m for m in tool_msgs(out)}
+    assert msgs["l"].status == "error"
+    assert msgs["l"].artifact["success"] is False
+    assert msgs["l"].artifact["loaded"] == []
+    assert msgs["l"].artifact["message"] == P.LOAD_NOT_PERSISTED
+    assert msgs["w"].status == "error"
+    assert CALLS == []
+    assert h.ts.get_state_stats().thread_count == 0
+
+
+@mode_param
+async def test_custom_state_schema_built_on_tool_search_state(mode: str) -> None:
+    class State(ToolSearchState):
+        counter: int
+
+    steps = [
+        ai(call("load_tool", {"tool_name": "get_weather"})),
+        ai(call("get_weather", {"city": "Oslo"})),
+        ai(content="ok"),
+    ]
+    h = build("node", steps, state_schema=State, checkpointer=False)
+    out = await h.run({"messages": [HumanMessage("go")], "counter": 1}, None, mode)
+    assert out["toolsearch_loaded"] == ["get_weather"]
+    assert out["toolsearch_tools"] == ["get_weather"]
+    assert CALLS == [("get_weather", "Oslo")]
+
+
+@mode_param
+async def test_auto_load_in_a_graph_without_the_node_keys_loads_nothing(mode: str) -> None:
+    steps = [ai(call("search_tools", {"query": "weather"}, "s")), ai(content="ok")]
+    h = build("node", steps, state_schema=MessagesState, checkpointer=False, auto_load=True)
+    out = await h.run("go", None, mode)
+    body = {m.tool_call_id: m for m in tool_msgs(out)}["s"].artifact
+    assert body["results"][0]["name"] == "get_weather"  # the search itself still answers
+    assert body["activation"]["loaded"] == []
+    assert body["message"].endswith(" " + P.LOAD_NOT_PERSISTED)
+    assert h.bound == [["search_tools"], ["search_tools"]]

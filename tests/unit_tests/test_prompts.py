@@ -1,0 +1,140 @@
+"""Snapshot of every text the model sees (``_prompts.py`` and the meta tools'
+bound schemas). A change here is a change to the prompt: update the snapshot
+on purpose, in review.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.utils.function_calling import convert_to_openai_tool
+
+from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode
+from langchain_toolsearch import _prompts as P
+from tests.support.library_fixtures import library
+
+SNAPSHOT: dict[str, str] = {
+    "ARGUMENT_ERROR": "Error: invalid arguments for {tool}: {detail}",
+    "LOAD_ALREADY": "Already loaded: {names}.",
+    "LOAD_EMPTY_LIST": "tool_names is an empty list. Pass at least one tool name.",
+    "LOAD_LOADED": "Loaded: {names}. They are callable from your next step.",
+    "LOAD_NOT_FOUND": "Not found: {names}.",
+    "LOAD_NOT_PERSISTED": "Error: nothing was loaded, because this graph cannot store loaded tools (its state has no toolsearch_loaded / toolsearch_tools keys). Continue with the tools you have.",
+    "LOAD_NO_STORE": "Error: nothing was loaded, because no store for loaded tools is configured for this agent. Continue with the tools you have.",
+    "LOAD_NO_NAMES": "Pass tool_name (one name) or tool_names (a non-empty list of names).",
+    "LOAD_SEARCH_HINT": " Use search_tools to find tool names.",
+    "LOAD_SUGGEST": " Did you mean: {names}?",
+    "LOAD_TOOL_DESCRIPTION": "Make tools found with search_tools callable. Pass tool_name for one tool or tool_names for several. Loaded tools are available from your next step.",
+    "LOAD_TOOL_NAME": "load_tool",
+    "LOAD_TOO_MANY": "Too many names ({count}); load at most {limit} at once.",
+    "SEARCH_EMPTY_QUERY": "The query is empty. Describe the capability you need in a few words.",
+    "SEARCH_FOLLOWUP_AUTO": "Matching tools are loaded at once and callable from your next step.",
+    "SEARCH_FOLLOWUP_LOAD": "Call load_tool with the names you need to make them callable.",
+    "SEARCH_FOUND": "Found {count} tool(s). {followup}",
+    "SEARCH_FOUND_AUTO_DETAIL": " Newly loaded: {loaded}. Already loaded: {already}.",
+    "SEARCH_FOUND_FOLLOWUP_AUTO": "They are loaded and callable from your next step.",
+    "SEARCH_FOUND_FOLLOWUP_LOAD": "Load the ones you need with load_tool.",
+    "SEARCH_NO_RESULTS": "No tools matched '{query}'. Try other keywords: the action, the object, or a service name.",
+    "SEARCH_QUERY_TOO_LONG": "The query was longer than {limit} characters and was cut to that length.",
+    "SEARCH_TOOL_DESCRIPTION": "Search the tool library by keywords (what you want to do, names, nouns). Returns matching tools with a short description and a relevance score in [0, 1]. {followup}",
+    "SEARCH_TOOL_NAME": "search_tools",
+    "SYSTEM_HINT_ONE_STEP": "You have access to a large tool library that is not bound yet. To use a capability you do not have, call search_tools with a few keywords; the tools it returns are loaded at once and become callable from your next step.",
+    "SYSTEM_HINT_TWO_STEP": "You have access to a large tool library that is not bound yet. To use a capability you do not have, first call search_tools with a few keywords, then call load_tool with the names you need; loaded tools become callable from your next step.",
+    "TOOL_FAILED_NO_TEXT": "Error: the tool '{name}' failed without an error message.",
+    "TOOL_NOT_LOADED": "Error: this tool is not available. Use search_tools to find a tool for this task and load_tool to load it, then call it.",
+    "TOOL_NOT_LOADED_AUTO": "Error: this tool is not available. Use search_tools to find a tool for this task (its results are loaded at once), then call it.",
+    "TOOL_LOADED_THIS_STEP": "Error: this tool was loaded in this same step and is callable from your next step: call it again now.",
+}
+
+QUERY_PARAM = {
+    "description": 'Keywords for the capability you need, e.g. "create github issue".',
+    "type": "string",
+}
+SEARCH_SCHEMA = {
+    "type": "object",
+    "properties": {"query": QUERY_PARAM},
+    "required": ["query"],
+}
+LOAD_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "tool_name": {
+            "anyOf": [{"type": "string"}, {"type": "null"}],
+            "default": None,
+            "description": "One tool name from search_tools results.",
+        },
+        "tool_names": {
+            "anyOf": [{"items": {"type": "string"}, "type": "array"}, {"type": "null"}],
+            "default": None,
+            "description": "Several tool names from search_tools results.",
+        },
+    },
+}
+SEARCH_DESCRIPTION = (
+    "Search the tool library by keywords (what you want to do, names, nouns). Returns "
+    "matching tools with a short description and a relevance score in [0, 1]. "
+)
+
+
+def test_every_prompt_text_matches_the_snapshot() -> None:
+    texts = {k: v for k, v in vars(P).items() if k.isupper() and isinstance(v, str)}
+    expected = dict(SNAPSHOT)
+    assert texts == expected
+    meta = P.META_TOOL_NAMES
+    assert meta == frozenset({"search_tools", "load_tool"})
+
+
+def test_placeholders_format() -> None:
+    # every template formats with the fields the code passes (no stray braces)
+    fields: dict[str, Any] = dict(
+        names="a",
+        query="q",
+        count=1,
+        followup="f",
+        loaded="l",
+        already="a",
+        limit=2,
+        name="n",
+        tool="t",
+        detail="d",
+    )
+    for key, text in SNAPSHOT.items():
+        assert "{" not in text.format(**fields), key
+
+
+def _schemas(tools: Any) -> list[dict[str, Any]]:
+    return [convert_to_openai_tool(t) for t in tools]
+
+
+def test_meta_tool_schemas_match_the_snapshot() -> None:
+    for cls in (ToolSearchMiddleware, ToolSearchNode):
+        two = _schemas(cls(tools=library()).meta_tools)
+        assert two == [
+            {
+                "type": "function",
+                "function": {
+                    "name": "search_tools",
+                    "description": SEARCH_DESCRIPTION + P.SEARCH_FOLLOWUP_LOAD,
+                    "parameters": SEARCH_SCHEMA,
+                },
+            },
+            {
+                "type": "function",
+                "function": {
+                    "name": "load_tool",
+                    "description": P.LOAD_TOOL_DESCRIPTION,
+                    "parameters": LOAD_SCHEMA,
+                },
+            },
+        ]
+        one = _schemas(cls(tools=library(), auto_load=True).meta_tools)
+        assert one == [
+            {
+                "type": "function",
+                "function": {
+                    "name": "search_tools",
+                    "description": SEARCH_DESCRIPTION + P.SEARCH_FOLLOWUP_AUTO,
+                    "parameters": SEARCH_SCHEMA,
+                },
+            }
+        ]

@@ -1,0 +1,112 @@
+"""The public surface: ``__all__`` is locked, every name imports, ``py.typed`` ships,
+and the version agrees with ``pyproject.toml`` and ``CHANGELOG.md``."""
+
+from __future__ import annotations
+
+import importlib.resources
+import inspect
+import re
+import tomllib
+from pathlib import Path
+
+import langchain_toolsearch
+
+EXPECTED_ALL = [
+    "AgentToolConfig",
+    "BM25ToolIndex",
+    "InMemoryLoadedToolStore",
+    "LoadedToolStore",
+    "StateStats",
+    "ToolConfigStore",
+    "ToolIndex",
+    "ToolLibrary",
+    "ToolResolver",
+    "ToolSearchAgentState",
+    "ToolSearchCore",
+    "ToolSearchFilterArgs",
+    "ToolSearchMiddleware",
+    "ToolSearchNode",
+    "ToolSearchResult",
+    "ToolSearchState",
+    "__version__",
+    "evaluate_rules",
+]
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_all_is_locked() -> None:
+    assert langchain_toolsearch.__all__ == EXPECTED_ALL
+    for name in EXPECTED_ALL:
+        assert hasattr(langchain_toolsearch, name), name
+
+
+def test_spec_names_import() -> None:
+    from langchain_toolsearch import (  # noqa: F401
+        ToolSearchFilterArgs,
+        ToolSearchMiddleware,
+        ToolSearchNode,
+        ToolSearchResult,
+    )
+
+    assert isinstance(langchain_toolsearch.__version__, str)
+
+
+def test_constructors_take_the_spec_options_keyword_only() -> None:
+    spec = {
+        "tools",
+        "top_k",
+        "min_score",
+        "auto_load",
+        "storage",
+        "ttl",
+        "filter",
+        "include_resolved_tools",
+    }
+    defaults = {
+        "top_k": 5,
+        "min_score": 0.0,
+        "auto_load": False,
+        "storage": "in-memory",
+        "ttl": 3600.0,
+        "filter": None,
+        "include_resolved_tools": False,
+    }
+    for cls in (langchain_toolsearch.ToolSearchMiddleware, langchain_toolsearch.ToolSearchNode):
+        params = inspect.signature(cls.__init__).parameters
+        assert spec <= set(params), cls
+        for name, param in params.items():
+            if name != "self":
+                assert param.kind is inspect.Parameter.KEYWORD_ONLY, (cls, name)
+        for name, value in defaults.items():
+            assert params[name].default == value, (cls, name)
+        for method in (
+            "search",
+            "asearch",
+            "clear_state",
+            "clear_all_state",
+            "get_state_stats",
+            "cleanup_now",
+        ):
+            assert callable(getattr(cls, method)), (cls, method)
+
+
+def test_py_typed_ships() -> None:
+    marker = importlib.resources.files("langchain_toolsearch").joinpath("py.typed")
+    assert marker.is_file()
+    assert Path(str(marker)).parent == ROOT / "langchain_toolsearch"
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    setuptools = config["tool"]["setuptools"]
+    assert "py.typed" in setuptools["package-data"]["langchain_toolsearch"]
+    assert "langchain_toolsearch*" in setuptools["packages"]["find"]["include"]
+
+
+def test_version_matches_pyproject_and_changelog() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert "version" in project and "version" not in project.get("dynamic", [])
+    assert langchain_toolsearch.__version__ == project["version"]
+    # the newest released entry of the changelog (after "Unreleased") is this version
+    changelog = (ROOT / "CHANGELOG.md").read_text()
+    releases = re.findall(r"^## \[(\d[^\]]*)\] - \d{4}-\d{2}-\d{2}$", changelog, flags=re.MULTILINE)
+    assert releases, "CHANGELOG.md has no '## [x.y.z] - YYYY-MM-DD' entry"
+    assert releases[0] == langchain_toolsearch.__version__, releases

@@ -1,0 +1,171 @@
+"""SPEC section 4, tokenizing: identifiers, CJK, stopwords, stemming."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from langchain_toolsearch.search.tokenize import (
+    STOPWORDS,
+    clear_caches,
+    is_cjk,
+    name_phrase,
+    stem,
+    tokenize,
+    tokenize_name,
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("get_weather", ["get", "weather", "get_weather"]),
+        ("get-weather", ["get", "weather", "get_weather"]),
+        ("weather.get", ["weather", "get", "weather_get"]),
+        ("addPerson", ["add", stem("person"), "addperson"]),
+        ("HTTPServer", ["http", stem("server"), "httpserver"]),
+        ("GetWeather", ["get", "weather", "getweather"]),
+        ("v1", ["v", "1", "v1"]),
+        ("files/read", [stem("files"), "read", "files_read"]),
+        ("Get Weather", ["get", "weather"]),
+    ],
+)
+def test_identifiers_split_lowercase_and_keep_the_whole(text: str, expected: list[str]) -> None:
+    assert tokenize_name(text) == expected
+
+
+def test_compound_identifiers_in_prose() -> None:
+    terms = tokenize("call bitable_v1_appTableRecord_search now")
+    for word in ("call", "bitable", "v", "1", "v1", "app", "table", "record", "search", "now"):
+        assert stem(word) in terms
+    assert "apptablerecord" in terms
+    assert "bitable_v1_apptablerecord_search" in terms
+
+
+def test_mcp_style_double_underscores() -> None:
+    terms = tokenize_name("mcp__plugin_x__ask_codex")
+    assert {"mcp", stem("plugin"), "x", "ask", stem("codex")} <= set(terms)
+    assert "mcp_plugin_x_ask_codex" in terms
+
+
+def test_digits_are_tokens() -> None:
+    assert tokenize("ec2 instance 42") == ["ec", "2", "ec2", stem("instance"), "42"]
+
+
+def test_cjk_gives_bigrams_and_single_characters() -> None:
+    assert tokenize("天気予報") == ["天気", "気予", "予報"]
+    assert tokenize("天") == ["天"]
+    assert tokenize("東京の天気") == ["東京", "京の", "の天", "天気"]
+    assert tokenize("날씨 정보") == ["날씨", "정보"]
+    mixed = tokenize("東京weather予報")
+    assert "東京" in mixed and "weather" in mixed and "予報" in mixed
+    assert is_cjk("天") and is_cjk("カ") and is_cjk("한") and not is_cjk("a")
+
+
+def test_stopwords_are_dropped_from_prose_but_kept_in_names() -> None:
+    assert tokenize("what is the weather in Paris") == ["weather", stem("paris")]
+    assert tokenize("the of and to") == []
+    assert tokenize("the of and to", keep_stopwords=True) == ["the", "of", "and", "to"]
+    assert tokenize_name("github_get_me") == ["github", "get", "me", "github_get_me"]
+    assert "me" in STOPWORDS
+
+
+def test_only_punctuation_gives_no_tokens() -> None:
+    for text in ("", "   ", "!!!", "-- // ..", "?!", "_", "___"):
+        assert tokenize(text) == []
+        assert tokenize(text, keep_stopwords=True) == []
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["issue", "issues"],
+        ["create", "created", "creates", "creating"],
+        ["list", "lists", "listing", "listed"],
+        ["repository", "repositories"],
+        ["stop", "stopped"],
+        ["message", "messages"],
+    ],
+)
+def test_stemming_folds_inflections(words: list[str]) -> None:
+    assert len({stem(w) for w in words}) == 1
+    assert tokenize(" ".join(words)) == [stem(words[0])] * len(words)
+
+
+def test_stemming_leaves_short_and_non_ascii_words() -> None:
+    for word in ("bus", "gas", "use", "status", "analysis", "café", "ès", "a1s"):
+        assert stem(word) == word
+    assert all(len(stem(w)) >= 3 for w in ("uses", "does", "lied", "ties", "seed"))
+
+
+def test_nfkc_folds_full_width_text() -> None:
+    assert tokenize("ＧＥＴ＿ＷＥＡＴＨＥＲ") == tokenize("GET_WEATHER")  # noqa: RUF001
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(st.text(max_size=80))
+def test_tokens_exist_for_any_text_with_letters_or_digits(text: str) -> None:
+    terms = tokenize(text, keep_stopwords=True)
+    assert tokenize(text, keep_stopwords=True) == terms  # deterministic
+    normalised = unicodedata.normalize("NFKC", text)
+    if any(ch.isalnum() for ch in normalised):
+        assert terms, text
+    assert all(t and t == t.lower() for t in terms)
+    content = tokenize(text)
+    assert set(content) <= set(terms) | {stem(t) for t in terms}
+
+
+def test_accented_and_non_latin_words_stay_whole() -> None:
+    assert tokenize("café crème brûlée") == ["café", "crème", "brûlée"]
+    assert tokenize_name("naïveBayes") == ["naïve", stem("bayes"), "naïvebayes"]
+    assert tokenize("Перевод текста") == ["перевод", "текста"]
+    assert tokenize("Tìm chuyến đi") == ["tìm", "chuyến", "đi"]
+    assert tokenize("مرحبا بالعالم") == ["مرحبا", "بالعالم"]
+    assert tokenize("emoji 😀🎉 only") == ["emoji", "only"]
+
+
+def test_stopwords_are_never_stemmed() -> None:
+    assert tokenize("please does these") == []
+    assert tokenize("please does these", keep_stopwords=True) == ["please", "does", "these"]
+    assert tokenize_name("does_exist") == ["does", "exist", "does_exist"]
+
+
+def test_names_with_dots_slashes_spaces_and_colons() -> None:
+    assert tokenize_name("weather.get") == ["weather", "get", "weather_get"]
+    assert tokenize_name("files/read") == [stem("files"), "read", "files_read"]
+    assert tokenize_name("mcp:server/tool.run") == [
+        "mcp",
+        "server",
+        "tool",
+        "run",
+        "mcp_server_tool_run",
+    ]
+    assert tokenize_name("fax send") == ["fax", "send"]
+    assert name_phrase("getMe_now.v2") == ("get", "me", "now", "v", "2")
+    assert name_phrase("天気_get") == ("get",)
+    assert tokenize_name("天気_get") == ["天気", "get"]
+
+
+def test_a_100kb_text_tokenizes_and_the_caches_change_nothing() -> None:
+    text = "Create an issue in a GitHub repository; 東京の天気 " * 2_200
+    assert len(text) > 100_000
+    first = tokenize(text)
+    clear_caches()
+    assert tokenize(text) == first
+    assert len(first) == 2_200 * 10  # creat issu git hub github repository + 4 bigrams
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(
+    st.text(
+        st.sampled_from("abcXYZ019 _-./:天気予報날씨éßПр😀!?"),
+        max_size=60,
+    )
+)
+def test_dropping_stopwords_is_a_filter(text: str) -> None:
+    every = tokenize(text, keep_stopwords=True)
+    assert tokenize(text) == [t for t in every if t not in STOPWORDS]
+    assert all(t == stem(t) or t not in STOPWORDS for t in every)
