@@ -31,6 +31,10 @@ from langchain_toolsearch.storage.receipts import parse_names
 
 __all__ = ["build_meta_tools"]
 
+AnyRuntime = ToolRuntime[Any, Any]
+"""The runtime the meta tools take: any context type, so pydantic never warns about
+(and prints) a run's context, which may carry credentials."""
+
 Answer = tuple[dict[str, Any], bool, dict[str, Any]]
 """An engine step's answer: (receipt, is error, graph-state update)."""
 Step = Callable[[RequestScope, dict[str, Any], "str | None"], Decisions[Answer]]
@@ -48,7 +52,7 @@ def _command(name: str, runtime: ToolRuntime, result: Answer) -> Command[Any]:
     return Command(update={"messages": [message], **update})
 
 
-def _search_signature(query: str, runtime: ToolRuntime) -> None:
+def _search_signature(query: str, runtime: AnyRuntime) -> None:
     """Search the tool library.
 
     Args:
@@ -58,7 +62,7 @@ def _search_signature(query: str, runtime: ToolRuntime) -> None:
 
 
 def _load_signature(
-    runtime: ToolRuntime,
+    runtime: AnyRuntime,
     tool_name: str | None = None,
     tool_names: list[str] | None = None,
 ) -> None:

@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from langchain_core.messages import AIMessage, ToolCall, ToolMessage
 from langchain_core.tools import BaseTool
@@ -22,6 +22,7 @@ from langchain_toolsearch import _prompts as P
 from langchain_toolsearch._engine.drive import Decisions
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch.library import LibraryTool
+from langchain_toolsearch.storage.receipts import parse_names, requested_names
 from langchain_toolsearch.storage.state_keys import messages_of
 
 if TYPE_CHECKING:
@@ -44,9 +45,13 @@ def error_message(text: str, call: ToolCall) -> ToolMessage:
 
 
 def _argument_error(call: ToolCall) -> ToolMessage | None:
+    """Unknown arguments, or a ``load_tool`` argument form we do not accept (never echoed)."""
     name = call["name"]
-    extra = sorted(set(call.get("args") or {}) - META_ARGS[name])
+    args = call.get("args") or {}
+    extra = sorted(set(args) - META_ARGS[name])
     if not extra:
+        if name == P.LOAD_TOOL_NAME and not _load_form_ok(args):
+            return error_message(P.LOAD_BAD_FORM, call)
         return None
     expected = (
         "expected query (string)"
@@ -60,6 +65,13 @@ def _argument_error(call: ToolCall) -> ToolMessage | None:
 
 NEEDS_SCOPE = object()
 """:func:`pre_check` could not decide without the request scope."""
+
+
+def _load_form_ok(args: dict[str, Any]) -> bool:
+    tool_name, tool_names = args.get("tool_name"), args.get("tool_names")
+    if tool_name is not None and not isinstance(tool_name, str):
+        return False
+    return tool_names is None or parse_names(tool_names) is not None
 
 
 def pre_check(engine: Engine, call: ToolCall, registered: BaseTool | None) -> object:
@@ -98,22 +110,50 @@ def guard(
     missing = error_message(
         P.TOOL_NOT_LOADED_AUTO if engine.options.auto_load else P.TOOL_NOT_LOADED, call
     )
+    # decided on the sibling's request, not on whether its load landed yet: the same
+    # answer whatever the timing, and whether the tool exists or not
+    sibling_load = _asked_by_sibling_load(scope, call)
     entry: LibraryTool | None
     if registered is not None:  # bound on this agent / node, searchable per request
         entry = LibraryTool(name=name, original_name=name, tool=registered)
     else:
         entry = scope.library.get(name)
         if entry is None or entry.name in scope.bound:  # bound on another agent, not this one
-            return missing
+            return error_message(P.TOOL_LOADED_THIS_STEP, call) if sibling_load else missing
+    this_step = error_message(P.TOOL_LOADED_THIS_STEP, call)
     if entry.name not in (yield from engine.loaded(scope)):
-        return missing
+        return this_step if sibling_load else missing
+    if (yield from _loaded_in_same_step(engine, scope, entry.name, call)):
+        return this_step
     if not (yield from engine.usable([entry], scope)):  # only the called tool is checked
         return missing
     if not engine.bindable(entry.tool):
         return error_message(P.TOOL_SCHEMA_UNUSABLE, call)
-    if (yield from _loaded_in_same_step(engine, scope, entry.name, call)):
-        return error_message(P.TOOL_LOADED_THIS_STEP, call)
     return None if registered is not None else entry.tool
+
+
+def _siblings(scope: RequestScope, call: ToolCall) -> list[ToolCall]:
+    """The other calls of the ``AIMessage`` that made ``call``."""
+    for message in reversed(messages_of(scope.state)):
+        if isinstance(message, AIMessage) and any(
+            c.get("id") == call.get("id") for c in message.tool_calls
+        ):
+            return [c for c in message.tool_calls if c.get("id") != call.get("id")]
+    return []
+
+
+def _asked_by_sibling_load(scope: RequestScope, call: ToolCall) -> bool:
+    """Whether a ``load_tool`` call of the same model step asks for ``call``'s tool.
+
+    Sibling calls run concurrently; deciding on the request (not on whether the
+    load has landed yet) gives the same answer whatever the timing.
+    """
+    for sibling in _siblings(scope, call):
+        if sibling["name"] == P.LOAD_TOOL_NAME:
+            names = requested_names(sibling.get("args") or {})
+            if call["name"] in names or call["name"] in {scope.library.resolve(n) for n in names}:
+                return True
+    return False
 
 
 def _loaded_in_same_step(
@@ -126,14 +166,7 @@ def _loaded_in_same_step(
     context storage only see the load after the step, so they need no check.
     """
     origin = yield from engine.storage.origin(scope.thread_id, scope.graph_store, name)
-    if origin is None:
-        return False
-    for message in reversed(messages_of(scope.state)):
-        if isinstance(message, AIMessage) and any(
-            c.get("id") == call.get("id") for c in message.tool_calls
-        ):
-            return any(c.get("id") == origin for c in message.tool_calls)
-    return False
+    return origin is not None and any(c.get("id") == origin for c in _siblings(scope, call))
 
 
 def finish(result: _R, call: ToolCall) -> _R:
