@@ -247,6 +247,16 @@ class ToolSearchBase:
             f"method returning StateStats (namespace {LOADED_NAMESPACE} for LangGraph stores)"
         )
 
+    async def aget_state_stats(self) -> StateStats:
+        """Async :meth:`get_state_stats` (uses the store's async API, e.g. ``AsyncPostgresStore``)."""
+        backend = self._engine.storage.backend()
+        astats = getattr(backend, "astats", None)
+        if self._engine.storage.mode == "store" and callable(astats):
+            found = await astats()
+            assert isinstance(found, StateStats)
+            return found
+        return self.get_state_stats()
+
     def cleanup_now(self) -> int:
         """Run the in-memory TTL sweep now; the number of threads evicted (0 otherwise)."""
         backend = self._engine.storage.backend()
