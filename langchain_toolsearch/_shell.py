@@ -248,7 +248,7 @@ class ToolSearchBase:
         )
 
     async def aget_state_stats(self) -> StateStats:
-        """Async :meth:`get_state_stats` (uses the store's async API, e.g. ``AsyncPostgresStore``)."""
+        """Async :meth:`get_state_stats` (the store's async API, e.g. ``AsyncPostgresStore``)."""
         backend = self._engine.storage.backend()
         astats = getattr(backend, "astats", None)
         if self._engine.storage.mode == "store" and callable(astats):
