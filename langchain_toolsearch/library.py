@@ -226,11 +226,17 @@ class LibraryTool:
         return self.tool.description or ""
 
     def short_description(self, limit: int = DESCRIPTION_LIMIT) -> str:
-        """The description cut to about ``limit`` characters at a word boundary."""
+        """The description in at most ``limit`` characters, ellipsis included.
+
+        Whitespace is collapsed; a longer text is cut at a word boundary
+        (within the last 30 characters, else mid-word) and ends with ``...``.
+        """
         text = " ".join(self.description.split())
         if len(text) <= limit:
             return text
-        cut = text[:limit].rsplit(" ", 1)[0] if " " in text[:limit] else text[:limit]
+        room = text[: limit - 3]
+        space = room.rfind(" ")
+        cut = room[:space] if space >= limit - 33 else room
         return cut.rstrip(" ,;:.") + "..."
 
     def document(self) -> ToolDocument:

@@ -157,12 +157,12 @@ def test_short_description_cuts_at_a_word_near_150_chars() -> None:
     entry = ToolLibrary([_tool("x_tool", text)]).get("x_tool")
     assert entry is not None
     short = entry.short_description()
-    assert short.endswith("...") and len(short) <= 153
+    assert short.endswith("...") and len(short) <= 150  # ellipsis included (issue 10)
     assert text.startswith(short[:-3])
     assert not short[:-3].endswith((" ", ","))
     assert entry.short_description(limit=1000) == " ".join(text.split())
     unbroken = ToolLibrary([_tool("y_tool", "z" * 400)]).get("y_tool")
-    assert unbroken is not None and unbroken.short_description() == "z" * 150 + "..."
+    assert unbroken is not None and unbroken.short_description() == "z" * 147 + "..."
     spaced = ToolLibrary([_tool("w_tool", "  many   \n spaces  ")]).get("w_tool")
     assert spaced is not None and spaced.short_description() == "many spaces"
 
