@@ -18,23 +18,26 @@ from typing import Any
 import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-from langchain_core.runnables import RunnableConfig, RunnableLambda
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.graph import START, StateGraph
-from langgraph.prebuilt import tools_condition
 from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import (
     ToolSearchFilterArgs,
-    ToolSearchInput,
     ToolSearchMiddleware,
     ToolSearchNode,
-    ToolSearchState,
 )
 from tests.support.fakes import ScriptedChatModel, ai, call
 from tests.support.library_fixtures import CALLS, library
-from tests.support.toolsearch_harness import META, build, cfg, form_param, mode_param
+from tests.support.toolsearch_harness import (
+    META,
+    build,
+    cfg,
+    form_param,
+    mode_param,
+    node_graph,
+)
 
 STORAGES = pytest.mark.parametrize("storage", ["in-memory", "context", "store"])
 RAN: list[str] = []
@@ -83,26 +86,10 @@ def agent_graph(mw: ToolSearchMiddleware, bound: list[BaseTool], storage: str) -
     )
 
 
-def node_graph(node: ToolSearchNode, storage: str) -> Any:
-    model = ScriptedChatModel(steps=script())
-
-    def call_model(state: dict[str, Any]) -> dict[str, Any]:
-        return {"messages": [node.bind_tools(model, state).invoke(state["messages"])]}
-
-    async def acall_model(state: dict[str, Any]) -> dict[str, Any]:
-        tools = await node.atools_for(state)
-        return {"messages": [await model.bind_tools(tools).ainvoke(state["messages"])]}
-
-    builder = StateGraph(ToolSearchState, input_schema=ToolSearchInput)
-    builder.add_node("tool_search", node)
-    builder.add_node("model", RunnableLambda(call_model, afunc=acall_model))
-    builder.add_node("tools", node.tool_node())
-    builder.add_edge(START, "tool_search")
-    builder.add_edge("tool_search", "model")
-    builder.add_conditional_edges("model", tools_condition)
-    builder.add_edge("tools", "tool_search")
+def node_graph_for(node: ToolSearchNode, storage: str) -> Any:
     store = InMemoryStore() if storage == "store" else None
-    return builder.compile(checkpointer=InMemorySaver(), store=store, interrupt_before=["tools"])
+    model = ScriptedChatModel(steps=script())
+    return node_graph(node, model, saver=InMemorySaver(), store=store, interrupt_before=["tools"])
 
 
 def last_tool_text(out: dict[str, Any]) -> str:
@@ -128,7 +115,7 @@ async def test_interleaved_callers_each_reach_their_own_instance(
             resolve_tools=crm_of_caller,
             storage=storage,
         )
-        a, b = node_graph(node, storage), node_graph(node, storage)
+        a, b = node_graph_for(node, storage), node_graph_for(node, storage)
     ca, cb = cfg("ta", user="alice"), cfg("tb", user="bob")
     hello = {"messages": [HumanMessage("look up acme")]}
     await step(a, hello, ca, mode)  # A: model step (load_tool), paused before tools
