@@ -40,10 +40,10 @@ $(LCMCP_VENV)/.installed: pyproject.toml
 setup: $(VENV)/.installed $(SERVERS_VENV)/.installed $(LCMCP_VENV)/.installed
 
 demo: setup
-	$(VENV)/bin/toolsearch demo --catalog $(SHARED)/data/github-mcp-server-tools
+	$(PY) examples/demo.py --catalog $(SHARED)/data/github-mcp-server-tools
 
 lint: $(VENV)/.installed
-	$(VENV)/bin/ruff check langchain_toolsearch tests $(wildcard benchmarks)
+	$(VENV)/bin/ruff check langchain_toolsearch tests benchmarks examples
 	$(VENV)/bin/ruff format --check langchain_toolsearch
 
 typecheck: $(VENV)/.installed
@@ -69,7 +69,7 @@ test-unit: $(VENV)/.installed
 	$(VENV)/bin/pytest -q tests/unit_tests
 
 bench: setup
-	$(VENV)/bin/toolsearch bench
+	$(PY) -m benchmarks
 
 clean:
 	rm -rf $(VENV) $(SERVERS_VENV) $(LCMCP_VENV)

@@ -128,13 +128,11 @@ def output_texts(nb: Any) -> tuple[str, int]:
 def test_notebook_runs(path: Path, kernel_name: str, tmp_path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
     nb.cells.insert(0, nbformat.v4.new_code_cell(PROBE))
-    workdir = tmp_path / "run"
-    workdir.mkdir()
     client = nbclient.NotebookClient(
         nb,
         kernel_name=kernel_name,
         timeout=300,
-        resources={"metadata": {"path": str(workdir)}},
+        resources={"metadata": {"path": str(path.parent)}},  # as Jupyter runs it
     )
     # raises CellExecutionError (with the traceback) on any cell error
     client.execute(env=kernel_env())

@@ -1,6 +1,6 @@
-"""The main job: a ``create_agent`` agent searching real MCP servers' tools.
+"""The demo: a ``create_agent`` agent searching real MCP servers' tools.
 
-``toolsearch demo`` starts ``mcp-server-time``, ``mcp-server-git`` (on a
+``python examples/demo.py`` (or ``make demo``) starts ``mcp-server-time``, ``mcp-server-git`` (on a
 temporary repository) and ``mcp-server-fetch`` over stdio, adds any
 ``--catalog`` of tool definitions, and answers a few requests end to end:
 the model searches, loads, calls a real MCP tool, and answers with the
@@ -11,6 +11,8 @@ here; the demo says so plainly.
 
 from __future__ import annotations
 
+import argparse
+import asyncio
 import json
 import os
 import shutil
@@ -206,11 +208,17 @@ class BoundToolsRecorder(AgentMiddleware[Any, Any]):
         return await handler(request)
 
 
+REPO_SERVERS_BIN = Path(__file__).resolve().parents[1] / ".venv-mcp-servers" / "bin"
+"""The repository's server environment that ``make demo`` builds."""
+
+
 def find_server_command(name: str, servers_bin: str | None = None) -> list[str]:
     """The command that starts the MCP server ``name`` (e.g. ``mcp-server-time``).
 
-    Looks in ``servers_bin``, then ``$TOOLSEARCH_MCP_SERVERS_BIN``, then
-    ``PATH``, then falls back to ``uvx name``.
+    Looks in ``servers_bin`` (the explicit option), then
+    ``$TOOLSEARCH_MCP_SERVERS_BIN``, then ``PATH``, then the repository's server
+    environment (``.venv-mcp-servers/bin``, which ``make demo`` builds), then
+    falls back to ``uvx name``.
 
     Raises:
         FileNotFoundError: If none of these has it; the message says how to
@@ -222,12 +230,14 @@ def find_server_command(name: str, servers_bin: str | None = None) -> list[str]:
     found = shutil.which(name)
     if found:
         return [found]
+    if (REPO_SERVERS_BIN / name).exists():
+        return [str(REPO_SERVERS_BIN / name)]
     if shutil.which("uvx"):
         return ["uvx", name]
     raise FileNotFoundError(
-        f"cannot find the MCP server {name!r}: run `make setup` (it installs the reference "
-        f"servers into .venv-mcp-servers), set {SERVERS_BIN_ENV} to a bin folder that has it, "
-        "or install uv so that `uvx` can run it"
+        f"cannot find the MCP server {name!r}: run `make demo` (it installs the reference "
+        f"servers into .venv-mcp-servers), pass --servers-bin or set {SERVERS_BIN_ENV} to a "
+        "bin folder that has it, or install uv so that `uvx` can run it"
     )
 
 
@@ -374,3 +384,31 @@ async def run_demo(
                 f"({100 * (1 - mean / max(full_tokens, 1)):.1f}% fewer)\n"
             )
         return 1 if failures else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python examples/demo.py [--catalog PATH] [--model provider:name] [--servers-bin DIR]``."""
+    parser = argparse.ArgumentParser(
+        prog="examples/demo.py", description="Run an agent over real MCP servers' tools."
+    )
+    parser.add_argument(
+        "--catalog", action="append", default=[], metavar="PATH", help="tool definitions to add"
+    )
+    parser.add_argument("--model", help="provider:name for a real chat model (needs its API key)")
+    parser.add_argument("--servers-bin", help="folder with mcp-server-time/-git/-fetch")
+    args = parser.parse_args(argv)
+    from langchain_toolsearch.catalog import load_catalog
+
+    try:
+        for path in args.catalog:  # report a bad --catalog before starting servers
+            load_catalog(path)
+        return asyncio.run(
+            run_demo(catalogs=args.catalog, model=args.model, servers_bin=args.servers_bin)
+        )
+    except (OSError, ValueError) as exc:
+        print(f"{parser.prog}: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
