@@ -96,9 +96,12 @@ def _load_catalogs(catalogs: Sequence[str]) -> list[BaseTool]:
 async def _library(catalogs: Sequence[str], mcp_configs: Sequence[str]) -> list[BaseTool]:
     tools = _load_catalogs(catalogs)
     for path in mcp_configs:
-        from langchain_mcp_adapters.client import MultiServerMCPClient
+        from langchain_toolsearch.mcp import load_mcp_tools, multi_server_mcp_client
 
-        from langchain_toolsearch.mcp import load_mcp_tools
+        try:
+            MultiServerMCPClient = multi_server_mcp_client()
+        except ImportError as exc:
+            raise _UsageError(f"--mcp-config: {exc}") from exc
 
         try:
             connections = load_mcp_config(path)
