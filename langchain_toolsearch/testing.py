@@ -93,6 +93,8 @@ class ScriptedToolSearchModel(BaseChatModel):
 
     Attributes:
         steps: The script, played from the start at each user message.
+        scripts: Scripts chosen by the text of the last user message (exact
+            match); a message not in it plays ``steps``.
         bound: For each ``bind_tools`` call, the names of the tools bound, in
             order (``create_agent`` binds before every model call).
         seen: For each model call, the messages it was given.
@@ -100,6 +102,7 @@ class ScriptedToolSearchModel(BaseChatModel):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
     steps: list[Any] = Field(default_factory=list)
+    scripts: dict[str, list[Any]] = Field(default_factory=dict)
     bound: list[list[str]] = Field(default_factory=list)
     seen: list[list[BaseMessage]] = Field(default_factory=list)
 
@@ -150,7 +153,10 @@ class ScriptedToolSearchModel(BaseChatModel):
             (i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1
         )
         position = sum(isinstance(m, AIMessage) for m in messages[last_human + 1 :])
-        step = self.steps[position] if position < len(self.steps) else Answer()
+        steps = self.steps
+        if last_human >= 0 and messages[last_human].text in self.scripts:
+            steps = self.scripts[messages[last_human].text]
+        step = steps[position] if position < len(steps) else Answer()
         call_id = f"scripted_{len(messages)}"
         if isinstance(step, AIMessage):
             return step.model_copy(deep=True)

@@ -11,7 +11,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from examples import demo as demo_module
-from examples.demo import DEMO_REQUESTS, OfflineDemoModel, run_demo
+from examples.demo import DEMO_REQUESTS, demo_model, run_demo
 from langchain_toolsearch.cli import load_mcp_config, main
 from tests.support.mcp_fixtures import servers_bin
 
@@ -33,32 +33,50 @@ async def test_demo_answers_with_real_mcp_output() -> None:
     assert "+14.0h" in text or "+13.0h" in text  # New York -> Tokyo
     # the library is MCP tools + the 117 GitHub definitions, and binding shrank
     assert "117 catalog tools" in text
-    assert "bound ['search_tools', 'load_tool', 'get_current_time']" in text
     assert "% fewer" in text
+    assert "Token counts below are estimates" in text and "(estimated)" in text
 
 
-def test_offline_model_follows_search_load_call() -> None:
-    model = OfflineDemoModel(repo="/r")
+async def test_demo_prints_bound_tools_before_the_answer_and_never_cuts_words() -> None:
+    out = io.StringIO()
+    assert await run_demo(catalogs=[str(GITHUB)], servers_bin=str(servers_bin()), out=out) == 0
+    lines = out.getvalue().splitlines()
+    bound = lines.index(
+        next(line for line in lines if "bound ['search_tools', 'load_tool', 'get_current_time']")
+    )
+    called = next(i for i, line in enumerate(lines) if "model calls get_current_time(" in line)
+    answer = next(i for i, line in enumerate(lines) if line.strip() == "answer:")
+    assert bound < called < answer
+    # every model call's bound tools come right before what that call said
+    for i, line in enumerate(lines):
+        if line.startswith("  model calls ") or line == "  answer:":
+            assert lines[i - 1].startswith("  model call bound ["), (i, line)
+    # descriptions are shortened at word boundaries only
+    from langchain_toolsearch.catalog import load_catalog
+
+    words = {w for t in load_catalog(GITHUB) for w in t.description.split()}
+    for line in lines:
+        if line.endswith(" ..."):
+            last_word = line[: -len(" ...")].split()[-1]
+            assert last_word in words or last_word.rstrip(".,;:") in words, line
+
+
+def test_demo_model_follows_search_load_call() -> None:
+    model = demo_model("/r")
     request = DEMO_REQUESTS[1]
-    first = model.respond([HumanMessage(request.prompt)])
+    first = model.invoke([HumanMessage(request.prompt)])
     assert first.tool_calls[0]["name"] == "search_tools"
-    hits = ToolMessage(
-        content="",
-        tool_call_id="a",
-        name="search_tools",
-        artifact={"results": [{"name": "git_log", "description": "", "score": 0.5}]},
-    )
-    second = model.respond([HumanMessage(request.prompt), first, hits])
+    assert first.tool_calls[0]["args"] == {"query": request.query}
+    hits = ToolMessage(content="", tool_call_id="a", name="search_tools")
+    second = model.invoke([HumanMessage(request.prompt), first, hits])
     assert second.tool_calls[0]["args"] == {"tool_name": "git_log"}
-    miss = ToolMessage(content="", tool_call_id="a", name="search_tools", artifact={"results": []})
-    assert "did not find" in model.respond([HumanMessage(request.prompt), first, miss]).text
-    receipt = ToolMessage(
-        content="", tool_call_id="b", name="load_tool", artifact={"loaded": ["git_log"]}
-    )
-    third = model.respond([HumanMessage(request.prompt), first, hits, second, receipt])
+    receipt = ToolMessage(content="", tool_call_id="b", name="load_tool")
+    third = model.invoke([HumanMessage(request.prompt), first, hits, second, receipt])
     assert third.tool_calls[0]["args"] == {"repo_path": "/r", "max_count": 1}
     output = ToolMessage(content="commit abc", tool_call_id="c", name="git_log")
-    final = model.respond([HumanMessage(request.prompt), third, output])
+    final = model.invoke(
+        [HumanMessage(request.prompt), first, hits, second, receipt, third, output]
+    )
     assert isinstance(final, AIMessage) and "commit abc" in final.text
 
 

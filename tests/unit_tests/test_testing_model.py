@@ -160,3 +160,15 @@ def test_node_form_in_a_hand_built_graph() -> None:
     assert _tool_messages(out["messages"])[-1].content == "a.txt b.txt"
     assert out["messages"][-1].text == "list_files returned: a.txt b.txt"
     assert model.bound[-1] == [*META, "list_files"]
+
+
+def test_scripts_by_user_message() -> None:
+    model = ScriptedToolSearchModel(
+        steps=[Answer("default")],
+        scripts={"a": [Answer("for a")], "b": [Search("x")]},
+    )
+    assert model.invoke([HumanMessage("a")]).text == "for a"
+    assert model.invoke([HumanMessage("b")]).tool_calls[0]["args"] == {"query": "x"}
+    assert model.invoke([HumanMessage("other")]).text == "default"
+    # the latest user message decides, whatever came before
+    assert model.invoke([HumanMessage("b"), AIMessage("x"), HumanMessage("a")]).text == "for a"
