@@ -15,7 +15,7 @@ export TOOLSEARCH_MCP_SERVERS_BIN := $(abspath $(SERVERS_VENV))/bin
 export TOOLSEARCH_LANGCHAIN_MCP_PYTHON := $(abspath $(LCMCP_VENV))/bin/python
 export TOOLSEARCH_SHARED_DATA := $(abspath $(SHARED))/data
 
-.PHONY: setup demo test test-unit lint typecheck pytest bench clean
+.PHONY: setup demo test test-unit lint typecheck pytest bench notebook clean
 
 $(VENV)/.installed: pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH (or make PYTHON=python3)"; exit 1; }
@@ -70,6 +70,10 @@ test-unit: $(VENV)/.installed
 
 bench: setup
 	$(PY) -m benchmarks
+
+# Re-run the notebooks in place and keep their outputs (committed executed).
+notebook: setup
+	$(PY) notebooks/execute.py
 
 clean:
 	rm -rf $(VENV) $(SERVERS_VENV) $(LCMCP_VENV)
