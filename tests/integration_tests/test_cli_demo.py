@@ -186,12 +186,12 @@ def test_search_into_closed_pipe_exits_quietly(
 
 
 def test_readme_state_graph_example_runs() -> None:
-    """The "Use in a hand-built `StateGraph`" snippet runs as written."""
+    """docs/usage.md's "Use in a hand-built `StateGraph`" snippet runs as written."""
     from langchain_core.tools import tool
 
     from tests.support.fakes import ScriptedChatModel
 
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    readme = (Path(__file__).parents[2] / "docs" / "usage.md").read_text()
     section = readme.split("## Use in a hand-built `StateGraph`", 1)[1]
     snippet = section.split("```python\n", 1)[1].split("```", 1)[0]
 
@@ -217,7 +217,7 @@ def test_readme_state_graph_example_runs() -> None:
     )
     namespace: dict[str, object] = {"llm": llm, "big_library": [get_weather]}
     namespace["my_always_on_tool"] = my_always_on_tool
-    exec(compile(snippet, "README.md", "exec"), namespace)
+    exec(compile(snippet, "docs/usage.md", "exec"), namespace)
     graph = namespace["graph"]
     out = graph.invoke(  # type: ignore[attr-defined]
         {"messages": [HumanMessage("weather in Paris?")]}, {"configurable": {"thread_id": "t"}}
