@@ -100,6 +100,10 @@ smoke: $(VENV)/.installed
 	cd $(SMOKE)/outside && env -u PYTHONPATH -u TOOLSEARCH_SHARED_DATA -u TOOLSEARCH_MCP_SERVERS_BIN \
 		$(abspath $(SMOKE))/venv/bin/python $(abspath tests/smoke/smoke.py) \
 		$(abspath $(SHARED))/data/github-mcp-server-tools
+	# the [mcp] extra installs and imports on its own
+	$(SMOKE)/venv/bin/python -m pip install -q --disable-pip-version-check "$$(ls $(SMOKE)/dist/*.whl)[mcp]"
+	cd $(SMOKE)/outside && env -u PYTHONPATH $(abspath $(SMOKE))/venv/bin/python $(abspath tests/smoke/smoke.py) \
+		$(abspath $(SHARED))/data/github-mcp-server-tools
 	@ls -l $(SMOKE)/dist
 
 clean:
