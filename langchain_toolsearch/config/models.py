@@ -17,7 +17,8 @@ omitted key)::
     Conditional[T] = T | [{"value": T, "rules"?: RuleGroup}, ...]   # variants
     ToolEntry      = {"description"?: str, "rules"?: RuleGroup}
     SourceRef      = {"tools"?: {tool_name: ToolEntry}, "rules"?: RuleGroup}
-    MCPClientRef   = SourceRef + {"version"?: "draft" | "published" | int}
+    MCPClientRef   = {"tools"?: "*" | {tool_name: ToolEntry}, "rules"?: RuleGroup,
+                      "version"?: "draft" | "published" | int}
     RuleGroup      = {"operator": "AND" | "OR", "conditions": [Condition | RuleGroup, ...]}
     Condition      = {"field": "dot.path", "operator": <ConditionOperator>, "value"?: JSON}
 
@@ -28,9 +29,15 @@ omitted key)::
     HttpServer  = {"type"?: "http", "url": "http(s)://...", "timeout"?: seconds,
                    "tools"?: {tool_name: ToolEntry}}
 
-Allowlists (every ``"tools"`` map): omitted or ``null`` = no restriction;
-``{}`` = nothing allowed; otherwise exactly the listed names whose entry
-``rules`` (if any) match the request.
+Allowlists: a saved server's ``tools``, and ``tools`` of integration and
+provider references: omitted or ``null`` = no restriction, ``{}`` = nothing,
+otherwise exactly the listed names whose entry ``rules`` (if any) match the
+request. An agent's reference to a saved MCP client (`MCPClientRef`) is
+stricter, as in the seed system: omitted, ``null`` or ``{}`` = none of the
+client's tools, ``"*"`` = every tool its servers allow.
+
+Every model converts to and from the stored JSON of the seed system (Mastra
+Editor) with ``from_mastra`` / ``to_mastra`` (see `langchain_toolsearch.config.mastra`).
 """
 
 from __future__ import annotations
@@ -47,15 +54,19 @@ from pydantic import (
     Field,
     JsonValue,
     PlainValidator,
+    SerializerFunctionWrapHandler,
     Tag,
     ValidationError,
     field_validator,
+    model_serializer,
     model_validator,
 )
 
 __all__ = [
+    "ALL_TOOLS",
     "AUTH_TOKEN_KEY",
     "CONDITION_OPERATORS",
+    "MASTRA_AUTH_TOKEN_KEY",
     "AgentToolConfig",
     "Condition",
     "ConditionOperator",
@@ -83,6 +94,13 @@ AUTH_TOKEN_KEY = "toolsearch_auth_token"
 """Reserved request-context key: its value is sent as ``Authorization: Bearer <value>``
 to every HTTP server of the saved MCP clients an agent uses (never to stdio servers,
 never stored)."""
+
+MASTRA_AUTH_TOKEN_KEY = "mastra__authToken"
+"""The seed system's reserved request-context key for the same token; accepted as an
+alias of `AUTH_TOKEN_KEY` (which wins when both are set)."""
+
+ALL_TOOLS = "*"
+"""``MCPClientRef.tools`` value selecting every tool the client's servers allow."""
 
 ConditionOperator: TypeAlias = Literal[
     "equals",
@@ -145,9 +163,12 @@ class ToolConfigError(ValueError):
 
 
 class _Model(BaseModel):
-    """Base of the stored models: immutable, unknown keys rejected."""
+    """Base of the stored models: immutable, unknown keys rejected, finite numbers.
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    ``NaN`` / ``Infinity`` are not JSON and would not survive a store.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class Condition(_Model):
@@ -205,6 +226,15 @@ class Condition(_Model):
             raise ValueError(msg)
         return self
 
+    @model_serializer(mode="wrap")
+    def _keep_null_value(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # ``"value": null`` is a real value for ``equals`` & co.: keep it even when the
+        # rest of the record is dumped without its ``None`` fields (field report C23).
+        data: dict[str, Any] = handler(self)
+        if self.operator not in _NO_VALUE:
+            data["value"] = self.value
+        return data
+
 
 def _kind(value: Any) -> str:
     """JSON kind of ``value`` for error messages."""
@@ -239,7 +269,9 @@ class RuleGroup(_Model):
 
     Attributes:
         operator: ``"AND"`` (every item matches) or ``"OR"`` (at least one).
-        conditions: At least one `Condition` or nested `RuleGroup`.
+        conditions: `Condition` items and nested `RuleGroup` items. An empty
+            list means "no constraints": the group matches every request,
+            with either operator and at any depth (as in the seed system).
     """
 
     operator: Literal["AND", "OR"]
@@ -256,14 +288,6 @@ class RuleGroup(_Model):
             ),
         ]
     ]
-
-    @field_validator("conditions")
-    @classmethod
-    def _not_empty(cls, items: list[Any]) -> list[Any]:
-        if not items:
-            msg = "a rule group needs at least one condition; remove 'rules' to match every request"
-            raise ValueError(msg)
-        return items
 
     @model_validator(mode="after")
     def _depth(self) -> RuleGroup:
@@ -329,21 +353,59 @@ class SourceRef(_Model):
     rules: RuleGroup | None = None
 
 
-class MCPClientRef(SourceRef):
+def _checked_agent_selection(tools: Any) -> Any:
+    if isinstance(tools, dict):
+        _check_names(tools, "tool")
+    return tools
+
+
+def _all_or_map(value: Any) -> str | None:
+    """Discriminate ``"*"`` from a map of tool entries."""
+    if isinstance(value, str):
+        return "<all>"
+    if isinstance(value, Mapping):
+        return "<value>"
+    return None
+
+
+AgentAllowlist: TypeAlias = Annotated[
+    Annotated[
+        Annotated[Literal["*"], Tag("<all>")] | Annotated[ToolSelection, Tag("<value>")],
+        Discriminator(
+            _all_or_map,
+            custom_error_type="agent_allowlist",
+            custom_error_message=(
+                'expected "*" (every tool) or an object {tool_name: {description?, rules?}}'
+            ),
+        ),
+    ]
+    | None,
+    AfterValidator(_checked_agent_selection),
+]
+"""The agent-level allowlist: ``None`` or ``{}``: nothing, ``"*"``: all, a map: those."""
+
+
+class MCPClientRef(_Model):
     """An agent's use of one saved MCP client.
 
     Attributes:
-        tools: Agent-level allowlist: keys are namespaced ids
-            (``"serverName_toolName"``) or a tool's own name on its server
-            (matching that name on every server of the client). Omitted or
-            ``null``: every tool the servers allow; ``{}``: none. A
-            ``description`` here beats the server-level one.
-        version: Version of the saved client to use; default ``"draft"``
-            (its latest version).
+        tools: Agent-level allowlist. Omitted, ``null`` or ``{}``: none of the
+            client's tools (the resolver logs a warning once); ``"*"``: every
+            tool the servers' own allowlists leave; a map: those names, keys
+            being namespaced ids (``"serverName_toolName"``) or a tool's own
+            name on its server (matching that name on every server of the
+            client). A ``description`` here beats the server-level one.
+        version: Version of the saved client to use. Omitted: the client's
+            published version when the agent itself is resolved at
+            ``"published"`` (so unpublished edits of a shared client never
+            change a published agent), else its draft (latest version).
+            ``"draft"``, ``"published"`` or a number pins that version.
         rules: The whole reference counts only for matching requests.
     """
 
-    version: VersionSelector = "draft"
+    tools: AgentAllowlist = None
+    version: VersionSelector | None = None
+    rules: RuleGroup | None = None
 
 
 ValueT = TypeVar("ValueT")
@@ -448,6 +510,25 @@ class AgentToolConfig(_Model):
         """The JSON form that is stored: omitted fields stay omitted."""
         return _dump(self)
 
+    @classmethod
+    def from_mastra(cls, data: Mapping[str, Any]) -> AgentToolConfig:
+        """Convert a Mastra Editor agent snapshot (its tool fields) to this format.
+
+        See `langchain_toolsearch.config.mastra.agent_from_mastra`.
+        """
+        from langchain_toolsearch.config.mastra import agent_from_mastra
+
+        return agent_from_mastra(data)
+
+    def to_mastra(self) -> dict[str, Any]:
+        """The Mastra Editor form of this config (the tool fields of an agent snapshot).
+
+        See `langchain_toolsearch.config.mastra.agent_to_mastra`.
+        """
+        from langchain_toolsearch.config.mastra import agent_to_mastra
+
+        return agent_to_mastra(self)
+
 
 class StdioServer(_Model):
     """A local MCP server started as a subprocess.
@@ -474,7 +555,12 @@ class StdioServer(_Model):
 
 
 class HttpServer(_Model):
-    """A remote MCP server reached over streamable HTTP.
+    """A remote MCP server reached over streamable HTTP, falling back to SSE.
+
+    The resolver first tries the streamable HTTP transport on ``url``; when
+    that fails it tries the legacy SSE transport on the same ``url`` (as the
+    seed system's MCP client does), so an SSE-only server is saved with its
+    SSE endpoint, e.g. ``https://host/sse``.
 
     Custom headers cannot be stored; an auth token in the request context
     under `AUTH_TOKEN_KEY` is sent as ``Authorization: Bearer <token>``.
@@ -579,6 +665,25 @@ class MCPClientConfig(_Model):
     def to_json(self) -> dict[str, Any]:
         """The JSON form that is stored."""
         return _dump(self)
+
+    @classmethod
+    def from_mastra(cls, data: Mapping[str, Any]) -> MCPClientConfig:
+        """Convert a Mastra Editor stored MCP client snapshot to this format.
+
+        See `langchain_toolsearch.config.mastra.mcp_client_from_mastra`.
+        """
+        from langchain_toolsearch.config.mastra import mcp_client_from_mastra
+
+        return mcp_client_from_mastra(data)
+
+    def to_mastra(self) -> dict[str, Any]:
+        """The Mastra Editor form of this client (milliseconds, camelCase).
+
+        See `langchain_toolsearch.config.mastra.mcp_client_to_mastra`.
+        """
+        from langchain_toolsearch.config.mastra import mcp_client_to_mastra
+
+        return mcp_client_to_mastra(self)
 
 
 _TAGS = re.compile(r"^<[a-z]+>$")

@@ -18,11 +18,22 @@ Resolution, for one request:
    2. tools registered by id (``registry``) and selected under ``tools``,
    3. tools of saved MCP clients (``mcp_clients``), ids ``server_tool``,
    4. integration tools (``integration_tools``),
-   5. tool provider tools (``tool_providers``).
+   5. tool provider tools (``tool_providers``), for stand-alone stored
+      agents only: an agent with tools defined in code (``code_tools``
+      given, even empty) stops after integration tools, as the seed's
+      code-agent overrides do (its ``tool_providers`` are reported under
+      ``failures["tool_providers"]``).
 
-Allowlists (every ``tools`` map, at server and agent level): omitted or
-``null`` = no restriction, ``{}`` = nothing. Description precedence: the
-agent's entry, then (MCP only) the server's entry, then the tool's own.
+Allowlists: a saved server's ``tools`` and an integration's or provider's
+``tools``: omitted or ``null`` = no restriction, ``{}`` = nothing. An agent's
+reference to a saved MCP client: omitted, ``null`` or ``{}`` = nothing (a
+warning is logged once per resolver and client), ``"*"`` = everything the
+server level allows, a map = those. Description precedence: the agent's
+entry, then (MCP only) the server's entry, then the tool's own.
+
+Versions of saved MCP clients: a reference without ``version`` follows the
+agent: the client's published version when the agent is resolved at
+``"published"``, its draft otherwise.
 
 An MCP server, integration or provider that fails is reported in
 `ResolvedTools.failures` and skipped; the rest still resolves. Nothing is
@@ -51,6 +62,7 @@ from langchain_toolsearch.config.connections import (
 )
 from langchain_toolsearch.config.models import (
     AUTH_TOKEN_KEY,
+    MASTRA_AUTH_TOKEN_KEY,
     AgentToolConfig,
     MCPClientConfig,
     MCPClientRef,
@@ -255,7 +267,9 @@ class ToolResolver:
         agent_id: Id of the agent's stored config. Without it (and without
             ``agent_config`` per call) the config is empty: code tools only.
         code_tools: Tools defined in code for this agent (sequence: ids are
-            names; mapping: id -> tool).
+            names; mapping: id -> tool). Giving it (even empty) makes this a
+            code-defined agent whose stored config cannot add tool provider
+            tools; ``None`` (default): a stand-alone stored agent.
         registry: Tools that stored configs may select by id under ``tools``.
         integrations: Integration id -> its tools (sequence or mapping).
         tool_providers: Provider id -> `ToolProvider`.
@@ -270,7 +284,9 @@ class ToolResolver:
         provider_timeout: Seconds allowed per provider (listing + resolving);
             ``None``: none.
         auth_token_key: Request-context key whose value is sent as
-            ``Authorization: Bearer`` to HTTP MCP servers.
+            ``Authorization: Bearer`` to HTTP MCP servers. With the default
+            key, the seed system's ``"mastra__authToken"`` is accepted too
+            (used when the default key is absent).
 
     Raises:
         ValueError: On an unknown ``mode`` or ``version``, a non-positive
@@ -285,7 +301,7 @@ class ToolResolver:
         *,
         store: ToolConfigStore | None = None,
         agent_id: str | None = None,
-        code_tools: ToolsArg = (),
+        code_tools: ToolsArg | None = None,
         registry: ToolsArg | None = None,
         integrations: Mapping[str, ToolsArg] | None = None,
         tool_providers: Mapping[str, ToolProvider] | None = None,
@@ -319,7 +335,9 @@ class ToolResolver:
             raise ValueError(f"version {exc}") from None
         self._store = store
         self._agent_id = agent_id
-        self._code = _tool_map(code_tools, "code_tools")
+        self._code_agent = code_tools is not None
+        self._code = _tool_map(code_tools or (), "code_tools")
+        self._warned_empty: set[str] = set()  # client ids already warned about
         self._registry = _tool_map(registry or {}, "registry")
         self._integrations = {
             str(key): _tool_map(tools, f"integrations[{key!r}]")
@@ -409,12 +427,14 @@ class ToolResolver:
         failures: dict[str, str] = {}
         info: VersionInfo | None = None
         stored = AgentToolConfig()
+        selector = self._version if version is None else version
+        # A reference without a version follows the agent: published -> published.
+        client_default: VersionSelector = "published" if selector == "published" else "draft"
         if self._mode == "ignore":
             pass
         elif agent_config is not None:
             stored = parse_agent_config(agent_config)
         elif self._store is not None and self._agent_id is not None:
-            selector = self._version if version is None else version
             try:
                 found = yield from self._store.agents._get(self._agent_id, selector)
             except RecordNotFoundError as exc:
@@ -431,18 +451,40 @@ class ToolResolver:
         mcp: list[tuple[str, MCPClientRef, MCPClientConfig]] = []
         for client_id, ref in refs.items():
             where = f"mcp_clients.{client_id}"
+            if not ref.tools:  # omitted, null or {}: selects nothing (as the seed)
+                self._warn_empty(client_id)
+                continue
             if self._store is None:
                 failures[where] = "no ToolConfigStore given to the resolver to load saved clients"
                 continue
+            client_version = ref.version if ref.version is not None else client_default
             try:
-                client = yield from self._store.mcp_clients._get(client_id, ref.version)
+                client = yield from self._store.mcp_clients._get(client_id, client_version)
             except (RecordNotFoundError, ValueError) as exc:
                 failures[where] = str(exc)
                 continue
             mcp.append((client_id, ref, client.value))
         integrations = _active(merge_conditional(stored.integration_tools, ctx), ctx) or {}
         providers = _active(merge_conditional(stored.tool_providers, ctx), ctx) or {}
+        if providers and self._code_agent:
+            failures["tool_providers"] = (
+                "not used: a code-defined agent's stored config merges code, registry, MCP "
+                "and integration tools only (tool providers serve stand-alone stored agents)"
+            )
+            providers = {}
         return _Plan(ctx, tools, mcp, integrations, providers, failures, info)
+
+    def _warn_empty(self, client_id: str) -> None:
+        """Log once per client id that a reference selects no tools."""
+        if client_id in self._warned_empty:
+            return
+        self._warned_empty.add(client_id)
+        logger.warning(
+            "agent %r: the reference to saved MCP client %r selects no tools ('tools' omitted, "
+            'null or {}); use "tools": "*" for every tool of the client',
+            self._agent_id,
+            client_id,
+        )
 
     # -- collecting tools -------------------------------------------------------------
 
@@ -502,7 +544,7 @@ class ToolResolver:
             logger.warning("saved MCP %s contributes no tools: %s", where, result.failure)
             return
         server_entries = _active(client.servers[result.server].tools, ctx)
-        agent_entries = _active(ref.tools, ctx)
+        agent_entries = None if isinstance(ref.tools, str) else _active(ref.tools, ctx)
         for tool in result.tools:
             route = result.routes[tool.name]
             keys = (tool.name, route.tool)  # namespaced id first, then the tool's own name
@@ -597,8 +639,11 @@ class ToolResolver:
     ) -> list[tuple[str, MCPClientRef, MCPClientConfig, Awaitable[ServerTools]]]:
         token: str | None = None
         bad_token: str | None = None
+        key = self._token_key
+        if key == AUTH_TOKEN_KEY and plan.context.get(key) is None:
+            key = MASTRA_AUTH_TOKEN_KEY  # the seed system's name for the same token
         try:
-            token = bearer_token(plan.context.get(self._token_key), key=self._token_key)
+            token = bearer_token(plan.context.get(key), key=key)
         except BadAuthToken as exc:
             bad_token = str(exc)
         jobs: list[tuple[str, MCPClientRef, MCPClientConfig, Awaitable[ServerTools]]] = []

@@ -149,7 +149,8 @@ def evaluate_rules(rules: RuleGroup | Mapping[str, Any] | None, context: Mapping
     A missing field makes every positive operator ``False``, so each
     ``not_*`` operator (the exact negation of its positive one) is ``True``
     for it: combine with ``exists`` when absence must not match. ``AND``
-    needs every item, ``OR`` at least one; groups nest.
+    needs every item, ``OR`` at least one; groups nest. A group with no
+    conditions matches (``AND`` and ``OR`` alike, nested too).
 
     Args:
         rules: A `RuleGroup`, its JSON form, or ``None`` (always matches).
@@ -168,6 +169,8 @@ def evaluate_rules(rules: RuleGroup | Mapping[str, Any] | None, context: Mapping
 
 
 def _group(group: RuleGroup, context: Mapping[str, Any]) -> bool:
+    if not group.conditions:  # "no constraints", whatever the operator (as the seed)
+        return True
     results = (
         _group(item, context) if isinstance(item, RuleGroup) else _condition(item, context)
         for item in group.conditions
