@@ -797,6 +797,27 @@ def _parse(model: type[ModelT], data: Any, what: str) -> ModelT:
         )
         raise TypeError(msg)
     try:
-        return model.model_validate(dict(data))
+        parsed = model.model_validate(dict(data))
     except ValidationError as exc:
         raise ToolConfigError(what, _errors(exc)) from None
+    nul = _nul_paths(parsed.model_dump(mode="json"), ())
+    if nul:
+        message = "contains a NUL character (\\u0000), which stores such as PostgreSQL reject"
+        raise ToolConfigError(what, [(path, message) for path in nul])
+    return parsed
+
+
+def _nul_paths(value: Any, loc: tuple[int | str, ...]) -> list[str]:
+    """Paths of the strings (values or keys) in JSON data that contain a NUL character."""
+    if isinstance(value, str):
+        return [_render(loc)] if "\x00" in value else []
+    found: list[str] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if "\x00" in key:
+                found.append(_render((*loc, key)))
+            found.extend(_nul_paths(item, (*loc, key)))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found.extend(_nul_paths(item, (*loc, index)))
+    return found

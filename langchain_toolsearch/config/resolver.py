@@ -449,7 +449,9 @@ class ToolResolver:
 
         refs = _active(merge_conditional(stored.mcp_clients, ctx), ctx) or {}
         mcp: list[tuple[str, MCPClientRef, MCPClientConfig]] = []
-        for client_id, ref in refs.items():
+        # By id, not by key order: stores such as PostgreSQL (jsonb) do not keep key
+        # order, and which client wins a shared tool id must not depend on the store.
+        for client_id, ref in sorted(refs.items()):
             where = f"mcp_clients.{client_id}"
             if not ref.tools:  # omitted, null or {}: selects nothing (as the seed)
                 self._warn_empty(client_id)
