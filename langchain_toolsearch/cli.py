@@ -1,4 +1,4 @@
-"""The ``toolsearch`` command line: ``demo``, ``search`` and ``bench``."""
+"""The ``toolsearch`` command line: ``demo``, ``search``, ``bench`` and ``config``."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.tools import BaseTool
+
+from langchain_toolsearch.config.cli import add_config_parser
 
 __all__ = ["load_mcp_config", "main"]
 
@@ -224,6 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument("--data-dir", help="shared data folder (default: $TOOLSEARCH_SHARED_DATA)")
     bench.set_defaults(func=_cmd_bench)
+    add_config_parser(sub)  # `toolsearch config ...` (langchain_toolsearch/config/cli.py)
     return parser
 
 

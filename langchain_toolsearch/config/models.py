@@ -800,24 +800,33 @@ def _parse(model: type[ModelT], data: Any, what: str) -> ModelT:
         parsed = model.model_validate(dict(data))
     except ValidationError as exc:
         raise ToolConfigError(what, _errors(exc)) from None
-    nul = _nul_paths(parsed.model_dump(mode="json"), ())
-    if nul:
-        message = "contains a NUL character (\\u0000), which stores such as PostgreSQL reject"
-        raise ToolConfigError(what, [(path, message) for path in nul])
+    problems = _unstorable(parsed.model_dump(mode="json"), ())
+    if problems:
+        raise ToolConfigError(what, problems)
     return parsed
 
 
-def _nul_paths(value: Any, loc: tuple[int | str, ...]) -> list[str]:
-    """Paths of the strings (values or keys) in JSON data that contain a NUL character."""
+MAX_JSON_INT = 2**53 - 1
+"""Largest integer magnitude accepted in stored data: what every JSON reader (JavaScript,
+SQLite's 64-bit integers, PostgreSQL jsonb) keeps exactly."""
+
+
+def _unstorable(value: Any, loc: tuple[int | str, ...]) -> list[tuple[str, str]]:
+    """``(path, problem)`` for what a store could not keep: NUL characters, huge integers."""
+    nul = "contains a NUL character (\\u0000), which stores such as PostgreSQL reject"
     if isinstance(value, str):
-        return [_render(loc)] if "\x00" in value else []
-    found: list[str] = []
+        return [(_render(loc), nul)] if "\x00" in value else []
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_JSON_INT:
+        return [
+            (_render(loc), f"integer {value} is out of the range JSON keeps exactly (±2**53-1)")
+        ]
+    found: list[tuple[str, str]] = []
     if isinstance(value, dict):
         for key, item in value.items():
             if "\x00" in key:
-                found.append(_render((*loc, key)))
-            found.extend(_nul_paths(item, (*loc, key)))
+                found.append((_render((*loc, key)), nul))
+            found.extend(_unstorable(item, (*loc, key)))
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            found.extend(_nul_paths(item, (*loc, index)))
+            found.extend(_unstorable(item, (*loc, index)))
     return found

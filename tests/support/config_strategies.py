@@ -24,10 +24,11 @@ FIELDS = st.lists(st.one_of(NAMES, st.integers(0, 3).map(str)), min_size=1, max_
     ".".join
 )
 
+INTEGERS = st.integers(-(2**53 - 1), 2**53 - 1)  # what stores keep exactly
 SCALARS = st.one_of(
     st.none(),
     st.booleans(),
-    st.integers(-(2**53), 2**53),
+    INTEGERS,
     st.floats(allow_nan=False, allow_infinity=False, width=64),
     _SAFE_TEXT,
 )
@@ -53,8 +54,8 @@ def _condition() -> st.SearchStrategy[dict[str, Any]]:
     by_operator = {
         "equals": JSON_VALUES,
         "not_equals": JSON_VALUES,
-        "contains": st.one_of(st.booleans(), st.integers(), _SAFE_TEXT),
-        "not_contains": st.one_of(st.booleans(), st.integers(), _SAFE_TEXT),
+        "contains": st.one_of(st.booleans(), INTEGERS, _SAFE_TEXT),
+        "not_contains": st.one_of(st.booleans(), INTEGERS, _SAFE_TEXT),
         "greater_than": NUMBER_OR_TEXT,
         "less_than": NUMBER_OR_TEXT,
         "greater_than_or_equal": NUMBER_OR_TEXT,
