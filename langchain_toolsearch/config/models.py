@@ -807,19 +807,18 @@ def _parse(model: type[ModelT], data: Any, what: str) -> ModelT:
 
 
 MAX_JSON_INT = 2**53 - 1
-"""Largest integer magnitude accepted in stored data: what every JSON reader (JavaScript,
+"""Largest number magnitude accepted in stored data: what every JSON reader (JavaScript,
 SQLite's 64-bit integers, PostgreSQL jsonb) keeps exactly."""
 
 
 def _unstorable(value: Any, loc: tuple[int | str, ...]) -> list[tuple[str, str]]:
-    """``(path, problem)`` for what a store could not keep: NUL characters, huge integers."""
+    """``(path, problem)`` for what a store could not keep: NUL characters, huge numbers."""
     nul = "contains a NUL character (\\u0000), which stores such as PostgreSQL reject"
     if isinstance(value, str):
         return [(_render(loc), nul)] if "\x00" in value else []
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_JSON_INT:
-        return [
-            (_render(loc), f"integer {value} is out of the range JSON keeps exactly (±2**53-1)")
-        ]
+    if isinstance(value, int | float) and not isinstance(value, bool) and abs(value) > MAX_JSON_INT:
+        # Stores such as PostgreSQL (jsonb) read a large float back as an integer.
+        return [(_render(loc), f"number {value} is out of the range JSON keeps exactly (±2**53-1)")]
     found: list[tuple[str, str]] = []
     if isinstance(value, dict):
         for key, item in value.items():

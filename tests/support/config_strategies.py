@@ -29,7 +29,7 @@ SCALARS = st.one_of(
     st.none(),
     st.booleans(),
     INTEGERS,
-    st.floats(allow_nan=False, allow_infinity=False, width=64),
+    st.floats(-(2.0**53), 2.0**53, allow_nan=False, allow_infinity=False),
     _SAFE_TEXT,
 )
 JSON_VALUES = st.recursive(
@@ -40,7 +40,7 @@ JSON_VALUES = st.recursive(
     max_leaves=6,
 )
 NUMBER_OR_TEXT = st.one_of(
-    st.integers(-1000, 1000), st.floats(allow_nan=False, allow_infinity=False), _SAFE_TEXT
+    st.integers(-1000, 1000), st.floats(-1e15, 1e15, allow_nan=False), _SAFE_TEXT
 )
 
 
