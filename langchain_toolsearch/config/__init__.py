@@ -24,16 +24,15 @@ from langchain_toolsearch.config.models import (
     AgentToolConfig,
     Condition,
     ConditionOperator,
-    HttpServer,
-    MCPClientConfig,
     MCPClientRef,
     RuleGroup,
     SourceRef,
-    StdioServer,
-    ToolConfigError,
     ToolEntry,
     Variant,
     VersionSelector,
+)
+from langchain_toolsearch.config.parsing import (
+    ToolConfigError,
     parse_agent_config,
     parse_mcp_client,
     parse_rules,
@@ -48,6 +47,7 @@ from langchain_toolsearch.config.resolver import (
     merge_conditional,
 )
 from langchain_toolsearch.config.rules import MISSING, evaluate_rules, lookup, request_context
+from langchain_toolsearch.config.servers import HttpServer, MCPClientConfig, StdioServer
 from langchain_toolsearch.config.store import (
     RecordInfo,
     RecordNotFoundError,

@@ -49,15 +49,14 @@ from typing import Any, Literal, TypeAlias
 
 from langgraph.store.base import BaseStore
 
-from langchain_toolsearch.config.models import (
-    AgentToolConfig,
-    MCPClientConfig,
+from langchain_toolsearch.config.models import AgentToolConfig, VersionSelector
+from langchain_toolsearch.config.parsing import (
     ToolConfigError,
-    VersionSelector,
     parse_agent_config,
     parse_mcp_client,
 )
 from langchain_toolsearch.config.resolver import ToolResolver
+from langchain_toolsearch.config.servers import MCPClientConfig
 from langchain_toolsearch.config.store import RecordNotFoundError, ToolConfigStore
 
 __all__ = ["DEFAULT_STORE", "add_config_parser", "load_bundle", "open_store", "run"]

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.tools import BaseTool
 
-from langchain_toolsearch.config.models import AUTH_TOKEN_KEY, HttpServer, MCPServer
+from langchain_toolsearch.config.models import AUTH_TOKEN_KEY
+from langchain_toolsearch.config.servers import HttpServer, MCPServer
 from langchain_toolsearch.mcp import MCPToolRoute, load_mcp_tools
 
 if TYPE_CHECKING:

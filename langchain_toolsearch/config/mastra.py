@@ -34,14 +34,13 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from langchain_toolsearch.config.models import (
-    ALL_TOOLS,
-    AgentToolConfig,
-    MCPClientConfig,
+from langchain_toolsearch.config.models import ALL_TOOLS, AgentToolConfig
+from langchain_toolsearch.config.parsing import (
     ToolConfigError,
     parse_agent_config,
     parse_mcp_client,
 )
+from langchain_toolsearch.config.servers import MCPClientConfig
 
 __all__ = [
     "MASTRA_FIELDS",

@@ -1,9 +1,10 @@
-"""The stored JSON format: agent tool configs, rules and saved MCP clients.
+"""The stored JSON format of agent tool configs and their rules.
 
 Everything here is a frozen pydantic model that validates the JSON a user
 or an editor UI saves, so bad data is rejected when it is saved (see
-`parse_agent_config`, `parse_mcp_client`) with a `ToolConfigError` naming
-the field, never when a request is served.
+`langchain_toolsearch.config.parsing`) with a `ToolConfigError` naming the
+field, never when a request is served. Saved MCP clients are in
+`langchain_toolsearch.config.servers`.
 
 The shapes (``?`` marks an optional key; ``null`` means the same as an
 omitted key)::
@@ -22,13 +23,6 @@ omitted key)::
     RuleGroup      = {"operator": "AND" | "OR", "conditions": [Condition | RuleGroup, ...]}
     Condition      = {"field": "dot.path", "operator": <ConditionOperator>, "value"?: JSON}
 
-    MCPClientConfig = {"name"?: str, "description"?: str,
-                       "servers": {server_name: StdioServer | HttpServer}}
-    StdioServer = {"type"?: "stdio", "command": str, "args"?: [str], "env"?: {str: str},
-                   "timeout"?: seconds, "tools"?: {tool_name: ToolEntry}}
-    HttpServer  = {"type"?: "http", "url": "http(s)://...", "timeout"?: seconds,
-                   "tools"?: {tool_name: ToolEntry}}
-
 Allowlists: a saved server's ``tools``, and ``tools`` of integration and
 provider references: omitted or ``null`` = no restriction, ``{}`` = nothing,
 otherwise exactly the listed names whose entry ``rules`` (if any) match the
@@ -42,7 +36,6 @@ Editor) with ``from_mastra`` / ``to_mastra`` (see `langchain_toolsearch.config.m
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Annotated, Any, Generic, Literal, TypeAlias, TypeVar
 
@@ -51,12 +44,10 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Discriminator,
-    Field,
     JsonValue,
     PlainValidator,
     SerializerFunctionWrapHandler,
     Tag,
-    ValidationError,
     field_validator,
     model_serializer,
     model_validator,
@@ -73,21 +64,13 @@ __all__ = [
     "ConditionalMCPClients",
     "ConditionalSources",
     "ConditionalTools",
-    "HttpServer",
-    "MCPClientConfig",
     "MCPClientRef",
-    "MCPServer",
     "RuleGroup",
     "SourceRef",
-    "StdioServer",
-    "ToolConfigError",
     "ToolEntry",
     "ToolSelection",
     "Variant",
     "VersionSelector",
-    "parse_agent_config",
-    "parse_mcp_client",
-    "parse_rules",
 ]
 
 AUTH_TOKEN_KEY = "toolsearch_auth_token"
@@ -142,24 +125,6 @@ VersionSelector: TypeAlias = Annotated[
 ]
 """Which version of a stored record: ``"draft"`` (the latest saved version),
 ``"published"`` (the version last published) or a version number (1, 2, ...)."""
-
-_SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-
-
-class ToolConfigError(ValueError):
-    """Stored tool configuration data is invalid.
-
-    The message has one line per problem, each starting with the path of the
-    offending field (``tools[0].rules.conditions[1].operator: ...``).
-
-    Attributes:
-        errors: ``(field path, message)`` pairs, in the order found.
-    """
-
-    def __init__(self, what: str, errors: list[tuple[str, str]]) -> None:
-        self.errors = errors
-        lines = "\n".join(f"  {path or '<root>'}: {message}" for path, message in errors)
-        super().__init__(f"invalid {what}:\n{lines}")
 
 
 class _Model(BaseModel):
@@ -530,302 +495,6 @@ class AgentToolConfig(_Model):
         return agent_to_mastra(self)
 
 
-class StdioServer(_Model):
-    """A local MCP server started as a subprocess.
-
-    Attributes:
-        type: ``"stdio"`` (inferred from ``command`` when omitted).
-        command: Executable to run.
-        args: Its arguments.
-        env: Extra environment variables (added to the MCP SDK's safe
-            default environment; ``${VAR}`` is expanded by the adapter).
-        timeout: Seconds allowed to list tools and for each call; default:
-            the resolver's ``mcp_timeout``.
-        tools: Server-level allowlist by tool name (the tool's own name or
-            ``"serverName_toolName"``) with descriptions for every agent.
-            Omitted: every tool; ``{}``: none.
-    """
-
-    type: Literal["stdio"] = "stdio"
-    command: str = Field(min_length=1)
-    args: list[str] = Field(default_factory=list)
-    env: dict[str, str] | None = None
-    timeout: float | None = Field(default=None, gt=0)
-    tools: Allowlist = None
-
-
-class HttpServer(_Model):
-    """A remote MCP server reached over streamable HTTP, falling back to SSE.
-
-    The resolver first tries the streamable HTTP transport on ``url``; when
-    that fails it tries the legacy SSE transport on the same ``url`` (as the
-    seed system's MCP client does), so an SSE-only server is saved with its
-    SSE endpoint, e.g. ``https://host/sse``.
-
-    Custom headers cannot be stored; an auth token in the request context
-    under `AUTH_TOKEN_KEY` is sent as ``Authorization: Bearer <token>``.
-
-    Attributes:
-        type: ``"http"`` (inferred from ``url`` when omitted).
-        url: ``http://`` or ``https://`` endpoint, e.g. ``https://host/mcp``.
-        timeout: Seconds for HTTP operations, listing tools and each call;
-            default: the resolver's ``mcp_timeout``.
-        tools: Server-level allowlist, as for `StdioServer`.
-    """
-
-    type: Literal["http"] = "http"
-    url: str
-    timeout: float | None = Field(default=None, gt=0)
-    tools: Allowlist = None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _no_headers(cls, data: Any) -> Any:
-        if isinstance(data, Mapping) and "headers" in data:
-            msg = (
-                "custom headers cannot be stored on an HTTP MCP server; put the caller's "
-                f"token in the request context under {AUTH_TOKEN_KEY!r} and it is sent as "
-                "'Authorization: Bearer <token>'"
-            )
-            raise ValueError(msg)
-        return data
-
-    @field_validator("url")
-    @classmethod
-    def _check_url(cls, url: str) -> str:
-        if not re.match(r"^https?://[^\s/]+", url):
-            msg = f"must be an http:// or https:// URL, got {url!r}"
-            raise ValueError(msg)
-        return url
-
-
-def _transport(value: Any) -> str | None:
-    """Discriminate stdio from HTTP servers (``type``, else ``command`` / ``url``)."""
-    if isinstance(value, StdioServer | HttpServer):
-        return value.type
-    if not isinstance(value, Mapping):
-        return None
-    kind = value.get("type")
-    if kind is None:
-        if "command" in value:
-            return "stdio"
-        if "url" in value:
-            return "http"
-    return kind if kind in ("stdio", "http") else None
-
-
-MCPServer: TypeAlias = Annotated[
-    Annotated[StdioServer, Tag("stdio")] | Annotated[HttpServer, Tag("http")],
-    Discriminator(
-        _transport,
-        custom_error_type="mcp_server",
-        custom_error_message=(
-            "expected a stdio server {type: 'stdio', command, args?, env?, timeout?} or an "
-            "HTTP server {type: 'http', url, timeout?}"
-        ),
-    ),
-]
-"""A saved MCP server: `StdioServer` or `HttpServer`."""
-
-
-class MCPClientConfig(_Model):
-    """A saved, reusable MCP client: one or more servers.
-
-    Tools of a server are exposed as ``f"{server_name}_{tool_name}"``; the
-    resolver keeps a table from those ids to (server, tool), so server names
-    may contain ``_``.
-
-    Attributes:
-        name: Display name.
-        description: What the client is for.
-        servers: Server name (``[A-Za-z0-9_-]``, at most 64) -> server.
-    """
-
-    name: str | None = None
-    description: str | None = None
-    servers: dict[str, MCPServer]
-
-    @field_validator("servers", mode="before")
-    @classmethod
-    def _server_names(cls, servers: Any) -> Any:
-        if not isinstance(servers, Mapping):
-            return servers
-        if not servers:
-            msg = "a saved MCP client needs at least one server"
-            raise ValueError(msg)
-        for name in servers:
-            if not _SERVER_NAME.match(name):
-                msg = (
-                    f"server name {name!r} must be 1-64 characters from A-Z, a-z, 0-9, '_' "
-                    "and '-' (it prefixes tool ids)"
-                )
-                raise ValueError(msg)
-        return servers
-
-    def to_json(self) -> dict[str, Any]:
-        """The JSON form that is stored."""
-        return _dump(self)
-
-    @classmethod
-    def from_mastra(cls, data: Mapping[str, Any]) -> MCPClientConfig:
-        """Convert a Mastra Editor stored MCP client snapshot to this format.
-
-        See `langchain_toolsearch.config.mastra.mcp_client_from_mastra`.
-        """
-        from langchain_toolsearch.config.mastra import mcp_client_from_mastra
-
-        return mcp_client_from_mastra(data)
-
-    def to_mastra(self) -> dict[str, Any]:
-        """The Mastra Editor form of this client (milliseconds, camelCase).
-
-        See `langchain_toolsearch.config.mastra.mcp_client_to_mastra`.
-        """
-        from langchain_toolsearch.config.mastra import mcp_client_to_mastra
-
-        return mcp_client_to_mastra(self)
-
-
-_TAGS = re.compile(r"^<[a-z]+>$")
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
 def _dump(model: BaseModel) -> dict[str, Any]:
     """JSON form of a stored model, omitted (``None``) fields left out."""
     return model.model_dump(mode="json", exclude_none=True)
-
-
-def _errors(exc: ValidationError) -> list[tuple[str, str]]:
-    """Turn a pydantic error into ``(field path, message)`` pairs."""
-    found: list[tuple[str, str]] = []
-    for error in exc.errors(include_url=False):
-        loc = tuple(error["loc"])
-        # The stdio/http union tag comes right after the server name: leave it out.
-        cleaned = [
-            part
-            for index, part in enumerate(loc)
-            if not (part in ("stdio", "http") and index >= 2 and loc[index - 2] == "servers")
-        ]
-        message = str(error["msg"]).removeprefix("Value error, ")
-        if error["type"] == "extra_forbidden":
-            message = "unknown key; check its spelling (unknown keys are rejected)"
-        elif error["type"] == "literal_error" and loc and loc[-1] == "operator":
-            expected = message.removeprefix("Input should be ")
-            message = f"unknown operator {error.get('input')!r}; use {expected}"
-        pair = (_render(tuple(cleaned)), message)
-        if pair not in found:
-            found.append(pair)
-    return found
-
-
-def _render(loc: tuple[int | str, ...]) -> str:
-    """Render an error location as ``a.b[0]['odd key']``, without union tags."""
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif _TAGS.match(part):
-            continue
-        elif _IDENT.match(part):
-            out += f".{part}" if out else part
-        else:
-            out += f"[{part!r}]"
-    return out
-
-
-def parse_agent_config(data: AgentToolConfig | Mapping[str, Any]) -> AgentToolConfig:
-    """Validate an agent tool configuration.
-
-    Args:
-        data: An `AgentToolConfig`, or its JSON form (a mapping).
-
-    Returns:
-        The validated config.
-
-    Raises:
-        ToolConfigError: With one ``field path: problem`` line per problem
-            (unknown key, unknown operator, wrong value type, empty rule
-            group, ...).
-        TypeError: If ``data`` is neither a mapping nor an `AgentToolConfig`.
-    """
-    return _parse(AgentToolConfig, data, "agent tool config")
-
-
-def parse_mcp_client(data: MCPClientConfig | Mapping[str, Any]) -> MCPClientConfig:
-    """Validate a saved MCP client configuration.
-
-    Args:
-        data: An `MCPClientConfig`, or its JSON form (a mapping).
-
-    Returns:
-        The validated config.
-
-    Raises:
-        ToolConfigError: With one ``field path: problem`` line per problem
-            (missing ``command``/``url``, stored ``headers``, bad server name,
-            bad rules, ...).
-        TypeError: If ``data`` is neither a mapping nor an `MCPClientConfig`.
-    """
-    return _parse(MCPClientConfig, data, "MCP client config")
-
-
-def parse_rules(data: RuleGroup | Mapping[str, Any]) -> RuleGroup:
-    """Validate a rule group.
-
-    Args:
-        data: A `RuleGroup`, or its JSON form.
-
-    Returns:
-        The validated group.
-
-    Raises:
-        ToolConfigError: On bad rule data, naming the field.
-        TypeError: If ``data`` is neither a mapping nor a `RuleGroup`.
-    """
-    return _parse(RuleGroup, data, "rules")
-
-
-ModelT = TypeVar("ModelT", bound=BaseModel)
-
-
-def _parse(model: type[ModelT], data: Any, what: str) -> ModelT:
-    if isinstance(data, model):
-        return data
-    if not isinstance(data, Mapping):
-        msg = (
-            f"{what} must be a {model.__name__} or a JSON object (dict), got {type(data).__name__}"
-        )
-        raise TypeError(msg)
-    try:
-        parsed = model.model_validate(dict(data))
-    except ValidationError as exc:
-        raise ToolConfigError(what, _errors(exc)) from None
-    problems = _unstorable(parsed.model_dump(mode="json"), ())
-    if problems:
-        raise ToolConfigError(what, problems)
-    return parsed
-
-
-MAX_JSON_INT = 2**53 - 1
-"""Largest number magnitude accepted in stored data: what every JSON reader (JavaScript,
-SQLite's 64-bit integers, PostgreSQL jsonb) keeps exactly."""
-
-
-def _unstorable(value: Any, loc: tuple[int | str, ...]) -> list[tuple[str, str]]:
-    """``(path, problem)`` for what a store could not keep: NUL characters, huge numbers."""
-    nul = "contains a NUL character (\\u0000), which stores such as PostgreSQL reject"
-    if isinstance(value, str):
-        return [(_render(loc), nul)] if "\x00" in value else []
-    if isinstance(value, int | float) and not isinstance(value, bool) and abs(value) > MAX_JSON_INT:
-        # Stores such as PostgreSQL (jsonb) read a large float back as an integer.
-        return [(_render(loc), f"number {value} is out of the range JSON keeps exactly (±2**53-1)")]
-    found: list[tuple[str, str]] = []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if "\x00" in key:
-                found.append((_render((*loc, key)), nul))
-            found.extend(_unstorable(item, (*loc, key)))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found.extend(_unstorable(item, (*loc, index)))
-    return found

@@ -64,17 +64,17 @@ from langchain_toolsearch.config.models import (
     AUTH_TOKEN_KEY,
     MASTRA_AUTH_TOKEN_KEY,
     AgentToolConfig,
-    MCPClientConfig,
     MCPClientRef,
     SourceRef,
     ToolEntry,
     Variant,
     VersionSelector,
     _check_version,
-    parse_agent_config,
 )
+from langchain_toolsearch.config.parsing import parse_agent_config
 from langchain_toolsearch.config.providers import ToolProvider
 from langchain_toolsearch.config.rules import evaluate_rules, request_context
+from langchain_toolsearch.config.servers import MCPClientConfig
 from langchain_toolsearch.config.store import (
     Flow,
     RecordNotFoundError,

@@ -24,7 +24,8 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel
 
-from langchain_toolsearch.config.models import Condition, RuleGroup, parse_rules
+from langchain_toolsearch.config.models import Condition, RuleGroup
+from langchain_toolsearch.config.parsing import parse_rules
 
 __all__ = ["MISSING", "evaluate_rules", "lookup", "request_context"]
 

@@ -190,3 +190,20 @@ async def test_empty_rule_groups_match_and_per_tool_rules_are_evaluated(
     assert free.names == ["web_add", "web_search"]
     pro = await resolver.aresolve({"configurable": {"plan": "pro"}})
     assert pro.names == ["web_add", "web_search", "web_whoami"]
+
+
+async def test_clients_merge_in_id_order_whatever_the_key_order(
+    configs: ToolConfigStore, http_mcp_url: str, sse_mcp_url: str
+) -> None:
+    # two clients whose servers share a name give the same tool ids: the later id wins,
+    # whatever order the keys come in (PostgreSQL's jsonb does not keep key order)
+    configs.mcp_clients.create("a_http", {"servers": {"web": {"url": http_mcp_url}}})
+    configs.mcp_clients.create("b_sse", {"servers": {"web": {"url": sse_mcp_url}}})
+    resolver = ToolResolver(store=configs)
+    for refs in (["a_http", "b_sse"], ["b_sse", "a_http"]):
+        agent = {"mcp_clients": {ref: {"tools": {"search": {}}} for ref in refs}}
+        resolved = await resolver.aresolve(agent_config=agent)
+        assert resolved.sources == {"web_search": "mcp:b_sse/web"}
+        assert text(await call(by_name(resolved.tools)["web_search"], {"query": "q"})) == (
+            "sse searched: q"
+        )
