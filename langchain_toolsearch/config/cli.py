@@ -43,41 +43,35 @@ import difflib
 import json
 import os
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import Any
 
 from langgraph.store.base import BaseStore
 
+from langchain_toolsearch.config.bundle import (
+    BUNDLE_KEYS,
+    KINDS,
+    MASTRA_KEYS,
+    ConfigCommandError,
+    Kind,
+    load_bundle,
+    read_json,
+)
 from langchain_toolsearch.config.models import AgentToolConfig, VersionSelector
 from langchain_toolsearch.config.parsing import (
     ToolConfigError,
-    parse_agent_config,
-    parse_mcp_client,
 )
 from langchain_toolsearch.config.resolver import ToolResolver
 from langchain_toolsearch.config.servers import MCPClientConfig
 from langchain_toolsearch.config.store import RecordNotFoundError, ToolConfigStore
 
-__all__ = ["DEFAULT_STORE", "add_config_parser", "load_bundle", "open_store", "run"]
+__all__ = ["DEFAULT_STORE", "add_config_parser", "open_store", "run"]
 
 DEFAULT_STORE = "toolsearch-config.sqlite"
 """The SQLite file used when neither ``--store`` nor ``$TOOLSEARCH_CONFIG_STORE`` is set."""
 
 STORE_ENV = "TOOLSEARCH_CONFIG_STORE"
-
-Kind: TypeAlias = Literal["agent", "mcp-client"]
-_KINDS: tuple[Kind, ...] = ("agent", "mcp-client")
-_BUNDLE_KEYS = {"agent": "agents", "mcp-client": "mcp_clients"}
-_MASTRA_KEYS = {"agent": "agents", "mcp-client": "mcpClients"}
-
-
-class ConfigCommandError(Exception):
-    """A user error: printed as ``toolsearch config: error: ...``, exit code 1."""
-
-
-Bundle: TypeAlias = dict[Kind, dict[str, AgentToolConfig | MCPClientConfig]]
-
 
 # -- parser -----------------------------------------------------------------------------
 
@@ -110,7 +104,7 @@ def add_config_parser(subparsers: Any) -> argparse.ArgumentParser:
 
     def with_kind(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         parser.add_argument(
-            "--kind", choices=_KINDS, help="record kind, when an agent and a client share the id"
+            "--kind", choices=KINDS, help="record kind, when an agent and a client share the id"
         )
         return parser
 
@@ -160,7 +154,7 @@ def add_config_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
 
     schema = sub.add_parser("schema", help="JSON Schema of the stored records")
-    schema.add_argument("--kind", choices=_KINDS, help="only this kind (default: both)")
+    schema.add_argument("--kind", choices=KINDS, help="only this kind (default: both)")
 
     config.set_defaults(func=run)
     return config
@@ -219,116 +213,6 @@ def open_store(spec: str | None, *, create: bool = False) -> Iterator[BaseStore]
         yield lite
 
 
-# -- files ------------------------------------------------------------------------------
-
-
-def _read_json(path: str) -> Any:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigCommandError(f"{path}: {exc.strerror or exc}") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        msg = f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}"
-        raise ConfigCommandError(msg) from None
-
-
-def load_bundle(data: Any, *, mastra: bool = False) -> Bundle:
-    """Validate a bundle (our format, or Mastra's with ``mastra=True``).
-
-    Returns:
-        Kind -> id -> validated record.
-
-    Raises:
-        ToolConfigError: Every invalid record's problems, each path prefixed
-            with where the record sits in the file (``agents.support.tools``).
-        ConfigCommandError: If the file is not a bundle at all.
-    """
-    sections = _mastra_sections(data) if mastra else _sections(data)
-    bundle: Bundle = {"agent": {}, "mcp-client": {}}
-    errors: list[tuple[str, str]] = []
-    for kind, key, records in sections:
-        for record_id, record in records.items():
-            try:
-                bundle[kind][record_id] = _convert(kind, record, mastra)
-            except ToolConfigError as exc:
-                errors.extend((_join(f"{key}.{record_id}", path), m) for path, m in exc.errors)
-    if errors:
-        raise ToolConfigError("file", errors)
-    return bundle
-
-
-def _join(prefix: str, path: str) -> str:
-    if not path:
-        return prefix
-    return prefix + path if path.startswith("[") else f"{prefix}.{path}"
-
-
-def _convert(kind: Kind, record: Any, mastra: bool) -> AgentToolConfig | MCPClientConfig:
-    if not isinstance(record, Mapping):
-        raise ToolConfigError("record", [("", f"expected an object, got {type(record).__name__}")])
-    if kind == "agent":
-        return AgentToolConfig.from_mastra(record) if mastra else parse_agent_config(record)
-    return MCPClientConfig.from_mastra(record) if mastra else parse_mcp_client(record)
-
-
-def _sections(data: Any) -> list[tuple[Kind, str, Mapping[str, Any]]]:
-    if not isinstance(data, Mapping) or not data or not set(data) <= {"agents", "mcp_clients"}:
-        msg = (
-            'expected a bundle {"agents": {id: config}, "mcp_clients": {id: config}} '
-            "(use --from mastra for Mastra Editor JSON)"
-        )
-        raise ConfigCommandError(msg)
-    out: list[tuple[Kind, str, Mapping[str, Any]]] = []
-    for kind in _KINDS:
-        key = _BUNDLE_KEYS[kind]
-        records = data.get(key)
-        if records is None:
-            continue
-        if not isinstance(records, Mapping):
-            raise ConfigCommandError(f"{key}: expected an object {{id: config}}")
-        out.append((kind, key, records))
-    return out
-
-
-def _mastra_sections(data: Any) -> list[tuple[Kind, str, Mapping[str, Any]]]:
-    if isinstance(data, Mapping) and data and set(data) <= {"agents", "mcpClients"}:
-        out: list[tuple[Kind, str, Mapping[str, Any]]] = []
-        for kind in _KINDS:
-            key = _MASTRA_KEYS[kind]
-            records = data.get(key)
-            if isinstance(records, list):
-                records = _by_id(records, key)
-            if records is None:
-                continue
-            if not isinstance(records, Mapping):
-                raise ConfigCommandError(f"{key}: expected an object {{id: snapshot}}")
-            out.append((kind, key, records))
-        return out
-    items = data if isinstance(data, list) else [data]
-    agents: dict[str, Any] = {}
-    clients: dict[str, Any] = {}
-    for index, item in enumerate(items):
-        if not isinstance(item, Mapping) or not isinstance(item.get("id"), str):
-            msg = (
-                f"[{index}]: expected a stored Mastra record with an 'id', or a bundle "
-                '{"agents": {...}, "mcpClients": {...}}'
-            )
-            raise ConfigCommandError(msg)
-        (clients if "servers" in item else agents)[item["id"]] = item
-    return [("agent", "agents", agents), ("mcp-client", "mcpClients", clients)]
-
-
-def _by_id(records: list[Any], key: str) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for index, item in enumerate(records):
-        if not isinstance(item, Mapping) or not isinstance(item.get("id"), str):
-            raise ConfigCommandError(f"{key}[{index}]: expected a record with an 'id'")
-        out[item["id"]] = item
-    return out
-
-
 # -- commands ---------------------------------------------------------------------------
 
 
@@ -361,15 +245,15 @@ def _print_json(value: Any) -> None:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    bundle = load_bundle(_read_json(args.file), mastra=args.source == "mastra")
-    for kind in _KINDS:
+    bundle = load_bundle(read_json(args.file), mastra=args.source == "mastra")
+    for kind in KINDS:
         for record_id in bundle[kind]:
             print(f"ok: {kind} {record_id}")
     return 0
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
-    bundle = load_bundle(_read_json(args.file), mastra=args.source == "mastra")
+    bundle = load_bundle(read_json(args.file), mastra=args.source == "mastra")
     with open_store(args.store, create=True) as store:
         configs = ToolConfigStore(store)
         # clients first: agents reference them
@@ -397,7 +281,7 @@ def _kind_of(configs: ToolConfigStore, record_id: str, kind: Kind | None) -> Kin
     if kind is not None:
         return kind
     found: list[Kind] = []
-    for candidate in _KINDS:
+    for candidate in KINDS:
         try:
             _records(configs, candidate).info(record_id)
         except RecordNotFoundError:
@@ -421,9 +305,9 @@ def _cmd_export(args: argparse.Namespace) -> int:
         kind = _kind_of(configs, args.id, args.kind)
         value = _records(configs, kind).get(args.id, args.version)
     if args.target == "mastra":
-        _print_json({_MASTRA_KEYS[kind]: {args.id: value.to_mastra()}})
+        _print_json({MASTRA_KEYS[kind]: {args.id: value.to_mastra()}})
     else:
-        _print_json({_BUNDLE_KEYS[kind]: {args.id: value.to_json()}})
+        _print_json({BUNDLE_KEYS[kind]: {args.id: value.to_json()}})
     return 0
 
 
@@ -454,7 +338,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
         configs = ToolConfigStore(store)
         out = [
             {"kind": kind, **info.model_dump(mode="json")}
-            for kind in _KINDS
+            for kind in KINDS
             for info in _records(configs, kind).list_records()
         ]
     _print_json(out)
@@ -553,7 +437,7 @@ def _cmd_schema(args: argparse.Namespace) -> int:
     if args.kind is not None:
         _print_json(schemas[args.kind])
     else:
-        _print_json({_BUNDLE_KEYS[kind]: schema for kind, schema in schemas.items()})
+        _print_json({BUNDLE_KEYS[kind]: schema for kind, schema in schemas.items()})
     return 0
 
 
