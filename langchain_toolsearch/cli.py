@@ -1,4 +1,4 @@
-"""The ``toolsearch`` command line: ``demo``, ``search``, ``bench`` and ``config``."""
+"""The ``toolsearch`` command line: ``search``, ``eval`` (your own tool library) and ``config``."""
 
 from __future__ import annotations
 
@@ -98,9 +98,12 @@ def _load_catalogs(catalogs: Sequence[str]) -> list[BaseTool]:
 async def _library(catalogs: Sequence[str], mcp_configs: Sequence[str]) -> list[BaseTool]:
     tools = _load_catalogs(catalogs)
     for path in mcp_configs:
-        from langchain_mcp_adapters.client import MultiServerMCPClient
+        from langchain_toolsearch.mcp import load_mcp_tools, multi_server_mcp_client
 
-        from langchain_toolsearch.mcp import load_mcp_tools
+        try:
+            MultiServerMCPClient = multi_server_mcp_client()
+        except ImportError as exc:
+            raise _UsageError(f"--mcp-config: {exc}") from exc
 
         try:
             connections = load_mcp_config(path)
@@ -136,31 +139,42 @@ def _cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_demo(args: argparse.Namespace) -> int:
-    from langchain_toolsearch.demo import run_demo
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from langchain_toolsearch.evaluation import evaluate, load_queries
+    from langchain_toolsearch.middleware import ToolSearchMiddleware
 
-    _load_catalogs(args.catalog)  # report a bad --catalog before starting servers
+    tools = _load_catalogs([args.library])
     try:
-        return asyncio.run(
-            run_demo(catalogs=args.catalog, model=args.model, servers_bin=args.servers_bin)
-        )
-    except FileNotFoundError as exc:  # an MCP server executable is missing
+        queries = load_queries(args.queries)
+    except _USER_ERRORS as exc:
+        raise _UsageError(f"QUERIES {args.queries}: {exc}") from exc
+    names = {tool.name for tool in tools}
+    unknown = sorted({g for q in queries for g in q.gold} - names)
+    if unknown:
+        shown = ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else "")
+        raise _UsageError(f"QUERIES {args.queries}: gold tools not in the library: {shown}")
+    ks: list[int] = args.k or [1, 5, 10]
+    depth = max(*ks, 10)
+    try:
+        search = ToolSearchMiddleware(tools=tools, top_k=depth)
+    except ValueError as exc:
         raise _UsageError(str(exc)) from exc
-
-
-def _cmd_bench(args: argparse.Namespace) -> int:
-    from langchain_toolsearch.bench import BenchConfig, run_bench
-
-    data_dir = Path(args.data_dir) if args.data_dir else None
-    try:
-        return run_bench(
-            BenchConfig.make(
-                quick=args.quick, semantic=args.semantic, data_dir=data_dir, engine=args.engine
+    report = evaluate(lambda text, k: [h.name for h in search.search(text)][:k], queries, ks)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "recall": {str(k): v for k, v in sorted(report.recall.items())},
+                    "ndcg10": report.ndcg10,
+                    "queries": report.queries,
+                    "tools": len(tools),
+                },
+                indent=2,
             )
         )
-    except (ImportError, FileNotFoundError, RuntimeError) as exc:
-        print(f"toolsearch bench: {exc}", file=sys.stderr)
-        return 2
+        return 0
+    print(f"{len(tools)} tools, {report.queries} queries: {report.summary()}")
+    return 0
 
 
 _CATALOG_HELP = (
@@ -169,18 +183,22 @@ _CATALOG_HELP = (
 )
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("langchain-toolsearch")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``toolsearch``."""
     parser = argparse.ArgumentParser(
         prog="toolsearch", description="BM25 tool search for LangGraph / LangChain agents."
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
-
-    demo = sub.add_parser("demo", help="run an agent over real MCP servers' tools")
-    demo.add_argument("--catalog", action="append", default=[], metavar="PATH", help=_CATALOG_HELP)
-    demo.add_argument("--model", help="provider:name for a real chat model (needs its API key)")
-    demo.add_argument("--servers-bin", help="folder with mcp-server-time/-git/-fetch")
-    demo.set_defaults(func=_cmd_demo)
 
     search = sub.add_parser("search", help="print the ranked hits for a query")
     search.add_argument("query")
@@ -210,22 +228,22 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--json", action="store_true", help="print JSON")
     search.set_defaults(func=_cmd_search)
 
-    bench = sub.add_parser(
-        "bench", help="measure search quality, speed, token cost, overhead and memory"
+    evaluate = sub.add_parser(
+        "eval",
+        help="recall@k and NDCG@10 of the search over your library and queries",
+        description="Evaluate the search on LIBRARY (a catalog: JSON file or folder of tool "
+        'definitions) with QUERIES (JSON list or JSONL of {"query": ..., "gold": [names]}).',
     )
-    bench.add_argument("--quick", action="store_true", help="small, fast run (for tests)")
-    bench.add_argument(
-        "--semantic",
-        action="store_true",
-        help="also measure semantic search with a local MiniLM (needs the [semantic] extra)",
+    evaluate.add_argument("library", metavar="LIBRARY", help=_CATALOG_HELP.rsplit(";", 1)[0])
+    evaluate.add_argument("queries", metavar="QUERIES")
+    evaluate.add_argument(
+        "-k",
+        type=_positive_int,
+        action="append",
+        help="recall cut-off, >= 1; repeatable (default: 1, 5, 10)",
     )
-    bench.add_argument(
-        "--engine",
-        action="store_true",
-        help="only the library served from PostgreSQL + pgvector (starts a local server)",
-    )
-    bench.add_argument("--data-dir", help="shared data folder (default: $TOOLSEARCH_SHARED_DATA)")
-    bench.set_defaults(func=_cmd_bench)
+    evaluate.add_argument("--json", action="store_true", help="print JSON")
+    evaluate.set_defaults(func=_cmd_eval)
     add_config_parser(sub)  # `toolsearch config ...` (langchain_toolsearch/config/cli.py)
     return parser
 

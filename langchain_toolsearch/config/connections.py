@@ -174,8 +174,9 @@ async def _load(
     # Imported here so that `import langchain_toolsearch` works where
     # langchain-mcp-adapters cannot be imported (next to mcp>=2, e.g. with
     # `langchain.mcp`); only listing a saved MCP client needs it.
-    from langchain_mcp_adapters.client import MultiServerMCPClient
+    from langchain_toolsearch.mcp import multi_server_mcp_client
 
+    MultiServerMCPClient = multi_server_mcp_client()
     timeout = server.timeout if server.timeout is not None else default_timeout
     connection = connection_for(
         server,
