@@ -32,9 +32,12 @@ $(VENV)/.installed: $(VENV)/.demo-installed pyproject.toml
 	$(PY) -m pip install -q --disable-pip-version-check -e ".[dev]"
 	touch $@
 
+# Installed by the outer pip (--python): the servers' environment carries no pip of its own.
 $(SERVERS_VENV)/.installed:
-	$(PYTHON) -m venv $(SERVERS_VENV)
-	$(SERVERS_VENV)/bin/python -m pip install -q --disable-pip-version-check mcp-server-time mcp-server-git mcp-server-fetch
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH (or make PYTHON=python3)"; exit 1; }
+	$(PYTHON) -m venv --without-pip $(SERVERS_VENV)
+	$(PYTHON) -m pip --python $(SERVERS_VENV)/bin/python install -q --disable-pip-version-check \
+		mcp-server-time mcp-server-git mcp-server-fetch
 	touch $@
 
 $(LCMCP_VENV)/.installed: pyproject.toml
@@ -46,7 +49,9 @@ $(LCMCP_VENV)/.installed: pyproject.toml
 
 setup: $(VENV)/.installed $(SERVERS_VENV)/.installed $(LCMCP_VENV)/.installed
 
-demo-setup: $(VENV)/.demo-installed $(SERVERS_VENV)/.installed
+# The two environments are built side by side.
+demo-setup:
+	$(MAKE) -j2 $(VENV)/.demo-installed $(SERVERS_VENV)/.installed
 
 # examples/demo.py finds the servers on PATH or in $(SERVERS_VENV)/bin by itself.
 demo: demo-setup
@@ -94,6 +99,10 @@ smoke: $(VENV)/.installed
 	$(SMOKE)/venv/bin/python -m pip install -q --disable-pip-version-check $(SMOKE)/dist/*.whl
 	cd $(SMOKE)/outside && env -u PYTHONPATH -u TOOLSEARCH_SHARED_DATA -u TOOLSEARCH_MCP_SERVERS_BIN \
 		$(abspath $(SMOKE))/venv/bin/python $(abspath tests/smoke/smoke.py) \
+		$(abspath $(SHARED))/data/github-mcp-server-tools
+	# the [mcp] extra installs and imports on its own
+	$(SMOKE)/venv/bin/python -m pip install -q --disable-pip-version-check "$$(ls $(SMOKE)/dist/*.whl)[mcp]"
+	cd $(SMOKE)/outside && env -u PYTHONPATH $(abspath $(SMOKE))/venv/bin/python $(abspath tests/smoke/smoke.py) \
 		$(abspath $(SHARED))/data/github-mcp-server-tools
 	@ls -l $(SMOKE)/dist
 

@@ -15,6 +15,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -282,9 +283,7 @@ async def run_demo(
         recorder = BoundToolsRecorder()
         chat: BaseChatModel
         if model:
-            from langchain.chat_models import init_chat_model
-
-            chat = init_chat_model(model)
+            chat = make_model(model)
             out.write(f"Model: {model} (real chat model)\n")
         else:
             chat = demo_model(str(repo))
@@ -351,6 +350,27 @@ async def run_demo(
         return 1 if failures else 0
 
 
+def make_model(spec: str) -> BaseChatModel:
+    """``init_chat_model(spec)`` with one-line errors.
+
+    Raises:
+        ValueError: If the provider package is missing (the message names it and
+            the pip command) or ``spec`` names no known provider.
+    """
+    from langchain.chat_models import init_chat_model
+
+    try:
+        return init_chat_model(spec)
+    except ImportError as exc:
+        found = re.search(r"requires the ([\w.-]+) package", str(exc))
+        if found is None:
+            raise ValueError(f"--model {spec}: {str(exc).splitlines()[0]}") from exc
+        package = found.group(1)
+        raise ValueError(f"--model {spec} needs {package}: pip install {package}") from exc
+    except ValueError as exc:
+        raise ValueError(f"--model {spec}: {str(exc).splitlines()[0]}") from exc
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``python examples/demo.py [--catalog PATH] [--model provider:name] [--servers-bin DIR]``."""
     parser = argparse.ArgumentParser(
@@ -367,6 +387,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         for path in args.catalog:  # report a bad --catalog before starting servers
             load_catalog(path)
+        if args.model:  # and a model that cannot be made
+            make_model(args.model)
         return asyncio.run(
             run_demo(catalogs=args.catalog, model=args.model, servers_bin=args.servers_bin)
         )

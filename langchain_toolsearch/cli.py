@@ -1,4 +1,4 @@
-"""The ``toolsearch`` command line: ``search``, ``eval`` (your own tool library) and ``config``."""
+"""The ``toolsearch`` command line: ``search``, ``eval`` and ``config`` over your own tools."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -28,28 +29,47 @@ def load_mcp_config(path: str | Path) -> dict[str, dict[str, Any]]:
     unless they name a ``transport``.
 
     Raises:
-        ValueError: If the file is not such a mapping, or an entry has
-            neither ``command`` nor ``url``.
+        OSError: If the file cannot be read.
+        ValueError: If the file is not JSON or not such a mapping, or an entry
+            has neither ``command`` nor ``url``; the message starts with
+            ``path`` and, for a file without an ``mcpServers`` key, names it.
     """
-    data = json.loads(Path(path).read_text())
+    try:
+        data = json.loads(Path(path).read_text())
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not JSON ({exc})") from exc
+    has_key = isinstance(data, dict) and "mcpServers" in data
     servers = data.get("mcpServers", data) if isinstance(data, dict) else None
     if not isinstance(servers, dict):
         raise ValueError(f"{path}: expected {{'mcpServers': {{name: {{...}}}}}}")
     connections: dict[str, dict[str, Any]] = {}
     for name, entry in servers.items():
-        if not isinstance(entry, dict):
-            raise ValueError(f"{path}: server {name!r} must be an object")
+        if not isinstance(entry, dict) or not {"transport", "command", "url"} & set(entry):
+            if not has_key:
+                raise ValueError(
+                    f"{path}: no 'mcpServers' key, and {name!r} is not a server entry "
+                    "(one needs a 'command' or a 'url'); expected "
+                    "{'mcpServers': {name: {'command': ...} or {'url': ...}}}"
+                )
+            if not isinstance(entry, dict):
+                raise ValueError(f"{path}: server {name!r} must be an object")
+            raise ValueError(f"{path}: server {name!r} needs a 'command' or a 'url'")
         conn = dict(entry)
         if "transport" not in conn:
             if "command" in conn:
                 conn["transport"] = "stdio"
                 conn.setdefault("args", [])
-            elif "url" in conn:
-                conn["transport"] = "streamable_http"
             else:
-                raise ValueError(f"{path}: server {name!r} needs a 'command' or a 'url'")
+                conn["transport"] = "streamable_http"
         connections[name] = conn
     return connections
+
+
+class _ReportedFailures(logging.Filter):
+    """Drops the package's own log line for a failed MCP server: the CLI prints it once."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "contributes no tools" not in str(record.msg)
 
 
 class _UsageError(Exception):
@@ -104,27 +124,45 @@ async def _library(catalogs: Sequence[str], mcp_configs: Sequence[str]) -> list[
             MultiServerMCPClient = multi_server_mcp_client()
         except ImportError as exc:
             raise _UsageError(f"--mcp-config: {exc}") from exc
-
         try:
             connections = load_mcp_config(path)
-        except _USER_ERRORS as exc:
-            raise _UsageError(f"--mcp-config {path}: {exc}") from exc
+        except OSError as exc:
+            raise _UsageError(f"--mcp-config {path}: {exc.strerror or exc}") from exc
+        except (ValueError, TypeError) as exc:
+            raise _UsageError(f"--mcp-config {exc}") from exc
+        mcp_logger = logging.getLogger("langchain_toolsearch.mcp")
+        reported = _ReportedFailures()
+        mcp_logger.addFilter(reported)
         try:
             library = await load_mcp_tools(MultiServerMCPClient(connections))  # type: ignore[arg-type]
         except ValueError as exc:  # e.g. a tool name collision
             raise _UsageError(f"--mcp-config {path}: {exc}") from exc
+        finally:
+            mcp_logger.removeFilter(reported)
         for server, reason in library.failures.items():
             print(f"! MCP server {server!r} skipped: {reason}", file=sys.stderr)
         tools.extend(library.tools)
     return tools
 
 
+def _no_tools(catalogs: Sequence[str], mcp_configs: Sequence[str]) -> _UsageError:
+    """Why there is nothing to search, suggesting only options that were not given."""
+    given = [f"--catalog {c}" for c in catalogs] + [f"--mcp-config {m}" for m in mcp_configs]
+    if not given:
+        return _UsageError("no tools: pass --catalog PATH and/or --mcp-config FILE")
+    reason = "no MCP server could be listed (see above)" if mcp_configs else "it has no tools"
+    return _UsageError(f"no tools from {', '.join(given)}: {reason}")
+
+
 def _cmd_search(args: argparse.Namespace) -> int:
+    from langchain_toolsearch import _prompts as P
     from langchain_toolsearch.middleware import ToolSearchMiddleware
 
+    if not args.query.strip():  # the words search_tools answers an empty query with
+        raise _UsageError(P.SEARCH_EMPTY_QUERY)
     tools = asyncio.run(_library(args.catalog, args.mcp_config))
     if not tools:
-        raise _UsageError("no tools: pass --catalog PATH and/or --mcp-config FILE")
+        raise _no_tools(args.catalog, args.mcp_config)
     try:
         search = ToolSearchMiddleware(tools=tools, top_k=args.top_k, min_score=args.min_score)
     except ValueError as exc:  # e.g. the same tool name in two catalogs

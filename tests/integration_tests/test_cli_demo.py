@@ -186,12 +186,12 @@ def test_search_into_closed_pipe_exits_quietly(
 
 
 def test_readme_state_graph_example_runs() -> None:
-    """The "Use in a hand-built `StateGraph`" snippet runs as written."""
+    """docs/usage.md's "Use in a hand-built `StateGraph`" snippet runs as written."""
     from langchain_core.tools import tool
 
     from tests.support.fakes import ScriptedChatModel
 
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    readme = (Path(__file__).parents[2] / "docs" / "usage.md").read_text()
     section = readme.split("## Use in a hand-built `StateGraph`", 1)[1]
     snippet = section.split("```python\n", 1)[1].split("```", 1)[0]
 
@@ -217,7 +217,7 @@ def test_readme_state_graph_example_runs() -> None:
     )
     namespace: dict[str, object] = {"llm": llm, "big_library": [get_weather]}
     namespace["my_always_on_tool"] = my_always_on_tool
-    exec(compile(snippet, "README.md", "exec"), namespace)
+    exec(compile(snippet, "docs/usage.md", "exec"), namespace)
     graph = namespace["graph"]
     out = graph.invoke(  # type: ignore[attr-defined]
         {"messages": [HumanMessage("weather in Paris?")]}, {"configurable": {"thread_id": "t"}}
@@ -292,3 +292,63 @@ def test_demo_finds_servers_on_path_then_in_the_repository(
     monkeypatch.setattr(demo_module, "REPO_SERVERS_BIN", tmp_path / "none")
     with pytest.raises(FileNotFoundError, match="--servers-bin"):
         demo_module.find_server_command("mcp-server-time")
+
+
+# -- from the new-user trial ------------------------------------------------------------------
+
+
+def test_demo_model_without_its_provider_package_is_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys as _sys
+
+    monkeypatch.setitem(_sys.modules, "langchain_openai", None)  # not installed
+    assert demo_module.main(["--model", "openai:gpt-4.1-mini"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "needs langchain-openai: pip install langchain-openai" in err
+
+
+def test_mcp_config_without_mcp_servers_key_names_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"servers": {"time": {"command": "x"}}}))  # VS Code's key
+    line = _user_error(capsys, ["search", "x", "--mcp-config", str(config)])
+    assert "no 'mcpServers' key" in line and "'servers'" in line
+    assert line.count(str(config)) == 1  # the path once, not twice
+
+
+def test_each_failed_mcp_server_is_reported_once_and_given_options_not_suggested(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "mcp.json"
+    missing = str(tmp_path / "no-such-server")
+    config.write_text(json.dumps({"mcpServers": {"gone": {"command": missing}}}))
+    line = _user_error(capsys, ["search", "x", "--mcp-config", str(config)])
+    # (capsys read by _user_error: re-run to see all of stderr)
+    assert main(["search", "x", "--mcp-config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("'gone'") == 1, err
+    assert "pass --catalog" not in line and "and/or --mcp-config FILE" not in line
+    assert f"--mcp-config {config}" in line
+
+
+def test_empty_query_gets_the_meta_tools_words(capsys: pytest.CaptureFixture[str]) -> None:
+    from langchain_toolsearch import ToolSearchMiddleware
+    from langchain_toolsearch._prompts import SEARCH_EMPTY_QUERY
+    from langchain_toolsearch.catalog import load_catalog
+
+    line = _user_error(capsys, ["search", "  ", "--catalog", str(GITHUB)])
+    assert line == f"toolsearch: error: {SEARCH_EMPTY_QUERY}"
+    from langchain.agents import create_agent
+
+    from langchain_toolsearch.testing import ScriptedToolSearchModel, Search
+
+    model = ScriptedToolSearchModel(steps=[Search("  ")])
+    agent = create_agent(
+        model, tools=[], middleware=[ToolSearchMiddleware(tools=load_catalog(GITHUB))]
+    )
+    out = agent.invoke({"messages": [HumanMessage("find")]})
+    (message,) = [m for m in out["messages"] if isinstance(m, ToolMessage)]
+    assert json.loads(message.text)["message"] == SEARCH_EMPTY_QUERY

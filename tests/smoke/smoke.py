@@ -26,6 +26,7 @@ def main(catalog: str) -> int:
     for gone in ("bench", "datasets", "demo"):
         assert importlib.util.find_spec(f"langchain_toolsearch.{gone}") is None, gone
     assert importlib.util.find_spec("rank_bm25") is None, "rank-bm25 is not a runtime dependency"
+    import langchain_toolsearch.testing
 
     bindir = Path(sys.executable).parent
     version = subprocess.run(
@@ -40,6 +41,23 @@ def main(catalog: str) -> int:
     )
     hits = json.loads(found.stdout)
     assert hits[0]["name"] == "create_pull_request", hits
+
+    # MCP needs the [mcp] extra: without it, one line naming it
+    config = Path("mcp.json")
+    config.write_text(json.dumps({"mcpServers": {"x": {"command": "x"}}}))
+    if importlib.util.find_spec("langchain_mcp_adapters") is None:
+        refused = subprocess.run(
+            [bindir / "toolsearch", "search", "x", "--mcp-config", str(config)],
+            capture_output=True,
+            text=True,
+        )
+        assert refused.returncode == 2, refused
+        assert "langchain-toolsearch[mcp]" in refused.stderr, refused.stderr
+        assert refused.stderr.count("\n") == 1, refused.stderr
+    else:
+        from langchain_toolsearch.mcp import multi_server_mcp_client
+
+        assert multi_server_mcp_client().__name__ == "MultiServerMCPClient"
 
     from langchain.agents import create_agent
     from langchain_core.messages import HumanMessage, ToolMessage
