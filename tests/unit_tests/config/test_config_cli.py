@@ -222,9 +222,12 @@ def test_schema_describes_both_record_types(cli: Cli) -> None:
     }
     assert agent["additionalProperties"] is False
     assert "servers" in cli.json("schema", "--kind", "mcp-client")["properties"]
-    # the schema accepts what we store: a jsonschema-free spot check of the "*" form
-    ref = schema["agents"]["$defs"]["MCPClientRef"]["properties"]["tools"]
-    assert '"*"' in json.dumps(ref) or "'*'" in json.dumps(ref) or '"const": "*"' in json.dumps(ref)
+    # the agent-level allowlist: "*" or a map of entries, or null
+    tools = agent["$defs"]["MCPClientRef"]["properties"]["tools"]
+    (choice,) = [branch for branch in tools["anyOf"] if "oneOf" in branch]
+    assert {"const": "*", "type": "string"} in choice["oneOf"]
+    condition = agent["$defs"]["Condition"]
+    assert set(condition["properties"]["operator"]["enum"]) >= {"equals", "in", "exists"}
 
 
 def test_the_default_store_comes_from_the_environment(
