@@ -78,7 +78,7 @@ def current_context() -> Any:
         runtime = get_runtime()
     except (RuntimeError, KeyError):  # outside a graph run
         return None
-    return getattr(runtime, "context", None)
+    return getattr(runtime, "context", None)  # None when called outside a graph run
 
 
 def carries_search_keys(state: Any) -> bool:

@@ -1,7 +1,7 @@
 """Semantic search (langchain_toolsearch.search.semantic): plumbing with deterministic embeddings.
 
 The real model (all-MiniLM-L6-v2 from the ``[semantic]`` extra) is measured by
-``toolsearch bench --semantic``, not here.
+``python -m benchmarks --semantic``, not here.
 """
 
 from __future__ import annotations
