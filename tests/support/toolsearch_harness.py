@@ -154,8 +154,12 @@ def node_graph(
     saver: Any = None,
     store: Any = None,
     interrupt_before: list[str] | None = None,
+    input_schema: type | None = ToolSearchInput,
 ) -> Any:
-    """The README's hand-built graph around ``node`` (sync and async model node)."""
+    """The README's hand-built graph around ``node`` (sync and async model node).
+
+    ``input_schema=None`` compiles without one (the run's input may then carry any key).
+    """
 
     def messages_for(state: dict[str, Any]) -> list[BaseMessage]:
         system = node.system_prompt_hint
@@ -171,7 +175,7 @@ def node_graph(
         bound = model.bind_tools(await node.atools_for(state))
         return {"messages": [await bound.ainvoke(messages_for(state))]}
 
-    builder = StateGraph(state_schema or ToolSearchState, input_schema=ToolSearchInput)
+    builder = StateGraph(state_schema or ToolSearchState, input_schema=input_schema)
     builder.add_node("tool_search", node)
     builder.add_node("model", RunnableLambda(call_model, afunc=acall_model))
     builder.add_node("tools", node.tool_node())
