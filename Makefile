@@ -58,7 +58,7 @@ demo: demo-setup
 	$(PY) examples/demo.py --catalog $(SHARED)/data/github-mcp-server-tools
 
 lint: $(VENV)/.installed
-	$(VENV)/bin/ruff check langchain_toolsearch tests benchmarks examples
+	$(VENV)/bin/ruff check langchain_toolsearch tests benchmarks examples notebooks/execute.py
 	$(VENV)/bin/ruff format --check langchain_toolsearch
 
 typecheck: $(VENV)/.installed
