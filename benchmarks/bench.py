@@ -401,9 +401,10 @@ def _overhead(rep: _Report, cfg: BenchConfig, bfcl: list[ToolDef], toolsdk: list
     node = ToolSearchNode(tools=tools)
     thread = "bench-thread"
     config: RunnableConfig = {"configurable": {"thread_id": thread}}
-    loaded = mw.core.library.names[:: max(1, len(tools) // cfg.loaded_tools)][: cfg.loaded_tools]
-    mw.core.store.add(thread, loaded)
-    node.core.store.add(thread, loaded)
+    loaded = mw.library.names[:: max(1, len(tools) // cfg.loaded_tools)][: cfg.loaded_tools]
+    for form in (mw, node):
+        assert form.loaded_tool_store is not None
+        form.loaded_tool_store.add(thread, loaded)
     state: dict[str, Any] = {"messages": [HumanMessage("find the weather tool")]}
     request = ModelRequest(
         model=GenericFakeChatModel(messages=iter(())),
@@ -464,7 +465,7 @@ class _Clock:
 
 
 def _memory(rep: _Report, cfg: BenchConfig, names: Sequence[str]) -> None:
-    from langchain_toolsearch.state import InMemoryLoadedToolStore
+    from langchain_toolsearch.storage.memory import InMemoryLoadedToolStore
 
     rep.line("## Memory")
     rep.line()

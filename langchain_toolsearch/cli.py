@@ -1,4 +1,4 @@
-"""The ``toolsearch`` command line: ``search`` and ``eval`` over your own tool library."""
+"""The ``toolsearch`` command line: ``search``, ``eval`` and ``config`` over your own tools."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.tools import BaseTool
+
+from langchain_toolsearch.config.cli import add_config_parser
 
 __all__ = ["load_mcp_config", "main"]
 
@@ -280,6 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     evaluate.add_argument("--json", action="store_true", help="print JSON")
     evaluate.set_defaults(func=_cmd_eval)
+    add_config_parser(sub)  # `toolsearch config ...` (langchain_toolsearch/config/cli.py)
     return parser
 
 

@@ -30,12 +30,14 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from langchain_toolsearch._prompts import META_TOOL_NAMES
+from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.search.index import ToolDocument
 
 __all__ = [
     "SAFE_NAME",
     "LibraryTool",
     "ToolLibrary",
+    "provider_schema",
     "safe_tool_name",
     "schema_parameters",
     "tool_parameters",
@@ -242,6 +244,22 @@ class LibraryTool:
         )
 
 
+def provider_schema(schema: Any) -> Any:
+    """A JSON-schema ``args_schema`` as providers accept it (others unchanged).
+
+    An object schema without ``properties`` (``{"type": "object"}``, common
+    for MCP tools without arguments) gets ``"properties": {}``: OpenAI
+    rejects it otherwise. Returns ``schema`` itself when nothing changes.
+    """
+    if not isinstance(schema, Mapping) or "properties" in schema:
+        return schema
+    if schema.get("type", "object") != "object" or any(
+        k in schema for k in ("anyOf", "oneOf", "allOf", "$ref")
+    ):
+        return schema
+    return {**schema, "type": "object", "properties": {}}
+
+
 ToolsInput = Sequence[BaseTool | Callable[..., Any]] | Mapping[str, BaseTool | Callable[..., Any]]
 
 
@@ -252,7 +270,7 @@ def _as_base_tool(value: object, where: str) -> BaseTool:
         converted = as_tool(value)
         assert isinstance(converted, BaseTool)
         return converted
-    raise TypeError(
+    raise ToolSearchTypeError(
         f"{where} is a {type(value).__name__}; pass LangChain tools (BaseTool) or functions"
     )
 
@@ -274,10 +292,10 @@ class ToolLibrary:
             are converted with ``langchain_core.tools.tool``.
 
     Raises:
-        ValueError: On duplicate names (also after the provider-safe
+        ToolSearchConfigError: On duplicate names (also after the provider-safe
             mapping), on the reserved names ``search_tools`` / ``load_tool``,
             or on an empty name.
-        TypeError: If an entry is not a tool or a function.
+        ToolSearchTypeError: If an entry is not a tool or a function.
     """
 
     def __init__(self, tools: ToolsInput) -> None:
@@ -285,10 +303,10 @@ class ToolLibrary:
         if isinstance(tools, Mapping):
             for key, value in tools.items():
                 if not isinstance(key, str):
-                    raise TypeError(f"tool mapping keys must be str, got {key!r}")
+                    raise ToolSearchTypeError(f"tool mapping keys must be str, got {key!r}")
                 pairs.append((key, _as_base_tool(value, f"tools[{key!r}]")))
         elif isinstance(tools, str | bytes) or not isinstance(tools, Sequence | Iterator):
-            raise TypeError(
+            raise ToolSearchTypeError(
                 "tools must be a sequence of tools or a mapping of name -> tool, "
                 f"got {type(tools).__name__}"
             )
@@ -300,27 +318,35 @@ class ToolLibrary:
         originals: dict[str, str] = {}
         for original, tool in pairs:
             if not original or not original.strip():
-                raise ValueError("a library tool has an empty name; give every tool a name")
+                raise ToolSearchConfigError(
+                    "a library tool has an empty name; give every tool a name"
+                )
             if original in META_TOOL_NAMES:
-                raise ValueError(
+                raise ToolSearchConfigError(
                     f"a library tool is named {original!r}, which is reserved for the meta "
                     "tools; rename it"
                 )
             if original in originals:
-                raise ValueError(
+                raise ToolSearchConfigError(
                     f"two library tools are named {original!r}; tool names must be unique "
                     "(rename one, or pass a mapping of unique ids -> tools)"
                 )
             safe = safe_tool_name(original)
             if safe in self._tools:
-                raise ValueError(
+                raise ToolSearchConfigError(
                     f"library tools {self._tools[safe].original_name!r} and {original!r} both "
                     f"map to the provider-safe name {safe!r}; rename one"
                 )
             if safe in META_TOOL_NAMES:
-                raise ValueError(f"{original!r} maps to the reserved name {safe!r}; rename it")
+                raise ToolSearchConfigError(
+                    f"{original!r} maps to the reserved name {safe!r}; rename it"
+                )
             originals[original] = safe
-            bound = tool if tool.name == safe else tool.model_copy(update={"name": safe})
+            update: dict[str, Any] = {} if tool.name == safe else {"name": safe}
+            schema = provider_schema(tool.args_schema)
+            if schema is not tool.args_schema:
+                update["args_schema"] = schema
+            bound = tool.model_copy(update=update) if update else tool
             self._tools[safe] = LibraryTool(name=safe, original_name=original, tool=bound)
         self._originals = originals
 

@@ -35,13 +35,9 @@ from typing import Any, Generic, Literal, TypeVar
 from langgraph.store.base import BaseStore, GetOp, Item, PutOp, SearchOp
 from pydantic import BaseModel, ConfigDict
 
-from langchain_toolsearch.config.models import (
-    AgentToolConfig,
-    MCPClientConfig,
-    VersionSelector,
-    parse_agent_config,
-    parse_mcp_client,
-)
+from langchain_toolsearch.config.models import AgentToolConfig, VersionSelector
+from langchain_toolsearch.config.parsing import parse_agent_config, parse_mcp_client
+from langchain_toolsearch.config.servers import MCPClientConfig
 from langchain_toolsearch.store_flow import Flow as Flow
 from langchain_toolsearch.store_flow import arun_flow as arun_flow
 from langchain_toolsearch.store_flow import run_flow as run_flow

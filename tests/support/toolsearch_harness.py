@@ -24,7 +24,12 @@ from langgraph.graph import START, StateGraph
 from langgraph.prebuilt import tools_condition
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode, ToolSearchState
+from langchain_toolsearch import (
+    ToolSearchInput,
+    ToolSearchMiddleware,
+    ToolSearchNode,
+    ToolSearchState,
+)
 from tests.support.fakes import ScriptedChatModel, tool_messages
 from tests.support.library_fixtures import CALLS, library
 
@@ -142,7 +147,7 @@ def build(
         bound = node.bind_tools(model, state)
         return {"messages": [await bound.ainvoke(messages_for(state))]}
 
-    builder = StateGraph(state_schema or ToolSearchState)
+    builder = StateGraph(state_schema or ToolSearchState, input_schema=ToolSearchInput)
     builder.add_node("tool_search", node)
     builder.add_node("model", RunnableLambda(call_model, afunc=acall_model))
     builder.add_node("tools", node.tool_node())

@@ -55,7 +55,9 @@ async def test_node_invoke_reports_loaded_tools_in_load_order() -> None:
     assert node.invoke({"messages": []}) == {"toolsearch_tools": []}
 
     memory = ToolSearchNode(tools=library())
-    memory.core.store.add("t9", ["github_get_me", "get_weather"])
+    memory.loaded_tool_store.add(  # type: ignore[union-attr]
+        "t9", ["github_get_me", "get_weather"]
+    )
     assert memory.invoke({"messages": []}, cfg("t9")) == {
         "toolsearch_tools": ["github_get_me", "get_weather"]
     }
