@@ -38,6 +38,12 @@ from langchain_toolsearch.config.parsing import (
     parse_rules,
 )
 from langchain_toolsearch.config.providers import ProviderToolInfo, ToolProvider
+from langchain_toolsearch.config.records import (
+    RecordInfo,
+    RecordNotFoundError,
+    VersionedRecords,
+    VersionInfo,
+)
 from langchain_toolsearch.config.resolver import (
     MCPToolSource,
     Replacement,
@@ -48,13 +54,7 @@ from langchain_toolsearch.config.resolver import (
 )
 from langchain_toolsearch.config.rules import MISSING, evaluate_rules, lookup, request_context
 from langchain_toolsearch.config.servers import HttpServer, MCPClientConfig, StdioServer
-from langchain_toolsearch.config.store import (
-    RecordInfo,
-    RecordNotFoundError,
-    ToolConfigStore,
-    VersionedRecords,
-    VersionInfo,
-)
+from langchain_toolsearch.config.store import ToolConfigStore
 
 __all__ = [
     "ALL_TOOLS",

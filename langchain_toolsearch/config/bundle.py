@@ -22,8 +22,8 @@ from langchain_toolsearch.config.parsing import (
     parse_agent_config,
     parse_mcp_client,
 )
+from langchain_toolsearch.config.records import RECORD_ID
 from langchain_toolsearch.config.servers import MCPClientConfig
-from langchain_toolsearch.config.store import RECORD_ID
 
 __all__ = [
     "BUNDLE_KEYS",

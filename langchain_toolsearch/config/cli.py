@@ -63,9 +63,10 @@ from langchain_toolsearch.config.models import AgentToolConfig, VersionSelector
 from langchain_toolsearch.config.parsing import (
     ToolConfigError,
 )
+from langchain_toolsearch.config.records import RecordNotFoundError
 from langchain_toolsearch.config.resolver import ToolResolver
 from langchain_toolsearch.config.servers import MCPClientConfig
-from langchain_toolsearch.config.store import RecordNotFoundError, ToolConfigStore
+from langchain_toolsearch.config.store import ToolConfigStore
 
 __all__ = ["DEFAULT_STORE", "add_config_parser", "open_store", "run"]
 

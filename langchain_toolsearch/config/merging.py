@@ -16,8 +16,8 @@ from typing import Any, NamedTuple, TypeAlias, TypeVar, cast
 from langchain_core.tools import BaseTool
 
 from langchain_toolsearch.config.models import MCPClientRef, SourceRef, ToolEntry, Variant
+from langchain_toolsearch.config.records import VersionInfo
 from langchain_toolsearch.config.rules import evaluate_rules
-from langchain_toolsearch.config.store import VersionInfo
 
 __all__ = [
     "MCPToolSource",

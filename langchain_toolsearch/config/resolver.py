@@ -10,9 +10,10 @@ Resolution, for one request:
    shallow-merged in order (a later variant's key replaces an earlier
    one's); when none matches, the field counts as omitted. Entries and
    references whose own ``rules`` do not match are dropped.
-4. Collect tools, source by source, in this order; a later source's tool
-   with an id already seen replaces the earlier tool whole (description
-   override included) and a warning is logged:
+4. Collect tools (`ToolCollector`, `langchain_toolsearch.config.sources`),
+   source by source, in this order; a later source's tool with an id
+   already seen replaces the earlier tool whole (description override
+   included) and a warning is logged:
 
    1. tools defined in code (``code_tools``),
    2. tools registered by id (``registry``) and selected under ``tools``,
@@ -42,58 +43,38 @@ cached: each call lists the MCP servers again (with this caller's token).
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Awaitable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any, Literal, TypeAlias
 
 from langchain_core.runnables import RunnableConfig
-from langchain_core.tools import BaseTool
 from langgraph.config import get_config
-from langgraph.errors import GraphBubbleUp
 
 from langchain_toolsearch._async import run_sync
-from langchain_toolsearch.config.connections import (
-    BadAuthToken,
-    ServerTools,
-    bearer_token,
-    load_server_tools,
-)
 from langchain_toolsearch.config.merging import (
     MCPToolSource,
     Replacement,
     ResolvedTools,
     ToolsArg,
     _active,
-    _description,
-    _Merged,
-    _pick,
     _tool_map,
     merge_conditional,
 )
 from langchain_toolsearch.config.models import (
     AUTH_TOKEN_KEY,
-    MASTRA_AUTH_TOKEN_KEY,
     AgentToolConfig,
     MCPClientRef,
-    SourceRef,
-    ToolEntry,
     VersionSelector,
     _check_version,
 )
 from langchain_toolsearch.config.parsing import parse_agent_config
 from langchain_toolsearch.config.providers import ToolProvider
+from langchain_toolsearch.config.records import RecordNotFoundError, VersionInfo
 from langchain_toolsearch.config.rules import request_context
 from langchain_toolsearch.config.servers import MCPClientConfig
-from langchain_toolsearch.config.store import (
-    Flow,
-    RecordNotFoundError,
-    ToolConfigStore,
-    VersionInfo,
-    arun_flow,
-    run_flow,
-)
+from langchain_toolsearch.config.sources import RequestPlan, ToolCollector
+from langchain_toolsearch.config.store import ToolConfigStore
+from langchain_toolsearch.store_flow import Flow, arun_flow, run_flow
 
 __all__ = [
     "MCPToolSource",
@@ -112,19 +93,6 @@ StoredConfigMode: TypeAlias = Literal["tools", "descriptions", "ignore"]
 only override descriptions of the code-defined tools; ``"ignore"`` nothing."""
 
 _MODES = ("tools", "descriptions", "ignore")
-
-
-@dataclass
-class _Plan:
-    """Everything read from the store for one request."""
-
-    context: dict[str, Any]
-    tools: dict[str, ToolEntry] | None
-    mcp: list[tuple[str, MCPClientRef, MCPClientConfig]]
-    integrations: dict[str, SourceRef]
-    providers: dict[str, SourceRef]
-    failures: dict[str, str]
-    version: VersionInfo | None
 
 
 class ToolResolver:
@@ -218,14 +186,14 @@ class ToolResolver:
         self._store = store
         self._agent_id = agent_id
         self._code_agent = code_tools is not None
-        self._code = _tool_map(code_tools or (), "code_tools")
+        code = _tool_map(code_tools or (), "code_tools")
         self._warned_empty: set[str] = set()  # client ids already warned about
-        self._registry = _tool_map(registry or {}, "registry")
-        self._integrations = {
+        registry_map = _tool_map(registry or {}, "registry")
+        integration_maps = {
             str(key): _tool_map(tools, f"integrations[{key!r}]")
             for key, tools in (integrations or {}).items()
         }
-        self._providers: dict[str, ToolProvider] = {}
+        providers: dict[str, ToolProvider] = {}
         for key, provider in (tool_providers or {}).items():
             if not isinstance(provider, ToolProvider):
                 msg = (
@@ -233,12 +201,19 @@ class ToolResolver:
                     f"and resolve_tools()), got {type(provider).__name__}"
                 )
                 raise TypeError(msg)
-            self._providers[str(key)] = provider
+            providers[str(key)] = provider
         self._mode: StoredConfigMode = mode
         self._version = version
-        self._mcp_timeout = mcp_timeout
-        self._provider_timeout = provider_timeout
-        self._token_key = auth_token_key
+        self._collector = ToolCollector(
+            code=code,
+            registry=registry_map,
+            integrations=integration_maps,
+            providers=providers,
+            select=mode == "tools",
+            mcp_timeout=mcp_timeout,
+            provider_timeout=provider_timeout,
+            token_key=auth_token_key,
+        )
 
     # -- public API -------------------------------------------------------------------
 
@@ -276,7 +251,7 @@ class ToolResolver:
             plan = run_flow(_NO_STORE, plan_flow)
         else:
             plan = await arun_flow(self._store.store, plan_flow)
-        return await self._collect(plan, config)
+        return await self._collector.collect(plan, config)
 
     def resolve(
         self,
@@ -294,7 +269,7 @@ class ToolResolver:
         config = _config_or_current(config)
         plan_flow = self._plan(config, context, version, agent_config)
         plan = run_flow(self._store.store if self._store is not None else _NO_STORE, plan_flow)
-        return run_sync(self._collect(plan, config))
+        return run_sync(self._collector.collect(plan, config))
 
     # -- planning (store reads) -------------------------------------------------------
 
@@ -304,7 +279,7 @@ class ToolResolver:
         context: Any,
         version: VersionSelector | None,
         agent_config: AgentToolConfig | Mapping[str, Any] | None,
-    ) -> Flow[_Plan]:
+    ) -> Flow[RequestPlan]:
         ctx = request_context(config, context)
         failures: dict[str, str] = {}
         info: VersionInfo | None = None
@@ -327,7 +302,7 @@ class ToolResolver:
 
         tools = _active(merge_conditional(stored.tools, ctx), ctx)
         if self._mode != "tools":
-            return _Plan(ctx, tools, [], {}, {}, failures, info)
+            return RequestPlan(ctx, tools, [], {}, {}, failures, info)
 
         refs = _active(merge_conditional(stored.mcp_clients, ctx), ctx) or {}
         mcp: list[tuple[str, MCPClientRef, MCPClientConfig]] = []
@@ -356,7 +331,7 @@ class ToolResolver:
                 "and integration tools only (tool providers serve stand-alone stored agents)"
             )
             providers = {}
-        return _Plan(ctx, tools, mcp, integrations, providers, failures, info)
+        return RequestPlan(ctx, tools, mcp, integrations, providers, failures, info)
 
     def _warn_empty(self, client_id: str) -> None:
         """Log once per client id that a reference selects no tools."""
@@ -369,215 +344,6 @@ class ToolResolver:
             self._agent_id,
             client_id,
         )
-
-    # -- collecting tools -------------------------------------------------------------
-
-    async def _collect(self, plan: _Plan, config: RunnableConfig) -> ResolvedTools:
-        failures = dict(plan.failures)
-        merged = _Merged()
-        routes: dict[str, MCPToolSource] = {}
-
-        # MCP servers and providers are contacted concurrently, merged in order.
-        mcp_jobs = self._mcp_jobs(plan)
-        provider_jobs = {
-            provider_id: self._provider_job(provider_id, source, plan, config)
-            for provider_id, source in plan.providers.items()
-            if provider_id in self._providers
-        }
-        mcp_results, provider_results = await asyncio.gather(
-            asyncio.gather(*(job for *_, job in mcp_jobs)),
-            asyncio.gather(*provider_jobs.values()),
-        )
-        self._add_code_and_registry(plan.tools, merged, failures)
-        for (client_id, ref, client, _), result in zip(mcp_jobs, mcp_results, strict=True):
-            self._add_mcp_server(
-                client_id, ref, client, result, plan.context, merged, routes, failures
-            )
-        self._add_integrations(plan, merged, failures)
-        outcomes = dict(zip(provider_jobs, provider_results, strict=True))
-        self._add_providers(plan, outcomes, merged, failures)
-
-        return ResolvedTools(
-            tools=list(merged.tools.values()),
-            failures=failures,
-            sources=dict(merged.sources),
-            replaced=tuple(merged.replaced),
-            mcp_routes={
-                key: value
-                for key, value in routes.items()
-                if merged.sources.get(key, "").startswith("mcp:")
-            },
-            version=plan.version,
-        )
-
-    def _add_mcp_server(
-        self,
-        client_id: str,
-        ref: MCPClientRef,
-        client: MCPClientConfig,
-        result: ServerTools,
-        ctx: Mapping[str, Any],
-        merged: _Merged,
-        routes: dict[str, MCPToolSource],
-        failures: dict[str, str],
-    ) -> None:
-        """Source 3: one server of a saved MCP client, through both allowlists."""
-        where = f"mcp_clients.{client_id}.servers.{result.server}"
-        if result.failure is not None:
-            failures[where] = result.failure
-            logger.warning("saved MCP %s contributes no tools: %s", where, result.failure)
-            return
-        server_entries = _active(client.servers[result.server].tools, ctx)
-        agent_entries = None if isinstance(ref.tools, str) else _active(ref.tools, ctx)
-        for tool in result.tools:
-            route = result.routes[tool.name]
-            keys = (tool.name, route.tool)  # namespaced id first, then the tool's own name
-            server_entry = _pick(server_entries, keys)
-            agent_entry = _pick(agent_entries, keys)
-            if (server_entries is not None and server_entry is None) or (
-                agent_entries is not None and agent_entry is None
-            ):
-                continue
-            description = _description(agent_entry)
-            if description is None:  # the agent's override beats the server's
-                description = _description(server_entry)
-            merged.put(tool.name, tool, f"mcp:{client_id}/{result.server}", description)
-            routes[tool.name] = MCPToolSource(client_id, result.server, route.tool)
-
-    def _add_integrations(self, plan: _Plan, merged: _Merged, failures: dict[str, str]) -> None:
-        """Source 4: integration tools."""
-        for integration_id, source in plan.integrations.items():
-            where = f"integration_tools.{integration_id}"
-            if integration_id not in self._integrations:
-                failures[where] = f"integration {integration_id!r} is not registered"
-                continue
-            available = self._integrations[integration_id]
-            allowed = _active(source.tools, plan.context)
-            for tool_id, tool in available.items():
-                if allowed is None or tool_id in allowed:
-                    entry = allowed.get(tool_id) if allowed is not None else None
-                    merged.put(tool_id, tool, f"integration:{integration_id}", _description(entry))
-            for tool_id in allowed or {}:
-                if tool_id not in available:
-                    failures[f"{where}.tools.{tool_id}"] = (
-                        f"integration {integration_id!r} has no tool {tool_id!r}"
-                    )
-
-    def _add_providers(
-        self,
-        plan: _Plan,
-        outcomes: Mapping[str, tuple[list[str], dict[str, BaseTool]] | str],
-        merged: _Merged,
-        failures: dict[str, str],
-    ) -> None:
-        """Source 5: tool provider tools."""
-        for provider_id, source in plan.providers.items():
-            where = f"tool_providers.{provider_id}"
-            if provider_id not in self._providers:
-                failures[where] = f"tool provider {provider_id!r} is not registered"
-                continue
-            outcome = outcomes[provider_id]
-            if isinstance(outcome, str):
-                failures[where] = outcome
-                logger.warning("%s contributes no tools: %s", where, outcome)
-                continue
-            wanted, got = outcome
-            chosen = _active(source.tools, plan.context)
-            for tool_id in wanted:
-                if tool_id in got:
-                    entry = chosen.get(tool_id) if chosen is not None else None
-                    merged.put(
-                        tool_id, got[tool_id], f"provider:{provider_id}", _description(entry)
-                    )
-                else:
-                    failures[f"{where}.tools.{tool_id}"] = (
-                        f"tool provider {provider_id!r} did not resolve {tool_id!r}"
-                    )
-
-    def _add_code_and_registry(
-        self,
-        selection: dict[str, ToolEntry] | None,
-        merged: _Merged,
-        failures: dict[str, str],
-    ) -> None:
-        """Sources 1 and 2: tools defined in code, then registered tools."""
-        if self._mode != "tools":  # descriptions only (or nothing): the code tools stay
-            for tool_id, tool in self._code.items():
-                entry = selection.get(tool_id) if selection is not None else None
-                merged.put(tool_id, tool, "code", _description(entry))
-            return
-        for tool_id, tool in self._code.items():
-            if selection is None or tool_id in selection:
-                entry = selection.get(tool_id) if selection is not None else None
-                merged.put(tool_id, tool, "code", _description(entry))
-        for tool_id, entry in (selection or {}).items():
-            if tool_id in self._registry:
-                merged.put(tool_id, self._registry[tool_id], "registry", _description(entry))
-            elif tool_id not in self._code:
-                failures[f"tools.{tool_id}"] = (
-                    f"no tool with id {tool_id!r} is defined in code or in the registry"
-                )
-
-    def _mcp_jobs(
-        self, plan: _Plan
-    ) -> list[tuple[str, MCPClientRef, MCPClientConfig, Awaitable[ServerTools]]]:
-        token: str | None = None
-        bad_token: str | None = None
-        key = self._token_key
-        if key == AUTH_TOKEN_KEY and plan.context.get(key) is None:
-            key = MASTRA_AUTH_TOKEN_KEY  # the seed system's name for the same token
-        try:
-            token = bearer_token(plan.context.get(key), key=key)
-        except BadAuthToken as exc:
-            bad_token = str(exc)
-        jobs: list[tuple[str, MCPClientRef, MCPClientConfig, Awaitable[ServerTools]]] = []
-        for client_id, ref, client in plan.mcp:
-            for name, server in client.servers.items():
-                if bad_token is not None and server.type == "http":
-                    job: Awaitable[ServerTools] = _done(ServerTools(server=name, failure=bad_token))
-                else:
-                    job = load_server_tools(
-                        name, server, token=token, default_timeout=self._mcp_timeout
-                    )
-                jobs.append((client_id, ref, client, job))
-        return jobs
-
-    async def _provider_job(
-        self, provider_id: str, ref: SourceRef, plan: _Plan, config: RunnableConfig
-    ) -> tuple[list[str], dict[str, BaseTool]] | str:
-        provider = self._providers[provider_id]
-        entries = _active(ref.tools, plan.context)
-        try:
-            async with asyncio.timeout(self._provider_timeout):
-                if entries is None:
-                    listed = await provider.list_tools()
-                    wanted = list(dict.fromkeys(str(info["id"]) for info in listed))
-                else:
-                    wanted = list(entries)
-                if not wanted:
-                    return [], {}
-                tools = await provider.resolve_tools(
-                    list(wanted), config=config, context=dict(plan.context)
-                )
-        except GraphBubbleUp:
-            raise
-        except TimeoutError:
-            seconds = self._provider_timeout
-            return f"tool provider {provider_id!r} did not answer within {seconds:g} s"
-        except Exception as exc:
-            text = str(exc).strip()
-            return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-        got: dict[str, BaseTool] = {}
-        for tool in tools:
-            if not isinstance(tool, BaseTool):
-                return f"resolve_tools returned a {type(tool).__name__}, not a BaseTool"
-            if tool.name in wanted and tool.name not in got:
-                got[tool.name] = tool
-        return wanted, got
-
-
-async def _done(value: ServerTools) -> ServerTools:
-    return value
 
 
 def _config_or_current(config: RunnableConfig | None) -> RunnableConfig:
