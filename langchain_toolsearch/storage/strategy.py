@@ -169,9 +169,14 @@ class ThreadStorage(Storage):
         graph_store: BaseStore | None,
         resolve: Callable[[str], str | None],
     ) -> Stored[list[str]]:
-        """The thread's stored names, or the run's ``toolsearch_loaded`` without a thread id."""
+        """The thread's stored names, or the run's ``toolsearch_loaded`` without a thread id.
+
+        Without a thread id a name counts only if a receipt in the run's messages
+        backs it too: ``Command(update=...)`` as the run's input can write the key.
+        """
         if thread_id is None:
-            return state_names(state, LOADED_KEY)
+            receipted = set(receipts_in(messages_of(state), resolve))
+            return [n for n in state_names(state, LOADED_KEY) if n in receipted]
         backend = self.backend(graph_store)
         if backend is None:
             return []
