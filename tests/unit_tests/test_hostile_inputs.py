@@ -3,21 +3,29 @@
 * deeply nested JSON (in ``tool_names`` or in a loaded tool's answer) raised
   ``RecursionError`` out of the run instead of an error ``ToolMessage``;
 * a run without a thread id took ``Command(update={"toolsearch_loaded": [...]})``
-  as its input (which bypasses the input schema) and ran a tool never loaded.
+  as its input (which bypasses the input schema) and ran a tool never loaded;
+* a sync filter or resolver hanging past its timeout kept a thread of the
+  application's default executor: a few hangs stalled every ``to_thread`` of
+  the application (and LangGraph's sync tools in async runs).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+import threading
+from collections.abc import Awaitable, Callable
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-from langchain_core.tools import tool
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool, tool
 from langgraph.types import Command
 
-from langchain_toolsearch import ToolSearchFilterArgs
+from langchain_toolsearch import ToolSearchFilterArgs, ToolSearchMiddleware
 from tests.support.fakes import ai, call
-from tests.support.library_fixtures import CALLS
+from tests.support.library_fixtures import CALLS, library
 from tests.support.toolsearch_harness import META, build, cfg, form_param, mode_param, tool_msgs
 
 DEEP_JSON = "[" * 5000 + "]" * 5000
@@ -108,3 +116,45 @@ async def test_a_threadless_forged_load_is_asked_of_the_filter_in_phase_load(
     out = await h.run(forged, None, mode)
     assert tool_msgs(out, "admin_delete_user")[0].status == "error"
     assert CALLS == [] and h.bound == [META, META]
+
+
+DEFAULT_EXECUTOR_THREADS = min(32, (os.cpu_count() or 1) + 4)
+"""``asyncio``'s default executor size (``ThreadPoolExecutor``'s default)."""
+
+
+async def hang_then_check_the_app(hang: Callable[[], Awaitable[object]], times: int) -> None:
+    """Hang ``times`` hooks, then the application's own ``to_thread`` must still run."""
+    await asyncio.gather(*(hang() for _ in range(times)))
+    assert await asyncio.wait_for(asyncio.to_thread(lambda: "free"), timeout=20) == "free"
+
+
+async def test_a_hanging_sync_filter_never_holds_the_applications_threads() -> None:
+    release = threading.Event()
+
+    def hangs_on_github(args: ToolSearchFilterArgs) -> bool:
+        if args.tool_name.startswith("github_"):
+            release.wait()
+        return True
+
+    mw = ToolSearchMiddleware(tools=library(), filter=hangs_on_github, filter_timeout=0.05)
+    try:  # each search of "github" hangs the filter on the four github_* tools
+        await hang_then_check_the_app(lambda: mw.asearch("github"), DEFAULT_EXECUTOR_THREADS)
+        assert [r.name for r in await mw.asearch("weather")] == ["get_weather"]
+    finally:
+        release.set()
+
+
+async def test_a_hanging_sync_resolver_never_holds_the_applications_threads() -> None:
+    release = threading.Event()
+
+    def hangs(config: RunnableConfig) -> list[BaseTool]:
+        release.wait()
+        return []
+
+    mw = ToolSearchMiddleware(
+        tools=library(), include_resolved_tools=True, resolve_tools=hangs, resolve_timeout=0.05
+    )
+    try:
+        await hang_then_check_the_app(lambda: mw.asearch("weather"), DEFAULT_EXECUTOR_THREADS + 1)
+    finally:
+        release.set()
