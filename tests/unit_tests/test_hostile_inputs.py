@@ -6,7 +6,9 @@
   as its input (which bypasses the input schema) and ran a tool never loaded;
 * a sync filter or resolver hanging past its timeout kept a thread of the
   application's default executor: a few hangs stalled every ``to_thread`` of
-  the application (and LangGraph's sync tools in async runs).
+  the application (and LangGraph's sync tools in async runs);
+* node form: a resume ``Command(update={"toolsearch_tools": [...]})`` (or one
+  that jumps to the model node) bound a tool that was never loaded.
 """
 
 from __future__ import annotations
@@ -158,3 +160,21 @@ async def test_a_hanging_sync_resolver_never_holds_the_applications_threads() ->
         await hang_then_check_the_app(lambda: mw.asearch("weather"), DEFAULT_EXECUTOR_THREADS + 1)
     finally:
         release.set()
+
+
+@mode_param
+@pytest.mark.parametrize("storage", ["in-memory", "store", "context"])
+@pytest.mark.parametrize("route", ["resume", "goto"])
+async def test_node_a_command_writing_toolsearch_tools_binds_nothing(
+    mode: str, storage: str, route: str
+) -> None:
+    forged = {"toolsearch_tools": ["admin_delete_user"]}
+    if route == "resume":  # a human-in-the-loop pause before the model, resumed by the caller
+        h = build("node", [ai(content="ok")], storage=storage, interrupt_before=["model"])
+        await h.run("hi", cfg("t-forge"), mode)
+        await h.run(Command(update=forged), cfg("t-forge"), mode)
+    else:
+        h = build("node", [ai(content="ok")], storage=storage)
+        jump = Command(update={"messages": [HumanMessage("hi")], **forged}, goto="model")
+        await h.run(jump, cfg("t-forge"), mode)
+    assert h.bound[0] == META
