@@ -8,21 +8,25 @@
   application's default executor: a few hangs stalled every ``to_thread`` of
   the application (and LangGraph's sync tools in async runs);
 * node form: a resume ``Command(update={"toolsearch_tools": [...]})`` (or one
-  that jumps to the model node) bound a tool that was never loaded.
+  that jumps to the model node) bound a tool that was never loaded;
+* a request's own tools (with its caller's credentials) stayed referenced by
+  the shared instance's schema cache after the request ended.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import threading
+import weakref
 from collections.abc import Awaitable, Callable
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
-from langchain_core.tools import BaseTool, tool
+from langchain_core.tools import BaseTool, StructuredTool, tool
 from langgraph.types import Command
 
 from langchain_toolsearch import ToolSearchFilterArgs, ToolSearchMiddleware
@@ -178,3 +182,31 @@ async def test_node_a_command_writing_toolsearch_tools_binds_nothing(
         jump = Command(update={"messages": [HumanMessage("hi")], **forged}, goto="model")
         await h.run(jump, cfg("t-forge"), mode)
     assert h.bound[0] == META
+
+
+@form_param
+async def test_a_requests_own_tools_do_not_outlive_it_on_the_shared_instance(form: str) -> None:
+    made: list[weakref.ref[BaseTool]] = []
+
+    def crm_of_caller(config: RunnableConfig) -> list[BaseTool]:
+        token = (config.get("configurable") or {})["user"]
+
+        def crm_lookup(customer: str) -> str:
+            """Look up a customer in the CRM"""
+            return f"{token}: {customer}"
+
+        made.append(weakref.ref(crm := StructuredTool.from_function(crm_lookup)))
+        return [crm]
+
+    steps = [
+        ai(call("load_tool", {"tool_name": "crm_lookup"})),
+        ai(call("crm_lookup", {"customer": "acme"})),
+        ai(content="ok"),
+    ]
+    h = build(form, steps, include_resolved_tools=True, resolve_tools=crm_of_caller)
+    out = await h.run("look up acme", cfg("t-own", user="alice"), "sync")
+    assert tool_msgs(out, "crm_lookup")[0].text == "alice: acme"
+    shared, graph = h.ts, h.graph  # the instance (and graph) live on for other callers
+    del h, out
+    gc.collect()
+    assert made and all(ref() is None for ref in made), (shared, graph)
