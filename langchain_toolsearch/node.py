@@ -189,15 +189,10 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
 
     # -- for the model node ------------------------------------------------------------------
 
-    def _tools_from(self, scope: RequestScope, state: Any, active: Sequence[str]) -> list[BaseTool]:
-        # the key is only a hint: Command(update=...) on a resume can write it
+    def _tools_from(self, scope: RequestScope, state: Any) -> list[BaseTool]:
         names = state.get(TOOLS_KEY) if isinstance(state, Mapping) else None
-        library, usable = scope.library, set(active)
-        loaded = [
-            e
-            for n in names or []
-            if isinstance(n, str) and (e := library.get(n)) and e.name in usable
-        ]
+        library = scope.library
+        loaded = [e for n in names or [] if isinstance(n, str) and (e := library.get(n))]
         bindable = [e for e in loaded if self._engine.bindable(e.tool)]
         ordered = [*self.meta_tools, *self._direct, *(e.tool for e in bindable)]
         return [t for t in ordered if isinstance(t, BaseTool)]
@@ -205,22 +200,17 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
     def tools_for(self, state: Mapping[str, Any] | Any) -> list[BaseTool]:
         """Tools to bind for ``state``: meta, ``bound_tools``, then loaded tools.
 
-        Reads ``state["toolsearch_tools"]`` as written by this node; names that
-        are not loaded and usable for this request now are ignored (a resume's
-        ``Command(update=...)`` can write the key). With
-        ``include_resolved_tools`` the request's resolved tools are looked up
-        through the running graph's config, and ``bound_tools`` are withheld
-        until loaded.
+        Reads ``state["toolsearch_tools"]`` as written by this node; names not
+        in the request's library are ignored (the execution guard re-checks
+        anyway). With ``include_resolved_tools`` the request's resolved tools
+        are looked up through the running graph's config, and ``bound_tools``
+        are withheld until loaded.
         """
-        scope = self._build(current_config(), state)
-        step = drive(self._engine.model_step(scope, self.meta_tools), self._engine.policy)
-        return self._tools_from(scope, state, step.loaded)
+        return self._tools_from(self._build(current_config(), state), state)
 
     async def atools_for(self, state: Mapping[str, Any] | Any) -> list[BaseTool]:
         """Async :meth:`tools_for` (resolvers never block the event loop)."""
-        scope = await self._abuild(current_config(), state)
-        step = await adrive(self._engine.model_step(scope, self.meta_tools), self._engine.policy)
-        return self._tools_from(scope, state, step.loaded)
+        return self._tools_from(await self._abuild(current_config(), state), state)
 
     def bind_tools(self, model: BaseChatModel, state: Any, **kwargs: Any) -> Runnable[Any, Any]:
         """``model.bind_tools(self.tools_for(state), **kwargs)``."""

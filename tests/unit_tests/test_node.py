@@ -67,13 +67,7 @@ async def test_node_invoke_reports_loaded_tools_in_load_order() -> None:
 
 def test_tools_for_orders_meta_bound_then_loaded_and_ignores_unknown_names() -> None:
     node = ToolSearchNode(tools=library(), bound_tools=[calculator])
-    loads = ["get_weather", "send_email"]  # a run without a thread id: receipts and the key
-    state = {
-        "messages": _load_receipt("c1", loads),
-        "toolsearch_loaded": loads,
-        # github_get_me is not loaded: a resume's Command(update=...) could write this key
-        "toolsearch_tools": ["get_weather", "no_such_tool", 3, "send_email", "github_get_me"],
-    }
+    state = {"messages": [], "toolsearch_tools": ["get_weather", "no_such_tool", 3, "send_email"]}
     assert [t.name for t in node.tools_for(state)] == [
         *META,
         "calculator",
