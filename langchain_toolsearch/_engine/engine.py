@@ -136,9 +136,10 @@ class Engine:
         """Loaded ``entries`` this request may use.
 
         Loads read from messages or graph state (a run's input can forge both)
-        are re-checked in phase ``load``.
+        or from a LangGraph store (its clients can write it) are re-checked in
+        phase ``load``.
         """
-        if self.storage.receipts or scope.thread_id is None:
+        if self.storage.receipts or self.storage.shared or scope.thread_id is None:
             entries = yield from self.allowed(entries, scope, "load")
         return (yield from self.allowed(entries, scope, "active"))
 

@@ -58,6 +58,9 @@ class Storage(ABC):
     """``"in-memory"``, ``"context"``, ``"store"`` or ``"custom"``."""
     receipts: bool = False
     """Whether loads come from message receipts (re-checked with the filter)."""
+    shared: bool = False
+    """Whether others can write the loads (a deployment's LangGraph store is open to its
+    clients' store API): re-checked with the filter in phase ``load`` like receipts."""
 
     @abstractmethod
     def loaded(
@@ -138,6 +141,7 @@ class ThreadStorage(Storage):
         langgraph_store: BaseStore | None = None,
     ) -> None:
         self.mode = mode
+        self.shared = mode == "store"
         self._fixed = store
         self._explicit = (
             BaseStoreLoadedToolStore(langgraph_store) if langgraph_store is not None else None

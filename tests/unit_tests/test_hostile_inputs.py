@@ -10,7 +10,10 @@
 * node form (open, strict xfail): a resume ``Command(update={"toolsearch_tools": [...]})``
   (or one that jumps to the model node) binds a tool that was never loaded;
 * a request's own tools (with its caller's credentials) stayed referenced by
-  the shared instance's schema cache after the request ended.
+  the shared instance's schema cache after the request ended;
+* ``storage="store"``: a load written into the LangGraph store by someone else
+  (a deployment's clients can use its store API) skipped the filter's ``load``
+  phase.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, StructuredTool, tool
+from langgraph.store.memory import InMemoryStore
 from langgraph.types import Command
 
 from langchain_toolsearch import ToolSearchFilterArgs, ToolSearchMiddleware
@@ -219,3 +223,20 @@ async def test_a_requests_own_tools_do_not_outlive_it_on_the_shared_instance(for
     gc.collect()
     assert made and all(ref() is None for ref in made), (shared, graph)
 
+
+@form_param
+@mode_param
+async def test_a_load_written_into_the_store_by_someone_else_is_asked_of_the_filter(
+    form: str, mode: str
+) -> None:
+    def no_admin_loads(args: ToolSearchFilterArgs) -> bool:
+        return not (args.phase == "load" and args.tool_name.startswith("admin_"))
+
+    store = InMemoryStore()
+    # what a client of a LangGraph deployment can do with its store API
+    store.put(("toolsearch", "loaded", "t-shared"), "admin_delete_user", {"seq": 1})
+    steps = [ai(call("admin_delete_user", {"id": "1"})), ai(content="ok")]
+    h = build(form, steps, storage="store", graph_store=store, filter=no_admin_loads)
+    out = await h.run("delete user 1", cfg("t-shared"), mode)
+    assert tool_msgs(out, "admin_delete_user")[0].status == "error"
+    assert CALLS == [] and h.bound == [META, META]
