@@ -58,7 +58,7 @@ demo: demo-setup
 	$(PY) examples/demo.py --catalog $(SHARED)/data/github-mcp-server-tools
 
 lint: $(VENV)/.installed
-	$(VENV)/bin/ruff check langchain_toolsearch tests benchmarks examples
+	$(VENV)/bin/ruff check langchain_toolsearch tests benchmarks examples notebooks/execute.py
 	$(VENV)/bin/ruff format --check langchain_toolsearch
 
 typecheck: $(VENV)/.installed
@@ -90,20 +90,22 @@ bench: $(VENV)/.installed
 notebook: setup
 	$(PY) notebooks/execute.py
 
+# The smoke test runs from a temporary folder outside the clone, without the clone's variables;
+# then the [mcp] extra is installed on its own and the smoke test runs again.
 SMOKE := build/smoke
+SMOKE_RUN = out=$$(mktemp -d) && cd $$out && \
+	env -u PYTHONPATH -u TOOLSEARCH_SHARED_DATA -u TOOLSEARCH_MCP_SERVERS_BIN \
+	$(abspath $(SMOKE))/venv/bin/python $(abspath tests/smoke/smoke.py) \
+	$(abspath $(SHARED))/data/github-mcp-server-tools; rc=$$?; rm -rf $$out; exit $$rc
 smoke: $(VENV)/.installed
-	rm -rf $(SMOKE) && mkdir -p $(SMOKE)/outside
+	rm -rf $(SMOKE) && mkdir -p $(SMOKE)
 	$(PY) -m build -q --outdir $(SMOKE)/dist .
 	$(VENV)/bin/twine check --strict $(SMOKE)/dist/*
 	$(PYTHON) -m venv $(SMOKE)/venv
 	$(SMOKE)/venv/bin/python -m pip install -q --disable-pip-version-check $(SMOKE)/dist/*.whl
-	cd $(SMOKE)/outside && env -u PYTHONPATH -u TOOLSEARCH_SHARED_DATA -u TOOLSEARCH_MCP_SERVERS_BIN \
-		$(abspath $(SMOKE))/venv/bin/python $(abspath tests/smoke/smoke.py) \
-		$(abspath $(SHARED))/data/github-mcp-server-tools
-	# the [mcp] extra installs and imports on its own
+	$(SMOKE_RUN)
 	$(SMOKE)/venv/bin/python -m pip install -q --disable-pip-version-check "$$(ls $(SMOKE)/dist/*.whl)[mcp]"
-	cd $(SMOKE)/outside && env -u PYTHONPATH $(abspath $(SMOKE))/venv/bin/python $(abspath tests/smoke/smoke.py) \
-		$(abspath $(SHARED))/data/github-mcp-server-tools
+	$(SMOKE_RUN)
 	@ls -l $(SMOKE)/dist
 
 clean:

@@ -212,13 +212,21 @@ class LibraryTool:
 
     Attributes:
         name: Provider-safe name: what the model sees and calls.
-        original_name: The name (or mapping key) the user gave.
+        original_name: The tool's own name (before the provider-safe mapping).
         tool: The tool to bind and run, named ``name``.
+        key: Its key in a ``tools`` mapping, if given as one (``load_tool``
+            accepts it as an alias).
     """
 
     name: str
     original_name: str
     tool: BaseTool
+    key: str | None = None
+
+    @property
+    def given_name(self) -> str:
+        """The name the user knows the tool by: its mapping key, else its own name."""
+        return self.key if self.key is not None else self.original_name
 
     @property
     def description(self) -> str:
@@ -226,16 +234,24 @@ class LibraryTool:
         return self.tool.description or ""
 
     def short_description(self, limit: int = DESCRIPTION_LIMIT) -> str:
-        """The description cut to about ``limit`` characters at a word boundary."""
+        """The description in at most ``limit`` characters, ellipsis included.
+
+        Whitespace is collapsed; a longer text is cut at a word boundary
+        (within the last 30 characters, else mid-word) and ends with ``...``.
+        """
         text = " ".join(self.description.split())
         if len(text) <= limit:
             return text
-        cut = text[:limit].rsplit(" ", 1)[0] if " " in text[:limit] else text[:limit]
+        room = text[: limit - 3]
+        space = room.rfind(" ")
+        cut = room[:space] if space >= limit - 33 else room
         return cut.rstrip(" ,;:.") + "..."
 
     def document(self) -> ToolDocument:
         """The search document: name (+ original as alias), description, parameters."""
-        aliases = (self.original_name,) if self.original_name != self.name else ()
+        aliases = tuple(
+            dict.fromkeys(a for a in (self.original_name, self.key) if a and a != self.name)
+        )
         return ToolDocument(
             name=self.name,
             description=self.description,
@@ -287,8 +303,9 @@ class ToolLibrary:
     """Validated, searchable tools, in the order given.
 
     Args:
-        tools: A sequence of tools (named by ``tool.name``) or a mapping of
-            id -> tool (the id becomes the tool's name). Plain functions
+        tools: A sequence of tools or a mapping of id -> tool. Every tool is
+            searched, loaded, filtered and bound by its own ``tool.name``; a
+            mapping id is an alias ``load_tool`` also accepts. Plain functions
             are converted with ``langchain_core.tools.tool``.
 
     Raises:
@@ -299,12 +316,13 @@ class ToolLibrary:
     """
 
     def __init__(self, tools: ToolsInput) -> None:
-        pairs: list[tuple[str, BaseTool]] = []
+        pairs: list[tuple[str, BaseTool, str | None]] = []
         if isinstance(tools, Mapping):
             for key, value in tools.items():
                 if not isinstance(key, str):
                     raise ToolSearchTypeError(f"tool mapping keys must be str, got {key!r}")
-                pairs.append((key, _as_base_tool(value, f"tools[{key!r}]")))
+                t = _as_base_tool(value, f"tools[{key!r}]")
+                pairs.append((t.name, t, key))
         elif isinstance(tools, str | bytes) or not isinstance(tools, Sequence | Iterator):
             raise ToolSearchTypeError(
                 "tools must be a sequence of tools or a mapping of name -> tool, "
@@ -313,10 +331,10 @@ class ToolLibrary:
         else:
             for i, value in enumerate(tools):
                 t = _as_base_tool(value, f"tools[{i}]")
-                pairs.append((t.name, t))
+                pairs.append((t.name, t, None))
         self._tools: dict[str, LibraryTool] = {}
         originals: dict[str, str] = {}
-        for original, tool in pairs:
+        for original, tool, alias in pairs:
             if not original or not original.strip():
                 raise ToolSearchConfigError(
                     "a library tool has an empty name; give every tool a name"
@@ -329,7 +347,7 @@ class ToolLibrary:
             if original in originals:
                 raise ToolSearchConfigError(
                     f"two library tools are named {original!r}; tool names must be unique "
-                    "(rename one, or pass a mapping of unique ids -> tools)"
+                    "(rename one, e.g. tool.model_copy(update={'name': ...}))"
                 )
             safe = safe_tool_name(original)
             if safe in self._tools:
@@ -347,7 +365,22 @@ class ToolLibrary:
             if schema is not tool.args_schema:
                 update["args_schema"] = schema
             bound = tool.model_copy(update=update) if update else tool
-            self._tools[safe] = LibraryTool(name=safe, original_name=original, tool=bound)
+            self._tools[safe] = LibraryTool(
+                name=safe, original_name=original, tool=bound, key=alias
+            )
+        for entry in self._tools.values():  # mapping keys are aliases, never ambiguous
+            if entry.key in META_TOOL_NAMES:
+                raise ToolSearchConfigError(
+                    f"the tools key {entry.key!r} is reserved for the meta tools; rename it"
+                )
+            if entry.key is None or entry.key in originals:
+                if entry.key is not None and originals[entry.key] != entry.name:
+                    raise ToolSearchConfigError(
+                        f"the tools key {entry.key!r} is also the name of another library "
+                        "tool; use keys that are not other tools' names"
+                    )
+                continue
+            originals[entry.key] = entry.name
         self._originals = originals
 
     def __len__(self) -> int:

@@ -75,9 +75,10 @@ def current_store() -> BaseStore | None:
 def current_context() -> Any:
     """The running graph's context (``invoke(..., context=...)``), or ``None``."""
     try:
-        return get_runtime().context
+        runtime = get_runtime()
     except (RuntimeError, KeyError):  # outside a graph run
         return None
+    return getattr(runtime, "context", None)  # None when called outside a graph run
 
 
 def carries_search_keys(state: Any) -> bool:

@@ -35,9 +35,9 @@ class ToolSearchResult:
         score: Relevance in ``[0, 1]``: the share of the best score reachable
             for the query (see :mod:`langchain_toolsearch.search.index`).
         raw_score: The unnormalised BM25 score (not shown to the model).
-        original_name: The name the user gave the tool (its own name, or its
-            key in a ``tools`` mapping), to map hits back to a registry; never
-            shown to the model. Empty when unknown.
+        original_name: The name the user gave the tool (its key in a ``tools``
+            mapping, else its own name before the provider-safe mapping), to map
+            hits back to a registry; never shown to the model. Empty when unknown.
     """
 
     name: str

@@ -77,19 +77,19 @@ def _why_unusable(tool: BaseTool, static: ToolLibrary, seen: set[str]) -> str:
     return ""
 
 
-def usable_tools(tools: Sequence[BaseTool], static: ToolLibrary) -> list[BaseTool]:
-    """``tools`` minus those that cannot work beside ``static`` (each dropped with a warning)."""
+def usable_tools(tools: Sequence[BaseTool], static: ToolLibrary) -> tuple[bool, ...]:
+    """Which of ``tools`` can work beside ``static`` (each one dropped is logged)."""
     seen: set[str] = set()
-    out: list[BaseTool] = []
+    keep: list[bool] = []
     for tool in tools:
         why = _why_unusable(tool, static, seen)
         if why:
             shown = tool.name.encode("utf-8", "backslashreplace").decode("ascii", "replace")
             logger.warning("tool search: dropped per-request tool %r: %s", shown[:80], why)
-            continue
-        seen.add(tool.name)
-        out.append(tool)
-    return out
+        else:
+            seen.add(tool.name)
+        keep.append(not why)
+    return tuple(keep)
 
 
 class Resolver:

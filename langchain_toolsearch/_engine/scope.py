@@ -102,7 +102,7 @@ class ScopeBuilder:
         index: The static index.
         index_factory: Builds the index of a request's tools.
         resolver: The request's tool sources (``None`` without ``include_resolved_tools``).
-        cache_size: Most per-request indexes and bound-tool sets kept (LRU, count).
+        cache_size: Most per-request indexes kept (LRU, count).
     """
 
     def __init__(
@@ -130,16 +130,27 @@ class ScopeBuilder:
 
     # -- scopes --------------------------------------------------------------------------
 
-    def _index_for(self, library: ToolLibrary, tools: Sequence[BaseTool]) -> ToolIndex:
+    def _request_part(self, tools: Sequence[BaseTool]) -> tuple[ToolLibrary, ToolIndex] | None:
+        """Library and index of a request's own tools (``None`` if none can work).
+
+        Which tools can work and their index are cached by the tool set's content
+        fingerprint, so a repeat request with equal tools neither re-checks nor
+        re-indexes them (and a dropped tool is logged once).
+        """
         key = tool_fingerprint(tools)
         cached = self._indexes.get(key)
-        if cached is not None:
-            return cached  # type: ignore[no-any-return]
-        index = self._factory(library.documents())
-        with self._lock:
-            self.index_builds += 1
-        self._indexes.put(key, index)
-        return index
+        if cached is None:
+            keep = usable_tools(tools, self.library)
+            kept = [t for t, ok in zip(tools, keep, strict=True) if ok]
+            index = self._factory(ToolLibrary(kept).documents()) if kept else None
+            with self._lock:
+                self.index_builds += 1
+            cached = (keep, index)
+            self._indexes.put(key, cached)
+        keep, index = cached
+        if index is None:
+            return None
+        return ToolLibrary([t for t, ok in zip(tools, keep, strict=True) if ok]), index
 
     def _scope(
         self,
@@ -153,13 +164,16 @@ class ScopeBuilder:
     ) -> RequestScope:
         library, index = self.library, self.index
         bound_names: frozenset[str] = frozenset()
-        if self.per_request:
-            tools = usable_tools([*bound, *resolved], self.library)
-            bound_names = frozenset(t.name for t in bound) & {t.name for t in tools}
-            if tools:
-                extra = ToolLibrary(tools)
-                library = ChainedLibrary(self.library, extra)
-                index = MergedIndex(self.index, self._index_for(extra, tools))
+        part = (
+            self._request_part([*bound, *resolved])
+            if self.per_request and (bound or resolved)
+            else None
+        )
+        if part is not None:
+            extra, own_index = part
+            library = ChainedLibrary(self.library, extra)
+            index = MergedIndex(self.index, own_index)
+            bound_names = frozenset(t.name for t in bound if extra.get(t.name) is not None)
         return RequestScope(
             config=config,
             thread_id=thread_id_of(config),

@@ -55,7 +55,7 @@ def _hit(entry: LibraryTool, score: float, raw: float) -> ToolSearchResult:
         description=entry.short_description(),
         score=round(score, 4),
         raw_score=raw,
-        original_name=entry.original_name,
+        original_name=entry.given_name,
     )
 
 

@@ -23,6 +23,7 @@ from langchain_toolsearch.config.parsing import (
     parse_mcp_client,
 )
 from langchain_toolsearch.config.servers import MCPClientConfig
+from langchain_toolsearch.config.store import RECORD_ID
 
 __all__ = [
     "BUNDLE_KEYS",
@@ -85,6 +86,10 @@ def load_bundle(data: Any, *, mastra: bool = False) -> Bundle:
     errors: list[tuple[str, str]] = []
     for kind, key, records in sections:
         for record_id, record in records.items():
+            if not isinstance(record_id, str) or not RECORD_ID.match(record_id):
+                message = "record ids are 1-128 characters from A-Z, a-z, 0-9, '_' and '-'"
+                errors.append((f"{key}[{record_id!r}]", message))
+                continue
             try:
                 bundle[kind][record_id] = _convert(kind, record, mastra)
             except ToolConfigError as exc:

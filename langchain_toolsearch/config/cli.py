@@ -42,6 +42,7 @@ import contextlib
 import difflib
 import json
 import os
+import sqlite3
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -208,9 +209,12 @@ def open_store(spec: str | None, *, create: bool = False) -> Iterator[BaseStore]
     if spec != ":memory:" and not create and not Path(spec).exists():
         msg = f"no store at {spec!r} (import a file first, or pass --store)"
         raise ConfigCommandError(msg)
-    with SqliteStore.from_conn_string(spec) as lite:
-        lite.setup()
-        yield lite
+    try:
+        with SqliteStore.from_conn_string(spec) as lite:
+            lite.setup()
+            yield lite
+    except sqlite3.Error as exc:
+        raise ConfigCommandError(f"SQLite store {spec!r}: {exc}") from None
 
 
 # -- commands ---------------------------------------------------------------------------

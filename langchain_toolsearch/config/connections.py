@@ -1,7 +1,8 @@
 """Saved MCP servers -> ``langchain-mcp-adapters`` connections -> tools.
 
 `connection_for` turns one saved server into the adapter's connection dict
-(``StdioConnection`` or ``StreamableHttpConnection``); `load_server_tools`
+(``StdioConnection``, ``StreamableHttpConnection`` or, for the fallback of an
+HTTP server, ``SSEConnection``); `load_server_tools`
 lists that server's tools through `langchain_toolsearch.mcp.load_mcp_tools`
 (one server per client, so each server keeps its own timeout and fails on
 its own). Tool ids are always ``f"{server}_{tool}"`` and come with the

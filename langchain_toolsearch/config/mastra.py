@@ -71,13 +71,29 @@ def _object(value: Any, path: str, what: str) -> Mapping[str, Any]:
     return value
 
 
-def _conditional(value: Any, convert: Callable[[Any, str], Any], path: str, what: str) -> Any:
-    """Apply ``convert`` to a plain value or to each variant's ``value``."""
+def _conditional(
+    value: Any,
+    convert: Callable[[Any, str], Any],
+    path: str,
+    what: str,
+    *,
+    keys_list: bool = False,
+) -> Any:
+    """Apply ``convert`` to a plain value or to each variant's ``value``.
+
+    With ``keys_list``, a list of strings (older snapshots' ``tools``) is read
+    as a map of those keys.
+    """
     if value is None:
         return None
     if isinstance(value, list):
         if value and all(isinstance(item, str) for item in value):
-            # Older snapshots stored ``tools`` as a list of tool keys.
+            if not keys_list:
+                msg = (
+                    "a list of ids (an older Mastra format) is only understood for 'tools'; "
+                    "use a map {id: {...}}"
+                )
+                raise ToolConfigError(what, [(path, msg)])
             return convert({item: {} for item in value}, path)
         out = []
         for index, variant in enumerate(value):
@@ -128,7 +144,9 @@ def agent_from_mastra(data: Mapping[str, Any]) -> AgentToolConfig:
     for theirs, ours in MASTRA_FIELDS.items():
         if theirs in source and source[theirs] is not None:
             convert = _AGENT_FROM[ours]
-            out[ours] = _conditional(source[theirs], convert, theirs, what)
+            out[ours] = _conditional(
+                source[theirs], convert, theirs, what, keys_list=ours == "tools"
+            )
     try:
         return parse_agent_config(out)
     except ToolConfigError as exc:

@@ -74,7 +74,8 @@ class ResolvedTools:
             or for binding; ids are unique.
         failures: Source path -> reason for everything skipped, e.g.
             ``"mcp_clients.docs.servers.search"``, ``"tool_providers.composio"``,
-            ``"tools.unknown_id"``, ``"agent_config"``.
+            ``"tools.unknown_id"``, ``"agent_config"``, ``"tool_providers"``
+            (a code-defined agent's providers, not used).
         sources: Tool id -> its source: ``"code"``, ``"registry"``,
             ``"mcp:<client>/<server>"``, ``"integration:<id>"``,
             ``"provider:<id>"``.

@@ -158,7 +158,9 @@ class ToolResolver:
             code tools only; ``mcp_clients``, integrations and providers are
             not used) or ``"ignore"``.
         version: Default version to resolve: ``"draft"`` (latest saved),
-            ``"published"`` or a version number.
+            ``"published"`` or a version number. MCP client references
+            without their own ``version`` use the clients' published version
+            when this is ``"published"``, their draft otherwise.
         mcp_timeout: Seconds allowed to list a saved MCP server's tools and
             for each call, when the server has no ``timeout``; ``None``: none.
         provider_timeout: Seconds allowed per provider (listing + resolving);

@@ -12,12 +12,18 @@
 * ``"context"`` -> :class:`ContextStorage` (loads derived from the messages).
 
 Thread storages keep the loads of a run without a thread id in the graph
-state key ``toolsearch_loaded`` (that run only, never writable from input).
+state key ``toolsearch_loaded`` (that run only). The key is left out of the
+input schema, and each entry is signed with a key of this instance, so an
+entry the run's input forged (a graph compiled without ``input_schema``, a
+copied state) is ignored.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -147,6 +153,15 @@ class ThreadStorage(Storage):
             BaseStoreLoadedToolStore(langgraph_store) if langgraph_store is not None else None
         )
         self._graph: tuple[BaseStore, BaseStoreLoadedToolStore] | None = None
+        self._secret = os.urandom(32)
+
+    def _sign(self, name: str) -> str:
+        raw = name.encode("utf-8", "surrogatepass")
+        return f"{name}#{hmac.new(self._secret, raw, hashlib.sha256).hexdigest()[:32]}"
+
+    def _verified(self, entries: Sequence[str]) -> list[str]:
+        names = [e.rpartition("#")[0] for e in entries]
+        return [n for n, e in zip(names, entries, strict=True) if n and self._sign(n) == e]
 
     def backend(self, graph_store: BaseStore | None = None) -> LoadedToolStore | None:
         """The fixed store, else ``store=``, else a wrapper of the graph's store."""
@@ -180,7 +195,7 @@ class ThreadStorage(Storage):
         """
         if thread_id is None:
             receipted = set(receipts_in(messages_of(state), resolve))
-            return [n for n in state_names(state, LOADED_KEY) if n in receipted]
+            return [n for n in self._verified(state_names(state, LOADED_KEY)) if n in receipted]
         backend = self.backend(graph_store)
         if backend is None:
             return []
@@ -216,7 +231,7 @@ class ThreadStorage(Storage):
         if not names:
             return {}
         if thread_id is None:
-            return {LOADED_KEY: list(names)}
+            return {LOADED_KEY: [self._sign(n) for n in names]}
         backend = self.backend(graph_store)
         assert backend is not None  # unstorable() refused the load otherwise
         yield from ask(

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import contextlib
 import inspect
+import io
 import json
 import os
 import re
@@ -128,22 +130,24 @@ def test_every_page_with_python_is_covered() -> None:
 
 
 @pytest.mark.parametrize("page", [p for p in PAGES if blocks(p.read_text())], ids=lambda p: p.name)
-def test_python_blocks_run(
-    page: Path, pg_dsn: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_python_blocks_run(page: Path, pg_dsn: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", f"{servers_bin()}:{os.environ['PATH']}")
     ns = namespace(page, pg_dsn)
     loop = asyncio.new_event_loop()
+    printed = io.StringIO()
     try:
         for number, source in enumerate(blocks(page.read_text()), 1):
             where = f"{page.name} block {number}"
             code = compile(source, where, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
-            result = eval(code, ns)
-            if inspect.iscoroutine(result):
-                loop.run_until_complete(result)
+            # stdout only, not capsys: MCP's stdio client hands sys.stderr to the servers,
+            # and a module first imported now may keep whatever sys.stderr is at that moment
+            with contextlib.redirect_stdout(printed):
+                result = eval(code, ns)
+                if inspect.iscoroutine(result):
+                    loop.run_until_complete(result)
     finally:
         loop.close()
     if page.name == "README.md":
-        out = capsys.readouterr().out
+        out = printed.getvalue()
         assert "get_weather returned: sunny in Paris" in out
         assert "['search_tools', 'load_tool', 'get_weather']" in out

@@ -2,7 +2,8 @@
 
 langgraph-checkpoint-postgres 3.0.0-3.1.x looped forever searching a namespace whose
 thread id is a prefix of another's (``"1"`` vs ``"10"``); pyproject's floor is 3.2.
-Each thread must see exactly its own loads, in both forms, sync and async. The
+Each thread must see exactly its own loads, in both forms, sync and async; loaded-tool
+items take the store's TTL. The
 per-test timeout (pytest-timeout) turns a regression into a failure, not a hang.
 """
 
@@ -68,3 +69,26 @@ async def test_prefix_thread_ids_on_async_postgres_store(pg_dsn: str) -> None:
             probe = f"again {suffix}"
             await h.graph.ainvoke({"messages": [HumanMessage(probe)]}, cfg(ids[suffix]))
             assert model.bound_for(probe)[-1] == [*META, tool], suffix
+
+
+@pytest.mark.timeout(120)
+def test_loaded_tool_items_take_the_store_ttl(pg_dsn: str) -> None:
+    """docs/storage.md: a PostgresStore's ``ttl`` config gives loaded-tool items an expiry."""
+    import psycopg
+
+    thread = _ids()["1"]
+    ttl = {"default_ttl": 60.0, "refresh_on_read": True}  # minutes
+    with (
+        PostgresStore.from_conn_string(pg_dsn, ttl=ttl) as store,  # type: ignore[arg-type]
+        PostgresSaver.from_conn_string(pg_dsn) as saver,
+    ):
+        h = build("agent", model=RuleChatModel(), storage="store", graph_store=store, saver=saver)
+        h.graph.invoke({"messages": [HumanMessage("load get_weather")]}, cfg(thread))
+    with psycopg.connect(pg_dsn) as conn:
+        rows = conn.execute(
+            "SELECT key, expires_at - updated_at FROM store WHERE prefix = %s",
+            (f"toolsearch.loaded.{thread}",),
+        ).fetchall()
+    assert [key for key, _ in rows] == ["get_weather"]
+    ((_, lifetime),) = rows
+    assert lifetime is not None and 59 * 60 <= lifetime.total_seconds() <= 61 * 60

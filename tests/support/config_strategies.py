@@ -29,7 +29,7 @@ SCALARS = st.one_of(
     st.none(),
     st.booleans(),
     INTEGERS,
-    st.floats(-(2.0**53), 2.0**53, allow_nan=False, allow_infinity=False),
+    st.floats(-(2.0**53 - 1), 2.0**53 - 1, allow_nan=False, allow_infinity=False),
     _SAFE_TEXT,
 )
 JSON_VALUES = st.recursive(

@@ -23,7 +23,7 @@ from langchain_toolsearch import (
 )
 from tests.support.fakes import ai, call
 from tests.support.library_fixtures import library
-from tests.support.toolsearch_harness import META, build, cfg, form_param, mode_param
+from tests.support.toolsearch_harness import META, build, cfg, form_param, mode_param, tool_msgs
 
 LOAD = [ai(call("load_tool", {"tool_name": "get_weather"})), ai(content="ok")]
 
@@ -149,3 +149,20 @@ def test_errors_are_logged_without_payloads(caplog: pytest.LogCaptureFixture) ->
     with caplog.at_level(logging.WARNING):
         assert mw.search("weather") == []
     assert "RuntimeError" in caplog.text and "secret-payload" not in caplog.text
+
+
+@form_param
+@mode_param
+async def test_a_mapping_key_loads_the_tool_under_its_own_name(form: str, mode: str) -> None:
+    """Issue 10, peer conformance: bound and called by its own name; the key is an alias."""
+    tools = {"forecast": library()[0], **{t.name: t for t in library()[1:]}}
+    steps = [
+        ai(call("load_tool", {"tool_name": "forecast"})),
+        ai(call("get_weather", {"city": "Oslo"})),
+        ai(content="ok"),
+    ]
+    h = build(form, steps, tools=tools, storage="context")
+    out = await h.run("go", cfg(), mode)
+    assert h.bound[1] == [*META, "get_weather"]
+    assert tool_msgs(out)[-1].text.startswith("Sunny")
+    assert h.ts.search("weather forecast")[0].original_name == "forecast"

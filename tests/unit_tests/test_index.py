@@ -593,11 +593,11 @@ def test_a_name_written_exactly_ranks_above_names_that_only_fold_to_it() -> None
 
     from langchain_toolsearch import ToolSearchMiddleware
 
-    def make(i: int) -> StructuredTool:
-        return StructuredTool.from_function(lambda: "x", name=f"t{i}", description="a tool")
+    def make(name: str) -> StructuredTool:
+        return StructuredTool.from_function(lambda: "x", name=name, description="a tool")
 
     names = ["x.y", "x_y", "x-y", "github.get_me", "github_get_me"]
-    mw = ToolSearchMiddleware(tools={n: make(i) for i, n in enumerate(names)})
+    mw = ToolSearchMiddleware(tools=[make(n) for n in names])
     library = mw.library
     for query in [*names, "X.Y"]:
         top = mw.search(query)[0]

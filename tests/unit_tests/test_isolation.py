@@ -18,23 +18,26 @@ from typing import Any
 import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-from langchain_core.runnables import RunnableConfig, RunnableLambda
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.graph import START, StateGraph
-from langgraph.prebuilt import tools_condition
 from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import (
     ToolSearchFilterArgs,
-    ToolSearchInput,
     ToolSearchMiddleware,
     ToolSearchNode,
-    ToolSearchState,
 )
 from tests.support.fakes import ScriptedChatModel, ai, call
 from tests.support.library_fixtures import CALLS, library
-from tests.support.toolsearch_harness import META, build, cfg, form_param, mode_param
+from tests.support.toolsearch_harness import (
+    META,
+    build,
+    cfg,
+    form_param,
+    mode_param,
+    node_graph,
+)
 
 STORAGES = pytest.mark.parametrize("storage", ["in-memory", "context", "store"])
 RAN: list[str] = []
@@ -83,26 +86,10 @@ def agent_graph(mw: ToolSearchMiddleware, bound: list[BaseTool], storage: str) -
     )
 
 
-def node_graph(node: ToolSearchNode, storage: str) -> Any:
-    model = ScriptedChatModel(steps=script())
-
-    def call_model(state: dict[str, Any]) -> dict[str, Any]:
-        return {"messages": [node.bind_tools(model, state).invoke(state["messages"])]}
-
-    async def acall_model(state: dict[str, Any]) -> dict[str, Any]:
-        tools = await node.atools_for(state)
-        return {"messages": [await model.bind_tools(tools).ainvoke(state["messages"])]}
-
-    builder = StateGraph(ToolSearchState, input_schema=ToolSearchInput)
-    builder.add_node("tool_search", node)
-    builder.add_node("model", RunnableLambda(call_model, afunc=acall_model))
-    builder.add_node("tools", node.tool_node())
-    builder.add_edge(START, "tool_search")
-    builder.add_edge("tool_search", "model")
-    builder.add_conditional_edges("model", tools_condition)
-    builder.add_edge("tools", "tool_search")
+def node_graph_for(node: ToolSearchNode, storage: str) -> Any:
     store = InMemoryStore() if storage == "store" else None
-    return builder.compile(checkpointer=InMemorySaver(), store=store, interrupt_before=["tools"])
+    model = ScriptedChatModel(steps=script())
+    return node_graph(node, model, saver=InMemorySaver(), store=store, interrupt_before=["tools"])
 
 
 def last_tool_text(out: dict[str, Any]) -> str:
@@ -128,7 +115,7 @@ async def test_interleaved_callers_each_reach_their_own_instance(
             resolve_tools=crm_of_caller,
             storage=storage,
         )
-        a, b = node_graph(node, storage), node_graph(node, storage)
+        a, b = node_graph_for(node, storage), node_graph_for(node, storage)
     ca, cb = cfg("ta", user="alice"), cfg("tb", user="bob")
     hello = {"messages": [HumanMessage("look up acme")]}
     await step(a, hello, ca, mode)  # A: model step (load_tool), paused before tools
@@ -262,3 +249,30 @@ async def test_public_search_sees_the_requests_tools(form: str, mode: str) -> No
         public = await h.ts.asearch("automation_update", config)
     assert public and public[0].name == "automation_update"
     assert [r.to_dict() for r in public] == in_run
+
+
+@mode_param
+async def test_forged_loads_are_ignored_even_without_an_input_schema(mode: str) -> None:
+    """Fault 3 (C16), defence in depth: a node graph compiled without ``input_schema``
+    takes ``toolsearch_loaded`` from the input, but the forged (unsigned) entry binds
+    and runs nothing; the node's own load of the same run still works."""
+    node = ToolSearchNode(tools=library())
+    model = ScriptedChatModel(
+        steps=[
+            ai(call("admin_delete_user", {"id": "1"})),
+            ai(call("load_tool", {"tool_name": "get_weather"})),
+            ai(content="ok"),
+        ]
+    )
+    graph = node_graph(node, model, input_schema=None)
+    payload = {
+        "messages": [HumanMessage("delete user 1")],
+        **HOSTILE,
+        "toolsearch_loaded": ["admin_delete_user", "admin_delete_user#00"],
+    }
+    out = await step(graph, payload, {}, mode)
+    refused = next(m for m in out["messages"] if isinstance(m, ToolMessage))
+    assert refused.status == "error" and ("admin_delete_user", "1") not in CALLS
+    assert model.bound[:2] == [META, META]
+    assert model.bound[2] == [*META, "get_weather"]
+    assert node.get_loaded_tools({}, out) == ["get_weather"]

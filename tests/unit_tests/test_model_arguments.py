@@ -127,3 +127,21 @@ async def test_a_partial_load_answers_false_listing_both(mode: str) -> None:
         assert reply.artifact["loaded"] == ["get_weather"]
         assert reply.artifact["not_found"] == ["nope"]
         assert h.bound[1] == [*META, "get_weather"]  # context storage still counts it
+
+
+@pytest.mark.parametrize("length", [149, 150, 151, 152, 153, 160, 400])
+@pytest.mark.parametrize("word", [1, 7, 40])
+def test_search_descriptions_are_at_most_150_characters_with_the_ellipsis(
+    length: int, word: int
+) -> None:
+    """Issue 10, peer conformance: the cut text plus ``...`` never exceeds 150."""
+    from langchain_toolsearch.library import LibraryTool
+
+    text = " ".join(" ".join(["w" * word] * length)[:length].split())
+    tool = StructuredTool.from_function(lambda: "", name="t", description=text)
+    short = LibraryTool(name="t", original_name="t", tool=tool).short_description()
+    assert len(short) <= 150
+    if len(text) > 150:
+        assert short.endswith("...") and text.startswith(short[:-3])
+    else:
+        assert short == text

@@ -142,3 +142,35 @@ def test_mcp_extra_missing_is_one_clear_import_error(monkeypatch: pytest.MonkeyP
     monkeypatch.setitem(sys.modules, "langchain_mcp_adapters.client", None)
     with pytest.raises(ImportError, match=r"langchain-toolsearch\[mcp\]"):
         multi_server_mcp_client()
+
+
+def test_cli_without_the_mcp_extra_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from langchain_toolsearch.cli import main
+
+    config = tmp_path / "mcp.json"
+    config.write_text('{"mcpServers": {"time": {"command": "mcp-server-time"}}}')
+    monkeypatch.setitem(sys.modules, "langchain_mcp_adapters.client", None)
+    assert main(["search", "time", "--mcp-config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pip install 'langchain-toolsearch[mcp]'" in err
+
+
+def _recipe(makefile: str, target: str) -> str:
+    match = re.search(rf"^{re.escape(target)}:.*\n((?:\t.*\n)+)", makefile, re.M)
+    assert match, target
+    return match.group(0)
+
+
+def test_make_demo_installs_only_the_package_with_mcp_and_the_servers() -> None:
+    makefile = (REPO_ROOT / "Makefile").read_text()
+    demo_env = _recipe(makefile, "$(VENV)/.demo-installed")
+    installs = [line for line in demo_env.splitlines() if "pip install" in line]
+    assert len(installs) == 1 and installs[0].endswith('-e ".[mcp]"'), installs
+    servers = _recipe(makefile, "$(SERVERS_VENV)/.installed")
+    assert "mcp-server-time mcp-server-git mcp-server-fetch" in servers
+    assert re.search(r"^demo: demo-setup$", makefile, re.M)
+    setup = _recipe(makefile, "demo-setup")
+    assert "$(VENV)/.demo-installed $(SERVERS_VENV)/.installed" in setup
+    assert "[dev]" not in demo_env + servers + setup

@@ -207,3 +207,38 @@ async def test_clients_merge_in_id_order_whatever_the_key_order(
         assert text(await call(by_name(resolved.tools)["web_search"], {"query": "q"})) == (
             "sse searched: q"
         )
+
+
+# -- code agents versus stand-alone stored agents ----------------------------------------
+
+
+async def test_a_code_agent_gets_mcp_and_integrations_but_no_provider_tools(
+    configs: ToolConfigStore, http_mcp_url: str
+) -> None:
+    from tests.integration_tests.config.test_config_mcp import make_tool
+    from tests.unit_tests.config.test_config_resolver import FakeProvider
+
+    configs.mcp_clients.create("remote", {"servers": {"web": {"url": http_mcp_url}}})
+    stored = {
+        "tools": {"local": {}},
+        "mcp_clients": {"remote": {"tools": {"add": {}}}},
+        "integration_tools": {"crm": {}},
+        "tool_providers": {"composio": {}},
+    }
+    configs.agents.save("agent", stored)
+    provider = FakeProvider(["slack_send"])
+    common: dict[str, Any] = {
+        "store": configs,
+        "agent_id": "agent",
+        "registry": {"local": make_tool("local", "registry")},
+        "integrations": {"crm": [make_tool("crm_read", "integration")]},
+        "tool_providers": {"composio": provider},
+    }
+    code_agent = await ToolResolver(code_tools=[make_tool("mine", "code")], **common).aresolve()
+    assert code_agent.names == ["local", "web_add", "crm_read"]  # "mine" is not selected
+    assert set(code_agent.failures) == {"tool_providers"} and provider.asked == []
+
+    stand_alone = await ToolResolver(**common).aresolve()
+    assert stand_alone.names == ["local", "web_add", "crm_read", "slack_send"]
+    assert stand_alone.sources["slack_send"] == "provider:composio"
+    assert stand_alone.failures == {}

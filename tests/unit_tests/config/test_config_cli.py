@@ -222,9 +222,12 @@ def test_schema_describes_both_record_types(cli: Cli) -> None:
     }
     assert agent["additionalProperties"] is False
     assert "servers" in cli.json("schema", "--kind", "mcp-client")["properties"]
-    # the schema accepts what we store: a jsonschema-free spot check of the "*" form
-    ref = schema["agents"]["$defs"]["MCPClientRef"]["properties"]["tools"]
-    assert '"*"' in json.dumps(ref) or "'*'" in json.dumps(ref) or '"const": "*"' in json.dumps(ref)
+    # the agent-level allowlist: "*" or a map of entries, or null
+    tools = agent["$defs"]["MCPClientRef"]["properties"]["tools"]
+    (choice,) = [branch for branch in tools["anyOf"] if "oneOf" in branch]
+    assert {"const": "*", "type": "string"} in choice["oneOf"]
+    condition = agent["$defs"]["Condition"]
+    assert set(condition["properties"]["operator"]["enum"]) >= {"equals", "in", "exists"}
 
 
 def test_the_default_store_comes_from_the_environment(
@@ -239,3 +242,21 @@ def test_the_default_store_comes_from_the_environment(
     monkeypatch.chdir(tmp_path)
     assert main(["config", "import", str(path)]) == 0
     assert (tmp_path / "toolsearch-config.sqlite").exists()
+
+
+def test_bad_record_ids_and_unusable_stores_are_user_errors(cli: Cli, tmp_path: Path) -> None:
+    bundle = {
+        "agents": {"ok": {}, "bad id": {}},
+        "mcp_clients": {"c/1": BUNDLE["mcp_clients"]["docs"]},
+    }
+    code, _, err = cli("import", cli.file(bundle))
+    assert code == 1
+    assert "agents['bad id']: record ids are 1-128 characters" in err
+    assert "mcp_clients['c/1']: record ids" in err
+    assert not Path(cli.store).exists()  # not even the valid record was written
+    # a folder is no SQLite file
+    folder = tmp_path / "folder.sqlite"
+    folder.mkdir()
+    code = main(["config", "--store", str(folder), "import", cli.file({"agents": {"a": {}}})])
+    err = cli.capsys.readouterr().err
+    assert code == 1 and "SQLite store" in err and "Traceback" not in err

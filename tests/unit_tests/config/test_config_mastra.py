@@ -206,3 +206,9 @@ def test_mastra_clients_are_validated_like_ours() -> None:
         MCPClientConfig.from_mastra(
             {"name": "x", "servers": {"s": {"url": "https://x", "headers": {"a": "b"}}}}
         )
+
+
+def test_an_id_list_is_only_read_for_tools() -> None:
+    with pytest.raises(ToolConfigError) as caught:
+        AgentToolConfig.from_mastra({"integrationTools": ["composio_hackernews_GET"]})
+    assert [p for p, _ in caught.value.errors] == ["integrationTools"]

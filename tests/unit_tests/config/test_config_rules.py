@@ -367,3 +367,27 @@ def test_rules_in_every_place_are_validated() -> None:
         with pytest.raises(ToolConfigError) as caught:
             _save(config)
         assert f"{prefix}.conditions[0].operator" in str(caught.value), caught.value
+
+
+def test_empty_rule_groups_mean_no_constraints() -> None:
+    false = cond("plan", "equals", "nobody-has-this")
+    for group, expected in (
+        (AND(), True),
+        (OR(), True),
+        (OR(AND()), True),
+        (AND(OR(), AND(OR())), True),
+        (OR(AND(), false), True),  # the empty group is true, so OR is
+        (AND(OR(), false), False),  # ... and AND still needs the false condition
+    ):
+        parse_rules(group)  # saving one is allowed
+        assert evaluate_rules(group, CTX) is expected, group
+        assert evaluate_rules(group, {}) is expected, group
+    _save_ok({"tools": [{"value": {"a": {}}, "rules": OR(AND())}]})
+
+
+def _save_ok(config: dict[str, Any]) -> None:
+    from langgraph.store.memory import InMemoryStore
+
+    store = ToolConfigStore(InMemoryStore())
+    store.agents.save("agent", config)
+    assert store.agents.get("agent").to_json() == config
