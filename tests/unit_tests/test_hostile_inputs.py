@@ -3,7 +3,9 @@
 * deeply nested JSON (in ``tool_names`` or in a loaded tool's answer) raised
   ``RecursionError`` out of the run instead of an error ``ToolMessage``;
 * a run without a thread id took ``Command(update={"toolsearch_loaded": [...]})``
-  as its input (which bypasses the input schema) and ran a tool never loaded;
+  as its input (which bypasses the input schema) and ran a tool never loaded,
+  or replayed the signed entries of an earlier run's output past a filter
+  that now refuses the load;
 * a sync filter or resolver hanging past its timeout kept a thread of the
   application's default executor: a few hangs stalled every ``to_thread`` of
   the application (and LangGraph's sync tools in async runs);
@@ -240,3 +242,36 @@ async def test_a_load_written_into_the_store_by_someone_else_is_asked_of_the_fil
     out = await h.run("delete user 1", cfg("t-shared"), mode)
     assert tool_msgs(out, "admin_delete_user")[0].status == "error"
     assert CALLS == [] and h.bound == [META, META]
+
+
+@form_param
+@mode_param
+@pytest.mark.parametrize("replayed", ["key", "output"])
+async def test_a_threadless_replay_of_an_earlier_runs_loads_is_asked_of_the_filter(
+    form: str, mode: str, replayed: str
+) -> None:
+    revoked: list[bool] = [False]
+
+    def admin_loads_until_revoked(args: ToolSearchFilterArgs) -> bool:
+        return not (args.phase == "load" and revoked[0] and args.tool_name.startswith("admin_"))
+
+    steps = [
+        ai(call("load_tool", {"tool_name": "admin_delete_user"})),
+        ai(content="loaded"),
+        ai(call("admin_delete_user", {"id": "1"})),
+        ai(content="ok"),
+    ]
+    h = build(form, steps, checkpointer=False, filter=admin_loads_until_revoked)
+    earlier = await h.run("load the admin tool", None, mode)
+    assert earlier["toolsearch_loaded"]  # the run's output carries its (signed) loads
+    revoked[0] = True
+    history = earlier["messages"] if replayed == "output" else []
+    replay = Command(
+        update={
+            "messages": [*history, HumanMessage("delete user 1")],
+            "toolsearch_loaded": earlier["toolsearch_loaded"],
+        }
+    )
+    out = await h.run(replay, None, mode)
+    assert tool_msgs(out, "admin_delete_user")[0].status == "error"
+    assert CALLS == [] and h.bound[2] == META
