@@ -4,6 +4,11 @@ Sync paths (``invoke``, a sync filter check, a sync MCP tool call) that meet an
 awaitable hand it to one long-lived loop in a daemon thread and wait for it.
 This is safe inside a thread that already runs an event loop (a Jupyter cell,
 an async server calling sync code), where ``asyncio.run`` would raise.
+
+The other way round, :func:`in_hook_thread` runs a user's sync hook (filter,
+resolver) from async code in the package's own worker threads: a hook that
+hangs past its timeout keeps its thread, and must never hold one of the
+application's default executor (which LangGraph also runs sync tools on).
 """
 
 from __future__ import annotations
@@ -11,15 +16,19 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import threading
-from collections.abc import Awaitable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
-__all__ = ["run_sync"]
+__all__ = ["HOOK_THREADS", "in_hook_thread", "run_sync"]
 
 T = TypeVar("T")
 
 _lock = threading.Lock()
 _loop: asyncio.AbstractEventLoop | None = None
+_hooks: concurrent.futures.ThreadPoolExecutor | None = None
+
+HOOK_THREADS = 64
+"""Most threads running users' sync hooks at once (count; started on demand)."""
 
 
 def _background_loop() -> asyncio.AbstractEventLoop:
@@ -60,3 +69,22 @@ def run_sync(value: Awaitable[T], *, timeout: float | None = None) -> T:
     except concurrent.futures.TimeoutError:
         future.cancel()
         raise TimeoutError(f"gave up after {timeout} s") from None
+
+
+def _hook_pool() -> concurrent.futures.ThreadPoolExecutor:
+    global _hooks
+    with _lock:
+        if _hooks is None:
+            _hooks = concurrent.futures.ThreadPoolExecutor(
+                max_workers=HOOK_THREADS, thread_name_prefix="toolsearch-hook"
+            )
+        return _hooks
+
+
+async def in_hook_thread(fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` in the package's hook threads, awaited from async code.
+
+    Like ``asyncio.to_thread`` (without copying context variables: pass
+    ``ctx.run`` as ``fn``), but never on the running loop's default executor.
+    """
+    return await asyncio.get_running_loop().run_in_executor(_hook_pool(), fn, *args)

@@ -22,7 +22,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from langchain_toolsearch._async import run_sync
+from langchain_toolsearch._async import in_hook_thread, run_sync
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.types import ToolSearchFilterArgs
 
@@ -121,7 +121,7 @@ class ToolPolicy:
                 if self._async:
                     value: Any = ctx.copy().run(hook, args)
                 else:  # never on the event loop
-                    value = await asyncio.to_thread(ctx.copy().run, hook, args)
+                    value = await in_hook_thread(ctx.copy().run, hook, args)
                 if inspect.isawaitable(value):
                     value = await value
         except Exception as exc:  # fail closed on anything the hook raises, timeouts included

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
@@ -83,10 +84,14 @@ def order_tools(
 
 
 class Bindable:
-    """Whether providers can take a tool's schema (LangChain converts it); cached per tool."""
+    """Whether providers can take a tool's schema (LangChain converts it); cached per tool.
+
+    The cache holds tools weakly: a request's own tools (built with its
+    caller's credentials) never outlive the request because of it.
+    """
 
     def __init__(self, max_entries: int = 20_000) -> None:
-        self._known: dict[int, tuple[BaseTool, bool]] = {}
+        self._known: dict[int, tuple[weakref.ref[BaseTool], bool]] = {}
         self._lock = threading.Lock()
         self._max = max_entries
 
@@ -94,7 +99,7 @@ class Bindable:
         """Check ``tool``, logging a warning the first time it fails."""
         with self._lock:
             known = self._known.get(id(tool))
-        if known is not None and known[0] is tool:
+        if known is not None and known[0]() is tool:
             return known[1]
         try:
             convert_to_openai_tool(tool)
@@ -109,5 +114,5 @@ class Bindable:
         with self._lock:
             if len(self._known) >= self._max:
                 self._known.clear()
-            self._known[id(tool)] = (tool, ok)
+            self._known[id(tool)] = (weakref.ref(tool), ok)
         return ok

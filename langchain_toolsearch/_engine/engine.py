@@ -133,8 +133,13 @@ class Engine:
     def usable(
         self, entries: Sequence[LibraryTool], scope: RequestScope
     ) -> Decisions[list[LibraryTool]]:
-        """Loaded ``entries`` this request may use (context receipts re-checked at ``load``)."""
-        if self.storage.receipts:
+        """Loaded ``entries`` this request may use.
+
+        Loads read from messages or graph state (a run's input can forge both)
+        or from a LangGraph store (its clients can write it) are re-checked in
+        phase ``load``.
+        """
+        if self.storage.receipts or self.storage.shared or scope.thread_id is None:
             entries = yield from self.allowed(entries, scope, "load")
         return (yield from self.allowed(entries, scope, "active"))
 

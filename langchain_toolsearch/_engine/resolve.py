@@ -26,7 +26,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from langchain_toolsearch._async import run_sync
+from langchain_toolsearch._async import in_hook_thread, run_sync
 from langchain_toolsearch._prompts import META_TOOL_NAMES
 from langchain_toolsearch.errors import ToolSearchTypeError
 from langchain_toolsearch.library import ToolLibrary
@@ -121,7 +121,7 @@ class Resolver:
                 if is_async_callable(source):
                     value = ctx.copy().run(source, config)
                 else:
-                    value = await asyncio.to_thread(ctx.copy().run, source, config)
+                    value = await in_hook_thread(ctx.copy().run, source, config)
                 if inspect.isawaitable(value):
                     value = await value
                 return value

@@ -29,7 +29,7 @@ def _as_receipt(message: ToolMessage) -> Mapping[str, Any] | None:
     if isinstance(message.content, str):
         try:
             parsed = json.loads(message.content)
-        except ValueError:
+        except (ValueError, RecursionError):  # deeply nested JSON exhausts the stack
             return None
         return parsed if isinstance(parsed, Mapping) else None
     return None
@@ -43,7 +43,7 @@ def parse_names(value: object) -> list[str] | None:
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):  # deeply nested JSON exhausts the stack
             return None
     if isinstance(value, list) and all(isinstance(n, str) for n in value):
         return list(value)
@@ -92,7 +92,9 @@ def receipts_in(
         if not isinstance(message, ToolMessage):
             continue
         call = calls.get(message.tool_call_id)
-        receipt = _as_receipt(message) if call is not None else None
+        # only meta-tool answers are receipts: other tools' output is never parsed
+        is_meta = call is not None and call["name"] in (P.LOAD_TOOL_NAME, P.SEARCH_TOOL_NAME)
+        receipt = _as_receipt(message) if is_meta else None
         if call is None or receipt is None:
             continue
         names: list[Any] = []

@@ -64,6 +64,9 @@ class Storage(ABC):
     """``"in-memory"``, ``"context"``, ``"store"`` or ``"custom"``."""
     receipts: bool = False
     """Whether loads come from message receipts (re-checked with the filter)."""
+    shared: bool = False
+    """Whether others can write the loads (a deployment's LangGraph store is open to its
+    clients' store API): re-checked with the filter in phase ``load`` like receipts."""
 
     @abstractmethod
     def loaded(
@@ -144,6 +147,7 @@ class ThreadStorage(Storage):
         langgraph_store: BaseStore | None = None,
     ) -> None:
         self.mode = mode
+        self.shared = mode == "store"
         self._fixed = store
         self._explicit = (
             BaseStoreLoadedToolStore(langgraph_store) if langgraph_store is not None else None
@@ -184,9 +188,14 @@ class ThreadStorage(Storage):
         graph_store: BaseStore | None,
         resolve: Callable[[str], str | None],
     ) -> Stored[list[str]]:
-        """The thread's stored names, or the run's ``toolsearch_loaded`` without a thread id."""
+        """The thread's stored names, or the run's ``toolsearch_loaded`` without a thread id.
+
+        Without a thread id a name counts only if a receipt in the run's messages
+        backs it too: ``Command(update=...)`` as the run's input can write the key.
+        """
         if thread_id is None:
-            return self._verified(state_names(state, LOADED_KEY))
+            receipted = set(receipts_in(messages_of(state), resolve))
+            return [n for n in self._verified(state_names(state, LOADED_KEY)) if n in receipted]
         backend = self.backend(graph_store)
         if backend is None:
             return []
