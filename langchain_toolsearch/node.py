@@ -56,8 +56,10 @@ from langchain_toolsearch.search.index import IndexOption
 from langchain_toolsearch.storage.state_keys import (
     LOADED_KEY,
     TOOLS_KEY,
+    StateSigner,
     ToolSearchInput,
     ToolSearchState,
+    state_value,
 )
 from langchain_toolsearch.types import ResolveToolsFn
 
@@ -141,6 +143,7 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         searchable, direct = self._engine.split_agent_tools(self.bound_tools, self.meta_tools)
         self._searchable: tuple[BaseTool, ...] = tuple(searchable)
         self._direct = tuple(direct)
+        self._signer = StateSigner()  # toolsearch_tools entries: only this node's count
         self._engine.state_ready = carries_search_keys
 
     def _outside_scope_bound(self) -> Sequence[BaseTool]:
@@ -172,13 +175,15 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         """Compute the loaded tools to bind for this step.
 
         Returns:
-            ``{"toolsearch_tools": [names]}`` in load order, filter-checked.
+            ``{"toolsearch_tools": [entries]}`` in load order, filter-checked;
+            each entry is a tool name signed by this node (read them with
+            :meth:`loaded_names`).
         """
         step = drive(
             self._engine.model_step(self._build(config, input), self.meta_tools),
             self._engine.policy,
         )
-        return {TOOLS_KEY: step.loaded}
+        return {TOOLS_KEY: self._signer.sign_all(step.loaded)}
 
     async def ainvoke(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
@@ -186,14 +191,22 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         """Async :meth:`invoke` (resolvers and filters never block the event loop)."""
         scope = await self._abuild(config, input)
         step = await adrive(self._engine.model_step(scope, self.meta_tools), self._engine.policy)
-        return {TOOLS_KEY: step.loaded}
+        return {TOOLS_KEY: self._signer.sign_all(step.loaded)}
 
     # -- for the model node ------------------------------------------------------------------
 
+    def loaded_names(self, state: Mapping[str, Any] | Any) -> list[str]:
+        """The loaded tool names this node wrote to ``state["toolsearch_tools"]``, in order.
+
+        Entries this node did not write (a run's input, a resume's
+        ``Command(update=...)``, another process) are ignored.
+        """
+        entries = state_value(state, TOOLS_KEY)
+        return self._signer.verified(entries) if isinstance(entries, list) else []
+
     def _tools_from(self, scope: RequestScope, state: Any) -> list[BaseTool]:
-        names = state.get(TOOLS_KEY) if isinstance(state, Mapping) else None
         library = scope.library
-        loaded = [e for n in names or [] if isinstance(n, str) and (e := library.get(n))]
+        loaded = [e for n in self.loaded_names(state) if (e := library.get(n))]
         bindable = [e for e in loaded if self._engine.bindable(e.tool)]
         ordered = [*self.meta_tools, *self._direct, *(e.tool for e in bindable)]
         return [t for t in ordered if isinstance(t, BaseTool)]
@@ -201,11 +214,11 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
     def tools_for(self, state: Mapping[str, Any] | Any) -> list[BaseTool]:
         """Tools to bind for ``state``: meta, ``bound_tools``, then loaded tools.
 
-        Reads ``state["toolsearch_tools"]`` as written by this node; names not
-        in the request's library are ignored (the execution guard re-checks
-        anyway). With ``include_resolved_tools`` the request's resolved tools
-        are looked up through the running graph's config, and ``bound_tools``
-        are withheld until loaded.
+        Reads ``state["toolsearch_tools"]`` as written by this node (entries
+        it did not sign, and names not in the request's library, are ignored;
+        the execution guard re-checks anyway). With ``include_resolved_tools``
+        the request's resolved tools are looked up through the running graph's
+        config, and ``bound_tools`` are withheld until loaded.
         """
         return self._tools_from(self._build(current_config(), state), state)
 

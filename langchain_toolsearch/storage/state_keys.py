@@ -5,12 +5,18 @@
 
 None of them can be written by a run's input: in the middleware form they
 are marked ``OmitFromInput``; in the node form compile the graph with
-``StateGraph(ToolSearchState, input_schema=ToolSearchInput)``.
+``StateGraph(ToolSearchState, input_schema=ToolSearchInput)``. Input schemas
+do not cover every way in (``Command(update=...)`` on a resume, a copied
+state), so entries are also signed by a :class:`StateSigner` of the instance
+that wrote them, and unsigned or forged entries are ignored.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import hashlib
+import hmac
+import os
+from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, NotRequired
 
 from langchain.agents.middleware.types import AgentState, OmitFromInput
@@ -20,6 +26,7 @@ from langgraph.graph import MessagesState
 __all__ = [
     "LOADED_KEY",
     "TOOLS_KEY",
+    "StateSigner",
     "ToolSearchAgentState",
     "ToolSearchInput",
     "ToolSearchState",
@@ -33,6 +40,37 @@ LOADED_KEY = "toolsearch_loaded"
 """Loads of a run without a thread id."""
 TOOLS_KEY = "toolsearch_tools"
 """Node form: loaded tool names to bind this step."""
+
+
+class StateSigner:
+    """Signs tool names kept in graph state with a key of this process (HMAC-SHA256).
+
+    An entry reads ``"<name>#<32 hex digits>"``. The key is made at construction
+    and never leaves the process, so only the instance that wrote an entry can
+    verify it: after a restart, earlier entries are ignored (fail closed).
+    """
+
+    def __init__(self) -> None:
+        self._key = os.urandom(32)
+
+    def sign(self, name: str) -> str:
+        """``name`` with its signature appended."""
+        raw = name.encode("utf-8", "surrogatepass")
+        return f"{name}#{hmac.new(self._key, raw, hashlib.sha256).hexdigest()[:32]}"
+
+    def sign_all(self, names: Iterable[str]) -> list[str]:
+        """:meth:`sign` of each name, in order."""
+        return [self.sign(n) for n in names]
+
+    def verified(self, entries: Iterable[object]) -> list[str]:
+        """The names of the entries this signer wrote, in order; anything else is dropped."""
+        names: list[str] = []
+        for entry in entries:
+            if isinstance(entry, str):
+                name = entry.rpartition("#")[0]
+                if name and hmac.compare_digest(self.sign(name), entry):
+                    names.append(name)
+        return names
 
 
 def merge_loaded(left: list[str] | None, right: list[str] | None) -> list[str]:

@@ -20,10 +20,7 @@ copied state) is ignored.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import logging
-import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -41,7 +38,12 @@ from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStor
 from langchain_toolsearch.storage.memory import InMemoryLoadedToolStore
 from langchain_toolsearch.storage.protocol import LoadedToolStore, StoreCall, Stored, ask
 from langchain_toolsearch.storage.receipts import receipts_in
-from langchain_toolsearch.storage.state_keys import LOADED_KEY, messages_of, state_names
+from langchain_toolsearch.storage.state_keys import (
+    LOADED_KEY,
+    StateSigner,
+    messages_of,
+    state_names,
+)
 
 __all__ = ["STORAGE_MODES", "ContextStorage", "Storage", "ThreadStorage", "choose_storage"]
 
@@ -153,15 +155,7 @@ class ThreadStorage(Storage):
             BaseStoreLoadedToolStore(langgraph_store) if langgraph_store is not None else None
         )
         self._graph: tuple[BaseStore, BaseStoreLoadedToolStore] | None = None
-        self._secret = os.urandom(32)
-
-    def _sign(self, name: str) -> str:
-        raw = name.encode("utf-8", "surrogatepass")
-        return f"{name}#{hmac.new(self._secret, raw, hashlib.sha256).hexdigest()[:32]}"
-
-    def _verified(self, entries: Sequence[str]) -> list[str]:
-        names = [e.rpartition("#")[0] for e in entries]
-        return [n for n, e in zip(names, entries, strict=True) if n and self._sign(n) == e]
+        self._signer = StateSigner()
 
     def backend(self, graph_store: BaseStore | None = None) -> LoadedToolStore | None:
         """The fixed store, else ``store=``, else a wrapper of the graph's store."""
@@ -195,7 +189,9 @@ class ThreadStorage(Storage):
         """
         if thread_id is None:
             receipted = set(receipts_in(messages_of(state), resolve))
-            return [n for n in self._verified(state_names(state, LOADED_KEY)) if n in receipted]
+            return [
+                n for n in self._signer.verified(state_names(state, LOADED_KEY)) if n in receipted
+            ]
         backend = self.backend(graph_store)
         if backend is None:
             return []
@@ -231,7 +227,7 @@ class ThreadStorage(Storage):
         if not names:
             return {}
         if thread_id is None:
-            return {LOADED_KEY: [self._sign(n) for n in names]}
+            return {LOADED_KEY: self._signer.sign_all(names)}
         backend = self.backend(graph_store)
         assert backend is not None  # unstorable() refused the load otherwise
         yield from ask(

@@ -651,7 +651,7 @@ async def test_tool_search_node_graph_calls_real_time_server(libs: Libraries) ->
     assert "Asia/Tokyo" in messages[-1].text
 
     state = await graph.aget_state({"configurable": {"thread_id": "node-time"}})
-    assert state.values["toolsearch_tools"] == ["get_current_time"]
+    assert node.loaded_names(state.values) == ["get_current_time"]
 
 
 # --- SPEC 8 x 9: provider-unsafe MCP names, config reaching the adapter ---------------

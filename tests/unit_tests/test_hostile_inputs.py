@@ -9,8 +9,9 @@
 * a sync filter or resolver hanging past its timeout kept a thread of the
   application's default executor: a few hangs stalled every ``to_thread`` of
   the application (and LangGraph's sync tools in async runs);
-* node form (open, strict xfail): a resume ``Command(update={"toolsearch_tools": [...]})``
-  (or one that jumps to the model node) binds a tool that was never loaded;
+* node form: a resume ``Command(update={"toolsearch_tools": [...]})`` (or one
+  that jumps to the model node) bound a tool that was never loaded (entries
+  are now signed by the node that wrote them);
 * a request's own tools (with its caller's credentials) stayed referenced by
   the shared instance's schema cache after the request ended;
 * ``storage="store"``: a load written into the LangGraph store by someone else
@@ -172,14 +173,6 @@ async def test_a_hanging_sync_resolver_never_holds_the_applications_threads() ->
         release.set()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "open: tools_for trusts state['toolsearch_tools'], which a resume's Command(update=...) "
-        "can write; recomputing the loads in tools_for fixes it but makes the sync tools_for "
-        "read the store, which AsyncPostgresStore refuses inside an async run"
-    ),
-)
 @mode_param
 @pytest.mark.parametrize("storage", ["in-memory", "store", "context"])
 @pytest.mark.parametrize("route", ["resume", "goto"])

@@ -50,30 +50,39 @@ def _load_receipt(call_id: str, names: list[str]) -> list[Any]:
 async def test_node_invoke_reports_loaded_tools_in_load_order() -> None:
     node = ToolSearchNode(tools=library(), storage="context")
     state = {"messages": _load_receipt("c1", ["send_email", "get_weather", "nope"])}
-    assert node.invoke(state, cfg()) == {"toolsearch_tools": ["send_email", "get_weather"]}
-    assert await node.ainvoke(state, cfg()) == {"toolsearch_tools": ["send_email", "get_weather"]}
+    written = node.invoke(state, cfg())
+    assert list(written) == ["toolsearch_tools"]
+    assert node.loaded_names(written) == ["send_email", "get_weather"]
+    assert node.loaded_names(await node.ainvoke(state, cfg())) == ["send_email", "get_weather"]
     assert node.invoke({"messages": []}) == {"toolsearch_tools": []}
+    # The entries are signed by the node that wrote them: another node reads nothing.
+    assert ToolSearchNode(tools=library(), storage="context").loaded_names(written) == []
 
     memory = ToolSearchNode(tools=library())
     memory.loaded_tool_store.add(  # type: ignore[union-attr]
         "t9", ["github_get_me", "get_weather"]
     )
-    assert memory.invoke({"messages": []}, cfg("t9")) == {
-        "toolsearch_tools": ["github_get_me", "get_weather"]
-    }
+    assert memory.loaded_names(memory.invoke({"messages": []}, cfg("t9"))) == [
+        "github_get_me",
+        "get_weather",
+    ]
     assert memory.invoke({"messages": []}, cfg("t8")) == {"toolsearch_tools": []}
     assert memory.name == "tool_search"
 
 
 def test_tools_for_orders_meta_bound_then_loaded_and_ignores_unknown_names() -> None:
     node = ToolSearchNode(tools=library(), bound_tools=[calculator])
-    state = {"messages": [], "toolsearch_tools": ["get_weather", "no_such_tool", 3, "send_email"]}
+    signed = [node._signer.sign(n) for n in ("get_weather", "no_such_tool", "send_email")]
+    state = {"messages": [], "toolsearch_tools": [signed[0], signed[1], 3, signed[2]]}
     assert [t.name for t in node.tools_for(state)] == [
         *META,
         "calculator",
         "get_weather",
         "send_email",
     ]
+    # Names this node did not sign (a run's input, a resume's Command) bind nothing.
+    unsigned = {"messages": [], "toolsearch_tools": ["get_weather", "send_email"]}
+    assert [t.name for t in node.tools_for(unsigned)] == [*META, "calculator"]
     assert [t.name for t in node.tools_for({"messages": []})] == [*META, "calculator"]
     auto = ToolSearchNode(tools=library(), auto_load=True)
     assert [t.name for t in auto.tools_for({})] == ["search_tools"]
@@ -134,7 +143,7 @@ async def test_custom_state_schema_built_on_tool_search_state(mode: str) -> None
     h = build("node", steps, state_schema=State, checkpointer=False)
     out = await h.run({"messages": [HumanMessage("go")], "counter": 1}, None, mode)
     assert h.ts.get_loaded_tools({}, out) == ["get_weather"]  # entries are signed
-    assert out["toolsearch_tools"] == ["get_weather"]
+    assert h.ts.loaded_names(out) == ["get_weather"]
     assert CALLS == [("get_weather", "Oslo")]
 
 
