@@ -57,6 +57,11 @@ NO_STORE = (
     "builder.compile(store=...); PostgresStore at scale) or pass store=... to "
     "the tool search"
 )
+STORE_BYPASS = (
+    "the tool search was given store=..., so loaded tools go there and not to the "
+    "store this graph runs with (on LangGraph's API server: the server's store); "
+    "drop store= to use the graph's store"
+)
 
 
 class Storage(ABC):
@@ -156,12 +161,15 @@ class ThreadStorage(Storage):
         )
         self._graph: tuple[BaseStore, BaseStoreLoadedToolStore] | None = None
         self._signer = StateSigner()
+        self._bypass_warned = False
 
     def backend(self, graph_store: BaseStore | None = None) -> LoadedToolStore | None:
         """The fixed store, else ``store=``, else a wrapper of the graph's store."""
         if self._fixed is not None:
             return self._fixed
         if self._explicit is not None:
+            if graph_store is not None and graph_store is not self._explicit.store:
+                self._warn_bypass()
             return self._explicit
         if graph_store is None:
             return None
@@ -169,6 +177,11 @@ class ThreadStorage(Storage):
         if cached is None or cached[0] is not graph_store:
             cached = self._graph = (graph_store, BaseStoreLoadedToolStore(graph_store))
         return cached[1]
+
+    def _warn_bypass(self) -> None:
+        if not self._bypass_warned:  # once per instance: a setting, not a per-request event
+            self._bypass_warned = True
+            logger.warning(STORE_BYPASS)
 
     def check(self, thread_id: str | None, graph_store: BaseStore | None) -> None:
         """Raise :class:`StoreMissingError` when a thread's loads have nowhere to go."""

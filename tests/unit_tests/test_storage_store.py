@@ -10,6 +10,7 @@ trimming of the messages, and are shared by every replica using the store.
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import Any
 
@@ -300,3 +301,19 @@ def test_store_options_are_validated(cls: type) -> None:
     with pytest.raises(ValueError, match="clearing"):
         cls(tools=library(), storage="store").clear_state("t1")
     cls(tools=library(), storage="context").clear_state("t1")  # no-op
+
+
+@form_param
+@mode_param
+async def test_an_explicit_store_that_bypasses_the_graphs_store_is_warned_once(
+    form: str, mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    mine, graphs = InMemoryStore(), InMemoryStore()
+    steps = [ai(call("load_tool", {"tool_name": "get_weather"})), ai(content="ok")]
+    h = build(form, steps * 2, storage="store", store=mine, graph_store=graphs)
+    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch.storage.strategy"):
+        await h.run("hi", cfg("t-bypass"), mode)
+        await h.run("again", cfg("t-bypass"), mode)
+    bypass = [r for r in caplog.records if "drop store=" in r.getMessage()]
+    assert len(bypass) == 1
+    assert mine.search(("toolsearch", "loaded", "t-bypass")) and not graphs.search(("toolsearch",))
