@@ -29,11 +29,8 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_core.tools import BaseTool, tool
 
 from langchain_toolsearch.testing import ScriptedToolSearchModel
-from tests.integration_tests.test_storage_postgres import pg_dsn
 from tests.support.mcp_fixtures import servers_bin
 from tests.support.paths import REPO_ROOT
-
-__all__ = ["pg_dsn"]
 
 PAGES = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md"))]
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.M | re.S)

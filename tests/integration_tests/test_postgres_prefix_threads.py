@@ -17,11 +17,8 @@ from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from langgraph.store.postgres import AsyncPostgresStore, PostgresStore
 
-from tests.integration_tests.test_storage_postgres import pg_dsn
 from tests.support.storage_helpers import RuleChatModel, receipt_of
 from tests.support.toolsearch_harness import META, build, cfg
-
-__all__ = ["pg_dsn"]
 
 LOADS = {"1": "get_weather", "10": "send_email", "100": "github_get_me"}
 

@@ -15,10 +15,7 @@ SIGKILLed right after a load was acknowledged loses nothing.
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -27,7 +24,7 @@ from langchain_core.messages import HumanMessage
 from tests.support.library_fixtures import library
 from tests.support.storage_helpers import RuleChatModel, receipt_of
 from tests.support.toolsearch_harness import META, build, cfg
-from tests.support.worker_client import ROOT, Worker
+from tests.support.worker_client import Worker
 
 psycopg = pytest.importorskip("psycopg", reason="needs psycopg (pip install -e '.[dev]')")
 pytest.importorskip("langgraph.store.postgres", reason="needs langgraph-checkpoint-postgres")
@@ -35,55 +32,6 @@ pytest.importorskip("langgraph.store.postgres", reason="needs langgraph-checkpoi
 from langgraph.checkpoint.postgres import PostgresSaver  # noqa: E402
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver  # noqa: E402
 from langgraph.store.postgres import AsyncPostgresStore, PostgresStore  # noqa: E402
-
-DSN_ENV = "TOOLSEARCH_TEST_POSTGRES_DSN"
-
-
-def _server_dsn() -> tuple[str | None, bool, str]:
-    """(DSN, whether we started the server, why not)."""
-    dsn = os.environ.get(DSN_ENV)
-    if dsn:
-        return dsn, False, ""
-    if dsn == "":
-        return None, False, f"{DSN_ENV} is empty: scripts/start_postgres.sh failed under make"
-    script = ROOT / "scripts" / "start_postgres.sh"
-    was_running = subprocess.run([script, "status"], capture_output=True).returncode == 0
-    proc = subprocess.run(
-        [script, "start", "--no-install"], capture_output=True, text=True, timeout=120
-    )
-    if proc.returncode != 0 or not proc.stdout.strip():
-        return None, False, f"scripts/start_postgres.sh: {proc.stderr.strip()[-500:]}"
-    return proc.stdout.strip(), not was_running, ""
-
-
-def _with_db(dsn: str, db: str) -> str:
-    base, _, _ = dsn.rpartition("/")
-    return f"{base}/{db}"
-
-
-@pytest.fixture(scope="module")
-def pg_dsn() -> Iterator[str]:
-    dsn, started, why = _server_dsn()
-    if dsn is None:
-        message = f"no PostgreSQL server for the PostgresStore tests ({why})"
-        if os.environ.get("TOOLSEARCH_REQUIRE_POSTGRES") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
-    db = f"toolsearch_test_{os.getpid()}_{uuid.uuid4().hex[:6]}"
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{db}"')
-    url = _with_db(dsn, db)
-    with PostgresStore.from_conn_string(url) as store:
-        store.setup()
-    with PostgresSaver.from_conn_string(url) as saver:
-        saver.setup()
-    try:
-        yield url
-    finally:
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
-        if started:
-            subprocess.run([ROOT / "scripts" / "start_postgres.sh", "stop"], check=False)
 
 
 def _thread() -> str:

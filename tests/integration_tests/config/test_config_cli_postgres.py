@@ -9,7 +9,6 @@ through PostgreSQL's jsonb (field report C23).
 from __future__ import annotations
 
 import json
-import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,25 +31,13 @@ pytest.importorskip("langgraph.store.postgres", reason="needs langgraph-checkpoi
 
 from langgraph.store.postgres import PostgresStore  # noqa: E402
 
-from tests.integration_tests.test_storage_postgres import _server_dsn, _with_db  # noqa: E402
+from tests.support.postgres import fresh_database  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def pg_config_dsn() -> Iterator[str]:
-    dsn, _started, why = _server_dsn()
-    if dsn is None:
-        message = f"no PostgreSQL server for the config CLI tests ({why})"
-        if os.environ.get("TOOLSEARCH_REQUIRE_POSTGRES") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
-    db = f"toolsearch_config_{os.getpid()}_{uuid.uuid4().hex[:6]}"
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{db}"')
-    try:
-        yield _with_db(dsn, db)
-    finally:
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
+    with fresh_database("config", "the config CLI tests") as url:
+        yield url
 
 
 def _bundle(url: str) -> dict[str, Any]:

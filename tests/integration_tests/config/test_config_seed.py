@@ -47,9 +47,9 @@ async def test_http_clients_fall_back_to_sse(
 async def test_an_http_server_down_on_both_transports_names_both(
     configs: ToolConfigStore,
 ) -> None:
-    from tests.conftest import _free_port
+    from tests.support.servers import free_port
 
-    url = f"http://127.0.0.1:{_free_port()}/mcp"  # nothing listens there
+    url = f"http://127.0.0.1:{free_port()}/mcp"  # nothing listens there
     configs.mcp_clients.create("down", {"servers": {"web": {"url": url, "timeout": 5}}})
     resolved = await ToolResolver(store=configs).aresolve(
         agent_config={"mcp_clients": {"down": {"tools": "*"}}}
