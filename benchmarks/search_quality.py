@@ -1,0 +1,131 @@
+"""Recall of the default search index on BFCL, GitHub MCP tools and the ToolSDK registry.
+
+Run from the repository root (needs the shared data; ``TOOLSEARCH_SHARED_DATA``)::
+
+    python benchmarks/search_quality.py [--semantic minilm|bge] [--speed]
+
+The GitHub and ToolSDK query sets live in ``benchmarks/queries/*.jsonl``
+(written before any tuning; ``{"query", "gold": [tool names]}``). The
+ToolSDK queries run against the whole registry (about 8,000 tools).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from langchain_toolsearch.datasets import (
+    EvalQuery,
+    ToolDef,
+    load_bfcl,
+    load_github_mcp_tools,
+    load_toolsdk,
+    merge_libraries,
+    scale_library,
+)
+from langchain_toolsearch.evaluation import evaluate
+from langchain_toolsearch.library import ToolLibrary
+from langchain_toolsearch.search.index import IndexOption, ToolIndex, build_index
+
+QUERIES = Path(__file__).parent / "queries"
+RESERVED = {"search_tools", "load_tool"}
+
+
+def _queries(name: str) -> list[EvalQuery]:
+    out = []
+    for i, line in enumerate((QUERIES / f"{name}.jsonl").read_text().splitlines()):
+        row = json.loads(line)
+        out.append(EvalQuery(f"{name}_{i}", row["query"], tuple(row["gold"])))
+    return out
+
+
+def _library(defs: list[ToolDef]) -> ToolLibrary:
+    return ToolLibrary([d.to_tool() for d in defs if d.name not in RESERVED])
+
+
+def _search(library: ToolLibrary, index: ToolIndex) -> Callable[[str, int], list[str]]:
+    def search(query: str, k: int) -> list[str]:
+        out = []
+        for hit in itertools.islice(index.rank(query), k):
+            entry = library.get(hit.name)
+            out.append(entry.original_name if entry is not None else hit.name)
+        return out
+
+    return search
+
+
+def quality(option: IndexOption | None, label: str) -> None:
+    bfcl, bq = load_bfcl()
+    sets = [
+        ("BFCL", bfcl, bq),
+        ("GitHub MCP", load_github_mcp_tools(), _queries("github")),
+        ("ToolSDK", load_toolsdk(), _queries("toolsdk")),
+    ]
+    for title, defs, queries in sets:
+        library = _library(defs)
+        missing = {g for q in queries for g in q.gold if library.get(g) is None}
+        if missing:
+            raise SystemExit(f"{title}: gold tools not in the library: {sorted(missing)}")
+        index = build_index(option, library.documents())
+        report = evaluate(_search(library, index), queries)
+        print(f"{label:10s} {title:10s} {report.summary()}")
+
+
+def speed() -> None:
+    bfcl, bq = load_bfcl()
+    base = merge_libraries(bfcl, load_toolsdk())
+    texts = [q.query for q in bq][::5]
+    for n in (10_000, 100_000):
+        defs = scale_library(base, n)
+        tools = [d.to_tool() for d in defs if d.name not in RESERVED]
+        builds = []
+        for _ in range(3 if n == 10_000 else 1):
+            from langchain_toolsearch.search.tokenize import clear_caches
+
+            clear_caches()
+            started = time.perf_counter()
+            library = ToolLibrary(tools)
+            index = build_index(None, library.documents())
+            builds.append(time.perf_counter() - started)
+        times = []
+        for text in texts:
+            started = time.perf_counter()
+            list(itertools.islice(index.rank(text), 5))
+            times.append(time.perf_counter() - started)
+        times.sort()
+        print(
+            f"{n:>7,} tools: build {min(builds):.2f} s (library + index), search p50 "
+            f"{statistics.median(times) * 1e3:.3f} ms p95 {times[int(len(times) * 0.95)] * 1e3:.3f} ms"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--semantic", choices=["minilm", "bge"], default=None)
+    parser.add_argument("--speed", action="store_true")
+    args = parser.parse_args()
+    if args.speed:
+        speed()
+        return
+    option: IndexOption | None = None
+    label = "bm25"
+    if args.semantic:
+        from langchain_toolsearch.search.semantic import SemanticIndexFactory
+
+        if args.semantic == "minilm":
+            from langchain_toolsearch.search.semantic import local_minilm_embeddings
+
+            option = SemanticIndexFactory(local_minilm_embeddings())
+        else:
+            raise SystemExit("bge: see docs/search.md")
+        label = f"hybrid-{args.semantic}"
+    quality(option, label)
+
+
+if __name__ == "__main__":
+    main()
