@@ -233,12 +233,13 @@ class LibraryTool:
 
     def document(self) -> ToolDocument:
         """The search document: name (+ original as alias), description, parameters."""
-        aliases = (self.original_name,) if self.original_name != self.name else ()
+        rewritten = self.original_name != self.name
         return ToolDocument(
             name=self.name,
             description=self.description,
             parameters=tool_parameters(self.tool),
-            aliases=aliases,
+            aliases=(self.original_name,) if rewritten else (),
+            generated_name=rewritten,
         )
 
 

@@ -50,111 +50,38 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Protocol, TypeAlias, runtime_checkable
+from typing import TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
+from langchain_toolsearch.search.names import NameCoverage, correct
+from langchain_toolsearch.search.protocol import (
+    AsyncToolIndex,
+    IndexOption,
+    ScoredTool,
+    ToolDocument,
+    ToolIndex,
+    arank,
+    name_key,
+)
 from langchain_toolsearch.search.tokenize import STOPWORDS, name_phrase, tokenize, tokenize_name
 
 __all__ = [
+    "AsyncToolIndex",
     "BM25Params",
     "BM25ToolIndex",
     "IndexOption",
     "ScoredTool",
     "ToolDocument",
     "ToolIndex",
+    "arank",
     "build_index",
     "name_key",
 ]
-
-_KEY_SEP = re.compile(r"[\s_\-./:]+")
-
-
-def name_key(text: str) -> str:
-    """Normalise a name or a query chunk for exact-name comparison.
-
-    ``"Get-Weather"``, ``"get weather"`` and ``"get_weather"`` all give
-    ``"get_weather"``; camelCase is not split (``"addPerson"`` -> ``"addperson"``).
-    """
-    return _KEY_SEP.sub("_", unicodedata.normalize("NFKC", text).strip().lower()).strip("_")
-
-
-@dataclass(frozen=True, slots=True)
-class ToolDocument:
-    """What the index knows of one tool.
-
-    Attributes:
-        name: The id the index returns (the library's provider-safe name).
-        description: The tool's description.
-        parameters: ``(parameter name, parameter text)`` pairs; the text is
-            the parameter's description plus its ``enum`` values.
-        aliases: Other names that should match as the tool's name (e.g. the
-            original name when ``name`` is a provider-safe rewrite of it).
-    """
-
-    name: str
-    description: str = ""
-    parameters: tuple[tuple[str, str], ...] = ()
-    aliases: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class ScoredTool:
-    """One ranked hit.
-
-    Attributes:
-        name: The document's ``name``.
-        score: Relevance in ``[0, 1]``, comparable across queries.
-        raw_score: The index's unnormalised score (for BM25 the BM25 sum;
-            for debugging and benchmarks).
-    """
-
-    name: str
-    score: float
-    raw_score: float
-
-
-@runtime_checkable
-class ToolIndex(Protocol):
-    """Anything that ranks tools for a query: the pluggable retrieval backend.
-
-    The library builds one :class:`ToolDocument` per tool and hands them to
-    an index (see :data:`IndexOption`); ``search_tools`` then pulls hits from
-    :meth:`rank`. Shipped implementations: :class:`BM25ToolIndex` (the
-    default) and :class:`~langchain_toolsearch.search.semantic.SemanticToolIndex`
-    (embeddings fused with BM25).
-
-    Contract:
-
-    * ``rank(query)`` yields :class:`ScoredTool` hits best first, each
-      ``name`` a :attr:`ToolDocument.name` (the provider-safe name), each
-      ``score`` in ``(0, 1]`` and comparable across queries (``min_score``
-      is applied to it), ties broken by name, so equal inputs give equal
-      output in every process.
-    * It is consumed lazily: callers that filter hits (the filter hook's
-      ``search`` phase) keep pulling until ``top_k`` are allowed, so yield
-      the first hits without ranking the whole library if you can.
-    * An empty, stopword-only or gibberish query yields nothing (not an
-      arbitrary top-k); ``rank`` never raises on any string.
-    * Instances are immutable after construction and safe to share between
-      threads.
-    """
-
-    def rank(self, query: str) -> Iterator[ScoredTool]:
-        """Yield hits for ``query``, best first."""
-        ...
-
-    def __len__(self) -> int:
-        """Number of indexed tools."""
-        ...
-
-
-IndexOption: TypeAlias = ToolIndex | Callable[[Sequence[ToolDocument]], ToolIndex]
-"""The ``index=`` option: a built :class:`ToolIndex`, or a factory over the documents."""
 
 
 def build_index(option: IndexOption | None, documents: Sequence[ToolDocument]) -> ToolIndex:
@@ -227,6 +154,11 @@ def _literal(text: str) -> str:
 _FIRST_BATCH = 64
 _MAX_PHRASE = 6
 _PHRASE_LIFT = 0.3  # a name said word for word in the query closes 30% of the gap to 0.9
+_COVER_LIFT = 0.1  # a name fully covered by the query (2+ words) scores 10% more
+_COVER_MIN_WORDS = 2
+_FUZZY_WEIGHT = 0.7  # a word matched through one typing slip counts 70% of a correct one
+_STOPWORD_ONLY = 0.5  # function-word queries score names they cover at most this
+_MAX_CORRECTIONS = 4  # unknown query words tried for a correction (bounded work)
 _KEYWORD_QUERY_WORDS = 4  # in a query of at most this many words, any word may be a name
 _QUERY_CHUNKS = re.compile(r"[\s,;'\"`()\[\]{}<>!?]+")
 # identifier-like: inner separators (get_weather, weather.get, files/read), letters next to
@@ -264,6 +196,8 @@ class BM25ToolIndex:
         self._phrases: dict[tuple[str, ...], list[int]] = {}
         self._phrase_starts: frozenset[str] = frozenset()
         self._name_order: _IntArray = np.zeros(0, dtype=np.int64)
+        self._df: _IntArray = np.zeros(0, dtype=np.int64)
+        self._coverage = NameCoverage([])
         self._build()
 
     @classmethod
@@ -294,21 +228,37 @@ class BM25ToolIndex:
     # -- building ----------------------------------------------------------------------
 
     @staticmethod
+    def searchable_names(doc: ToolDocument) -> tuple[str, ...]:
+        """The names whose words are indexed: a generated name's are not (C21)."""
+        if doc.generated_name and doc.aliases:
+            return doc.aliases
+        return (doc.name, *doc.aliases)
+
+    @staticmethod
     def _name_terms(doc: ToolDocument) -> list[str]:
         terms: list[str] = []
-        for name in (doc.name, *doc.aliases):
+        for name in BM25ToolIndex.searchable_names(doc):
             terms.extend(tokenize_name(name))
         return list(dict.fromkeys(terms))
 
     @staticmethod
     def _fields(doc: ToolDocument) -> tuple[list[str], list[str], list[str], list[str]]:
-        """Terms of the name, description, parameter-name and parameter-text fields."""
+        """Terms of the name, description, parameter-name and parameter-text fields.
+
+        A parameter term that the name or description already holds is left
+        out: parameters add recall for words the tool's own text lacks, but
+        never outvote it (``meeting_id`` of ``delete_meeting`` does not count
+        ``meeting`` again).
+        """
+        names = BM25ToolIndex._name_terms(doc)
+        description = tokenize(doc.description)
+        own = set(names)
         pnames: list[str] = []
         ptexts: list[str] = []
         for pname, ptext in doc.parameters:
-            pnames.extend(tokenize_name(pname))
+            pnames.extend(t for t in tokenize_name(pname) if t not in own)
             ptexts.extend(tokenize(ptext))
-        return BM25ToolIndex._name_terms(doc), tokenize(doc.description), pnames, ptexts
+        return names, description, pnames, ptexts
 
     def field_terms(self, doc: ToolDocument) -> dict[str, float]:
         """Weighted term frequencies of one document (for inspection and tests)."""
@@ -361,6 +311,7 @@ class BM25ToolIndex:
         avgdl = float(lengths.mean()) if n_docs else 1.0
         norm = p.k1 * (1.0 - p.b + p.b * lengths / (avgdl or 1.0))
         df = np.bincount(post_term, minlength=len(self._vocab))
+        self._df = df
         self._idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
         self._indptr = np.concatenate((np.zeros(1, dtype=np.int64), np.cumsum(df)))
         self._post_docs = post_doc.astype(np.int32)
@@ -369,9 +320,12 @@ class BM25ToolIndex:
 
     def _build_names(self, names: list[str]) -> None:
         pairs: set[tuple[str, str]] = set()
+        name_words: list[list[str]] = []
         for i, doc in enumerate(self.documents):
             all_names = list(dict.fromkeys((doc.name, *doc.aliases)))
-            for name in all_names:
+            words: list[str] = []
+            for name in self.searchable_names(doc):
+                words.extend(name_phrase(name))
                 terms = tokenize_name(name)
                 pairs.update((a, b) for a, b in pairwise(terms) if a in STOPWORDS or b in STOPWORDS)
                 phrase = name_phrase(name)
@@ -383,6 +337,8 @@ class BM25ToolIndex:
                     self._name_keys.setdefault(key, []).append(i)
             for literal in dict.fromkeys(_literal(n) for n in all_names):
                 self._literal_names.setdefault(literal, []).append(i)
+            name_words.append(words)
+        self._coverage = NameCoverage(name_words)
         self._name_pairs = frozenset(pairs)
         self._phrase_starts = frozenset(p[0] for p in self._phrases)
         order = sorted(range(len(names)), key=names.__getitem__)
@@ -455,6 +411,20 @@ class BM25ToolIndex:
                 hits.update(dict.fromkeys(found))
         return list(hits)
 
+    def corrections(self, terms: list[str]) -> list[str]:
+        """Library words one typing slip away from the query's unknown words (at most 4).
+
+        See :func:`~langchain_toolsearch.search.names.correct`; words already
+        in the query are not repeated.
+        """
+        fixes: list[str] = []
+        unknown = [t for t in terms if t not in self._vocab][:_MAX_CORRECTIONS]
+        for term in unknown:
+            fixed = correct(term, self._vocab, self._df)
+            if fixed is not None and fixed not in terms and fixed not in fixes:
+                fixes.append(fixed)
+        return fixes
+
     def _bm25(self, terms: list[str]) -> tuple[_FloatArray, float]:
         """Raw BM25 of every document and the best score reachable for ``terms``."""
         n_docs = len(self.documents)
@@ -488,6 +458,17 @@ class BM25ToolIndex:
         if not len(self.documents):
             return raw, raw
         score = raw * (_EXACT_FLOOR / best) if best > 0 else raw.copy()
+        fixes = self.corrections(terms)
+        if fixes:  # a slip costs: a corrected word counts _FUZZY_WEIGHT of a correct one
+            fixed, _ = self._bm25(fixes)
+            score += fixed * (_FUZZY_WEIGHT * _EXACT_FLOOR / best)
+        if terms:  # siblings: the name the query covers best, with least left over
+            matched = self._coverage.matched([*terms, *fixes])
+            cover = matched / self._coverage.lengths * (matched >= _COVER_MIN_WORDS)
+            score += score * _COVER_LIFT * cover * cover
+        elif every:  # only function words ("who am i"): names that hold them (get_me)
+            cover = self._coverage.coverage(every)
+            score = np.where(cover >= 0.5, cover * _STOPWORD_ONLY, 0.0)
         phrase = self._phrase_docs(every) if terms else []
         if phrase:
             idx = np.asarray(phrase, dtype=np.int64)

@@ -20,8 +20,9 @@ Tool names are identifiers (``snake_case``, ``kebab-case``, ``camelCase``,
   get the same treatment over grapheme clusters (a letter with its marks),
   since a dictionary segmenter (PyThaiNLP: a 22 MB wheel) is too heavy for
   a search dependency: ``อากาศ`` then matches inside ``ดูสภาพอากาศวันนี้``;
-* a light suffix stemmer folds plurals and common verb forms (``issues`` ->
-  ``issue``, ``created`` -> ``creat``/``create`` share ``creat``); stopwords
+* the Snowball English (Porter 2) stemmer folds inflections and common
+  derivations (``issues`` -> ``issu``; ``created``, ``creating`` ->
+  ``creat``; ``calculation``, ``calculator`` -> ``calcul``); stopwords
   are never stemmed, so dropping them is a plain filter; first-person
   pronouns fold to ``me`` (``who am i`` meets ``get_me``);
 * surface variants meet (:mod:`~langchain_toolsearch.search.variants`):
@@ -47,6 +48,8 @@ import threading
 import unicodedata
 from functools import cache, lru_cache
 from itertools import chain
+
+import snowballstemmer  # type: ignore[import-untyped]
 
 from langchain_toolsearch.search import variants
 
@@ -163,6 +166,7 @@ _RUNS = re.compile(
 _CACHE_BYTES = 32 << 20  # chunk-cache budget (approximate bytes, both generations)
 _CACHE_CHUNK_CHARS = 48  # longer chunks are analysed each time, never cached
 _STEM_CACHE_CHARS = 32
+_SNOWBALL = threading.local()
 _PRONOUNS = {"i": "me", "my": "me", "myself": "me"}
 
 
@@ -200,43 +204,30 @@ def is_cjk(ch: str) -> bool:
 def _stem(word: str) -> str:
     if len(word) <= 3 or not word.isascii() or not word.isalpha():
         return word
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith("sses"):
-        return word[:-2]
-    if word.endswith("ss") or word.endswith("us") or word.endswith("is"):
-        return word
-    for suffix in ("ing", "ed"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            base = word[: -len(suffix)]
-            if len(base) >= 2 and base[-1] == base[-2] and base[-1] not in "lsz":
-                base = base[:-1]  # "stopped" -> "stop"
-            return base.rstrip("e") if base.endswith("e") and len(base) > 3 else base
-    if word.endswith("es") and len(word) > 4 and word[-3] in "sxz":
-        return word[:-2]
-    if word.endswith("s") and len(word) > 3:
-        word = word[:-1]
-    # "create"/"created"/"creating" all fold to "creat"
-    if word.endswith("e") and len(word) > 4:
-        return word[:-1]
-    return word
+    stemmer = getattr(_SNOWBALL, "stemmer", None)
+    if stemmer is None:  # a Snowball stemmer keeps state while it works: one per thread
+        stemmer = _SNOWBALL.stemmer = snowballstemmer.stemmer("english")
+    stemmed: str = stemmer.stemWord(word)
+    return stemmed
 
 
 _cached_stem = lru_cache(maxsize=65536)(_stem)
 
 
 def stem(word: str) -> str:
-    """Fold common English inflections: a small suffix stripper (not Porter).
+    """English stem of a word: the Snowball English (Porter 2) stemmer.
 
-    Only ASCII words longer than 3 characters are touched; the result keeps at
-    least 3 characters.
+    Only ASCII words longer than 3 characters are touched. Porter 2 folds
+    inflections and common derivations alike (``calculate``,
+    ``calculation``, ``calculator`` -> ``calcul``), which a light suffix
+    stripper did not (measured in ``docs/benchmarks.md``).
 
     Args:
         word: A lowercase token.
 
     Returns:
-        The stem, e.g. ``"issues" -> "issue"``, ``"created" -> "creat"``,
-        ``"creates" -> "creat"``, ``"listing" -> "list"``.
+        The stem, e.g. ``"issues" -> "issu"``, ``"created" -> "creat"``,
+        ``"listing" -> "list"``.
     """
     return _cached_stem(word) if len(word) <= _STEM_CACHE_CHARS else _stem(word)
 

@@ -88,12 +88,14 @@ def reference_counts(doc: ToolDocument, params: BM25Params) -> dict[str, float]:
             counts[term] = counts.get(term, 0.0) + weight
 
     names: list[str] = []
-    for name in (doc.name, *doc.aliases):
+    # a generated (provider-safe, hashed) name adds no words; its aliases do
+    for name in doc.aliases if doc.generated_name and doc.aliases else (doc.name, *doc.aliases):
         names += tokenize_name(name)
     add(list(dict.fromkeys(names)), params.name_weight)
     add(tokenize(doc.description), params.description_weight)
     for pname, ptext in doc.parameters:
-        add(tokenize_name(pname), params.parameter_weight)
+        # a parameter name never counts a word of the tool's name again (meeting_id)
+        add([t for t in tokenize_name(pname) if t not in names], params.parameter_weight)
         add(tokenize(ptext), params.parameter_description_weight)
     return counts
 
@@ -127,9 +129,29 @@ def test_bm25_part_matches_rank_bm25() -> None:
             "Severe weather alerts and weather warnings",
             (("region", "Region code"), ("level", "Alert level: minor moderate severe")),
             aliases=("weather.alerts",),
-        )
+        ),
+        ToolDocument(
+            "calendar_delete_meeting",
+            "Delete a meeting from the calendar",
+            (("meeting_id", "The meeting to delete"), ("notify", "Tell attendees")),
+        ),
+        ToolDocument(
+            "repo_create_a565f1a0",
+            "Create a repository",
+            (("owner", "Repository owner"),),
+            aliases=("repo.create",),
+            generated_name=True,
+        ),
     ]
-    queries = ["weather", "github issue", "send email to user", "weather alerts region", "delete"]
+    queries = [
+        "weather",
+        "github issue",
+        "send email to user",
+        "weather alerts region",
+        "delete",
+        "delete the meeting",
+        "create a repo",
+    ]
     for params in (
         BM25Params(),
         BM25Params(name_weight=1.0, parameter_description_weight=1.0),

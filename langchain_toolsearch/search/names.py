@@ -1,0 +1,111 @@
+"""Name coverage and spelling tolerance for the BM25 index.
+
+:class:`NameCoverage` answers "how much of each tool's name did the query
+say?": the share of a name's distinct words that the query holds. Among
+sibling names (``create_work_item``, ``create_work_item_link``,
+``create_intake_work_item``) the one the query covers best, with least left
+over, is the one the user named. It also lets a query made only of
+function words (``who am i``) find a tool whose name holds them
+(``get_me``): such a query has no content term for BM25 to score.
+
+:func:`correct` tolerates one typing slip (a deleted, inserted, replaced or
+two swapped letters: Damerau-Levenshtein distance 1, Norvig's candidate
+generation) in a query word the library has never seen, by looking the
+candidates up in the library's own vocabulary: about 25 lookups per letter
+of the word, no precomputed structure, so building costs nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from string import ascii_lowercase
+from typing import TypeAlias
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["NameCoverage", "correct"]
+
+_IntArray: TypeAlias = npt.NDArray[np.int64]
+_FloatArray: TypeAlias = npt.NDArray[np.float64]
+
+MIN_FUZZY_CHARS = 5
+"""Shorter words are never corrected (too many neighbours at one edit)."""
+MAX_FUZZY_CHARS = 24
+"""Longer words are never corrected (bounded work per query word)."""
+
+
+class NameCoverage:
+    """Distinct name words per tool, as postings, for coverage of a query's terms.
+
+    Args:
+        name_words: For each document, the distinct words of its searchable
+            names (stopwords included; stemmed like every term).
+    """
+
+    def __init__(self, name_words: Sequence[Sequence[str]]) -> None:
+        vocab: dict[str, int] = {}
+        pairs: list[tuple[int, int]] = []
+        for doc, words in enumerate(name_words):
+            for word in dict.fromkeys(words):
+                pairs.append((vocab.setdefault(word, len(vocab)), doc))
+        pairs.sort()
+        self.vocab = vocab
+        self.size = len(name_words)
+        terms = np.fromiter((t for t, _ in pairs), dtype=np.int64, count=len(pairs))
+        self.docs = np.fromiter((d for _, d in pairs), dtype=np.int64, count=len(pairs))
+        df = np.bincount(terms, minlength=len(vocab)) if pairs else np.zeros(0, dtype=np.int64)
+        self.indptr: _IntArray = np.concatenate((np.zeros(1, dtype=np.int64), np.cumsum(df)))
+        lengths = np.bincount(self.docs, minlength=self.size) if pairs else np.zeros(self.size)
+        self.lengths: _FloatArray = np.maximum(lengths.astype(np.float64), 1.0)
+
+    def matched(self, terms: Sequence[str]) -> _FloatArray:
+        """Per document, how many distinct words of its name are among ``terms``."""
+        ptr = self.indptr
+        ids = {self.vocab[t] for t in terms if t in self.vocab}
+        if not ids:
+            return np.zeros(self.size, dtype=np.float64)
+        docs = np.concatenate([self.docs[ptr[i] : ptr[i + 1]] for i in sorted(ids)])
+        return np.bincount(docs, minlength=self.size).astype(np.float64)
+
+    def coverage(self, terms: Sequence[str]) -> _FloatArray:
+        """Per document, the share of its name's distinct words among ``terms``, in [0, 1]."""
+        return self.matched(terms) / self.lengths
+
+
+def _edits(word: str) -> list[str]:
+    """Every string one edit (delete, swap, replace, insert of a-z) away from ``word``."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    out = [a + b[1:] for a, b in splits if b]
+    out += [a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1]
+    out += [a + c + b[1:] for a, b in splits if b for c in ascii_lowercase if c != b[0]]
+    out += [a + c + b for a, b in splits for c in ascii_lowercase]
+    return out
+
+
+def correct(term: str, vocab: Mapping[str, int], df: Sequence[int] | _IntArray) -> str | None:
+    """The library word one edit away from an unknown ``term``, if any.
+
+    Only ASCII letter words of 5 to 24 characters are corrected. Of several
+    candidates the one in most documents wins (ties: alphabetical), so a
+    common word beats a rare one.
+
+    Args:
+        term: A query term not in ``vocab``.
+        vocab: Term -> term id of the index.
+        df: Document frequency per term id.
+
+    Returns:
+        The correction, or ``None``.
+    """
+    if not (MIN_FUZZY_CHARS <= len(term) <= MAX_FUZZY_CHARS and term.isascii() and term.isalpha()):
+        return None
+    best: tuple[int, str] | None = None
+    for candidate in _edits(term):
+        found = vocab.get(candidate)
+        if found is None or len(candidate) < MIN_FUZZY_CHARS - 1:
+            continue
+        key = (-int(df[found]), candidate)
+        if best is None or key < best:
+            best = key
+    return best[1] if best is not None else None
