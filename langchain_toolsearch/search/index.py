@@ -16,22 +16,41 @@ Where it departs from textbook Okapi, and why:
 * Field weights: a name term counts 3x, a description or parameter-name term
   1x, a parameter-description term 0.5x. Parameter descriptions are long and
   formulaic ("The name of the ...") and say what a tool takes rather than
-  what it does, so they count less than the tool's own description.
+  what it does, so they count less than the tool's own description. A
+  parameter name never counts a word of the tool's own name again: the
+  ``meeting_id`` of ``delete_meeting`` would otherwise outvote
+  ``create_meeting`` for every query about meetings.
+* Only what the model can write scores: a generated provider-safe name
+  (``repo_create_a565f1a0``, :attr:`ToolDocument.generated_name`) adds no
+  words, its original name (an alias) does.
 * Scores are normalised to ``[0, 1]`` per query: the BM25 part is divided by
   the best score any document could reach for the query's terms
   (``sum(idf(t) * (k1 + 1))``), so a ``min_score`` floor means the same for
   every query. Query terms the catalog has never seen still count in that
   maximum, so a half-gibberish query scores at most about half.
+* A query word the library has never seen but that is one typing slip from
+  a library word (``naviagte``) counts as that word at 70% weight
+  (:func:`~langchain_toolsearch.search.names.correct`), so a correct word
+  always outweighs a corrected one.
+* Name coverage: among tools whose names share the query's words, the one
+  the query covers best with least left over gets up to 30% more (the
+  score times 0.3 x share of the name's words in the query x share of the
+  query's words in the name; two words at least), so ``create work item``
+  ranks ``create_work_item`` above ``create_work_item_link`` and
+  ``list open invoices`` ranks ``billing_list_invoices`` above
+  ``billing_void_invoice``. A query of only function words (``who am i``)
+  has nothing for BM25; it scores the tools whose names it covers at least
+  half (``get_me``: ``i`` folds to ``me``) at half their coverage.
 * Name matches are boosted before any top-k cut. A query that *is* a tool
   name (``get_weather``, ``get weather``, ``Get-Weather``), or holds it as an
   identifier (``call get_weather now``; separators, letters next to digits,
-  or lowerCamelCase), lifts the tool above every non-exact hit; so does any
-  word of a keyword query of at most 4 words that is a whole tool name. A
-  plain word in a longer sentence does not: "can you help me ..." is not a
-  request for a tool named ``help``. A multi-word name said word for word in
-  the query (``list issues of ...`` for ``list_issues``) closes 30% of the gap
-  to the exact-name floor; names with fewer than two content words
-  (``help_me``) do not count as such phrases.
+  or lowerCamelCase), lifts the tool above every non-exact hit. A plain word
+  of a longer query does not: "can you help me ..." is not a request for a
+  tool named ``help``, nor ``list work items`` for a tool named ``list``. A
+  multi-word name said word for word in the query (``list issues of ...``
+  for ``list_issues``) closes 30% of the gap to the exact-name floor; names
+  with fewer than two content words (``help_me``) do not count as such
+  phrases.
 * Ties are broken by name, and nothing iterates a ``set`` of strings, so the
   same catalog and query give the same bytes in every process.
 
@@ -66,9 +85,16 @@ from langchain_toolsearch.search.protocol import (
     ToolDocument,
     ToolIndex,
     arank,
+    build_index,
     name_key,
 )
-from langchain_toolsearch.search.tokenize import STOPWORDS, name_phrase, tokenize, tokenize_name
+from langchain_toolsearch.search.tokenize import (
+    STOPWORDS,
+    name_phrase,
+    stem,
+    tokenize,
+    tokenize_name,
+)
 
 __all__ = [
     "AsyncToolIndex",
@@ -82,42 +108,6 @@ __all__ = [
     "build_index",
     "name_key",
 ]
-
-
-def build_index(option: IndexOption | None, documents: Sequence[ToolDocument]) -> ToolIndex:
-    """Resolve the ``index=`` option for a library's documents.
-
-    Args:
-        option: ``None`` (the default BM25 index), a built :class:`ToolIndex`
-            (used as is; its hits must name the library's tools), or a
-            callable ``(documents) -> ToolIndex`` such as
-            ``BM25ToolIndex.build`` or a
-            :class:`~langchain_toolsearch.search.semantic.SemanticIndexFactory`.
-        documents: The library's documents, one per tool.
-
-    Returns:
-        The index to search.
-
-    Raises:
-        TypeError: If ``option`` is neither, or the factory returns something
-            that is not a :class:`ToolIndex`.
-    """
-    if option is None:
-        return BM25ToolIndex.build(documents)
-    if isinstance(option, ToolIndex) and not isinstance(option, type):
-        return option
-    if callable(option):
-        built = option(documents)
-        if not isinstance(built, ToolIndex):
-            raise TypeError(
-                f"index factory {option!r} returned {type(built).__name__}, not a ToolIndex "
-                "(an object with rank(query) and __len__)"
-            )
-        return built
-    raise TypeError(
-        f"index must be a ToolIndex or a callable (documents) -> ToolIndex, "
-        f"got {type(option).__name__}"
-    )
 
 
 @dataclass(frozen=True)
@@ -154,12 +144,12 @@ def _literal(text: str) -> str:
 _FIRST_BATCH = 64
 _MAX_PHRASE = 6
 _PHRASE_LIFT = 0.3  # a name said word for word in the query closes 30% of the gap to 0.9
-_COVER_LIFT = 0.1  # a name fully covered by the query (2+ words) scores 10% more
+_COVER_LIFT = 0.3  # x (share of the name said) x (share of the query named): up to 30% more
 _COVER_MIN_WORDS = 2
 _FUZZY_WEIGHT = 0.7  # a word matched through one typing slip counts 70% of a correct one
 _STOPWORD_ONLY = 0.5  # function-word queries score names they cover at most this
 _MAX_CORRECTIONS = 4  # unknown query words tried for a correction (bounded work)
-_KEYWORD_QUERY_WORDS = 4  # in a query of at most this many words, any word may be a name
+_WORDS = re.compile(r"(?<![a-z])[a-z]{5,24}(?![a-z])")  # words a slip may be corrected in
 _QUERY_CHUNKS = re.compile(r"[\s,;'\"`()\[\]{}<>!?]+")
 # identifier-like: inner separators (get_weather, weather.get, files/read), letters next to
 # digits (v2), or lowerCamelCase (getWeather; "GitHub" in prose is a brand, not a name)
@@ -401,9 +391,8 @@ class BM25ToolIndex:
         if not self._name_keys:
             return []
         chunks = [c for c in _QUERY_CHUNKS.split(query) if c]
-        short = len(chunks) <= _KEYWORD_QUERY_WORDS
         keys = [name_key(query)]
-        keys.extend(name_key(c) for c in chunks if short or _IDENTIFIER.search(c))
+        keys.extend(name_key(c) for c in chunks if _IDENTIFIER.search(c))
         hits: dict[int, None] = {}
         for key in dict.fromkeys(keys):
             found = self._name_keys.get(key)
@@ -411,16 +400,22 @@ class BM25ToolIndex:
                 hits.update(dict.fromkeys(found))
         return list(hits)
 
-    def corrections(self, terms: list[str]) -> list[str]:
-        """Library words one typing slip away from the query's unknown words (at most 4).
+    def corrections(self, query: str, terms: list[str]) -> list[str]:
+        """Library terms one typing slip away from the query's unknown words (at most 4).
 
-        See :func:`~langchain_toolsearch.search.names.correct`; words already
-        in the query are not repeated.
+        See :func:`~langchain_toolsearch.search.names.correct`; a word whose
+        stem the library knows is never corrected, and terms already in the
+        query are not repeated.
         """
         fixes: list[str] = []
-        unknown = [t for t in terms if t not in self._vocab][:_MAX_CORRECTIONS]
-        for term in unknown:
-            fixed = correct(term, self._vocab, self._df)
+        tried = 0
+        for word in dict.fromkeys(_WORDS.findall(query.lower())):
+            if tried >= _MAX_CORRECTIONS:
+                break
+            if word in STOPWORDS or stem(word) in self._vocab:
+                continue
+            tried += 1
+            fixed = correct(word, self._vocab, self._df, stem)
             if fixed is not None and fixed not in terms and fixed not in fixes:
                 fixes.append(fixed)
         return fixes
@@ -458,14 +453,16 @@ class BM25ToolIndex:
         if not len(self.documents):
             return raw, raw
         score = raw * (_EXACT_FLOOR / best) if best > 0 else raw.copy()
-        fixes = self.corrections(terms)
+        fixes = self.corrections(query, terms) if terms else []
         if fixes:  # a slip costs: a corrected word counts _FUZZY_WEIGHT of a correct one
             fixed, _ = self._bm25(fixes)
             score += fixed * (_FUZZY_WEIGHT * _EXACT_FLOOR / best)
         if terms:  # siblings: the name the query covers best, with least left over
-            matched = self._coverage.matched([*terms, *fixes])
-            cover = matched / self._coverage.lengths * (matched >= _COVER_MIN_WORDS)
-            score += score * _COVER_LIFT * cover * cover
+            asked = [*terms, *fixes]
+            matched = self._coverage.matched(asked)
+            named = matched / self._coverage.lengths  # share of the name the query says
+            said = np.minimum(matched / len(asked), 1.0)  # share of the query the name says
+            score += score * _COVER_LIFT * named * said * (matched >= _COVER_MIN_WORDS)
         elif every:  # only function words ("who am i"): names that hold them (get_me)
             cover = self._coverage.coverage(every)
             score = np.where(cover >= 0.5, cover * _STOPWORD_ONLY, 0.0)

@@ -17,7 +17,7 @@ of the word, no precomputed structure, so building costs nothing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from string import ascii_lowercase
 from typing import TypeAlias
 
@@ -83,29 +83,45 @@ def _edits(word: str) -> list[str]:
     return out
 
 
-def correct(term: str, vocab: Mapping[str, int], df: Sequence[int] | _IntArray) -> str | None:
-    """The library word one edit away from an unknown ``term``, if any.
+def correct(
+    word: str,
+    vocab: Mapping[str, int],
+    df: Sequence[int] | _IntArray,
+    stem: Callable[[str], str],
+) -> str | None:
+    """The library term one typing slip away from an unknown query ``word``, if any.
 
-    Only ASCII letter words of 5 to 24 characters are corrected. Of several
-    candidates the one in most documents wins (ties: alphabetical), so a
-    common word beats a rare one.
+    Candidates are the strings one edit away from the raw word; one counts
+    when it is a library term as is, or when a prefix of it is and that
+    prefix is the candidate's stem (``naviagte`` -> ``navigate``, whose
+    Snowball stem ``navig`` is a library term). Only ASCII letter words of
+    5 to 24 characters are corrected. Of several candidates the term in
+    most documents wins (ties: alphabetical), so a common word beats a rare
+    one. At most about 2,500 dictionary lookups per word.
 
     Args:
-        term: A query term not in ``vocab``.
+        word: A lowercase query word whose stem is not in ``vocab``.
         vocab: Term -> term id of the index.
         df: Document frequency per term id.
+        stem: The tokenizer's stemmer.
 
     Returns:
-        The correction, or ``None``.
+        The corrected term (as indexed, i.e. stemmed), or ``None``.
     """
-    if not (MIN_FUZZY_CHARS <= len(term) <= MAX_FUZZY_CHARS and term.isascii() and term.isalpha()):
+    if not (MIN_FUZZY_CHARS <= len(word) <= MAX_FUZZY_CHARS and word.isascii() and word.isalpha()):
         return None
     best: tuple[int, str] | None = None
-    for candidate in _edits(term):
-        found = vocab.get(candidate)
-        if found is None or len(candidate) < MIN_FUZZY_CHARS - 1:
+    for candidate in _edits(word):
+        term: str | None = candidate if candidate in vocab else None
+        if term is None:
+            for cut in range(len(candidate) - 1, max(len(candidate) - 5, 2), -1):
+                if candidate[:cut] in vocab:
+                    if stem(candidate) == candidate[:cut]:
+                        term = candidate[:cut]
+                    break
+        if term is None or len(term) < MIN_FUZZY_CHARS - 1:
             continue
-        key = (-int(df[found]), candidate)
+        key = (-int(df[vocab[term]]), term)
         if best is None or key < best:
             best = key
     return best[1] if best is not None else None

@@ -23,6 +23,7 @@ __all__ = [
     "ToolDocument",
     "ToolIndex",
     "arank",
+    "build_index",
     "name_key",
 ]
 
@@ -84,7 +85,8 @@ class ToolIndex(Protocol):
 
     The library builds one :class:`ToolDocument` per tool and hands them to
     an index (see :data:`IndexOption`); ``search_tools`` then pulls hits from
-    :meth:`rank`. Shipped implementations: :class:`BM25ToolIndex` (the
+    :meth:`rank`. Shipped implementations:
+    :class:`~langchain_toolsearch.search.index.BM25ToolIndex` (the
     default) and :class:`~langchain_toolsearch.search.semantic.SemanticToolIndex`
     (embeddings fused with BM25).
 
@@ -98,8 +100,11 @@ class ToolIndex(Protocol):
     * It is consumed lazily: callers that filter hits (the filter hook's
       ``search`` phase) keep pulling until ``top_k`` are allowed, so yield
       the first hits without ranking the whole library if you can.
-    * An empty, stopword-only or gibberish query yields nothing (not an
-      arbitrary top-k); ``rank`` never raises on any string.
+    * An empty or gibberish query yields nothing (not an arbitrary top-k),
+      nor does a query of only function words unless a tool's name holds
+      them (``who am i`` -> ``get_me``); ``rank`` never raises on any string.
+    * Optionally ``arank(query)``, an async generator of the same hits
+      (:class:`AsyncToolIndex`); async callers go through :func:`arank`.
     * Instances are immutable after construction and safe to share between
       threads.
     """
@@ -115,6 +120,44 @@ class ToolIndex(Protocol):
 
 IndexOption: TypeAlias = ToolIndex | Callable[[Sequence[ToolDocument]], ToolIndex]
 """The ``index=`` option: a built :class:`ToolIndex`, or a factory over the documents."""
+
+
+def build_index(option: IndexOption | None, documents: Sequence[ToolDocument]) -> ToolIndex:
+    """Resolve the ``index=`` option for a library's documents.
+
+    Args:
+        option: ``None`` (the default BM25 index), a built :class:`ToolIndex`
+            (used as is; its hits must name the library's tools), or a
+            callable ``(documents) -> ToolIndex`` such as
+            ``BM25ToolIndex.build`` or a
+            :class:`~langchain_toolsearch.search.semantic.SemanticIndexFactory`.
+        documents: The library's documents, one per tool.
+
+    Returns:
+        The index to search.
+
+    Raises:
+        TypeError: If ``option`` is neither, or the factory returns something
+            that is not a :class:`ToolIndex`.
+    """
+    if option is None:
+        from langchain_toolsearch.search.index import BM25ToolIndex  # the default; imports us
+
+        return BM25ToolIndex.build(documents)
+    if isinstance(option, ToolIndex) and not isinstance(option, type):
+        return option
+    if callable(option):
+        built = option(documents)
+        if not isinstance(built, ToolIndex):
+            raise TypeError(
+                f"index factory {option!r} returned {type(built).__name__}, not a ToolIndex "
+                "(an object with rank(query) and __len__)"
+            )
+        return built
+    raise TypeError(
+        f"index must be a ToolIndex or a callable (documents) -> ToolIndex, "
+        f"got {type(option).__name__}"
+    )
 
 
 @runtime_checkable

@@ -206,8 +206,9 @@ def test_exact_name_ranks_first_with_a_high_score() -> None:
         assert hits[0].score >= 0.9
         if " " not in query:
             assert all(h.score < 0.9 for h in hits[1:]), query
-    # each word of a query may itself be an exact name ("send" here); the whole name still wins
-    assert [h.name for h in search(core, "send email")][:2] == ["send_email", "send"]
+    # a plain word of a longer query is not a request for the tool named by it alone ("send"
+    # here: the query leaves "email" over), so it gets no exact-name score
+    assert all(h.score < 0.9 for h in search(core, "send email") if h.name == "send")
     assert search(core, "send")[0].name == "send"
 
 
@@ -374,13 +375,14 @@ def test_a_word_of_a_sentence_is_not_a_request_for_the_tool_of_that_name() -> No
     hits = list(index.rank("can you help me book a hotel room for two nights in Rome"))
     assert hits[0].name == "book_hotel"
     assert all(h.score < 0.9 for h in hits)  # no exact-name lift for a plain word in prose
-    # the whole query, an identifier in prose, or a word of a short keyword query still lift
+    # the whole query or an identifier in prose still lift; a plain word of a short query
+    # does not (it leaves the other words over: "list work items" is not the tool "list")
     assert next(index.rank("help")).name == "help"
     assert next(index.rank("help")).score >= 0.9
     first = next(index.rank("please call book_hotel for me tomorrow with two adults"))
     assert first.name == "book_hotel" and first.score >= 0.9
     short = {h.name: h.score for h in index.rank("translate hotel")}
-    assert short["translate"] >= 0.9
+    assert 0 < short["translate"] < 0.9
 
 
 def test_camel_case_in_prose_is_a_name_only_in_lower_camel_case() -> None:
