@@ -24,7 +24,7 @@ from typing import TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["NameCoverage", "correct"]
+__all__ = ["NameCoverage", "correct", "edits"]
 
 _IntArray: TypeAlias = npt.NDArray[np.int64]
 _FloatArray: TypeAlias = npt.NDArray[np.float64]
@@ -73,7 +73,7 @@ class NameCoverage:
         return self.matched(terms) / self.lengths
 
 
-def _edits(word: str) -> list[str]:
+def edits(word: str) -> list[str]:
     """Every string one edit (delete, swap, replace, insert of a-z) away from ``word``."""
     splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
     out = [a + b[1:] for a, b in splits if b]
@@ -111,7 +111,7 @@ def correct(
     if not (MIN_FUZZY_CHARS <= len(word) <= MAX_FUZZY_CHARS and word.isascii() and word.isalpha()):
         return None
     best: tuple[int, str] | None = None
-    for candidate in _edits(word):
+    for candidate in edits(word):
         term: str | None = candidate if candidate in vocab else None
         if term is None:
             for cut in range(len(candidate) - 1, max(len(candidate) - 5, 2), -1):
