@@ -98,9 +98,10 @@ def speed() -> None:
             list(itertools.islice(index.rank(text), 5))
             times.append(time.perf_counter() - started)
         times.sort()
+        p50, p95 = statistics.median(times) * 1e3, times[int(len(times) * 0.95)] * 1e3
         print(
-            f"{n:>7,} tools: build {min(builds):.2f} s (library + index), search p50 "
-            f"{statistics.median(times) * 1e3:.3f} ms p95 {times[int(len(times) * 0.95)] * 1e3:.3f} ms"
+            f"{n:>7,} tools: build {min(builds):.2f} s (library + index), "
+            f"search p50 {p50:.3f} ms p95 {p95:.3f} ms"
         )
 
 
