@@ -28,8 +28,9 @@ Where it departs from textbook Okapi, and why:
   (``sum(idf(t) * (k1 + 1))``), so a ``min_score`` floor means the same for
   every query. Query terms the catalog has never seen still count in that
   maximum, so a half-gibberish query scores at most about half.
-* A query word the library has never seen but that is one typing slip from
-  a library word (``naviagte``) counts as that word at 70% weight
+* In a query of at most 8 terms, a word the library has never seen but
+  that is one typing slip from a library word (``naviagte``) counts as that
+  word at 70% weight
   (:func:`~langchain_toolsearch.search.names.correct`), so a correct word
   always outweighs a corrected one.
 * Name coverage: among tools whose names share the query's words, the one
@@ -148,7 +149,8 @@ _COVER_LIFT = 0.3  # x (share of the name said) x (share of the query named): up
 _COVER_MIN_WORDS = 2
 _FUZZY_WEIGHT = 0.7  # a word matched through one typing slip counts 70% of a correct one
 _STOPWORD_ONLY = 0.5  # function-word queries score names they cover at most this
-_MAX_CORRECTIONS = 4  # unknown query words tried for a correction (bounded work)
+_MAX_CORRECTIONS = 2  # unknown query words tried for a correction (bounded work)
+_MAX_FUZZY_QUERY_TERMS = 8  # longer queries are not corrected
 _WORDS = re.compile(r"(?<![a-z])[a-z]{5,24}(?![a-z])")  # words a slip may be corrected in
 _QUERY_CHUNKS = re.compile(r"[\s,;'\"`()\[\]{}<>!?]+")
 # identifier-like: inner separators (get_weather, weather.get, files/read), letters next to
@@ -315,10 +317,10 @@ class BM25ToolIndex:
             all_names = list(dict.fromkeys((doc.name, *doc.aliases)))
             words: list[str] = []
             for name in self.searchable_names(doc):
-                words.extend(name_phrase(name))
                 terms = tokenize_name(name)
                 pairs.update((a, b) for a, b in pairwise(terms) if a in STOPWORDS or b in STOPWORDS)
                 phrase = name_phrase(name)
+                words.extend(phrase)
                 content = sum(1 for t in phrase if t not in STOPWORDS)
                 if 2 <= len(phrase) <= _MAX_PHRASE and content >= 2:
                     self._phrases.setdefault(phrase, []).append(i)
@@ -401,14 +403,18 @@ class BM25ToolIndex:
         return list(hits)
 
     def corrections(self, query: str, terms: list[str]) -> list[str]:
-        """Library terms one typing slip away from the query's unknown words (at most 4).
+        """Library terms one typing slip away from the query's unknown words.
 
-        See :func:`~langchain_toolsearch.search.names.correct`; a word whose
-        stem the library knows is never corrected, and terms already in the
-        query are not repeated.
+        See :func:`~langchain_toolsearch.search.names.correct`. Only queries
+        of at most 8 terms are corrected (a typo decides a short query; a
+        long one carries other evidence), at most 2 unknown words each; a
+        word whose stem the library knows is never corrected, and terms
+        already in the query are not repeated.
         """
         fixes: list[str] = []
         tried = 0
+        if len(terms) > _MAX_FUZZY_QUERY_TERMS:  # long requests carry other evidence
+            return fixes
         for word in dict.fromkeys(_WORDS.findall(query.lower())):
             if tried >= _MAX_CORRECTIONS:
                 break
@@ -460,9 +466,12 @@ class BM25ToolIndex:
         if terms:  # siblings: the name the query covers best, with least left over
             asked = [*terms, *fixes]
             matched = self._coverage.matched(asked)
-            named = matched / self._coverage.lengths  # share of the name the query says
-            said = np.minimum(matched / len(asked), 1.0)  # share of the query the name says
-            score += score * _COVER_LIFT * named * said * (matched >= _COVER_MIN_WORDS)
+            idx = np.flatnonzero(matched >= _COVER_MIN_WORDS)
+            if idx.size:
+                hit = matched[idx]
+                named = hit / self._coverage.lengths[idx]  # share of the name the query says
+                said = np.minimum(hit / len(asked), 1.0)  # share of the query the name says
+                score[idx] += score[idx] * _COVER_LIFT * named * said
         elif every:  # only function words ("who am i"): names that hold them (get_me)
             cover = self._coverage.coverage(every)
             score = np.where(cover >= 0.5, cover * _STOPWORD_ONLY, 0.0)

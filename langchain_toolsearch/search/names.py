@@ -45,19 +45,22 @@ class NameCoverage:
 
     def __init__(self, name_words: Sequence[Sequence[str]]) -> None:
         vocab: dict[str, int] = {}
-        pairs: list[tuple[int, int]] = []
+        term_ids: list[int] = []
+        doc_ids: list[int] = []
         for doc, words in enumerate(name_words):
             for word in dict.fromkeys(words):
-                pairs.append((vocab.setdefault(word, len(vocab)), doc))
-        pairs.sort()
+                term_ids.append(vocab.setdefault(word, len(vocab)))
+                doc_ids.append(doc)
         self.vocab = vocab
         self.size = len(name_words)
-        terms = np.fromiter((t for t, _ in pairs), dtype=np.int64, count=len(pairs))
-        self.docs = np.fromiter((d for _, d in pairs), dtype=np.int64, count=len(pairs))
-        df = np.bincount(terms, minlength=len(vocab)) if pairs else np.zeros(0, dtype=np.int64)
+        terms = np.asarray(term_ids, dtype=np.int64)
+        docs = np.asarray(doc_ids, dtype=np.int64)
+        order = np.argsort(terms, kind="stable")  # postings of a term in document order
+        self.docs: _IntArray = docs[order]
+        df = np.bincount(terms, minlength=len(vocab))
         self.indptr: _IntArray = np.concatenate((np.zeros(1, dtype=np.int64), np.cumsum(df)))
-        lengths = np.bincount(self.docs, minlength=self.size) if pairs else np.zeros(self.size)
-        self.lengths: _FloatArray = np.maximum(lengths.astype(np.float64), 1.0)
+        lengths = np.bincount(docs, minlength=self.size).astype(np.float64)
+        self.lengths: _FloatArray = np.maximum(lengths, 1.0)
 
     def matched(self, terms: Sequence[str]) -> _FloatArray:
         """Per document, how many distinct words of its name are among ``terms``."""

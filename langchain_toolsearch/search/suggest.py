@@ -53,20 +53,17 @@ class NameSuggester:
         entries = sorted(names, key=lambda e: e[0])
         self._folded: dict[str, list[str]] = {}
         self._by_word: dict[str, list[str]] = {}
+        self._folds_of: dict[str, tuple[str, ...]] = {}
         for name, others in entries:
-            forms = dict.fromkeys((name, *others))
-            for form in forms:
-                self._folded.setdefault(fold_name(form), []).append(name)
-            words = dict.fromkeys(w for form in forms for w in name_words(form))
-            for word in words:
+            forms = (name, *others) if others else (name,)
+            folds = tuple(dict.fromkeys(map(fold_name, forms)))
+            self._folds_of[name] = folds
+            for folded in folds:
+                self._folded.setdefault(folded, []).append(name)
+            for word in dict.fromkeys(w for form in forms for w in name_words(form)):
                 self._by_word.setdefault(word, []).append(name)
-        pairs = [(folded, name) for folded, names in self._folded.items() for name in names]
-        self._forward = sorted(pairs)
-        self._backward = sorted((folded[::-1], name) for folded, name in pairs)
-        self._folds_of = {
-            name: tuple(dict.fromkeys(fold_name(f) for f in (name, *others)))
-            for name, others in entries
-        }
+        self._forward = sorted(self._folded)
+        self._backward = sorted(f[::-1] for f in self._folded)
 
     def _containing(self, needle: str, words: list[str], limit: int) -> list[str]:
         """Names whose folded form holds ``needle``, found through its rarest word.
@@ -103,15 +100,22 @@ class NameSuggester:
         Best ratio first, ties by name.
         """
         ratios: dict[str, float] = {}
-        for order, key in ((self._forward, needle), (self._backward, needle[::-1])):
-            at = bisect.bisect_left(order, (key, ""))
-            for folded, name in order[max(at - _NEIGHBOURS, 0) : at + _NEIGHBOURS]:
-                if abs(len(folded) - len(needle)) > 3:
+        for order, key, backwards in (
+            (self._forward, needle, False),
+            (self._backward, needle[::-1], True),
+        ):
+            at = bisect.bisect_left(order, key)
+            for near in order[max(at - _NEIGHBOURS, 0) : at + _NEIGHBOURS]:
+                if abs(len(near) - len(needle)) > 3:
                     continue
-                matcher = difflib.SequenceMatcher(None, key, folded)
-                if matcher.quick_ratio() >= _MIN_RATIO:
-                    ratio = matcher.ratio()
-                    if ratio >= _MIN_RATIO and ratio > ratios.get(name, 0.0):
+                matcher = difflib.SequenceMatcher(None, key, near)
+                if matcher.quick_ratio() < _MIN_RATIO:
+                    continue
+                ratio = matcher.ratio()
+                if ratio < _MIN_RATIO:
+                    continue
+                for name in self._folded[near[::-1] if backwards else near]:
+                    if ratio > ratios.get(name, 0.0):
                         ratios[name] = ratio
         return sorted(ratios, key=lambda n: (-ratios[n], n))
 

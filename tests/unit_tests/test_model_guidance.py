@@ -96,7 +96,9 @@ def test_a_graph_without_the_package_state_keys_still_loads_with_a_thread_id() -
     )
 
     def call_model(state: MessagesState) -> dict[str, Any]:
-        tools = search.tools_for({"toolsearch_tools": search.invoke(state, CFG)["toolsearch_tools"]})
+        tools = search.tools_for(
+            {"toolsearch_tools": search.invoke(state, CFG)["toolsearch_tools"]}
+        )
         return {"messages": [model.bind_tools(tools).invoke(state["messages"])]}
 
     builder = StateGraph(MessagesState)  # no toolsearch_* keys
