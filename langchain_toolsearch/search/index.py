@@ -70,7 +70,7 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import TypeAlias
@@ -516,3 +516,12 @@ class BM25ToolIndex:
             order = np.lexsort((self._name_order[idx], -values))
             for i, value in zip(idx[order].tolist(), values[order].tolist(), strict=True):
                 yield ScoredTool(name=documents[i].name, score=value, raw_score=float(raw[i]))
+
+    async def arank(self, query: str) -> AsyncIterator[ScoredTool]:
+        """:meth:`rank` for async callers (the same hits).
+
+        Runs on the calling thread: scoring is in-memory and takes well under
+        a millisecond, less than a hop to a worker thread would cost.
+        """
+        for hit in self.rank(query):
+            yield hit
