@@ -1,11 +1,16 @@
 """Tool indexes: the :class:`ToolIndex` protocol and the default BM25 index.
 
-The default :class:`BM25ToolIndex` is Okapi BM25 (Robertson & Zaragoza 2009,
-"The Probabilistic Relevance Framework: BM25 and Beyond") over one document
-per tool with four weighted fields (BM25F-style term weighting, Robertson,
-Zaragoza & Taylor 2004): the tool name, its description, its parameter names,
-and the parameters' descriptions (with their ``enum`` values, see
-:func:`~langchain_toolsearch.library.schema_parameters`).
+The default :class:`BM25ToolIndex` is BM25F (Robertson, Zaragoza & Taylor
+2004, "Simple BM25 Extension to Multiple Weighted Fields"; Robertson &
+Zaragoza 2009, "The Probabilistic Relevance Framework: BM25 and Beyond") over
+one document per tool with four weighted fields: the tool name, its
+description, its parameter names, and the parameters' descriptions (with
+their ``enum`` values, see
+:func:`~langchain_toolsearch.library.schema_parameters`). Each field's term
+counts are weighted and normalised by that field's length against the
+field's average before one saturation ``tf / (tf + k1)``, so a tool with
+many long parameter descriptions is not penalised in its name and
+description (plain BM25 over the concatenated fields did that).
 
 Where it departs from textbook Okapi, and why:
 
@@ -34,8 +39,8 @@ Where it departs from textbook Okapi, and why:
   (:func:`~langchain_toolsearch.search.names.correct`), so a correct word
   always outweighs a corrected one.
 * Name coverage: among tools whose names share the query's words, the one
-  the query covers best with least left over gets up to 30% more (the
-  score times 0.3 x share of the name's words in the query x share of the
+  the query covers best with least left over gets up to 50% more (the
+  score times 0.5 x share of the name's words in the query x share of the
   query's words in the name; two words at least), so ``create work item``
   ranks ``create_work_item`` above ``create_work_item_link`` and
   ``list open invoices`` ranks ``billing_list_invoices`` above
@@ -116,8 +121,11 @@ class BM25Params:
     """Tuning of :class:`BM25ToolIndex`.
 
     Attributes:
-        k1: Term-frequency saturation (Robertson & Zaragoza 2009; 1.2 default).
-        b: Length normalisation strength in ``[0, 1]`` (0.75 default).
+        k1: Term-frequency saturation (Robertson & Zaragoza 2009); 1.0 by
+            default (chosen on BFCL, GitHub MCP and ToolSDK together,
+            docs/benchmarks.md).
+        b: Length normalisation strength in ``[0, 1]``, applied per field
+            against the field's average length (BM25F); 0.5 by default.
         name_weight: Weight of a name term against a description term.
         description_weight: Weight of a description term.
         parameter_weight: Weight of a parameter-name term.
@@ -125,8 +133,8 @@ class BM25Params:
             description or ``enum`` values.
     """
 
-    k1: float = 1.2
-    b: float = 0.75
+    k1: float = 1.0
+    b: float = 0.5
     name_weight: float = 3.0
     description_weight: float = 1.0
     parameter_weight: float = 1.0
@@ -145,7 +153,7 @@ def _literal(text: str) -> str:
 _FIRST_BATCH = 64
 _MAX_PHRASE = 6
 _PHRASE_LIFT = 0.3  # a name said word for word in the query closes 30% of the gap to 0.9
-_COVER_LIFT = 0.3  # x (share of the name said) x (share of the query named): up to 30% more
+_COVER_LIFT = 0.5  # x (share of the name said) x (share of the query named): up to 50% more
 _COVER_MIN_WORDS = 2
 _FUZZY_WEIGHT = 0.7  # a word matched through one typing slip counts 70% of a correct one
 _STOPWORD_ONLY = 0.5  # function-word queries score names they cover at most this
@@ -291,6 +299,12 @@ class BM25ToolIndex:
         tok_term = np.fromiter(
             map(self._vocab.__getitem__, terms), dtype=np.int64, count=len(terms)
         )
+        # BM25F: each field's length is normalised against that field's average length
+        field_lens = seg_lens.reshape(-1, 4).astype(np.float64)
+        average = field_lens.mean(0) if n_docs else np.ones(4)
+        average[average == 0] = 1.0
+        field_norm = (1.0 - p.b + p.b * field_lens / average).ravel()
+        tok_weight = tok_weight / np.repeat(field_norm, seg_lens)
         live = tok_weight > 0
         if not live.all():
             tok_weight, tok_doc, tok_term = tok_weight[live], tok_doc[live], tok_term[live]
@@ -299,9 +313,7 @@ class BM25ToolIndex:
         tf = np.bincount(inverse.ravel(), weights=tok_weight, minlength=pair.size)
         post_term = pair // max(n_docs, 1)
         post_doc = pair % max(n_docs, 1)
-        lengths = np.bincount(tok_doc, weights=tok_weight, minlength=n_docs)
-        avgdl = float(lengths.mean()) if n_docs else 1.0
-        norm = p.k1 * (1.0 - p.b + p.b * lengths / (avgdl or 1.0))
+        norm = np.full(n_docs, p.k1)  # lengths were normalised per field above
         df = np.bincount(post_term, minlength=len(self._vocab))
         self._df = df
         self._idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
@@ -471,7 +483,10 @@ class BM25ToolIndex:
                 hit = matched[idx]
                 named = hit / self._coverage.lengths[idx]  # share of the name the query says
                 said = np.minimum(hit / len(asked), 1.0)  # share of the query the name says
-                score[idx] += score[idx] * _COVER_LIFT * named * said
+                base = score[idx]
+                lifted = base * (1.0 + _COVER_LIFT * named * said)
+                # stays below the exact-name floor: at most 90% of the way up to it
+                score[idx] = np.minimum(lifted, base + (_EXACT_FLOOR - base) * 0.9)
         elif every:  # only function words ("who am i"): names that hold them (get_me)
             cover = self._coverage.coverage(every)
             score = np.where(cover >= 0.5, cover * _STOPWORD_ONLY, 0.0)

@@ -79,32 +79,59 @@ class WeightedLuceneBM25(BM25Okapi):
             self.idf[word] = math.log(1.0 + (self.corpus_size - df + 0.5) / (df + 0.5))
 
 
-def reference_counts(doc: ToolDocument, params: BM25Params) -> dict[str, float]:
-    """Weighted term counts of ``doc``, written independently of the index."""
-    counts: dict[str, float] = {}
-
-    def add(terms: list[str], weight: float) -> None:
-        for term in terms:
-            counts[term] = counts.get(term, 0.0) + weight
-
+def reference_fields(doc: ToolDocument) -> list[list[str]]:
+    """Terms of the name, description, parameter-name and parameter-text fields of ``doc``,
+    written independently of the index."""
     names: list[str] = []
     # a generated (provider-safe, hashed) name adds no words; its aliases do
     for name in doc.aliases if doc.generated_name and doc.aliases else (doc.name, *doc.aliases):
         names += tokenize_name(name)
-    add(list(dict.fromkeys(names)), params.name_weight)
-    add(tokenize(doc.description), params.description_weight)
+    names = list(dict.fromkeys(names))
+    pnames: list[str] = []
+    ptexts: list[str] = []
     for pname, ptext in doc.parameters:
         # a parameter name never counts a word of the tool's name again (meeting_id)
-        add([t for t in tokenize_name(pname) if t not in names], params.parameter_weight)
-        add(tokenize(ptext), params.parameter_description_weight)
-    return counts
+        pnames += [t for t in tokenize_name(pname) if t not in names]
+        ptexts += tokenize(ptext)
+    return [names, tokenize(doc.description), pnames, ptexts]
+
+
+def reference_counts(docs: list[ToolDocument], params: BM25Params) -> list[dict[str, float]]:
+    """BM25F pseudo term frequencies (Robertson, Zaragoza & Taylor 2004) of every document.
+
+    Each field's weighted count is divided by that field's length normalisation
+    ``1 - b + b * len_f / avg_len_f``; the sum over fields is then saturated by
+    plain BM25 with ``b = 0`` (no document-level normalisation).
+    """
+    fields = [reference_fields(d) for d in docs]
+    weights = (
+        params.name_weight,
+        params.description_weight,
+        params.parameter_weight,
+        params.parameter_description_weight,
+    )
+    averages = [sum(len(f[i]) for f in fields) / len(fields) or 1.0 for i in range(4)]
+    out: list[dict[str, float]] = []
+    for doc_fields in fields:
+        counts: dict[str, float] = {}
+        for i, terms in enumerate(doc_fields):
+            norm = 1.0 - params.b + params.b * len(terms) / averages[i]
+            for term in terms:
+                counts[term] = counts.get(term, 0.0) + weights[i] / norm
+        out.append({t: c for t, c in counts.items() if c > 0})
+    return out
 
 
 def assert_matches_reference(index: BM25ToolIndex, queries: list[str]) -> None:
-    """The index's BM25 part equals rank-bm25 run on the same tokens, weights and IDF."""
+    """The index's BM25F part equals rank-bm25 run on the same tokens, weights and IDF.
+
+    rank-bm25 has no BM25F: it gets the per-field normalised term frequencies
+    (:func:`reference_counts`) and ``b = 0``, so its ``get_scores`` does the
+    saturation and IDF weighting as for any BM25.
+    """
     params = index.params
     reference = WeightedLuceneBM25(
-        [reference_counts(d, params) for d in index.documents], k1=params.k1, b=params.b
+        reference_counts(list(index.documents), params), k1=params.k1, b=0.0
     )
     by_name = np.argsort(np.array([d.name for d in index.documents]), kind="stable")
     name_rank = np.empty_like(by_name)
