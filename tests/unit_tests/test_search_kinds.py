@@ -290,7 +290,7 @@ def test_corrections_are_bounded() -> None:
     assert index.corrections("naviagte", []) == [index.query_terms("navigate")[0]]
     # at most 2 unknown words are tried, and only in short queries
     assert index.corrections("zzzza zzzzb naviagte", ["a", "b", "c"]) == []
-    assert index.corrections("naviagte", [f"t{i}" for i in range(9)]) == []
+    assert index.corrections("naviagte", [f"t{i}" for i in range(7)]) == []
 
 
 @form_param
