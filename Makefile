@@ -1,6 +1,9 @@
-# Two entry points (see README "Quick start"):
-#   make demo  - set up and run the main job (tool search over real MCP servers)
-#   make test  - set up and run the whole test suite (lint + types + pytest)
+# Entry points (see README):
+#   make demo     - install only what the demo needs and run it (tool search over real MCP servers)
+#   make test     - install the rest and run the whole test suite (lint + types + pytest)
+#   make smoke    - build the wheel and sdist, check them, install the wheel in a clean venv and
+#                   run a smoke test from a folder outside the repository (CI runs it)
+#   make bench, make notebook
 PYTHON ?= python3.11
 VENV ?= .venv
 SERVERS_VENV ?= .venv-mcp-servers
@@ -15,19 +18,26 @@ export TOOLSEARCH_MCP_SERVERS_BIN := $(abspath $(SERVERS_VENV))/bin
 export TOOLSEARCH_LANGCHAIN_MCP_PYTHON := $(abspath $(LCMCP_VENV))/bin/python
 export TOOLSEARCH_SHARED_DATA := $(abspath $(SHARED))/data
 
-.PHONY: setup demo test test-unit lint typecheck pytest bench clean
+.PHONY: setup demo-setup demo test test-unit lint typecheck pytest bench notebook smoke clean
 
-$(VENV)/.installed: pyproject.toml
+# The demo's environment: the package and langchain-mcp-adapters ([mcp]), nothing else.
+$(VENV)/.demo-installed: pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH (or make PYTHON=python3)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[dev]"
+	$(PY) -m pip install -q --disable-pip-version-check -e ".[mcp]"
 	touch $@
 
+# Everything for tests, lint, types, notebooks and benchmarks on top of it.
+$(VENV)/.installed: $(VENV)/.demo-installed pyproject.toml
+	$(PY) -m pip install -q --disable-pip-version-check -e ".[dev]"
+	touch $@
+
+# Installed by the outer pip (--python): the servers' environment carries no pip of its own.
 $(SERVERS_VENV)/.installed:
-	$(PYTHON) -m venv $(SERVERS_VENV)
-	$(SERVERS_VENV)/bin/python -m pip install -q --upgrade pip
-	$(SERVERS_VENV)/bin/python -m pip install -q mcp-server-time mcp-server-git mcp-server-fetch
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH (or make PYTHON=python3)"; exit 1; }
+	$(PYTHON) -m venv --without-pip $(SERVERS_VENV)
+	$(PYTHON) -m pip --python $(SERVERS_VENV)/bin/python install -q --disable-pip-version-check \
+		mcp-server-time mcp-server-git mcp-server-fetch
 	touch $@
 
 $(LCMCP_VENV)/.installed: pyproject.toml
@@ -39,11 +49,16 @@ $(LCMCP_VENV)/.installed: pyproject.toml
 
 setup: $(VENV)/.installed $(SERVERS_VENV)/.installed $(LCMCP_VENV)/.installed
 
-demo: setup
-	$(VENV)/bin/toolsearch demo --catalog $(SHARED)/data/github-mcp-server-tools
+# The two environments are built side by side.
+demo-setup:
+	$(MAKE) -j2 $(VENV)/.demo-installed $(SERVERS_VENV)/.installed
+
+# examples/demo.py finds the servers on PATH or in $(SERVERS_VENV)/bin by itself.
+demo: demo-setup
+	$(PY) examples/demo.py --catalog $(SHARED)/data/github-mcp-server-tools
 
 lint: $(VENV)/.installed
-	$(VENV)/bin/ruff check langchain_toolsearch tests $(wildcard benchmarks)
+	$(VENV)/bin/ruff check langchain_toolsearch tests benchmarks examples notebooks/execute.py
 	$(VENV)/bin/ruff format --check langchain_toolsearch
 
 typecheck: $(VENV)/.installed
@@ -68,8 +83,30 @@ test: lint typecheck pytest
 test-unit: $(VENV)/.installed
 	$(VENV)/bin/pytest -q tests/unit_tests
 
-bench: setup
-	$(VENV)/bin/toolsearch bench
+bench: $(VENV)/.installed
+	$(PY) -m benchmarks
+
+# Re-run the notebooks in place and keep their outputs (committed executed).
+notebook: setup
+	$(PY) notebooks/execute.py
+
+# The smoke test runs from a temporary folder outside the clone, without the clone's variables;
+# then the [mcp] extra is installed on its own and the smoke test runs again.
+SMOKE := build/smoke
+SMOKE_RUN = out=$$(mktemp -d) && cd $$out && \
+	env -u PYTHONPATH -u TOOLSEARCH_SHARED_DATA -u TOOLSEARCH_MCP_SERVERS_BIN \
+	$(abspath $(SMOKE))/venv/bin/python $(abspath tests/smoke/smoke.py) \
+	$(abspath $(SHARED))/data/github-mcp-server-tools; rc=$$?; rm -rf $$out; exit $$rc
+smoke: $(VENV)/.installed
+	rm -rf $(SMOKE) && mkdir -p $(SMOKE)
+	$(PY) -m build -q --outdir $(SMOKE)/dist .
+	$(VENV)/bin/twine check --strict $(SMOKE)/dist/*
+	$(PYTHON) -m venv $(SMOKE)/venv
+	$(SMOKE)/venv/bin/python -m pip install -q --disable-pip-version-check $(SMOKE)/dist/*.whl
+	$(SMOKE_RUN)
+	$(SMOKE)/venv/bin/python -m pip install -q --disable-pip-version-check "$$(ls $(SMOKE)/dist/*.whl)[mcp]"
+	$(SMOKE_RUN)
+	@ls -l $(SMOKE)/dist
 
 clean:
-	rm -rf $(VENV) $(SERVERS_VENV) $(LCMCP_VENV)
+	rm -rf $(VENV) $(SERVERS_VENV) $(LCMCP_VENV) build

@@ -48,6 +48,10 @@ SEARCH_QUERY_TOO_LONG = "The query was longer than {limit} characters and was cu
 
 # load_tool messages
 LOAD_NO_NAMES = "Pass tool_name (one name) or tool_names (a non-empty list of names)."
+LOAD_BAD_FORM = (
+    "Error: pass tool_name as one name (a string) or tool_names as a list of names, "
+    'e.g. tool_names=["get_weather", "send_email"].'
+)
 LOAD_EMPTY_LIST = "tool_names is an empty list. Pass at least one tool name."
 LOAD_TOO_MANY = "Too many names ({count}); load at most {limit} at once."
 LOAD_LOADED = "Loaded: {names}. They are callable from your next step."
@@ -80,6 +84,10 @@ TOOL_NOT_LOADED_AUTO = (
 TOOL_LOADED_THIS_STEP = (
     "Error: this tool was loaded in this same step and is callable from your next "
     "step: call it again now."
+)
+TOOL_SCHEMA_UNUSABLE = (
+    "Error: this tool cannot be used: its input schema is invalid. "
+    "Use search_tools to find another tool for this task."
 )
 TOOL_FAILED_NO_TEXT = "Error: the tool '{name}' failed without an error message."
 

@@ -1,21 +1,32 @@
-"""What the middleware and the node share: construction and the public helpers."""
+"""What the middleware and the node share: the engine, the meta tools, the public helpers.
+
+Each step builds one :class:`~langchain_toolsearch._engine.scope.RequestScope`
+from the step's own inputs (config, state, store, context, the tools bound
+on the agent / node) and asks the engine one question. Nothing of a request
+is kept on the instance.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Sequence
+from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from langgraph.config import get_config
+from langgraph.prebuilt import ToolRuntime
 from langgraph.store.base import BaseStore
 
-from langchain_toolsearch.core import StorageMode, ToolSearchCore
-from langchain_toolsearch.library import ToolsInput
+from langchain_toolsearch._engine.drive import adrive, drive
+from langchain_toolsearch._engine.engine import Engine
+from langchain_toolsearch._engine.scope import RequestScope
+from langchain_toolsearch.errors import ToolSearchConfigError
+from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.meta_tools import build_meta_tools
-from langchain_toolsearch.policy import FilterFn, adrive, drive
-from langchain_toolsearch.resolved import ResolveToolsFn
-from langchain_toolsearch.search.index import IndexOption
-from langchain_toolsearch.state import LoadedToolStore
+from langchain_toolsearch.options import ToolSearchOptions
+from langchain_toolsearch.search.index import ToolIndex
+from langchain_toolsearch.storage.langgraph_store import LOADED_NAMESPACE
+from langchain_toolsearch.storage.protocol import LoadedToolStore
 from langchain_toolsearch.types import StateStats, ToolSearchResult
 
 __all__ = ["ToolSearchBase", "current_config"]
@@ -30,82 +41,143 @@ def current_config() -> RunnableConfig:
 
 
 class ToolSearchBase:
-    """Options, meta tools and state helpers of the middleware and the node.
+    """The engine, meta tools and state helpers of the middleware and the node.
 
     See :class:`~langchain_toolsearch.ToolSearchMiddleware` for the options.
     """
 
-    def __init__(
-        self,
-        *,
-        tools: ToolsInput,
-        top_k: int = 5,
-        min_score: float = 0.0,
-        auto_load: bool = False,
-        storage: StorageMode = "in-memory",
-        ttl: float = 3600.0,
-        filter: FilterFn | None = None,
-        include_resolved_tools: bool = False,
-        resolve_tools: ResolveToolsFn | None = None,
-        system_hint: bool = True,
-        clock: Callable[[], float] | None = None,
-        store: BaseStore | None = None,
-        index: IndexOption | None = None,
-    ) -> None:
-        self._core = ToolSearchCore(
-            tools=tools,
-            top_k=top_k,
-            min_score=min_score,
-            auto_load=auto_load,
-            storage=storage,
-            ttl=ttl,
-            filter=filter,
-            include_resolved_tools=include_resolved_tools,
-            resolve_tools=resolve_tools,
-            clock=clock,
-            store=store,
-            index=index,
+    def __init__(self, options: ToolSearchOptions) -> None:
+        self.options = options
+        self._engine = Engine(options)
+        self.meta_tools: list[BaseTool] = build_meta_tools(
+            self._engine, self._runtime_scope, self._aruntime_scope
         )
-        self._system_hint = system_hint
-        self.meta_tools: list[BaseTool] = build_meta_tools(self._core)
+
+    # -- scopes ----------------------------------------------------------------------------
+
+    def _bound(self, tools: Sequence[BaseTool] | None) -> list[BaseTool]:
+        """The tools of a step's tool node that this request searches (per-request only)."""
+        bound, _ = self._engine.split_agent_tools(tools or (), self.meta_tools)
+        return bound
+
+    def _runtime_scope(self, runtime: ToolRuntime) -> RequestScope:
+        return self._engine.scopes.build(
+            runtime.config or {},
+            runtime.state,
+            graph_store=runtime.store,
+            context=runtime.context,
+            bound=self._bound(runtime.tools),
+        )
+
+    async def _aruntime_scope(self, runtime: ToolRuntime) -> RequestScope:
+        return await self._engine.scopes.abuild(
+            runtime.config or {},
+            runtime.state,
+            graph_store=runtime.store,
+            context=runtime.context,
+            bound=self._bound(runtime.tools),
+        )
+
+    def _outside_scope_bound(self) -> Sequence[BaseTool]:
+        """Tools bound on this form that a scope outside a run includes (node: ``bound_tools``)."""
+        return ()
+
+    # -- public helpers --------------------------------------------------------------------
 
     @property
-    def core(self) -> ToolSearchCore:
-        """The shared logic (library, index, policy, store)."""
-        return self._core
+    def library(self) -> ToolLibrary:
+        """The static library (validated, provider-safe names)."""
+        return self._engine.library
+
+    @property
+    def index(self) -> ToolIndex:
+        """The index over the static library (see ``index=``)."""
+        return self._engine.scopes.index
 
     @property
     def system_prompt_hint(self) -> str:
         """The short text explaining the search/load flow to the model."""
-        return self._core.system_hint
+        return self._engine.hint
 
-    def search(self, query: str, config: RunnableConfig | None = None) -> list[ToolSearchResult]:
-        """Search the library as ``search_tools`` would, filter (phase ``search``) included.
+    def search(
+        self, query: str, config: RunnableConfig | None = None, *, context: Any = None
+    ) -> list[ToolSearchResult]:
+        """Search as ``search_tools`` would in a run with ``config``, filter included.
+
+        With ``include_resolved_tools`` the request's resolved tools (and a
+        node's ``bound_tools``) are searched too, exactly as in that run; the
+        tools bound on an agent are only known inside its run.
 
         Args:
             query: Keywords.
-            config: The ``RunnableConfig`` the filter sees (``{}`` if omitted).
+            config: The run's ``RunnableConfig`` (``{}`` if omitted).
+            context: The run's context, as the filter would see it.
 
         Returns:
             Up to ``top_k`` hits, best first, scores in ``[0, 1]``; ``[]`` for
             an empty query or when nothing matches.
         """
-        return drive(self._core.search(query, config or {}), self._core.policy).results
+        scope = self._engine.scopes.build(
+            config or {}, {}, context=context, bound=self._outside_scope_bound()
+        )
+        return drive(self._engine.search_results(scope, query), self._engine.policy)
 
     async def asearch(
-        self, query: str, config: RunnableConfig | None = None
+        self, query: str, config: RunnableConfig | None = None, *, context: Any = None
     ) -> list[ToolSearchResult]:
-        """Async :meth:`search` (awaits async filters)."""
-        outcome = await adrive(self._core.search(query, config or {}), self._core.policy)
-        return outcome.results
+        """Async :meth:`search` (resolvers and filters never block the event loop)."""
+        scope = await self._engine.scopes.abuild(
+            config or {}, {}, context=context, bound=self._outside_scope_bound()
+        )
+        return await adrive(self._engine.search_results(scope, query), self._engine.policy)
 
-    def _stored_loads(self) -> LoadedToolStore:
-        """Where :meth:`clear_state` clears: the in-memory store, or ``store=`` for "store"."""
-        if self._core.storage != "store":
-            return self._core.store  # "context" keeps nothing here: a no-op
-        backend = self._core.backend()
-        if backend is None:
-            raise ValueError(
+    def _scope_for(
+        self, config: RunnableConfig, state: Any, store: BaseStore | None
+    ) -> RequestScope:
+        return self._engine.scopes.build(
+            config, state or {}, graph_store=store, bound=self._outside_scope_bound()
+        )
+
+    def get_loaded_tools(
+        self, config: RunnableConfig, state: Any = None, *, store: BaseStore | None = None
+    ) -> list[str]:
+        """Names loaded for the run of ``config``, in load order (not filter-checked).
+
+        Args:
+            config: A run config; its thread id selects the thread.
+            state: The graph state (``storage="context"`` and runs without a
+                thread id keep their loads there), e.g. ``graph.get_state(config).values``.
+            store: ``storage="store"`` without ``store=``: the graph's store.
+        """
+        scope = self._scope_for(config, state, store)
+        return drive(self._engine.loaded(scope), self._engine.policy)
+
+    async def aget_loaded_tools(
+        self, config: RunnableConfig, state: Any = None, *, store: BaseStore | None = None
+    ) -> list[str]:
+        """Async :meth:`get_loaded_tools` (uses the store's async API)."""
+        scope = self._scope_for(config, state, store)
+        return await adrive(self._engine.loaded(scope), self._engine.policy)
+
+    @property
+    def loaded_tool_store(self) -> LoadedToolStore | None:
+        """Where the loads of runs with a thread id live, if fixed at construction.
+
+        ``None`` for ``"context"``, and for ``"store"`` without ``store=`` (the
+        graph's store is used then).
+        """
+        return self._engine.storage.backend()
+
+    def _stored_loads(self) -> LoadedToolStore | None:
+        """Where :meth:`clear_state` clears (``None`` for ``"context"``: nothing is kept).
+
+        Raises:
+            ToolSearchConfigError: ``storage="store"`` without ``store=``.
+        """
+        storage = self._engine.storage
+        backend = storage.backend()
+        if backend is None and storage.mode == "store":
+            raise ToolSearchConfigError(
                 'clearing storage="store" needs the store: pass store=... to the tool '
                 "search, or delete the namespace ('toolsearch', 'loaded', <thread id>) "
                 "from your LangGraph store"
@@ -113,23 +185,80 @@ class ToolSearchBase:
         return backend
 
     def clear_state(self, thread_id: str) -> None:
-        """Forget the loads of ``thread_id`` (in-memory, or ``store=`` with "store").
-
-        A no-op for ``"context"`` (trim the messages instead).
+        """Forget the loads of ``thread_id``; a no-op for ``"context"`` (trim the messages).
 
         Raises:
-            ValueError: ``storage="store"`` without ``store=``.
+            ToolSearchConfigError: ``storage="store"`` without ``store=``.
         """
-        self._stored_loads().clear(thread_id)
+        backend = self._stored_loads()
+        if backend is not None:
+            backend.clear(thread_id)
+
+    async def aclear_state(self, thread_id: str) -> None:
+        """Async :meth:`clear_state` (uses the store's async API when it has one)."""
+        backend = self._stored_loads()
+        aclear = getattr(backend, "aclear", None)
+        if aclear is not None:
+            await aclear(thread_id)
+        elif backend is not None:
+            backend.clear(thread_id)
 
     def clear_all_state(self) -> None:
-        """Forget the loads of every thread (in-memory, or ``store=`` with "store")."""
-        self._stored_loads().clear_all()
+        """Forget the loads of every thread (in-memory, ``store=``, or your store)."""
+        backend = self._stored_loads()
+        if backend is not None:
+            backend.clear_all()
+
+    async def aclear_all_state(self) -> None:
+        """Async :meth:`clear_all_state`."""
+        backend = self._stored_loads()
+        aclear_all = getattr(backend, "aclear_all", None)
+        if aclear_all is not None:
+            await aclear_all()
+        elif backend is not None:
+            backend.clear_all()
 
     def get_state_stats(self) -> StateStats:
-        """In-memory store size: ``thread_count``, ``oldest_access_time`` (epoch s | None)."""
-        return self._core.store.stats()
+        """Size of the loaded-tool store: ``thread_count``, ``oldest_access_time`` (epoch s).
+
+        ``"in-memory"``: both figures. ``"store"`` with ``store=``: the number of
+        threads with loads (``oldest_access_time`` is ``None``). ``"context"``
+        keeps nothing: zero.
+
+        Raises:
+            ToolSearchConfigError: ``"store"`` without ``store=``, or a custom
+                store without a ``stats()`` method: the figures cannot be read.
+        """
+        storage = self._engine.storage
+        if storage.mode == "context":
+            return StateStats(thread_count=0, oldest_access_time=None, storage="context")
+        backend = self._stored_loads()
+        stats = getattr(backend, "stats", None)
+        if callable(stats):
+            found = stats()
+            if isinstance(found, StateStats):
+                return found
+        threads = getattr(backend, "thread_ids", None)
+        if callable(threads):
+            count = len(threads())
+            return StateStats(thread_count=count, oldest_access_time=None, storage=storage.mode)
+        raise ToolSearchConfigError(
+            f"get_state_stats cannot read a {type(backend).__name__}: give it a stats() "
+            f"method returning StateStats (namespace {LOADED_NAMESPACE} for LangGraph stores)"
+        )
+
+    async def aget_state_stats(self) -> StateStats:
+        """Async :meth:`get_state_stats` (the store's async API, e.g. ``AsyncPostgresStore``)."""
+        backend = self._engine.storage.backend()
+        astats = getattr(backend, "astats", None)
+        if self._engine.storage.mode == "store" and callable(astats):
+            found = await astats()
+            assert isinstance(found, StateStats)
+            return found
+        return self.get_state_stats()
 
     def cleanup_now(self) -> int:
-        """Run the in-memory TTL sweep now; returns the number of threads evicted."""
-        return self._core.store.cleanup_now()
+        """Run the in-memory TTL sweep now; the number of threads evicted (0 otherwise)."""
+        backend = self._engine.storage.backend()
+        cleanup = getattr(backend, "cleanup_now", None)
+        return int(cleanup()) if callable(cleanup) else 0

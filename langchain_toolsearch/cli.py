@@ -1,4 +1,4 @@
-"""The ``toolsearch`` command line: ``demo``, ``search`` and ``bench``."""
+"""The ``toolsearch`` command line: ``search``, ``eval`` and ``config`` over your own tools."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -13,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.tools import BaseTool
+
+from langchain_toolsearch.config.cli import add_config_parser
 
 __all__ = ["load_mcp_config", "main"]
 
@@ -26,28 +29,47 @@ def load_mcp_config(path: str | Path) -> dict[str, dict[str, Any]]:
     unless they name a ``transport``.
 
     Raises:
-        ValueError: If the file is not such a mapping, or an entry has
-            neither ``command`` nor ``url``.
+        OSError: If the file cannot be read.
+        ValueError: If the file is not JSON or not such a mapping, or an entry
+            has neither ``command`` nor ``url``; the message starts with
+            ``path`` and, for a file without an ``mcpServers`` key, names it.
     """
-    data = json.loads(Path(path).read_text())
+    try:
+        data = json.loads(Path(path).read_text())
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not JSON ({exc})") from exc
+    has_key = isinstance(data, dict) and "mcpServers" in data
     servers = data.get("mcpServers", data) if isinstance(data, dict) else None
     if not isinstance(servers, dict):
         raise ValueError(f"{path}: expected {{'mcpServers': {{name: {{...}}}}}}")
     connections: dict[str, dict[str, Any]] = {}
     for name, entry in servers.items():
-        if not isinstance(entry, dict):
-            raise ValueError(f"{path}: server {name!r} must be an object")
+        if not isinstance(entry, dict) or not {"transport", "command", "url"} & set(entry):
+            if not has_key:
+                raise ValueError(
+                    f"{path}: no 'mcpServers' key, and {name!r} is not a server entry "
+                    "(one needs a 'command' or a 'url'); expected "
+                    "{'mcpServers': {name: {'command': ...} or {'url': ...}}}"
+                )
+            if not isinstance(entry, dict):
+                raise ValueError(f"{path}: server {name!r} must be an object")
+            raise ValueError(f"{path}: server {name!r} needs a 'command' or a 'url'")
         conn = dict(entry)
         if "transport" not in conn:
             if "command" in conn:
                 conn["transport"] = "stdio"
                 conn.setdefault("args", [])
-            elif "url" in conn:
-                conn["transport"] = "streamable_http"
             else:
-                raise ValueError(f"{path}: server {name!r} needs a 'command' or a 'url'")
+                conn["transport"] = "streamable_http"
         connections[name] = conn
     return connections
+
+
+class _ReportedFailures(logging.Filter):
+    """Drops the package's own log line for a failed MCP server: the CLI prints it once."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "contributes no tools" not in str(record.msg)
 
 
 class _UsageError(Exception):
@@ -96,30 +118,51 @@ def _load_catalogs(catalogs: Sequence[str]) -> list[BaseTool]:
 async def _library(catalogs: Sequence[str], mcp_configs: Sequence[str]) -> list[BaseTool]:
     tools = _load_catalogs(catalogs)
     for path in mcp_configs:
-        from langchain_mcp_adapters.client import MultiServerMCPClient
-
-        from langchain_toolsearch.mcp import load_mcp_tools
+        from langchain_toolsearch.mcp import load_mcp_tools, multi_server_mcp_client
 
         try:
+            MultiServerMCPClient = multi_server_mcp_client()
+        except ImportError as exc:
+            raise _UsageError(f"--mcp-config: {exc}") from exc
+        try:
             connections = load_mcp_config(path)
-        except _USER_ERRORS as exc:
-            raise _UsageError(f"--mcp-config {path}: {exc}") from exc
+        except OSError as exc:
+            raise _UsageError(f"--mcp-config {path}: {exc.strerror or exc}") from exc
+        except (ValueError, TypeError) as exc:
+            raise _UsageError(f"--mcp-config {exc}") from exc
+        mcp_logger = logging.getLogger("langchain_toolsearch.mcp")
+        reported = _ReportedFailures()
+        mcp_logger.addFilter(reported)
         try:
             library = await load_mcp_tools(MultiServerMCPClient(connections))  # type: ignore[arg-type]
         except ValueError as exc:  # e.g. a tool name collision
             raise _UsageError(f"--mcp-config {path}: {exc}") from exc
+        finally:
+            mcp_logger.removeFilter(reported)
         for server, reason in library.failures.items():
             print(f"! MCP server {server!r} skipped: {reason}", file=sys.stderr)
         tools.extend(library.tools)
     return tools
 
 
+def _no_tools(catalogs: Sequence[str], mcp_configs: Sequence[str]) -> _UsageError:
+    """Why there is nothing to search, suggesting only options that were not given."""
+    given = [f"--catalog {c}" for c in catalogs] + [f"--mcp-config {m}" for m in mcp_configs]
+    if not given:
+        return _UsageError("no tools: pass --catalog PATH and/or --mcp-config FILE")
+    reason = "no MCP server could be listed (see above)" if mcp_configs else "it has no tools"
+    return _UsageError(f"no tools from {', '.join(given)}: {reason}")
+
+
 def _cmd_search(args: argparse.Namespace) -> int:
+    from langchain_toolsearch import _prompts as P
     from langchain_toolsearch.middleware import ToolSearchMiddleware
 
+    if not args.query.strip():  # the words search_tools answers an empty query with
+        raise _UsageError(P.SEARCH_EMPTY_QUERY)
     tools = asyncio.run(_library(args.catalog, args.mcp_config))
     if not tools:
-        raise _UsageError("no tools: pass --catalog PATH and/or --mcp-config FILE")
+        raise _no_tools(args.catalog, args.mcp_config)
     try:
         search = ToolSearchMiddleware(tools=tools, top_k=args.top_k, min_score=args.min_score)
     except ValueError as exc:  # e.g. the same tool name in two catalogs
@@ -134,31 +177,42 @@ def _cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_demo(args: argparse.Namespace) -> int:
-    from langchain_toolsearch.demo import run_demo
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from langchain_toolsearch.evaluation import evaluate, load_queries
+    from langchain_toolsearch.middleware import ToolSearchMiddleware
 
-    _load_catalogs(args.catalog)  # report a bad --catalog before starting servers
+    tools = _load_catalogs([args.library])
     try:
-        return asyncio.run(
-            run_demo(catalogs=args.catalog, model=args.model, servers_bin=args.servers_bin)
-        )
-    except FileNotFoundError as exc:  # an MCP server executable is missing
+        queries = load_queries(args.queries)
+    except _USER_ERRORS as exc:
+        raise _UsageError(f"QUERIES {args.queries}: {exc}") from exc
+    names = {tool.name for tool in tools}
+    unknown = sorted({g for q in queries for g in q.gold} - names)
+    if unknown:
+        shown = ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else "")
+        raise _UsageError(f"QUERIES {args.queries}: gold tools not in the library: {shown}")
+    ks: list[int] = args.k or [1, 5, 10]
+    depth = max(*ks, 10)
+    try:
+        search = ToolSearchMiddleware(tools=tools, top_k=depth)
+    except ValueError as exc:
         raise _UsageError(str(exc)) from exc
-
-
-def _cmd_bench(args: argparse.Namespace) -> int:
-    from langchain_toolsearch.bench import BenchConfig, run_bench
-
-    data_dir = Path(args.data_dir) if args.data_dir else None
-    try:
-        return run_bench(
-            BenchConfig.make(
-                quick=args.quick, semantic=args.semantic, data_dir=data_dir, engine=args.engine
+    report = evaluate(lambda text, k: [h.name for h in search.search(text)][:k], queries, ks)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "recall": {str(k): v for k, v in sorted(report.recall.items())},
+                    "ndcg10": report.ndcg10,
+                    "queries": report.queries,
+                    "tools": len(tools),
+                },
+                indent=2,
             )
         )
-    except (ImportError, FileNotFoundError, RuntimeError) as exc:
-        print(f"toolsearch bench: {exc}", file=sys.stderr)
-        return 2
+        return 0
+    print(f"{len(tools)} tools, {report.queries} queries: {report.summary()}")
+    return 0
 
 
 _CATALOG_HELP = (
@@ -167,18 +221,22 @@ _CATALOG_HELP = (
 )
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("langchain-toolsearch")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``toolsearch``."""
     parser = argparse.ArgumentParser(
         prog="toolsearch", description="BM25 tool search for LangGraph / LangChain agents."
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
-
-    demo = sub.add_parser("demo", help="run an agent over real MCP servers' tools")
-    demo.add_argument("--catalog", action="append", default=[], metavar="PATH", help=_CATALOG_HELP)
-    demo.add_argument("--model", help="provider:name for a real chat model (needs its API key)")
-    demo.add_argument("--servers-bin", help="folder with mcp-server-time/-git/-fetch")
-    demo.set_defaults(func=_cmd_demo)
 
     search = sub.add_parser("search", help="print the ranked hits for a query")
     search.add_argument("query")
@@ -208,22 +266,23 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--json", action="store_true", help="print JSON")
     search.set_defaults(func=_cmd_search)
 
-    bench = sub.add_parser(
-        "bench", help="measure search quality, speed, token cost, overhead and memory"
+    evaluate = sub.add_parser(
+        "eval",
+        help="recall@k and NDCG@10 of the search over your library and queries",
+        description="Evaluate the search on LIBRARY (a catalog: JSON file or folder of tool "
+        'definitions) with QUERIES (JSON list or JSONL of {"query": ..., "gold": [names]}).',
     )
-    bench.add_argument("--quick", action="store_true", help="small, fast run (for tests)")
-    bench.add_argument(
-        "--semantic",
-        action="store_true",
-        help="also measure semantic search with a local MiniLM (needs the [semantic] extra)",
+    evaluate.add_argument("library", metavar="LIBRARY", help=_CATALOG_HELP.rsplit(";", 1)[0])
+    evaluate.add_argument("queries", metavar="QUERIES")
+    evaluate.add_argument(
+        "-k",
+        type=_positive_int,
+        action="append",
+        help="recall cut-off, >= 1; repeatable (default: 1, 5, 10)",
     )
-    bench.add_argument(
-        "--engine",
-        action="store_true",
-        help="only the library served from PostgreSQL + pgvector (starts a local server)",
-    )
-    bench.add_argument("--data-dir", help="shared data folder (default: $TOOLSEARCH_SHARED_DATA)")
-    bench.set_defaults(func=_cmd_bench)
+    evaluate.add_argument("--json", action="store_true", help="print JSON")
+    evaluate.set_defaults(func=_cmd_eval)
+    add_config_parser(sub)  # `toolsearch config ...` (langchain_toolsearch/config/cli.py)
     return parser
 
 

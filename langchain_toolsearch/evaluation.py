@@ -1,41 +1,47 @@
-"""Retrieval metrics, an evaluation loop, and the rank-bm25 baseline.
+"""Retrieval metrics for a tool library: recall@k, NDCG@10, and an evaluation loop.
 
 A *search function* has the shape ``search(query: str, k: int) -> Sequence[str]``
 and returns up to ``k`` tool names, best first. :func:`evaluate` runs one over
-:class:`~langchain_toolsearch.datasets.EvalQuery` records and reports mean
-recall@k and NDCG@10 with binary relevance.
-
-Baseline figures on BFCL (1,437 tools, 2,501 queries) with
-:func:`baseline_bm25okapi_search`: recall@1 0.394, recall@5 0.587, recall@10 0.653,
-NDCG@10 0.530. The data README lists 0.587 / 0.651 / 0.529; the small gap is
-tie-breaking: 193 queries have a score tie across rank 10, and this baseline breaks
-ties by library order, while rank-bm25's ``get_top_n`` (``np.argsort(scores)[::-1]``,
-an unstable sort) gives 0.587 / 0.651 / 0.528 here.
+:class:`EvalQuery` records and reports mean recall@k and NDCG@10 with binary
+relevance. :func:`load_queries` reads your own queries from a JSON/JSONL file;
+``toolsearch eval LIBRARY QUERIES`` runs the package's search over them.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
-
-import numpy as np
-from numpy.typing import NDArray
-from rank_bm25 import BM25Okapi
-
-from langchain_toolsearch.datasets import EvalQuery
+from pathlib import Path
+from typing import Any
 
 __all__ = [
-    "BM25OkapiBaseline",
+    "EvalQuery",
     "EvalReport",
-    "NamedTool",
     "SearchFn",
-    "baseline_bm25okapi_search",
     "evaluate",
+    "load_queries",
     "ndcg_at_k",
     "recall_at_k",
 ]
+
+
+@dataclass(frozen=True)
+class EvalQuery:
+    r"""One retrieval query with its gold tools.
+
+    Attributes:
+        id: Source identifier (e.g. BFCL's ``"multiple_0"``, or the line number).
+        query: The request text.
+        gold: Names of the tools the query needs, de-duplicated, in answer order
+            (never empty).
+    """
+
+    id: str
+    query: str
+    gold: tuple[str, ...]
+
 
 SearchFn = Callable[[str, int], Sequence[str]]
 """``search(query, k)`` -> up to ``k`` tool names, best first."""
@@ -168,117 +174,55 @@ def evaluate(
     )
 
 
-class NamedTool(Protocol):
-    """Anything with a ``name`` and a ``description`` (``ToolDef``, ``BaseTool``)."""
+def load_queries(path: str | Path) -> list[EvalQuery]:
+    """Read evaluation queries from a JSON list or a JSONL file.
 
-    @property
-    def name(self) -> str:
-        """Tool name."""
-        ...
-
-    @property
-    def description(self) -> str:
-        """Tool description."""
-        ...
-
-
-def _whitespace_tokens(text: str) -> list[str]:
-    return text.lower().split()
-
-
-def baseline_bm25okapi_search(tools: Sequence[NamedTool]) -> BM25OkapiBaseline:
-    """The reference baseline: rank-bm25 ``BM25Okapi`` over whitespace tokens.
-
-    Each tool's document is ``(name + " " + description).lower().split()``; a query
-    is tokenised the same way and scored as ``BM25Okapi.get_scores`` does (default
-    ``k1=1.5, b=0.75, epsilon=0.25``). Scoring reads the ``BM25Okapi`` index's
-    statistics through per-term postings, so the scores are bit-for-bit those of
-    ``get_scores`` but about 30x faster (``get_scores`` scans every document for
-    every query token). Results are sorted by score, ties broken by position in
-    ``tools`` (deterministic); the top ``k`` are returned even when they score 0
-    (as ``BM25Okapi.get_top_n`` does).
+    Each record is ``{"query": str, "gold": [tool names], "id": str (optional)}``;
+    ``gold`` may also be one name as a string. Records without an ``id`` get
+    their 1-based position (``"1"``, ``"2"``, ...).
 
     Args:
-        tools: The library (``ToolDef`` or ``BaseTool`` objects), unique names.
+        path: A ``.json`` file holding a list of records, or a file with one
+            record per line (blank lines skipped).
 
     Returns:
-        ``search(query, k) -> list[str]`` of ``min(k, len(tools))`` names, best
-        first (``[]`` for ``k <= 0``): a :class:`BM25OkapiBaseline`, which also
-        exposes ``.index`` (the ``BM25Okapi``) and ``.scores(query)``.
+        The queries in file order.
 
     Raises:
-        ValueError: If ``tools`` is empty.
+        OSError: If the file cannot be read.
+        ValueError: If the file is empty, not JSON, or a record lacks a
+            non-empty ``query`` or ``gold`` (the message names the record).
     """
-    return BM25OkapiBaseline(tools)
-
-
-class BM25OkapiBaseline:
-    """Callable ``search(query, k)`` of :func:`baseline_bm25okapi_search`.
-
-    Attributes:
-        names: Tool names in library order.
-        index: The ``rank_bm25.BM25Okapi`` index over the tool documents.
-    """
-
-    def __init__(self, tools: Sequence[NamedTool]) -> None:
-        """Index ``tools``; see :func:`baseline_bm25okapi_search`.
-
-        Raises:
-            ValueError: If ``tools`` is empty.
-        """
-        if not tools:
-            msg = "baseline_bm25okapi_search needs at least one tool"
-            raise ValueError(msg)
-        self.names: list[str] = [tool.name for tool in tools]
-        self.index: Any = BM25Okapi(
-            [_whitespace_tokens(f"{tool.name} {tool.description}") for tool in tools]
+    text = Path(path).read_text(encoding="utf-8")
+    stripped = text.lstrip()
+    records: list[Any]
+    try:
+        if stripped.startswith("["):
+            records = json.loads(text)
+        else:
+            records = [json.loads(line) for line in text.splitlines() if line.strip()]
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not JSON or JSONL ({exc})") from exc
+    if not records:
+        raise ValueError(f"{path}: no queries")
+    queries: list[EvalQuery] = []
+    for position, record in enumerate(records, 1):
+        where = f"{path}: record {position}"
+        if not isinstance(record, dict):
+            raise ValueError(f'{where}: expected {{"query": ..., "gold": [...]}}')
+        query = record.get("query")
+        gold = record.get("gold")
+        if isinstance(gold, str):
+            gold = [gold]
+        if not isinstance(query, str) or not query.strip():
+            raise ValueError(f"{where}: needs a non-empty string 'query'")
+        if not isinstance(gold, list) or not gold or not all(isinstance(g, str) for g in gold):
+            raise ValueError(f"{where}: needs 'gold', a non-empty list of tool names")
+        queries.append(
+            EvalQuery(
+                id=str(record.get("id", position)),
+                query=query,
+                gold=tuple(dict.fromkeys(gold)),
+            )
         )
-        self._postings = _postings(self.index)
-
-    def scores(self, query: str) -> NDArray[np.float64]:
-        """BM25 scores of every tool for ``query``.
-
-        Returns:
-            Array of shape ``(len(names),)``, equal to
-            ``index.get_scores(query.lower().split())``.
-        """
-        total = np.zeros(len(self.names))
-        for token in _whitespace_tokens(query):
-            entry = self._postings.get(token)
-            if entry is not None:
-                docs, contribution = entry
-                total[docs] += contribution
-        return total
-
-    def __call__(self, query: str, k: int) -> list[str]:
-        """Top ``k`` tool names for ``query``, best first (``[]`` for ``k <= 0``)."""
-        if k <= 0:
-            return []
-        order = np.argsort(-self.scores(query), kind="stable")[:k]
-        return [self.names[int(position)] for position in order]
-
-
-def _postings(index: Any) -> dict[str, tuple[NDArray[np.intp], NDArray[np.float64]]]:
-    """Per term: the documents holding it and its ``get_scores`` contribution to each.
-
-    The contribution uses ``BM25Okapi.get_scores``'s exact expression and operation
-    order, so summing it per query token reproduces ``get_scores`` exactly (adding
-    the ``0.0`` it adds for other documents changes nothing).
-    """
-    doc_ids: dict[str, list[int]] = {}
-    freqs: dict[str, list[int]] = {}
-    for position, frequencies in enumerate(index.doc_freqs):
-        for term, count in frequencies.items():
-            doc_ids.setdefault(term, []).append(position)
-            freqs.setdefault(term, []).append(count)
-    doc_len = np.array(index.doc_len)
-    k1, b, avgdl = index.k1, index.b, index.avgdl
-    out: dict[str, tuple[NDArray[np.intp], NDArray[np.float64]]] = {}
-    for term, ids in doc_ids.items():
-        docs = np.array(ids, dtype=np.intp)
-        q_freq = np.array(freqs[term])
-        contribution = (index.idf.get(term) or 0) * (
-            q_freq * (k1 + 1) / (q_freq + k1 * (1 - b + b * doc_len[docs] / avgdl))
-        )
-        out[term] = (docs, np.asarray(contribution, dtype=np.float64))
-    return out
+    return queries

@@ -29,6 +29,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from langchain_toolsearch._prompts import META_TOOL_NAMES
+from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.search.index import ToolDocument
 from langchain_toolsearch.search.suggest import NameSuggester
 
@@ -36,6 +37,7 @@ __all__ = [
     "SAFE_NAME",
     "LibraryTool",
     "ToolLibrary",
+    "provider_schema",
     "safe_tool_name",
     "schema_parameters",
     "tool_parameters",
@@ -210,13 +212,21 @@ class LibraryTool:
 
     Attributes:
         name: Provider-safe name: what the model sees and calls.
-        original_name: The name (or mapping key) the user gave.
+        original_name: The tool's own name (before the provider-safe mapping).
         tool: The tool to bind and run, named ``name``.
+        key: Its key in a ``tools`` mapping, if given as one (``load_tool``
+            accepts it as an alias).
     """
 
     name: str
     original_name: str
     tool: BaseTool
+    key: str | None = None
+
+    @property
+    def given_name(self) -> str:
+        """The name the user knows the tool by: its mapping key, else its own name."""
+        return self.key if self.key is not None else self.original_name
 
     @property
     def description(self) -> str:
@@ -224,23 +234,48 @@ class LibraryTool:
         return self.tool.description or ""
 
     def short_description(self, limit: int = DESCRIPTION_LIMIT) -> str:
-        """The description cut to about ``limit`` characters at a word boundary."""
+        """The description in at most ``limit`` characters, ellipsis included.
+
+        Whitespace is collapsed; a longer text is cut at a word boundary
+        (within the last 30 characters, else mid-word) and ends with ``...``.
+        """
         text = " ".join(self.description.split())
         if len(text) <= limit:
             return text
-        cut = text[:limit].rsplit(" ", 1)[0] if " " in text[:limit] else text[:limit]
+        room = text[: limit - 3]
+        space = room.rfind(" ")
+        cut = room[:space] if space >= limit - 33 else room
         return cut.rstrip(" ,;:.") + "..."
 
     def document(self) -> ToolDocument:
         """The search document: name (+ original as alias), description, parameters."""
         rewritten = self.original_name != self.name
+        aliases = tuple(
+            dict.fromkeys(a for a in (self.original_name, self.key) if a and a != self.name)
+        )
         return ToolDocument(
             name=self.name,
             description=self.description,
             parameters=tool_parameters(self.tool),
-            aliases=(self.original_name,) if rewritten else (),
+            aliases=aliases,
             generated_name=rewritten,
         )
+
+
+def provider_schema(schema: Any) -> Any:
+    """A JSON-schema ``args_schema`` as providers accept it (others unchanged).
+
+    An object schema without ``properties`` (``{"type": "object"}``, common
+    for MCP tools without arguments) gets ``"properties": {}``: OpenAI
+    rejects it otherwise. Returns ``schema`` itself when nothing changes.
+    """
+    if not isinstance(schema, Mapping) or "properties" in schema:
+        return schema
+    if schema.get("type", "object") != "object" or any(
+        k in schema for k in ("anyOf", "oneOf", "allOf", "$ref")
+    ):
+        return schema
+    return {**schema, "type": "object", "properties": {}}
 
 
 ToolsInput = Sequence[BaseTool | Callable[..., Any]] | Mapping[str, BaseTool | Callable[..., Any]]
@@ -253,7 +288,7 @@ def _as_base_tool(value: object, where: str) -> BaseTool:
         converted = as_tool(value)
         assert isinstance(converted, BaseTool)
         return converted
-    raise TypeError(
+    raise ToolSearchTypeError(
         f"{where} is a {type(value).__name__}; pass LangChain tools (BaseTool) or functions"
     )
 
@@ -262,62 +297,87 @@ class ToolLibrary:
     """Validated, searchable tools, in the order given.
 
     Args:
-        tools: A sequence of tools (named by ``tool.name``) or a mapping of
-            id -> tool (the id becomes the tool's name). Plain functions
+        tools: A sequence of tools or a mapping of id -> tool. Every tool is
+            searched, loaded, filtered and bound by its own ``tool.name``; a
+            mapping id is an alias ``load_tool`` also accepts. Plain functions
             are converted with ``langchain_core.tools.tool``.
 
     Raises:
-        ValueError: On duplicate names (also after the provider-safe
+        ToolSearchConfigError: On duplicate names (also after the provider-safe
             mapping), on the reserved names ``search_tools`` / ``load_tool``,
             or on an empty name.
-        TypeError: If an entry is not a tool or a function.
+        ToolSearchTypeError: If an entry is not a tool or a function.
     """
 
     def __init__(self, tools: ToolsInput) -> None:
-        pairs: list[tuple[str, BaseTool]] = []
+        pairs: list[tuple[str, BaseTool, str | None]] = []
         if isinstance(tools, Mapping):
             for key, value in tools.items():
                 if not isinstance(key, str):
-                    raise TypeError(f"tool mapping keys must be str, got {key!r}")
-                pairs.append((key, _as_base_tool(value, f"tools[{key!r}]")))
+                    raise ToolSearchTypeError(f"tool mapping keys must be str, got {key!r}")
+                t = _as_base_tool(value, f"tools[{key!r}]")
+                pairs.append((t.name, t, key))
         elif isinstance(tools, str | bytes) or not isinstance(tools, Sequence | Iterator):
-            raise TypeError(
+            raise ToolSearchTypeError(
                 "tools must be a sequence of tools or a mapping of name -> tool, "
                 f"got {type(tools).__name__}"
             )
         else:
             for i, value in enumerate(tools):
                 t = _as_base_tool(value, f"tools[{i}]")
-                pairs.append((t.name, t))
+                pairs.append((t.name, t, None))
         self._tools: dict[str, LibraryTool] = {}
         originals: dict[str, str] = {}
-        for original, tool in pairs:
+        for original, tool, alias in pairs:
             if not original or not original.strip():
-                raise ValueError("a library tool has an empty name; give every tool a name")
+                raise ToolSearchConfigError(
+                    "a library tool has an empty name; give every tool a name"
+                )
             if original in META_TOOL_NAMES:
-                raise ValueError(
+                raise ToolSearchConfigError(
                     f"a library tool is named {original!r}, which is reserved for the meta "
                     "tools; rename it"
                 )
             if original in originals:
-                raise ValueError(
+                raise ToolSearchConfigError(
                     f"two library tools are named {original!r}; tool names must be unique "
-                    "(rename one, or pass a mapping of unique ids -> tools)"
+                    "(rename one, e.g. tool.model_copy(update={'name': ...}))"
                 )
             safe = safe_tool_name(original)
             if safe in self._tools:
-                raise ValueError(
+                raise ToolSearchConfigError(
                     f"library tools {self._tools[safe].original_name!r} and {original!r} both "
                     f"map to the provider-safe name {safe!r}; rename one"
                 )
             if safe in META_TOOL_NAMES:
-                raise ValueError(f"{original!r} maps to the reserved name {safe!r}; rename it")
+                raise ToolSearchConfigError(
+                    f"{original!r} maps to the reserved name {safe!r}; rename it"
+                )
             originals[original] = safe
-            bound = tool if tool.name == safe else tool.model_copy(update={"name": safe})
-            self._tools[safe] = LibraryTool(name=safe, original_name=original, tool=bound)
+            update: dict[str, Any] = {} if tool.name == safe else {"name": safe}
+            schema = provider_schema(tool.args_schema)
+            if schema is not tool.args_schema:
+                update["args_schema"] = schema
+            bound = tool.model_copy(update=update) if update else tool
+            self._tools[safe] = LibraryTool(
+                name=safe, original_name=original, tool=bound, key=alias
+            )
+        for entry in self._tools.values():  # mapping keys are aliases, never ambiguous
+            if entry.key in META_TOOL_NAMES:
+                raise ToolSearchConfigError(
+                    f"the tools key {entry.key!r} is reserved for the meta tools; rename it"
+                )
+            if entry.key is None or entry.key in originals:
+                if entry.key is not None and originals[entry.key] != entry.name:
+                    raise ToolSearchConfigError(
+                        f"the tools key {entry.key!r} is also the name of another library "
+                        "tool; use keys that are not other tools' names"
+                    )
+                continue
+            originals[entry.key] = entry.name
         self._originals = originals
         self._suggester = NameSuggester(
-            (t.name, (t.original_name,) if t.original_name != t.name else ())
+            (t.name, tuple(a for a in (t.original_name, t.key) if a and a != t.name))
             for t in self._tools.values()
         )
 

@@ -46,9 +46,31 @@ if TYPE_CHECKING:
     # (fastmcp) brings in; tools from `langchain.mcp` need none of this module.
     from langchain_mcp_adapters.client import MultiServerMCPClient
 
-__all__ = ["MCPLibrary", "MCPToolRoute", "load_mcp_tools"]
+__all__ = ["MCPLibrary", "MCPToolRoute", "load_mcp_tools", "multi_server_mcp_client"]
 
 logger = logging.getLogger(__name__)
+
+MCP_EXTRA_HINT = (
+    "langchain-mcp-adapters is needed to talk to MCP servers: "
+    "pip install 'langchain-toolsearch[mcp]' (it needs mcp<2; not in the same environment "
+    "as langchain[mcp])"
+)
+"""The one-line message of the ImportError raised when the ``[mcp]`` extra is missing."""
+
+
+def multi_server_mcp_client() -> type[MultiServerMCPClient]:
+    """``langchain_mcp_adapters.client.MultiServerMCPClient``, imported on first use.
+
+    Raises:
+        ImportError: If langchain-mcp-adapters (the ``[mcp]`` extra) is not
+            installed or cannot be imported; the message names the extra.
+    """
+    try:
+        from langchain_mcp_adapters.client import MultiServerMCPClient
+    except ImportError as exc:
+        raise ImportError(f"{MCP_EXTRA_HINT} ({exc})") from exc
+    return MultiServerMCPClient
+
 
 NamespaceMode = Literal["on-collision", "always"]
 """How exposed tool names are built from server and tool names."""

@@ -3,9 +3,10 @@
 Both return a :class:`~langgraph.types.Command` carrying one
 :class:`~langchain_core.messages.ToolMessage` whose content is the JSON
 receipt and whose ``artifact`` is the same structure (SPEC section 3), plus
-any graph-state update the storage mode needs. They read the run's config
-and state through LangGraph's ``ToolRuntime`` injection, so they work the
-same in ``create_agent`` and in a hand-built graph's ``ToolNode``.
+any graph-state update the storage mode needs. They read the run's config,
+state, store, context and the calling tool node's tools through LangGraph's
+``ToolRuntime`` injection, build the request scope from them, and ask the
+engine one question.
 """
 
 from __future__ import annotations
@@ -20,74 +21,38 @@ from langchain_core.tools import BaseTool, StructuredTool
 from langchain_core.tools.base import ArgsSchema
 from langgraph.prebuilt import ToolRuntime
 from langgraph.types import Command
+from pydantic import BaseModel, field_validator
 
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch.core import ToolSearchCore
-from langchain_toolsearch.policy import Decisions, adrive, drive
-from langchain_toolsearch.resolved import ascoped_core, scoped_core
+from langchain_toolsearch._engine.drive import Decisions, adrive, drive
+from langchain_toolsearch._engine.engine import Engine
+from langchain_toolsearch._engine.scope import RequestScope
+from langchain_toolsearch.storage.receipts import parse_names
 
 __all__ = ["build_meta_tools"]
 
+AnyRuntime = ToolRuntime[Any, Any]
+"""The runtime the meta tools take: any context type, so pydantic never warns about
+(and prints) a run's context, which may carry credentials."""
 
-def _message(body: dict[str, Any], runtime: ToolRuntime, name: str, *, error: bool) -> ToolMessage:
-    return ToolMessage(
+Answer = tuple[dict[str, Any], bool, dict[str, Any]]
+"""An engine step's answer: (receipt, is error, graph-state update)."""
+Step = Callable[[RequestScope, dict[str, Any], "str | None"], Decisions[Answer]]
+
+
+def _command(name: str, runtime: ToolRuntime, result: Answer) -> Command[Any]:
+    body, error, update = result
+    message = ToolMessage(
         content=json.dumps(body, ensure_ascii=False),
         artifact=body,
         tool_call_id=runtime.tool_call_id or "",
         name=name,
         status="error" if error else "success",
     )
-
-
-def _search_step(core: ToolSearchCore, query: str, runtime: ToolRuntime) -> Decisions[Command[Any]]:
-    config = runtime.config
-    outcome = yield from core.search(query, config)
-    update: dict[str, Any] = {}
-    if core.auto_load and outcome.results:
-        outcome, update = yield from core.activate(
-            outcome, config, runtime.state, runtime.tool_call_id, store=runtime.store
-        )
-    body = core.search_receipt(outcome)
-    message = _message(body, runtime, P.SEARCH_TOOL_NAME, error=outcome.error)
     return Command(update={"messages": [message], **update})
 
 
-def _load_step(
-    core: ToolSearchCore,
-    tool_name: str | None,
-    tool_names: list[str] | None,
-    runtime: ToolRuntime,
-) -> Decisions[Command[Any]]:
-    args = {"tool_name": tool_name, "tool_names": tool_names}
-    outcome, update = yield from core.load(
-        args, runtime.config, runtime.state, runtime.tool_call_id, store=runtime.store
-    )
-    failed = not outcome.success
-    message = _message(outcome.receipt(), runtime, P.LOAD_TOOL_NAME, error=failed)
-    return Command(update={"messages": [message], **update})
-
-
-def _shells(
-    core: ToolSearchCore, step: Callable[..., Decisions[Command[Any]]]
-) -> tuple[Callable[..., Command[Any]], Callable[..., Awaitable[Command[Any]]]]:
-    """Sync and async entry points over one step generator.
-
-    The last argument is the ``ToolRuntime``; the step runs on the core scoped to
-    the request's resolved tools (the core itself without ``include_resolved_tools``).
-    """
-
-    def run(*args: Any) -> Command[Any]:
-        scoped = scoped_core(core, args[-1].config)
-        return drive(step(scoped, *args), core.policy)
-
-    async def arun(*args: Any) -> Command[Any]:
-        scoped = await ascoped_core(core, args[-1].config)
-        return await adrive(step(scoped, *args), core.policy)
-
-    return run, arun
-
-
-def _search_signature(query: str, runtime: ToolRuntime) -> None:
+def _search_signature(query: str, runtime: AnyRuntime) -> None:
     """Search the tool library.
 
     Args:
@@ -97,7 +62,7 @@ def _search_signature(query: str, runtime: ToolRuntime) -> None:
 
 
 def _load_signature(
-    runtime: ToolRuntime,
+    runtime: AnyRuntime,
     tool_name: str | None = None,
     tool_names: list[str] | None = None,
 ) -> None:
@@ -110,85 +75,128 @@ def _load_signature(
     """
 
 
+def _names_form(value: Any) -> Any:
+    """``tool_names`` sent as a JSON list in a string becomes the list; other forms are refused."""
+    if value is None or isinstance(value, list):
+        return value
+    parsed = parse_names(value)
+    if parsed is None:
+        raise ValueError(P.LOAD_BAD_FORM)
+    return parsed
+
+
 @cache
 def _args_schema(signature: Callable[..., None]) -> ArgsSchema:
     """The input schema of a meta tool, built once per process.
 
     Pydantic models are slow to create, and every middleware or node instance
-    needs the same two.
+    needs the same two. ``load_tool`` also accepts ``tool_names`` as a JSON
+    string (a common model habit); its schema still shows a list.
     """
     schema = StructuredTool.from_function(
         func=signature, name=signature.__name__, description="-", parse_docstring=True
     ).args_schema
-    assert schema is not None
-    return schema
+    assert isinstance(schema, type) and issubclass(schema, BaseModel)
+    if signature is not _load_signature:
+        return schema
+
+    class LoadToolArgs(schema):  # type: ignore[valid-type,misc]
+        __doc__ = schema.__doc__
+        _names = field_validator("tool_names", mode="before")(_names_form)
+
+    LoadToolArgs.__name__ = schema.__name__
+    return LoadToolArgs
 
 
-def build_meta_tools(core: ToolSearchCore) -> list[BaseTool]:
-    """The meta tools for ``core``, in binding order (``load_tool`` omitted with auto-load)."""
-    search_run, search_arun = _shells(core, _search_step)
+Runner = tuple[
+    Callable[[dict[str, Any], ToolRuntime], Command[Any]],
+    Callable[[dict[str, Any], ToolRuntime], Awaitable[Command[Any]]],
+]
+
+
+def _entry_points(
+    engine: Engine,
+    step: Step,
+    name: str,
+    scope_of: Callable[[ToolRuntime], RequestScope],
+    ascope_of: Callable[[ToolRuntime], Awaitable[RequestScope]],
+) -> Runner:
+    """Sync and async entry points over one engine step, on the request's own scope."""
+
+    def run(args: dict[str, Any], runtime: ToolRuntime) -> Command[Any]:
+        logic = step(scope_of(runtime), args, runtime.tool_call_id)
+        return _command(name, runtime, drive(logic, engine.policy))
+
+    async def arun(args: dict[str, Any], runtime: ToolRuntime) -> Command[Any]:
+        logic = step(await ascope_of(runtime), args, runtime.tool_call_id)
+        return _command(name, runtime, await adrive(logic, engine.policy))
+
+    return run, arun
+
+
+def build_meta_tools(
+    engine: Engine,
+    scope_of: Callable[[ToolRuntime], RequestScope],
+    ascope_of: Callable[[ToolRuntime], Awaitable[RequestScope]],
+) -> list[BaseTool]:
+    """The meta tools, in binding order (``load_tool`` omitted with auto-load).
+
+    Args:
+        engine: The engine answering them.
+        scope_of: Builds the request scope of a tool step from its ``ToolRuntime``.
+        ascope_of: Async ``scope_of``.
+    """
+    search_run, search_arun = _entry_points(
+        engine,
+        lambda scope, args, call_id: engine.search_step(scope, args["query"], call_id),
+        P.SEARCH_TOOL_NAME,
+        scope_of,
+        ascope_of,
+    )
 
     def search_tools(query: str, runtime: ToolRuntime) -> Command[Any]:
-        """Search the tool library.
-
-        Args:
-            query: Keywords for the capability you need, e.g. "create github issue".
-            runtime: Injected by LangGraph.
-        """
-        return search_run(query, runtime)
+        """Search the tool library."""
+        return search_run({"query": query}, runtime)
 
     async def asearch_tools(query: str, runtime: ToolRuntime) -> Command[Any]:
-        """Search the tool library.
+        """Search the tool library."""
+        return await search_arun({"query": query}, runtime)
 
-        Args:
-            query: Keywords for the capability you need, e.g. "create github issue".
-            runtime: Injected by LangGraph.
-        """
-        return await search_arun(query, runtime)
-
-    followup = P.SEARCH_FOLLOWUP_AUTO if core.auto_load else P.SEARCH_FOLLOWUP_LOAD
+    auto = engine.options.auto_load
     tools: list[BaseTool] = [
         StructuredTool.from_function(
             func=search_tools,
             coroutine=asearch_tools,
             name=P.SEARCH_TOOL_NAME,
-            description=P.SEARCH_TOOL_DESCRIPTION.format(followup=followup),
+            description=P.SEARCH_TOOL_DESCRIPTION.format(
+                followup=P.SEARCH_FOLLOWUP_AUTO if auto else P.SEARCH_FOLLOWUP_LOAD
+            ),
             args_schema=_args_schema(_search_signature),
             metadata={"toolsearch_meta": True},
         )
     ]
-    if core.auto_load:
+    if auto:
         return tools
 
-    load_run, load_arun = _shells(core, _load_step)
+    load_run, load_arun = _entry_points(
+        engine, engine.load_step, P.LOAD_TOOL_NAME, scope_of, ascope_of
+    )
 
     def load_tool(
         runtime: ToolRuntime,
         tool_name: str | None = None,
         tool_names: list[str] | None = None,
     ) -> Command[Any]:
-        """Load tools found with search_tools.
-
-        Args:
-            runtime: Injected by LangGraph.
-            tool_name: One tool name from search_tools results.
-            tool_names: Several tool names from search_tools results.
-        """
-        return load_run(tool_name, tool_names, runtime)
+        """Load tools found with search_tools."""
+        return load_run({"tool_name": tool_name, "tool_names": tool_names}, runtime)
 
     async def aload_tool(
         runtime: ToolRuntime,
         tool_name: str | None = None,
         tool_names: list[str] | None = None,
     ) -> Command[Any]:
-        """Load tools found with search_tools.
-
-        Args:
-            runtime: Injected by LangGraph.
-            tool_name: One tool name from search_tools results.
-            tool_names: Several tool names from search_tools results.
-        """
-        return await load_arun(tool_name, tool_names, runtime)
+        """Load tools found with search_tools."""
+        return await load_arun({"tool_name": tool_name, "tool_names": tool_names}, runtime)
 
     tools.append(
         StructuredTool.from_function(

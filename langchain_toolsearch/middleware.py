@@ -1,48 +1,34 @@
 """``ToolSearchMiddleware``: tool search for ``langchain.agents.create_agent``.
 
-The middleware registers the meta tools with the agent, rewrites each model
-request's tools (meta tools, tools bound directly, then loaded tools in load
-order) and guards every tool call (see :mod:`langchain_toolsearch.execution`).
+The middleware registers the meta tools with the agent; on each model step
+it builds the request scope and asks the engine which tools to bind (meta
+tools, tools bound as they are, then loaded tools in load order); each tool
+call goes through the execution guard (:mod:`langchain_toolsearch.execution`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Annotated, Any, NotRequired
+from collections.abc import Awaitable, Callable
+from typing import Any
 
-from langchain.agents.middleware.types import (
-    AgentMiddleware,
-    AgentState,
-    ModelRequest,
-    ModelResponse,
-)
+from langchain.agents.middleware.types import AgentMiddleware, ModelRequest, ModelResponse
 from langchain_core.messages import AIMessage, SystemMessage
-from langchain_core.tools import BaseTool
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.store.base import BaseStore
 
 from langchain_toolsearch import execution
+from langchain_toolsearch._engine.drive import adrive, drive
+from langchain_toolsearch._engine.engine import ModelStep
+from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._shell import ToolSearchBase, current_config
-from langchain_toolsearch.core import StorageMode, merge_loaded
-from langchain_toolsearch.library import LibraryTool, ToolsInput
-from langchain_toolsearch.policy import FilterFn, adrive, drive
-from langchain_toolsearch.resolved import ResolveToolsFn, ascoped_core, scoped_core
+from langchain_toolsearch.library import ToolLibrary, ToolsInput
+from langchain_toolsearch.options import StorageOption, ToolSearchOptions
+from langchain_toolsearch.policy import FilterFn
 from langchain_toolsearch.search.index import IndexOption
+from langchain_toolsearch.storage.state_keys import ToolSearchAgentState
+from langchain_toolsearch.types import ResolveToolsFn
 
 __all__ = ["ToolSearchAgentState", "ToolSearchMiddleware"]
-
-
-class ToolSearchAgentState(AgentState[Any]):
-    """Agent state with the key that holds loads of runs without a thread id."""
-
-    toolsearch_loaded: NotRequired[Annotated[list[str], merge_loaded]]
-
-
-def graph_store(request: ModelRequest[Any]) -> BaseStore | None:
-    """The agent's LangGraph store (``create_agent(..., store=...)``), or ``None``."""
-    runtime = getattr(request, "runtime", None)
-    store = getattr(runtime, "store", None)
-    return store if isinstance(store, BaseStore) else None
 
 
 def with_hint(request: ModelRequest[Any], hint: str) -> SystemMessage:
@@ -79,19 +65,23 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
         ```
 
     Args:
-        tools: The searchable library: a sequence of tools or a mapping
-            id -> tool. Not bound until loaded.
+        tools: The searchable library: a sequence of tools, a mapping
+            id -> tool, or a :class:`~langchain_toolsearch.ToolLibrary`. Not
+            bound until loaded.
         top_k: Most hits per search (count, >= 1).
         min_score: Relevance floor in ``[0, 1)``; hits with ``score <= min_score``
             are dropped.
         auto_load: ``search_tools`` loads its hits at once; no ``load_tool``.
         storage: Where loads live: ``"in-memory"`` (per thread id, TTL),
-            ``"context"`` (derived from the message history) or ``"store"``
-            (the agent's LangGraph store, e.g. ``create_agent(..., store=...)``).
+            ``"context"`` (derived from the message history), ``"store"``
+            (the agent's LangGraph store, e.g. ``create_agent(..., store=...)``;
+            ``PostgresStore`` and ``AsyncPostgresStore`` work), or your own
+            :class:`~langchain_toolsearch.LoadedToolStore` instance.
         ttl: Seconds an idle thread's in-memory state lives; ``0`` disables
             expiry. Only for ``"in-memory"``.
         filter: ``(ToolSearchFilterArgs) -> bool | Awaitable[bool]``, run in
-            phases ``search``, ``load`` and ``active``; fails closed.
+            phases ``search``, ``load`` and ``active`` with the run's config and
+            context; fails closed. A sync filter never runs on the event loop.
         include_resolved_tools: Index the tools resolved for each request
             (``resolve_tools``, ``config["configurable"]["toolsearch_resolve_tools"]``,
             and the tools bound on the agent) for that request only, withhold
@@ -110,13 +100,17 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
             a built ``ToolIndex``, or ``(documents) -> ToolIndex`` such as
             :class:`~langchain_toolsearch.search.semantic.SemanticIndexFactory`;
             default :class:`~langchain_toolsearch.BM25ToolIndex`.
+        filter_timeout: Seconds one filter decision may take; past it the
+            case is denied (logged once).
+        resolve_timeout: Seconds a per-request resolver may take; past it the
+            step goes on without its tools (logged).
 
     Raises:
-        ValueError: On a bad option, duplicate or reserved tool names, or an
-            unknown storage mode; at the first model call, ``storage="store"``
-            with no store anywhere.
-        TypeError: On library entries that are not tools or functions, or a
-            filter that is not callable.
+        ToolSearchConfigError: (a ``ValueError``) On a bad option, duplicate or
+            reserved tool names, or an unknown storage mode; at the first model
+            call, ``StoreMissingError`` for ``storage="store"`` with no store.
+        ToolSearchTypeError: (a ``TypeError``) On library entries that are not
+            tools or functions, or a filter that is not callable.
     """
 
     state_schema = ToolSearchAgentState
@@ -124,11 +118,11 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
     def __init__(
         self,
         *,
-        tools: ToolsInput,
+        tools: ToolsInput | ToolLibrary,
         top_k: int = 5,
         min_score: float = 0.0,
         auto_load: bool = False,
-        storage: StorageMode = "in-memory",
+        storage: StorageOption = "in-memory",
         ttl: float = 3600.0,
         filter: FilterFn | None = None,
         include_resolved_tools: bool = False,
@@ -137,24 +131,11 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
         clock: Callable[[], float] | None = None,
         store: BaseStore | None = None,
         index: IndexOption | None = None,
+        filter_timeout: float = 10.0,
+        resolve_timeout: float = 30.0,
     ) -> None:
         AgentMiddleware.__init__(self)
-        ToolSearchBase.__init__(
-            self,
-            tools=tools,
-            top_k=top_k,
-            min_score=min_score,
-            auto_load=auto_load,
-            storage=storage,
-            ttl=ttl,
-            filter=filter,
-            include_resolved_tools=include_resolved_tools,
-            resolve_tools=resolve_tools,
-            system_hint=system_hint,
-            clock=clock,
-            store=store,
-            index=index,
-        )
+        ToolSearchBase.__init__(self, ToolSearchOptions.from_arguments(locals()))
         self.tools = self.meta_tools
 
     @property
@@ -164,31 +145,31 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
 
     # -- model step ---------------------------------------------------------------------
 
-    def _direct_tools(self, request: ModelRequest[Any]) -> list[BaseTool | dict[str, Any]]:
-        """Tools bound on the agent that stay bound.
+    def _scope_args(self, request: ModelRequest[Any]) -> dict[str, Any]:
+        bound, direct = self._engine.split_agent_tools(request.tools, self.meta_tools)
+        runtime = request.runtime
+        store = getattr(runtime, "store", None)
+        return {
+            "config": current_config(),
+            "state": request.state,
+            "graph_store": store if isinstance(store, BaseStore) else None,
+            "context": getattr(runtime, "context", None),
+            "bound": bound,
+            "direct": direct,
+        }
 
-        With ``include_resolved_tools`` the agent's own tools become searchable
-        per request and are withheld until loaded; provider tools (dicts) stay.
-        """
-        self._core.check_direct_tools(request.tools, self.meta_tools)
-        requests = self._core.requests
-        if requests is None:
-            return list(request.tools)
-        mine = [t for t in request.tools if any(t is m for m in self.meta_tools)]
-        searchable = [t for t in request.tools if isinstance(t, BaseTool) and t not in mine]
-        requests.learn_direct(searchable)
-        return [t for t in request.tools if not isinstance(t, BaseTool) or t in mine]
+    def _scope(self, request: ModelRequest[Any]) -> RequestScope:
+        args = self._scope_args(request)
+        return self._engine.scopes.build(args.pop("config"), args.pop("state"), **args)
 
-    def _prepare_request(
-        self,
-        request: ModelRequest[Any],
-        direct: Sequence[BaseTool | dict[str, Any]],
-        active: Sequence[LibraryTool],
-    ) -> ModelRequest[Any]:
-        tools = self._core.order_tools(self.meta_tools, direct, active)
-        overrides: dict[str, Any] = {"tools": tools}
-        if self._system_hint:
-            overrides["system_message"] = with_hint(request, self._core.system_hint)
+    async def _ascope(self, request: ModelRequest[Any]) -> RequestScope:
+        args = self._scope_args(request)
+        return await self._engine.scopes.abuild(args.pop("config"), args.pop("state"), **args)
+
+    def _apply(self, request: ModelRequest[Any], step: ModelStep) -> ModelRequest[Any]:
+        overrides: dict[str, Any] = {"tools": step.tools}
+        if self.options.system_hint:
+            overrides["system_message"] = with_hint(request, step.hint)
         return request.override(**overrides)
 
     def wrap_model_call(
@@ -197,13 +178,9 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
         handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
     ) -> ModelResponse[Any] | AIMessage:
         """Bind meta, direct and loaded tools, then call the model."""
-        direct = self._direct_tools(request)
-        config = current_config()
-        store = graph_store(request)
-        self._core.check_store(config, store)
-        core = scoped_core(self._core, config)
-        active = drive(core.active_tools(config, request.state, store=store), core.policy)
-        return handler(self._prepare_request(request, direct, active))
+        scope = self._scope(request)
+        step = drive(self._engine.model_step(scope, self.meta_tools), self._engine.policy)
+        return handler(self._apply(request, step))
 
     async def awrap_model_call(
         self,
@@ -211,13 +188,9 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> ModelResponse[Any] | AIMessage:
         """Async :meth:`wrap_model_call`."""
-        direct = self._direct_tools(request)
-        config = current_config()
-        store = graph_store(request)
-        self._core.check_store(config, store)
-        core = await ascoped_core(self._core, config)
-        active = await adrive(core.active_tools(config, request.state, store=store), core.policy)
-        return await handler(self._prepare_request(request, direct, active))
+        scope = await self._ascope(request)
+        step = await adrive(self._engine.model_step(scope, self.meta_tools), self._engine.policy)
+        return await handler(self._apply(request, step))
 
     # -- tool step ------------------------------------------------------------------------
 
@@ -227,7 +200,7 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
         handler: Callable[[ToolCallRequest], Any],
     ) -> Any:
         """Run loaded library tools; refuse tools that are not loaded."""
-        return execution.wrap_tool_call(self._core, request, handler)
+        return execution.wrap_tool_call(self, request, handler)
 
     async def awrap_tool_call(
         self,
@@ -235,4 +208,4 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
         handler: Callable[[ToolCallRequest], Awaitable[Any]],
     ) -> Any:
         """Async :meth:`wrap_tool_call`."""
-        return await execution.awrap_tool_call(self._core, request, handler)
+        return await execution.awrap_tool_call(self, request, handler)

@@ -6,7 +6,9 @@ binds :meth:`ToolSearchNode.tools_for` (meta tools, your ``bound_tools``,
 then loaded tools in load order), and your tools node is
 :meth:`ToolSearchNode.tool_node` (or any ``ToolNode`` given
 ``wrap_tool_call=node.wrap_tool_call, awrap_tool_call=node.awrap_tool_call``),
-which runs loaded library tools and refuses the rest::
+which runs loaded library tools and refuses the rest. Compile with
+``input_schema=ToolSearchInput`` so a run's input cannot set the package's
+own state keys::
 
     class State(ToolSearchState):
         pass
@@ -18,7 +20,7 @@ which runs loaded library tools and refuses the rest::
         messages = [SystemMessage(search.system_prompt_hint), *state["messages"]]
         return {"messages": [model.invoke(messages)]}
 
-    builder = StateGraph(State)
+    builder = StateGraph(State, input_schema=ToolSearchInput)
     builder.add_node("tool_search", search)
     builder.add_node("model", call_model)
     builder.add_node("tools", search.tool_node())
@@ -32,29 +34,34 @@ which runs loaded library tools and refuses the rest::
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Annotated, Any, NotRequired
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.tools import BaseTool
 from langgraph.config import get_store
-from langgraph.graph import MessagesState
 from langgraph.prebuilt import ToolNode
 from langgraph.prebuilt.tool_node import ToolCallRequest
+from langgraph.runtime import get_runtime
 from langgraph.store.base import BaseStore
 
 from langchain_toolsearch import execution
+from langchain_toolsearch._engine.drive import adrive, drive
+from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._shell import ToolSearchBase, current_config
-from langchain_toolsearch.core import LOADED_KEY, StorageMode, merge_loaded
-from langchain_toolsearch.library import LibraryTool, ToolsInput
-from langchain_toolsearch.policy import FilterFn, adrive, drive
-from langchain_toolsearch.resolved import ResolveToolsFn, ascoped_core, scoped_core
+from langchain_toolsearch.library import ToolLibrary, ToolsInput
+from langchain_toolsearch.options import StorageOption, ToolSearchOptions
+from langchain_toolsearch.policy import FilterFn
 from langchain_toolsearch.search.index import IndexOption
+from langchain_toolsearch.storage.state_keys import (
+    LOADED_KEY,
+    TOOLS_KEY,
+    ToolSearchInput,
+    ToolSearchState,
+)
+from langchain_toolsearch.types import ResolveToolsFn
 
-__all__ = ["TOOLS_KEY", "ToolSearchNode", "ToolSearchState"]
-
-TOOLS_KEY = "toolsearch_tools"
-"""Graph-state key the node writes: loaded tool names to bind this step."""
+__all__ = ["TOOLS_KEY", "ToolSearchInput", "ToolSearchNode", "ToolSearchState"]
 
 
 def current_store() -> BaseStore | None:
@@ -63,6 +70,15 @@ def current_store() -> BaseStore | None:
         return get_store()
     except (RuntimeError, KeyError):  # outside a graph run
         return None
+
+
+def current_context() -> Any:
+    """The running graph's context (``invoke(..., context=...)``), or ``None``."""
+    try:
+        runtime = get_runtime()
+    except (RuntimeError, KeyError):  # outside a graph run
+        return None
+    return getattr(runtime, "context", None)  # None when called outside a graph run
 
 
 def carries_search_keys(state: Any) -> bool:
@@ -78,13 +94,6 @@ def carries_search_keys(state: Any) -> bool:
     return any(hasattr(state, k) for k in keys)
 
 
-class ToolSearchState(MessagesState):
-    """``MessagesState`` plus the keys the tool search reads and writes."""
-
-    toolsearch_loaded: NotRequired[Annotated[list[str], merge_loaded]]
-    toolsearch_tools: NotRequired[list[str]]
-
-
 class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
     """Tool search as a pre-model node (a ``Runnable``: sync and async).
 
@@ -94,13 +103,15 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
     Args:
         bound_tools: Tools your model node binds directly (not searched,
             not filtered). They come after the meta tools in
-            :meth:`tools_for`, and :meth:`tool_node` runs them.
+            :meth:`tools_for`, and :meth:`tool_node` runs them. With
+            ``include_resolved_tools`` they are searchable and withheld
+            until loaded instead.
         **options: See :class:`~langchain_toolsearch.ToolSearchMiddleware`.
 
     Raises:
-        ValueError: As the middleware; also when a bound tool shares a name
-            with a library tool or a meta tool. With ``storage="store"`` the
-            graph needs a store: ``builder.compile(store=...)`` or ``store=``.
+        ToolSearchConfigError: As the middleware; also when a bound tool shares
+            a name with a library tool or a meta tool. With ``storage="store"``
+            the graph needs a store: ``builder.compile(store=...)`` or ``store=``.
     """
 
     name: str | None = "tool_search"
@@ -108,12 +119,12 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
     def __init__(
         self,
         *,
-        tools: ToolsInput,
+        tools: ToolsInput | ToolLibrary,
         bound_tools: Sequence[BaseTool] = (),
         top_k: int = 5,
         min_score: float = 0.0,
         auto_load: bool = False,
-        storage: StorageMode = "in-memory",
+        storage: StorageOption = "in-memory",
         ttl: float = 3600.0,
         filter: FilterFn | None = None,
         include_resolved_tools: bool = False,
@@ -122,34 +133,38 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         clock: Callable[[], float] | None = None,
         store: BaseStore | None = None,
         index: IndexOption | None = None,
+        filter_timeout: float = 10.0,
+        resolve_timeout: float = 30.0,
     ) -> None:
-        ToolSearchBase.__init__(
-            self,
-            tools=tools,
-            top_k=top_k,
-            min_score=min_score,
-            auto_load=auto_load,
-            storage=storage,
-            ttl=ttl,
-            filter=filter,
-            include_resolved_tools=include_resolved_tools,
-            resolve_tools=resolve_tools,
-            system_hint=system_hint,
-            clock=clock,
-            store=store,
-            index=index,
-        )
+        ToolSearchBase.__init__(self, ToolSearchOptions.from_arguments(locals()))
         self.bound_tools = list(bound_tools)
-        self._core.check_direct_tools(self.bound_tools, self.meta_tools)
-        if self._core.requests is not None:
-            self._core.requests.learn_direct(self.bound_tools)
-        self._core.state_ready = carries_search_keys
+        searchable, direct = self._engine.split_agent_tools(self.bound_tools, self.meta_tools)
+        self._searchable: tuple[BaseTool, ...] = tuple(searchable)
+        self._direct = tuple(direct)
+        self._engine.state_ready = carries_search_keys
+
+    def _outside_scope_bound(self) -> Sequence[BaseTool]:
+        return self._searchable
+
+    def _node_scope(self, config: RunnableConfig | None, state: Any) -> dict[str, Any]:
+        return {
+            "config": config or {},
+            "state": state,
+            "graph_store": current_store(),
+            "context": current_context(),
+            "bound": self._searchable,
+            "direct": self._direct,
+        }
+
+    def _build(self, config: RunnableConfig | None, state: Any) -> RequestScope:
+        args = self._node_scope(config, state)
+        return self._engine.scopes.build(args.pop("config"), args.pop("state"), **args)
+
+    async def _abuild(self, config: RunnableConfig | None, state: Any) -> RequestScope:
+        args = self._node_scope(config, state)
+        return await self._engine.scopes.abuild(args.pop("config"), args.pop("state"), **args)
 
     # -- the node ------------------------------------------------------------------------
-
-    @staticmethod
-    def _update(active: Sequence[LibraryTool]) -> dict[str, Any]:
-        return {TOOLS_KEY: [e.name for e in active]}
 
     def invoke(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
@@ -159,41 +174,44 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         Returns:
             ``{"toolsearch_tools": [names]}`` in load order, filter-checked.
         """
-        store = current_store()
-        self._core.check_store(config or {}, store)
-        core = scoped_core(self._core, config or {})
-        active = drive(core.active_tools(config or {}, input, store=store), core.policy)
-        return self._update(active)
+        step = drive(
+            self._engine.model_step(self._build(config, input), self.meta_tools),
+            self._engine.policy,
+        )
+        return {TOOLS_KEY: step.loaded}
 
     async def ainvoke(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> dict[str, Any]:
-        """Async :meth:`invoke` (awaits async filters)."""
-        store = current_store()
-        self._core.check_store(config or {}, store)
-        core = await ascoped_core(self._core, config or {})
-        active = await adrive(core.active_tools(config or {}, input, store=store), core.policy)
-        return self._update(active)
+        """Async :meth:`invoke` (resolvers and filters never block the event loop)."""
+        scope = await self._abuild(config, input)
+        step = await adrive(self._engine.model_step(scope, self.meta_tools), self._engine.policy)
+        return {TOOLS_KEY: step.loaded}
 
     # -- for the model node ------------------------------------------------------------------
+
+    def _tools_from(self, scope: RequestScope, state: Any) -> list[BaseTool]:
+        names = state.get(TOOLS_KEY) if isinstance(state, Mapping) else None
+        library = scope.library
+        loaded = [e for n in names or [] if isinstance(n, str) and (e := library.get(n))]
+        bindable = [e for e in loaded if self._engine.bindable(e.tool)]
+        ordered = [*self.meta_tools, *self._direct, *(e.tool for e in bindable)]
+        return [t for t in ordered if isinstance(t, BaseTool)]
 
     def tools_for(self, state: Mapping[str, Any] | Any) -> list[BaseTool]:
         """Tools to bind for ``state``: meta, ``bound_tools``, then loaded tools.
 
         Reads ``state["toolsearch_tools"]`` as written by this node; names not
-        in the library are ignored (the execution guard re-checks anyway).
-        With ``include_resolved_tools`` the request's resolved tools are looked
-        up through the running graph's config, and ``bound_tools`` are
-        withheld until loaded.
+        in the request's library are ignored (the execution guard re-checks
+        anyway). With ``include_resolved_tools`` the request's resolved tools
+        are looked up through the running graph's config, and ``bound_tools``
+        are withheld until loaded.
         """
-        names = state.get(TOOLS_KEY) if isinstance(state, Mapping) else None
-        core = self._core
-        direct: Sequence[BaseTool] = self.bound_tools
-        if core.requests is not None:
-            core, direct = scoped_core(core, current_config()), ()
-        loaded = [e for n in names or [] if isinstance(n, str) and (e := core.library.get(n))]
-        ordered = core.order_tools(self.meta_tools, direct, loaded)
-        return [t for t in ordered if isinstance(t, BaseTool)]
+        return self._tools_from(self._build(current_config(), state), state)
+
+    async def atools_for(self, state: Mapping[str, Any] | Any) -> list[BaseTool]:
+        """Async :meth:`tools_for` (resolvers never block the event loop)."""
+        return self._tools_from(await self._abuild(current_config(), state), state)
 
     def bind_tools(self, model: BaseChatModel, state: Any, **kwargs: Any) -> Runnable[Any, Any]:
         """``model.bind_tools(self.tools_for(state), **kwargs)``."""
@@ -205,13 +223,13 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Any]
     ) -> Any:
         """Execution guard for a ``ToolNode`` (sync)."""
-        return execution.wrap_tool_call(self._core, request, handler)
+        return execution.wrap_tool_call(self, request, handler)
 
     async def awrap_tool_call(
         self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Awaitable[Any]]
     ) -> Any:
         """Execution guard for a ``ToolNode`` (async)."""
-        return await execution.awrap_tool_call(self._core, request, handler)
+        return await execution.awrap_tool_call(self, request, handler)
 
     def tool_node(self, **kwargs: Any) -> ToolNode:
         """A ``ToolNode`` over meta and bound tools that runs loaded library tools.

@@ -1,73 +1,84 @@
-"""The filter hook: request-aware allow/deny decisions in three phases.
+"""The filter hook: request-aware allow/deny decisions in three phases, failing closed.
 
 The hook is ``filter(ToolSearchFilterArgs) -> bool | Awaitable[bool]`` and
 runs in phase ``search`` (hide hits), ``load`` (refuse ``load_tool``) and
 ``active`` (hide a loaded tool from this request without unloading it).
-It fails closed: an exception, a rejected awaitable or a non-``True``
-answer denies.
+An exception, a rejected awaitable, a non-``True`` answer, or no answer
+within ``filter_timeout`` seconds denies.
 
-The core asks for decisions through a small generator protocol (it yields
-a batch of :class:`ToolSearchFilterArgs` and receives one ``bool`` each), so
-one piece of logic serves both paths: :func:`drive` answers with
-:meth:`ToolPolicy.check_many`, :func:`adrive` with
-:meth:`ToolPolicy.acheck_many`. The same generators yield a
-:class:`~langchain_toolsearch.state.StoreCall` when they need the
-loaded-tool store: :func:`drive` runs its sync form, :func:`adrive` awaits
-its async form.
+Where it runs: a sync hook never runs on an event loop (async paths call it
+in a worker thread); the cases of one batch (e.g. the hits of one search)
+are decided concurrently, in sync paths too (through
+:func:`langchain_toolsearch._async.run_sync`). The caller's context
+variables are visible to the hook in every path.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
 import logging
-from collections.abc import Awaitable, Callable, Generator, Sequence
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 from langchain_toolsearch._async import run_sync
-from langchain_toolsearch.state import StoreCall
+from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.types import ToolSearchFilterArgs
 
-__all__ = ["Decisions", "FilterFn", "Question", "ToolPolicy", "adrive", "ask", "drive"]
+__all__ = ["FilterFn", "ToolPolicy", "is_async_callable", "positive_seconds"]
 
 logger = logging.getLogger(__name__)
 
 FilterFn = Callable[[ToolSearchFilterArgs], "bool | Awaitable[bool]"]
 """The filter hook's type."""
 
-T = TypeVar("T")
-Question = list[ToolSearchFilterArgs] | StoreCall[Any]
-"""What a core computation yields: a batch of filter cases, or a store call."""
-Decisions = Generator[Question, Any, T]
-"""A core computation that asks for filter decisions (answered with one ``bool``
-per case) and store calls (answered with their result), then returns ``T``."""
+
+def is_async_callable(fn: object) -> bool:
+    """Whether calling ``fn`` returns a coroutine (``async def`` function or ``__call__``)."""
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
+        getattr(fn, "__call__", None)  # noqa: B004
+    )
+
+
+def positive_seconds(name: str, value: object) -> float:
+    """``value`` as seconds > 0.
+
+    Raises:
+        ToolSearchConfigError: Not a finite positive number.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1e9:
+        raise ToolSearchConfigError(f"{name} must be seconds > 0, got {value!r}")
+    return float(value)
 
 
 class ToolPolicy:
-    """Wraps the user's filter hook with fail-closed semantics.
+    """Wraps the user's filter hook with fail-closed semantics and a timeout.
 
     Args:
         filter: The hook, or ``None`` to allow everything.
+        timeout: Seconds one decision may take; past it the case is denied
+            (logged once per policy at WARNING, then at DEBUG).
 
     Raises:
-        TypeError: If ``filter`` is not callable.
+        ToolSearchTypeError: If ``filter`` is not callable.
+        ToolSearchConfigError: If ``timeout`` is not seconds > 0.
     """
 
-    def __init__(self, filter: FilterFn | None = None) -> None:
+    def __init__(self, filter: FilterFn | None = None, *, timeout: float = 10.0) -> None:
         if filter is not None and not callable(filter):
-            raise TypeError(
+            raise ToolSearchTypeError(
                 f"filter must be a callable (ToolSearchFilterArgs) -> bool, got {type(filter)!r}"
             )
         self._filter = filter
+        self._async = is_async_callable(filter)
+        self.timeout = positive_seconds("filter_timeout", timeout)
+        self._timed_out = False
 
     @property
     def enabled(self) -> bool:
         """Whether a hook is set."""
         return self._filter is not None
-
-    def _call(self, args: ToolSearchFilterArgs) -> bool | Awaitable[bool]:
-        assert self._filter is not None
-        return self._filter(args)
 
     @staticmethod
     def _verdict(args: ToolSearchFilterArgs, value: object) -> bool:
@@ -75,86 +86,67 @@ class ToolPolicy:
             return True
         if value is not False:
             logger.warning(
-                "tool search filter returned %r for %s (phase %s); only True allows, denying",
-                value,
+                "tool search filter returned a %s for %s (phase %s); only True allows, denying",
+                type(value).__name__,
                 args.tool_name,
                 args.phase,
             )
         return False
 
-    def _denied_by_error(self, args: ToolSearchFilterArgs, exc: BaseException) -> bool:
+    def _deny(self, args: ToolSearchFilterArgs, exc: BaseException) -> bool:
+        if isinstance(exc, TimeoutError):
+            level = logging.DEBUG if self._timed_out else logging.WARNING
+            self._timed_out = True
+            logger.log(
+                level,
+                "tool search filter gave no answer within %s s for %s (phase %s); denying",
+                self.timeout,
+                args.tool_name,
+                args.phase,
+            )
+            return False
         logger.warning(
-            "tool search filter raised for %s (phase %s); denying: %r",
+            "tool search filter raised %s for %s (phase %s); denying",
+            type(exc).__name__,
             args.tool_name,
             args.phase,
-            exc,
         )
         return False
 
-    def check(self, args: ToolSearchFilterArgs) -> bool:
-        """Decide one case synchronously (an async hook runs on a helper loop)."""
-        if self._filter is None:
-            return True
+    async def _one(self, args: ToolSearchFilterArgs, ctx: contextvars.Context) -> bool:
+        assert self._filter is not None
+        hook = self._filter
         try:
-            value = self._call(args)
-            if inspect.isawaitable(value):
-                value = run_sync(value)
-        except Exception as exc:  # fail closed on anything the hook raises
-            return self._denied_by_error(args, exc)
+            async with asyncio.timeout(self.timeout):
+                if self._async:
+                    value: Any = ctx.copy().run(hook, args)
+                else:  # never on the event loop
+                    value = await asyncio.to_thread(ctx.copy().run, hook, args)
+                if inspect.isawaitable(value):
+                    value = await value
+        except Exception as exc:  # fail closed on anything the hook raises, timeouts included
+            return self._deny(args, exc)
         return self._verdict(args, value)
 
-    async def acheck(self, args: ToolSearchFilterArgs) -> bool:
-        """Decide one case; a sync hook is called inline."""
-        if self._filter is None:
-            return True
-        try:
-            value = self._call(args)
-            if inspect.isawaitable(value):
-                value = await value
-        except Exception as exc:  # fail closed on anything the hook raises
-            return self._denied_by_error(args, exc)
-        return self._verdict(args, value)
+    async def acheck_many(
+        self, batch: Sequence[ToolSearchFilterArgs], ctx: contextvars.Context | None = None
+    ) -> list[bool]:
+        """Decide a batch concurrently; answers in order."""
+        if self._filter is None or not batch:
+            return [True] * len(batch)
+        context = ctx if ctx is not None else contextvars.copy_context()
+        return list(await asyncio.gather(*(self._one(a, context) for a in batch)))
 
     def check_many(self, batch: Sequence[ToolSearchFilterArgs]) -> list[bool]:
-        """Decide a batch in order."""
-        return [self.check(a) for a in batch]
-
-    async def acheck_many(self, batch: Sequence[ToolSearchFilterArgs]) -> list[bool]:
-        """Decide a batch concurrently, answers in order."""
-        if self._filter is None:
+        """Decide a batch from sync code: concurrently, on the package's helper loop."""
+        if self._filter is None or not batch:
             return [True] * len(batch)
-        return list(await asyncio.gather(*(self.acheck(a) for a in batch)))
+        return run_sync(self.acheck_many(batch, contextvars.copy_context()))
 
+    def check(self, args: ToolSearchFilterArgs) -> bool:
+        """Decide one case synchronously."""
+        return self.check_many([args])[0]
 
-def ask(call: StoreCall[T]) -> Decisions[T]:
-    """Yield ``call`` to the driver and return its result; use with ``yield from``."""
-    result: T = yield call
-    return result
-
-
-def drive(gen: Decisions[T], policy: ToolPolicy) -> T:
-    """Run a core computation, answering its questions synchronously."""
-    try:
-        question = next(gen)
-        while True:
-            if isinstance(question, StoreCall):
-                question = gen.send(question.run())
-            else:
-                question = gen.send(policy.check_many(question))
-    except StopIteration as stop:
-        result: T = stop.value
-        return result
-
-
-async def adrive(gen: Decisions[T], policy: ToolPolicy) -> T:
-    """Run a core computation, answering its questions asynchronously."""
-    try:
-        question = next(gen)
-        while True:
-            if isinstance(question, StoreCall):
-                question = gen.send(await question.arun())
-            else:
-                question = gen.send(await policy.acheck_many(question))
-    except StopIteration as stop:
-        result: T = stop.value
-        return result
+    async def acheck(self, args: ToolSearchFilterArgs) -> bool:
+        """Decide one case asynchronously."""
+        return (await self.acheck_many([args]))[0]

@@ -4,7 +4,7 @@ A flow is a generator that yields batches of store ops (``GetOp``, ``PutOp``,
 ``SearchOp``, ...) and receives their results; :func:`run_flow` answers with
 the store's ``batch``, :func:`arun_flow` with ``abatch``. Used by the stored
 tool configuration (:mod:`langchain_toolsearch.config.store`) and by the
-``"store"`` loaded-tool storage (:mod:`langchain_toolsearch.state`).
+``"store"`` loaded-tool storage (:mod:`langchain_toolsearch.storage.langgraph_store`).
 """
 
 from __future__ import annotations

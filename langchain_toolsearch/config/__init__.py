@@ -7,28 +7,32 @@ A per-agent `AgentToolConfig` (JSON) and reusable saved MCP clients
 ``ToolSearchNode`` (or for binding): code tools, registered tools, saved MCP
 clients' tools, integration tools and `ToolProvider` tools, in that order,
 with conditional variants and rules (`evaluate_rules`) on the request
-context. See ``docs/config.md`` for the format and the semantics.
+context. ``from_mastra`` / ``to_mastra`` convert the seed system's (Mastra
+Editor's) stored JSON; ``toolsearch config`` (`langchain_toolsearch.config.cli`)
+edits a store from a shell. See ``docs/config.md`` for the format and the
+semantics.
 """
 
 from __future__ import annotations
 
 from langchain_toolsearch.config.connections import bearer_token, connection_for
 from langchain_toolsearch.config.models import (
+    ALL_TOOLS,
     AUTH_TOKEN_KEY,
     CONDITION_OPERATORS,
+    MASTRA_AUTH_TOKEN_KEY,
     AgentToolConfig,
     Condition,
     ConditionOperator,
-    HttpServer,
-    MCPClientConfig,
     MCPClientRef,
     RuleGroup,
     SourceRef,
-    StdioServer,
-    ToolConfigError,
     ToolEntry,
     Variant,
     VersionSelector,
+)
+from langchain_toolsearch.config.parsing import (
+    ToolConfigError,
     parse_agent_config,
     parse_mcp_client,
     parse_rules,
@@ -43,6 +47,7 @@ from langchain_toolsearch.config.resolver import (
     merge_conditional,
 )
 from langchain_toolsearch.config.rules import MISSING, evaluate_rules, lookup, request_context
+from langchain_toolsearch.config.servers import HttpServer, MCPClientConfig, StdioServer
 from langchain_toolsearch.config.store import (
     RecordInfo,
     RecordNotFoundError,
@@ -52,8 +57,10 @@ from langchain_toolsearch.config.store import (
 )
 
 __all__ = [
+    "ALL_TOOLS",
     "AUTH_TOKEN_KEY",
     "CONDITION_OPERATORS",
+    "MASTRA_AUTH_TOKEN_KEY",
     "MISSING",
     "AgentToolConfig",
     "Condition",

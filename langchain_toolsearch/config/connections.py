@@ -1,7 +1,8 @@
 """Saved MCP servers -> ``langchain-mcp-adapters`` connections -> tools.
 
 `connection_for` turns one saved server into the adapter's connection dict
-(``StdioConnection`` or ``StreamableHttpConnection``); `load_server_tools`
+(``StdioConnection``, ``StreamableHttpConnection`` or, for the fallback of an
+HTTP server, ``SSEConnection``); `load_server_tools`
 lists that server's tools through `langchain_toolsearch.mcp.load_mcp_tools`
 (one server per client, so each server keeps its own timeout and fails on
 its own). Tool ids are always ``f"{server}_{tool}"`` and come with the
@@ -13,11 +14,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.tools import BaseTool
 
-from langchain_toolsearch.config.models import AUTH_TOKEN_KEY, HttpServer, MCPServer
+from langchain_toolsearch.config.models import AUTH_TOKEN_KEY
+from langchain_toolsearch.config.servers import HttpServer, MCPServer
 from langchain_toolsearch.mcp import MCPToolRoute, load_mcp_tools
 
 if TYPE_CHECKING:
@@ -65,7 +67,11 @@ def bearer_token(value: Any, *, key: str = AUTH_TOKEN_KEY) -> str | None:
 
 
 def connection_for(
-    server: MCPServer, *, token: str | None = None, default_timeout: float | None = None
+    server: MCPServer,
+    *,
+    token: str | None = None,
+    default_timeout: float | None = None,
+    transport: Literal["streamable_http", "sse"] = "streamable_http",
 ) -> Connection:
     """The adapter connection for one saved server.
 
@@ -74,14 +80,16 @@ def connection_for(
         token: Bearer token for HTTP servers (see `bearer_token`); ignored
             for stdio servers.
         default_timeout: Seconds used when the server has no ``timeout``.
+        transport: For HTTP servers: ``"streamable_http"`` (tried first) or
+            ``"sse"`` (the fallback).
 
     Returns:
         ``{"transport": "stdio", "command", "args", "env"?}`` or
-        ``{"transport": "streamable_http", "url", "timeout"?, "headers"?}``.
+        ``{"transport": "streamable_http" | "sse", "url", "timeout"?, "headers"?}``.
     """
     timeout = server.timeout if server.timeout is not None else default_timeout
     if isinstance(server, HttpServer):
-        http: dict[str, Any] = {"transport": "streamable_http", "url": server.url}
+        http: dict[str, Any] = {"transport": transport, "url": server.url}
         if timeout is not None:
             http["timeout"] = timeout
         if token is not None:
@@ -106,12 +114,15 @@ class ServerTools:
         tools: Tools named ``f"{server}_{tool}"``, sorted.
         routes: Tool id -> (server, the tool's own name).
         failure: Why the server contributed nothing, or ``None``.
+        transport: The transport that answered (``"stdio"``,
+            ``"streamable_http"`` or ``"sse"``), or ``None`` on failure.
     """
 
     server: str
     tools: list[BaseTool] = field(default_factory=list)
     routes: Mapping[str, MCPToolRoute] = field(default_factory=dict)
     failure: str | None = None
+    transport: str | None = None
 
 
 async def load_server_tools(
@@ -135,17 +146,46 @@ async def load_server_tools(
 
     Returns:
         The tools and routes, or a `ServerTools` whose ``failure`` says why
-        the server could not be listed.
+        the server could not be listed. An HTTP server is tried over
+        streamable HTTP, then over SSE on the same URL; when both fail the
+        failure names both reasons.
     """
+    if not isinstance(server, HttpServer):
+        return await _load(name, server, "stdio", token, default_timeout)
+    first = await _load(name, server, "streamable_http", token, default_timeout)
+    if first.failure is None:
+        return first
+    fallback = await _load(name, server, "sse", token, default_timeout)
+    if fallback.failure is None:
+        return fallback
+    return ServerTools(
+        server=name,
+        failure=f"streamable HTTP: {first.failure}; SSE: {fallback.failure}",
+    )
+
+
+async def _load(
+    name: str,
+    server: MCPServer,
+    transport: Literal["stdio", "streamable_http", "sse"],
+    token: str | None,
+    default_timeout: float | None,
+) -> ServerTools:
+    """List one server's tools over one transport."""
     # Imported here so that `import langchain_toolsearch` works where
     # langchain-mcp-adapters cannot be imported (next to mcp>=2, e.g. with
     # `langchain.mcp`); only listing a saved MCP client needs it.
-    from langchain_mcp_adapters.client import MultiServerMCPClient
+    from langchain_toolsearch.mcp import multi_server_mcp_client
 
+    MultiServerMCPClient = multi_server_mcp_client()
     timeout = server.timeout if server.timeout is not None else default_timeout
-    client = MultiServerMCPClient(
-        {name: connection_for(server, token=token, default_timeout=default_timeout)}
+    connection = connection_for(
+        server,
+        token=token,
+        default_timeout=default_timeout,
+        transport="sse" if transport == "sse" else "streamable_http",
     )
+    client = MultiServerMCPClient({name: connection})
     try:
         list_timeout = (
             None if timeout is None or default_timeout is None else max(timeout, default_timeout)
@@ -157,4 +197,6 @@ async def load_server_tools(
         return ServerTools(server=name, failure=str(exc))
     if name in library.failures:
         return ServerTools(server=name, failure=library.failures[name])
-    return ServerTools(server=name, tools=list(library.tools), routes=dict(library.routes))
+    return ServerTools(
+        server=name, tools=list(library.tools), routes=dict(library.routes), transport=transport
+    )

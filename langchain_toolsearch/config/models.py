@@ -1,9 +1,10 @@
-"""The stored JSON format: agent tool configs, rules and saved MCP clients.
+"""The stored JSON format of agent tool configs and their rules.
 
 Everything here is a frozen pydantic model that validates the JSON a user
 or an editor UI saves, so bad data is rejected when it is saved (see
-`parse_agent_config`, `parse_mcp_client`) with a `ToolConfigError` naming
-the field, never when a request is served.
+`langchain_toolsearch.config.parsing`) with a `ToolConfigError` naming the
+field, never when a request is served. Saved MCP clients are in
+`langchain_toolsearch.config.servers`.
 
 The shapes (``?`` marks an optional key; ``null`` means the same as an
 omitted key)::
@@ -17,25 +18,24 @@ omitted key)::
     Conditional[T] = T | [{"value": T, "rules"?: RuleGroup}, ...]   # variants
     ToolEntry      = {"description"?: str, "rules"?: RuleGroup}
     SourceRef      = {"tools"?: {tool_name: ToolEntry}, "rules"?: RuleGroup}
-    MCPClientRef   = SourceRef + {"version"?: "draft" | "published" | int}
+    MCPClientRef   = {"tools"?: "*" | {tool_name: ToolEntry}, "rules"?: RuleGroup,
+                      "version"?: "draft" | "published" | int}
     RuleGroup      = {"operator": "AND" | "OR", "conditions": [Condition | RuleGroup, ...]}
     Condition      = {"field": "dot.path", "operator": <ConditionOperator>, "value"?: JSON}
 
-    MCPClientConfig = {"name"?: str, "description"?: str,
-                       "servers": {server_name: StdioServer | HttpServer}}
-    StdioServer = {"type"?: "stdio", "command": str, "args"?: [str], "env"?: {str: str},
-                   "timeout"?: seconds, "tools"?: {tool_name: ToolEntry}}
-    HttpServer  = {"type"?: "http", "url": "http(s)://...", "timeout"?: seconds,
-                   "tools"?: {tool_name: ToolEntry}}
+Allowlists: a saved server's ``tools``, and ``tools`` of integration and
+provider references: omitted or ``null`` = no restriction, ``{}`` = nothing,
+otherwise exactly the listed names whose entry ``rules`` (if any) match the
+request. An agent's reference to a saved MCP client (`MCPClientRef`) is
+stricter, as in the seed system: omitted, ``null`` or ``{}`` = none of the
+client's tools, ``"*"`` = every tool its servers allow.
 
-Allowlists (every ``"tools"`` map): omitted or ``null`` = no restriction;
-``{}`` = nothing allowed; otherwise exactly the listed names whose entry
-``rules`` (if any) match the request.
+Every model converts to and from the stored JSON of the seed system (Mastra
+Editor) with ``from_mastra`` / ``to_mastra`` (see `langchain_toolsearch.config.mastra`).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Annotated, Any, Generic, Literal, TypeAlias, TypeVar
 
@@ -44,45 +44,46 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Discriminator,
-    Field,
     JsonValue,
     PlainValidator,
+    SerializerFunctionWrapHandler,
     Tag,
-    ValidationError,
     field_validator,
+    model_serializer,
     model_validator,
 )
 
 __all__ = [
+    "ALL_TOOLS",
     "AUTH_TOKEN_KEY",
     "CONDITION_OPERATORS",
+    "MASTRA_AUTH_TOKEN_KEY",
     "AgentToolConfig",
     "Condition",
     "ConditionOperator",
     "ConditionalMCPClients",
     "ConditionalSources",
     "ConditionalTools",
-    "HttpServer",
-    "MCPClientConfig",
     "MCPClientRef",
-    "MCPServer",
     "RuleGroup",
     "SourceRef",
-    "StdioServer",
-    "ToolConfigError",
     "ToolEntry",
     "ToolSelection",
     "Variant",
     "VersionSelector",
-    "parse_agent_config",
-    "parse_mcp_client",
-    "parse_rules",
 ]
 
 AUTH_TOKEN_KEY = "toolsearch_auth_token"
 """Reserved request-context key: its value is sent as ``Authorization: Bearer <value>``
 to every HTTP server of the saved MCP clients an agent uses (never to stdio servers,
 never stored)."""
+
+MASTRA_AUTH_TOKEN_KEY = "mastra__authToken"
+"""The seed system's reserved request-context key for the same token; accepted as an
+alias of `AUTH_TOKEN_KEY` (which wins when both are set)."""
+
+ALL_TOOLS = "*"
+"""``MCPClientRef.tools`` value selecting every tool the client's servers allow."""
 
 ConditionOperator: TypeAlias = Literal[
     "equals",
@@ -125,29 +126,14 @@ VersionSelector: TypeAlias = Annotated[
 """Which version of a stored record: ``"draft"`` (the latest saved version),
 ``"published"`` (the version last published) or a version number (1, 2, ...)."""
 
-_SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-
-
-class ToolConfigError(ValueError):
-    """Stored tool configuration data is invalid.
-
-    The message has one line per problem, each starting with the path of the
-    offending field (``tools[0].rules.conditions[1].operator: ...``).
-
-    Attributes:
-        errors: ``(field path, message)`` pairs, in the order found.
-    """
-
-    def __init__(self, what: str, errors: list[tuple[str, str]]) -> None:
-        self.errors = errors
-        lines = "\n".join(f"  {path or '<root>'}: {message}" for path, message in errors)
-        super().__init__(f"invalid {what}:\n{lines}")
-
 
 class _Model(BaseModel):
-    """Base of the stored models: immutable, unknown keys rejected."""
+    """Base of the stored models: immutable, unknown keys rejected, finite numbers.
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    ``NaN`` / ``Infinity`` are not JSON and would not survive a store.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class Condition(_Model):
@@ -205,6 +191,15 @@ class Condition(_Model):
             raise ValueError(msg)
         return self
 
+    @model_serializer(mode="wrap")
+    def _keep_null_value(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # ``"value": null`` is a real value for ``equals`` & co.: keep it even when the
+        # rest of the record is dumped without its ``None`` fields (field report C23).
+        data: dict[str, Any] = handler(self)
+        if self.operator not in _NO_VALUE:
+            data["value"] = self.value
+        return data
+
 
 def _kind(value: Any) -> str:
     """JSON kind of ``value`` for error messages."""
@@ -239,7 +234,9 @@ class RuleGroup(_Model):
 
     Attributes:
         operator: ``"AND"`` (every item matches) or ``"OR"`` (at least one).
-        conditions: At least one `Condition` or nested `RuleGroup`.
+        conditions: `Condition` items and nested `RuleGroup` items. An empty
+            list means "no constraints": the group matches every request,
+            with either operator and at any depth (as in the seed system).
     """
 
     operator: Literal["AND", "OR"]
@@ -256,14 +253,6 @@ class RuleGroup(_Model):
             ),
         ]
     ]
-
-    @field_validator("conditions")
-    @classmethod
-    def _not_empty(cls, items: list[Any]) -> list[Any]:
-        if not items:
-            msg = "a rule group needs at least one condition; remove 'rules' to match every request"
-            raise ValueError(msg)
-        return items
 
     @model_validator(mode="after")
     def _depth(self) -> RuleGroup:
@@ -329,21 +318,59 @@ class SourceRef(_Model):
     rules: RuleGroup | None = None
 
 
-class MCPClientRef(SourceRef):
+def _checked_agent_selection(tools: Any) -> Any:
+    if isinstance(tools, dict):
+        _check_names(tools, "tool")
+    return tools
+
+
+def _all_or_map(value: Any) -> str | None:
+    """Discriminate ``"*"`` from a map of tool entries."""
+    if isinstance(value, str):
+        return "<all>"
+    if isinstance(value, Mapping):
+        return "<value>"
+    return None
+
+
+AgentAllowlist: TypeAlias = Annotated[
+    Annotated[
+        Annotated[Literal["*"], Tag("<all>")] | Annotated[ToolSelection, Tag("<value>")],
+        Discriminator(
+            _all_or_map,
+            custom_error_type="agent_allowlist",
+            custom_error_message=(
+                'expected "*" (every tool) or an object {tool_name: {description?, rules?}}'
+            ),
+        ),
+    ]
+    | None,
+    AfterValidator(_checked_agent_selection),
+]
+"""The agent-level allowlist: ``None`` or ``{}``: nothing, ``"*"``: all, a map: those."""
+
+
+class MCPClientRef(_Model):
     """An agent's use of one saved MCP client.
 
     Attributes:
-        tools: Agent-level allowlist: keys are namespaced ids
-            (``"serverName_toolName"``) or a tool's own name on its server
-            (matching that name on every server of the client). Omitted or
-            ``null``: every tool the servers allow; ``{}``: none. A
-            ``description`` here beats the server-level one.
-        version: Version of the saved client to use; default ``"draft"``
-            (its latest version).
+        tools: Agent-level allowlist. Omitted, ``null`` or ``{}``: none of the
+            client's tools (the resolver logs a warning once); ``"*"``: every
+            tool the servers' own allowlists leave; a map: those names, keys
+            being namespaced ids (``"serverName_toolName"``) or a tool's own
+            name on its server (matching that name on every server of the
+            client). A ``description`` here beats the server-level one.
+        version: Version of the saved client to use. Omitted: the client's
+            published version when the agent itself is resolved at
+            ``"published"`` (so unpublished edits of a shared client never
+            change a published agent), else its draft (latest version).
+            ``"draft"``, ``"published"`` or a number pins that version.
         rules: The whole reference counts only for matching requests.
     """
 
-    version: VersionSelector = "draft"
+    tools: AgentAllowlist = None
+    version: VersionSelector | None = None
+    rules: RuleGroup | None = None
 
 
 ValueT = TypeVar("ValueT")
@@ -448,250 +475,26 @@ class AgentToolConfig(_Model):
         """The JSON form that is stored: omitted fields stay omitted."""
         return _dump(self)
 
-
-class StdioServer(_Model):
-    """A local MCP server started as a subprocess.
-
-    Attributes:
-        type: ``"stdio"`` (inferred from ``command`` when omitted).
-        command: Executable to run.
-        args: Its arguments.
-        env: Extra environment variables (added to the MCP SDK's safe
-            default environment; ``${VAR}`` is expanded by the adapter).
-        timeout: Seconds allowed to list tools and for each call; default:
-            the resolver's ``mcp_timeout``.
-        tools: Server-level allowlist by tool name (the tool's own name or
-            ``"serverName_toolName"``) with descriptions for every agent.
-            Omitted: every tool; ``{}``: none.
-    """
-
-    type: Literal["stdio"] = "stdio"
-    command: str = Field(min_length=1)
-    args: list[str] = Field(default_factory=list)
-    env: dict[str, str] | None = None
-    timeout: float | None = Field(default=None, gt=0)
-    tools: Allowlist = None
-
-
-class HttpServer(_Model):
-    """A remote MCP server reached over streamable HTTP.
-
-    Custom headers cannot be stored; an auth token in the request context
-    under `AUTH_TOKEN_KEY` is sent as ``Authorization: Bearer <token>``.
-
-    Attributes:
-        type: ``"http"`` (inferred from ``url`` when omitted).
-        url: ``http://`` or ``https://`` endpoint, e.g. ``https://host/mcp``.
-        timeout: Seconds for HTTP operations, listing tools and each call;
-            default: the resolver's ``mcp_timeout``.
-        tools: Server-level allowlist, as for `StdioServer`.
-    """
-
-    type: Literal["http"] = "http"
-    url: str
-    timeout: float | None = Field(default=None, gt=0)
-    tools: Allowlist = None
-
-    @model_validator(mode="before")
     @classmethod
-    def _no_headers(cls, data: Any) -> Any:
-        if isinstance(data, Mapping) and "headers" in data:
-            msg = (
-                "custom headers cannot be stored on an HTTP MCP server; put the caller's "
-                f"token in the request context under {AUTH_TOKEN_KEY!r} and it is sent as "
-                "'Authorization: Bearer <token>'"
-            )
-            raise ValueError(msg)
-        return data
+    def from_mastra(cls, data: Mapping[str, Any]) -> AgentToolConfig:
+        """Convert a Mastra Editor agent snapshot (its tool fields) to this format.
 
-    @field_validator("url")
-    @classmethod
-    def _check_url(cls, url: str) -> str:
-        if not re.match(r"^https?://[^\s/]+", url):
-            msg = f"must be an http:// or https:// URL, got {url!r}"
-            raise ValueError(msg)
-        return url
+        See `langchain_toolsearch.config.mastra.agent_from_mastra`.
+        """
+        from langchain_toolsearch.config.mastra import agent_from_mastra
 
+        return agent_from_mastra(data)
 
-def _transport(value: Any) -> str | None:
-    """Discriminate stdio from HTTP servers (``type``, else ``command`` / ``url``)."""
-    if isinstance(value, StdioServer | HttpServer):
-        return value.type
-    if not isinstance(value, Mapping):
-        return None
-    kind = value.get("type")
-    if kind is None:
-        if "command" in value:
-            return "stdio"
-        if "url" in value:
-            return "http"
-    return kind if kind in ("stdio", "http") else None
+    def to_mastra(self) -> dict[str, Any]:
+        """The Mastra Editor form of this config (the tool fields of an agent snapshot).
 
+        See `langchain_toolsearch.config.mastra.agent_to_mastra`.
+        """
+        from langchain_toolsearch.config.mastra import agent_to_mastra
 
-MCPServer: TypeAlias = Annotated[
-    Annotated[StdioServer, Tag("stdio")] | Annotated[HttpServer, Tag("http")],
-    Discriminator(
-        _transport,
-        custom_error_type="mcp_server",
-        custom_error_message=(
-            "expected a stdio server {type: 'stdio', command, args?, env?, timeout?} or an "
-            "HTTP server {type: 'http', url, timeout?}"
-        ),
-    ),
-]
-"""A saved MCP server: `StdioServer` or `HttpServer`."""
-
-
-class MCPClientConfig(_Model):
-    """A saved, reusable MCP client: one or more servers.
-
-    Tools of a server are exposed as ``f"{server_name}_{tool_name}"``; the
-    resolver keeps a table from those ids to (server, tool), so server names
-    may contain ``_``.
-
-    Attributes:
-        name: Display name.
-        description: What the client is for.
-        servers: Server name (``[A-Za-z0-9_-]``, at most 64) -> server.
-    """
-
-    name: str | None = None
-    description: str | None = None
-    servers: dict[str, MCPServer]
-
-    @field_validator("servers", mode="before")
-    @classmethod
-    def _server_names(cls, servers: Any) -> Any:
-        if not isinstance(servers, Mapping):
-            return servers
-        if not servers:
-            msg = "a saved MCP client needs at least one server"
-            raise ValueError(msg)
-        for name in servers:
-            if not _SERVER_NAME.match(name):
-                msg = (
-                    f"server name {name!r} must be 1-64 characters from A-Z, a-z, 0-9, '_' "
-                    "and '-' (it prefixes tool ids)"
-                )
-                raise ValueError(msg)
-        return servers
-
-    def to_json(self) -> dict[str, Any]:
-        """The JSON form that is stored."""
-        return _dump(self)
-
-
-_TAGS = re.compile(r"^<[a-z]+>$")
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+        return agent_to_mastra(self)
 
 
 def _dump(model: BaseModel) -> dict[str, Any]:
     """JSON form of a stored model, omitted (``None``) fields left out."""
     return model.model_dump(mode="json", exclude_none=True)
-
-
-def _errors(exc: ValidationError) -> list[tuple[str, str]]:
-    """Turn a pydantic error into ``(field path, message)`` pairs."""
-    found: list[tuple[str, str]] = []
-    for error in exc.errors(include_url=False):
-        loc = tuple(error["loc"])
-        # The stdio/http union tag comes right after the server name: leave it out.
-        cleaned = [
-            part
-            for index, part in enumerate(loc)
-            if not (part in ("stdio", "http") and index >= 2 and loc[index - 2] == "servers")
-        ]
-        message = str(error["msg"]).removeprefix("Value error, ")
-        if error["type"] == "extra_forbidden":
-            message = "unknown key; check its spelling (unknown keys are rejected)"
-        elif error["type"] == "literal_error" and loc and loc[-1] == "operator":
-            expected = message.removeprefix("Input should be ")
-            message = f"unknown operator {error.get('input')!r}; use {expected}"
-        pair = (_render(tuple(cleaned)), message)
-        if pair not in found:
-            found.append(pair)
-    return found
-
-
-def _render(loc: tuple[int | str, ...]) -> str:
-    """Render an error location as ``a.b[0]['odd key']``, without union tags."""
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif _TAGS.match(part):
-            continue
-        elif _IDENT.match(part):
-            out += f".{part}" if out else part
-        else:
-            out += f"[{part!r}]"
-    return out
-
-
-def parse_agent_config(data: AgentToolConfig | Mapping[str, Any]) -> AgentToolConfig:
-    """Validate an agent tool configuration.
-
-    Args:
-        data: An `AgentToolConfig`, or its JSON form (a mapping).
-
-    Returns:
-        The validated config.
-
-    Raises:
-        ToolConfigError: With one ``field path: problem`` line per problem
-            (unknown key, unknown operator, wrong value type, empty rule
-            group, ...).
-        TypeError: If ``data`` is neither a mapping nor an `AgentToolConfig`.
-    """
-    return _parse(AgentToolConfig, data, "agent tool config")
-
-
-def parse_mcp_client(data: MCPClientConfig | Mapping[str, Any]) -> MCPClientConfig:
-    """Validate a saved MCP client configuration.
-
-    Args:
-        data: An `MCPClientConfig`, or its JSON form (a mapping).
-
-    Returns:
-        The validated config.
-
-    Raises:
-        ToolConfigError: With one ``field path: problem`` line per problem
-            (missing ``command``/``url``, stored ``headers``, bad server name,
-            bad rules, ...).
-        TypeError: If ``data`` is neither a mapping nor an `MCPClientConfig`.
-    """
-    return _parse(MCPClientConfig, data, "MCP client config")
-
-
-def parse_rules(data: RuleGroup | Mapping[str, Any]) -> RuleGroup:
-    """Validate a rule group.
-
-    Args:
-        data: A `RuleGroup`, or its JSON form.
-
-    Returns:
-        The validated group.
-
-    Raises:
-        ToolConfigError: On bad rule data, naming the field.
-        TypeError: If ``data`` is neither a mapping nor a `RuleGroup`.
-    """
-    return _parse(RuleGroup, data, "rules")
-
-
-ModelT = TypeVar("ModelT", bound=BaseModel)
-
-
-def _parse(model: type[ModelT], data: Any, what: str) -> ModelT:
-    if isinstance(data, model):
-        return data
-    if not isinstance(data, Mapping):
-        msg = (
-            f"{what} must be a {model.__name__} or a JSON object (dict), got {type(data).__name__}"
-        )
-        raise TypeError(msg)
-    try:
-        return model.model_validate(dict(data))
-    except ValidationError as exc:
-        raise ToolConfigError(what, _errors(exc)) from None

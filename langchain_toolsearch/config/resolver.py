@@ -18,11 +18,22 @@ Resolution, for one request:
    2. tools registered by id (``registry``) and selected under ``tools``,
    3. tools of saved MCP clients (``mcp_clients``), ids ``server_tool``,
    4. integration tools (``integration_tools``),
-   5. tool provider tools (``tool_providers``).
+   5. tool provider tools (``tool_providers``), for stand-alone stored
+      agents only: an agent with tools defined in code (``code_tools``
+      given, even empty) stops after integration tools, as the seed's
+      code-agent overrides do (its ``tool_providers`` are reported under
+      ``failures["tool_providers"]``).
 
-Allowlists (every ``tools`` map, at server and agent level): omitted or
-``null`` = no restriction, ``{}`` = nothing. Description precedence: the
-agent's entry, then (MCP only) the server's entry, then the tool's own.
+Allowlists: a saved server's ``tools`` and an integration's or provider's
+``tools``: omitted or ``null`` = no restriction, ``{}`` = nothing. An agent's
+reference to a saved MCP client: omitted, ``null`` or ``{}`` = nothing (a
+warning is logged once per resolver and client), ``"*"`` = everything the
+server level allows, a map = those. Description precedence: the agent's
+entry, then (MCP only) the server's entry, then the tool's own.
+
+Versions of saved MCP clients: a reference without ``version`` follows the
+agent: the client's published version when the agent is resolved at
+``"published"``, its draft otherwise.
 
 An MCP server, integration or provider that fails is reported in
 `ResolvedTools.failures` and skipped; the rest still resolves. Nothing is
@@ -33,9 +44,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple, TypeAlias, TypeVar, cast
+from collections.abc import Awaitable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, TypeAlias
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
@@ -49,20 +60,32 @@ from langchain_toolsearch.config.connections import (
     bearer_token,
     load_server_tools,
 )
+from langchain_toolsearch.config.merging import (
+    MCPToolSource,
+    Replacement,
+    ResolvedTools,
+    ToolsArg,
+    _active,
+    _description,
+    _Merged,
+    _pick,
+    _tool_map,
+    merge_conditional,
+)
 from langchain_toolsearch.config.models import (
     AUTH_TOKEN_KEY,
+    MASTRA_AUTH_TOKEN_KEY,
     AgentToolConfig,
-    MCPClientConfig,
     MCPClientRef,
     SourceRef,
     ToolEntry,
-    Variant,
     VersionSelector,
     _check_version,
-    parse_agent_config,
 )
+from langchain_toolsearch.config.parsing import parse_agent_config
 from langchain_toolsearch.config.providers import ToolProvider
-from langchain_toolsearch.config.rules import evaluate_rules, request_context
+from langchain_toolsearch.config.rules import request_context
+from langchain_toolsearch.config.servers import MCPClientConfig
 from langchain_toolsearch.config.store import (
     Flow,
     RecordNotFoundError,
@@ -90,108 +113,6 @@ only override descriptions of the code-defined tools; ``"ignore"`` nothing."""
 
 _MODES = ("tools", "descriptions", "ignore")
 
-ToolsArg: TypeAlias = Sequence[BaseTool] | Mapping[str, BaseTool]
-"""Tools as a sequence (ids are the tool names) or a mapping id -> tool."""
-
-ValueT = TypeVar("ValueT")
-
-
-class Replacement(NamedTuple):
-    """A tool id found in two sources: the later one won.
-
-    Attributes:
-        tool_id: The id.
-        replaced: Source of the tool that was dropped.
-        by: Source of the tool that was kept.
-    """
-
-    tool_id: str
-    replaced: str
-    by: str
-
-
-@dataclass(frozen=True)
-class MCPToolSource:
-    """Where a resolved MCP tool comes from.
-
-    Attributes:
-        client: Saved MCP client id.
-        server: Server name in that client.
-        tool: The tool's own name on that server.
-    """
-
-    client: str
-    server: str
-    tool: str
-
-
-@dataclass(frozen=True)
-class ResolvedTools:
-    """The tools resolved for one request.
-
-    Attributes:
-        tools: The tools, each named by its id, ready for
-            ``ToolSearchMiddleware(tools=...)`` / ``ToolSearchNode(tools=...)``
-            or for binding; ids are unique.
-        failures: Source path -> reason for everything skipped, e.g.
-            ``"mcp_clients.docs.servers.search"``, ``"tool_providers.composio"``,
-            ``"tools.unknown_id"``, ``"agent_config"``.
-        sources: Tool id -> its source: ``"code"``, ``"registry"``,
-            ``"mcp:<client>/<server>"``, ``"integration:<id>"``,
-            ``"provider:<id>"``.
-        replaced: Ids that more than one source produced, in merge order.
-        mcp_routes: MCP tool id -> client, server and original tool name.
-        version: The stored config version used, or ``None`` (none stored,
-            ``agent_config`` given, or mode ``"ignore"``).
-    """
-
-    tools: list[BaseTool]
-    failures: Mapping[str, str] = field(default_factory=dict)
-    sources: Mapping[str, str] = field(default_factory=dict)
-    replaced: Sequence[Replacement] = ()
-    mcp_routes: Mapping[str, MCPToolSource] = field(default_factory=dict)
-    version: VersionInfo | None = None
-
-    @property
-    def names(self) -> list[str]:
-        """Tool names, in order."""
-        return [tool.name for tool in self.tools]
-
-
-def merge_conditional(
-    value: ValueT | list[Variant[ValueT]] | None, context: Mapping[str, Any]
-) -> ValueT | None:
-    """The value of a conditional field for a request.
-
-    Args:
-        value: A plain value (returned as is), a list of variants, or ``None``.
-        context: The request context.
-
-    Returns:
-        For variants: the shallow merge, in order, of the values of the
-        variants whose rules match (a later key replaces an earlier one), or
-        ``None`` (as if omitted) when none matches.
-    """
-    if not isinstance(value, list):
-        return value
-    merged: dict[str, Any] | None = None
-    for variant in value:
-        if evaluate_rules(variant.rules, context):
-            merged = {**(merged or {}), **cast("Mapping[str, Any]", variant.value)}
-    return cast("ValueT | None", merged)
-
-
-EntryT = TypeVar("EntryT", ToolEntry, SourceRef, MCPClientRef)
-
-
-def _active(
-    entries: Mapping[str, EntryT] | None, context: Mapping[str, Any]
-) -> dict[str, EntryT] | None:
-    """Drop entries whose rules do not match; keep ``None`` (no allowlist) as is."""
-    if entries is None:
-        return None
-    return {key: entry for key, entry in entries.items() if evaluate_rules(entry.rules, context)}
-
 
 @dataclass
 class _Plan:
@@ -204,35 +125,6 @@ class _Plan:
     providers: dict[str, SourceRef]
     failures: dict[str, str]
     version: VersionInfo | None
-
-
-@dataclass
-class _Merged:
-    """Tools collected so far, by id, in first-seen order."""
-
-    tools: dict[str, BaseTool] = field(default_factory=dict)
-    sources: dict[str, str] = field(default_factory=dict)
-    replaced: list[Replacement] = field(default_factory=list)
-
-    def put(self, tool_id: str, tool: BaseTool, source: str, description: str | None) -> None:
-        update: dict[str, Any] = {}
-        if tool.name != tool_id:
-            update["name"] = tool_id
-        if description is not None and description != tool.description:
-            update["description"] = description
-        if update:
-            tool = tool.model_copy(update=update)
-        if tool_id in self.tools:
-            previous = self.sources[tool_id]
-            logger.warning(
-                "tool id %r from %s replaces the tool from %s (a later source wins whole)",
-                tool_id,
-                source,
-                previous,
-            )
-            self.replaced.append(Replacement(tool_id, previous, source))
-        self.tools[tool_id] = tool
-        self.sources[tool_id] = source
 
 
 class ToolResolver:
@@ -255,7 +147,9 @@ class ToolResolver:
         agent_id: Id of the agent's stored config. Without it (and without
             ``agent_config`` per call) the config is empty: code tools only.
         code_tools: Tools defined in code for this agent (sequence: ids are
-            names; mapping: id -> tool).
+            names; mapping: id -> tool). Giving it (even empty) makes this a
+            code-defined agent whose stored config cannot add tool provider
+            tools; ``None`` (default): a stand-alone stored agent.
         registry: Tools that stored configs may select by id under ``tools``.
         integrations: Integration id -> its tools (sequence or mapping).
         tool_providers: Provider id -> `ToolProvider`.
@@ -264,13 +158,17 @@ class ToolResolver:
             code tools only; ``mcp_clients``, integrations and providers are
             not used) or ``"ignore"``.
         version: Default version to resolve: ``"draft"`` (latest saved),
-            ``"published"`` or a version number.
+            ``"published"`` or a version number. MCP client references
+            without their own ``version`` use the clients' published version
+            when this is ``"published"``, their draft otherwise.
         mcp_timeout: Seconds allowed to list a saved MCP server's tools and
             for each call, when the server has no ``timeout``; ``None``: none.
         provider_timeout: Seconds allowed per provider (listing + resolving);
             ``None``: none.
         auth_token_key: Request-context key whose value is sent as
-            ``Authorization: Bearer`` to HTTP MCP servers.
+            ``Authorization: Bearer`` to HTTP MCP servers. With the default
+            key, the seed system's ``"mastra__authToken"`` is accepted too
+            (used when the default key is absent).
 
     Raises:
         ValueError: On an unknown ``mode`` or ``version``, a non-positive
@@ -285,7 +183,7 @@ class ToolResolver:
         *,
         store: ToolConfigStore | None = None,
         agent_id: str | None = None,
-        code_tools: ToolsArg = (),
+        code_tools: ToolsArg | None = None,
         registry: ToolsArg | None = None,
         integrations: Mapping[str, ToolsArg] | None = None,
         tool_providers: Mapping[str, ToolProvider] | None = None,
@@ -319,7 +217,9 @@ class ToolResolver:
             raise ValueError(f"version {exc}") from None
         self._store = store
         self._agent_id = agent_id
-        self._code = _tool_map(code_tools, "code_tools")
+        self._code_agent = code_tools is not None
+        self._code = _tool_map(code_tools or (), "code_tools")
+        self._warned_empty: set[str] = set()  # client ids already warned about
         self._registry = _tool_map(registry or {}, "registry")
         self._integrations = {
             str(key): _tool_map(tools, f"integrations[{key!r}]")
@@ -409,12 +309,14 @@ class ToolResolver:
         failures: dict[str, str] = {}
         info: VersionInfo | None = None
         stored = AgentToolConfig()
+        selector = self._version if version is None else version
+        # A reference without a version follows the agent: published -> published.
+        client_default: VersionSelector = "published" if selector == "published" else "draft"
         if self._mode == "ignore":
             pass
         elif agent_config is not None:
             stored = parse_agent_config(agent_config)
         elif self._store is not None and self._agent_id is not None:
-            selector = self._version if version is None else version
             try:
                 found = yield from self._store.agents._get(self._agent_id, selector)
             except RecordNotFoundError as exc:
@@ -429,20 +331,44 @@ class ToolResolver:
 
         refs = _active(merge_conditional(stored.mcp_clients, ctx), ctx) or {}
         mcp: list[tuple[str, MCPClientRef, MCPClientConfig]] = []
-        for client_id, ref in refs.items():
+        # By id, not by key order: stores such as PostgreSQL (jsonb) do not keep key
+        # order, and which client wins a shared tool id must not depend on the store.
+        for client_id, ref in sorted(refs.items()):
             where = f"mcp_clients.{client_id}"
+            if not ref.tools:  # omitted, null or {}: selects nothing (as the seed)
+                self._warn_empty(client_id)
+                continue
             if self._store is None:
                 failures[where] = "no ToolConfigStore given to the resolver to load saved clients"
                 continue
+            client_version = ref.version if ref.version is not None else client_default
             try:
-                client = yield from self._store.mcp_clients._get(client_id, ref.version)
+                client = yield from self._store.mcp_clients._get(client_id, client_version)
             except (RecordNotFoundError, ValueError) as exc:
                 failures[where] = str(exc)
                 continue
             mcp.append((client_id, ref, client.value))
         integrations = _active(merge_conditional(stored.integration_tools, ctx), ctx) or {}
         providers = _active(merge_conditional(stored.tool_providers, ctx), ctx) or {}
+        if providers and self._code_agent:
+            failures["tool_providers"] = (
+                "not used: a code-defined agent's stored config merges code, registry, MCP "
+                "and integration tools only (tool providers serve stand-alone stored agents)"
+            )
+            providers = {}
         return _Plan(ctx, tools, mcp, integrations, providers, failures, info)
+
+    def _warn_empty(self, client_id: str) -> None:
+        """Log once per client id that a reference selects no tools."""
+        if client_id in self._warned_empty:
+            return
+        self._warned_empty.add(client_id)
+        logger.warning(
+            "agent %r: the reference to saved MCP client %r selects no tools ('tools' omitted, "
+            'null or {}); use "tools": "*" for every tool of the client',
+            self._agent_id,
+            client_id,
+        )
 
     # -- collecting tools -------------------------------------------------------------
 
@@ -502,7 +428,7 @@ class ToolResolver:
             logger.warning("saved MCP %s contributes no tools: %s", where, result.failure)
             return
         server_entries = _active(client.servers[result.server].tools, ctx)
-        agent_entries = _active(ref.tools, ctx)
+        agent_entries = None if isinstance(ref.tools, str) else _active(ref.tools, ctx)
         for tool in result.tools:
             route = result.routes[tool.name]
             keys = (tool.name, route.tool)  # namespaced id first, then the tool's own name
@@ -597,8 +523,11 @@ class ToolResolver:
     ) -> list[tuple[str, MCPClientRef, MCPClientConfig, Awaitable[ServerTools]]]:
         token: str | None = None
         bad_token: str | None = None
+        key = self._token_key
+        if key == AUTH_TOKEN_KEY and plan.context.get(key) is None:
+            key = MASTRA_AUTH_TOKEN_KEY  # the seed system's name for the same token
         try:
-            token = bearer_token(plan.context.get(self._token_key), key=self._token_key)
+            token = bearer_token(plan.context.get(key), key=key)
         except BadAuthToken as exc:
             bad_token = str(exc)
         jobs: list[tuple[str, MCPClientRef, MCPClientConfig, Awaitable[ServerTools]]] = []
@@ -647,20 +576,6 @@ class ToolResolver:
         return wanted, got
 
 
-def _pick(entries: Mapping[str, ToolEntry] | None, keys: Sequence[str]) -> ToolEntry | None:
-    """The first of ``keys`` (namespaced id first) found in ``entries``."""
-    if entries is None:
-        return None
-    for key in keys:
-        if key in entries:
-            return entries[key]
-    return None
-
-
-def _description(entry: ToolEntry | None) -> str | None:
-    return entry.description if entry is not None else None
-
-
 async def _done(value: ServerTools) -> ServerTools:
     return value
 
@@ -672,31 +587,6 @@ def _config_or_current(config: RunnableConfig | None) -> RunnableConfig:
         return get_config()
     except RuntimeError:
         return {}
-
-
-def _tool_map(tools: ToolsArg, label: str) -> dict[str, BaseTool]:
-    """Tools by id; raises on duplicates and non-tools."""
-    pairs: list[tuple[str, Any]]
-    if isinstance(tools, Mapping):
-        pairs = [(str(key), value) for key, value in tools.items()]
-    elif isinstance(tools, Sequence) and not isinstance(tools, str):
-        pairs = [(getattr(value, "name", ""), value) for value in tools]
-    else:
-        kind = type(tools).__name__
-        msg = f"{label} must be a sequence of tools or a mapping id -> tool, got {kind}"
-        raise TypeError(msg)
-    out: dict[str, BaseTool] = {}
-    for tool_id, tool in pairs:
-        if not isinstance(tool, BaseTool):
-            msg = f"{label}: {tool_id or tool!r} is a {type(tool).__name__}, not a BaseTool"
-            raise TypeError(msg)
-        if not tool_id:
-            raise ValueError(f"{label}: a tool has an empty id")
-        if tool_id in out:
-            msg = f"{label}: two tools have the id {tool_id!r}; ids must be unique"
-            raise ValueError(msg)
-        out[tool_id] = tool
-    return out
 
 
 class _NoStore:

@@ -24,7 +24,8 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel
 
-from langchain_toolsearch.config.models import Condition, RuleGroup, parse_rules
+from langchain_toolsearch.config.models import Condition, RuleGroup
+from langchain_toolsearch.config.parsing import parse_rules
 
 __all__ = ["MISSING", "evaluate_rules", "lookup", "request_context"]
 
@@ -149,7 +150,8 @@ def evaluate_rules(rules: RuleGroup | Mapping[str, Any] | None, context: Mapping
     A missing field makes every positive operator ``False``, so each
     ``not_*`` operator (the exact negation of its positive one) is ``True``
     for it: combine with ``exists`` when absence must not match. ``AND``
-    needs every item, ``OR`` at least one; groups nest.
+    needs every item, ``OR`` at least one; groups nest. A group with no
+    conditions matches (``AND`` and ``OR`` alike, nested too).
 
     Args:
         rules: A `RuleGroup`, its JSON form, or ``None`` (always matches).
@@ -168,6 +170,8 @@ def evaluate_rules(rules: RuleGroup | Mapping[str, Any] | None, context: Mapping
 
 
 def _group(group: RuleGroup, context: Mapping[str, Any]) -> bool:
+    if not group.conditions:  # "no constraints", whatever the operator (as the seed)
+        return True
     results = (
         _group(item, context) if isinstance(item, RuleGroup) else _condition(item, context)
         for item in group.conditions

@@ -35,18 +35,15 @@ from typing import Any, Generic, Literal, TypeVar
 from langgraph.store.base import BaseStore, GetOp, Item, PutOp, SearchOp
 from pydantic import BaseModel, ConfigDict
 
-from langchain_toolsearch.config.models import (
-    AgentToolConfig,
-    MCPClientConfig,
-    VersionSelector,
-    parse_agent_config,
-    parse_mcp_client,
-)
+from langchain_toolsearch.config.models import AgentToolConfig, VersionSelector
+from langchain_toolsearch.config.parsing import parse_agent_config, parse_mcp_client
+from langchain_toolsearch.config.servers import MCPClientConfig
 from langchain_toolsearch.store_flow import Flow as Flow
 from langchain_toolsearch.store_flow import arun_flow as arun_flow
 from langchain_toolsearch.store_flow import run_flow as run_flow
 
 __all__ = [
+    "RECORD_ID",
     "RecordInfo",
     "RecordNotFoundError",
     "ToolConfigStore",
@@ -55,7 +52,8 @@ __all__ = [
     "VersionedRecords",
 ]
 
-_RECORD_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
+RECORD_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
+"""What a record id may be: 1-128 characters from ``A-Z a-z 0-9 _ -``."""
 _PAGE = 100
 
 ModelT = TypeVar("ModelT", AgentToolConfig, MCPClientConfig)
@@ -318,7 +316,7 @@ class VersionedRecords(Generic[ModelT]):
         return (*self._namespace, "versions", record_id)
 
     def _check_id(self, record_id: str) -> None:
-        if not isinstance(record_id, str) or not _RECORD_ID.match(record_id):
+        if not isinstance(record_id, str) or not RECORD_ID.match(record_id):
             msg = (
                 f"{self._label} id must be 1-128 characters from A-Z, a-z, 0-9, '_' and '-', "
                 f"got {record_id!r}"

@@ -48,7 +48,7 @@ import unicodedata
 from functools import cache, lru_cache
 from itertools import chain
 
-import snowballstemmer  # type: ignore[import-untyped]
+import Stemmer  # type: ignore[import-not-found, import-untyped, unused-ignore]
 
 from langchain_toolsearch.search import variants
 
@@ -205,7 +205,7 @@ def _stem(word: str) -> str:
         return word
     stemmer = getattr(_SNOWBALL, "stemmer", None)
     if stemmer is None:  # a Snowball stemmer keeps state while it works: one per thread
-        stemmer = _SNOWBALL.stemmer = snowballstemmer.stemmer("english")
+        stemmer = _SNOWBALL.stemmer = Stemmer.Stemmer("english")
     stemmed: str = stemmer.stemWord(word)
     return stemmed
 
@@ -214,7 +214,7 @@ _cached_stem = lru_cache(maxsize=65536)(_stem)
 
 
 def stem(word: str) -> str:
-    """English stem of a word: the Snowball English (Porter 2) stemmer.
+    """English stem of a word: the Snowball English (Porter 2) stemmer (PyStemmer, C).
 
     Only ASCII words longer than 3 characters are touched. Porter 2 folds
     inflections and common derivations alike (``calculate``,

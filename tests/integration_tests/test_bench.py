@@ -1,4 +1,4 @@
-"""``toolsearch bench --quick`` runs and prints every section (timings are not asserted)."""
+"""``python -m benchmarks --quick`` (``make bench``) runs and prints every section (timings are not asserted)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "langchain_toolsearch.cli", "bench", *args],
+        [sys.executable, "-m", "benchmarks", *args],
         capture_output=True,
         text=True,
         cwd=ROOT,

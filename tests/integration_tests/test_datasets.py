@@ -1,4 +1,4 @@
-"""`langchain_toolsearch.datasets`: loaders for the shared benchmark data."""
+"""`benchmarks.datasets`: loaders for the shared benchmark data."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from langchain_core.tools import StructuredTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from langchain_toolsearch import datasets
-from langchain_toolsearch.datasets import (
+from benchmarks import datasets
+from benchmarks.datasets import (
     DATA_DIR_ENV,
     EvalQuery,
     ToolDef,

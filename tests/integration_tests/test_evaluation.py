@@ -1,4 +1,4 @@
-"""`langchain_toolsearch.evaluation`: metrics, evaluate(), and the rank-bm25 baseline."""
+"""`langchain_toolsearch.evaluation` (metrics, evaluate(), load_queries) and the rank-bm25 baseline of `benchmarks`."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import math
 import numpy as np
 import pytest
 
+from benchmarks.baseline import baseline_bm25okapi_search
+from benchmarks.datasets import EvalQuery, ToolDef, default_data_dir, load_bfcl
 from langchain_toolsearch.catalog import load_catalog
-from langchain_toolsearch.datasets import EvalQuery, ToolDef, default_data_dir, load_bfcl
 from langchain_toolsearch.evaluation import (
     EvalReport,
-    baseline_bm25okapi_search,
     evaluate,
     ndcg_at_k,
     recall_at_k,

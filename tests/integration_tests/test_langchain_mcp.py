@@ -64,7 +64,7 @@ IN_PROCESS_TESTS = (
     "test_tools_come_from_langchain_mcp",
     "test_agent_searches_loads_and_calls_langchain_mcp_tools",
     "test_unloaded_tool_never_runs_and_server_errors_become_error_messages",
-    "test_renamed_tools_still_call_the_servers_own_tool",
+    "test_mapping_keys_are_load_aliases_of_the_servers_own_names",
     "test_sync_search_and_load",
 )
 
@@ -273,28 +273,30 @@ if HAS_LANGCHAIN_MCP:
         assert len(tool_messages(messages)) == 3  # one answer per tool call
 
     @in_module_loop
-    async def test_renamed_tools_still_call_the_servers_own_tool(servers: Servers) -> None:
-        """A mapping id -> tool namespaces `langchain.mcp` tools; calls still reach the MCP name."""
+    async def test_mapping_keys_are_load_aliases_of_the_servers_own_names(
+        servers: Servers,
+    ) -> None:
+        """A mapping id -> tool keeps each tool's own MCP name; the id is a load alias."""
         original = servers.tool("get_current_time")
         search = ToolSearchMiddleware(
             tools={"clock_now": original, "clock_convert": servers.tool("convert_time")}
         )
-        assert search.search("clock now current time")[0].name == "clock_now"
-        assert original.name == "get_current_time"  # the library renames a copy
+        hit = search.search("clock now current time")[0]
+        assert hit.name == "get_current_time" and hit.original_name == "clock_now"
         model = ScriptedChatModel(
             steps=[
                 ai(call("load_tool", {"tool_name": "clock_now"})),
-                ai(call("clock_now", {"timezone": "Europe/Paris"})),
+                ai(call("get_current_time", {"timezone": "Europe/Paris"})),
                 AIMessage(content="done"),
             ]
         )
         agent = create_agent(model, tools=[], middleware=[search], checkpointer=InMemorySaver())
         config: Any = {"configurable": {"thread_id": "langchain-mcp-renamed"}}
         result = await agent.ainvoke({"messages": [HumanMessage("Time in Paris?")]}, config)
-        (answer,) = by_name(result["messages"], "clock_now")
+        (answer,) = by_name(result["messages"], "get_current_time")
         assert answer.status == "success", answer
         assert '"timezone": "Europe/Paris"' in answer.text
-        assert model.bound[-1] == [*META, "clock_now"]
+        assert model.bound[-1] == [*META, "get_current_time"]
 
     def test_sync_search_and_load(servers: Servers) -> None:
         """Searching and loading never touch the server, so the sync API works too.

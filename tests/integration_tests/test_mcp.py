@@ -175,19 +175,19 @@ async def test_failing_servers_are_reported_and_others_load(
     )
     started = time.monotonic()
     with caplog.at_level(logging.WARNING, logger="langchain_toolsearch.mcp"):
-        library = await load_mcp_tools(client, timeout=2.0)
+        library = await load_mcp_tools(client, timeout=6.0)
     elapsed = time.monotonic() - started
 
     assert [tool.name for tool in library.tools] == ["echo", "fetch_page"]
     assert set(library.failures) == {"missing", "crash", "hang"}
     assert "FileNotFoundError" in library.failures["missing"]
     assert "/nonexistent/mcp-server" in library.failures["missing"]
-    assert "timed out after 2 s" in library.failures["hang"]
+    assert "timed out after 6 s" in library.failures["hang"]
     assert library.failures["crash"]
     for server in ("missing", "crash", "hang"):
         assert any(server in record.getMessage() for record in caplog.records)
     # Listing is bounded by the timeout (+ the stdio client's 2 s shutdown grace).
-    assert elapsed < 10
+    assert elapsed < 15
 
 
 async def test_every_server_failing_gives_an_empty_library() -> None:

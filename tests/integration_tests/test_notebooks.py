@@ -1,6 +1,8 @@
 """Execute every notebook under ``notebooks/`` on a fresh kernel of this interpreter.
 
-The kernel runs ``sys.executable`` (a kernelspec written to a temporary
+The notebooks are committed executed (``make notebook`` re-runs them in place
+with ``notebooks/execute.py``); one test checks the stored outputs, another runs
+them again here. The kernel runs ``sys.executable`` (a kernelspec written to a temporary
 ``JUPYTER_PATH``), so it imports the same ``langchain_toolsearch`` as the
 tests; a probe cell checks that. Any cell error fails the test, and key
 outputs are asserted (real MCP output, refused admin load, context storage
@@ -51,6 +53,7 @@ EXPECTED: dict[str, tuple[tuple[str, ...], int]] = {
             "pro : [('admin_delete_user'",
             "Not found: admin_delete_user.",
             "Could not load admin_delete_user.",
+            "Model: ScriptedToolSearchModel",
             "user 42 deleted",
             # storage="context": loads follow the receipts in the messages
             "load receipts for ['get_current_time', 'convert_time']",
@@ -80,12 +83,22 @@ def test_there_are_notebooks() -> None:
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
-def test_notebook_is_stored_without_outputs(path: Path) -> None:
+def test_notebook_is_stored_executed(path: Path) -> None:
+    """Committed with outputs (``make notebook``), so a code host shows them."""
     nb = nbformat.read(path, as_version=4)
     nbformat.validate(nb)
+    counts = []
     for cell in nb.cells:
         if cell.cell_type == "code":
-            assert cell.outputs == [] and cell.execution_count is None, (path.name, cell.id)
+            assert cell.execution_count is not None, (path.name, cell.id, "not executed")
+            assert not any(o.output_type == "error" for o in cell.outputs), (path.name, cell.id)
+            counts.append(cell.execution_count)
+    assert counts == list(range(1, len(counts) + 1)), "cells were not run top to bottom once"
+    text, images = output_texts(nb)
+    expected, image_count = EXPECTED.get(path.name, ((), 0))
+    missing = [snippet for snippet in expected if snippet not in text]
+    assert not missing, f"{path.name}: stored outputs lack {missing}; run `make notebook`"
+    assert images == image_count
 
 
 @pytest.fixture
@@ -128,13 +141,11 @@ def output_texts(nb: Any) -> tuple[str, int]:
 def test_notebook_runs(path: Path, kernel_name: str, tmp_path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
     nb.cells.insert(0, nbformat.v4.new_code_cell(PROBE))
-    workdir = tmp_path / "run"
-    workdir.mkdir()
     client = nbclient.NotebookClient(
         nb,
         kernel_name=kernel_name,
         timeout=300,
-        resources={"metadata": {"path": str(workdir)}},
+        resources={"metadata": {"path": str(path.parent)}},  # as Jupyter runs it
     )
     # raises CellExecutionError (with the traceback) on any cell error
     client.execute(env=kernel_env())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 import pytest
@@ -16,7 +17,12 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, StateGraph
 from langgraph.prebuilt import tools_condition
 
-from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode, ToolSearchState
+from langchain_toolsearch import (
+    BM25ToolIndex,
+    ToolSearchMiddleware,
+    ToolSearchNode,
+    ToolSearchState,
+)
 from langchain_toolsearch.mcp import load_mcp_tools
 from tests.conftest import http_mcp_url  # noqa: F401  (fixture)
 from tests.support.fakes import ScriptedChatModel, ai, call
@@ -106,21 +112,29 @@ def test_one_callers_tools_never_leak_into_another_requests_search() -> None:
 
 
 def test_repeat_requests_do_not_reindex() -> None:
+    builds: list[int] = []
+
+    def counting_factory(documents: Any) -> Any:
+        builds.append(len(documents))
+        return BM25ToolIndex.build(documents)
+
     mw = ToolSearchMiddleware(
-        tools=library(), include_resolved_tools=True, resolve_tools=secret_tools
+        tools=library(),
+        include_resolved_tools=True,
+        resolve_tools=secret_tools,
+        index=counting_factory,
     )
-    requests = mw.core.requests
-    assert requests is not None
+    static_builds = len(builds)  # the static library's index
     model = ScriptedChatModel(steps=load_and_call_script("read_secret", "secret note"))
     agent = create_agent(model, tools=[], middleware=[mw], checkpointer=InMemorySaver())
     agent.invoke({"messages": [("user", "q")]}, cfg("bob"))
-    assert requests.index_builds == 1  # one tool set, many steps: indexed once
+    assert len(builds) - static_builds == 1  # one tool set, many steps: indexed once
     model.cursor[0] = 0
     agent.invoke({"messages": [("user", "q")]}, cfg("carol"))
-    assert requests.index_builds == 1  # same content, new instances: same fingerprint
+    assert len(builds) - static_builds == 1  # same content, new instances: same fingerprint
     model.cursor[0] = 0
     agent.invoke({"messages": [("user", "q")]}, cfg("alice"))
-    assert requests.index_builds == 2  # alice has one more tool: another index
+    assert len(builds) - static_builds == 2  # alice has one more tool: another index
 
 
 @tool
@@ -152,7 +166,9 @@ async def test_config_resolver_key_and_async_resolver_in_sync_run() -> None:
         await asyncio.sleep(0)
         return secret_tools(config)
 
-    mw = ToolSearchMiddleware(tools=library(), include_resolved_tools=True, resolve_tools=async_tools)
+    mw = ToolSearchMiddleware(
+        tools=library(), include_resolved_tools=True, resolve_tools=async_tools
+    )
     model = ScriptedChatModel(steps=load_and_call_script("read_secret", "secret note"))
     agent = create_agent(model, tools=[], middleware=[mw], checkpointer=InMemorySaver())
     # a sync invoke from a worker thread drives the async resolver on a helper loop
@@ -168,7 +184,7 @@ async def test_config_resolver_key_and_async_resolver_in_sync_run() -> None:
     assert tool_texts(out2)[-1] == "pinned: ship it"
 
 
-def test_bad_developer_input() -> None:
+def test_bad_developer_input(caplog: pytest.LogCaptureFixture) -> None:
     with pytest.raises(ValueError, match="include_resolved_tools=True"):
         ToolSearchMiddleware(tools=library(), resolve_tools=secret_tools)
     with pytest.raises(TypeError, match="resolve_tools must be a callable"):
@@ -179,15 +195,19 @@ def test_bad_developer_input() -> None:
         )
 
     def clashing(config: RunnableConfig) -> list[BaseTool]:
-        return [library()[0]]  # get_weather, already in the static library
+        return [library()[0], pinned_note]  # get_weather is already in the static library
 
     mw = ToolSearchMiddleware(tools=library(), include_resolved_tools=True, resolve_tools=clashing)
-    with pytest.raises(ValueError, match="names of tools in the static library"):
-        mw.core.requests.scope(clashing({}))  # type: ignore[union-attr]
+    with caplog.at_level(logging.WARNING):
+        hits = mw.search("pinned team note", cfg("zed"))
+    assert [h.name for h in hits][:1] == ["pinned_note"]  # the good tool stays
+    assert "a tool of the static library has the same name" in caplog.text
 
 
 def test_node_form_with_resolved_tools() -> None:
-    search = ToolSearchNode(tools=library(), include_resolved_tools=True, resolve_tools=secret_tools)
+    search = ToolSearchNode(
+        tools=library(), include_resolved_tools=True, resolve_tools=secret_tools
+    )
     model = ScriptedChatModel(steps=load_and_call_script("read_secret", "secret note"))
 
     def call_model(state: ToolSearchState) -> dict[str, Any]:
@@ -231,7 +251,9 @@ async def test_mcp_tools_built_with_each_callers_credentials(http_mcp_url: str) 
         )
         return list((await load_mcp_tools(client, timeout=20)).tools)
 
-    mw = ToolSearchMiddleware(tools=library(), include_resolved_tools=True, resolve_tools=caller_tools)
+    mw = ToolSearchMiddleware(
+        tools=library(), include_resolved_tools=True, resolve_tools=caller_tools
+    )
 
     async def run(user: str, tool_name: str) -> str:
         model = ScriptedChatModel(steps=load_and_call_script(tool_name, "authorization header"))

@@ -22,7 +22,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch.core import AUTO_LOAD_RECEIPT_TYPE, receipts_in
+from langchain_toolsearch.storage.receipts import AUTO_LOAD_RECEIPT_TYPE, receipts_in
 from tests.support.fakes import ai, call
 from tests.support.library_fixtures import CALLS, plan_filter
 from tests.support.storage_helpers import RuleChatModel

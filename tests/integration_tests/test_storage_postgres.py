@@ -194,3 +194,38 @@ def test_a_process_killed_right_after_an_acknowledged_load_loses_nothing(pg_dsn:
         assert answer["bound"] == [[*META, "github_create_issue"]]
     finally:
         fresh.close()
+
+
+# -- both store classes, both forms (issue 9) ---------------------------------------------------
+
+
+@pytest.mark.parametrize("form", ["agent", "node"])
+@pytest.mark.parametrize("kind", ["PostgresStore", "AsyncPostgresStore"])
+async def test_store_mode_on_both_postgres_store_classes(pg_dsn: str, form: str, kind: str) -> None:
+    """Async runs, prefix thread ids ("1" vs "10"), and the async helpers, on each store class."""
+    run = uuid.uuid4().hex[:6]
+    short, long = f"{run}1", f"{run}10"  # one thread id a prefix of the other
+    if kind == "PostgresStore":
+        with PostgresStore.from_conn_string(pg_dsn) as sync_store:
+            await _exercise(form, sync_store, short, long)
+    else:
+        async with AsyncPostgresStore.from_conn_string(pg_dsn) as async_store:
+            await _exercise(form, async_store, short, long)
+    assert _stored(pg_dsn, short) == []
+    assert _stored(pg_dsn, long) == ["send_email"]
+
+
+async def _exercise(form: str, store: Any, short: str, long: str) -> None:
+    model = RuleChatModel()
+    h = build(form, model=model, storage="store", store=store, graph_store=store)
+    await h.graph.ainvoke({"messages": [HumanMessage("load get_weather")]}, cfg(short))
+    await h.graph.ainvoke({"messages": [HumanMessage("load send_email")]}, cfg(long))
+    await h.graph.ainvoke({"messages": [HumanMessage("hello")]}, cfg(short))
+    assert model.bound_for("hello")[-1] == [*META, "get_weather"]
+    assert await h.ts.aget_loaded_tools(cfg(short)) == ["get_weather"]
+    assert await h.ts.aget_loaded_tools(cfg(long)) == ["send_email"]
+    stats = await h.ts.aget_state_stats()
+    assert stats.storage == "store" and stats.thread_count >= 2
+    await h.ts.aclear_state(short)
+    assert await h.ts.aget_loaded_tools(cfg(short)) == []
+    assert await h.ts.aget_loaded_tools(cfg(long)) == ["send_email"]

@@ -202,7 +202,7 @@ async def test_middleware_searches_loads_and_calls_through_the_store() -> None:
     CALLS.clear()
     store = _store()
     mw = ToolSearchMiddleware(tools=library(), index=StoreIndexFactory(store))
-    assert isinstance(mw.core.index, StoreToolIndex)
+    assert isinstance(mw.index, StoreToolIndex)
     assert len(store.puts) == len(library())
     model = ScriptedChatModel(
         steps=[

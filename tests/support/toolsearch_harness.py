@@ -24,7 +24,12 @@ from langgraph.graph import START, StateGraph
 from langgraph.prebuilt import tools_condition
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode, ToolSearchState
+from langchain_toolsearch import (
+    ToolSearchInput,
+    ToolSearchMiddleware,
+    ToolSearchNode,
+    ToolSearchState,
+)
 from tests.support.fakes import ScriptedChatModel, tool_messages
 from tests.support.library_fixtures import CALLS, library
 
@@ -128,6 +133,34 @@ def build(
     assert form == "node", form
     node = ToolSearchNode(bound_tools=direct_tools, **options)
 
+    graph = node_graph(
+        node,
+        model,
+        system_prompt=system_prompt,
+        state_schema=state_schema,
+        saver=saver,
+        store=store,
+        interrupt_before=interrupt_before,
+    )
+    return Harness(form, node, model, graph, store, saver)
+
+
+def node_graph(
+    node: ToolSearchNode,
+    model: ScriptedChatModel,
+    *,
+    system_prompt: str | None = None,
+    state_schema: type | None = None,
+    saver: Any = None,
+    store: Any = None,
+    interrupt_before: list[str] | None = None,
+    input_schema: type | None = ToolSearchInput,
+) -> Any:
+    """The README's hand-built graph around ``node`` (sync and async model node).
+
+    ``input_schema=None`` compiles without one (the run's input may then carry any key).
+    """
+
     def messages_for(state: dict[str, Any]) -> list[BaseMessage]:
         system = node.system_prompt_hint
         if system_prompt:
@@ -139,10 +172,10 @@ def build(
         return {"messages": [bound.invoke(messages_for(state))]}
 
     async def acall_model(state: dict[str, Any]) -> dict[str, Any]:
-        bound = node.bind_tools(model, state)
+        bound = model.bind_tools(await node.atools_for(state))
         return {"messages": [await bound.ainvoke(messages_for(state))]}
 
-    builder = StateGraph(state_schema or ToolSearchState)
+    builder = StateGraph(state_schema or ToolSearchState, input_schema=input_schema)
     builder.add_node("tool_search", node)
     builder.add_node("model", RunnableLambda(call_model, afunc=acall_model))
     builder.add_node("tools", node.tool_node())
@@ -150,8 +183,7 @@ def build(
     builder.add_edge("tool_search", "model")
     builder.add_conditional_edges("model", tools_condition)
     builder.add_edge("tools", "tool_search")
-    graph = builder.compile(checkpointer=saver, store=store, interrupt_before=interrupt_before)
-    return Harness(form, node, model, graph, store, saver)
+    return builder.compile(checkpointer=saver, store=store, interrupt_before=interrupt_before)
 
 
 def receipts(messages: Sequence[BaseMessage], name: str | None = None) -> list[dict[str, Any]]:

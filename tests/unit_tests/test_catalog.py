@@ -14,9 +14,9 @@ from langchain_core.tools import BaseTool, StructuredTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from langchain_toolsearch.catalog import load_catalog, load_definitions, tool_from_definition
-from langchain_toolsearch.datasets import default_data_dir
+from tests.support.paths import SHARED_DATA
 
-GITHUB_DIR = default_data_dir() / "github-mcp-server-tools"
+GITHUB_DIR = SHARED_DATA / "github-mcp-server-tools"
 
 
 def _defn(name: str = "get_weather", **extra: Any) -> dict[str, Any]:

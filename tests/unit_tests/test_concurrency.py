@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
-from langchain_toolsearch.state import BaseStoreLoadedToolStore
+from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore
 from tests.support.fakes import ai, call
 from tests.support.library_fixtures import library
 from tests.support.storage_helpers import RuleChatModel, numbered_tools, receipt_of
@@ -35,7 +35,7 @@ EIGHT = [t.name for t in library() if t.name != "whoami"]
 
 def _loaded_now(h: Any, thread: str, storage: str) -> list[str]:
     if storage == "in-memory":
-        return h.ts.core.store.get(thread)  # type: ignore[no-any-return]
+        return h.ts.loaded_tool_store.get(thread)  # type: ignore[union-attr]  # type: ignore[no-any-return]
     return BaseStoreLoadedToolStore(h.graph_store).get(thread)
 
 
@@ -83,7 +83,7 @@ class Sweeper(threading.Thread):
         self.error: BaseException | None = None
 
     def run(self) -> None:
-        store = self.h.ts.core.store
+        store = self.h.ts.loaded_tool_store
         try:
             while not self.stop.is_set():
                 self.clock.local.offset = -100.0  # written long ago: already expired

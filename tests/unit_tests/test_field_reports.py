@@ -13,9 +13,9 @@ import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
 
-from langchain_toolsearch import StateStats, ToolSearchMiddleware
+from langchain_toolsearch import InMemoryLoadedToolStore, StateStats, ToolSearchMiddleware
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch.policy import drive
+from tests.support.engine_helpers import load_outcome
 from tests.support.fakes import ai, call
 from tests.support.library_fixtures import CALLS, library, plan_filter
 from tests.support.toolsearch_harness import META, build, cfg, form_param, mode_param, tool_msgs
@@ -160,7 +160,7 @@ async def test_c2b_context_load_by_original_name_binds(form: str, mode: str) -> 
         ai(content="done"),
     ]
     h = build(form, steps, storage="context", tools=[*library(), dotted])
-    safe = h.ts.core.library.resolve("weather.get")
+    safe = h.ts.library.resolve("weather.get")
     out = await h.run("go", cfg(), mode)
     assert h.bound[1] == [*META, safe]
     assert _by_id(out)["w"].status == "success"
@@ -401,7 +401,8 @@ async def test_c7_messy_load_arguments(form: str, mode: str) -> None:
     out = await h.run("go", cfg(), mode)
     msgs = _by_id(out)
     a = msgs["a"].artifact
-    assert a["loaded"] == ["get_weather"] and a["not_found"] == ["nope"] and a["success"] is True
+    # a partial load answers success: false, listing both (issue 10, peer conformance)
+    assert a["loaded"] == ["get_weather"] and a["not_found"] == ["nope"] and a["success"] is False
     assert msgs["b"].status == "error" and msgs["b"].artifact["message"] == P.LOAD_EMPTY_LIST
     assert msgs["c"].artifact["loaded"] == ["send_email", "github_get_me"]
     for key in ("d", "e"):
@@ -454,10 +455,11 @@ async def test_c8_ttl_expires_a_thread_and_clear_state_resets_it(form: str, mode
 async def test_c8_100k_threads_shrink_back_after_the_ttl() -> None:
     clock = Clock()
     h = build("agent", [ai(content="hi")], clock=clock, ttl=60)
-    core, store = h.ts.core, h.ts.core.store
+    store = h.ts.loaded_tool_store
+    assert isinstance(store, InMemoryLoadedToolStore)
     empty_table = sys.getsizeof(store._threads)
     for i in range(100_000):  # each thread loads one tool through the load_tool logic
-        outcome, _ = drive(core.load({"tool_name": "get_weather"}, cfg(f"th-{i}"), {}), core.policy)
+        outcome, _ = load_outcome(h.ts, {"tool_name": "get_weather"}, cfg(f"th-{i}"))
         assert outcome.loaded == ["get_weather"]
     assert h.ts.get_state_stats().thread_count == 100_000
     assert sys.getsizeof(store._threads) > 1_000_000

@@ -19,14 +19,13 @@ from rank_bm25 import BM25Okapi
 from langchain_toolsearch import (
     BM25ToolIndex,
     ToolIndex,
-    ToolSearchCore,
     ToolSearchMiddleware,
     ToolSearchNode,
 )
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch.policy import drive
 from langchain_toolsearch.search.index import BM25Params, ScoredTool, ToolDocument, build_index
 from langchain_toolsearch.search.tokenize import tokenize, tokenize_name
+from tests.support.engine_helpers import search_outcome
 from tests.support.library_fixtures import library
 
 
@@ -41,8 +40,8 @@ def make_tool(name: str, description: str = "", params: dict[str, str] | None = 
     )
 
 
-def search(core: ToolSearchCore, query: str) -> list[Any]:
-    return drive(core.search(query, {}), core.policy).results
+def search(core: ToolSearchMiddleware, query: str) -> list[Any]:
+    return core.search(query)
 
 
 def names(hits: list[Any]) -> list[str]:
@@ -205,7 +204,7 @@ def test_a_term_in_every_document_still_scores_positive() -> None:
 
 
 def test_parameter_names_and_descriptions_are_searchable() -> None:
-    core = ToolSearchCore(
+    core = ToolSearchMiddleware(
         tools=[
             make_tool("lookup", "Find a place", {"postal_code": "ZIP or postcode of the address"}),
             make_tool("fetch", "Fetch a document", {"url": "Address of the page"}),
@@ -226,7 +225,7 @@ def test_exact_name_ranks_first_with_a_high_score() -> None:
         make_tool("email_send_bulk", "Send email email email to many recipients: send send email"),
         make_tool("send", "Send anything"),
     ]
-    core = ToolSearchCore(tools=tools)
+    core = ToolSearchMiddleware(tools=tools)
     for query in ("send_email", "send email", "Send-Email", "SEND_EMAIL", "send_email please"):
         hits = search(core, query)
         assert hits[0].name == "send_email", query
@@ -240,7 +239,7 @@ def test_exact_name_ranks_first_with_a_high_score() -> None:
 
 
 def test_a_tool_named_like_a_stopword_is_found_by_its_name() -> None:
-    core = ToolSearchCore(
+    core = ToolSearchMiddleware(
         tools=[make_tool("How", "Explain a procedure"), make_tool("me", "Profile")]
     )
     assert names(search(core, "How")) == ["How"]
@@ -254,12 +253,14 @@ def test_name_matches_beat_description_matches_before_the_top_k_cut() -> None:
         make_tool(f"helper_{i:02d}", "Attach an invoice to an order and return the order")
         for i in range(30)
     ]
-    core = ToolSearchCore(tools=[*noise, make_tool("invoice_create", "Make a new bill")], top_k=1)
+    core = ToolSearchMiddleware(
+        tools=[*noise, make_tool("invoice_create", "Make a new bill")], top_k=1
+    )
     assert names(search(core, "invoice")) == ["invoice_create"]
 
 
 def test_scores_are_in_unit_range_and_comparable_across_queries() -> None:
-    core = ToolSearchCore(tools=library(), top_k=10)
+    core = ToolSearchMiddleware(tools=library(), top_k=10)
     full = search(core, "weather city")
     half = search(core, "weather qqzzxx")
     assert full[0].name == half[0].name == "get_weather"
@@ -276,7 +277,7 @@ def test_scores_are_in_unit_range_and_comparable_across_queries() -> None:
 def test_ties_are_broken_by_name_whatever_the_library_order() -> None:
     tools = [make_tool(n, "Send a fax to a number") for n in ("fax_c", "fax_a", "fax_b")]
     for order in (tools, tools[::-1]):
-        core = ToolSearchCore(tools=order)
+        core = ToolSearchMiddleware(tools=order)
         hits = search(core, "fax number")
         assert names(hits) == ["fax_a", "fax_b", "fax_c"]
         assert len({h.score for h in hits}) == 1
@@ -298,28 +299,28 @@ def test_ranking_past_the_first_batch_stays_sorted() -> None:
 
 
 def test_empty_gibberish_and_stopword_queries() -> None:
-    core = ToolSearchCore(tools=library())
+    core = ToolSearchMiddleware(tools=library())
     for query in ("", "   ", "\n\t"):
-        outcome = drive(core.search(query, {}), core.policy)
+        outcome = search_outcome(core, query)
         assert outcome.results == [] and outcome.error
         assert outcome.message == P.SEARCH_EMPTY_QUERY
     for query in ("qwzxv plmokn", "the of and to", "what is it", "!!! ???"):
-        outcome = drive(core.search(query, {}), core.policy)
+        outcome = search_outcome(core, query)
         assert outcome.results == [] and not outcome.error, query
         assert outcome.message == P.SEARCH_NO_RESULTS.format(query=query)
 
 
 def test_min_score_drops_scores_at_or_below_it() -> None:
-    base = ToolSearchCore(tools=library(), top_k=10)
+    base = ToolSearchMiddleware(tools=library(), top_k=10)
     hits = search(base, "github issue profile")
     scores = [h.score for h in hits]
     assert len(set(scores)) >= 3
     floor = scores[1]
-    core = ToolSearchCore(tools=library(), top_k=10, min_score=floor)
+    core = ToolSearchMiddleware(tools=library(), top_k=10, min_score=floor)
     kept = search(core, "github issue profile")
     assert kept == [h for h in hits if h.score > floor]
     assert all(h.score > floor for h in kept)
-    high = ToolSearchCore(tools=library(), top_k=10, min_score=0.999)
+    high = ToolSearchMiddleware(tools=library(), top_k=10, min_score=0.999)
     assert search(high, "github issue profile") == []
 
 
@@ -364,7 +365,7 @@ def test_search_never_raises_and_scores_stay_in_unit_range(
 ) -> None:
     built = [make_tool(n, d, {p: p for p in dict.fromkeys(ps)}) for n, d, ps in tools]
     try:
-        core = ToolSearchCore(tools=built, top_k=top_k)
+        core = ToolSearchMiddleware(tools=built, top_k=top_k)
     except ValueError as exc:  # only for two originals mapping to one safe name
         assume("provider-safe name" not in str(exc))
         raise
@@ -461,7 +462,9 @@ def test_enum_values_and_nested_parameters_are_searchable() -> None:
         },
         func=lambda **kw: "",
     )
-    core = ToolSearchCore(tools=[tool, make_tool("find_restaurants", "Find restaurants in a city")])
+    core = ToolSearchMiddleware(
+        tools=[tool, make_tool("find_restaurants", "Find restaurants in a city")]
+    )
     assert names(search(core, "theater tonight"))[:1] == ["find_events"]
     assert names(search(core, "price band"))[:1] == ["find_events"]
 
@@ -613,7 +616,7 @@ def test_index_option_takes_an_index_or_a_factory() -> None:
     fixed = _FixedIndex(["send_email", "get_weather"])
     assert isinstance(fixed, ToolIndex)
     mw = ToolSearchMiddleware(tools=library(), index=fixed)
-    assert mw.core.index is fixed
+    assert mw.index is fixed
     assert names(mw.search("anything at all")) == ["send_email", "get_weather"]
     seen: list[int] = []
 
@@ -623,7 +626,7 @@ def test_index_option_takes_an_index_or_a_factory() -> None:
 
     node = ToolSearchNode(tools=library(), index=factory)
     assert seen == [len(library())]
-    assert isinstance(node.core.index, BM25ToolIndex) and node.core.index.params.k1 == 2.0
+    assert isinstance(node.index, BM25ToolIndex) and node.index.params.k1 == 2.0
     assert names(node.search("weather"))[:1] == ["get_weather"]
     assert build_index(None, _library_docs()).__class__ is BM25ToolIndex
 
@@ -641,12 +644,12 @@ def test_a_name_written_exactly_ranks_above_names_that_only_fold_to_it() -> None
 
     from langchain_toolsearch import ToolSearchMiddleware
 
-    def make(i: int) -> StructuredTool:
-        return StructuredTool.from_function(lambda: "x", name=f"t{i}", description="a tool")
+    def make(name: str) -> StructuredTool:
+        return StructuredTool.from_function(lambda: "x", name=name, description="a tool")
 
     names = ["x.y", "x_y", "x-y", "github.get_me", "github_get_me"]
-    mw = ToolSearchMiddleware(tools={n: make(i) for i, n in enumerate(names)})
-    library = mw.core.library
+    mw = ToolSearchMiddleware(tools=[make(n) for n in names])
+    library = mw.library
     for query in [*names, "X.Y"]:
         top = mw.search(query)[0]
         assert library.get(top.name).original_name.casefold() == query.casefold()  # type: ignore[union-attr]

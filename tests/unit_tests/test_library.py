@@ -79,16 +79,22 @@ def test_a_safe_name_colliding_with_another_tool_raises() -> None:
 # -- input forms and validation -----------------------------------------------------------------
 
 
-def test_mapping_keys_become_names_without_touching_the_tool() -> None:
+def test_tools_keep_their_own_names_and_mapping_keys_are_aliases() -> None:
+    """Issue 10, peer conformance: searched, loaded, filtered, bound by the tool's own name."""
+
     def shout(text: str) -> str:
         """Shout a text"""
         return text.upper()
 
     lib = ToolLibrary({"forecast": get_weather, "shout": shout})
-    assert lib.names == ["forecast", "shout"]
-    assert lib.get("forecast").tool.name == "forecast"  # type: ignore[union-attr]
-    assert get_weather.name == "get_weather"  # the caller's tool is unchanged
+    assert lib.names == ["get_weather", "shout"]
+    weather = lib.get("forecast")  # the key stays accepted (load_tool's alias)
+    assert weather is not None and weather.name == "get_weather"
+    assert weather.tool is get_weather and weather.given_name == "forecast"
+    assert "forecast" in weather.document().aliases
     assert lib.get("shout").tool.invoke({"text": "hi"}) == "HI"  # type: ignore[union-attr]
+    with pytest.raises(ValueError, match="also the name of another library tool"):
+        ToolLibrary({"shout": get_weather, "other": shout})
 
 
 def test_sequences_and_generators_and_functions() -> None:
@@ -108,7 +114,7 @@ def test_sequences_and_generators_and_functions() -> None:
         ([_tool("")], ValueError, r"empty name; give every tool a name"),
         ([_tool("   ")], ValueError, r"empty name"),
         ([_tool("load_tool")], ValueError, r"'load_tool', which is reserved"),
-        ({"search_tools": get_weather}, ValueError, r"'search_tools', which is reserved"),
+        ({"search_tools": get_weather}, ValueError, r"'search_tools' is reserved"),
         ({1: get_weather}, TypeError, r"tool mapping keys must be str"),
         ([get_weather, "send_email"], TypeError, r"tools\[1\] is a str"),
         ({"x": 3}, TypeError, r"tools\['x'\] is a int"),
@@ -157,12 +163,12 @@ def test_short_description_cuts_at_a_word_near_150_chars() -> None:
     entry = ToolLibrary([_tool("x_tool", text)]).get("x_tool")
     assert entry is not None
     short = entry.short_description()
-    assert short.endswith("...") and len(short) <= 153
+    assert short.endswith("...") and len(short) <= 150  # ellipsis included (issue 10)
     assert text.startswith(short[:-3])
     assert not short[:-3].endswith((" ", ","))
     assert entry.short_description(limit=1000) == " ".join(text.split())
     unbroken = ToolLibrary([_tool("y_tool", "z" * 400)]).get("y_tool")
-    assert unbroken is not None and unbroken.short_description() == "z" * 150 + "..."
+    assert unbroken is not None and unbroken.short_description() == "z" * 147 + "..."
     spaced = ToolLibrary([_tool("w_tool", "  many   \n spaces  ")]).get("w_tool")
     assert spaced is not None and spaced.short_description() == "many spaces"
 

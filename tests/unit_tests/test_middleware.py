@@ -87,10 +87,10 @@ def test_library_entries_must_be_tools(cls: type) -> None:
 @CLASSES
 def test_valid_edge_values_are_accepted(cls: type) -> None:
     ts = cls(tools=library(), top_k=1, min_score=0.99, ttl=0, storage="context", filter=None)
-    assert ts.core.top_k == 1
-    assert ts.core.min_score == 0.99
-    assert ts.core.storage == "context"
-    assert ts.core.store.ttl == 0.0
+    assert ts.options.top_k == 1
+    assert ts.options.min_score == 0.99
+    assert ts.options.storage == "context"
+    assert ts.options.ttl == 0 and ts.loaded_tool_store is None  # context keeps nothing
 
 
 @CLASSES
@@ -453,12 +453,12 @@ async def test_provider_safe_names_search_load_call(
         ai(content="ok"),
     ]
     h = build(form, steps, tools=unsafe_library())
-    names = h.ts.core.library.names
+    names = h.ts.library.names
     assert len(set(names)) == len(names)
     assert all(SAFE.match(n) for n in names)
-    safe = h.ts.core.library.resolve(original)
+    safe = h.ts.library.resolve(original)
     assert safe is not None and safe != original
-    assert ToolSearchMiddleware(tools=unsafe_library()).core.library.resolve(original) == safe
+    assert ToolSearchMiddleware(tools=unsafe_library()).library.resolve(original) == safe
     out = await h.run("go", cfg(), mode)
     msgs = {m.tool_call_id: m for m in tool_msgs(out)}
     hits = msgs["s"].artifact["results"]

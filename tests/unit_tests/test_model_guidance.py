@@ -129,11 +129,12 @@ def test_a_failing_resolver_is_logged_and_the_static_library_still_works(
         )
     assert "get_weather" in search.text
     assert weather.text == "Sunny in Oslo"
-    assert "crm is down" in caplog.text
+    assert "ConnectionError" in caplog.text
+    assert "crm is down" not in caplog.text  # exception texts may carry secrets: never logged
 
     def wrong(config: RunnableConfig) -> list[Any]:
         return ["not a tool"]
 
     bad = ToolSearchMiddleware(tools=library(), include_resolved_tools=True, resolve_tools=wrong)
     with pytest.raises(TypeError, match="got items of type str"):
-        bad.core.requests.resolve(CFG)  # type: ignore[union-attr]
+        bad.search("weather", CFG)

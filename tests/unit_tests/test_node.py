@@ -55,7 +55,9 @@ async def test_node_invoke_reports_loaded_tools_in_load_order() -> None:
     assert node.invoke({"messages": []}) == {"toolsearch_tools": []}
 
     memory = ToolSearchNode(tools=library())
-    memory.core.store.add("t9", ["github_get_me", "get_weather"])
+    memory.loaded_tool_store.add(  # type: ignore[union-attr]
+        "t9", ["github_get_me", "get_weather"]
+    )
     assert memory.invoke({"messages": []}, cfg("t9")) == {
         "toolsearch_tools": ["github_get_me", "get_weather"]
     }
@@ -131,7 +133,7 @@ async def test_custom_state_schema_built_on_tool_search_state(mode: str) -> None
     ]
     h = build("node", steps, state_schema=State, checkpointer=False)
     out = await h.run({"messages": [HumanMessage("go")], "counter": 1}, None, mode)
-    assert out["toolsearch_loaded"] == ["get_weather"]
+    assert h.ts.get_loaded_tools({}, out) == ["get_weather"]  # entries are signed
     assert out["toolsearch_tools"] == ["get_weather"]
     assert CALLS == [("get_weather", "Oslo")]
 

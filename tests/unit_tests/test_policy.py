@@ -12,7 +12,8 @@ import pytest
 from langchain_core.tools import tool
 
 from langchain_toolsearch import ToolSearchFilterArgs, ToolSearchMiddleware
-from langchain_toolsearch.policy import ToolPolicy, adrive, drive
+from langchain_toolsearch._engine.drive import adrive, drive
+from langchain_toolsearch.policy import ToolPolicy
 from tests.support.fakes import ai, call
 from tests.support.library_fixtures import CALLS, get_weather, library
 from tests.support.toolsearch_harness import META, build, cfg, form_param, mode_param, tool_msgs

@@ -16,6 +16,7 @@ from tests.support.library_fixtures import library
 SNAPSHOT: dict[str, str] = {
     "ARGUMENT_ERROR": "Error: invalid arguments for {tool}: {detail}",
     "LOAD_ALREADY": "Already loaded: {names}.",
+    "LOAD_BAD_FORM": 'Error: pass tool_name as one name (a string) or tool_names as a list of names, e.g. tool_names=["get_weather", "send_email"].',
     "LOAD_EMPTY_LIST": "tool_names is an empty list. Pass at least one tool name.",
     "LOAD_LOADED": "Loaded: {names}. They are callable from your next step.",
     "LOAD_NOT_FOUND": "Not found: {names}.",
@@ -40,6 +41,7 @@ SNAPSHOT: dict[str, str] = {
     "SEARCH_TOOL_NAME": "search_tools",
     "SYSTEM_HINT_ONE_STEP": "You have access to a large tool library that is not bound yet. To use a capability you do not have, call search_tools with a few keywords; the tools it returns are loaded at once and become callable from your next step.",
     "SYSTEM_HINT_TWO_STEP": "You have access to a large tool library that is not bound yet. To use a capability you do not have, first call search_tools with a few keywords, then call load_tool with the names you need; loaded tools become callable from your next step.",
+    "TOOL_SCHEMA_UNUSABLE": "Error: this tool cannot be used: its input schema is invalid. Use search_tools to find another tool for this task.",
     "TOOL_FAILED_NO_TEXT": "Error: the tool '{name}' failed without an error message.",
     "TOOL_NOT_LOADED": "Error: this tool is not available. Use search_tools to find a tool for this task and load_tool to load it, then call it.",
     "TOOL_NOT_LOADED_AUTO": "Error: this tool is not available. Use search_tools to find a tool for this task (its results are loaded at once), then call it.",

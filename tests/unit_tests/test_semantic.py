@@ -1,7 +1,7 @@
 """Semantic search (langchain_toolsearch.search.semantic): plumbing with deterministic embeddings.
 
 The real model (all-MiniLM-L6-v2 from the ``[semantic]`` extra) is measured by
-``toolsearch bench --semantic``, not here.
+``python -m benchmarks --semantic``, not here.
 """
 
 from __future__ import annotations
@@ -128,7 +128,7 @@ def test_middleware_rebuild_reuses_the_cache_and_queries_are_cached() -> None:
     ToolSearchNode(tools=library(), index=factory)  # same library again
     assert embeddings.documents_embedded == len(library())
     hits = first.search("weather in Paris")
-    assert hits and all(h.name in first.core.library for h in hits)
+    assert hits and all(h.name in first.library for h in hits)
     assert all(0.0 < h.score <= 1.0 for h in hits)
     first.search("weather in Paris")
     assert embeddings.queries_embedded == 1  # query embeddings are cached too

@@ -21,9 +21,10 @@ from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode, ToolSearchState
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch.core import STORAGE_MODES
-from langchain_toolsearch.policy import drive
-from langchain_toolsearch.state import BaseStoreLoadedToolStore, LoadedToolStore, thread_label
+from langchain_toolsearch.storage import STORAGE_MODES
+from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore, thread_label
+from langchain_toolsearch.storage.protocol import LoadedToolStore
+from tests.support.engine_helpers import activate_outcome
 from tests.support.fakes import ai, call
 from tests.support.library_fixtures import CALLS, library, plan_filter
 from tests.support.storage_helpers import RuleChatModel
@@ -182,7 +183,7 @@ async def test_run_without_thread_id_keeps_loads_in_graph_state_only(form: str, 
     h = build(form, steps, storage="store", checkpointer=False)
     out = await h.run("load", None, mode)
     assert h.bound[1] == [*META, "get_weather"]
-    assert out["toolsearch_loaded"] == ["get_weather"]
+    assert h.ts.get_loaded_tools({}, out) == ["get_weather"]  # entries are signed
     assert h.graph_store.search(("toolsearch",), limit=10) == []
 
 
@@ -255,12 +256,10 @@ async def test_load_tool_without_a_store_refuses_and_claims_nothing(mode: str) -
 @mode_param
 async def test_auto_load_without_a_store_loads_nothing_and_says_so(mode: str) -> None:
     node = ToolSearchNode(tools=library(), storage="store", auto_load=True, top_k=1)
-    core = node.core
-    outcome = drive(core.search("weather", cfg()), core.policy)
-    activated, update = drive(core.activate(outcome, cfg(), {"toolsearch_tools": []}), core.policy)
+    activated, update, receipt = activate_outcome(node, "weather", cfg(), {"toolsearch_tools": []})
     assert activated.loaded == [] and update == {}
     assert activated.message.endswith(P.LOAD_NO_STORE)
-    assert core.search_receipt(activated)["activation"]["loaded"] == []
+    assert receipt["activation"]["loaded"] == []
 
 
 @form_param

@@ -63,6 +63,7 @@ QUERY = "create an issue in a github repository"
 
 def _setup(configs: ToolConfigStore, url: str) -> ToolResolver:
     configs.mcp_clients.create("remote", {"servers": {"web": {"url": url}}})
+    configs.mcp_clients.publish("remote")  # a published agent uses published clients
     configs.agents.save("support", SUPPORT_AGENT)
     configs.agents.publish("support")
     return ToolResolver(

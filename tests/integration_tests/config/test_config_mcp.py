@@ -77,7 +77,7 @@ async def test_saved_stdio_clients_resolve_real_servers(configs: ToolConfigStore
             },
         },
     )
-    configs.agents.save("agent", {"mcp_clients": {"local": {}}})
+    configs.agents.save("agent", {"mcp_clients": {"local": {"tools": "*"}}})
     resolver = ToolResolver(store=configs, agent_id="agent", mcp_timeout=TIMEOUT)
     resolved = await resolver.aresolve()
     assert resolved.failures == {}
@@ -142,7 +142,7 @@ async def test_a_slow_stdio_call_hits_the_saved_server_timeout(configs: ToolConf
         "local", {"servers": {"slowpoke": faulty("slowpoke", ["slow"], timeout=1.0)}}
     )
     resolver = ToolResolver(store=configs, mcp_timeout=TIMEOUT)
-    resolved = await resolver.aresolve(agent_config={"mcp_clients": {"local": {}}})
+    resolved = await resolver.aresolve(agent_config={"mcp_clients": {"local": {"tools": "*"}}})
     message = await call(by_name(resolved.tools)["slowpoke_slow"], {"seconds": 10})
     assert message.status == "error"
     assert "did not answer within 1 s" in text(message)
@@ -185,7 +185,7 @@ async def test_a_bad_token_fails_http_servers_closed(
     resolver = ToolResolver(store=configs, code_tools=[make_tool("local", "code")])
     resolved = await resolver.aresolve(
         {"configurable": {AUTH_TOKEN_KEY: "tok\r\nX-Injected: 1"}},
-        agent_config={"mcp_clients": {"remote": {}}},
+        agent_config={"mcp_clients": {"remote": {"tools": "*"}}},
     )
     assert resolved.names == ["local"]
     reason = resolved.failures["mcp_clients.remote.servers.web"]
@@ -225,12 +225,16 @@ ALL_WEB = ["web_add", "web_search", "web_whoami"]
 @pytest.mark.parametrize(
     ("server_tools", "agent_tools", "expected"),
     [
-        # omitted = no restriction, {} = nothing, at both levels
-        (None, None, ALL_WEB),
+        # server level: omitted = no restriction, {} = nothing; agent level: omitted,
+        # null and {} = nothing (as the seed), "*" = what the server level allows
+        (None, "*", ALL_WEB),
+        (None, None, []),
         (None, {}, []),
+        ({}, "*", []),
         ({}, None, []),
         ({}, {}, []),
-        ({"add": {}, "search": {}}, None, ["web_add", "web_search"]),
+        ({"add": {}, "search": {}}, "*", ["web_add", "web_search"]),
+        ({"add": {}, "search": {}}, None, []),
         ({"add": {}, "search": {}}, {}, []),
         ({"add": {}, "search": {}}, {"web_search": {}}, ["web_search"]),
         ({"add": {}, "search": {}}, {"whoami": {}}, []),  # agent level cannot widen
@@ -243,7 +247,7 @@ async def test_omitted_versus_empty_allowlists_at_both_levels(
     configs: ToolConfigStore,
     http_mcp_url: str,
     server_tools: dict[str, Any] | None,
-    agent_tools: dict[str, Any] | None,
+    agent_tools: dict[str, Any] | str | None,
     expected: list[str],
 ) -> None:
     server: dict[str, Any] = {"url": http_mcp_url}
@@ -315,7 +319,7 @@ async def test_rules_on_mcp_references_and_server_entries(
     configs.mcp_clients.create("pro_only", {"servers": {"web2": {"url": http_mcp_url}}})
     agent = {
         "mcp_clients": [
-            {"value": {"remote": {}}},
+            {"value": {"remote": {"tools": "*"}}},
             {"value": {"pro_only": {"tools": {"web2_whoami": {}}}}, "rules": pro},
         ]
     }
@@ -323,7 +327,7 @@ async def test_rules_on_mcp_references_and_server_entries(
     free = await resolver.aresolve({"configurable": {"plan": "free"}}, agent_config=agent)
     assert free.names == ["web_add"]
     paid = await resolver.aresolve({"configurable": {"plan": "pro"}}, agent_config=agent)
-    assert paid.names == ["web_add", "web_search", "web2_whoami"]
+    assert paid.names == ["web2_whoami", "web_add", "web_search"]  # clients in id order
 
 
 async def test_a_broken_client_is_reported_and_skipped(
@@ -345,10 +349,10 @@ async def test_a_broken_client_is_reported_and_skipped(
     )
     agent = {
         "mcp_clients": {
-            "broken": {},
-            "deleted": {},
+            "broken": {"tools": "*"},
+            "deleted": {"tools": "*"},
             "good": {"tools": {"web_add": {}}},
-            "good_v9": {"version": 9},
+            "good_v9": {"tools": "*", "version": 9},
         }
     }
     configs.mcp_clients.create("good_v9", {"servers": {"web": {"url": http_mcp_url}}})
@@ -381,10 +385,10 @@ async def test_mcp_client_versions(configs: ToolConfigStore, http_mcp_url: str) 
     async def names(ref: dict[str, Any]) -> list[str]:
         return (await resolver.aresolve(agent_config={"mcp_clients": {"remote": ref}})).names
 
-    assert await names({}) == ["v2_add"]  # draft (latest) by default
-    assert await names({"version": "published"}) == ["v1_add"]
-    assert await names({"version": 1}) == ["v1_add"]
-    assert await names({"version": 2}) == ["v2_add"]
+    assert await names({"tools": "*"}) == ["v2_add"]  # draft (latest) for a draft agent
+    assert await names({"tools": "*", "version": "published"}) == ["v1_add"]
+    assert await names({"tools": "*", "version": 1}) == ["v1_add"]
+    assert await names({"tools": "*", "version": 2}) == ["v2_add"]
 
 
 async def test_mcp_ids_overlap_with_other_sources(
@@ -415,6 +419,8 @@ async def test_mcp_ids_overlap_with_other_sources(
 
 
 async def test_no_store_means_saved_clients_cannot_be_loaded() -> None:
-    resolved = await ToolResolver().aresolve(agent_config={"mcp_clients": {"remote": {}}})
+    resolved = await ToolResolver().aresolve(
+        agent_config={"mcp_clients": {"remote": {"tools": "*"}}}
+    )
     assert resolved.names == []
     assert "no ToolConfigStore" in resolved.failures["mcp_clients.remote"]

@@ -85,10 +85,9 @@ def _answers(tools: Sequence[BaseTool]) -> dict[str, str]:
 # -- resolution order ------------------------------------------------------------------
 
 
-async def test_sources_merge_in_order_and_a_later_id_replaces_the_earlier_whole(
+async def test_a_stand_alone_agent_merges_registry_integrations_and_providers_in_order(
     configs: ToolConfigStore, caplog: pytest.LogCaptureFixture
 ) -> None:
-    code = [make_tool("shared", answer="code"), make_tool("only_code", answer="code")]
     registry = {"shared": make_tool("shared", answer="registry"), "reg": make_tool("reg")}
     integrations = {
         "github": [make_tool("shared", answer="integration"), make_tool("gh_issue")],
@@ -97,11 +96,49 @@ async def test_sources_merge_in_order_and_a_later_id_replaces_the_earlier_whole(
     configs.agents.save(
         "agent",
         {
-            "tools": {
-                "shared": {"description": "registry-level override"},
-                "only_code": {},
-                "reg": {},
-            },
+            "tools": {"shared": {"description": "registry-level override"}, "reg": {}},
+            "integration_tools": {"github": {}},
+            "tool_providers": {"prov": {}},
+        },
+    )
+    resolver = ToolResolver(
+        store=configs,
+        agent_id="agent",
+        registry=registry,
+        integrations=integrations,
+        tool_providers={"prov": provider},
+    )
+    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch.config.resolver"):
+        resolved = await resolver.aresolve()
+    assert resolved.failures == {}
+    # first-seen order; the id keeps its slot, the tool is the last source's
+    assert resolved.names == ["shared", "reg", "gh_issue", "p_only"]
+    answers = _answers(resolved.tools)
+    assert answers["shared"] == "shared via provider"
+    assert resolved.sources["shared"] == "provider:prov"
+    # replaced whole: the override given for the registry tool went with it
+    shared = next(t for t in resolved.tools if t.name == "shared")
+    assert shared.description == "The shared tool."
+    assert [(r.replaced, r.by) for r in resolved.replaced] == [
+        ("registry", "integration:github"),
+        ("integration:github", "provider:prov"),
+    ]
+    warnings = [r.getMessage() for r in caplog.records if "replaces" in r.getMessage()]
+    assert len(warnings) == 2 and "'shared'" in warnings[0]
+    # the same through the sync API
+    assert resolver.resolve().names == resolved.names
+
+
+async def test_a_code_agent_override_stops_after_integration_tools(
+    configs: ToolConfigStore,
+) -> None:
+    code = [make_tool("shared", answer="code"), make_tool("only_code", answer="code")]
+    registry = {"shared": make_tool("shared", answer="registry"), "reg": make_tool("reg")}
+    provider = FakeProvider(["shared", "p_only"], tag="provider")
+    configs.agents.save(
+        "agent",
+        {
+            "tools": {"shared": {}, "only_code": {}, "reg": {}},
             "integration_tools": {"github": {}},
             "tool_providers": {"prov": {}},
         },
@@ -111,29 +148,28 @@ async def test_sources_merge_in_order_and_a_later_id_replaces_the_earlier_whole(
         agent_id="agent",
         code_tools=code,
         registry=registry,
-        integrations=integrations,
+        integrations={"github": [make_tool("shared", answer="integration"), make_tool("gh")]},
         tool_providers={"prov": provider},
     )
-    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch.config.resolver"):
-        resolved = await resolver.aresolve()
-    assert resolved.failures == {}
-    # first-seen order; the id keeps its slot, the tool is the last source's
-    assert resolved.names == ["shared", "only_code", "reg", "gh_issue", "p_only"]
-    answers = _answers(resolved.tools)
-    assert answers["shared"] == "shared via provider"
-    assert resolved.sources["shared"] == "provider:prov"
-    # replaced whole: the override given for the registry tool went with it
-    shared = next(t for t in resolved.tools if t.name == "shared")
-    assert shared.description == "The shared tool."
+    resolved = await resolver.aresolve()
+    assert resolved.names == ["shared", "only_code", "reg", "gh"]
+    assert _answers(resolved.tools)["shared"] == "integration"
     assert [(r.replaced, r.by) for r in resolved.replaced] == [
         ("code", "registry"),
         ("registry", "integration:github"),
-        ("integration:github", "provider:prov"),
     ]
-    warnings = [r.getMessage() for r in caplog.records if "replaces" in r.getMessage()]
-    assert len(warnings) == 3 and "'shared'" in warnings[0]
-    # the same through the sync API
-    assert resolver.resolve().names == resolved.names
+    assert provider.contexts == []  # the provider was never asked
+    assert set(resolved.failures) == {"tool_providers"}
+    assert "code-defined agent" in resolved.failures["tool_providers"]
+    # an empty code tool list is still a code-defined agent
+    empty = ToolResolver(
+        store=configs,
+        agent_id="agent",
+        code_tools=[],
+        registry=registry,
+        tool_providers={"prov": provider},
+    )
+    assert "p_only" not in (await empty.aresolve()).names
 
 
 async def test_tools_are_named_by_their_id_and_originals_are_untouched() -> None:
@@ -149,7 +185,7 @@ async def test_tools_are_named_by_their_id_and_originals_are_untouched() -> None
 
 async def test_unknown_ids_are_reported_not_raised() -> None:
     resolver = ToolResolver(
-        code_tools=[make_tool("a")],
+        registry=[make_tool("a")],
         integrations={"github": [make_tool("gh")]},
         tool_providers={"prov": FakeProvider(["p1"])},
     )
@@ -470,7 +506,7 @@ async def test_inside_a_graph_the_run_context_drives_the_variants(
 
 async def test_a_failing_or_slow_provider_is_reported_and_skipped() -> None:
     resolver = ToolResolver(
-        code_tools=[make_tool("a")],
+        registry=[make_tool("a")],
         tool_providers={
             "down": FakeProvider(["x"], fail=True),
             "slow": SlowProvider(["y"]),
@@ -479,7 +515,10 @@ async def test_a_failing_or_slow_provider_is_reported_and_skipped() -> None:
         provider_timeout=0.2,
     )
     resolved = await resolver.aresolve(
-        agent_config={"tool_providers": {"down": {}, "slow": {"tools": {"y": {}}}, "ok": {}}}
+        agent_config={
+            "tools": {"a": {}},
+            "tool_providers": {"down": {}, "slow": {"tools": {"y": {}}}, "ok": {}},
+        }
     )
     assert resolved.names == ["a", "z"]
     assert resolved.failures == {

@@ -315,8 +315,6 @@ def test_pydantic_and_plain_object_contexts() -> None:
         (AND(cond("n", "equals")), "conditions[0]", "'value' is required"),
         (AND(cond("", "exists")), "conditions[0].field", "dot path"),
         (AND(cond("a..b", "exists")), "conditions[0].field", "dot path"),
-        (AND(), "conditions", "at least one condition"),
-        (AND(OR()), "conditions[0].conditions", "at least one condition"),
         (AND({"fld": "a", "operator": "exists"}), "conditions[0].fld", "unknown key"),
         (AND("plan == pro"), "conditions[0]", "expected a condition"),  # type: ignore[arg-type]
         (AND(OR(cond("a", "in", 3))), "conditions[0].conditions[0].value", "needs a list"),
@@ -369,3 +367,27 @@ def test_rules_in_every_place_are_validated() -> None:
         with pytest.raises(ToolConfigError) as caught:
             _save(config)
         assert f"{prefix}.conditions[0].operator" in str(caught.value), caught.value
+
+
+def test_empty_rule_groups_mean_no_constraints() -> None:
+    false = cond("plan", "equals", "nobody-has-this")
+    for group, expected in (
+        (AND(), True),
+        (OR(), True),
+        (OR(AND()), True),
+        (AND(OR(), AND(OR())), True),
+        (OR(AND(), false), True),  # the empty group is true, so OR is
+        (AND(OR(), false), False),  # ... and AND still needs the false condition
+    ):
+        parse_rules(group)  # saving one is allowed
+        assert evaluate_rules(group, CTX) is expected, group
+        assert evaluate_rules(group, {}) is expected, group
+    _save_ok({"tools": [{"value": {"a": {}}, "rules": OR(AND())}]})
+
+
+def _save_ok(config: dict[str, Any]) -> None:
+    from langgraph.store.memory import InMemoryStore
+
+    store = ToolConfigStore(InMemoryStore())
+    store.agents.save("agent", config)
+    assert store.agents.get("agent").to_json() == config

@@ -1,22 +1,26 @@
-"""The main job: a ``create_agent`` agent searching real MCP servers' tools.
+"""The demo: a ``create_agent`` agent searching real MCP servers' tools.
 
-``toolsearch demo`` starts ``mcp-server-time``, ``mcp-server-git`` (on a
+``python examples/demo.py`` (or ``make demo``) starts ``mcp-server-time``, ``mcp-server-git`` (on a
 temporary repository) and ``mcp-server-fetch`` over stdio, adds any
 ``--catalog`` of tool definitions, and answers a few requests end to end:
 the model searches, loads, calls a real MCP tool, and answers with the
 tool's real output. Without ``--model`` a scripted offline model
-(:class:`OfflineDemoModel`) drives the steps, since no LLM API is reachable
+(:func:`demo_model`, a ``ScriptedToolSearchModel``) drives the steps, since no LLM API is reachable
 here; the demo says so plainly.
 """
 
 from __future__ import annotations
 
+import argparse
+import asyncio
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import textwrap
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,25 +28,23 @@ from typing import Any, TextIO
 
 from langchain.agents import create_agent
 from langchain.agents.middleware.types import AgentMiddleware, ModelRequest, ModelResponse
-from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
-from langchain_core.runnables import Runnable, RunnableConfig
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.checkpoint.memory import InMemorySaver
-from pydantic import ConfigDict, Field
 
 from langchain_toolsearch import _prompts as P
 from langchain_toolsearch.middleware import ToolSearchMiddleware
+from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel, Search
 
 __all__ = [
     "DEMO_REQUESTS",
     "BoundToolsRecorder",
     "DemoRequest",
-    "OfflineDemoModel",
     "demo_connections",
+    "demo_model",
     "find_server_command",
     "make_demo_repo",
     "run_demo",
@@ -96,87 +98,34 @@ DEMO_REQUESTS: tuple[DemoRequest, ...] = (
 )
 
 
-class OfflineDemoModel(BaseChatModel):
-    """A scripted stand-in for an LLM that plays :data:`DEMO_REQUESTS`.
+def demo_model(repo: str, requests: Sequence[DemoRequest] = DEMO_REQUESTS) -> BaseChatModel:
+    """The offline model of the demo: one search -> load -> call -> answer script per request.
 
-    It reacts to the conversation like a tool-using model would: on a user
-    request it calls ``search_tools``; on search results it calls
-    ``load_tool`` for its planned tool (if the search found it); on the load
-    receipt it calls the tool; on the tool's output it answers with that
-    output. It never invents tool output.
+    A `ScriptedToolSearchModel` (the package's offline test model); ``{repo}`` in
+    a string argument becomes ``repo``. It never invents tool output: its answer
+    quotes what the tool returned.
     """
-
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-    requests: list[DemoRequest] = Field(default_factory=lambda: list(DEMO_REQUESTS))
-    repo: str = ""
-    counter: list[int] = Field(default_factory=lambda: [0])
-
-    @property
-    def _llm_type(self) -> str:
-        return "offline-demo"
-
-    def bind_tools(  # type: ignore[override]
-        self, tools: Sequence[Any], **kwargs: Any
-    ) -> Runnable[Any, BaseMessage]:
-        """Accept any tools (the agent binds them every step)."""
-        return self
-
-    def _plan(self, messages: Sequence[BaseMessage]) -> DemoRequest | None:
-        asked = next((m for m in reversed(messages) if isinstance(m, HumanMessage)), None)
-        if asked is None:
-            return None
-        return next((r for r in self.requests if r.prompt == asked.text), None)
-
-    def _call(self, name: str, args: dict[str, Any]) -> AIMessage:
-        self.counter[0] += 1
-        tool_call = {
-            "name": name,
-            "args": args,
-            "id": f"demo_{self.counter[0]}",
-            "type": "tool_call",
+    scripts: dict[str, list[Any]] = {}
+    for request in requests:
+        args = {
+            k: v.replace("{repo}", repo) if isinstance(v, str) else v
+            for k, v in request.args.items()
         }
-        return AIMessage(content="", tool_calls=[tool_call])
-
-    def _args(self, plan: DemoRequest) -> dict[str, Any]:
-        return {
-            k: v.replace("{repo}", self.repo) if isinstance(v, str) else v
-            for k, v in plan.args.items()
-        }
-
-    def respond(self, messages: Sequence[BaseMessage]) -> AIMessage:
-        """The next step for ``messages``."""
-        plan = self._plan(messages)
-        last = messages[-1] if messages else None
-        if plan is None:
-            return AIMessage(content="I only know the demo's scripted requests.")
-        if isinstance(last, HumanMessage):
-            return self._call(P.SEARCH_TOOL_NAME, {"query": plan.query})
-        if not isinstance(last, ToolMessage):
-            return AIMessage(content="Done.")
-        receipt = last.artifact if isinstance(last.artifact, dict) else {}
-        if last.name == P.SEARCH_TOOL_NAME:
-            names = [r["name"] for r in receipt.get("results", [])]
-            if plan.tool not in names:
-                return AIMessage(content=f"search_tools did not find {plan.tool}; I cannot answer.")
-            return self._call(P.LOAD_TOOL_NAME, {"tool_name": plan.tool})
-        if last.name == P.LOAD_TOOL_NAME:
-            if plan.tool not in receipt.get("loaded", []) + receipt.get("already_loaded", []):
-                return AIMessage(content=f"Could not load {plan.tool}.")
-            return self._call(plan.tool, self._args(plan))
-        return AIMessage(content=f"Here is what {last.name} returned:\n{last.text}")
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        return ChatResult(generations=[ChatGeneration(message=self.respond(messages))])
+        scripts[request.prompt] = [
+            Search(request.query),
+            Load(request.tool),
+            Call(request.tool, args),
+            Answer(),
+        ]
+    return ScriptedToolSearchModel(scripts=scripts)
 
 
 def schema_tokens(tools: Sequence[BaseTool | dict[str, Any]]) -> int:
-    """Approximate tokens of tool schemas as sent to a model (JSON chars / 4)."""
+    """Estimated tokens of tool schemas as sent to a model: JSON characters / 4.
+
+    An estimate, not a tokenizer count; providers' counts differ by a few tens
+    of percent, the ratio between two bindings much less.
+    """
     return sum(len(json.dumps(convert_to_openai_tool(t))) for t in tools) // 4
 
 
@@ -206,11 +155,17 @@ class BoundToolsRecorder(AgentMiddleware[Any, Any]):
         return await handler(request)
 
 
+REPO_SERVERS_BIN = Path(__file__).resolve().parents[1] / ".venv-mcp-servers" / "bin"
+"""The repository's server environment that ``make demo`` builds."""
+
+
 def find_server_command(name: str, servers_bin: str | None = None) -> list[str]:
     """The command that starts the MCP server ``name`` (e.g. ``mcp-server-time``).
 
-    Looks in ``servers_bin``, then ``$TOOLSEARCH_MCP_SERVERS_BIN``, then
-    ``PATH``, then falls back to ``uvx name``.
+    Looks in ``servers_bin`` (the explicit option), then
+    ``$TOOLSEARCH_MCP_SERVERS_BIN``, then ``PATH``, then the repository's server
+    environment (``.venv-mcp-servers/bin``, which ``make demo`` builds), then
+    falls back to ``uvx name``.
 
     Raises:
         FileNotFoundError: If none of these has it; the message says how to
@@ -222,12 +177,14 @@ def find_server_command(name: str, servers_bin: str | None = None) -> list[str]:
     found = shutil.which(name)
     if found:
         return [found]
+    if (REPO_SERVERS_BIN / name).exists():
+        return [str(REPO_SERVERS_BIN / name)]
     if shutil.which("uvx"):
         return ["uvx", name]
     raise FileNotFoundError(
-        f"cannot find the MCP server {name!r}: run `make setup` (it installs the reference "
-        f"servers into .venv-mcp-servers), set {SERVERS_BIN_ENV} to a bin folder that has it, "
-        "or install uv so that `uvx` can run it"
+        f"cannot find the MCP server {name!r}: run `make demo` (it installs the reference "
+        f"servers into .venv-mcp-servers), pass --servers-bin or set {SERVERS_BIN_ENV} to a "
+        "bin folder that has it, or install uv so that `uvx` can run it"
     )
 
 
@@ -260,17 +217,30 @@ def demo_connections(repo: Path, servers_bin: str | None = None) -> dict[str, di
     }
 
 
+def _short(text: str, width: int) -> str:
+    """``text`` on one line, cut between whole words (at whitespace) near ``width`` characters."""
+    words = text.split()
+    kept: list[str] = []
+    for word in words:
+        if kept and len(" ".join([*kept, word])) > width:
+            return " ".join(kept) + " ..."
+        kept.append(word)
+    return " ".join(kept)
+
+
 def _print_tool_message(out: TextIO, message: ToolMessage) -> None:
     receipt = message.artifact if isinstance(message.artifact, dict) else None
     if message.name == P.SEARCH_TOOL_NAME and receipt is not None:
         out.write(f"    search hits ({receipt.get('message', '')}):\n")
         for hit in receipt.get("results", []):
-            out.write(f"      {hit['score']:.3f}  {hit['name']}: {hit['description'][:70]}\n")
+            out.write(
+                f"      {hit['score']:.3f}  {hit['name']}: {_short(hit['description'], 70)}\n"
+            )
     elif message.name == P.LOAD_TOOL_NAME and receipt is not None:
         out.write(f"    loaded: {receipt.get('loaded')}  ({receipt.get('message')})\n")
     else:
-        text = message.text.strip().replace("\n", "\n      ")
-        out.write(f"    {message.name} -> [{message.status}]\n      {text[:600]}\n")
+        text = textwrap.indent(message.text.strip(), "      ")
+        out.write(f"    {message.name} -> [{message.status}]\n{text}\n")
 
 
 async def run_demo(
@@ -285,7 +255,7 @@ async def run_demo(
     Args:
         catalogs: Paths of tool-definition catalogs to add to the library.
         model: ``provider:name`` for ``init_chat_model``; ``None`` uses the
-            scripted :class:`OfflineDemoModel`.
+            scripted :func:`demo_model`.
         servers_bin: Folder holding the MCP server executables.
         out: Where to print.
     """
@@ -313,12 +283,10 @@ async def run_demo(
         recorder = BoundToolsRecorder()
         chat: BaseChatModel
         if model:
-            from langchain.chat_models import init_chat_model
-
-            chat = init_chat_model(model)
+            chat = make_model(model)
             out.write(f"Model: {model} (real chat model)\n")
         else:
-            chat = OfflineDemoModel(repo=str(repo))
+            chat = demo_model(str(repo))
             out.write(
                 "Model: scripted offline model (no LLM API is reachable here; it plays the "
                 "search -> load -> call steps, and every answer quotes real MCP tool output). "
@@ -331,11 +299,15 @@ async def run_demo(
             checkpointer=InMemorySaver(),
             system_prompt="You are a helpful assistant.",
         )
+        out.write(
+            "Token counts below are estimates (tool-schema JSON characters / 4), "
+            "not a provider's tokenizer.\n"
+        )
         failures = 0
         for i, request in enumerate(DEMO_REQUESTS):
             out.write(f"\n=== Request {i + 1}: {request.prompt}\n")
             config: RunnableConfig = {"configurable": {"thread_id": f"demo-{i}"}}
-            first_call = len(recorder.calls)
+            shown_calls = len(recorder.calls)
             answered_by_tool = False
             async for update in agent.astream(
                 {"messages": [HumanMessage(request.prompt)]},
@@ -347,21 +319,23 @@ async def run_demo(
                         continue
                     for message in node_update.get("messages", []):
                         if isinstance(message, AIMessage):
+                            # what this model call was given, before what it said
+                            for bound in recorder.calls[shown_calls:]:
+                                names = [getattr(t, "name", "?") for t in bound]
+                                out.write(
+                                    f"  model call bound {names}: ~{schema_tokens(bound)} "
+                                    f"schema tokens (whole library: ~{full_tokens})\n"
+                                )
+                            shown_calls = len(recorder.calls)
                             for tc in message.tool_calls:
                                 out.write(f"  model calls {tc['name']}({json.dumps(tc['args'])})\n")
                             if message.text and not message.tool_calls:
-                                answer = " ".join(message.text.split())
-                                out.write(f"  answer: {answer[:300]}\n")
+                                answer = textwrap.indent(message.text.strip(), "    ")
+                                out.write(f"  answer:\n{answer}\n")
                         elif isinstance(message, ToolMessage):
                             _print_tool_message(out, message)
                             if message.name not in P.META_TOOL_NAMES and message.status != "error":
                                 answered_by_tool = True
-            for j, bound in enumerate(recorder.calls[first_call:]):
-                names = [getattr(t, "name", "?") for t in bound]
-                out.write(
-                    f"  model call {j + 1}: bound {names} = {schema_tokens(bound)} schema tokens "
-                    f"(whole library: {full_tokens})\n"
-                )
             if not answered_by_tool:
                 failures += 1
                 out.write("  ! no real tool output reached the answer\n")
@@ -369,8 +343,59 @@ async def run_demo(
         if per_call:
             mean = sum(per_call) / len(per_call)
             out.write(
-                f"\nTool-schema tokens per model call: mean {mean:.0f} with tool search vs "
-                f"{full_tokens} binding all {len(library)} tools "
+                f"\nTool-schema tokens per model call (estimated): mean ~{mean:.0f} with tool "
+                f"search vs ~{full_tokens} binding all {len(library)} tools "
                 f"({100 * (1 - mean / max(full_tokens, 1)):.1f}% fewer)\n"
             )
         return 1 if failures else 0
+
+
+def make_model(spec: str) -> BaseChatModel:
+    """``init_chat_model(spec)`` with one-line errors.
+
+    Raises:
+        ValueError: If the provider package is missing (the message names it and
+            the pip command) or ``spec`` names no known provider.
+    """
+    from langchain.chat_models import init_chat_model
+
+    try:
+        return init_chat_model(spec)
+    except ImportError as exc:
+        found = re.search(r"requires the ([\w.-]+) package", str(exc))
+        if found is None:
+            raise ValueError(f"--model {spec}: {str(exc).splitlines()[0]}") from exc
+        package = found.group(1)
+        raise ValueError(f"--model {spec} needs {package}: pip install {package}") from exc
+    except ValueError as exc:
+        raise ValueError(f"--model {spec}: {str(exc).splitlines()[0]}") from exc
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python examples/demo.py [--catalog PATH] [--model provider:name] [--servers-bin DIR]``."""
+    parser = argparse.ArgumentParser(
+        prog="examples/demo.py", description="Run an agent over real MCP servers' tools."
+    )
+    parser.add_argument(
+        "--catalog", action="append", default=[], metavar="PATH", help="tool definitions to add"
+    )
+    parser.add_argument("--model", help="provider:name for a real chat model (needs its API key)")
+    parser.add_argument("--servers-bin", help="folder with mcp-server-time/-git/-fetch")
+    args = parser.parse_args(argv)
+    from langchain_toolsearch.catalog import load_catalog
+
+    try:
+        for path in args.catalog:  # report a bad --catalog before starting servers
+            load_catalog(path)
+        if args.model:  # and a model that cannot be made
+            make_model(args.model)
+        return asyncio.run(
+            run_demo(catalogs=args.catalog, model=args.model, servers_bin=args.servers_bin)
+        )
+    except (OSError, ValueError) as exc:
+        print(f"{parser.prog}: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

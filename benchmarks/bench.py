@@ -1,7 +1,7 @@
-"""``toolsearch bench``: quality, speed, cost, overhead and memory, side by side in one run.
+"""`python -m benchmarks` (`make bench`): quality, speed, cost, overhead and memory in one run.
 
 Every figure is measured in the calling process on the shared data (see
-:func:`~langchain_toolsearch.datasets.default_data_dir`), next to the
+:func:`~benchmarks.datasets.default_data_dir`), next to the
 rank-bm25 baseline where there is one, and printed as Markdown tables:
 
 * **quality**: recall@1/5/10 and NDCG@10 (binary relevance, see
@@ -13,12 +13,12 @@ rank-bm25 baseline where there is one, and printed as Markdown tables:
   with a local all-MiniLM-L6-v2.
 * **speed**: index build time and top-5 search latency (p50/p95) at 1k, 10k
   and 100k tools (BFCL + ToolSDK repeated under distinct names by
-  :func:`~langchain_toolsearch.datasets.scale_library`), each against
+  :func:`~benchmarks.datasets.scale_library`), each against
   ``rank_bm25.BM25Okapi`` (build, then ``get_top_n``) in the same process.
   Our builds start with empty tokenizer caches (median of 3 where cheap);
   rank-bm25 latency is timed on a sample of queries where it is slow.
 * **cost**: tool-schema tokens bound per model call (JSON characters / 4,
-  :func:`~langchain_toolsearch.demo.schema_tokens`) when binding the whole
+  :func:`~examples.demo.schema_tokens`) when binding the whole
   library versus the meta tools, the system hint and 3 loaded tools of
   average size.
 * **overhead**: time the middleware's ``wrap_model_call`` (the real path:
@@ -57,7 +57,8 @@ from typing import Any, TextIO
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from langchain_toolsearch.datasets import (
+from benchmarks.baseline import baseline_bm25okapi_search
+from benchmarks.datasets import (
     EvalQuery,
     ToolDef,
     load_bfcl,
@@ -66,7 +67,7 @@ from langchain_toolsearch.datasets import (
     merge_libraries,
     scale_library,
 )
-from langchain_toolsearch.evaluation import EvalReport, baseline_bm25okapi_search, evaluate
+from langchain_toolsearch.evaluation import EvalReport, evaluate
 from langchain_toolsearch.library import ToolLibrary, schema_parameters
 from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument, ToolIndex
 from langchain_toolsearch.search.tokenize import clear_caches
@@ -351,7 +352,7 @@ def _speed(
 
 
 def _cost(rep: _Report, bfcl: list[ToolDef], github: list[ToolDef]) -> None:
-    from langchain_toolsearch.demo import schema_tokens
+    from examples.demo import schema_tokens
     from langchain_toolsearch.middleware import ToolSearchMiddleware
 
     rep.line("## Cost")
@@ -400,9 +401,10 @@ def _overhead(rep: _Report, cfg: BenchConfig, bfcl: list[ToolDef], toolsdk: list
     node = ToolSearchNode(tools=tools)
     thread = "bench-thread"
     config: RunnableConfig = {"configurable": {"thread_id": thread}}
-    loaded = mw.core.library.names[:: max(1, len(tools) // cfg.loaded_tools)][: cfg.loaded_tools]
-    mw.core.store.add(thread, loaded)
-    node.core.store.add(thread, loaded)
+    loaded = mw.library.names[:: max(1, len(tools) // cfg.loaded_tools)][: cfg.loaded_tools]
+    for form in (mw, node):
+        assert form.loaded_tool_store is not None
+        form.loaded_tool_store.add(thread, loaded)
     state: dict[str, Any] = {"messages": [HumanMessage("find the weather tool")]}
     request = ModelRequest(
         model=GenericFakeChatModel(messages=iter(())),
@@ -463,7 +465,7 @@ class _Clock:
 
 
 def _memory(rep: _Report, cfg: BenchConfig, names: Sequence[str]) -> None:
-    from langchain_toolsearch.state import InMemoryLoadedToolStore
+    from langchain_toolsearch.storage.memory import InMemoryLoadedToolStore
 
     rep.line("## Memory")
     rep.line()

@@ -23,6 +23,7 @@ from typing import Any
 from langchain_core.tools import BaseTool
 
 from langchain_toolsearch.catalog import load_definitions, tool_from_definition
+from langchain_toolsearch.evaluation import EvalQuery
 
 __all__ = [
     "DATA_DIR_ENV",
@@ -74,27 +75,12 @@ class ToolDef:
         )
 
 
-@dataclass(frozen=True)
-class EvalQuery:
-    r"""One retrieval query with its gold tools.
-
-    Attributes:
-        id: Source identifier (BFCL's ``id``, e.g. ``"multiple_0"``).
-        query: The request text (BFCL: user messages joined with ``"\n"``).
-        gold: Names of the tools the query needs, de-duplicated, in answer order
-            (never empty).
-    """
-
-    id: str
-    query: str
-    gold: tuple[str, ...]
-
-
 def default_data_dir() -> Path:
     """Locate the shared data folder.
 
     Checks, in order: ``$TOOLSEARCH_SHARED_DATA``; ``<cwd>/../shared/data``;
-    ``<repo>/../shared/data`` relative to this file.
+    ``<repository>/../shared/data`` relative to this file (the ``benchmarks/``
+    folder of a clone).
 
     Returns:
         The absolute, resolved path of the folder.

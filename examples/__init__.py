@@ -1,0 +1,1 @@
+"""Examples that use langchain-toolsearch (not part of the installed package)."""

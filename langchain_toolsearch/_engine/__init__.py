@@ -1,0 +1,12 @@
+"""The private engine behind the middleware and the node (not a public API).
+
+* :mod:`.scope`: the per-request value (``RequestScope``) and its builder.
+* :mod:`.resolve`: per-request tool sources, run safely, bad tools dropped.
+* :mod:`.views`: the static library / index chained with a request's tools.
+* :mod:`.search`: ``search_tools`` with refill up to ``top_k``.
+* :mod:`.load`: ``load_tool``, suggestions, auto-load.
+* :mod:`.guard`: the execution guard of tool steps.
+* :mod:`.binding`: binding order, tools bound on the agent, bindable schemas.
+* :mod:`.drive`: running engine logic sync or async.
+* :mod:`.engine`: ``Engine``, one question per step.
+"""

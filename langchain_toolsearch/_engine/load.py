@@ -1,0 +1,160 @@
+"""``load_tool`` and auto-load: resolve names, ask the filter, store, answer with a receipt.
+
+A name is loaded only if it is in the request's library and the filter
+allows it in phase ``load`` and ``active`` (a tool this request could not
+call is not offered as loaded). A call that finds only some names answers
+``success: false`` and lists both what it loaded and what it did not.
+Unknown names get at most five suggestions the model could really use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from langchain_toolsearch import _prompts as P
+from langchain_toolsearch._engine.drive import Decisions
+from langchain_toolsearch._engine.scope import RequestScope
+from langchain_toolsearch._engine.search import SearchOutcome
+from langchain_toolsearch.storage.receipts import parse_names
+
+if TYPE_CHECKING:
+    from langchain_toolsearch._engine.engine import Engine
+
+__all__ = ["MAX_LOAD_NAMES", "LoadOutcome", "activate", "load"]
+
+MAX_LOAD_NAMES = 64
+
+
+@dataclass(frozen=True)
+class LoadOutcome:
+    """What ``load_tool`` did (``not_found`` includes denied names)."""
+
+    success: bool
+    message: str
+    loaded: list[str] = field(default_factory=list)
+    not_found: list[str] = field(default_factory=list)
+    already_loaded: list[str] = field(default_factory=list)
+
+    def receipt(self) -> dict[str, Any]:
+        """The model-facing JSON shape (also the ToolMessage artifact)."""
+        return {
+            "success": self.success,
+            "message": self.message,
+            "loaded": self.loaded,
+            "not_found": self.not_found,
+            "already_loaded": self.already_loaded,
+        }
+
+
+def _requested(args: Mapping[str, Any]) -> list[str] | LoadOutcome:
+    """The names asked for, de-duplicated, or the refusal naming the accepted forms."""
+    tool_name, tool_names = args.get("tool_name"), args.get("tool_names")
+    names: list[str] = []
+    if tool_name is not None:
+        if not isinstance(tool_name, str):
+            return LoadOutcome(success=False, message=P.LOAD_BAD_FORM)
+        names.append(tool_name)
+    if tool_names is not None:
+        parsed = parse_names(tool_names)
+        if parsed is None:
+            return LoadOutcome(success=False, message=P.LOAD_BAD_FORM)
+        if not parsed:
+            return LoadOutcome(success=False, message=P.LOAD_EMPTY_LIST)
+        names.extend(parsed)
+    requested = list(dict.fromkeys(names))
+    if not requested:
+        return LoadOutcome(success=False, message=P.LOAD_NO_NAMES)
+    if len(requested) > MAX_LOAD_NAMES:
+        msg = P.LOAD_TOO_MANY.format(count=len(requested), limit=MAX_LOAD_NAMES)
+        return LoadOutcome(success=False, message=msg)
+    return requested
+
+
+def load(
+    engine: Engine, scope: RequestScope, args: Mapping[str, Any], call_id: str | None
+) -> Decisions[tuple[LoadOutcome, dict[str, Any]]]:
+    """Run ``load_tool``: the outcome and the graph-state update to apply.
+
+    ``call_id`` is the ``load_tool`` call's id (tools it loads cannot run in
+    the same model step).
+    """
+    requested = _requested(args)
+    if isinstance(requested, LoadOutcome):
+        return requested, {}
+    known = [(n, scope.library.get(n)) for n in requested]
+    candidates = [e for _, e in known if e is not None]
+    allowed = yield from engine.allowed(candidates, scope, "load")
+    allowed = yield from engine.allowed(allowed, scope, "active")
+    allowed_names = {e.name for e in allowed}
+    not_found = [n for n, e in known if e is None or e.name not in allowed_names]
+    resolved = list(dict.fromkeys(e.name for _, e in known if e and e.name in allowed_names))
+    current = set((yield from engine.loaded(scope)))
+    already = [n for n in resolved if n in current]
+    fresh = [n for n in resolved if n not in current]
+    unstorable = engine.unstorable(scope) if fresh else ""
+    if unstorable:
+        return LoadOutcome(success=False, message=unstorable, not_found=not_found), {}
+    update = yield from engine.record(scope, fresh, call_id)
+    parts: list[str] = []
+    if fresh:
+        parts.append(P.LOAD_LOADED.format(names=", ".join(fresh)))
+    if already:
+        parts.append(P.LOAD_ALREADY.format(names=", ".join(already)))
+    if not_found:
+        text = P.LOAD_NOT_FOUND.format(names=", ".join(n[:80] for n in not_found))
+        suggestions = yield from _suggestions(engine, scope, not_found)
+        if suggestions:
+            text += P.LOAD_SUGGEST.format(names=", ".join(suggestions))
+        text += P.LOAD_SEARCH_HINT
+        parts.append(text)
+    outcome = LoadOutcome(
+        success=bool(resolved) and not not_found,
+        message=" ".join(parts),
+        loaded=fresh,
+        not_found=[n[:200] for n in not_found],
+        already_loaded=already,
+    )
+    return outcome, update
+
+
+def _suggestions(
+    engine: Engine, scope: RequestScope, missing: Sequence[str]
+) -> Decisions[list[str]]:
+    library = scope.library
+    refused = {r for m in missing if (r := library.resolve(m))} | set(missing)
+    names: dict[str, None] = {}
+    for m in missing:
+        names.update(dict.fromkeys(library.suggest(m)))
+    entries = [e for n in names if (e := library.get(n)) and e.name not in refused]
+    for phase in ("search", "load", "active"):  # only names the model could really use
+        entries = yield from engine.allowed(entries, scope, phase)
+    return [e.name for e in entries][:5]
+
+
+def activate(
+    engine: Engine, scope: RequestScope, outcome: SearchOutcome, call_id: str | None
+) -> Decisions[tuple[SearchOutcome, dict[str, Any]]]:
+    """Auto-load: load a search's hits (phase ``load``) and add the activation receipt."""
+    entries = [e for r in outcome.results if (e := scope.library.get(r.name))]
+    allowed = yield from engine.allowed(entries, scope, "load")
+    allowed_names = [e.name for e in allowed]
+    current = set((yield from engine.loaded(scope)))
+    already = [n for n in allowed_names if n in current]
+    fresh = [n for n in allowed_names if n not in current]
+    unstored = engine.unstorable(scope) if fresh else ""
+    if unstored:
+        fresh, unstored = [], " " + unstored
+    update = yield from engine.record(scope, fresh, call_id)
+    message = (
+        outcome.message
+        + P.SEARCH_FOUND_AUTO_DETAIL.format(
+            loaded=", ".join(fresh) or "none", already=", ".join(already) or "none"
+        )
+        + unstored
+    )
+    result = SearchOutcome(
+        results=outcome.results, message=message, loaded=fresh, already_loaded=already
+    )
+    return result, update

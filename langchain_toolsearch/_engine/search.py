@@ -1,0 +1,120 @@
+"""``search_tools``: rank the request's library, keep allowed hits, refill up to ``top_k``.
+
+Hits the filter denies (phase ``search``; with ``auto_load`` also ``load``)
+do not use up ``top_k``: the ranking is pulled lazily until ``top_k`` allowed
+hits are found or scores fall to ``min_score``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from langchain_toolsearch import _prompts as P
+from langchain_toolsearch._engine.drive import Decisions
+from langchain_toolsearch._engine.scope import RequestScope
+from langchain_toolsearch._engine.views import arank
+from langchain_toolsearch.library import LibraryTool
+from langchain_toolsearch.search.index import ScoredTool
+from langchain_toolsearch.storage.protocol import StoreCall, ask
+from langchain_toolsearch.storage.receipts import AUTO_LOAD_RECEIPT_TYPE
+from langchain_toolsearch.types import ToolSearchResult
+
+if TYPE_CHECKING:
+    from langchain_toolsearch._engine.engine import Engine
+
+__all__ = ["MAX_QUERY_CHARS", "SearchOutcome", "search", "search_receipt"]
+
+MAX_QUERY_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class SearchOutcome:
+    """What ``search_tools`` did.
+
+    Attributes:
+        results: Allowed hits, best first.
+        message: The model-facing message.
+        loaded: Auto-load only: tools this call newly loaded.
+        already_loaded: Auto-load only: hits that were loaded before.
+        error: Whether the query was unusable (empty).
+    """
+
+    results: list[ToolSearchResult]
+    message: str
+    loaded: list[str] = field(default_factory=list)
+    already_loaded: list[str] = field(default_factory=list)
+    error: bool = False
+
+
+def _hit(entry: LibraryTool, score: float, raw: float) -> ToolSearchResult:
+    return ToolSearchResult(
+        name=entry.name,
+        description=entry.short_description(),
+        score=round(score, 4),
+        raw_score=raw,
+        original_name=entry.given_name,
+    )
+
+
+def search(engine: Engine, scope: RequestScope, query: object) -> Decisions[SearchOutcome]:
+    """Rank ``scope.library`` for ``query``; denied hits do not use up ``top_k``."""
+    if not isinstance(query, str) or not query.strip():
+        return SearchOutcome(results=[], message=P.SEARCH_EMPTY_QUERY, error=True)
+    note = ""
+    if len(query) > MAX_QUERY_CHARS:
+        query = query[:MAX_QUERY_CHARS]
+        note = " " + P.SEARCH_QUERY_TOO_LONG.format(limit=MAX_QUERY_CHARS)
+    ranking: Iterable[ScoredTool] = yield from ask(
+        StoreCall(partial(scope.index.rank, query), partial(arank, scope.index, query))
+    )
+    ranked = iter(ranking)
+    top_k, min_score = engine.options.top_k, float(engine.options.min_score)
+    results: list[ToolSearchResult] = []
+    exhausted = False
+    while len(results) < top_k and not exhausted:
+        want = top_k - len(results)
+        batch: list[tuple[LibraryTool, float, float]] = []
+        for hit in ranked:
+            # compare the score as reported (4 decimals): no shown score <= min_score
+            if round(hit.score, 4) <= min_score:
+                exhausted = True
+                break
+            entry = scope.library.get(hit.name)
+            if entry is not None:
+                batch.append((entry, hit.score, hit.raw_score))
+            if len(batch) >= want:
+                break
+        else:
+            exhausted = True
+        allowed = yield from engine.allowed([b[0] for b in batch], scope, "search")
+        if engine.options.auto_load:  # every hit shown is loaded: load-denied hits are not hits
+            allowed = yield from engine.allowed(allowed, scope, "load")
+        keep = {e.name for e in allowed}
+        results.extend(_hit(e, score, raw) for e, score, raw in batch if e.name in keep)
+    if not results:
+        return SearchOutcome(
+            results=[], message=P.SEARCH_NO_RESULTS.format(query=query[:100]) + note
+        )
+    followup = (
+        P.SEARCH_FOUND_FOLLOWUP_AUTO if engine.options.auto_load else P.SEARCH_FOUND_FOLLOWUP_LOAD
+    )
+    message = P.SEARCH_FOUND.format(count=len(results), followup=followup) + note
+    return SearchOutcome(results=results, message=message)
+
+
+def search_receipt(outcome: SearchOutcome, *, auto_load: bool) -> dict[str, Any]:
+    """The model-facing JSON shape of a search (also the ToolMessage artifact)."""
+    body: dict[str, Any] = {
+        "results": [r.to_dict() for r in outcome.results],
+        "message": outcome.message,
+    }
+    if auto_load and not outcome.error:
+        body["activation"] = {
+            "type": AUTO_LOAD_RECEIPT_TYPE,
+            "version": 1,
+            "loaded": [*outcome.loaded, *outcome.already_loaded],
+        }
+    return body

@@ -1,0 +1,459 @@
+"""``toolsearch config``: edit and inspect stored tool configuration from a shell.
+
+Every command works on one store, given by ``--store`` (default:
+``$TOOLSEARCH_CONFIG_STORE``, else ``toolsearch-config.sqlite`` in the
+current folder):
+
+* a PostgreSQL DSN (``postgresql://user:pw@host:5432/db``): LangGraph's
+  ``PostgresStore`` (extra ``[postgres]``);
+* anything else is a SQLite file: LangGraph's ``SqliteStore`` (extra
+  ``[sqlite]``). Only ``import`` creates a missing file.
+
+Commands (``ID`` is an agent's or a saved MCP client's id; ``--kind agent``
+or ``--kind mcp-client`` is needed only when both kinds use the id)::
+
+    validate FILE [--from mastra]      check a file, write nothing
+    import FILE [--from mastra] [--message M] [--publish]
+    export ID [--version V] [--to mastra]
+    show ID [--version V]
+    list
+    history ID
+    diff ID V1 V2
+    publish ID [--version V]
+    resolve AGENT --context JSON [--version V] [--timeout S]
+    schema [--kind agent|mcp-client]
+
+``FILE`` (and what ``export`` prints) is a bundle: ``{"agents": {id: config},
+"mcp_clients": {id: config}}`` (either key may be left out); with ``--from
+mastra`` / ``--to mastra`` it is Mastra Editor's JSON: ``{"agents": {id:
+snapshot}, "mcpClients": {id: snapshot}}``, a single stored record with an
+``id`` (an MCP client when it has ``servers``), or a list of such records.
+``V`` is ``draft``, ``published`` or a version number.
+
+Output is JSON on stdout (``diff``: a unified diff). Exit codes: 0 done, 1
+invalid input or a failed operation (the message on stderr names the field
+path, never a traceback), 2 bad command-line usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import difflib
+import json
+import os
+import sqlite3
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from langgraph.store.base import BaseStore
+
+from langchain_toolsearch.config.bundle import (
+    BUNDLE_KEYS,
+    KINDS,
+    MASTRA_KEYS,
+    ConfigCommandError,
+    Kind,
+    load_bundle,
+    read_json,
+)
+from langchain_toolsearch.config.models import AgentToolConfig, VersionSelector
+from langchain_toolsearch.config.parsing import (
+    ToolConfigError,
+)
+from langchain_toolsearch.config.resolver import ToolResolver
+from langchain_toolsearch.config.servers import MCPClientConfig
+from langchain_toolsearch.config.store import RecordNotFoundError, ToolConfigStore
+
+__all__ = ["DEFAULT_STORE", "add_config_parser", "open_store", "run"]
+
+DEFAULT_STORE = "toolsearch-config.sqlite"
+"""The SQLite file used when neither ``--store`` nor ``$TOOLSEARCH_CONFIG_STORE`` is set."""
+
+STORE_ENV = "TOOLSEARCH_CONFIG_STORE"
+
+# -- parser -----------------------------------------------------------------------------
+
+
+def _version(text: str) -> VersionSelector:
+    """Argparse type: ``draft``, ``published`` or an integer >= 1."""
+    if text in ("draft", "published"):
+        return text  # type: ignore[return-value]
+    if text.isdigit() and int(text) >= 1:
+        return int(text)
+    raise argparse.ArgumentTypeError(f"must be 'draft', 'published' or a number >= 1, got {text!r}")
+
+
+def add_config_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``config`` on a ``toolsearch`` ``add_subparsers()`` object.
+
+    Returns:
+        The ``config`` parser; its ``func`` default is `run`.
+    """
+    config: argparse.ArgumentParser = subparsers.add_parser(
+        "config",
+        help="edit and inspect stored tool configuration (agents, saved MCP clients)",
+        description=__doc__.split("\n\n")[0] if __doc__ else None,
+    )
+    config.add_argument(
+        "--store",
+        help=f"PostgreSQL DSN or SQLite file (default: ${STORE_ENV}, else {DEFAULT_STORE})",
+    )
+    sub = config.add_subparsers(dest="config_command", required=True)
+
+    def with_kind(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        parser.add_argument(
+            "--kind", choices=KINDS, help="record kind, when an agent and a client share the id"
+        )
+        return parser
+
+    validate = sub.add_parser("validate", help="check a file; write nothing")
+    validate.add_argument("file")
+    validate.add_argument("--from", dest="source", choices=["mastra"], help="Mastra Editor JSON")
+
+    imp = sub.add_parser("import", help="save every record of a file as a new version")
+    imp.add_argument("file")
+    imp.add_argument("--from", dest="source", choices=["mastra"], help="Mastra Editor JSON")
+    imp.add_argument("--message", help="note stored with each new version")
+    imp.add_argument("--publish", action="store_true", help="publish the new versions too")
+
+    export = with_kind(sub.add_parser("export", help="print one record as an importable file"))
+    export.add_argument("id")
+    export.add_argument("--version", type=_version, default="draft")
+    export.add_argument("--to", dest="target", choices=["mastra"], help="Mastra Editor JSON")
+
+    show = with_kind(sub.add_parser("show", help="print one version of a record with its info"))
+    show.add_argument("id")
+    show.add_argument("--version", type=_version, default="draft")
+
+    sub.add_parser("list", help="list every agent and saved MCP client")
+
+    history = with_kind(sub.add_parser("history", help="list the versions of a record"))
+    history.add_argument("id")
+
+    diff = with_kind(sub.add_parser("diff", help="unified diff between two versions"))
+    diff.add_argument("id")
+    diff.add_argument("v1", type=_version)
+    diff.add_argument("v2", type=_version)
+
+    publish = with_kind(sub.add_parser("publish", help="mark a version as the published one"))
+    publish.add_argument("id")
+    publish.add_argument("--version", type=_version, default="draft")
+
+    resolve = sub.add_parser(
+        "resolve", help="the tools a request with this context gets (contacts MCP servers)"
+    )
+    resolve.add_argument("id", metavar="AGENT")
+    resolve.add_argument(
+        "--context", default="{}", help='request context as a JSON object, e.g. \'{"plan": "pro"}\''
+    )
+    resolve.add_argument("--version", type=_version, default="published")
+    resolve.add_argument(
+        "--timeout", type=float, default=30.0, help="seconds per MCP server (default: 30)"
+    )
+
+    schema = sub.add_parser("schema", help="JSON Schema of the stored records")
+    schema.add_argument("--kind", choices=KINDS, help="only this kind (default: both)")
+
+    config.set_defaults(func=run)
+    return config
+
+
+# -- store ------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def open_store(spec: str | None, *, create: bool = False) -> Iterator[BaseStore]:
+    """Open the store named by ``spec`` (see the module docstring) and set it up.
+
+    Args:
+        spec: PostgreSQL DSN, SQLite path, or ``None`` for the default.
+        create: Whether a missing SQLite file may be created.
+
+    Raises:
+        ConfigCommandError: If the needed extra is not installed, the SQLite
+            file does not exist (and ``create`` is false), or the store cannot
+            be opened.
+    """
+    spec = spec or os.environ.get(STORE_ENV) or DEFAULT_STORE
+    if spec.startswith(("postgresql://", "postgres://")):
+        try:
+            from langgraph.store.postgres import PostgresStore
+        except ImportError:
+            msg = (
+                "a PostgreSQL store needs langgraph-checkpoint-postgres and psycopg: "
+                "pip install 'langchain-toolsearch[postgres]'"
+            )
+            raise ConfigCommandError(msg) from None
+        try:
+            with PostgresStore.from_conn_string(spec) as pg:
+                pg.setup()
+                yield pg
+        except ConfigCommandError:
+            raise
+        except Exception as exc:
+            if type(exc).__module__.startswith("psycopg"):
+                raise ConfigCommandError(f"PostgreSQL store: {exc}".strip()) from None
+            raise
+        return
+    try:
+        from langgraph.store.sqlite import SqliteStore
+    except ImportError:
+        msg = (
+            "a SQLite store needs langgraph-checkpoint-sqlite: "
+            "pip install 'langchain-toolsearch[sqlite]' (or pass --store postgresql://...)"
+        )
+        raise ConfigCommandError(msg) from None
+    if spec != ":memory:" and not create and not Path(spec).exists():
+        msg = f"no store at {spec!r} (import a file first, or pass --store)"
+        raise ConfigCommandError(msg)
+    try:
+        with SqliteStore.from_conn_string(spec) as lite:
+            lite.setup()
+            yield lite
+    except sqlite3.Error as exc:
+        raise ConfigCommandError(f"SQLite store {spec!r}: {exc}") from None
+
+
+# -- commands ---------------------------------------------------------------------------
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run one ``toolsearch config`` command.
+
+    Returns:
+        The exit code: 0 done, 1 invalid input or failed operation (the
+        message is printed on stderr).
+    """
+    try:
+        return _COMMANDS[args.config_command](args)
+    except ToolConfigError as exc:
+        _error(str(exc))
+    except ConfigCommandError as exc:
+        _error(str(exc))
+    except RecordNotFoundError as exc:
+        _error(str(exc))
+    except ValueError as exc:  # a malformed id, a version that does not exist, ...
+        _error(str(exc))
+    return 1
+
+
+def _error(message: str) -> None:
+    print(f"toolsearch config: error: {message}", file=sys.stderr)
+
+
+def _print_json(value: Any) -> None:
+    print(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    bundle = load_bundle(read_json(args.file), mastra=args.source == "mastra")
+    for kind in KINDS:
+        for record_id in bundle[kind]:
+            print(f"ok: {kind} {record_id}")
+    return 0
+
+
+def _cmd_import(args: argparse.Namespace) -> int:
+    bundle = load_bundle(read_json(args.file), mastra=args.source == "mastra")
+    with open_store(args.store, create=True) as store:
+        configs = ToolConfigStore(store)
+        # clients first: agents reference them
+        for kind in ("mcp-client", "agent"):
+            records = _records(configs, kind)
+            for record_id, value in bundle[kind].items():
+                try:
+                    current = records.get_version(record_id)
+                except RecordNotFoundError:
+                    current = None
+                if current is not None and current.value == value:
+                    version = current.info.version
+                    line = f"unchanged {kind} {record_id} version {version}"
+                else:
+                    version = records.save(record_id, value, message=args.message).version
+                    line = f"saved {kind} {record_id} version {version}"
+                if args.publish:
+                    records.publish(record_id, version)
+                    line += " (published)"
+                print(line)
+    return 0
+
+
+def _kind_of(configs: ToolConfigStore, record_id: str, kind: Kind | None) -> Kind:
+    if kind is not None:
+        return kind
+    found: list[Kind] = []
+    for candidate in KINDS:
+        try:
+            _records(configs, candidate).info(record_id)
+        except RecordNotFoundError:
+            continue
+        found.append(candidate)
+    if not found:
+        raise ConfigCommandError(f"no agent or saved MCP client with id {record_id!r}")
+    if len(found) > 1:
+        msg = f"both an agent and a saved MCP client have id {record_id!r}: pass --kind"
+        raise ConfigCommandError(msg)
+    return found[0]
+
+
+def _records(configs: ToolConfigStore, kind: Kind) -> Any:
+    return configs.agents if kind == "agent" else configs.mcp_clients
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    with open_store(args.store) as store:
+        configs = ToolConfigStore(store)
+        kind = _kind_of(configs, args.id, args.kind)
+        value = _records(configs, kind).get(args.id, args.version)
+    if args.target == "mastra":
+        _print_json({MASTRA_KEYS[kind]: {args.id: value.to_mastra()}})
+    else:
+        _print_json({BUNDLE_KEYS[kind]: {args.id: value.to_json()}})
+    return 0
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    with open_store(args.store) as store:
+        configs = ToolConfigStore(store)
+        kind = _kind_of(configs, args.id, args.kind)
+        records = _records(configs, kind)
+        found = records.get_version(args.id, args.version)
+        head = records.info(args.id)
+    _print_json(
+        {
+            "id": args.id,
+            "kind": kind,
+            "version": found.info.version,
+            "latest_version": head.latest_version,
+            "published_version": head.published_version,
+            "created_at": found.info.created_at,
+            "message": found.info.message,
+            "data": found.value.to_json(),
+        }
+    )
+    return 0
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    with open_store(args.store) as store:
+        configs = ToolConfigStore(store)
+        out = [
+            {"kind": kind, **info.model_dump(mode="json")}
+            for kind in KINDS
+            for info in _records(configs, kind).list_records()
+        ]
+    _print_json(out)
+    return 0
+
+
+def _cmd_history(args: argparse.Namespace) -> int:
+    with open_store(args.store) as store:
+        configs = ToolConfigStore(store)
+        kind = _kind_of(configs, args.id, args.kind)
+        records = _records(configs, kind)
+        versions = records.history(args.id)
+        published = records.info(args.id).published_version
+    _print_json(
+        [
+            {**info.model_dump(mode="json"), "published": info.version == published}
+            for info in versions
+        ]
+    )
+    return 0
+
+
+def _cmd_diff(args: argparse.Namespace) -> int:
+    with open_store(args.store) as store:
+        configs = ToolConfigStore(store)
+        kind = _kind_of(configs, args.id, args.kind)
+        records = _records(configs, kind)
+        old = records.get_version(args.id, args.v1)
+        new = records.get_version(args.id, args.v2)
+
+    def lines(value: Any) -> list[str]:
+        return json.dumps(value.to_json(), indent=2, sort_keys=True).splitlines(keepends=True)
+
+    sys.stdout.writelines(
+        difflib.unified_diff(
+            lines(old.value),
+            lines(new.value),
+            fromfile=f"{args.id}@{old.info.version}",
+            tofile=f"{args.id}@{new.info.version}",
+        )
+    )
+    return 0
+
+
+def _cmd_publish(args: argparse.Namespace) -> int:
+    with open_store(args.store) as store:
+        configs = ToolConfigStore(store)
+        kind = _kind_of(configs, args.id, args.kind)
+        info = _records(configs, kind).publish(args.id, args.version)
+    print(f"published {kind} {args.id} version {info.published_version}")
+    return 0
+
+
+def _cmd_resolve(args: argparse.Namespace) -> int:
+    try:
+        context = json.loads(args.context)
+    except json.JSONDecodeError as exc:
+        raise ConfigCommandError(f"--context: not valid JSON: {exc.msg}") from None
+    if not isinstance(context, dict):
+        raise ConfigCommandError("--context: expected a JSON object")
+    if not args.timeout > 0:
+        raise ConfigCommandError("--timeout: must be a positive number of seconds")
+    with open_store(args.store) as store:
+        configs = ToolConfigStore(store)
+        configs.agents.info(args.id)  # not found -> error, not an empty result
+        resolver = ToolResolver(
+            store=configs, agent_id=args.id, version=args.version, mcp_timeout=args.timeout
+        )
+        resolved = resolver.resolve({}, context=context)
+    routes = resolved.mcp_routes
+    _print_json(
+        {
+            "agent": args.id,
+            "version": resolved.version.version if resolved.version is not None else None,
+            "tools": [
+                {
+                    "name": tool.name,
+                    "source": resolved.sources[tool.name],
+                    "description": tool.description,
+                    **({"mcp_tool": routes[tool.name].tool} if tool.name in routes else {}),
+                }
+                for tool in resolved.tools
+            ],
+            "replaced": [r._asdict() for r in resolved.replaced],
+            "failures": dict(resolved.failures),
+        }
+    )
+    return 0
+
+
+def _cmd_schema(args: argparse.Namespace) -> int:
+    schemas = {
+        "agent": AgentToolConfig.model_json_schema(),
+        "mcp-client": MCPClientConfig.model_json_schema(),
+    }
+    if args.kind is not None:
+        _print_json(schemas[args.kind])
+    else:
+        _print_json({BUNDLE_KEYS[kind]: schema for kind, schema in schemas.items()})
+    return 0
+
+
+_COMMANDS = {
+    "validate": _cmd_validate,
+    "import": _cmd_import,
+    "export": _cmd_export,
+    "show": _cmd_show,
+    "list": _cmd_list,
+    "history": _cmd_history,
+    "diff": _cmd_diff,
+    "publish": _cmd_publish,
+    "resolve": _cmd_resolve,
+    "schema": _cmd_schema,
+}

@@ -1,0 +1,357 @@
+"""Conversion to and from the stored JSON of the seed system (Mastra Editor).
+
+The seed document (``002_e52be0fb32df3a1f.txt``) describes Mastra Editor's
+stored tool configuration; its storage types (``@mastra/core/storage``:
+``StorageAgentSnapshotType``, ``StorageMCPClientSnapshotType``) differ from
+ours in four ways, each converted here:
+
+* field names are camelCase: ``mcpClients``, ``integrationTools``,
+  ``toolProviders`` (``tools`` is the same);
+* a saved server's ``timeout`` is in milliseconds (ours: seconds);
+* an agent's reference to a saved MCP client reads ``tools: {}`` as "every
+  tool" (ours: ``"*"``; ours ``{}`` selects nothing) and an omitted ``tools``
+  as nothing (the same as ours);
+* a tool provider reference is ``{tools: {slug: {toolkit?, description?}},
+  connections}``: ``toolkit`` and ``connections`` (the seed's per-toolkit
+  account pins) have no equivalent here and are dropped with a warning.
+
+Conditional variants (``[{value, rules?}]``) and rule groups (``{operator,
+conditions: [{field, operator, value} | group]}``) have the same shape in
+both. Fields of a Mastra agent snapshot that are not about tools (``name``,
+``instructions``, ``model``, ``memory``, ...) are ignored on import and not
+produced on export: ``agent_to_mastra`` gives the tool fields to merge into a
+snapshot.
+
+What cannot be expressed in Mastra's format raises `ToolConfigError` on
+export (never silently dropped): ``rules`` or a pinned ``version`` on a
+reference, per-tool ``rules`` on a provider's tools, and a provider
+reference without a ``tools`` map.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from langchain_toolsearch.config.models import ALL_TOOLS, AgentToolConfig
+from langchain_toolsearch.config.parsing import (
+    ToolConfigError,
+    parse_agent_config,
+    parse_mcp_client,
+)
+from langchain_toolsearch.config.servers import MCPClientConfig
+
+__all__ = [
+    "MASTRA_FIELDS",
+    "agent_from_mastra",
+    "agent_to_mastra",
+    "mcp_client_from_mastra",
+    "mcp_client_to_mastra",
+]
+
+logger = logging.getLogger(__name__)
+
+MASTRA_FIELDS: dict[str, str] = {
+    "tools": "tools",
+    "mcpClients": "mcp_clients",
+    "integrationTools": "integration_tools",
+    "toolProviders": "tool_providers",
+}
+"""Mastra agent snapshot field -> our `AgentToolConfig` field."""
+
+_OURS_TO_MASTRA = {ours: theirs for theirs, ours in MASTRA_FIELDS.items()}
+
+Json = dict[str, Any]
+
+
+def _object(value: Any, path: str, what: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ToolConfigError(what, [(path, f"expected an object, got {type(value).__name__}")])
+    return value
+
+
+def _conditional(
+    value: Any,
+    convert: Callable[[Any, str], Any],
+    path: str,
+    what: str,
+    *,
+    keys_list: bool = False,
+) -> Any:
+    """Apply ``convert`` to a plain value or to each variant's ``value``.
+
+    With ``keys_list``, a list of strings (older snapshots' ``tools``) is read
+    as a map of those keys.
+    """
+    if value is None:
+        return None
+    if isinstance(value, list):
+        if value and all(isinstance(item, str) for item in value):
+            if not keys_list:
+                msg = (
+                    "a list of ids (an older Mastra format) is only understood for 'tools'; "
+                    "use a map {id: {...}}"
+                )
+                raise ToolConfigError(what, [(path, msg)])
+            return convert({item: {} for item in value}, path)
+        out = []
+        for index, variant in enumerate(value):
+            variant = dict(_object(variant, f"{path}[{index}]", what))
+            if "value" in variant:
+                variant["value"] = convert(variant["value"], f"{path}[{index}].value")
+            out.append(variant)
+        return out
+    return convert(value, path)
+
+
+def _rename_paths(exc: ToolConfigError, what: str, names: Mapping[str, str]) -> ToolConfigError:
+    """The same errors, with paths starting with Mastra's field names."""
+    renamed = []
+    for path, message in exc.errors:
+        head, sep, rest = path.partition(".")
+        bracket = head.find("[")
+        key = head if bracket < 0 else head[:bracket]
+        if key in names:
+            head = names[key] + head[len(key) :]
+        renamed.append((head + sep + rest, message))
+    return ToolConfigError(what, renamed)
+
+
+# -- agents -----------------------------------------------------------------------------
+
+
+def agent_from_mastra(data: Mapping[str, Any]) -> AgentToolConfig:
+    """Convert the tool fields of a Mastra Editor agent snapshot.
+
+    Args:
+        data: A ``StorageAgentSnapshotType`` (or a resolved agent record):
+            ``tools``, ``mcpClients``, ``integrationTools`` and
+            ``toolProviders`` are read, every other key is ignored. A
+            ``tools`` list of keys (older snapshots) becomes a map.
+
+    Returns:
+        The validated `AgentToolConfig`. An MCP client reference with
+        ``tools: {}`` (Mastra: every tool) becomes ``"tools": "*"``.
+
+    Raises:
+        ToolConfigError: If the data is invalid; paths use Mastra's field
+            names (``mcpClients.docs.tools``).
+    """
+    what = "Mastra agent tool config"
+    source = _object(data, "", what)
+    out: Json = {}
+    for theirs, ours in MASTRA_FIELDS.items():
+        if theirs in source and source[theirs] is not None:
+            convert = _AGENT_FROM[ours]
+            out[ours] = _conditional(
+                source[theirs], convert, theirs, what, keys_list=ours == "tools"
+            )
+    try:
+        return parse_agent_config(out)
+    except ToolConfigError as exc:
+        raise _rename_paths(exc, what, _OURS_TO_MASTRA) from None
+
+
+def _refs_from(convert_ref: Callable[[Any, str], Any]) -> Callable[[Any, str], Any]:
+    def convert(value: Any, path: str) -> Any:
+        if not isinstance(value, Mapping):
+            return value  # validation reports it
+        return {key: convert_ref(ref, f"{path}.{key}") for key, ref in value.items()}
+
+    return convert
+
+
+def _mcp_ref_from(ref: Any, path: str) -> Any:
+    if not isinstance(ref, Mapping):
+        return ref
+    out = dict(ref)
+    if isinstance(out.get("tools"), Mapping) and not out["tools"]:
+        out["tools"] = ALL_TOOLS  # Mastra's resolver reads an empty map as "all"
+    return out
+
+
+def _provider_ref_from(ref: Any, path: str) -> Any:
+    if not isinstance(ref, Mapping):
+        return ref
+    out = {key: value for key, value in ref.items() if key != "connections"}
+    if ref.get("connections"):
+        logger.warning(
+            "%s.connections dropped: pinned provider connections have no equivalent here "
+            "(a ToolProvider gets the request's config and context instead)",
+            path,
+        )
+    tools = out.get("tools")
+    if isinstance(tools, Mapping):
+        converted = {}
+        for slug, meta in tools.items():
+            if isinstance(meta, Mapping) and "toolkit" in meta:
+                meta = {key: value for key, value in meta.items() if key != "toolkit"}
+            converted[slug] = meta
+        out["tools"] = converted
+    return out
+
+
+def _same(value: Any, path: str) -> Any:
+    return value
+
+
+_AGENT_FROM: dict[str, Callable[[Any, str], Any]] = {
+    "tools": _same,
+    "mcp_clients": _refs_from(_mcp_ref_from),
+    "integration_tools": _same,
+    "tool_providers": _refs_from(_provider_ref_from),
+}
+
+
+def agent_to_mastra(config: AgentToolConfig) -> Json:
+    """The tool fields of a Mastra Editor agent snapshot for ``config``.
+
+    Args:
+        config: The config to convert.
+
+    Returns:
+        ``{"tools"?, "mcpClients"?, "integrationTools"?, "toolProviders"?}``
+        (omitted fields stay omitted). ``"tools": "*"`` on an MCP client
+        reference becomes ``{}``; ``null`` or ``{}`` (nothing) becomes an
+        omitted ``tools``; a provider reference gets ``"connections": {}``.
+
+    Raises:
+        ToolConfigError: For what Mastra's format cannot express (see the
+            module docstring), naming the field.
+    """
+    what = "agent tool config (for Mastra)"
+    data = config.to_json()
+    errors: list[tuple[str, str]] = []
+    out: Json = {}
+    for ours, theirs in _OURS_TO_MASTRA.items():
+        if ours in data:
+            convert = _agent_to(ours, errors)
+            out[theirs] = _conditional(data[ours], convert, ours, what)
+    if errors:
+        raise ToolConfigError(what, errors)
+    return out
+
+
+def _agent_to(field: str, errors: list[tuple[str, str]]) -> Callable[[Any, str], Any]:
+    def ref_rules(ref: Mapping[str, Any], path: str) -> None:
+        if "rules" in ref:
+            errors.append(
+                (
+                    f"{path}.rules",
+                    "Mastra Editor has no rules on a reference; move the reference into "
+                    "a conditional variant with these rules",
+                )
+            )
+
+    def mcp(value: Any, path: str) -> Any:
+        out = {}
+        for client_id, ref in value.items():
+            where = f"{path}.{client_id}"
+            ref_rules(ref, where)
+            if "version" in ref:
+                errors.append(
+                    (f"{where}.version", "Mastra Editor references cannot pin a client version")
+                )
+            tools = ref.get("tools")
+            converted: Json = {}
+            if tools == ALL_TOOLS:
+                converted["tools"] = {}
+            elif tools:
+                converted["tools"] = tools
+            out[client_id] = converted
+        return out
+
+    def integrations(value: Any, path: str) -> Any:
+        for integration_id, ref in value.items():
+            ref_rules(ref, f"{path}.{integration_id}")
+        return {key: {k: v for k, v in ref.items() if k != "rules"} for key, ref in value.items()}
+
+    def providers(value: Any, path: str) -> Any:
+        out = {}
+        for provider_id, ref in value.items():
+            where = f"{path}.{provider_id}"
+            ref_rules(ref, where)
+            if "tools" not in ref:
+                errors.append(
+                    (
+                        f"{where}.tools",
+                        "Mastra Editor needs the provider's tools listed; 'all tools' "
+                        "cannot be expressed",
+                    )
+                )
+                continue
+            tools = {}
+            for slug, entry in ref["tools"].items():
+                if "rules" in entry:
+                    errors.append(
+                        (
+                            f"{where}.tools.{slug}.rules",
+                            "Mastra Editor has no rules on a provider's tool",
+                        )
+                    )
+                tools[slug] = {k: v for k, v in entry.items() if k != "rules"}
+            out[provider_id] = {"tools": tools, "connections": {}}
+        return out
+
+    return {
+        "tools": _same,
+        "mcp_clients": mcp,
+        "integration_tools": integrations,
+        "tool_providers": providers,
+    }[field]
+
+
+# -- MCP clients ------------------------------------------------------------------------
+
+_CLIENT_KEYS = ("name", "description", "servers")
+
+
+def mcp_client_from_mastra(data: Mapping[str, Any]) -> MCPClientConfig:
+    """Convert a Mastra Editor stored MCP client (``StorageMCPClientSnapshotType``).
+
+    Args:
+        data: ``{"name", "description"?, "servers": {name: {type, command?,
+            args?, env?, url?, timeout? (ms), tools?}}}``; record metadata
+            (``id``, ``status``, ``authorId``, ``metadata``, timestamps, ...)
+            is ignored.
+
+    Returns:
+        The validated `MCPClientConfig` (timeouts in seconds).
+
+    Raises:
+        ToolConfigError: If the data is invalid, naming the field.
+    """
+    what = "Mastra MCP client"
+    source = _object(data, "", what)
+    out: Json = {key: source[key] for key in _CLIENT_KEYS if key in source}
+    servers = out.get("servers")
+    if isinstance(servers, Mapping):
+        converted = {}
+        for name, server in servers.items():
+            if isinstance(server, Mapping):
+                server = {key: value for key, value in server.items() if value is not None}
+                timeout = server.get("timeout")
+                if isinstance(timeout, int | float) and not isinstance(timeout, bool):
+                    server["timeout"] = timeout / 1000
+            converted[name] = server
+        out["servers"] = converted
+    return parse_mcp_client(out)
+
+
+def mcp_client_to_mastra(client: MCPClientConfig) -> Json:
+    """The Mastra Editor form of a saved MCP client.
+
+    Returns:
+        ``{"name"?, "description"?, "servers": {...}}`` with timeouts in
+        milliseconds (an integer when whole) and empty ``args`` left out.
+        ``name`` is required by Mastra: set it before importing there.
+    """
+    data = client.to_json()
+    for server in data["servers"].values():
+        if "timeout" in server:
+            ms = round(server["timeout"] * 1000, 6)
+            server["timeout"] = int(ms) if ms == int(ms) else ms
+        if server.get("args") == []:
+            del server["args"]
+    return data

@@ -1,0 +1,36 @@
+"""The package's exceptions: one tree rooted at :class:`ToolSearchError`.
+
+::
+
+    ToolSearchError                      anything this package raises on purpose
+    ├── ToolSearchConfigError (ValueError)   a bad option value, duplicate or reserved
+    │   │                                    tool names, an unknown storage mode
+    │   └── StoreMissingError                storage="store" and no LangGraph store
+    │                                        anywhere (raised at the first model step)
+    └── ToolSearchTypeError (TypeError)      an object of the wrong kind (a tool that
+                                             is not a tool, a filter that is not callable)
+
+Configuration errors also subclass ``ValueError`` / ``TypeError``, so
+``except ValueError`` keeps working. Mistakes of the *model* never raise:
+they come back as error ``ToolMessage`` objects and the run goes on.
+"""
+
+from __future__ import annotations
+
+__all__ = ["StoreMissingError", "ToolSearchConfigError", "ToolSearchError", "ToolSearchTypeError"]
+
+
+class ToolSearchError(Exception):
+    """Base of every exception this package raises on purpose."""
+
+
+class ToolSearchConfigError(ToolSearchError, ValueError):
+    """A developer-supplied value is invalid; the message says what to change."""
+
+
+class ToolSearchTypeError(ToolSearchError, TypeError):
+    """A developer-supplied object has the wrong type; the message names the expected one."""
+
+
+class StoreMissingError(ToolSearchConfigError):
+    """``storage="store"`` but neither ``store=`` nor the graph provides a LangGraph store."""

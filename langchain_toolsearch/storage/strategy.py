@@ -1,0 +1,296 @@
+"""Storage strategies: where a thread's loads live, one class per ``storage=`` mode.
+
+:func:`choose_storage` is the one place a ``storage=`` value is read:
+
+* ``"in-memory"`` -> :class:`ThreadStorage` over an
+  :class:`~langchain_toolsearch.storage.memory.InMemoryLoadedToolStore`;
+* ``"store"`` -> :class:`ThreadStorage` over the LangGraph store given as
+  ``store=`` or the graph's own (``create_agent(..., store=...)``,
+  ``builder.compile(store=...)``);
+* a :class:`~langchain_toolsearch.storage.protocol.LoadedToolStore` instance
+  -> :class:`ThreadStorage` over it;
+* ``"context"`` -> :class:`ContextStorage` (loads derived from the messages).
+
+Thread storages keep the loads of a run without a thread id in the graph
+state key ``toolsearch_loaded`` (that run only). The key is left out of the
+input schema, and each entry is signed with a key of this instance, so an
+entry the run's input forged (a graph compiled without ``input_schema``, a
+copied state) is ignored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any
+
+from langgraph.store.base import BaseStore
+
+from langchain_toolsearch import _prompts as P
+from langchain_toolsearch.errors import (
+    StoreMissingError,
+    ToolSearchConfigError,
+    ToolSearchTypeError,
+)
+from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore
+from langchain_toolsearch.storage.memory import InMemoryLoadedToolStore
+from langchain_toolsearch.storage.protocol import LoadedToolStore, StoreCall, Stored, ask
+from langchain_toolsearch.storage.receipts import receipts_in
+from langchain_toolsearch.storage.state_keys import LOADED_KEY, messages_of, state_names
+
+__all__ = ["STORAGE_MODES", "ContextStorage", "Storage", "ThreadStorage", "choose_storage"]
+
+logger = logging.getLogger(__name__)
+
+STORAGE_MODES: tuple[str, ...] = ("in-memory", "context", "store")
+
+NO_STORE = (
+    'storage="store" keeps loaded tools in a LangGraph store, but this graph has '
+    "none: compile it with one (create_agent(..., store=InMemoryStore()) or "
+    "builder.compile(store=...); PostgresStore at scale) or pass store=... to "
+    "the tool search"
+)
+
+
+class Storage(ABC):
+    """Where the loads of a thread live. All methods are per request; nothing is kept."""
+
+    mode: str
+    """``"in-memory"``, ``"context"``, ``"store"`` or ``"custom"``."""
+    receipts: bool = False
+    """Whether loads come from message receipts (re-checked with the filter)."""
+
+    @abstractmethod
+    def loaded(
+        self,
+        thread_id: str | None,
+        state: Any,
+        graph_store: BaseStore | None,
+        resolve: Callable[[str], str | None],
+    ) -> Stored[list[str]]:
+        """Loaded names of this run in load order (not filter-checked)."""
+
+    def unstorable(
+        self, thread_id: str | None, graph_store: BaseStore | None, state_ready: bool
+    ) -> str:
+        """Why loads of this run cannot be stored (model-facing text), or ``""``."""
+        return ""
+
+    def record(
+        self,
+        thread_id: str | None,
+        graph_store: BaseStore | None,
+        names: Sequence[str],
+        origin: str | None,
+    ) -> Stored[dict[str, Any]]:
+        """Store ``names``; return the graph-state update that carries them (if any)."""
+        return {}
+        yield  # pragma: no cover  (makes this a generator)
+
+    def origin(
+        self, thread_id: str | None, graph_store: BaseStore | None, name: str
+    ) -> Stored[str | None]:
+        """The id of the tool call that loaded ``name``, if this storage knows it."""
+        return None
+        yield  # pragma: no cover
+
+    def check(self, thread_id: str | None, graph_store: BaseStore | None) -> None:
+        """Raise if this run cannot work at all (``storage="store"`` with no store)."""
+        return None
+
+    def backend(self, graph_store: BaseStore | None = None) -> LoadedToolStore | None:
+        """The per-thread store for a run, if this storage has one."""
+        return None
+
+
+class ContextStorage(Storage):
+    """``storage="context"``: loads are the receipts in the message history."""
+
+    mode = "context"
+    receipts = True
+
+    def loaded(
+        self,
+        thread_id: str | None,
+        state: Any,
+        graph_store: BaseStore | None,
+        resolve: Callable[[str], str | None],
+    ) -> Stored[list[str]]:
+        """Names with genuine receipts in ``state["messages"]``."""
+        return receipts_in(messages_of(state), resolve)
+        yield  # pragma: no cover
+
+
+class ThreadStorage(Storage):
+    """Loads per thread id in a :class:`LoadedToolStore`; thread-less runs in graph state.
+
+    Args:
+        mode: The mode name this storage serves.
+        store: A fixed store (in-memory, or a user's ``LoadedToolStore``).
+        langgraph_store: ``"store"`` mode: the explicit LangGraph store, if any
+            (wins over the graph's store).
+    """
+
+    def __init__(
+        self,
+        mode: str,
+        *,
+        store: LoadedToolStore | None = None,
+        langgraph_store: BaseStore | None = None,
+    ) -> None:
+        self.mode = mode
+        self._fixed = store
+        self._explicit = (
+            BaseStoreLoadedToolStore(langgraph_store) if langgraph_store is not None else None
+        )
+        self._graph: tuple[BaseStore, BaseStoreLoadedToolStore] | None = None
+        self._secret = os.urandom(32)
+
+    def _sign(self, name: str) -> str:
+        raw = name.encode("utf-8", "surrogatepass")
+        return f"{name}#{hmac.new(self._secret, raw, hashlib.sha256).hexdigest()[:32]}"
+
+    def _verified(self, entries: Sequence[str]) -> list[str]:
+        names = [e.rpartition("#")[0] for e in entries]
+        return [n for n, e in zip(names, entries, strict=True) if n and self._sign(n) == e]
+
+    def backend(self, graph_store: BaseStore | None = None) -> LoadedToolStore | None:
+        """The fixed store, else ``store=``, else a wrapper of the graph's store."""
+        if self._fixed is not None:
+            return self._fixed
+        if self._explicit is not None:
+            return self._explicit
+        if graph_store is None:
+            return None
+        cached = self._graph
+        if cached is None or cached[0] is not graph_store:
+            cached = self._graph = (graph_store, BaseStoreLoadedToolStore(graph_store))
+        return cached[1]
+
+    def check(self, thread_id: str | None, graph_store: BaseStore | None) -> None:
+        """Raise :class:`StoreMissingError` when a thread's loads have nowhere to go."""
+        if thread_id is not None and self.backend(graph_store) is None:
+            raise StoreMissingError(NO_STORE)
+
+    def loaded(
+        self,
+        thread_id: str | None,
+        state: Any,
+        graph_store: BaseStore | None,
+        resolve: Callable[[str], str | None],
+    ) -> Stored[list[str]]:
+        """The thread's stored names, or the run's ``toolsearch_loaded`` without a thread id."""
+        if thread_id is None:
+            return self._verified(state_names(state, LOADED_KEY))
+        backend = self.backend(graph_store)
+        if backend is None:
+            return []
+        return (
+            yield from ask(
+                StoreCall(partial(backend.get, thread_id), partial(backend.aget, thread_id))
+            )
+        )
+
+    def unstorable(
+        self, thread_id: str | None, graph_store: BaseStore | None, state_ready: bool
+    ) -> str:
+        """A thread-less run whose state cannot carry loads, or no store."""
+        if thread_id is None and not state_ready:
+            logger.warning(
+                "tool search: a run without a thread id cannot keep loads because the graph "
+                "state has no 'toolsearch_loaded' key; use ToolSearchState (node) or pass a "
+                "thread id"
+            )
+            return P.LOAD_NOT_PERSISTED
+        if thread_id is not None and self.backend(graph_store) is None:
+            return P.LOAD_NO_STORE
+        return ""
+
+    def record(
+        self,
+        thread_id: str | None,
+        graph_store: BaseStore | None,
+        names: Sequence[str],
+        origin: str | None,
+    ) -> Stored[dict[str, Any]]:
+        """Write to the thread's store, or return the state update of a thread-less run."""
+        if not names:
+            return {}
+        if thread_id is None:
+            return {LOADED_KEY: [self._sign(n) for n in names]}
+        backend = self.backend(graph_store)
+        assert backend is not None  # unstorable() refused the load otherwise
+        yield from ask(
+            StoreCall(
+                partial(backend.add, thread_id, list(names), origin=origin),
+                partial(backend.aadd, thread_id, list(names), origin=origin),
+            )
+        )
+        return {}
+
+    def origin(
+        self, thread_id: str | None, graph_store: BaseStore | None, name: str
+    ) -> Stored[str | None]:
+        """The loading call id from the thread's store (thread-less: unknown)."""
+        backend = self.backend(graph_store)
+        if thread_id is None or backend is None:
+            return None
+        return (
+            yield from ask(
+                StoreCall(
+                    partial(backend.origin, thread_id, name),
+                    partial(backend.aorigin, thread_id, name),
+                )
+            )
+        )
+
+
+def choose_storage(
+    storage: object,
+    *,
+    ttl: float,
+    clock: Callable[[], float] | None,
+    store: object,
+) -> Storage:
+    """The storage strategy for a ``storage=`` option (the one place it is read).
+
+    Args:
+        storage: A mode name or a :class:`LoadedToolStore` instance.
+        ttl: ``"in-memory"``: seconds an idle thread lives (0: forever).
+        clock: ``"in-memory"``: epoch-seconds clock (tests).
+        store: ``"store"`` only: the LangGraph store to use instead of the graph's.
+
+    Raises:
+        ToolSearchConfigError: Unknown mode, or ``store=`` without ``storage="store"``.
+        ToolSearchTypeError: ``store=`` is not a LangGraph ``BaseStore``.
+    """
+    if store is not None and storage != "store":
+        raise ToolSearchConfigError(
+            f'store=... is only used with storage="store" (got storage={storage!r}); '
+            'pass storage="store" or drop store='
+        )
+    if store is not None and not isinstance(store, BaseStore):
+        raise ToolSearchTypeError(
+            "store must be a LangGraph BaseStore (e.g. InMemoryStore, PostgresStore), "
+            f"got {type(store)!r}"
+        )
+    if storage == "in-memory":
+        kwargs: dict[str, Any] = {"ttl": float(ttl)}
+        if clock is not None:
+            kwargs["clock"] = clock
+        return ThreadStorage("in-memory", store=InMemoryLoadedToolStore(**kwargs))
+    if storage == "context":
+        return ContextStorage()
+    if storage == "store":
+        return ThreadStorage("store", langgraph_store=store)
+    if not isinstance(storage, str) and isinstance(storage, LoadedToolStore):
+        return ThreadStorage("custom", store=storage)
+    raise ToolSearchConfigError(
+        f"unknown storage {storage!r}; use one of {', '.join(map(repr, STORAGE_MODES))} "
+        "or a LoadedToolStore instance"
+    )

@@ -1,0 +1,197 @@
+"""Offline chat models for testing agents that use tool search: `ScriptedToolSearchModel`.
+
+No LLM API is needed: the model plays a script of steps (search, load, call a
+tool, answer), binds tools like a real chat model (``bind_tools`` works inside
+``create_agent`` and in a hand-built graph) and records what was bound, so a
+test can assert both the run's messages and the tools each model call saw::
+
+    from langchain.agents import create_agent
+    from langchain_toolsearch import ToolSearchMiddleware
+    from langchain_toolsearch.testing import ScriptedToolSearchModel
+
+    model = ScriptedToolSearchModel.search_load_call(
+        query="weather", tool="get_weather", args={"city": "Paris"}
+    )
+    agent = create_agent(model, tools=[], middleware=[ToolSearchMiddleware(tools=library)])
+    result = agent.invoke({"messages": [{"role": "user", "content": "Weather in Paris?"}]})
+    assert model.bound[-1] == ["search_tools", "load_tool", "get_weather"]
+
+The script restarts at every user message: the step played is the number of AI
+messages since the last ``HumanMessage``, so one model instance serves any
+number of threads and turns, and nothing depends on call order across threads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import Runnable
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import ConfigDict, Field
+
+from langchain_toolsearch._prompts import LOAD_TOOL_NAME, SEARCH_TOOL_NAME
+
+__all__ = ["Answer", "Call", "Load", "ScriptStep", "ScriptedToolSearchModel", "Search"]
+
+
+@dataclass(frozen=True)
+class Search:
+    """Call ``search_tools(query=...)``."""
+
+    query: str
+
+
+@dataclass(frozen=True)
+class Load:
+    """Call ``load_tool`` with one name (``tool_name``) or several (``tool_names``)."""
+
+    names: tuple[str, ...]
+
+    def __init__(self, *names: str) -> None:
+        """Load ``names`` (at least one).
+
+        Raises:
+            ValueError: If no name is given.
+        """
+        if not names:
+            raise ValueError("Load needs at least one tool name")
+        object.__setattr__(self, "names", tuple(names))
+
+
+@dataclass(frozen=True)
+class Call:
+    """Call the tool ``name`` with ``args``."""
+
+    name: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """Answer without tool calls: ``text``, or by default the last tool output quoted."""
+
+    text: str | None = None
+
+
+ScriptStep = Search | Load | Call | Answer | AIMessage | Callable[[list[BaseMessage]], AIMessage]
+"""One step: a `Search`/`Load`/`Call`/`Answer`, a ready ``AIMessage``, or a
+function of the messages so far returning the ``AIMessage`` to send."""
+
+
+class ScriptedToolSearchModel(BaseChatModel):
+    """A chat model that plays scripted steps; see the module docstring.
+
+    Build it with :meth:`search_load_call` for the common search -> load ->
+    call -> answer turn, or pass ``steps`` for any other script. After the last
+    step it answers like `Answer()` (the last tool output, or ``"Done."``).
+
+    Attributes:
+        steps: The script, played from the start at each user message.
+        scripts: Scripts chosen by the text of the last user message (exact
+            match); a message not in it plays ``steps``.
+        bound: For each ``bind_tools`` call, the names of the tools bound, in
+            order (``create_agent`` binds before every model call).
+        seen: For each model call, the messages it was given.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    steps: list[Any] = Field(default_factory=list)
+    scripts: dict[str, list[Any]] = Field(default_factory=dict)
+    bound: list[list[str]] = Field(default_factory=list)
+    seen: list[list[BaseMessage]] = Field(default_factory=list)
+
+    @classmethod
+    def search_load_call(
+        cls,
+        *,
+        query: str,
+        tool: str,
+        args: Mapping[str, Any] | None = None,
+        answer: str | None = None,
+    ) -> ScriptedToolSearchModel:
+        """The usual turn: ``search_tools(query)``, ``load_tool(tool)``, ``tool(**args)``, answer.
+
+        Args:
+            query: What the model searches for.
+            tool: The tool it loads and then calls.
+            args: The call's arguments (``{}`` by default).
+            answer: The final text; by default the tool's output, quoted.
+
+        Returns:
+            A model playing those four steps at every user message.
+        """
+        return cls(steps=[Search(query), Load(tool), Call(tool, dict(args or {})), Answer(answer)])
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted-tool-search"
+
+    def bind_tools(  # type: ignore[override]
+        self, tools: Sequence[Any], **kwargs: Any
+    ) -> Runnable[Any, BaseMessage]:
+        """Record the names of ``tools`` in `bound` and return this model.
+
+        Accepts what ``create_agent`` passes (tools, dict schemas, ``tool_choice``
+        and other keyword arguments, which are ignored).
+
+        Raises:
+            ValueError: If a tool cannot be converted to a function schema (as
+                a provider's ``bind_tools`` would).
+        """
+        self.bound.append([convert_to_openai_tool(t)["function"]["name"] for t in tools])
+        return self
+
+    def step_for(self, messages: Sequence[BaseMessage]) -> AIMessage:
+        """The message this model sends after ``messages`` (no side effect)."""
+        last_human = max(
+            (i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1
+        )
+        position = sum(isinstance(m, AIMessage) for m in messages[last_human + 1 :])
+        steps = self.steps
+        if last_human >= 0 and messages[last_human].text in self.scripts:
+            steps = self.scripts[messages[last_human].text]
+        step = steps[position] if position < len(steps) else Answer()
+        call_id = f"scripted_{len(messages)}"
+        if isinstance(step, AIMessage):
+            return step.model_copy(deep=True)
+        if isinstance(step, Search):
+            return _tool_call(SEARCH_TOOL_NAME, {"query": step.query}, call_id)
+        if isinstance(step, Load):
+            if len(step.names) == 1:
+                return _tool_call(LOAD_TOOL_NAME, {"tool_name": step.names[0]}, call_id)
+            return _tool_call(LOAD_TOOL_NAME, {"tool_names": list(step.names)}, call_id)
+        if isinstance(step, Call):
+            return _tool_call(step.name, dict(step.args), call_id)
+        if isinstance(step, Answer):
+            return AIMessage(content=step.text if step.text is not None else _quote(messages))
+        message: AIMessage = step(list(messages))
+        return message
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        self.seen.append(list(messages))
+        return ChatResult(generations=[ChatGeneration(message=self.step_for(messages))])
+
+
+def _tool_call(name: str, args: dict[str, Any], call_id: str) -> AIMessage:
+    return AIMessage(
+        content="", tool_calls=[{"name": name, "args": args, "id": call_id, "type": "tool_call"}]
+    )
+
+
+def _quote(messages: Sequence[BaseMessage]) -> str:
+    last = messages[-1] if messages else None
+    if isinstance(last, ToolMessage):
+        return f"{last.name} returned: {last.text}"
+    return "Done."

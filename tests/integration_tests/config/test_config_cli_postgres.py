@@ -1,0 +1,167 @@
+"""``toolsearch config`` on PostgreSQL (``PostgresStore``), and ``resolve`` on real servers.
+
+The server comes from ``TOOLSEARCH_TEST_POSTGRES_DSN`` as in
+``tests/integration_tests/test_storage_postgres.py`` (each module works in a
+fresh database, dropped afterwards). Also: every generated config round-trips
+through PostgreSQL's jsonb (field report C23).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from langchain_toolsearch import ToolConfigStore
+from langchain_toolsearch.cli import main
+from tests.support.config_strategies import AGENT_CONFIGS, MCP_CLIENTS
+from tests.unit_tests.config.test_config_cli import Cli
+from tests.unit_tests.config.test_config_roundtrip import (
+    check_agent_round_trip,
+    check_client_round_trip,
+)
+
+psycopg = pytest.importorskip("psycopg", reason="needs psycopg (pip install -e '.[dev]')")
+pytest.importorskip("langgraph.store.postgres", reason="needs langgraph-checkpoint-postgres")
+
+from langgraph.store.postgres import PostgresStore  # noqa: E402
+
+from tests.integration_tests.test_storage_postgres import _server_dsn, _with_db  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def pg_config_dsn() -> Iterator[str]:
+    dsn, _started, why = _server_dsn()
+    if dsn is None:
+        message = f"no PostgreSQL server for the config CLI tests ({why})"
+        if os.environ.get("TOOLSEARCH_REQUIRE_POSTGRES") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    db = f"toolsearch_config_{os.getpid()}_{uuid.uuid4().hex[:6]}"
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{db}"')
+    try:
+        yield _with_db(dsn, db)
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
+
+
+def _bundle(url: str) -> dict[str, Any]:
+    pro = {"operator": "AND", "conditions": [{"field": "plan", "operator": "in", "value": ["pro"]}]}
+    return {
+        "mcp_clients": {"docs": {"servers": {"web": {"url": url, "timeout": 20}}}},
+        "agents": {
+            "support": {
+                "mcp_clients": [
+                    {"value": {"docs": {"tools": {"add": {"description": "Add numbers."}}}}},
+                    {"value": {"docs": {"tools": "*"}}, "rules": pro},
+                ]
+            }
+        },
+    }
+
+
+def test_the_cli_end_to_end_on_postgres(
+    pg_config_dsn: str, http_mcp_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cli = Cli(pg_config_dsn, capsys, tmp_path)
+    code, out, err = cli("import", cli.file(_bundle(http_mcp_url)), "--publish")
+    assert code == 0, err
+    assert out.splitlines() == [
+        "saved mcp-client docs version 1 (published)",
+        "saved agent support version 1 (published)",
+    ]
+    free = cli.json("resolve", "support", "--context", '{"plan": "free"}')
+    assert [(t["name"], t["source"], t["description"]) for t in free["tools"]] == [
+        ("web_add", "mcp:docs/web", "Add numbers.")
+    ]
+    assert free["failures"] == {} and free["version"] == 1
+    pro = cli.json("resolve", "support", "--context", '{"plan": "pro", "mastra__authToken": "t"}')
+    assert [t["name"] for t in pro["tools"]] == ["web_add", "web_search", "web_whoami"]
+    assert [t["mcp_tool"] for t in pro["tools"]] == ["add", "search", "whoami"]
+
+    # an unpublished edit of the shared client: the published agent does not see it
+    edited = _bundle(http_mcp_url)
+    edited["mcp_clients"]["docs"]["servers"]["web"]["tools"] = {"search": {}}
+    del edited["agents"]
+    assert cli("import", cli.file(edited))[1] == "saved mcp-client docs version 2\n"
+    assert [t["name"] for t in cli.json("resolve", "support", "--context", "{}")["tools"]] == [
+        "web_add"
+    ]
+    draft = cli.json("resolve", "support", "--version", "draft", "--context", '{"plan": "pro"}')
+    assert [t["name"] for t in draft["tools"]] == ["web_search"]
+
+    history = cli.json("history", "docs")
+    assert [(v["version"], v["published"]) for v in history] == [(1, True), (2, False)]
+    code, out, _ = cli("diff", "docs", "published", "draft")
+    assert code == 0 and '+      "tools": {\n+        "search": {}' in out
+    assert (
+        cli.json("export", "docs", "--to", "mastra")["mcpClients"]["docs"]["servers"]["web"][
+            "timeout"
+        ]
+        == 20000
+    )
+    code, _, err = cli("show", "support", "--version", "5")
+    assert code == 1 and "no version 5" in err
+
+    # a bad DSN is a user error too
+    assert main(["config", "--store", "postgresql://nobody@127.0.0.1:1/none", "list"]) == 1
+    assert "PostgreSQL store" in capsys.readouterr().err
+
+
+def test_resolve_on_sqlite_reaches_an_sse_only_server(
+    sse_mcp_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cli = Cli(str(tmp_path / "c.sqlite"), capsys, tmp_path)
+    bundle = {
+        "mcp_clients": {"old": {"servers": {"legacy": {"url": sse_mcp_url}}}},
+        "agents": {"a": {"mcp_clients": {"old": {"tools": {"legacy_add": {}}}}}},
+    }
+    assert cli("import", cli.file(bundle), "--publish")[0] == 0
+    out = cli.json("resolve", "a")
+    assert [(t["name"], t["source"]) for t in out["tools"]] == [("legacy_add", "mcp:old/legacy")]
+
+
+@pytest.fixture(scope="module")
+def pg_store(pg_config_dsn: str) -> Iterator[PostgresStore]:
+    with PostgresStore.from_conn_string(pg_config_dsn) as store:
+        store.setup()
+        yield store
+
+
+_PG = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+@_PG
+@given(data=AGENT_CONFIGS)
+def test_every_accepted_agent_config_round_trips_through_postgres(
+    pg_store: PostgresStore, data: dict[str, Any]
+) -> None:
+    check_agent_round_trip(ToolConfigStore(pg_store, namespace=("rt", uuid.uuid4().hex)), data)
+
+
+@_PG
+@given(data=MCP_CLIENTS)
+def test_every_accepted_mcp_client_round_trips_through_postgres(
+    pg_store: PostgresStore, data: dict[str, Any]
+) -> None:
+    check_client_round_trip(ToolConfigStore(pg_store, namespace=("rt", uuid.uuid4().hex)), data)
+
+
+def test_a_null_condition_value_survives_postgres(pg_store: PostgresStore) -> None:
+    rules = {
+        "operator": "OR",
+        "conditions": [{"field": "banned_until", "operator": "equals", "value": None}],
+    }
+    configs = ToolConfigStore(pg_store, namespace=("c23",))
+    check_agent_round_trip(configs, {"tools": [{"value": {"t": {}}, "rules": rules}]})
+    assert json.dumps(configs.agents.get("agent").to_json()).count('"value": null') == 1

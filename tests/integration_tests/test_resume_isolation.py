@@ -1,0 +1,62 @@
+"""Issue 9 fault 2 / C15: a pending call of an agent-bound tool resumed by a new process.
+
+Process 1 runs an agent (``include_resolved_tools=True``, a real SQLite
+checkpointer, ``interrupt_before=["tools"]``) until the model has called the
+agent-bound ``crm_lookup``; process 2 builds a fresh middleware and resumes:
+its first step for the thread is the tool step. The tool runs only if loaded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_phase(*args: str) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.support.resume_worker", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+@pytest.mark.parametrize("storage", ["in-memory", "context"])
+def test_a_pending_unloaded_call_is_refused_in_a_new_process(tmp_path: Path, storage: str) -> None:
+    db = str(tmp_path / "checkpoints.sqlite")
+    started = run_phase("start", db, storage, "noload")
+    assert started["tool_messages"] == [] and started["ran"] == []
+    resumed = run_phase("resume", db, storage, "noload")
+    (reply,) = resumed["tool_messages"]
+    assert reply["name"] == "crm_lookup" and reply["status"] == "error"
+    assert "search_tools" in reply["text"]
+    assert resumed["ran"] == []
+
+
+def test_a_pending_loaded_call_runs_in_a_new_process_with_context_storage(
+    tmp_path: Path,
+) -> None:
+    db = str(tmp_path / "checkpoints.sqlite")
+    started = run_phase("start", db, "context", "load")
+    assert [m["name"] for m in started["tool_messages"]] == ["load_tool"]
+    resumed = run_phase("resume", db, "context", "load")
+    assert resumed["tool_messages"][-1] == {
+        "name": "crm_lookup",
+        "status": "success",
+        "text": "crm: acme",
+    }
+    assert resumed["ran"] == ["acme"]

@@ -1,0 +1,148 @@
+"""Issue 9, async and production: filters and resolvers never run on the event loop,
+async filters of one search run concurrently in sync paths too, ``filter_timeout`` and
+``resolve_timeout`` fail closed / go on, and a resolver's bad tools are dropped alone."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from typing import Any
+
+import pytest
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool, StructuredTool
+
+from langchain_toolsearch import ToolSearchFilterArgs, ToolSearchMiddleware
+from tests.support.fakes import ai, call
+from tests.support.library_fixtures import library
+from tests.support.toolsearch_harness import build, cfg, form_param, mode_param, tool_msgs
+
+
+def running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+@form_param
+async def test_sync_filters_and_resolvers_never_run_on_the_event_loop(form: str) -> None:
+    loops: list[Any] = []
+
+    def sync_filter(args: ToolSearchFilterArgs) -> bool:
+        loops.append(running_loop())
+        return True
+
+    def sync_resolver(config: RunnableConfig) -> list[BaseTool]:
+        loops.append(running_loop())
+        return []
+
+    steps = [
+        ai(call("search_tools", {"query": "weather"})),
+        ai(call("load_tool", {"tool_name": "get_weather"})),
+        ai(call("get_weather", {"city": "Oslo"})),
+        ai(content="ok"),
+    ]
+    h = build(
+        form, steps, filter=sync_filter, include_resolved_tools=True, resolve_tools=sync_resolver
+    )
+    out = await h.run("go", cfg(), "async")
+    assert tool_msgs(out)[-1].text.startswith("Sunny")
+    assert loops and all(loop is None for loop in loops)
+
+
+def test_async_filters_of_one_search_run_concurrently_from_sync_code() -> None:
+    started: list[str] = []
+    both = asyncio.Event()
+
+    async def barrier(args: ToolSearchFilterArgs) -> bool:
+        started.append(args.tool_name)
+        if len(started) >= 2:
+            both.set()
+        await both.wait()  # sequential checks would never get past the first
+        return True
+
+    mw = ToolSearchMiddleware(tools=library(), filter=barrier, top_k=2, filter_timeout=30)
+    hits = mw.search("github issue repository")
+    assert len(hits) == 2
+
+
+@mode_param
+async def test_a_filter_past_its_timeout_denies_and_is_logged_once(
+    mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    release = threading.Event()
+
+    def stuck(args: ToolSearchFilterArgs) -> bool:
+        if args.tool_name == "get_weather":
+            release.wait(30)
+        return True
+
+    mw = ToolSearchMiddleware(tools=library(), filter=stuck, filter_timeout=0.2)
+    try:
+        with caplog.at_level(logging.DEBUG):
+            for _ in range(2):
+                hits = mw.search("weather") if mode == "sync" else await mw.asearch("weather")
+                assert "get_weather" not in [h.name for h in hits]
+    finally:
+        release.set()
+    warnings = [r for r in caplog.records if "no answer within" in r.getMessage()]
+    assert [r.levelno for r in warnings] == [logging.WARNING, logging.DEBUG]
+
+
+@mode_param
+async def test_a_resolver_past_its_timeout_is_skipped_and_the_run_goes_on(
+    mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    release = threading.Event()
+
+    def stuck(config: RunnableConfig) -> list[BaseTool]:
+        release.wait(30)
+        return []
+
+    mw = ToolSearchMiddleware(
+        tools=library(), include_resolved_tools=True, resolve_tools=stuck, resolve_timeout=0.2
+    )
+    try:
+        with caplog.at_level(logging.WARNING):
+            hits = mw.search("weather") if mode == "sync" else await mw.asearch("weather")
+    finally:
+        release.set()
+    assert hits[0].name == "get_weather"
+    assert "timed out" in caplog.text
+
+
+def named(name: str, description: str = "A per-request tool") -> BaseTool:
+    return StructuredTool(
+        name=name, description=description, args_schema={"type": "object"}, func=lambda: name
+    )
+
+
+def bad_set(config: RunnableConfig) -> list[BaseTool]:
+    from tests.unit_tests.test_model_arguments import broken_tool
+
+    return [
+        named("ticket_open", "Open a support ticket"),
+        named("ticket_open", "Open a support ticket again"),  # duplicate
+        named("search_tools"),  # reserved
+        named("get_weather"),  # a static library name
+        named("bad\udcffname"),  # not valid UTF-8
+        broken_tool(),  # LangChain cannot convert its schema
+    ]
+
+
+@mode_param
+async def test_a_bad_resolver_set_loses_only_the_bad_tools(
+    mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    mw = ToolSearchMiddleware(tools=library(), include_resolved_tools=True, resolve_tools=bad_set)
+    with caplog.at_level(logging.WARNING):
+        hits = (
+            mw.search("support ticket", cfg())
+            if mode == "sync"
+            else await mw.asearch("support ticket", cfg())
+        )
+    assert [h.name for h in hits] == ["ticket_open"]
+    for why in ("same name", "reserved", "static library", "UTF-8", "cannot be converted"):
+        assert why in caplog.text, why

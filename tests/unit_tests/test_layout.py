@@ -1,0 +1,104 @@
+"""Issue 10: the package's shape. No runtime import cycle, every module says what it
+owns in its first docstring line, and the engine's modules stay small."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import langchain_toolsearch
+
+PACKAGE = Path(langchain_toolsearch.__file__).parent
+NAME = "langchain_toolsearch"
+
+
+def modules() -> dict[str, Path]:
+    out: dict[str, Path] = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def runtime_imports(module: str, path: Path, known: set[str]) -> set[str]:
+    """Package modules imported when ``module`` is imported (module level, not TYPE_CHECKING)."""
+    found: set[str] = set()
+    body = list(ast.parse(path.read_text()).body)
+    while body:
+        node = body.pop(0)
+        if isinstance(node, ast.If) and not _is_type_checking(node):
+            body.extend([*node.body, *node.orelse])
+        elif isinstance(node, ast.Try):
+            body.extend([*node.body, *node.orelse, *node.finalbody])
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{a.name}" for a in node.names)
+    targets: set[str] = set()
+    for name in found:
+        while name and name not in known:
+            name = name.rpartition(".")[0]
+        parts = name.split(".")
+        # importing a.b.c runs the __init__ of a.b first
+        targets.update(".".join(parts[:i]) for i in range(2, len(parts) + 1))
+    targets.discard(module)
+    return {t for t in targets if t in known and t != NAME}
+
+
+def test_no_runtime_import_cycle() -> None:
+    mods = modules()
+    graph = {m: runtime_imports(m, p, set(mods)) for m, p in mods.items()}
+    state: dict[str, int] = {}
+    cycles: list[list[str]] = []
+
+    def visit(node: str, trail: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1 and not node.startswith(nxt + "."):
+                cycles.append([*trail[trail.index(nxt) :], nxt] if nxt in trail else [node, nxt])
+            elif nxt not in state:
+                visit(nxt, [*trail, nxt])
+        state[node] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m, [m])
+    assert cycles == []
+
+
+def test_every_module_says_what_it_owns() -> None:
+    for name, path in modules().items():
+        doc = ast.get_docstring(ast.parse(path.read_text()))
+        assert doc and doc.splitlines()[0].strip(), name
+
+
+ENGINE_AREA = (
+    "_engine",
+    "storage",
+    "_shell",
+    "middleware",
+    "node",
+    "policy",
+    "execution",
+    "meta_tools",
+    "types",
+    "options",
+    "errors",
+    "library",
+)
+
+
+def test_engine_modules_stay_under_500_lines() -> None:
+    for name, path in modules().items():
+        if name.split(".")[1:2] and name.split(".")[1] in ENGINE_AREA:
+            assert len(path.read_text().splitlines()) <= 500, name
