@@ -2,7 +2,7 @@
 
 Run from the repository root (needs the shared data)::
 
-    python benchmarks/meta_tool_bounds.py
+    python -m benchmarks.meta_tool_bounds
 
 Prints the time of ``ToolLibrary.suggest`` for one ``load_tool`` call's worth
 of unknown names (64 names of 12 characters, and of 100,000 characters) at
@@ -17,7 +17,7 @@ import string
 import time
 import tracemalloc
 
-from langchain_toolsearch.datasets import load_bfcl, load_toolsdk, merge_libraries, scale_library
+from benchmarks.datasets import load_bfcl, load_toolsdk, merge_libraries, scale_library
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.search.tokenize import clear_caches, tokenize
 

