@@ -54,3 +54,19 @@ def test_a_name_is_found_by_its_original_spelling() -> None:
     assert names.suggest("weather.get") == ["weather_get_1234abcd"]
     assert names.suggest("Weather-Get") == ["weather_get_1234abcd"]
     assert names.suggest("weather") == ["get_weather", "weather_get_1234abcd"]
+
+
+def test_c18_a_load_of_many_huge_unknown_names_gives_a_bounded_receipt() -> None:
+    """C18: 64 unknown names of 100,000 characters: a receipt of bounded size, no suggestions."""
+    from langchain_toolsearch import ToolSearchMiddleware
+    from tests.support.fakes import ai, call
+    from tests.unit_tests.test_model_guidance import run
+
+    mw = ToolSearchMiddleware(tools=library())
+    names = [f"{i:02d}" + "x" * 100_000 for i in range(64)]
+    (receipt,) = run(mw, ai(call("load_tool", {"tool_names": names})))
+    assert len(str(receipt.content)) < 64 * 300
+    assert "Did you mean" not in str(receipt.content)
+    near = [f"get_wether{'_' * i}" for i in range(3)]
+    (receipt,) = run(mw, ai(call("load_tool", {"tool_names": near})))
+    assert "get_weather" in str(receipt.content)
