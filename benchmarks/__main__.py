@@ -18,7 +18,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--semantic",
         action="store_true",
-        help="also measure semantic search with a local MiniLM (needs the [semantic] extra)",
+        help="also measure semantic search with a local MiniLM (needs the [bench-semantic] extra)",
     )
     parser.add_argument(
         "--engine",

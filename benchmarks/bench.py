@@ -84,7 +84,7 @@ class BenchConfig:
     Attributes:
         quick: Reduced run (fewer queries and tools, no 100k); for tests.
         semantic: Also measure semantic search with the local MiniLM model
-            (needs the ``[semantic]`` extra).
+            (needs the ``[bench-semantic]`` extra).
         engine: Measure only the store-served library (PostgresStore +
             pgvector; needs the ``[engine]`` extra or a server with pgvector).
         engine_tools: Library size served by the engine (count).
@@ -683,7 +683,7 @@ def run_bench(config: BenchConfig | None = None, out: TextIO | None = None) -> i
 
     Raises:
         FileNotFoundError: If the shared data is missing.
-        ImportError: With ``semantic=True`` and the ``[semantic]`` extra missing.
+        ImportError: With ``semantic=True`` and the ``[bench-semantic]`` extra missing.
     """
     cfg = config or BenchConfig()
     rep = _Report(out or sys.stdout)

@@ -14,7 +14,6 @@ matches the original name (it is indexed as an alias).
 
 from __future__ import annotations
 
-import difflib
 import enum
 import hashlib
 import re
@@ -32,6 +31,7 @@ from pydantic.fields import FieldInfo
 from langchain_toolsearch._prompts import META_TOOL_NAMES
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.search.index import ToolDocument
+from langchain_toolsearch.search.suggest import NameSuggester
 
 __all__ = [
     "SAFE_NAME",
@@ -249,6 +249,7 @@ class LibraryTool:
 
     def document(self) -> ToolDocument:
         """The search document: name (+ original as alias), description, parameters."""
+        rewritten = self.original_name != self.name
         aliases = tuple(
             dict.fromkeys(a for a in (self.original_name, self.key) if a and a != self.name)
         )
@@ -257,6 +258,7 @@ class LibraryTool:
             description=self.description,
             parameters=tool_parameters(self.tool),
             aliases=aliases,
+            generated_name=rewritten,
         )
 
 
@@ -289,14 +291,6 @@ def _as_base_tool(value: object, where: str) -> BaseTool:
     raise ToolSearchTypeError(
         f"{where} is a {type(value).__name__}; pass LangChain tools (BaseTool) or functions"
     )
-
-
-def _fold(name: str) -> str:
-    """Lowercase without separators: ``Create-Issue``, ``createIssue`` -> ``createissue``."""
-    return _SEPARATORS.sub("", name.strip().lower())
-
-
-_SEPARATORS = re.compile(r"[\s_\-./:]+")
 
 
 class ToolLibrary:
@@ -382,6 +376,10 @@ class ToolLibrary:
                 continue
             originals[entry.key] = entry.name
         self._originals = originals
+        self._suggester = NameSuggester(
+            (t.name, tuple(a for a in (t.original_name, t.key) if a and a != t.name))
+            for t in self._tools.values()
+        )
 
     def __len__(self) -> int:
         return len(self._tools)
@@ -414,24 +412,22 @@ class ToolLibrary:
         return [t.document() for t in self._tools.values()]
 
     def suggest(self, name: str, *, limit: int = 5) -> list[str]:
-        """Names like ``name``: containing it or contained in it, then near spellings.
+        """Names like ``name``: holding it or held in it, then near spellings.
 
         Case, ``-``/``_``/``.`` and camelCase differences are ignored; near
-        spellings (``creat_issue``) come from :func:`difflib.get_close_matches`
-        (ratio >= 0.8). Substring hits first, each group sorted.
+        spellings (``creat_issue``) are one typing slip away and have a
+        :func:`difflib.SequenceMatcher` ratio >= 0.8. Hits that hold the
+        name or are held in it come first, each group sorted. Bounded work
+        whatever the name: candidates come from word and folded-name maps
+        built with the library, never from a scan of every tool; names over
+        128 characters get none (see
+        :class:`~langchain_toolsearch.search.suggest.NameSuggester`).
+
+        Args:
+            name: The name the model asked for.
+            limit: Most suggestions (count).
+
+        Returns:
+            Provider-safe names, at most ``limit``.
         """
-        needle = _fold(name)
-        if len(needle) < 3:
-            return []
-        hits = sorted(
-            n
-            for n, t in self._tools.items()
-            if needle in _fold(n)
-            or needle in _fold(t.original_name)
-            or (len(n) >= 3 and _fold(n) in needle)
-        )
-        if len(hits) < limit:
-            folded = {_fold(n): n for n in self._tools}
-            close = difflib.get_close_matches(needle, list(folded), n=limit, cutoff=0.8)
-            hits.extend(sorted(folded[c] for c in close if folded[c] not in hits))
-        return hits[:limit]
+        return self._suggester.suggest(name, limit=limit)

@@ -1,11 +1,16 @@
 """Tool indexes: the :class:`ToolIndex` protocol and the default BM25 index.
 
-The default :class:`BM25ToolIndex` is Okapi BM25 (Robertson & Zaragoza 2009,
-"The Probabilistic Relevance Framework: BM25 and Beyond") over one document
-per tool with four weighted fields (BM25F-style term weighting, Robertson,
-Zaragoza & Taylor 2004): the tool name, its description, its parameter names,
-and the parameters' descriptions (with their ``enum`` values, see
-:func:`~langchain_toolsearch.library.schema_parameters`).
+The default :class:`BM25ToolIndex` is BM25F (Robertson, Zaragoza & Taylor
+2004, "Simple BM25 Extension to Multiple Weighted Fields"; Robertson &
+Zaragoza 2009, "The Probabilistic Relevance Framework: BM25 and Beyond") over
+one document per tool with four weighted fields: the tool name, its
+description, its parameter names, and the parameters' descriptions (with
+their ``enum`` values, see
+:func:`~langchain_toolsearch.library.schema_parameters`). Each field's term
+counts are weighted and normalised by that field's length against the
+field's average before one saturation ``tf / (tf + k1)``, so a tool with
+many long parameter descriptions is not penalised in its name and
+description (plain BM25 over the concatenated fields did that).
 
 Where it departs from textbook Okapi, and why:
 
@@ -16,22 +21,42 @@ Where it departs from textbook Okapi, and why:
 * Field weights: a name term counts 3x, a description or parameter-name term
   1x, a parameter-description term 0.5x. Parameter descriptions are long and
   formulaic ("The name of the ...") and say what a tool takes rather than
-  what it does, so they count less than the tool's own description.
+  what it does, so they count less than the tool's own description. A
+  parameter name never counts a word of the tool's own name again: the
+  ``meeting_id`` of ``delete_meeting`` would otherwise outvote
+  ``create_meeting`` for every query about meetings.
+* Only what the model can write scores: a generated provider-safe name
+  (``repo_create_a565f1a0``, :attr:`ToolDocument.generated_name`) adds no
+  words, its original name (an alias) does.
 * Scores are normalised to ``[0, 1]`` per query: the BM25 part is divided by
   the best score any document could reach for the query's terms
   (``sum(idf(t) * (k1 + 1))``), so a ``min_score`` floor means the same for
   every query. Query terms the catalog has never seen still count in that
   maximum, so a half-gibberish query scores at most about half.
+* In a query of at most 6 terms, a word the library has never seen but
+  that is one typing slip from a library word (``naviagte``) counts as that
+  word at 70% weight
+  (:func:`~langchain_toolsearch.search.names.correct`), so a correct word
+  always outweighs a corrected one.
+* Name coverage: among tools whose names share the query's words, the one
+  the query covers best with least left over gets up to 50% more (the
+  score times 0.5 x share of the name's words in the query x share of the
+  query's words in the name; two words at least), so ``create work item``
+  ranks ``create_work_item`` above ``create_work_item_link`` and
+  ``list open invoices`` ranks ``billing_list_invoices`` above
+  ``billing_void_invoice``. A query of only function words (``who am i``)
+  has nothing for BM25; it scores the tools whose names it covers at least
+  half (``get_me``: ``i`` folds to ``me``) at half their coverage.
 * Name matches are boosted before any top-k cut. A query that *is* a tool
   name (``get_weather``, ``get weather``, ``Get-Weather``), or holds it as an
   identifier (``call get_weather now``; separators, letters next to digits,
-  or lowerCamelCase), lifts the tool above every non-exact hit; so does any
-  word of a keyword query of at most 4 words that is a whole tool name. A
-  plain word in a longer sentence does not: "can you help me ..." is not a
-  request for a tool named ``help``. A multi-word name said word for word in
-  the query (``list issues of ...`` for ``list_issues``) closes 30% of the gap
-  to the exact-name floor; names with fewer than two content words
-  (``help_me``) do not count as such phrases.
+  or lowerCamelCase), lifts the tool above every non-exact hit. A plain word
+  of a longer query does not: "can you help me ..." is not a request for a
+  tool named ``help``, nor ``list work items`` for a tool named ``list``. A
+  multi-word name said word for word in the query (``list issues of ...``
+  for ``list_issues``) closes 30% of the gap to the exact-name floor; names
+  with fewer than two content words (``help_me``) do not count as such
+  phrases.
 * Ties are broken by name, and nothing iterates a ``set`` of strings, so the
   same catalog and query give the same bytes in every process.
 
@@ -50,147 +75,45 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Protocol, TypeAlias, runtime_checkable
+from typing import TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
-from langchain_toolsearch.search.tokenize import STOPWORDS, name_phrase, tokenize, tokenize_name
+from langchain_toolsearch.search.names import NameCoverage, correct
+from langchain_toolsearch.search.protocol import (
+    AsyncToolIndex,
+    IndexOption,
+    ScoredTool,
+    ToolDocument,
+    ToolIndex,
+    arank,
+    build_index,
+    name_key,
+)
+from langchain_toolsearch.search.tokenize import (
+    STOPWORDS,
+    name_phrase,
+    stem,
+    tokenize,
+    tokenize_name,
+)
 
 __all__ = [
+    "AsyncToolIndex",
     "BM25Params",
     "BM25ToolIndex",
     "IndexOption",
     "ScoredTool",
     "ToolDocument",
     "ToolIndex",
+    "arank",
     "build_index",
     "name_key",
 ]
-
-_KEY_SEP = re.compile(r"[\s_\-./:]+")
-
-
-def name_key(text: str) -> str:
-    """Normalise a name or a query chunk for exact-name comparison.
-
-    ``"Get-Weather"``, ``"get weather"`` and ``"get_weather"`` all give
-    ``"get_weather"``; camelCase is not split (``"addPerson"`` -> ``"addperson"``).
-    """
-    return _KEY_SEP.sub("_", unicodedata.normalize("NFKC", text).strip().lower()).strip("_")
-
-
-@dataclass(frozen=True, slots=True)
-class ToolDocument:
-    """What the index knows of one tool.
-
-    Attributes:
-        name: The id the index returns (the library's provider-safe name).
-        description: The tool's description.
-        parameters: ``(parameter name, parameter text)`` pairs; the text is
-            the parameter's description plus its ``enum`` values.
-        aliases: Other names that should match as the tool's name (e.g. the
-            original name when ``name`` is a provider-safe rewrite of it).
-    """
-
-    name: str
-    description: str = ""
-    parameters: tuple[tuple[str, str], ...] = ()
-    aliases: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class ScoredTool:
-    """One ranked hit.
-
-    Attributes:
-        name: The document's ``name``.
-        score: Relevance in ``[0, 1]``, comparable across queries.
-        raw_score: The index's unnormalised score (for BM25 the BM25 sum;
-            for debugging and benchmarks).
-    """
-
-    name: str
-    score: float
-    raw_score: float
-
-
-@runtime_checkable
-class ToolIndex(Protocol):
-    """Anything that ranks tools for a query: the pluggable retrieval backend.
-
-    The library builds one :class:`ToolDocument` per tool and hands them to
-    an index (see :data:`IndexOption`); ``search_tools`` then pulls hits from
-    :meth:`rank`. Shipped implementations: :class:`BM25ToolIndex` (the
-    default) and :class:`~langchain_toolsearch.search.semantic.SemanticToolIndex`
-    (embeddings fused with BM25).
-
-    Contract:
-
-    * ``rank(query)`` yields :class:`ScoredTool` hits best first, each
-      ``name`` a :attr:`ToolDocument.name` (the provider-safe name), each
-      ``score`` in ``(0, 1]`` and comparable across queries (``min_score``
-      is applied to it), ties broken by name, so equal inputs give equal
-      output in every process.
-    * It is consumed lazily: callers that filter hits (the filter hook's
-      ``search`` phase) keep pulling until ``top_k`` are allowed, so yield
-      the first hits without ranking the whole library if you can.
-    * An empty, stopword-only or gibberish query yields nothing (not an
-      arbitrary top-k); ``rank`` never raises on any string.
-    * Instances are immutable after construction and safe to share between
-      threads.
-    """
-
-    def rank(self, query: str) -> Iterator[ScoredTool]:
-        """Yield hits for ``query``, best first."""
-        ...
-
-    def __len__(self) -> int:
-        """Number of indexed tools."""
-        ...
-
-
-IndexOption: TypeAlias = ToolIndex | Callable[[Sequence[ToolDocument]], ToolIndex]
-"""The ``index=`` option: a built :class:`ToolIndex`, or a factory over the documents."""
-
-
-def build_index(option: IndexOption | None, documents: Sequence[ToolDocument]) -> ToolIndex:
-    """Resolve the ``index=`` option for a library's documents.
-
-    Args:
-        option: ``None`` (the default BM25 index), a built :class:`ToolIndex`
-            (used as is; its hits must name the library's tools), or a
-            callable ``(documents) -> ToolIndex`` such as
-            ``BM25ToolIndex.build`` or a
-            :class:`~langchain_toolsearch.search.semantic.SemanticIndexFactory`.
-        documents: The library's documents, one per tool.
-
-    Returns:
-        The index to search.
-
-    Raises:
-        TypeError: If ``option`` is neither, or the factory returns something
-            that is not a :class:`ToolIndex`.
-    """
-    if option is None:
-        return BM25ToolIndex.build(documents)
-    if isinstance(option, ToolIndex) and not isinstance(option, type):
-        return option
-    if callable(option):
-        built = option(documents)
-        if not isinstance(built, ToolIndex):
-            raise TypeError(
-                f"index factory {option!r} returned {type(built).__name__}, not a ToolIndex "
-                "(an object with rank(query) and __len__)"
-            )
-        return built
-    raise TypeError(
-        f"index must be a ToolIndex or a callable (documents) -> ToolIndex, "
-        f"got {type(option).__name__}"
-    )
 
 
 @dataclass(frozen=True)
@@ -198,8 +121,11 @@ class BM25Params:
     """Tuning of :class:`BM25ToolIndex`.
 
     Attributes:
-        k1: Term-frequency saturation (Robertson & Zaragoza 2009; 1.2 default).
-        b: Length normalisation strength in ``[0, 1]`` (0.75 default).
+        k1: Term-frequency saturation (Robertson & Zaragoza 2009); 1.0 by
+            default (chosen on BFCL, GitHub MCP and ToolSDK together,
+            docs/benchmarks.md).
+        b: Length normalisation strength in ``[0, 1]``, applied per field
+            against the field's average length (BM25F); 0.5 by default.
         name_weight: Weight of a name term against a description term.
         description_weight: Weight of a description term.
         parameter_weight: Weight of a parameter-name term.
@@ -207,8 +133,8 @@ class BM25Params:
             description or ``enum`` values.
     """
 
-    k1: float = 1.2
-    b: float = 0.75
+    k1: float = 1.0
+    b: float = 0.5
     name_weight: float = 3.0
     description_weight: float = 1.0
     parameter_weight: float = 1.0
@@ -227,7 +153,13 @@ def _literal(text: str) -> str:
 _FIRST_BATCH = 64
 _MAX_PHRASE = 6
 _PHRASE_LIFT = 0.3  # a name said word for word in the query closes 30% of the gap to 0.9
-_KEYWORD_QUERY_WORDS = 4  # in a query of at most this many words, any word may be a name
+_COVER_LIFT = 0.5  # x (share of the name said) x (share of the query named): up to 50% more
+_COVER_MIN_WORDS = 2
+_FUZZY_WEIGHT = 0.7  # a word matched through one typing slip counts 70% of a correct one
+_STOPWORD_ONLY = 0.5  # function-word queries score names they cover at most this
+_MAX_CORRECTIONS = 2  # unknown query words tried for a correction (bounded work)
+_MAX_FUZZY_QUERY_TERMS = 6  # longer queries are not corrected
+_WORDS = re.compile(r"(?<![a-z])[a-z]{5,24}(?![a-z])")  # words a slip may be corrected in
 _QUERY_CHUNKS = re.compile(r"[\s,;'\"`()\[\]{}<>!?]+")
 # identifier-like: inner separators (get_weather, weather.get, files/read), letters next to
 # digits (v2), or lowerCamelCase (getWeather; "GitHub" in prose is a brand, not a name)
@@ -264,6 +196,8 @@ class BM25ToolIndex:
         self._phrases: dict[tuple[str, ...], list[int]] = {}
         self._phrase_starts: frozenset[str] = frozenset()
         self._name_order: _IntArray = np.zeros(0, dtype=np.int64)
+        self._df: _IntArray = np.zeros(0, dtype=np.int64)
+        self._coverage = NameCoverage([])
         self._build()
 
     @classmethod
@@ -294,21 +228,37 @@ class BM25ToolIndex:
     # -- building ----------------------------------------------------------------------
 
     @staticmethod
+    def searchable_names(doc: ToolDocument) -> tuple[str, ...]:
+        """The names whose words are indexed: a generated name's are not (C21)."""
+        if doc.generated_name and doc.aliases:
+            return doc.aliases
+        return (doc.name, *doc.aliases)
+
+    @staticmethod
     def _name_terms(doc: ToolDocument) -> list[str]:
         terms: list[str] = []
-        for name in (doc.name, *doc.aliases):
+        for name in BM25ToolIndex.searchable_names(doc):
             terms.extend(tokenize_name(name))
         return list(dict.fromkeys(terms))
 
     @staticmethod
     def _fields(doc: ToolDocument) -> tuple[list[str], list[str], list[str], list[str]]:
-        """Terms of the name, description, parameter-name and parameter-text fields."""
+        """Terms of the name, description, parameter-name and parameter-text fields.
+
+        A parameter term that the name or description already holds is left
+        out: parameters add recall for words the tool's own text lacks, but
+        never outvote it (``meeting_id`` of ``delete_meeting`` does not count
+        ``meeting`` again).
+        """
+        names = BM25ToolIndex._name_terms(doc)
+        description = tokenize(doc.description)
+        own = set(names)
         pnames: list[str] = []
         ptexts: list[str] = []
         for pname, ptext in doc.parameters:
-            pnames.extend(tokenize_name(pname))
+            pnames.extend(t for t in tokenize_name(pname) if t not in own)
             ptexts.extend(tokenize(ptext))
-        return BM25ToolIndex._name_terms(doc), tokenize(doc.description), pnames, ptexts
+        return names, description, pnames, ptexts
 
     def field_terms(self, doc: ToolDocument) -> dict[str, float]:
         """Weighted term frequencies of one document (for inspection and tests)."""
@@ -349,6 +299,12 @@ class BM25ToolIndex:
         tok_term = np.fromiter(
             map(self._vocab.__getitem__, terms), dtype=np.int64, count=len(terms)
         )
+        # BM25F: each field's length is normalised against that field's average length
+        field_lens = seg_lens.reshape(-1, 4).astype(np.float64)
+        average = field_lens.mean(0) if n_docs else np.ones(4)
+        average[average == 0] = 1.0
+        field_norm = (1.0 - p.b + p.b * field_lens / average).ravel()
+        tok_weight = tok_weight / np.repeat(field_norm, seg_lens)
         live = tok_weight > 0
         if not live.all():
             tok_weight, tok_doc, tok_term = tok_weight[live], tok_doc[live], tok_term[live]
@@ -357,10 +313,9 @@ class BM25ToolIndex:
         tf = np.bincount(inverse.ravel(), weights=tok_weight, minlength=pair.size)
         post_term = pair // max(n_docs, 1)
         post_doc = pair % max(n_docs, 1)
-        lengths = np.bincount(tok_doc, weights=tok_weight, minlength=n_docs)
-        avgdl = float(lengths.mean()) if n_docs else 1.0
-        norm = p.k1 * (1.0 - p.b + p.b * lengths / (avgdl or 1.0))
+        norm = np.full(n_docs, p.k1)  # lengths were normalised per field above
         df = np.bincount(post_term, minlength=len(self._vocab))
+        self._df = df
         self._idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
         self._indptr = np.concatenate((np.zeros(1, dtype=np.int64), np.cumsum(df)))
         self._post_docs = post_doc.astype(np.int32)
@@ -369,12 +324,15 @@ class BM25ToolIndex:
 
     def _build_names(self, names: list[str]) -> None:
         pairs: set[tuple[str, str]] = set()
+        name_words: list[list[str]] = []
         for i, doc in enumerate(self.documents):
             all_names = list(dict.fromkeys((doc.name, *doc.aliases)))
-            for name in all_names:
+            words: list[str] = []
+            for name in self.searchable_names(doc):
                 terms = tokenize_name(name)
                 pairs.update((a, b) for a, b in pairwise(terms) if a in STOPWORDS or b in STOPWORDS)
                 phrase = name_phrase(name)
+                words.extend(phrase)
                 content = sum(1 for t in phrase if t not in STOPWORDS)
                 if 2 <= len(phrase) <= _MAX_PHRASE and content >= 2:
                     self._phrases.setdefault(phrase, []).append(i)
@@ -383,6 +341,8 @@ class BM25ToolIndex:
                     self._name_keys.setdefault(key, []).append(i)
             for literal in dict.fromkeys(_literal(n) for n in all_names):
                 self._literal_names.setdefault(literal, []).append(i)
+            name_words.append(words)
+        self._coverage = NameCoverage(name_words)
         self._name_pairs = frozenset(pairs)
         self._phrase_starts = frozenset(p[0] for p in self._phrases)
         order = sorted(range(len(names)), key=names.__getitem__)
@@ -445,15 +405,38 @@ class BM25ToolIndex:
         if not self._name_keys:
             return []
         chunks = [c for c in _QUERY_CHUNKS.split(query) if c]
-        short = len(chunks) <= _KEYWORD_QUERY_WORDS
         keys = [name_key(query)]
-        keys.extend(name_key(c) for c in chunks if short or _IDENTIFIER.search(c))
+        keys.extend(name_key(c) for c in chunks if _IDENTIFIER.search(c))
         hits: dict[int, None] = {}
         for key in dict.fromkeys(keys):
             found = self._name_keys.get(key)
             if found:
                 hits.update(dict.fromkeys(found))
         return list(hits)
+
+    def corrections(self, query: str, terms: list[str]) -> list[str]:
+        """Library terms one typing slip away from the query's unknown words.
+
+        See :func:`~langchain_toolsearch.search.names.correct`. Only queries
+        of at most 6 terms are corrected (a typo decides a short query; a
+        long one carries other evidence), at most 2 unknown words each; a
+        word whose stem the library knows is never corrected, and terms
+        already in the query are not repeated.
+        """
+        fixes: list[str] = []
+        tried = 0
+        if len(terms) > _MAX_FUZZY_QUERY_TERMS:  # long requests carry other evidence
+            return fixes
+        for word in dict.fromkeys(_WORDS.findall(query.lower())):
+            if tried >= _MAX_CORRECTIONS:
+                break
+            if word in STOPWORDS or stem(word) in self._vocab:
+                continue
+            tried += 1
+            fixed = correct(word, self._vocab, self._df, stem)
+            if fixed is not None and fixed not in terms and fixed not in fixes:
+                fixes.append(fixed)
+        return fixes
 
     def _bm25(self, terms: list[str]) -> tuple[_FloatArray, float]:
         """Raw BM25 of every document and the best score reachable for ``terms``."""
@@ -488,6 +471,25 @@ class BM25ToolIndex:
         if not len(self.documents):
             return raw, raw
         score = raw * (_EXACT_FLOOR / best) if best > 0 else raw.copy()
+        fixes = self.corrections(query, terms) if terms else []
+        if fixes:  # a slip costs: a corrected word counts _FUZZY_WEIGHT of a correct one
+            fixed, _ = self._bm25(fixes)
+            score += fixed * (_FUZZY_WEIGHT * _EXACT_FLOOR / best)
+        if len(terms) + len(fixes) >= _COVER_MIN_WORDS:  # siblings: best covered name wins
+            asked = [*terms, *fixes]
+            matched = self._coverage.matched(asked)
+            idx = np.flatnonzero(matched >= _COVER_MIN_WORDS)
+            if idx.size:
+                hit = matched[idx]
+                named = hit / self._coverage.lengths[idx]  # share of the name the query says
+                said = np.minimum(hit / len(asked), 1.0)  # share of the query the name says
+                base = score[idx]
+                lifted = base * (1.0 + _COVER_LIFT * named * said)
+                # stays below the exact-name floor: at most 90% of the way up to it
+                score[idx] = np.minimum(lifted, base + (_EXACT_FLOOR - base) * 0.9)
+        elif not terms and every:  # only function words ("who am i"): names holding them
+            cover = self._coverage.coverage(every)
+            score = np.where(cover >= 0.5, cover * _STOPWORD_ONLY, 0.0)
         phrase = self._phrase_docs(every) if terms else []
         if phrase:
             idx = np.asarray(phrase, dtype=np.int64)
@@ -529,3 +531,12 @@ class BM25ToolIndex:
             order = np.lexsort((self._name_order[idx], -values))
             for i, value in zip(idx[order].tolist(), values[order].tolist(), strict=True):
                 yield ScoredTool(name=documents[i].name, score=value, raw_score=float(raw[i]))
+
+    async def arank(self, query: str) -> AsyncIterator[ScoredTool]:
+        """:meth:`rank` for async callers (the same hits).
+
+        Runs on the calling thread: scoring is in-memory and takes well under
+        a millisecond, less than a hop to a worker thread would cost.
+        """
+        for hit in self.rank(query):
+            yield hit

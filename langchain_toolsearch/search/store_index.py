@@ -47,15 +47,15 @@ tokenizer terms, no model weights and no network.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import itertools
 import json
 import math
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from langchain_core.documents import Document
@@ -63,6 +63,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
 from langgraph.store.base import BaseStore, Op, PutOp, SearchItem
 
+from langchain_toolsearch.search.hashing import HashingEmbeddings
 from langchain_toolsearch.search.index import BM25Params, ScoredTool, ToolDocument
 from langchain_toolsearch.search.semantic import RRF_K, SemanticToolIndex, document_text
 from langchain_toolsearch.search.tokenize import tokenize
@@ -80,66 +81,6 @@ DEFAULT_NAMESPACE: tuple[str, ...] = ("toolsearch", "tools")
 
 _LIST_PAGE = 1_000
 _WRITE_BATCH = 500
-
-
-@lru_cache(maxsize=1 << 18)
-def _bucket(term: str, dims: int) -> tuple[int, float]:
-    digest = hashlib.blake2b(term.encode("utf-8"), digest_size=8).digest()
-    value = int.from_bytes(digest, "little")
-    return value % dims, (1.0 if (value >> 63) & 1 else -1.0)
-
-
-class HashingEmbeddings(Embeddings):
-    """Bag-of-words embeddings by signed feature hashing of tokenizer terms.
-
-    A text's terms (:func:`~langchain_toolsearch.search.tokenize.tokenize`:
-    lower-cased, stemmed, stopwords dropped; all words if every word is a
-    stopword) are hashed with BLAKE2b into ``dims`` buckets with a hash-chosen
-    sign; a term's weight is ``1 + ln(tf)`` (sublinear term frequency); the
-    vector is L2-normalised. The cosine of two vectors therefore approximates
-    the cosine of their term-frequency vectors (collisions add noise of about
-    ``1/sqrt(dims)``). Deterministic in every process, no weights, no network;
-    about 20 µs per tool text.
-
-    Args:
-        dims: Vector size (count); 256 by default.
-
-    Raises:
-        ValueError: If ``dims < 2``.
-    """
-
-    def __init__(self, dims: int = 256) -> None:
-        if dims < 2:
-            raise ValueError(f"need dims >= 2, got {dims}")
-        self.dims = dims
-
-    def __repr__(self) -> str:
-        return f"HashingEmbeddings(dims={self.dims})"
-
-    def _embed(self, text: str) -> list[float]:
-        terms = tokenize(text) or tokenize(text, keep_stopwords=True)
-        vector = [0.0] * self.dims
-        for term, tf in Counter(terms).items():
-            index, sign = _bucket(term, self.dims)
-            vector[index] += sign * (1.0 + math.log(tf))
-        norm = math.sqrt(sum(v * v for v in vector))
-        return [v / norm for v in vector] if norm > 0 else vector
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Embed texts.
-
-        Args:
-            texts: Documents.
-
-        Returns:
-            One unit vector (or all zeros for a text without words) of
-            ``dims`` floats per text.
-        """
-        return [self._embed(t) for t in texts]
-
-    def embed_query(self, text: str) -> list[float]:
-        """Embed a query (same model as documents); ``dims`` floats."""
-        return self._embed(text)
 
 
 def content_hash(doc: ToolDocument) -> str:
@@ -295,6 +236,29 @@ class StoreToolIndex:
         """
         return cls(store, documents, **options)
 
+    @classmethod
+    async def abuild(
+        cls, store: BaseStore, documents: Sequence[ToolDocument], **options: Any
+    ) -> StoreToolIndex:
+        """:meth:`build` for async code: syncs through ``asearch`` / ``abatch``.
+
+        Use it with async stores (``AsyncPostgresStore``), whose sync API
+        cannot be called from their own event loop.
+
+        Args:
+            store: The LangGraph store with a vector index.
+            documents: One per tool.
+            **options: Keyword options of the constructor.
+
+        Returns:
+            The index; ``stats`` says what was written.
+        """
+        sync = options.pop("sync", True)
+        index = cls(store, documents, sync=False, **options)
+        if sync:
+            index.stats = await index._async_sync()
+        return index
+
     def __len__(self) -> int:
         """Number of indexed tools."""
         return len(self.documents)
@@ -305,22 +269,40 @@ class StoreToolIndex:
 
     # -- building ----------------------------------------------------------------------
 
+    def _collect(self, page: list[SearchItem], found: dict[str, str]) -> bool:
+        """Add one listing page to ``found``; whether more pages may follow."""
+        for item in page:
+            if tuple(item.namespace) == self.namespace:
+                value = item.value or {}
+                found[item.key] = str(value.get("hash", ""))
+        return len(page) >= _LIST_PAGE
+
     def _stored(self) -> dict[str, str]:
         """Key -> stored content hash of every item in the namespace."""
         found: dict[str, str] = {}
         for offset in itertools.count(0, _LIST_PAGE):
-            page = self.store.search(self.namespace, limit=_LIST_PAGE, offset=offset)
-            for item in page:
-                if tuple(item.namespace) == self.namespace:
-                    value = item.value or {}
-                    found[item.key] = str(value.get("hash", ""))
-            if len(page) < _LIST_PAGE:
+            try:
+                page = self.store.search(self.namespace, limit=_LIST_PAGE, offset=offset)
+            except asyncio.InvalidStateError as exc:  # an async store on its own loop
+                raise RuntimeError(
+                    f"{type(self.store).__name__} cannot be used synchronously from its event "
+                    "loop: build with `await StoreToolIndex.abuild(store, documents)` and search "
+                    "with `arank`"
+                ) from exc
+            if not self._collect(page, found):
                 return found
         return found  # pragma: no cover - itertools.count never ends
 
-    def _sync(self) -> SyncStats:
-        started = time.perf_counter()
-        stored = self._stored()
+    async def _astored(self) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for offset in itertools.count(0, _LIST_PAGE):
+            page = await self.store.asearch(self.namespace, limit=_LIST_PAGE, offset=offset)
+            if not self._collect(page, found):
+                return found
+        return found  # pragma: no cover - itertools.count never ends
+
+    def _plan(self, stored: dict[str, str]) -> tuple[list[list[Op]], int, int, int]:
+        """Write batches for the stored state: (batches, written, deleted, unchanged)."""
         ops: list[Op] = []
         unchanged = 0
         for doc in self.documents:
@@ -333,9 +315,22 @@ class StoreToolIndex:
         written = len(ops)
         removed = sorted(set(stored) - self._names)
         ops.extend(PutOp(self.namespace, key, None) for key in removed)
-        for start in range(0, len(ops), _WRITE_BATCH):
-            self.store.batch(ops[start : start + _WRITE_BATCH])
-        return SyncStats(written, len(removed), unchanged, time.perf_counter() - started)
+        batches = [ops[i : i + _WRITE_BATCH] for i in range(0, len(ops), _WRITE_BATCH)]
+        return batches, written, len(removed), unchanged
+
+    def _sync(self) -> SyncStats:
+        started = time.perf_counter()
+        batches, written, deleted, unchanged = self._plan(self._stored())
+        for batch in batches:
+            self.store.batch(batch)
+        return SyncStats(written, deleted, unchanged, time.perf_counter() - started)
+
+    async def _async_sync(self) -> SyncStats:
+        started = time.perf_counter()
+        batches, written, deleted, unchanged = self._plan(await self._astored())
+        for batch in batches:
+            await self.store.abatch(batch)
+        return SyncStats(written, deleted, unchanged, time.perf_counter() - started)
 
     # -- querying ------------------------------------------------------------------------
 
@@ -351,6 +346,14 @@ class StoreToolIndex:
             similarity floor.
         """
         items: list[SearchItem] = self.store.search(self.namespace, query=query, limit=limit)
+        return self._pairs(items)
+
+    async def aneighbours(self, query: str, limit: int) -> list[tuple[str, float]]:
+        """:meth:`neighbours` through the store's ``asearch``."""
+        items = await self.store.asearch(self.namespace, query=query, limit=limit)
+        return self._pairs(items)
+
+    def _pairs(self, items: list[SearchItem]) -> list[tuple[str, float]]:
         pairs = [
             (item.key, round(min(float(item.score), 1.0), 6))
             for item in items
@@ -362,6 +365,39 @@ class StoreToolIndex:
         pairs.sort(key=lambda p: (-p[1], p[0]))
         return pairs
 
+    def _floor(self, query: str) -> float | None:
+        """The similarity floor for ``query``, or ``None`` when it can find nothing."""
+        terms = tokenize(query)
+        if not terms or not self.documents:
+            return None
+        if any(t in self._vocabulary for t in terms):
+            return self.min_similarity
+        if self.min_similarity_alone is None:
+            return None
+        return max(self.min_similarity, self.min_similarity_alone)
+
+    def _fused_for(self, query: str) -> tuple[SemanticToolIndex, bool] | None:
+        """The fused index and whether only its BM25 side may answer ``query``."""
+        if self._fused is None:
+            return None
+        terms = tokenize(query)
+        known = any(t in self._vocabulary for t in terms)
+        return self._fused, bool(terms and not known and self.min_similarity_alone is None)
+
+    def _page(
+        self, pairs: list[tuple[str, float]], limit: int, floor: float, seen: set[str]
+    ) -> tuple[list[ScoredTool], bool]:
+        """Hits of one store page not yet yielded, and whether the listing is done."""
+        full = len(pairs) >= limit and limit < self.max_hits
+        hits = [(n, s) for n, s in pairs if s >= floor]
+        done = not full or len(hits) < len(pairs)
+        if not done and hits:
+            last = hits[-1][1]
+            hits = [(n, s) for n, s in hits if s > last]
+        fresh = [ScoredTool(name=n, score=s, raw_score=s) for n, s in hits if n not in seen]
+        seen.update(h.name for h in fresh)
+        return fresh, done
+
     def rank(self, query: str) -> Iterator[ScoredTool]:
         """Yield hits best first, ties by name (see the module docstring).
 
@@ -369,35 +405,44 @@ class StoreToolIndex:
         them re-queries with 4x the limit (up to ``max_hits``), holding back
         hits tied with the last item of a full page so ties stay ordered by name.
         """
-        terms = tokenize(query)
-        known = any(t in self._vocabulary for t in terms)
-        if self._fused is not None:
-            if terms and not known and self.min_similarity_alone is None:
-                yield from self._fused.bm25.rank(query)  # exact names only, no collisions
-            else:
-                yield from self._fused.rank(query)
+        fused = self._fused_for(query)
+        if fused is not None:
+            index, lexical_only = fused
+            yield from (index.bm25.rank(query) if lexical_only else index.rank(query))
             return
-        if not terms or not self.documents:
+        floor = self._floor(query)
+        if floor is None:
             return
-        floor = self.min_similarity
-        if not known:
-            if self.min_similarity_alone is None:
-                return
-            floor = max(floor, self.min_similarity_alone)
         seen: set[str] = set()
         limit = min(self.page_size, self.max_hits)
         while True:
-            pairs = self.neighbours(query, limit)
-            full = len(pairs) >= limit and limit < self.max_hits
-            hits = [(n, s) for n, s in pairs if s >= floor]
-            done = not full or len(hits) < len(pairs)
-            if not done and hits:
-                last = hits[-1][1]
-                hits = [(n, s) for n, s in hits if s > last]
-            for name, score in hits:
-                if name not in seen:
-                    seen.add(name)
-                    yield ScoredTool(name=name, score=score, raw_score=score)
+            hits, done = self._page(self.neighbours(query, limit), limit, floor, seen)
+            yield from hits
+            if done:
+                return
+            limit = min(limit * 4, self.max_hits)
+
+    async def arank(self, query: str) -> AsyncIterator[ScoredTool]:
+        """:meth:`rank` for async callers: the store is queried with ``asearch``."""
+        fused = self._fused_for(query)
+        if fused is not None:
+            index, lexical_only = fused
+            if lexical_only:
+                for hit in index.bm25.rank(query):
+                    yield hit
+            else:
+                async for hit in index.arank(query):
+                    yield hit
+            return
+        floor = self._floor(query)
+        if floor is None:
+            return
+        seen: set[str] = set()
+        limit = min(self.page_size, self.max_hits)
+        while True:
+            hits, done = self._page(await self.aneighbours(query, limit), limit, floor, seen)
+            for hit in hits:
+                yield hit
             if done:
                 return
             limit = min(limit * 4, self.max_hits)
@@ -426,6 +471,16 @@ class _StoreVectors(VectorStore):
         return [
             (Document(page_content=name, metadata={"name": name}), score)
             for name, score in self._index.neighbours(query, k)
+        ]
+
+    async def asimilarity_search_with_score(
+        self, query: str, k: int = 4, **kwargs: Any
+    ) -> list[tuple[Document, float]]:
+        if not tokenize(query):
+            return []
+        return [
+            (Document(page_content=name, metadata={"name": name}), score)
+            for name, score in await self._index.aneighbours(query, k)
         ]
 
     def similarity_search(self, query: str, k: int = 4, **kwargs: Any) -> list[Document]:
@@ -465,4 +520,9 @@ class StoreIndexFactory:
     def __call__(self, documents: Sequence[ToolDocument]) -> StoreToolIndex:
         """Sync the store with ``documents`` (one per tool) and return the index."""
         self.last = StoreToolIndex(self.store, documents, **self.options)
+        return self.last
+
+    async def abuild(self, documents: Sequence[ToolDocument]) -> StoreToolIndex:
+        """:meth:`__call__` for async code and async stores (see :meth:`StoreToolIndex.abuild`)."""
+        self.last = await StoreToolIndex.abuild(self.store, documents, **self.options)
         return self.last

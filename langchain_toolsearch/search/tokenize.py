@@ -11,24 +11,46 @@ Tool names are identifiers (``snake_case``, ``kebab-case``, ``camelCase``,
   joined ``v1`` is kept too);
 * a compound identifier also yields its whole lowercase form
   (``get_weather``) so an exact-name query matches strongly;
+* combining marks belong to the letter before them, so words of scripts
+  written with vowel signs (Devanagari ``नोट``, Tamil, Bengali) stay whole;
 * CJK runs (Han, Hiragana, Katakana, Hangul) yield character bigrams plus the
   single characters of one-character runs, so text without spaces still
   produces terms (the usual CJK treatment in Lucene's ``CJKAnalyzer``);
-* a light suffix stemmer folds plurals and common verb forms (``issues`` ->
-  ``issue``, ``created`` -> ``creat``/``create`` share ``creat``); stopwords
-  are never stemmed, so dropping them is a plain filter.
+  scripts written without spaces between words (Thai, Lao, Khmer, Myanmar)
+  get the same treatment over grapheme clusters (a letter with its marks),
+  since a dictionary segmenter (PyThaiNLP: a 22 MB wheel) is too heavy for
+  a search dependency: ``อากาศ`` then matches inside ``ดูสภาพอากาศวันนี้``;
+* the Snowball English (Porter 2) stemmer folds inflections and common
+  derivations (``issues`` -> ``issu``; ``created``, ``creating`` ->
+  ``creat``; ``calculation``, ``calculator`` -> ``calcul``); stopwords
+  are never stemmed, so dropping them is a plain filter; first-person
+  pronouns fold to ``me`` (``who am i`` meets ``get_me``);
+* surface variants meet (:mod:`~langchain_toolsearch.search.variants`):
+  abbreviations and British spellings map to one form (``repo`` ->
+  ``repository``, ``PR`` -> ``pull request``), a Latin word with accents
+  also yields its unaccented form (``résumé`` -> ``résumé``, ``resume``),
+  and a hyphenated word with a part of one or two letters also yields the
+  parts joined (``e-mail`` -> ``e``, ``mail``, ``e_mail``, ``email``;
+  ``to-do`` -> ``todo``; ``sign-in`` -> ``signin``).
 
-Speed: text is split into chunks with one regular expression and each
-distinct chunk is analysed once (an LRU cache), so indexing 10,000 tools or
-tokenizing a long query costs little more than the regular-expression scan.
+Speed and memory: text is split into chunks with one regular expression and
+each distinct chunk of at most 48 characters is analysed once (a cache
+bounded by its total size, about 32 MiB at most), so indexing 10,000 tools or
+tokenizing a long query costs little more than the regular-expression scan,
+and a stream of distinct long queries cannot grow memory without bound.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import chain
+
+import Stemmer  # type: ignore[import-not-found, import-untyped, unused-ignore]
+
+from langchain_toolsearch.search import variants
 
 __all__ = [
     "STOPWORDS",
@@ -43,6 +65,7 @@ __all__ = [
 STOPWORDS = frozenset(
     [
         "a",
+        "am",
         "an",
         "and",
         "are",
@@ -106,6 +129,14 @@ _CJK_RANGES = (
     (0xFF66, 0xFF9F),  # half-width Katakana
     (0x20000, 0x2FA1F),  # CJK extensions B-F
 )
+_SPACELESS_RANGES = (
+    (0x0E00, 0x0E7F),  # Thai
+    (0x0E80, 0x0EFF),  # Lao
+    (0x1000, 0x109F),  # Myanmar
+    (0x1780, 0x17FF),  # Khmer
+    (0x19E0, 0x19FF),  # Khmer symbols
+    (0xAA60, 0xAA7F),  # Myanmar extended-A
+)
 
 # An identifier-ish chunk: letters/digits joined by identifier punctuation.
 _CHUNK = re.compile(r"[^\W_]+(?:[_\-./:]+[^\W_]+)*", re.UNICODE)
@@ -114,12 +145,54 @@ _SEP = re.compile(r"[_\-./:]+")
 # non-Latin words stay whole ("café", "naïveBayes" -> "naïve", "Bayes")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][^\W\d_A-Z])|[A-Z]?[^\W\d_A-Z]+|[A-Z]+|\d+", re.UNICODE)
 _PLAIN = re.compile(r"[a-z]+")  # the common case: one lowercase ASCII word
+_HYPHENATED = re.compile(r"[^\W\d_]+-[^\W\d_]+")  # "e-mail", "to-do", "sign-in"
+_ACRONYM_PLURAL = re.compile(r"[A-Z]{2,}s")  # "PRs", "APIs": one word, not "P" + "Rs"
+_CASE_OR_DIGIT = re.compile(r"[A-Z0-9]|\d")  # what camelCase splitting can act on
 
-_CJK_CLASS = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _CJK_RANGES)
+
+def _char_class(ranges: tuple[tuple[int, int], ...]) -> str:
+    return "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in ranges)
+
+
+_CJK_CLASS = _char_class(_CJK_RANGES)
+_SPACELESS_CLASS = _char_class(_SPACELESS_RANGES)
 _CJK_CHAR = re.compile(f"[{_CJK_CLASS}]")
-_CJK_RUNS = re.compile(f"([{_CJK_CLASS}]+)|([^{_CJK_CLASS}]+)")
+_RUN_CHAR = re.compile(f"[{_CJK_CLASS}{_SPACELESS_CLASS}]")
+_RUNS = re.compile(
+    f"([{_CJK_CLASS}]+)|([{_SPACELESS_CLASS}]+)|([^{_CJK_CLASS}{_SPACELESS_CLASS}]+)"
+)
 
-_CHUNK_CACHE = 1 << 18  # distinct chunks remembered (about 40 MB when full)
+_CACHE_BYTES = 32 << 20  # chunk-cache budget (approximate bytes, both generations)
+_CACHE_CHUNK_CHARS = 48  # longer chunks are analysed each time, never cached
+_STEM_CACHE_CHARS = 32
+_SNOWBALL = threading.local()
+_PRONOUNS = {"i": "me", "my": "me", "myself": "me"}
+
+
+@cache
+def _mark_class() -> str:
+    """All combining marks (Mn, Mc, Me) as a regex class body (built on first use, ~20 ms)."""
+    ranges: list[tuple[int, int]] = []
+    for cp in (*range(0x0300, 0x20000), *range(0xE0100, 0xE01F0)):
+        if unicodedata.category(chr(cp)) in ("Mn", "Mc", "Me"):
+            if ranges and ranges[-1][1] == cp - 1:
+                ranges[-1] = (ranges[-1][0], cp)
+            else:
+                ranges.append((cp, cp))
+    return _char_class(tuple(ranges))
+
+
+@cache
+def _marked_chunk() -> re.Pattern[str]:
+    """:data:`_CHUNK` that keeps combining marks inside words (for non-ASCII text)."""
+    letter = f"(?:[^\\W_]|[{_mark_class()}])"
+    return re.compile(f"{letter}+(?:[_\\-./:]+{letter}+)*", re.UNICODE)
+
+
+@cache
+def _cluster() -> re.Pattern[str]:
+    """One grapheme cluster, approximately: a character and the marks after it."""
+    return re.compile(f".[{_mark_class()}]*", re.DOTALL)
 
 
 def is_cjk(ch: str) -> bool:
@@ -127,42 +200,57 @@ def is_cjk(ch: str) -> bool:
     return _CJK_CHAR.match(ch) is not None
 
 
-@lru_cache(maxsize=65536)
-def stem(word: str) -> str:
-    """Fold common English inflections: a small suffix stripper (not Porter).
+def _stem(word: str) -> str:
+    if len(word) <= 3 or not word.isascii() or not word.isalpha():
+        return word
+    stemmer = getattr(_SNOWBALL, "stemmer", None)
+    if stemmer is None:  # a Snowball stemmer keeps state while it works: one per thread
+        stemmer = _SNOWBALL.stemmer = Stemmer.Stemmer("english")
+    stemmed: str = stemmer.stemWord(word)
+    return stemmed
 
-    Only ASCII words longer than 3 characters are touched; the result keeps at
-    least 3 characters.
+
+_cached_stem = lru_cache(maxsize=65536)(_stem)
+
+
+def stem(word: str) -> str:
+    """English stem of a word: the Snowball English (Porter 2) stemmer (PyStemmer, C).
+
+    Only ASCII words longer than 3 characters are touched. Porter 2 folds
+    inflections and common derivations alike (``calculate``,
+    ``calculation``, ``calculator`` -> ``calcul``), which a light suffix
+    stripper did not (measured in ``docs/benchmarks.md``).
 
     Args:
         word: A lowercase token.
 
     Returns:
-        The stem, e.g. ``"issues" -> "issue"``, ``"created" -> "creat"``,
-        ``"creates" -> "creat"``, ``"listing" -> "list"``.
+        The stem, e.g. ``"issues" -> "issu"``, ``"created" -> "creat"``,
+        ``"listing" -> "list"``.
     """
-    if len(word) <= 3 or not word.isascii() or not word.isalpha():
-        return word
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith("sses"):
-        return word[:-2]
-    if word.endswith("ss") or word.endswith("us") or word.endswith("is"):
-        return word
-    for suffix in ("ing", "ed"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            base = word[: -len(suffix)]
-            if len(base) >= 2 and base[-1] == base[-2] and base[-1] not in "lsz":
-                base = base[:-1]  # "stopped" -> "stop"
-            return base.rstrip("e") if base.endswith("e") and len(base) > 3 else base
-    if word.endswith("es") and len(word) > 4 and word[-3] in "sxz":
-        return word[:-2]
-    if word.endswith("s") and len(word) > 3:
-        word = word[:-1]
-    # "create"/"created"/"creating" all fold to "creat"
-    if word.endswith("e") and len(word) > 4:
-        return word[:-1]
-    return word
+    return _cached_stem(word) if len(word) <= _STEM_CACHE_CHARS else _stem(word)
+
+
+variants.build_table(stem)
+
+
+def _word_terms(word: str, out: list[str]) -> None:
+    """Append the terms of one lowercase word: its stem (or variants) and accent fold."""
+    if word in _PRONOUNS:
+        out.append(_PRONOUNS[word])
+        return
+    if word in STOPWORDS:
+        out.append(word)
+        return
+    term = stem(word)
+    mapped = variants.canonical(term)
+    if mapped is not None:
+        out.extend(mapped)
+    else:
+        out.append(term)
+    folded = variants.fold_accents(word)
+    if folded is not None and folded != word:
+        _word_terms(folded, out)
 
 
 def _cjk_terms(run: str) -> list[str]:
@@ -171,51 +259,135 @@ def _cjk_terms(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
+def _spaceless_terms(run: str) -> list[str]:
+    """Bigrams of grapheme clusters (Thai, Lao, Khmer, Myanmar)."""
+    clusters: list[str] = _cluster().findall(run)
+    if len(clusters) == 1:
+        return clusters
+    return [clusters[i] + clusters[i + 1] for i in range(len(clusters) - 1)]
+
+
 def _identifier_terms(chunk: str, *, compounds: bool) -> list[str]:
     """Terms of a chunk without CJK characters; stopwords kept, unstemmed."""
     parts = [p for p in _SEP.split(chunk) if p]  # CJK runs can leave "_get"
     terms: list[str] = []
     for part in parts:
-        if part.isalpha() and part.islower():
-            terms.append(part if part in STOPWORDS else stem(part))
+        if (
+            (part.isalpha() and part.islower())
+            or not _CASE_OR_DIGIT.search(part)
+            or _ACRONYM_PLURAL.fullmatch(part)
+        ):
+            _word_terms(part.lower(), terms)  # one word: "weather", "नोट", "Café"
             continue
         lowered = [p.lower() for p in _CAMEL.findall(part)] or [part.lower()]
-        terms.extend(p if p in STOPWORDS else stem(p) for p in lowered)
+        for piece in lowered:
+            _word_terms(piece, terms)
         if compounds and len(lowered) > 1:
             terms.append(part.lower())  # camelCase whole: "addperson", "v1"
     if compounds and len(parts) > 1:
         terms.append("_".join(parts).lower())  # whole identifier: "get_weather"
+        if len(parts) == 2 and min(map(len, parts)) <= 2 and _HYPHENATED.fullmatch(chunk):
+            _word_terms((parts[0] + parts[1]).lower(), terms)  # "e-mail" -> "email"
     return terms
 
 
-@lru_cache(maxsize=_CHUNK_CACHE)
-def _chunk_terms(chunk: str, compounds: bool = True) -> tuple[str, ...]:
-    """All terms of one chunk (stopwords kept), analysed once per distinct chunk."""
+def _analyse(chunk: str, compounds: bool) -> tuple[str, ...]:
     if _PLAIN.fullmatch(chunk):
-        return (chunk if chunk in STOPWORDS else stem(chunk),)
-    if not _CJK_CHAR.search(chunk):
+        out: list[str] = []
+        _word_terms(chunk, out)
+        return tuple(out)
+    if not _RUN_CHAR.search(chunk):
         return tuple(_identifier_terms(chunk, compounds=compounds))
     terms: list[str] = []
-    for cjk, other in _CJK_RUNS.findall(chunk):
+    for cjk, spaceless, other in _RUNS.findall(chunk):
         if cjk:
             if compounds:
                 terms.extend(_cjk_terms(cjk))
+        elif spaceless:
+            if compounds:
+                terms.extend(_spaceless_terms(spaceless))
         else:
             terms.extend(_identifier_terms(other, compounds=compounds))
     return tuple(terms)
 
 
+class _SizedCache:
+    """Chunk -> terms, bounded by approximate bytes: two generations, the older dropped whole.
+
+    Lookups hit the current generation, then the previous one (moving the
+    entry forward). When the current generation passes half the budget it
+    becomes the previous one, so at most about ``budget`` bytes are held.
+    Dict operations are atomic under the GIL; the byte count is approximate
+    (a lost update under a race only shifts the next swap a little).
+    """
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self._current: dict[tuple[str, bool], tuple[str, ...]] = {}
+        self._previous: dict[tuple[str, bool], tuple[str, ...]] = {}
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def cost(chunk: str, terms: tuple[str, ...]) -> int:
+        """Approximate bytes of one entry (CPython: dict slot, key, value, strings)."""
+        return 250 + 2 * len(chunk) + sum(60 + len(t) for t in terms)
+
+    def get(self, chunk: str, compounds: bool) -> tuple[str, ...]:
+        key = (chunk, compounds)
+        found = self._current.get(key)
+        if found is not None:
+            return found
+        found = self._previous.get(key)
+        if found is None:
+            found = _analyse(chunk, compounds)
+        self._current[key] = found
+        self._bytes += self.cost(chunk, found)
+        if self._bytes > self.budget // 2:
+            with self._lock:
+                if self._bytes > self.budget // 2:
+                    self._previous, self._current, self._bytes = self._current, {}, 0
+        return found
+
+    def clear(self) -> None:
+        with self._lock:
+            self._current, self._previous, self._bytes = {}, {}, 0
+
+    def held_bytes(self) -> int:
+        """Approximate bytes held by both generations."""
+        items = list(self._current.items()) + list(self._previous.items())
+        return sum(self.cost(k[0], v) for k, v in items)
+
+
+_CACHE = _SizedCache(_CACHE_BYTES)
+
+
+def _chunk_terms(chunk: str, compounds: bool = True) -> tuple[str, ...]:
+    """All terms of one chunk (stopwords kept), analysed once per distinct short chunk."""
+    if len(chunk) > _CACHE_CHUNK_CHARS:
+        return _analyse(chunk, compounds)
+    return _CACHE.get(chunk, compounds)
+
+
 def clear_caches() -> None:
     """Empty the chunk and stemming caches (benchmarks time cold index builds)."""
-    _chunk_terms.cache_clear()
-    stem.cache_clear()
+    _CACHE.clear()
+    _cached_stem.cache_clear()
+    variants.fold_accents.cache_clear()
+
+
+def cache_bytes() -> int:
+    """Approximate bytes held by the chunk cache (at most about 32 MiB)."""
+    return _CACHE.held_bytes()
 
 
 def _chunks(text: str) -> list[str]:
-    if not text.isascii():
-        text = unicodedata.normalize("NFKC", text)
-    found: list[str] = _CHUNK.findall(text)
-    return found
+    if text.isascii():
+        found: list[str] = _CHUNK.findall(text)
+        return found
+    text = unicodedata.normalize("NFKC", text)
+    marked: list[str] = _marked_chunk().findall(text)
+    return marked
 
 
 def tokenize(text: str, *, keep_stopwords: bool = False) -> list[str]:

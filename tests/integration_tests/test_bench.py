@@ -45,10 +45,10 @@ def test_bench_quick_prints_every_section() -> None:
 
 @pytest.mark.skipif(
     importlib.util.find_spec("langchain_huggingface") is not None,
-    reason="the [semantic] extra is installed: the semantic run is a benchmark, not a test",
+    reason="the [bench-semantic] extra is installed: the semantic run is a benchmark, not a test",
 )
 def test_bench_semantic_without_the_extra_says_how_to_install_it() -> None:
     done = run("--quick", "--semantic")
     assert done.returncode == 2
-    assert "[semantic]" in done.stderr and "torch==2.13.0" in done.stderr
+    assert "[bench-semantic]" in done.stderr and "torch==2.13.0" in done.stderr
     assert "## Speed" not in done.stdout

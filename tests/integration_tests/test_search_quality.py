@@ -34,8 +34,8 @@ def bfcl_report() -> tuple[EvalReport, EvalReport]:
 def test_bfcl_recall_at_5_with_defaults() -> None:
     ours, baseline = bfcl_report()
     assert ours.queries == 2501
-    # measured 0.861 / 0.910 / 0.771 (docs/benchmarks.md); floors a little below
-    assert ours.recall[5] >= 0.855, ours
+    # measured 0.858 / 0.913 / 0.770 (docs/benchmarks.md); floors a little below
+    assert ours.recall[5] >= 0.85, ours
     assert ours.recall[10] >= 0.90, ours
     assert ours.ndcg10 >= 0.76, ours
     # far above rank-bm25's BM25Okapi on whitespace tokens, measured the same way
@@ -73,3 +73,28 @@ def test_fast_path_equals_the_rank_bm25_reference_on_bfcl() -> None:
     library = ToolLibrary([t.to_tool() for t in tools])
     index = BM25ToolIndex.build(library.documents())
     assert_matches_reference(index, [q.query for q in queries])
+
+
+def test_github_catalog_phrasings_put_the_right_tool_first() -> None:
+    """Issue 11 items 6-8 on GitHub's real MCP tools: function words, abbreviations, slips."""
+    tools = load_catalog(default_data_dir() / "github-mcp-server-tools")
+    library = ToolLibrary(tools)
+    index = BM25ToolIndex.build(library.documents())
+    expectations = {
+        "who am i": "get_me",
+        "merge PR": "merge_pull_request",
+        "merge the pr": "merge_pull_request",
+        "list PRs": "list_pull_requests",
+        "create a repo": "create_repository",
+        "fork the repo": "fork_repository",
+        "delete repo": "delete_repository",
+        "list branches": "list_branches",
+        "serach code": "search_code",
+    }
+    for query, expected in expectations.items():
+        names = [h.name for h in itertools.islice(index.rank(query), 5)]
+        assert names[:1] == [expected], (query, names)
+    # a slip in a word the siblings share still finds the tool, if not first
+    assert "list_issues" in [h.name for h in itertools.islice(index.rank("list isues"), 5)]
+    merge = [h.name for h in index.rank("merge PR")]
+    assert merge.index("merge_pull_request") < merge.index("create_pull_request")

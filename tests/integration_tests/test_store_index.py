@@ -312,3 +312,34 @@ def test_postgres_store_with_pgvector_serves_the_index(pgvector_dsn: str) -> Non
         assert _names(StoreToolIndex(store, DOCS[:4], fuse_bm25=True, sync=False), "get_weather")[
             0
         ] == ("get_weather")
+
+
+async def test_async_postgres_store_with_pgvector_serves_the_index(pgvector_dsn: str) -> None:
+    """Issue 9: ``AsyncPostgresStore`` works through ``abuild`` and ``arank``."""
+    from langgraph.store.postgres.aio import AsyncPostgresStore
+
+    from langchain_toolsearch.search.index import arank
+
+    config: Any = {"dims": 256, "embed": HashingEmbeddings(256)}
+    namespace = ("toolsearch", "async", uuid.uuid4().hex[:8])
+    async with AsyncPostgresStore.from_conn_string(pgvector_dsn, index=config) as store:
+        await store.setup()
+        index = await StoreToolIndex.abuild(store, DOCS, namespace=namespace)
+        assert index.stats.written == 5
+        hits = [h async for h in arank(index, "weather forecast for Paris")]
+        memory = list(StoreToolIndex(_store(), DOCS).rank("weather forecast for Paris"))
+        assert [h.name for h in hits] == [h.name for h in memory]
+        assert all(
+            math.isclose(a.score, b.score, abs_tol=1e-5) for a, b in zip(hits, memory, strict=True)
+        )
+        assert [h async for h in index.arank("qwzxv plmokn")] == []
+        again = await StoreToolIndex.abuild(
+            store, [*DOCS[:4], ToolDocument("new_tool", "Brand new")], namespace=namespace
+        )
+        assert (again.stats.written, again.stats.deleted, again.stats.unchanged) == (1, 1, 4)
+        fused = StoreToolIndex(store, DOCS[:4], namespace=namespace, fuse_bm25=True, sync=False)
+        names = [h.name async for h in fused.arank("get_weather")]
+        assert names[:1] == ["get_weather"]
+        # the sync API cannot run on the store's own loop: a clear error, not a hang
+        with pytest.raises(RuntimeError, match="abuild"):
+            StoreToolIndex(store, DOCS, namespace=namespace)

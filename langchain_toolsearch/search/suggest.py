@@ -1,0 +1,150 @@
+"""Bounded "did you mean" suggestions for tool names the model got wrong.
+
+:class:`NameSuggester` answers ``load_tool`` calls that name no tool: names
+that contain the asked name's words, names the asked name contains, and
+names spelled nearly alike. It never compares the asked name with the whole
+library: candidates come from a word -> names map, a folded-name map and the
+folded names sorted forwards and backwards (bisection), all built once, and
+every step has a cap, so one suggestion costs well under a
+millisecond at 100,000 tools whatever the name (names longer than 128
+characters get none).
+"""
+
+from __future__ import annotations
+
+import bisect
+import difflib
+import re
+from collections.abc import Iterable, Sequence
+from itertools import islice
+
+__all__ = ["MAX_NAME_CHARS", "NameSuggester", "fold_name", "name_words"]
+
+MAX_NAME_CHARS = 128
+"""Longer asked names get no suggestions (no tool name is that long in practice)."""
+
+_SEPARATORS = re.compile(r"[\s_\-./:]+")
+_WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_A-Za-z]+")
+_MAX_WORDS = 6  # words of the asked name used
+_MAX_SCAN = 5_000  # names of the rarest word checked for the other words
+_NEIGHBOURS = 6  # names compared on each side of the asked one, in each sort order
+_MIN_RATIO = 0.8  # difflib ratio of a near spelling
+
+
+def fold_name(name: str) -> str:
+    """Lowercase without separators: ``Create-Issue``, ``createIssue`` -> ``createissue``."""
+    return _SEPARATORS.sub("", name.strip().lower())
+
+
+def name_words(name: str) -> list[str]:
+    """Lowercase words of a name: ``getWeather_now`` -> ``get``, ``weather``, ``now``."""
+    return [w.lower() for w in _WORDS.findall(name)]
+
+
+class NameSuggester:
+    """Suggestions over a fixed set of names (provider-safe names plus originals).
+
+    Args:
+        names: ``(name to suggest, other spellings of it)`` pairs, e.g. a
+            provider-safe name with the original name.
+    """
+
+    def __init__(self, names: Iterable[tuple[str, Sequence[str]]]) -> None:
+        entries = sorted(names, key=lambda e: e[0])
+        self._folded: dict[str, list[str]] = {}
+        self._by_word: dict[str, list[str]] = {}
+        self._folds_of: dict[str, tuple[str, ...]] = {}
+        for name, others in entries:
+            forms = (name, *others) if others else (name,)
+            folds = tuple(dict.fromkeys(map(fold_name, forms)))
+            self._folds_of[name] = folds
+            for folded in folds:
+                self._folded.setdefault(folded, []).append(name)
+            for word in dict.fromkeys(w for form in forms for w in name_words(form)):
+                self._by_word.setdefault(word, []).append(name)
+        self._forward = sorted(self._folded)
+        self._backward = sorted(f[::-1] for f in self._folded)
+
+    def _containing(self, needle: str, words: list[str], limit: int) -> list[str]:
+        """Names whose folded form holds ``needle``, found through its rarest word.
+
+        The first ``limit`` in name order, among at most 5,000 names checked.
+        """
+        postings = [self._by_word.get(w, []) for w in words]
+        if not postings or not all(postings):
+            return []
+        rarest = min(postings, key=len)
+        found: list[str] = []
+        for name in islice(rarest, _MAX_SCAN):
+            if any(needle in folded for folded in self._folds_of[name]):
+                found.append(name)
+                if len(found) >= limit:
+                    break
+        return found
+
+    def _contained(self, words: list[str]) -> list[str]:
+        """Names that are a run of the asked words (``get_weather_now`` -> ``get_weather``)."""
+        found: list[str] = []
+        for start in range(len(words)):
+            for end in range(start + 1, len(words) + 1):
+                if end - start < len(words):
+                    found.extend(self._folded.get("".join(words[start:end]), []))
+        return found
+
+    def _near(self, needle: str) -> list[str]:
+        """Near spellings: neighbours in prefix and suffix order, difflib ratio >= 0.8.
+
+        A slip leaves either the start or the end of a name intact, so the
+        name sits next to the asked one in the names sorted forwards or
+        backwards; 6 neighbours on each side of each order are compared.
+        Best ratio first, ties by name.
+        """
+        ratios: dict[str, float] = {}
+        for order, key, backwards in (
+            (self._forward, needle, False),
+            (self._backward, needle[::-1], True),
+        ):
+            at = bisect.bisect_left(order, key)
+            for near in order[max(at - _NEIGHBOURS, 0) : at + _NEIGHBOURS]:
+                if abs(len(near) - len(needle)) > 3:
+                    continue
+                matcher = difflib.SequenceMatcher(None, key, near)
+                if matcher.quick_ratio() < _MIN_RATIO:
+                    continue
+                ratio = matcher.ratio()
+                if ratio < _MIN_RATIO:
+                    continue
+                for name in self._folded[near[::-1] if backwards else near]:
+                    if ratio > ratios.get(name, 0.0):
+                        ratios[name] = ratio
+        return sorted(ratios, key=lambda n: (-ratios[n], n))
+
+    def suggest(self, name: str, *, limit: int = 5) -> list[str]:
+        """Names like ``name``: holding its words or held in it, then near spellings.
+
+        Case, separators and camelCase are ignored. Names that hold all the
+        asked words, or whose words are a run of them, come first (sorted);
+        then near spellings (difflib ratio >= 0.8 with a name sharing the
+        asked name's start or end; closest first). Bounded work (module doc).
+
+        Args:
+            name: What the model asked for.
+            limit: Most suggestions returned (count).
+
+        Returns:
+            At most ``limit`` names; ``[]`` for names under 3 or over 128
+            characters (folded).
+        """
+        if len(name) > MAX_NAME_CHARS or limit < 1:
+            return []
+        needle = fold_name(name)
+        if len(needle) < 3:
+            return []
+        words = list(dict.fromkeys(name_words(name)))[:_MAX_WORDS]
+        hits = dict.fromkeys(self._folded.get(needle, []))
+        hits.update(dict.fromkeys(self._containing(needle, words, limit)))
+        hits.update(dict.fromkeys(self._contained(words)))
+        first = sorted(hits)[:limit]
+        if len(first) < limit:
+            first.extend(n for n in self._near(needle) if n not in hits)
+        return first[:limit]

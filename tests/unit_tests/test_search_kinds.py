@@ -1,0 +1,302 @@
+"""Issue 11: search finds the tool whatever the language, spelling or phrasing.
+
+One test per kind of fault (field reports C21, C22; issue 11 items 1-8). All
+run on the default BM25 index built through the public library
+(``ToolLibrary`` -> documents -> index), as the middleware builds it.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from langchain_core.tools import BaseTool
+
+from langchain_toolsearch.catalog import tool_from_definition
+from langchain_toolsearch.library import ToolLibrary
+from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument, build_index
+from tests.support.crud_library import CRUD_DEFINITIONS, crud_tools
+from tests.support.fakes import ai, call
+from tests.support.toolsearch_harness import build, cfg, form_param, tool_msgs
+
+
+def _tool(name: str, description: str, **params: str) -> BaseTool:
+    schema = {
+        "type": "object",
+        "properties": {p: {"type": "string", "description": d} for p, d in params.items()},
+    }
+    return tool_from_definition({"name": name, "description": description, "inputSchema": schema})
+
+
+def _index(tools: list[BaseTool]) -> tuple[ToolLibrary, BM25ToolIndex]:
+    library = ToolLibrary(tools)
+    index = build_index(None, library.documents())
+    assert isinstance(index, BM25ToolIndex)
+    return library, index
+
+
+def _names(index: BM25ToolIndex, query: str, k: int = 5) -> list[str]:
+    return [h.name for h in itertools.islice(index.rank(query), k)]
+
+
+def _scores(index: BM25ToolIndex, query: str) -> dict[str, float]:
+    return {h.name: h.score for h in index.rank(query)}
+
+
+# -- 1. nothing the model did not write may score (C21) ----------------------------------
+
+
+@pytest.mark.parametrize("query", ["create repo", "create a repo", "repo", "create"])
+def test_generated_safe_names_add_no_words(query: str) -> None:
+    library, index = _index([_tool("repo.create", "x"), _tool("repo_create", "x")])
+    safe = library.resolve("repo.create")
+    assert safe is not None and safe != "repo.create"  # rewritten with a hash suffix
+    scores = _scores(index, query)
+    assert scores[safe] == scores["repo_create"], scores
+
+
+def test_hash_fragments_are_not_terms() -> None:
+    library, index = _index([_tool("repo.create", "x")])
+    safe = library.resolve("repo.create")
+    assert safe is not None
+    suffix = safe.rsplit("_", 1)[1]
+    terms = index.field_terms(library.documents()[0])
+    assert not any(suffix in t or t in {"a", "f"} for t in terms), terms
+    assert _names(index, suffix) == []  # the hash alone finds nothing
+    assert _names(index, safe) == [safe]  # the safe name written exactly still does
+
+
+# -- 2. every script (C22) -------------------------------------------------------------------
+
+
+def test_thai_word_found_inside_text_without_spaces() -> None:
+    _, index = _index([_tool("weather", "ดูสภาพอากาศวันนี้"), _tool("price", "ดูราคาสินค้า")])
+    assert _names(index, "อากาศ") == ["weather"]
+    assert _names(index, "ราคา") == ["price"]
+
+
+@pytest.mark.parametrize(
+    ("texts", "query", "expected"),
+    [
+        ({"note": "नोट", "pay": "भुगतान"}, "नोट", ["note"]),  # Devanagari (C22)
+        ({"note": "नोट", "pay": "भुगतान"}, "भुगतान", ["pay"]),
+        ({"news": "செய்தி படிக்க", "send": "அனுப்பு"}, "செய்தி", ["news"]),  # Tamil
+        ({"news": "খবর পড়ুন", "pay": "টাকা পাঠান"}, "খবর", ["news"]),  # Bengali
+        ({"news": "खबर पढ़ें", "pay": "पैसे भेजें"}, "पढ़ें", ["news"]),
+    ],
+)
+def test_scripts_with_combining_marks_match_whole_words(
+    texts: dict[str, str], query: str, expected: list[str]
+) -> None:
+    _, index = _index([_tool(n, d) for n, d in texts.items()])
+    assert _names(index, query) == expected
+
+
+# -- 3. accents -----------------------------------------------------------------------------
+
+
+def test_accents_fold_in_descriptions_and_names() -> None:
+    _, index = _index(
+        [
+            _tool("upload_cv", "Upload a résumé."),
+            _tool("order_coffee", "Order at the café."),
+            _tool("crème_menu", "Dessert menu"),
+        ]
+    )
+    assert _names(index, "resume")[0] == "upload_cv"  # C22
+    assert _names(index, "cafe")[0] == "order_coffee"
+    assert _names(index, "creme")[0].startswith("cr")
+
+
+def test_the_exact_accented_form_still_wins() -> None:
+    _, index = _index([_tool("a_cv", "Upload a résumé"), _tool("b_resume", "Resume a paused job")])
+    assert _names(index, "résumé")[0] == "a_cv"
+    assert set(_names(index, "resume")) == {"a_cv", "b_resume"}
+
+
+# -- 4. surface variants of one word or name ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("description", "queries"),
+    [
+        ("Send an e-mail to a recipient", ["send email", "send e-mail", "send an E-Mail"]),
+        ("Add an item to the to-do list", ["add todo", "add to-do", "todo list"]),
+        ("Open a pull request", ["open PR", "open a pull request", "open pull-request"]),
+        ("Create a repository", ["create repo", "create repository", "create repos"]),
+        ("List members of an organisation", ["organization members", "list org members"]),
+        ("Query the database", ["query db", "query the database", "database queries"]),
+        ("Get the configuration", ["get config", "get configuration"]),
+        ("Show favourite colours", ["favorite colors", "favourite colour"]),
+    ],
+)
+def test_surface_variants_find_the_same_tool(description: str, queries: list[str]) -> None:
+    tools = [
+        _tool("target", description),
+        _tool("other", "Look up the weather forecast for a city"),
+        _tool("third", "Translate text between languages"),
+    ]
+    _, index = _index(tools)
+    for query in queries:
+        assert _names(index, query)[:1] == ["target"], query
+
+
+@pytest.mark.parametrize(
+    "query", ["getWeather", "get_weather", "get-weather", "Get Weather", "GET_WEATHER"]
+)
+def test_name_written_in_any_identifier_style(query: str) -> None:
+    _, index = _index([_tool("get_weather", "Current weather"), _tool("get_time", "Time")])
+    assert _names(index, query)[0] == "get_weather"
+
+
+# -- 5. CRUD libraries ---------------------------------------------------------------------
+
+
+def test_crud_library_has_200_tools() -> None:
+    assert len(CRUD_DEFINITIONS) == 200
+    assert len({d["name"] for d in CRUD_DEFINITIONS}) == 200
+
+
+@pytest.mark.parametrize(
+    ("query", "expected", "within"),
+    [
+        ("schedule a meeting", "calendar_create_meeting", 1),
+        ("refund a payment", "billing_create_refund", 1),
+        ("list open invoices", "billing_list_invoices", 1),
+        ("cancel my subscription", "billing_cancel_subscription", 1),
+        ("add a new contact", "crm_create_contact", 1),
+        ("delete the meeting", "calendar_delete_meeting", 1),
+        ("send the invoice to the customer", "billing_send_invoice", 1),
+    ],
+)
+def test_crud_library_ranks_the_named_action_first(query: str, expected: str, within: int) -> None:
+    _, index = _index(crud_tools())
+    assert expected in _names(index, query, within), _names(index, query)
+
+
+def test_object_id_parameters_do_not_outvote_the_name() -> None:
+    create = ToolDocument("calendar_create_meeting", "Create a meeting", (("title", "Title"),))
+    delete = ToolDocument(
+        "calendar_delete_meeting", "Delete a meeting", (("meeting_id", "Which one"),)
+    )
+    index = BM25ToolIndex([create, delete])
+    word = index.query_terms("meeting")[0]
+    assert index.field_terms(create)[word] == index.field_terms(delete)[word]
+    # a parameter still adds a word the tool's own text lacks
+    attach = ToolDocument("attach_file", "Attach a file", (("meeting_id", "Which one"),))
+    assert word in BM25ToolIndex([attach]).field_terms(attach)
+
+
+# -- 6. function words and abbreviations -------------------------------------------------------
+
+
+GITHUB_LIKE = [
+    ("get_me", "Get details of the authenticated user."),
+    ("get_user", "Get a user by login."),
+    ("merge_pull_request", "Merge a pull request in a repository."),
+    ("create_pull_request", "Create a new pull request in a repository."),
+    ("list_pull_requests", "List pull requests in a repository."),
+    ("create_repository", "Create a new repository in your account."),
+    ("send_message", "Send a message to a channel."),
+    ("query_database", "Run SQL against the database."),
+]
+
+
+def test_function_word_query_finds_a_name_that_holds_them() -> None:
+    _, index = _index([_tool(n, d) for n, d in GITHUB_LIKE])
+    assert _names(index, "who am i")[:1] == ["get_me"]
+    assert _names(index, "the of and to") == []  # no name holds them: still nothing
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("merge PR", "merge_pull_request"),
+        ("merge the PR", "merge_pull_request"),
+        ("list PRs", "list_pull_requests"),
+        ("new repo", "create_repository"),
+        ("send msg", "send_message"),
+        ("query the db", "query_database"),
+    ],
+)
+def test_abbreviations_match_their_full_forms(query: str, expected: str) -> None:
+    _, index = _index([_tool(n, d) for n, d in GITHUB_LIKE])
+    assert _names(index, query)[0] == expected, _names(index, query)
+
+
+# -- 7. sibling names ---------------------------------------------------------------------------
+
+WORK_ITEMS = [
+    ("create_work_item", "Create a new work item in a project."),
+    ("create_work_item_link", "Create a link between two work items."),
+    ("create_work_log", "Create a work log entry on a work item."),
+    ("create_intake_work_item", "Create a work item in the intake queue of a project."),
+    ("list_work_items", "List work items of a project."),
+    ("list_work_item_activities", "List the activities of a work item."),
+    ("get_work_item", "Get a work item by ID."),
+]
+
+
+@pytest.mark.parametrize("prefix", ["", "plane_", "mcp__plane__"])
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("create work item", "create_work_item"),
+        ("create a work item", "create_work_item"),
+        ("list work items", "list_work_items"),
+        ("list the work items", "list_work_items"),
+    ],
+)
+def test_the_name_the_query_covers_best_wins(prefix: str, query: str, expected: str) -> None:
+    _, index = _index([_tool(prefix + n, d) for n, d in WORK_ITEMS])
+    assert _names(index, query)[0] == prefix + expected, _names(index, query)
+
+
+# -- 8. misspellings ----------------------------------------------------------------------------
+
+BROWSER = [
+    ("browser_navigate", "Navigate the browser to a URL."),
+    ("browser_click", "Click on an element of the page."),
+    ("docs_query", "Query documentation of a library, e.g. TypeScript."),
+    ("browser_snapshot", "Capture an accessibility snapshot of the page."),
+    ("crate_search", "Search Rust crates on crates.io."),
+    ("create_file", "Create a file."),
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("naviagte to https://example.com", "browser_navigate"),
+        ("clikc on the link", "browser_click"),
+        ("qeury typescript documentaion", "docs_query"),
+    ],
+)
+def test_one_typing_slip_is_tolerated(query: str, expected: str) -> None:
+    _, index = _index([_tool(n, d) for n, d in BROWSER])
+    assert _names(index, query)[0] == expected, _names(index, query)
+
+
+def test_a_correct_word_beats_a_corrected_one() -> None:
+    _, index = _index([_tool(n, d) for n, d in BROWSER])
+    assert _names(index, "crate")[0] == "crate_search"  # "crate" is known: never "create"
+    scores = _scores(index, "naviagte")
+    assert 0 < scores["browser_navigate"] < _scores(index, "navigate")["browser_navigate"]
+
+
+def test_corrections_are_bounded() -> None:
+    _, index = _index([_tool(n, d) for n, d in BROWSER])
+    assert index.corrections("x" * 5000, []) == []
+    assert index.corrections("naviagte", []) == [index.query_terms("navigate")[0]]
+    # at most 2 unknown words are tried, and only in short queries
+    assert index.corrections("zzzza zzzzb naviagte", ["a", "b", "c"]) == []
+    assert index.corrections("naviagte", [f"t{i}" for i in range(7)]) == []
+
+
+@form_param
+async def test_auto_load_of_a_crud_query_loads_the_listing_tool(form: str) -> None:
+    steps = [ai(call("search_tools", {"query": "list open invoices"}, "s1")), ai(content="ok")]
+    h = build(form, steps, auto_load=True, top_k=1, tools=crud_tools())
+    out = await h.run("which invoices are still open?", cfg(), "async")
+    receipt = next(m for m in tool_msgs(out) if m.tool_call_id == "s1").artifact
+    assert receipt["activation"]["loaded"] == ["billing_list_invoices"]

@@ -1,0 +1,72 @@
+"""Bounded "did you mean" suggestions (issue 9, field report C18)."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+import pytest
+
+from langchain_toolsearch.library import ToolLibrary
+from langchain_toolsearch.search import suggest as suggest_module
+from langchain_toolsearch.search.suggest import MAX_NAME_CHARS, NameSuggester
+from tests.support.library_fixtures import library
+
+
+def _suggester(count: int) -> NameSuggester:
+    return NameSuggester((f"svc_{i:05d}_get_record", ()) for i in range(count))
+
+
+def test_long_names_get_no_suggestions_and_no_work() -> None:
+    lib = ToolLibrary(library())
+    assert lib.suggest("get_weather" * 20_000) == []
+    assert lib.suggest("g" * (MAX_NAME_CHARS + 1)) == []
+    assert lib.suggest("get_wether") == ["get_weather"]
+
+
+def test_near_spellings_compare_a_bounded_number_of_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[Any] = []
+
+    class Counting(difflib.SequenceMatcher):  # type: ignore[type-arg]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            made.append(1)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(suggest_module.difflib, "SequenceMatcher", Counting)
+    small, large = _suggester(100), _suggester(20_000)
+    for names in (small, large):
+        made.clear()
+        assert names.suggest("svc_00050_get_recrod")[:1] == ["svc_00050_get_record"]
+        assert len(made) <= 4 * 6  # two sort orders, six neighbours each side
+
+
+def test_common_words_stop_after_the_limit() -> None:
+    names = _suggester(20_000)
+    assert names.suggest("get_record", limit=3) == [
+        "svc_00000_get_record",
+        "svc_00001_get_record",
+        "svc_00002_get_record",
+    ]
+
+
+def test_a_name_is_found_by_its_original_spelling() -> None:
+    names = NameSuggester([("weather_get_1234abcd", ("weather.get",)), ("get_weather", ())])
+    assert names.suggest("weather.get") == ["weather_get_1234abcd"]
+    assert names.suggest("Weather-Get") == ["weather_get_1234abcd"]
+    assert names.suggest("weather") == ["get_weather", "weather_get_1234abcd"]
+
+
+def test_c18_a_load_of_many_huge_unknown_names_gives_a_bounded_receipt() -> None:
+    """C18: 64 unknown names of 100,000 characters: a receipt of bounded size, no suggestions."""
+    from langchain_toolsearch import ToolSearchMiddleware
+    from tests.support.fakes import ai, call
+    from tests.unit_tests.test_model_guidance import run
+
+    mw = ToolSearchMiddleware(tools=library())
+    names = [f"{i:02d}" + "x" * 100_000 for i in range(64)]
+    (receipt,) = run(mw, ai(call("load_tool", {"tool_names": names})))
+    assert len(str(receipt.content)) < 64 * 300
+    assert "Did you mean" not in str(receipt.content)
+    near = [f"get_wether{'_' * i}" for i in range(3)]
+    (receipt,) = run(mw, ai(call("load_tool", {"tool_names": near})))
+    assert "get_weather" in str(receipt.content)
