@@ -273,7 +273,11 @@ def build_parser() -> argparse.ArgumentParser:
         'definitions) with QUERIES (JSON list or JSONL of {"query": ..., "gold": [names]}).',
     )
     evaluate.add_argument("library", metavar="LIBRARY", help=_CATALOG_HELP.rsplit(";", 1)[0])
-    evaluate.add_argument("queries", metavar="QUERIES")
+    evaluate.add_argument(
+        "queries",
+        metavar="QUERIES",
+        help='a JSON list or JSONL file of {"query": text, "gold": [expected tool names]}',
+    )
     evaluate.add_argument(
         "-k",
         type=_positive_int,
@@ -298,6 +302,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = " ".join(str(exc).split())
         print(f"{parser.prog}: error: {message}", file=sys.stderr)
         return 2
+    except ImportError as exc:
+        # A missing extra (e.g. `config resolve` on a client without `[mcp]`): the
+        # message names the pip command; one line, not a traceback.
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        return 1
     except BrokenPipeError:
         # The reader went away (e.g. `toolsearch search ... | head -1`): stop
         # quietly, and keep Python from complaining when it flushes stdout.
