@@ -259,11 +259,10 @@ async def run_demo(
         servers_bin: Folder holding the MCP server executables.
         out: Where to print.
     """
-    from langchain_mcp_adapters.client import MultiServerMCPClient
-
     from langchain_toolsearch.catalog import load_catalog
-    from langchain_toolsearch.mcp import load_mcp_tools
+    from langchain_toolsearch.mcp import load_mcp_tools, multi_server_mcp_client
 
+    MultiServerMCPClient = multi_server_mcp_client()  # ImportError naming the [mcp] extra
     with tempfile.TemporaryDirectory(prefix="toolsearch-demo-") as tmp:
         repo = make_demo_repo(Path(tmp))
         client = MultiServerMCPClient(demo_connections(repo, servers_bin))  # type: ignore[arg-type]
@@ -383,8 +382,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--servers-bin", help="folder with mcp-server-time/-git/-fetch")
     args = parser.parse_args(argv)
     from langchain_toolsearch.catalog import load_catalog
+    from langchain_toolsearch.mcp import multi_server_mcp_client
 
     try:
+        multi_server_mcp_client()  # the [mcp] extra, before anything starts
         for path in args.catalog:  # report a bad --catalog before starting servers
             load_catalog(path)
         if args.model:  # and a model that cannot be made
@@ -392,7 +393,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return asyncio.run(
             run_demo(catalogs=args.catalog, model=args.model, servers_bin=args.servers_bin)
         )
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, ImportError) as exc:
         print(f"{parser.prog}: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
 

@@ -198,20 +198,37 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise _UsageError(str(exc)) from exc
     report = evaluate(lambda text, k: [h.name for h in search.search(text)][:k], queries, ks)
+    # Queries with a gold tool outside the top max(k): what to look at first.
+    cut = max(ks)
+    misses = []
+    if args.misses:
+        for query in queries:
+            top = [h.name for h in search.search(query.query)][:cut]
+            missing = [g for g in query.gold if g not in top]
+            if missing:
+                misses.append(
+                    {"id": query.id, "query": query.query, "missing": missing, "top": top}
+                )
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "recall": {str(k): v for k, v in sorted(report.recall.items())},
-                    "ndcg10": report.ndcg10,
-                    "queries": report.queries,
-                    "tools": len(tools),
-                },
-                indent=2,
-            )
-        )
+        summary: dict[str, Any] = {
+            "recall": {str(k): v for k, v in sorted(report.recall.items())},
+            "ndcg10": report.ndcg10,
+            "queries": report.queries,
+            "tools": len(tools),
+        }
+        if args.misses:
+            summary["misses"] = misses
+        print(json.dumps(summary, indent=2))
         return 0
     print(f"{len(tools)} tools, {report.queries} queries: {report.summary()}")
+    if args.misses:
+        noun = "query" if len(misses) == 1 else "queries"
+        print(f"{len(misses)} {noun} missing a gold tool in the top {cut}:")
+        for miss in misses:
+            print(
+                f"  {miss['id']}: {miss['query']!r} missing {', '.join(miss['missing'])}; "
+                f"top: {', '.join(miss['top'][:5]) or '(no hits)'}"
+            )
     return 0
 
 
@@ -273,12 +290,21 @@ def build_parser() -> argparse.ArgumentParser:
         'definitions) with QUERIES (JSON list or JSONL of {"query": ..., "gold": [names]}).',
     )
     evaluate.add_argument("library", metavar="LIBRARY", help=_CATALOG_HELP.rsplit(";", 1)[0])
-    evaluate.add_argument("queries", metavar="QUERIES")
+    evaluate.add_argument(
+        "queries",
+        metavar="QUERIES",
+        help='a JSON list or JSONL file of {"query": text, "gold": [expected tool names]}',
+    )
     evaluate.add_argument(
         "-k",
         type=_positive_int,
         action="append",
         help="recall cut-off, >= 1; repeatable (default: 1, 5, 10)",
+    )
+    evaluate.add_argument(
+        "--misses",
+        action="store_true",
+        help="also list the queries with a gold tool outside the top max(k) hits, and those hits",
     )
     evaluate.add_argument("--json", action="store_true", help="print JSON")
     evaluate.set_defaults(func=_cmd_eval)
@@ -298,6 +324,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = " ".join(str(exc).split())
         print(f"{parser.prog}: error: {message}", file=sys.stderr)
         return 2
+    except ImportError as exc:
+        # A missing extra (e.g. `config resolve` on a client without `[mcp]`): the
+        # message names the pip command; one line, not a traceback.
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        return 1
     except BrokenPipeError:
         # The reader went away (e.g. `toolsearch search ... | head -1`): stop
         # quietly, and keep Python from complaining when it flushes stdout.

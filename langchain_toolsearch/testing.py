@@ -33,7 +33,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.utils.function_calling import convert_to_openai_tool
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, field_validator
 
 from langchain_toolsearch._prompts import LOAD_TOOL_NAME, SEARCH_TOOL_NAME
 
@@ -105,6 +105,19 @@ class ScriptedToolSearchModel(BaseChatModel):
     scripts: dict[str, list[Any]] = Field(default_factory=dict)
     bound: list[list[str]] = Field(default_factory=list)
     seen: list[list[BaseMessage]] = Field(default_factory=list)
+
+    @field_validator("steps")
+    @classmethod
+    def _check_steps(cls, steps: list[Any]) -> list[Any]:
+        _check_script("steps", steps)
+        return steps
+
+    @field_validator("scripts")
+    @classmethod
+    def _check_scripts(cls, scripts: dict[str, list[Any]]) -> dict[str, list[Any]]:
+        for text, steps in scripts.items():
+            _check_script(f"scripts[{text!r}]", steps)
+        return scripts
 
     @classmethod
     def search_load_call(
@@ -182,6 +195,31 @@ class ScriptedToolSearchModel(BaseChatModel):
     ) -> ChatResult:
         self.seen.append(list(messages))
         return ChatResult(generations=[ChatGeneration(message=self.step_for(messages))])
+
+
+_STEP_KINDS = (Search, Load, Call, Answer, AIMessage)
+
+
+def _check_script(where: str, steps: Sequence[Any]) -> None:
+    """Refuse a step the model could not play, at construction rather than mid-run.
+
+    Raises:
+        TypeError: If a step is not a `ScriptStep`, or a `Call`'s ``args`` is
+            not a mapping; the message names the step (``steps[2]``).
+    """
+    for i, step in enumerate(steps):
+        if isinstance(step, Call) and not isinstance(step.args, Mapping):
+            raise TypeError(
+                f"{where}[{i}]: Call({step.name!r}, ...) needs args as a mapping of argument "
+                f"name -> value, got {type(step.args).__name__}"
+            )
+        if not isinstance(step, _STEP_KINDS) and not callable(step):
+            raise TypeError(
+                f"{where}[{i}] is not a script step (got {type(step).__name__} {step!r:.60}); "
+                "a step is "
+                "Search(query), Load(*names), Call(name, args), Answer(text=None), an "
+                "AIMessage, or a function of the messages returning the AIMessage to send"
+            )
 
 
 def _tool_call(name: str, args: dict[str, Any], call_id: str) -> AIMessage:

@@ -309,6 +309,19 @@ def test_demo_model_without_its_provider_package_is_one_line(
     assert "needs langchain-openai: pip install langchain-openai" in err
 
 
+def test_demo_without_the_mcp_extra_is_one_line_naming_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys as _sys
+
+    monkeypatch.setitem(_sys.modules, "langchain_mcp_adapters", None)  # `pip install .` only
+    monkeypatch.setitem(_sys.modules, "langchain_mcp_adapters.client", None)
+    assert demo_module.main([]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "pip install 'langchain-toolsearch[mcp]'" in err
+
+
 def test_mcp_config_without_mcp_servers_key_names_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -157,3 +157,49 @@ async def test_auto_load_in_a_graph_without_the_node_keys_loads_nothing(mode: st
     assert body["activation"]["loaded"] == []
     assert body["message"].endswith(" " + P.LOAD_NOT_PERSISTED)
     assert h.bound == [["search_tools"], ["search_tools"]]
+
+
+def test_own_tool_node_over_meta_and_bound_tools_runs_search_load_call() -> None:
+    # docs/usage.md: "Your own ToolNode works too, over the meta tools and the bound tools"
+    from langchain_core.messages import SystemMessage
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.graph import START, StateGraph
+    from langgraph.prebuilt import tools_condition
+
+    from langchain_toolsearch import ToolSearchInput
+    from langchain_toolsearch.testing import ScriptedToolSearchModel
+
+    search = ToolSearchNode(tools=library(), bound_tools=[calculator])
+    llm = ScriptedToolSearchModel.search_load_call(
+        query="weather", tool="get_weather", args={"city": "Oslo"}
+    )
+
+    def call_model(state: ToolSearchState) -> dict[str, Any]:
+        bound = llm.bind_tools(search.tools_for(state))
+        return {"messages": [bound.invoke([SystemMessage("hi"), *state["messages"]])]}
+
+    def graph(tools: ToolNode) -> Any:
+        builder = StateGraph(ToolSearchState, input_schema=ToolSearchInput)
+        builder.add_node("tool_search", search)
+        builder.add_node("model", call_model)
+        builder.add_node("tools", tools)
+        builder.add_edge(START, "tool_search")
+        builder.add_edge("tool_search", "model")
+        builder.add_conditional_edges("model", tools_condition)
+        builder.add_edge("tools", "tool_search")
+        return builder.compile(checkpointer=InMemorySaver())
+
+    wrappers: dict[str, Any] = {
+        "wrap_tool_call": search.wrap_tool_call,
+        "awrap_tool_call": search.awrap_tool_call,
+    }
+    own = ToolNode([*search.meta_tools, *search.bound_tools], **wrappers)
+    out = graph(own).invoke({"messages": [("user", "weather")]}, cfg("own"))
+    assert [m.status for m in tool_msgs(out)] == ["success", "success", "success"]
+    assert out["messages"][-1].content == "get_weather returned: Sunny in Oslo"
+    assert llm.bound[-1] == [*META, "calculator", "get_weather"]
+
+    # a library tool listed on the node: the developer error the page warns about
+    listed = ToolNode([*search.meta_tools, library()[0]], **wrappers)
+    with pytest.raises(ValueError, match="both bound directly on the agent and in the"):
+        graph(listed).invoke({"messages": [("user", "weather")]}, cfg("listed"))

@@ -134,6 +134,22 @@ def test_after_the_script_it_answers_and_steps_validate() -> None:
         Load()
 
 
+def test_a_step_it_cannot_play_is_refused_at_construction() -> None:
+    # Not mid-run as "'str' object is not callable" from inside the agent's model node.
+    with pytest.raises(TypeError, match=r"steps\[1\] is not a script step \(got str"):
+        ScriptedToolSearchModel(steps=[Search("weather"), "load get_weather"])
+    with pytest.raises(TypeError, match=r"scripts\['hi'\]\[0\] is not a script step"):
+        ScriptedToolSearchModel(scripts={"hi": [3]})
+    with pytest.raises(TypeError, match=r"steps\[0\]: Call\('get_weather', \.\.\.\) needs args"):
+        ScriptedToolSearchModel(steps=[Call("get_weather", "Paris")])  # type: ignore[arg-type]
+
+    def custom(messages: list[BaseMessage]) -> AIMessage:
+        return AIMessage(f"{len(messages)} messages")
+
+    steps = [Search("w"), Load("a", "b"), Call("a", {}), Answer(), AIMessage("x"), custom]
+    assert ScriptedToolSearchModel(steps=steps).invoke([HumanMessage("hi")]).tool_calls
+
+
 def test_node_form_in_a_hand_built_graph() -> None:
     model = ScriptedToolSearchModel.search_load_call(
         query="files in a folder", tool="list_files", args={"folder": "/tmp"}

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -144,6 +145,19 @@ def test_user_errors_exit_non_zero_without_tracebacks(cli: Cli) -> None:
     with pytest.raises(SystemExit) as usage:
         cli("show", "support", "--version", "latest")
     assert usage.value.code == 2
+
+
+def test_resolve_without_the_mcp_extra_is_one_line_naming_it(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An environment without langchain-mcp-adapters (`pip install .` with no extra).
+    monkeypatch.setitem(sys.modules, "langchain_mcp_adapters", None)
+    monkeypatch.setitem(sys.modules, "langchain_mcp_adapters.client", None)
+    assert cli("import", cli.file(BUNDLE), "--publish")[0] == 0
+    code, out, err = cli("resolve", "support")
+    assert (code, out) == (1, "")
+    assert err.startswith("toolsearch: error: ") and len(err.splitlines()) == 1, err
+    assert "pip install 'langchain-toolsearch[mcp]'" in err
 
 
 def test_a_shared_id_needs_a_kind(cli: Cli) -> None:
