@@ -45,8 +45,10 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
-from functools import cache, lru_cache
-from itertools import chain
+from functools import cache, lru_cache, partial
+from itertools import chain, compress
+from operator import is_, itemgetter
+from typing import TypeAlias
 
 import Stemmer  # type: ignore[import-not-found, import-untyped, unused-ignore]
 
@@ -54,6 +56,7 @@ from langchain_toolsearch.search import variants
 
 __all__ = [
     "STOPWORDS",
+    "BatchTokenizer",
     "clear_caches",
     "is_cjk",
     "name_phrase",
@@ -234,23 +237,27 @@ def stem(word: str) -> str:
 variants.build_table(stem)
 
 
-def _word_terms(word: str, out: list[str]) -> None:
-    """Append the terms of one lowercase word: its stem (or variants) and accent fold."""
+def _analyse_word(word: str) -> tuple[str, ...]:
+    """The terms of one lowercase word: its stem (or variants) and accent fold."""
     if word in _PRONOUNS:
-        out.append(_PRONOUNS[word])
-        return
+        return (_PRONOUNS[word],)
     if word in STOPWORDS:
-        out.append(word)
-        return
+        return (word,)
     term = stem(word)
     mapped = variants.canonical(term)
-    if mapped is not None:
-        out.extend(mapped)
-    else:
-        out.append(term)
+    out = mapped if mapped is not None else (term,)
     folded = variants.fold_accents(word)
     if folded is not None and folded != word:
-        _word_terms(folded, out)
+        out = (*out, *_analyse_word(folded))
+    return out
+
+
+_word_tuple = lru_cache(maxsize=65536)(_analyse_word)
+
+
+def _word_terms(word: str, out: list[str]) -> None:
+    """Append the terms of one lowercase word (:func:`_analyse_word`, cached)."""
+    out.extend(_word_tuple(word) if len(word) <= _STEM_CACHE_CHARS else _analyse_word(word))
 
 
 def _cjk_terms(run: str) -> list[str]:
@@ -267,10 +274,16 @@ def _spaceless_terms(run: str) -> list[str]:
     return [clusters[i] + clusters[i + 1] for i in range(len(clusters) - 1)]
 
 
-def _identifier_terms(chunk: str, *, compounds: bool) -> list[str]:
-    """Terms of a chunk without CJK characters; stopwords kept, unstemmed."""
+def _identifier_terms(chunk: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Terms of a chunk without CJK characters, with and without the joined forms.
+
+    Stopwords kept, unstemmed. The second tuple is the first less the joined
+    forms (``get_weather``, ``addperson``, ``email`` of ``e-mail``), and is
+    the same object when there are none.
+    """
     parts = [p for p in _SEP.split(chunk) if p]  # CJK runs can leave "_get"
     terms: list[str] = []
+    plain: list[str] | None = None  # set once a joined form is added
     for part in parts:
         if (
             (part.isalpha() and part.islower())
@@ -278,37 +291,64 @@ def _identifier_terms(chunk: str, *, compounds: bool) -> list[str]:
             or _ACRONYM_PLURAL.fullmatch(part)
         ):
             _word_terms(part.lower(), terms)  # one word: "weather", "नोट", "Café"
+            if plain is not None:
+                _word_terms(part.lower(), plain)
             continue
         lowered = [p.lower() for p in _CAMEL.findall(part)] or [part.lower()]
         for piece in lowered:
             _word_terms(piece, terms)
-        if compounds and len(lowered) > 1:
+            if plain is not None:
+                _word_terms(piece, plain)
+        if len(lowered) > 1:
+            if plain is None:
+                plain = list(terms)
             terms.append(part.lower())  # camelCase whole: "addperson", "v1"
-    if compounds and len(parts) > 1:
+    if len(parts) > 1:
+        if plain is None:
+            plain = list(terms)
         terms.append("_".join(parts).lower())  # whole identifier: "get_weather"
         if len(parts) == 2 and min(map(len, parts)) <= 2 and _HYPHENATED.fullmatch(chunk):
             _word_terms((parts[0] + parts[1]).lower(), terms)  # "e-mail" -> "email"
-    return terms
+    whole = tuple(terms)
+    return whole, (whole if plain is None else tuple(plain))
 
 
-def _analyse(chunk: str, compounds: bool) -> tuple[str, ...]:
-    if _PLAIN.fullmatch(chunk):
+def _analyse(chunk: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A chunk's terms with the joined forms (for text) and without (name phrases).
+
+    Name phrases also leave CJK and spaceless-script runs out.
+    """
+    if _PLAIN.fullmatch(chunk) or (
+        chunk.isascii() and chunk.isalpha() and chunk[1:].islower()  # "Returns"
+    ):
         out: list[str] = []
-        _word_terms(chunk, out)
-        return tuple(out)
+        _word_terms(chunk.lower(), out)
+        whole = tuple(out)
+        return whole, whole
     if not _RUN_CHAR.search(chunk):
-        return tuple(_identifier_terms(chunk, compounds=compounds))
+        return _identifier_terms(chunk)
     terms: list[str] = []
+    plain: list[str] = []
     for cjk, spaceless, other in _RUNS.findall(chunk):
         if cjk:
-            if compounds:
-                terms.extend(_cjk_terms(cjk))
+            terms.extend(_cjk_terms(cjk))
         elif spaceless:
-            if compounds:
-                terms.extend(_spaceless_terms(spaceless))
+            terms.extend(_spaceless_terms(spaceless))
         else:
-            terms.extend(_identifier_terms(other, compounds=compounds))
-    return tuple(terms)
+            with_joined, without = _identifier_terms(other)
+            terms.extend(with_joined)
+            plain.extend(without)
+    return tuple(terms), tuple(plain)
+
+
+_Entry: TypeAlias = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+"""A chunk's terms: all of them, the same less the stopwords, and its name-phrase words."""
+
+
+def _entry(analysed: tuple[tuple[str, ...], tuple[str, ...]]) -> _Entry:
+    terms, phrase = analysed
+    content = tuple(t for t in terms if t not in STOPWORDS)
+    return terms, (terms if len(content) == len(terms) else content), phrase
 
 
 class _SizedCache:
@@ -319,65 +359,78 @@ class _SizedCache:
     becomes the previous one, so at most about ``budget`` bytes are held.
     Dict operations are atomic under the GIL; the byte count is approximate
     (a lost update under a race only shifts the next swap a little).
+    Keys are the chunks themselves, so a tokenizer looks a whole text's
+    chunks up with one C-level ``map``.
     """
 
     def __init__(self, budget: int) -> None:
         self.budget = budget
-        self._current: dict[tuple[str, bool], tuple[str, ...]] = {}
-        self._previous: dict[tuple[str, bool], tuple[str, ...]] = {}
+        self.current: dict[str, _Entry] = {}
+        self._previous: dict[str, _Entry] = {}
         self._bytes = 0
         self._lock = threading.Lock()
 
     @staticmethod
-    def cost(chunk: str, terms: tuple[str, ...]) -> int:
+    def cost(chunk: str, entry: _Entry) -> int:
         """Approximate bytes of one entry (CPython: dict slot, key, value, strings)."""
-        return 250 + 2 * len(chunk) + sum(60 + len(t) for t in terms)
+        terms, content, phrase = entry
+        extra = (0 if content is terms else 56 + 8 * len(content)) + (
+            0 if phrase is terms else 56 + 68 * len(phrase)
+        )
+        return 250 + 2 * len(chunk) + 68 * len(terms) + extra
 
-    def get(self, chunk: str, compounds: bool) -> tuple[str, ...]:
-        key = (chunk, compounds)
-        found = self._current.get(key)
+    def get(self, chunk: str) -> _Entry:
+        found = self.current.get(chunk)
         if found is not None:
             return found
-        found = self._previous.get(key)
+        if len(chunk) > _CACHE_CHUNK_CHARS:  # analysed each time, never cached
+            return _entry(_analyse(chunk))
+        found = self._previous.get(chunk)
         if found is None:
-            found = _analyse(chunk, compounds)
-        self._current[key] = found
+            found = _entry(_analyse(chunk))
+        self.current[chunk] = found
         self._bytes += self.cost(chunk, found)
         if self._bytes > self.budget // 2:
             with self._lock:
                 if self._bytes > self.budget // 2:
-                    self._previous, self._current, self._bytes = self._current, {}, 0
+                    self._previous, self.current, self._bytes = self.current, {}, 0
         return found
+
+    def lookup(self, chunks: list[str]) -> list[_Entry]:
+        """The entries of ``chunks``, in order (cached ones without a Python call each)."""
+        found: list[_Entry | None] = list(map(self.current.get, chunks))
+        if None in found:
+            get = self.get
+            return [f if f is not None else get(c) for f, c in zip(found, chunks, strict=True)]
+        return found  # type: ignore[return-value]
 
     def clear(self) -> None:
         with self._lock:
-            self._current, self._previous, self._bytes = {}, {}, 0
+            self.current, self._previous, self._bytes = {}, {}, 0
 
     def held_bytes(self) -> int:
         """Approximate bytes held by both generations."""
-        items = list(self._current.items()) + list(self._previous.items())
-        return sum(self.cost(k[0], v) for k, v in items)
+        items = list(self.current.items()) + list(self._previous.items())
+        return sum(self.cost(k, v) for k, v in items)
 
 
 _CACHE = _SizedCache(_CACHE_BYTES)
-
-
-def _chunk_terms(chunk: str, compounds: bool = True) -> tuple[str, ...]:
-    """All terms of one chunk (stopwords kept), analysed once per distinct short chunk."""
-    if len(chunk) > _CACHE_CHUNK_CHARS:
-        return _analyse(chunk, compounds)
-    return _CACHE.get(chunk, compounds)
+_ALL = itemgetter(0)
+_is_none = partial(is_, None)
+_CONTENT = itemgetter(1)
+_PHRASE = itemgetter(2)
 
 
 def clear_caches() -> None:
     """Empty the chunk and stemming caches (benchmarks time cold index builds)."""
     _CACHE.clear()
     _cached_stem.cache_clear()
+    _word_tuple.cache_clear()
     variants.fold_accents.cache_clear()
 
 
 def cache_bytes() -> int:
-    """Approximate bytes held by the chunk cache (at most about 32 MiB)."""
+    """Approximate bytes held by the chunk caches (at most about 32 MiB)."""
     return _CACHE.held_bytes()
 
 
@@ -405,10 +458,8 @@ def tokenize(text: str, *, keep_stopwords: bool = False) -> list[str]:
         letters or digits, or (without ``keep_stopwords``) holds only
         stopwords.
     """
-    terms = chain.from_iterable(map(_chunk_terms, _chunks(text)))
-    if keep_stopwords:
-        return list(terms)
-    return [t for t in terms if t not in STOPWORDS]
+    entries = _CACHE.lookup(_chunks(text))
+    return list(chain.from_iterable(map(_ALL if keep_stopwords else _CONTENT, entries)))
 
 
 def tokenize_name(name: str) -> list[str]:
@@ -421,4 +472,54 @@ def name_phrase(name: str) -> tuple[str, ...]:
 
     CJK characters are left out: a CJK name is matched through its bigrams.
     """
-    return tuple(chain.from_iterable(_chunk_terms(c, False) for c in _chunks(name)))
+    return tuple(chain.from_iterable(map(_PHRASE, _CACHE.lookup(_chunks(name)))))
+
+
+class BatchTokenizer:
+    """:func:`tokenize`, :func:`tokenize_name` and :func:`name_phrase` for one index build.
+
+    Chunks are analysed once per build in a memo of their own, released
+    with the object: a library has more distinct chunks than the shared,
+    bounded cache holds (about 37,000 at 10,000 tools), which would make
+    every build churn it. Whole texts are memoised too, since parameter
+    names and descriptions repeat across tools. Results are shared between
+    calls: do not mutate them. Same terms as the module functions.
+    """
+
+    __slots__ = ("_chunks", "_names", "_prose")
+
+    def __init__(self) -> None:
+        self._chunks: dict[str, _Entry] = {}
+        self._prose: dict[str, list[str]] = {}
+        self._names: dict[str, list[str]] = {}
+
+    def _lookup(self, chunks: list[str]) -> list[_Entry]:
+        memo = self._chunks
+        found: list[_Entry | None] = list(map(memo.get, chunks))
+        if None not in found:
+            return found  # type: ignore[return-value]
+        shared = _CACHE.current.get
+        for chunk in compress(chunks, map(_is_none, found)):
+            if chunk not in memo:
+                memo[chunk] = shared(chunk) or _entry(_analyse(chunk))
+        return list(map(memo.__getitem__, chunks))
+
+    def tokenize(self, text: str) -> list[str]:
+        """``tokenize(text)``: terms without stopwords."""
+        found = self._prose.get(text)
+        if found is None:
+            entries = self._lookup(_chunks(text))
+            found = self._prose[text] = list(chain.from_iterable(map(_CONTENT, entries)))
+        return found
+
+    def tokenize_name(self, name: str) -> list[str]:
+        """``tokenize_name(name)``: terms with stopwords."""
+        found = self._names.get(name)
+        if found is None:
+            entries = self._lookup(_chunks(name))
+            found = self._names[name] = list(chain.from_iterable(map(_ALL, entries)))
+        return found
+
+    def name_phrase(self, name: str) -> tuple[str, ...]:
+        """``name_phrase(name)``."""
+        return tuple(chain.from_iterable(map(_PHRASE, self._lookup(_chunks(name)))))
