@@ -152,6 +152,7 @@ def _literal(text: str) -> str:
 
 
 _FIRST_BATCH = 64
+_ROUNDING = 1e-6  # more than any score moves when rounded to 6 decimals
 _MAX_PHRASE = 6
 _PHRASE_LIFT = 0.3  # a name said word for word in the query closes 30% of the gap to 0.9
 _COVER_LIFT = 0.5  # x (share of the name said) x (share of the query named): up to 50% more
@@ -483,7 +484,7 @@ class BM25ToolIndex:
             return raw, best
         docs = np.concatenate([self._post_docs[lo:hi] for lo, hi in spans])
         weights = np.concatenate([self._post_weights[lo:hi] for lo, hi in spans])
-        return np.bincount(docs, weights=weights, minlength=n_docs).astype(np.float64), best
+        return np.bincount(docs, weights=weights, minlength=n_docs), best
 
     def scores(self, query: str) -> tuple[_FloatArray, _FloatArray]:
         """Score every document.
@@ -492,6 +493,12 @@ class BM25ToolIndex:
             ``(score, raw)``: normalised scores in ``[0, 1]`` and raw BM25
             scores, both of shape ``(len(self),)``.
         """
+        score, raw = self._scores(query)
+        np.clip(score, 0.0, 1.0, out=score)
+        return score, raw
+
+    def _scores(self, query: str) -> tuple[_FloatArray, _FloatArray]:
+        """:meth:`scores` before the clip to 1 (no part is ever below 0)."""
         every = tokenize(query, keep_stopwords=True)
         terms = self._content_terms(every)
         raw, best = self._bm25(terms)
@@ -528,36 +535,46 @@ class BM25ToolIndex:
         literal = self._literal_names.get(_literal(query))
         if literal:  # the name exactly as written ("x.y" over "x_y" and "x-y")
             score[np.asarray(literal, dtype=np.int64)] = 1.0
-        np.clip(score, 0.0, 1.0, out=score)
         return score, raw
 
     def rank(self, query: str) -> Iterator[ScoredTool]:
         """Yield hits with a score above zero, best first, ties by name.
 
         Scores are rounded to 6 decimals so that floating-point noise never
-        reorders ties. Only the first 64 hits are sorted up front; the rest
-        are sorted if the caller keeps pulling.
+        reorders ties. Only the first 64 hits are rounded and sorted up
+        front; the rest are if the caller keeps pulling.
         """
-        score, raw = self.scores(query)
-        cand = np.flatnonzero(score)
+        score, raw = self._scores(query)
+        cand = np.flatnonzero(score > 0.0)  # a bool scan: far faster than one on floats
         if cand.size == 0:
             return
-        rounded = np.round(score[cand], 6)
-        keep = rounded > 0.0
-        cand, rounded = cand[keep], rounded[keep]
+        values = np.minimum(score[cand], 1.0)
         if cand.size > _FIRST_BATCH:
-            cut = np.partition(rounded, cand.size - _FIRST_BATCH)[cand.size - _FIRST_BATCH]
-            top = rounded >= cut
-            batches = [(cand[top], rounded[top]), (cand[~top], rounded[~top])]
-        else:
-            batches = [(cand, rounded)]
+            # rounding keeps order, so the 64th best rounded score is the 64th best rounded
+            kth = cand.size - _FIRST_BATCH
+            cut = np.round(np.partition(values, kth)[kth : kth + 1], 6)[0]
+            near = np.flatnonzero(values >= cut - _ROUNDING)  # holds every rounded >= cut
+            rounded = np.round(values[near], 6)
+            top = (rounded >= cut) & (rounded > 0.0)
+            yield from self._batch(cand[near[top]], rounded[top], raw)
+            rest = np.ones(cand.size, dtype=bool)
+            rest[near[top]] = False
+            cand, values = cand[rest], values[rest]
+        rounded = np.round(values, 6)
+        keep = rounded > 0.0
+        yield from self._batch(cand[keep], rounded[keep], raw)
+
+    def _batch(self, idx: _IntArray, values: _FloatArray, raw: _FloatArray) -> Iterator[ScoredTool]:
+        """Hits ``idx`` with rounded scores ``values``, best first, ties by name."""
+        if idx.size == 0:
+            return
+        order = np.lexsort((self._name_order[idx], -values))
+        idx = idx[order]
         documents = self.documents
-        for idx, values in batches:
-            if idx.size == 0:
-                continue
-            order = np.lexsort((self._name_order[idx], -values))
-            for i, value in zip(idx[order].tolist(), values[order].tolist(), strict=True):
-                yield ScoredTool(name=documents[i].name, score=value, raw_score=float(raw[i]))
+        for i, value, r in zip(
+            idx.tolist(), values[order].tolist(), raw[idx].tolist(), strict=True
+        ):
+            yield ScoredTool(name=documents[i].name, score=value, raw_score=r)
 
     async def arank(self, query: str) -> AsyncIterator[ScoredTool]:
         """:meth:`rank` for async callers (the same hits).
