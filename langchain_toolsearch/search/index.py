@@ -484,7 +484,8 @@ class BM25ToolIndex:
             return raw, best
         docs = np.concatenate([self._post_docs[lo:hi] for lo, hi in spans])
         weights = np.concatenate([self._post_weights[lo:hi] for lo, hi in spans])
-        return np.bincount(docs, weights=weights, minlength=n_docs), best
+        summed: _FloatArray = np.bincount(docs, weights=weights, minlength=n_docs)
+        return summed, best
 
     def scores(self, query: str) -> tuple[_FloatArray, _FloatArray]:
         """Score every document.
@@ -548,19 +549,19 @@ class BM25ToolIndex:
         cand = np.flatnonzero(score > 0.0)  # a bool scan: far faster than one on floats
         if cand.size == 0:
             return
-        values = np.minimum(score[cand], 1.0)
+        values: _FloatArray = np.minimum(score[cand], 1.0)
         if cand.size > _FIRST_BATCH:
-            # rounding keeps order, so the 64th best rounded score is the 64th best rounded
+            # rounding keeps order: the 64th best score, rounded, is the 64th best rounded one
             kth = cand.size - _FIRST_BATCH
-            cut = np.round(np.partition(values, kth)[kth : kth + 1], 6)[0]
+            cut = np.partition(values, kth)[kth : kth + 1].round(6)[0]
             near = np.flatnonzero(values >= cut - _ROUNDING)  # holds every rounded >= cut
-            rounded = np.round(values[near], 6)
+            rounded = values[near].round(6)
             top = (rounded >= cut) & (rounded > 0.0)
             yield from self._batch(cand[near[top]], rounded[top], raw)
             rest = np.ones(cand.size, dtype=bool)
             rest[near[top]] = False
             cand, values = cand[rest], values[rest]
-        rounded = np.round(values, 6)
+        rounded = values.round(6)
         keep = rounded > 0.0
         yield from self._batch(cand[keep], rounded[keep], raw)
 
