@@ -484,8 +484,8 @@ class BM25ToolIndex:
             return raw, best
         docs = np.concatenate([self._post_docs[lo:hi] for lo, hi in spans])
         weights = np.concatenate([self._post_weights[lo:hi] for lo, hi in spans])
-        summed: _FloatArray = np.bincount(docs, weights=weights, minlength=n_docs)
-        return summed, best
+        summed = np.bincount(docs, weights=weights, minlength=n_docs)  # float64 with weights
+        return summed.astype(np.float64, copy=False), best
 
     def scores(self, query: str) -> tuple[_FloatArray, _FloatArray]:
         """Score every document.
