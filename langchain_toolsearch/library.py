@@ -28,6 +28,7 @@ from langgraph.prebuilt import ToolRuntime
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+from langchain_toolsearch._bulk import collector_paused
 from langchain_toolsearch._prompts import META_TOOL_NAMES
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.search.index import ToolDocument
@@ -310,6 +311,10 @@ class ToolLibrary:
     """
 
     def __init__(self, tools: ToolsInput) -> None:
+        with collector_paused():
+            self._build(tools)
+
+    def _build(self, tools: ToolsInput) -> None:
         pairs: list[tuple[str, BaseTool, str | None]] = []
         if isinstance(tools, Mapping):
             for key, value in tools.items():
@@ -409,7 +414,8 @@ class ToolLibrary:
 
     def documents(self) -> list[ToolDocument]:
         """One search document per tool, in library order."""
-        return [t.document() for t in self._tools.values()]
+        with collector_paused():
+            return [t.document() for t in self._tools.values()]
 
     def suggest(self, name: str, *, limit: int = 5) -> list[str]:
         """Names like ``name``: holding it or held in it, then near spellings.

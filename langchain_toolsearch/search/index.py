@@ -71,13 +71,11 @@ against ``rank-bm25`` run with the same tokens, field weights and IDF.
 
 from __future__ import annotations
 
-import gc
 import math
 import re
 import unicodedata
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import TypeAlias
@@ -85,6 +83,7 @@ from typing import TypeAlias
 import numpy as np
 import numpy.typing as npt
 
+from langchain_toolsearch._bulk import collector_paused
 from langchain_toolsearch.search.names import NameCoverage, correct
 from langchain_toolsearch.search.protocol import (
     AsyncToolIndex,
@@ -171,25 +170,6 @@ _IntArray: TypeAlias = npt.NDArray[np.int64]
 _FloatArray: TypeAlias = npt.NDArray[np.float64]
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a build allocates (it makes no cycles).
-
-    A build allocates hundreds of thousands of small tuples and lists; each
-    700 allocations start a collection, and the older generations hold the
-    whole tool library, so collections cost a fifth of a build. Reference
-    counting still frees everything; the collector runs again afterwards.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
 class BM25ToolIndex:
     """BM25 index over tool documents (see the module docstring).
 
@@ -219,7 +199,7 @@ class BM25ToolIndex:
         self._name_order: _IntArray = np.zeros(0, dtype=np.int64)
         self._df: _IntArray = np.zeros(0, dtype=np.int64)
         self._coverage = NameCoverage([])
-        with _collector_paused():
+        with collector_paused():
             self._build()
 
     @classmethod

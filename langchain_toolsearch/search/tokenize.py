@@ -174,10 +174,13 @@ _PRONOUNS = {"i": "me", "my": "me", "myself": "me"}
 
 @cache
 def _mark_class() -> str:
-    """All combining marks (Mn, Mc, Me) as a regex class body (built on first use, ~20 ms)."""
+    """All combining marks (Mn, Mc, Me) as a regex class body (built on first use, ~10 ms)."""
     ranges: list[tuple[int, int]] = []
-    for cp in (*range(0x0300, 0x20000), *range(0xE0100, 0xE01F0)):
-        if unicodedata.category(chr(cp)) in ("Mn", "Mc", "Me"):
+    for span in (range(0x0300, 0x20000), range(0xE0100, 0xE01F0)):
+        categories = map(unicodedata.category, map(chr, span))
+        for cp, category in zip(span, categories, strict=True):
+            if category[0] != "M":  # Mn, Mc, Me: the only categories starting with M
+                continue
             if ranges and ranges[-1][1] == cp - 1:
                 ranges[-1] = (ranges[-1][0], cp)
             else:
