@@ -4,8 +4,7 @@
 that contain the asked name's words, names the asked name contains, and
 names spelled nearly alike. It never compares the asked name with the whole
 library: candidates come from a word -> names map, a folded-name map and the
-folded names sorted forwards and backwards (bisection), all built once on
-the first suggestion (not when the library is built), and
+folded names sorted forwards and backwards (bisection), all built once, and
 every step has a cap, so one suggestion costs well under a
 millisecond at 100,000 tools whatever the name (names longer than 128
 characters get none).
@@ -16,7 +15,6 @@ from __future__ import annotations
 import bisect
 import difflib
 import re
-import threading
 from collections.abc import Iterable, Sequence
 from itertools import islice
 
@@ -52,37 +50,20 @@ class NameSuggester:
     """
 
     def __init__(self, names: Iterable[tuple[str, Sequence[str]]]) -> None:
-        self._entries: list[tuple[str, Sequence[str]]] | None = list(names)
-        self._lock = threading.Lock()
+        entries = sorted(names, key=lambda e: e[0])
         self._folded: dict[str, list[str]] = {}
         self._by_word: dict[str, list[str]] = {}
         self._folds_of: dict[str, tuple[str, ...]] = {}
-        self._forward: list[str] = []
-        self._backward: list[str] = []
-
-    def _ready(self) -> None:
-        """Build the maps on first use (most libraries never get a wrong name)."""
-        if self._entries is None:
-            return
-        with self._lock:
-            if self._entries is None:
-                return
-            entries = sorted(self._entries, key=lambda e: e[0])
-            folded: dict[str, list[str]] = {}
-            by_word: dict[str, list[str]] = {}
-            folds_of: dict[str, tuple[str, ...]] = {}
-            for name, others in entries:
-                forms = (name, *others) if others else (name,)
-                folds = tuple(dict.fromkeys(map(fold_name, forms)))
-                folds_of[name] = folds
-                for fold in folds:
-                    folded.setdefault(fold, []).append(name)
-                for word in dict.fromkeys(w for form in forms for w in name_words(form)):
-                    by_word.setdefault(word, []).append(name)
-            self._folded, self._by_word, self._folds_of = folded, by_word, folds_of
-            self._forward = sorted(folded)
-            self._backward = sorted(f[::-1] for f in folded)
-            self._entries = None
+        for name, others in entries:
+            forms = (name, *others) if others else (name,)
+            folds = tuple(dict.fromkeys(map(fold_name, forms)))
+            self._folds_of[name] = folds
+            for folded in folds:
+                self._folded.setdefault(folded, []).append(name)
+            for word in dict.fromkeys(w for form in forms for w in name_words(form)):
+                self._by_word.setdefault(word, []).append(name)
+        self._forward = sorted(self._folded)
+        self._backward = sorted(f[::-1] for f in self._folded)
 
     def _containing(self, needle: str, words: list[str], limit: int) -> list[str]:
         """Names whose folded form holds ``needle``, found through its rarest word.
@@ -159,7 +140,6 @@ class NameSuggester:
         needle = fold_name(name)
         if len(needle) < 3:
             return []
-        self._ready()
         words = list(dict.fromkeys(name_words(name)))[:_MAX_WORDS]
         hits = dict.fromkeys(self._folded.get(needle, []))
         hits.update(dict.fromkeys(self._containing(needle, words, limit)))
