@@ -263,7 +263,8 @@ class BM25ToolIndex:
         pnames: list[str] = []
         ptexts: list[str] = []
         for pname, ptext in doc.parameters:
-            pnames.extend(t for t in memo.tokenize_name(pname) if t not in own)
+            pterms = memo.tokenize_name(pname)
+            pnames.extend(pterms if own.isdisjoint(pterms) else [t for t in pterms if t not in own])
             ptexts.extend(memo.tokenize(ptext))
         return names, description, pnames, ptexts
 
@@ -334,20 +335,24 @@ class BM25ToolIndex:
         pairs: set[tuple[str, str]] = set()
         name_words: list[list[str]] = []
         for i, doc in enumerate(self.documents):
-            all_names = list(dict.fromkeys((doc.name, *doc.aliases)))
+            all_names = list(dict.fromkeys((doc.name, *doc.aliases))) if doc.aliases else [doc.name]
             words: list[str] = []
             for name in self.searchable_names(doc):
                 terms = memo.tokenize_name(name)
-                pairs.update((a, b) for a, b in pairwise(terms) if a in STOPWORDS or b in STOPWORDS)
+                if not STOPWORDS.isdisjoint(terms):
+                    pairs.update(
+                        (a, b) for a, b in pairwise(terms) if a in STOPWORDS or b in STOPWORDS
+                    )
                 phrase = memo.name_phrase(name)
                 words.extend(phrase)
-                content = sum(1 for t in phrase if t not in STOPWORDS)
-                if 2 <= len(phrase) <= _MAX_PHRASE and content >= 2:
+                if not 2 <= len(phrase) <= _MAX_PHRASE:
+                    continue
+                if STOPWORDS.isdisjoint(phrase) or sum(t not in STOPWORDS for t in phrase) >= 2:
                     self._phrases.setdefault(phrase, []).append(i)
-            for key in dict.fromkeys(name_key(n) for n in all_names):
+            for key in dict.fromkeys(map(name_key, all_names)):
                 if key:
                     self._name_keys.setdefault(key, []).append(i)
-            for literal in dict.fromkeys(_literal(n) for n in all_names):
+            for literal in dict.fromkeys(map(_literal, all_names)):
                 self._literal_names.setdefault(literal, []).append(i)
             name_words.append(words)
         self._coverage = NameCoverage(name_words)

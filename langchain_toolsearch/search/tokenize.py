@@ -324,9 +324,8 @@ def _analyse(chunk: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     if _PLAIN.fullmatch(chunk) or (
         chunk.isascii() and chunk.isalpha() and chunk[1:].islower()  # "Returns"
     ):
-        out: list[str] = []
-        _word_terms(chunk.lower(), out)
-        whole = tuple(out)
+        word = chunk.lower()
+        whole = _word_tuple(word) if len(word) <= _STEM_CACHE_CHARS else _analyse_word(word)
         return whole, whole
     if not _RUN_CHAR.search(chunk):
         return _identifier_terms(chunk)
@@ -350,8 +349,9 @@ _Entry: TypeAlias = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
 
 def _entry(analysed: tuple[tuple[str, ...], tuple[str, ...]]) -> _Entry:
     terms, phrase = analysed
-    content = tuple(t for t in terms if t not in STOPWORDS)
-    return terms, (terms if len(content) == len(terms) else content), phrase
+    if STOPWORDS.isdisjoint(terms):
+        return terms, terms, phrase
+    return terms, tuple(t for t in terms if t not in STOPWORDS), phrase
 
 
 class _SizedCache:
