@@ -64,9 +64,13 @@ Speed: the index is an inverted index in compressed-sparse-row form (NumPy;
 NumPy ships with ``rank-bm25``) whose postings hold the finished
 ``idf * tf-part`` of each (term, tool) pair. A query is tokenized once; its
 postings are concatenated and summed with one ``numpy.bincount``, so no
-Python loop runs over tools. ``rank_bm25.BM25Okapi.get_scores`` instead scans
-every document for every query term. The test suite checks the BM25 part
-against ``rank-bm25`` run with the same tokens, field weights and IDF.
+Python loop runs over tools; hits are found with one boolean scan, and only
+the first 64 are rounded and sorted up front. ``rank_bm25.BM25Okapi.get_scores``
+instead scans every document for every query term. The test suite checks the
+BM25 part against ``rank-bm25`` run with the same tokens, field weights and
+IDF. A build tokenizes each distinct text once
+(:class:`~langchain_toolsearch.search.tokenize.BatchTokenizer`) with the
+cyclic garbage collector paused.
 """
 
 from __future__ import annotations

@@ -34,10 +34,13 @@ Tool names are identifiers (``snake_case``, ``kebab-case``, ``camelCase``,
   ``to-do`` -> ``todo``; ``sign-in`` -> ``signin``).
 
 Speed and memory: text is split into chunks with one regular expression and
-each distinct chunk of at most 48 characters is analysed once (a cache
-bounded by its total size, about 32 MiB at most), so indexing 10,000 tools or
-tokenizing a long query costs little more than the regular-expression scan,
-and a stream of distinct long queries cannot grow memory without bound.
+each distinct chunk of at most 48 characters is analysed once, for its terms,
+its stopword-free terms and its name-phrase words together (a cache bounded
+by its total size, about 32 MiB at most), so tokenizing a long query costs
+little more than the regular-expression scan, and a stream of distinct long
+queries cannot grow memory without bound. An index build tokenizes through a
+:class:`BatchTokenizer`, whose memo lives as long as the build: a large
+library has more distinct chunks than the shared cache keeps.
 """
 
 from __future__ import annotations

@@ -1,0 +1,132 @@
+"""The speed paths of the search index give the same results as the plain definitions.
+
+A build tokenizes through ``BatchTokenizer`` (its own chunk memo) instead of
+the module functions; ``rank`` rounds and sorts only the first 64 hits and
+finds hits with a boolean scan. These tests pin that both give what the plain
+definitions give: the module tokenizer, and every positive score of
+``scores()`` rounded to 6 decimals, sorted by score then name.
+"""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pytest
+
+from langchain_toolsearch._bulk import collector_paused
+from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument
+from langchain_toolsearch.search.tokenize import (
+    BatchTokenizer,
+    clear_caches,
+    name_phrase,
+    tokenize,
+    tokenize_name,
+)
+
+TEXTS = [
+    "Get the weather for a city",
+    "getWeather_now",
+    "HTTPServer v1 addPerson",
+    "Upload a résumé to the café",
+    "e-mail the to-do list; sign-in first",
+    "PRs and APIs of my repo",
+    "ดูสภาพอากาศวันนี้",
+    "नोट बनाएँ",
+    "天気を調べる get_天気",
+    "Returns The Value Of A",
+    "x" * 60 + "_long_identifier_" + "y" * 60,
+    "who am i",
+    "",
+    "...",
+]
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_batch_tokenizer_gives_the_module_functions_terms(text: str) -> None:
+    batch = BatchTokenizer()
+    for _ in range(2):  # the second call is answered from the memo
+        assert batch.tokenize(text) == tokenize(text)
+        assert batch.tokenize_name(text) == tokenize_name(text)
+        assert batch.name_phrase(text) == name_phrase(text)
+
+
+def test_batch_tokenizer_gives_the_same_terms_with_cold_and_warm_shared_caches() -> None:
+    clear_caches()
+    cold = [BatchTokenizer().tokenize_name(t) for t in TEXTS]
+    warm_shared = [tokenize_name(t) for t in TEXTS]  # fills the shared cache
+    warm = [BatchTokenizer().tokenize_name(t) for t in TEXTS]
+    assert cold == warm_shared == warm
+
+
+def _library(size: int) -> list[ToolDocument]:
+    verbs = ["get", "list", "create", "delete", "update", "search"]
+    nouns = ["weather", "city", "issue", "repo", "invoice", "meeting", "work_item", "user"]
+    docs = []
+    for i in range(size):
+        verb, noun = verbs[i % len(verbs)], nouns[(i // len(verbs)) % len(nouns)]
+        docs.append(
+            ToolDocument(
+                name=f"{verb}_{noun}_{i}",
+                description=f"{verb.title()} the {noun.replace('_', ' ')} number {i % 7}",
+                parameters=((f"{noun}_id", f"The {noun} to {verb}"),),
+            )
+        )
+    return docs
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "get weather",
+        "create work item",
+        "list open invoices",
+        "who am i",
+        "get_weather_3",
+        "weathr city",
+        "delete the meeting of a user",
+        "number",
+    ],
+)
+def test_rank_is_every_positive_rounded_score_sorted_by_score_then_name(query: str) -> None:
+    index = BM25ToolIndex(_library(700))  # hundreds of hits: past the first batch of 64
+    score, raw = index.scores(query)
+    names = [d.name for d in index.documents]
+    expected = sorted(
+        (
+            (-round(float(s), 6), names[i], float(raw[i]))
+            for i, s in enumerate(score)
+            if s > 0 and round(float(s), 6) > 0
+        ),
+        key=lambda e: (e[0], e[1]),
+    )
+    got = [(-h.score, h.name, h.raw_score) for h in index.rank(query)]
+    assert got == expected
+    assert len(got) > 64 or query in ("who am i", "get_weather_3", "weathr city")
+
+
+def test_scores_stay_in_the_unit_range() -> None:
+    index = BM25ToolIndex(_library(200))
+    for query in ("get_weather_0", "get weather city issue repo", "x"):
+        score, _ = index.scores(query)
+        assert np.all((score >= 0.0) & (score <= 1.0))
+
+
+def test_collector_paused_restores_the_collector_state() -> None:
+    assert gc.isenabled()
+    with collector_paused():
+        assert not gc.isenabled()
+        with collector_paused():  # nested: the inner one leaves it off
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # found off: left off
+    finally:
+        gc.enable()
+    with pytest.raises(RuntimeError), collector_paused():
+        raise RuntimeError("boom")
+    assert gc.isenabled()
