@@ -58,6 +58,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from benchmarks.baseline import baseline_bm25okapi_search
+from benchmarks.bounds import bounds_section
 from benchmarks.datasets import (
     EvalQuery,
     ToolDef,
@@ -67,14 +68,18 @@ from benchmarks.datasets import (
     merge_libraries,
     scale_library,
 )
-from langchain_toolsearch.evaluation import EvalReport, evaluate
+from langchain_toolsearch.evaluation import EvalReport, evaluate, load_queries
 from langchain_toolsearch.library import ToolLibrary, schema_parameters
 from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument, ToolIndex
 from langchain_toolsearch.search.tokenize import clear_caches
 
 __all__ = ["BenchConfig", "run_bench"]
 
-SECTIONS = ("quality", "speed", "cost", "overhead", "memory")
+SECTIONS = ("quality", "speed", "cost", "overhead", "memory", "bounds")
+
+
+QUERY_SETS = Path(__file__).parent / "queries"
+"""Query sets on real MCP catalogs, written before any tuning."""
 
 
 @dataclass(frozen=True)
@@ -196,6 +201,7 @@ def _quality(
     queries: list[EvalQuery],
     toolsdk: list[ToolDef],
     embeddings: Embeddings | None,
+    github: list[ToolDef],
 ) -> None:
     rep.line("## Quality")
     rep.line()
@@ -222,6 +228,35 @@ def _quality(
     rep.line(f"{len(queries):,} BFCL queries; gold = the functions each query's answer calls.")
     rep.line()
     rep.table(["library: search", "recall@1", "recall@5", "recall@10", "NDCG@10"], rows)
+    _real_mcp_quality(rep, github, toolsdk)
+
+
+def _real_mcp_quality(rep: _Report, github: list[ToolDef], toolsdk: list[ToolDef]) -> None:
+    """Recall on real MCP catalogs with the query sets in ``benchmarks/queries/``.
+
+    The queries were written from the catalogs before any tuning; each ToolSDK
+    query runs against the whole registry.
+    """
+    rows: list[list[object]] = []
+    for label, tools, file in (
+        ("GitHub MCP", github, "github.jsonl"),
+        ("ToolSDK registry", toolsdk, "toolsdk.jsonl"),
+    ):
+        asked = load_queries(QUERY_SETS / file)
+        library = ToolLibrary([t.to_tool() for t in tools])
+        index = BM25ToolIndex.build(library.documents())
+        title = f"{label} ({len(tools):,} tools, {len(asked)} queries)"
+        rows.append(
+            _quality_row(
+                f"{title}: toolsearch BM25", evaluate(_index_search(library, index), asked)
+            )
+        )
+        rows.append(
+            _quality_row(
+                f"{title}: rank-bm25 BM25Okapi", evaluate(baseline_bm25okapi_search(tools), asked)
+            )
+        )
+    rep.table(["real MCP catalog: search", "recall@1", "recall@5", "recall@10", "NDCG@10"], rows)
 
 
 def _semantic_quality(
@@ -715,11 +750,12 @@ def run_bench(config: BenchConfig | None = None, out: TextIO | None = None) -> i
         _engine(rep, cfg, bfcl, queries, toolsdk)
         rep.line(f"Total bench time {time.perf_counter() - started:.0f} s.")
         return 0
-    _quality(rep, cfg, bfcl, queries, toolsdk, embeddings)
+    _quality(rep, cfg, bfcl, queries, toolsdk, embeddings, github)
     _speed(rep, cfg, bfcl, queries, toolsdk)
     _cost(rep, bfcl, github)
     _overhead(rep, cfg, bfcl, toolsdk)
     _memory(rep, cfg, [t.name for t in bfcl])
+    bounds_section(rep, cfg, bfcl, toolsdk)
     rep.line(f"Total bench time {time.perf_counter() - started:.0f} s.")
     return 0
 

@@ -20,7 +20,7 @@ from langgraph.store.base import BaseStore
 from langchain_toolsearch._engine.drive import adrive, drive
 from langchain_toolsearch._engine.engine import Engine
 from langchain_toolsearch._engine.scope import RequestScope
-from langchain_toolsearch.errors import ToolSearchConfigError
+from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.meta_tools import build_meta_tools
 from langchain_toolsearch.options import ToolSearchOptions
@@ -168,8 +168,8 @@ class ToolSearchBase:
         """
         return self._engine.storage.backend()
 
-    def _stored_loads(self) -> LoadedToolStore | None:
-        """Where :meth:`clear_state` clears (``None`` for ``"context"``: nothing is kept).
+    def _stored_loads(self, operation: str) -> LoadedToolStore | None:
+        """Where ``operation`` reads or clears (``None`` for ``"context"``: nothing is kept).
 
         Raises:
             ToolSearchConfigError: ``storage="store"`` without ``store=``.
@@ -178,25 +178,37 @@ class ToolSearchBase:
         backend = storage.backend()
         if backend is None and storage.mode == "store":
             raise ToolSearchConfigError(
-                'clearing storage="store" needs the store: pass store=... to the tool '
-                "search, or delete the namespace ('toolsearch', 'loaded', <thread id>) "
-                "from your LangGraph store"
+                f'{operation} with storage="store" needs the store: pass store=... to the '
+                f"tool search (the graph's store is only known inside a run); the loads live "
+                f"in the namespace {LOADED_NAMESPACE} + (<thread id>,) of your LangGraph store"
             )
         return backend
+
+    @staticmethod
+    def _thread_id(operation: str, thread_id: object) -> str:
+        if not isinstance(thread_id, str) or not thread_id:
+            raise ToolSearchTypeError(
+                f"{operation} expects a thread id string (config['configurable']['thread_id']), "
+                f"got {thread_id!r}"
+            )
+        return thread_id
 
     def clear_state(self, thread_id: str) -> None:
         """Forget the loads of ``thread_id``; a no-op for ``"context"`` (trim the messages).
 
         Raises:
             ToolSearchConfigError: ``storage="store"`` without ``store=``.
+            ToolSearchTypeError: ``thread_id`` is not a non-empty string.
         """
-        backend = self._stored_loads()
+        thread_id = self._thread_id("clear_state", thread_id)
+        backend = self._stored_loads("clear_state")
         if backend is not None:
             backend.clear(thread_id)
 
     async def aclear_state(self, thread_id: str) -> None:
         """Async :meth:`clear_state` (uses the store's async API when it has one)."""
-        backend = self._stored_loads()
+        thread_id = self._thread_id("aclear_state", thread_id)
+        backend = self._stored_loads("aclear_state")
         aclear = getattr(backend, "aclear", None)
         if aclear is not None:
             await aclear(thread_id)
@@ -205,13 +217,13 @@ class ToolSearchBase:
 
     def clear_all_state(self) -> None:
         """Forget the loads of every thread (in-memory, ``store=``, or your store)."""
-        backend = self._stored_loads()
+        backend = self._stored_loads("clear_all_state")
         if backend is not None:
             backend.clear_all()
 
     async def aclear_all_state(self) -> None:
         """Async :meth:`clear_all_state`."""
-        backend = self._stored_loads()
+        backend = self._stored_loads("aclear_all_state")
         aclear_all = getattr(backend, "aclear_all", None)
         if aclear_all is not None:
             await aclear_all()
@@ -229,10 +241,13 @@ class ToolSearchBase:
             ToolSearchConfigError: ``"store"`` without ``store=``, or a custom
                 store without a ``stats()`` method: the figures cannot be read.
         """
+        return self._stats("get_state_stats")
+
+    def _stats(self, operation: str) -> StateStats:
         storage = self._engine.storage
         if storage.mode == "context":
             return StateStats(thread_count=0, oldest_access_time=None, storage="context")
-        backend = self._stored_loads()
+        backend = self._stored_loads(operation)
         stats = getattr(backend, "stats", None)
         if callable(stats):
             found = stats()
@@ -243,7 +258,7 @@ class ToolSearchBase:
             count = len(threads())
             return StateStats(thread_count=count, oldest_access_time=None, storage=storage.mode)
         raise ToolSearchConfigError(
-            f"get_state_stats cannot read a {type(backend).__name__}: give it a stats() "
+            f"{operation} cannot read a {type(backend).__name__}: give it a stats() "
             f"method returning StateStats (namespace {LOADED_NAMESPACE} for LangGraph stores)"
         )
 
@@ -255,7 +270,7 @@ class ToolSearchBase:
             found = await astats()
             assert isinstance(found, StateStats)
             return found
-        return self.get_state_stats()
+        return self._stats("aget_state_stats")
 
     def cleanup_now(self) -> int:
         """Run the in-memory TTL sweep now; the number of threads evicted (0 otherwise)."""

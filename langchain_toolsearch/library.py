@@ -286,7 +286,16 @@ def _as_base_tool(value: object, where: str) -> BaseTool:
     if isinstance(value, BaseTool):
         return value
     if callable(value):
-        converted = as_tool(value)
+        try:
+            converted = as_tool(value)
+        except (ValueError, TypeError) as exc:  # e.g. "Function must have a docstring"
+            name = getattr(value, "__name__", type(value).__name__)
+            reason = str(exc).rstrip(".")
+            raise ToolSearchConfigError(
+                f"{where} (function {name!r}) cannot become a tool: {reason}. Give it a "
+                "docstring and type hints, or wrap it with langchain_core.tools.tool / "
+                "StructuredTool.from_function(..., description=...)"
+            ) from exc
         assert isinstance(converted, BaseTool)
         return converted
     raise ToolSearchTypeError(
@@ -306,7 +315,9 @@ class ToolLibrary:
     Raises:
         ToolSearchConfigError: On duplicate names (also after the provider-safe
             mapping), on the reserved names ``search_tools`` / ``load_tool``,
-            or on an empty name.
+            or on an empty name, or a function LangChain cannot convert (no
+            docstring...): the message names the entry (``tools[i]``) and the
+            function, the original error is chained.
         ToolSearchTypeError: If an entry is not a tool or a function.
     """
 

@@ -38,6 +38,7 @@ from langgraph.errors import GraphBubbleUp
 
 from langchain_toolsearch._async import run_sync
 from langchain_toolsearch._prompts import META_TOOL_NAMES
+from langchain_toolsearch.errors import ToolSearchTypeError
 
 if TYPE_CHECKING:
     # Only for annotations: importing this module (which the stored tool
@@ -158,11 +159,19 @@ async def load_mcp_tools(
         The tools sorted by exposed name, their routes and the failed servers.
 
     Raises:
+        ToolSearchTypeError: (a ``TypeError``) If ``client`` is not a
+            ``MultiServerMCPClient`` (has no ``connections`` mapping).
         ValueError: If two tools end up with the same exposed name (for
             example server ``foo`` tool ``bar_baz`` and server ``foo_bar`` tool
             ``baz`` both give ``foo_bar_baz``), or if ``namespace``,
             ``timeout`` or ``list_timeout`` is invalid.
     """
+    if not isinstance(getattr(client, "connections", None), Mapping):
+        msg = (
+            "load_mcp_tools expects a langchain_mcp_adapters MultiServerMCPClient (an object "
+            f"with a 'connections' mapping), got {type(client).__name__}"
+        )
+        raise ToolSearchTypeError(msg)
     if namespace not in ("on-collision", "always"):
         msg = f"namespace must be 'on-collision' or 'always', got {namespace!r}"
         raise ValueError(msg)

@@ -78,7 +78,9 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
             ``PostgresStore`` and ``AsyncPostgresStore`` work), or your own
             :class:`~langchain_toolsearch.LoadedToolStore` instance.
         ttl: Seconds an idle thread's in-memory state lives; ``0`` disables
-            expiry. Only for ``"in-memory"``.
+            expiry; default (``None``) 3600. Only for ``"in-memory"``: with
+            another ``storage`` it raises ``ToolSearchConfigError`` (for
+            ``"store"`` set the store's ``ttl_config``).
         filter: ``(ToolSearchFilterArgs) -> bool | Awaitable[bool]``, run in
             phases ``search``, ``load`` and ``active`` with the run's config and
             context; fails closed. A sync filter never runs on the event loop.
@@ -108,7 +110,9 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
     Raises:
         ToolSearchConfigError: (a ``ValueError``) On a bad option, duplicate or
             reserved tool names, or an unknown storage mode; at the first model
-            call, ``StoreMissingError`` for ``storage="store"`` with no store.
+            call, ``StoreMissingError`` for ``storage="store"`` with no store;
+            ``ttl`` given with a storage other than ``"in-memory"``; a LangGraph
+            store passed as ``storage`` (pass ``storage="store", store=...``).
         ToolSearchTypeError: (a ``TypeError``) On library entries that are not
             tools or functions, or a filter that is not callable.
     """
@@ -123,7 +127,7 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
         min_score: float = 0.0,
         auto_load: bool = False,
         storage: StorageOption = "in-memory",
-        ttl: float = 3600.0,
+        ttl: float | None = None,
         filter: FilterFn | None = None,
         include_resolved_tools: bool = False,
         resolve_tools: ResolveToolsFn | None = None,

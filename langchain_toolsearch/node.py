@@ -33,13 +33,14 @@ own state keys::
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.tools import BaseTool
-from langgraph.config import get_store
+from langgraph.config import get_config, get_store
 from langgraph.prebuilt import ToolNode
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import get_runtime
@@ -64,6 +65,8 @@ from langchain_toolsearch.storage.state_keys import (
 from langchain_toolsearch.types import ResolveToolsFn
 
 __all__ = ["TOOLS_KEY", "ToolSearchInput", "ToolSearchNode", "ToolSearchState"]
+
+logger = logging.getLogger(__name__)
 
 
 def current_store() -> BaseStore | None:
@@ -94,6 +97,24 @@ def carries_search_keys(state: Any) -> bool:
     if isinstance(state, Mapping):
         return any(k in state for k in keys)
     return any(hasattr(state, k) for k in keys)
+
+
+def in_graph_run() -> bool:
+    """Whether the caller runs inside a LangGraph run (a node, a tool)."""
+    try:
+        get_config()
+    except RuntimeError:
+        return False
+    return True
+
+
+SCHEMA_WARNING = (
+    "tool search: tools_for() got a graph state without the 'toolsearch_tools' key, so "
+    "tools loaded with load_tool are never bound: LangGraph drops the tool_search node's "
+    "update when the graph's state schema lacks the key. Build the graph on "
+    "ToolSearchState (or add toolsearch_tools and toolsearch_loaded to your state schema) "
+    "and compile with input_schema=ToolSearchInput"
+)
 
 
 class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
@@ -127,7 +148,7 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         min_score: float = 0.0,
         auto_load: bool = False,
         storage: StorageOption = "in-memory",
-        ttl: float = 3600.0,
+        ttl: float | None = None,
         filter: FilterFn | None = None,
         include_resolved_tools: bool = False,
         resolve_tools: ResolveToolsFn | None = None,
@@ -145,6 +166,7 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         self._direct = tuple(direct)
         self._signer = StateSigner()  # toolsearch_tools entries: only this node's count
         self._engine.state_ready = carries_search_keys
+        self._schema_warned = False  # SCHEMA_WARNING is logged once per instance
 
     def _outside_scope_bound(self) -> Sequence[BaseTool]:
         return self._searchable
@@ -211,6 +233,18 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         ordered = [*self.meta_tools, *self._direct, *(e.tool for e in bindable)]
         return [t for t in ordered if isinstance(t, BaseTool)]
 
+    def _check_schema(self, state: Any) -> None:
+        """Warn (once) when a graph state cannot carry what this node writes.
+
+        The node writes ``toolsearch_tools`` on every step before the model, so
+        inside a run a state without it comes from a schema that drops it.
+        Outside a run (a plain dict in a test) nothing is checked.
+        """
+        if self._schema_warned or carries_search_keys(state) or not in_graph_run():
+            return
+        self._schema_warned = True
+        logger.warning(SCHEMA_WARNING)
+
     def tools_for(self, state: Mapping[str, Any] | Any) -> list[BaseTool]:
         """Tools to bind for ``state``: meta, ``bound_tools``, then loaded tools.
 
@@ -219,11 +253,17 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         the execution guard re-checks anyway). With ``include_resolved_tools``
         the request's resolved tools are looked up through the running graph's
         config, and ``bound_tools`` are withheld until loaded.
+
+        Inside a run, a state without ``toolsearch_tools`` (a schema such as
+        plain ``MessagesState`` that drops the node's update) logs a WARNING
+        once per node saying how to fix the schema.
         """
+        self._check_schema(state)
         return self._tools_from(self._build(current_config(), state), state)
 
     async def atools_for(self, state: Mapping[str, Any] | Any) -> list[BaseTool]:
         """Async :meth:`tools_for` (resolvers never block the event loop)."""
+        self._check_schema(state)
         return self._tools_from(await self._abuild(current_config(), state), state)
 
     def bind_tools(self, model: BaseChatModel, state: Any, **kwargs: Any) -> Runnable[Any, Any]:

@@ -42,7 +42,7 @@ class ToolSearchOptions:
     min_score: float = 0.0
     auto_load: bool = False
     storage: StorageOption = "in-memory"
-    ttl: float = 3600.0
+    ttl: float | None = None
     filter: FilterFn | None = None
     include_resolved_tools: bool = False
     resolve_tools: ResolveToolsFn | None = None
@@ -73,7 +73,7 @@ class ToolSearchOptions:
                 raise ToolSearchConfigError(
                     f"{name} must be True or False, got {getattr(self, name)!r}"
                 )
-        if (
+        if ttl is not None and (
             isinstance(ttl, bool)
             or not isinstance(ttl, int | float)
             or ttl < 0

@@ -130,6 +130,31 @@ class ScopeBuilder:
 
     # -- scopes --------------------------------------------------------------------------
 
+    def _plan(self, tools: Sequence[BaseTool]) -> tuple[str, Any, tuple[bool, ...]]:
+        """Cache key, cached ``(keep, index)`` or ``None``, and on a miss which tools work."""
+        key = tool_fingerprint(tools)
+        cached = self._indexes.get(key)
+        if cached is not None:
+            return key, cached, ()
+        return key, None, usable_tools(tools, self.library)
+
+    @staticmethod
+    def _kept(tools: Sequence[BaseTool], keep: Sequence[bool]) -> list[BaseTool]:
+        return [t for t, ok in zip(tools, keep, strict=True) if ok]
+
+    def _part(self, tools: Sequence[BaseTool], cached: Any) -> tuple[ToolLibrary, ToolIndex] | None:
+        keep, index = cached
+        if index is None:
+            return None
+        return ToolLibrary(self._kept(tools, keep)), index
+
+    def _store(self, key: str, keep: tuple[bool, ...], index: ToolIndex | None) -> Any:
+        cached = (keep, index)
+        with self._lock:
+            self.index_builds += 1
+        self._indexes.put(key, cached)
+        return cached
+
     def _request_part(self, tools: Sequence[BaseTool]) -> tuple[ToolLibrary, ToolIndex] | None:
         """Library and index of a request's own tools (``None`` if none can work).
 
@@ -137,20 +162,27 @@ class ScopeBuilder:
         fingerprint, so a repeat request with equal tools neither re-checks nor
         re-indexes them (and a dropped tool is logged once).
         """
-        key = tool_fingerprint(tools)
-        cached = self._indexes.get(key)
+        key, cached, keep = self._plan(tools)
         if cached is None:
-            keep = usable_tools(tools, self.library)
-            kept = [t for t, ok in zip(tools, keep, strict=True) if ok]
-            index = self._factory(ToolLibrary(kept).documents()) if kept else None
-            with self._lock:
-                self.index_builds += 1
-            cached = (keep, index)
-            self._indexes.put(key, cached)
-        keep, index = cached
-        if index is None:
-            return None
-        return ToolLibrary([t for t, ok in zip(tools, keep, strict=True) if ok]), index
+            kept = self._kept(tools, keep)
+            built = self._factory(ToolLibrary(kept).documents()) if kept else None
+            cached = self._store(key, keep, built)
+        return self._part(tools, cached)
+
+    async def _arequest_part(
+        self, tools: Sequence[BaseTool]
+    ) -> tuple[ToolLibrary, ToolIndex] | None:
+        """Async :meth:`_request_part`: a factory's ``abuild`` (async stores) when it has one."""
+        key, cached, keep = self._plan(tools)
+        if cached is None:
+            kept = self._kept(tools, keep)
+            abuild = getattr(self._factory, "abuild", None)
+            built: ToolIndex | None = None
+            if kept:
+                documents = ToolLibrary(kept).documents()
+                built = await abuild(documents) if abuild is not None else self._factory(documents)
+            cached = self._store(key, keep, built)
+        return self._part(tools, cached)
 
     def _scope(
         self,
@@ -160,15 +192,10 @@ class ScopeBuilder:
         context: Any,
         bound: Sequence[BaseTool],
         direct: Sequence[BaseTool | dict[str, Any]],
-        resolved: Sequence[BaseTool],
+        part: tuple[ToolLibrary, ToolIndex] | None,
     ) -> RequestScope:
         library, index = self.library, self.index
         bound_names: frozenset[str] = frozenset()
-        part = (
-            self._request_part([*bound, *resolved])
-            if self.per_request and (bound or resolved)
-            else None
-        )
         if part is not None:
             extra, own_index = part
             library = ChainedLibrary(self.library, extra)
@@ -208,7 +235,9 @@ class ScopeBuilder:
             direct: Tools bound as they are.
         """
         resolved = self.resolver.resolve(config) if self.resolver is not None else []
-        return self._scope(config, state, graph_store, context, bound, direct, resolved)
+        own = [*bound, *resolved] if self.per_request else []
+        part = self._request_part(own) if own else None
+        return self._scope(config, state, graph_store, context, bound, direct, part)
 
     async def abuild(
         self,
@@ -226,4 +255,6 @@ class ScopeBuilder:
             if self.resolver is not None
             else []
         )
-        return self._scope(config, state, graph_store, context, bound, direct, resolved)
+        own = [*bound, *resolved] if self.per_request else []
+        part = await self._arequest_part(own) if own else None
+        return self._scope(config, state, graph_store, context, bound, direct, part)

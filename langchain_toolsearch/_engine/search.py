@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 from langchain_toolsearch import _prompts as P
 from langchain_toolsearch._engine.drive import Decisions
 from langchain_toolsearch._engine.scope import RequestScope
-from langchain_toolsearch._engine.views import arank
+from langchain_toolsearch._engine.views import close
 from langchain_toolsearch.library import LibraryTool
-from langchain_toolsearch.search.index import ScoredTool
+from langchain_toolsearch.search.index import ScoredTool, ToolIndex, arank
 from langchain_toolsearch.storage.protocol import StoreCall, ask
 from langchain_toolsearch.storage.receipts import AUTO_LOAD_RECEIPT_TYPE
 from langchain_toolsearch.types import ToolSearchResult
@@ -25,7 +25,7 @@ from langchain_toolsearch.types import ToolSearchResult
 if TYPE_CHECKING:
     from langchain_toolsearch._engine.engine import Engine
 
-__all__ = ["MAX_QUERY_CHARS", "SearchOutcome", "search", "search_receipt"]
+__all__ = ["MAX_QUERY_CHARS", "SearchOutcome", "aranked", "search", "search_receipt"]
 
 MAX_QUERY_CHARS = 2000
 
@@ -59,6 +59,24 @@ def _hit(entry: LibraryTool, score: float, raw: float) -> ToolSearchResult:
     )
 
 
+async def aranked(index: ToolIndex, query: str, floor: float) -> list[ScoredTool]:
+    """The hits of ``index`` down to the first one at or below ``floor`` (async path).
+
+    Goes through ``search.index.arank``, so an index whose search is async only
+    (``StoreToolIndex`` over ``AsyncPostgresStore``) works in async runs.
+    """
+    hits: list[ScoredTool] = []
+    ranking = arank(index, query)
+    try:
+        async for hit in ranking:
+            hits.append(hit)
+            if round(hit.score, 4) <= floor:
+                break
+    finally:
+        await close(ranking)
+    return hits
+
+
 def search(engine: Engine, scope: RequestScope, query: object) -> Decisions[SearchOutcome]:
     """Rank ``scope.library`` for ``query``; denied hits do not use up ``top_k``."""
     if not isinstance(query, str) or not query.strip():
@@ -67,11 +85,11 @@ def search(engine: Engine, scope: RequestScope, query: object) -> Decisions[Sear
     if len(query) > MAX_QUERY_CHARS:
         query = query[:MAX_QUERY_CHARS]
         note = " " + P.SEARCH_QUERY_TOO_LONG.format(limit=MAX_QUERY_CHARS)
+    top_k, min_score = engine.options.top_k, float(engine.options.min_score)
     ranking: Iterable[ScoredTool] = yield from ask(
-        StoreCall(partial(scope.index.rank, query), partial(arank, scope.index, query))
+        StoreCall(partial(scope.index.rank, query), partial(aranked, scope.index, query, min_score))
     )
     ranked = iter(ranking)
-    top_k, min_score = engine.options.top_k, float(engine.options.min_score)
     results: list[ToolSearchResult] = []
     exhausted = False
     while len(results) < top_k and not exhausted:

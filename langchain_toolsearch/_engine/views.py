@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import heapq
-import inspect
 import json
-from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
 from langchain_core.tools import BaseTool
 
 from langchain_toolsearch.library import LibraryTool, ToolLibrary
-from langchain_toolsearch.search.index import ScoredTool, ToolDocument, ToolIndex
+from langchain_toolsearch.search.index import ScoredTool, ToolDocument, ToolIndex, arank
 
-__all__ = ["ChainedLibrary", "MergedIndex", "arank", "tool_fingerprint"]
+__all__ = ["ChainedLibrary", "MergedIndex", "close", "tool_fingerprint"]
 
 
 def _schema_of(tool: BaseTool) -> Any:
@@ -42,17 +41,11 @@ def tool_fingerprint(tools: Sequence[BaseTool]) -> str:
     return digest.hexdigest()
 
 
-async def arank(index: ToolIndex, query: str) -> Iterable[ScoredTool]:
-    """``index.arank(query)`` when the index has an async path, else ``index.rank(query)``."""
-    method = getattr(index, "arank", None)
-    if method is None:
-        return index.rank(query)
-    ranked = method(query)
-    if inspect.isawaitable(ranked):
-        ranked = await ranked
-    if isinstance(ranked, AsyncIterator):
-        return [hit async for hit in ranked]
-    return ranked  # type: ignore[no-any-return]
+async def close(hits: AsyncIterator[ScoredTool]) -> None:
+    """Close an async ranking left before its end (an async generator's ``aclose``)."""
+    aclose = getattr(hits, "aclose", None)
+    if aclose is not None:
+        await aclose()
 
 
 class ChainedLibrary(ToolLibrary):
@@ -103,10 +96,28 @@ class MergedIndex:
             *(index.rank(query) for index in self._indexes), key=lambda h: (-h.score, h.name)
         )
 
-    async def arank(self, query: str) -> Iterator[ScoredTool]:
-        """Async :meth:`rank` (each index through its async path if it has one)."""
-        parts = [list(await arank(index, query)) for index in self._indexes]
-        return heapq.merge(*parts, key=lambda h: (-h.score, h.name))
+    async def arank(self, query: str) -> AsyncIterator[ScoredTool]:
+        """Async :meth:`rank`, lazily, each index through ``search.index.arank``.
+
+        An index's own ``arank`` runs if it has one, else its ``rank`` in a
+        worker thread, so async-only indexes (async stores) work.
+        """
+        parts = [arank(index, query) for index in self._indexes]
+        heads: list[tuple[float, str, int, ScoredTool]] = []
+        try:
+            for i, part in enumerate(parts):
+                hit = await anext(part, None)
+                if hit is not None:
+                    heapq.heappush(heads, (-hit.score, hit.name, i, hit))
+            while heads:
+                _, _, i, hit = heapq.heappop(heads)
+                yield hit
+                following = await anext(parts[i], None)
+                if following is not None:
+                    heapq.heappush(heads, (-following.score, following.name, i, following))
+        finally:
+            for part in parts:
+                await close(part)
 
     def __len__(self) -> int:
         """Number of indexed tools."""

@@ -96,7 +96,12 @@ def add_config_parser(subparsers: Any) -> argparse.ArgumentParser:
     config: argparse.ArgumentParser = subparsers.add_parser(
         "config",
         help="edit and inspect stored tool configuration (agents, saved MCP clients)",
-        description=__doc__.split("\n\n")[0] if __doc__ else None,
+        description=(
+            "toolsearch config: edit and inspect stored tool configuration (agents, saved "
+            f"MCP clients) in one store, given by --store (default: ${STORE_ENV}, else "
+            f"{DEFAULT_STORE}): a PostgreSQL DSN or a SQLite file. Output is JSON on stdout; "
+            "exit code 0 done, 1 invalid input or a failed operation, 2 bad usage."
+        ),
     )
     config.add_argument(
         "--store",

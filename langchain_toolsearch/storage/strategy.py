@@ -45,11 +45,21 @@ from langchain_toolsearch.storage.state_keys import (
     state_names,
 )
 
-__all__ = ["STORAGE_MODES", "ContextStorage", "Storage", "ThreadStorage", "choose_storage"]
+__all__ = [
+    "DEFAULT_TTL",
+    "STORAGE_MODES",
+    "ContextStorage",
+    "Storage",
+    "ThreadStorage",
+    "choose_storage",
+]
 
 logger = logging.getLogger(__name__)
 
 STORAGE_MODES: tuple[str, ...] = ("in-memory", "context", "store")
+
+DEFAULT_TTL = 3600.0
+"""Seconds an idle thread's in-memory loads live when ``ttl=`` is not given."""
 
 NO_STORE = (
     'storage="store" keeps loaded tools in a LangGraph store, but this graph has '
@@ -271,7 +281,7 @@ class ThreadStorage(Storage):
 def choose_storage(
     storage: object,
     *,
-    ttl: float,
+    ttl: float | None,
     clock: Callable[[], float] | None,
     store: object,
 ) -> Storage:
@@ -279,12 +289,15 @@ def choose_storage(
 
     Args:
         storage: A mode name or a :class:`LoadedToolStore` instance.
-        ttl: ``"in-memory"``: seconds an idle thread lives (0: forever).
+        ttl: ``"in-memory"`` only: seconds an idle thread lives (0: forever);
+            ``None``: :data:`DEFAULT_TTL`.
         clock: ``"in-memory"``: epoch-seconds clock (tests).
         store: ``"store"`` only: the LangGraph store to use instead of the graph's.
 
     Raises:
-        ToolSearchConfigError: Unknown mode, or ``store=`` without ``storage="store"``.
+        ToolSearchConfigError: Unknown mode, a LangGraph store as the mode,
+            ``store=`` without ``storage="store"``, or ``ttl`` with a mode other
+            than ``"in-memory"``.
         ToolSearchTypeError: ``store=`` is not a LangGraph ``BaseStore``.
     """
     if store is not None and storage != "store":
@@ -297,8 +310,15 @@ def choose_storage(
             "store must be a LangGraph BaseStore (e.g. InMemoryStore, PostgresStore), "
             f"got {type(store)!r}"
         )
+    if ttl is not None and storage != "in-memory":
+        shown = storage if isinstance(storage, str) else type(storage).__name__
+        raise ToolSearchConfigError(
+            f'ttl applies to storage="in-memory" only (got storage={shown!r}): drop ttl=; '
+            'for storage="store" set the expiry with the store\'s ttl_config, e.g. '
+            'PostgresStore(..., ttl={"default_ttl": minutes})'
+        )
     if storage == "in-memory":
-        kwargs: dict[str, Any] = {"ttl": float(ttl)}
+        kwargs: dict[str, Any] = {"ttl": DEFAULT_TTL if ttl is None else float(ttl)}
         if clock is not None:
             kwargs["clock"] = clock
         return ThreadStorage("in-memory", store=InMemoryLoadedToolStore(**kwargs))
@@ -306,6 +326,12 @@ def choose_storage(
         return ContextStorage()
     if storage == "store":
         return ThreadStorage("store", langgraph_store=store)
+    if isinstance(storage, BaseStore):
+        raise ToolSearchConfigError(
+            f"storage={type(storage).__name__}(...) is a LangGraph store, not a storage mode: "
+            'pass storage="store", store=<your store> (or storage="store" alone to use the '
+            "graph's store)"
+        )
     if not isinstance(storage, str) and isinstance(storage, LoadedToolStore):
         return ThreadStorage("custom", store=storage)
     raise ToolSearchConfigError(

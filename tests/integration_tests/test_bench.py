@@ -29,7 +29,14 @@ def test_bench_quick_prints_every_section() -> None:
     done = run("--quick")
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    for heading in ("## Quality", "## Speed", "## Cost", "## Overhead per model step", "## Memory"):
+    for heading in (
+        "## Quality",
+        "## Speed",
+        "## Cost",
+        "## Overhead per model step",
+        "## Memory",
+        "## Bounded work for hostile input",
+    ):
         assert heading in out, heading
     quality = re.findall(r"\| (BFCL[^|]*): (toolsearch BM25|rank-bm25 BM25Okapi) \|([^\n]*)", out)
     assert len(quality) == 4
@@ -41,6 +48,13 @@ def test_bench_quick_prints_every_section() -> None:
     assert re.search(r"\| BFCL \(1,437 tools\) \| [\d,]+ \|", out)
     assert "ToolSearchMiddleware.wrap_model_call" in out and "ToolSearchNode.invoke" in out
     assert re.search(r"\| 0 after the sweep \| [\d.]+ KB \|", out)
+    # real MCP catalogs with their own query sets, ours and the baseline
+    real = re.findall(r"\| (GitHub MCP|ToolSDK registry) \(([\d,]+) tools, (\d+) queries\): ", out)
+    assert len(real) == 4 and all(int(n) > 0 for _, _, n in real)
+    # one row per hostile call and size, then the worst call and the tokenizer's memory
+    assert len(re.findall(r"\| [\d,]+ \| (load_tool|search_tools), ", out)) == 12
+    assert re.search(r"Worst meta-tool call: [\d.]+ ms at 1,000 tools, [\d.]+ ms at 3,000 tools", out)
+    assert re.search(r"Tokenizer memory: 2,000 distinct 2,000-character queries leave \+[\d.]+ MiB", out)
 
 
 @pytest.mark.skipif(

@@ -86,11 +86,13 @@ def test_library_entries_must_be_tools(cls: type) -> None:
 
 @CLASSES
 def test_valid_edge_values_are_accepted(cls: type) -> None:
-    ts = cls(tools=library(), top_k=1, min_score=0.99, ttl=0, storage="context", filter=None)
+    ts = cls(tools=library(), top_k=1, min_score=0.99, storage="context", filter=None)
     assert ts.options.top_k == 1
     assert ts.options.min_score == 0.99
     assert ts.options.storage == "context"
-    assert ts.options.ttl == 0 and ts.loaded_tool_store is None  # context keeps nothing
+    assert ts.loaded_tool_store is None  # context keeps nothing
+    forever = cls(tools=library(), ttl=0)
+    assert forever.loaded_tool_store.ttl == 0
 
 
 @CLASSES

@@ -75,7 +75,7 @@ def test_constructors_take_the_spec_options_keyword_only() -> None:
         "min_score": 0.0,
         "auto_load": False,
         "storage": "in-memory",
-        "ttl": 3600.0,
+        "ttl": None,  # explicit ttl is detectable: it raises with storage other than in-memory
         "filter": None,
         "include_resolved_tools": False,
     }
@@ -87,6 +87,7 @@ def test_constructors_take_the_spec_options_keyword_only() -> None:
                 assert param.kind is inspect.Parameter.KEYWORD_ONLY, (cls, name)
         for name, value in defaults.items():
             assert params[name].default == value, (cls, name)
+        assert cls(tools=[]).loaded_tool_store.ttl == 3600.0  # the in-memory default, seconds
         for method in (
             "search",
             "asearch",

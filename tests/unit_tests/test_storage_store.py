@@ -298,7 +298,7 @@ def test_store_options_are_validated(cls: type) -> None:
         cls(tools=library(), storage="in-memory", store=InMemoryStore())
     with pytest.raises(TypeError, match="LangGraph BaseStore"):
         cls(tools=library(), storage="store", store={"not": "a store"})
-    with pytest.raises(ValueError, match="clearing"):
+    with pytest.raises(ValueError, match='clear_state with storage="store" needs the store'):
         cls(tools=library(), storage="store").clear_state("t1")
     cls(tools=library(), storage="context").clear_state("t1")  # no-op
 
