@@ -17,9 +17,12 @@ def collector_paused() -> Iterator[None]:
     objects; every 700 allocations start a collection, and the older
     generations hold the whole tool library, so at 10,000 tools collections
     cost about a fifth of a build (docs/benchmarks.md). Reference counting
-    still frees everything meanwhile; the collector runs again afterwards.
-    Nested and concurrent uses are harmless: only the outermost use that
-    found the collector on turns it back on.
+    still frees everything meanwhile. Afterwards the collector is turned back
+    on and the two young generations are collected once, here: left to the
+    next allocations, that one pass over everything the build made would
+    land on the first tool call (0.4-0.5 s at 100,000 tools, against 0.1 s
+    without the pause). Nested and concurrent uses are harmless: only the
+    outermost use that found the collector on turns it back on.
     """
     if not gc.isenabled():
         yield
@@ -29,3 +32,4 @@ def collector_paused() -> Iterator[None]:
         yield
     finally:
         gc.enable()
+        gc.collect(1)
