@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import statistics
 import time
 from collections.abc import Callable
@@ -33,7 +32,7 @@ from benchmarks.datasets import (
     merge_libraries,
     scale_library,
 )
-from langchain_toolsearch.evaluation import evaluate
+from langchain_toolsearch.evaluation import evaluate, load_queries
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.search.index import IndexOption, ToolIndex, build_index
 
@@ -42,11 +41,7 @@ RESERVED = {"search_tools", "load_tool"}
 
 
 def _queries(name: str) -> list[EvalQuery]:
-    out = []
-    for i, line in enumerate((QUERIES / f"{name}.jsonl").read_text().splitlines()):
-        row = json.loads(line)
-        out.append(EvalQuery(f"{name}_{i}", row["query"], tuple(row["gold"])))
-    return out
+    return load_queries(QUERIES / f"{name}.jsonl")
 
 
 def _library(defs: list[ToolDef]) -> ToolLibrary:
