@@ -77,18 +77,18 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
 from langchain_toolsearch._bulk import collector_paused
-from langchain_toolsearch.search.names import NameCoverage, correct
+from langchain_toolsearch.search.fields import document_fields, searchable_names
+from langchain_toolsearch.search.name_match import NameMatcher
+from langchain_toolsearch.search.names import correct
 from langchain_toolsearch.search.protocol import (
     AsyncToolIndex,
     IndexOption,
@@ -147,16 +147,8 @@ class BM25Params:
 
 _EXACT_FLOOR = 0.9  # exact-name hits score in [0.9, 1]; others in [0, 0.9]
 _LITERAL = 0.9999  # only a name written exactly as the query (case aside) reaches 1.0
-
-
-def _literal(text: str) -> str:
-    """A name or query as written, ignoring case and surrounding space."""
-    return unicodedata.normalize("NFKC", text).strip().casefold()
-
-
 _FIRST_BATCH = 64
 _ROUNDING = 1e-6  # more than any score moves when rounded to 6 decimals
-_MAX_PHRASE = 6
 _PHRASE_LIFT = 0.3  # a name said word for word in the query closes 30% of the gap to 0.9
 _COVER_LIFT = 0.5  # x (share of the name said) x (share of the query named): up to 50% more
 _COVER_MIN_WORDS = 2
@@ -165,10 +157,6 @@ _STOPWORD_ONLY = 0.5  # function-word queries score names they cover at most thi
 _MAX_CORRECTIONS = 2  # unknown query words tried for a correction (bounded work)
 _MAX_FUZZY_QUERY_TERMS = 6  # longer queries are not corrected
 _WORDS = re.compile(r"(?<![a-z])[a-z]{5,24}(?![a-z])")  # words a slip may be corrected in
-_QUERY_CHUNKS = re.compile(r"[\s,;'\"`()\[\]{}<>!?]+")
-# identifier-like: inner separators (get_weather, weather.get, files/read), letters next to
-# digits (v2), or lowerCamelCase (getWeather; "GitHub" in prose is a brand, not a name)
-_IDENTIFIER = re.compile(r"[^\W_][_\-./:]+[^\W_]|[^\W\d_]\d|\d[^\W\d_]|^[a-z]+[A-Z]")
 
 _IntArray: TypeAlias = npt.NDArray[np.int64]
 _FloatArray: TypeAlias = npt.NDArray[np.float64]
@@ -195,14 +183,9 @@ class BM25ToolIndex:
         self._post_docs: npt.NDArray[np.int32] = np.zeros(0, dtype=np.int32)
         self._post_weights: _FloatArray = np.zeros(0, dtype=np.float64)
         self._idf: _FloatArray = np.zeros(0, dtype=np.float64)
-        self._name_keys: dict[str, list[int]] = {}
-        self._literal_names: dict[str, list[int]] = {}
-        self._name_pairs: frozenset[tuple[str, str]] = frozenset()
-        self._phrases: dict[tuple[str, ...], list[int]] = {}
-        self._phrase_starts: frozenset[str] = frozenset()
+        self._names = NameMatcher([], BatchTokenizer())
         self._name_order: _IntArray = np.zeros(0, dtype=np.int64)
         self._df: _IntArray = np.zeros(0, dtype=np.int64)
-        self._coverage = NameCoverage([])
         with collector_paused():
             self._build()
 
@@ -233,50 +216,13 @@ class BM25ToolIndex:
 
     # -- building ----------------------------------------------------------------------
 
-    @staticmethod
-    def searchable_names(doc: ToolDocument) -> tuple[str, ...]:
-        """The names whose words are indexed: a generated name's are not (C21)."""
-        if doc.generated_name and doc.aliases:
-            return doc.aliases
-        return (doc.name, *doc.aliases)
-
-    @staticmethod
-    def _name_terms(doc: ToolDocument, memo: BatchTokenizer | None = None) -> list[str]:
-        memo = memo or BatchTokenizer()
-        terms: list[str] = []
-        for name in BM25ToolIndex.searchable_names(doc):
-            terms.extend(memo.tokenize_name(name))
-        return list(dict.fromkeys(terms))
-
-    @staticmethod
-    def _fields(
-        doc: ToolDocument, memo: BatchTokenizer | None = None
-    ) -> tuple[list[str], list[str], list[str], list[str]]:
-        """Terms of the name, description, parameter-name and parameter-text fields.
-
-        A parameter term that the name or description already holds is left
-        out: parameters add recall for words the tool's own text lacks, but
-        never outvote it (``meeting_id`` of ``delete_meeting`` does not count
-        ``meeting`` again). ``memo`` shares tokenization across the documents
-        of one build (parameter names and texts repeat across tools).
-        """
-        memo = memo or BatchTokenizer()
-        names = BM25ToolIndex._name_terms(doc, memo)
-        description = memo.tokenize(doc.description)
-        own = set(names)
-        pnames: list[str] = []
-        ptexts: list[str] = []
-        for pname, ptext in doc.parameters:
-            pterms = memo.tokenize_name(pname)
-            pnames.extend(pterms if own.isdisjoint(pterms) else [t for t in pterms if t not in own])
-            ptexts.extend(memo.tokenize(ptext))
-        return names, description, pnames, ptexts
+    searchable_names = staticmethod(searchable_names)
 
     def field_terms(self, doc: ToolDocument) -> dict[str, float]:
         """Weighted term frequencies of one document (for inspection and tests)."""
         weights = self._field_weights()
         tf: dict[str, float] = {}
-        for field_terms, weight in zip(self._fields(doc), weights, strict=True):
+        for field_terms, weight in zip(document_fields(doc), weights, strict=True):
             for term in field_terms:
                 tf[term] = tf.get(term, 0.0) + weight
         return {t: f for t, f in tf.items() if f > 0}
@@ -302,7 +248,7 @@ class BM25ToolIndex:
         seg: list[int] = []  # terms per (document, field), four per document
         memo = BatchTokenizer()
         for doc in docs:
-            for field_terms in self._fields(doc, memo):
+            for field_terms in document_fields(doc, memo):
                 terms.extend(field_terms)
                 seg.append(len(field_terms))
         seg_lens = np.asarray(seg, dtype=np.int64)
@@ -333,35 +279,7 @@ class BM25ToolIndex:
         self._indptr = np.concatenate((np.zeros(1, dtype=np.int64), np.cumsum(df)))
         self._post_docs = post_doc.astype(np.int32)
         self._post_weights = self._idf[post_term] * (tf * (p.k1 + 1.0) / (tf + norm[post_doc]))
-        self._build_names(names, memo)
-
-    def _build_names(self, names: list[str], memo: BatchTokenizer) -> None:
-        pairs: set[tuple[str, str]] = set()
-        name_words: list[list[str]] = []
-        for i, doc in enumerate(self.documents):
-            all_names = list(dict.fromkeys((doc.name, *doc.aliases))) if doc.aliases else [doc.name]
-            words: list[str] = []
-            for name in self.searchable_names(doc):
-                terms = memo.tokenize_name(name)
-                if not STOPWORDS.isdisjoint(terms):
-                    pairs.update(
-                        (a, b) for a, b in pairwise(terms) if a in STOPWORDS or b in STOPWORDS
-                    )
-                phrase = memo.name_phrase(name)
-                words.extend(phrase)
-                if not 2 <= len(phrase) <= _MAX_PHRASE:
-                    continue
-                if STOPWORDS.isdisjoint(phrase) or sum(t not in STOPWORDS for t in phrase) >= 2:
-                    self._phrases.setdefault(phrase, []).append(i)
-            for key in dict.fromkeys(map(name_key, all_names)):
-                if key:
-                    self._name_keys.setdefault(key, []).append(i)
-            for literal in dict.fromkeys(map(_literal, all_names)):
-                self._literal_names.setdefault(literal, []).append(i)
-            name_words.append(words)
-        self._coverage = NameCoverage(name_words)
-        self._name_pairs = frozenset(pairs)
-        self._phrase_starts = frozenset(p[0] for p in self._phrases)
+        self._names = NameMatcher(docs, memo)
         order = sorted(range(len(names)), key=names.__getitem__)
         rank = np.empty(len(names), dtype=np.int64)
         rank[np.asarray(order, dtype=np.int64)] = np.arange(len(names), dtype=np.int64)
@@ -374,20 +292,6 @@ class BM25ToolIndex:
         """Lucene's BM25 IDF: ``ln(1 + (N - df + 0.5) / (df + 0.5))``, always > 0."""
         return math.log1p((n_docs - df + 0.5) / (df + 0.5))
 
-    def _content_terms(self, every: list[str]) -> list[str]:
-        if all(t in STOPWORDS for t in every):
-            return []
-        pairs = self._name_pairs
-        last = len(every) - 1
-        terms = [
-            t
-            for i, t in enumerate(every)
-            if t not in STOPWORDS
-            or (i > 0 and (every[i - 1], t) in pairs)
-            or (i < last and (t, every[i + 1]) in pairs)
-        ]
-        return list(dict.fromkeys(terms))
-
     def query_terms(self, query: str) -> list[str]:
         """The distinct terms a query is scored on, in order.
 
@@ -397,39 +301,7 @@ class BM25ToolIndex:
         friend"`` does not keep ``my`` for ``my_core_function``). A
         stopword-only query gives no terms.
         """
-        return self._content_terms(tokenize(query, keep_stopwords=True))
-
-    def _phrase_docs(self, every: list[str]) -> list[int]:
-        """Docs whose whole name appears word for word in the query (``list issues of ...``)."""
-        if not self._phrases:
-            return []
-        starts = self._phrase_starts
-        content = [t for t in every if t not in STOPWORDS]
-        hits: dict[int, None] = {}
-        for seq in (every, content):
-            size = len(seq)
-            for start, term in enumerate(seq):
-                if term not in starts:
-                    continue
-                for end in range(start + 2, min(start + _MAX_PHRASE, size) + 1):
-                    found = self._phrases.get(tuple(seq[start:end]))
-                    if found:
-                        hits.update(dict.fromkeys(found))
-        return list(hits)
-
-    def _exact_docs(self, query: str) -> list[int]:
-        """Docs named by the whole query, by an identifier in it, or by a word of a short query."""
-        if not self._name_keys:
-            return []
-        chunks = [c for c in _QUERY_CHUNKS.split(query) if c]
-        keys = [name_key(query)]
-        keys.extend(name_key(c) for c in chunks if _IDENTIFIER.search(c))
-        hits: dict[int, None] = {}
-        for key in dict.fromkeys(keys):
-            found = self._name_keys.get(key)
-            if found:
-                hits.update(dict.fromkeys(found))
-        return list(hits)
+        return self._names.content_terms(tokenize(query, keep_stopwords=True))
 
     def corrections(self, query: str, terms: list[str]) -> list[str]:
         """Library terms one typing slip away from the query's unknown words.
@@ -490,7 +362,7 @@ class BM25ToolIndex:
     def _scores(self, query: str) -> tuple[_FloatArray, _FloatArray]:
         """:meth:`scores` before the clip to 1 (no part is ever below 0)."""
         every = tokenize(query, keep_stopwords=True)
-        terms = self._content_terms(every)
+        terms = self._names.content_terms(every)
         raw, best = self._bm25(terms)
         if not len(self.documents):
             return raw, raw
@@ -501,28 +373,28 @@ class BM25ToolIndex:
             score += fixed * (_FUZZY_WEIGHT * _EXACT_FLOOR / best)
         if len(terms) + len(fixes) >= _COVER_MIN_WORDS:  # siblings: best covered name wins
             asked = [*terms, *fixes]
-            matched = self._coverage.matched(asked)
+            matched = self._names.coverage.matched(asked)
             idx = np.flatnonzero(matched >= _COVER_MIN_WORDS)
             if idx.size:
                 hit = matched[idx]
-                named = hit / self._coverage.lengths[idx]  # share of the name the query says
+                named = hit / self._names.coverage.lengths[idx]  # share of the name the query says
                 said = np.minimum(hit / len(asked), 1.0)  # share of the query the name says
                 base = score[idx]
                 lifted = base * (1.0 + _COVER_LIFT * named * said)
                 # stays below the exact-name floor: at most 90% of the way up to it
                 score[idx] = np.minimum(lifted, base + (_EXACT_FLOOR - base) * 0.9)
         elif not terms and every:  # only function words ("who am i"): names holding them
-            cover = self._coverage.coverage(every)
+            cover = self._names.coverage.coverage(every)
             score = np.where(cover >= 0.5, cover * _STOPWORD_ONLY, 0.0)
-        phrase = self._phrase_docs(every) if terms else []
+        phrase = self._names.phrase_docs(every) if terms else []
         if phrase:
             idx = np.asarray(phrase, dtype=np.int64)
             score[idx] += (_EXACT_FLOOR - score[idx]) * _PHRASE_LIFT * (score[idx] > 0)
-        exact = self._exact_docs(query) if every else []
+        exact = self._names.exact_docs(query) if every else []
         if exact:  # a tool named like a stopword ("me", "How") is still found by name
             idx = np.asarray(exact, dtype=np.int64)
             score[idx] = _EXACT_FLOOR + (_LITERAL - _EXACT_FLOOR) * score[idx] / _EXACT_FLOOR
-        literal = self._literal_names.get(_literal(query))
+        literal = self._names.literal_docs(query)
         if literal:  # the name exactly as written ("x.y" over "x_y" and "x-y")
             score[np.asarray(literal, dtype=np.int64)] = 1.0
         return score, raw

@@ -47,25 +47,26 @@ tokenizer terms, no model weights and no network.
 
 from __future__ import annotations
 
-import asyncio
-import hashlib
 import itertools
-import json
 import math
-import time
 from collections import Counter
 from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
-from langgraph.store.base import BaseStore, Op, PutOp, SearchItem
+from langgraph.store.base import BaseStore, SearchItem
 
 from langchain_toolsearch.search.hashing import HashingEmbeddings
 from langchain_toolsearch.search.index import BM25Params, ScoredTool, ToolDocument
 from langchain_toolsearch.search.semantic import RRF_K, SemanticToolIndex, document_text
+from langchain_toolsearch.search.store_sync import (
+    SyncStats,
+    async_sync_store,
+    content_hash,
+    sync_store,
+)
 from langchain_toolsearch.search.tokenize import tokenize
 
 __all__ = [
@@ -74,39 +75,11 @@ __all__ = [
     "StoreIndexFactory",
     "StoreToolIndex",
     "SyncStats",
+    "content_hash",
 ]
 
 DEFAULT_NAMESPACE: tuple[str, ...] = ("toolsearch", "tools")
 """Where :class:`StoreToolIndex` keeps the tools unless told otherwise."""
-
-_LIST_PAGE = 1_000
-_WRITE_BATCH = 500
-
-
-def content_hash(doc: ToolDocument) -> str:
-    """SHA-256 (hex) of everything :class:`StoreToolIndex` stores for a tool."""
-    payload = json.dumps(
-        [doc.name, doc.description, [list(p) for p in doc.parameters], list(doc.aliases)],
-        ensure_ascii=False,
-    )
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
-
-
-@dataclass(frozen=True, slots=True)
-class SyncStats:
-    """What a build did to the store.
-
-    Attributes:
-        written: Items put (new or changed tools; each embedded once).
-        deleted: Items deleted (tools no longer in the library).
-        unchanged: Tools whose stored content hash matched (not written).
-        seconds: Wall time of the sync, listing included (s).
-    """
-
-    written: int
-    deleted: int
-    unchanged: int
-    seconds: float
 
 
 def _store_embeddings(store: BaseStore) -> Embeddings:
@@ -206,7 +179,11 @@ class StoreToolIndex:
         self._vocabulary = frozenset(
             itertools.chain.from_iterable(tokenize(document_text(d)) for d in self.documents)
         )
-        self.stats = self._sync() if sync else SyncStats(0, 0, len(self.documents), 0.0)
+        self.stats = (
+            sync_store(store, self.namespace, self.documents)
+            if sync
+            else SyncStats(0, 0, len(self.documents), 0.0)
+        )
         self._fused: SemanticToolIndex | None = None
         if fuse_bm25:
             self._fused = SemanticToolIndex(
@@ -256,7 +233,7 @@ class StoreToolIndex:
         sync = options.pop("sync", True)
         index = cls(store, documents, sync=False, **options)
         if sync:
-            index.stats = await index._async_sync()
+            index.stats = await async_sync_store(store, index.namespace, index.documents)
         return index
 
     def __len__(self) -> int:
@@ -266,71 +243,6 @@ class StoreToolIndex:
     def __repr__(self) -> str:
         fused = ", fused with BM25" if self._fused is not None else ""
         return f"StoreToolIndex({len(self)} tools in {type(self.store).__name__}{fused})"
-
-    # -- building ----------------------------------------------------------------------
-
-    def _collect(self, page: list[SearchItem], found: dict[str, str]) -> bool:
-        """Add one listing page to ``found``; whether more pages may follow."""
-        for item in page:
-            if tuple(item.namespace) == self.namespace:
-                value = item.value or {}
-                found[item.key] = str(value.get("hash", ""))
-        return len(page) >= _LIST_PAGE
-
-    def _stored(self) -> dict[str, str]:
-        """Key -> stored content hash of every item in the namespace."""
-        found: dict[str, str] = {}
-        for offset in itertools.count(0, _LIST_PAGE):
-            try:
-                page = self.store.search(self.namespace, limit=_LIST_PAGE, offset=offset)
-            except asyncio.InvalidStateError as exc:  # an async store on its own loop
-                raise RuntimeError(
-                    f"{type(self.store).__name__} cannot be used synchronously from its event "
-                    "loop: build with `await StoreToolIndex.abuild(store, documents)` and search "
-                    "with `arank`"
-                ) from exc
-            if not self._collect(page, found):
-                return found
-        return found  # pragma: no cover - itertools.count never ends
-
-    async def _astored(self) -> dict[str, str]:
-        found: dict[str, str] = {}
-        for offset in itertools.count(0, _LIST_PAGE):
-            page = await self.store.asearch(self.namespace, limit=_LIST_PAGE, offset=offset)
-            if not self._collect(page, found):
-                return found
-        return found  # pragma: no cover - itertools.count never ends
-
-    def _plan(self, stored: dict[str, str]) -> tuple[list[list[Op]], int, int, int]:
-        """Write batches for the stored state: (batches, written, deleted, unchanged)."""
-        ops: list[Op] = []
-        unchanged = 0
-        for doc in self.documents:
-            digest = content_hash(doc)
-            if stored.get(doc.name) == digest:
-                unchanged += 1
-                continue
-            value = {"name": doc.name, "text": document_text(doc), "hash": digest}
-            ops.append(PutOp(self.namespace, doc.name, value, index=["text"]))
-        written = len(ops)
-        removed = sorted(set(stored) - self._names)
-        ops.extend(PutOp(self.namespace, key, None) for key in removed)
-        batches = [ops[i : i + _WRITE_BATCH] for i in range(0, len(ops), _WRITE_BATCH)]
-        return batches, written, len(removed), unchanged
-
-    def _sync(self) -> SyncStats:
-        started = time.perf_counter()
-        batches, written, deleted, unchanged = self._plan(self._stored())
-        for batch in batches:
-            self.store.batch(batch)
-        return SyncStats(written, deleted, unchanged, time.perf_counter() - started)
-
-    async def _async_sync(self) -> SyncStats:
-        started = time.perf_counter()
-        batches, written, deleted, unchanged = self._plan(await self._astored())
-        for batch in batches:
-            await self.store.abatch(batch)
-        return SyncStats(written, deleted, unchanged, time.perf_counter() - started)
 
     # -- querying ------------------------------------------------------------------------
 

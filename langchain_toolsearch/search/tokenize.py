@@ -48,7 +48,7 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
-from functools import cache, lru_cache, partial
+from functools import lru_cache, partial
 from itertools import chain, compress
 from operator import is_, itemgetter
 from typing import TypeAlias
@@ -56,6 +56,15 @@ from typing import TypeAlias
 import Stemmer  # type: ignore[import-not-found, import-untyped, unused-ignore]
 
 from langchain_toolsearch.search import variants
+from langchain_toolsearch.search.scripts import (
+    RUN_CHAR,
+    RUNS,
+    cjk_terms,
+    is_cjk,
+    marked_chunk,
+    spaceless_terms,
+)
+from langchain_toolsearch.search.stopwords import STOPWORDS
 
 __all__ = [
     "STOPWORDS",
@@ -68,82 +77,6 @@ __all__ = [
     "tokenize_name",
 ]
 
-STOPWORDS = frozenset(
-    [
-        "a",
-        "am",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "can",
-        "do",
-        "does",
-        "for",
-        "from",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "our",
-        "please",
-        "should",
-        "so",
-        "that",
-        "the",
-        "their",
-        "then",
-        "there",
-        "these",
-        "this",
-        "to",
-        "us",
-        "was",
-        "we",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-    ]
-)
-"""English function words dropped from queries and documents (but never from names)."""
-
-_CJK_RANGES = (
-    (0x3040, 0x30FF),  # Hiragana, Katakana
-    (0x3400, 0x4DBF),  # CJK Extension A
-    (0x4E00, 0x9FFF),  # CJK Unified Ideographs
-    (0xAC00, 0xD7AF),  # Hangul syllables
-    (0xF900, 0xFAFF),  # CJK compatibility ideographs
-    (0xFF66, 0xFF9F),  # half-width Katakana
-    (0x20000, 0x2FA1F),  # CJK extensions B-F
-)
-_SPACELESS_RANGES = (
-    (0x0E00, 0x0E7F),  # Thai
-    (0x0E80, 0x0EFF),  # Lao
-    (0x1000, 0x109F),  # Myanmar
-    (0x1780, 0x17FF),  # Khmer
-    (0x19E0, 0x19FF),  # Khmer symbols
-    (0xAA60, 0xAA7F),  # Myanmar extended-A
-)
-
 # An identifier-ish chunk: letters/digits joined by identifier punctuation.
 _CHUNK = re.compile(r"[^\W_]+(?:[_\-./:]+[^\W_]+)*", re.UNICODE)
 _SEP = re.compile(r"[_\-./:]+")
@@ -155,58 +88,11 @@ _HYPHENATED = re.compile(r"[^\W\d_]+-[^\W\d_]+")  # "e-mail", "to-do", "sign-in"
 _ACRONYM_PLURAL = re.compile(r"[A-Z]{2,}s")  # "PRs", "APIs": one word, not "P" + "Rs"
 _CASE_OR_DIGIT = re.compile(r"[A-Z0-9]|\d")  # what camelCase splitting can act on
 
-
-def _char_class(ranges: tuple[tuple[int, int], ...]) -> str:
-    return "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in ranges)
-
-
-_CJK_CLASS = _char_class(_CJK_RANGES)
-_SPACELESS_CLASS = _char_class(_SPACELESS_RANGES)
-_CJK_CHAR = re.compile(f"[{_CJK_CLASS}]")
-_RUN_CHAR = re.compile(f"[{_CJK_CLASS}{_SPACELESS_CLASS}]")
-_RUNS = re.compile(
-    f"([{_CJK_CLASS}]+)|([{_SPACELESS_CLASS}]+)|([^{_CJK_CLASS}{_SPACELESS_CLASS}]+)"
-)
-
 _CACHE_BYTES = 32 << 20  # chunk-cache budget (approximate bytes, both generations)
 _CACHE_CHUNK_CHARS = 48  # longer chunks are analysed each time, never cached
 _STEM_CACHE_CHARS = 32
 _SNOWBALL = threading.local()
 _PRONOUNS = {"i": "me", "my": "me", "myself": "me"}
-
-
-@cache
-def _mark_class() -> str:
-    """All combining marks (Mn, Mc, Me) as a regex class body (built on first use, ~10 ms)."""
-    ranges: list[tuple[int, int]] = []
-    for span in (range(0x0300, 0x20000), range(0xE0100, 0xE01F0)):
-        categories = map(unicodedata.category, map(chr, span))
-        for cp, category in zip(span, categories, strict=True):
-            if category[0] != "M":  # Mn, Mc, Me: the only categories starting with M
-                continue
-            if ranges and ranges[-1][1] == cp - 1:
-                ranges[-1] = (ranges[-1][0], cp)
-            else:
-                ranges.append((cp, cp))
-    return _char_class(tuple(ranges))
-
-
-@cache
-def _marked_chunk() -> re.Pattern[str]:
-    """:data:`_CHUNK` that keeps combining marks inside words (for non-ASCII text)."""
-    letter = f"(?:[^\\W_]|[{_mark_class()}])"
-    return re.compile(f"{letter}+(?:[_\\-./:]+{letter}+)*", re.UNICODE)
-
-
-@cache
-def _cluster() -> re.Pattern[str]:
-    """One grapheme cluster, approximately: a character and the marks after it."""
-    return re.compile(f".[{_mark_class()}]*", re.DOTALL)
-
-
-def is_cjk(ch: str) -> bool:
-    """Whether ``ch`` is a CJK character that is written without spaces."""
-    return _CJK_CHAR.match(ch) is not None
 
 
 def _stem(word: str) -> str:
@@ -266,20 +152,6 @@ def _word_terms(word: str, out: list[str]) -> None:
     out.extend(_word_tuple(word) if len(word) <= _STEM_CACHE_CHARS else _analyse_word(word))
 
 
-def _cjk_terms(run: str) -> list[str]:
-    if len(run) == 1:
-        return [run]
-    return [run[i : i + 2] for i in range(len(run) - 1)]
-
-
-def _spaceless_terms(run: str) -> list[str]:
-    """Bigrams of grapheme clusters (Thai, Lao, Khmer, Myanmar)."""
-    clusters: list[str] = _cluster().findall(run)
-    if len(clusters) == 1:
-        return clusters
-    return [clusters[i] + clusters[i + 1] for i in range(len(clusters) - 1)]
-
-
 def _identifier_terms(chunk: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Terms of a chunk without CJK characters, with and without the joined forms.
 
@@ -330,15 +202,15 @@ def _analyse(chunk: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         word = chunk.lower()
         whole = _word_tuple(word) if len(word) <= _STEM_CACHE_CHARS else _analyse_word(word)
         return whole, whole
-    if not _RUN_CHAR.search(chunk):
+    if not RUN_CHAR.search(chunk):
         return _identifier_terms(chunk)
     terms: list[str] = []
     plain: list[str] = []
-    for cjk, spaceless, other in _RUNS.findall(chunk):
+    for cjk, spaceless, other in RUNS.findall(chunk):
         if cjk:
-            terms.extend(_cjk_terms(cjk))
+            terms.extend(cjk_terms(cjk))
         elif spaceless:
-            terms.extend(_spaceless_terms(spaceless))
+            terms.extend(spaceless_terms(spaceless))
         else:
             with_joined, without = _identifier_terms(other)
             terms.extend(with_joined)
@@ -445,7 +317,7 @@ def _chunks(text: str) -> list[str]:
         found: list[str] = _CHUNK.findall(text)
         return found
     text = unicodedata.normalize("NFKC", text)
-    marked: list[str] = _marked_chunk().findall(text)
+    marked: list[str] = marked_chunk().findall(text)
     return marked
 
 

@@ -1,0 +1,54 @@
+"""The BM25F fields of a tool document: name, description, parameter names and texts.
+
+Only what the model can write is indexed: a generated provider-safe name
+(``repo_create_a565f1a0``, :attr:`ToolDocument.generated_name`) adds no words,
+its original name (an alias) does. A parameter name never counts a word of
+the tool's own name again. Used by
+:class:`~langchain_toolsearch.search.index.BM25ToolIndex` (which weights the
+fields) and :mod:`~langchain_toolsearch.search.name_match`.
+"""
+
+from __future__ import annotations
+
+from langchain_toolsearch.search.protocol import ToolDocument
+from langchain_toolsearch.search.tokenize import BatchTokenizer
+
+__all__ = ["document_fields", "searchable_names"]
+
+
+def searchable_names(doc: ToolDocument) -> tuple[str, ...]:
+    """The names whose words are indexed: a generated name's are not (C21)."""
+    if doc.generated_name and doc.aliases:
+        return doc.aliases
+    return (doc.name, *doc.aliases)
+
+
+def _name_terms(doc: ToolDocument, memo: BatchTokenizer) -> list[str]:
+    terms: list[str] = []
+    for name in searchable_names(doc):
+        terms.extend(memo.tokenize_name(name))
+    return list(dict.fromkeys(terms))
+
+
+def document_fields(
+    doc: ToolDocument, memo: BatchTokenizer | None = None
+) -> tuple[list[str], list[str], list[str], list[str]]:
+    """Terms of the name, description, parameter-name and parameter-text fields.
+
+    A parameter term that the name or description already holds is left
+    out: parameters add recall for words the tool's own text lacks, but
+    never outvote it (``meeting_id`` of ``delete_meeting`` does not count
+    ``meeting`` again). ``memo`` shares tokenization across the documents
+    of one build (parameter names and texts repeat across tools).
+    """
+    memo = memo or BatchTokenizer()
+    names = _name_terms(doc, memo)
+    description = memo.tokenize(doc.description)
+    own = set(names)
+    pnames: list[str] = []
+    ptexts: list[str] = []
+    for pname, ptext in doc.parameters:
+        pterms = memo.tokenize_name(pname)
+        pnames.extend(pterms if own.isdisjoint(pterms) else [t for t in pterms if t not in own])
+        ptexts.extend(memo.tokenize(ptext))
+    return names, description, pnames, ptexts

@@ -1,0 +1,130 @@
+"""Name matching for the BM25 index: tool names in a query, word for word or as written.
+
+:class:`NameMatcher` holds what a library's tool names contribute to ranking
+besides their BM25 terms (see :mod:`~langchain_toolsearch.search.index` for
+the scores): the name keys a whole query or an identifier in it can hit
+(``get_weather``, ``get weather``, ``Get-Weather``), the names as written
+(case aside), the multi-word names a query can say word for word, the
+stopword pairs of names (``get me`` keeps ``me`` for ``github_get_me``), and
+the :class:`~langchain_toolsearch.search.names.NameCoverage` of every name.
+Only what the model can write counts: a generated provider-safe name adds no
+words, its original name (an alias) does.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from itertools import pairwise
+
+from langchain_toolsearch.search.fields import searchable_names
+from langchain_toolsearch.search.names import NameCoverage
+from langchain_toolsearch.search.protocol import ToolDocument, name_key
+from langchain_toolsearch.search.tokenize import STOPWORDS, BatchTokenizer
+
+__all__ = ["NameMatcher"]
+
+_MAX_PHRASE = 6  # longest name (in words) matched word for word in a query
+_QUERY_CHUNKS = re.compile(r"[\s,;'\"`()\[\]{}<>!?]+")
+# identifier-like: inner separators (get_weather, weather.get, files/read), letters next to
+# digits (v2), or lowerCamelCase (getWeather; "GitHub" in prose is a brand, not a name)
+_IDENTIFIER = re.compile(r"[^\W_][_\-./:]+[^\W_]|[^\W\d_]\d|\d[^\W\d_]|^[a-z]+[A-Z]")
+
+
+def literal(text: str) -> str:
+    """A name or query as written, ignoring case and surrounding space."""
+    return unicodedata.normalize("NFKC", text).strip().casefold()
+
+
+class NameMatcher:
+    """The tool names of one library, for matching queries against them.
+
+    Immutable once built; thread-safe for reads.
+
+    Args:
+        documents: One per tool, in index order (hits are positions in it).
+        memo: The build's tokenizer (shares tokenization with the BM25 build).
+    """
+
+    def __init__(self, documents: Sequence[ToolDocument], memo: BatchTokenizer) -> None:
+        self._name_keys: dict[str, list[int]] = {}
+        self._literal_names: dict[str, list[int]] = {}
+        self._phrases: dict[tuple[str, ...], list[int]] = {}
+        pairs: set[tuple[str, str]] = set()
+        name_words: list[list[str]] = []
+        for i, doc in enumerate(documents):
+            all_names = list(dict.fromkeys((doc.name, *doc.aliases))) if doc.aliases else [doc.name]
+            words: list[str] = []
+            for name in searchable_names(doc):
+                terms = memo.tokenize_name(name)
+                if not STOPWORDS.isdisjoint(terms):
+                    pairs.update(
+                        (a, b) for a, b in pairwise(terms) if a in STOPWORDS or b in STOPWORDS
+                    )
+                phrase = memo.name_phrase(name)
+                words.extend(phrase)
+                if not 2 <= len(phrase) <= _MAX_PHRASE:
+                    continue
+                if STOPWORDS.isdisjoint(phrase) or sum(t not in STOPWORDS for t in phrase) >= 2:
+                    self._phrases.setdefault(phrase, []).append(i)
+            for key in dict.fromkeys(map(name_key, all_names)):
+                if key:
+                    self._name_keys.setdefault(key, []).append(i)
+            for written in dict.fromkeys(map(literal, all_names)):
+                self._literal_names.setdefault(written, []).append(i)
+            name_words.append(words)
+        self.coverage = NameCoverage(name_words)
+        self._name_pairs = frozenset(pairs)
+        self._phrase_starts = frozenset(p[0] for p in self._phrases)
+
+    def content_terms(self, every: list[str]) -> list[str]:
+        """The distinct terms of ``every`` to score: see ``BM25ToolIndex.query_terms``."""
+        if all(t in STOPWORDS for t in every):
+            return []
+        pairs = self._name_pairs
+        last = len(every) - 1
+        terms = [
+            t
+            for i, t in enumerate(every)
+            if t not in STOPWORDS
+            or (i > 0 and (every[i - 1], t) in pairs)
+            or (i < last and (t, every[i + 1]) in pairs)
+        ]
+        return list(dict.fromkeys(terms))
+
+    def phrase_docs(self, every: list[str]) -> list[int]:
+        """Docs whose whole name appears word for word in the query (``list issues of ...``)."""
+        if not self._phrases:
+            return []
+        starts = self._phrase_starts
+        content = [t for t in every if t not in STOPWORDS]
+        hits: dict[int, None] = {}
+        for seq in (every, content):
+            size = len(seq)
+            for start, term in enumerate(seq):
+                if term not in starts:
+                    continue
+                for end in range(start + 2, min(start + _MAX_PHRASE, size) + 1):
+                    found = self._phrases.get(tuple(seq[start:end]))
+                    if found:
+                        hits.update(dict.fromkeys(found))
+        return list(hits)
+
+    def exact_docs(self, query: str) -> list[int]:
+        """Docs named by the whole query, by an identifier in it, or by a word of a short query."""
+        if not self._name_keys:
+            return []
+        chunks = [c for c in _QUERY_CHUNKS.split(query) if c]
+        keys = [name_key(query)]
+        keys.extend(name_key(c) for c in chunks if _IDENTIFIER.search(c))
+        hits: dict[int, None] = {}
+        for key in dict.fromkeys(keys):
+            found = self._name_keys.get(key)
+            if found:
+                hits.update(dict.fromkeys(found))
+        return list(hits)
+
+    def literal_docs(self, query: str) -> list[int] | None:
+        """Docs with a name exactly as ``query`` is written (case and surrounding space aside)."""
+        return self._literal_names.get(literal(query))
