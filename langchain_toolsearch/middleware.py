@@ -9,7 +9,7 @@ call goes through the execution guard (:mod:`langchain_toolsearch.execution`).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Unpack
 
 from langchain.agents.middleware.types import AgentMiddleware, ModelRequest, ModelResponse
 from langchain_core.messages import AIMessage, SystemMessage
@@ -22,11 +22,8 @@ from langchain_toolsearch._engine.engine import ModelStep
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._shell import ToolSearchBase, current_config
 from langchain_toolsearch.library import ToolLibrary, ToolsInput
-from langchain_toolsearch.options import StorageOption, ToolSearchOptions
-from langchain_toolsearch.policy import FilterFn
-from langchain_toolsearch.search.index import IndexOption
+from langchain_toolsearch.options import ToolSearchKwargs, ToolSearchOptions
 from langchain_toolsearch.storage.state_keys import ToolSearchAgentState
-from langchain_toolsearch.types import ResolveToolsFn
 
 __all__ = ["ToolSearchAgentState", "ToolSearchMiddleware"]
 
@@ -123,23 +120,10 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
         self,
         *,
         tools: ToolsInput | ToolLibrary,
-        top_k: int = 5,
-        min_score: float = 0.0,
-        auto_load: bool = False,
-        storage: StorageOption = "in-memory",
-        ttl: float | None = None,
-        filter: FilterFn | None = None,
-        include_resolved_tools: bool = False,
-        resolve_tools: ResolveToolsFn | None = None,
-        system_hint: bool = True,
-        clock: Callable[[], float] | None = None,
-        store: BaseStore | None = None,
-        index: IndexOption | None = None,
-        filter_timeout: float = 10.0,
-        resolve_timeout: float = 30.0,
+        **options: Unpack[ToolSearchKwargs],
     ) -> None:
         AgentMiddleware.__init__(self)
-        ToolSearchBase.__init__(self, ToolSearchOptions.from_arguments(locals()))
+        ToolSearchBase.__init__(self, ToolSearchOptions.of("ToolSearchMiddleware", tools, options))
         self.tools = self.meta_tools
 
     @property

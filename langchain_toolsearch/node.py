@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Unpack
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable, RunnableConfig
@@ -51,9 +51,7 @@ from langchain_toolsearch._engine.drive import adrive, drive
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._shell import ToolSearchBase, current_config
 from langchain_toolsearch.library import ToolLibrary, ToolsInput
-from langchain_toolsearch.options import StorageOption, ToolSearchOptions
-from langchain_toolsearch.policy import FilterFn
-from langchain_toolsearch.search.index import IndexOption
+from langchain_toolsearch.options import ToolSearchKwargs, ToolSearchOptions
 from langchain_toolsearch.storage.state_keys import (
     LOADED_KEY,
     TOOLS_KEY,
@@ -62,7 +60,6 @@ from langchain_toolsearch.storage.state_keys import (
     ToolSearchState,
     state_value,
 )
-from langchain_toolsearch.types import ResolveToolsFn
 
 __all__ = ["TOOLS_KEY", "ToolSearchInput", "ToolSearchNode", "ToolSearchState"]
 
@@ -144,22 +141,9 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         *,
         tools: ToolsInput | ToolLibrary,
         bound_tools: Sequence[BaseTool] = (),
-        top_k: int = 5,
-        min_score: float = 0.0,
-        auto_load: bool = False,
-        storage: StorageOption = "in-memory",
-        ttl: float | None = None,
-        filter: FilterFn | None = None,
-        include_resolved_tools: bool = False,
-        resolve_tools: ResolveToolsFn | None = None,
-        system_hint: bool = True,
-        clock: Callable[[], float] | None = None,
-        store: BaseStore | None = None,
-        index: IndexOption | None = None,
-        filter_timeout: float = 10.0,
-        resolve_timeout: float = 30.0,
+        **options: Unpack[ToolSearchKwargs],
     ) -> None:
-        ToolSearchBase.__init__(self, ToolSearchOptions.from_arguments(locals()))
+        ToolSearchBase.__init__(self, ToolSearchOptions.of("ToolSearchNode", tools, options))
         self.bound_tools = list(bound_tools)
         searchable, direct = self._engine.split_agent_tools(self.bound_tools, self.meta_tools)
         self._searchable: tuple[BaseTool, ...] = tuple(searchable)

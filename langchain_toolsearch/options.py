@@ -1,8 +1,10 @@
-"""The validated options shared by ``ToolSearchMiddleware`` and ``ToolSearchNode``.
+"""The options shared by ``ToolSearchMiddleware`` and ``ToolSearchNode``, declared once.
 
-Both constructors take the same keyword-only options and hand them over as
-one :class:`ToolSearchOptions`; every check of a developer-supplied value
-happens here, at construction, with a message saying what to change.
+Both constructors take ``tools`` and then ``**options:
+Unpack[ToolSearchKwargs]`` (PEP 692: keyword-only, typed for type checkers
+and IDEs) and hand them over as one validated :class:`ToolSearchOptions`,
+which holds the defaults; every check of a developer-supplied value happens
+here, at construction, with a message saying what to change.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from langgraph.store.base import BaseStore
 
@@ -21,11 +23,33 @@ from langchain_toolsearch.search.index import IndexOption
 from langchain_toolsearch.storage.protocol import LoadedToolStore
 from langchain_toolsearch.types import ResolveToolsFn
 
-__all__ = ["StorageMode", "StorageOption", "ToolSearchOptions"]
+__all__ = ["StorageMode", "StorageOption", "ToolSearchKwargs", "ToolSearchOptions"]
 
 StorageMode = Literal["in-memory", "context", "store"]
 StorageOption = StorageMode | LoadedToolStore
 """``storage=``: a mode name, or a :class:`LoadedToolStore` instance to keep loads in."""
+
+
+class ToolSearchKwargs(TypedDict, total=False):
+    """The keyword options besides ``tools``; each is documented on ``ToolSearchMiddleware``.
+
+    Defaults live in :class:`ToolSearchOptions`.
+    """
+
+    top_k: int
+    min_score: float
+    auto_load: bool
+    storage: StorageOption
+    ttl: float | None
+    filter: FilterFn | None
+    include_resolved_tools: bool
+    resolve_tools: ResolveToolsFn | None
+    system_hint: bool
+    clock: Callable[[], float] | None
+    store: BaseStore | None
+    index: IndexOption | None
+    filter_timeout: float
+    resolve_timeout: float
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -54,9 +78,23 @@ class ToolSearchOptions:
     resolve_timeout: float = 30.0
 
     @classmethod
-    def from_arguments(cls, arguments: Mapping[str, Any]) -> ToolSearchOptions:
-        """The options among a constructor's ``locals()`` (other names are ignored)."""
-        return cls(**{f.name: arguments[f.name] for f in fields(cls) if f.name in arguments})
+    def of(
+        cls, owner: str, tools: ToolsInput | ToolLibrary, options: Mapping[str, Any]
+    ) -> ToolSearchOptions:
+        """Validate a constructor's ``tools`` and ``**options``.
+
+        Raises:
+            ToolSearchTypeError: An option name ``owner`` does not take (the
+                message lists the ones it does).
+        """
+        known = [f.name for f in fields(cls) if f.name != "tools"]
+        unknown = sorted(set(options) - set(known))
+        if unknown:
+            raise ToolSearchTypeError(
+                f"{owner} got unknown option(s) {unknown}; its options are tools, "
+                + ", ".join(known)
+            )
+        return cls(tools=tools, **options)
 
     def __post_init__(self) -> None:
         top_k, min_score, ttl = self.top_k, self.min_score, self.ttl

@@ -3,13 +3,17 @@ and the version agrees with ``pyproject.toml`` and ``CHANGELOG.md``."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.resources
 import inspect
 import re
 import tomllib
 from pathlib import Path
 
+import pytest
+
 import langchain_toolsearch
+from langchain_toolsearch.options import ToolSearchKwargs, ToolSearchOptions
 
 EXPECTED_ALL = [
     "AgentToolConfig",
@@ -79,14 +83,27 @@ def test_constructors_take_the_spec_options_keyword_only() -> None:
         "filter": None,
         "include_resolved_tools": False,
     }
+    option_fields = {f.name: f for f in dataclasses.fields(ToolSearchOptions)}
+    assert spec <= set(option_fields)
+    # the options besides tools are declared once, as a TypedDict the constructors unpack
+    assert set(ToolSearchKwargs.__annotations__) == set(option_fields) - {"tools"}
+    for name, value in defaults.items():
+        assert option_fields[name].default == value, name
     for cls in (langchain_toolsearch.ToolSearchMiddleware, langchain_toolsearch.ToolSearchNode):
         params = inspect.signature(cls.__init__).parameters
-        assert spec <= set(params), cls
         for name, param in params.items():
             if name != "self":
-                assert param.kind is inspect.Parameter.KEYWORD_ONLY, (cls, name)
-        for name, value in defaults.items():
-            assert params[name].default == value, (cls, name)
+                assert param.kind in (
+                    inspect.Parameter.KEYWORD_ONLY,
+                    inspect.Parameter.VAR_KEYWORD,
+                ), (cls, name)
+        assert params["options"].annotation == "Unpack[ToolSearchKwargs]", cls
+        with pytest.raises(
+            TypeError, match=r"unknown option\(s\) \['topk'\]; its options are tools, top_k"
+        ):
+            cls(tools=[], topk=3)  # type: ignore[call-arg]
+        with pytest.raises(TypeError):
+            cls([])  # type: ignore[misc]  # keyword-only
         assert cls(tools=[]).loaded_tool_store.ttl == 3600.0  # the in-memory default, seconds
         for method in (
             "search",
