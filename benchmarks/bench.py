@@ -210,19 +210,9 @@ def _quality(
     pools.append(("BFCL + ToolSDK", merged))
     rows: list[list[object]] = []
     for label, tools in pools:
-        library = ToolLibrary([t.to_tool() for t in tools])
-        index = BM25ToolIndex.build(library.documents())
         title = f"{label} ({len(tools):,} tools)"
-        rows.append(
-            _quality_row(
-                f"{title}: toolsearch BM25", evaluate(_index_search(library, index), queries)
-            )
-        )
-        rows.append(
-            _quality_row(
-                f"{title}: rank-bm25 BM25Okapi", evaluate(baseline_bm25okapi_search(tools), queries)
-            )
-        )
+        library, pair = _ours_and_baseline(title, tools, queries)
+        rows.extend(pair)
         if embeddings is not None:
             rows.append(_semantic_quality(rep, title, library, queries, embeddings))
     rep.line(f"{len(queries):,} BFCL queries; gold = the functions each query's answer calls.")
@@ -243,20 +233,23 @@ def _real_mcp_quality(rep: _Report, github: list[ToolDef], toolsdk: list[ToolDef
         ("ToolSDK registry", toolsdk, "toolsdk.jsonl"),
     ):
         asked = load_queries(QUERY_SETS / file)
-        library = ToolLibrary([t.to_tool() for t in tools])
-        index = BM25ToolIndex.build(library.documents())
         title = f"{label} ({len(tools):,} tools, {len(asked)} queries)"
-        rows.append(
-            _quality_row(
-                f"{title}: toolsearch BM25", evaluate(_index_search(library, index), asked)
-            )
-        )
-        rows.append(
-            _quality_row(
-                f"{title}: rank-bm25 BM25Okapi", evaluate(baseline_bm25okapi_search(tools), asked)
-            )
-        )
+        rows.extend(_ours_and_baseline(title, tools, asked)[1])
     rep.table(["real MCP catalog: search", "recall@1", "recall@5", "recall@10", "NDCG@10"], rows)
+
+
+def _ours_and_baseline(
+    title: str, tools: list[ToolDef], queries: Sequence[EvalQuery]
+) -> tuple[ToolLibrary, list[list[object]]]:
+    """The library of ``tools`` and the quality rows of our BM25 and rank-bm25's Okapi."""
+    library = ToolLibrary([t.to_tool() for t in tools])
+    index = BM25ToolIndex.build(library.documents())
+    ours = evaluate(_index_search(library, index), queries)
+    baseline = evaluate(baseline_bm25okapi_search(tools), queries)
+    return library, [
+        _quality_row(f"{title}: toolsearch BM25", ours),
+        _quality_row(f"{title}: rank-bm25 BM25Okapi", baseline),
+    ]
 
 
 def _semantic_quality(

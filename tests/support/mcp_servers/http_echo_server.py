@@ -19,10 +19,10 @@ import uvicorn
 from mcp.server.fastmcp import Context, FastMCP
 
 
-def build_server(name: str) -> FastMCP:
-    server = FastMCP(
-        name, host="127.0.0.1", stateless_http=True, json_response=True, log_level="WARNING"
-    )
+def build_server(name: str, *, label: str = "echo", **settings: bool) -> FastMCP:
+    """The echo tools on a FastMCP server (``settings``: transport options such as
+    ``stateless_http``); ``label`` names the server in ``search``'s description."""
+    server = FastMCP(name, host="127.0.0.1", log_level="WARNING", **settings)
 
     @server.tool()
     def whoami(ctx: Context) -> str:  # type: ignore[type-arg]
@@ -36,9 +36,8 @@ def build_server(name: str) -> FastMCP:
         """Add two integers."""
         return a + b
 
-    @server.tool()
+    @server.tool(description=f"Search the {label} server's documents.")
     def search(query: str) -> str:
-        """Search the echo server's documents."""
         return f"{name} searched: {query}"
 
     return server
@@ -49,5 +48,5 @@ if __name__ == "__main__":
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--name", default="echo")
     args = parser.parse_args()
-    app = build_server(args.name).streamable_http_app()
+    app = build_server(args.name, stateless_http=True, json_response=True).streamable_http_app()
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")

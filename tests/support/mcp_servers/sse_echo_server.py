@@ -13,36 +13,12 @@ from __future__ import annotations
 import argparse
 
 import uvicorn
-from mcp.server.fastmcp import Context, FastMCP
-
-
-def build_server(name: str) -> FastMCP:
-    server = FastMCP(name, host="127.0.0.1", log_level="WARNING")
-
-    @server.tool()
-    def whoami(ctx: Context) -> str:  # type: ignore[type-arg]
-        """Report the Authorization header this request carried."""
-        request = ctx.request_context.request
-        header = request.headers.get("authorization") if request is not None else None
-        return header or "<no authorization header>"
-
-    @server.tool()
-    def add(a: int, b: int) -> int:
-        """Add two integers."""
-        return a + b
-
-    @server.tool()
-    def search(query: str) -> str:
-        """Search the SSE server's documents."""
-        return f"{name} searched: {query}"
-
-    return server
-
+from http_echo_server import build_server  # the script's folder is on sys.path
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--name", default="sse")
     args = parser.parse_args()
-    app = build_server(args.name).sse_app()
+    app = build_server(args.name, label="SSE").sse_app()
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
