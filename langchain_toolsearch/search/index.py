@@ -38,6 +38,14 @@ Where it departs from textbook Okapi, and why:
   word at 70% weight
   (:func:`~langchain_toolsearch.search.names.correct`), so a correct word
   always outweighs a corrected one.
+* Query expansion (:mod:`~langchain_toolsearch.search.expansion`): derived
+  forms the stemmer leaves apart (``addition`` / ``add``) and verbs of one
+  WordNet synset (``compute`` / ``calculate``) that the library holds count
+  30% of a written term, so the written word still wins. Query-term weights
+  (:mod:`~langchain_toolsearch.search.query_weights`): a digits-only term
+  counts 0.2 and a request word (``could``, ``help``, ``want``) 0.25, in the
+  score and in the best reachable score. ``raw_score`` stays plain BM25F of
+  the written terms.
 * Name coverage: among tools whose names share the query's words, the one
   the query covers best with least left over gets up to 50% more (the
   score times 0.5 x share of the name's words in the query x share of the
