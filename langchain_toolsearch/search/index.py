@@ -84,6 +84,7 @@ cyclic garbage collector paused.
 from __future__ import annotations
 
 import math
+import operator
 import re
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator, Sequence
@@ -355,13 +356,8 @@ class BM25ToolIndex:
         ids = [self._vocab.get(t, -1) for t in terms]
         tw = term_weights or [1.0] * len(ids)
         unseen = self.idf(0, n_docs)
-        k1p = self.params.k1 + 1.0
-        best = float(
-            sum(
-                (float(self._idf[i]) if i >= 0 else unseen) * k1p * w
-                for i, w in zip(ids[:written], tw[:written], strict=True)
-            )
-        )
+        idf = [float(self._idf[i]) if i >= 0 else unseen for i in ids[:written]]
+        best = (self.params.k1 + 1.0) * sum(map(operator.mul, idf, tw[:written]))
         ptr = self._indptr
         live = [
             (int(ptr[i]), int(ptr[i + 1]), w, n < written)
@@ -386,12 +382,9 @@ class BM25ToolIndex:
         if all(w == 1.0 for _, _, w, _ in live):
             if own_end == docs.size:
                 return raw, raw, best
-            weighted = np.bincount(docs, weights=weights, minlength=n_docs)
-        else:
-            factor = np.repeat(
-                np.asarray([w for _, _, w, _ in live]), [hi - lo for lo, hi, _, _ in live]
-            )
-            weighted = np.bincount(docs, weights=weights * factor, minlength=n_docs)
+        else:  # each posting times its term's weight
+            weights = weights * np.repeat([w for *_, w, _ in live], [b - a for a, b, *_ in live])
+        weighted = np.bincount(docs, weights=weights, minlength=n_docs)
         return raw, weighted.astype(np.float64, copy=False), best
 
     def scores(self, query: str) -> tuple[_FloatArray, _FloatArray]:
@@ -413,15 +406,10 @@ class BM25ToolIndex:
         related = [t for t in expand(terms, self._vocab) if t not in fixes] if terms else []
         # a slip costs (a corrected word counts _FUZZY_WEIGHT of a correct one), and a
         # derived form or synonym counts _EXPANSION_WEIGHT; values and phrasing count less
-        own = query_weights.weights(terms)
-        if own is None and not (fixes or related):
-            tw = None
-        else:
-            tw = [
-                *(own or [1.0] * len(terms)),
-                *[_FUZZY_WEIGHT] * len(fixes),
-                *[_EXPANSION_WEIGHT] * len(related),
-            ]
+        tw = query_weights.weights(terms)
+        if tw is not None or fixes or related:
+            extra = [_FUZZY_WEIGHT] * len(fixes) + [_EXPANSION_WEIGHT] * len(related)
+            tw = (tw or [1.0] * len(terms)) + extra
         raw, weighted, best = self._bm25([*terms, *fixes, *related], tw, len(terms))
         if not len(self.documents):
             return raw, raw
