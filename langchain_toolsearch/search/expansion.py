@@ -26,8 +26,11 @@ that a tool using the query's own word still wins:
   that occur as tool-name verbs in the public catalogs this package is
   measured on (GitHub's MCP server, the ToolSDK MCP registry, BFCL).
 
-Work per query is a few dictionary lookups per term; nothing is built with
-the index.
+A related term is scored with at most the IDF of the query term it came
+from (as Lucene's ``SynonymQuery`` scores synonyms as one term), so a rare
+form (``creation`` in a catalog that says ``create`` everywhere) never
+outweighs the word the user wrote. Work per query is a few dictionary
+lookups per term; nothing is built with the index.
 """
 
 from __future__ import annotations
@@ -116,7 +119,7 @@ def derived(term: str, vocabulary: Container[str]) -> list[str]:
     return [form for form in _candidates(term) if form in vocabulary]
 
 
-def expand(terms: Iterable[str], vocabulary: Container[str]) -> list[str]:
+def expand(terms: Iterable[str], vocabulary: Container[str]) -> list[tuple[str, str]]:
     """Library terms related to ``terms`` (derived forms, then synonyms), none of ``terms``.
 
     Args:
@@ -124,14 +127,14 @@ def expand(terms: Iterable[str], vocabulary: Container[str]) -> list[str]:
         vocabulary: The library's terms; anything else is left out.
 
     Returns:
-        Distinct related terms in query order.
+        Distinct ``(related term, query term it came from)`` pairs in query order.
     """
     asked = list(terms)
     seen = set(asked)
-    out: list[str] = []
+    out: list[tuple[str, str]] = []
     for term in asked:
         for form in (*derived(term, vocabulary), *synonyms(term)):
             if form not in seen and form in vocabulary:
                 seen.add(form)
-                out.append(form)
+                out.append((form, term))
     return out

@@ -38,14 +38,10 @@ Where it departs from textbook Okapi, and why:
   word at 70% weight
   (:func:`~langchain_toolsearch.search.names.correct`), so a correct word
   always outweighs a corrected one.
-* Query expansion (:mod:`~langchain_toolsearch.search.expansion`): derived
-  forms the stemmer leaves apart (``addition`` / ``add``) and verbs of one
-  WordNet synset (``compute`` / ``calculate``) that the library holds count
-  30% of a written term, so the written word still wins. Query-term weights
-  (:mod:`~langchain_toolsearch.search.query_weights`): a digits-only term
-  counts 0.2 and a request word (``could``, ``help``, ``want``) 0.25, in the
-  score and in the best reachable score. ``raw_score`` stays plain BM25F of
-  the written terms.
+* Derived forms and synonyms (:mod:`~langchain_toolsearch.search.expansion`)
+  count 30% of a written term; numbers and request words count less
+  (:mod:`~langchain_toolsearch.search.query_weights`). ``raw_score`` stays
+  plain BM25F of the written terms.
 * Name coverage: among tools whose names share the query's words, the one
   the query covers best with least left over gets up to 50% more (the
   score times 0.5 x share of the name's words in the query x share of the
@@ -403,14 +399,20 @@ class BM25ToolIndex:
         every = tokenize(query, keep_stopwords=True)
         terms = self._names.content_terms(every)
         fixes = self.corrections(query, terms) if terms else []
-        related = [t for t in expand(terms, self._vocab) if t not in fixes] if terms else []
+        related = [p for p in expand(terms, self._vocab) if p[0] not in fixes] if terms else []
         # a slip costs (a corrected word counts _FUZZY_WEIGHT of a correct one), and a
-        # derived form or synonym counts _EXPANSION_WEIGHT; values and phrasing count less
+        # derived form or synonym counts _EXPANSION_WEIGHT, with at most its source's IDF;
+        # values and phrasing count less
         tw = query_weights.weights(terms)
         if tw is not None or fixes or related:
-            extra = [_FUZZY_WEIGHT] * len(fixes) + [_EXPANSION_WEIGHT] * len(related)
+            unseen, vocab = self.idf(0, len(self.documents)), self._vocab
+            extra = [_FUZZY_WEIGHT] * len(fixes) + [
+                _EXPANSION_WEIGHT
+                * min(1.0, (self._idf[vocab[s]] if s in vocab else unseen) / self._idf[vocab[f]])
+                for f, s in related
+            ]
             tw = (tw or [1.0] * len(terms)) + extra
-        raw, weighted, best = self._bm25([*terms, *fixes, *related], tw, len(terms))
+        raw, weighted, best = self._bm25([*terms, *fixes, *(f for f, _ in related)], tw, len(terms))
         if not len(self.documents):
             return raw, raw
         if weighted is raw:
@@ -419,6 +421,8 @@ class BM25ToolIndex:
             score = weighted
             if best > 0:
                 score *= _EXACT_FLOOR / best
+            if related:  # related terms add to a full match: keep it below exact names
+                np.minimum(score, _EXACT_FLOOR * 0.99, out=score)
         if len(terms) + len(fixes) >= _COVER_MIN_WORDS:  # siblings: best covered name wins
             asked = [*terms, *fixes]
             matched = self._names.coverage.matched(asked)

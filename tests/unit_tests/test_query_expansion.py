@@ -101,7 +101,7 @@ def test_every_synonym_class_member_is_found() -> None:
 
 def test_expand_leaves_out_the_query_terms_and_unknown_terms() -> None:
     vocabulary = {"calcul", "comput", "product"}
-    assert expand(["comput", "product"], vocabulary) == ["calcul"]
+    assert expand(["comput", "product"], vocabulary) == [("calcul", "comput")]
     assert expand(["comput", "calcul"], vocabulary) == []
     assert expand(["comput"], {"comput"}) == []
 
@@ -205,3 +205,31 @@ def test_a_request_word_still_finds_a_tool_named_by_it() -> None:
     index = _index([_tool("help_desk_ticket", "Open a help desk ticket")])
     assert _names(index, "help desk") == ["help_desk_ticket"]
     assert _names(index, "help") == ["help_desk_ticket"]
+
+
+def test_a_rare_derived_form_never_outweighs_the_written_word() -> None:
+    # "create" and "repository" are in every tool; "creation" (a derived form of
+    # "create") only in one parameter text, so its IDF is far higher
+    owner = "Repository owner"
+    tools = [
+        _tool("create_gist", "Create a new gist", owner=owner, content="Text of the gist creation"),
+        _tool("create_repository", "Create a new repository", owner=owner),
+        *(_tool(f"create_{x}", f"Create a {x}", owner=owner) for x in ("issue", "branch", "tag")),
+    ]
+    assert _names(_index(tools), "create a repo", 1) == ["create_repository"]
+    assert _names(_index(tools), "create a repository", 1) == ["create_repository"]
+
+
+def test_related_terms_keep_scores_below_exact_names() -> None:
+    # a tool full of one word and all its synonyms: the synonyms add to a full match
+    tools = [
+        _tool("get_fetch_retrieve_obtain", "Get, get, fetch, fetch, retrieve, retrieve, obtain"),
+        _tool("fetch", "Fetch a URL"),
+        _tool("other", "Other tool"),
+    ]
+    index = _index(tools)
+    for query in ("get", "retrieve", "obtain"):
+        for hit in index.rank(query):
+            assert 0 < hit.score < 0.9, (query, hit)
+    assert next(index.rank("fetch")).name == "fetch"  # the exact name is still above
+    assert next(index.rank("fetch")).score >= 0.9
