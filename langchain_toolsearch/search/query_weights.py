@@ -55,8 +55,12 @@ REQUEST_WORDS: tuple[str, ...] = (
     "wondering",
     "curious",
     "interested",
+    "me",
 )
-"""Words that frame a request to an assistant (stemmed like every term when loaded)."""
+"""Words that frame a request to an assistant (stemmed like every term when loaded).
+
+``me`` stands for every first-person pronoun (``i``, ``my``, ``myself`` fold to it);
+it is a query term only next to a name word (``get me`` for ``get_me``)."""
 
 _REQUEST_TERMS: set[str] = set()
 

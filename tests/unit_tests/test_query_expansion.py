@@ -233,3 +233,16 @@ def test_related_terms_keep_scores_below_exact_names() -> None:
             assert 0 < hit.score < 0.9, (query, hit)
     assert next(index.rank("fetch")).name == "fetch"  # the exact name is still above
     assert next(index.rank("fetch")).score >= 0.9
+
+
+def test_first_person_pronouns_are_request_phrasing(monkeypatch: pytest.MonkeyPatch) -> None:
+    # "me" is kept as a term next to "help" because a tool is named help_me
+    tools = [
+        _tool("help_me", "Help"),
+        _tool("find_provider", "Find a therapist near a location", city="City"),
+    ]
+    query = "please help me find a psychologist"
+    assert _names(_index(tools), query, 1) == ["find_provider"]
+    assert _names(_index(tools), "help me", 1) == ["help_me"]
+    monkeypatch.setattr(query_weights, "_REQUEST_TERMS", query_weights._REQUEST_TERMS - {"me"})
+    assert _names(_index(tools), query, 1) == ["help_me"]
