@@ -38,6 +38,10 @@ Where it departs from textbook Okapi, and why:
   word at 70% weight
   (:func:`~langchain_toolsearch.search.names.correct`), so a correct word
   always outweighs a corrected one.
+* Derived forms and synonyms (:mod:`~langchain_toolsearch.search.expansion`)
+  count 30% of a written term; numbers and request words count less
+  (:mod:`~langchain_toolsearch.search.query_weights`). ``raw_score`` stays
+  plain BM25F of the written terms.
 * Name coverage: among tools whose names share the query's words, the one
   the query covers best with least left over gets up to 50% more (the
   score times 0.5 x share of the name's words in the query x share of the
@@ -76,6 +80,7 @@ cyclic garbage collector paused.
 from __future__ import annotations
 
 import math
+import operator
 import re
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator, Sequence
@@ -86,6 +91,8 @@ import numpy as np
 import numpy.typing as npt
 
 from langchain_toolsearch._bulk import collector_paused
+from langchain_toolsearch.search import query_weights
+from langchain_toolsearch.search.expansion import expand
 from langchain_toolsearch.search.fields import document_fields, searchable_names
 from langchain_toolsearch.search.name_match import NameMatcher
 from langchain_toolsearch.search.names import correct
@@ -153,6 +160,7 @@ _PHRASE_LIFT = 0.3  # a name said word for word in the query closes 30% of the g
 _COVER_LIFT = 0.5  # x (share of the name said) x (share of the query named): up to 50% more
 _COVER_MIN_WORDS = 2
 _FUZZY_WEIGHT = 0.7  # a word matched through one typing slip counts 70% of a correct one
+_EXPANSION_WEIGHT = 0.3  # a derived form or synonym counts 30% of a written term
 _STOPWORD_ONLY = 0.5  # function-word queries score names they cover at most this
 _MAX_CORRECTIONS = 2  # unknown query words tried for a correction (bounded work)
 _MAX_FUZZY_QUERY_TERMS = 6  # longer queries are not corrected
@@ -327,26 +335,53 @@ class BM25ToolIndex:
                 fixes.append(fixed)
         return fixes
 
-    def _bm25(self, terms: list[str]) -> tuple[_FloatArray, float]:
-        """Raw BM25 of every document and the best score reachable for ``terms``."""
+    def _bm25(
+        self, terms: list[str], term_weights: list[float] | None = None, written: int = -1
+    ) -> tuple[_FloatArray, _FloatArray, float]:
+        """BM25 of every document: raw, weighted, and the best score reachable.
+
+        ``terms[:written]`` are the query's own terms (all of them when
+        ``written`` is -1); the rest (corrections, related terms) only add
+        to the weighted scores. Raw scores are plain BM25F over the written
+        terms; weighted ones count each term's part times its weight (the
+        same array when every weight is 1), in one pass over the postings.
+        The best reachable score is that of the written terms, weighted.
+        """
         n_docs = len(self.documents)
+        written = len(terms) if written < 0 else written
         ids = [self._vocab.get(t, -1) for t in terms]
+        tw = term_weights or [1.0] * len(ids)
         unseen = self.idf(0, n_docs)
-        k1p = self.params.k1 + 1.0
-        best = float(sum((float(self._idf[i]) if i >= 0 else unseen) * k1p for i in ids))
+        idf = [float(self._idf[i]) if i >= 0 else unseen for i in ids[:written]]
+        best = (self.params.k1 + 1.0) * sum(map(operator.mul, idf, tw[:written]))
         ptr = self._indptr
-        spans = [(int(ptr[i]), int(ptr[i + 1])) for i in ids if i >= 0]
-        if not spans:
-            return np.zeros(n_docs, dtype=np.float64), best
-        if len(spans) == 1:
-            lo, hi = spans[0]
-            raw = np.zeros(n_docs, dtype=np.float64)
-            raw[self._post_docs[lo:hi]] = self._post_weights[lo:hi]
-            return raw, best
-        docs = np.concatenate([self._post_docs[lo:hi] for lo, hi in spans])
-        weights = np.concatenate([self._post_weights[lo:hi] for lo, hi in spans])
-        summed = np.bincount(docs, weights=weights, minlength=n_docs)  # float64 with weights
-        return summed.astype(np.float64, copy=False), best
+        live = [
+            (int(ptr[i]), int(ptr[i + 1]), w, n < written)
+            for n, (i, w) in enumerate(zip(ids, tw, strict=True))
+            if i >= 0
+        ]
+        if not live:
+            zeros = np.zeros(n_docs, dtype=np.float64)
+            return zeros, zeros, best
+        if len(live) == 1:
+            lo, hi, w, own = live[0]
+            part = np.zeros(n_docs, dtype=np.float64)
+            part[self._post_docs[lo:hi]] = self._post_weights[lo:hi]
+            raw = part if own else np.zeros(n_docs, dtype=np.float64)
+            return raw, (part if w == 1.0 else part * w), best
+        docs = np.concatenate([self._post_docs[lo:hi] for lo, hi, _, _ in live])
+        weights = np.concatenate([self._post_weights[lo:hi] for lo, hi, _, _ in live])
+        own_end = sum(hi - lo for lo, hi, _, own in live if own)  # written terms come first
+        raw = np.bincount(docs[:own_end], weights=weights[:own_end], minlength=n_docs).astype(
+            np.float64, copy=False
+        )
+        if all(w == 1.0 for _, _, w, _ in live):
+            if own_end == docs.size:
+                return raw, raw, best
+        else:  # each posting times its term's weight
+            weights = weights * np.repeat([w for *_, w, _ in live], [b - a for a, b, *_ in live])
+        weighted = np.bincount(docs, weights=weights, minlength=n_docs)
+        return raw, weighted.astype(np.float64, copy=False), best
 
     def scores(self, query: str) -> tuple[_FloatArray, _FloatArray]:
         """Score every document.
@@ -363,14 +398,31 @@ class BM25ToolIndex:
         """:meth:`scores` before the clip to 1 (no part is ever below 0)."""
         every = tokenize(query, keep_stopwords=True)
         terms = self._names.content_terms(every)
-        raw, best = self._bm25(terms)
+        fixes = self.corrections(query, terms) if terms else []
+        related = [p for p in expand(terms, self._vocab) if p[0] not in fixes] if terms else []
+        # a slip costs (a corrected word counts _FUZZY_WEIGHT of a correct one), and a
+        # derived form or synonym counts _EXPANSION_WEIGHT, with at most its source's IDF;
+        # values and phrasing count less
+        tw = query_weights.weights(terms)
+        if tw is not None or fixes or related:
+            unseen, vocab = self.idf(0, len(self.documents)), self._vocab
+            extra = [_FUZZY_WEIGHT] * len(fixes) + [
+                _EXPANSION_WEIGHT
+                * min(1.0, (self._idf[vocab[s]] if s in vocab else unseen) / self._idf[vocab[f]])
+                for f, s in related
+            ]
+            tw = (tw or [1.0] * len(terms)) + extra
+        raw, weighted, best = self._bm25([*terms, *fixes, *(f for f, _ in related)], tw, len(terms))
         if not len(self.documents):
             return raw, raw
-        score = raw * (_EXACT_FLOOR / best) if best > 0 else raw.copy()
-        fixes = self.corrections(query, terms) if terms else []
-        if fixes:  # a slip costs: a corrected word counts _FUZZY_WEIGHT of a correct one
-            fixed, _ = self._bm25(fixes)
-            score += fixed * (_FUZZY_WEIGHT * _EXACT_FLOOR / best)
+        if weighted is raw:
+            score = weighted * (_EXACT_FLOOR / best) if best > 0 else weighted.copy()
+        else:  # a fresh array: scaled in place (a new array at 100k tools costs ~0.05 ms)
+            score = weighted
+            if best > 0:
+                score *= _EXACT_FLOOR / best
+            if related:  # related terms add to a full match: keep it below exact names
+                np.minimum(score, _EXACT_FLOOR * 0.99, out=score)
         if len(terms) + len(fixes) >= _COVER_MIN_WORDS:  # siblings: best covered name wins
             asked = [*terms, *fixes]
             matched = self._names.coverage.matched(asked)

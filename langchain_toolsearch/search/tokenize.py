@@ -55,7 +55,7 @@ from typing import TypeAlias
 
 import Stemmer  # type: ignore[import-not-found, import-untyped, unused-ignore]
 
-from langchain_toolsearch.search import variants
+from langchain_toolsearch.search import expansion, query_weights, variants
 from langchain_toolsearch.search.scripts import (
     RUN_CHAR,
     RUNS,
@@ -127,6 +127,8 @@ def stem(word: str) -> str:
 
 
 variants.build_table(stem)
+expansion.build_synonyms(stem)
+query_weights.build_request_terms(stem)
 
 
 def _analyse_word(word: str) -> tuple[str, ...]:
