@@ -97,6 +97,7 @@ def _enum_values(annotation: Any, out: list[str]) -> None:
         raise _NotSimple
 
 
+_TOOL_CALL_SCHEMA = BaseTool.tool_call_schema
 _SIMPLE: tuple[Any, ...] = (str, int, float, bool, bytes, type(None), Any, dict, list, object)
 
 
@@ -133,7 +134,9 @@ def tool_parameters(tool: BaseTool) -> tuple[tuple[str, str], ...]:
     fast = _fast_parameters(tool)
     if fast is not None:
         return fast
-    schema: Any = tool.tool_call_schema
+    schema: Any = tool.args_schema
+    if not isinstance(schema, dict) or type(tool).tool_call_schema is not _TOOL_CALL_SCHEMA:
+        schema = tool.tool_call_schema  # a JSON-schema dict is its own (less the description)
     if not isinstance(schema, Mapping):
         try:
             schema = schema.model_json_schema()
@@ -161,6 +164,8 @@ def schema_parameters(schema: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
     Returns:
         The pairs in schema order; ``()`` when there are no properties.
     """
+    if not schema.get("properties") and "$ref" not in schema:
+        return ()  # no parameters (most catalog tools): skip the walk
     defs = schema.get("$defs") or schema.get("definitions") or {}
     out: list[tuple[str, str]] = []
 
@@ -191,7 +196,8 @@ def schema_parameters(schema: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
             pschema = resolve(raw)
             desc = str(pschema.get("description") or "")
             values: list[str] = []
-            for variant in variants(pschema):
+            forms = variants(pschema)
+            for variant in forms:
                 enum = variant.get("enum")
                 if isinstance(enum, list):
                     values.extend(str(v) for v in enum if isinstance(v, str | int | float))
@@ -200,7 +206,7 @@ def schema_parameters(schema: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
                 desc = f"{desc} {' '.join(values)}".strip()
             out.append((str(pname), desc))
             if depth < _MAX_NESTING:
-                for variant in variants(pschema):
+                for variant in forms:
                     walk(variant, depth + 1)
 
     walk(resolve(schema), 1)

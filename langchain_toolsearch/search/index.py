@@ -86,7 +86,7 @@ import numpy as np
 import numpy.typing as npt
 
 from langchain_toolsearch._bulk import collector_paused
-from langchain_toolsearch.search.fields import document_fields, searchable_names
+from langchain_toolsearch.search.fields import document_fields, prime_fields, searchable_names
 from langchain_toolsearch.search.name_match import NameMatcher
 from langchain_toolsearch.search.names import correct
 from langchain_toolsearch.search.protocol import (
@@ -247,6 +247,7 @@ class BM25ToolIndex:
         terms: list[str] = []
         seg: list[int] = []  # terms per (document, field), four per document
         memo = BatchTokenizer()
+        prime_fields(docs, memo)
         for doc in docs:
             for field_terms in document_fields(doc, memo):
                 terms.extend(field_terms)

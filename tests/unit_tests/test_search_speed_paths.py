@@ -51,6 +51,18 @@ def test_batch_tokenizer_gives_the_module_functions_terms(text: str) -> None:
         assert batch.name_phrase(text) == name_phrase(text)
 
 
+def test_primed_batch_tokenizer_gives_the_module_functions_terms() -> None:
+    clear_caches()
+    batch = BatchTokenizer()
+    batch.prime([*TEXTS, *TEXTS], reversed(TEXTS))  # repeats and any order
+    assert set(batch._prose) == set(batch._names) == set(batch._phrases) == set(TEXTS)
+    for text in TEXTS:
+        assert batch.tokenize(text) == tokenize(text)
+        assert batch.tokenize_name(text) == tokenize_name(text)
+        assert batch.name_phrase(text) == name_phrase(text)
+        assert isinstance(batch.name_phrase(text), tuple)
+
+
 def test_batch_tokenizer_gives_the_same_terms_with_cold_and_warm_shared_caches() -> None:
     clear_caches()
     cold = [BatchTokenizer().tokenize_name(t) for t in TEXTS]
