@@ -80,6 +80,7 @@ import re
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import count
 from typing import TypeAlias
 
 import numpy as np
@@ -255,7 +256,7 @@ class BM25ToolIndex:
         seg_lens = np.asarray(seg, dtype=np.int64)
         tok_weight = np.repeat(np.tile(np.asarray(self._field_weights()), n_docs), seg_lens)
         tok_doc = np.repeat(np.arange(n_docs, dtype=np.int64), seg_lens.reshape(-1, 4).sum(1))
-        self._vocab = {t: i for i, t in enumerate(dict.fromkeys(terms))}
+        self._vocab = dict(zip(dict.fromkeys(terms), count()))  # ids in order of first use
         tok_term = np.fromiter(
             map(self._vocab.__getitem__, terms), dtype=np.int64, count=len(terms)
         )

@@ -50,9 +50,9 @@ import threading
 import unicodedata
 from collections.abc import Callable, Iterable
 from functools import lru_cache, partial
-from itertools import accumulate, chain, compress, pairwise
+from itertools import chain, compress
 from operator import is_, itemgetter
-from typing import TypeAlias, TypeVar
+from typing import TypeAlias
 
 import Stemmer  # type: ignore[import-not-found, import-untyped, unused-ignore]
 
@@ -86,6 +86,7 @@ _SEP = re.compile(r"[_\-./:]+")
 # non-Latin words stay whole ("café", "naïveBayes" -> "naïve", "Bayes")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][^\W\d_A-Z])|[A-Z]?[^\W\d_A-Z]+|[A-Z]+|\d+", re.UNICODE)
 _PLAIN = re.compile(r"[a-z]+")  # the common case: one lowercase ASCII word
+_LOWER_SNAKE = re.compile(r"[a-z]+(?:[_\-./:]+[a-z]+)*")  # get_weather, list-issues
 _HYPHENATED = re.compile(r"[^\W\d_]+-[^\W\d_]+")  # "e-mail", "to-do", "sign-in"
 _ACRONYM_PLURAL = re.compile(r"[A-Z]{2,}s")  # "PRs", "APIs": one word, not "P" + "Rs"
 _CASE_OR_DIGIT = re.compile(r"[A-Z0-9]|\d")  # what camelCase splitting can act on
@@ -154,6 +155,26 @@ def _word_terms(word: str, out: list[str]) -> None:
     out.extend(_word_tuple(word) if len(word) <= _STEM_CACHE_CHARS else _analyse_word(word))
 
 
+def _word(word: str) -> tuple[str, ...]:
+    return _word_tuple(word) if len(word) <= _STEM_CACHE_CHARS else _analyse_word(word)
+
+
+def _snake_terms(chunk: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """:func:`_identifier_terms` of lowercase ASCII words joined by separators, faster.
+
+    The common form of tool names (``get_weather``, ``list-issues``): no case
+    or digit splitting, so the terms are the words' terms, then the joined form.
+    """
+    parts = _SEP.split(chunk)
+    plain = tuple(chain.from_iterable(map(_word, parts)))
+    if len(parts) == 1:
+        return plain, plain
+    terms = [*plain, "_".join(parts)]
+    if len(parts) == 2 and min(map(len, parts)) <= 2 and _HYPHENATED.fullmatch(chunk):
+        terms.extend(_word(parts[0] + parts[1]))  # "e-mail" -> "email"
+    return tuple(terms), plain
+
+
 def _identifier_terms(chunk: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Terms of a chunk without CJK characters, with and without the joined forms.
 
@@ -161,6 +182,8 @@ def _identifier_terms(chunk: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     forms (``get_weather``, ``addperson``, ``email`` of ``e-mail``), and is
     the same object when there are none.
     """
+    if _LOWER_SNAKE.fullmatch(chunk):
+        return _snake_terms(chunk)
     parts = [p for p in _SEP.split(chunk) if p]  # CJK runs can leave "_get"
     terms: list[str] = []
     plain: list[str] | None = None  # set once a joined form is added
@@ -355,18 +378,6 @@ def name_phrase(name: str) -> tuple[str, ...]:
     return tuple(chain.from_iterable(map(_PHRASE, _CACHE.lookup(_chunks(name)))))
 
 
-_Seq = TypeVar("_Seq", list[str], tuple[str, ...])
-
-
-def _split(
-    parts: list[tuple[str, ...]], bounds: list[int], kind: Callable[[Iterable[str]], _Seq]
-) -> list[_Seq]:
-    """The terms of chunks ``bounds[i]:bounds[i + 1]`` joined, for each text ``i``."""
-    terms = kind(chain.from_iterable(parts))
-    ends = [0, *accumulate(map(len, parts))]
-    return [terms[ends[lo] : ends[hi]] for lo, hi in pairwise(bounds)]
-
-
 class BatchTokenizer:
     """:func:`tokenize`, :func:`tokenize_name` and :func:`name_phrase` for one index build.
 
@@ -391,23 +402,31 @@ class BatchTokenizer:
 
         Later calls for these texts (and :meth:`name_phrase` for ``names``)
         are answered from the memo. In bulk, each distinct chunk is analysed
-        once and each text costs one list slice: a good part of a build.
+        once and each text is joined from them at C speed: a good part of a
+        build's time was the per-text calls.
         """
         chunks, shared = self._chunks, _CACHE.current.get
         for texts, memo, part in ((prose, self._prose, _CONTENT), (names, self._names, _ALL)):
             todo = [t for t in dict.fromkeys(texts) if t not in memo]
             lists = list(map(_chunks, todo))
-            flat = list(chain.from_iterable(lists))
-            for chunk in dict.fromkeys(flat):  # each distinct chunk once
+            distinct = list(dict.fromkeys(chain.from_iterable(lists)))
+            for chunk in distinct:  # each distinct chunk analysed once
                 if chunk not in chunks:
                     chunks[chunk] = shared(chunk) or _entry(_analyse(chunk))
-            entries = list(map(chunks.__getitem__, flat))
-            bounds = [0, *accumulate(map(len, lists))]  # text i has chunks bounds[i]:bounds[i + 1]
-            terms = _split(list(map(part, entries)), bounds, list)
-            memo.update(zip(todo, terms, strict=True))
+            terms = self._part_of(distinct, part)
+            joined = [list(chain.from_iterable(map(terms, c))) for c in lists]
+            memo.update(zip(todo, joined, strict=True))
             if part is _ALL:
-                phrases = _split(list(map(_PHRASE, entries)), bounds, tuple)
+                words = self._part_of(distinct, _PHRASE)
+                phrases = [tuple(chain.from_iterable(map(words, c))) for c in lists]
                 self._phrases.update(zip(todo, phrases, strict=True))
+
+    def _part_of(
+        self, chunks: list[str], part: Callable[[_Entry], tuple[str, ...]]
+    ) -> Callable[[str], tuple[str, ...]]:
+        """``chunk -> part(entry of chunk)`` for analysed ``chunks`` (a dict lookup)."""
+        parts = map(part, map(self._chunks.__getitem__, chunks))
+        return dict(zip(chunks, parts, strict=True)).__getitem__
 
     def _lookup(self, chunks: list[str]) -> list[_Entry]:
         memo = self._chunks

@@ -10,11 +10,13 @@ definitions give: the module tokenizer, and every positive score of
 from __future__ import annotations
 
 import gc
+import re
 
 import numpy as np
 import pytest
 
 from langchain_toolsearch._bulk import collector_paused
+from langchain_toolsearch.search import tokenize as tokenize_module
 from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument
 from langchain_toolsearch.search.tokenize import (
     BatchTokenizer,
@@ -61,6 +63,34 @@ def test_primed_batch_tokenizer_gives_the_module_functions_terms() -> None:
         assert batch.tokenize_name(text) == tokenize_name(text)
         assert batch.name_phrase(text) == name_phrase(text)
         assert isinstance(batch.name_phrase(text), tuple)
+
+
+SNAKE_CHUNKS = [
+    "get_weather",
+    "list-issues",
+    "e-mail",
+    "to-do",
+    "sign-in",
+    "get__me",
+    "files/read",
+    "a.b.c",
+    "x_y",
+    "who_am_i",
+    "my_repo_pr",
+    "db-query",
+    "organisation_list",
+    "send_it_to_my_friend",
+    "get_" + "a" * 40 + "_now",
+    "weather",
+]
+
+
+def test_snake_case_fast_path_gives_the_general_identifier_terms(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fast = [tokenize_module._identifier_terms(c) for c in SNAKE_CHUNKS]
+    monkeypatch.setattr(tokenize_module, "_LOWER_SNAKE", re.compile(r"(?!)"))  # never matches
+    assert [tokenize_module._identifier_terms(c) for c in SNAKE_CHUNKS] == fast
 
 
 def test_batch_tokenizer_gives_the_same_terms_with_cold_and_warm_shared_caches() -> None:
