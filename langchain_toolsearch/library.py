@@ -17,7 +17,6 @@ from __future__ import annotations
 import enum
 import hashlib
 import re
-import threading
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -400,8 +399,10 @@ class ToolLibrary:
                 continue
             originals[entry.key] = entry.name
         self._originals = originals
-        self._suggester: NameSuggester | None = None  # built on the first suggest()
-        self._suggester_lock = threading.Lock()
+        self._suggester = NameSuggester(
+            (t.name, tuple(a for a in (t.original_name, t.key) if a and a != t.name))
+            for t in self._tools.values()
+        )
 
     def __len__(self) -> int:
         return len(self._tools)
@@ -442,9 +443,8 @@ class ToolLibrary:
         :func:`difflib.SequenceMatcher` ratio >= 0.8. Hits that hold the
         name or are held in it come first, each group sorted. Bounded work
         whatever the name: candidates come from word and folded-name maps
-        built once, on the first call (most libraries never need them: about
-        50 ms at 10,000 tools, kept out of construction), never from a scan
-        of every tool; names over 128 characters get none (see
+        built with the library, never from a scan of every tool; names over
+        128 characters get none (see
         :class:`~langchain_toolsearch.search.suggest.NameSuggester`).
 
         Args:
@@ -454,13 +454,4 @@ class ToolLibrary:
         Returns:
             Provider-safe names, at most ``limit``.
         """
-        suggester = self._suggester
-        if suggester is None:
-            with self._suggester_lock:
-                if self._suggester is None:
-                    self._suggester = NameSuggester(
-                        (t.name, tuple(a for a in (t.original_name, t.key) if a and a != t.name))
-                        for t in self._tools.values()
-                    )
-                suggester = self._suggester
-        return suggester.suggest(name, limit=limit)
+        return self._suggester.suggest(name, limit=limit)

@@ -10,6 +10,7 @@ definitions give: the module tokenizer, and every positive score of
 from __future__ import annotations
 
 import gc
+import random
 import re
 
 import numpy as np
@@ -91,6 +92,14 @@ def test_snake_case_fast_path_gives_the_general_identifier_terms(
     fast = [tokenize_module._identifier_terms(c) for c in SNAKE_CHUNKS]
     monkeypatch.setattr(tokenize_module, "_LOWER_SNAKE", re.compile(r"(?!)"))  # never matches
     assert [tokenize_module._identifier_terms(c) for c in SNAKE_CHUNKS] == fast
+
+
+def test_ascii_chunk_pattern_splits_ascii_text_like_the_unicode_one() -> None:
+    rnd = random.Random(7)
+    alphabet = "aZ9_-./: ,;!()\t"
+    texts = [*TEXTS, *("".join(rnd.choices(alphabet, k=rnd.randint(0, 16))) for _ in range(20_000))]
+    for text in (t for t in texts if t.isascii()):
+        assert tokenize_module._ASCII_CHUNK.findall(text) == tokenize_module._CHUNK.findall(text)
 
 
 def test_batch_tokenizer_gives_the_same_terms_with_cold_and_warm_shared_caches() -> None:
