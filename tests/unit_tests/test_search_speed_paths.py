@@ -9,6 +9,7 @@ definitions give: the module tokenizer, and every positive score of
 
 from __future__ import annotations
 
+import functools
 import gc
 import random
 import re
@@ -139,8 +140,11 @@ def _library(size: int) -> list[ToolDocument]:
         "number",
     ],
 )
-def test_rank_is_every_positive_rounded_score_sorted_by_score_then_name(query: str) -> None:
-    index = BM25ToolIndex(_library(700))  # hundreds of hits: past the first batch of 64
+@pytest.mark.parametrize("size", [700, 6_000])  # 6,000: the first batch from the high scores
+def test_rank_is_every_positive_rounded_score_sorted_by_score_then_name(
+    query: str, size: int
+) -> None:
+    index = _built(size)  # hundreds of hits: past the first batch of 64
     score, raw = index.scores(query)
     names = [d.name for d in index.documents]
     expected = sorted(
@@ -154,6 +158,19 @@ def test_rank_is_every_positive_rounded_score_sorted_by_score_then_name(query: s
     got = [(-h.score, h.name, h.raw_score) for h in index.rank(query)]
     assert got == expected
     assert len(got) > 64 or query in ("who am i", "get_weather_3", "weathr city")
+
+
+@functools.cache
+def _built(size: int) -> BM25ToolIndex:
+    return BM25ToolIndex(_library(size))
+
+
+@pytest.mark.parametrize("query", ["get weather", "delete the meeting of a user", "number"])
+def test_a_large_library_takes_the_first_batch_from_the_high_scores(query: str) -> None:
+    score, _ = _built(6_000).scores(query)
+    first = BM25ToolIndex._first_batch(score)
+    assert first is not None
+    assert BM25ToolIndex._first_batch(score[:700]) is None  # small: every hit is scanned
 
 
 def test_scores_stay_in_the_unit_range() -> None:
