@@ -277,7 +277,7 @@ def provider_schema(schema: Any) -> Any:
     for MCP tools without arguments) gets ``"properties": {}``: OpenAI
     rejects it otherwise. Returns ``schema`` itself when nothing changes.
     """
-    if not isinstance(schema, Mapping) or "properties" in schema:
+    if not isinstance(schema, _MAPPING) or "properties" in schema:
         return schema
     if schema.get("type", "object") != "object" or any(
         k in schema for k in ("anyOf", "oneOf", "allOf", "$ref")
@@ -347,7 +347,7 @@ class ToolLibrary:
             )
         else:
             for i, value in enumerate(tools):
-                t = _as_base_tool(value, f"tools[{i}]")
+                t = value if isinstance(value, BaseTool) else _as_base_tool(value, f"tools[{i}]")
                 pairs.append((t.name, t, None))
         self._tools: dict[str, LibraryTool] = {}
         originals: dict[str, str] = {}
