@@ -208,7 +208,8 @@ def schema_parameters(schema: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
             out.append((str(pname), desc))
             if depth < _MAX_NESTING:
                 for variant in forms:
-                    walk(variant, depth + 1)
+                    if variant.get("properties") is not None:  # walk() would return at once
+                        walk(variant, depth + 1)
 
     walk(resolve(schema), 1)
     return tuple(out)
