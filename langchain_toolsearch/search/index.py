@@ -65,12 +65,14 @@ NumPy ships with ``rank-bm25``) whose postings hold the finished
 ``idf * tf-part`` of each (term, tool) pair. A query is tokenized once; its
 postings are concatenated and summed with one ``numpy.bincount``, so no
 Python loop runs over tools; hits are found with one boolean scan, and only
-the first 64 are rounded and sorted up front. ``rank_bm25.BM25Okapi.get_scores``
-instead scans every document for every query term. The test suite checks the
-BM25 part against ``rank-bm25`` run with the same tokens, field weights and
-IDF. A build tokenizes each distinct text once
-(:class:`~langchain_toolsearch.search.tokenize.BatchTokenizer`) with the
-cyclic garbage collector paused.
+the first 64 are rounded and sorted up front (in a large library, taken from
+the tools scoring near the best when that provably gives the same 64).
+``rank_bm25.BM25Okapi.get_scores`` instead scans every document for every
+query term. The test suite checks the BM25 part against ``rank-bm25`` run
+with the same tokens, field weights and IDF. A build tokenizes every text in
+bulk first, each distinct chunk once
+(:meth:`~langchain_toolsearch.search.tokenize.BatchTokenizer.prime`), with
+the cyclic garbage collector paused.
 """
 
 from __future__ import annotations

@@ -34,6 +34,9 @@ _MIN_RATIO = 0.8  # difflib ratio of a near spelling
 
 def fold_name(name: str) -> str:
     """Lowercase without separators: ``Create-Issue``, ``createIssue`` -> ``createissue``."""
+    plain = name.replace("_", "").replace("-", "")
+    if plain.isascii() and plain.isalnum():  # the common name: no regex needed
+        return plain.lower()
     return _SEPARATORS.sub("", name.strip().lower())
 
 
