@@ -13,13 +13,14 @@ import functools
 import gc
 import random
 import re
+import unicodedata
 
 import numpy as np
 import pytest
 
 from langchain_toolsearch._bulk import collector_paused
 from langchain_toolsearch.search import tokenize as tokenize_module
-from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument
+from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument, name_key
 from langchain_toolsearch.search.tokenize import (
     BatchTokenizer,
     clear_caches,
@@ -101,6 +102,18 @@ def test_ascii_chunk_pattern_splits_ascii_text_like_the_unicode_one() -> None:
     texts = [*TEXTS, *("".join(rnd.choices(alphabet, k=rnd.randint(0, 16))) for _ in range(20_000))]
     for text in (t for t in texts if t.isascii()):
         assert tokenize_module._ASCII_CHUNK.findall(text) == tokenize_module._CHUNK.findall(text)
+
+
+def test_name_key_of_plain_names_is_the_normalised_key() -> None:
+    def normalised(text: str) -> str:  # the general path of name_key
+        lowered = unicodedata.normalize("NFKC", text).strip().lower()
+        return re.sub(r"[\s_\-./:]+", "_", lowered).strip("_")
+
+    rnd = random.Random(3)
+    texts = ["Get-Weather", "get_weather", "__x__", "-", "", "a--b__c", "GitHub_get-Me"]
+    texts += ["".join(rnd.choices("aZ9_-", k=rnd.randint(0, 10))) for _ in range(20_000)]
+    for text in texts:
+        assert name_key(text) == normalised(text)
 
 
 def test_batch_tokenizer_gives_the_same_terms_with_cold_and_warm_shared_caches() -> None:
