@@ -21,6 +21,7 @@ import pytest
 from langchain_toolsearch._bulk import collector_paused
 from langchain_toolsearch.search import tokenize as tokenize_module
 from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument, name_key
+from langchain_toolsearch.search.suggest import fold_name
 from langchain_toolsearch.search.tokenize import (
     BatchTokenizer,
     clear_caches,
@@ -104,7 +105,7 @@ def test_ascii_chunk_pattern_splits_ascii_text_like_the_unicode_one() -> None:
         assert tokenize_module._ASCII_CHUNK.findall(text) == tokenize_module._CHUNK.findall(text)
 
 
-def test_name_key_of_plain_names_is_the_normalised_key() -> None:
+def test_name_keys_of_plain_names_take_the_general_paths_result() -> None:
     def normalised(text: str) -> str:  # the general path of name_key
         lowered = unicodedata.normalize("NFKC", text).strip().lower()
         return re.sub(r"[\s_\-./:]+", "_", lowered).strip("_")
@@ -114,6 +115,7 @@ def test_name_key_of_plain_names_is_the_normalised_key() -> None:
     texts += ["".join(rnd.choices("aZ9_-", k=rnd.randint(0, 10))) for _ in range(20_000)]
     for text in texts:
         assert name_key(text) == normalised(text)
+        assert fold_name(text) == re.sub(r"[\s_\-./:]+", "", text.strip().lower())
 
 
 def test_batch_tokenizer_gives_the_same_terms_with_cold_and_warm_shared_caches() -> None:
