@@ -97,6 +97,7 @@ def _enum_values(annotation: Any, out: list[str]) -> None:
         raise _NotSimple
 
 
+_TOOL_CALL_SCHEMA = BaseTool.tool_call_schema
 _SIMPLE: tuple[Any, ...] = (str, int, float, bool, bytes, type(None), Any, dict, list, object)
 
 
@@ -133,7 +134,9 @@ def tool_parameters(tool: BaseTool) -> tuple[tuple[str, str], ...]:
     fast = _fast_parameters(tool)
     if fast is not None:
         return fast
-    schema: Any = tool.tool_call_schema
+    schema: Any = tool.args_schema
+    if not isinstance(schema, dict) or type(tool).tool_call_schema is not _TOOL_CALL_SCHEMA:
+        schema = tool.tool_call_schema  # a JSON-schema dict is its own (less the description)
     if not isinstance(schema, Mapping):
         try:
             schema = schema.model_json_schema()
@@ -143,6 +146,7 @@ def tool_parameters(tool: BaseTool) -> tuple[tuple[str, str], ...]:
 
 
 _MAX_NESTING = 3
+_MAPPING = (dict, Mapping)  # dict first: the ABC check alone is slow
 _MAX_ENUM_VALUES = 50
 
 
@@ -161,23 +165,25 @@ def schema_parameters(schema: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
     Returns:
         The pairs in schema order; ``()`` when there are no properties.
     """
+    if not schema.get("properties") and "$ref" not in schema:
+        return ()  # no parameters (most catalog tools): skip the walk
     defs = schema.get("$defs") or schema.get("definitions") or {}
     out: list[tuple[str, str]] = []
 
     def resolve(node: Any) -> Mapping[str, Any]:
-        if not isinstance(node, Mapping):
+        if node is None or not isinstance(node, _MAPPING):
             return {}
         ref = node.get("$ref")
-        if isinstance(ref, str) and isinstance(defs, Mapping):
+        if isinstance(ref, str) and isinstance(defs, _MAPPING):
             target = defs.get(ref.rsplit("/", 1)[-1])
-            if isinstance(target, Mapping):
+            if isinstance(target, _MAPPING):
                 return {**target, **{k: v for k, v in node.items() if k != "$ref"}}
         return node
 
     def variants(node: Mapping[str, Any]) -> list[Mapping[str, Any]]:
         found = [node]
         for key in ("anyOf", "oneOf", "allOf"):
-            found.extend(resolve(sub) for sub in node.get(key) or () if isinstance(sub, Mapping))
+            found.extend(resolve(sub) for sub in node.get(key) or () if isinstance(sub, _MAPPING))
         items = resolve(node.get("items"))
         if items:
             found.append(items)
@@ -185,13 +191,14 @@ def schema_parameters(schema: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
 
     def walk(node: Mapping[str, Any], depth: int) -> None:
         props = node.get("properties")
-        if not isinstance(props, Mapping):
+        if not isinstance(props, _MAPPING):
             return
         for pname, raw in props.items():
             pschema = resolve(raw)
             desc = str(pschema.get("description") or "")
             values: list[str] = []
-            for variant in variants(pschema):
+            forms = variants(pschema)
+            for variant in forms:
                 enum = variant.get("enum")
                 if isinstance(enum, list):
                     values.extend(str(v) for v in enum if isinstance(v, str | int | float))
@@ -200,8 +207,9 @@ def schema_parameters(schema: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
                 desc = f"{desc} {' '.join(values)}".strip()
             out.append((str(pname), desc))
             if depth < _MAX_NESTING:
-                for variant in variants(pschema):
-                    walk(variant, depth + 1)
+                for variant in forms:
+                    if variant.get("properties") is not None:  # walk() would return at once
+                        walk(variant, depth + 1)
 
     walk(resolve(schema), 1)
     return tuple(out)
@@ -270,7 +278,7 @@ def provider_schema(schema: Any) -> Any:
     for MCP tools without arguments) gets ``"properties": {}``: OpenAI
     rejects it otherwise. Returns ``schema`` itself when nothing changes.
     """
-    if not isinstance(schema, Mapping) or "properties" in schema:
+    if not isinstance(schema, _MAPPING) or "properties" in schema:
         return schema
     if schema.get("type", "object") != "object" or any(
         k in schema for k in ("anyOf", "oneOf", "allOf", "$ref")
@@ -340,7 +348,7 @@ class ToolLibrary:
             )
         else:
             for i, value in enumerate(tools):
-                t = _as_base_tool(value, f"tools[{i}]")
+                t = value if isinstance(value, BaseTool) else _as_base_tool(value, f"tools[{i}]")
                 pairs.append((t.name, t, None))
         self._tools: dict[str, LibraryTool] = {}
         originals: dict[str, str] = {}

@@ -10,10 +10,13 @@ fields) and :mod:`~langchain_toolsearch.search.name_match`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from itertools import chain
+
 from langchain_toolsearch.search.protocol import ToolDocument
 from langchain_toolsearch.search.tokenize import BatchTokenizer
 
-__all__ = ["document_fields", "searchable_names"]
+__all__ = ["document_fields", "prime_fields", "searchable_names"]
 
 
 def searchable_names(doc: ToolDocument) -> tuple[str, ...]:
@@ -52,3 +55,13 @@ def document_fields(
         pnames.extend(pterms if own.isdisjoint(pterms) else [t for t in pterms if t not in own])
         ptexts.extend(memo.tokenize(ptext))
     return names, description, pnames, ptexts
+
+
+def prime_fields(documents: Sequence[ToolDocument], memo: BatchTokenizer) -> None:
+    """Tokenize every text :func:`document_fields` reads, in bulk (one index build)."""
+    memo.prime(
+        chain.from_iterable((d.description, *(t for _, t in d.parameters)) for d in documents),
+        chain.from_iterable(
+            (*searchable_names(d), *(p for p, _ in d.parameters)) for d in documents
+        ),
+    )

@@ -69,12 +69,14 @@ NumPy ships with ``rank-bm25``) whose postings hold the finished
 ``idf * tf-part`` of each (term, tool) pair. A query is tokenized once; its
 postings are concatenated and summed with one ``numpy.bincount``, so no
 Python loop runs over tools; hits are found with one boolean scan, and only
-the first 64 are rounded and sorted up front. ``rank_bm25.BM25Okapi.get_scores``
-instead scans every document for every query term. The test suite checks the
-BM25 part against ``rank-bm25`` run with the same tokens, field weights and
-IDF. A build tokenizes each distinct text once
-(:class:`~langchain_toolsearch.search.tokenize.BatchTokenizer`) with the
-cyclic garbage collector paused.
+the first 64 are rounded and sorted up front (in a large library, taken from
+the tools scoring near the best when that provably gives the same 64).
+``rank_bm25.BM25Okapi.get_scores`` instead scans every document for every
+query term. The test suite checks the BM25 part against ``rank-bm25`` run
+with the same tokens, field weights and IDF. A build tokenizes every text in
+bulk first, each distinct chunk once
+(:meth:`~langchain_toolsearch.search.tokenize.BatchTokenizer.prime`), with
+the cyclic garbage collector paused.
 """
 
 from __future__ import annotations
@@ -85,6 +87,7 @@ import re
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import count
 from typing import TypeAlias
 
 import numpy as np
@@ -93,7 +96,7 @@ import numpy.typing as npt
 from langchain_toolsearch._bulk import collector_paused
 from langchain_toolsearch.search import query_weights
 from langchain_toolsearch.search.expansion import expand
-from langchain_toolsearch.search.fields import document_fields, searchable_names
+from langchain_toolsearch.search.fields import document_fields, prime_fields, searchable_names
 from langchain_toolsearch.search.name_match import NameMatcher
 from langchain_toolsearch.search.names import correct
 from langchain_toolsearch.search.protocol import (
@@ -155,6 +158,7 @@ class BM25Params:
 _EXACT_FLOOR = 0.9  # exact-name hits score in [0.9, 1]; others in [0, 0.9]
 _LITERAL = 0.9999  # only a name written exactly as the query (case aside) reaches 1.0
 _FIRST_BATCH = 64
+_FAST_MIN_TOOLS = 2_048  # smaller libraries scan every hit (as cheap)
 _ROUNDING = 1e-6  # more than any score moves when rounded to 6 decimals
 _PHRASE_LIFT = 0.3  # a name said word for word in the query closes 30% of the gap to 0.9
 _COVER_LIFT = 0.5  # x (share of the name said) x (share of the query named): up to 50% more
@@ -255,6 +259,7 @@ class BM25ToolIndex:
         terms: list[str] = []
         seg: list[int] = []  # terms per (document, field), four per document
         memo = BatchTokenizer()
+        prime_fields(docs, memo)
         for doc in docs:
             for field_terms in document_fields(doc, memo):
                 terms.extend(field_terms)
@@ -262,7 +267,7 @@ class BM25ToolIndex:
         seg_lens = np.asarray(seg, dtype=np.int64)
         tok_weight = np.repeat(np.tile(np.asarray(self._field_weights()), n_docs), seg_lens)
         tok_doc = np.repeat(np.arange(n_docs, dtype=np.int64), seg_lens.reshape(-1, 4).sum(1))
-        self._vocab = {t: i for i, t in enumerate(dict.fromkeys(terms))}
+        self._vocab = dict(zip(dict.fromkeys(terms), count()))  # ids in order of first use
         tok_term = np.fromiter(
             map(self._vocab.__getitem__, terms), dtype=np.int64, count=len(terms)
         )
@@ -459,6 +464,16 @@ class BM25ToolIndex:
         front; the rest are if the caller keeps pulling.
         """
         score, raw = self._scores(query)
+        first = self._first_batch(score)
+        if first is not None:  # found among the high scores: the rest only if pulled
+            yield from self._batch(*first, raw)
+            cand = np.flatnonzero(score > 0.0)
+            rest = np.ones(cand.size, dtype=bool)
+            rest[np.searchsorted(cand, first[0])] = False
+            cand = cand[rest]
+            rounded = np.minimum(score[cand], 1.0).round(6)
+            yield from self._batch(cand[rounded > 0.0], rounded[rounded > 0.0], raw)
+            return
         cand = np.flatnonzero(score > 0.0)  # a bool scan: far faster than one on floats
         if cand.size == 0:
             return
@@ -477,6 +492,38 @@ class BM25ToolIndex:
         rounded = values.round(6)
         keep = rounded > 0.0
         yield from self._batch(cand[keep], rounded[keep], raw)
+
+    @staticmethod
+    def _first_batch(score: _FloatArray) -> tuple[_IntArray, _FloatArray] | None:
+        """:meth:`rank`'s first batch (hits, rounded scores) found among the high scores only.
+
+        A large library has thousands of hits per query; the first batch
+        (the 64th best score, rounded, and all that round to at least it) is
+        taken from the tools scoring at least 30% of the best score (else
+        10%) when more than 64 do and no score below that bound could
+        round into the batch: then it is the batch a scan of every hit gives,
+        at the cost of one pass over the scores instead of sorting thousands.
+        ``None`` otherwise (the caller scans every hit).
+        """
+        if score.size < _FAST_MIN_TOOLS:
+            return None
+        best = float(score.max())
+        for bound in (best * 0.3, best * 0.1):
+            if not 0.0 < bound <= 1.0:
+                return None
+            high = np.flatnonzero(score >= bound)
+            if high.size <= _FIRST_BATCH:
+                continue
+            values = np.minimum(score[high], 1.0)
+            kth = high.size - _FIRST_BATCH
+            cut = np.partition(values, kth)[kth : kth + 1].round(6)[0]
+            if cut - _ROUNDING < bound:  # a lower score might round into the batch
+                continue
+            near = np.flatnonzero(values >= cut - _ROUNDING)
+            rounded = values[near].round(6)
+            top = (rounded >= cut) & (rounded > 0.0)
+            return high[near[top]], rounded[top]
+        return None
 
     def _batch(self, idx: _IntArray, values: _FloatArray, raw: _FloatArray) -> Iterator[ScoredTool]:
         """Hits ``idx`` with rounded scores ``values``, best first, ties by name."""

@@ -34,6 +34,8 @@ _IDENTIFIER = re.compile(r"[^\W_][_\-./:]+[^\W_]|[^\W\d_]\d|\d[^\W\d_]|^[a-z]+[A
 
 def literal(text: str) -> str:
     """A name or query as written, ignoring case and surrounding space."""
+    if text.isascii():  # NFKC leaves ASCII as is; casefold is lower on it
+        return text.strip().lower()
     return unicodedata.normalize("NFKC", text).strip().casefold()
 
 

@@ -18,6 +18,7 @@ of the word, no precomputed structure, so building costs nothing.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from itertools import chain, count
 from string import ascii_lowercase
 from typing import TypeAlias
 
@@ -44,17 +45,13 @@ class NameCoverage:
     """
 
     def __init__(self, name_words: Sequence[Sequence[str]]) -> None:
-        vocab: dict[str, int] = {}
-        term_ids: list[int] = []
-        doc_ids: list[int] = []
-        for doc, words in enumerate(name_words):
-            for word in dict.fromkeys(words):
-                term_ids.append(vocab.setdefault(word, len(vocab)))
-                doc_ids.append(doc)
+        distinct = [list(dict.fromkeys(words)) for words in name_words]
+        flat = list(chain.from_iterable(distinct))
+        vocab = dict(zip(dict.fromkeys(flat), count()))  # ids in order of first use
         self.vocab = vocab
         self.size = len(name_words)
-        terms = np.asarray(term_ids, dtype=np.int64)
-        docs = np.asarray(doc_ids, dtype=np.int64)
+        terms = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int64, count=len(flat))
+        docs = np.repeat(np.arange(self.size, dtype=np.int64), list(map(len, distinct)))
         order = np.argsort(terms, kind="stable")  # postings of a term in document order
         self.docs: _IntArray = docs[order]
         df = np.bincount(terms, minlength=len(vocab))

@@ -36,6 +36,9 @@ def name_key(text: str) -> str:
     ``"Get-Weather"``, ``"get weather"`` and ``"get_weather"`` all give
     ``"get_weather"``; camelCase is not split (``"addPerson"`` -> ``"addperson"``).
     """
+    plain = text.replace("_", "").replace("-", "")
+    if plain.isascii() and plain.isalnum():  # a plain name (most): no normalising, no regex
+        return "_".join(filter(None, text.lower().replace("-", "_").split("_")))
     return _KEY_SEP.sub("_", unicodedata.normalize("NFKC", text).strip().lower()).strip("_")
 
 

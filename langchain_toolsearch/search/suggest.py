@@ -17,6 +17,7 @@ import difflib
 import re
 from collections.abc import Iterable, Sequence
 from itertools import islice
+from operator import itemgetter
 
 __all__ = ["MAX_NAME_CHARS", "NameSuggester", "fold_name", "name_words"]
 
@@ -33,6 +34,9 @@ _MIN_RATIO = 0.8  # difflib ratio of a near spelling
 
 def fold_name(name: str) -> str:
     """Lowercase without separators: ``Create-Issue``, ``createIssue`` -> ``createissue``."""
+    plain = name.replace("_", "").replace("-", "")
+    if plain.isascii() and plain.isalnum():  # the common name: no regex needed
+        return plain.lower()
     return _SEPARATORS.sub("", name.strip().lower())
 
 
@@ -50,18 +54,24 @@ class NameSuggester:
     """
 
     def __init__(self, names: Iterable[tuple[str, Sequence[str]]]) -> None:
-        entries = sorted(names, key=lambda e: e[0])
+        entries = sorted(names, key=itemgetter(0))
         self._folded: dict[str, list[str]] = {}
         self._by_word: dict[str, list[str]] = {}
         self._folds_of: dict[str, tuple[str, ...]] = {}
+        folded_names, by_word = self._folded, self._by_word
         for name, others in entries:
-            forms = (name, *others) if others else (name,)
-            folds = tuple(dict.fromkeys(map(fold_name, forms)))
+            if others:
+                forms = (name, *others)
+                folds = tuple(dict.fromkeys(map(fold_name, forms)))
+                words = dict.fromkeys(w for form in forms for w in name_words(form))
+            else:  # the common case, without the generators
+                folds = (fold_name(name),)
+                words = dict.fromkeys(name_words(name))
             self._folds_of[name] = folds
             for folded in folds:
-                self._folded.setdefault(folded, []).append(name)
-            for word in dict.fromkeys(w for form in forms for w in name_words(form)):
-                self._by_word.setdefault(word, []).append(name)
+                folded_names.setdefault(folded, []).append(name)
+            for word in words:
+                by_word.setdefault(word, []).append(name)
         self._forward = sorted(self._folded)
         self._backward = sorted(f[::-1] for f in self._folded)
 

@@ -48,6 +48,7 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
+from collections.abc import Callable, Iterable
 from functools import lru_cache, partial
 from itertools import chain, compress
 from operator import is_, itemgetter
@@ -79,11 +80,14 @@ __all__ = [
 
 # An identifier-ish chunk: letters/digits joined by identifier punctuation.
 _CHUNK = re.compile(r"[^\W_]+(?:[_\-./:]+[^\W_]+)*", re.UNICODE)
+# _CHUNK on ASCII text, faster: plain ranges, and possessive (no backtracking state kept)
+_ASCII_CHUNK = re.compile(r"[A-Za-z0-9]++(?:[_\-./:]++[A-Za-z0-9]++)*+")
 _SEP = re.compile(r"[_\-./:]+")
 # camelCase pieces: case changes count between ASCII letters only, so accented and
 # non-Latin words stay whole ("café", "naïveBayes" -> "naïve", "Bayes")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][^\W\d_A-Z])|[A-Z]?[^\W\d_A-Z]+|[A-Z]+|\d+", re.UNICODE)
 _PLAIN = re.compile(r"[a-z]+")  # the common case: one lowercase ASCII word
+_LOWER_SNAKE = re.compile(r"[a-z]+(?:[_\-./:]+[a-z]+)*")  # get_weather, list-issues
 _HYPHENATED = re.compile(r"[^\W\d_]+-[^\W\d_]+")  # "e-mail", "to-do", "sign-in"
 _ACRONYM_PLURAL = re.compile(r"[A-Z]{2,}s")  # "PRs", "APIs": one word, not "P" + "Rs"
 _CASE_OR_DIGIT = re.compile(r"[A-Z0-9]|\d")  # what camelCase splitting can act on
@@ -154,6 +158,26 @@ def _word_terms(word: str, out: list[str]) -> None:
     out.extend(_word_tuple(word) if len(word) <= _STEM_CACHE_CHARS else _analyse_word(word))
 
 
+def _word(word: str) -> tuple[str, ...]:
+    return _word_tuple(word) if len(word) <= _STEM_CACHE_CHARS else _analyse_word(word)
+
+
+def _snake_terms(chunk: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """:func:`_identifier_terms` of lowercase ASCII words joined by separators, faster.
+
+    The common form of tool names (``get_weather``, ``list-issues``): no case
+    or digit splitting, so the terms are the words' terms, then the joined form.
+    """
+    parts = _SEP.split(chunk)
+    plain = tuple(chain.from_iterable(map(_word, parts)))
+    if len(parts) == 1:
+        return plain, plain
+    terms = [*plain, "_".join(parts)]
+    if len(parts) == 2 and min(map(len, parts)) <= 2 and _HYPHENATED.fullmatch(chunk):
+        terms.extend(_word(parts[0] + parts[1]))  # "e-mail" -> "email"
+    return tuple(terms), plain
+
+
 def _identifier_terms(chunk: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Terms of a chunk without CJK characters, with and without the joined forms.
 
@@ -161,6 +185,8 @@ def _identifier_terms(chunk: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     forms (``get_weather``, ``addperson``, ``email`` of ``e-mail``), and is
     the same object when there are none.
     """
+    if _LOWER_SNAKE.fullmatch(chunk):
+        return _snake_terms(chunk)
     parts = [p for p in _SEP.split(chunk) if p]  # CJK runs can leave "_get"
     terms: list[str] = []
     plain: list[str] | None = None  # set once a joined form is added
@@ -316,7 +342,7 @@ def cache_bytes() -> int:
 
 def _chunks(text: str) -> list[str]:
     if text.isascii():
-        found: list[str] = _CHUNK.findall(text)
+        found: list[str] = _ASCII_CHUNK.findall(text)
         return found
     text = unicodedata.normalize("NFKC", text)
     marked: list[str] = marked_chunk().findall(text)
@@ -366,12 +392,44 @@ class BatchTokenizer:
     calls: do not mutate them. Same terms as the module functions.
     """
 
-    __slots__ = ("_chunks", "_names", "_prose")
+    __slots__ = ("_chunks", "_names", "_phrases", "_prose")
 
     def __init__(self) -> None:
         self._chunks: dict[str, _Entry] = {}
         self._prose: dict[str, list[str]] = {}
         self._names: dict[str, list[str]] = {}
+        self._phrases: dict[str, tuple[str, ...]] = {}
+
+    def prime(self, prose: Iterable[str], names: Iterable[str]) -> None:
+        """Tokenize many texts at once, as :meth:`tokenize` and :meth:`tokenize_name` would.
+
+        Later calls for these texts (and :meth:`name_phrase` for ``names``)
+        are answered from the memo. In bulk, each distinct chunk is analysed
+        once and each text is joined from them at C speed: a good part of a
+        build's time was the per-text calls.
+        """
+        chunks, shared = self._chunks, _CACHE.current.get
+        for texts, memo, part in ((prose, self._prose, _CONTENT), (names, self._names, _ALL)):
+            todo = [t for t in dict.fromkeys(texts) if t not in memo]
+            lists = list(map(_chunks, todo))
+            distinct = list(dict.fromkeys(chain.from_iterable(lists)))
+            for chunk in distinct:  # each distinct chunk analysed once
+                if chunk not in chunks:
+                    chunks[chunk] = shared(chunk) or _entry(_analyse(chunk))
+            terms = self._part_of(distinct, part)
+            joined = [list(chain.from_iterable(map(terms, c))) for c in lists]
+            memo.update(zip(todo, joined, strict=True))
+            if part is _ALL:
+                words = self._part_of(distinct, _PHRASE)
+                phrases = [tuple(chain.from_iterable(map(words, c))) for c in lists]
+                self._phrases.update(zip(todo, phrases, strict=True))
+
+    def _part_of(
+        self, chunks: list[str], part: Callable[[_Entry], tuple[str, ...]]
+    ) -> Callable[[str], tuple[str, ...]]:
+        """``chunk -> part(entry of chunk)`` for analysed ``chunks`` (a dict lookup)."""
+        parts = map(part, map(self._chunks.__getitem__, chunks))
+        return dict(zip(chunks, parts, strict=True)).__getitem__
 
     def _lookup(self, chunks: list[str]) -> list[_Entry]:
         memo = self._chunks
@@ -402,4 +460,8 @@ class BatchTokenizer:
 
     def name_phrase(self, name: str) -> tuple[str, ...]:
         """``name_phrase(name)``."""
-        return tuple(chain.from_iterable(map(_PHRASE, self._lookup(_chunks(name)))))
+        found = self._phrases.get(name)
+        if found is None:
+            entries = self._lookup(_chunks(name))
+            found = self._phrases[name] = tuple(chain.from_iterable(map(_PHRASE, entries)))
+        return found

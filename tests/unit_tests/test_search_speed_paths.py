@@ -9,13 +9,19 @@ definitions give: the module tokenizer, and every positive score of
 
 from __future__ import annotations
 
+import functools
 import gc
+import random
+import re
+import unicodedata
 
 import numpy as np
 import pytest
 
 from langchain_toolsearch._bulk import collector_paused
-from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument
+from langchain_toolsearch.search import tokenize as tokenize_module
+from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument, name_key
+from langchain_toolsearch.search.suggest import fold_name
 from langchain_toolsearch.search.tokenize import (
     BatchTokenizer,
     clear_caches,
@@ -49,6 +55,67 @@ def test_batch_tokenizer_gives_the_module_functions_terms(text: str) -> None:
         assert batch.tokenize(text) == tokenize(text)
         assert batch.tokenize_name(text) == tokenize_name(text)
         assert batch.name_phrase(text) == name_phrase(text)
+
+
+def test_primed_batch_tokenizer_gives_the_module_functions_terms() -> None:
+    clear_caches()
+    batch = BatchTokenizer()
+    batch.prime([*TEXTS, *TEXTS], reversed(TEXTS))  # repeats and any order
+    assert set(batch._prose) == set(batch._names) == set(batch._phrases) == set(TEXTS)
+    for text in TEXTS:
+        assert batch.tokenize(text) == tokenize(text)
+        assert batch.tokenize_name(text) == tokenize_name(text)
+        assert batch.name_phrase(text) == name_phrase(text)
+        assert isinstance(batch.name_phrase(text), tuple)
+
+
+SNAKE_CHUNKS = [
+    "get_weather",
+    "list-issues",
+    "e-mail",
+    "to-do",
+    "sign-in",
+    "get__me",
+    "files/read",
+    "a.b.c",
+    "x_y",
+    "who_am_i",
+    "my_repo_pr",
+    "db-query",
+    "organisation_list",
+    "send_it_to_my_friend",
+    "get_" + "a" * 40 + "_now",
+    "weather",
+]
+
+
+def test_snake_case_fast_path_gives_the_general_identifier_terms(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fast = [tokenize_module._identifier_terms(c) for c in SNAKE_CHUNKS]
+    monkeypatch.setattr(tokenize_module, "_LOWER_SNAKE", re.compile(r"(?!)"))  # never matches
+    assert [tokenize_module._identifier_terms(c) for c in SNAKE_CHUNKS] == fast
+
+
+def test_ascii_chunk_pattern_splits_ascii_text_like_the_unicode_one() -> None:
+    rnd = random.Random(7)
+    alphabet = "aZ9_-./: ,;!()\t"
+    texts = [*TEXTS, *("".join(rnd.choices(alphabet, k=rnd.randint(0, 16))) for _ in range(20_000))]
+    for text in (t for t in texts if t.isascii()):
+        assert tokenize_module._ASCII_CHUNK.findall(text) == tokenize_module._CHUNK.findall(text)
+
+
+def test_name_keys_of_plain_names_take_the_general_paths_result() -> None:
+    def normalised(text: str) -> str:  # the general path of name_key
+        lowered = unicodedata.normalize("NFKC", text).strip().lower()
+        return re.sub(r"[\s_\-./:]+", "_", lowered).strip("_")
+
+    rnd = random.Random(3)
+    texts = ["Get-Weather", "get_weather", "__x__", "-", "", "a--b__c", "GitHub_get-Me"]
+    texts += ["".join(rnd.choices("aZ9_-", k=rnd.randint(0, 10))) for _ in range(20_000)]
+    for text in texts:
+        assert name_key(text) == normalised(text)
+        assert fold_name(text) == re.sub(r"[\s_\-./:]+", "", text.strip().lower())
 
 
 def test_batch_tokenizer_gives_the_same_terms_with_cold_and_warm_shared_caches() -> None:
@@ -88,8 +155,11 @@ def _library(size: int) -> list[ToolDocument]:
         "number",
     ],
 )
-def test_rank_is_every_positive_rounded_score_sorted_by_score_then_name(query: str) -> None:
-    index = BM25ToolIndex(_library(700))  # hundreds of hits: past the first batch of 64
+@pytest.mark.parametrize("size", [700, 6_000])  # 6,000: the first batch from the high scores
+def test_rank_is_every_positive_rounded_score_sorted_by_score_then_name(
+    query: str, size: int
+) -> None:
+    index = _built(size)  # hundreds of hits: past the first batch of 64
     score, raw = index.scores(query)
     names = [d.name for d in index.documents]
     expected = sorted(
@@ -103,6 +173,19 @@ def test_rank_is_every_positive_rounded_score_sorted_by_score_then_name(query: s
     got = [(-h.score, h.name, h.raw_score) for h in index.rank(query)]
     assert got == expected
     assert len(got) > 64 or query in ("who am i", "get_weather_3", "weathr city")
+
+
+@functools.cache
+def _built(size: int) -> BM25ToolIndex:
+    return BM25ToolIndex(_library(size))
+
+
+@pytest.mark.parametrize("query", ["get weather", "delete the meeting of a user", "number"])
+def test_a_large_library_takes_the_first_batch_from_the_high_scores(query: str) -> None:
+    score, _ = _built(6_000).scores(query)
+    first = BM25ToolIndex._first_batch(score)
+    assert first is not None
+    assert BM25ToolIndex._first_batch(score[:700]) is None  # small: every hit is scanned
 
 
 def test_scores_stay_in_the_unit_range() -> None:
