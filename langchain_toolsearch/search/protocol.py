@@ -98,7 +98,8 @@ class ToolIndex(Protocol):
     * ``rank(query)`` yields :class:`ScoredTool` hits best first, each
       ``name`` a :attr:`ToolDocument.name` (the provider-safe name), each
       ``score`` in ``(0, 1]`` and comparable across queries (``min_score``
-      is applied to it), ties broken by name, so equal inputs give equal
+      is applied to it), ties broken by a fixed rule (by name; the semantic
+      index first by its two rankers' ranks), so equal inputs give equal
       output in every process.
     * It is consumed lazily: callers that filter hits (the filter hook's
       ``search`` phase) keep pulling until ``top_k`` are allowed, so yield

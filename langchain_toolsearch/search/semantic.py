@@ -5,9 +5,19 @@ that ranks tools twice, by cosine similarity of embeddings and by the default
 BM25 index, and merges the two rankings with reciprocal rank fusion (RRF,
 Cormack, Clarke & Buettcher 2009, "Reciprocal Rank Fusion outperforms
 Condorcet and individual Rank Learning Methods"):
-``rrf(d) = sum over rankings r of 1 / (k + rank_r(d))`` with ``k = 60``.
+``rrf(d) = sum over rankings r of 1 / (k + rank_r(d))`` with ``k = 5``.
 RRF needs no score calibration between the two rankers, which is why it is
-the usual way to combine lexical and dense retrieval.
+the usual way to combine lexical and dense retrieval. The paper's ``k = 60``
+was set for fusing many TREC runs; with two rankers a small ``k`` keeps each
+ranker's first hits ahead of tools both rank middling (Bruch, Gai & Ingber
+2023, "An Analysis of Fusion Functions for Hybrid Retrieval", find RRF
+sensitive to ``k``). Measured with two models (all-MiniLM-L6-v2,
+multilingual-e5-small) on BFCL, GitHub's MCP tools and the ToolSDK registry,
+``k`` in 3-10 was at least as good as 60 on every set (``docs/benchmarks.md``).
+Equal fused values are common (a tool ranked ``r`` by one ranker only ties
+with one ranked ``r`` by the other only): the tool BM25 ranks higher goes
+first, then the one the embedding ranks higher, then by name; BM25's hits
+share the query's own words, so they are the surer of the two.
 
 Use it through :class:`SemanticIndexFactory`, the ``index=`` option of
 :class:`~langchain_toolsearch.ToolSearchMiddleware` /
@@ -75,8 +85,8 @@ __all__ = [
     "local_minilm_embeddings",
 ]
 
-RRF_K = 60
-"""RRF's rank constant (Cormack et al. 2009)."""
+RRF_K = 5
+"""RRF's rank constant (60 in Cormack et al. 2009; 5 for two rankers, see the module doc)."""
 _EXACT_FLOOR = 0.9
 _MAX_TEXT_CHARS = 2000  # embedding models truncate anyway (MiniLM: 256 word pieces)
 _MAX_CACHED_QUERY_CHARS = 2000  # longer queries are embedded each time, never cached
@@ -202,7 +212,8 @@ class SemanticToolIndex:
             (share one, e.g. through :class:`SemanticIndexFactory`, so that
             rebuilding does not re-embed unchanged tools).
         bm25_params: Tuning of the BM25 side.
-        rrf_k: RRF rank constant (60, Cormack et al. 2009).
+        rrf_k: RRF rank constant (5; Cormack et al. 2009 used 60, see the
+            module doc).
         depth: How many hits of each ranker are fused (count); ``rank``
             yields at most ``2 * depth`` hits.
         min_similarity: Cosine similarity below which an embedding neighbour
@@ -341,7 +352,7 @@ class SemanticToolIndex:
         return [(i, float(sims[i])) for i in order if sims[i] >= opts.min_similarity]
 
     def rank(self, query: str) -> Iterator[ScoredTool]:
-        """Yield fused hits, best first, ties by name (see the module docstring)."""
+        """Yield fused hits, best first; ties: BM25 rank, embedding rank, name (module doc)."""
         if not tokenize(query):  # empty, punctuation- or stopword-only
             yield from self.bm25.rank(query)  # still finds a tool named "me" by name
             return
@@ -370,23 +381,30 @@ class SemanticToolIndex:
             dense = [(i, s) for i, s in dense if s >= opts.min_similarity_alone]
         fused: dict[int, float] = {}
         raw: dict[int, float] = {}
+        lexical_rank: dict[int, int] = {}
+        dense_rank: dict[int, int] = {}
         for rank, hit in enumerate(lexical, start=1):
             i = self._position[hit.name]
             fused[i] = fused.get(i, 0.0) + 1.0 / (opts.rrf_k + rank)
+            lexical_rank[i] = rank
         for rank, (i, sim) in enumerate(dense, start=1):
             fused[i] = fused.get(i, 0.0) + 1.0 / (opts.rrf_k + rank)
             raw[i] = sim
+            dense_rank[i] = rank
         exact = {self._position[h.name] for h in lexical if h.score >= _EXACT_FLOOR}
         best = 2.0 / (opts.rrf_k + 1)
-        scored: list[tuple[float, str, int]] = []
+        unranked = len(self.documents) + 1
+        scored: list[tuple[float, int, int, str, int]] = []
         for i, value in fused.items():
             share = min(value / best, 1.0)
             score = (
                 _EXACT_FLOOR + (1 - _EXACT_FLOOR) * share if i in exact else _EXACT_FLOOR * share
             )
-            scored.append((round(score, 6), self.documents[i].name, i))
-        scored.sort(key=lambda t: (-t[0], t[1]))
-        for score, name, i in scored:
+            name = self.documents[i].name
+            ties = (lexical_rank.get(i, unranked), dense_rank.get(i, unranked))
+            scored.append((round(score, 6), *ties, name, i))
+        scored.sort(key=lambda t: (-t[0], *t[1:4]))
+        for score, _, _, name, i in scored:
             if score > 0:
                 yield ScoredTool(name=name, score=score, raw_score=raw.get(i, 0.0))
 

@@ -196,3 +196,41 @@ def test_semantic_ranks_are_lazy_and_bounded() -> None:
     index = SemanticToolIndex(docs, BagOfWordsEmbeddings(), depth=20)
     assert len(list(itertools.islice(index.rank("report"), 5))) == 5
     assert len(list(index.rank("report"))) <= 40
+
+
+class FixedNeighbours(SemanticToolIndex):
+    """The embedding side returns a fixed ranking (names), so fusion is checked exactly."""
+
+    neighbours: ClassVar[list[str]] = []
+
+    def similar(self, query: str) -> list[tuple[int, float]]:
+        positions = {d.name: i for i, d in enumerate(self.documents)}
+        return [(positions[n], 0.9 - 0.01 * r) for r, n in enumerate(self.neighbours)]
+
+
+TIE_DOCS = [
+    ToolDocument("zeta_lookup", "Lookup of records"),
+    ToolDocument("alpha_thing", "Unrelated words entirely"),
+    ToolDocument("beta_other", "More unrelated text"),
+]
+
+
+def test_equal_fused_values_go_to_the_bm25_hit_not_the_first_name() -> None:
+    class Index(FixedNeighbours):
+        neighbours: ClassVar[list[str]] = ["alpha_thing"]
+
+    # zeta_lookup: BM25 rank 1 only; alpha_thing: embedding rank 1 only; equal RRF values
+    hits = list(Index(TIE_DOCS, BagOfWordsEmbeddings()).rank("lookup"))
+    assert [h.name for h in hits] == ["zeta_lookup", "alpha_thing"]
+    assert hits[0].score == hits[1].score == pytest.approx(0.45)
+
+
+def test_rrf_k_defaults_to_5_so_first_hits_weigh_more() -> None:
+    class Index(FixedNeighbours):
+        neighbours: ClassVar[list[str]] = ["beta_other", "zeta_lookup"]
+
+    # zeta_lookup: BM25 rank 1, embedding rank 2 -> share (1/(k+1) + 1/(k+2)) / (2/(k+1))
+    for k, options in ((5, {}), (60, {"rrf_k": 60})):
+        hit = next(Index(TIE_DOCS, BagOfWordsEmbeddings(), **options).rank("lookup"))
+        share = (1 / (k + 1) + 1 / (k + 2)) / (2 / (k + 1))
+        assert hit.name == "zeta_lookup" and hit.score == pytest.approx(0.9 * share, abs=1e-6)
