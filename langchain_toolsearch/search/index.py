@@ -428,10 +428,8 @@ class BM25ToolIndex:
                 np.minimum(score, _EXACT_FLOOR * 0.99, out=score)
         if len(terms) + len(fixes) >= _COVER_MIN_WORDS:  # siblings: best covered name wins
             asked = [*terms, *fixes]
-            matched = self._names.coverage.matched(asked)
-            idx = np.flatnonzero(matched >= _COVER_MIN_WORDS)
+            idx, hit = self._names.coverage.covered(asked, _COVER_MIN_WORDS)
             if idx.size:
-                hit = matched[idx]
                 named = hit / self._names.coverage.lengths[idx]  # share of the name the query says
                 said = np.minimum(hit / len(asked), 1.0)  # share of the query the name says
                 base = score[idx]
