@@ -461,7 +461,7 @@ class BM25ToolIndex:
         (:func:`~langchain_toolsearch.search.ranking.ranked`).
         """
         score, raw = self._scores(query)
-        yield from ranked(score, raw, None, self._name_order, self.documents)
+        yield from ranked(score, raw, self._name_order, self.documents)
 
     _first_batch = staticmethod(first_batch)
 

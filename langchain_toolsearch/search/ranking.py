@@ -31,18 +31,14 @@ _FloatArray: TypeAlias = npt.NDArray[np.float64]
 def ranked(
     score: _FloatArray,
     raw: _FloatArray,
-    docs: _IntArray | None,
     name_order: _IntArray,
     documents: Sequence[ToolDocument],
 ) -> Iterator[ScoredTool]:
     """Hits with a rounded score above zero, best first, ties by name.
 
     Args:
-        score: Scores (``>= 0``; above 1 counts as 1), one per scored tool.
-        raw: Raw BM25 scores, aligned with ``score``.
-        docs: Document ids (positions in ``documents``) of the scored tools,
-            aligned with ``score``; ``None`` when ``score`` has one entry per
-            document, in order.
+        score: Scores (``>= 0``; above 1 counts as 1), one per document.
+        raw: Raw BM25 scores, one per document.
         name_order: Per document id, its rank by name.
         documents: The indexed documents.
 
@@ -52,14 +48,14 @@ def ranked(
     """
     first = first_batch(score)
     if first is not None:  # found among the high scores: the rest only if pulled
-        yield from _batch(*first, raw, docs, name_order, documents)
+        yield from _batch(*first, raw, name_order, documents)
         cand = np.flatnonzero(score > 0.0)
         rest = np.ones(cand.size, dtype=bool)
         rest[np.searchsorted(cand, first[0])] = False
         cand = cand[rest]
         rounded = np.minimum(score[cand], 1.0).round(6)
         keep = rounded > 0.0
-        yield from _batch(cand[keep], rounded[keep], raw, docs, name_order, documents)
+        yield from _batch(cand[keep], rounded[keep], raw, name_order, documents)
         return
     cand = np.flatnonzero(score > 0.0)  # a bool scan: far faster than one on floats
     if cand.size == 0:
@@ -72,17 +68,17 @@ def ranked(
         near = np.flatnonzero(values >= cut - _ROUNDING)  # holds every rounded >= cut
         rounded = values[near].round(6)
         top = (rounded >= cut) & (rounded > 0.0)
-        yield from _batch(cand[near[top]], rounded[top], raw, docs, name_order, documents)
+        yield from _batch(cand[near[top]], rounded[top], raw, name_order, documents)
         rest = np.ones(cand.size, dtype=bool)
         rest[near[top]] = False
         cand, values = cand[rest], values[rest]
     rounded = values.round(6)
     keep = rounded > 0.0
-    yield from _batch(cand[keep], rounded[keep], raw, docs, name_order, documents)
+    yield from _batch(cand[keep], rounded[keep], raw, name_order, documents)
 
 
 def first_batch(score: _FloatArray) -> tuple[_IntArray, _FloatArray] | None:
-    """:func:`ranked`'s first batch (positions, rounded scores) found among the high scores only.
+    """:func:`ranked`'s first batch (document ids, rounded scores) found among the high scores only.
 
     A large set of scores has thousands of hits; the first batch (the 64th
     best score, rounded, and all that round to at least it) is taken from the
@@ -114,18 +110,16 @@ def first_batch(score: _FloatArray) -> tuple[_IntArray, _FloatArray] | None:
 
 
 def _batch(
-    pos: _IntArray,
+    idx: _IntArray,
     values: _FloatArray,
     raw: _FloatArray,
-    docs: _IntArray | None,
     name_order: _IntArray,
     documents: Sequence[ToolDocument],
 ) -> Iterator[ScoredTool]:
-    """Hits at positions ``pos`` with rounded scores ``values``, best first, ties by name."""
-    if pos.size == 0:
+    """Hits ``idx`` with rounded scores ``values``, best first, ties by name."""
+    if idx.size == 0:
         return
-    ids = pos if docs is None else docs[pos]
-    order = np.lexsort((name_order[ids], -values))
-    pos, ids = pos[order], ids[order]
-    for i, value, r in zip(ids.tolist(), values[order].tolist(), raw[pos].tolist(), strict=True):
+    order = np.lexsort((name_order[idx], -values))
+    idx = idx[order]
+    for i, value, r in zip(idx.tolist(), values[order].tolist(), raw[idx].tolist(), strict=True):
         yield ScoredTool(name=documents[i].name, score=value, raw_score=r)
