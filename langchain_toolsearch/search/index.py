@@ -109,6 +109,7 @@ from langchain_toolsearch.search.protocol import (
     build_index,
     name_key,
 )
+from langchain_toolsearch.search.ranking import first_batch, ranked
 from langchain_toolsearch.search.tokenize import (
     STOPWORDS,
     BatchTokenizer,
@@ -157,9 +158,6 @@ class BM25Params:
 
 _EXACT_FLOOR = 0.9  # exact-name hits score in [0.9, 1]; others in [0, 0.9]
 _LITERAL = 0.9999  # only a name written exactly as the query (case aside) reaches 1.0
-_FIRST_BATCH = 64
-_FAST_MIN_TOOLS = 2_048  # smaller libraries scan every hit (as cheap)
-_ROUNDING = 1e-6  # more than any score moves when rounded to 6 decimals
 _PHRASE_LIFT = 0.3  # a name said word for word in the query closes 30% of the gap to 0.9
 _COVER_LIFT = 0.5  # x (share of the name said) x (share of the query named): up to 50% more
 _COVER_MIN_WORDS = 2
@@ -430,10 +428,8 @@ class BM25ToolIndex:
                 np.minimum(score, _EXACT_FLOOR * 0.99, out=score)
         if len(terms) + len(fixes) >= _COVER_MIN_WORDS:  # siblings: best covered name wins
             asked = [*terms, *fixes]
-            matched = self._names.coverage.matched(asked)
-            idx = np.flatnonzero(matched >= _COVER_MIN_WORDS)
+            idx, hit = self._names.coverage.covered(asked, _COVER_MIN_WORDS)
             if idx.size:
-                hit = matched[idx]
                 named = hit / self._names.coverage.lengths[idx]  # share of the name the query says
                 said = np.minimum(hit / len(asked), 1.0)  # share of the query the name says
                 base = score[idx]
@@ -461,81 +457,13 @@ class BM25ToolIndex:
 
         Scores are rounded to 6 decimals so that floating-point noise never
         reorders ties. Only the first 64 hits are rounded and sorted up
-        front; the rest are if the caller keeps pulling.
+        front; the rest are if the caller keeps pulling
+        (:func:`~langchain_toolsearch.search.ranking.ranked`).
         """
         score, raw = self._scores(query)
-        first = self._first_batch(score)
-        if first is not None:  # found among the high scores: the rest only if pulled
-            yield from self._batch(*first, raw)
-            cand = np.flatnonzero(score > 0.0)
-            rest = np.ones(cand.size, dtype=bool)
-            rest[np.searchsorted(cand, first[0])] = False
-            cand = cand[rest]
-            rounded = np.minimum(score[cand], 1.0).round(6)
-            yield from self._batch(cand[rounded > 0.0], rounded[rounded > 0.0], raw)
-            return
-        cand = np.flatnonzero(score > 0.0)  # a bool scan: far faster than one on floats
-        if cand.size == 0:
-            return
-        values: _FloatArray = np.minimum(score[cand], 1.0)
-        if cand.size > _FIRST_BATCH:
-            # rounding keeps order: the 64th best score, rounded, is the 64th best rounded one
-            kth = cand.size - _FIRST_BATCH
-            cut = np.partition(values, kth)[kth : kth + 1].round(6)[0]
-            near = np.flatnonzero(values >= cut - _ROUNDING)  # holds every rounded >= cut
-            rounded = values[near].round(6)
-            top = (rounded >= cut) & (rounded > 0.0)
-            yield from self._batch(cand[near[top]], rounded[top], raw)
-            rest = np.ones(cand.size, dtype=bool)
-            rest[near[top]] = False
-            cand, values = cand[rest], values[rest]
-        rounded = values.round(6)
-        keep = rounded > 0.0
-        yield from self._batch(cand[keep], rounded[keep], raw)
+        yield from ranked(score, raw, self._name_order, self.documents)
 
-    @staticmethod
-    def _first_batch(score: _FloatArray) -> tuple[_IntArray, _FloatArray] | None:
-        """:meth:`rank`'s first batch (hits, rounded scores) found among the high scores only.
-
-        A large library has thousands of hits per query; the first batch
-        (the 64th best score, rounded, and all that round to at least it) is
-        taken from the tools scoring at least 30% of the best score (else
-        10%) when more than 64 do and no score below that bound could
-        round into the batch: then it is the batch a scan of every hit gives,
-        at the cost of one pass over the scores instead of sorting thousands.
-        ``None`` otherwise (the caller scans every hit).
-        """
-        if score.size < _FAST_MIN_TOOLS:
-            return None
-        best = float(score.max())
-        for bound in (best * 0.3, best * 0.1):
-            if not 0.0 < bound <= 1.0:
-                return None
-            high = np.flatnonzero(score >= bound)
-            if high.size <= _FIRST_BATCH:
-                continue
-            values = np.minimum(score[high], 1.0)
-            kth = high.size - _FIRST_BATCH
-            cut = np.partition(values, kth)[kth : kth + 1].round(6)[0]
-            if cut - _ROUNDING < bound:  # a lower score might round into the batch
-                continue
-            near = np.flatnonzero(values >= cut - _ROUNDING)
-            rounded = values[near].round(6)
-            top = (rounded >= cut) & (rounded > 0.0)
-            return high[near[top]], rounded[top]
-        return None
-
-    def _batch(self, idx: _IntArray, values: _FloatArray, raw: _FloatArray) -> Iterator[ScoredTool]:
-        """Hits ``idx`` with rounded scores ``values``, best first, ties by name."""
-        if idx.size == 0:
-            return
-        order = np.lexsort((self._name_order[idx], -values))
-        idx = idx[order]
-        documents = self.documents
-        for i, value, r in zip(
-            idx.tolist(), values[order].tolist(), raw[idx].tolist(), strict=True
-        ):
-            yield ScoredTool(name=documents[i].name, score=value, raw_score=r)
+    _first_batch = staticmethod(first_batch)
 
     async def arank(self, query: str) -> AsyncIterator[ScoredTool]:
         """:meth:`rank` for async callers (the same hits).

@@ -72,6 +72,26 @@ class NameCoverage:
         docs = np.concatenate([self.docs[ptr[i] : ptr[i + 1]] for i in ids])
         return np.bincount(docs, minlength=self.size)
 
+    def covered(self, terms: Sequence[str], least: int) -> tuple[_IntArray, _IntArray]:
+        """Documents whose names hold at least ``least`` (>= 1) distinct words of ``terms``.
+
+        The same as the documents where :meth:`matched` is at least ``least``
+        and their counts, from the matched words' postings alone (no pass
+        over every document).
+
+        Returns:
+            ``(docs, counts)``: document ids, ascending, and each one's count.
+        """
+        ptr = self.indptr
+        ids = sorted({self.vocab[t] for t in terms if t in self.vocab})
+        if len(ids) < least:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        docs = np.sort(np.concatenate([self.docs[ptr[i] : ptr[i + 1]] for i in ids]))
+        starts = np.flatnonzero(np.concatenate(([True], docs[1:] != docs[:-1])))
+        counts = np.diff(np.append(starts, docs.size)).astype(np.int64)
+        keep = counts >= least
+        return docs[starts[keep]], counts[keep]
+
     def coverage(self, terms: Sequence[str]) -> _FloatArray:
         """Per document, the share of its name's distinct words among ``terms``, in [0, 1]."""
         return self.matched(terms) / self.lengths

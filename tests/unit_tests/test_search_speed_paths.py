@@ -213,3 +213,23 @@ def test_collector_paused_restores_the_collector_state() -> None:
     with pytest.raises(RuntimeError), collector_paused():
         raise RuntimeError("boom")
     assert gc.isenabled()
+
+
+@pytest.mark.parametrize("least", [1, 2, 3])
+def test_covered_names_are_those_matched_at_least_that_often(least: int) -> None:
+    coverage = _built(700)._names.coverage
+    queries = [
+        ["get", "weather"],
+        ["creat", "work", "item"],
+        ["list", "invoic", "meet", "user", "unknown"],
+        ["weather", "weather"],
+        ["unknown"],
+        [],
+    ]
+    for terms in queries:
+        matched = coverage.matched(terms)
+        docs, counts = coverage.covered(terms, least)
+        expected = np.flatnonzero(matched >= least)
+        assert docs.tolist() == expected.tolist()
+        assert counts.tolist() == matched[expected].tolist()
+    assert coverage.covered(["creat", "work", "item"], 2)[0].size > 0  # the lane is exercised

@@ -1,0 +1,125 @@
+"""Best-first order of scored tools: scores rounded to 6 decimals, ties by name, 64 up front.
+
+:func:`ranked` turns the scores of :class:`~langchain_toolsearch.search.index.BM25ToolIndex`
+into hits. Scores are rounded to 6 decimals so that floating-point noise never
+reorders ties, and ties are broken by name. Only the first 64 hits are
+rounded and sorted up front (in a large set of hits, taken from those scoring
+near the best when that provably gives the same 64, :func:`first_batch`); the
+rest are if the caller keeps pulling.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import TypeAlias
+
+import numpy as np
+import numpy.typing as npt
+
+from langchain_toolsearch.search.protocol import ScoredTool, ToolDocument
+
+__all__ = ["first_batch", "ranked"]
+
+_FIRST_BATCH = 64
+_FAST_MIN_TOOLS = 2_048  # fewer scores: scan every hit (as cheap)
+_ROUNDING = 1e-6  # more than any score moves when rounded to 6 decimals
+
+_IntArray: TypeAlias = npt.NDArray[np.int64]
+_FloatArray: TypeAlias = npt.NDArray[np.float64]
+
+
+def ranked(
+    score: _FloatArray,
+    raw: _FloatArray,
+    name_order: _IntArray,
+    documents: Sequence[ToolDocument],
+) -> Iterator[ScoredTool]:
+    """Hits with a rounded score above zero, best first, ties by name.
+
+    Args:
+        score: Scores (``>= 0``; above 1 counts as 1), one per document.
+        raw: Raw BM25 scores, one per document.
+        name_order: Per document id, its rank by name.
+        documents: The indexed documents.
+
+    Yields:
+        :class:`ScoredTool` per hit: the first 64 sorted up front, the rest
+        only if pulled.
+    """
+    first = first_batch(score)
+    if first is not None:  # found among the high scores: the rest only if pulled
+        yield from _batch(*first, raw, name_order, documents)
+        cand = np.flatnonzero(score > 0.0)
+        rest = np.ones(cand.size, dtype=bool)
+        rest[np.searchsorted(cand, first[0])] = False
+        cand = cand[rest]
+        rounded = np.minimum(score[cand], 1.0).round(6)
+        keep = rounded > 0.0
+        yield from _batch(cand[keep], rounded[keep], raw, name_order, documents)
+        return
+    cand = np.flatnonzero(score > 0.0)  # a bool scan: far faster than one on floats
+    if cand.size == 0:
+        return
+    values: _FloatArray = np.minimum(score[cand], 1.0)
+    if cand.size > _FIRST_BATCH:
+        # rounding keeps order: the 64th best score, rounded, is the 64th best rounded one
+        kth = cand.size - _FIRST_BATCH
+        cut = np.partition(values, kth)[kth : kth + 1].round(6)[0]
+        near = np.flatnonzero(values >= cut - _ROUNDING)  # holds every rounded >= cut
+        rounded = values[near].round(6)
+        top = (rounded >= cut) & (rounded > 0.0)
+        yield from _batch(cand[near[top]], rounded[top], raw, name_order, documents)
+        rest = np.ones(cand.size, dtype=bool)
+        rest[near[top]] = False
+        cand, values = cand[rest], values[rest]
+    rounded = values.round(6)
+    keep = rounded > 0.0
+    yield from _batch(cand[keep], rounded[keep], raw, name_order, documents)
+
+
+def first_batch(score: _FloatArray) -> tuple[_IntArray, _FloatArray] | None:
+    """:func:`ranked`'s first batch (document ids, rounded scores) found among the high scores only.
+
+    A large set of scores has thousands of hits; the first batch (the 64th
+    best score, rounded, and all that round to at least it) is taken from the
+    scores of at least 30% of the best (else 10%) when more than 64 are and
+    no score below that bound could round into the batch: then it is the
+    batch a scan of every hit gives, at the cost of one pass over the scores
+    instead of sorting thousands. ``None`` otherwise (the caller scans every
+    hit), and always for fewer than 2,048 scores.
+    """
+    if score.size < _FAST_MIN_TOOLS:
+        return None
+    best = float(score.max())
+    for bound in (best * 0.3, best * 0.1):
+        if not 0.0 < bound <= 1.0:
+            return None
+        high = np.flatnonzero(score >= bound)
+        if high.size <= _FIRST_BATCH:
+            continue
+        values = np.minimum(score[high], 1.0)
+        kth = high.size - _FIRST_BATCH
+        cut = np.partition(values, kth)[kth : kth + 1].round(6)[0]
+        if cut - _ROUNDING < bound:  # a lower score might round into the batch
+            continue
+        near = np.flatnonzero(values >= cut - _ROUNDING)
+        rounded = values[near].round(6)
+        top = (rounded >= cut) & (rounded > 0.0)
+        return high[near[top]], rounded[top]
+    return None
+
+
+def _batch(
+    idx: _IntArray,
+    values: _FloatArray,
+    raw: _FloatArray,
+    name_order: _IntArray,
+    documents: Sequence[ToolDocument],
+) -> Iterator[ScoredTool]:
+    """Hits ``idx`` with rounded scores ``values``, best first, ties by name."""
+    if idx.size == 0:
+        return
+    order = np.lexsort((name_order[idx], -values))
+    idx = idx[order]
+    for i, value, r in zip(idx.tolist(), values[order].tolist(), raw[idx].tolist(), strict=True):
+        yield ScoredTool(name=documents[i].name, score=value, raw_score=r)
