@@ -169,7 +169,9 @@ def _snake_terms(chunk: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     or digit splitting, so the terms are the words' terms, then the joined form.
     """
     parts = _SEP.split(chunk)
-    plain = tuple(chain.from_iterable(map(_word, parts)))
+    plain = tuple(
+        chain.from_iterable(map(_word_tuple if len(chunk) <= _STEM_CACHE_CHARS else _word, parts))
+    )
     if len(parts) == 1:
         return plain, plain
     terms = [*plain, "_".join(parts)]
@@ -225,11 +227,17 @@ def _analyse(chunk: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     Name phrases also leave CJK and spaceless-script runs out.
     """
     if _PLAIN.fullmatch(chunk) or (
-        chunk.isascii() and chunk.isalpha() and chunk[1:].islower()  # "Returns"
+        chunk.isascii()
+        and (
+            (chunk.isalpha() and (chunk[1:].islower() or chunk.isupper()))  # "Returns", "API"
+            or chunk.isdigit()  # "250"
+        )
     ):
         word = chunk.lower()
         whole = _word_tuple(word) if len(word) <= _STEM_CACHE_CHARS else _analyse_word(word)
         return whole, whole
+    if _LOWER_SNAKE.fullmatch(chunk):  # get_weather (ASCII: no script runs)
+        return _snake_terms(chunk)
     if not RUN_CHAR.search(chunk):
         return _identifier_terms(chunk)
     terms: list[str] = []
