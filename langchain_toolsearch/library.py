@@ -137,7 +137,7 @@ def tool_parameters(tool: BaseTool) -> tuple[tuple[str, str], ...]:
     schema: Any = tool.args_schema
     if not isinstance(schema, dict) or type(tool).tool_call_schema is not _TOOL_CALL_SCHEMA:
         schema = tool.tool_call_schema  # a JSON-schema dict is its own (less the description)
-    if not isinstance(schema, Mapping):
+    if not isinstance(schema, _MAPPING):  # dict first: the ABC check alone is slow
         try:
             schema = schema.model_json_schema()
         except Exception:  # exotic schemas: index the name and description only
@@ -259,8 +259,10 @@ class LibraryTool:
     def document(self) -> ToolDocument:
         """The search document: name (+ original as alias), description, parameters."""
         rewritten = self.original_name != self.name
-        aliases = tuple(
-            dict.fromkeys(a for a in (self.original_name, self.key) if a and a != self.name)
+        aliases = (
+            tuple(dict.fromkeys(a for a in (self.original_name, self.key) if a and a != self.name))
+            if rewritten or self.key is not None
+            else ()  # the common case: nothing but the name
         )
         return ToolDocument(
             name=self.name,

@@ -55,6 +55,7 @@ class NameMatcher:
         self._phrases: dict[tuple[str, ...], list[int]] = {}
         pairs: set[tuple[str, str]] = set()
         name_words: list[list[str]] = []
+        name_keys, literal_names = self._name_keys, self._literal_names
         for i, doc in enumerate(documents):
             all_names = list(dict.fromkeys((doc.name, *doc.aliases))) if doc.aliases else [doc.name]
             words: list[str] = []
@@ -70,11 +71,17 @@ class NameMatcher:
                     continue
                 if STOPWORDS.isdisjoint(phrase) or sum(t not in STOPWORDS for t in phrase) >= 2:
                     self._phrases.setdefault(phrase, []).append(i)
-            for key in dict.fromkeys(map(name_key, all_names)):
+            if len(all_names) == 1:  # the common case, without the dedupe
+                key = name_key(doc.name)
                 if key:
-                    self._name_keys.setdefault(key, []).append(i)
-            for written in dict.fromkeys(map(literal, all_names)):
-                self._literal_names.setdefault(written, []).append(i)
+                    name_keys.setdefault(key, []).append(i)
+                literal_names.setdefault(literal(doc.name), []).append(i)
+            else:
+                for key in dict.fromkeys(map(name_key, all_names)):
+                    if key:
+                        name_keys.setdefault(key, []).append(i)
+                for written in dict.fromkeys(map(literal, all_names)):
+                    literal_names.setdefault(written, []).append(i)
             name_words.append(words)
         self.coverage = NameCoverage(name_words)
         self._name_pairs = frozenset(pairs)

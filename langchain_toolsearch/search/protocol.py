@@ -38,7 +38,10 @@ def name_key(text: str) -> str:
     """
     plain = text.replace("_", "").replace("-", "")
     if plain.isascii() and plain.isalnum():  # a plain name (most): no normalising, no regex
-        return "_".join(filter(None, text.lower().replace("-", "_").split("_")))
+        lowered = text.lower().replace("-", "_")
+        if "__" in lowered or lowered[0] == "_" or lowered[-1] == "_":
+            return "_".join(filter(None, lowered.split("_")))
+        return lowered  # get_weather: already a key
     return _KEY_SEP.sub("_", unicodedata.normalize("NFKC", text).strip().lower()).strip("_")
 
 

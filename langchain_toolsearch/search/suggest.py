@@ -65,8 +65,14 @@ class NameSuggester:
                 folds = tuple(dict.fromkeys(map(fold_name, forms)))
                 words = dict.fromkeys(w for form in forms for w in name_words(form))
             else:  # the common case, without the generators
-                folds = (fold_name(name),)
-                words = dict.fromkeys(name_words(name))
+                plain = name.replace("_", "").replace("-", "")
+                if plain.isascii() and plain.isalpha() and plain.islower():  # get_weather
+                    folds = (plain,)  # = fold_name(name), and the words are the parts
+                    words = dict.fromkeys(name.replace("-", "_").split("_"))
+                    words.pop("", None)
+                else:
+                    folds = (fold_name(name),)
+                    words = dict.fromkeys(name_words(name))
             self._folds_of[name] = folds
             for folded in folds:
                 folded_names.setdefault(folded, []).append(name)

@@ -141,9 +141,11 @@ def _analyse_word(word: str) -> tuple[str, ...]:
         return (_PRONOUNS[word],)
     if word in STOPWORDS:
         return (word,)
-    term = stem(word)
+    term = _stem(word)  # not the stem cache: this result is cached whole (_word_tuple)
     mapped = variants.canonical(term)
     out = mapped if mapped is not None else (term,)
+    if word.isascii():  # nothing to fold (fold_accents gives None), and no cache entry spent
+        return out
     folded = variants.fold_accents(word)
     if folded is not None and folded != word:
         out = (*out, *_analyse_word(folded))
@@ -169,7 +171,9 @@ def _snake_terms(chunk: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     or digit splitting, so the terms are the words' terms, then the joined form.
     """
     parts = _SEP.split(chunk)
-    plain = tuple(chain.from_iterable(map(_word, parts)))
+    plain = tuple(
+        chain.from_iterable(map(_word_tuple if len(chunk) <= _STEM_CACHE_CHARS else _word, parts))
+    )
     if len(parts) == 1:
         return plain, plain
     terms = [*plain, "_".join(parts)]
@@ -187,6 +191,11 @@ def _identifier_terms(chunk: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """
     if _LOWER_SNAKE.fullmatch(chunk):
         return _snake_terms(chunk)
+    return _mixed_terms(chunk)
+
+
+def _mixed_terms(chunk: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """:func:`_identifier_terms` of a chunk that is not lowercase ``snake_case``."""
     parts = [p for p in _SEP.split(chunk) if p]  # CJK runs can leave "_get"
     terms: list[str] = []
     plain: list[str] | None = None  # set once a joined form is added
@@ -225,11 +234,17 @@ def _analyse(chunk: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     Name phrases also leave CJK and spaceless-script runs out.
     """
     if _PLAIN.fullmatch(chunk) or (
-        chunk.isascii() and chunk.isalpha() and chunk[1:].islower()  # "Returns"
+        chunk.isascii()
+        and (
+            (chunk.isalpha() and (chunk[1:].islower() or chunk.isupper()))  # "Returns", "API"
+            or chunk.isdigit()  # "250"
+        )
     ):
         word = chunk.lower()
         whole = _word_tuple(word) if len(word) <= _STEM_CACHE_CHARS else _analyse_word(word)
         return whole, whole
+    if chunk.isascii():  # no script runs
+        return _snake_terms(chunk) if _LOWER_SNAKE.fullmatch(chunk) else _mixed_terms(chunk)
     if not RUN_CHAR.search(chunk):
         return _identifier_terms(chunk)
     terms: list[str] = []

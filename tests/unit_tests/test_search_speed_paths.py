@@ -21,7 +21,8 @@ import pytest
 from langchain_toolsearch._bulk import collector_paused
 from langchain_toolsearch.search import tokenize as tokenize_module
 from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument, name_key
-from langchain_toolsearch.search.suggest import fold_name
+from langchain_toolsearch.search.name_match import NameMatcher, literal
+from langchain_toolsearch.search.suggest import NameSuggester, fold_name, name_words
 from langchain_toolsearch.search.tokenize import (
     BatchTokenizer,
     clear_caches,
@@ -103,6 +104,56 @@ def test_ascii_chunk_pattern_splits_ascii_text_like_the_unicode_one() -> None:
     texts = [*TEXTS, *("".join(rnd.choices(alphabet, k=rnd.randint(0, 16))) for _ in range(20_000))]
     for text in (t for t in texts if t.isascii()):
         assert tokenize_module._ASCII_CHUNK.findall(text) == tokenize_module._CHUNK.findall(text)
+
+
+def test_one_word_and_snake_case_chunks_get_the_general_identifier_terms(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rnd = random.Random(11)
+    words = ["API", "Returns", "get", "PRs", "HTTPServer", "v2", "250", "A", "x", "e"]
+    texts = [" ".join(rnd.choices(words, k=3)) for _ in range(500)]
+    texts += ["".join(rnd.choices("aAzZ09_-./ ", k=rnd.randint(1, 14))) for _ in range(20_000)]
+    chunks = list(dict.fromkeys(c for t in texts for c in tokenize_module._ASCII_CHUNK.findall(t)))
+    fast = [tokenize_module._analyse(c) for c in chunks]
+    monkeypatch.setattr(tokenize_module, "_LOWER_SNAKE", re.compile(r"(?!)"))  # never matches
+    assert [tokenize_module._identifier_terms(c) for c in chunks] == fast
+
+
+def test_name_suggester_maps_of_plain_names_are_the_general_ones() -> None:
+    rnd = random.Random(5)
+    names = ["get_weather", "list-issues", "getWeather", "__x__", "a--b__c", "_", "v2_x"]
+    names += ["".join(rnd.choices("abZ9_-", k=rnd.randint(1, 10))) for _ in range(5_000)]
+    names = list(dict.fromkeys(names))
+    suggester = NameSuggester((n, ()) for n in names)
+    by_word: dict[str, set[str]] = {}
+    for name in names:
+        assert suggester._folds_of[name] == (fold_name(name),)
+        for word in name_words(name):
+            by_word.setdefault(word, set()).add(name)
+    assert {w: set(found) for w, found in suggester._by_word.items()} == by_word
+    assert all(len(found) == len(set(found)) for found in suggester._by_word.values())
+
+
+def test_name_matcher_keys_with_and_without_aliases() -> None:
+    docs = [
+        ToolDocument(name="get_weather", description=""),
+        ToolDocument(name="Get-Weather", description="", aliases=("get weather",)),
+        ToolDocument(
+            name="repo_x_1a2b3c4d", description="", aliases=("repo.x",), generated_name=True
+        ),
+        ToolDocument(name="same", description="", aliases=("same",)),
+    ]
+    matcher = NameMatcher(docs, BatchTokenizer())
+    keys: dict[str, list[int]] = {}
+    written: dict[str, list[int]] = {}
+    for i, doc in enumerate(docs):
+        every = dict.fromkeys((doc.name, *doc.aliases))
+        for key in dict.fromkeys(map(name_key, every)):
+            keys.setdefault(key, []).append(i)
+        for form in dict.fromkeys(map(literal, every)):
+            written.setdefault(form, []).append(i)
+    assert matcher._name_keys == keys
+    assert matcher._literal_names == written
 
 
 def test_name_keys_of_plain_names_take_the_general_paths_result() -> None:
