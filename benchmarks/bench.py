@@ -184,7 +184,9 @@ def _quality_row(label: str, report: EvalReport) -> list[object]:
     ]
 
 
-def _index_search(library: ToolLibrary, index: ToolIndex) -> Callable[[str, int], list[str]]:
+def index_search(library: ToolLibrary, index: ToolIndex) -> Callable[[str, int], list[str]]:
+    """``search(query, k)`` over ``index``: the top ``k`` hits' original names (gold names)."""
+
     def search(query: str, k: int) -> list[str]:
         # gold names are the originals; the library maps unsafe ones (dots) to safe names
         out: list[str] = []
@@ -246,7 +248,7 @@ def _ours_and_baseline(
     """The library of ``tools`` and the quality rows of our BM25 and rank-bm25's Okapi."""
     library = ToolLibrary([t.to_tool() for t in tools])
     index = BM25ToolIndex.build(library.documents())
-    ours = evaluate(_index_search(library, index), queries)
+    ours = evaluate(index_search(library, index), queries)
     baseline = evaluate(baseline_bm25okapi_search(tools), queries)
     return library, [
         _quality_row(f"{title}: toolsearch BM25", ours),
@@ -272,7 +274,7 @@ def _semantic_quality(
     again = factory(library.documents())
     rebuilt = time.perf_counter() - started
     lat: list[float] = []
-    search = _index_search(library, index)
+    search = index_search(library, index)
 
     def timed(query: str, k: int) -> list[str]:
         begun = time.perf_counter()
@@ -727,7 +729,7 @@ def _engine(
             qrows = [
                 _quality_row(
                     f"BFCL ({len(bfcl):,} tools): {label}",
-                    evaluate(_index_search(library, index), queries),
+                    evaluate(index_search(library, index), queries),
                 )
                 for label, index in quality
             ]

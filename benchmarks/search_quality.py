@@ -19,9 +19,9 @@ import argparse
 import itertools
 import statistics
 import time
-from collections.abc import Callable
 from pathlib import Path
 
+from benchmarks.bench import index_search
 from benchmarks.datasets import (
     EvalQuery,
     ToolDef,
@@ -49,17 +49,6 @@ def _library(defs: list[ToolDef]) -> ToolLibrary:
     return ToolLibrary([d.to_tool() for d in defs if d.name not in RESERVED])
 
 
-def _search(library: ToolLibrary, index: ToolIndex) -> Callable[[str, int], list[str]]:
-    def search(query: str, k: int) -> list[str]:
-        out = []
-        for hit in itertools.islice(index.rank(query), k):
-            entry = library.get(hit.name)
-            out.append(entry.original_name if entry is not None else hit.name)
-        return out
-
-    return search
-
-
 def quality(
     option: IndexOption | None, label: str, *, skip: tuple[str, ...] = (), stride: int = 1
 ) -> None:
@@ -78,7 +67,7 @@ def quality(
         if missing:
             raise SystemExit(f"{title}: gold tools not in the library: {sorted(missing)}")
         index = build_index(option, library.documents())
-        report = evaluate(_search(library, index), queries)
+        report = evaluate(index_search(library, index), queries)
         print(f"{label:10s} {title:10s} {report.summary()}")
 
 
