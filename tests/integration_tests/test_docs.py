@@ -29,6 +29,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_core.tools import BaseTool, tool
 
 from langchain_toolsearch.testing import ScriptedToolSearchModel
+from tests.support.example_tools import get_weather, send_email
 from tests.support.mcp_fixtures import servers_bin
 from tests.support.paths import REPO_ROOT
 
@@ -38,18 +39,6 @@ BLOCK = re.compile(r"^```python\n(.*?)^```", re.M | re.S)
 
 def blocks(text: str) -> list[str]:
     return BLOCK.findall(text)
-
-
-@tool
-def get_weather(city: str) -> str:
-    """Get the current weather for a city."""
-    return f"sunny in {city}"
-
-
-@tool
-def send_email(to: str, body: str) -> str:
-    """Send an email message to someone."""
-    return f"sent to {to}"
 
 
 @tool

@@ -15,18 +15,7 @@ from langgraph.prebuilt import tools_condition
 
 from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode, ToolSearchState
 from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel, Search
-
-
-@tool
-def get_weather(city: str) -> str:
-    """Get the current weather for a city."""
-    return f"sunny in {city}"
-
-
-@tool
-def send_email(to: str, body: str) -> str:
-    """Send an email message to someone."""
-    return f"sent to {to}"
+from tests.support.example_tools import get_weather, send_email
 
 
 @tool
