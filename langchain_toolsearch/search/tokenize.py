@@ -243,9 +243,7 @@ def _analyse(chunk: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         word = chunk.lower()
         whole = _word_tuple(word) if len(word) <= _STEM_CACHE_CHARS else _analyse_word(word)
         return whole, whole
-    if chunk.isascii():  # no script runs
-        return _snake_terms(chunk) if _LOWER_SNAKE.fullmatch(chunk) else _mixed_terms(chunk)
-    if not RUN_CHAR.search(chunk):
+    if chunk.isascii() or not RUN_CHAR.search(chunk):  # ASCII has no script runs
         return _identifier_terms(chunk)
     terms: list[str] = []
     plain: list[str] = []
