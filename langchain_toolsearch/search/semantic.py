@@ -66,13 +66,14 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.stores import ByteStore, InMemoryByteStore
 
+from langchain_toolsearch.search.fields import searchable_names
 from langchain_toolsearch.search.index import (
     BM25Params,
     BM25ToolIndex,
     ScoredTool,
     ToolDocument,
 )
-from langchain_toolsearch.search.tokenize import name_phrase, tokenize
+from langchain_toolsearch.search.tokenize import name_words, tokenize
 
 if TYPE_CHECKING:
     from langchain_core.vectorstores import VectorStore
@@ -97,9 +98,14 @@ def document_text(doc: ToolDocument) -> str:
 
     ``get_weather`` with parameter ``city`` becomes
     ``"get weather: <description> Parameters: city (<text>)."``; cut to 2,000
-    characters (models truncate longer input anyway).
+    characters (models truncate longer input anyway). The name's words are
+    as written (not stemmed: a model knows ``mutation``, not ``mutat``), and
+    a generated provider-safe name is replaced by its original
+    (``repo.create``, not ``repo_create_a565f1a0``): only what the model can
+    write is embedded, as only that is indexed by BM25.
     """
-    words = " ".join(name_phrase(doc.name)) or doc.name
+    name = searchable_names(doc)[0]
+    words = " ".join(name_words(name)) or name
     parts = [f"{words}: {doc.description.strip()}"]
     if doc.parameters:
         params = ", ".join(f"{p} ({t.strip()})" if t.strip() else p for p, t in doc.parameters)

@@ -73,6 +73,7 @@ __all__ = [
     "clear_caches",
     "is_cjk",
     "name_phrase",
+    "name_words",
     "stem",
     "tokenize",
     "tokenize_name",
@@ -392,6 +393,20 @@ def name_phrase(name: str) -> tuple[str, ...]:
     CJK characters are left out: a CJK name is matched through its bigrams.
     """
     return tuple(chain.from_iterable(map(_PHRASE, _CACHE.lookup(_chunks(name)))))
+
+
+def name_words(name: str) -> list[str]:
+    """The words of a name as written: split, lowercased, not stemmed (for embedding).
+
+    ``name_words("getWeather_v2") == ["get", "weather", "v", "2"]``;
+    ``name_words("mutation_type.find") == ["mutation", "type", "find"]``.
+    """
+    return [
+        word.lower()
+        for chunk in _CHUNK.findall(name)
+        for part in _SEP.split(chunk)
+        for word in _CAMEL.findall(part)
+    ]
 
 
 class BatchTokenizer:

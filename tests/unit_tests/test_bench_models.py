@@ -20,6 +20,7 @@ def _missing() -> Embeddings:
 FAKES = (
     EmbeddingModel("here", "Model Here", "pkg-here", lambda: DeterministicFakeEmbedding(size=8)),
     EmbeddingModel("gone", "Model Gone", "pkg-gone", _missing, {"min_similarity": 0.7}),
+    EmbeddingModel("parts", "Model Parts", "", _missing, install="python -m fetch DIR"),
 )
 
 
@@ -31,7 +32,10 @@ def test_installed_models_load_and_missing_ones_are_one_line_each(
     assert [(m.key, type(e).__name__) for m, e in loaded] == [
         ("here", "DeterministicFakeEmbedding")
     ]
-    assert skipped == ["Model Gone: not installed (pip install pkg-gone), skipped"]
+    assert skipped == [
+        "Model Gone: not installed (pip install pkg-gone), skipped",
+        "Model Parts: not installed (python -m fetch DIR), skipped",
+    ]
 
 
 def test_installed_models_keep_the_order_asked_and_refuse_unknown_keys(
@@ -43,7 +47,8 @@ def test_installed_models_keep_the_order_asked_and_refuse_unknown_keys(
         [FAKES[1].label + ": not installed (pip install pkg-gone), skipped"],
     )
     with pytest.raises(
-        ValueError, match=r"unknown embedding model\(s\) \['nope'\]; known: \['gone', 'here'\]"
+        ValueError,
+        match=r"unknown embedding model\(s\) \['nope'\]; known: \['gone', 'here', 'parts'\]",
     ):
         installed_models(["here", "nope"])
 
@@ -56,5 +61,7 @@ def test_every_benchmark_model_comes_from_the_bench_semantic_extra() -> None:
         "optional-dependencies"
     ]["bench-semantic"]
     declared = {r.split(">")[0].split("=")[0].split("[")[0].strip() for r in extra}
-    assert {m.package for m in em.MODELS} <= declared
+    assert {m.package for m in em.MODELS if m.package} <= declared
+    # a model no package of the extra brings says how to get it instead
+    assert all(m.install for m in em.MODELS if not m.package)
     assert len({m.key for m in em.MODELS}) == len(em.MODELS)

@@ -182,6 +182,16 @@ def test_document_text_reads_like_prose() -> None:
     assert len(document_text(ToolDocument("x", "y" * 10_000))) == 2000
 
 
+def test_document_text_embeds_the_name_as_written_never_a_generated_one() -> None:
+    # words as written (a model knows "mutation", not the stem "mutat"), camelCase split
+    assert document_text(ToolDocument("mutation_typeFind", "d")).startswith("mutation type find: d")
+    # a provider-safe rewrite's hash suffix is not something the model wrote: the original
+    safe = ToolDocument("repo_create_a565f1a0", "d", aliases=("repo.create",), generated_name=True)
+    assert document_text(safe) == "repo create: d"
+    # a plain alias does not replace the tool's own name
+    assert document_text(ToolDocument("get_me", "d", aliases=("whoami",))) == "get me: d"
+
+
 def test_bad_options_are_rejected() -> None:
     with pytest.raises(ValueError, match="rrf_k"):
         SemanticToolIndex(DOCS, BagOfWordsEmbeddings(), rrf_k=0)

@@ -13,6 +13,7 @@ from langchain_toolsearch.search.tokenize import (
     clear_caches,
     is_cjk,
     name_phrase,
+    name_words,
     stem,
     tokenize,
     tokenize_name,
@@ -154,6 +155,13 @@ def test_names_with_dots_slashes_spaces_and_colons() -> None:
     ]
     assert tokenize_name("fax send") == ["fax", "send"]
     assert name_phrase("getMe_now.v2") == ("get", "me", "now", "v", "2")
+
+
+def test_name_words_are_unstemmed_lowercase_words_of_any_identifier_style() -> None:
+    assert name_words("createPullRequest") == ["create", "pull", "request"]
+    assert name_words("HTTPServer.get_issues-v2") == ["http", "server", "get", "issues", "v", "2"]
+    assert name_words("résumé_upload") == ["résumé", "upload"]
+    assert name_words("") == []
     assert name_phrase("天気_get") == ("get",)
     assert tokenize_name("天気_get") == ["天気", "get"]
 
