@@ -31,9 +31,20 @@ _WRITE_BATCH = 500
 
 
 def content_hash(doc: ToolDocument) -> str:
-    """SHA-256 (hex) of everything :class:`StoreToolIndex` stores for a tool."""
+    """SHA-256 (hex) of everything :class:`StoreToolIndex` stores for a tool.
+
+    The embedded text is part of it, so a release that changes how
+    :func:`~langchain_toolsearch.search.semantic.document_text` writes a tool
+    re-embeds stored tools at the next build, not never.
+    """
     payload = json.dumps(
-        [doc.name, doc.description, [list(p) for p in doc.parameters], list(doc.aliases)],
+        [
+            doc.name,
+            doc.description,
+            [list(p) for p in doc.parameters],
+            list(doc.aliases),
+            document_text(doc),
+        ],
         ensure_ascii=False,
     )
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()

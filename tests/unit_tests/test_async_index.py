@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 
+import pytest
 from langchain_core.embeddings import Embeddings
 from langgraph.store.memory import InMemoryStore
 
@@ -105,3 +106,21 @@ async def test_an_index_without_arank_runs_in_a_worker_thread() -> None:
     hits = await _all(index, "weather")
     assert [h.name for h in hits] == [h.name for h in index.inner.rank("weather")]
     assert threading.get_ident() not in index.threads
+
+
+def test_a_change_of_the_embedded_text_re_embeds_stored_tools(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import langchain_toolsearch.search.store_sync as store_sync
+
+    store = InMemoryStore(index={"dims": 64, "embed": HashingEmbeddings(64)})
+    docs = [ToolDocument("get_weather", "Weather for a city", (("city", "City name"),))]
+    first = StoreToolIndex(store, docs)
+    assert (first.stats.written, first.stats.unchanged) == (1, 0)
+    assert StoreToolIndex(store, docs).stats.unchanged == 1  # same text: nothing to embed
+    # a release that writes tools differently: stored tools are re-embedded, not kept stale
+    monkeypatch.setattr(store_sync, "document_text", lambda d: f"v2 {d.name}")
+    again = StoreToolIndex(store, docs)
+    assert (again.stats.written, again.stats.unchanged) == (1, 0)
+    item = store.get(again.namespace, "get_weather")
+    assert item is not None and item.value["text"] == "v2 get_weather"
