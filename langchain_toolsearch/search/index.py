@@ -116,6 +116,7 @@ from langchain_toolsearch.search.tokenize import (
     stem,
     tokenize,
 )
+from langchain_toolsearch.search.value_types import TYPE_WEIGHT, value_terms
 
 __all__ = [
     "AsyncToolIndex",
@@ -403,19 +404,25 @@ class BM25ToolIndex:
         terms = self._names.content_terms(every)
         fixes = self.corrections(query, terms) if terms else []
         related = [p for p in expand(terms, self._vocab) if p[0] not in fixes] if terms else []
-        # a slip costs (a corrected word counts _FUZZY_WEIGHT of a correct one), and a
-        # derived form or synonym counts _EXPANSION_WEIGHT, with at most its source's IDF;
-        # values and phrasing count less
+        added = [*fixes, *(f for f, _ in related)]
+        typed = (
+            [t for t in value_terms(query, stem, terms) if t in self._vocab and t not in added]
+            if terms
+            else []
+        )
+        # a slip costs (a corrected word counts _FUZZY_WEIGHT of a correct one), a derived
+        # form or synonym counts _EXPANSION_WEIGHT, with at most its source's IDF, and a
+        # value type's parameter word TYPE_WEIGHT; values and phrasing count less
         tw = query_weights.weights(terms)
-        if tw is not None or fixes or related:
+        if tw is not None or added or typed:
             unseen, vocab = self.idf(0, len(self.documents)), self._vocab
             extra = [_FUZZY_WEIGHT] * len(fixes) + [
                 _EXPANSION_WEIGHT
                 * min(1.0, (self._idf[vocab[s]] if s in vocab else unseen) / self._idf[vocab[f]])
                 for f, s in related
             ]
-            tw = (tw or [1.0] * len(terms)) + extra
-        raw, weighted, best = self._bm25([*terms, *fixes, *(f for f, _ in related)], tw, len(terms))
+            tw = (tw or [1.0] * len(terms)) + extra + [TYPE_WEIGHT] * len(typed)
+        raw, weighted, best = self._bm25([*terms, *added, *typed], tw, len(terms))
         if not len(self.documents):
             return raw, raw
         if weighted is raw:
@@ -424,7 +431,7 @@ class BM25ToolIndex:
             score = weighted
             if best > 0:
                 score *= _EXACT_FLOOR / best
-            if related:  # related terms add to a full match: keep it below exact names
+            if related or typed:  # they add to a full match: keep it below exact names
                 np.minimum(score, _EXACT_FLOOR * 0.99, out=score)
         if len(terms) + len(fixes) >= _COVER_MIN_WORDS:  # siblings: best covered name wins
             asked = [*terms, *fixes]
