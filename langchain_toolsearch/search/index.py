@@ -42,6 +42,10 @@ Where it departs from textbook Okapi, and why:
   count 30% of a written term; numbers and request words count less
   (:mod:`~langchain_toolsearch.search.query_weights`). ``raw_score`` stays
   plain BM25F of the written terms.
+* A value of a known type in the query (a date, a clock time, an e-mail
+  address, a URL) adds that type's parameter word (``date``...) at 50% of a
+  written term (:mod:`~langchain_toolsearch.search.value_types`), so of tools
+  the words rank alike, the one that takes the value ranks first.
 * Name coverage: among tools whose names share the query's words, the one
   the query covers best with least left over gets up to 50% more (the
   score times 0.5 x share of the name's words in the query x share of the
