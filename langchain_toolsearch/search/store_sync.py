@@ -30,10 +30,11 @@ _LIST_PAGE = 1_000
 _WRITE_BATCH = 500
 
 
-def content_hash(doc: ToolDocument) -> str:
+def content_hash(doc: ToolDocument, text: str | None = None) -> str:
     """SHA-256 (hex) of everything :class:`StoreToolIndex` stores for a tool.
 
-    The embedded text is part of it, so a release that changes how
+    The embedded text (``text``, or ``document_text(doc)`` when not given) is
+    part of it, so a release that changes how
     :func:`~langchain_toolsearch.search.semantic.document_text` writes a tool
     re-embeds stored tools at the next build, not never.
     """
@@ -43,7 +44,7 @@ def content_hash(doc: ToolDocument) -> str:
             doc.description,
             [list(p) for p in doc.parameters],
             list(doc.aliases),
-            document_text(doc),
+            document_text(doc) if text is None else text,
         ],
         ensure_ascii=False,
     )
@@ -109,11 +110,12 @@ def _plan(
     ops: list[Op] = []
     unchanged = 0
     for doc in documents:
-        digest = content_hash(doc)
+        text = document_text(doc)
+        digest = content_hash(doc, text)
         if stored.get(doc.name) == digest:
             unchanged += 1
             continue
-        value = {"name": doc.name, "text": document_text(doc), "hash": digest}
+        value = {"name": doc.name, "text": text, "hash": digest}
         ops.append(PutOp(namespace, doc.name, value, index=["text"]))
     written = len(ops)
     removed = sorted(set(stored) - frozenset(d.name for d in documents))
