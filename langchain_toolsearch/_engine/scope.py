@@ -100,7 +100,11 @@ class ScopeBuilder:
     Args:
         library: The static library.
         index: The static index.
-        index_factory: Builds the index of a request's tools.
+        index_factory: Builds the index of a request's tools; a factory with a
+            ``request_index`` method (a shared, store-backed index such as
+            ``StoreIndexFactory``) builds them with that instead, so a
+            request's tools stay in this request's overlay and never reach
+            the shared index.
         resolver: The request's tool sources (``None`` without ``include_resolved_tools``).
         cache_size: Most per-request indexes kept (LRU, count).
     """
@@ -116,7 +120,9 @@ class ScopeBuilder:
     ) -> None:
         self.library = library
         self.index = index
-        self._factory = index_factory
+        self._factory: Callable[[Sequence[ToolDocument]], ToolIndex] = (
+            getattr(index_factory, "request_index", None) or index_factory
+        )
         self.resolver = resolver
         self._indexes = _LRU(cache_size)
         self._lock = threading.Lock()

@@ -15,11 +15,16 @@ shared between processes::
         store.setup()  # CREATE EXTENSION vector, tables, HNSW index
         mw = ToolSearchMiddleware(tools=library, index=StoreIndexFactory(store))
 
-Building (:meth:`StoreToolIndex.build`) writes one item per tool under
-``namespace`` (key = tool name, value ``{"name", "text", "hash"}``, only
-``text`` embedded, see :func:`~langchain_toolsearch.search.semantic.document_text`),
-skips tools whose content hash is unchanged and deletes the items of tools
-no longer in the library, so rebuilding a library re-embeds only what changed.
+Building (:meth:`StoreToolIndex.build`) writes the library version under
+``(*namespace, <fingerprint>)``, the fingerprint being a content hash of the
+tool documents: one item per tool (key = tool name, value ``{"name", "text",
+"hash"}``, only ``text`` embedded), then a manifest item. A version already in
+the store (written by another replica or an earlier run) is not written
+again, and two versions side by side never touch each other's items (see
+:mod:`~langchain_toolsearch.search.store_versions` for listing and pruning
+old versions, and ``refresh_seconds`` for how a replica keeps its version
+alive). A request's own tools never reach the store
+(:meth:`StoreIndexFactory.request_index`).
 
 Scores: the store's ``score`` for a query is the cosine similarity of the
 query and tool embeddings (``InMemoryStore`` always; ``PostgresStore`` with
@@ -47,11 +52,14 @@ tokenizer terms, no model weights and no network.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import math
+import threading
+import time
 from collections import Counter
 from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
@@ -59,15 +67,24 @@ from langchain_core.vectorstores import VectorStore
 from langgraph.store.base import BaseStore, SearchItem
 
 from langchain_toolsearch.search.hashing import HashingEmbeddings
-from langchain_toolsearch.search.index import BM25Params, ScoredTool, ToolDocument
-from langchain_toolsearch.search.semantic import RRF_K, SemanticToolIndex, document_text
+from langchain_toolsearch.search.index import (
+    BM25Params,
+    BM25ToolIndex,
+    ScoredTool,
+    ToolDocument,
+    ToolIndex,
+)
+from langchain_toolsearch.search.semantic import RRF_K, SemanticToolIndex
 from langchain_toolsearch.search.store_sync import (
     SyncStats,
-    async_sync_store,
     content_hash,
-    sync_store,
+    hashed_documents,
+    library_fingerprint,
+    sync_flow,
+    touch_flow,
 )
 from langchain_toolsearch.search.tokenize import tokenize
+from langchain_toolsearch.store_flow import Flow, arun_flow, run_flow
 
 __all__ = [
     "DEFAULT_NAMESPACE",
@@ -79,7 +96,11 @@ __all__ = [
 ]
 
 DEFAULT_NAMESPACE: tuple[str, ...] = ("toolsearch", "tools")
-"""Where :class:`StoreToolIndex` keeps the tools unless told otherwise."""
+"""Base namespace of :class:`StoreToolIndex` unless told otherwise (versions go below it)."""
+DEFAULT_REFRESH_SECONDS = 60.0
+"""How often a replica re-checks its library version in the store (seconds)."""
+
+T = TypeVar("T")
 
 
 def _store_embeddings(store: BaseStore) -> Embeddings:
@@ -109,8 +130,10 @@ class StoreToolIndex:
             must be ``"cosine"`` (the default) or ``"inner_product"`` with
             normalised embeddings.
         documents: One per tool; ``name`` values must be unique.
-        namespace: The store namespace holding this library's tools; use one
-            namespace per library (and per embedding model).
+        namespace: The base namespace of this library's versions; the tools
+            live under ``(*namespace, fingerprint)`` (see
+            :mod:`~langchain_toolsearch.search.store_versions`). Use one base
+            per embedding model.
         min_similarity: Cosine below which a neighbour is not a hit; also the
             fused index's embedding floor. 0.2 suits :class:`HashingEmbeddings`
             and all-MiniLM-L6-v2; calibrate for other models.
@@ -128,7 +151,21 @@ class StoreToolIndex:
         rrf_k: RRF rank constant (with ``fuse_bm25``).
         depth: Hits of each ranker fused (count, with ``fuse_bm25``).
         sync: Write the documents to the store (``False``: trust that it
-            already holds them, e.g. a replica reading a shared database).
+            already holds them, e.g. a replica with read-only access; such a
+            replica never writes, not even the manifest).
+        refresh_seconds: Most time between two checks of this version's
+            manifest by this replica (seconds; ``None``: never). A check runs
+            with the first search after the interval: it touches the
+            manifest's ``seen_at`` (so pruning keeps a version in use) and,
+            when the manifest is gone (pruned, store restored), writes the
+            version again. Ignored with ``sync=False``.
+
+    Attributes:
+        base: The base namespace (``namespace=``).
+        fingerprint: The library version (a content hash of ``documents``).
+        namespace: ``(*base, fingerprint)``, where the tools are.
+        stats: What the last sync wrote.
+        resyncs: Times a refresh found the manifest gone and wrote the version again.
 
     Raises:
         ValueError: If two documents share a name, an option is out of range,
@@ -150,16 +187,19 @@ class StoreToolIndex:
         rrf_k: int = RRF_K,
         depth: int = 50,
         sync: bool = True,
+        refresh_seconds: float | None = DEFAULT_REFRESH_SECONDS,
     ) -> None:
         if (
             not 0.0 < min_similarity <= 1.0
             or not (min_similarity_alone is None or 0.0 < min_similarity_alone <= 1.0)
             or page_size < 1
             or max_hits < page_size
+            or not (refresh_seconds is None or refresh_seconds >= 0)
         ):
             raise ValueError(
-                f"need similarity floors in (0, 1] and 1 <= page_size <= max_hits; got "
-                f"{min_similarity=}, {min_similarity_alone=}, {page_size=}, {max_hits=}"
+                f"need similarity floors in (0, 1], 1 <= page_size <= max_hits and "
+                f"refresh_seconds >= 0 or None; got {min_similarity=}, "
+                f"{min_similarity_alone=}, {page_size=}, {max_hits=}, {refresh_seconds=}"
             )
         names = [d.name for d in documents]
         if len(set(names)) != len(names):
@@ -168,7 +208,10 @@ class StoreToolIndex:
         self.store = store
         self.embeddings = _store_embeddings(store)
         self.documents: tuple[ToolDocument, ...] = tuple(documents)
-        self.namespace = tuple(namespace)
+        self._hashed = hashed_documents(self.documents)
+        self.base = tuple(namespace)
+        self.fingerprint = library_fingerprint(self._hashed)
+        self.namespace = (*self.base, self.fingerprint)
         self.min_similarity = min_similarity
         self.page_size = page_size
         self.max_hits = max_hits
@@ -177,13 +220,17 @@ class StoreToolIndex:
             min_similarity_alone = 0.4
         self.min_similarity_alone = min_similarity_alone
         self._vocabulary = frozenset(
-            itertools.chain.from_iterable(tokenize(document_text(d)) for d in self.documents)
+            itertools.chain.from_iterable(tokenize(text) for _, text, _ in self._hashed)
         )
+        self._writes = sync
+        self._refresh = None if not sync else refresh_seconds
+        self._due = 0.0
+        self._due_lock = threading.Lock()
+        self.resyncs = 0
         self.stats = (
-            sync_store(store, self.namespace, self.documents)
-            if sync
-            else SyncStats(0, 0, len(self.documents), 0.0)
+            self._run(self._sync_flow()) if sync else SyncStats(0, 0, len(self.documents), 0.0)
         )
+        self._schedule()
         self._fused: SemanticToolIndex | None = None
         if fuse_bm25:
             self._fused = SemanticToolIndex(
@@ -231,10 +278,60 @@ class StoreToolIndex:
             The index; ``stats`` says what was written.
         """
         sync = options.pop("sync", True)
+        refresh = options.pop("refresh_seconds", DEFAULT_REFRESH_SECONDS)
         index = cls(store, documents, sync=False, **options)
         if sync:
-            index.stats = await async_sync_store(store, index.namespace, index.documents)
+            index._writes, index._refresh = True, refresh
+            index.stats = await arun_flow(store, index._sync_flow())
+            index._schedule()
         return index
+
+    # -- the version in the store ----------------------------------------------------------
+
+    def _sync_flow(self, *, force: bool = False) -> Flow[SyncStats]:
+        return sync_flow(self.base, self.fingerprint, self._hashed, force=force)
+
+    def _run(self, flow: Flow[T]) -> T:
+        try:
+            return run_flow(self.store, flow)
+        except asyncio.InvalidStateError as exc:  # an async store on its own loop
+            raise RuntimeError(
+                f"{type(self.store).__name__} cannot be used synchronously from its event "
+                "loop: build with `await StoreToolIndex.abuild(store, documents)` and search "
+                "with `arank`"
+            ) from exc
+
+    def _schedule(self) -> None:
+        if self._refresh is not None:
+            self._due = time.monotonic() + self._refresh
+
+    def _claim_refresh(self) -> bool:
+        """Whether this search runs the refresh (one caller per interval)."""
+        if self._refresh is None or not self._writes:
+            return False
+        with self._due_lock:
+            if time.monotonic() < self._due:
+                return False
+            self._schedule()
+            return True
+
+    def _refresh_flow(self) -> Flow[None]:
+        """Touch the manifest; write the version again when it is gone."""
+        if not (yield from touch_flow(self.base, self.fingerprint, len(self), time.time())):
+            self.stats = yield from self._sync_flow(force=True)
+            self.resyncs += 1
+
+    def refresh(self) -> None:
+        """Check this version's manifest now (see ``refresh_seconds``); sync API."""
+        if self._writes:
+            self._run(self._refresh_flow())
+            self._schedule()
+
+    async def arefresh(self) -> None:
+        """Async :meth:`refresh`."""
+        if self._writes:
+            await arun_flow(self.store, self._refresh_flow())
+            self._schedule()
 
     def __len__(self) -> int:
         """Number of indexed tools."""
@@ -257,11 +354,15 @@ class StoreToolIndex:
             At most ``limit`` pairs of this library's tools, unfiltered by the
             similarity floor.
         """
+        if self._claim_refresh():
+            self._run(self._refresh_flow())
         items: list[SearchItem] = self.store.search(self.namespace, query=query, limit=limit)
         return self._pairs(items)
 
     async def aneighbours(self, query: str, limit: int) -> list[tuple[str, float]]:
         """:meth:`neighbours` through the store's ``asearch``."""
+        if self._claim_refresh():
+            await arun_flow(self.store, self._refresh_flow())
         items = await self.store.asearch(self.namespace, query=query, limit=limit)
         return self._pairs(items)
 
@@ -412,8 +513,13 @@ class _StoreVectors(VectorStore):
 class StoreIndexFactory:
     """The ``index=`` option for store-served search: ``(documents) -> StoreToolIndex``.
 
-    Each library build syncs the same store namespace, so a rebuilt library
-    writes (and embeds) only the tools that changed.
+    Each library version syncs its own namespace under the same base, so a
+    version another replica (or an earlier run) wrote is reused as it is, and
+    a new version writes (and embeds) every tool once.
+
+    A request's own tools (``include_resolved_tools``) never go to the
+    store: the middleware and node index them with :meth:`request_index`, an
+    in-memory BM25 index, merged with the shared index for that request only.
 
     Args:
         store: A LangGraph ``BaseStore`` with a vector index.
@@ -438,3 +544,14 @@ class StoreIndexFactory:
         """:meth:`__call__` for async code and async stores (see :meth:`StoreToolIndex.abuild`)."""
         self.last = await StoreToolIndex.abuild(self.store, documents, **self.options)
         return self.last
+
+    def request_index(self, documents: Sequence[ToolDocument]) -> ToolIndex:
+        """The index of one request's own tools: in memory (BM25), never in the store.
+
+        Args:
+            documents: The request's tools (one per tool).
+
+        Returns:
+            A :class:`~langchain_toolsearch.search.index.BM25ToolIndex` (scores in [0, 1]).
+        """
+        return BM25ToolIndex.build(documents)

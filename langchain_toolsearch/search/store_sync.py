@@ -1,33 +1,59 @@
-"""Syncing a library's tools into a LangGraph store namespace (for the store-served index).
+"""Syncing a library version's tools into a LangGraph store (for the store-served index).
 
-One item per tool under the namespace: key = tool name, value ``{"name",
-"text", "hash"}``, only ``text`` embedded (see
-:func:`~langchain_toolsearch.search.semantic.document_text`). A sync lists the
-namespace, skips tools whose content hash is unchanged, writes the others in
-batches and deletes the items of tools no longer in the library, so rebuilding
-a library re-embeds only what changed. Used by
-:class:`~langchain_toolsearch.search.store_index.StoreToolIndex`.
+Each library version has its own namespace ``(*base, <fingerprint>)``
+(:func:`library_fingerprint`: a content hash of the tool documents), so
+replicas running different versions never write each other's items. One item
+per tool: key = tool name, value ``{"name", "text", "hash"}``, only ``text``
+embedded (see :func:`~langchain_toolsearch.search.semantic.document_text`).
+
+A sync (:func:`sync_flow`) first reads the version's manifest,
+``(*base, "manifests")`` key ``<fingerprint>``: when it is there another
+replica already wrote the version, and the sync only touches its ``seen_at``.
+Otherwise it lists the namespace (a sync cut short resumes), writes the
+tools whose content hash is missing or differs in batches, deletes items
+that are not in the version, and writes the manifest last, so a manifest
+means every tool is in the store. Used by
+:class:`~langchain_toolsearch.search.store_index.StoreToolIndex`; listing and
+pruning versions: :mod:`~langchain_toolsearch.search.store_versions`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
-import itertools
 import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, cast
 
-from langgraph.store.base import BaseStore, Op, PutOp, SearchItem
+from langgraph.store.base import GetOp, Item, Op, PutOp, SearchItem, SearchOp
 
 from langchain_toolsearch.search.protocol import ToolDocument
 from langchain_toolsearch.search.semantic import document_text
+from langchain_toolsearch.store_flow import Flow
 
-__all__ = ["SyncStats", "async_sync_store", "content_hash", "sync_store"]
+__all__ = [
+    "FINGERPRINT_CHARS",
+    "MANIFESTS",
+    "Hashed",
+    "SyncStats",
+    "content_hash",
+    "hashed_documents",
+    "library_fingerprint",
+    "manifest_value",
+    "sync_flow",
+    "touch_flow",
+]
 
+MANIFESTS = "manifests"
+"""Last label of the namespace holding one manifest item per library version."""
+FINGERPRINT_CHARS = 32
+"""Hex characters of a library fingerprint (128 bits of SHA-256)."""
 _LIST_PAGE = 1_000
 _WRITE_BATCH = 500
+
+Hashed = tuple[ToolDocument, str, str]
+"""A tool document with its embedded text and content hash."""
 
 
 def content_hash(doc: ToolDocument, text: str | None = None) -> str:
@@ -36,7 +62,7 @@ def content_hash(doc: ToolDocument, text: str | None = None) -> str:
     The embedded text (``text``, or ``document_text(doc)`` when not given) is
     part of it, so a release that changes how
     :func:`~langchain_toolsearch.search.semantic.document_text` writes a tool
-    re-embeds stored tools at the next build, not never.
+    gives a new library fingerprint (and embeddings), not stale ones.
     """
     payload = json.dumps(
         [
@@ -51,15 +77,41 @@ def content_hash(doc: ToolDocument, text: str | None = None) -> str:
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
+def hashed_documents(documents: Sequence[ToolDocument]) -> list[Hashed]:
+    """``(document, embedded text, content hash)`` of each document, in order."""
+    out: list[Hashed] = []
+    for doc in documents:
+        text = document_text(doc)
+        out.append((doc, text, content_hash(doc, text)))
+    return out
+
+
+def library_fingerprint(hashed: Sequence[Hashed]) -> str:
+    """The version of a library: SHA-256 of its ``(name, content hash)`` pairs, sorted.
+
+    Args:
+        hashed: :func:`hashed_documents` of the library.
+
+    Returns:
+        :data:`FINGERPRINT_CHARS` lowercase hex characters (a namespace label).
+        Equal libraries (in any order) have equal fingerprints.
+    """
+    digest = hashlib.sha256()
+    for name, value in sorted((doc.name, h) for doc, _, h in hashed):
+        digest.update(f"{name}\0{value}\n".encode("utf-8", "replace"))
+    return digest.hexdigest()[:FINGERPRINT_CHARS]
+
+
 @dataclass(frozen=True, slots=True)
 class SyncStats:
     """What a build did to the store.
 
     Attributes:
         written: Items put (new or changed tools; each embedded once).
-        deleted: Items deleted (tools no longer in the library).
-        unchanged: Tools whose stored content hash matched (not written).
-        seconds: Wall time of the sync, listing included (s).
+        deleted: Items deleted (tools not in the version).
+        unchanged: Tools already in the store (all of them when the version's
+            manifest was there).
+        seconds: Wall time of the sync, manifest and listing included (s).
     """
 
     written: int
@@ -68,84 +120,89 @@ class SyncStats:
     seconds: float
 
 
-def _collect(page: list[SearchItem], namespace: tuple[str, ...], found: dict[str, str]) -> bool:
-    """Add one listing page to ``found``; whether more pages may follow."""
-    for item in page:
-        if tuple(item.namespace) == namespace:
-            value = item.value or {}
-            found[item.key] = str(value.get("hash", ""))
-    return len(page) >= _LIST_PAGE
+def manifest_value(fingerprint: str, tools: int, synced_at: float, now: float) -> dict[str, Any]:
+    """The manifest item's value (times in epoch seconds)."""
+    return {"fingerprint": fingerprint, "tools": tools, "synced_at": synced_at, "seen_at": now}
 
 
-def _stored(store: BaseStore, namespace: tuple[str, ...]) -> dict[str, str]:
+def _synced_at(item: object) -> float | None:
+    """The manifest's ``synced_at``, or ``None`` when there is no (valid) manifest."""
+    if not isinstance(item, Item) or not isinstance(item.value, dict):
+        return None
+    value = item.value.get("synced_at")
+    return float(value) if isinstance(value, int | float) else None
+
+
+def touch_flow(base: tuple[str, ...], fingerprint: str, tools: int, now: float) -> Flow[bool]:
+    """Touch a version's manifest (``seen_at``); whether it was there."""
+    ns = (*base, MANIFESTS)
+    (item,) = yield [GetOp(ns, fingerprint)]
+    synced_at = _synced_at(item)
+    if synced_at is None:
+        return False
+    yield [PutOp(ns, fingerprint, manifest_value(fingerprint, tools, synced_at, now), index=False)]
+    return True
+
+
+def _stored(ns: tuple[str, ...]) -> Flow[dict[str, str]]:
     """Key -> stored content hash of every item in the namespace."""
     found: dict[str, str] = {}
-    for offset in itertools.count(0, _LIST_PAGE):
-        try:
-            page = store.search(namespace, limit=_LIST_PAGE, offset=offset)
-        except asyncio.InvalidStateError as exc:  # an async store on its own loop
-            raise RuntimeError(
-                f"{type(store).__name__} cannot be used synchronously from its event "
-                "loop: build with `await StoreToolIndex.abuild(store, documents)` and search "
-                "with `arank`"
-            ) from exc
-        if not _collect(page, namespace, found):
+    offset = 0
+    while True:
+        (result,) = yield [SearchOp(ns, limit=_LIST_PAGE, offset=offset)]
+        page = cast(list[SearchItem], result)
+        offset += len(page)
+        for item in page:
+            if tuple(item.namespace) == ns:
+                found[item.key] = str((item.value or {}).get("hash", ""))
+        if len(page) < _LIST_PAGE:
             return found
-    return found  # pragma: no cover - itertools.count never ends
-
-
-async def _astored(store: BaseStore, namespace: tuple[str, ...]) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for offset in itertools.count(0, _LIST_PAGE):
-        page = await store.asearch(namespace, limit=_LIST_PAGE, offset=offset)
-        if not _collect(page, namespace, found):
-            return found
-    return found  # pragma: no cover - itertools.count never ends
 
 
 def _plan(
-    documents: Sequence[ToolDocument], namespace: tuple[str, ...], stored: dict[str, str]
+    hashed: Sequence[Hashed], ns: tuple[str, ...], stored: dict[str, str]
 ) -> tuple[list[list[Op]], int, int, int]:
     """Write batches for the stored state: (batches, written, deleted, unchanged)."""
     ops: list[Op] = []
     unchanged = 0
-    for doc in documents:
-        text = document_text(doc)
-        digest = content_hash(doc, text)
+    for doc, text, digest in hashed:
         if stored.get(doc.name) == digest:
             unchanged += 1
             continue
         value = {"name": doc.name, "text": text, "hash": digest}
-        ops.append(PutOp(namespace, doc.name, value, index=["text"]))
+        ops.append(PutOp(ns, doc.name, value, index=["text"]))
     written = len(ops)
-    removed = sorted(set(stored) - frozenset(d.name for d in documents))
-    ops.extend(PutOp(namespace, key, None) for key in removed)
+    removed = sorted(set(stored) - frozenset(doc.name for doc, _, _ in hashed))
+    ops.extend(PutOp(ns, key, None) for key in removed)
     batches = [ops[i : i + _WRITE_BATCH] for i in range(0, len(ops), _WRITE_BATCH)]
     return batches, written, len(removed), unchanged
 
 
-def sync_store(
-    store: BaseStore, namespace: tuple[str, ...], documents: Sequence[ToolDocument]
-) -> SyncStats:
-    """Make ``namespace`` of ``store`` hold exactly ``documents`` (sync API).
+def sync_flow(
+    base: tuple[str, ...],
+    fingerprint: str,
+    hashed: Sequence[Hashed],
+    *,
+    now: float | None = None,
+    force: bool = False,
+) -> Flow[SyncStats]:
+    """Make ``(*base, fingerprint)`` hold exactly ``hashed``, then write its manifest.
 
-    Raises:
-        RuntimeError: If ``store`` is an async store called from its own event loop.
+    Args:
+        base: The base namespace.
+        fingerprint: :func:`library_fingerprint` of ``hashed``.
+        hashed: The version's tools.
+        now: The manifest's time (epoch seconds; default ``time.time()``).
+        force: List and compare the items even when the manifest is there.
     """
     started = time.perf_counter()
-    batches, written, deleted, unchanged = _plan(documents, namespace, _stored(store, namespace))
-    for batch in batches:
-        store.batch(batch)
-    return SyncStats(written, deleted, unchanged, time.perf_counter() - started)
-
-
-async def async_sync_store(
-    store: BaseStore, namespace: tuple[str, ...], documents: Sequence[ToolDocument]
-) -> SyncStats:
-    """:func:`sync_store` through the store's ``asearch`` / ``abatch``."""
-    started = time.perf_counter()
-    stored = await _astored(store, namespace)
-    batches, written, deleted, unchanged = _plan(documents, namespace, stored)
-    for batch in batches:
-        await store.abatch(batch)
+    when = time.time() if now is None else now
+    if not force and (yield from touch_flow(base, fingerprint, len(hashed), when)):
+        return SyncStats(0, 0, len(hashed), time.perf_counter() - started)
+    ns = (*base, fingerprint)
+    batches, written, deleted, unchanged = _plan(hashed, ns, (yield from _stored(ns)))
+    for batch in batches:  # sent back results are not needed
+        _ = yield batch
+    value = manifest_value(fingerprint, len(hashed), when, when)
+    yield [PutOp((*base, MANIFESTS), fingerprint, value, index=False)]
     return SyncStats(written, deleted, unchanged, time.perf_counter() - started)

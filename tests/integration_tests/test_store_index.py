@@ -95,29 +95,37 @@ def test_hashing_embeddings_are_deterministic_unit_bag_of_words() -> None:
 def test_build_writes_one_item_per_tool_with_its_hash() -> None:
     store = _store()
     index = StoreToolIndex.build(store, DOCS)
-    assert len(index) == 5 and sorted(store.puts) == sorted(d.name for d in DOCS)
+    assert len(index) == 5 and sorted(store.puts) == sorted(
+        [*(d.name for d in DOCS), index.fingerprint]
+    )
     assert (index.stats.written, index.stats.deleted, index.stats.unchanged) == (5, 0, 0)
-    item = store.get(NS, "get_weather")
+    assert index.namespace == (*NS, index.fingerprint) and len(index.fingerprint) == 32
+    item = store.get(index.namespace, "get_weather")
     assert item is not None
     assert item.value["hash"] == content_hash(DOCS[2])
     assert item.value["text"].startswith("get weather: Current weather")
+    manifest = store.get((*NS, "manifests"), index.fingerprint)
+    assert manifest is not None and manifest.value["tools"] == 5
 
 
-def test_incremental_rebuild_writes_only_changed_tools() -> None:
+def test_a_version_is_written_once_and_a_new_version_leaves_the_old_one_alone() -> None:
     store = _store()
     factory = StoreIndexFactory(store)
-    factory(DOCS)
+    first = factory(DOCS)
     store.puts.clear()
-    again = factory(list(reversed(DOCS)))  # same tools, other order: nothing to write
-    assert store.puts == [] and store.deletes == []
-    assert again.stats.unchanged == 5
+    again = factory(list(reversed(DOCS)))  # same tools, other order: same version
+    assert again.fingerprint == first.fingerprint
+    assert store.puts == [first.fingerprint] and store.deletes == []  # the manifest touched
+    assert again.stats.unchanged == 5 and again.stats.written == 0
     changed = ToolDocument("send_email", "Send an email with attachments", (("to", "Address"),))
     third = factory([DOCS[0], changed, *DOCS[2:4], ToolDocument("new_tool", "Brand new tool")])
-    assert sorted(store.puts) == ["new_tool", "send_email"]
-    assert store.deletes == ["create_issue"]
-    assert (third.stats.written, third.stats.deleted, third.stats.unchanged) == (2, 1, 3)
-    assert store.get(NS, "create_issue") is None
+    assert third.fingerprint != first.fingerprint
+    assert (third.stats.written, third.stats.deleted, third.stats.unchanged) == (5, 0, 0)
+    assert store.deletes == []  # the first version is untouched
+    assert store.get(first.namespace, "create_issue") is not None
+    assert store.get(third.namespace, "create_issue") is None
     assert _names(third, "github issue repository") == []
+    assert _names(first, "github issue repository") == ["create_issue"]
     assert factory.last is third
 
 
@@ -203,7 +211,7 @@ async def test_middleware_searches_loads_and_calls_through_the_store() -> None:
     store = _store()
     mw = ToolSearchMiddleware(tools=library(), index=StoreIndexFactory(store))
     assert isinstance(mw.index, StoreToolIndex)
-    assert len(store.puts) == len(library())
+    assert len(store.puts) == len(library()) + 1  # the tools, then the manifest
     model = ScriptedChatModel(
         steps=[
             ai(call("search_tools", {"query": "current weather in a city"})),
@@ -307,8 +315,9 @@ def test_postgres_store_with_pgvector_serves_the_index(pgvector_dsn: str) -> Non
         assert all(0.0 < h.score <= 1.0 for h in hits)
         assert list(index.rank("qwzxv plmokn")) == [] and list(index.rank("")) == []
         again = StoreToolIndex.build(store, [*DOCS[:4], ToolDocument("new_tool", "Brand new")])
-        assert (again.stats.written, again.stats.deleted, again.stats.unchanged) == (1, 1, 4)
+        assert (again.stats.written, again.stats.deleted, again.stats.unchanged) == (5, 0, 0)
         assert _names(again, "brand new tool") == ["new_tool"]
+        assert _names(index, "brand new tool") == []  # the first version is untouched
         assert _names(StoreToolIndex(store, DOCS[:4], fuse_bm25=True, sync=False), "get_weather")[
             0
         ] == ("get_weather")
@@ -336,7 +345,9 @@ async def test_async_postgres_store_with_pgvector_serves_the_index(pgvector_dsn:
         again = await StoreToolIndex.abuild(
             store, [*DOCS[:4], ToolDocument("new_tool", "Brand new")], namespace=namespace
         )
-        assert (again.stats.written, again.stats.deleted, again.stats.unchanged) == (1, 1, 4)
+        assert (again.stats.written, again.stats.deleted, again.stats.unchanged) == (5, 0, 0)
+        same = await StoreToolIndex.abuild(store, DOCS, namespace=namespace)
+        assert (same.stats.written, same.stats.unchanged) == (0, 5)
         fused = StoreToolIndex(store, DOCS[:4], namespace=namespace, fuse_bm25=True, sync=False)
         names = [h.name async for h in fused.arank("get_weather")]
         assert names[:1] == ["get_weather"]
