@@ -5,12 +5,17 @@ One item per loaded tool under the namespace ``("toolsearch", "loaded",
 (``InMemoryStore``, ``PostgresStore``, ``AsyncPostgresStore``, ...), so
 concurrent writers never overwrite each other's loads and the loads outlive
 the process. Sync methods use the store's ``batch``, async ones ``abatch``.
+
+Load order is a per-thread sequence kept in the store itself: a load takes
+the highest ``seq`` of the thread's items plus one, so every replica binds
+the same order whatever its clock, and a load made after another one was
+acknowledged always comes after it ("loads only append"). Clocks play no part
+in the order (TTL expiry stays the store's, clock-based).
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import cast
 
 from langgraph.store.base import (
@@ -49,10 +54,16 @@ class BaseStoreLoadedToolStore:
 
     Layout: one item per loaded tool, namespace ``(*namespace, <thread id>)``
     (``.`` in a thread id is written ``%2E``), key the tool name, value
-    ``{"seq": <time.time_ns() of the load>, "origin": <loading tool-call id>}``.
-    Names are ordered by ``(seq, name)``. Since every load is its own item,
-    replicas loading different tools at the same moment both keep theirs, and
-    a load is durable once the store acknowledged the write. Items are written
+    ``{"seq": <the thread's sequence number of the load>, "origin": <loading
+    tool-call id>}``. A load's ``seq`` is one more than the highest ``seq``
+    among the thread's items when it is written (several tools of one call:
+    consecutive numbers in call order), so the order is the same in every
+    replica and never depends on a clock. Names are ordered by ``(seq,
+    name)``: two runs loading on one thread at the same moment may draw the
+    same number, and then sort by name, in every replica alike. Since every
+    load is its own item, replicas loading different tools at the same moment
+    both keep theirs, and a load is durable once the store acknowledged the
+    write. Items are written
     with ``index=False`` (never embedded) and the store's default TTL, if its
     ``ttl_config`` sets one.
 
@@ -62,7 +73,6 @@ class BaseStoreLoadedToolStore:
     Args:
         store: Any LangGraph store (``InMemoryStore``, ``PostgresStore``, ...).
         namespace: Namespace prefix; the thread id is appended.
-        clock_ns: Nanosecond clock giving the load order (tests inject one).
     """
 
     def __init__(
@@ -70,11 +80,9 @@ class BaseStoreLoadedToolStore:
         store: BaseStore,
         *,
         namespace: tuple[str, ...] = LOADED_NAMESPACE,
-        clock_ns: Callable[[], int] = time.time_ns,
     ) -> None:
         self.store = store
         self.namespace = tuple(namespace)
-        self._clock_ns = clock_ns
 
     def _ns(self, thread_id: str) -> tuple[str, ...]:
         return (*self.namespace, thread_label(thread_id))
@@ -107,10 +115,12 @@ class BaseStoreLoadedToolStore:
         wanted = list(dict.fromkeys(names))
         if not wanted:
             return []
-        found = yield [GetOp(ns, n, refresh_ttl=self._refresh()) for n in wanted]
-        fresh = [n for n, item in zip(wanted, found, strict=True) if item is None]
+        items = yield from self._items(ns)
+        present = {i.key for i in items}
+        fresh = [n for n in wanted if n not in present]
         if fresh:
-            start, ttl = self._clock_ns(), self._put_ttl()
+            start = max((_seq(i)[0] for i in items), default=0) + 1
+            ttl = self._put_ttl()
             yield [
                 PutOp(ns, n, {"seq": start + i, "origin": origin}, index=False, ttl=ttl)
                 for i, n in enumerate(fresh)

@@ -72,8 +72,7 @@ def test_thread_labels_are_reversible_and_dot_free() -> None:
 
 
 async def test_backend_sync_and_async_agree_and_keep_order() -> None:
-    ticks = iter(range(100, 1000))
-    backend = BaseStoreLoadedToolStore(InMemoryStore(), clock_ns=lambda: next(ticks) * 10)
+    backend = BaseStoreLoadedToolStore(InMemoryStore())
     assert isinstance(backend, LoadedToolStore)
     assert backend.add("t", ["zeta", "alpha", "zeta"], origin="c1") == ["zeta", "alpha"]
     assert await backend.aadd("t", ["alpha", "mid"]) == ["mid"]
