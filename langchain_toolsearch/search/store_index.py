@@ -52,14 +52,11 @@ tokenizer terms, no model weights and no network.
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import math
-import threading
-import time
 from collections import Counter
 from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
@@ -75,16 +72,9 @@ from langchain_toolsearch.search.index import (
     ToolIndex,
 )
 from langchain_toolsearch.search.semantic import RRF_K, SemanticToolIndex
-from langchain_toolsearch.search.store_sync import (
-    SyncStats,
-    content_hash,
-    hashed_documents,
-    library_fingerprint,
-    sync_flow,
-    touch_flow,
-)
+from langchain_toolsearch.search.store_sync import SyncStats, content_hash, hashed_documents
+from langchain_toolsearch.search.store_versions import LibraryVersion
 from langchain_toolsearch.search.tokenize import tokenize
-from langchain_toolsearch.store_flow import Flow, arun_flow, run_flow
 
 __all__ = [
     "DEFAULT_NAMESPACE",
@@ -99,8 +89,6 @@ DEFAULT_NAMESPACE: tuple[str, ...] = ("toolsearch", "tools")
 """Base namespace of :class:`StoreToolIndex` unless told otherwise (versions go below it)."""
 DEFAULT_REFRESH_SECONDS = 60.0
 """How often a replica re-checks its library version in the store (seconds)."""
-
-T = TypeVar("T")
 
 
 def _store_embeddings(store: BaseStore) -> Embeddings:
@@ -161,11 +149,10 @@ class StoreToolIndex:
             version again. Ignored with ``sync=False``.
 
     Attributes:
-        base: The base namespace (``namespace=``).
-        fingerprint: The library version (a content hash of ``documents``).
-        namespace: ``(*base, fingerprint)``, where the tools are.
-        stats: What the last sync wrote.
-        resyncs: Times a refresh found the manifest gone and wrote the version again.
+        version: This replica's library version in the store
+            (:class:`~langchain_toolsearch.search.store_versions.LibraryVersion`);
+            ``base``, ``fingerprint``, ``namespace``, ``stats`` and ``resyncs``
+            are read from it.
 
     Raises:
         ValueError: If two documents share a name, an option is out of range,
@@ -188,6 +175,7 @@ class StoreToolIndex:
         depth: int = 50,
         sync: bool = True,
         refresh_seconds: float | None = DEFAULT_REFRESH_SECONDS,
+        _defer_sync: bool = False,
     ) -> None:
         if (
             not 0.0 < min_similarity <= 1.0
@@ -208,10 +196,10 @@ class StoreToolIndex:
         self.store = store
         self.embeddings = _store_embeddings(store)
         self.documents: tuple[ToolDocument, ...] = tuple(documents)
-        self._hashed = hashed_documents(self.documents)
-        self.base = tuple(namespace)
-        self.fingerprint = library_fingerprint(self._hashed)
-        self.namespace = (*self.base, self.fingerprint)
+        hashed = hashed_documents(self.documents)
+        self.version = LibraryVersion(
+            store, tuple(namespace), hashed, writes=sync, refresh_seconds=refresh_seconds
+        )
         self.min_similarity = min_similarity
         self.page_size = page_size
         self.max_hits = max_hits
@@ -220,17 +208,10 @@ class StoreToolIndex:
             min_similarity_alone = 0.4
         self.min_similarity_alone = min_similarity_alone
         self._vocabulary = frozenset(
-            itertools.chain.from_iterable(tokenize(text) for _, text, _ in self._hashed)
+            itertools.chain.from_iterable(tokenize(text) for _, text, _ in hashed)
         )
-        self._writes = sync
-        self._refresh = None if not sync else refresh_seconds
-        self._due = 0.0
-        self._due_lock = threading.Lock()
-        self.resyncs = 0
-        self.stats = (
-            self._run(self._sync_flow()) if sync else SyncStats(0, 0, len(self.documents), 0.0)
-        )
-        self._schedule()
+        if not _defer_sync:  # abuild syncs through the async API
+            self.version.sync()
         self._fused: SemanticToolIndex | None = None
         if fuse_bm25:
             self._fused = SemanticToolIndex(
@@ -277,61 +258,42 @@ class StoreToolIndex:
         Returns:
             The index; ``stats`` says what was written.
         """
-        sync = options.pop("sync", True)
-        refresh = options.pop("refresh_seconds", DEFAULT_REFRESH_SECONDS)
-        index = cls(store, documents, sync=False, **options)
-        if sync:
-            index._writes, index._refresh = True, refresh
-            index.stats = await arun_flow(store, index._sync_flow())
-            index._schedule()
+        index = cls(store, documents, _defer_sync=True, **options)
+        await index.version.async_sync()
         return index
 
-    # -- the version in the store ----------------------------------------------------------
+    @property
+    def base(self) -> tuple[str, ...]:
+        """The base namespace (``namespace=``)."""
+        return self.version.base
 
-    def _sync_flow(self, *, force: bool = False) -> Flow[SyncStats]:
-        return sync_flow(self.base, self.fingerprint, self._hashed, force=force)
+    @property
+    def fingerprint(self) -> str:
+        """The library version: a content hash of the documents."""
+        return self.version.fingerprint
 
-    def _run(self, flow: Flow[T]) -> T:
-        try:
-            return run_flow(self.store, flow)
-        except asyncio.InvalidStateError as exc:  # an async store on its own loop
-            raise RuntimeError(
-                f"{type(self.store).__name__} cannot be used synchronously from its event "
-                "loop: build with `await StoreToolIndex.abuild(store, documents)` and search "
-                "with `arank`"
-            ) from exc
+    @property
+    def namespace(self) -> tuple[str, ...]:
+        """``(*base, fingerprint)``: where this version's tools are."""
+        return self.version.namespace
 
-    def _schedule(self) -> None:
-        if self._refresh is not None:
-            self._due = time.monotonic() + self._refresh
+    @property
+    def stats(self) -> SyncStats:
+        """What the last sync wrote."""
+        return self.version.stats
 
-    def _claim_refresh(self) -> bool:
-        """Whether this search runs the refresh (one caller per interval)."""
-        if self._refresh is None or not self._writes:
-            return False
-        with self._due_lock:
-            if time.monotonic() < self._due:
-                return False
-            self._schedule()
-            return True
-
-    def _refresh_flow(self) -> Flow[None]:
-        """Touch the manifest; write the version again when it is gone."""
-        if not (yield from touch_flow(self.base, self.fingerprint, len(self), time.time())):
-            self.stats = yield from self._sync_flow(force=True)
-            self.resyncs += 1
+    @property
+    def resyncs(self) -> int:
+        """Times a refresh found the manifest gone and wrote the version again."""
+        return self.version.resyncs
 
     def refresh(self) -> None:
         """Check this version's manifest now (see ``refresh_seconds``); sync API."""
-        if self._writes:
-            self._run(self._refresh_flow())
-            self._schedule()
+        self.version.refresh()
 
     async def arefresh(self) -> None:
         """Async :meth:`refresh`."""
-        if self._writes:
-            await arun_flow(self.store, self._refresh_flow())
-            self._schedule()
+        await self.version.arefresh()
 
     def __len__(self) -> int:
         """Number of indexed tools."""
@@ -354,15 +316,15 @@ class StoreToolIndex:
             At most ``limit`` pairs of this library's tools, unfiltered by the
             similarity floor.
         """
-        if self._claim_refresh():
-            self._run(self._refresh_flow())
+        if self.version.due():
+            self.version.refresh()
         items: list[SearchItem] = self.store.search(self.namespace, query=query, limit=limit)
         return self._pairs(items)
 
     async def aneighbours(self, query: str, limit: int) -> list[tuple[str, float]]:
         """:meth:`neighbours` through the store's ``asearch``."""
-        if self._claim_refresh():
-            await arun_flow(self.store, self._refresh_flow())
+        if self.version.due():
+            await self.version.arefresh()
         items = await self.store.asearch(self.namespace, query=query, limit=limit)
         return self._pairs(items)
 

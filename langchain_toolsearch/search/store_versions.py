@@ -1,4 +1,4 @@
-"""Library versions in a shared store index: listing them and pruning old ones.
+"""Library versions in a shared store index: one replica's version, listing, pruning.
 
 A store-served index (:class:`~langchain_toolsearch.search.store_index.StoreToolIndex`)
 keeps each library version in its own namespace, so replicas running
@@ -25,18 +25,28 @@ touched every ``refresh_seconds``, so it is never pruned while
 
 from __future__ import annotations
 
+import asyncio
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from langgraph.store.base import BaseStore, Item, Op, PutOp, SearchItem, SearchOp
 
-from langchain_toolsearch.search.store_sync import MANIFESTS
+from langchain_toolsearch.search.store_sync import (
+    MANIFESTS,
+    Hashed,
+    SyncStats,
+    library_fingerprint,
+    sync_flow,
+    touch_flow,
+)
 from langchain_toolsearch.store_flow import Flow, arun_flow, run_flow
 
 __all__ = [
     "IndexVersion",
+    "LibraryVersion",
     "alist_versions",
     "aprune_versions",
     "list_versions",
@@ -44,6 +54,103 @@ __all__ = [
 ]
 
 _PAGE = 1_000
+T = TypeVar("T")
+
+
+class LibraryVersion:
+    """One replica's library version in a shared store: its sync and its refresh.
+
+    Args:
+        store: The store holding the shared index.
+        base: The base namespace.
+        hashed: The version's tools (``store_sync.hashed_documents``).
+        writes: Whether this replica writes (``False``: read-only, never refreshes).
+        refresh_seconds: Most time between two manifest checks (seconds; ``None``: never).
+
+    Attributes:
+        fingerprint: The version (``store_sync.library_fingerprint``).
+        namespace: ``(*base, fingerprint)``.
+        stats: What the last sync wrote.
+        resyncs: Times a refresh found the manifest gone and wrote the version again.
+    """
+
+    def __init__(
+        self,
+        store: BaseStore,
+        base: tuple[str, ...],
+        hashed: Sequence[Hashed],
+        *,
+        writes: bool,
+        refresh_seconds: float | None,
+    ) -> None:
+        self.store = store
+        self.base = tuple(base)
+        self._hashed = hashed
+        self.fingerprint = library_fingerprint(hashed)
+        self.namespace = (*self.base, self.fingerprint)
+        self.writes = writes
+        self._every = refresh_seconds if writes else None
+        self._due = 0.0
+        self._lock = threading.Lock()
+        self.stats = SyncStats(0, 0, len(hashed), 0.0)
+        self.resyncs = 0
+
+    def _sync_flow(self, *, force: bool = False) -> Flow[SyncStats]:
+        return sync_flow(self.base, self.fingerprint, self._hashed, force=force)
+
+    def _run(self, flow: Flow[T]) -> T:
+        try:
+            return run_flow(self.store, flow)
+        except asyncio.InvalidStateError as exc:  # an async store on its own loop
+            raise RuntimeError(
+                f"{type(self.store).__name__} cannot be used synchronously from its event "
+                "loop: build with `await StoreToolIndex.abuild(store, documents)` and search "
+                "with `arank`"
+            ) from exc
+
+    def _schedule(self) -> None:
+        if self._every is not None:
+            self._due = time.monotonic() + self._every
+
+    def sync(self) -> None:
+        """Write the version unless its manifest is there (sync API)."""
+        if self.writes:
+            self.stats = self._run(self._sync_flow())
+        self._schedule()
+
+    async def async_sync(self) -> None:
+        """Async :meth:`sync`."""
+        if self.writes:
+            self.stats = await arun_flow(self.store, self._sync_flow())
+        self._schedule()
+
+    def due(self) -> bool:
+        """Whether the caller runs the refresh now (one caller per interval)."""
+        if self._every is None:
+            return False
+        with self._lock:
+            if time.monotonic() < self._due:
+                return False
+            self._schedule()
+            return True
+
+    def _refresh_flow(self) -> Flow[None]:
+        """Touch the manifest; write the version again when it is gone."""
+        if not (yield from touch_flow(self.base, self.fingerprint, len(self._hashed), time.time())):
+            self.stats = yield from self._sync_flow(force=True)
+            self.resyncs += 1
+
+    def refresh(self) -> None:
+        """Check the manifest now (sync API); read-only replicas do nothing."""
+        if self.writes:
+            self._run(self._refresh_flow())
+            self._schedule()
+
+    async def arefresh(self) -> None:
+        """Async :meth:`refresh`."""
+        if self.writes:
+            await arun_flow(self.store, self._refresh_flow())
+            self._schedule()
 
 
 @dataclass(frozen=True, slots=True)
