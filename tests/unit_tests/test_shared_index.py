@@ -210,6 +210,19 @@ def test_refresh_touches_the_manifest_and_writes_a_pruned_version_again() -> Non
     assert [v.fingerprint for v in list_versions(store, BASE)] == [index.fingerprint]
 
 
+async def test_async_refresh_and_build_write_a_pruned_version_again() -> None:
+    from langchain_toolsearch.search.index import arank
+
+    store = _store()
+    index = await StoreIndexFactory(store, refresh_seconds=0.0).abuild(DOCS)
+    assert index.stats.written == 4
+    assert prune_versions(store, BASE, older_than=1.0, now=time.time() + 10) == 1
+    hits = [h.name async for h in arank(index, "play a song")]
+    assert hits[:1] == ["play_music"] and index.resyncs == 1
+    again = await StoreToolIndex.abuild(store, DOCS)
+    assert (again.stats.written, again.stats.unchanged) == (0, 4)
+
+
 def test_refresh_waits_for_its_interval_and_read_only_replicas_never_write() -> None:
     store = _store()
     index = StoreToolIndex(store, DOCS, refresh_seconds=3600.0)
