@@ -4,13 +4,24 @@
 
     ToolSearchError                      anything this package raises on purpose
     ├── ToolSearchConfigError (ValueError)   a bad option value, duplicate or reserved
-    │   │                                    tool names, an unknown storage mode
-    │   └── StoreMissingError                storage="store" and no LangGraph store
-    │                                        anywhere (raised at the first model step)
-    └── ToolSearchTypeError (TypeError)      an object of the wrong kind (a tool that
-                                             is not a tool, a filter that is not callable)
+    │   │                                    tool names, an unknown storage mode, a tool
+    │   │                                    name that is not valid Unicode text
+    │   ├── StoreMissingError                storage="store" and no LangGraph store
+    │   │                                    anywhere (raised at the first model step)
+    │   └── config.ToolConfigError           stored tool configuration data is invalid
+    │                                        (one "field path: problem" line per problem)
+    ├── ToolSearchTypeError (TypeError)      an object of the wrong kind (a tool that
+    │                                        is not a tool, a filter that is not callable)
+    ├── config.RecordNotFoundError (LookupError)
+    │                                        a stored record or version does not exist
+    ├── config.connections.BadAuthToken (ValueError)
+    │                                        the request's auth token cannot be sent as
+    │                                        a bearer token
+    └── config.bundle.ConfigCommandError     a ``toolsearch config`` user error (printed
+                                             as one line, exit code 1)
 
-Configuration errors also subclass ``ValueError`` / ``TypeError``, so
+(``config.X`` is ``langchain_toolsearch.config.X``.) Errors also subclass
+the matching built-in (``ValueError``, ``TypeError``, ``LookupError``), so
 ``except ValueError`` keeps working. Mistakes of the *model* never raise:
 they come back as error ``ToolMessage`` objects and the run goes on.
 """

@@ -313,6 +313,20 @@ def _as_base_tool(value: object, where: str) -> BaseTool:
     )
 
 
+def _check_encodable(name: str, what: str) -> None:
+    """Raise if ``name`` is not valid Unicode text (a lone surrogate cannot be encoded)."""
+    if name.isascii():
+        return
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ToolSearchConfigError(
+            f"the {what} {name!r} contains a lone surrogate at character {exc.start}, which "
+            "is not valid Unicode text and cannot be sent to a model provider; rename it "
+            "(often the name was decoded with the wrong encoding or 'surrogateescape')"
+        ) from None
+
+
 class ToolLibrary:
     """Validated, searchable tools, in the order given.
 
@@ -325,9 +339,10 @@ class ToolLibrary:
     Raises:
         ToolSearchConfigError: On duplicate names (also after the provider-safe
             mapping), on the reserved names ``search_tools`` / ``load_tool``,
-            or on an empty name, or a function LangChain cannot convert (no
-            docstring...): the message names the entry (``tools[i]``) and the
-            function, the original error is chained.
+            on an empty name or one with a lone surrogate (not encodable), or a
+            function LangChain cannot convert (no docstring...): the message
+            names the entry (``tools[i]``) and the function, the original
+            error is chained.
         ToolSearchTypeError: If an entry is not a tool or a function.
     """
 
@@ -359,6 +374,9 @@ class ToolLibrary:
                 raise ToolSearchConfigError(
                     "a library tool has an empty name; give every tool a name"
                 )
+            _check_encodable(original, "tool name")
+            if alias is not None:
+                _check_encodable(alias, "tools key")
             if original in META_TOOL_NAMES:
                 raise ToolSearchConfigError(
                     f"a library tool is named {original!r}, which is reserved for the meta "

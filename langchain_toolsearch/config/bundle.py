@@ -24,6 +24,7 @@ from langchain_toolsearch.config.parsing import (
 )
 from langchain_toolsearch.config.records import RECORD_ID
 from langchain_toolsearch.config.servers import MCPClientConfig
+from langchain_toolsearch.errors import ToolSearchError
 
 __all__ = [
     "BUNDLE_KEYS",
@@ -45,7 +46,7 @@ MASTRA_KEYS = {"agent": "agents", "mcp-client": "mcpClients"}
 """Kind -> its key in Mastra Editor bundles."""
 
 
-class ConfigCommandError(Exception):
+class ConfigCommandError(ToolSearchError):
     """A user error: printed as ``toolsearch config: error: ...``, exit code 1."""
 
 
@@ -68,6 +69,11 @@ def read_json(path: str) -> Any:
     except json.JSONDecodeError as exc:
         msg = f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}"
         raise ConfigCommandError(msg) from None
+    except RecursionError:
+        msg = f"{path}: JSON nested too deeply to read (stored data nests at most 64 levels)"
+        raise ConfigCommandError(msg) from None
+    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+        raise ConfigCommandError(f"{path}: not valid JSON here: {exc}") from None
 
 
 def load_bundle(data: Any, *, mastra: bool = False) -> Bundle:

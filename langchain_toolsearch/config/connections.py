@@ -20,6 +20,7 @@ from langchain_core.tools import BaseTool
 
 from langchain_toolsearch.config.models import AUTH_TOKEN_KEY
 from langchain_toolsearch.config.servers import HttpServer, MCPServer
+from langchain_toolsearch.errors import ToolSearchError
 from langchain_toolsearch.mcp import MCPToolRoute, load_mcp_tools
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ _BEARER_PREFIX = re.compile(r"^bearer(\s+|$)", re.IGNORECASE)
 _TOKEN = re.compile(r"^[\x21-\x7e]+$")
 
 
-class BadAuthToken(ValueError):
+class BadAuthToken(ToolSearchError, ValueError):
     """The request context's auth token cannot be sent as a bearer token."""
 
 

@@ -17,15 +17,27 @@ ours in four ways, each converted here:
 
 Conditional variants (``[{value, rules?}]``) and rule groups (``{operator,
 conditions: [{field, operator, value} | group]}``) have the same shape in
-both. Fields of a Mastra agent snapshot that are not about tools (``name``,
+both, and the same outcomes: rules the seed accepts but this package's
+validation refuses are converted to what the seed evaluates them as, each
+with a warning naming the field (`rules_from_mastra`):
+
+* a group operator other than ``"AND"`` (``"and"``, ``"or"``, ...) is OR
+  there: it becomes ``"OR"``;
+* a ``value`` on ``exists`` / ``not_exists`` is ignored there: dropped;
+* a condition the seed evaluates as never matching (an operator it does not
+  know, ``in`` / ``not_in`` with a value that is not a list, an ordering
+  operator with a value that is not a number) becomes
+  ``{"field", "operator": "in", "value": []}``, which never matches in
+  either system. Fields of a Mastra agent snapshot that are not about tools (``name``,
 ``instructions``, ``model``, ``memory``, ...) are ignored on import and not
 produced on export: ``agent_to_mastra`` gives the tool fields to merge into a
 snapshot.
 
 What cannot be expressed in Mastra's format raises `ToolConfigError` on
 export (never silently dropped): ``rules`` or a pinned ``version`` on a
-reference, per-tool ``rules`` on a provider's tools, and a provider
-reference without a ``tools`` map.
+reference, per-tool ``rules`` on a provider's tools, a provider reference
+without a ``tools`` map, a ``remove`` entry, and this package's extension
+operators (``deep_equals``, ``text_greater_than``, ...).
 """
 
 from __future__ import annotations
@@ -34,11 +46,19 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from langchain_toolsearch.config.models import ALL_TOOLS, AgentToolConfig
+from langchain_toolsearch.config.models import (
+    ALL_TOOLS,
+    EXTENSION_OPERATORS,
+    MAX_RULE_DEPTH,
+    SEED_OPERATORS,
+    AgentToolConfig,
+    RuleGroup,
+)
 from langchain_toolsearch.config.parsing import (
     ToolConfigError,
     parse_agent_config,
     parse_mcp_client,
+    parse_rules,
 )
 from langchain_toolsearch.config.servers import MCPClientConfig
 
@@ -48,6 +68,8 @@ __all__ = [
     "agent_to_mastra",
     "mcp_client_from_mastra",
     "mcp_client_to_mastra",
+    "rules_from_mastra",
+    "rules_to_mastra",
 ]
 
 logger = logging.getLogger(__name__)
@@ -78,11 +100,12 @@ def _conditional(
     what: str,
     *,
     keys_list: bool = False,
+    rules: Callable[[Any, str], Any] | None = None,
 ) -> Any:
     """Apply ``convert`` to a plain value or to each variant's ``value``.
 
     With ``keys_list``, a list of strings (older snapshots' ``tools``) is read
-    as a map of those keys.
+    as a map of those keys. ``rules`` converts each variant's ``rules``.
     """
     if value is None:
         return None
@@ -100,6 +123,8 @@ def _conditional(
             variant = dict(_object(variant, f"{path}[{index}]", what))
             if "value" in variant:
                 variant["value"] = convert(variant["value"], f"{path}[{index}].value")
+            if rules is not None and "rules" in variant:
+                variant["rules"] = rules(variant["rules"], f"{path}[{index}].rules")
             out.append(variant)
         return out
     return convert(value, path)
@@ -116,6 +141,114 @@ def _rename_paths(exc: ToolConfigError, what: str, names: Mapping[str, str]) -> 
             head = names[key] + head[len(key) :]
         renamed.append((head + sep + rest, message))
     return ToolConfigError(what, renamed)
+
+
+# -- rules ------------------------------------------------------------------------------
+
+NEVER = {"operator": "in", "value": []}
+"""A condition's operator and value that never match, in the seed system and here."""
+
+_ORDERING = ("greater_than", "less_than", "greater_than_or_equal", "less_than_or_equal")
+
+
+def rules_from_mastra(data: Mapping[str, Any]) -> RuleGroup:
+    """Convert a seed system rule group, keeping its outcome for every request.
+
+    Args:
+        data: ``{"operator", "conditions": [...]}`` as Mastra Editor stores it.
+
+    Returns:
+        The validated `RuleGroup`; see the module docstring for what is
+        converted (each logged as a warning).
+
+    Raises:
+        ToolConfigError: If the data is not a rule group even for the seed
+            (no ``conditions`` list, a condition without ``field``...).
+    """
+    return parse_rules(_rules_from(data, "rules"))
+
+
+def rules_to_mastra(rules: RuleGroup) -> dict[str, Any]:
+    """The seed system's form of a rule group (the same JSON).
+
+    Raises:
+        ToolConfigError: If it uses an extension operator the seed does not have.
+    """
+    errors: list[tuple[str, str]] = []
+    data = rules.model_dump(mode="json")
+    _check_rules_to(data, "", errors)
+    if errors:
+        raise ToolConfigError("rules (for Mastra)", errors)
+    return data
+
+
+def _rules_from(group: Any, path: str, depth: int = 1) -> Any:
+    """A seed rule group with what our validation refuses turned into its seed outcome."""
+    if not isinstance(group, Mapping) or depth > MAX_RULE_DEPTH + 1:
+        return group  # validation reports it
+    out = dict(group)
+    operator = out.get("operator")
+    if operator not in ("AND", "OR"):
+        logger.warning(
+            "%s.operator: the seed system reads group operator %r as OR; converted to 'OR'",
+            path,
+            operator,
+        )
+        out["operator"] = "OR"
+    conditions = out.get("conditions")
+    if isinstance(conditions, list):
+        converted = []
+        for index, item in enumerate(conditions):
+            where = f"{path}.conditions[{index}]"
+            if isinstance(item, Mapping) and "conditions" in item:
+                converted.append(_rules_from(item, where, depth + 1))
+            else:
+                converted.append(_condition_from(item, where))
+        out["conditions"] = converted
+    return out
+
+
+def _condition_from(condition: Any, path: str) -> Any:
+    if not isinstance(condition, Mapping):
+        return condition
+    out = dict(condition)
+    operator = out.get("operator")
+    value = out.get("value")
+    why: str | None = None
+    if operator in ("exists", "not_exists"):
+        if "value" in out:
+            logger.warning("%s.value: ignored by the seed system for %r; dropped", path, operator)
+            del out["value"]
+        return out
+    if operator not in SEED_OPERATORS:
+        why = f"operator {operator!r} is unknown to the seed system, which evaluates it as false"
+    elif operator in ("in", "not_in") and not isinstance(value, list):
+        why = f"{operator!r} with a value that is not a list is false in the seed system"
+    elif operator in _ORDERING and (isinstance(value, bool) or not isinstance(value, int | float)):
+        why = (
+            f"{operator!r} compares numbers only in the seed system, so this value never matches"
+            f" (for text order here use 'text_{operator}')"
+        )
+    if why is None:
+        return out
+    logger.warning("%s: %s; imported as a condition that never matches ('in' [])", path, why)
+    return {"field": out.get("field"), **NEVER}
+
+
+def _check_rules_to(group: Any, path: str, errors: list[tuple[str, str]]) -> None:
+    """Report extension operators in a rule group's JSON (bounded by validation's depth)."""
+    for index, item in enumerate(group.get("conditions", [])):
+        where = f"{path}.conditions[{index}]" if path else f"conditions[{index}]"
+        if "conditions" in item:
+            _check_rules_to(item, where, errors)
+        elif item.get("operator") in EXTENSION_OPERATORS:
+            errors.append(
+                (
+                    f"{where}.operator",
+                    f"Mastra Editor has no operator {item['operator']!r} (an extension of "
+                    "this package)",
+                )
+            )
 
 
 # -- agents -----------------------------------------------------------------------------
@@ -145,7 +278,12 @@ def agent_from_mastra(data: Mapping[str, Any]) -> AgentToolConfig:
         if theirs in source and source[theirs] is not None:
             convert = _AGENT_FROM[ours]
             out[ours] = _conditional(
-                source[theirs], convert, theirs, what, keys_list=ours == "tools"
+                source[theirs],
+                convert,
+                theirs,
+                what,
+                keys_list=ours == "tools",
+                rules=_rules_from,
             )
     try:
         return parse_agent_config(out)
@@ -157,9 +295,36 @@ def _refs_from(convert_ref: Callable[[Any, str], Any]) -> Callable[[Any, str], A
     def convert(value: Any, path: str) -> Any:
         if not isinstance(value, Mapping):
             return value  # validation reports it
-        return {key: convert_ref(ref, f"{path}.{key}") for key, ref in value.items()}
+        return {
+            key: convert_ref(_ref_rules_from(ref, f"{path}.{key}"), f"{path}.{key}")
+            for key, ref in value.items()
+        }
 
     return convert
+
+
+def _entries_from(entries: Any, path: str) -> Any:
+    """A map of tool entries, each entry's ``rules`` converted."""
+    if not isinstance(entries, Mapping):
+        return entries
+    out = {}
+    for key, entry in entries.items():
+        if isinstance(entry, Mapping) and "rules" in entry:
+            entry = {**entry, "rules": _rules_from(entry["rules"], f"{path}.{key}.rules")}
+        out[key] = entry
+    return out
+
+
+def _ref_rules_from(ref: Any, path: str) -> Any:
+    """A reference with its ``rules`` and its tool entries' ``rules`` converted."""
+    if not isinstance(ref, Mapping):
+        return ref
+    out = dict(ref)
+    if "rules" in out:
+        out["rules"] = _rules_from(out["rules"], f"{path}.rules")
+    if "tools" in out:
+        out["tools"] = _entries_from(out["tools"], f"{path}.tools")
+    return out
 
 
 def _mcp_ref_from(ref: Any, path: str) -> Any:
@@ -197,9 +362,9 @@ def _same(value: Any, path: str) -> Any:
 
 
 _AGENT_FROM: dict[str, Callable[[Any, str], Any]] = {
-    "tools": _same,
+    "tools": _entries_from,
     "mcp_clients": _refs_from(_mcp_ref_from),
-    "integration_tools": _same,
+    "integration_tools": _refs_from(_same),
     "tool_providers": _refs_from(_provider_ref_from),
 }
 
@@ -224,17 +389,36 @@ def agent_to_mastra(config: AgentToolConfig) -> Json:
     data = config.to_json()
     errors: list[tuple[str, str]] = []
     out: Json = {}
+
+    def check_rules(rules: Any, path: str) -> Any:
+        _check_rules_to(rules, path, errors)
+        return rules
+
     for ours, theirs in _OURS_TO_MASTRA.items():
         if ours in data:
             convert = _agent_to(ours, errors)
-            out[theirs] = _conditional(data[ours], convert, ours, what)
+            out[theirs] = _conditional(data[ours], convert, ours, what, rules=check_rules)
     if errors:
         raise ToolConfigError(what, errors)
     return out
 
 
 def _agent_to(field: str, errors: list[tuple[str, str]]) -> Callable[[Any, str], Any]:
+    def entries(value: Any, path: str) -> Any:
+        for key, entry in (value if isinstance(value, Mapping) else {}).items():
+            if "rules" in entry:
+                _check_rules_to(entry["rules"], f"{path}.{key}.rules", errors)
+            if entry.get("remove"):
+                errors.append(
+                    (
+                        f"{path}.{key}.remove",
+                        "Mastra Editor cannot remove a code agent's tool from stored configuration",
+                    )
+                )
+        return value
+
     def ref_rules(ref: Mapping[str, Any], path: str) -> None:
+        entries(ref.get("tools"), f"{path}.tools")
         if "rules" in ref:
             errors.append(
                 (
@@ -295,7 +479,7 @@ def _agent_to(field: str, errors: list[tuple[str, str]]) -> Callable[[Any, str],
         return out
 
     return {
-        "tools": _same,
+        "tools": entries,
         "mcp_clients": mcp,
         "integration_tools": integrations,
         "tool_providers": providers,
@@ -334,6 +518,8 @@ def mcp_client_from_mastra(data: Mapping[str, Any]) -> MCPClientConfig:
                 timeout = server.get("timeout")
                 if isinstance(timeout, int | float) and not isinstance(timeout, bool):
                     server["timeout"] = timeout / 1000
+                if "tools" in server:
+                    server["tools"] = _entries_from(server["tools"], f"servers.{name}.tools")
             converted[name] = server
         out["servers"] = converted
     return parse_mcp_client(out)
@@ -346,8 +532,18 @@ def mcp_client_to_mastra(client: MCPClientConfig) -> Json:
         ``{"name"?, "description"?, "servers": {...}}`` with timeouts in
         milliseconds (an integer when whole) and empty ``args`` left out.
         ``name`` is required by Mastra: set it before importing there.
+
+    Raises:
+        ToolConfigError: If a tool entry's rules use an extension operator.
     """
     data = client.to_json()
+    errors: list[tuple[str, str]] = []
+    for name, server in data["servers"].items():
+        for key, entry in (server.get("tools") or {}).items():
+            if "rules" in entry:
+                _check_rules_to(entry["rules"], f"servers.{name}.tools.{key}.rules", errors)
+    if errors:
+        raise ToolConfigError("MCP client config (for Mastra)", errors)
     for server in data["servers"].values():
         if "timeout" in server:
             ms = round(server["timeout"] * 1000, 6)

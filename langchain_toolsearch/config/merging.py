@@ -15,7 +15,13 @@ from typing import Any, NamedTuple, TypeAlias, TypeVar, cast
 
 from langchain_core.tools import BaseTool
 
-from langchain_toolsearch.config.models import MCPClientRef, SourceRef, ToolEntry, Variant
+from langchain_toolsearch.config.models import (
+    AgentToolEntry,
+    MCPClientRef,
+    SourceRef,
+    ToolEntry,
+    Variant,
+)
 from langchain_toolsearch.config.records import VersionInfo
 from langchain_toolsearch.config.rules import evaluate_rules
 
@@ -121,7 +127,7 @@ def merge_conditional(
     return cast("ValueT | None", merged)
 
 
-EntryT = TypeVar("EntryT", ToolEntry, SourceRef, MCPClientRef)
+EntryT = TypeVar("EntryT", AgentToolEntry, ToolEntry, SourceRef, MCPClientRef)
 
 
 def _active(

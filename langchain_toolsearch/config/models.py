@@ -10,13 +10,14 @@ The shapes (``?`` marks an optional key; ``null`` means the same as an
 omitted key)::
 
     AgentToolConfig = {
-        "tools"?:             Conditional[{tool_id: ToolEntry}],
+        "tools"?:             Conditional[{tool_id: AgentToolEntry}],
         "mcp_clients"?:       Conditional[{client_id: MCPClientRef}],
         "integration_tools"?: Conditional[{integration_id: SourceRef}],
         "tool_providers"?:    Conditional[{provider_id: SourceRef}],
     }
     Conditional[T] = T | [{"value": T, "rules"?: RuleGroup}, ...]   # variants
     ToolEntry      = {"description"?: str, "rules"?: RuleGroup}
+    AgentToolEntry = {"description"?: str, "rules"?: RuleGroup, "remove"?: bool}
     SourceRef      = {"tools"?: {tool_name: ToolEntry}, "rules"?: RuleGroup}
     MCPClientRef   = {"tools"?: "*" | {tool_name: ToolEntry}, "rules"?: RuleGroup,
                       "version"?: "draft" | "published" | int}
@@ -57,8 +58,12 @@ __all__ = [
     "ALL_TOOLS",
     "AUTH_TOKEN_KEY",
     "CONDITION_OPERATORS",
+    "EXTENSION_OPERATORS",
     "MASTRA_AUTH_TOKEN_KEY",
+    "SEED_OPERATORS",
     "AgentToolConfig",
+    "AgentToolEntry",
+    "AgentToolSelection",
     "Condition",
     "ConditionOperator",
     "ConditionalMCPClients",
@@ -98,13 +103,28 @@ ConditionOperator: TypeAlias = Literal[
     "not_in",
     "exists",
     "not_exists",
+    "deep_equals",
+    "not_deep_equals",
+    "text_greater_than",
+    "text_less_than",
+    "text_greater_than_or_equal",
+    "text_less_than_or_equal",
 ]
-"""Operators of a `Condition`."""
+"""Operators of a `Condition`: the seed system's twelve, then this package's extensions."""
 
 CONDITION_OPERATORS: tuple[str, ...] = ConditionOperator.__args__  # type: ignore[attr-defined]
 """Every `ConditionOperator`, in documentation order."""
 
+SEED_OPERATORS: tuple[str, ...] = CONDITION_OPERATORS[:12]
+"""The operators of the seed system's rule language (Mastra Editor); the others
+(`EXTENSION_OPERATORS`) are this package's and cannot be exported to it."""
+
+EXTENSION_OPERATORS: tuple[str, ...] = CONDITION_OPERATORS[12:]
+"""This package's operators: ``deep_equals`` / ``not_deep_equals`` (JSON value
+equality, lists and objects included) and ``text_*`` (text order of two strings)."""
+
 _ORDERING = frozenset({"greater_than", "less_than", "greater_than_or_equal", "less_than_or_equal"})
+_TEXT_ORDERING = frozenset(f"text_{name}" for name in _ORDERING)
 _NO_VALUE = frozenset({"exists", "not_exists"})
 
 MAX_RULE_DEPTH = 16
@@ -166,22 +186,9 @@ class Condition(_Model):
     @classmethod
     def _check_value(cls, value: JsonValue, info: Any) -> JsonValue:
         operator = info.data.get("operator")
-        if operator in ("in", "not_in") and not isinstance(value, list):
-            msg = f"operator {operator!r} needs a list of values, got {_kind(value)}"
-            raise ValueError(msg)
-        if operator in _ORDERING and (
-            isinstance(value, bool) or not isinstance(value, int | float | str)
-        ):
-            msg = f"operator {operator!r} needs a number or a string, got {_kind(value)}"
-            raise ValueError(msg)
-        if operator in ("contains", "not_contains") and (
-            value is None or isinstance(value, list | dict)
-        ):
-            msg = f"operator {operator!r} needs a string, number or boolean, got {_kind(value)}"
-            raise ValueError(msg)
-        if operator in _NO_VALUE and value is not None:
-            msg = f"operator {operator!r} takes no value; remove 'value'"
-            raise ValueError(msg)
+        problem = _value_problem(operator, value) if isinstance(operator, str) else None
+        if problem is not None:
+            raise ValueError(problem)
         return value
 
     @model_validator(mode="after")
@@ -199,6 +206,42 @@ class Condition(_Model):
         if self.operator not in _NO_VALUE:
             data["value"] = self.value
         return data
+
+
+def _value_problem(operator: str, value: Any) -> str | None:
+    """Why ``value`` cannot go with ``operator`` (and the fix), or ``None``."""
+    if operator in ("in", "not_in") and not isinstance(value, list):
+        return (
+            f"operator {operator!r} needs a list of values, got {_kind(value)}: write "
+            f"[{_short(value)}] (the seed system reads a value that is not a list as never "
+            "matching, for 'not_in' too)"
+        )
+    if operator in _ORDERING and not (
+        isinstance(value, int | float) and not isinstance(value, bool)
+    ):
+        if isinstance(value, str):
+            return (
+                f"operator {operator!r} compares numbers (in the seed system a string never "
+                f"matches); for text order (ISO dates) use 'text_{operator}'"
+            )
+        return f"operator {operator!r} needs a number, got {_kind(value)}"
+    if operator in _TEXT_ORDERING and not isinstance(value, str):
+        return f"operator {operator!r} needs a string, got {_kind(value)}"
+    if operator in ("contains", "not_contains") and (
+        value is None or isinstance(value, list | dict)
+    ):
+        return f"operator {operator!r} needs a string, number or boolean, got {_kind(value)}"
+    if operator in _NO_VALUE and value is not None:
+        return (
+            f"operator {operator!r} takes no value; remove 'value' (the seed system ignores "
+            "it; from_mastra drops it)"
+        )
+    return None
+
+
+def _short(value: Any) -> str:
+    text = repr(value) if not isinstance(value, str) else f'"{value}"'
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _kind(value: Any) -> str:
@@ -233,7 +276,10 @@ class RuleGroup(_Model):
     """Conditions combined with AND or OR; groups nest.
 
     Attributes:
-        operator: ``"AND"`` (every item matches) or ``"OR"`` (at least one).
+        operator: ``"AND"`` (every item matches) or ``"OR"`` (at least one),
+            upper case: the seed system reads any other value (``"and"``
+            too) as OR, so only these two are accepted here; ``from_mastra``
+            converts the others to ``"OR"``.
         conditions: `Condition` items and nested `RuleGroup` items. An empty
             list means "no constraints": the group matches every request,
             with either operator and at any depth (as in the seed system).
@@ -261,6 +307,22 @@ class RuleGroup(_Model):
             raise ValueError(msg)
         return self
 
+    @classmethod
+    def from_mastra(cls, data: Mapping[str, Any]) -> RuleGroup:
+        """Convert a Mastra Editor rule group, keeping its outcome for every request.
+
+        See `langchain_toolsearch.config.mastra.rules_from_mastra`.
+        """
+        from langchain_toolsearch.config.mastra import rules_from_mastra
+
+        return rules_from_mastra(data)
+
+    def to_mastra(self) -> dict[str, Any]:
+        """The Mastra Editor form of this group (see ``mastra.rules_to_mastra``)."""
+        from langchain_toolsearch.config.mastra import rules_to_mastra
+
+        return rules_to_mastra(self)
+
     def depth(self) -> int:
         """Nesting depth: 1 for a group of plain conditions."""
         return 1 + max(
@@ -283,6 +345,28 @@ class ToolEntry(_Model):
     rules: RuleGroup | None = None
 
 
+class AgentToolEntry(ToolEntry):
+    """One entry of an agent's ``tools`` map.
+
+    Attributes:
+        description: Replaces the tool's description for this agent.
+        rules: The entry counts only for requests that match.
+        remove: ``true``: remove this tool defined in code from the agent
+            (when the entry's rules match). Takes no ``description``. Only
+            the ``"tools"`` mode applies it; stand-alone stored agents have
+            no code tools to remove.
+    """
+
+    remove: bool | None = None
+
+    @model_validator(mode="after")
+    def _remove_alone(self) -> AgentToolEntry:
+        if self.remove and self.description is not None:
+            msg = "a removed tool takes no 'description'; drop one of the two"
+            raise ValueError(msg)
+        return self
+
+
 def _check_names(names: Mapping[str, Any], what: str) -> None:
     for name in names:
         if not name or not name.strip():
@@ -291,6 +375,7 @@ def _check_names(names: Mapping[str, Any], what: str) -> None:
 
 
 ToolSelection: TypeAlias = dict[str, ToolEntry]
+AgentToolSelection: TypeAlias = dict[str, AgentToolEntry]
 
 
 def _checked_selection(tools: ToolSelection | None) -> ToolSelection | None:
@@ -416,11 +501,11 @@ _CONDITIONAL = Discriminator(
 
 # One alias per value type: pydantic needs concrete ``Variant[...]`` parameters.
 ConditionalTools: TypeAlias = Annotated[
-    Annotated[ToolSelection, Tag("<value>")]
-    | Annotated[list[Variant[ToolSelection]], Tag("<variants>")],
+    Annotated[AgentToolSelection, Tag("<value>")]
+    | Annotated[list[Variant[AgentToolSelection]], Tag("<variants>")],
     _CONDITIONAL,
 ]
-"""``tools``: a `ToolSelection` or a non-empty list of variants of one."""
+"""``tools``: an `AgentToolSelection` or a non-empty list of variants of one."""
 
 ConditionalMCPClients: TypeAlias = Annotated[
     Annotated[dict[str, MCPClientRef], Tag("<value>")]
@@ -445,9 +530,12 @@ class AgentToolConfig(_Model):
     omitted and ``null`` mean the same.
 
     Attributes:
-        tools: Tools defined in code or registered by id in the resolver's
-            registry, keyed by id. Omitted: the code-defined tools,
-            unchanged; ``{}``: none of them; otherwise exactly these ids.
+        tools: Tools by id. An agent with tools defined in code keeps them
+            (as the seed system's code agents do): an entry re-describes a
+            code tool, adds a registered tool, or removes a code tool with
+            ``{"remove": true}``; omitted or ``{}``: the code tools,
+            unchanged. A stand-alone stored agent gets exactly the
+            registered tools listed.
         mcp_clients: Saved MCP clients (by id) whose tools the agent uses.
         integration_tools: Integrations (by id, registered with the
             resolver) whose tools the agent uses.

@@ -1,14 +1,23 @@
 """Validating stored JSON: ``parse_*`` functions and `ToolConfigError`.
 
 Each ``parse_*`` turns JSON (a mapping) into a frozen model or raises
-`ToolConfigError` with one ``field path: problem`` pair per problem. Beyond
-the models' own rules it refuses what a store could not keep exactly
-(strings with NUL characters, numbers beyond ±2**53-1), so everything a
-`ToolConfigStore` accepts reads back equal.
+`ToolConfigError` with one ``field path: problem`` pair per problem. Before
+the models' own rules it refuses, naming the field, what a store could not
+keep exactly or what would crash a reader: strings or keys with NUL
+characters or lone surrogates, numbers beyond ±2**53-1 (however many
+digits), data nested deeper than `MAX_JSON_DEPTH`. So everything a
+`ToolConfigStore` accepts reads back equal, and no input makes parsing
+raise anything but `ToolConfigError`.
+
+A saved MCP server ``timeout`` of 1,000 seconds or more is accepted with a
+warning naming the unit: it is most likely milliseconds (the seed system's
+unit) saved as seconds.
 """
 
 from __future__ import annotations
 
+import logging
+import math
 import re
 from collections.abc import Mapping
 from typing import Any, TypeVar
@@ -17,17 +26,22 @@ from pydantic import BaseModel, ValidationError
 
 from langchain_toolsearch.config.models import AgentToolConfig, RuleGroup
 from langchain_toolsearch.config.servers import MCPClientConfig
+from langchain_toolsearch.errors import ToolSearchConfigError
 
 __all__ = [
+    "MAX_JSON_DEPTH",
     "MAX_JSON_INT",
+    "MILLISECONDS_HINT",
     "ToolConfigError",
     "parse_agent_config",
     "parse_mcp_client",
     "parse_rules",
 ]
 
+logger = logging.getLogger(__name__)
 
-class ToolConfigError(ValueError):
+
+class ToolConfigError(ToolSearchConfigError):
     """Stored tool configuration data is invalid.
 
     The message has one line per problem, each starting with the path of the
@@ -63,7 +77,17 @@ def _errors(exc: ValidationError) -> list[tuple[str, str]]:
             message = "unknown key; check its spelling (unknown keys are rejected)"
         elif error["type"] == "literal_error" and loc and loc[-1] == "operator":
             expected = message.removeprefix("Input should be ")
-            message = f"unknown operator {error.get('input')!r}; use {expected}"
+            given = error.get("input")
+            if "'AND'" in expected:
+                message = (
+                    f"group operator {given!r}: use 'AND' or 'OR' (upper case; the seed "
+                    "system reads any other value as OR, and from_mastra converts so)"
+                )
+            else:
+                message = (
+                    f"unknown operator {given!r} (the seed system evaluates an operator it "
+                    f"does not know as never matching); use {expected}"
+                )
         pair = (_render(tuple(cleaned)), message)
         if pair not in found:
             found.append(pair)
@@ -148,13 +172,17 @@ def _parse(model: type[ModelT], data: Any, what: str) -> ModelT:
             f"{what} must be a {model.__name__} or a JSON object (dict), got {type(data).__name__}"
         )
         raise TypeError(msg)
+    problems = json_problems(data)
+    if problems:
+        raise ToolConfigError(what, problems)
     try:
         parsed = model.model_validate(dict(data))
     except ValidationError as exc:
         raise ToolConfigError(what, _errors(exc)) from None
-    problems = _unstorable(parsed.model_dump(mode="json"), ())
-    if problems:
-        raise ToolConfigError(what, problems)
+    except RecursionError:  # unreachable after json_problems' depth check; never a crash
+        raise ToolConfigError(what, [("", "nested too deeply")]) from None
+    if isinstance(parsed, MCPClientConfig):
+        _warn_milliseconds(parsed)
     return parsed
 
 
@@ -162,22 +190,102 @@ MAX_JSON_INT = 2**53 - 1
 """Largest number magnitude accepted in stored data: what every JSON reader (JavaScript,
 SQLite's 64-bit integers, PostgreSQL jsonb) keeps exactly."""
 
+MAX_JSON_DEPTH = 64
+"""Deepest nesting of objects and lists accepted in stored data (the root object is 1);
+rule groups are limited further by `langchain_toolsearch.config.models.MAX_RULE_DEPTH`."""
 
-def _unstorable(value: Any, loc: tuple[int | str, ...]) -> list[tuple[str, str]]:
-    """``(path, problem)`` for what a store could not keep: NUL characters, huge numbers."""
-    nul = "contains a NUL character (\\u0000), which stores such as PostgreSQL reject"
-    if isinstance(value, str):
-        return [(_render(loc), nul)] if "\x00" in value else []
-    if isinstance(value, int | float) and not isinstance(value, bool) and abs(value) > MAX_JSON_INT:
-        # Stores such as PostgreSQL (jsonb) read a large float back as an integer.
-        return [(_render(loc), f"number {value} is out of the range JSON keeps exactly (±2**53-1)")]
+_NUL = "contains a NUL character (\\u0000), which stores such as PostgreSQL reject"
+
+
+def json_problems(data: Any) -> list[tuple[str, str]]:
+    """``(field path, problem)`` for what no store keeps exactly or no reader survives.
+
+    Walks ``data`` without recursion: strings and keys with a NUL character or
+    a lone surrogate, numbers beyond ±2**53-1, nesting deeper than
+    `MAX_JSON_DEPTH` (reported once, at the first container too deep).
+    Pydantic models inside ``data`` are taken as validated.
+    """
     found: list[tuple[str, str]] = []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if "\x00" in key:
-                found.append((_render((*loc, key)), nul))
-            found.extend(_unstorable(item, (*loc, key)))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found.extend(_unstorable(item, (*loc, index)))
+    stack: list[tuple[Any, tuple[int | str, ...]]] = [(data, ())]
+    while stack:
+        value, loc = stack.pop()
+        if isinstance(value, str):
+            problem = _text_problem(value)
+            if problem:
+                found.append((_render(loc), problem))
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            if abs(value) > MAX_JSON_INT:
+                found.append((_render(loc), _range_problem(value)))
+        elif isinstance(value, Mapping | list | tuple):
+            if len(loc) >= MAX_JSON_DEPTH:
+                found.append((_render(loc), f"nested deeper than {MAX_JSON_DEPTH} levels"))
+                continue
+            items = value.items() if isinstance(value, Mapping) else enumerate(value)
+            children = []
+            for key, item in items:
+                if isinstance(key, str):
+                    problem = _text_problem(key)
+                    if problem:
+                        found.append((_render((*loc, _printable(key))), f"key {problem}"))
+                        continue
+                children.append((item, (*loc, key)))
+            stack.extend(reversed(children))
     return found
+
+
+def _text_problem(text: str) -> str | None:
+    if text.isascii():
+        return _NUL if "\x00" in text else None
+    if "\x00" in text:
+        return _NUL
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        char = text[exc.start]
+        return (
+            f"contains a lone surrogate ({ascii(char)[1:-1]}) at character {exc.start}, which is "
+            "not valid Unicode text and no store keeps; remove it or fix the text's encoding"
+        )
+    return None
+
+
+def _printable(key: str) -> str:
+    """A key for an error path, lone surrogates escaped (the path must print)."""
+    return key.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _range_problem(value: int | float) -> str:
+    if isinstance(value, float):
+        shown = f"{value:g}" if math.isfinite(value) else str(value)
+    elif value.bit_length() > 200:
+        shown = f"a {int(value.bit_length() * math.log10(2)) + 1}-digit number"
+    else:
+        shown = str(value)
+    return f"number {shown} is out of the range JSON keeps exactly (±2**53-1)"
+
+
+MILLISECONDS_HINT = 1000.0
+"""A saved server ``timeout`` at or above this many seconds logs a warning: it is most
+likely milliseconds (the seed system's unit)."""
+
+_warned_units: set[tuple[str, float]] = set()
+
+
+def _warn_milliseconds(client: MCPClientConfig) -> None:
+    """Warn (once per server name and value) about a timeout that looks like milliseconds."""
+    for name, server in client.servers.items():
+        seconds = server.timeout
+        if seconds is None or seconds < MILLISECONDS_HINT or (name, seconds) in _warned_units:
+            continue
+        if len(_warned_units) < 1024:
+            _warned_units.add((name, seconds))
+        logger.warning(
+            "servers.%s.timeout: %g seconds (%.1f hours) looks like milliseconds; timeouts are "
+            "stored in seconds here (the seed system stores milliseconds): write %g for %g ms, "
+            "or import with from_mastra, which converts",
+            name,
+            seconds,
+            seconds / 3600,
+            seconds / 1000,
+            seconds,
+        )

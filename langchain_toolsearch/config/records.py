@@ -37,6 +37,7 @@ from pydantic import BaseModel, ConfigDict
 
 from langchain_toolsearch.config.models import AgentToolConfig, VersionSelector
 from langchain_toolsearch.config.servers import MCPClientConfig
+from langchain_toolsearch.errors import ToolSearchError
 from langchain_toolsearch.store_flow import Flow, arun_flow, run_flow
 
 __all__ = [
@@ -56,7 +57,7 @@ ModelT = TypeVar("ModelT", AgentToolConfig, MCPClientConfig)
 T = TypeVar("T")
 
 
-class RecordNotFoundError(LookupError):
+class RecordNotFoundError(ToolSearchError, LookupError):
     """A record, or the requested version of it, does not exist."""
 
 

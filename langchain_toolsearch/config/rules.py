@@ -13,23 +13,37 @@ from the request's `RunnableConfig` by `request_context`:
 A condition's ``field`` is a dot path into that mapping (``user.plan``,
 ``roles.0``); segments walk mappings by key, lists by integer index and
 other objects by public attribute.
+
+The operators evaluate as the seed system's (Mastra Editor's) rule
+evaluator does (``cases/mastra-rules.md``): equality is JavaScript's
+``===`` (a list or an object never equals anything), ordering needs two
+numbers, ``in`` needs a list value holding the field's scalar value. The
+extensions this package keeps have names of their own (``deep_equals``,
+``text_greater_than``, ...). Evaluation never raises for the request's
+data: a context value that raises on access or comparison makes its
+condition false (fail closed), whatever the operator.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import logging
+import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from langchain_core.runnables import RunnableConfig
+from langgraph.errors import GraphBubbleUp
+from langgraph.runtime import get_runtime
 from pydantic import BaseModel
 
 from langchain_toolsearch.config.models import Condition, RuleGroup
 from langchain_toolsearch.config.parsing import parse_rules
+from langchain_toolsearch.errors import ToolSearchError
 
 __all__ = ["MISSING", "evaluate_rules", "lookup", "request_context"]
 
-_RUNTIME_KEY = "__pregel_runtime"
+logger = logging.getLogger(__name__)
 
 
 class _Missing:
@@ -53,6 +67,36 @@ MISSING: Any = _Missing()
 """What `lookup` returns for a path that does not exist."""
 
 
+class _UnreadableValue(ToolSearchError, LookupError):
+    """A request-context value could not be read; conditions on it are false (never escapes)."""
+
+
+class _Unreadable:
+    """Stands for a run-context field whose value raised when it was read."""
+
+    def __init__(self, name: str, error: BaseException) -> None:
+        self.name = name
+        self.error = f"{type(error).__name__}: {error}"
+
+    def fail(self) -> NoReturn:
+        raise _UnreadableValue(f"context field {self.name!r} raised {self.error}")
+
+
+class _UnreadableContext(dict[str, Any]):
+    """A request context whose run context could not be listed at all.
+
+    Every lookup raises, so every condition is false (fail closed); plain
+    ``.get`` (used for the auth token) still sees the ``configurable`` keys.
+    """
+
+    def __init__(self, fields: Mapping[str, Any], error: BaseException) -> None:
+        super().__init__(fields)
+        self.error = f"{type(error).__name__}: {error}"
+
+    def __contains__(self, key: object) -> bool:
+        raise _UnreadableValue(f"the run context could not be read: {self.error}")
+
+
 def request_context(config: RunnableConfig | None, context: Any = None) -> dict[str, Any]:
     """The request context rules are evaluated against.
 
@@ -60,13 +104,16 @@ def request_context(config: RunnableConfig | None, context: Any = None) -> dict[
         config: The request's `RunnableConfig` (``None``: empty). Its
             ``configurable`` keys become fields, except LangGraph's internal
             ``__``-prefixed keys.
-        context: The run's context object. ``None``: taken from the LangGraph
-            runtime stored in ``config`` when the config is a running graph's
-            (as nodes, middleware and tools receive it).
+        context: The run's context object. ``None``: the running graph's
+            context (``langgraph.runtime.get_runtime().context``) when called
+            inside a graph run, else none.
 
     Returns:
         A new dict: ``configurable`` fields overlaid by the run context's
-        fields (top-level only; nested values are kept as they are).
+        fields (top-level only; nested values are kept as they are). Never
+        raises for the context's data: a field whose value raises when read
+        makes every condition on it false, and a context whose fields cannot
+        be listed makes every condition false (a warning is logged).
     """
     configurable: Mapping[str, Any] = (config or {}).get("configurable") or {}
     fields: dict[str, Any] = {
@@ -75,26 +122,57 @@ def request_context(config: RunnableConfig | None, context: Any = None) -> dict[
         if isinstance(key, str) and not key.startswith("__")
     }
     if context is None:
-        runtime = configurable.get(_RUNTIME_KEY)
-        context = getattr(runtime, "context", None)
+        context = _run_context()
     if context is not None:
-        fields.update(_fields_of(context))
+        try:
+            fields.update(_fields_of(context))
+        except GraphBubbleUp:
+            raise
+        except Exception as exc:
+            logger.warning(
+                "the run context (%s) could not be read, so every rule condition is false "
+                "for this request: %s: %s",
+                type(context).__name__,
+                type(exc).__name__,
+                exc,
+            )
+            return _UnreadableContext(fields, exc)
     return fields
 
 
+def _run_context() -> Any:
+    """The running graph's context, or ``None`` outside a run."""
+    try:
+        runtime = get_runtime()
+    except RuntimeError:  # not inside a runnable
+        return None
+    return getattr(runtime, "context", None)
+
+
 def _fields_of(obj: Any) -> dict[str, Any]:
-    """Top-level fields of a run-context object."""
+    """Top-level fields of a run-context object; a field that raises is `_Unreadable`."""
+    names: list[Any]
     if isinstance(obj, Mapping):
         return {str(key): value for key, value in obj.items()}
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
-    if isinstance(obj, BaseModel):
-        return {name: getattr(obj, name) for name in type(obj).model_fields}
-    try:
-        attributes = vars(obj)
-    except TypeError:
-        return {}
-    return {key: value for key, value in attributes.items() if not key.startswith("_")}
+        names = [f.name for f in dataclasses.fields(obj)]
+    elif isinstance(obj, BaseModel):
+        names = list(type(obj).model_fields)
+    else:
+        try:
+            attributes = vars(obj)
+        except TypeError:
+            return {}
+        names = [key for key in attributes if isinstance(key, str) and not key.startswith("_")]
+    out: dict[str, Any] = {}
+    for name in names:
+        try:
+            out[name] = getattr(obj, name)
+        except GraphBubbleUp:
+            raise
+        except Exception as exc:
+            out[name] = _Unreadable(name, exc)
+    return out
 
 
 def lookup(context: Mapping[str, Any], path: str) -> Any:
@@ -106,9 +184,16 @@ def lookup(context: Mapping[str, Any], path: str) -> Any:
 
     Returns:
         The value found, or `MISSING`.
+
+    Raises:
+        Exception: Whatever a context object raises when read (a property, a
+            mapping's ``__contains__``...); `evaluate_rules` turns it into a
+            false condition.
     """
     current: Any = context
     for segment in path.split("."):
+        if isinstance(current, _Unreadable):
+            current.fail()
         if isinstance(current, Mapping):
             if segment not in current:
                 return MISSING
@@ -127,31 +212,45 @@ def lookup(context: Mapping[str, Any], path: str) -> Any:
             current = getattr(current, segment)
         else:
             return MISSING
+    if isinstance(current, _Unreadable):
+        current.fail()
     return current
 
 
 def evaluate_rules(rules: RuleGroup | Mapping[str, Any] | None, context: Mapping[str, Any]) -> bool:
-    """Whether a rule group matches a request context.
+    """Whether a rule group matches a request context, as the seed system decides.
 
-    Operators (``actual`` is the value at the condition's ``field``):
+    Operators (``actual`` is the value at the condition's ``field``; "absent"
+    means missing or ``None``):
 
-    * ``equals`` / ``not_equals``: JSON equality; booleans never equal
-      numbers (``True != 1``), ``1 == 1.0``.
-    * ``contains`` / ``not_contains``: substring when ``actual`` is a string,
-      element when it is a list (or tuple/set), key when it is a mapping.
+    * ``equals`` / ``not_equals``: JavaScript's ``===``: two strings, two
+      numbers (``1 == 1.0``; booleans are not numbers), two booleans or two
+      ``None`` compare by value; a list or an object never equals anything.
+      ``not_equals`` is the negation (so it matches an absent field).
+    * ``deep_equals`` / ``not_deep_equals`` (extension): JSON value equality,
+      lists and objects included.
+    * ``contains``: a string field contains the value as a substring (a
+      number or boolean value as its JavaScript text); a list field holds an
+      element ``===`` the value; anything else is false. ``not_contains`` is
+      its negation (true for an absent field or another type).
     * ``greater_than``, ``less_than``, ``greater_than_or_equal``,
-      ``less_than_or_equal``: both numbers (not booleans) or both strings
-      (compared as text, so ISO dates order correctly); anything else is
-      ``False``.
-    * ``in`` / ``not_in``: ``actual`` equals an item of the value list; when
-      ``actual`` is itself a list, any of its items does.
-    * ``exists`` / ``not_exists``: the path exists and is not ``None``.
+      ``less_than_or_equal``: two numbers; anything else is false.
+    * ``text_greater_than``, ``text_less_than``, ``text_greater_than_or_equal``,
+      ``text_less_than_or_equal`` (extension): two strings in text order
+      (ISO dates order correctly); anything else is false.
+    * ``in``: the value is a list holding an item ``===`` the field (a list
+      field is never ``===``); ``not_in``: the value is a list that does not.
+      With a value that is not a list both are false.
+    * ``exists`` / ``not_exists``: the field is present and not ``None`` / is
+      absent; ``value`` is ignored.
+    * Any other operator is false (validated data never holds one).
 
-    A missing field makes every positive operator ``False``, so each
-    ``not_*`` operator (the exact negation of its positive one) is ``True``
-    for it: combine with ``exists`` when absence must not match. ``AND``
-    needs every item, ``OR`` at least one; groups nest. A group with no
-    conditions matches (``AND`` and ``OR`` alike, nested too).
+    A group with no conditions matches; ``"AND"`` needs every item, any
+    other group operator at least one (the seed reads everything but
+    ``"AND"`` as OR); items are evaluated in order and stop when decided.
+    A condition whose field raises when read, or whose comparison raises,
+    is false whatever its operator (fail closed): this never raises for the
+    request's data.
 
     Args:
         rules: A `RuleGroup`, its JSON form, or ``None`` (always matches).
@@ -161,7 +260,8 @@ def evaluate_rules(rules: RuleGroup | Mapping[str, Any] | None, context: Mapping
         ``True`` when the rules match.
 
     Raises:
-        ToolConfigError: If ``rules`` is a mapping that is not valid rule data.
+        ToolConfigError: If ``rules`` is a mapping that is not valid rule data
+            (convert the seed system's rules with ``rules_from_mastra``).
     """
     if rules is None:
         return True
@@ -180,71 +280,117 @@ def _group(group: RuleGroup, context: Mapping[str, Any]) -> bool:
 
 
 def _condition(condition: Condition, context: Mapping[str, Any]) -> bool:
-    operator = condition.operator
-    negated = operator.startswith("not_")
-    positive = operator.removeprefix("not_") if negated else operator
-    actual = lookup(context, condition.field)
-    if positive == "exists":
-        result = actual is not MISSING and actual is not None
-    elif actual is MISSING:
-        result = False
-    elif positive == "equals":
-        result = _equal(actual, condition.value)
-    elif positive == "contains":
-        result = _contains(actual, condition.value)
-    elif positive == "in":
-        options = condition.value if isinstance(condition.value, list) else []
-        if _is_collection(actual):
-            result = any(_member(item, options) for item in actual)
-        else:
-            result = _member(actual, options)
-    else:
-        result = _ordered(positive, actual, condition.value)
-    return not result if negated else result
-
-
-def _is_collection(value: Any) -> bool:
-    return isinstance(value, list | tuple | set | frozenset)
-
-
-def _equal(left: Any, right: Any) -> bool:
-    if isinstance(left, bool) or isinstance(right, bool):
-        return isinstance(left, bool) and isinstance(right, bool) and left is right
-    if _is_collection(left) and isinstance(right, list):
-        left = list(left)
     try:
-        return bool(left == right)
-    except Exception:
+        return _evaluate(condition.operator, lookup(context, condition.field), condition.value)
+    except GraphBubbleUp:
+        raise
+    except Exception as exc:  # fail closed: a value that raises never grants anything
+        logger.debug("condition on %r is false: %s: %s", condition.field, type(exc).__name__, exc)
         return False
 
 
-def _member(value: Any, options: list[Any]) -> bool:
-    return any(_equal(value, option) for option in options)
+_NEGATED = {
+    "not_equals": "equals",
+    "not_deep_equals": "deep_equals",
+    "not_contains": "contains",
+}
 
 
-def _contains(actual: Any, value: Any) -> bool:
-    if isinstance(actual, str):
-        return isinstance(value, str) and value in actual
-    if _is_collection(actual):
-        return _member(value, list(actual))
-    if isinstance(actual, Mapping):
-        return isinstance(value, str) and value in actual
-    return False
+def _evaluate(operator: str, actual: Any, value: Any) -> bool:
+    absent = actual is MISSING or actual is None
+    if operator == "exists":
+        return not absent
+    if operator == "not_exists":
+        return absent
+    if operator in _NEGATED:
+        return not _evaluate(_NEGATED[operator], actual, value)
+    if operator in ("in", "not_in"):
+        if not isinstance(value, list):
+            return False
+        found = actual is not MISSING and any(_strict_equal(actual, item) for item in value)
+        return found if operator == "in" else not found
+    if actual is MISSING:
+        return False
+    if operator == "equals":
+        return _strict_equal(actual, value)
+    if operator == "deep_equals":
+        return _deep_equal(actual, value)
+    if operator == "contains":
+        return _contains(actual, value)
+    if operator in _ORDER:
+        if _number(actual) and _number(value):
+            return bool(_ORDER[operator](actual, value))
+        return False
+    if operator in _TEXT_ORDER:
+        if isinstance(actual, str) and isinstance(value, str):
+            return bool(_ORDER[_TEXT_ORDER[operator]](actual, value))
+        return False
+    return False  # an operator the seed does not know: false, as there
+
+
+_ORDER = {
+    "greater_than": lambda a, b: a > b,
+    "less_than": lambda a, b: a < b,
+    "greater_than_or_equal": lambda a, b: a >= b,
+    "less_than_or_equal": lambda a, b: a <= b,
+}
+_TEXT_ORDER = {f"text_{name}": name for name in _ORDER}
 
 
 def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _ordered(operator: str, actual: Any, value: Any) -> bool:
-    if not (_number(actual) and _number(value)) and not (
-        isinstance(actual, str) and isinstance(value, str)
-    ):
+def _is_array(value: Any) -> bool:
+    return isinstance(value, list | tuple | set | frozenset)
+
+
+def _strict_equal(left: Any, right: Any) -> bool:
+    """JavaScript's ``===`` on JSON-like values: scalars by value, containers never."""
+    if left is None or right is None:
+        return left is None and right is None
+    if isinstance(left, bool) or isinstance(right, bool):
+        return isinstance(left, bool) and isinstance(right, bool) and left is right
+    if _number(left) and _number(right):
+        return bool(left == right)
+    if isinstance(left, str) and isinstance(right, str):
+        return str.__eq__(left, right) is True
+    return False
+
+
+def _deep_equal(left: Any, right: Any) -> bool:
+    """JSON value equality (the ``deep_equals`` extension)."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return isinstance(left, bool) and isinstance(right, bool) and left is right
+    if _is_array(left) and isinstance(right, list):
+        left = list(left)
+        return len(left) == len(right) and all(map(_deep_equal, left, right))
+    if isinstance(left, Mapping) and isinstance(right, Mapping):
+        return set(left) == set(right) and all(_deep_equal(left[k], right[k]) for k in right)
+    if _is_array(left) or _is_array(right) or isinstance(left, Mapping | dict):
         return False
-    if operator == "greater_than":
-        return bool(actual > value)
-    if operator == "less_than":
-        return bool(actual < value)
-    if operator == "greater_than_or_equal":
-        return bool(actual >= value)
-    return bool(actual <= value)
+    return _strict_equal(left, right)
+
+
+def _js_text(value: Any) -> str | None:
+    """The text JavaScript's ``String(value)`` gives for a JSON scalar."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float) and math.isfinite(value):
+        return str(int(value)) if value.is_integer() and abs(value) < 1e21 else repr(value)
+    if value is None:
+        return "null"
+    return None
+
+
+def _contains(actual: Any, value: Any) -> bool:
+    if isinstance(actual, str):
+        text = _js_text(value)
+        return text is not None and text in actual
+    if _is_array(actual):
+        return any(_strict_equal(item, value) for item in actual)
+    return False

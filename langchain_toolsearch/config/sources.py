@@ -37,9 +37,9 @@ from langchain_toolsearch.config.merging import (
 from langchain_toolsearch.config.models import (
     AUTH_TOKEN_KEY,
     MASTRA_AUTH_TOKEN_KEY,
+    AgentToolEntry,
     MCPClientRef,
     SourceRef,
-    ToolEntry,
 )
 from langchain_toolsearch.config.providers import ToolProvider
 from langchain_toolsearch.config.records import VersionInfo
@@ -56,7 +56,7 @@ class RequestPlan:
     """Everything read from the store for one request."""
 
     context: dict[str, Any]
-    tools: dict[str, ToolEntry] | None
+    tools: dict[str, AgentToolEntry] | None
     mcp: list[tuple[str, MCPClientRef, MCPClientConfig]]
     integrations: dict[str, SourceRef]
     providers: dict[str, SourceRef]
@@ -232,25 +232,38 @@ class ToolCollector:
 
     def _add_code_and_registry(
         self,
-        selection: dict[str, ToolEntry] | None,
+        selection: dict[str, AgentToolEntry] | None,
         merged: _Merged,
         failures: dict[str, str],
     ) -> None:
-        """Sources 1 and 2: tools defined in code, then registered tools."""
-        if not self._select:  # descriptions only (or nothing): the code tools stay
-            for tool_id, tool in self._code.items():
-                entry = selection.get(tool_id) if selection is not None else None
-                merged.put(tool_id, tool, "code", _description(entry))
-            return
+        """Sources 1 and 2: tools defined in code, then registered tools.
+
+        Code tools are kept (as the seed system's code agents keep theirs):
+        an entry re-describes one, ``{"remove": true}`` removes one (mode
+        ``"tools"`` only), any other id adds that registered tool.
+        """
+        entries = selection or {}
         for tool_id, tool in self._code.items():
-            if selection is None or tool_id in selection:
-                entry = selection.get(tool_id) if selection is not None else None
-                merged.put(tool_id, tool, "code", _description(entry))
-        for tool_id, entry in (selection or {}).items():
-            if tool_id in self._registry:
-                merged.put(tool_id, self._registry[tool_id], "registry", _description(entry))
+            entry = entries.get(tool_id)
+            if entry is not None and entry.remove and self._select:
+                continue
+            merged.put(tool_id, tool, "code", None if entry is None else entry.description)
+        for tool_id, entry in entries.items():
+            where = f"tools.{tool_id}"
+            if entry.remove:
+                if tool_id not in self._code:
+                    failures[where] = f"'remove': no tool with id {tool_id!r} is defined in code"
+                elif not self._select:
+                    failures[where] = (
+                        "not removed: mode 'descriptions' only changes descriptions of the "
+                        "tools defined in code"
+                    )
+            elif not self._select:
+                continue  # descriptions only: nothing is added
+            elif tool_id in self._registry:
+                merged.put(tool_id, self._registry[tool_id], "registry", entry.description)
             elif tool_id not in self._code:
-                failures[f"tools.{tool_id}"] = (
+                failures[where] = (
                     f"no tool with id {tool_id!r} is defined in code or in the registry"
                 )
 

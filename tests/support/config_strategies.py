@@ -1,8 +1,9 @@
 """Hypothesis strategies for stored tool configuration JSON (agents, MCP clients).
 
 They generate what `parse_agent_config` / `parse_mcp_client` accept: every
-operator with every kind of value it takes (``null`` included, field report
-C23), empty and nested rule groups, conditional variants, every allowlist
+operator (the seed's and the extensions) with every kind of value it takes
+(``null`` included, field report C23), empty and nested rule groups, removal
+entries of an agent's ``tools``, conditional variants, every allowlist
 form and version selector, stdio and HTTP servers with float timeouts.
 """
 
@@ -39,9 +40,7 @@ JSON_VALUES = st.recursive(
     ),
     max_leaves=6,
 )
-NUMBER_OR_TEXT = st.one_of(
-    st.integers(-1000, 1000), st.floats(-1e15, 1e15, allow_nan=False), _SAFE_TEXT
-)
+NUMBERS = st.one_of(st.integers(-1000, 1000), st.floats(-1e15, 1e15, allow_nan=False))
 
 
 def _condition() -> st.SearchStrategy[dict[str, Any]]:
@@ -56,14 +55,21 @@ def _condition() -> st.SearchStrategy[dict[str, Any]]:
         "not_equals": JSON_VALUES,
         "contains": st.one_of(st.booleans(), INTEGERS, _SAFE_TEXT),
         "not_contains": st.one_of(st.booleans(), INTEGERS, _SAFE_TEXT),
-        "greater_than": NUMBER_OR_TEXT,
-        "less_than": NUMBER_OR_TEXT,
-        "greater_than_or_equal": NUMBER_OR_TEXT,
-        "less_than_or_equal": NUMBER_OR_TEXT,
+        "greater_than": NUMBERS,
+        "less_than": NUMBERS,
+        "greater_than_or_equal": NUMBERS,
+        "less_than_or_equal": NUMBERS,
         "in": st.lists(JSON_VALUES, max_size=3),
         "not_in": st.lists(JSON_VALUES, max_size=3),
         "exists": st.none(),
         "not_exists": st.none(),
+        # this package's extensions
+        "deep_equals": JSON_VALUES,
+        "not_deep_equals": JSON_VALUES,
+        "text_greater_than": _SAFE_TEXT,
+        "text_less_than": _SAFE_TEXT,
+        "text_greater_than_or_equal": _SAFE_TEXT,
+        "text_less_than_or_equal": _SAFE_TEXT,
     }
     return st.one_of(
         *(
@@ -96,6 +102,8 @@ def _optional(**fields: st.SearchStrategy[Any]) -> st.SearchStrategy[dict[str, A
 
 ENTRIES = _optional(description=st.one_of(st.none(), _SAFE_TEXT), rules=st.one_of(st.none(), RULES))
 SELECTIONS = st.dictionaries(NAMES, ENTRIES, max_size=3)
+REMOVALS = _optional(rules=st.one_of(st.none(), RULES)).map(lambda extra: {"remove": True, **extra})
+AGENT_SELECTIONS = st.dictionaries(NAMES, st.one_of(ENTRIES, REMOVALS), max_size=3)
 VERSIONS = st.one_of(st.none(), st.sampled_from(["draft", "published"]), st.integers(1, 5))
 MCP_REFS = _optional(
     tools=st.one_of(st.none(), st.just("*"), SELECTIONS),
@@ -113,7 +121,7 @@ def _conditional(value: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 
 
 AGENT_CONFIGS = _optional(
-    tools=_conditional(SELECTIONS),
+    tools=_conditional(AGENT_SELECTIONS),
     mcp_clients=_conditional(st.dictionaries(RECORD_IDS, MCP_REFS, max_size=3)),
     integration_tools=_conditional(st.dictionaries(NAMES, SOURCE_REFS, max_size=2)),
     tool_providers=_conditional(st.dictionaries(NAMES, SOURCE_REFS, max_size=2)),

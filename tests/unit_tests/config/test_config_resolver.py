@@ -17,7 +17,12 @@ from langgraph.graph import END, START, StateGraph
 from typing_extensions import TypedDict
 
 from langchain_toolsearch import AgentToolConfig, ToolConfigStore, ToolResolver
-from langchain_toolsearch.config import ProviderToolInfo, ToolConfigError, ToolProvider
+from langchain_toolsearch.config import (
+    ProviderToolInfo,
+    ToolConfigError,
+    ToolProvider,
+    parse_agent_config,
+)
 
 
 def make_tool(name: str, description: str | None = None, answer: str | None = None) -> BaseTool:
@@ -214,7 +219,7 @@ async def test_modes_for_code_defined_agents() -> None:
     code = [make_tool("a", "A."), make_tool("b", "B.")]
     registry = {"extra": make_tool("extra")}
     stored = {
-        "tools": {"a": {"description": "A, edited."}, "extra": {}},
+        "tools": {"a": {"description": "A, edited."}, "b": {"remove": True}, "extra": {}},
         "integration_tools": {"github": {}},
     }
     common: dict[str, Any] = {
@@ -224,12 +229,15 @@ async def test_modes_for_code_defined_agents() -> None:
     }
 
     full = await ToolResolver(**common, mode="tools").aresolve(agent_config=stored)
-    assert full.names == ["a", "extra", "gh"]  # b removed, extra and gh added
+    assert full.names == ["a", "extra", "gh"]  # b removed explicitly, extra and gh added
     assert full.tools[0].description == "A, edited."
+    assert full.failures == {}
 
     described = await ToolResolver(**common, mode="descriptions").aresolve(agent_config=stored)
     assert described.names == ["a", "b"]  # nothing added or removed
     assert [t.description for t in described.tools] == ["A, edited.", "B."]
+    assert set(described.failures) == {"tools.b"}  # the removal was not applied: said so
+    assert "only changes descriptions" in described.failures["tools.b"]
 
     ignored = await ToolResolver(**common, mode="ignore").aresolve(agent_config=stored)
     assert ignored.names == ["a", "b"]
@@ -237,6 +245,61 @@ async def test_modes_for_code_defined_agents() -> None:
 
     with pytest.raises(ValueError, match="unknown mode 'readonly'"):
         ToolResolver(mode="readonly")  # type: ignore[arg-type]
+
+
+async def test_a_code_agent_keeps_its_code_tools_when_the_stored_map_adds_one(
+    configs: ToolConfigStore,
+) -> None:
+    """Issue 19: ``{"tools": {"reg_only": {}}}`` used to resolve to ``["reg_only"]``."""
+    shared, code_only = make_tool("shared", answer="code"), make_tool("code_only")
+    configs.agents.save("agent", {"tools": {"reg_only": {}}})
+    resolver = ToolResolver(
+        store=configs,
+        agent_id="agent",
+        code_tools=[shared, code_only],
+        registry={"reg_only": make_tool("reg_only"), "shared": make_tool("shared")},
+    )
+    resolved = await resolver.aresolve()
+    assert resolved.names == ["shared", "code_only", "reg_only"]
+    assert _answers(resolved.tools)["shared"] == "code"  # not selected: the code tool stays
+    assert resolved.sources == {"shared": "code", "code_only": "code", "reg_only": "registry"}
+    assert resolved.failures == {}
+
+
+async def test_removal_is_explicit_conditional_and_reported_when_it_names_nothing() -> None:
+    resolver = ToolResolver(
+        code_tools=[make_tool("a"), make_tool("b")], registry={"reg": make_tool("reg")}
+    )
+    stored = {
+        "tools": [
+            {"value": {"reg": {}}},
+            {"value": {"a": {"remove": True}}, "rules": PRO},  # pro requests lose a
+            {"value": {"typo": {"remove": True}, "reg2": {"remove": True, "rules": PRO}}},
+        ]
+    }
+    free = await resolver.aresolve({"configurable": {"plan": "free"}}, agent_config=stored)
+    pro = await resolver.aresolve({"configurable": {"plan": "pro"}}, agent_config=stored)
+    assert free.names == ["a", "b", "reg"]
+    assert pro.names == ["b", "reg"]
+    # removing an id that is no code tool is reported (a typo must not pass silently);
+    # an entry whose rules do not match is absent, so "reg2" is reported only for pro
+    assert set(free.failures) == {"tools.typo"}
+    assert set(pro.failures) == {"tools.typo", "tools.reg2"}
+    assert "no tool with id 'typo' is defined in code" in free.failures["tools.typo"]
+    # a stand-alone stored agent has no code tools to remove
+    alone = ToolResolver(registry={"reg": make_tool("reg")})
+    resolved = await alone.aresolve(agent_config={"tools": {"reg": {}, "x": {"remove": True}}})
+    assert resolved.names == ["reg"] and set(resolved.failures) == {"tools.x"}
+
+
+def test_a_removed_tool_takes_no_description() -> None:
+    with pytest.raises(ToolConfigError) as caught:
+        parse_agent_config({"tools": {"a": {"remove": True, "description": "x"}}})
+    assert [path for path, _ in caught.value.errors] == ["tools.a"]
+    assert "takes no 'description'" in str(caught.value)
+    # "remove" exists only in an agent's tools map, not in allowlists of other sources
+    with pytest.raises(ToolConfigError, match=r"mcp_clients\.c\.tools\.x\.remove: unknown key"):
+        parse_agent_config({"mcp_clients": {"c": {"tools": {"x": {"remove": True}}}}})
 
 
 async def test_description_only_mode_honours_entry_rules() -> None:
@@ -280,18 +343,34 @@ async def test_descriptions_for_integration_and_provider_tools() -> None:
     ("tools", "expected"),
     [
         (None, ["a", "b"]),  # omitted: the code tools, unchanged
-        ({}, []),  # empty: nothing
-        ({"b": {}}, ["b"]),
-        ({"b": {}, "reg": {}}, ["b", "reg"]),
+        ({}, ["a", "b"]),  # empty: nothing added or removed
+        ({"b": {}}, ["a", "b"]),  # listing a code tool keeps it (re-describes it)
+        ({"b": {}, "reg": {}}, ["a", "b", "reg"]),  # a registered tool is added
+        ({"a": {"remove": True}, "reg": {}}, ["b", "reg"]),  # removal is explicit
+        ({"a": {"remove": True}, "b": {"remove": True}}, []),
     ],
 )
-async def test_agent_tools_allowlist(tools: dict[str, Any] | None, expected: list[str]) -> None:
+async def test_agent_tools_map_of_a_code_agent(
+    tools: dict[str, Any] | None, expected: list[str]
+) -> None:
     resolver = ToolResolver(
         code_tools=[make_tool("a"), make_tool("b")], registry={"reg": make_tool("reg")}
     )
     config = {} if tools is None else {"tools": tools}
     assert (await resolver.aresolve(agent_config=config)).names == expected
     assert (await resolver.aresolve(agent_config={"tools": tools})).names == expected  # null
+
+
+@pytest.mark.parametrize(
+    ("tools", "expected"),
+    [(None, []), ({}, []), ({"reg": {}}, ["reg"]), ({"reg": {}, "other": {}}, ["reg", "other"])],
+)
+async def test_agent_tools_map_of_a_stand_alone_agent(
+    tools: dict[str, Any] | None, expected: list[str]
+) -> None:
+    resolver = ToolResolver(registry={"reg": make_tool("reg"), "other": make_tool("other")})
+    config = {} if tools is None else {"tools": tools}
+    assert (await resolver.aresolve(agent_config=config)).names == expected
 
 
 @pytest.mark.parametrize(
@@ -426,7 +505,7 @@ async def test_no_matching_variant_means_omitted() -> None:
     ).names == ["a"]
     assert (
         await resolver.aresolve({"configurable": {"plan": "pro"}}, agent_config=stored)
-    ).names == ["b"]
+    ).names == ["a", "b"]  # a code agent keeps its code tools; the variant adds b
 
 
 async def test_per_tool_and_per_reference_rules_are_evaluated() -> None:
