@@ -207,9 +207,11 @@ def lookup(context: Mapping[str, Any], path: str) -> Any:
             current is not None
             and not isinstance(current, str | bytes | int | float)
             and not segment.startswith("_")
-            and hasattr(current, segment)
         ):
-            current = getattr(current, segment)
+            try:  # read once: a property may be costly, or count its reads
+                current = getattr(current, segment)
+            except AttributeError:
+                return MISSING
         else:
             return MISSING
     if isinstance(current, _Unreadable):

@@ -51,6 +51,11 @@ MASTRA_AGENT: dict[str, Any] = {
     },
 }
 
+TEXT_ORDER = {
+    "operator": "AND",
+    "conditions": [{"field": "since", "operator": "text_greater_than", "value": "2024"}],
+}
+
 OURS: dict[str, Any] = {
     "tools": {"get_weather": {}, "send_email": {"description": "Send an e-mail.", "rules": PRO}},
     "mcp_clients": [
@@ -145,7 +150,9 @@ def test_mastra_errors_name_mastras_field_paths() -> None:
                             "x": {
                                 "rules": {
                                     "operator": "AND",
-                                    "conditions": [{"field": "a", "operator": "eq", "value": 1}],
+                                    "conditions": [
+                                        {"field": "a", "operator": "contains", "value": [1]}
+                                    ],
                                 }
                             }
                         }
@@ -157,7 +164,7 @@ def test_mastra_errors_name_mastras_field_paths() -> None:
     with pytest.raises(ToolConfigError) as caught:
         AgentToolConfig.from_mastra(bad)
     paths = [path for path, _ in caught.value.errors]
-    assert paths == ["mcpClients[0].value.c.tools.x.rules.conditions[0].operator"]
+    assert paths == ["mcpClients[0].value.c.tools.x.rules.conditions[0].value"]
     with pytest.raises(ToolConfigError, match=r"integrationTools\.crm\.tool"):
         AgentToolConfig.from_mastra({"integrationTools": {"crm": {"tool": {}}}})
 
@@ -175,6 +182,11 @@ def test_mastra_errors_name_mastras_field_paths() -> None:
         (
             {"tool_providers": {"p": {"tools": {"t": {"rules": PRO}}}}},
             "tool_providers.p.tools.t.rules",
+        ),
+        ({"tools": {"a": {"remove": True}}}, "tools.a.remove"),
+        (
+            {"mcp_clients": {"c": {"tools": {"x": {"rules": TEXT_ORDER}}}}},
+            "mcp_clients.c.tools.x.rules.conditions[0].operator",
         ),
     ],
 )
@@ -212,3 +224,28 @@ def test_an_id_list_is_only_read_for_tools() -> None:
     with pytest.raises(ToolConfigError) as caught:
         AgentToolConfig.from_mastra({"integrationTools": ["composio_hackernews_GET"]})
     assert [p for p, _ in caught.value.errors] == ["integrationTools"]
+
+
+def test_rules_everywhere_in_mastra_data_are_converted_to_the_seed_outcome() -> None:
+    lower = {"operator": "or", "conditions": [{"field": "plan", "operator": "exists", "value": 1}]}
+    agent = AgentToolConfig.from_mastra(
+        {
+            "tools": {"t": {"rules": lower}},
+            "mcpClients": {"c": {"tools": {"x": {"rules": lower}}}},
+            "integrationTools": [{"value": {"i": {"tools": {"y": {"rules": lower}}}}}],
+        }
+    ).to_json()
+    converted = {"operator": "OR", "conditions": [{"field": "plan", "operator": "exists"}]}
+    assert agent["tools"]["t"]["rules"] == converted
+    assert agent["mcp_clients"]["c"]["tools"]["x"]["rules"] == converted
+    assert agent["integration_tools"][0]["value"]["i"]["tools"]["y"]["rules"] == converted
+    client = MCPClientConfig.from_mastra(
+        {"name": "n", "servers": {"s": {"command": "x", "tools": {"t": {"rules": lower}}}}}
+    )
+    assert client.to_json()["servers"]["s"]["tools"]["t"]["rules"] == converted
+    ours = MCPClientConfig.model_validate(
+        {"servers": {"s": {"command": "x", "tools": {"t": {"rules": TEXT_ORDER}}}}}
+    )
+    with pytest.raises(ToolConfigError) as caught:
+        ours.to_mastra()
+    assert [p for p, _ in caught.value.errors] == ["servers.s.tools.t.rules.conditions[0].operator"]

@@ -4,6 +4,7 @@ and bad rule data rejected when saved with a message naming the field."""
 from __future__ import annotations
 
 import dataclasses
+import logging
 from enum import StrEnum
 from typing import Any
 
@@ -13,7 +14,9 @@ from pydantic import BaseModel
 from langchain_toolsearch import ToolConfigStore, evaluate_rules
 from langchain_toolsearch.config import (
     CONDITION_OPERATORS,
+    EXTENSION_OPERATORS,
     MISSING,
+    SEED_OPERATORS,
     RuleGroup,
     ToolConfigError,
     lookup,
@@ -66,7 +69,8 @@ OPERATOR_CASES: list[tuple[str, str, Any, bool]] = [
     ("equals", "beta", True, True),
     ("equals", "beta", 1, False),  # booleans never equal numbers
     ("equals", "seats", True, False),
-    ("equals", "roles", ["admin", "dev"], True),
+    ("equals", "roles", ["admin", "dev"], False),  # === on lists: never (as the seed)
+    ("equals", "user.org", {"tier": 3}, False),  # nor on objects
     ("equals", "user.org.tier", 3, True),
     ("equals", "enum_plan", "pro", True),  # StrEnum values compare as strings
     ("equals", "missing", "pro", False),
@@ -74,28 +78,30 @@ OPERATOR_CASES: list[tuple[str, str, Any, bool]] = [
     ("not_equals", "plan", "free", True),
     ("not_equals", "plan", "pro", False),
     ("not_equals", "missing", "pro", True),  # exact negation of equals
+    ("not_equals", "roles", ["admin", "dev"], True),
     # contains / not_contains
     ("contains", "user.name", "Love", True),
     ("contains", "user.name", "love", False),  # case-sensitive
     ("contains", "roles", "admin", True),
     ("contains", "roles", "owner", False),
-    ("contains", "user.org", "tier", True),  # mapping: key
+    ("contains", "user.org", "tier", False),  # an object contains nothing (as the seed)
     ("contains", "seats", 1, False),  # a number contains nothing
+    ("contains", "since", 2024, True),  # a number value as its text (JavaScript's includes)
+    ("contains", "user.name", True, False),
     ("contains", "missing", "x", False),
     ("not_contains", "roles", "owner", True),
     ("not_contains", "roles", "admin", False),
     ("not_contains", "missing", "x", True),
+    ("not_contains", "user.org", "tier", True),  # the negation, on other types too
     # ordering
     ("greater_than", "seats", 10, True),
     ("greater_than", "seats", 12, False),
     ("greater_than", "ratio", 0.25, True),
-    ("greater_than", "since", "2024-01-01", True),  # strings compare as text
     ("greater_than", "plan", 3, False),  # mismatched types never match
     ("greater_than", "beta", 0, False),  # booleans are not numbers
     ("greater_than", "missing", 0, False),
     ("less_than", "seats", 13, True),
     ("less_than", "seats", 12, False),
-    ("less_than", "since", "2024-06-02", True),
     ("less_than", "missing", 100, False),
     ("greater_than_or_equal", "seats", 12, True),
     ("greater_than_or_equal", "seats", 13, False),
@@ -103,20 +109,20 @@ OPERATOR_CASES: list[tuple[str, str, Any, bool]] = [
     ("greater_than_or_equal", "missing", 0, False),
     ("less_than_or_equal", "seats", 12, True),
     ("less_than_or_equal", "seats", 11, False),
-    ("less_than_or_equal", "since", "2024-06-01", True),
     ("less_than_or_equal", "missing", 0, False),
     # in / not_in
     ("in", "plan", ["pro", "enterprise"], True),
     ("in", "plan", ["free"], False),
     ("in", "seats", [1, 12], True),
     ("in", "beta", [1], False),
-    ("in", "roles", ["owner", "admin"], True),  # any item of a list value
-    ("in", "roles", ["owner"], False),
+    ("in", "roles", ["owner", "admin"], False),  # a list field is never === an item
+    ("in", "roles", [["admin", "dev"]], False),
+    ("in", "user.org", [{"tier": 3}], False),
     ("in", "missing", ["pro"], False),
     ("in", "plan", [], False),
     ("not_in", "plan", ["free"], True),
     ("not_in", "plan", ["pro"], False),
-    ("not_in", "roles", ["admin"], False),
+    ("not_in", "roles", ["admin"], True),  # the negation
     ("not_in", "missing", ["pro"], True),
     # exists / not_exists
     ("exists", "plan", ..., True),
@@ -132,6 +138,24 @@ OPERATOR_CASES: list[tuple[str, str, Any, bool]] = [
     ("exists", "teams.5.name", ..., False),
     ("equals", "roles.0", "admin", True),
     ("exists", "roles.x", ..., False),
+    # extensions: value equality, text order
+    ("deep_equals", "roles", ["admin", "dev"], True),
+    ("deep_equals", "roles", ["dev", "admin"], False),
+    ("deep_equals", "user.org", {"tier": 3, "flags": {"sso": True}}, True),
+    ("deep_equals", "user.org", {"tier": 3}, False),
+    ("deep_equals", "seats", 12.0, True),
+    ("deep_equals", "beta", 1, False),
+    ("deep_equals", "missing", None, False),
+    ("not_deep_equals", "roles", ["admin", "dev"], False),
+    ("not_deep_equals", "missing", ["x"], True),
+    ("text_greater_than", "since", "2024-01-01", True),  # ISO dates order as text
+    ("text_greater_than", "since", "2024-06-01", False),
+    ("text_greater_than", "seats", "1", False),  # two strings only
+    ("text_less_than", "since", "2024-06-02", True),
+    ("text_less_than", "missing", "z", False),
+    ("text_greater_than_or_equal", "since", "2024-06-01", True),
+    ("text_less_than_or_equal", "since", "2024-06-01", True),
+    ("text_less_than_or_equal", "since", "2024-05-31", False),
 ]
 
 
@@ -145,7 +169,8 @@ def test_every_operator(operator: str, field: str, value: Any, expected: bool) -
 
 def test_the_table_covers_every_operator() -> None:
     assert {case[0] for case in OPERATOR_CASES} == set(CONDITION_OPERATORS)
-    assert len(CONDITION_OPERATORS) == 12
+    assert len(SEED_OPERATORS) == 12 and len(CONDITION_OPERATORS) == 18
+    assert set(SEED_OPERATORS) | set(EXTENSION_OPERATORS) == set(CONDITION_OPERATORS)
 
 
 @pytest.mark.parametrize(
@@ -206,14 +231,148 @@ def test_no_rules_always_match() -> None:
 
 
 def test_groups_short_circuit_in_order() -> None:
-    class Explodes:
+    reads: list[str] = []
+
+    class Counts:
         @property
         def boom(self) -> Any:
-            raise AssertionError("evaluated past a decided group")
+            reads.append("boom")
+            return 1
 
-    ctx = {"plan": "pro", "obj": Explodes()}
+    ctx = {"plan": "pro", "obj": Counts()}
     assert evaluate_rules(OR(cond("plan", "equals", "pro"), cond("obj.boom", "exists")), ctx)
     assert not evaluate_rules(AND(cond("plan", "equals", "free"), cond("obj.boom", "exists")), ctx)
+    assert reads == []  # decided groups never read further fields
+    assert evaluate_rules(AND(cond("plan", "equals", "pro"), cond("obj.boom", "exists")), ctx)
+    assert reads == ["boom"]
+
+
+# -- fail closed: a context value that raises never grants and never raises ------------
+
+
+class Hostile:
+    """A context object whose attributes and comparisons raise."""
+
+    def __init__(self) -> None:
+        self.plan = "pro"
+
+    @property
+    def secret(self) -> Any:
+        raise PermissionError("no access")
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("no comparison")
+
+    def __gt__(self, other: object) -> bool:
+        raise RuntimeError("no ordering")
+
+    __hash__ = object.__hash__
+
+
+class Exploding(int):
+    """A number whose comparisons raise (an int, so ordering operators compare it)."""
+
+    def __gt__(self, other: object) -> bool:
+        raise ValueError("boom")
+
+    def __eq__(self, other: object) -> bool:
+        raise ValueError("boom")
+
+    __hash__ = int.__hash__
+
+
+@pytest.mark.parametrize(
+    "condition",
+    [
+        cond("obj.secret", "equals", "x"),
+        cond("obj.secret", "not_equals", "x"),  # a negation must not turn a raise into True
+        cond("obj.secret", "exists"),
+        cond("obj.secret", "not_exists"),
+        cond("obj.secret", "not_in", ["x"]),
+        cond("obj.secret", "not_contains", "x"),
+        cond("num", "greater_than", 1),
+        cond("num", "equals", 3),
+        cond("num", "not_equals", 3),
+        cond("num", "not_deep_equals", 3),
+        cond("num", "not_in", [3]),
+    ],
+)
+def test_a_value_that_raises_fails_its_condition(condition: dict[str, Any]) -> None:
+    ctx = {"obj": Hostile(), "num": Exploding(3), "plan": "pro"}
+    assert evaluate_rules(AND(condition), ctx) is False
+    # ... and only its condition: the rest of the rules still decide
+    assert evaluate_rules(OR(condition, cond("plan", "equals", "pro")), ctx) is True
+    assert evaluate_rules(AND(cond("obj.plan", "equals", "pro")), ctx) is True
+
+
+@dataclasses.dataclass
+class RaisingField:
+    plan: str
+    token: str
+
+    def __getattribute__(self, name: str) -> Any:
+        if name == "token":
+            raise PermissionError("token is not readable")
+        return object.__getattribute__(self, name)
+
+
+class Unlistable:
+    """A run context whose fields cannot even be listed."""
+
+    @property
+    def __dict__(self) -> Any:  # type: ignore[override]
+        raise RuntimeError("no fields")
+
+
+def test_request_context_never_raises_for_the_run_context(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    ctx = request_context({"configurable": {"region": "eu"}}, RaisingField("pro", "t"))
+    assert evaluate_rules(AND(cond("plan", "equals", "pro")), ctx)
+    for condition in (cond("token", "exists"), cond("token", "not_exists")):
+        assert not evaluate_rules(AND(condition), ctx)
+    # a context that cannot be listed: every condition is false, with a warning
+    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch.config.rules"):
+        ctx = request_context({"configurable": {"region": "eu"}}, Unlistable())
+    assert "could not be read" in caplog.text
+    for condition in (cond("region", "equals", "eu"), cond("x", "not_exists")):
+        assert not evaluate_rules(AND(condition), ctx)
+    assert evaluate_rules(AND(), ctx)  # no constraints still match
+
+
+@pytest.mark.parametrize(
+    ("context", "field"),
+    [
+        ({"obj": Hostile(), "plan": "pro"}, "obj.secret"),  # a property that raises
+        ({"num": Exploding(3), "plan": "pro"}, "num"),  # a comparison that raises
+        (RaisingField("pro", "t"), "token"),  # a run-context field that raises
+        (Unlistable(), "plan"),  # a run context that cannot be listed
+    ],
+)
+async def test_resolve_never_raises_for_a_hostile_context(context: Any, field: str) -> None:
+    from langchain_core.tools import StructuredTool
+
+    from langchain_toolsearch import ToolResolver
+
+    tools = {
+        name: StructuredTool.from_function(lambda: "ok", name=name, description=name)
+        for name in ("always", "gated", "ungated")
+    }
+    resolver = ToolResolver(registry=tools)
+    stored = {
+        "tools": {
+            "always": {},
+            "gated": {"rules": AND(cond(field, "not_equals", 3))},  # fail closed: absent
+            "ungated": {"rules": AND(cond("plan", "equals", "pro"))},
+        }
+    }
+    expected = ["always"] if isinstance(context, Unlistable) else ["always", "ungated"]
+    assert resolver.resolve(context=context, agent_config=stored).names == expected
+    assert (await resolver.aresolve(context=context, agent_config=stored)).names == expected
+    # the same context handed over as configurable values
+    if isinstance(context, dict):
+        config = {"configurable": context}
+        assert (await resolver.aresolve(config, agent_config=stored)).names == expected  # type: ignore[arg-type]
 
 
 def test_lookup_walks_mappings_lists_and_attributes() -> None:
@@ -256,7 +415,7 @@ def test_request_context_from_configurable_without_internal_keys() -> None:
             "thread_id": "t1",
             "plan": "pro",
             "__pregel_checkpointer": object(),
-            "__pregel_runtime": Runtime(None),
+            "__pregel_runtime": Runtime({"plan": "enterprise"}),  # internal: never read
         }
     }
     assert request_context(config) == {"thread_id": "t1", "plan": "pro"}  # type: ignore[arg-type]
@@ -277,9 +436,40 @@ def test_run_context_overlays_configurable(context: Any) -> None:
     assert ctx["plan"] == "enterprise"
     assert ctx["user_id"] == "u1"
     assert ctx["thread_id"] == "t1"
-    # the same, when the context comes from the graph runtime in the config
-    config_in_run = {"configurable": {"plan": "free", "__pregel_runtime": Runtime(context)}}
-    assert request_context(config_in_run)["plan"] == "enterprise"  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "context",
+    [
+        {"plan": "enterprise", "user_id": "u1"},
+        DataContext(plan="enterprise", user_id="u1"),
+    ],
+)
+def test_inside_a_graph_run_the_run_context_is_picked_up(context: Any) -> None:
+    """Through LangGraph's public ``get_runtime`` / ``get_config``, in a real graph."""
+    from langgraph.config import get_config
+    from langgraph.graph import END, START, StateGraph
+    from typing_extensions import TypedDict
+
+    class State(TypedDict):
+        seen: dict[str, Any]
+
+    def node(state: State) -> dict[str, Any]:
+        return {"seen": request_context(get_config())}
+
+    graph = StateGraph(State, context_schema=type(context))
+    graph.add_node("node", node)
+    graph.add_edge(START, "node")
+    graph.add_edge("node", END)
+    out = graph.compile().invoke(
+        {"seen": {}}, {"configurable": {"plan": "free", "region": "eu"}}, context=context
+    )
+    assert out["seen"]["plan"] == "enterprise"  # the run context wins
+    assert out["seen"]["user_id"] == "u1"
+    assert out["seen"]["region"] == "eu"
+    assert not any(key.startswith("__") for key in out["seen"])
+    # outside a run there is no run context to pick up
+    assert request_context({"configurable": {"plan": "free"}}) == {"plan": "free"}
 
 
 def test_pydantic_and_plain_object_contexts() -> None:
@@ -302,10 +492,14 @@ def test_pydantic_and_plain_object_contexts() -> None:
     [
         (AND(cond("plan", "eq", "pro")), "conditions[0].operator", "unknown operator 'eq'"),
         ({"operator": "and", "conditions": [cond("a", "exists")]}, "operator", "'AND' or 'OR'"),
+        ({"operator": "and", "conditions": []}, "operator", "reads any other value as OR"),
         (AND(cond("plan", "in", "pro")), "conditions[0].value", "needs a list"),
         (AND(cond("plan", "not_in", {"a": 1})), "conditions[0].value", "needs a list"),
-        (AND(cond("n", "greater_than", [1])), "conditions[0].value", "number or a string"),
-        (AND(cond("n", "less_than", True)), "conditions[0].value", "number or a string"),
+        (AND(cond("n", "greater_than", [1])), "conditions[0].value", "needs a number"),
+        (AND(cond("n", "less_than", True)), "conditions[0].value", "needs a number"),
+        (AND(cond("d", "greater_than", "2024")), "conditions[0].value", "'text_greater_than'"),
+        (AND(cond("d", "text_less_than", 3)), "conditions[0].value", "needs a string"),
+        (AND(cond("plan", "matches", "p.*")), "conditions[0].operator", "never matching"),
         (AND(cond("n", "greater_than_or_equal", None)), "conditions[0].value", "number"),
         (AND(cond("n", "less_than_or_equal", {"x": 1})), "conditions[0].value", "number"),
         (AND(cond("n", "contains", ["a"])), "conditions[0].value", "string, number or boolean"),
