@@ -23,7 +23,8 @@ from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 
-from langchain_toolsearch.config.models import AUTH_TOKEN_KEY, Allowlist, _dump, _Model
+from langchain_toolsearch.config.models import AUTH_TOKEN_KEY, Allowlist, _dump
+from langchain_toolsearch.config.rule_models import _Model
 
 __all__ = ["HttpServer", "MCPClientConfig", "MCPServer", "StdioServer"]
 
