@@ -35,7 +35,7 @@ __all__ = ["NEVER", "rules_from_mastra", "rules_to_mastra"]
 logger = logging.getLogger("langchain_toolsearch.config.mastra")
 
 NEVER = {"operator": "in", "value": []}
-"""A condition's operator and value that never match, in the seed system and here."""
+"""A condition's operator and value that never match, in Mastra Editor and here."""
 
 _ORDERING = ("greater_than", "less_than", "greater_than_or_equal", "less_than_or_equal")
 
@@ -79,7 +79,7 @@ def _rules_from(group: Any, path: str, depth: int = 1) -> Any:
     operator = out.get("operator")
     if operator not in ("AND", "OR"):
         logger.warning(
-            "%s.operator: the seed system reads group operator %r as OR; converted to 'OR'",
+            "%s.operator: Mastra Editor reads group operator %r as OR; converted to 'OR'",
             path,
             operator,
         )
@@ -106,16 +106,16 @@ def _condition_from(condition: Any, path: str) -> Any:
     why: str | None = None
     if operator in ("exists", "not_exists"):
         if "value" in out:
-            logger.warning("%s.value: ignored by the seed system for %r; dropped", path, operator)
+            logger.warning("%s.value: ignored by Mastra Editor for %r; dropped", path, operator)
             del out["value"]
         return out
     if operator not in SEED_OPERATORS:
-        why = f"operator {operator!r} is unknown to the seed system, which evaluates it as false"
+        why = f"operator {operator!r} is unknown to Mastra Editor, which evaluates it as false"
     elif operator in ("in", "not_in") and not isinstance(value, list):
-        why = f"{operator!r} with a value that is not a list is false in the seed system"
+        why = f"{operator!r} with a value that is not a list is false in Mastra Editor"
     elif operator in _ORDERING and (isinstance(value, bool) or not isinstance(value, int | float)):
         why = (
-            f"{operator!r} compares numbers only in the seed system, so this value never matches"
+            f"{operator!r} compares numbers only in Mastra Editor, so this value never matches"
             f" (for text order here use 'text_{operator}')"
         )
     if why is None:

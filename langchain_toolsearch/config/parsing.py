@@ -80,12 +80,12 @@ def _errors(exc: ValidationError) -> list[tuple[str, str]]:
             given = error.get("input")
             if "'AND'" in expected:
                 message = (
-                    f"group operator {given!r}: use 'AND' or 'OR' (upper case; the seed "
-                    "system reads any other value as OR, and from_mastra converts so)"
+                    f"group operator {given!r}: use 'AND' or 'OR' (upper case; Mastra Editor "
+                    "reads any other value as OR, and from_mastra converts so)"
                 )
             else:
                 message = (
-                    f"unknown operator {given!r} (the seed system evaluates an operator it "
+                    f"unknown operator {given!r} (Mastra Editor evaluates an operator it "
                     f"does not know as never matching); use {expected}"
                 )
         pair = (_render(tuple(cleaned)), message)
@@ -281,7 +281,7 @@ def _warn_milliseconds(client: MCPClientConfig) -> None:
             _warned_units.add((name, seconds))
         logger.warning(
             "servers.%s.timeout: %g seconds (%.1f hours) looks like milliseconds; timeouts are "
-            "stored in seconds here (the seed system stores milliseconds): write %g for %g ms, "
+            "stored in seconds here (Mastra Editor stores milliseconds): write %g for %g ms, "
             "or import with from_mastra, which converts",
             name,
             seconds,

@@ -57,13 +57,13 @@ ConditionOperator: TypeAlias = Literal[
     "text_greater_than_or_equal",
     "text_less_than_or_equal",
 ]
-"""Operators of a `Condition`: the seed system's twelve, then this package's extensions."""
+"""Operators of a `Condition`: Mastra Editor's twelve, then this package's extensions."""
 
 CONDITION_OPERATORS: tuple[str, ...] = ConditionOperator.__args__  # type: ignore[attr-defined]
 """Every `ConditionOperator`, in documentation order."""
 
 SEED_OPERATORS: tuple[str, ...] = CONDITION_OPERATORS[:12]
-"""The operators of the seed system's rule language (Mastra Editor); the others
+"""The operators of Mastra Editor's rule language (Mastra Editor); the others
 (`EXTENSION_OPERATORS`) are this package's and cannot be exported to it."""
 
 EXTENSION_OPERATORS: tuple[str, ...] = CONDITION_OPERATORS[12:]
@@ -144,7 +144,7 @@ def _value_problem(operator: str, value: Any) -> str | None:
     if operator in ("in", "not_in") and not isinstance(value, list):
         return (
             f"operator {operator!r} needs a list of values, got {_kind(value)}: write "
-            f"[{_short(value)}] (the seed system reads a value that is not a list as never "
+            f"[{_short(value)}] (Mastra Editor reads a value that is not a list as never "
             "matching, for 'not_in' too)"
         )
     if operator in _ORDERING and not (
@@ -152,7 +152,7 @@ def _value_problem(operator: str, value: Any) -> str | None:
     ):
         if isinstance(value, str):
             return (
-                f"operator {operator!r} compares numbers (in the seed system a string never "
+                f"operator {operator!r} compares numbers (in Mastra Editor a string never "
                 f"matches); for text order (ISO dates) use 'text_{operator}'"
             )
         return f"operator {operator!r} needs a number, got {_kind(value)}"
@@ -164,7 +164,7 @@ def _value_problem(operator: str, value: Any) -> str | None:
         return f"operator {operator!r} needs a string, number or boolean, got {_kind(value)}"
     if operator in _NO_VALUE and value is not None:
         return (
-            f"operator {operator!r} takes no value; remove 'value' (the seed system ignores "
+            f"operator {operator!r} takes no value; remove 'value' (Mastra Editor ignores "
             "it; from_mastra drops it)"
         )
     return None

@@ -142,8 +142,8 @@ def test_from_mastra_says_what_it_converted(caplog: pytest.LogCaptureFixture) ->
     with caplog.at_level(logging.WARNING, logger="langchain_toolsearch.config.mastra"):
         config = AgentToolConfig.from_mastra(snapshot)
     text = caplog.text
-    assert "tools[0].rules.operator: the seed system reads group operator 'and' as OR" in text
-    assert "tools[1].rules.conditions[0].value: ignored by the seed system" in text
+    assert "tools[0].rules.operator: Mastra Editor reads group operator 'and' as OR" in text
+    assert "tools[1].rules.conditions[0].value: ignored by Mastra Editor" in text
     assert "tools[2].rules.conditions[0]: operator 'matches' is unknown" in text
     assert "tools[3].rules.conditions[0]" in text and "'text_greater_than'" in text
     data = config.to_json()["tools"]
