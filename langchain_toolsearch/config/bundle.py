@@ -72,8 +72,9 @@ def read_json(path: str) -> Any:
     except RecursionError:
         msg = f"{path}: JSON nested too deeply to read (stored data nests at most 64 levels)"
         raise ConfigCommandError(msg) from None
-    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
-        raise ConfigCommandError(f"{path}: not valid JSON here: {exc}") from None
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        reason = "a number has more than 4,300 digits" if "digits" in str(exc) else str(exc)
+        raise ConfigCommandError(f"{path}: cannot be read: {reason}") from None
 
 
 def load_bundle(data: Any, *, mastra: bool = False) -> Bundle:

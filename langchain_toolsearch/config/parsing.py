@@ -256,12 +256,12 @@ def _printable(key: str) -> str:
 
 def _range_problem(value: int | float) -> str:
     if isinstance(value, float):
-        shown = f"{value:g}" if math.isfinite(value) else str(value)
+        shown = f"number {value:g}" if math.isfinite(value) else f"number {value}"
     elif value.bit_length() > 200:
         shown = f"a {int(value.bit_length() * math.log10(2)) + 1}-digit number"
     else:
-        shown = str(value)
-    return f"number {shown} is out of the range JSON keeps exactly (±2**53-1)"
+        shown = f"number {value}"
+    return f"{shown} is out of the range JSON keeps exactly (±2**53-1)"
 
 
 MILLISECONDS_HINT = 1000.0

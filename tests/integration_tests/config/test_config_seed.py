@@ -235,7 +235,8 @@ async def test_a_code_agent_gets_mcp_and_integrations_but_no_provider_tools(
         "tool_providers": {"composio": provider},
     }
     code_agent = await ToolResolver(code_tools=[make_tool("mine", "code")], **common).aresolve()
-    assert code_agent.names == ["local", "web_add", "crm_read"]  # "mine" is not selected
+    # a code agent keeps its code tools (as the seed): "mine" stays, "local" is added
+    assert code_agent.names == ["mine", "local", "web_add", "crm_read"]
     assert set(code_agent.failures) == {"tool_providers"} and provider.asked == []
 
     stand_alone = await ToolResolver(**common).aresolve()

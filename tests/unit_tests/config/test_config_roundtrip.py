@@ -155,8 +155,15 @@ def test_every_accepted_agent_config_survives_mastra_where_expressible(
 @settings(max_examples=100, deadline=None)
 @given(data=MCP_CLIENTS)
 def test_every_mcp_client_survives_mastra(data: dict[str, Any]) -> None:
+    from langchain_toolsearch.config import EXTENSION_OPERATORS, ToolConfigError
+
     original = parse_mcp_client(data)
-    back = MCPClientConfig.from_mastra(original.to_mastra())
+    try:
+        mastra = original.to_mastra()
+    except ToolConfigError as exc:  # only for an extension operator Mastra does not have
+        assert all(any(op in m for op in EXTENSION_OPERATORS) for _, m in exc.errors)
+        return
+    back = MCPClientConfig.from_mastra(mastra)
     for name, server in original.servers.items():
         other = back.servers[name]
         assert server.model_copy(update={"timeout": None}) == other.model_copy(
