@@ -24,6 +24,7 @@ from langchain_toolsearch.config.models import (
 )
 from langchain_toolsearch.config.records import VersionInfo
 from langchain_toolsearch.config.rules import evaluate_rules
+from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 
 __all__ = [
     "MCPToolSource",
@@ -192,16 +193,16 @@ def _tool_map(tools: ToolsArg, label: str) -> dict[str, BaseTool]:
     else:
         kind = type(tools).__name__
         msg = f"{label} must be a sequence of tools or a mapping id -> tool, got {kind}"
-        raise TypeError(msg)
+        raise ToolSearchTypeError(msg)
     out: dict[str, BaseTool] = {}
     for tool_id, tool in pairs:
         if not isinstance(tool, BaseTool):
             msg = f"{label}: {tool_id or tool!r} is a {type(tool).__name__}, not a BaseTool"
-            raise TypeError(msg)
+            raise ToolSearchTypeError(msg)
         if not tool_id:
-            raise ValueError(f"{label}: a tool has an empty id")
+            raise ToolSearchConfigError(f"{label}: a tool has an empty id")
         if tool_id in out:
             msg = f"{label}: two tools have the id {tool_id!r}; ids must be unique"
-            raise ValueError(msg)
+            raise ToolSearchConfigError(msg)
         out[tool_id] = tool
     return out

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ValidationError
 
 from langchain_toolsearch.config.models import AgentToolConfig, RuleGroup
 from langchain_toolsearch.config.servers import MCPClientConfig
-from langchain_toolsearch.errors import ToolSearchConfigError
+from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 
 __all__ = [
     "MAX_JSON_DEPTH",
@@ -171,7 +171,7 @@ def _parse(model: type[ModelT], data: Any, what: str) -> ModelT:
         msg = (
             f"{what} must be a {model.__name__} or a JSON object (dict), got {type(data).__name__}"
         )
-        raise TypeError(msg)
+        raise ToolSearchTypeError(msg)
     problems = json_problems(data)
     if problems:
         raise ToolConfigError(what, problems)

@@ -234,3 +234,16 @@ def test_config_exceptions_are_tool_search_errors(error: type[Exception], builti
     from langchain_toolsearch import errors
 
     assert error.__name__ in (errors.__doc__ or "")
+
+
+def test_developer_mistakes_in_config_raise_tool_search_errors() -> None:
+    from langchain_toolsearch import ToolResolver
+    from langchain_toolsearch.errors import ToolSearchTypeError
+
+    tool = StructuredTool.from_function(lambda: "ok", name="t", description="A tool.")
+    with pytest.raises(ToolSearchConfigError, match="two tools have the id 't'"):
+        ToolResolver(code_tools=[tool, tool])
+    with pytest.raises(ToolSearchTypeError, match="not a BaseTool"):
+        ToolResolver(registry={"x": "not a tool"})  # type: ignore[dict-item]
+    with pytest.raises(ToolSearchTypeError, match="JSON object"):
+        parse_agent_config("tools")  # type: ignore[arg-type]
