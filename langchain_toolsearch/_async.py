@@ -19,7 +19,7 @@ import threading
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
-__all__ = ["HOOK_THREADS", "in_hook_thread", "run_sync"]
+__all__ = ["HOOK_THREADS", "in_hook_thread", "on_bridge", "on_bridge_loop", "run_sync"]
 
 T = TypeVar("T")
 
@@ -69,6 +69,32 @@ def run_sync(value: Awaitable[T], *, timeout: float | None = None) -> T:
     except concurrent.futures.TimeoutError:
         future.cancel()
         raise TimeoutError(f"gave up after {timeout} s") from None
+
+
+def on_bridge() -> bool:
+    """Whether the caller runs on the bridge's event loop."""
+    try:
+        return asyncio.get_running_loop() is _background_loop()
+    except RuntimeError:
+        return False
+
+
+async def on_bridge_loop(coro: Coroutine[Any, Any, T]) -> T:
+    """Await ``coro`` on the bridge's event loop, from any event loop.
+
+    For objects bound to that loop (pooled MCP sessions). Cancelling the
+    caller cancels ``coro``.
+
+    Returns:
+        ``coro``'s result.
+
+    Raises:
+        Exception: Whatever ``coro`` raised.
+    """
+    loop = _background_loop()
+    if asyncio.get_running_loop() is loop:
+        return await coro
+    return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, loop))
 
 
 def _hook_pool() -> concurrent.futures.ThreadPoolExecutor:

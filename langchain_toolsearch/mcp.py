@@ -1,6 +1,6 @@
 """Load MCP server tools into a tool library, one server at a time.
 
-`load_mcp_tools` lists the tools of every server configured on a
+`load_mcp_library` lists the tools of every server configured on a
 `langchain_mcp_adapters.client.MultiServerMCPClient` concurrently and returns
 an `MCPLibrary`:
 
@@ -17,28 +17,26 @@ an `MCPLibrary`:
   ``isError`` result with no content) and timeouts become `ToolException`
   so a `ToolNode` answers with an error `ToolMessage` and the run continues.
 
-Listing tools is the only step that opens MCP sessions. The returned tools
-open a fresh session for each call (the adapter's behaviour when no session
-is given), so searching, loading and binding them never touches a server.
+Sessions are kept in an `langchain_toolsearch.mcp_pool.MCPSessionPool`: a
+server starts once and serves every later listing and call. Searching,
+loading and binding the returned tools never touches a server.
 """
 
 from __future__ import annotations
 
 import asyncio
-import inspect
-import io
 import logging
-from collections.abc import Awaitable, Iterable, Mapping
+import warnings
+from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import anyio
-from langchain_core.tools import BaseTool, InjectedToolArg, StructuredTool, ToolException
+from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.errors import GraphBubbleUp
 
-from langchain_toolsearch._async import run_sync
 from langchain_toolsearch._prompts import META_TOOL_NAMES
 from langchain_toolsearch.errors import ToolSearchTypeError
+from langchain_toolsearch.mcp_calls import describe_failure, guarded_tool
 
 if TYPE_CHECKING:
     # Only for annotations: importing this module (which the stored tool
@@ -47,7 +45,15 @@ if TYPE_CHECKING:
     # (fastmcp) brings in; tools from `langchain.mcp` need none of this module.
     from langchain_mcp_adapters.client import MultiServerMCPClient
 
-__all__ = ["MCPLibrary", "MCPToolRoute", "load_mcp_tools", "multi_server_mcp_client"]
+    from langchain_toolsearch.mcp_pool import MCPSessionPool
+
+__all__ = [
+    "MCPLibrary",
+    "MCPToolRoute",
+    "load_mcp_library",
+    "load_mcp_tools",
+    "multi_server_mcp_client",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -75,17 +81,6 @@ def multi_server_mcp_client() -> type[MultiServerMCPClient]:
 
 NamespaceMode = Literal["on-collision", "always"]
 """How exposed tool names are built from server and tool names."""
-
-_CLOSED_STREAM_ERRORS = (
-    anyio.BrokenResourceError,
-    anyio.ClosedResourceError,
-    anyio.EndOfStream,
-)
-
-# langchain-mcp-adapters 0.2.x raised `ToolException(str(content))` for an
-# `isError` result, which is "[]" when the content was empty (0.3 carries the
-# content blocks in `tool_content` and uses a generic placeholder text).
-_EMPTY_ERROR_TEXTS = frozenset({"", "[]"})
 
 
 @dataclass(frozen=True)
@@ -117,20 +112,26 @@ class MCPLibrary:
     failures: Mapping[str, str] = field(default_factory=dict)
 
 
-async def load_mcp_tools(
+async def load_mcp_library(
     client: MultiServerMCPClient,
     *,
     timeout: float | None = 30.0,
     namespace: NamespaceMode = "on-collision",
     list_timeout: float | None = None,
+    pool: MCPSessionPool | None = None,
+    scope: str = "",
 ) -> MCPLibrary:
     """List the tools of every server of ``client`` and build an `MCPLibrary`.
 
-    Servers are listed concurrently, one session per server, each bounded by
-    ``list_timeout`` (default: ``timeout``). A server that fails (cannot
-    start, crashes, times out, ...) is recorded in `MCPLibrary.failures` and
-    logged as a warning; the others still load. If every server fails the
-    library is simply empty: the caller decides whether that is fatal.
+    Servers are listed concurrently through ``pool`` (default: the shared
+    `langchain_toolsearch.mcp_pool.default_pool`), each bounded by
+    ``list_timeout`` (default: ``timeout``): a server starts once and its
+    session and tool list are reused by later calls (see
+    `langchain_toolsearch.mcp_pool.MCPSessionPool` for bounds, idle timeout,
+    reconnection and tool-list expiry). A server that fails (cannot start,
+    crashes, times out, ...) is recorded in `MCPLibrary.failures` and logged
+    as a warning; the others still load. If every server fails the library is
+    simply empty: the caller decides whether that is fatal.
 
     Naming: with ``namespace="on-collision"`` a tool name that is unique
     across the servers that answered keeps its name, and a name found on two
@@ -140,10 +141,13 @@ async def load_mcp_tools(
     used when the client was built with ``tool_name_prefix=True``) every tool
     is ``f"{server}_{tool}"``.
 
-    Each returned tool calls the server with its original name, opens its own
-    session per call, gives up after ``timeout`` seconds and turns MCP
-    failures into `ToolException` (handled as error tool messages unless the
-    client was built with ``handle_tool_errors=False``).
+    Each returned tool calls the server with its original name through the
+    pooled session (reconnecting after a failure), gives up after
+    ``timeout`` seconds and turns MCP failures into `ToolException` (handled
+    as error tool messages unless the client was built with
+    ``handle_tool_errors=False``). The client's ``callbacks`` (progress) and
+    ``tool_interceptors`` apply to calls; an interceptor's changed headers
+    do not (the session is shared).
 
     Args:
         client: The client whose ``connections`` are listed.
@@ -154,23 +158,31 @@ async def load_mcp_tools(
         list_timeout: Seconds allowed for listing one server's tools (starting
             a server can take longer than a call should); ``None`` uses
             ``timeout``.
+        pool: Where sessions are kept; ``None``: the shared default pool.
+        scope: Label kept in the sessions' keys (e.g. a saved client id).
 
     Returns:
         The tools sorted by exposed name, their routes and the failed servers.
 
     Raises:
         ToolSearchTypeError: (a ``TypeError``) If ``client`` is not a
-            ``MultiServerMCPClient`` (has no ``connections`` mapping).
+            ``MultiServerMCPClient`` (has no ``connections`` mapping), or
+            ``pool`` is not an ``MCPSessionPool``.
         ValueError: If two tools end up with the same exposed name (for
             example server ``foo`` tool ``bar_baz`` and server ``foo_bar`` tool
             ``baz`` both give ``foo_bar_baz``), or if ``namespace``,
             ``timeout`` or ``list_timeout`` is invalid.
     """
+    from langchain_toolsearch.mcp_pool import MCPSessionPool, default_pool
+
     if not isinstance(getattr(client, "connections", None), Mapping):
         msg = (
-            "load_mcp_tools expects a langchain_mcp_adapters MultiServerMCPClient (an object "
+            "load_mcp_library expects a langchain_mcp_adapters MultiServerMCPClient (an object "
             f"with a 'connections' mapping), got {type(client).__name__}"
         )
+        raise ToolSearchTypeError(msg)
+    if pool is not None and not isinstance(pool, MCPSessionPool):
+        msg = f"pool must be an MCPSessionPool or None, got {type(pool).__name__}"
         raise ToolSearchTypeError(msg)
     if namespace not in ("on-collision", "always"):
         msg = f"namespace must be 'on-collision' or 'always', got {namespace!r}"
@@ -183,20 +195,22 @@ async def load_mcp_tools(
         list_timeout = timeout
     if client.tool_name_prefix:
         namespace = "always"
+    pool = default_pool() if pool is None else pool
 
     server_names = sorted(client.connections)
     results = await asyncio.gather(
-        *(_list_server(client, name, list_timeout) for name in server_names)
+        *(_list_server(client, name, list_timeout, pool, scope) for name in server_names)
     )
 
     listed: dict[str, list[tuple[str, StructuredTool]]] = {}
+    memos: dict[str, dict[Any, Any]] = {}
     failures: dict[str, str] = {}
     for name, result in zip(server_names, results, strict=True):
         if isinstance(result, str):
             failures[name] = result
             logger.warning("MCP server %r contributes no tools: %s", name, result)
         else:
-            listed[name] = result
+            listed[name], memos[name] = result
 
     named = _assign_names(listed, namespace)
     handle_errors = bool(getattr(client, "handle_tool_errors", True))
@@ -204,31 +218,95 @@ async def load_mcp_tools(
     routes: dict[str, MCPToolRoute] = {}
     for exposed in sorted(named):
         route, tool = named[exposed]
-        tools.append(
-            _wrap_tool(tool, exposed=exposed, route=route, timeout=timeout, handle=handle_errors)
-        )
+        # Wrapped once per tool list, session and settings (same credential).
+        memo_key = ("wrapped", id(tool), exposed, timeout, handle_errors)
+        wrapped = memos[route.server].get(memo_key)
+        if wrapped is None:
+            wrapped = guarded_tool(
+                tool,
+                exposed=exposed,
+                server=route.server,
+                original=route.tool,
+                timeout=timeout,
+                handle=handle_errors,
+            )
+            memos[route.server][memo_key] = wrapped
+        tools.append(wrapped)
         routes[exposed] = route
     return MCPLibrary(tools=tools, routes=routes, failures=failures)
 
 
+def load_mcp_tools(client: MultiServerMCPClient, **options: Any) -> Coroutine[Any, Any, MCPLibrary]:
+    """Deprecated name of `load_mcp_library` (same arguments); removed in the next release.
+
+    Renamed because ``langchain_mcp_adapters.tools.load_mcp_tools`` takes a
+    session, not a client, and returns a list, not an `MCPLibrary`.
+
+    Raises:
+        DeprecationWarning: Warned (not raised) on every call.
+    """
+    warnings.warn(
+        "langchain_toolsearch.mcp.load_mcp_tools(client) is deprecated and will be removed in "
+        "the next release: use load_mcp_library(client) (same arguments); "
+        "langchain_mcp_adapters' load_mcp_tools(session) is a different function",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return load_mcp_library(client, **options)
+
+
 async def _list_server(
-    client: MultiServerMCPClient, server: str, timeout: float | None
-) -> list[tuple[str, StructuredTool]] | str:
-    """List one server's tools.
+    client: MultiServerMCPClient,
+    server: str,
+    timeout: float | None,
+    pool: MCPSessionPool,
+    scope: str,
+) -> tuple[list[tuple[str, StructuredTool]], dict[Any, Any]] | str:
+    """List one server's tools through the pool.
 
     Args:
         client: The client holding the server's connection.
         server: Server name in ``client.connections``.
         timeout: Seconds allowed for the whole listing, or ``None``.
+        pool: The session pool.
+        scope: Label for the session key.
 
     Returns:
-        ``(original tool name, adapter tool)`` pairs, or a description of why
-        the server could not be listed.
+        ``(original tool name, adapter tool)`` pairs and the listing's memo
+        (for values derived from them), or a description of why the server
+        could not be listed.
     """
+    from langchain_mcp_adapters.tools import load_mcp_tools as adapter_tools
+
+    connection = client.connections[server]
+    handle = bool(getattr(client, "handle_tool_errors", True))
+    callbacks, interceptors = client.callbacks, client.tool_interceptors
+    hooks = (
+        getattr(callbacks, "on_logging_message", callbacks),
+        getattr(callbacks, "on_progress", None),
+        getattr(callbacks, "on_elicitation", None),
+        *(interceptors or ()),
+    )
     deadline = asyncio.timeout(timeout)
     try:
         async with deadline:
-            tools = await client.get_tools(server_name=server)
+            listing = await pool.list_tools(connection, server=server, scope=scope)
+            # Converted once per tool list, settings, callbacks and interceptors.
+            made: list[tuple[bool, tuple[Any, ...], list[BaseTool]]]
+            made = listing.memo.setdefault("adapter", [])
+            for seen_handle, seen_hooks, seen_tools in made:
+                if seen_handle == handle and _same_items(seen_hooks, hooks):
+                    tools = seen_tools
+                    break
+            else:
+                tools = await adapter_tools(
+                    listing.session,  # type: ignore[arg-type]  # a pooled stand-in
+                    callbacks=callbacks,
+                    tool_interceptors=interceptors,
+                    server_name=server,
+                    handle_tool_errors=handle,
+                )
+                made.append((handle, hooks, tools))
     except GraphBubbleUp:
         raise
     except Exception as exc:
@@ -236,8 +314,7 @@ async def _list_server(
         # (e.g. a broken stream) rather than TimeoutError: ask the deadline.
         if deadline.expired():
             return f"listing tools timed out after {timeout:g} s"
-        return _describe_failure(exc, client.connections.get(server))
-    prefix = f"{server}_" if client.tool_name_prefix else ""
+        return describe_failure(exc, connection)
     pairs: list[tuple[str, StructuredTool]] = []
     for tool in tools:
         if not isinstance(tool, StructuredTool) or tool.coroutine is None:
@@ -245,10 +322,13 @@ async def _list_server(
                 f"tool {tool.name!r} is a {type(tool).__name__} without a coroutine; "
                 "expected the async StructuredTool made by langchain-mcp-adapters"
             )
-        # The adapter adds exactly this prefix when the client asks for it.
-        original = tool.name.removeprefix(prefix) if prefix else tool.name
-        pairs.append((original, tool))
-    return pairs
+        pairs.append((tool.name, tool))
+    return pairs, listing.memo
+
+
+def _same_items(first: tuple[Any, ...], second: tuple[Any, ...]) -> bool:
+    """Whether two tuples hold the very same objects in the same order."""
+    return len(first) == len(second) and all(a is b for a, b in zip(first, second, strict=True))
 
 
 def _assign_names(
@@ -319,179 +399,3 @@ def _collision_message(exposed: str, first: MCPToolRoute, second: MCPToolRoute) 
         f"connections (for example {second.server!r} -> {second.server + '2'!r}) so the "
         "server-prefixed names differ."
     )
-
-
-def _describe_failure(exc: BaseException, connection: Mapping[str, Any] | None) -> str:
-    """Describe why a server could not be listed or a call failed.
-
-    Args:
-        exc: The exception raised (exception groups are flattened).
-        connection: The server's connection config; for a stdio server its
-            command is named in the description.
-
-    Returns:
-        A one-line, human-readable description.
-    """
-    parts: list[str] = []
-    for leaf in _leaf_exceptions(exc):
-        text = str(leaf).strip()
-        part = f"{type(leaf).__name__}: {text}" if text else type(leaf).__name__
-        if isinstance(leaf, _CLOSED_STREAM_ERRORS):
-            part += " (the server closed the connection; did its process exit?)"
-        elif isinstance(leaf, io.UnsupportedOperation) and "fileno" in text:
-            part += (
-                " (stdio MCP servers need sys.stderr to be a real file; some Jupyter kernels "
-                "replace it: run from a terminal, or set sys.stderr = sys.__stderr__)"
-            )
-        if part not in parts:
-            parts.append(part)
-    description = "; ".join(parts)
-    if connection is not None and isinstance(connection.get("command"), str):
-        description += f" [stdio command {connection['command']!r}]"
-    return description
-
-
-def _leaf_exceptions(exc: BaseException) -> Iterable[BaseException]:
-    """Yield the non-group exceptions inside ``exc``.
-
-    Args:
-        exc: An exception, possibly an exception group.
-
-    Yields:
-        Every leaf exception, depth first.
-    """
-    if isinstance(exc, BaseExceptionGroup):
-        for inner in exc.exceptions:
-            yield from _leaf_exceptions(inner)
-    else:
-        yield exc
-
-
-def _wrap_tool(
-    tool: StructuredTool,
-    *,
-    exposed: str,
-    route: MCPToolRoute,
-    timeout: float | None,
-    handle: bool,
-) -> StructuredTool:
-    """Wrap an adapter tool with a timeout, clearer errors and its exposed name.
-
-    Args:
-        tool: A tool made by langchain-mcp-adapters (async `StructuredTool`
-            whose coroutine calls the server under its original name).
-        exposed: The name the model sees.
-        route: Server and original tool name.
-        timeout: Seconds allowed per call, or ``None``.
-        handle: Whether `ToolException` becomes an error tool message
-            (``handle_tool_error``) instead of propagating.
-
-    Returns:
-        A new `StructuredTool` with the same description, JSON schema,
-        response format and metadata (plus ``mcp_server``/``mcp_tool``).
-
-    Raises:
-        TypeError: If ``tool`` has no coroutine.
-    """
-    call_inner = tool.coroutine
-    if call_inner is None:  # ruled out when listing; kept for the type checker
-        msg = f"tool {tool.name!r} has no coroutine"
-        raise TypeError(msg)
-    passes_runtime = "runtime" in inspect.signature(call_inner).parameters
-    label = f"MCP tool {route.tool!r} on server {route.server!r}"
-
-    async def acall(runtime: Annotated[Any, InjectedToolArg()] = None, **arguments: Any) -> Any:
-        if passes_runtime:
-            arguments["runtime"] = runtime
-        return await _call_with_guards(call_inner(**arguments), label=label, timeout=timeout)
-
-    def call(runtime: Annotated[Any, InjectedToolArg()] = None, **arguments: Any) -> Any:
-        return run_sync(acall(runtime, **arguments))
-
-    metadata = {**(tool.metadata or {}), "mcp_server": route.server, "mcp_tool": route.tool}
-    return StructuredTool(
-        name=exposed,
-        description=tool.description,
-        args_schema=tool.args_schema,
-        func=call,
-        coroutine=acall,
-        response_format=tool.response_format,
-        metadata=metadata,
-        tags=tool.tags,
-        extras=tool.extras,
-        return_direct=tool.return_direct,
-        handle_tool_error=_handle_tool_error if handle else False,
-        handle_validation_error=tool.handle_validation_error,
-    )
-
-
-async def _call_with_guards(call: Awaitable[Any], *, label: str, timeout: float | None) -> Any:
-    """Await one MCP tool call, mapping timeouts and failures to `ToolException`.
-
-    Args:
-        call: The adapter's tool call.
-        label: Names the tool and server in error messages.
-        timeout: Seconds allowed, or ``None``.
-
-    Returns:
-        Whatever the adapter's tool returned.
-
-    Raises:
-        ToolException: On timeout, on an MCP ``isError`` result, or when the
-            server could not be reached or failed mid-call.
-    """
-    deadline = asyncio.timeout(timeout)
-    try:
-        async with deadline:
-            return await call
-    except GraphBubbleUp:
-        raise
-    except Exception as exc:
-        # Cancelling the session on timeout may surface as another error
-        # (e.g. a broken stream) rather than TimeoutError: ask the deadline.
-        if deadline.expired():
-            msg = (
-                f"{label} did not answer within {timeout:g} s; the call was cancelled. "
-                "The server may be slow or stuck: retry later or use another tool."
-            )
-            raise ToolException(msg) from exc
-        if not isinstance(exc, ToolException):
-            msg = f"{label} failed: {_describe_failure(exc, None)}"
-            raise ToolException(msg) from exc
-        if _is_empty_mcp_error(exc):
-            msg = f"{label} reported an error with no message."
-            raise ToolException(msg) from exc
-        raise
-
-
-def _is_empty_mcp_error(error: ToolException) -> bool:
-    """Whether an MCP ``isError`` result carried no content at all.
-
-    Args:
-        error: The exception raised by the adapter's tool.
-
-    Returns:
-        ``True`` when there is nothing for the model to read.
-    """
-    blocks = getattr(error, "tool_content", None)
-    if isinstance(blocks, list):  # langchain-mcp-adapters >= 0.3
-        return not blocks
-    return str(error).strip() in _EMPTY_ERROR_TEXTS
-
-
-def _handle_tool_error(error: ToolException) -> str | list[Any]:
-    """Turn a `ToolException` into the content of an error tool message.
-
-    Content blocks carried by the adapter's ``isError`` exception (text,
-    images, files) are kept as they are; otherwise the message text is used.
-
-    Args:
-        error: The exception raised by the tool.
-
-    Returns:
-        Non-empty tool message content.
-    """
-    blocks = getattr(error, "tool_content", None)
-    if isinstance(blocks, list) and blocks:
-        return blocks
-    return str(error).strip() or "MCP tool call failed with no message."

@@ -3,10 +3,14 @@
 `connection_for` turns one saved server into the adapter's connection dict
 (``StdioConnection``, ``StreamableHttpConnection`` or, for the fallback of an
 HTTP server, ``SSEConnection``); `load_server_tools`
-lists that server's tools through `langchain_toolsearch.mcp.load_mcp_tools`
+lists that server's tools through `langchain_toolsearch.mcp.load_mcp_library`
 (one server per client, so each server keeps its own timeout and fails on
-its own). Tool ids are always ``f"{server}_{tool}"`` and come with the
-route table, so ids are never split to find the server.
+its own). Sessions come from an `langchain_toolsearch.mcp_pool.MCPSessionPool`
+(the shared default pool unless one is given), keyed by the saved client id,
+the server's settings and a fingerprint of the caller's Bearer token: a saved
+server starts once and serves every later request with the same token. Tool
+ids are always ``f"{server}_{tool}"`` and come with the route table, so ids
+are never split to find the server.
 """
 
 from __future__ import annotations
@@ -21,10 +25,12 @@ from langchain_core.tools import BaseTool
 from langchain_toolsearch.config.models import AUTH_TOKEN_KEY
 from langchain_toolsearch.config.servers import HttpServer, MCPServer
 from langchain_toolsearch.errors import ToolSearchError
-from langchain_toolsearch.mcp import MCPToolRoute, load_mcp_tools
+from langchain_toolsearch.mcp import MCPToolRoute, load_mcp_library
 
 if TYPE_CHECKING:
     from langchain_mcp_adapters.sessions import Connection
+
+    from langchain_toolsearch.mcp_pool import MCPSessionPool
 
 __all__ = ["BadAuthToken", "ServerTools", "bearer_token", "connection_for", "load_server_tools"]
 
@@ -132,6 +138,8 @@ async def load_server_tools(
     *,
     token: str | None = None,
     default_timeout: float | None = 30.0,
+    scope: str = "",
+    pool: MCPSessionPool | None = None,
 ) -> ServerTools:
     """List one saved server's tools; never raises for server problems.
 
@@ -139,6 +147,8 @@ async def load_server_tools(
         name: The server's name (prefixes tool ids).
         server: The saved server.
         token: Bearer token for an HTTP server.
+        scope: The saved client's id (kept in the pooled session's key).
+        pool: Session pool; ``None``: the shared default pool.
         default_timeout: Seconds for each call when the server has no
             ``timeout``; ``None`` waits forever. Listing (which includes
             starting a stdio server) gets the larger of this and the
@@ -149,20 +159,35 @@ async def load_server_tools(
         The tools and routes, or a `ServerTools` whose ``failure`` says why
         the server could not be listed. An HTTP server is tried over
         streamable HTTP, then over SSE on the same URL; when both fail the
-        failure names both reasons.
+        failure names both reasons; the transport that answered is tried
+        first next time.
     """
     if not isinstance(server, HttpServer):
-        return await _load(name, server, "stdio", token, default_timeout)
-    first = await _load(name, server, "streamable_http", token, default_timeout)
+        return await _load(name, server, "stdio", token, default_timeout, scope, pool)
+    order: tuple[_HttpTransport, _HttpTransport] = ("streamable_http", "sse")
+    if _ANSWERED.get((scope, name, server.url)) == "sse":
+        order = ("sse", "streamable_http")
+    first = await _load(name, server, order[0], token, default_timeout, scope, pool)
     if first.failure is None:
         return first
-    fallback = await _load(name, server, "sse", token, default_timeout)
+    fallback = await _load(name, server, order[1], token, default_timeout, scope, pool)
     if fallback.failure is None:
+        if len(_ANSWERED) >= _ANSWERED_MAX:
+            _ANSWERED.clear()
+        _ANSWERED[(scope, name, server.url)] = order[1]
         return fallback
+    failures = dict(zip(order, (first.failure, fallback.failure), strict=True))
     return ServerTools(
         server=name,
-        failure=f"streamable HTTP: {first.failure}; SSE: {fallback.failure}",
+        failure=f"streamable HTTP: {failures['streamable_http']}; SSE: {failures['sse']}",
     )
+
+
+_HttpTransport = Literal["streamable_http", "sse"]
+# (client id, server name, url) -> the transport that answered last when it
+# was not the first one tried; bounded (cleared when full).
+_ANSWERED: dict[tuple[str, str, str], _HttpTransport] = {}
+_ANSWERED_MAX = 1024
 
 
 async def _load(
@@ -171,8 +196,10 @@ async def _load(
     transport: Literal["stdio", "streamable_http", "sse"],
     token: str | None,
     default_timeout: float | None,
+    scope: str,
+    pool: MCPSessionPool | None,
 ) -> ServerTools:
-    """List one server's tools over one transport."""
+    """List one server's tools over one transport (pooled session)."""
     # Imported here so that `import langchain_toolsearch` works where
     # langchain-mcp-adapters cannot be imported (next to mcp>=2, e.g. with
     # `langchain.mcp`); only listing a saved MCP client needs it.
@@ -191,8 +218,13 @@ async def _load(
         list_timeout = (
             None if timeout is None or default_timeout is None else max(timeout, default_timeout)
         )
-        library = await load_mcp_tools(
-            client, timeout=timeout, list_timeout=list_timeout, namespace="always"
+        library = await load_mcp_library(
+            client,
+            timeout=timeout,
+            list_timeout=list_timeout,
+            namespace="always",
+            pool=pool,
+            scope=scope,
         )
     except ValueError as exc:  # e.g. the server lists one tool twice
         return ServerTools(server=name, failure=str(exc))

@@ -286,7 +286,11 @@ class ToolCollector:
                     job: Awaitable[ServerTools] = _done(ServerTools(server=name, failure=bad_token))
                 else:
                     job = load_server_tools(
-                        name, server, token=token, default_timeout=self._mcp_timeout
+                        name,
+                        server,
+                        token=token,
+                        default_timeout=self._mcp_timeout,
+                        scope=client_id,
                     )
                 jobs.append((client_id, ref, client, job))
         return jobs

@@ -1,0 +1,233 @@
+"""A listed MCP tool made safe to call, and what an MCP failure means.
+
+`guarded_tool` wraps an adapter tool with its exposed name, a timeout and
+clear `ToolException` messages; `describe_failure` says in one line why a
+server or call failed; `connection_lost` tells a dead session from an error
+the server answered with.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import io
+from collections.abc import Awaitable, Iterable, Mapping
+from typing import Annotated, Any
+
+import anyio
+from langchain_core.tools import InjectedToolArg, StructuredTool, ToolException
+from langgraph.errors import GraphBubbleUp
+
+from langchain_toolsearch._async import run_sync
+
+__all__ = ["connection_lost", "describe_failure", "guarded_tool"]
+
+_CLOSED_STREAM_ERRORS = (
+    anyio.BrokenResourceError,
+    anyio.ClosedResourceError,
+    anyio.EndOfStream,
+)
+
+# langchain-mcp-adapters 0.2.x raised `ToolException(str(content))` for an
+# `isError` result, which is "[]" when the content was empty (0.3 carries the
+# content blocks in `tool_content` and uses a generic placeholder text).
+_EMPTY_ERROR_TEXTS = frozenset({"", "[]"})
+
+
+def connection_lost(exc: BaseException) -> bool:
+    """Whether ``exc`` means an MCP session can no longer be used.
+
+    True for closed or broken streams (the server process exited), OS and
+    HTTP transport errors, and MCP's "Connection closed" / "Session
+    terminated" errors; false for errors the server answered with.
+    """
+    if isinstance(exc, BaseExceptionGroup):
+        return any(connection_lost(inner) for inner in exc.exceptions)
+    if isinstance(exc, (*_CLOSED_STREAM_ERRORS, OSError, EOFError)):
+        return True
+    from mcp.shared.exceptions import McpError
+    from mcp.types import CONNECTION_CLOSED
+
+    if isinstance(exc, McpError):
+        return exc.error.code == CONNECTION_CLOSED or "session terminated" in str(exc).lower()
+    import httpx  # comes with mcp
+
+    return isinstance(exc, httpx.TransportError)
+
+
+def describe_failure(exc: BaseException, connection: Mapping[str, Any] | None) -> str:
+    """Describe why a server could not be listed or a call failed.
+
+    Args:
+        exc: The exception raised (exception groups are flattened).
+        connection: The server's connection config; for a stdio server its
+            command is named in the description.
+
+    Returns:
+        A one-line, human-readable description.
+    """
+    parts: list[str] = []
+    for leaf in _leaf_exceptions(exc):
+        text = str(leaf).strip()
+        part = f"{type(leaf).__name__}: {text}" if text else type(leaf).__name__
+        if isinstance(leaf, _CLOSED_STREAM_ERRORS):
+            part += " (the server closed the connection; did its process exit?)"
+        elif isinstance(leaf, io.UnsupportedOperation) and "fileno" in text:
+            part += (
+                " (stdio MCP servers need sys.stderr to be a real file; some Jupyter kernels "
+                "replace it: run from a terminal, or set sys.stderr = sys.__stderr__)"
+            )
+        if part not in parts:
+            parts.append(part)
+    description = "; ".join(parts)
+    if connection is not None and isinstance(connection.get("command"), str):
+        description += f" [stdio command {connection['command']!r}]"
+    return description
+
+
+def _leaf_exceptions(exc: BaseException) -> Iterable[BaseException]:
+    """Yield the non-group exceptions inside ``exc``.
+
+    Args:
+        exc: An exception, possibly an exception group.
+
+    Yields:
+        Every leaf exception, depth first.
+    """
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            yield from _leaf_exceptions(inner)
+    else:
+        yield exc
+
+
+def guarded_tool(
+    tool: StructuredTool,
+    *,
+    exposed: str,
+    server: str,
+    original: str,
+    timeout: float | None,
+    handle: bool,
+) -> StructuredTool:
+    """Wrap an adapter tool with a timeout, clearer errors and its exposed name.
+
+    Args:
+        tool: A tool made by langchain-mcp-adapters (async `StructuredTool`
+            whose coroutine calls the server under its original name).
+        exposed: The name the model sees.
+        server: Name of the tool's server.
+        original: The tool's own name on that server.
+        timeout: Seconds allowed per call, or ``None``.
+        handle: Whether `ToolException` becomes an error tool message
+            (``handle_tool_error``) instead of propagating.
+
+    Returns:
+        A new `StructuredTool` with the same description, JSON schema,
+        response format and metadata (plus ``mcp_server``/``mcp_tool``).
+
+    Raises:
+        TypeError: If ``tool`` has no coroutine.
+    """
+    call_inner = tool.coroutine
+    if call_inner is None:  # ruled out when listing; kept for the type checker
+        msg = f"tool {tool.name!r} has no coroutine"
+        raise TypeError(msg)
+    passes_runtime = "runtime" in inspect.signature(call_inner).parameters
+    label = f"MCP tool {original!r} on server {server!r}"
+
+    async def acall(runtime: Annotated[Any, InjectedToolArg()] = None, **arguments: Any) -> Any:
+        if passes_runtime:
+            arguments["runtime"] = runtime
+        return await _call_with_guards(call_inner(**arguments), label=label, timeout=timeout)
+
+    def call(runtime: Annotated[Any, InjectedToolArg()] = None, **arguments: Any) -> Any:
+        return run_sync(acall(runtime, **arguments))
+
+    metadata = {**(tool.metadata or {}), "mcp_server": server, "mcp_tool": original}
+    return StructuredTool(
+        name=exposed,
+        description=tool.description,
+        args_schema=tool.args_schema,
+        func=call,
+        coroutine=acall,
+        response_format=tool.response_format,
+        metadata=metadata,
+        tags=tool.tags,
+        extras=tool.extras,
+        return_direct=tool.return_direct,
+        handle_tool_error=_handle_tool_error if handle else False,
+        handle_validation_error=tool.handle_validation_error,
+    )
+
+
+async def _call_with_guards(call: Awaitable[Any], *, label: str, timeout: float | None) -> Any:
+    """Await one MCP tool call, mapping timeouts and failures to `ToolException`.
+
+    Args:
+        call: The adapter's tool call.
+        label: Names the tool and server in error messages.
+        timeout: Seconds allowed, or ``None``.
+
+    Returns:
+        Whatever the adapter's tool returned.
+
+    Raises:
+        ToolException: On timeout, on an MCP ``isError`` result, or when the
+            server could not be reached or failed mid-call.
+    """
+    deadline = asyncio.timeout(timeout)
+    try:
+        async with deadline:
+            return await call
+    except GraphBubbleUp:
+        raise
+    except Exception as exc:
+        # Cancelling the session on timeout may surface as another error
+        # (e.g. a broken stream) rather than TimeoutError: ask the deadline.
+        if deadline.expired():
+            msg = (
+                f"{label} did not answer within {timeout:g} s; the call was cancelled. "
+                "The server may be slow or stuck: retry later or use another tool."
+            )
+            raise ToolException(msg) from exc
+        if not isinstance(exc, ToolException):
+            msg = f"{label} failed: {describe_failure(exc, None)}"
+            raise ToolException(msg) from exc
+        if _is_empty_mcp_error(exc):
+            msg = f"{label} reported an error with no message."
+            raise ToolException(msg) from exc
+        raise
+
+
+def _is_empty_mcp_error(error: ToolException) -> bool:
+    """Whether an MCP ``isError`` result carried no content at all.
+
+    Args:
+        error: The exception raised by the adapter's tool.
+
+    Returns:
+        ``True`` when there is nothing for the model to read.
+    """
+    blocks = getattr(error, "tool_content", None)
+    if isinstance(blocks, list):  # langchain-mcp-adapters >= 0.3
+        return not blocks
+    return str(error).strip() in _EMPTY_ERROR_TEXTS
+
+
+def _handle_tool_error(error: ToolException) -> str | list[Any]:
+    """Turn a `ToolException` into the content of an error tool message.
+
+    Content blocks carried by the adapter's ``isError`` exception (text,
+    images, files) are kept as they are; otherwise the message text is used.
+
+    Args:
+        error: The exception raised by the tool.
+
+    Returns:
+        Non-empty tool message content.
+    """
+    blocks = getattr(error, "tool_content", None)
+    if isinstance(blocks, list) and blocks:
+        return blocks
+    return str(error).strip() or "MCP tool call failed with no message."

@@ -1,0 +1,105 @@
+"""Value types of the MCP session pool: `SessionKey` (and `session_key`), `PoolStats`.
+
+Headers (the caller's ``Authorization``) enter a key only as a SHA-256
+fingerprint, so a key can be logged or compared and never holds a secret;
+two different tokens always give two different keys.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from langchain_toolsearch.errors import ToolSearchConfigError
+
+__all__ = ["PoolStats", "SessionKey", "session_key"]
+
+
+@dataclass(frozen=True)
+class SessionKey:
+    """What one pooled session depends on; holds no secret.
+
+    Attributes:
+        scope: Caller's label, e.g. the saved MCP client id (``""``: none).
+        server: Server name.
+        transport: ``"stdio"``, ``"streamable_http"``, ``"sse"``, ...
+        settings: SHA-256 (hex) of every other connection setting but headers
+            (command, args, env, url, timeouts; objects such as ``auth`` count
+            by identity).
+        credential: SHA-256 (hex) of the headers, or ``None`` without headers.
+    """
+
+    scope: str
+    server: str
+    transport: str
+    settings: str
+    credential: str | None
+
+
+def _default(obj: Any) -> Any:
+    if isinstance(obj, timedelta):
+        return obj.total_seconds()
+    return f"<{type(obj).__qualname__} {id(obj):x}>"
+
+
+def _digest(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, default=_default, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def session_key(connection: Mapping[str, Any], *, server: str, scope: str = "") -> SessionKey:
+    """The `SessionKey` of a ``langchain_mcp_adapters`` connection dict.
+
+    Args:
+        connection: ``{"transport": ..., ...}`` as the adapters take it.
+        server: Server name.
+        scope: Caller's label, e.g. a saved client id.
+
+    Returns:
+        The key; headers enter only as a SHA-256 fingerprint (names
+        lower-cased).
+
+    Raises:
+        ToolSearchConfigError: (a ``ValueError``) If ``connection`` has no
+            ``transport``.
+    """
+    if "transport" not in connection:
+        msg = f"MCP connection for server {server!r} has no 'transport'"
+        raise ToolSearchConfigError(msg)
+    headers = connection.get("headers")
+    settings = {k: v for k, v in connection.items() if k != "headers"}
+    credential = None
+    if headers:
+        credential = _digest({str(k).lower(): v for k, v in dict(headers).items()})
+    return SessionKey(
+        scope=scope,
+        server=server,
+        transport=str(connection["transport"]),
+        settings=_digest(settings),
+        credential=credential,
+    )
+
+
+@dataclass(frozen=True)
+class PoolStats:
+    """Counts since the pool was made.
+
+    Attributes:
+        open: Sessions open (or opening) now.
+        started: Sessions opened successfully (stdio: server processes started).
+        reconnects: Sessions discarded because the server or connection failed.
+        evicted: Idle sessions closed to stay within ``max_sessions``.
+        expired: Sessions closed after ``idle_timeout``.
+        tool_lists: Tool lists fetched from servers.
+    """
+
+    open: int
+    started: int
+    reconnects: int
+    evicted: int
+    expired: int
+    tool_lists: int

@@ -1,0 +1,76 @@
+"""MCP server that records each start, for the session-pool tests.
+
+On start it appends ``start <pid>`` to the file given with ``--log``, so a
+test counts how many times the server was started. Tools:
+
+* ``pid`` - the server process id.
+* ``whoami`` - over HTTP, ``"<Authorization header>|<mcp-session-id>"``.
+* ``grow`` - adds a tool named ``name`` (answering ``"grown <name>"``) and
+  sends ``notifications/tools/list_changed``.
+* ``echo`` - returns ``text``.
+
+Run: ``python pool_server.py --log FILE`` (stdio) or
+``python pool_server.py --log FILE --port N`` (stateful streamable HTTP on
+``http://127.0.0.1:N/mcp``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from mcp.server.fastmcp import Context, FastMCP
+
+
+def build_server() -> FastMCP:
+    """The server and its tools."""
+    server = FastMCP("pool", host="127.0.0.1", log_level="WARNING")
+
+    @server.tool()
+    def pid() -> int:
+        """Return the server's process id."""
+        return os.getpid()
+
+    @server.tool()
+    def whoami(ctx: Context) -> str:  # type: ignore[type-arg]
+        """Report the Authorization header and MCP session id of this request."""
+        request = ctx.request_context.request
+        if request is None:
+            return "<stdio>"
+        auth = request.headers.get("authorization") or "<none>"
+        return f"{auth}|{request.headers.get('mcp-session-id')}"
+
+    @server.tool()
+    async def grow(name: str, ctx: Context) -> str:  # type: ignore[type-arg]
+        """Add a tool called ``name`` and announce the change."""
+
+        def grown() -> str:
+            return f"grown {name}"
+
+        server.add_tool(grown, name=name, description=f"A tool added at run time: {name}.")
+        await ctx.session.send_tool_list_changed()
+        return f"added {name}"
+
+    @server.tool()
+    def echo(text: str) -> str:
+        """Return the text."""
+        return text
+
+    return server
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--log", required=True)
+    parser.add_argument("--port", type=int)
+    args = parser.parse_args()
+    with open(args.log, "a", encoding="utf-8") as log:
+        log.write(f"start {os.getpid()}\n")
+    mcp_server = build_server()
+    if args.port is None:
+        mcp_server.run("stdio")
+    else:
+        import uvicorn
+
+        app = mcp_server.streamable_http_app()
+        uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
