@@ -260,13 +260,13 @@ async def run_demo(
         out: Where to print.
     """
     from langchain_toolsearch.catalog import load_catalog
-    from langchain_toolsearch.mcp import load_mcp_tools, multi_server_mcp_client
+    from langchain_toolsearch.mcp import load_mcp_library, multi_server_mcp_client
 
     MultiServerMCPClient = multi_server_mcp_client()  # ImportError naming the [mcp] extra
     with tempfile.TemporaryDirectory(prefix="toolsearch-demo-") as tmp:
         repo = make_demo_repo(Path(tmp))
         client = MultiServerMCPClient(demo_connections(repo, servers_bin))  # type: ignore[arg-type]
-        mcp = await load_mcp_tools(client)
+        mcp = await load_mcp_library(client)
         for server, reason in mcp.failures.items():
             out.write(f"! MCP server {server!r} failed and was skipped: {reason}\n")
         library: list[BaseTool] = list(mcp.tools)

@@ -118,7 +118,7 @@ def _load_catalogs(catalogs: Sequence[str]) -> list[BaseTool]:
 async def _library(catalogs: Sequence[str], mcp_configs: Sequence[str]) -> list[BaseTool]:
     tools = _load_catalogs(catalogs)
     for path in mcp_configs:
-        from langchain_toolsearch.mcp import load_mcp_tools, multi_server_mcp_client
+        from langchain_toolsearch.mcp import load_mcp_library, multi_server_mcp_client
 
         try:
             MultiServerMCPClient = multi_server_mcp_client()
@@ -134,7 +134,7 @@ async def _library(catalogs: Sequence[str], mcp_configs: Sequence[str]) -> list[
         reported = _ReportedFailures()
         mcp_logger.addFilter(reported)
         try:
-            library = await load_mcp_tools(MultiServerMCPClient(connections))  # type: ignore[arg-type]
+            library = await load_mcp_library(MultiServerMCPClient(connections))  # type: ignore[arg-type]
         except ValueError as exc:  # e.g. a tool name collision
             raise _UsageError(f"--mcp-config {path}: {exc}") from exc
         finally:

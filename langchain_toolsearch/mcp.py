@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import warnings
-from collections.abc import Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     # (fastmcp) brings in; tools from `langchain.mcp` need none of this module.
     from langchain_mcp_adapters.client import MultiServerMCPClient
 
-    from langchain_toolsearch.mcp_pool import MCPSessionPool
+    from langchain_toolsearch.mcp_pool import MCPSessionPool, PooledSession
 
 __all__ = [
     "MCPLibrary",
@@ -146,8 +146,8 @@ async def load_mcp_library(
     ``timeout`` seconds and turns MCP failures into `ToolException` (handled
     as error tool messages unless the client was built with
     ``handle_tool_errors=False``). The client's ``callbacks`` (progress) and
-    ``tool_interceptors`` apply to calls; an interceptor's changed headers
-    do not (the session is shared).
+    ``tool_interceptors`` apply to calls; a call whose headers an interceptor
+    changed goes through the pooled session for those headers.
 
     Args:
         client: The client whose ``connections`` are listed.
@@ -172,6 +172,7 @@ async def load_mcp_library(
             example server ``foo`` tool ``bar_baz`` and server ``foo_bar`` tool
             ``baz`` both give ``foo_bar_baz``), or if ``namespace``,
             ``timeout`` or ``list_timeout`` is invalid.
+        MCPPoolClosedError: (a ``RuntimeError``) If ``pool`` is closed.
     """
     from langchain_toolsearch.mcp_pool import MCPSessionPool, default_pool
 
@@ -278,6 +279,8 @@ async def _list_server(
     """
     from langchain_mcp_adapters.tools import load_mcp_tools as adapter_tools
 
+    from langchain_toolsearch.mcp_pool import MCPPoolClosedError
+
     connection = client.connections[server]
     handle = bool(getattr(client, "handle_tool_errors", True))
     callbacks, interceptors = client.callbacks, client.tool_interceptors
@@ -302,12 +305,12 @@ async def _list_server(
                 tools = await adapter_tools(
                     listing.session,  # type: ignore[arg-type]  # a pooled stand-in
                     callbacks=callbacks,
-                    tool_interceptors=interceptors,
+                    tool_interceptors=[*(interceptors or ()), _HeaderRoute(listing.session)],
                     server_name=server,
                     handle_tool_errors=handle,
                 )
                 made.append((handle, hooks, tools))
-    except GraphBubbleUp:
+    except (GraphBubbleUp, MCPPoolClosedError):
         raise
     except Exception as exc:
         # Cancelling the session on timeout may surface as another error
@@ -324,6 +327,27 @@ async def _list_server(
             )
         pairs.append((tool.name, tool))
     return pairs, listing.memo
+
+
+class _HeaderRoute:
+    """Innermost tool-call interceptor: routes a call to the session of its headers.
+
+    A call whose headers an interceptor changed (e.g. to the caller's token)
+    goes through the pooled session for those headers, never the shared one.
+    """
+
+    def __init__(self, session: PooledSession) -> None:
+        self.session = session
+
+    async def __call__(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+        headers = getattr(request, "headers", None)
+        connection = self.session.connection
+        if not headers or connection.get("transport") == "stdio":
+            return await handler(request)
+        changed = {**connection, "headers": {**(connection.get("headers") or {}), **headers}}
+        key = self.session.key
+        pooled = self.session.pool.session(changed, server=key.server, scope=key.scope)
+        return await pooled.call_tool(request.name, request.args)
 
 
 def _same_items(first: tuple[Any, ...], second: tuple[Any, ...]) -> bool:

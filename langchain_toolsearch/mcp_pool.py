@@ -37,7 +37,6 @@ import contextlib
 import logging
 import time
 import weakref
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -164,7 +163,7 @@ class MCPSessionPool:
         self.idle_timeout = idle_timeout
         self.tools_ttl = tools_ttl
         self.connect_timeout = connect_timeout
-        self._entries: OrderedDict[SessionKey, _Entry] = OrderedDict()
+        self._entries: dict[SessionKey, _Entry] = {}
         self._closing: set[asyncio.Task[None]] = set()
         self._sweeper: asyncio.Task[None] | None = None
         self._closed = False
@@ -257,7 +256,6 @@ class MCPSessionPool:
         entry = self._entries.get(key)
         if entry is None or entry.dead:
             entry = self._open(key, connection)
-        self._entries.move_to_end(key)
         entry.busy += 1
         try:
             await asyncio.shield(entry.ready)
@@ -267,7 +265,7 @@ class MCPSessionPool:
             entry.last_used = time.monotonic()
 
     def _open(self, key: SessionKey, connection: Mapping[str, Any]) -> _Entry:
-        idle = [e for e in self._entries.values() if e.busy == 0]
+        idle = sorted((e for e in self._entries.values() if e.busy == 0), key=lambda e: e.last_used)
         while len(self._entries) >= self.max_sessions and idle:
             self._discard(idle.pop(0), "evicted")
         entry = _Entry(key, connection)
@@ -361,6 +359,14 @@ class MCPSessionPool:
                 return entry.listing
         raise AssertionError("unreachable")  # pragma: no cover
 
+    def _current_listing(self, key: SessionKey) -> ToolListing | None:
+        """The cached listing of ``key`` if it can be used as is (any thread)."""
+        entry = self._entries.get(key)
+        if entry is None or self._closed or entry.dead or entry.stale or self._expired(entry):
+            return None
+        entry.last_used = time.monotonic()
+        return entry.listing
+
     def _expired(self, entry: _Entry) -> bool:
         ttl = self.tools_ttl
         return ttl is not None and time.monotonic() - entry.listed_at >= ttl
@@ -431,6 +437,9 @@ class PooledSession:
 
     async def listing(self) -> ToolListing:
         """The current `ToolListing` (see `MCPSessionPool.list_tools`)."""
+        current = self.pool._current_listing(self.key)
+        if current is not None:  # no hop to the helper loop for a cached list
+            return current
         return await on_bridge_loop(self.pool._listing(self))
 
     async def list_tools(self, cursor: str | None = None, **_: Any) -> ListToolsResult:

@@ -72,7 +72,7 @@ IN_PROCESS_TESTS = (
 def test_package_imports_without_langchain_mcp_adapters() -> None:
     """Where langchain-mcp-adapters cannot import (next to mcp>=2) the package must still import.
 
-    Only ``langchain_toolsearch.mcp.load_mcp_tools`` (and stored MCP clients)
+    Only ``langchain_toolsearch.mcp.load_mcp_library`` (and stored MCP clients)
     need the adapters; importing the package, its stored configuration and
     ``langchain_toolsearch.mcp`` itself must not.
     """

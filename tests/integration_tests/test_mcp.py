@@ -24,13 +24,15 @@ import pytest
 from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import BaseTool, ToolException
 from langchain_core.utils.function_calling import convert_to_openai_tool
+from langchain_mcp_adapters import sessions as adapter_sessions
 from langchain_mcp_adapters import tools as adapter_tools
 from langchain_mcp_adapters.client import MultiServerMCPClient
 from langchain_mcp_adapters.interceptors import MCPToolCallRequest
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, ToolRuntime
 
-from langchain_toolsearch.mcp import MCPLibrary, MCPToolRoute, load_mcp_tools
+from langchain_toolsearch.mcp import MCPLibrary, MCPToolRoute, load_mcp_library
+from langchain_toolsearch.mcp_pool import MCPSessionPool
 from tests.support.mcp_fixtures import (
     GIT_COMMIT_MESSAGES,
     faulty_server_connection,
@@ -97,14 +99,14 @@ def real_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def real_library(real_repo: Path) -> MCPLibrary:
     """time + git + fetch from the PyPI servers, listed once for the module."""
     client = MultiServerMCPClient(real_connections(real_repo))
-    return asyncio.run(load_mcp_tools(client))
+    return asyncio.run(load_mcp_library(client))
 
 
 @pytest.fixture(scope="module")
 def test_library() -> MCPLibrary:
     """schema + mcp_1 + mcp_2 + my_db test servers, listed once for the module."""
     client = MultiServerMCPClient(_test_server_connections())
-    return asyncio.run(load_mcp_tools(client, timeout=CALL_TIMEOUT))
+    return asyncio.run(load_mcp_library(client, timeout=CALL_TIMEOUT))
 
 
 # --- real servers -----------------------------------------------------------
@@ -175,7 +177,7 @@ async def test_failing_servers_are_reported_and_others_load(
     )
     started = time.monotonic()
     with caplog.at_level(logging.WARNING, logger="langchain_toolsearch.mcp"):
-        library = await load_mcp_tools(client, timeout=6.0)
+        library = await load_mcp_library(client, timeout=6.0)
     elapsed = time.monotonic() - started
 
     assert [tool.name for tool in library.tools] == ["echo", "fetch_page"]
@@ -194,7 +196,7 @@ async def test_every_server_failing_gives_an_empty_library() -> None:
     client = MultiServerMCPClient(
         {"missing": {"transport": "stdio", "command": "/nonexistent/mcp-server", "args": []}}
     )
-    library = await load_mcp_tools(client)
+    library = await load_mcp_library(client)
     assert library.tools == []
     assert dict(library.routes) == {}
     assert set(library.failures) == {"missing"}
@@ -238,7 +240,7 @@ async def test_tools_named_like_meta_tools_are_namespaced(
         {"docs": faulty_server_connection("docs", ["search_tools", "load_tool", "send_email"])}
     )
     with caplog.at_level(logging.WARNING, logger="langchain_toolsearch.mcp"):
-        library = await load_mcp_tools(client)
+        library = await load_mcp_library(client)
     assert sorted(library.routes) == ["docs_load_tool", "docs_search_tools", "send_email"]
     assert library.routes["docs_search_tools"] == MCPToolRoute("docs", "search_tools")
     assert "reserved" in caplog.text and "'docs_search_tools'" in caplog.text
@@ -257,11 +259,11 @@ async def test_prefix_collision_is_an_error_at_load() -> None:
         }
     )
     # Without collisions, on-collision keeps plain names: nothing to report.
-    library = await load_mcp_tools(client)
+    library = await load_mcp_library(client)
     assert sorted(library.routes) == ["bar_baz", "baz"]
 
     with pytest.raises(ValueError) as excinfo:
-        await load_mcp_tools(client, namespace="always")
+        await load_mcp_library(client, namespace="always")
     message = str(excinfo.value)
     for part in ("foo_bar_baz", "'foo'", "'bar_baz'", "'foo_bar'", "'baz'", "Rename"):
         assert part in message
@@ -275,13 +277,13 @@ async def test_namespaced_name_colliding_with_a_plain_name_is_an_error() -> None
         }
     )
     with pytest.raises(ValueError, match="foo_bar_baz"):
-        await load_mcp_tools(client)
+        await load_mcp_library(client)
 
 
 async def test_listing_order_does_not_change_the_library(test_library: MCPLibrary) -> None:
     reversed_connections = dict(reversed(list(_test_server_connections().items())))
     client = MultiServerMCPClient(reversed_connections)
-    other = await load_mcp_tools(client, timeout=CALL_TIMEOUT)
+    other = await load_mcp_library(client, timeout=CALL_TIMEOUT)
     assert [tool.name for tool in other.tools] == [tool.name for tool in test_library.tools]
     assert dict(other.routes) == dict(test_library.routes)
     assert _openai_schemas(other).encode() == _openai_schemas(test_library).encode()
@@ -371,7 +373,7 @@ async def test_tool_node_injects_runtime_into_adapter_interceptors() -> None:
         tool_name_prefix=True,
         tool_interceptors=[record],
     )
-    library = await load_mcp_tools(client, timeout=CALL_TIMEOUT)
+    library = await load_mcp_library(client, timeout=CALL_TIMEOUT)
     ai = AIMessage(content="", tool_calls=[_call("my_db_execute_sql", {"query": "SELECT 3"}, "c7")])
     # tool_name_prefix=True on the client: always namespaced, original name routed.
     assert dict(library.routes) == {"my_db_execute_sql": MCPToolRoute("my_db", "execute_sql")}
@@ -392,14 +394,14 @@ async def test_client_without_error_handling_raises() -> None:
         {"mcp_1": faulty_server_connection("mcp_1", ["fail_silently"])},
         handle_tool_errors=False,
     )
-    library = await load_mcp_tools(client)
+    library = await load_mcp_library(client)
     with pytest.raises(ToolException, match="reported an error with no message"):
         await library.tools[0].ainvoke({})
 
 
 async def test_slow_tool_times_out_while_other_calls_complete(test_library: MCPLibrary) -> None:
     client = MultiServerMCPClient({"mcp_1": faulty_server_connection("mcp_1", ["slow"])})
-    slow_library = await load_mcp_tools(client, timeout=1.0, list_timeout=CALL_TIMEOUT)
+    slow_library = await load_mcp_library(client, timeout=1.0, list_timeout=CALL_TIMEOUT)
     assert [tool.name for tool in slow_library.tools] == ["slow"]
     tools = {**_by_name(test_library), "slow": slow_library.tools[0]}
     started = time.monotonic()
@@ -427,21 +429,29 @@ async def test_slow_tool_times_out_while_other_calls_complete(test_library: MCPL
 def session_counter(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """Record every MCP session the adapter opens for tool listing or calls."""
     opened: list[str] = []
-    real_create_session = adapter_tools.create_session
+    real_create_session = adapter_sessions.create_session
 
     def counting_create_session(connection: Any, **kwargs: Any) -> Any:
         opened.append(" ".join(connection.get("args", [])))
         return real_create_session(connection, **kwargs)
 
+    # the adapter's own per-call sessions, and the pool's long-lived ones
     monkeypatch.setattr(adapter_tools, "create_session", counting_create_session)
+    monkeypatch.setattr(adapter_sessions, "create_session", counting_create_session)
     yield opened
 
 
-async def test_only_listing_and_calls_open_sessions(session_counter: list[str]) -> None:
+async def test_listing_opens_the_one_session_that_calls_reuse(session_counter: list[str]) -> None:
     client = MultiServerMCPClient({"schema": schema_server_connection()})
-    library = await load_mcp_tools(client)
-    assert len(session_counter) == 1  # the listing
+    async with MCPSessionPool() as pool:
+        library = await load_mcp_library(client, pool=pool)
+        assert len(session_counter) == 1  # the listing
+        await _listing_opens_the_one_session_that_calls_reuse(library, session_counter)
 
+
+async def _listing_opens_the_one_session_that_calls_reuse(
+    library: MCPLibrary, session_counter: list[str]
+) -> None:
     # What search/load/bind do with a tool: read names, schemas, copy, rename.
     for tool in library.tools:
         convert_to_openai_tool(tool)
@@ -453,7 +463,7 @@ async def test_only_listing_and_calls_open_sessions(session_counter: list[str]) 
     message = await _run_tool(renamed, {"text": "copied"})
     assert message.name == "renamed_echo"
     assert _text(message) == "echo: copied"
-    assert len(session_counter) == 2
+    assert len(session_counter) == 1  # the call went through the pooled session
 
 
 async def test_sync_invoke_works_from_a_worker_thread(test_library: MCPLibrary) -> None:
@@ -468,10 +478,10 @@ async def test_sync_invoke_works_from_a_worker_thread(test_library: MCPLibrary) 
 
 async def test_invalid_arguments() -> None:
     with pytest.raises(ValueError, match="namespace"):
-        await load_mcp_tools(MultiServerMCPClient({}), namespace="sometimes")  # type: ignore[arg-type]
+        await load_mcp_library(MultiServerMCPClient({}), namespace="sometimes")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="timeout"):
-        await load_mcp_tools(MultiServerMCPClient({}), timeout=0)
+        await load_mcp_library(MultiServerMCPClient({}), timeout=0)
     with pytest.raises(ValueError, match="list_timeout"):
-        await load_mcp_tools(MultiServerMCPClient({}), list_timeout=-1)
-    library = await load_mcp_tools(MultiServerMCPClient({}))
+        await load_mcp_library(MultiServerMCPClient({}), list_timeout=-1)
+    library = await load_mcp_library(MultiServerMCPClient({}))
     assert library == MCPLibrary(tools=[], routes={}, failures={})

@@ -10,7 +10,7 @@ agent (and run concurrently): the step taken is the number of AI messages since
 the thread's last human message. Steps may read the conversation, e.g. to load
 the hits of the previous ``search_tools`` call.
 
-Module-level tests of ``load_mcp_tools`` live in ``tests/integration_tests/test_mcp.py``.
+Module-level tests of ``load_mcp_library`` live in ``tests/integration_tests/test_mcp.py``.
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ from langgraph.prebuilt import tools_condition
 from pydantic import Field
 
 from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode, ToolSearchState
-from langchain_toolsearch.mcp import MCPLibrary, MCPToolRoute, load_mcp_tools
+from langchain_toolsearch.mcp import MCPLibrary, MCPToolRoute, load_mcp_library
+from langchain_toolsearch.mcp_pool import PooledSession
 from tests.support.fakes import ScriptedChatModel, ai, call
 from tests.support.mcp_fixtures import (
     faulty_server_connection,
@@ -103,22 +104,22 @@ def libs() -> Libraries:
 
     async def build() -> Libraries:
         main, reordered, slow, time_library = await asyncio.gather(
-            load_mcp_tools(
+            load_mcp_library(
                 MultiServerMCPClient(_test_connections()),
                 timeout=CALL_TIMEOUT,
                 list_timeout=LIST_TIMEOUT,
             ),
-            load_mcp_tools(
+            load_mcp_library(
                 MultiServerMCPClient(_test_connections(reverse=True)),
                 timeout=CALL_TIMEOUT,
                 list_timeout=LIST_TIMEOUT,
             ),
-            load_mcp_tools(
+            load_mcp_library(
                 MultiServerMCPClient({"mcp_1": faulty_server_connection("mcp_1", ["slow"])}),
                 timeout=1,
                 list_timeout=LIST_TIMEOUT,
             ),
-            load_mcp_tools(
+            load_mcp_library(
                 MultiServerMCPClient(_time_connections()),
                 timeout=CALL_TIMEOUT,
                 list_timeout=LIST_TIMEOUT,
@@ -286,11 +287,26 @@ def resolve(schema: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
 
 
 class SessionCounter:
-    """Counts MCP sessions and stdio server process starts made by the adapter."""
+    """Counts MCP sessions and stdio server process starts made by the adapter, and
+    requests sent through pooled sessions."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.sessions: list[str] = []
         self.processes: list[str] = []
+        self.requests: list[str] = []
+        real_call_tool = PooledSession.call_tool
+        real_listing = PooledSession.listing
+
+        async def counting_call_tool(pooled: Any, name: str, *args: Any, **kwargs: Any) -> Any:
+            self.requests.append(f"{pooled.key.server} call {name}")
+            return await real_call_tool(pooled, name, *args, **kwargs)
+
+        async def counting_listing(pooled: Any) -> Any:
+            self.requests.append(f"{pooled.key.server} list")
+            return await real_listing(pooled)
+
+        monkeypatch.setattr(PooledSession, "call_tool", counting_call_tool)
+        monkeypatch.setattr(PooledSession, "listing", counting_listing)
         real_create_session = adapter_sessions.create_session
         real_stdio_client = adapter_sessions.stdio_client
 
@@ -321,7 +337,7 @@ class SessionCounter:
 
     @property
     def total(self) -> int:
-        return len(self.sessions) + len(self.processes)
+        return len(self.sessions) + len(self.processes) + len(self.requests)
 
 
 # --- C12: same tool name on two servers, my_db --------------------------------------------
@@ -464,7 +480,7 @@ async def test_silent_mcp_error_becomes_error_message_and_search_load_open_no_se
     other = agent_for(libs.main.tools, planned_model(model_search_only))
     loaded_only = await run(other, search_only, "c14-no-session")
     assert loaded_by(loaded_only) == ["mcp_1_fail_silently", "fetch_page", "my_db_execute_sql"]
-    assert counter.sessions == [] and counter.processes == []
+    assert counter.total == 0
 
     messages = await run(agent, prompt, "c14-silent")
     assert "mcp_1_fail_silently" in search_hits(messages)
@@ -476,9 +492,8 @@ async def test_silent_mcp_error_becomes_error_message_and_search_load_open_no_se
     assert "fail_silently" in text_of(failed) and "mcp_1" in text_of(failed)
     # The run went on to a final answer that saw the error.
     assert "mcp_1_fail_silently [error]" in messages[-1].text
-    # The call itself did open a session and start the server (the counter works).
-    assert counter.sessions and counter.processes
-    assert any("--name mcp_1" in started for started in counter.processes)
+    # The call itself went to the server, through the session pooled when listing.
+    assert counter.requests == ["mcp_1 call fail_silently"]
 
 
 async def test_slow_tool_times_out_while_another_thread_completes(libs: Libraries) -> None:
@@ -674,7 +689,7 @@ async def test_unsafe_mcp_names_are_bound_safely_and_reach_the_server() -> None:
         },
         tool_interceptors=[record],
     )
-    library = await load_mcp_tools(client, timeout=CALL_TIMEOUT, list_timeout=LIST_TIMEOUT)
+    library = await load_mcp_library(client, timeout=CALL_TIMEOUT, list_timeout=LIST_TIMEOUT)
     assert sorted(library.routes) == [
         "files_files.read",
         "list files",

@@ -23,7 +23,7 @@ from langchain_toolsearch import (
     ToolSearchNode,
     ToolSearchState,
 )
-from langchain_toolsearch.mcp import load_mcp_tools
+from langchain_toolsearch.mcp import load_mcp_library
 from tests.conftest import http_mcp_url  # noqa: F401  (fixture)
 from tests.support.fakes import ScriptedChatModel, ai, call
 from tests.support.library_fixtures import library
@@ -249,7 +249,7 @@ async def test_mcp_tools_built_with_each_callers_credentials(http_mcp_url: str) 
             },
             tool_interceptors=[header_interceptor],
         )
-        return list((await load_mcp_tools(client, timeout=20)).tools)
+        return list((await load_mcp_library(client, timeout=20)).tools)
 
     mw = ToolSearchMiddleware(
         tools=library(), include_resolved_tools=True, resolve_tools=caller_tools

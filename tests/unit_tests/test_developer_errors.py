@@ -2,7 +2,7 @@
 
 Storage and ``ttl`` options, a LangGraph store passed as ``storage``, the state
 helpers naming their own operation, thread ids, functions LangChain cannot
-convert, ``load_mcp_tools`` on a non-client, plain-text ``--help``, and a
+convert, ``load_mcp_library`` on a non-client, plain-text ``--help``, and a
 hand-built graph whose state schema drops the node's update.
 """
 
@@ -24,7 +24,7 @@ from langchain_toolsearch import (
 )
 from langchain_toolsearch.cli import build_parser
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
-from langchain_toolsearch.mcp import load_mcp_tools
+from langchain_toolsearch.mcp import load_mcp_library
 from langchain_toolsearch.node import SCHEMA_WARNING
 from tests.support.fakes import ai, call
 from tests.support.library_fixtures import CALLS, library
@@ -126,13 +126,13 @@ def test_a_function_langchain_cannot_convert_is_named(cls: type) -> None:
         cls(tools={"mine": no_doc})
 
 
-# -- F: load_mcp_tools on something that is not a client -------------------------------------
+# -- F: load_mcp_library on something that is not a client -------------------------------------
 
 
 @pytest.mark.parametrize("client", [None, {"time": {"command": "x"}}])
 def test_load_mcp_tools_on_a_non_client_raises_type_error(client: Any) -> None:
     with pytest.raises(ToolSearchTypeError, match="expects a langchain_mcp_adapters Multi"):
-        asyncio.run(load_mcp_tools(client))
+        asyncio.run(load_mcp_library(client))
 
 
 # -- G: --help is plain text ----------------------------------------------------------------

@@ -1,0 +1,93 @@
+"""Session keys of the MCP pool (what a session depends on, never a secret), the
+pool's argument checks, and the deprecated ``load_mcp_tools`` name. No server runs."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, ClassVar
+
+import pytest
+
+from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
+from langchain_toolsearch.mcp import load_mcp_library, load_mcp_tools
+from langchain_toolsearch.mcp_pool import MCPSessionPool, set_default_pool
+from langchain_toolsearch.mcp_pool_types import session_key
+
+HTTP = {"transport": "streamable_http", "url": "https://mcp.example/mcp", "timeout": 30}
+
+
+def with_token(token: str, name: str = "Authorization") -> dict[str, Any]:
+    return {**HTTP, "headers": {name: f"Bearer {token}"}}
+
+
+def test_two_tokens_give_two_keys_and_neither_holds_the_secret() -> None:
+    alice = session_key(with_token("s3cret-alice"), server="docs", scope="client")
+    bob = session_key(with_token("s3cret-bob"), server="docs", scope="client")
+    assert alice != bob
+    assert alice.credential is not None and len(alice.credential) == 64
+    for key in (alice, bob):
+        assert "s3cret" not in repr(key)
+    # the same token (header name in any case) is the same session
+    assert (
+        session_key(with_token("s3cret-alice", "authorization"), server="docs", scope="client")
+        == alice
+    )
+
+
+def test_keys_follow_transport_settings_scope_and_server() -> None:
+    base = session_key(HTTP, server="docs")
+    assert base.credential is None
+    assert session_key(dict(HTTP), server="docs") == base
+    assert session_key({**HTTP, "timeout": 5}, server="docs") != base
+    assert session_key({**HTTP, "url": "https://other/mcp"}, server="docs") != base
+    assert session_key(HTTP, server="docs", scope="client-2") != base
+    assert session_key(HTTP, server="wiki") != base
+    stdio = {"transport": "stdio", "command": "srv", "args": ["--a"]}
+    assert session_key(stdio, server="s") != session_key({**stdio, "args": ["--b"]}, server="s")
+    assert session_key(stdio, server="s") != session_key({**stdio, "env": {"K": "v"}}, server="s")
+
+
+def test_a_connection_without_transport_is_refused() -> None:
+    with pytest.raises(ToolSearchConfigError, match="no 'transport'"):
+        session_key({"url": "https://x"}, server="docs")
+
+
+@pytest.mark.parametrize(
+    ("options", "match"),
+    [
+        ({"max_sessions": 0}, "max_sessions must be a positive int"),
+        ({"max_sessions": True}, "max_sessions must be a positive int"),
+        ({"idle_timeout": 0}, "idle_timeout must be a positive number of seconds"),
+        ({"tools_ttl": -1}, "tools_ttl must be a positive number of seconds"),
+        ({"connect_timeout": 0}, "connect_timeout must be a positive number of seconds"),
+    ],
+)
+def test_bad_pool_settings_raise_at_construction(options: dict[str, Any], match: str) -> None:
+    with pytest.raises(ToolSearchConfigError, match=match):
+        MCPSessionPool(**options)
+
+
+def test_pool_arguments_are_type_checked() -> None:
+    with pytest.raises(ToolSearchTypeError, match="expected an MCPSessionPool"):
+        set_default_pool("pool")  # type: ignore[arg-type]
+
+    class Client:
+        connections: ClassVar[dict[str, Any]] = {}
+        tool_name_prefix = False
+
+    with pytest.raises(ToolSearchTypeError, match="pool must be an MCPSessionPool"):
+        asyncio.run(load_mcp_library(Client(), pool=object()))  # type: ignore[arg-type]
+
+
+def test_a_pool_that_never_opened_a_session_closes_at_once() -> None:
+    with MCPSessionPool() as pool:
+        assert pool.stats().open == 0
+    assert pool.closed
+    pool.close()  # idempotent
+
+
+def test_the_old_load_mcp_tools_name_warns_and_forwards() -> None:
+    with pytest.warns(DeprecationWarning, match=r"use load_mcp_library\(client\)"):
+        pending = load_mcp_tools(None)  # type: ignore[arg-type]
+    with pytest.raises(ToolSearchTypeError, match="expects a langchain_mcp_adapters"):
+        asyncio.run(pending)
