@@ -69,6 +69,7 @@ from benchmarks.datasets import (
     scale_library,
 )
 from benchmarks.embedding_models import EmbeddingModel, installed_models
+from benchmarks.mcp_sessions import mcp_sessions_section
 from langchain_toolsearch.evaluation import EvalReport, evaluate, load_queries
 from langchain_toolsearch.library import ToolLibrary, schema_parameters
 from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument, ToolIndex
@@ -796,6 +797,7 @@ def run_bench(config: BenchConfig | None = None, out: TextIO | None = None) -> i
     _overhead(rep, cfg, bfcl, toolsdk)
     _memory(rep, cfg, [t.name for t in bfcl])
     bounds_section(rep, cfg, bfcl, toolsdk)
+    mcp_sessions_section(rep, cfg)
     rep.line(f"Total bench time {time.perf_counter() - started:.0f} s.")
     return 0
 

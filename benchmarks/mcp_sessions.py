@@ -40,7 +40,7 @@ from langchain_toolsearch.testing import ScriptedToolSearchModel
 if TYPE_CHECKING:
     from benchmarks.bench import BenchConfig, _Report
 
-SERVER = Path(__file__).resolve().parents[1] / "tests" / "support" / "mcp_servers" / "pool_server.py"
+SERVER = Path(__file__).resolve().parents[1] / "tests/support/mcp_servers/pool_server.py"
 
 # (query, tool, arguments) of each run
 TURNS: tuple[tuple[str, str, dict[str, Any]], ...] = (
@@ -87,7 +87,9 @@ async def _mode(cold: bool, runs: int, folder: Path) -> dict[str, Any]:
                 model,
                 tools=[],
                 middleware=[
-                    ToolSearchMiddleware(tools=[], include_resolved_tools=True, resolve_tools=resolve)
+                    ToolSearchMiddleware(
+                        tools=[], include_resolved_tools=True, resolve_tools=resolve
+                    )
                 ],
                 checkpointer=InMemorySaver(),
             )

@@ -283,7 +283,8 @@ async def _list_server(
 
     connection = client.connections[server]
     handle = bool(getattr(client, "handle_tool_errors", True))
-    callbacks, interceptors = client.callbacks, client.tool_interceptors
+    callbacks = getattr(client, "callbacks", None)
+    interceptors = getattr(client, "tool_interceptors", None)
     hooks = (
         getattr(callbacks, "on_logging_message", callbacks),
         getattr(callbacks, "on_progress", None),
@@ -302,12 +303,16 @@ async def _list_server(
                     tools = seen_tools
                     break
             else:
+                # handle_tool_errors: langchain-mcp-adapters >= 0.3 only
+                extra: dict[str, Any] = (
+                    {"handle_tool_errors": handle} if hasattr(client, "handle_tool_errors") else {}
+                )
                 tools = await adapter_tools(
                     listing.session,  # type: ignore[arg-type]  # a pooled stand-in
                     callbacks=callbacks,
                     tool_interceptors=[*(interceptors or ()), _HeaderRoute(listing.session)],
                     server_name=server,
-                    handle_tool_errors=handle,
+                    **extra,
                 )
                 made.append((handle, hooks, tools))
     except (GraphBubbleUp, MCPPoolClosedError):

@@ -55,6 +55,10 @@ def test_bench_quick_prints_every_section() -> None:
     assert len(re.findall(r"\| [\d,]+ \| (load_tool|search_tools), ", out)) == 12
     assert re.search(r"Worst meta-tool call: [\d.]+ ms at 1,000 tools, [\d.]+ ms at 3,000 tools", out)
     assert re.search(r"Tokenizer memory: 2,000 distinct 2,000-character queries leave \+[\d.]+ MiB", out)
+    # stored agent with two stdio MCP clients: cold starts both servers per resolution,
+    # warm starts them once
+    rows = dict(re.findall(r"\| (cold|warm) \| \d+ \| (\d+) \|", out))
+    assert rows["warm"] == "2" and int(rows["cold"]) > 2, rows
 
 
 @pytest.mark.skipif(
