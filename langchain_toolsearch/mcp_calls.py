@@ -20,7 +20,7 @@ from langgraph.errors import GraphBubbleUp
 
 from langchain_toolsearch._async import run_sync
 
-__all__ = ["connection_lost", "describe_failure", "guarded_tool"]
+__all__ = ["connection_lost", "describe_failure", "guarded_tool", "never_sent"]
 
 _CLOSED_STREAM_ERRORS = (
     anyio.BrokenResourceError,
@@ -53,6 +53,27 @@ def connection_lost(exc: BaseException) -> bool:
     import httpx  # comes with mcp
 
     return isinstance(exc, httpx.TransportError)
+
+
+def never_sent(exc: BaseException) -> bool:
+    """Whether a request that failed with ``exc`` surely did not run on the server.
+
+    True when the session's stream was already closed (a stdio server that
+    exited), the HTTP connection could not be made, or the server no longer
+    knew the session (HTTP 404, "Session terminated"): sending it again on a
+    new session cannot run it twice.
+    """
+    if isinstance(exc, BaseExceptionGroup):
+        return all(never_sent(inner) for inner in exc.exceptions)
+    if isinstance(exc, (anyio.ClosedResourceError, anyio.BrokenResourceError)):
+        return True
+    from mcp.shared.exceptions import McpError
+
+    if isinstance(exc, McpError):
+        return "session terminated" in str(exc).lower()
+    import httpx
+
+    return isinstance(exc, httpx.ConnectError)
 
 
 def describe_failure(exc: BaseException, connection: Mapping[str, Any] | None) -> str:

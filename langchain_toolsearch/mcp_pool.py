@@ -18,10 +18,11 @@ loops. Requests from other loops are handed to the helper loop.
   count may exceed the bound while more than ``max_sessions`` are busy).
 * **Idle**: a session unused for ``idle_timeout`` seconds is closed.
 * **Reconnects**: a session whose server exited or whose connection dropped
-  is discarded; the next request opens a new one. A request that never
-  reached the server (its stream was already closed) is retried once on the
-  new session; a tool call lost mid-flight is not (it may have run) and
-  raises. Listing tools is always retried once.
+  is discarded; the next request opens a new one. A tool call that surely
+  did not run (the stream was already closed, the connection was refused,
+  or the server no longer knew the session) is sent once more on the new
+  session; a call lost mid-flight is not (it may have run) and raises.
+  Listing tools is always retried once.
 * **Tool lists** are cached per session and fetched again after
   ``tools_ttl`` seconds or as soon as the server sends
   ``notifications/tools/list_changed``.
@@ -37,8 +38,7 @@ import contextlib
 import logging
 import time
 import weakref
-from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Coroutine, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -46,12 +46,13 @@ import anyio
 
 from langchain_toolsearch._async import on_bridge, on_bridge_loop, run_sync
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchError, ToolSearchTypeError
-from langchain_toolsearch.mcp_calls import connection_lost
+from langchain_toolsearch.mcp_calls import connection_lost, never_sent
 from langchain_toolsearch.mcp_pool_types import PoolStats, SessionKey, session_key
+from langchain_toolsearch.mcp_session import PooledSession, ToolListing
 
 if TYPE_CHECKING:
     from mcp import ClientSession
-    from mcp.types import CallToolResult, ListToolsResult, Tool
+    from mcp.types import Tool
 
 __all__ = [
     "MCPPoolClosedError",
@@ -70,27 +71,10 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 _CLOSE_TIMEOUT = 10.0  # seconds allowed for closing all sessions
-_UNDELIVERED = (anyio.ClosedResourceError, anyio.BrokenResourceError)  # never sent
 
 
 class MCPPoolClosedError(ToolSearchError, RuntimeError):
     """A closed `MCPSessionPool` was asked for a session."""
-
-
-@dataclass(frozen=True)
-class ToolListing:
-    """One fetched tool list of a pooled session.
-
-    Attributes:
-        session: Stand-in session whose requests go through the pool.
-        tools: The server's tools (all pages).
-        memo: Values derived from ``tools`` by callers (e.g. LangChain tools),
-            kept as long as this listing is current.
-    """
-
-    session: PooledSession
-    tools: tuple[Tool, ...]
-    memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 class _Entry:
@@ -102,6 +86,7 @@ class _Entry:
         self.session: ClientSession | None = None
         self.ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.stop = asyncio.Event()
+        self.gone = asyncio.Event()  # set when the session is closed, for any reason
         self.task: asyncio.Task[None] | None = None
         self.busy = 0
         self.last_used = time.monotonic()
@@ -310,8 +295,11 @@ class MCPSessionPool:
                     "MCP session %s/%s closed with %r", entry.key.scope, entry.key.server, exc
                 )
         finally:
+            if not entry.dead and entry.ready.done() and not entry.stop.is_set():
+                self._counts["reconnects"] += 1  # the transport failed on its own
             entry.session = None
             entry.dead = True
+            entry.gone.set()
             if self._entries.get(entry.key) is entry:
                 del self._entries[entry.key]
 
@@ -377,13 +365,13 @@ class MCPSessionPool:
                 session = entry.session
                 assert session is not None
                 try:
-                    return await session.call_tool(*args, **kw)
+                    return await _unless_gone(entry, session.call_tool(*args, **kw))
                 except Exception as exc:
                     if not connection_lost(exc):
                         raise
                     self._discard(entry, "reconnects")
-                    # Only a request that never left is safe to send again.
-                    if attempt == 2 or not isinstance(exc, _UNDELIVERED):
+                    # Only a request that surely did not run is sent again.
+                    if attempt == 2 or not never_sent(exc):
                         raise
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -401,6 +389,27 @@ class MCPSessionPool:
                 task.cancel()
 
 
+async def _unless_gone(entry: _Entry, request: Coroutine[Any, Any, T]) -> T:
+    """Await ``request``, failing at once if the session closes meanwhile.
+
+    Raises:
+        ConnectionError: The session closed (its transport failed) first.
+    """
+    task = asyncio.ensure_future(request)
+    gone = asyncio.ensure_future(entry.gone.wait())
+    try:
+        await asyncio.wait((task, gone), return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:
+        task.cancel()
+        raise
+    finally:
+        gone.cancel()
+    if not task.done():
+        task.cancel()
+        raise ConnectionError("the connection to the MCP server was lost during the call")
+    return task.result()
+
+
 async def _list_all(session: ClientSession | None) -> list[Tool]:
     """Every page of ``tools/list`` (at most 1,000 pages)."""
     assert session is not None
@@ -413,53 +422,6 @@ async def _list_all(session: ClientSession | None) -> list[Tool]:
         if not cursor:
             return tools
     raise RuntimeError("tools/list returned more than 1,000 pages")
-
-
-class PooledSession:
-    """Stands in for an ``mcp.ClientSession``: each request goes through the pool.
-
-    Pass it to ``langchain_mcp_adapters.tools.load_mcp_tools(session, ...)``:
-    the tools made call the server through the pooled session from any
-    event loop or thread, and reconnect after a failure.
-
-    Attributes:
-        key: The session's `SessionKey`.
-        connection: The adapter connection (with its headers).
-    """
-
-    def __init__(self, pool: MCPSessionPool, key: SessionKey, connection: Mapping[str, Any]):
-        self.pool = pool
-        self.key = key
-        self.connection = dict(connection)
-
-    def __repr__(self) -> str:
-        return f"PooledSession(scope={self.key.scope!r}, server={self.key.server!r})"
-
-    async def listing(self) -> ToolListing:
-        """The current `ToolListing` (see `MCPSessionPool.list_tools`)."""
-        current = self.pool._current_listing(self.key)
-        if current is not None:  # no hop to the helper loop for a cached list
-            return current
-        return await on_bridge_loop(self.pool._listing(self))
-
-    async def list_tools(self, cursor: str | None = None, **_: Any) -> ListToolsResult:
-        """All the server's tools in one page, from the pool's cache."""
-        from mcp.types import ListToolsResult
-
-        listing = await self.listing()
-        return ListToolsResult(tools=list(listing.tools))
-
-    async def call_tool(self, *args: Any, **kwargs: Any) -> CallToolResult:
-        """``ClientSession.call_tool`` on the pooled session (same arguments).
-
-        Raises:
-            MCPPoolClosedError: If the pool is closed.
-            Exception: What the session raised; after a lost connection the
-                session is discarded first (and the call retried once when it
-                never reached the server).
-        """
-        result: CallToolResult = await on_bridge_loop(self.pool._call(self, args, kwargs))
-        return result
 
 
 _OPEN_POOLS: weakref.WeakSet[MCPSessionPool] = weakref.WeakSet()

@@ -261,8 +261,9 @@ async def test_a_tool_list_is_fetched_again_after_tools_ttl(tmp_path: Path) -> N
 
 
 @contextmanager
-def http_server(log: Path) -> Iterator[str]:
-    port = free_port()
+def http_server(log: Path, port: int | None = None, *, crash: bool = False) -> Iterator[str]:
+    """Serve pool_server.py over streamable HTTP; stop it (``crash``: kill -9) after."""
+    port = port or free_port()
     proc = subprocess.Popen(
         [sys.executable, SERVER, "--log", str(log), "--port", str(port)],
         stdout=subprocess.DEVNULL,
@@ -272,7 +273,7 @@ def http_server(log: Path) -> Iterator[str]:
         assert _listening(port, proc, time.monotonic() + 20)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
-        proc.terminate()
+        proc.kill() if crash else proc.terminate()
         proc.wait(10)
 
 
@@ -291,6 +292,55 @@ async def test_each_bearer_token_gets_its_own_session(tmp_path: Path, pool: MCPS
         assert pool.stats().started == 2
         for key in pool._entries:
             assert "tok-" not in repr(key)  # keys hold a fingerprint, never the token
+
+
+async def test_an_http_server_crash_and_restart_get_a_new_session(
+    tmp_path: Path, pool: MCPSessionPool
+) -> None:
+    log = tmp_path / "http.log"
+    port = free_port()
+    with http_server(log, port, crash=True) as url:
+        connection = dict(connection_for(HttpServer(url=url), token="tok", default_timeout=10))
+        lib = await load_mcp_library(
+            MultiServerMCPClient({"h": connection}), pool=pool, timeout=3, namespace="always"
+        )
+        tools = by_name(lib)
+        before = text(await tools["h_whoami"].ainvoke({}))
+        slow = asyncio.ensure_future(
+            tools["h_sleep"].ainvoke(
+                {"id": "1", "name": "h_sleep", "args": {"seconds": 30}, "type": "tool_call"}
+            )
+        )
+        await asyncio.sleep(1.0)  # the server is killed while the call is in flight
+    # The MCP SDK drops a streamable-HTTP response cut mid-flight without an error:
+    # the call ends at its timeout, as an error message.
+    message = await asyncio.wait_for(slow, 20)
+    assert message.status == "error" and "did not answer within 3 s" in text(message.content)
+    with http_server(log, port):  # back on the same address, knowing no session
+        after = text(await tools["h_whoami"].ainvoke({}))  # 404 -> new session, sent again
+    assert after.startswith("Bearer tok|") and after.split("|")[1] != before.split("|")[1]
+    assert pool.stats().reconnects == 1 and pool.stats().started == 2
+
+
+async def test_a_stdio_server_killed_mid_call_fails_the_call_at_once(
+    tmp_path: Path, pool: MCPSessionPool
+) -> None:
+    log = tmp_path / "starts.log"
+    tools = by_name(await library(pool, p=stdio(log)))
+    slow = asyncio.ensure_future(
+        tools["p_sleep"].ainvoke(
+            {"id": "1", "name": "p_sleep", "args": {"seconds": 30}, "type": "tool_call"}
+        )
+    )
+    await asyncio.sleep(1.0)
+    os.kill(starts(log)[0], signal.SIGKILL)
+    killed = time.monotonic()
+    message = await asyncio.wait_for(slow, 20)
+    assert time.monotonic() - killed < 5
+    # it may have run: not sent again, reported
+    assert message.status == "error" and "Connection closed" in text(message.content)
+    assert text(await tools["p_echo"].ainvoke({"text": "next"})) == "next"
+    assert len(starts(log)) == 2 and pool.stats().reconnects == 1
 
 
 # -- closing ------------------------------------------------------------------------------

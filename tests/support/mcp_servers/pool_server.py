@@ -8,6 +8,7 @@ test counts how many times the server was started. Tools:
 * ``grow`` - adds a tool named ``name`` (answering ``"grown <name>"``) and
   sends ``notifications/tools/list_changed``.
 * ``echo`` - returns ``text``.
+* ``sleep`` - waits ``seconds``, then answers.
 
 Run: ``python pool_server.py --log FILE`` (stdio) or
 ``python pool_server.py --log FILE --port N`` (stateful streamable HTTP on
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 
+import anyio
 from mcp.server.fastmcp import Context, FastMCP
 
 
@@ -55,6 +57,12 @@ def build_server() -> FastMCP:
     def echo(text: str) -> str:
         """Return the text."""
         return text
+
+    @server.tool()
+    async def sleep(seconds: float) -> str:
+        """Wait ``seconds``, then answer."""
+        await anyio.sleep(seconds)
+        return f"slept {seconds}"
 
     return server
 

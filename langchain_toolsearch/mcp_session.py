@@ -1,0 +1,80 @@
+"""The stand-in MCP session whose requests go through an `MCPSessionPool`, and `ToolListing`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from langchain_toolsearch._async import on_bridge_loop
+from langchain_toolsearch.mcp_pool_types import SessionKey
+
+if TYPE_CHECKING:
+    from mcp.types import CallToolResult, ListToolsResult, Tool
+
+    from langchain_toolsearch.mcp_pool import MCPSessionPool
+
+__all__ = ["PooledSession", "ToolListing"]
+
+
+@dataclass(frozen=True)
+class ToolListing:
+    """One fetched tool list of a pooled session.
+
+    Attributes:
+        session: Stand-in session whose requests go through the pool.
+        tools: The server's tools (all pages).
+        memo: Values derived from ``tools`` by callers (e.g. LangChain tools),
+            kept as long as this listing is current.
+    """
+
+    session: PooledSession
+    tools: tuple[Tool, ...]
+    memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+class PooledSession:
+    """Stands in for an ``mcp.ClientSession``: each request goes through the pool.
+
+    Pass it to ``langchain_mcp_adapters.tools.load_mcp_tools(session, ...)``:
+    the tools made call the server through the pooled session from any
+    event loop or thread, and reconnect after a failure.
+
+    Attributes:
+        key: The session's `SessionKey`.
+        connection: The adapter connection (with its headers).
+    """
+
+    def __init__(self, pool: MCPSessionPool, key: SessionKey, connection: Mapping[str, Any]):
+        self.pool = pool
+        self.key = key
+        self.connection = dict(connection)
+
+    def __repr__(self) -> str:
+        return f"PooledSession(scope={self.key.scope!r}, server={self.key.server!r})"
+
+    async def listing(self) -> ToolListing:
+        """The current `ToolListing` (see `MCPSessionPool.list_tools`)."""
+        current = self.pool._current_listing(self.key)
+        if current is not None:  # no hop to the helper loop for a cached list
+            return current
+        return await on_bridge_loop(self.pool._listing(self))
+
+    async def list_tools(self, cursor: str | None = None, **_: Any) -> ListToolsResult:
+        """All the server's tools in one page, from the pool's cache."""
+        from mcp.types import ListToolsResult
+
+        listing = await self.listing()
+        return ListToolsResult(tools=list(listing.tools))
+
+    async def call_tool(self, *args: Any, **kwargs: Any) -> CallToolResult:
+        """``ClientSession.call_tool`` on the pooled session (same arguments).
+
+        Raises:
+            MCPPoolClosedError: If the pool is closed.
+            Exception: What the session raised; after a lost connection the
+                session is discarded first (and the call retried once when it
+                never reached the server).
+        """
+        result: CallToolResult = await on_bridge_loop(self.pool._call(self, args, kwargs))
+        return result
