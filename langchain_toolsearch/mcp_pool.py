@@ -56,6 +56,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MCPPoolClosedError",
+    "MCPPoolError",
     "MCPSessionPool",
     "PoolStats",
     "PooledSession",
@@ -73,7 +74,11 @@ T = TypeVar("T")
 _CLOSE_TIMEOUT = 10.0  # seconds allowed for closing all sessions
 
 
-class MCPPoolClosedError(ToolSearchError, RuntimeError):
+class MCPPoolError(ToolSearchError, RuntimeError):
+    """An `MCPSessionPool` was used in a way it cannot serve."""
+
+
+class MCPPoolClosedError(MCPPoolError):
     """A closed `MCPSessionPool` was asked for a session."""
 
 
@@ -203,11 +208,15 @@ class MCPSessionPool:
         """Sync `aclose`.
 
         Raises:
-            RuntimeError: If called on the package's helper event loop (use
-                ``await aclose()`` there).
+            MCPPoolError: (a ``RuntimeError``) If called on the package's
+                helper event loop (use ``await aclose()`` there).
         """
+        if not self._entries and not self._closing:  # nothing runs: no loop needed
+            self._closed = True
+            _OPEN_POOLS.discard(self)
+            return
         if on_bridge():
-            raise RuntimeError("MCPSessionPool.close() on the helper loop: await aclose()")
+            raise MCPPoolError("MCPSessionPool.close() on the helper loop: await aclose()")
         run_sync(self._close_all(), timeout=_CLOSE_TIMEOUT + 5)
 
     def __enter__(self) -> MCPSessionPool:
@@ -421,7 +430,7 @@ async def _list_all(session: ClientSession | None) -> list[Tool]:
         cursor = page.nextCursor
         if not cursor:
             return tools
-    raise RuntimeError("tools/list returned more than 1,000 pages")
+    raise MCPPoolError("tools/list returned more than 1,000 pages")
 
 
 _OPEN_POOLS: weakref.WeakSet[MCPSessionPool] = weakref.WeakSet()

@@ -102,7 +102,7 @@ async def test_a_server_starts_once_across_runs_threads_and_event_loops(
     log = tmp_path / "starts.log"
     first = by_name(await library(pool, p=stdio(log)))
     second = by_name(await library(pool, p=stdio(log)))  # another "run"
-    assert set(first) == {"p_echo", "p_grow", "p_pid", "p_whoami"}
+    assert set(first) == {"p_echo", "p_grow", "p_pid", "p_sleep", "p_whoami"}
     assert second["p_pid"] is first["p_pid"]  # tools are reused with the tool list
 
     pids = {text(await first["p_pid"].ainvoke({}))}
