@@ -7,6 +7,12 @@ scheme and the layout under each kind's namespace. ``prefix`` defaults to
 
     (*prefix, "agent_tool_configs")       agent tool configs (`AgentToolConfig`)
     (*prefix, "mcp_clients")              saved MCP clients (`MCPClientConfig`)
+
+Writes are safe with several writers (threads or processes) on
+``InMemoryStore``, ``SqliteStore`` / ``AsyncSqliteStore`` and
+``PostgresStore`` / ``AsyncPostgresStore``: see
+`langchain_toolsearch.config.write_guard`. Other stores are single-writer
+(a `SingleWriterWarning` at the first write says so).
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ from langchain_toolsearch.config.models import AgentToolConfig
 from langchain_toolsearch.config.parsing import parse_agent_config, parse_mcp_client
 from langchain_toolsearch.config.records import VersionedRecords
 from langchain_toolsearch.config.servers import MCPClientConfig
+from langchain_toolsearch.config.write_guard import write_guard
+from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 
 __all__ = ["ToolConfigStore"]
 
@@ -38,6 +46,10 @@ class ToolConfigStore:
                                         "mcp_clients": {"time": {}}})
         configs.agents.publish("support")            # the draft becomes published
         configs.agents.get("support", "published")   # -> AgentToolConfig
+
+        # compare-and-set: save only if nobody saved since version 1 was read
+        seen = configs.agents.info("support").latest_version
+        configs.agents.save("support", {"tools": {}}, if_version=seen, publish=True)
         ```
 
     Attributes:
@@ -50,11 +62,13 @@ class ToolConfigStore:
         namespace: Namespace prefix for every item written (labels must not
             contain ``"."``).
         clock: Epoch-seconds clock used for timestamps (for tests).
+        lock_timeout: Seconds a write waits for its record's write lock
+            before `WriteLockError` (default 30).
 
     Raises:
         TypeError: If ``store`` is not a `BaseStore`.
         ValueError: If ``namespace`` is empty or has an empty label or one
-            containing ``"."``.
+            containing ``"."``, or ``lock_timeout`` is not a positive number.
     """
 
     def __init__(
@@ -63,20 +77,34 @@ class ToolConfigStore:
         *,
         namespace: Sequence[str] = ("toolsearch",),
         clock: Callable[[], float] = time.time,
+        lock_timeout: float = 30.0,
     ) -> None:
         if not isinstance(store, BaseStore):
             msg = f"store must be a langgraph BaseStore (e.g. InMemoryStore), got {store!r}"
-            raise TypeError(msg)
+            raise ToolSearchTypeError(msg)
+        if (
+            isinstance(lock_timeout, bool)
+            or not isinstance(lock_timeout, int | float)
+            or not 0 < lock_timeout < float("inf")
+        ):
+            msg = f"lock_timeout must be a positive number of seconds, got {lock_timeout!r}"
+            raise ToolSearchConfigError(msg)
         prefix = tuple(namespace)
         if not prefix or any(
             not isinstance(label, str) or not label or "." in label for label in prefix
         ):
             msg = f"namespace must be non-empty labels without '.', got {namespace!r}"
-            raise ValueError(msg)
+            raise ToolSearchConfigError(msg)
         self.store = store
+        guard = write_guard(store, timeout=float(lock_timeout))
         self.agents: VersionedRecords[AgentToolConfig] = VersionedRecords(
-            store, (*prefix, "agent_tool_configs"), parse_agent_config, "agent tool config", clock
+            store,
+            (*prefix, "agent_tool_configs"),
+            parse_agent_config,
+            "agent tool config",
+            clock,
+            guard,
         )
         self.mcp_clients: VersionedRecords[MCPClientConfig] = VersionedRecords(
-            store, (*prefix, "mcp_clients"), parse_mcp_client, "saved MCP client", clock
+            store, (*prefix, "mcp_clients"), parse_mcp_client, "saved MCP client", clock, guard
         )
