@@ -1,8 +1,8 @@
 """``toolsearch config``: edit and inspect stored tool configuration from a shell.
 
-Every command works on one store, given by ``--store`` (default:
-``$TOOLSEARCH_CONFIG_STORE``, else ``toolsearch-config.sqlite`` in the
-current folder):
+Every command works on one store, given by ``--store`` before or after the
+command (default: ``$TOOLSEARCH_CONFIG_STORE``, else
+``toolsearch-config.sqlite`` in the current folder):
 
 * a PostgreSQL DSN (``postgresql://user:pw@host:5432/db``): LangGraph's
   ``PostgresStore`` (extra ``[postgres]``);
@@ -13,13 +13,13 @@ Commands (``ID`` is an agent's or a saved MCP client's id; ``--kind agent``
 or ``--kind mcp-client`` is needed only when both kinds use the id)::
 
     validate FILE [--from mastra]      check a file, write nothing
-    import FILE [--from mastra] [--message M] [--publish]
+    import FILE [--from mastra] [--message M] [--publish] [--if-version N]
     export ID [--version V] [--to mastra]
     show ID [--version V]
     list
     history ID
     diff ID V1 V2
-    publish ID [--version V]
+    publish ID [--version V] [--if-version N]
     resolve AGENT --context JSON [--version V] [--timeout S]
     schema [--kind agent|mcp-client]
 
@@ -30,8 +30,15 @@ snapshot}, "mcpClients": {id: snapshot}}``, a single stored record with an
 ``id`` (an MCP client when it has ``servers``), or a list of such records.
 ``V`` is ``draft``, ``published`` or a version number.
 
+Several people or jobs may write one store at once (SQLite file or
+PostgreSQL): no save is lost and two saves never get the same number.
+``--if-version N`` makes a write compare-and-set: it is done only if the
+record's latest version is still ``N`` (``0``: no record yet; ``import``:
+a file with one record), else it fails naming the current version.
+``import --publish`` saves and publishes each record in one write.
+
 Output is JSON on stdout (``diff``: a unified diff). Exit codes: 0 done, 1
-invalid input or a failed operation (the message on stderr names the field
+invalid input or a failed operation (one line on stderr naming the field
 path, never a traceback), 2 bad command-line usage.
 """
 
@@ -63,10 +70,12 @@ from langchain_toolsearch.config.models import AgentToolConfig, VersionSelector
 from langchain_toolsearch.config.parsing import (
     ToolConfigError,
 )
-from langchain_toolsearch.config.records import RecordNotFoundError
+from langchain_toolsearch.config.records import RecordNotFoundError, VersionConflictError
 from langchain_toolsearch.config.resolver import ToolResolver
 from langchain_toolsearch.config.servers import MCPClientConfig
 from langchain_toolsearch.config.store import ToolConfigStore
+from langchain_toolsearch.config.write_guard import setup_lock
+from langchain_toolsearch.errors import ToolSearchError
 
 __all__ = ["DEFAULT_STORE", "add_config_parser", "open_store", "run"]
 
@@ -82,9 +91,46 @@ def _version(text: str) -> VersionSelector:
     """Argparse type: ``draft``, ``published`` or an integer >= 1."""
     if text in ("draft", "published"):
         return text  # type: ignore[return-value]
-    if text.isdigit() and int(text) >= 1:
+    if text.isascii() and text.isdigit() and len(text) <= _DIGITS and int(text) >= 1:
         return int(text)
-    raise argparse.ArgumentTypeError(f"must be 'draft', 'published' or a number >= 1, got {text!r}")
+    msg = f"must be 'draft', 'published' or a number >= 1, got {_short(text)}"
+    raise argparse.ArgumentTypeError(msg)
+
+
+_DIGITS = 15
+"""Longest version number the command line takes (more is a typo, never a version)."""
+
+
+def _short(text: str) -> str:
+    """``repr`` of a command-line value, cut to 40 characters."""
+    return repr(text if len(text) <= 40 else text[:37] + "...")
+
+
+def _base_version(text: str) -> int:
+    """Argparse type of ``--if-version``: an integer >= 0 (0: no record yet)."""
+    if text.isascii() and text.isdigit() and len(text) <= _DIGITS:
+        return int(text)
+    raise argparse.ArgumentTypeError(
+        f"must be a version number, or 0 for no record, got {_short(text)}"
+    )
+
+
+def _store_option(parser: argparse.ArgumentParser, *, default: Any) -> None:
+    parser.add_argument(
+        "--store",
+        default=default,
+        help=f"PostgreSQL DSN or SQLite file (default: ${STORE_ENV}, else {DEFAULT_STORE})",
+    )
+
+
+def _if_version_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--if-version",
+        dest="if_version",
+        type=_base_version,
+        metavar="N",
+        help="compare-and-set: write only if the latest version is still N (0: no record yet)",
+    )
 
 
 def add_config_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -98,16 +144,23 @@ def add_config_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="edit and inspect stored tool configuration (agents, saved MCP clients)",
         description=(
             "toolsearch config: edit and inspect stored tool configuration (agents, saved "
-            f"MCP clients) in one store, given by --store (default: ${STORE_ENV}, else "
-            f"{DEFAULT_STORE}): a PostgreSQL DSN or a SQLite file. Output is JSON on stdout; "
-            "exit code 0 done, 1 invalid input or a failed operation, 2 bad usage."
+            f"MCP clients) in one store, given by --store before or after the command "
+            f"(default: ${STORE_ENV}, else {DEFAULT_STORE}): a PostgreSQL DSN or a SQLite "
+            "file. Writers may run at once; --if-version N makes a write compare-and-set. "
+            "Output is JSON on stdout; exit code 0 done, 1 invalid input or a failed "
+            "operation, 2 bad usage."
         ),
     )
-    config.add_argument(
-        "--store",
-        help=f"PostgreSQL DSN or SQLite file (default: ${STORE_ENV}, else {DEFAULT_STORE})",
-    )
-    sub = config.add_subparsers(dest="config_command", required=True)
+    _store_option(config, default=None)
+    # `--store` also after the command; SUPPRESS keeps a value given before it.
+    common = argparse.ArgumentParser(add_help=False)
+    _store_option(common, default=argparse.SUPPRESS)
+
+    commands = config.add_subparsers(dest="config_command", required=True)
+
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = commands.add_parser(name, help=help, parents=[common])
+        return parser
 
     def with_kind(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         parser.add_argument(
@@ -115,40 +168,44 @@ def add_config_parser(subparsers: Any) -> argparse.ArgumentParser:
         )
         return parser
 
-    validate = sub.add_parser("validate", help="check a file; write nothing")
+    validate = command("validate", help="check a file; write nothing")
     validate.add_argument("file")
     validate.add_argument("--from", dest="source", choices=["mastra"], help="Mastra Editor JSON")
 
-    imp = sub.add_parser("import", help="save every record of a file as a new version")
+    imp = command("import", help="save every record of a file as a new version")
     imp.add_argument("file")
     imp.add_argument("--from", dest="source", choices=["mastra"], help="Mastra Editor JSON")
     imp.add_argument("--message", help="note stored with each new version")
-    imp.add_argument("--publish", action="store_true", help="publish the new versions too")
+    imp.add_argument(
+        "--publish", action="store_true", help="publish each new version in the same write"
+    )
+    _if_version_option(imp)
 
-    export = with_kind(sub.add_parser("export", help="print one record as an importable file"))
+    export = with_kind(command("export", help="print one record as an importable file"))
     export.add_argument("id")
     export.add_argument("--version", type=_version, default="draft")
     export.add_argument("--to", dest="target", choices=["mastra"], help="Mastra Editor JSON")
 
-    show = with_kind(sub.add_parser("show", help="print one version of a record with its info"))
+    show = with_kind(command("show", help="print one version of a record with its info"))
     show.add_argument("id")
     show.add_argument("--version", type=_version, default="draft")
 
-    sub.add_parser("list", help="list every agent and saved MCP client")
+    command("list", help="list every agent and saved MCP client")
 
-    history = with_kind(sub.add_parser("history", help="list the versions of a record"))
+    history = with_kind(command("history", help="list the versions of a record"))
     history.add_argument("id")
 
-    diff = with_kind(sub.add_parser("diff", help="unified diff between two versions"))
+    diff = with_kind(command("diff", help="unified diff between two versions"))
     diff.add_argument("id")
     diff.add_argument("v1", type=_version)
     diff.add_argument("v2", type=_version)
 
-    publish = with_kind(sub.add_parser("publish", help="mark a version as the published one"))
+    publish = with_kind(command("publish", help="mark a version as the published one"))
     publish.add_argument("id")
     publish.add_argument("--version", type=_version, default="draft")
+    _if_version_option(publish)
 
-    resolve = sub.add_parser(
+    resolve = command(
         "resolve", help="the tools a request with this context gets (contacts MCP servers)"
     )
     resolve.add_argument("id", metavar="AGENT")
@@ -160,7 +217,7 @@ def add_config_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--timeout", type=float, default=30.0, help="seconds per MCP server (default: 30)"
     )
 
-    schema = sub.add_parser("schema", help="JSON Schema of the stored records")
+    schema = command("schema", help="JSON Schema of the stored records")
     schema.add_argument("--kind", choices=KINDS, help="only this kind (default: both)")
 
     config.set_defaults(func=run)
@@ -195,7 +252,8 @@ def open_store(spec: str | None, *, create: bool = False) -> Iterator[BaseStore]
             raise ConfigCommandError(msg) from None
         try:
             with PostgresStore.from_conn_string(spec) as pg:
-                pg.setup()
+                with setup_lock(pg):
+                    pg.setup()
                 yield pg
         except ConfigCommandError:
             raise
@@ -217,7 +275,8 @@ def open_store(spec: str | None, *, create: bool = False) -> Iterator[BaseStore]
         raise ConfigCommandError(msg)
     try:
         with SqliteStore.from_conn_string(spec) as lite:
-            lite.setup()
+            with setup_lock(lite):
+                lite.setup()
             yield lite
     except sqlite3.Error as exc:
         raise ConfigCommandError(f"SQLite store {spec!r}: {exc}") from None
@@ -235,23 +294,33 @@ def run(args: argparse.Namespace) -> int:
     """
     try:
         return _COMMANDS[args.config_command](args)
-    except ToolConfigError as exc:
-        _error(str(exc))
-    except ConfigCommandError as exc:
-        _error(str(exc))
-    except RecordNotFoundError as exc:
-        _error(str(exc))
-    except ValueError as exc:  # a malformed id, a version that does not exist, ...
-        _error(str(exc))
+    except VersionConflictError as exc:
+        _error(f"conflict: {exc}")
+    except (ToolSearchError, ConfigCommandError, ToolConfigError, LookupError, ValueError) as exc:
+        _error(str(exc))  # bad data (names the field), a missing record, a bad id, ...
+    except RecursionError:
+        _error("input nested too deeply to process")
+    except (ImportError, BrokenPipeError):
+        raise  # `toolsearch` reports these (a missing extra, a closed pipe)
+    except Exception as exc:  # never a traceback: a one-line report of the unexpected
+        _error(f"{type(exc).__name__}: {exc} (please report this)")
     return 1
 
 
 def _error(message: str) -> None:
-    print(f"toolsearch config: error: {message}", file=sys.stderr)
+    """Print ``message`` on stderr as one line (its lines joined with ``"; "``)."""
+    first, *rest = [line.strip() for line in message.splitlines() if line.strip()] or [""]
+    line = f"{first} {'; '.join(rest)}" if rest else first
+    text = f"toolsearch config: error: {line}"
+    print(text.encode("utf-8", "backslashreplace").decode("utf-8"), file=sys.stderr)
 
 
 def _print_json(value: Any) -> None:
-    print(json.dumps(value, indent=2, ensure_ascii=False))
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    try:
+        print(text)
+    except UnicodeEncodeError:  # a terminal that cannot show it: escape non-ASCII
+        print(json.dumps(value, indent=2, ensure_ascii=True))
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
@@ -264,27 +333,42 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 def _cmd_import(args: argparse.Namespace) -> int:
     bundle = load_bundle(read_json(args.file), mastra=args.source == "mastra")
+    if args.if_version is not None and sum(len(records) for records in bundle.values()) != 1:
+        raise ConfigCommandError("--if-version: needs a file with exactly one record")
     with open_store(args.store, create=True) as store:
         configs = ToolConfigStore(store)
         # clients first: agents reference them
         for kind in ("mcp-client", "agent"):
             records = _records(configs, kind)
             for record_id, value in bundle[kind].items():
-                try:
-                    current = records.get_version(record_id)
-                except RecordNotFoundError:
-                    current = None
-                if current is not None and current.value == value:
-                    version = current.info.version
-                    line = f"unchanged {kind} {record_id} version {version}"
-                else:
-                    version = records.save(record_id, value, message=args.message).version
-                    line = f"saved {kind} {record_id} version {version}"
-                if args.publish:
-                    records.publish(record_id, version)
-                    line += " (published)"
-                print(line)
+                print(_import_one(records, kind, record_id, value, args))
     return 0
+
+
+def _import_one(records: Any, kind: Kind, record_id: str, value: Any, args: Any) -> str:
+    """Save one record unless unchanged (publishing it with ``--publish``); the report line."""
+    try:
+        current = records.get_version(record_id)
+    except RecordNotFoundError:
+        current = None
+    if current is None or current.value != value:
+        version = records.save(
+            record_id,
+            value,
+            message=args.message,
+            if_version=args.if_version,
+            publish=args.publish,
+        ).version
+        line = f"saved {kind} {record_id} version {version}"
+        return f"{line} (published)" if args.publish else line
+    version = current.info.version
+    line = f"unchanged {kind} {record_id} version {version}"
+    if args.if_version is not None and args.if_version != version:
+        raise VersionConflictError(records.label, record_id, args.if_version, version)
+    if args.publish:  # only if nobody saved since: never publish over a newer version
+        records.publish(record_id, version, if_version=version)
+        line += " (published)"
+    return line
 
 
 def _kind_of(configs: ToolConfigStore, record_id: str, kind: Kind | None) -> Kind:
@@ -397,7 +481,7 @@ def _cmd_publish(args: argparse.Namespace) -> int:
     with open_store(args.store) as store:
         configs = ToolConfigStore(store)
         kind = _kind_of(configs, args.id, args.kind)
-        info = _records(configs, kind).publish(args.id, args.version)
+        info = _records(configs, kind).publish(args.id, args.version, if_version=args.if_version)
     print(f"published {kind} {args.id} version {info.published_version}")
     return 0
 
@@ -409,8 +493,9 @@ def _cmd_resolve(args: argparse.Namespace) -> int:
         raise ConfigCommandError(f"--context: not valid JSON: {exc.msg}") from None
     if not isinstance(context, dict):
         raise ConfigCommandError("--context: expected a JSON object")
-    if not args.timeout > 0:
-        raise ConfigCommandError("--timeout: must be a positive number of seconds")
+    if not 0 < args.timeout <= _MAX_TIMEOUT:
+        msg = f"--timeout: must be a number of seconds above 0 and at most {_MAX_TIMEOUT:g}"
+        raise ConfigCommandError(msg)
     with open_store(args.store) as store:
         configs = ToolConfigStore(store)
         configs.agents.info(args.id)  # not found -> error, not an empty result
@@ -437,6 +522,10 @@ def _cmd_resolve(args: argparse.Namespace) -> int:
         }
     )
     return 0
+
+
+_MAX_TIMEOUT = 86400.0
+"""Longest ``resolve --timeout`` in seconds (a day; more is a unit mistake)."""
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:

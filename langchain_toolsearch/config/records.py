@@ -73,6 +73,9 @@ class VersionedRecords(Generic[ModelT]):
     Not built directly: use ``ToolConfigStore.agents`` or
     ``ToolConfigStore.mcp_clients``.
 
+    Attributes:
+        label: What a record is called in messages (``"agent tool config"``).
+
     Record ids are 1-128 characters from ``A-Z a-z 0-9 _ -``. Every write
     method raises `WriteLockError` when the record's write lock is not
     granted within the store's ``lock_timeout``.
@@ -88,6 +91,7 @@ class VersionedRecords(Generic[ModelT]):
         guard: WriteGuard,
     ) -> None:
         self._store = store
+        self.label = label
         self._flows: RecordFlows[ModelT] = RecordFlows(namespace, parse, label, clock)
         self._namespace = namespace
         self._guard = guard

@@ -22,6 +22,8 @@ store, built on that store's own guarantees through its public API:
   other processes are not serialised, run one writing process.
 
 Waiting for a lock is bounded by ``timeout`` seconds (`WriteLockError`).
+`setup_lock` serialises the stores' own ``setup()`` (their migrations race
+when two processes open a new database at once).
 """
 
 from __future__ import annotations
@@ -43,7 +45,14 @@ from langgraph.store.memory import InMemoryStore
 from langchain_toolsearch.errors import ToolSearchError
 from langchain_toolsearch.store_flow import Flow, arun_flow, run_flow
 
-__all__ = ["LOCK_SUFFIX", "SingleWriterWarning", "WriteGuard", "WriteLockError", "write_guard"]
+__all__ = [
+    "LOCK_SUFFIX",
+    "SingleWriterWarning",
+    "WriteGuard",
+    "WriteLockError",
+    "setup_lock",
+    "write_guard",
+]
 
 T = TypeVar("T")
 
@@ -442,3 +451,47 @@ class _LazySqliteGuard(WriteGuard):
         _not_on(loop, self.store)
         inner = asyncio.run_coroutine_threadsafe(self._guard(), loop).result()
         return inner.run(key, flow)
+
+
+@contextlib.contextmanager
+def setup_lock(store: BaseStore, *, timeout: float = 30.0) -> Iterator[None]:
+    """Hold a store-wide lock while the caller runs ``store.setup()`` (sync stores).
+
+    Two processes that set up one new SQLite file or PostgreSQL database at
+    once race in the stores' migrations (``UNIQUE constraint failed:
+    store_migrations.v``); under this lock the second finds them done.
+    ``SqliteStore`` on a file: the write-lock database; ``PostgresStore``: a
+    session advisory lock; other stores: nothing to hold.
+
+    Raises:
+        WriteLockError: If the lock is not granted within ``timeout`` seconds.
+    """
+    guard = write_guard(store, timeout=timeout)
+    if isinstance(guard, _SqliteGuard):
+        with guard._held():
+            yield
+        return
+    if not isinstance(guard, _PostgresGuard):
+        yield
+        return
+    lock = _lock_id("setup")
+    with guard._connection() as conn:
+        # Polled, not waited for: the migrations' CREATE INDEX CONCURRENTLY waits for
+        # every open transaction, a waiting pg_advisory_lock included (a deadlock).
+        deadline = time.monotonic() + timeout
+        delay = 0.005
+        while not _first(conn.execute("SELECT pg_try_advisory_lock(%s) AS ok", (lock,))):
+            if time.monotonic() >= deadline:
+                raise guard._late("the store's setup lock")
+            time.sleep(delay)
+            delay = min(delay * 2, 0.1)
+        try:
+            yield
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(%s)", (lock,))
+
+
+def _first(cursor: Any) -> Any:
+    """The first column of a cursor's first row, whatever its row factory."""
+    row = cursor.fetchone()
+    return next(iter(row.values())) if isinstance(row, dict) else row[0]
