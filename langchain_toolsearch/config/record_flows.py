@@ -197,12 +197,12 @@ class RecordFlows(Generic[ModelT]):
     ) -> Flow[VersionInfo]:
         """Write the next version (and the head) (write lock held; see the module docstring)."""
         head = yield from self.head(record_id)
+        self.compare(record_id, head, expected)
         if head is not None and mode == "create":
             msg = f"{self.label} {record_id!r} already exists; use update() or save()"
             raise ToolSearchConfigError(msg)
         if head is None and mode == "update":
             raise RecordNotFoundError(f"no {self.label} with id {record_id!r}; use create()")
-        self.compare(record_id, head, expected)
         number = 1 if head is None else head.latest_version + 1
         while True:  # a version is written only where none is (one left by a failed write)
             (found,) = yield [GetOp(self.versions(record_id), f"{number:010d}")]

@@ -1,0 +1,137 @@
+"""`ToolConfigStore` writes on PostgreSQL: sync and async stores, one connection or a pool.
+
+Concurrent writers in one process (threads on a pooled ``PostgresStore``,
+tasks on an ``AsyncPostgresStore``) never share a version number; a held
+advisory lock times out with `WriteLockError`; record ids that prefix each
+other (``a``, ``ab``, ``A``, ``axb``) stay apart. (Several processes:
+``test_config_concurrent_writers.py``.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from langchain_toolsearch import ToolConfigStore
+from langchain_toolsearch.config.records import VersionConflictError
+from langchain_toolsearch.config.write_guard import WriteLockError, _lock_id
+from tests.unit_tests.config.test_config_writes import agent, check_ids_that_prefix_each_other
+
+psycopg = pytest.importorskip("psycopg", reason="needs psycopg (pip install -e '.[dev]')")
+pytest.importorskip("langgraph.store.postgres", reason="needs langgraph-checkpoint-postgres")
+
+from langgraph.store.postgres import AsyncPostgresStore, PostgresStore  # noqa: E402
+
+from tests.support.postgres import fresh_database  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def pg_url() -> Iterator[str]:
+    with fresh_database("cfgwrites", "config writes on PostgreSQL") as url:
+        with PostgresStore.from_conn_string(url) as store:
+            store.setup()
+        yield url
+
+
+def _tags(configs: ToolConfigStore, record_id: str) -> dict[int, str]:
+    out = {}
+    for info in configs.agents.history(record_id):
+        (tag,) = configs.agents.get(record_id, info.version).to_json()["tools"]
+        out[info.version] = tag
+    return out
+
+
+@pytest.mark.parametrize("pooled", [False, True])
+def test_threads_on_a_postgres_store_never_share_a_number(pg_url: str, pooled: bool) -> None:
+    record = f"threads_{pooled}"
+    pool: Any = {"min_size": 2, "max_size": 4} if pooled else None
+    with PostgresStore.from_conn_string(pg_url, pool_config=pool) as store:
+        configs = ToolConfigStore(store)
+        acked: list[tuple[int, str]] = []
+        conflicts: list[VersionConflictError] = []
+        lock = threading.Lock()
+
+        def writer(n: int) -> None:
+            for step in range(8):
+                tag = f"w{n}_{step}"
+                try:
+                    seen = configs.agents.info(record).latest_version if step else 0
+                    if step == 0:
+                        info = configs.agents.save(record, agent(tag))
+                    else:
+                        info = configs.agents.save(record, agent(tag), if_version=seen)
+                        assert info.version == seen + 1
+                except VersionConflictError as exc:
+                    with lock:
+                        conflicts.append(exc)
+                    continue
+                with lock:
+                    acked.append((info.version, tag))
+
+        threads = [threading.Thread(target=writer, args=(n,)) for n in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        stored = _tags(configs, record)
+        head = configs.agents.info(record)
+    assert len(acked) + len(conflicts) == 32
+    assert sorted(v for v, _ in acked) == list(range(1, len(acked) + 1))
+    assert all(stored[version] == tag for version, tag in acked)
+    assert head.latest_version == len(acked)
+    assert all(c.current > c.expected for c in conflicts)
+
+
+@pytest.mark.parametrize("pooled", [False, True])
+def test_tasks_on_an_async_postgres_store_never_share_a_number(pg_url: str, pooled: bool) -> None:
+    record = f"tasks_{pooled}"
+
+    async def run() -> tuple[list[int], int, int | None]:
+        pool: Any = {"min_size": 2, "max_size": 4} if pooled else None
+        async with AsyncPostgresStore.from_conn_string(pg_url, pool_config=pool) as store:
+            configs = ToolConfigStore(store)
+            infos = await asyncio.gather(
+                *(configs.agents.asave(record, agent(f"t{n}"), publish=n == 5) for n in range(12))
+            )
+            with pytest.raises(VersionConflictError) as stale:
+                await configs.agents.apublish(record, 1, if_version=11)
+            assert stale.value.current == 12
+            # the sync API from another thread goes through the store's loop
+            sync_info = await asyncio.to_thread(
+                configs.agents.save, record, agent("from_thread"), if_version=12
+            )
+            head = await configs.agents.ainfo(record)
+            return (
+                [i.version for i in infos] + [sync_info.version],
+                head.latest_version,
+                head.published_version,
+            )
+
+    numbers, latest, published = asyncio.run(run())
+    assert sorted(numbers) == list(range(1, 14))
+    assert latest == 13
+    assert published is not None and 1 <= published <= 12
+
+
+def test_a_held_advisory_lock_times_out(pg_url: str) -> None:
+    with PostgresStore.from_conn_string(pg_url) as store:
+        configs = ToolConfigStore(store, lock_timeout=0.3)
+        configs.agents.save("held", agent("t1"))
+        key = "\x1f".join(("toolsearch", "agent_tool_configs", "held"))
+        with psycopg.connect(pg_url, autocommit=True) as other:
+            other.execute("SELECT pg_advisory_lock(%s)", (_lock_id(key),))  # another writer
+            with pytest.raises(WriteLockError, match="advisory lock"):
+                configs.agents.save("held", agent("t2"))
+            configs.agents.save("other", agent("t"))  # other records are not held up
+            other.execute("SELECT pg_advisory_unlock(%s)", (_lock_id(key),))
+        assert configs.agents.save("held", agent("t2")).version == 2
+        assert configs.agents.info("held").latest_version == 2
+
+
+def test_ids_that_prefix_each_other_on_postgres(pg_url: str) -> None:
+    with PostgresStore.from_conn_string(pg_url) as store:
+        check_ids_that_prefix_each_other(ToolConfigStore(store, namespace=("prefix_ids",)))
