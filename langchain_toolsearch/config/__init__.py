@@ -44,6 +44,7 @@ from langchain_toolsearch.config.providers import ProviderToolInfo, ToolProvider
 from langchain_toolsearch.config.records import (
     RecordInfo,
     RecordNotFoundError,
+    VersionConflictError,
     VersionedRecords,
     VersionInfo,
 )
@@ -58,6 +59,7 @@ from langchain_toolsearch.config.resolver import (
 from langchain_toolsearch.config.rules import MISSING, evaluate_rules, lookup, request_context
 from langchain_toolsearch.config.servers import HttpServer, MCPClientConfig, StdioServer
 from langchain_toolsearch.config.store import ToolConfigStore
+from langchain_toolsearch.config.write_guard import SingleWriterWarning, WriteLockError
 
 __all__ = [
     "ALL_TOOLS",
@@ -81,6 +83,7 @@ __all__ = [
     "Replacement",
     "ResolvedTools",
     "RuleGroup",
+    "SingleWriterWarning",
     "SourceRef",
     "StdioServer",
     "StoredConfigMode",
@@ -90,9 +93,11 @@ __all__ = [
     "ToolProvider",
     "ToolResolver",
     "Variant",
+    "VersionConflictError",
     "VersionInfo",
     "VersionSelector",
     "VersionedRecords",
+    "WriteLockError",
     "bearer_token",
     "connection_for",
     "evaluate_rules",

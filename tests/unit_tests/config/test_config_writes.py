@@ -323,3 +323,32 @@ def test_ids_that_prefix_each_other_on_sqlite(tmp_path: Path) -> None:
     with SqliteStore.from_conn_string(str(tmp_path / "c.sqlite")) as store:
         store.setup()
         check_ids_that_prefix_each_other(ToolConfigStore(store))
+
+
+def test_async_sqlite_store_on_a_file_takes_the_same_lock(tmp_path: Path) -> None:
+    aio = pytest.importorskip("langgraph.store.sqlite.aio")
+    path = tmp_path / "c.sqlite"
+
+    async def run() -> tuple[list[int], int]:
+        async with aio.AsyncSqliteStore.from_conn_string(str(path)) as store:
+            await store.setup()
+            configs = ToolConfigStore(store)
+            infos = await asyncio.gather(
+                *(configs.agents.asave("a", agent(f"t{n}")) for n in range(8))
+            )
+            holder = sqlite3.connect(f"{path}{LOCK_SUFFIX}", isolation_level=None)
+            holder.execute("BEGIN IMMEDIATE")
+            try:
+                with pytest.raises(WriteLockError):
+                    await ToolConfigStore(store, lock_timeout=0.3).agents.asave("a", agent("no"))
+            finally:
+                holder.execute("ROLLBACK")
+                holder.close()
+            # the sync API from another thread: the same lock, through the store's loop
+            done = await asyncio.to_thread(configs.agents.save, "a", agent("t8"), if_version=8)
+            return [i.version for i in infos] + [done.version], (
+                await configs.agents.ainfo("a")
+            ).latest_version
+
+    numbers, latest = asyncio.run(run())
+    assert sorted(numbers) == list(range(1, 10)) and latest == 9
