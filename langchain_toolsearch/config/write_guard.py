@@ -264,10 +264,10 @@ class _PostgresGuard(WriteGuard):
 
     @contextlib.contextmanager
     def _connection(self) -> Iterator[Any]:
-        from psycopg_pool import ConnectionPool
+        from psycopg import Connection
 
         store: Any = self.store
-        if isinstance(store.conn, ConnectionPool):
+        if not isinstance(store.conn, Connection):  # a ConnectionPool
             with store.conn.connection(timeout=self.timeout) as conn:
                 yield conn
             return
@@ -300,10 +300,10 @@ class _AsyncPostgresGuard(WriteGuard):
 
     @contextlib.asynccontextmanager
     async def _connection(self) -> AsyncIterator[Any]:
-        from psycopg_pool import AsyncConnectionPool
+        from psycopg import AsyncConnection
 
         store: Any = self.store
-        if isinstance(store.conn, AsyncConnectionPool):
+        if not isinstance(store.conn, AsyncConnection):  # an AsyncConnectionPool
             async with store.conn.connection(timeout=self.timeout) as conn:
                 yield conn
             return
