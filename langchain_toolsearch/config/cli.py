@@ -45,17 +45,10 @@ path, never a traceback), 2 bad command-line usage.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import difflib
 import json
-import os
-import sqlite3
 import sys
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
-
-from langgraph.store.base import BaseStore
 
 from langchain_toolsearch.config.bundle import (
     BUNDLE_KEYS,
@@ -67,6 +60,7 @@ from langchain_toolsearch.config.bundle import (
     read_json,
 )
 from langchain_toolsearch.config.models import AgentToolConfig, VersionSelector
+from langchain_toolsearch.config.opening import DEFAULT_STORE, STORE_ENV, open_store
 from langchain_toolsearch.config.parsing import (
     ToolConfigError,
 )
@@ -74,15 +68,10 @@ from langchain_toolsearch.config.records import RecordNotFoundError, VersionConf
 from langchain_toolsearch.config.resolver import ToolResolver
 from langchain_toolsearch.config.servers import MCPClientConfig
 from langchain_toolsearch.config.store import ToolConfigStore
-from langchain_toolsearch.config.write_guard import setup_lock
 from langchain_toolsearch.errors import ToolSearchError
 
 __all__ = ["DEFAULT_STORE", "add_config_parser", "open_store", "run"]
 
-DEFAULT_STORE = "toolsearch-config.sqlite"
-"""The SQLite file used when neither ``--store`` nor ``$TOOLSEARCH_CONFIG_STORE`` is set."""
-
-STORE_ENV = "TOOLSEARCH_CONFIG_STORE"
 
 # -- parser -----------------------------------------------------------------------------
 
@@ -222,64 +211,6 @@ def add_config_parser(subparsers: Any) -> argparse.ArgumentParser:
 
     config.set_defaults(func=run)
     return config
-
-
-# -- store ------------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def open_store(spec: str | None, *, create: bool = False) -> Iterator[BaseStore]:
-    """Open the store named by ``spec`` (see the module docstring) and set it up.
-
-    Args:
-        spec: PostgreSQL DSN, SQLite path, or ``None`` for the default.
-        create: Whether a missing SQLite file may be created.
-
-    Raises:
-        ConfigCommandError: If the needed extra is not installed, the SQLite
-            file does not exist (and ``create`` is false), or the store cannot
-            be opened.
-    """
-    spec = spec or os.environ.get(STORE_ENV) or DEFAULT_STORE
-    if spec.startswith(("postgresql://", "postgres://")):
-        try:
-            from langgraph.store.postgres import PostgresStore
-        except ImportError:
-            msg = (
-                "a PostgreSQL store needs langgraph-checkpoint-postgres and psycopg: "
-                "pip install 'langchain-toolsearch[postgres]'"
-            )
-            raise ConfigCommandError(msg) from None
-        try:
-            with PostgresStore.from_conn_string(spec) as pg:
-                with setup_lock(pg):
-                    pg.setup()
-                yield pg
-        except ConfigCommandError:
-            raise
-        except Exception as exc:
-            if type(exc).__module__.startswith("psycopg"):
-                raise ConfigCommandError(f"PostgreSQL store: {exc}".strip()) from None
-            raise
-        return
-    try:
-        from langgraph.store.sqlite import SqliteStore
-    except ImportError:
-        msg = (
-            "a SQLite store needs langgraph-checkpoint-sqlite: "
-            "pip install 'langchain-toolsearch[sqlite]' (or pass --store postgresql://...)"
-        )
-        raise ConfigCommandError(msg) from None
-    if spec != ":memory:" and not create and not Path(spec).exists():
-        msg = f"no store at {spec!r} (import a file first, or pass --store)"
-        raise ConfigCommandError(msg)
-    try:
-        with SqliteStore.from_conn_string(spec) as lite:
-            with setup_lock(lite):
-                lite.setup()
-            yield lite
-    except sqlite3.Error as exc:
-        raise ConfigCommandError(f"SQLite store {spec!r}: {exc}") from None
 
 
 # -- commands ---------------------------------------------------------------------------

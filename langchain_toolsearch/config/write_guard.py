@@ -22,8 +22,8 @@ store, built on that store's own guarantees through its public API:
   other processes are not serialised, run one writing process.
 
 Waiting for a lock is bounded by ``timeout`` seconds (`WriteLockError`).
-`setup_lock` serialises the stores' own ``setup()`` (their migrations race
-when two processes open a new database at once).
+`WriteGuard.hold_store` holds a store-wide lock (used to serialise the stores'
+own ``setup()``, whose migrations race when two processes open a new database).
 """
 
 from __future__ import annotations
@@ -50,7 +50,6 @@ __all__ = [
     "SingleWriterWarning",
     "WriteGuard",
     "WriteLockError",
-    "setup_lock",
     "write_guard",
 ]
 
@@ -93,6 +92,14 @@ class WriteGuard:
     async def arun(self, key: str, flow: Flow[T]) -> T:
         """Async flavour of `run`."""
         raise NotImplementedError
+
+    def hold_store(self) -> contextlib.AbstractContextManager[None]:
+        """Hold a store-wide lock of the sync store (SQLite file, PostgreSQL); else nothing.
+
+        Raises:
+            WriteLockError: If the lock is not granted within ``timeout``.
+        """
+        return contextlib.nullcontext()
 
     def _late(self, what: str) -> WriteLockError:
         return WriteLockError(f"{what} not granted within {self.timeout:g} s; retry later")
@@ -231,6 +238,9 @@ class _SqliteGuard(WriteGuard):
         with self._held():
             return run_flow(self.store, flow)
 
+    def hold_store(self) -> contextlib.AbstractContextManager[None]:
+        return self._held()
+
     async def arun(self, key: str, flow: Flow[T]) -> T:
         if not _native_async(self.store):  # SqliteStore has no abatch: run it in a thread
             return await asyncio.to_thread(self.run, key, flow)
@@ -293,6 +303,27 @@ class _PostgresGuard(WriteGuard):
 
     async def arun(self, key: str, flow: Flow[T]) -> T:
         return await asyncio.to_thread(self.run, key, flow)
+
+    def hold_store(self) -> contextlib.AbstractContextManager[None]:
+        return self._held_store()
+
+    @contextlib.contextmanager
+    def _held_store(self) -> Iterator[None]:
+        lock = _lock_id("setup")
+        with self._connection() as conn:
+            # Polled, not waited for: migrations' CREATE INDEX CONCURRENTLY wait for every
+            # open transaction, a waiting pg_advisory_lock included (a deadlock).
+            deadline = time.monotonic() + self.timeout
+            delay = 0.005
+            while not _first(conn.execute("SELECT pg_try_advisory_lock(%s) AS ok", (lock,))):
+                if time.monotonic() >= deadline:
+                    raise self._late("the store's setup lock")
+                time.sleep(delay)
+                delay = min(delay * 2, 0.1)
+            try:
+                yield
+            finally:
+                conn.execute("SELECT pg_advisory_unlock(%s)", (lock,))
 
 
 class _AsyncPostgresGuard(WriteGuard):
@@ -451,44 +482,6 @@ class _LazySqliteGuard(WriteGuard):
         _not_on(loop, self.store)
         inner = asyncio.run_coroutine_threadsafe(self._guard(), loop).result()
         return inner.run(key, flow)
-
-
-@contextlib.contextmanager
-def setup_lock(store: BaseStore, *, timeout: float = 30.0) -> Iterator[None]:
-    """Hold a store-wide lock while the caller runs ``store.setup()`` (sync stores).
-
-    Two processes that set up one new SQLite file or PostgreSQL database at
-    once race in the stores' migrations (``UNIQUE constraint failed:
-    store_migrations.v``); under this lock the second finds them done.
-    ``SqliteStore`` on a file: the write-lock database; ``PostgresStore``: a
-    session advisory lock; other stores: nothing to hold.
-
-    Raises:
-        WriteLockError: If the lock is not granted within ``timeout`` seconds.
-    """
-    guard = write_guard(store, timeout=timeout)
-    if isinstance(guard, _SqliteGuard):
-        with guard._held():
-            yield
-        return
-    if not isinstance(guard, _PostgresGuard):
-        yield
-        return
-    lock = _lock_id("setup")
-    with guard._connection() as conn:
-        # Polled, not waited for: the migrations' CREATE INDEX CONCURRENTLY waits for
-        # every open transaction, a waiting pg_advisory_lock included (a deadlock).
-        deadline = time.monotonic() + timeout
-        delay = 0.005
-        while not _first(conn.execute("SELECT pg_try_advisory_lock(%s) AS ok", (lock,))):
-            if time.monotonic() >= deadline:
-                raise guard._late("the store's setup lock")
-            time.sleep(delay)
-            delay = min(delay * 2, 0.1)
-        try:
-            yield
-        finally:
-            conn.execute("SELECT pg_advisory_unlock(%s)", (lock,))
 
 
 def _first(cursor: Any) -> Any:

@@ -15,6 +15,10 @@ Prints one JSON line per outcome on stdout: ``{"op": "saved", "version": n,
 ``{"op": "conflict", "step": ..., "expected": e, "current": c}``. The tag is
 the tool id the saved config holds (``w<WRITER>_<step>``), so the test can check
 that every acknowledged version holds its writer's data.
+
+``python -m tests.support.config_writer hold STORE RECORD READY_FILE`` is a writer
+that dies mid-write: under the record's write lock it writes the next version row
+(not yet the head), touches ``READY_FILE`` and sleeps until it is killed.
 """
 
 from __future__ import annotations
@@ -24,17 +28,48 @@ import sys
 import time
 from pathlib import Path
 
-from langchain_toolsearch.config.cli import open_store
+from langgraph.store.base import PutOp
+
+from langchain_toolsearch.config.opening import open_store
 from langchain_toolsearch.config.records import RecordNotFoundError, VersionConflictError
 from langchain_toolsearch.config.store import ToolConfigStore
+from langchain_toolsearch.config.write_guard import write_guard
+from langchain_toolsearch.store_flow import Flow
 
 
 def _emit(**fields: object) -> None:
     print(json.dumps(fields), flush=True)
 
 
+def _half_write(record_id: str, number: int, ready: Path) -> Flow[None]:
+    """Write version ``number``'s row, then wait to be killed before the head moves."""
+    namespace = ("toolsearch", "agent_tool_configs", "versions", record_id)
+    row = {
+        "record_id": record_id,
+        "version": number,
+        "created_at": time.time(),
+        "message": "half",
+        "data": {"tools": {"half_written": {}}},
+    }
+    yield [PutOp(namespace, f"{number:010d}", row, index=False)]
+    ready.touch()
+    time.sleep(600)
+
+
+def hold(argv: list[str]) -> int:
+    """Die mid-write (see the module docstring)."""
+    spec, record_id, ready = argv[0], argv[1], Path(argv[2])
+    with open_store(spec) as store:
+        number = ToolConfigStore(store).agents.info(record_id).latest_version + 1
+        key = "\x1f".join(("toolsearch", "agent_tool_configs", record_id))
+        write_guard(store, timeout=30).run(key, _half_write(record_id, number, ready))
+    return 1
+
+
 def main(argv: list[str]) -> int:
     """Run one writer (see the module docstring); exit code 0."""
+    if argv[0] == "hold":
+        return hold(argv[1:])
     spec, record_id, writer, count, go = argv[0], argv[1], argv[2], int(argv[3]), Path(argv[4])
     with open_store(spec, create=True) as store:
         agents = ToolConfigStore(store).agents

@@ -5,7 +5,8 @@ and publishes, and plain saves that publish) on one record, then: every
 acknowledged version holds its writer's data, numbers are unique and gapless, the
 head equals the highest version, a compare-and-set save got exactly ``base + 1``,
 and every refusal was a `VersionConflictError` naming a newer version. The same
-through parallel ``toolsearch config import --publish`` processes.
+through parallel ``toolsearch config import --publish`` processes; and a writer
+killed mid-write leaves a readable record and no stale lock.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from typing import Any
 
 import pytest
 
-from langchain_toolsearch.config.cli import open_store
+from langchain_toolsearch.config.opening import open_store
 from langchain_toolsearch.config.store import ToolConfigStore
+from langchain_toolsearch.config.write_guard import WriteLockError
 from tests.support.paths import REPO_ROOT
 
 WRITERS = 4
@@ -173,3 +175,58 @@ def test_parallel_cli_imports_with_publish_lose_nothing(store_spec: str, tmp_pat
     assert tags == set(files)  # every file's content is one acknowledged version
     # each save published itself in the same write: the last one is the highest
     assert head.latest_version == head.published_version == max(versions)
+
+
+def test_a_writer_killed_mid_write_leaves_a_readable_record_and_no_stale_lock(
+    store_spec: str, tmp_path: Path
+) -> None:
+    with open_store(store_spec, create=True) as store:
+        ToolConfigStore(store).agents.save("crash", {"tools": {"v1": {}}}, publish=True)
+    ready = tmp_path / "ready"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tests.support.config_writer",
+            "hold",
+            store_spec,
+            "crash",
+            str(ready),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(),
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not ready.exists():
+            assert proc.poll() is None, proc.communicate()[1]
+            assert time.monotonic() < deadline, "the writer did not start"
+            time.sleep(0.02)
+        with open_store(store_spec) as store:  # the lock is held: writers wait, readers read
+            busy = ToolConfigStore(store, lock_timeout=0.5).agents
+            with pytest.raises(WriteLockError):
+                busy.save("crash", {"tools": {"blocked": {}}})
+            assert _tag(busy.get("crash", "published")) == "v1"
+    finally:
+        proc.kill()  # SIGKILL between the version row and the head
+        proc.communicate(timeout=60)
+    with open_store(store_spec) as store:
+        agents = ToolConfigStore(store, lock_timeout=10).agents
+        head = agents.info("crash")
+        assert (head.latest_version, head.published_version) == (1, 1)
+        assert _tag(agents.get("crash")) == "v1"  # draft and published still readable
+        info = agents.save("crash", {"tools": {"after": {}}})  # the lock died with its holder
+        history = {v.version: v.message for v in agents.history("crash")}
+    if store_spec.startswith("postgresql"):
+        assert info.version == 2 and set(history) == {1, 2}  # the transaction rolled back
+    else:
+        # SQLite committed the version row's batch: it is skipped, never overwritten
+        assert info.version == 3 and history[2] == "half"
+    assert agents_tag(store_spec, info.version) == "after"
+
+
+def agents_tag(store_spec: str, version: int) -> str:
+    with open_store(store_spec) as store:
+        return _tag(ToolConfigStore(store).agents.get("crash", version))
