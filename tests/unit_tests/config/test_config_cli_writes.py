@@ -105,6 +105,13 @@ def test_every_error_is_one_line_naming_the_field(cli: Cli, tmp_path: Path) -> N
         ).replace('"timeout": 0', '"timeout": ' + "9" * 400)
     )
     assert "mcp_clients.c.servers.s.timeout" in error_line(cli, "import", str(huge))
+    surrogates = tmp_path / "surrogates.json"
+    surrogates.write_text(
+        '{"mcp_clients": {"c": {"servers": {"s": {"command": "x", "args": ["\\udc80"], '
+        '"env": {"K": "\\ud800"}}}}}}'
+    )
+    err = error_line(cli, "import", str(surrogates))
+    assert "mcp_clients.c.servers.s.args[0]" in err and "mcp_clients.c.servers.s.env.K" in err
     for timeout in ("9" * 400, "inf", "nan", "0", "-1"):
         assert "--timeout" in error_line(cli, "resolve", "support", "--timeout", timeout)
     with pytest.raises(SystemExit) as usage:  # a 5,000-digit version is a usage error
