@@ -1,4 +1,4 @@
-"""Loaders for the shared benchmark data (BFCL, GitHub MCP tools, ToolSDK registry).
+"""Loaders for the shared benchmark data (BFCL, GitHub MCP, ToolSDK, RestBench + ToolAlpaca).
 
 The data lives outside the repository (``../shared/data`` next to it; see its
 ``README.md``) and is never copied in. :func:`default_data_dir` finds it.
@@ -32,6 +32,7 @@ __all__ = [
     "default_data_dir",
     "load_bfcl",
     "load_github_mcp_tools",
+    "load_restbench_toolalpaca",
     "load_toolsdk",
     "merge_libraries",
     "scale_library",
@@ -310,6 +311,41 @@ def load_github_mcp_tools(data_dir: Path | None = None) -> list[ToolDef]:
         ToolDef(defn["name"], defn["description"], defn["inputSchema"])
         for defn in load_definitions(folder)
     ]
+
+
+# ------------------------------------------------------- RestBench + ToolAlpaca (validation)
+
+
+def load_restbench_toolalpaca(
+    data_dir: Path | None = None,
+) -> tuple[list[ToolDef], list[EvalQuery]]:
+    """Load the validation set: 134 REST endpoints and 265 requests with gold tools.
+
+    Never tuned on (``docs/benchmarks.md``): only reported. Built by the
+    folder's ``convert.py`` from RestBench (TMDB, Spotify) and ToolAlpaca.
+
+    Args:
+        data_dir: Shared data folder (default: :func:`default_data_dir`).
+
+    Returns:
+        ``(tools, queries)``: tools in file order; query ids are
+        ``"<source>_<line>"``.
+
+    Raises:
+        FileNotFoundError: If ``restbench-toolalpaca/tools.json`` or
+            ``queries.json`` is missing.
+    """
+    folder = _resolve(data_dir) / "restbench-toolalpaca"
+    with (folder / "tools.json").open(encoding="utf-8") as handle:
+        raw_tools = json.load(handle)
+    with (folder / "queries.json").open(encoding="utf-8") as handle:
+        raw_queries = json.load(handle)
+    tools = [ToolDef(t["name"], t["description"], t["parameters"]) for t in raw_tools]
+    queries = [
+        EvalQuery(f"{q['source']}_{i}", q["query"], tuple(dict.fromkeys(q["gold"])))
+        for i, q in enumerate(raw_queries)
+    ]
+    return tools, queries
 
 
 # ------------------------------------------------------------------- ToolSDK registry

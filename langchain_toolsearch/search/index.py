@@ -33,43 +33,24 @@ Where it departs from textbook Okapi, and why:
   (``sum(idf(t) * (k1 + 1))``), so a ``min_score`` floor means the same for
   every query. Query terms the catalog has never seen still count in that
   maximum, so a half-gibberish query scores at most about half.
-* In a query of at most 6 terms, a word the library has never seen but
-  that is one typing slip from a library word (``naviagte``) counts as that
-  word at 70% weight
-  (:func:`~langchain_toolsearch.search.names.correct`), so a correct word
-  always outweighs a corrected one.
-* Derived forms and synonyms (:mod:`~langchain_toolsearch.search.expansion`)
-  count 30% of a written term; numbers and request words count less
-  (:mod:`~langchain_toolsearch.search.query_weights`). ``raw_score`` stays
-  plain BM25F of the written terms.
-* A value of a known type in the query (a date, a clock time, an e-mail
-  address, a URL) adds that type's parameter word (``date``...) at 50% of a
-  written term (:mod:`~langchain_toolsearch.search.value_types`), so of tools
-  the words rank alike, the one that takes the value ranks first.
-* Name coverage: among tools whose names share the query's words, the one
-  the query covers best with least left over gets up to 50% more (the
-  score times 0.5 x share of the name's words in the query x share of the
-  query's words in the name; two words at least), so ``create work item``
-  ranks ``create_work_item`` above ``create_work_item_link`` and
-  ``list open invoices`` ranks ``billing_list_invoices`` above
-  ``billing_void_invoice``. A query of only function words (``who am i``)
-  has nothing for BM25; it scores the tools whose names it covers at least
-  half (``get_me``: ``i`` folds to ``me``) at half their coverage.
+* Query analysis on top of this core is a set of named stages (stemming,
+  request words, values, name words, spelling), each switched by
+  :class:`~langchain_toolsearch.search.stages.SearchStages` with its weights
+  declared there. ``raw_score`` stays plain BM25F of the written terms.
+* A query of only function words (``who am i``) has nothing for BM25's
+  content terms; it is scored on those words in tool names alone (names
+  keep stopwords: ``get_me``), at half weight.
 * Name matches are boosted before any top-k cut. A query that *is* a tool
   name (``get_weather``, ``get weather``, ``Get-Weather``), or holds it as an
   identifier (``call get_weather now``; separators, letters next to digits,
   or lowerCamelCase), lifts the tool above every non-exact hit. A plain word
   of a longer query does not: "can you help me ..." is not a request for a
-  tool named ``help``, nor ``list work items`` for a tool named ``list``. A
-  multi-word name said word for word in the query (``list issues of ...``
-  for ``list_issues``) closes 30% of the gap to the exact-name floor; names
-  with fewer than two content words (``help_me``) do not count as such
-  phrases.
+  tool named ``help``, nor ``list work items`` for a tool named ``list``.
 * Ties are broken by name, and nothing iterates a ``set`` of strings, so the
   same catalog and query give the same bytes in every process.
 
-Speed: the index is an inverted index in compressed-sparse-row form (NumPy;
-NumPy ships with ``rank-bm25``) whose postings hold the finished
+Speed: the index is an inverted index in compressed-sparse-row form (NumPy)
+whose postings hold the finished
 ``idf * tf-part`` of each (term, tool) pair. A query is tokenized once; its
 postings are concatenated and summed with one ``numpy.bincount``, so no
 Python loop runs over tools; hits are found with one boolean scan, and only
@@ -87,7 +68,6 @@ from __future__ import annotations
 
 import math
 import operator
-import re
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
@@ -99,10 +79,8 @@ import numpy.typing as npt
 
 from langchain_toolsearch._bulk import collector_paused
 from langchain_toolsearch.search import query_weights
-from langchain_toolsearch.search.expansion import expand
-from langchain_toolsearch.search.fields import document_fields, prime_fields, searchable_names
+from langchain_toolsearch.search.fields import document_fields, prime_fields
 from langchain_toolsearch.search.name_match import NameMatcher
-from langchain_toolsearch.search.names import correct
 from langchain_toolsearch.search.protocol import (
     AsyncToolIndex,
     IndexOption,
@@ -113,14 +91,11 @@ from langchain_toolsearch.search.protocol import (
     build_index,
     name_key,
 )
-from langchain_toolsearch.search.ranking import first_batch, ranked
-from langchain_toolsearch.search.tokenize import (
-    STOPWORDS,
-    BatchTokenizer,
-    stem,
-    tokenize,
-)
-from langchain_toolsearch.search.value_types import TYPE_WEIGHT, value_terms
+from langchain_toolsearch.search.ranking import ranked
+from langchain_toolsearch.search.spelling import SpellingFallback
+from langchain_toolsearch.search.stages import SearchStages
+from langchain_toolsearch.search.tokenize import BatchTokenizer, name_phrase, stem, tokenize
+from langchain_toolsearch.search.value_types import value_terms
 
 __all__ = [
     "AsyncToolIndex",
@@ -128,6 +103,7 @@ __all__ = [
     "BM25ToolIndex",
     "IndexOption",
     "ScoredTool",
+    "SearchStages",
     "ToolDocument",
     "ToolIndex",
     "arank",
@@ -163,15 +139,7 @@ class BM25Params:
 
 _EXACT_FLOOR = 0.9  # exact-name hits score in [0.9, 1]; others in [0, 0.9]
 _LITERAL = 0.9999  # only a name written exactly as the query (case aside) reaches 1.0
-_PHRASE_LIFT = 0.3  # a name said word for word in the query closes 30% of the gap to 0.9
-_COVER_LIFT = 0.5  # x (share of the name said) x (share of the query named): up to 50% more
-_COVER_MIN_WORDS = 2
-_FUZZY_WEIGHT = 0.7  # a word matched through one typing slip counts 70% of a correct one
-_EXPANSION_WEIGHT = 0.3  # a derived form or synonym counts 30% of a written term
-_STOPWORD_ONLY = 0.5  # function-word queries score names they cover at most this
-_MAX_CORRECTIONS = 2  # unknown query words tried for a correction (bounded work)
-_MAX_FUZZY_QUERY_TERMS = 6  # longer queries are not corrected
-_WORDS = re.compile(r"(?<![a-z])[a-z]{5,24}(?![a-z])")  # words a slip may be corrected in
+_STOPWORD_ONLY = 0.5  # function-word queries score names holding them at most this
 
 _IntArray: TypeAlias = npt.NDArray[np.int64]
 _FloatArray: TypeAlias = npt.NDArray[np.float64]
@@ -185,20 +153,32 @@ class BM25ToolIndex:
     Args:
         documents: One per tool; ``name`` values must be unique.
         params: BM25 tuning; defaults to :class:`BM25Params()`.
+        stages: The query-analysis stages and their weights; defaults to
+            :class:`~langchain_toolsearch.search.stages.SearchStages()`
+            (every stage on).
 
     Raises:
         ValueError: If two documents share a name.
     """
 
-    def __init__(self, documents: Sequence[ToolDocument], params: BM25Params | None = None):
+    def __init__(
+        self,
+        documents: Sequence[ToolDocument],
+        params: BM25Params | None = None,
+        *,
+        stages: SearchStages | None = None,
+    ) -> None:
         self.documents: tuple[ToolDocument, ...] = tuple(documents)
         self.params = params or BM25Params()
+        self.stages = stages or SearchStages()
+        self._term = stem if self.stages.stemming else str
         self._vocab: dict[str, int] = {}
         self._indptr: _IntArray = np.zeros(1, dtype=np.int64)
         self._post_docs: npt.NDArray[np.int32] = np.zeros(0, dtype=np.int32)
         self._post_weights: _FloatArray = np.zeros(0, dtype=np.float64)
         self._idf: _FloatArray = np.zeros(0, dtype=np.float64)
         self._names = NameMatcher([], BatchTokenizer())
+        self._spelling = SpellingFallback({}, [], self._term)
         self._name_order: _IntArray = np.zeros(0, dtype=np.int64)
         self._df: _IntArray = np.zeros(0, dtype=np.int64)
         with collector_paused():
@@ -206,13 +186,18 @@ class BM25ToolIndex:
 
     @classmethod
     def build(
-        cls, documents: Sequence[ToolDocument], params: BM25Params | None = None
+        cls,
+        documents: Sequence[ToolDocument],
+        params: BM25Params | None = None,
+        *,
+        stages: SearchStages | None = None,
     ) -> BM25ToolIndex:
         """Index ``documents`` (same as the constructor; usable as an index factory).
 
         Args:
             documents: One per tool; ``name`` values must be unique.
             params: BM25 tuning; defaults to :class:`BM25Params()`.
+            stages: The query-analysis stages; defaults to every stage on.
 
         Returns:
             The index.
@@ -220,7 +205,7 @@ class BM25ToolIndex:
         Raises:
             ValueError: If two documents share a name.
         """
-        return cls(documents, params)
+        return cls(documents, params, stages=stages)
 
     def __len__(self) -> int:
         """Number of indexed tools."""
@@ -231,13 +216,12 @@ class BM25ToolIndex:
 
     # -- building ----------------------------------------------------------------------
 
-    searchable_names = staticmethod(searchable_names)
-
     def field_terms(self, doc: ToolDocument) -> dict[str, float]:
         """Weighted term frequencies of one document (for inspection and tests)."""
         weights = self._field_weights()
         tf: dict[str, float] = {}
-        for field_terms, weight in zip(document_fields(doc), weights, strict=True):
+        memo = BatchTokenizer(stemmed=self.stages.stemming)
+        for field_terms, weight in zip(document_fields(doc, memo), weights, strict=True):
             for term in field_terms:
                 tf[term] = tf.get(term, 0.0) + weight
         return {t: f for t, f in tf.items() if f > 0}
@@ -261,7 +245,7 @@ class BM25ToolIndex:
         p = self.params
         terms: list[str] = []
         seg: list[int] = []  # terms per (document, field), four per document
-        memo = BatchTokenizer()
+        memo = BatchTokenizer(stemmed=self.stages.stemming)
         prime_fields(docs, memo)
         for doc in docs:
             for field_terms in document_fields(doc, memo):
@@ -296,6 +280,7 @@ class BM25ToolIndex:
         self._post_docs = post_doc.astype(np.int32)
         self._post_weights = self._idf[post_term] * (tf * (p.k1 + 1.0) / (tf + norm[post_doc]))
         self._names = NameMatcher(docs, memo)
+        self._spelling = SpellingFallback(self._vocab, self._df, self._term)
         order = sorted(range(len(names)), key=names.__getitem__)
         rank = np.empty(len(names), dtype=np.int64)
         rank[np.asarray(order, dtype=np.int64)] = np.arange(len(names), dtype=np.int64)
@@ -317,31 +302,8 @@ class BM25ToolIndex:
         friend"`` does not keep ``my`` for ``my_core_function``). A
         stopword-only query gives no terms.
         """
-        return self._names.content_terms(tokenize(query, keep_stopwords=True))
-
-    def corrections(self, query: str, terms: list[str]) -> list[str]:
-        """Library terms one typing slip away from the query's unknown words.
-
-        See :func:`~langchain_toolsearch.search.names.correct`. Only queries
-        of at most 6 terms are corrected (a typo decides a short query; a
-        long one carries other evidence), at most 2 unknown words each; a
-        word whose stem the library knows is never corrected, and terms
-        already in the query are not repeated.
-        """
-        fixes: list[str] = []
-        tried = 0
-        if len(terms) > _MAX_FUZZY_QUERY_TERMS:  # long requests carry other evidence
-            return fixes
-        for word in dict.fromkeys(_WORDS.findall(query.lower())):
-            if tried >= _MAX_CORRECTIONS:
-                break
-            if word in STOPWORDS or stem(word) in self._vocab:
-                continue
-            tried += 1
-            fixed = correct(word, self._vocab, self._df, stem)
-            if fixed is not None and fixed not in terms and fixed not in fixes:
-                fixes.append(fixed)
-        return fixes
+        every = tokenize(query, keep_stopwords=True, stemmed=self.stages.stemming)
+        return self._names.content_terms(every)
 
     def _bm25(
         self, terms: list[str], term_weights: list[float] | None = None, written: int = -1
@@ -404,29 +366,24 @@ class BM25ToolIndex:
 
     def _scores(self, query: str) -> tuple[_FloatArray, _FloatArray]:
         """:meth:`scores` before the clip to 1 (no part is ever below 0)."""
-        every = tokenize(query, keep_stopwords=True)
+        stages = self.stages
+        every = tokenize(query, keep_stopwords=True, stemmed=stages.stemming)
         terms = self._names.content_terms(every)
-        fixes = self.corrections(query, terms) if terms else []
-        related = [p for p in expand(terms, self._vocab) if p[0] not in fixes] if terms else []
-        added = [*fixes, *(f for f, _ in related)]
-        typed = (
-            [t for t in value_terms(query, stem, terms) if t in self._vocab and t not in added]
-            if terms
-            else []
-        )
-        # a slip costs (a corrected word counts _FUZZY_WEIGHT of a correct one), a derived
-        # form or synonym counts _EXPANSION_WEIGHT, with at most its source's IDF, and a
-        # value type's parameter word TYPE_WEIGHT; values and phrasing count less
-        tw = query_weights.weights(terms)
-        if tw is not None or added or typed:
-            unseen, vocab = self.idf(0, len(self.documents)), self._vocab
-            extra = [_FUZZY_WEIGHT] * len(fixes) + [
-                _EXPANSION_WEIGHT
-                * min(1.0, (self._idf[vocab[s]] if s in vocab else unseen) / self._idf[vocab[f]])
-                for f, s in related
-            ]
-            tw = (tw or [1.0] * len(terms)) + extra + [TYPE_WEIGHT] * len(typed)
-        raw, weighted, best = self._bm25([*terms, *added, *typed], tw, len(terms))
+        if not terms and every:  # only function words ("who am i"): the names holding them
+            raw, _, best = self._bm25(list(dict.fromkeys(every)))
+            score = raw * (_STOPWORD_ONLY / best) if best > 0 else raw.copy()
+            return self._named(query, every, score), raw
+        typed: list[str] = []
+        if stages.values and terms:  # a typed value adds its type's parameter word
+            typed = [t for t in value_terms(query, self._term, terms) if t in self._vocab]
+        tw = query_weights.weights(terms, stages)
+        if typed:
+            tw = (tw or [1.0] * len(terms)) + [stages.value_type_weight] * len(typed)
+        raw, weighted, best = self._bm25([*terms, *typed], tw, len(terms))
+        if stages.spelling and terms and best > 0:
+            fixed = self._spelling_pass(query, terms, weighted, best)
+            if fixed is not None:
+                weighted = fixed
         if not len(self.documents):
             return raw, raw
         if weighted is raw:
@@ -435,25 +392,38 @@ class BM25ToolIndex:
             score = weighted
             if best > 0:
                 score *= _EXACT_FLOOR / best
-            if related or typed:  # they add to a full match: keep it below exact names
-                np.minimum(score, _EXACT_FLOOR * 0.99, out=score)
-        if len(terms) + len(fixes) >= _COVER_MIN_WORDS:  # siblings: best covered name wins
-            asked = [*terms, *fixes]
-            idx, hit = self._names.coverage.covered(asked, _COVER_MIN_WORDS)
-            if idx.size:
-                named = hit / self._names.coverage.lengths[idx]  # share of the name the query says
-                said = np.minimum(hit / len(asked), 1.0)  # share of the query the name says
-                base = score[idx]
-                lifted = base * (1.0 + _COVER_LIFT * named * said)
-                # stays below the exact-name floor: at most 90% of the way up to it
-                score[idx] = np.minimum(lifted, base + (_EXACT_FLOOR - base) * 0.9)
-        elif not terms and every:  # only function words ("who am i"): names holding them
-            cover = self._names.coverage.coverage(every)
-            score = np.where(cover >= 0.5, cover * _STOPWORD_ONLY, 0.0)
-        phrase = self._names.phrase_docs(every) if terms else []
-        if phrase:
-            idx = np.asarray(phrase, dtype=np.int64)
-            score[idx] += (_EXACT_FLOOR - score[idx]) * _PHRASE_LIFT * (score[idx] > 0)
+            np.minimum(score, _EXACT_FLOOR * 0.99, out=score)  # below exact names
+        return self._named(query, every, score), raw
+
+    def _spelling_pass(
+        self, query: str, terms: list[str], weighted: _FloatArray, best: float
+    ) -> _FloatArray | None:
+        """Weighted scores with the spelling fixes added, when the query finds little.
+
+        Runs only when a query term is unknown to the library and the best
+        hit reaches less than ``spelling_below`` of the query's reachable
+        score; ``None`` otherwise or when nothing is near.
+        """
+        vocab = self._vocab
+        if all(t in vocab for t in terms):
+            return None
+        if weighted.size and float(weighted.max()) >= self.stages.spelling_below * best:
+            return None
+        words = [w for w in tokenize(query, stemmed=False) if w.isascii() and w.isalpha()]
+        fixes = [f for f in self._spelling.fixes(words) if f not in terms]
+        if not fixes:
+            return None
+        _, extra, _ = self._bm25(fixes, [self.stages.spelling_weight] * len(fixes), 0)
+        return weighted + extra
+
+    def _named(self, query: str, every: list[str], score: _FloatArray) -> _FloatArray:
+        """``score`` with name matches lifted: words ending a name, exact and literal names."""
+        if self.stages.name_words and every:
+            ending = self._names.ending_docs(name_phrase(query, stemmed=self.stages.stemming))
+            if ending:  # the words ending a name: closes part of the gap to exact names
+                idx = np.asarray(ending, dtype=np.int64)
+                lift = self.stages.name_words_lift * (score[idx] > 0)
+                score[idx] += (_EXACT_FLOOR - score[idx]) * lift
         exact = self._names.exact_docs(query) if every else []
         if exact:  # a tool named like a stopword ("me", "How") is still found by name
             idx = np.asarray(exact, dtype=np.int64)
@@ -461,7 +431,7 @@ class BM25ToolIndex:
         literal = self._names.literal_docs(query)
         if literal:  # the name exactly as written ("x.y" over "x_y" and "x-y")
             score[np.asarray(literal, dtype=np.int64)] = 1.0
-        return score, raw
+        return score
 
     def rank(self, query: str) -> Iterator[ScoredTool]:
         """Yield hits with a score above zero, best first, ties by name.
@@ -473,8 +443,6 @@ class BM25ToolIndex:
         """
         score, raw = self._scores(query)
         yield from ranked(score, raw, self._name_order, self.documents)
-
-    _first_batch = staticmethod(first_batch)
 
     async def arank(self, query: str) -> AsyncIterator[ScoredTool]:
         """:meth:`rank` for async callers (the same hits).

@@ -4,9 +4,9 @@
 besides their BM25 terms (see :mod:`~langchain_toolsearch.search.index` for
 the scores): the name keys a whole query or an identifier in it can hit
 (``get_weather``, ``get weather``, ``Get-Weather``), the names as written
-(case aside), the multi-word names a query can say word for word, the
-stopword pairs of names (``get me`` keeps ``me`` for ``github_get_me``), and
-the :class:`~langchain_toolsearch.search.names.NameCoverage` of every name.
+(case aside), the words that end each name (``create issue`` ends
+``github__create_issue``: the ``name_words`` stage), and the stopword pairs
+of names (``get me`` keeps ``me`` for ``github_get_me``).
 Only what the model can write counts: a generated provider-safe name adds no
 words, its original name (an alias) does.
 """
@@ -19,13 +19,12 @@ from collections.abc import Sequence
 from itertools import pairwise
 
 from langchain_toolsearch.search.fields import searchable_names
-from langchain_toolsearch.search.names import NameCoverage
 from langchain_toolsearch.search.protocol import ToolDocument, name_key
 from langchain_toolsearch.search.tokenize import STOPWORDS, BatchTokenizer
 
 __all__ = ["NameMatcher"]
 
-_MAX_PHRASE = 6  # longest name (in words) matched word for word in a query
+_MAX_ENDINGS = 5_000  # names sharing the query's last word checked (bounded work)
 _QUERY_CHUNKS = re.compile(r"[\s,;'\"`()\[\]{}<>!?]+")
 # identifier-like: inner separators (get_weather, weather.get, files/read), letters next to
 # digits (v2), or lowerCamelCase (getWeather; "GitHub" in prose is a brand, not a name)
@@ -52,13 +51,11 @@ class NameMatcher:
     def __init__(self, documents: Sequence[ToolDocument], memo: BatchTokenizer) -> None:
         self._name_keys: dict[str, list[int]] = {}
         self._literal_names: dict[str, list[int]] = {}
-        self._phrases: dict[tuple[str, ...], list[int]] = {}
+        self._endings: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
         pairs: set[tuple[str, str]] = set()
-        name_words: list[list[str]] = []
         name_keys, literal_names = self._name_keys, self._literal_names
         for i, doc in enumerate(documents):
             all_names = list(dict.fromkeys((doc.name, *doc.aliases))) if doc.aliases else [doc.name]
-            words: list[str] = []
             for name in searchable_names(doc):
                 terms = memo.tokenize_name(name)
                 if not STOPWORDS.isdisjoint(terms):
@@ -66,11 +63,8 @@ class NameMatcher:
                         (a, b) for a, b in pairwise(terms) if a in STOPWORDS or b in STOPWORDS
                     )
                 phrase = memo.name_phrase(name)
-                words.extend(phrase)
-                if not 2 <= len(phrase) <= _MAX_PHRASE:
-                    continue
-                if STOPWORDS.isdisjoint(phrase) or sum(t not in STOPWORDS for t in phrase) >= 2:
-                    self._phrases.setdefault(phrase, []).append(i)
+                if len(phrase) >= 2:
+                    self._endings.setdefault(phrase[-1], []).append((i, phrase))
             if len(all_names) == 1:  # the common case, without the dedupe
                 key = name_key(doc.name)
                 if key:
@@ -82,10 +76,7 @@ class NameMatcher:
                         name_keys.setdefault(key, []).append(i)
                 for written in dict.fromkeys(map(literal, all_names)):
                     literal_names.setdefault(written, []).append(i)
-            name_words.append(words)
-        self.coverage = NameCoverage(name_words)
         self._name_pairs = frozenset(pairs)
-        self._phrase_starts = frozenset(p[0] for p in self._phrases)
 
     def content_terms(self, every: list[str]) -> list[str]:
         """The distinct terms of ``every`` to score: see ``BM25ToolIndex.query_terms``."""
@@ -102,22 +93,24 @@ class NameMatcher:
         ]
         return list(dict.fromkeys(terms))
 
-    def phrase_docs(self, every: list[str]) -> list[int]:
-        """Docs whose whole name appears word for word in the query (``list issues of ...``)."""
-        if not self._phrases:
+    def ending_docs(self, words: tuple[str, ...]) -> list[int]:
+        """Docs whose name ends with exactly ``words`` after other words.
+
+        ``("create", "issue")`` gives ``github__create_issue`` (and
+        ``create.issue``'s aliases) but not ``create_issue_comment`` nor
+        ``create_issue`` itself (the whole name is an exact-name hit).
+        Checks at most 5,000 names ending in the last word.
+
+        Args:
+            words: A query's name-phrase words (``name_phrase(query)``).
+        """
+        if not words or STOPWORDS.issuperset(words):
             return []
-        starts = self._phrase_starts
-        content = [t for t in every if t not in STOPWORDS]
+        size = len(words)
         hits: dict[int, None] = {}
-        for seq in (every, content):
-            size = len(seq)
-            for start, term in enumerate(seq):
-                if term not in starts:
-                    continue
-                for end in range(start + 2, min(start + _MAX_PHRASE, size) + 1):
-                    found = self._phrases.get(tuple(seq[start:end]))
-                    if found:
-                        hits.update(dict.fromkeys(found))
+        for i, phrase in self._endings.get(words[-1], ())[:_MAX_ENDINGS]:
+            if len(phrase) > size and phrase[-size:] == words:
+                hits[i] = None
         return list(hits)
 
     def exact_docs(self, query: str) -> list[int]:

@@ -22,16 +22,15 @@ Tool names are identifiers (``snake_case``, ``kebab-case``, ``camelCase``,
   a search dependency: ``อากาศ`` then matches inside ``ดูสภาพอากาศวันนี้``;
 * the Snowball English (Porter 2) stemmer folds inflections and common
   derivations (``issues`` -> ``issu``; ``created``, ``creating`` ->
-  ``creat``; ``calculation``, ``calculator`` -> ``calcul``); stopwords
-  are never stemmed, so dropping them is a plain filter; first-person
-  pronouns fold to ``me`` (``who am i`` meets ``get_me``);
-* surface variants meet (:mod:`~langchain_toolsearch.search.variants`):
-  abbreviations and British spellings map to one form (``repo`` ->
-  ``repository``, ``PR`` -> ``pull request``), a Latin word with accents
-  also yields its unaccented form (``résumé`` -> ``résumé``, ``resume``),
-  and a hyphenated word with a part of one or two letters also yields the
-  parts joined (``e-mail`` -> ``e``, ``mail``, ``e_mail``, ``email``;
-  ``to-do`` -> ``todo``; ``sign-in`` -> ``signin``).
+  ``creat``) of ASCII words longer than 3 letters; it is a stage
+  (:class:`~langchain_toolsearch.search.stages.SearchStages`, ``stemming``),
+  off with ``stemmed=False``. Stopwords are never stemmed, so dropping them
+  is a plain filter; first-person pronouns fold to ``me`` (``who am i``
+  meets ``get_me``);
+* a Latin word with accents also yields its unaccented form (``résumé`` ->
+  ``résumé``, ``resume``), and a hyphenated word with a part of one or two
+  letters also yields the parts joined (``e-mail`` -> ``e``, ``mail``,
+  ``e_mail``, ``email``; ``to-do`` -> ``todo``; ``sign-in`` -> ``signin``).
 
 Speed and memory: text is split into chunks with one regular expression and
 each distinct chunk of at most 48 characters is analysed once, for its terms,
@@ -56,7 +55,6 @@ from typing import TypeAlias
 
 import Stemmer  # type: ignore[import-not-found, import-untyped, unused-ignore]
 
-from langchain_toolsearch.search import expansion, query_weights, variants
 from langchain_toolsearch.search.scripts import (
     RUN_CHAR,
     RUNS,
@@ -71,6 +69,7 @@ __all__ = [
     "STOPWORDS",
     "BatchTokenizer",
     "clear_caches",
+    "fold_accents",
     "is_cjk",
     "name_phrase",
     "name_words",
@@ -131,59 +130,60 @@ def stem(word: str) -> str:
     return _cached_stem(word) if len(word) <= _STEM_CACHE_CHARS else _stem(word)
 
 
-variants.build_table(stem)
-expansion.build_synonyms(stem)
-query_weights.build_request_terms(stem)
+@lru_cache(maxsize=4096)
+def fold_accents(word: str) -> str | None:
+    """The word without diacritics if that leaves plain ASCII letters, else ``None``.
+
+    ``"résumé" -> "resume"``, ``"café" -> "cafe"``; words of scripts whose
+    marks are letters of their own (Devanagari, Thai...) and ASCII words give
+    ``None``.
+    """
+    if word.isascii():
+        return None
+    decomposed = unicodedata.normalize("NFKD", word)
+    folded = "".join(c for c in decomposed if not unicodedata.combining(c))
+    if folded.isascii() and folded.isalnum():
+        return folded.lower()
+    return None
 
 
-def _analyse_word(word: str) -> tuple[str, ...]:
-    """The terms of one lowercase word: its stem (or variants) and accent fold."""
+def _analyse_word(word: str, stemmed: bool = True) -> tuple[str, ...]:
+    """The terms of one lowercase word: its stem (or itself) and its accent fold."""
     if word in _PRONOUNS:
         return (_PRONOUNS[word],)
     if word in STOPWORDS:
         return (word,)
-    term = _stem(word)  # not the stem cache: this result is cached whole (_word_tuple)
-    mapped = variants.canonical(term)
-    out = mapped if mapped is not None else (term,)
+    out = (_stem(word) if stemmed else word,)  # not the stem cache: cached whole below
     if word.isascii():  # nothing to fold (fold_accents gives None), and no cache entry spent
         return out
-    folded = variants.fold_accents(word)
+    folded = fold_accents(word)
     if folded is not None and folded != word:
-        out = (*out, *_analyse_word(folded))
+        out = (*out, *_analyse_word(folded, stemmed))
     return out
 
 
-_word_tuple = lru_cache(maxsize=65536)(_analyse_word)
+_WordFn: TypeAlias = Callable[[str], tuple[str, ...]]
+_STEMMED_WORD = lru_cache(maxsize=65536)(_analyse_word)
+_PLAIN_WORD = lru_cache(maxsize=65536)(partial(_analyse_word, stemmed=False))
 
 
-def _word_terms(word: str, out: list[str]) -> None:
-    """Append the terms of one lowercase word (:func:`_analyse_word`, cached)."""
-    out.extend(_word_tuple(word) if len(word) <= _STEM_CACHE_CHARS else _analyse_word(word))
-
-
-def _word(word: str) -> tuple[str, ...]:
-    return _word_tuple(word) if len(word) <= _STEM_CACHE_CHARS else _analyse_word(word)
-
-
-def _snake_terms(chunk: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _snake_terms(chunk: str, word: _WordFn) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """:func:`_identifier_terms` of lowercase ASCII words joined by separators, faster.
 
     The common form of tool names (``get_weather``, ``list-issues``): no case
     or digit splitting, so the terms are the words' terms, then the joined form.
     """
     parts = _SEP.split(chunk)
-    plain = tuple(
-        chain.from_iterable(map(_word_tuple if len(chunk) <= _STEM_CACHE_CHARS else _word, parts))
-    )
+    plain = tuple(chain.from_iterable(map(word, parts)))
     if len(parts) == 1:
         return plain, plain
     terms = [*plain, "_".join(parts)]
     if len(parts) == 2 and min(map(len, parts)) <= 2 and _HYPHENATED.fullmatch(chunk):
-        terms.extend(_word(parts[0] + parts[1]))  # "e-mail" -> "email"
+        terms.extend(word(parts[0] + parts[1]))  # "e-mail" -> "email"
     return tuple(terms), plain
 
 
-def _identifier_terms(chunk: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _identifier_terms(chunk: str, word: _WordFn) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Terms of a chunk without CJK characters, with and without the joined forms.
 
     Stopwords kept, unstemmed. The second tuple is the first less the joined
@@ -191,11 +191,11 @@ def _identifier_terms(chunk: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     the same object when there are none.
     """
     if _LOWER_SNAKE.fullmatch(chunk):
-        return _snake_terms(chunk)
-    return _mixed_terms(chunk)
+        return _snake_terms(chunk, word)
+    return _mixed_terms(chunk, word)
 
 
-def _mixed_terms(chunk: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _mixed_terms(chunk: str, word: _WordFn) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """:func:`_identifier_terms` of a chunk that is not lowercase ``snake_case``."""
     parts = [p for p in _SEP.split(chunk) if p]  # CJK runs can leave "_get"
     terms: list[str] = []
@@ -206,15 +206,17 @@ def _mixed_terms(chunk: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
             or not _CASE_OR_DIGIT.search(part)
             or _ACRONYM_PLURAL.fullmatch(part)
         ):
-            _word_terms(part.lower(), terms)  # one word: "weather", "नोट", "Café"
+            found = word(part.lower())  # one word: "weather", "नोट", "Café"
+            terms.extend(found)
             if plain is not None:
-                _word_terms(part.lower(), plain)
+                plain.extend(found)
             continue
         lowered = [p.lower() for p in _CAMEL.findall(part)] or [part.lower()]
         for piece in lowered:
-            _word_terms(piece, terms)
+            found = word(piece)
+            terms.extend(found)
             if plain is not None:
-                _word_terms(piece, plain)
+                plain.extend(found)
         if len(lowered) > 1:
             if plain is None:
                 plain = list(terms)
@@ -224,12 +226,12 @@ def _mixed_terms(chunk: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
             plain = list(terms)
         terms.append("_".join(parts).lower())  # whole identifier: "get_weather"
         if len(parts) == 2 and min(map(len, parts)) <= 2 and _HYPHENATED.fullmatch(chunk):
-            _word_terms((parts[0] + parts[1]).lower(), terms)  # "e-mail" -> "email"
+            terms.extend(word((parts[0] + parts[1]).lower()))  # "e-mail" -> "email"
     whole = tuple(terms)
     return whole, (whole if plain is None else tuple(plain))
 
 
-def _analyse(chunk: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _analyse(chunk: str, word: _WordFn) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """A chunk's terms with the joined forms (for text) and without (name phrases).
 
     Name phrases also leave CJK and spaceless-script runs out.
@@ -241,11 +243,10 @@ def _analyse(chunk: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
             or chunk.isdigit()  # "250"
         )
     ):
-        word = chunk.lower()
-        whole = _word_tuple(word) if len(word) <= _STEM_CACHE_CHARS else _analyse_word(word)
+        whole = word(chunk.lower())
         return whole, whole
     if chunk.isascii() or not RUN_CHAR.search(chunk):  # ASCII has no script runs
-        return _identifier_terms(chunk)
+        return _identifier_terms(chunk, word)
     terms: list[str] = []
     plain: list[str] = []
     for cjk, spaceless, other in RUNS.findall(chunk):
@@ -254,7 +255,7 @@ def _analyse(chunk: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         elif spaceless:
             terms.extend(spaceless_terms(spaceless))
         else:
-            with_joined, without = _identifier_terms(other)
+            with_joined, without = _identifier_terms(other, word)
             terms.extend(with_joined)
             plain.extend(without)
     return tuple(terms), tuple(plain)
@@ -283,8 +284,9 @@ class _SizedCache:
     chunks up with one C-level ``map``.
     """
 
-    def __init__(self, budget: int) -> None:
+    def __init__(self, budget: int, word: _WordFn) -> None:
         self.budget = budget
+        self.word = word
         self.current: dict[str, _Entry] = {}
         self._previous: dict[str, _Entry] = {}
         self._bytes = 0
@@ -304,10 +306,10 @@ class _SizedCache:
         if found is not None:
             return found
         if len(chunk) > _CACHE_CHUNK_CHARS:  # analysed each time, never cached
-            return _entry(_analyse(chunk))
+            return _entry(_analyse(chunk, self.word))
         found = self._previous.get(chunk)
         if found is None:
-            found = _entry(_analyse(chunk))
+            found = _entry(_analyse(chunk, self.word))
         self.current[chunk] = found
         self._bytes += self.cost(chunk, found)
         if self._bytes > self.budget // 2:
@@ -334,7 +336,8 @@ class _SizedCache:
         return sum(self.cost(k, v) for k, v in items)
 
 
-_CACHE = _SizedCache(_CACHE_BYTES)
+_CACHE = _SizedCache(_CACHE_BYTES, _STEMMED_WORD)
+_PLAIN_CACHE = _SizedCache(_CACHE_BYTES // 4, _PLAIN_WORD)  # the stemming stage off
 _ALL = itemgetter(0)
 _is_none = partial(is_, None)
 _CONTENT = itemgetter(1)
@@ -344,9 +347,11 @@ _PHRASE = itemgetter(2)
 def clear_caches() -> None:
     """Empty the chunk and stemming caches (benchmarks time cold index builds)."""
     _CACHE.clear()
+    _PLAIN_CACHE.clear()
     _cached_stem.cache_clear()
-    _word_tuple.cache_clear()
-    variants.fold_accents.cache_clear()
+    _STEMMED_WORD.cache_clear()
+    _PLAIN_WORD.cache_clear()
+    fold_accents.cache_clear()
 
 
 def cache_bytes() -> int:
@@ -363,13 +368,14 @@ def _chunks(text: str) -> list[str]:
     return marked
 
 
-def tokenize(text: str, *, keep_stopwords: bool = False) -> list[str]:
+def tokenize(text: str, *, keep_stopwords: bool = False, stemmed: bool = True) -> list[str]:
     """Split ``text`` into search terms.
 
     Args:
         text: Any text: a query, a description, a tool or parameter name.
         keep_stopwords: Keep English function words (used for names, where
             ``get_me`` must keep ``me``).
+        stemmed: Stem ASCII words (the ``stemming`` stage).
 
     Returns:
         Lowercase terms in order of appearance, with repeats. Without
@@ -378,7 +384,7 @@ def tokenize(text: str, *, keep_stopwords: bool = False) -> list[str]:
         letters or digits, or (without ``keep_stopwords``) holds only
         stopwords.
     """
-    entries = _CACHE.lookup(_chunks(text))
+    entries = (_CACHE if stemmed else _PLAIN_CACHE).lookup(_chunks(text))
     return list(chain.from_iterable(map(_ALL if keep_stopwords else _CONTENT, entries)))
 
 
@@ -387,12 +393,14 @@ def tokenize_name(name: str) -> list[str]:
     return tokenize(name, keep_stopwords=True)
 
 
-def name_phrase(name: str) -> tuple[str, ...]:
+def name_phrase(name: str, *, stemmed: bool = True) -> tuple[str, ...]:
     """The word sequence of a name, without the joined forms (``getMe_now`` -> get, me, now).
 
     CJK characters are left out: a CJK name is matched through its bigrams.
+    ``stemmed`` stems ASCII words (the ``stemming`` stage).
     """
-    return tuple(chain.from_iterable(map(_PHRASE, _CACHE.lookup(_chunks(name)))))
+    cache = _CACHE if stemmed else _PLAIN_CACHE
+    return tuple(chain.from_iterable(map(_PHRASE, cache.lookup(_chunks(name)))))
 
 
 def name_words(name: str) -> list[str]:
@@ -420,9 +428,15 @@ class BatchTokenizer:
     calls: do not mutate them. Same terms as the module functions.
     """
 
-    __slots__ = ("_chunks", "_names", "_phrases", "_prose")
+    __slots__ = ("_cache", "_chunks", "_names", "_phrases", "_prose")
 
-    def __init__(self) -> None:
+    def __init__(self, *, stemmed: bool = True) -> None:
+        """A memo for one build.
+
+        Args:
+            stemmed: Stem ASCII words (the ``stemming`` stage).
+        """
+        self._cache = _CACHE if stemmed else _PLAIN_CACHE
         self._chunks: dict[str, _Entry] = {}
         self._prose: dict[str, list[str]] = {}
         self._names: dict[str, list[str]] = {}
@@ -436,14 +450,14 @@ class BatchTokenizer:
         once and each text is joined from them at C speed: a good part of a
         build's time was the per-text calls.
         """
-        chunks, shared = self._chunks, _CACHE.current.get
+        chunks, shared, word = self._chunks, self._cache.current.get, self._cache.word
         for texts, memo, part in ((prose, self._prose, _CONTENT), (names, self._names, _ALL)):
             todo = [t for t in dict.fromkeys(texts) if t not in memo]
             lists = list(map(_chunks, todo))
             distinct = list(dict.fromkeys(chain.from_iterable(lists)))
             for chunk in distinct:  # each distinct chunk analysed once
                 if chunk not in chunks:
-                    chunks[chunk] = shared(chunk) or _entry(_analyse(chunk))
+                    chunks[chunk] = shared(chunk) or _entry(_analyse(chunk, word))
             terms = self._part_of(distinct, part)
             joined = [list(chain.from_iterable(map(terms, c))) for c in lists]
             memo.update(zip(todo, joined, strict=True))
@@ -464,10 +478,10 @@ class BatchTokenizer:
         found: list[_Entry | None] = list(map(memo.get, chunks))
         if None not in found:
             return found  # type: ignore[return-value]
-        shared = _CACHE.current.get
+        shared, word = self._cache.current.get, self._cache.word
         for chunk in compress(chunks, map(_is_none, found)):
             if chunk not in memo:
-                memo[chunk] = shared(chunk) or _entry(_analyse(chunk))
+                memo[chunk] = shared(chunk) or _entry(_analyse(chunk, word))
         return list(map(memo.__getitem__, chunks))
 
     def tokenize(self, text: str) -> list[str]:

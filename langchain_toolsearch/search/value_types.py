@@ -7,14 +7,15 @@ it. The words of a value (``april``, ``22nd``) say nothing of that; its type
 does. Like a typed slot in a semantic parser, each value type recognised in
 the query adds the parameter word of that type (``date``, ``time``,
 ``email``, ``url``) as a related query term at reduced weight
-(:data:`TYPE_WEIGHT` of a written term, scored by
-:class:`~langchain_toolsearch.search.index.BM25ToolIndex`), so among tools
+(``value_type_weight`` of a written term, the ``values`` stage of
+:class:`~langchain_toolsearch.search.stages.SearchStages`), so among tools
 the query's words rank alike, those that take the value rank first, and a
 tool matching the query's own words still ranks above one that merely takes
 a date.
 
 Only the patterns below are recognised (English month and weekday names,
-ISO and slashed dates, clock times, e-mail addresses, ``http(s)`` URLs);
+ISO and slashed dates, clock times, e-mail addresses, ``http(s)`` URLs and
+bare domains such as ``example.com`` or ``www.python.org``);
 the scan is one regular expression per type, linear in the query's length,
 and a type whose word the query already says (``what date is ...``) adds
 nothing.
@@ -25,11 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-__all__ = ["TYPE_WEIGHT", "VALUE_TYPES", "value_terms"]
-
-TYPE_WEIGHT = 0.5
-"""Weight of a value type's parameter word against a written query term: more than a
-synonym's 0.3 (a recognised date *is* a date), less than a word the user wrote."""
+__all__ = ["VALUE_TYPES", "value_terms"]
 
 _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
@@ -37,6 +34,11 @@ _MONTH = (
 )
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+# top-level domains of a bare domain ("example.com"); not file extensions (".py", ".md")
+_TLD = (
+    r"(?:com|org|net|io|dev|ai|app|co|edu|gov|info|biz|xyz|cloud|site|tech|me|tv|us|uk|de"
+    r"|fr|jp|cn|ru|in|br|au|ca|es|it|nl|eu|ch|se|kr)"
+)
 
 VALUE_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
@@ -50,7 +52,13 @@ VALUE_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     ("time", re.compile(r"\b\d{1,2}(?::\d{2}\s*(?:[ap]\.?m\.?)?|\s*[ap]\.?m\.?)(?!\w)", re.I)),
     ("email", re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")),
-    ("url", re.compile(r"\bhttps?://\S", re.IGNORECASE)),
+    (
+        "url",
+        re.compile(
+            rf"\bhttps?://\S|\bwww\.[\w-]|(?<![@\w.-])(?:[\w-]+\.)+{_TLD}\b(?![.@]?\w)",
+            re.IGNORECASE,
+        ),
+    ),
 )
 """``(parameter word, pattern)`` per value type, in the order their terms are added."""
 

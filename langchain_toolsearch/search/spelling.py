@@ -1,0 +1,194 @@
+"""The spelling fallback: library terms within a couple of edits, or a split or joined word.
+
+When a query finds nothing (or little) because of words the library has
+never seen (``naviagte``, ``serach isues``, ``websearch``), the
+``spelling`` stage of
+:class:`~langchain_toolsearch.search.stages.SearchStages` looks each unknown
+word up here, in the style of Lucene's ``SpellChecker`` and ``FuzzyQuery``:
+
+* **corrections**: candidates are the library terms sharing character
+  bigrams with the word (an n-gram index, as Lucene's ``SpellChecker``
+  keeps), of a length within the edit budget; the closest by
+  optimal-string-alignment distance (Damerau-Levenshtein with adjacent
+  swaps) within Lucene's automatic budget (``Fuzziness.AUTO``: 1 edit for
+  words of 3 to 5 letters, 2 for longer ones) wins, ties to the term in
+  more tools, then alphabetically;
+* **splits**: a run-together word whose two parts are library terms
+  (``websearch`` -> ``web``, ``search``);
+* **joins**: two neighbouring query words that are one library term
+  together (``web search`` -> ``websearch``).
+
+Work is bounded: only ASCII letter words of 3 to 24 characters, at most 4
+words per query, at most :data:`MAX_CANDIDATES` distances computed per
+word, and bigram lists longer than :data:`MAX_POSTINGS` (bigrams in most
+terms, which say little) are skipped. The bigram index is built on the
+first fallback, not with the index, so building a library costs nothing
+for it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+
+__all__ = ["MAX_CANDIDATES", "MAX_POSTINGS", "SpellingFallback", "distance"]
+
+MAX_CANDIDATES = 64
+"""Most edit distances computed per unknown word."""
+MAX_POSTINGS = 20_000
+"""Bigrams held by more library terms than this are not used to find candidates."""
+_MIN_CHARS = 3
+_MAX_CHARS = 24
+_MAX_WORDS = 4
+
+
+def distance(a: str, b: str, limit: int) -> int:
+    """Optimal-string-alignment distance of ``a`` and ``b``, or ``limit + 1`` when above it.
+
+    Inserts, deletes, replacements and swaps of two adjacent letters cost 1.
+    """
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        row = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            cost = 0 if ca == cb else 1
+            best = min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + cost)
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                best = min(best, prev2[j - 2] + 1)
+            row[j] = best
+        if min(row) > limit:
+            return limit + 1
+        prev2, prev = prev, row
+    return min(prev[-1], limit + 1)
+
+
+def _budget(word: str) -> int:
+    """Lucene's automatic fuzziness: 1 edit for 3 to 5 letters, 2 for longer words."""
+    return 1 if len(word) <= 5 else 2
+
+
+def _bigrams(word: str) -> set[str]:
+    padded = f"^{word}$"
+    return {padded[i : i + 2] for i in range(len(padded) - 1)}
+
+
+def _word(word: str) -> bool:
+    return _MIN_CHARS <= len(word) <= _MAX_CHARS and word.isascii() and word.isalpha()
+
+
+class SpellingFallback:
+    """Library terms near unknown query words (module docstring).
+
+    Immutable once built (the bigram index is filled once, on first use,
+    under a lock); thread-safe for reads.
+
+    Args:
+        vocab: Term -> term id of the index.
+        df: Tools per term id.
+        analyse: The index's term of one word (its stem with the stemming
+            stage on, else the word).
+    """
+
+    def __init__(
+        self,
+        vocab: Mapping[str, int],
+        df: Sequence[int],
+        analyse: Callable[[str], str],
+    ) -> None:
+        self._vocab = vocab
+        self._df = df
+        self._analyse = analyse
+        self._grams: dict[str, list[str]] | None = None
+        self._lock = threading.Lock()
+
+    def _index(self) -> dict[str, list[str]]:
+        grams = self._grams
+        if grams is None:
+            with self._lock:
+                if self._grams is None:
+                    built: dict[str, list[str]] = {}
+                    for term in self._vocab:
+                        if _word(term):
+                            for gram in _bigrams(term):
+                                built.setdefault(gram, []).append(term)
+                    self._grams = built
+                grams = self._grams
+        return grams
+
+    def _df_of(self, term: str) -> int:
+        return int(self._df[self._vocab[term]])
+
+    def correct(self, word: str) -> str | None:
+        """The library term closest to ``word`` within the edit budget, or ``None``.
+
+        ``word`` is compared as its index term (stemmed with the stemming
+        stage on) against the library's terms.
+        """
+        term = self._analyse(word)
+        if not _word(term):
+            return None
+        limit = _budget(word)
+        grams = self._index()
+        shared: Counter[str] = Counter()
+        for gram in _bigrams(term):
+            postings = grams.get(gram, ())
+            if len(postings) <= MAX_POSTINGS:
+                shared.update(postings)
+        best: tuple[int, int, str] | None = None
+        need = max(len(term) + 1 - 3 * limit, 1)  # bigrams kept by `limit` edits (a swap: 3)
+        checked = 0
+        for candidate, count in shared.most_common():
+            if count < need or checked >= MAX_CANDIDATES:
+                break
+            if abs(len(candidate) - len(term)) > limit or candidate == term:
+                continue
+            checked += 1
+            found = distance(term, candidate, limit)
+            if found <= limit:
+                key = (found, -self._df_of(candidate), candidate)
+                best = key if best is None or key < best else best
+        return best[2] if best is not None else None
+
+    def split(self, word: str) -> tuple[str, str] | None:
+        """Two library terms that ``word`` runs together (``websearch`` -> web, search)."""
+        if not _word(word) or len(word) < 2 * _MIN_CHARS:
+            return None
+        found: tuple[int, str, str] | None = None
+        for cut in range(_MIN_CHARS, len(word) - _MIN_CHARS + 1):
+            left, right = self._analyse(word[:cut]), self._analyse(word[cut:])
+            if left in self._vocab and right in self._vocab:
+                key = (-min(self._df_of(left), self._df_of(right)), left, right)
+                found = key if found is None or key < found else found
+        return (found[1], found[2]) if found is not None else None
+
+    def fixes(self, words: Sequence[str]) -> list[str]:
+        """Library terms for the query ``words`` the library does not know (at most 4 tried).
+
+        Args:
+            words: The query's lowercase words, in order (stopwords left out).
+
+        Returns:
+            Distinct library terms: joins of neighbouring words, then, per
+            unknown word, its split parts or else its correction.
+        """
+        out: list[str] = []
+        vocab = self._vocab
+        for a, b in itertools.pairwise(words):
+            joined = self._analyse(a + b)
+            if _word(a + b) and joined in vocab:
+                out.append(joined)
+        unknown = [w for w in dict.fromkeys(words) if self._analyse(w) not in vocab]
+        for word in unknown[:_MAX_WORDS]:
+            parts = self.split(word)
+            if parts is not None:
+                out.extend(parts)
+                continue
+            fixed = self.correct(word)
+            if fixed is not None:
+                out.append(fixed)
+        return list(dict.fromkeys(out))

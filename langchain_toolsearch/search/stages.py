@@ -1,0 +1,131 @@
+"""The query-analysis stages on top of the BM25F core: which are on, and every weight, in one place.
+
+:class:`~langchain_toolsearch.search.index.BM25ToolIndex` is BM25F over a
+tool's fields (the core: tokenizing, field weights, ``k1``, ``b``, exact
+names). Each addition on top of it is a named stage, switched on or off by
+one :class:`SearchStages` value (``BM25ToolIndex.build(docs,
+stages=SearchStages(stemming=False))``), with its weights declared here and
+nowhere else. Each stage stays only because it helps on a data set it was
+not tuned on (``docs/benchmarks.md`` shows every stage's on/off effect on
+the tuning sets and on the validation set; ``make bench`` prints it).
+
+The stages:
+
+* ``stemming``: the Snowball English (Porter 2) stemmer on ASCII words of
+  more than 3 letters (``issues`` -> ``issu``); other words are left as
+  written, so it never touches text in another script.
+* ``request_words``: English words that frame a request to an assistant
+  (``could``, ``help``, ``want``, ``looking``) count
+  :attr:`SearchStages.request_weight` of a term (Bendersky & Croft 2008,
+  "Discovering key concepts in verbose queries"). The list matches ASCII
+  words only.
+* ``values``: the values of the call count less than its intent: a number
+  or an English day or month word counts :attr:`SearchStages.number_weight`,
+  and a typed value (a date, a clock time, an e-mail address, a URL or a
+  bare domain) adds its parameter word (``date``, ``url``...) at
+  :attr:`SearchStages.value_type_weight`
+  (:mod:`~langchain_toolsearch.search.value_types`).
+* ``name_words``: a query made of the exact words that end a tool's name
+  (``create issue`` for ``github__create_issue``) closes
+  :attr:`SearchStages.name_words_lift` of the gap to the exact-name floor,
+  so the name said word for word beats longer siblings
+  (``github__create_issue_comment``).
+* ``spelling``: when the query has words the library does not know and the
+  ranking finds nothing, or its best hit reaches less than
+  :attr:`SearchStages.spelling_below` of the query's reachable score, the
+  unknown words are corrected to library terms within Lucene's automatic
+  edit distance or split/joined (``websearch``, ``web search``), scored at
+  :attr:`SearchStages.spelling_weight` of a written term
+  (:mod:`~langchain_toolsearch.search.spelling`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+
+from langchain_toolsearch.errors import ToolSearchConfigError
+
+__all__ = ["STAGE_NAMES", "SearchStages"]
+
+STAGE_NAMES: tuple[str, ...] = ("stemming", "request_words", "values", "name_words", "spelling")
+"""The switchable stages, in the order they act on a query."""
+
+
+@dataclass(frozen=True)
+class SearchStages:
+    """Which query-analysis stages run, and their weights (module docstring).
+
+    Weights are shares of a written query term's weight (``[0, 1]``), except
+    :attr:`spelling_below` (a share of the query's reachable score).
+
+    Raises:
+        ToolSearchConfigError: If a weight is outside ``[0, 1]``.
+    """
+
+    stemming: bool = True
+    """Snowball English stemmer on ASCII words."""
+    request_words: bool = True
+    """English request phrasing counts less."""
+    values: bool = True
+    """Numbers and day/month words count less; typed values add their parameter word."""
+    name_words: bool = True
+    """A query that is the words ending a tool's name lifts that tool."""
+    spelling: bool = True
+    """Correct or split/join unknown words when the ranking finds little."""
+
+    request_weight: float = 0.25
+    """Weight of a request word (``could``, ``help``, ``looking``)."""
+    number_weight: float = 0.2
+    """Weight of a number, or of a day or month word."""
+    value_type_weight: float = 0.5
+    """Weight of a typed value's parameter word (``date`` for ``April 22nd``)."""
+    name_words_lift: float = 0.5
+    """Share of the gap to the exact-name floor closed for the name said word for word."""
+    spelling_weight: float = 0.7
+    """Weight of a corrected or split/joined word (a correct word always outweighs it)."""
+    spelling_below: float = 0.5
+    """The spelling fallback runs when the best hit reaches less than this share."""
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, float) and not 0.0 <= value <= 1.0:
+                msg = f"SearchStages.{f.name} must be in [0, 1], got {value!r}"
+                raise ToolSearchConfigError(msg)
+
+    @classmethod
+    def core(cls) -> SearchStages:
+        """Every stage off: plain BM25F with exact names (the core)."""
+        return cls(**dict.fromkeys(STAGE_NAMES, False))
+
+    def without(self, *names: str) -> SearchStages:
+        """A copy with the named stages off.
+
+        Raises:
+            ToolSearchConfigError: If a name is not one of :data:`STAGE_NAMES`.
+        """
+        return replace(self, **dict.fromkeys(_known(names), False))
+
+    def only(self, *names: str) -> SearchStages:
+        """A copy with only the named stages on.
+
+        Raises:
+            ToolSearchConfigError: If a name is not one of :data:`STAGE_NAMES`.
+        """
+        return self.without(*STAGE_NAMES).with_(*names)
+
+    def with_(self, *names: str) -> SearchStages:
+        """A copy with the named stages on.
+
+        Raises:
+            ToolSearchConfigError: If a name is not one of :data:`STAGE_NAMES`.
+        """
+        return replace(self, **dict.fromkeys(_known(names), True))
+
+
+def _known(names: tuple[str, ...]) -> tuple[str, ...]:
+    unknown = [n for n in names if n not in STAGE_NAMES]
+    if unknown:
+        msg = f"unknown search stages {unknown}; the stages are {list(STAGE_NAMES)}"
+        raise ToolSearchConfigError(msg)
+    return names
