@@ -38,8 +38,8 @@ Where it departs from textbook Okapi, and why:
   :class:`~langchain_toolsearch.search.stages.SearchStages` with its weights
   declared there. ``raw_score`` stays plain BM25F of the written terms.
 * A query of only function words (``who am i``) has nothing for BM25's
-  content terms; it is scored on those words in tool names alone (names
-  keep stopwords: ``get_me``), at half weight.
+  content terms; it scores the tools whose names it covers at least half
+  (``get_me``: ``i`` folds to ``me``) at half their coverage.
 * Name matches are boosted before any top-k cut. A query that *is* a tool
   name (``get_weather``, ``get weather``, ``Get-Weather``), or holds it as an
   identifier (``call get_weather now``; separators, letters next to digits,
@@ -140,6 +140,7 @@ class BM25Params:
 _EXACT_FLOOR = 0.9  # exact-name hits score in [0.9, 1]; others in [0, 0.9]
 _LITERAL = 0.9999  # only a name written exactly as the query (case aside) reaches 1.0
 _STOPWORD_ONLY = 0.5  # function-word queries score names holding them at most this
+_MAX_STOPWORD_HITS = 10_000  # names checked for a function-word query (bounded work)
 
 _IntArray: TypeAlias = npt.NDArray[np.int64]
 _FloatArray: TypeAlias = npt.NDArray[np.float64]
@@ -369,9 +370,12 @@ class BM25ToolIndex:
         stages = self.stages
         every = tokenize(query, keep_stopwords=True, stemmed=stages.stemming)
         terms = self._names.content_terms(every)
-        if not terms and every:  # only function words ("who am i"): the names holding them
-            raw, _, best = self._bm25(list(dict.fromkeys(every)))
-            score = raw * (_STOPWORD_ONLY / best) if best > 0 else raw.copy()
+        if not terms and every:  # only function words ("who am i"): names half made of them
+            raw, _, _ = self._bm25(list(dict.fromkeys(every)))
+            score = np.zeros_like(raw)
+            hits = np.flatnonzero(raw > 0)[:_MAX_STOPWORD_HITS]
+            cover = np.asarray(self._names.coverage(hits.tolist(), every))
+            score[hits] = np.where(cover >= 0.5, cover * _STOPWORD_ONLY, 0.0)
             return self._named(query, every, score), raw
         typed: list[str] = []
         if stages.values and terms:  # a typed value adds its type's parameter word

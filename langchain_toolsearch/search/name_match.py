@@ -53,9 +53,11 @@ class NameMatcher:
         self._literal_names: dict[str, list[int]] = {}
         self._endings: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
         pairs: set[tuple[str, str]] = set()
+        self._words: list[frozenset[str]] = []
         name_keys, literal_names = self._name_keys, self._literal_names
         for i, doc in enumerate(documents):
             all_names = list(dict.fromkeys((doc.name, *doc.aliases))) if doc.aliases else [doc.name]
+            words: set[str] = set()
             for name in searchable_names(doc):
                 terms = memo.tokenize_name(name)
                 if not STOPWORDS.isdisjoint(terms):
@@ -63,6 +65,7 @@ class NameMatcher:
                         (a, b) for a, b in pairwise(terms) if a in STOPWORDS or b in STOPWORDS
                     )
                 phrase = memo.name_phrase(name)
+                words.update(phrase)
                 if len(phrase) >= 2:
                     self._endings.setdefault(phrase[-1], []).append((i, phrase))
             if len(all_names) == 1:  # the common case, without the dedupe
@@ -76,6 +79,7 @@ class NameMatcher:
                         name_keys.setdefault(key, []).append(i)
                 for written in dict.fromkeys(map(literal, all_names)):
                     literal_names.setdefault(written, []).append(i)
+            self._words.append(frozenset(words))
         self._name_pairs = frozenset(pairs)
 
     def content_terms(self, every: list[str]) -> list[str]:
@@ -92,6 +96,11 @@ class NameMatcher:
             or (i < last and (t, every[i + 1]) in pairs)
         ]
         return list(dict.fromkeys(terms))
+
+    def coverage(self, docs: Sequence[int], words: Sequence[str]) -> list[float]:
+        """Per doc of ``docs``, the share of its name's distinct words among ``words``."""
+        asked = set(words)
+        return [len(self._words[i] & asked) / max(len(self._words[i]), 1) for i in docs]
 
     def ending_docs(self, words: tuple[str, ...]) -> list[int]:
         """Docs whose name ends with exactly ``words`` after other words.

@@ -42,6 +42,7 @@ MAX_POSTINGS = 20_000
 _MIN_CHARS = 3
 _MAX_CHARS = 24
 _MAX_WORDS = 4
+_SUFFIX = 3  # letters a stem may lack of the word it comes from ("navig" of "navigate")
 
 
 def distance(a: str, b: str, limit: int) -> int:
@@ -145,10 +146,13 @@ class SpellingFallback:
         for candidate, count in shared.most_common():
             if count < need or checked >= MAX_CANDIDATES:
                 break
-            if abs(len(candidate) - len(term)) > limit or candidate == term:
+            cut = len(term) - len(candidate)
+            if not -limit <= cut <= limit + _SUFFIX or candidate == term:
                 continue
             checked += 1
             found = distance(term, candidate, limit)
+            if cut > 0:  # a stem is the start of a word: "naviagte" against "navig"
+                found = min(found, distance(term[: len(candidate)], candidate, limit) + 1)
             if found <= limit:
                 key = (found, -self._df_of(candidate), candidate)
                 best = key if best is None or key < best else best

@@ -22,6 +22,7 @@ from langchain_toolsearch._bulk import collector_paused
 from langchain_toolsearch.search import tokenize as tokenize_module
 from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument, name_key
 from langchain_toolsearch.search.name_match import NameMatcher, literal
+from langchain_toolsearch.search.ranking import first_batch
 from langchain_toolsearch.search.suggest import NameSuggester, fold_name, name_words
 from langchain_toolsearch.search.tokenize import (
     BatchTokenizer,
@@ -93,9 +94,9 @@ SNAKE_CHUNKS = [
 def test_snake_case_fast_path_gives_the_general_identifier_terms(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    fast = [tokenize_module._identifier_terms(c) for c in SNAKE_CHUNKS]
+    fast = [tokenize_module._identifier_terms(c, tokenize_module._STEMMED_WORD) for c in SNAKE_CHUNKS]
     monkeypatch.setattr(tokenize_module, "_LOWER_SNAKE", re.compile(r"(?!)"))  # never matches
-    assert [tokenize_module._identifier_terms(c) for c in SNAKE_CHUNKS] == fast
+    assert [tokenize_module._identifier_terms(c, tokenize_module._STEMMED_WORD) for c in SNAKE_CHUNKS] == fast
 
 
 def test_ascii_chunk_pattern_splits_ascii_text_like_the_unicode_one() -> None:
@@ -114,9 +115,9 @@ def test_one_word_and_snake_case_chunks_get_the_general_identifier_terms(
     texts = [" ".join(rnd.choices(words, k=3)) for _ in range(500)]
     texts += ["".join(rnd.choices("aAzZ09_-./ ", k=rnd.randint(1, 14))) for _ in range(20_000)]
     chunks = list(dict.fromkeys(c for t in texts for c in tokenize_module._ASCII_CHUNK.findall(t)))
-    fast = [tokenize_module._analyse(c) for c in chunks]
+    fast = [tokenize_module._analyse(c, tokenize_module._STEMMED_WORD) for c in chunks]
     monkeypatch.setattr(tokenize_module, "_LOWER_SNAKE", re.compile(r"(?!)"))  # never matches
-    assert [tokenize_module._identifier_terms(c) for c in chunks] == fast
+    assert [tokenize_module._identifier_terms(c, tokenize_module._STEMMED_WORD) for c in chunks] == fast
 
 
 def test_name_suggester_maps_of_plain_names_are_the_general_ones() -> None:
@@ -234,9 +235,9 @@ def _built(size: int) -> BM25ToolIndex:
 @pytest.mark.parametrize("query", ["get weather", "delete the meeting of a user", "number"])
 def test_a_large_library_takes_the_first_batch_from_the_high_scores(query: str) -> None:
     score, _ = _built(6_000).scores(query)
-    first = BM25ToolIndex._first_batch(score)
+    first = first_batch(score)
     assert first is not None
-    assert BM25ToolIndex._first_batch(score[:700]) is None  # small: every hit is scanned
+    assert first_batch(score[:700]) is None  # small: every hit is scanned
 
 
 def test_scores_stay_in_the_unit_range() -> None:
@@ -264,23 +265,3 @@ def test_collector_paused_restores_the_collector_state() -> None:
     with pytest.raises(RuntimeError), collector_paused():
         raise RuntimeError("boom")
     assert gc.isenabled()
-
-
-@pytest.mark.parametrize("least", [1, 2, 3])
-def test_covered_names_are_those_matched_at_least_that_often(least: int) -> None:
-    coverage = _built(700)._names.coverage
-    queries = [
-        ["get", "weather"],
-        ["creat", "work", "item"],
-        ["list", "invoic", "meet", "user", "unknown"],
-        ["weather", "weather"],
-        ["unknown"],
-        [],
-    ]
-    for terms in queries:
-        matched = coverage.matched(terms)
-        docs, counts = coverage.covered(terms, least)
-        expected = np.flatnonzero(matched >= least)
-        assert docs.tolist() == expected.tolist()
-        assert counts.tolist() == matched[expected].tolist()
-    assert coverage.covered(["creat", "work", "item"], 2)[0].size > 0  # the lane is exercised
