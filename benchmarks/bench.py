@@ -224,6 +224,12 @@ def _quality(
     rep.line()
     rep.table(["library: search", "recall@1", "recall@5", "recall@10", "NDCG@10"], rows)
     _real_mcp_quality(rep, github, toolsdk)
+    from benchmarks.search_quality import STAGE_HEADER, stage_rows
+
+    rep.line()
+    rep.line("Search stages, recall@5: tuning sets, then the validation set (never tuned on).")
+    rep.line()
+    rep.table(STAGE_HEADER, stage_rows(cfg.data_dir, cfg.query_stride))
 
 
 def _real_mcp_quality(rep: _Report, github: list[ToolDef], toolsdk: list[ToolDef]) -> None:

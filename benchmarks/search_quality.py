@@ -1,8 +1,13 @@
-"""Recall of the default search index on BFCL, GitHub MCP tools and the ToolSDK registry.
+"""Recall of the default search index: tuning sets, the validation set, each stage's effect.
 
 Run from the repository root (needs the shared data; ``TOOLSEARCH_SHARED_DATA``)::
 
     python -m benchmarks.search_quality [--semantic minilm|e5] [--skip ToolSDK] [--speed]
+    python -m benchmarks.search_quality --stages
+
+``--stages`` prints recall@5 with every stage on, each stage off in turn,
+and the core alone, on the tuning sets (BFCL, GitHub MCP, ToolSDK) and on
+the validation set (RestBench + ToolAlpaca), which is never tuned on.
 
 ``--semantic KEY`` runs the hybrid with one of the offline models of
 :mod:`benchmarks.embedding_models` (``minilm``, ``e5``; the
@@ -27,6 +32,7 @@ from benchmarks.datasets import (
     ToolDef,
     load_bfcl,
     load_github_mcp_tools,
+    load_restbench_toolalpaca,
     load_toolsdk,
     merge_libraries,
     scale_library,
@@ -35,7 +41,8 @@ from benchmarks.embedding_models import MODELS, installed_models
 from langchain_toolsearch.evaluation import evaluate, load_queries
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.middleware import ToolSearchMiddleware
-from langchain_toolsearch.search.index import IndexOption, ToolIndex, build_index
+from langchain_toolsearch.search.index import BM25ToolIndex, IndexOption, ToolIndex, build_index
+from langchain_toolsearch.search.stages import STAGE_NAMES, SearchStages
 
 QUERIES = Path(__file__).parent / "queries"
 RESERVED = {"search_tools", "load_tool"}
@@ -69,6 +76,36 @@ def quality(
         index = build_index(option, library.documents())
         report = evaluate(index_search(library, index), queries)
         print(f"{label:10s} {title:10s} {report.summary()}")
+
+
+def stage_rows(data_dir: Path | None = None, stride: int = 1) -> list[list[str]]:
+    """Recall@5 per stage setting: ``[setting, BFCL, GitHub, ToolSDK, validation]`` rows.
+
+    Settings: every stage on, each stage off in turn, the core alone.
+    """
+    bfcl, bq = load_bfcl(data_dir)
+    val, vq = load_restbench_toolalpaca(data_dir)
+    sets = [
+        (_library(bfcl), bq[::stride]),
+        (_library(load_github_mcp_tools(data_dir)), _queries("github")),
+        (_library(load_toolsdk(data_dir)), _queries("toolsdk")),
+        (_library(val), vq),
+    ]
+    settings = [("all stages on", SearchStages())]
+    settings += [(f"{name} off", SearchStages().without(name)) for name in STAGE_NAMES]
+    settings.append(("core only (every stage off)", SearchStages.core()))
+    rows: list[list[str]] = []
+    for label, stages in settings:
+        row = [label]
+        for library, queries in sets:
+            index = BM25ToolIndex.build(library.documents(), stages=stages)
+            row.append(f"{evaluate(index_search(library, index), queries).recall[5]:.3f}")
+        rows.append(row)
+    return rows
+
+
+STAGE_HEADER = ["stages", "BFCL", "GitHub MCP", "ToolSDK", "validation"]
+"""Columns of :func:`stage_rows` (tuning sets, then the validation set)."""
 
 
 def speed() -> None:
@@ -118,9 +155,15 @@ def main() -> None:
     parser.add_argument("--skip", action="append", default=[], help="data set title to skip")
     parser.add_argument("--stride", type=int, default=1, help="every n-th BFCL query only")
     parser.add_argument("--speed", action="store_true")
+    parser.add_argument("--stages", action="store_true", help="each stage's on/off effect")
     args = parser.parse_args()
     if args.speed:
         speed()
+        return
+    if args.stages:
+        print(" | ".join(STAGE_HEADER))
+        for row in stage_rows(stride=args.stride):
+            print(" | ".join(row))
         return
     option: IndexOption | None = None
     label = "bm25"

@@ -404,14 +404,14 @@ class BM25ToolIndex:
     ) -> _FloatArray | None:
         """Weighted scores with the spelling fixes added, when the query finds little.
 
-        Runs only when a query term is unknown to the library and the best
-        hit reaches less than ``spelling_below`` of the query's reachable
-        score; ``None`` otherwise or when nothing is near.
+        Runs only when a query term is unknown to the library and no hit
+        reaches more than ``spelling_below`` of the query's reachable score
+        (by default: nothing found); ``None`` otherwise or when nothing is near.
         """
         vocab = self._vocab
         if all(t in vocab for t in terms):
             return None
-        if weighted.size and float(weighted.max()) >= self.stages.spelling_below * best:
+        if weighted.size and float(weighted.max()) > self.stages.spelling_below * best:
             return None
         words = [w for w in tokenize(query, stemmed=False) if w.isascii() and w.isalpha()]
         fixes = [f for f in self._spelling.fixes(words) if f not in terms]

@@ -33,11 +33,14 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
+import numpy as np
+import numpy.typing as npt
+
 __all__ = ["MAX_CANDIDATES", "MAX_POSTINGS", "SpellingFallback", "distance"]
 
 MAX_CANDIDATES = 64
 """Most edit distances computed per unknown word."""
-MAX_POSTINGS = 20_000
+MAX_POSTINGS = 2_000
 """Bigrams held by more library terms than this are not used to find candidates."""
 _MIN_CHARS = 3
 _MAX_CHARS = 24
@@ -98,7 +101,7 @@ class SpellingFallback:
     def __init__(
         self,
         vocab: Mapping[str, int],
-        df: Sequence[int],
+        df: Sequence[int] | npt.NDArray[np.int64],
         analyse: Callable[[str], str],
     ) -> None:
         self._vocab = vocab

@@ -31,8 +31,8 @@ The stages:
   so the name said word for word beats longer siblings
   (``github__create_issue_comment``).
 * ``spelling``: when the query has words the library does not know and the
-  ranking finds nothing, or its best hit reaches less than
-  :attr:`SearchStages.spelling_below` of the query's reachable score, the
+  ranking finds nothing (or, with :attr:`SearchStages.spelling_below` above
+  0, no hit reaches more than that share of the query's reachable score), the
   unknown words are corrected to library terms within Lucene's automatic
   edit distance or split/joined (``websearch``, ``web search``), scored at
   :attr:`SearchStages.spelling_weight` of a written term
@@ -83,8 +83,9 @@ class SearchStages:
     """Share of the gap to the exact-name floor closed for the name said word for word."""
     spelling_weight: float = 0.7
     """Weight of a corrected or split/joined word (a correct word always outweighs it)."""
-    spelling_below: float = 0.5
-    """The spelling fallback runs when the best hit reaches less than this share."""
+    spelling_below: float = 0.0
+    """The spelling fallback runs when no hit reaches more than this share of the query's
+    reachable score (0: only when nothing is found)."""
 
     def __post_init__(self) -> None:
         for f in fields(self):

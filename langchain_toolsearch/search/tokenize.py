@@ -153,7 +153,9 @@ def _analyse_word(word: str, stemmed: bool = True) -> tuple[str, ...]:
         return (_PRONOUNS[word],)
     if word in STOPWORDS:
         return (word,)
-    out = (_stem(word) if stemmed else word,)  # not the stem cache: cached whole below
+    out: tuple[str, ...] = (
+        _stem(word) if stemmed else word,
+    )  # not the stem cache: cached whole below
     if word.isascii():  # nothing to fold (fold_accents gives None), and no cache entry spent
         return out
     folded = fold_accents(word)

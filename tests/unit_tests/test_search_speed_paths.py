@@ -94,9 +94,13 @@ SNAKE_CHUNKS = [
 def test_snake_case_fast_path_gives_the_general_identifier_terms(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    fast = [tokenize_module._identifier_terms(c, tokenize_module._STEMMED_WORD) for c in SNAKE_CHUNKS]
+    fast = [
+        tokenize_module._identifier_terms(c, tokenize_module._STEMMED_WORD) for c in SNAKE_CHUNKS
+    ]
     monkeypatch.setattr(tokenize_module, "_LOWER_SNAKE", re.compile(r"(?!)"))  # never matches
-    assert [tokenize_module._identifier_terms(c, tokenize_module._STEMMED_WORD) for c in SNAKE_CHUNKS] == fast
+    assert [
+        tokenize_module._identifier_terms(c, tokenize_module._STEMMED_WORD) for c in SNAKE_CHUNKS
+    ] == fast
 
 
 def test_ascii_chunk_pattern_splits_ascii_text_like_the_unicode_one() -> None:
@@ -117,7 +121,9 @@ def test_one_word_and_snake_case_chunks_get_the_general_identifier_terms(
     chunks = list(dict.fromkeys(c for t in texts for c in tokenize_module._ASCII_CHUNK.findall(t)))
     fast = [tokenize_module._analyse(c, tokenize_module._STEMMED_WORD) for c in chunks]
     monkeypatch.setattr(tokenize_module, "_LOWER_SNAKE", re.compile(r"(?!)"))  # never matches
-    assert [tokenize_module._identifier_terms(c, tokenize_module._STEMMED_WORD) for c in chunks] == fast
+    assert [
+        tokenize_module._identifier_terms(c, tokenize_module._STEMMED_WORD) for c in chunks
+    ] == fast
 
 
 def test_name_suggester_maps_of_plain_names_are_the_general_ones() -> None:
