@@ -53,11 +53,11 @@ class NameMatcher:
         self._literal_names: dict[str, list[int]] = {}
         self._endings: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
         pairs: set[tuple[str, str]] = set()
-        self._words: list[frozenset[str]] = []
+        self._words: list[tuple[str, ...]] = []  # name words per doc (the memo's tuples)
         name_keys, literal_names = self._name_keys, self._literal_names
         for i, doc in enumerate(documents):
             all_names = list(dict.fromkeys((doc.name, *doc.aliases))) if doc.aliases else [doc.name]
-            words: set[str] = set()
+            words: tuple[str, ...] = ()
             for name in searchable_names(doc):
                 terms = memo.tokenize_name(name)
                 if not STOPWORDS.isdisjoint(terms):
@@ -65,7 +65,7 @@ class NameMatcher:
                         (a, b) for a, b in pairwise(terms) if a in STOPWORDS or b in STOPWORDS
                     )
                 phrase = memo.name_phrase(name)
-                words.update(phrase)
+                words = phrase if not words else (*words, *phrase)
                 if len(phrase) >= 2:
                     self._endings.setdefault(phrase[-1], []).append((i, phrase))
             if len(all_names) == 1:  # the common case, without the dedupe
@@ -79,7 +79,7 @@ class NameMatcher:
                         name_keys.setdefault(key, []).append(i)
                 for written in dict.fromkeys(map(literal, all_names)):
                     literal_names.setdefault(written, []).append(i)
-            self._words.append(frozenset(words))
+            self._words.append(words)
         self._name_pairs = frozenset(pairs)
 
     def content_terms(self, every: list[str]) -> list[str]:
@@ -100,7 +100,8 @@ class NameMatcher:
     def coverage(self, docs: Sequence[int], words: Sequence[str]) -> list[float]:
         """Per doc of ``docs``, the share of its name's distinct words among ``words``."""
         asked = set(words)
-        return [len(self._words[i] & asked) / max(len(self._words[i]), 1) for i in docs]
+        names = [set(self._words[i]) for i in docs]
+        return [len(name & asked) / max(len(name), 1) for name in names]
 
     def ending_docs(self, words: tuple[str, ...]) -> list[int]:
         """Docs whose name ends with exactly ``words`` after other words.
