@@ -20,7 +20,7 @@ __all__ = ["document_fields", "prime_fields", "searchable_names"]
 
 
 def searchable_names(doc: ToolDocument) -> tuple[str, ...]:
-    """The names whose words are indexed: a generated name's are not (C21)."""
+    """The names whose words are indexed: a generated provider-safe name's are not."""
     if doc.generated_name and doc.aliases:
         return doc.aliases
     return (doc.name, *doc.aliases)

@@ -327,3 +327,37 @@ async def test_auto_load_of_a_crud_query_loads_the_listing_tool(form: str) -> No
     out = await h.run("which invoices are still open?", cfg(), "async")
     receipt = next(m for m in tool_msgs(out) if m.tool_call_id == "s1").artifact
     assert receipt["activation"]["loaded"] == ["billing_list_invoices"]
+
+
+# -- stages without a kind of their own ---------------------------------------------------------
+
+
+def test_stemming_meets_inflections() -> None:
+    docs = [ToolDocument("create_issue", "Create an issue."), ToolDocument("list_tags", "Tags.")]
+    query = "creating issues"
+    no_fallback = SearchStages().without("spelling")  # it would correct the words instead
+    assert _names(BM25ToolIndex.build(docs, stages=no_fallback), query) == ["create_issue"]
+    off = BM25ToolIndex.build(docs, stages=no_fallback.without("stemming"))
+    assert _names(off, query) == []
+
+
+def test_request_phrasing_does_not_outvote_the_intent() -> None:
+    docs = [
+        ToolDocument("help_center", "Open the help center."),
+        ToolDocument("recipe_search", "Find recipes by ingredient."),
+    ]
+    query = "could you help me with recipes"
+    assert _names(BM25ToolIndex.build(docs), query)[0] == "recipe_search"
+    off = BM25ToolIndex.build(docs, stages=SearchStages().without("request_words"))
+    assert _names(off, query)[0] == "help_center"
+    assert _names(BM25ToolIndex.build(docs), "help center")[0] == "help_center"  # still counts
+
+
+def test_search_stages_are_checked() -> None:
+    from langchain_toolsearch.errors import ToolSearchConfigError
+
+    with pytest.raises(ToolSearchConfigError, match="unknown search stages"):
+        SearchStages().without("synonyms")
+    with pytest.raises(ToolSearchConfigError, match="must be in"):
+        SearchStages(request_weight=2.0)
+    assert SearchStages.core().only("spelling") == SearchStages.core().with_("spelling")
