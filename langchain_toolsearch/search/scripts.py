@@ -6,6 +6,7 @@ single characters of one-character runs (the usual CJK treatment in Lucene's
 Khmer, Myanmar) get the same treatment over grapheme clusters (a letter with
 its marks). Combining marks belong to the letter before them, so words of
 scripts written with vowel signs (Devanagari, Tamil, Bengali) stay whole.
+A Latin word with accents also yields its unaccented form (:func:`fold_accents`).
 Used by :mod:`~langchain_toolsearch.search.tokenize`.
 """
 
@@ -13,9 +14,17 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import cache
+from functools import cache, lru_cache
 
-__all__ = ["RUNS", "RUN_CHAR", "cjk_terms", "is_cjk", "marked_chunk", "spaceless_terms"]
+__all__ = [
+    "RUNS",
+    "RUN_CHAR",
+    "cjk_terms",
+    "fold_accents",
+    "is_cjk",
+    "marked_chunk",
+    "spaceless_terms",
+]
 
 _CJK_RANGES = (
     (0x3040, 0x30FF),  # Hiragana, Katakana
@@ -96,3 +105,20 @@ def spaceless_terms(run: str) -> list[str]:
     if len(clusters) == 1:
         return clusters
     return [clusters[i] + clusters[i + 1] for i in range(len(clusters) - 1)]
+
+
+@lru_cache(maxsize=4096)
+def fold_accents(word: str) -> str | None:
+    """The word without diacritics if that leaves plain ASCII letters, else ``None``.
+
+    ``"résumé" -> "resume"``, ``"café" -> "cafe"``; words of scripts whose
+    marks are letters of their own (Devanagari, Thai...) and ASCII words give
+    ``None``.
+    """
+    if word.isascii():
+        return None
+    decomposed = unicodedata.normalize("NFKD", word)
+    folded = "".join(c for c in decomposed if not unicodedata.combining(c))
+    if folded.isascii() and folded.isalnum():
+        return folded.lower()
+    return None

@@ -59,6 +59,7 @@ from langchain_toolsearch.search.scripts import (
     RUN_CHAR,
     RUNS,
     cjk_terms,
+    fold_accents,
     is_cjk,
     marked_chunk,
     spaceless_terms,
@@ -128,23 +129,6 @@ def stem(word: str) -> str:
         ``"listing" -> "list"``.
     """
     return _cached_stem(word) if len(word) <= _STEM_CACHE_CHARS else _stem(word)
-
-
-@lru_cache(maxsize=4096)
-def fold_accents(word: str) -> str | None:
-    """The word without diacritics if that leaves plain ASCII letters, else ``None``.
-
-    ``"résumé" -> "resume"``, ``"café" -> "cafe"``; words of scripts whose
-    marks are letters of their own (Devanagari, Thai...) and ASCII words give
-    ``None``.
-    """
-    if word.isascii():
-        return None
-    decomposed = unicodedata.normalize("NFKD", word)
-    folded = "".join(c for c in decomposed if not unicodedata.combining(c))
-    if folded.isascii() and folded.isalnum():
-        return folded.lower()
-    return None
 
 
 def _analyse_word(word: str, stemmed: bool = True) -> tuple[str, ...]:
