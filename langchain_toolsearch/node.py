@@ -340,9 +340,22 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         entries = state_value(state, TOOLS_KEY)
         return self._signer.verified(entries) if isinstance(entries, list) else []
 
-    def _tools_from(self, scope: RequestScope, state: Any) -> list[BaseTool]:
+    def _foreign_entries(self, state: Any) -> bool:
+        """Whether ``toolsearch_tools`` holds names this node did not sign.
+
+        After a restart (a new instance, a new process) the entries written by
+        the old instance cannot be verified; a forged entry cannot either.
+        Either way :meth:`tools_for` asks where loads live instead.
+        """
+        entries = state_value(state, TOOLS_KEY)
+        if not isinstance(entries, list):
+            return False
+        names = [e for e in entries if isinstance(e, str) and not e.startswith(AFTER_PREFIX)]
+        return len(self._signer.verified(names)) < len(names)
+
+    def _tools_from(self, scope: RequestScope, names: Sequence[str]) -> list[BaseTool]:
         library = scope.library
-        loaded = [e for n in self.loaded_names(state) if (e := library.get(n))]
+        loaded = [e for n in names if (e := library.get(n))]
         bindable = [e for e in loaded if self._engine.bindable(e.tool)]
         ordered = [*self.meta_tools, *self._direct, *(e.tool for e in bindable)]
         return [t for t in ordered if isinstance(t, BaseTool)]
@@ -362,9 +375,13 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
     def tools_for(self, state: Mapping[str, Any] | Any) -> list[BaseTool]:
         """Tools to bind for ``state``: meta, ``bound_tools``, then loaded tools.
 
-        Reads ``state["toolsearch_tools"]`` as written by this node (entries
-        it did not sign, and names not in the request's library, are ignored;
-        the execution guard re-checks anyway). With ``include_resolved_tools``
+        Reads ``state["toolsearch_tools"]`` as written by this node (names
+        not in the request's library are ignored; the execution guard
+        re-checks anyway). When the key holds entries this node did not sign
+        (a new instance after a restart, or a forged entry), the loaded tools
+        are read where loads live and filter-checked, as the tool-search node
+        does, so a resumed thread binds what it loaded and a forgery binds
+        nothing. With ``include_resolved_tools``
         the request's resolved tools are looked up through the running graph's
         config, and ``bound_tools`` are withheld until loaded.
 
@@ -381,14 +398,20 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         self._check_schema(state)
         scope = self._build(current_config(), state)
         self._check_wiring(scope, state, model=True)
-        return self._tools_from(scope, state)
+        if not self._foreign_entries(state):
+            return self._tools_from(scope, self.loaded_names(state))
+        step = drive(self._engine.model_step(scope, self.meta_tools), self._engine.policy)
+        return self._tools_from(scope, step.loaded)
 
     async def atools_for(self, state: Mapping[str, Any] | Any) -> list[BaseTool]:
         """Async :meth:`tools_for` (resolvers never block the event loop)."""
         self._check_schema(state)
         scope = await self._abuild(current_config(), state)
         self._check_wiring(scope, state, model=True)
-        return self._tools_from(scope, state)
+        if not self._foreign_entries(state):
+            return self._tools_from(scope, self.loaded_names(state))
+        step = await adrive(self._engine.model_step(scope, self.meta_tools), self._engine.policy)
+        return self._tools_from(scope, step.loaded)
 
     def bind_tools(self, model: BaseChatModel, state: Any, **kwargs: Any) -> Runnable[Any, Any]:
         """``model.bind_tools(self.tools_for(state), **kwargs)``."""

@@ -82,6 +82,7 @@ def _graph(
     tools_edge: str = "tool_search",
     saver: Any = None,
     interrupt_after: list[str] | None = None,
+    interrupt_before: list[str] | None = None,
 ) -> Any:
     def call_model(state: dict[str, Any]) -> dict[str, Any]:
         bound = model.bind_tools(search.tools_for(state))
@@ -99,7 +100,11 @@ def _graph(
     builder.add_edge("tool_search", "model")
     builder.add_conditional_edges("model", tools_condition)
     builder.add_edge("tools", tools_edge)
-    return builder.compile(checkpointer=saver or InMemorySaver(), interrupt_after=interrupt_after)
+    return builder.compile(
+        checkpointer=saver or InMemorySaver(),
+        interrupt_after=interrupt_after,
+        interrupt_before=interrupt_before,
+    )
 
 
 async def _run(graph: Any, mode: str, thread: str = "t1", payload: Any = "go") -> Any:
@@ -157,6 +162,36 @@ async def test_a_fresh_instance_resumes_a_documented_graph_after_a_tool_step(mod
     assert RAN == []  # paused after the load step
     second = _search(storage="context")  # a new process: new instance, same checkpointer
     out = await _run(_graph(second, model, second.tool_node(), saver=saver), mode, payload=None)
+    assert RAN == ["get_weather"]
+    assert out["messages"][-1].content == "ok"
+
+
+@mode_param
+@pytest.mark.parametrize("storage", ["context", "store"])
+async def test_a_fresh_instance_resumed_at_the_model_binds_what_the_thread_loaded(
+    mode: str, storage: str
+) -> None:
+    # the old instance's signed entries cannot be verified: the loads are read where they live
+    from langgraph.store.memory import InMemoryStore
+
+    saver, store = InMemorySaver(), InMemoryStore()
+    steps = [
+        ai(call("load_tool", {"tool_name": "get_weather"}, "l")),
+        ai(call("get_weather", {"target": "Oslo"}, "w")),
+        ai(content="ok"),
+    ]
+    first = (
+        _search(storage=storage, store=store) if storage == "store" else _search(storage=storage)
+    )
+    model = ScriptedChatModel(steps=steps)
+    paused = _graph(first, model, first.tool_node(), saver=saver, interrupt_before=["model"])
+    await _run(paused, mode)  # the first model step
+    await _run(paused, mode, payload=None)  # load, then the tool-search node; paused again
+    second = (
+        _search(storage=storage, store=store) if storage == "store" else _search(storage=storage)
+    )
+    out = await _run(_graph(second, model, second.tool_node(), saver=saver), mode, payload=None)
+    assert model.bound[1] == ["search_tools", "load_tool", "get_weather"]
     assert RAN == ["get_weather"]
     assert out["messages"][-1].content == "ok"
 
