@@ -42,6 +42,8 @@ from tests.support.storage_helpers import RuleChatModel
 
 STEPS = 3
 HANG_AFTER = 2
+DURABILITY: Any = os.environ.get("TOOLSEARCH_TEST_DURABILITY", "sync")
+"""``durability=`` of the runs (the test uses ``"sync"``; ``"async"`` shows what it loses)."""
 POOL_KWARGS = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}
 
 
@@ -137,7 +139,7 @@ def run_sync(phase: str, dsn: str, thread: str, log: str, form: str) -> None:
     with ConnectionPool(dsn, max_size=4, kwargs=POOL_KWARGS) as pool:
         graph = build(form, model, log, PostgresSaver(pool), PostgresStore(pool))
         config = {"configurable": {"thread_id": thread}}
-        out = graph.invoke(payload(phase), config, durability="sync")
+        out = graph.invoke(payload(phase), config, durability=DURABILITY)
         emit(report(model, out))
 
 
@@ -150,7 +152,7 @@ async def run_async(phase: str, dsn: str, thread: str, log: str, form: str) -> N
     async with AsyncConnectionPool(dsn, max_size=4, kwargs=POOL_KWARGS, open=False) as pool:
         graph = build(form, model, log, AsyncPostgresSaver(pool), AsyncPostgresStore(pool))
         config = {"configurable": {"thread_id": thread}}
-        out = await graph.ainvoke(payload(phase), config, durability="sync")
+        out = await graph.ainvoke(payload(phase), config, durability=DURABILITY)
         emit(report(model, out))
 
 
