@@ -233,12 +233,16 @@ async def test_middleware_searches_loads_and_calls_through_the_store() -> None:
 # -- PostgreSQL + pgvector ------------------------------------------------------------------------
 
 
-def _pgvector_dsn() -> tuple[str | None, str]:
-    """(DSN of a server with pgvector, why not)."""
+def _pgvector_dsn() -> tuple[str | None, bool, str]:
+    """(DSN of a server with pgvector, whether the caller must stop it (never now), why not).
+
+    A server this run started is private to it and stopped at the end of the
+    session (:mod:`tests.support.postgres`), so callers never stop it.
+    """
     psycopg = pytest.importorskip("psycopg", reason="needs psycopg (pip install -e '.[dev]')")
     dsn = os.environ.get("TOOLSEARCH_TEST_PGVECTOR_DSN")
     if dsn:
-        return dsn, ""
+        return dsn, False, ""
     shared = os.environ.get("TOOLSEARCH_TEST_POSTGRES_DSN")
     if shared:
         try:
@@ -247,11 +251,11 @@ def _pgvector_dsn() -> tuple[str | None, str]:
                     "SELECT 1 FROM pg_available_extensions WHERE name = 'vector'"
                 ).fetchone()
             if row:
-                return shared, ""
+                return shared, False, ""
         except psycopg.Error:
             pass
     dsn, why = private_server(pgvector=True)  # this run's own, stopped at the end
-    return dsn, why
+    return dsn, False, why
 
 
 @pytest.fixture(scope="module")
@@ -259,7 +263,7 @@ def pgvector_dsn() -> Iterator[str]:
     pytest.importorskip("langgraph.store.postgres", reason="needs langgraph-checkpoint-postgres")
     import psycopg
 
-    dsn, why = _pgvector_dsn()
+    dsn, _started, why = _pgvector_dsn()
     if dsn is None:
         message = f"no PostgreSQL server with pgvector for the StoreToolIndex test ({why})"
         if os.environ.get("TOOLSEARCH_REQUIRE_POSTGRES") == "1":
