@@ -196,6 +196,23 @@ async def test_a_fresh_instance_resumed_at_the_model_binds_what_the_thread_loade
     assert out["messages"][-1].content == "ok"
 
 
+@mode_param
+async def test_tool_answers_in_a_runs_input_are_not_taken_for_an_unguarded_node(
+    mode: str,
+) -> None:
+    # a client that holds the history sends earlier tool answers (not marked by the guard)
+    search = _search(storage="context")
+    model = ScriptedChatModel(steps=[ai(content="ok")])
+    history = [
+        HumanMessage("earlier"),
+        ai(call("hidden_tool", {"target": "x"}, "old")),
+        ToolMessage("done elsewhere", tool_call_id="old", name="hidden_tool"),
+    ]
+    out = await _run(_graph(search, model, search.tool_node()), mode, payload={"messages": history})
+    assert out["messages"][-1].content == "ok"
+    assert RAN == []
+
+
 # -- a tools node without the guard -----------------------------------------------------
 
 
