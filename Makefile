@@ -65,15 +65,17 @@ typecheck: $(VENV)/.installed
 	$(VENV)/bin/mypy
 
 # PostgreSQL tests need a server: scripts/start_postgres.sh installs Debian's postgresql
-# when missing, starts a throwaway one on 127.0.0.1 and prints its DSN; it is stopped
-# afterwards. An exported TOOLSEARCH_TEST_POSTGRES_DSN is used as is.
+# when missing and starts a private one for this run (its own data folder under $TMPDIR, a
+# free port on 127.0.0.1), stopped and deleted afterwards, so two runs at once never meet.
+# An exported TOOLSEARCH_TEST_POSTGRES_DSN is used as is (nothing started or stopped).
 pytest: setup
 	@if [ -n "$$TOOLSEARCH_TEST_POSTGRES_DSN" ]; then \
 		$(VENV)/bin/pytest -q; \
 	else \
-		dsn=$$(scripts/start_postgres.sh start) || dsn=""; \
+		pgdir=$$(mktemp -d "$${TMPDIR:-/tmp}/toolsearch-pg-run.XXXXXX"); \
+		dsn=$$(TOOLSEARCH_PG_DIR=$$pgdir scripts/start_postgres.sh start --private) || dsn=""; \
 		TOOLSEARCH_TEST_POSTGRES_DSN="$$dsn" $(VENV)/bin/pytest -q; rc=$$?; \
-		if [ -n "$$dsn" ]; then scripts/start_postgres.sh stop; fi; \
+		TOOLSEARCH_PG_DIR=$$pgdir scripts/start_postgres.sh stop --private; rm -rf "$$pgdir"; \
 		exit $$rc; \
 	fi
 

@@ -8,6 +8,9 @@
     │   │                                    name that is not valid Unicode text
     │   ├── StoreMissingError                storage="store" and no LangGraph store
     │   │                                    anywhere (raised at the first model step)
+    │   ├── ToolSearchWiringError            a hand-built graph that would run tools
+    │   │                                    unguarded or leave loads unbound (raised
+    │   │                                    at the first step where it shows)
     │   └── config.ToolConfigError           stored tool configuration data is invalid
     │                                        (one "field path: problem" line per problem)
     ├── ToolSearchTypeError (TypeError)      an object of the wrong kind (a tool that
@@ -28,7 +31,13 @@ they come back as error ``ToolMessage`` objects and the run goes on.
 
 from __future__ import annotations
 
-__all__ = ["StoreMissingError", "ToolSearchConfigError", "ToolSearchError", "ToolSearchTypeError"]
+__all__ = [
+    "StoreMissingError",
+    "ToolSearchConfigError",
+    "ToolSearchError",
+    "ToolSearchTypeError",
+    "ToolSearchWiringError",
+]
 
 
 class ToolSearchError(Exception):
@@ -45,3 +54,12 @@ class ToolSearchTypeError(ToolSearchError, TypeError):
 
 class StoreMissingError(ToolSearchConfigError):
     """``storage="store"`` but neither ``store=`` nor the graph provides a LangGraph store."""
+
+
+class ToolSearchWiringError(ToolSearchConfigError):
+    """A ``ToolSearchNode`` graph is wired so tools could run unguarded or loads stay unbound.
+
+    Raised during a run, at the first step where the wiring shows (a tools
+    node without the execution guard or listing library tools, a tools edge
+    that skips the tool-search node); the message names the fix.
+    """

@@ -38,10 +38,11 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Unpack
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.tools import BaseTool
 from langgraph.config import get_config, get_store
-from langgraph.prebuilt import ToolNode
+from langgraph.prebuilt import ToolNode, ToolRuntime
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import get_runtime
 from langgraph.store.base import BaseStore
@@ -49,7 +50,9 @@ from langgraph.store.base import BaseStore
 from langchain_toolsearch import execution
 from langchain_toolsearch._engine.drive import adrive, drive
 from langchain_toolsearch._engine.scope import RequestScope
+from langchain_toolsearch._prompts import META_TOOL_NAMES
 from langchain_toolsearch._shell import ToolSearchBase, current_config
+from langchain_toolsearch.errors import ToolSearchWiringError
 from langchain_toolsearch.library import ToolLibrary, ToolsInput
 from langchain_toolsearch.options import ToolSearchKwargs, ToolSearchOptions
 from langchain_toolsearch.storage.state_keys import (
@@ -58,6 +61,7 @@ from langchain_toolsearch.storage.state_keys import (
     StateSigner,
     ToolSearchInput,
     ToolSearchState,
+    messages_of,
     state_value,
 )
 
@@ -114,6 +118,66 @@ SCHEMA_WARNING = (
 )
 
 
+UNGUARDED_TOOL_NODE = (
+    "tool search: the tools node answered {names} without the execution guard, so it "
+    "runs library tools that were never loaded (and tools the filter denies). Build the "
+    "tools node with search.tool_node(), or give your ToolNode "
+    "wrap_tool_call=search.wrap_tool_call, awrap_tool_call=search.awrap_tool_call and "
+    "only search.meta_tools and search.bound_tools"
+)
+META_OUTSIDE_GUARD = (
+    "tool search: {tool} ran in a tools node without this ToolSearchNode's execution "
+    "guard, so loaded tools cannot run there and unloaded ones might. Build the tools "
+    "node with search.tool_node(), or give your ToolNode "
+    "wrap_tool_call=search.wrap_tool_call, awrap_tool_call=search.awrap_tool_call"
+)
+SEARCH_NODE_SKIPPED = (
+    "tool search: the model node ran after a tool step without passing the tool-search "
+    "node, so tools loaded in that step are never bound. Route the tools node back to the "
+    "tool-search node (builder.add_edge('tools', 'tool_search')), not to the model node"
+)
+AFTER_PREFIX = "#after:"
+"""``toolsearch_tools`` entry the node adds: the id of the last message it saw. It has no
+name part, so :meth:`StateSigner.verified` never reads it as a tool."""
+
+
+def graph_tool_step(messages: Sequence[Any], seen: str | None) -> list[tuple[str, ToolMessage]]:
+    """(called name, answer) of each ``ToolMessage`` of the tool step that just ran in the graph.
+
+    That step is the trailing ``ToolMessage`` objects and the ``AIMessage``
+    right before them, when that ``AIMessage`` directly follows ``seen`` (the
+    last message the tool-search node saw before the model step). Tool
+    answers that came in with a run's input (a client holding the history)
+    never follow it, so they are not read.
+    """
+    end = len(messages)
+    start = end
+    while start > 0 and isinstance(messages[start - 1], ToolMessage):
+        start -= 1
+    if seen is None or start == end or start < 2:
+        return []
+    made = messages[start - 1]
+    if not isinstance(made, AIMessage) or getattr(messages[start - 2], "id", None) != seen:
+        return []
+    calls = {c.get("id"): c["name"] for c in made.tool_calls}
+    return [(calls[m.tool_call_id], m) for m in messages[start:end] if m.tool_call_id in calls]
+
+
+def after_marker(messages: Sequence[Any]) -> list[str]:
+    """The :data:`AFTER_PREFIX` entry for ``messages`` (``[]`` when the last has no id)."""
+    last_id = getattr(messages[-1], "id", None) if messages else None
+    return [f"{AFTER_PREFIX}{last_id}"] if isinstance(last_id, str) and last_id else []
+
+
+def seen_message(state: Any) -> str | None:
+    """The id of the last message the tool-search node saw (its :data:`AFTER_PREFIX` entry)."""
+    entries = state_value(state, TOOLS_KEY)
+    last = entries[-1] if isinstance(entries, list) and entries else None
+    if isinstance(last, str) and last.startswith(AFTER_PREFIX):
+        return last[len(AFTER_PREFIX) :]
+    return None
+
+
 class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
     """Tool search as a pre-model node (a ``Runnable``: sync and async).
 
@@ -155,6 +219,63 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
     def _outside_scope_bound(self) -> Sequence[BaseTool]:
         return self._searchable
 
+    def _check_guarded(self, runtime: ToolRuntime) -> None:
+        """Refuse a meta tool run by a tools node without this node's guard."""
+        if not execution.guarded_by(self):
+            state = runtime.state
+            name = next(
+                (
+                    c["name"]
+                    for m in reversed(messages_of(state))
+                    if isinstance(m, AIMessage)
+                    for c in m.tool_calls
+                    if c.get("id") == runtime.tool_call_id
+                ),
+                "a meta tool",
+            )
+            raise ToolSearchWiringError(META_OUTSIDE_GUARD.format(tool=name))
+
+    def _runtime_scope(self, runtime: ToolRuntime) -> RequestScope:
+        self._check_guarded(runtime)
+        return super()._runtime_scope(runtime)
+
+    async def _aruntime_scope(self, runtime: ToolRuntime) -> RequestScope:
+        self._check_guarded(runtime)
+        return await super()._aruntime_scope(runtime)
+
+    def _check_wiring(self, scope: RequestScope, state: Any, *, model: bool) -> None:
+        """Raise when the step that just ran shows an unsafe wiring (inside a run only).
+
+        Args:
+            scope: This step's request scope.
+            state: The graph state.
+            model: Called from the model node (:meth:`tools_for`): also check
+                that the tool-search node ran after the last tool step.
+
+        Raises:
+            ToolSearchWiringError: A library or meta tool was answered by a
+                tools node without the guard, or the model follows a tool step
+                the tool-search node did not see.
+        """
+        if not in_graph_run():
+            return
+        messages = messages_of(state)
+        seen = seen_message(state)
+        unguarded = sorted(
+            {
+                name[:64]
+                for name, answer in graph_tool_step(messages, seen)
+                if not execution.is_guarded(answer)
+                and (name in META_TOOL_NAMES or scope.library.get(name) is not None)
+            }
+        )
+        if unguarded:
+            raise ToolSearchWiringError(UNGUARDED_TOOL_NODE.format(names=unguarded))
+        if model and messages and isinstance(messages[-1], ToolMessage):
+            last_id = messages[-1].id
+            if last_id and carries_search_keys(state) and seen != last_id:
+                raise ToolSearchWiringError(SEARCH_NODE_SKIPPED)
+
     def _node_scope(self, config: RunnableConfig | None, state: Any) -> dict[str, Any]:
         return {
             "config": config or {},
@@ -183,21 +304,30 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         Returns:
             ``{"toolsearch_tools": [entries]}`` in load order, filter-checked;
             each entry is a tool name signed by this node (read them with
-            :meth:`loaded_names`).
+            :meth:`loaded_names`), then one entry naming the last message
+            this node saw (so :meth:`tools_for` can tell the node ran).
+
+        Raises:
+            ToolSearchWiringError: Inside a run, the tool step that just ran
+                answered a library or meta tool without the execution guard
+                (a ``ToolNode`` not built by :meth:`tool_node`).
         """
-        step = drive(
-            self._engine.model_step(self._build(config, input), self.meta_tools),
-            self._engine.policy,
-        )
-        return {TOOLS_KEY: self._signer.sign_all(step.loaded)}
+        scope = self._build(config, input)
+        self._check_wiring(scope, input, model=False)
+        step = drive(self._engine.model_step(scope, self.meta_tools), self._engine.policy)
+        return self._written(step.loaded, input)
 
     async def ainvoke(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> dict[str, Any]:
         """Async :meth:`invoke` (resolvers and filters never block the event loop)."""
         scope = await self._abuild(config, input)
+        self._check_wiring(scope, input, model=False)
         step = await adrive(self._engine.model_step(scope, self.meta_tools), self._engine.policy)
-        return {TOOLS_KEY: self._signer.sign_all(step.loaded)}
+        return self._written(step.loaded, input)
+
+    def _written(self, loaded: Sequence[str], state: Any) -> dict[str, Any]:
+        return {TOOLS_KEY: [*self._signer.sign_all(loaded), *after_marker(messages_of(state))]}
 
     # -- for the model node ------------------------------------------------------------------
 
@@ -210,9 +340,22 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         entries = state_value(state, TOOLS_KEY)
         return self._signer.verified(entries) if isinstance(entries, list) else []
 
-    def _tools_from(self, scope: RequestScope, state: Any) -> list[BaseTool]:
+    def _foreign_entries(self, state: Any) -> bool:
+        """Whether ``toolsearch_tools`` holds names this node did not sign.
+
+        After a restart (a new instance, a new process) the entries written by
+        the old instance cannot be verified; a forged entry cannot either.
+        Either way :meth:`tools_for` asks where loads live instead.
+        """
+        entries = state_value(state, TOOLS_KEY)
+        if not isinstance(entries, list):
+            return False
+        names = [e for e in entries if isinstance(e, str) and not e.startswith(AFTER_PREFIX)]
+        return len(self._signer.verified(names)) < len(names)
+
+    def _tools_from(self, scope: RequestScope, names: Sequence[str]) -> list[BaseTool]:
         library = scope.library
-        loaded = [e for n in self.loaded_names(state) if (e := library.get(n))]
+        loaded = [e for n in names if (e := library.get(n))]
         bindable = [e for e in loaded if self._engine.bindable(e.tool)]
         ordered = [*self.meta_tools, *self._direct, *(e.tool for e in bindable)]
         return [t for t in ordered if isinstance(t, BaseTool)]
@@ -232,23 +375,43 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
     def tools_for(self, state: Mapping[str, Any] | Any) -> list[BaseTool]:
         """Tools to bind for ``state``: meta, ``bound_tools``, then loaded tools.
 
-        Reads ``state["toolsearch_tools"]`` as written by this node (entries
-        it did not sign, and names not in the request's library, are ignored;
-        the execution guard re-checks anyway). With ``include_resolved_tools``
+        Reads ``state["toolsearch_tools"]`` as written by this node (names
+        not in the request's library are ignored; the execution guard
+        re-checks anyway). When the key holds entries this node did not sign
+        (a new instance after a restart, or a forged entry), the loaded tools
+        are read where loads live and filter-checked, as the tool-search node
+        does, so a resumed thread binds what it loaded and a forgery binds
+        nothing. With ``include_resolved_tools``
         the request's resolved tools are looked up through the running graph's
         config, and ``bound_tools`` are withheld until loaded.
 
         Inside a run, a state without ``toolsearch_tools`` (a schema such as
         plain ``MessagesState`` that drops the node's update) logs a WARNING
         once per node saying how to fix the schema.
+
+        Raises:
+            ToolSearchWiringError: Inside a run, the model follows a tool step
+                that the tool-search node did not see (a tools edge back to the
+                model node), or that a tools node without the execution guard
+                answered.
         """
         self._check_schema(state)
-        return self._tools_from(self._build(current_config(), state), state)
+        scope = self._build(current_config(), state)
+        self._check_wiring(scope, state, model=True)
+        if not self._foreign_entries(state):
+            return self._tools_from(scope, self.loaded_names(state))
+        step = drive(self._engine.model_step(scope, self.meta_tools), self._engine.policy)
+        return self._tools_from(scope, step.loaded)
 
     async def atools_for(self, state: Mapping[str, Any] | Any) -> list[BaseTool]:
         """Async :meth:`tools_for` (resolvers never block the event loop)."""
         self._check_schema(state)
-        return self._tools_from(await self._abuild(current_config(), state), state)
+        scope = await self._abuild(current_config(), state)
+        self._check_wiring(scope, state, model=True)
+        if not self._foreign_entries(state):
+            return self._tools_from(scope, self.loaded_names(state))
+        step = await adrive(self._engine.model_step(scope, self.meta_tools), self._engine.policy)
+        return self._tools_from(scope, step.loaded)
 
     def bind_tools(self, model: BaseChatModel, state: Any, **kwargs: Any) -> Runnable[Any, Any]:
         """``model.bind_tools(self.tools_for(state), **kwargs)``."""
@@ -269,7 +432,12 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         return await execution.awrap_tool_call(self, request, handler)
 
     def tool_node(self, **kwargs: Any) -> ToolNode:
-        """A ``ToolNode`` over meta and bound tools that runs loaded library tools.
+        """The tools node of a hand-built graph: the safe wiring, nothing to add.
+
+        A ``ToolNode`` over the meta tools and ``bound_tools`` with this node's
+        execution guard: loaded library tools run through it, anything else
+        the model names gets an error ``ToolMessage``. Route its edge back to
+        this node (``builder.add_edge("tools", "tool_search")``).
 
         Args:
             **kwargs: Passed to ``ToolNode`` (e.g. ``handle_tool_errors``, ``name``).

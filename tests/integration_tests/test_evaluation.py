@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -50,8 +51,7 @@ def test_ndcg_at_k_by_hand() -> None:
 
 
 @pytest.mark.parametrize("metric", [recall_at_k, ndcg_at_k])
-def test_metric_errors(metric: object) -> None:
-    assert callable(metric)
+def test_metric_errors(metric: Callable[..., float]) -> None:
     with pytest.raises(ValueError, match="k must be >= 1"):
         metric(["a"], ["a"], 0)
     with pytest.raises(ValueError, match="at least one tool"):

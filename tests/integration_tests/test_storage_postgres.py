@@ -1,8 +1,9 @@
 """``storage="store"`` on a real PostgreSQL server (``PostgresStore`` + ``PostgresSaver``).
 
 The server comes from ``TOOLSEARCH_TEST_POSTGRES_DSN`` (``make test`` exports it
-after ``scripts/start_postgres.sh``); without it the tests start the same
-throwaway server themselves (without installing anything). Where no server can
+after ``scripts/start_postgres.sh start --private``); without it the test run
+starts a private server of its own (see :mod:`tests.support.postgres`, nothing
+installed). Where no server can
 be started they skip with the reason, unless ``TOOLSEARCH_REQUIRE_POSTGRES=1``
 (set by ``.ci/run``) turns that into a failure. Each session works in a fresh
 database that is dropped afterwards.

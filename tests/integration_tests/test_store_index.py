@@ -4,8 +4,9 @@ In memory (``InMemoryStore`` + :class:`HashingEmbeddings`): sync and incremental
 rebuilds, ranking, scores, empty and gibberish queries, RRF fusion, and a real
 ``create_agent`` run. Then the same index on PostgreSQL + pgvector
 (``PostgresStore``): the server comes from ``TOOLSEARCH_TEST_PGVECTOR_DSN``, else
-``TOOLSEARCH_TEST_POSTGRES_DSN`` when that server has pgvector, else
-``scripts/start_postgres.sh start --pgvector --no-install``; without one the test
+``TOOLSEARCH_TEST_POSTGRES_DSN`` when that server has pgvector, else a private
+pgvector server of this test run (``scripts/start_postgres.sh start --pgvector
+--private``, see :mod:`tests.support.postgres`); without one the test
 skips with the reason, unless ``TOOLSEARCH_REQUIRE_POSTGRES=1`` (CI) fails it.
 """
 
@@ -14,8 +15,6 @@ from __future__ import annotations
 import itertools
 import math
 import os
-import subprocess
-import sys
 import uuid
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -35,7 +34,7 @@ from langchain_toolsearch.search.store_index import (
 )
 from tests.support.fakes import ai, call
 from tests.support.library_fixtures import CALLS, library
-from tests.support.worker_client import ROOT
+from tests.support.postgres import private_server
 
 DOCS = [
     ToolDocument("play_music", "Play a song or playlist", (("song", "Song title"),)),
@@ -235,7 +234,11 @@ async def test_middleware_searches_loads_and_calls_through_the_store() -> None:
 
 
 def _pgvector_dsn() -> tuple[str | None, bool, str]:
-    """(DSN of a server with pgvector, whether we started it, why not)."""
+    """(DSN of a server with pgvector, whether the caller must stop it (never now), why not).
+
+    A server this run started is private to it and stopped at the end of the
+    session (:mod:`tests.support.postgres`), so callers never stop it.
+    """
     psycopg = pytest.importorskip("psycopg", reason="needs psycopg (pip install -e '.[dev]')")
     dsn = os.environ.get("TOOLSEARCH_TEST_PGVECTOR_DSN")
     if dsn:
@@ -251,23 +254,8 @@ def _pgvector_dsn() -> tuple[str | None, bool, str]:
                 return shared, False, ""
         except psycopg.Error:
             pass
-    script = ROOT / "scripts" / "start_postgres.sh"
-    env = {**os.environ, "TOOLSEARCH_PG_PYTHON": sys.executable}
-    env.pop("TOOLSEARCH_PG_PORT", None)
-    was_running = (
-        subprocess.run([script, "status", "--pgvector"], env=env, capture_output=True).returncode
-        == 0
-    )
-    proc = subprocess.run(
-        [script, "start", "--pgvector", "--no-install"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    if proc.returncode != 0 or not proc.stdout.strip():
-        return None, False, f"scripts/start_postgres.sh --pgvector: {proc.stderr.strip()[-500:]}"
-    return proc.stdout.strip(), not was_running, ""
+    dsn, why = private_server(pgvector=True)  # this run's own, stopped at the end
+    return dsn, False, why
 
 
 @pytest.fixture(scope="module")
@@ -275,7 +263,7 @@ def pgvector_dsn() -> Iterator[str]:
     pytest.importorskip("langgraph.store.postgres", reason="needs langgraph-checkpoint-postgres")
     import psycopg
 
-    dsn, started, why = _pgvector_dsn()
+    dsn, _started, why = _pgvector_dsn()
     if dsn is None:
         message = f"no PostgreSQL server with pgvector for the StoreToolIndex test ({why})"
         if os.environ.get("TOOLSEARCH_REQUIRE_POSTGRES") == "1":
@@ -289,13 +277,6 @@ def pgvector_dsn() -> Iterator[str]:
     finally:
         with psycopg.connect(dsn, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
-        if started:
-            env = {**os.environ, "TOOLSEARCH_PG_PYTHON": sys.executable}
-            subprocess.run(
-                [ROOT / "scripts" / "start_postgres.sh", "stop", "--pgvector"],
-                env=env,
-                check=False,
-            )
 
 
 def test_postgres_store_with_pgvector_serves_the_index(pgvector_dsn: str) -> None:

@@ -1,16 +1,25 @@
 """A fresh database on the test PostgreSQL server, dropped afterwards (integration lane).
 
-The server comes from ``TOOLSEARCH_TEST_POSTGRES_DSN`` (``make test`` exports it
-after ``scripts/start_postgres.sh``); without it the throwaway server is started
-here (nothing installed). Where no server can be had the test skips with the
-reason, unless ``TOOLSEARCH_REQUIRE_POSTGRES=1`` (set by ``.ci/run``) makes that
-a failure.
+The server comes from ``TOOLSEARCH_TEST_POSTGRES_DSN`` (``make test`` exports
+it: a private server of that run). Without it, this test process starts a
+private server of its own on first use (``scripts/start_postgres.sh start
+--private``: a new data folder, a free port; nothing installed) and stops it
+at the end of the session (:func:`stop_private`, called by
+``tests/conftest.py``; at interpreter exit too), so two test runs at once on
+one machine never share a server, a port or a data folder. Where no server
+can be had the test skips with the reason, unless
+``TOOLSEARCH_REQUIRE_POSTGRES=1`` (set by ``.ci/run``) makes that a failure.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import subprocess
+import sys
+import tempfile
+import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,21 +31,65 @@ from tests.support.paths import REPO_ROOT
 DSN_ENV = "TOOLSEARCH_TEST_POSTGRES_DSN"
 SCRIPT = REPO_ROOT / "scripts" / "start_postgres.sh"
 
+_lock = threading.Lock()
+_private: dict[str, str] = {}
+"""The private servers this process started: ``--pgvector`` flag ("" or "--pgvector") -> folder."""
+_dsns: dict[str, tuple[str | None, str]] = {}
+"""(DSN, why none) per flag, once asked."""
 
-def server_dsn() -> tuple[str | None, bool, str]:
-    """(DSN, whether this call started the server, why there is none)."""
+
+def _script_env(folder: str) -> dict[str, str]:
+    env = {**os.environ, "TOOLSEARCH_PG_DIR": folder, "TOOLSEARCH_PG_PYTHON": sys.executable}
+    env.pop("TOOLSEARCH_PG_PORT", None)
+    return env
+
+
+def private_server(pgvector: bool = False) -> tuple[str | None, str]:
+    """(DSN, why none) of this process's private server, started on first use.
+
+    Args:
+        pgvector: A server with the pgvector extension (``--pgvector``).
+    """
+    flag = "--pgvector" if pgvector else ""
+    with _lock:
+        if flag in _dsns:
+            return _dsns[flag]
+        folder = tempfile.mkdtemp(prefix="toolsearch-pg-run.")
+        args = [str(SCRIPT), "start", "--private", "--no-install", *([flag] if flag else [])]
+        proc = subprocess.run(
+            args, env=_script_env(folder), capture_output=True, text=True, timeout=180
+        )
+        if proc.returncode != 0 or not proc.stdout.strip():
+            shutil.rmtree(folder, ignore_errors=True)
+            _dsns[flag] = (None, f"scripts/start_postgres.sh: {proc.stderr.strip()[-500:]}")
+        else:
+            _private[flag] = folder
+            _dsns[flag] = (proc.stdout.strip().splitlines()[-1], "")
+        return _dsns[flag]
+
+
+def stop_private() -> None:
+    """Stop the private servers this process started and delete their folders."""
+    with _lock:
+        for flag, folder in list(_private.items()):
+            args = [str(SCRIPT), "stop", "--private", *([flag] if flag else [])]
+            subprocess.run(args, env=_script_env(folder), capture_output=True, check=False)
+            shutil.rmtree(folder, ignore_errors=True)
+            del _private[flag]
+        _dsns.clear()
+
+
+atexit.register(stop_private)
+
+
+def server_dsn() -> tuple[str | None, str]:
+    """(DSN, why there is none): the exported server, else this process's private one."""
     dsn = os.environ.get(DSN_ENV)
     if dsn:
-        return dsn, False, ""
+        return dsn, ""
     if dsn == "":
-        return None, False, f"{DSN_ENV} is empty: scripts/start_postgres.sh failed under make"
-    was_running = subprocess.run([SCRIPT, "status"], capture_output=True).returncode == 0
-    proc = subprocess.run(
-        [SCRIPT, "start", "--no-install"], capture_output=True, text=True, timeout=120
-    )
-    if proc.returncode != 0 or not proc.stdout.strip():
-        return None, False, f"scripts/start_postgres.sh: {proc.stderr.strip()[-500:]}"
-    return proc.stdout.strip(), not was_running, ""
+        return None, f"{DSN_ENV} is empty: scripts/start_postgres.sh failed under make"
+    return private_server()
 
 
 def no_server(what: str, why: str) -> None:
@@ -63,14 +116,10 @@ def database_on(dsn: str, label: str) -> Iterator[str]:
 
 @contextmanager
 def fresh_database(label: str, what: str) -> Iterator[str]:
-    """:func:`database_on` the test server, starting (and then stopping) it if need be."""
-    dsn, started, why = server_dsn()
+    """:func:`database_on` the test server (see the module docstring)."""
+    dsn, why = server_dsn()
     if dsn is None:
         no_server(what, why)
         raise AssertionError("unreachable")
-    try:
-        with database_on(dsn, label) as url:
-            yield url
-    finally:
-        if started:
-            subprocess.run([SCRIPT, "stop"], check=False)
+    with database_on(dsn, label) as url:
+        yield url

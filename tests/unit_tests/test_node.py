@@ -200,6 +200,7 @@ def test_own_tool_node_over_meta_and_bound_tools_runs_search_load_call() -> None
     assert llm.bound[-1] == [*META, "calculator", "get_weather"]
 
     # a library tool listed on the node: the developer error the page warns about
+    # (tests/unit_tests/test_wiring.py pins every unsafe wiring)
     listed = ToolNode([*search.meta_tools, library()[0]], **wrappers)
-    with pytest.raises(ValueError, match="both bound directly on the agent and in the"):
+    with pytest.raises(ValueError, match=r"lists library tools \['get_weather'\]"):
         graph(listed).invoke({"messages": [("user", "weather")]}, cfg("listed"))

@@ -155,22 +155,3 @@ def test_cli_without_the_mcp_extra_is_one_line(
     assert main(["search", "time", "--mcp-config", str(config)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "pip install 'langchain-toolsearch[mcp]'" in err
-
-
-def _recipe(makefile: str, target: str) -> str:
-    match = re.search(rf"^{re.escape(target)}:.*\n((?:\t.*\n)+)", makefile, re.M)
-    assert match, target
-    return match.group(0)
-
-
-def test_make_demo_installs_only_the_package_with_mcp_and_the_servers() -> None:
-    makefile = (REPO_ROOT / "Makefile").read_text()
-    demo_env = _recipe(makefile, "$(VENV)/.demo-installed")
-    installs = [line for line in demo_env.splitlines() if "pip install" in line]
-    assert len(installs) == 1 and installs[0].endswith('-e ".[mcp]"'), installs
-    servers = _recipe(makefile, "$(SERVERS_VENV)/.installed")
-    assert "mcp-server-time mcp-server-git mcp-server-fetch" in servers
-    assert re.search(r"^demo: demo-setup$", makefile, re.M)
-    setup = _recipe(makefile, "demo-setup")
-    assert "$(VENV)/.demo-installed $(SERVERS_VENV)/.installed" in setup
-    assert "[dev]" not in demo_env + servers + setup

@@ -3,12 +3,14 @@ and the version agrees with ``pyproject.toml`` and ``CHANGELOG.md``."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import importlib.resources
 import inspect
 import re
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -105,15 +107,33 @@ def test_constructors_take_the_spec_options_keyword_only() -> None:
         with pytest.raises(TypeError):
             cls([])  # type: ignore[misc]  # keyword-only
         assert cls(tools=[]).loaded_tool_store.ttl == 3600.0  # the in-memory default, seconds
-        for method in (
-            "search",
-            "asearch",
-            "clear_state",
-            "clear_all_state",
-            "get_state_stats",
-            "cleanup_now",
-        ):
-            assert callable(getattr(cls, method)), (cls, method)
+
+
+@pytest.mark.parametrize(
+    "cls", [langchain_toolsearch.ToolSearchMiddleware, langchain_toolsearch.ToolSearchNode]
+)
+def test_the_public_helpers_answer_on_a_fresh_instance(cls: Any) -> None:
+    from langchain_core.tools import tool
+
+    @tool
+    def get_weather(city: str) -> str:
+        """Get the current weather for a city"""
+        return city
+
+    ts = cls(tools=[get_weather])
+    assert [hit.name for hit in ts.search("weather in a city")] == ["get_weather"]
+    assert [hit.name for hit in asyncio.run(ts.asearch("weather in a city"))] == ["get_weather"]
+    config = {"configurable": {"thread_id": "t1"}}
+    ts.loaded_tool_store.add("t1", ["get_weather"])
+    ts.loaded_tool_store.add("t2", ["get_weather"])
+    assert ts.get_loaded_tools(config) == ["get_weather"]
+    assert ts.get_state_stats().thread_count == 2
+    ts.clear_state("t1")
+    assert ts.get_loaded_tools(config) == []
+    assert ts.get_state_stats().thread_count == 1
+    assert ts.cleanup_now() == 0  # nothing idle past the TTL yet
+    ts.clear_all_state()
+    assert ts.get_state_stats().thread_count == 0
 
 
 def test_py_typed_ships() -> None:

@@ -117,7 +117,6 @@ def test_nfkc_folds_full_width_text() -> None:
 @given(st.text(max_size=80))
 def test_tokens_exist_for_any_text_with_letters_or_digits(text: str) -> None:
     terms = tokenize(text, keep_stopwords=True)
-    assert tokenize(text, keep_stopwords=True) == terms  # deterministic
     normalised = unicodedata.normalize("NFKC", text)
     if any(ch.isalnum() for ch in normalised):
         assert terms, text
