@@ -19,7 +19,7 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command
 
 from langchain_toolsearch._engine.drive import adrive, drive
-from langchain_toolsearch._engine.guard import NEEDS_SCOPE, finish, pre_check
+from langchain_toolsearch._engine.guard import NEEDS_SCOPE, finish
 from langchain_toolsearch._shell import ToolSearchBase
 
 __all__ = ["awrap_tool_call", "wrap_tool_call"]
@@ -34,10 +34,10 @@ def wrap_tool_call(
 ) -> ToolResult:
     """Guard one tool call (sync)."""
     engine = base._engine
-    decision = pre_check(engine, request.tool_call, request.tool)
+    decision = engine.pre_check(request.tool_call, request.tool)
     if decision is NEEDS_SCOPE:
         scope = base._runtime_scope(request.runtime)
-        decision = drive(engine.tool_step(scope, request.tool_call, request.tool), engine.policy)
+        decision = drive(engine.tool_step(scope, request.tool_call, request.tool))
     if isinstance(decision, ToolMessage):
         return decision
     if decision is None:
@@ -53,12 +53,11 @@ async def awrap_tool_call(
 ) -> ToolResult:
     """Guard one tool call (async)."""
     engine = base._engine
-    decision = pre_check(engine, request.tool_call, request.tool)
+    decision = engine.pre_check(request.tool_call, request.tool)
     if decision is NEEDS_SCOPE:
         scope = await base._aruntime_scope(request.runtime)
         decision = await adrive(
-            engine.tool_step(scope, request.tool_call, request.tool), engine.policy
-        )
+            engine.tool_step(scope, request.tool_call, request.tool))
     if isinstance(decision, ToolMessage):
         return decision
     if decision is None:

@@ -251,7 +251,7 @@ async def test_bad_arguments_get_error_messages_and_keep_loads(form: str, mode: 
         ai(call("load_tool", {"tool_name": "get_weather"}, "ok1")),
         ai(
             call("load_tool", {"tool_name": 5}, "b1"),
-            call("load_tool", {"tool_names": "get_weather"}, "b2"),
+            call("load_tool", {"tool_names": "[1, 2]"}, "b2"),
             call("load_tool", {"tool_names": [1, 2]}, "b3"),
             call("load_tool", {"tool": "x"}, "b4"),
             call("search_tools", {"query": 7}, "b5"),

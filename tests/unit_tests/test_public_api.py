@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import langchain_toolsearch
-from langchain_toolsearch.options import ToolSearchKwargs, ToolSearchOptions
+from langchain_toolsearch.options import ToolSearchOptions
 
 EXPECTED_ALL = [
     "AgentToolConfig",
@@ -85,22 +85,15 @@ def test_constructors_take_the_spec_options_keyword_only() -> None:
     }
     option_fields = {f.name: f for f in dataclasses.fields(ToolSearchOptions)}
     assert spec <= set(option_fields)
-    # the options besides tools are declared once, as a TypedDict the constructors unpack
-    assert set(ToolSearchKwargs.__annotations__) == set(option_fields) - {"tools"}
     for name, value in defaults.items():
         assert option_fields[name].default == value, name
     for cls in (langchain_toolsearch.ToolSearchMiddleware, langchain_toolsearch.ToolSearchNode):
         params = inspect.signature(cls.__init__).parameters
         for name, param in params.items():
             if name != "self":
-                assert param.kind in (
-                    inspect.Parameter.KEYWORD_ONLY,
-                    inspect.Parameter.VAR_KEYWORD,
-                ), (cls, name)
-        assert params["options"].annotation == "Unpack[ToolSearchKwargs]", cls
-        with pytest.raises(
-            TypeError, match=r"unknown option\(s\) \['topk'\]; its options are tools, top_k"
-        ):
+                assert param.kind is inspect.Parameter.KEYWORD_ONLY, (cls, name)
+        # Python's own error for a misspelled option, naming it
+        with pytest.raises(TypeError, match="unexpected keyword argument 'topk'"):
             cls(tools=[], topk=3)  # type: ignore[call-arg]
         with pytest.raises(TypeError):
             cls([])  # type: ignore[misc]  # keyword-only
@@ -114,6 +107,67 @@ def test_constructors_take_the_spec_options_keyword_only() -> None:
             "cleanup_now",
         ):
             assert callable(getattr(cls, method)), (cls, method)
+
+
+FORM_ONLY = {
+    langchain_toolsearch.ToolSearchMiddleware: {"name"},
+    langchain_toolsearch.ToolSearchNode: {"name", "bound_tools"},
+}
+
+
+@pytest.mark.parametrize(
+    "cls", [langchain_toolsearch.ToolSearchMiddleware, langchain_toolsearch.ToolSearchNode]
+)
+def test_constructor_signatures_match_the_options(cls: type) -> None:
+    """Each option is a parameter of both constructors with the option's type and default.
+
+    Adding an option is a field of ToolSearchOptions plus this parameter in both
+    signatures; this test names what is missing or differs.
+    """
+    params = dict(inspect.signature(cls.__init__).parameters)
+    params.pop("self")
+    own = {n: params.pop(n) for n in FORM_ONLY[cls]}
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in own.values())
+    option_fields = {f.name: f for f in dataclasses.fields(ToolSearchOptions)}
+    assert list(params) == list(option_fields), "same options, same order"
+    for name, field in option_fields.items():
+        param = params[name]
+        assert param.kind is inspect.Parameter.KEYWORD_ONLY, name
+        assert param.annotation == field.type, (name, param.annotation, field.type)
+        expected = inspect.Parameter.empty if field.default is dataclasses.MISSING else field.default
+        assert param.default == expected, name
+    doc = inspect.getdoc(cls.__init__) or ""
+    for name in [*option_fields, *own]:
+        assert re.search(rf"^\s+{name}: ", doc, re.M), f"{cls.__name__}.__init__ documents {name}"
+    assert "Raises:" in doc
+
+
+def test_constructors_pass_every_option_through() -> None:
+    """A non-default value of each simple option reaches the validated options."""
+    values = {
+        "top_k": 7,
+        "min_score": 0.25,
+        "auto_load": True,
+        "system_hint": False,
+        "filter_timeout": 2.5,
+        "resolve_timeout": 4.0,
+        "ttl": 60.0,
+    }
+    for cls in (langchain_toolsearch.ToolSearchMiddleware, langchain_toolsearch.ToolSearchNode):
+        built = cls(tools=[], **values)
+        for name, value in values.items():
+            assert getattr(built.options, name) == value, (cls, name)
+
+
+def test_middleware_name_is_settable_and_checked() -> None:
+    from langchain_toolsearch import ToolSearchError
+
+    assert langchain_toolsearch.ToolSearchMiddleware(tools=[]).name == "ToolSearchMiddleware"
+    assert langchain_toolsearch.ToolSearchMiddleware(tools=[], name="search_b").name == "search_b"
+    assert langchain_toolsearch.ToolSearchNode(tools=[], name="ts").name == "ts"
+    for cls in (langchain_toolsearch.ToolSearchMiddleware, langchain_toolsearch.ToolSearchNode):
+        with pytest.raises(ToolSearchError, match="name must be a non-empty string"):
+            cls(tools=[], name="")
 
 
 def test_py_typed_ships() -> None:
