@@ -56,8 +56,7 @@ async def awrap_tool_call(
     decision = engine.pre_check(request.tool_call, request.tool)
     if decision is NEEDS_SCOPE:
         scope = await base._aruntime_scope(request.runtime)
-        decision = await adrive(
-            engine.tool_step(scope, request.tool_call, request.tool))
+        decision = await adrive(engine.tool_step(scope, request.tool_call, request.tool))
     if isinstance(decision, ToolMessage):
         return decision
     if decision is None:

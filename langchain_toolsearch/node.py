@@ -232,8 +232,7 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
             each entry is a tool name signed by this node (read them with
             :meth:`loaded_names`).
         """
-        step = drive(
-            self._engine.model_step(self._build(config, input), self.meta_tools))
+        step = drive(self._engine.model_step(self._build(config, input), self.meta_tools))
         return {TOOLS_KEY: self._signer.sign_all(step.loaded)}
 
     async def ainvoke(

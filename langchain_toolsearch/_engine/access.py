@@ -74,7 +74,9 @@ class Access:
         )
         return names
 
-    def usable(self, entries: Sequence[LibraryTool], scope: RequestScope) -> Logic[list[LibraryTool]]:
+    def usable(
+        self, entries: Sequence[LibraryTool], scope: RequestScope
+    ) -> Logic[list[LibraryTool]]:
         """Loaded ``entries`` this request may use.
 
         Loads read from messages or graph state (a run's input can forge both)

@@ -149,9 +149,7 @@ class Engine:
         self, scope: RequestScope, call: ToolCall, registered: BaseTool | None
     ) -> Logic[BaseTool | ToolMessage | None]:
         """May ``call`` run (after :meth:`pre_check`): ``None``, the tool to run, or the answer."""
-        return guard.guard(
-            self.access, scope, call, registered, auto_load=self.options.auto_load
-        )
+        return guard.guard(self.access, scope, call, registered, auto_load=self.options.auto_load)
 
     def _search(self, scope: RequestScope, query: object) -> Logic[search.SearchOutcome]:
         options = self.options

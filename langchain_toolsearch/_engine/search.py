@@ -129,9 +129,7 @@ def search(
         return SearchOutcome(
             results=[], message=P.SEARCH_NO_RESULTS.format(query=query[:100]) + note
         )
-    followup = (
-        P.SEARCH_FOUND_FOLLOWUP_AUTO if auto_load else P.SEARCH_FOUND_FOLLOWUP_LOAD
-    )
+    followup = P.SEARCH_FOUND_FOLLOWUP_AUTO if auto_load else P.SEARCH_FOUND_FOLLOWUP_LOAD
     message = P.SEARCH_FOUND.format(count=len(results), followup=followup) + note
     return SearchOutcome(results=results, message=message)
 

@@ -265,7 +265,9 @@ class ThreadStorage(Storage):
         backend = self.backend(graph_store)
         if thread_id is None or backend is None:
             return Effect.of(None)
-        return Effect(partial(backend.origin, thread_id, name), partial(backend.aorigin, thread_id, name))
+        return Effect(
+            partial(backend.origin, thread_id, name), partial(backend.aorigin, thread_id, name)
+        )
 
 
 def choose_storage(
