@@ -217,7 +217,9 @@ def section(rep: _Report, cfg: BenchConfig) -> None:
     for count in (100, 250) if cfg.quick else (250, 500, 1_000):
         found = many_calls(count)
         (pw, ps), (ow, os_) = found["plain"], found["toolsearch"]
-        rows.append([f"{count:,}", f"{pw:.2f}", f"{ow:.2f}", f"{ow / pw:.2f}", f"{ps:.2f}", f"{os_:.2f}"])
+        rows.append(
+            [f"{count:,}", f"{pw:.2f}", f"{ow:.2f}", f"{ow / pw:.2f}", f"{ps:.2f}", f"{os_:.2f}"]
+        )
     rep.table(
         ["calls", "plain s", "toolsearch s", "ratio", "plain stall s", "toolsearch stall s"],
         rows,
@@ -225,20 +227,22 @@ def section(rep: _Report, cfg: BenchConfig) -> None:
     rep.line()
     rep.line("## Import time")
     rep.line()
-    found = import_time()
+    timed = import_time()
     rep.table(
         ["import", "cumulative ms"],
         [
-            ["langchain_toolsearch", f"{found['package_ms']:.0f}"],
-            ["langchain.agents (baseline)", f"{found['framework_ms']:.0f}"],
+            ["langchain_toolsearch", f"{timed['package_ms']:.0f}"],
+            ["langchain.agents (baseline)", f"{timed['framework_ms']:.0f}"],
         ],
     )
     rep.line()
-    rep.line(f"Loaded by the import: {', '.join(found['loaded']) or 'no config, mcp or embeddings'}.")
+    extra = ", ".join(timed["loaded"]) or "no config, mcp or embeddings"
+    rep.line(f"Loaded by the import: {extra}.")
     rep.line()
 
 
 if __name__ == "__main__":
     from benchmarks.bench import BenchConfig, _Report
 
-    section(_Report(sys.stdout), BenchConfig.make(quick="--quick" in sys.argv, semantic=False, data_dir=None))
+    quick = "--quick" in sys.argv
+    section(_Report(sys.stdout), BenchConfig.make(quick=quick, semantic=False, data_dir=None))

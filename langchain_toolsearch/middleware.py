@@ -77,7 +77,7 @@ class ToolSearchMiddleware(
     The options are documented on :meth:`__init__`.
     """
 
-    state_schema = ToolSearchAgentState
+    state_schema = ToolSearchAgentState  # type: ignore[assignment]  # as LangChain's own
 
     def __init__(
         self,

@@ -52,12 +52,11 @@ from langchain_toolsearch import execution
 from langchain_toolsearch._engine.drive import adrive, drive
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._shell import ToolSearchBase, current_config
-from langchain_toolsearch.library import ToolLibrary, ToolsInput
 from langchain_toolsearch.errors import ToolSearchTypeError
+from langchain_toolsearch.library import ToolLibrary, ToolsInput
 from langchain_toolsearch.options import StorageOption, ToolSearchOptions
 from langchain_toolsearch.policy import FilterFn
 from langchain_toolsearch.search.index import IndexOption
-from langchain_toolsearch.types import ResolveToolsFn
 from langchain_toolsearch.storage.state_keys import (
     LOADED_KEY,
     TOOLS_KEY,
@@ -66,6 +65,7 @@ from langchain_toolsearch.storage.state_keys import (
     ToolSearchState,
     state_value,
 )
+from langchain_toolsearch.types import ResolveToolsFn
 
 __all__ = ["TOOLS_KEY", "ToolSearchInput", "ToolSearchNode", "ToolSearchState"]
 
@@ -177,8 +177,8 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
             resolve_timeout: Seconds a per-request resolver may take.
             name: The node's name (``Runnable.name``).
 
-            Each option means what it means for
-            :meth:`ToolSearchMiddleware.__init__ <langchain_toolsearch.ToolSearchMiddleware.__init__>`.
+            Each option means what it means for the middleware (see
+            :class:`~langchain_toolsearch.ToolSearchMiddleware`).
 
         Raises:
             ToolSearchConfigError: As the middleware; also when a bound tool shares

@@ -169,17 +169,14 @@ class StepCalls:
     all, not ``O(n**2)``. Only the message itself leads to its entry.
     """
 
-    _known: dict[int, tuple[weakref.ref[AIMessage], StepCalls]] = {}
-    _lock = threading.Lock()
-    _MAX = 256
-
     def __init__(self, message: AIMessage | None) -> None:
         calls = message.tool_calls if message is not None else []
         self.ids = frozenset(c["id"] for c in calls if c.get("id"))
         self._loads: dict[str, list[str]] = {}
         for c in calls:
-            if c["name"] == P.LOAD_TOOL_NAME and c.get("id"):
-                self._loads[c["id"]] = requested_names(c.get("args") or {}) or []
+            call_id = c.get("id")
+            if c["name"] == P.LOAD_TOOL_NAME and call_id:
+                self._loads[call_id] = requested_names(c.get("args") or {}) or []
 
     @classmethod
     def of(cls, state: Any, call: ToolCall) -> StepCalls:
@@ -188,14 +185,14 @@ class StepCalls:
         for message in reversed(messages_of(state)):
             if not isinstance(message, AIMessage):
                 continue
-            known = cls._known.get(id(message))
+            known = _STEPS.get(id(message))
             step = known[1] if known is not None and known[0]() is message else None
             if step is None:
                 step = cls(message)
-                with cls._lock:
-                    if len(cls._known) >= cls._MAX:
-                        cls._known.clear()
-                    cls._known[id(message)] = (weakref.ref(message), step)
+                with _STEPS_LOCK:
+                    if len(_STEPS) >= _MAX_STEPS:
+                        _STEPS.clear()
+                    _STEPS[id(message)] = (weakref.ref(message), step)
             if call_id in step.ids:
                 return step
         return cls(None)
@@ -210,6 +207,12 @@ class StepCalls:
             if name in names or any(resolve(n) == name for n in names):
                 return True
         return False
+
+
+_STEPS: dict[int, tuple[weakref.ref[AIMessage], StepCalls]] = {}
+"""``StepCalls`` of live ``AIMessage`` objects by identity (bounded: cleared when full)."""
+_STEPS_LOCK = threading.Lock()
+_MAX_STEPS = 256
 
 
 def finish(result: _R, call: ToolCall) -> _R:

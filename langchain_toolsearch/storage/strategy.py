@@ -29,6 +29,7 @@ from typing import Any
 from langgraph.store.base import BaseStore
 
 from langchain_toolsearch import _prompts as P
+from langchain_toolsearch._engine.drive import Effect
 from langchain_toolsearch.errors import (
     StoreMissingError,
     ToolSearchConfigError,
@@ -36,7 +37,6 @@ from langchain_toolsearch.errors import (
 )
 from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore
 from langchain_toolsearch.storage.memory import InMemoryLoadedToolStore
-from langchain_toolsearch._engine.drive import Effect
 from langchain_toolsearch.storage.protocol import LoadedToolStore
 from langchain_toolsearch.storage.receipts import receipts_in
 from langchain_toolsearch.storage.state_keys import (

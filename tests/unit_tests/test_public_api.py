@@ -134,7 +134,9 @@ def test_constructor_signatures_match_the_options(cls: type) -> None:
         param = params[name]
         assert param.kind is inspect.Parameter.KEYWORD_ONLY, name
         assert param.annotation == field.type, (name, param.annotation, field.type)
-        expected = inspect.Parameter.empty if field.default is dataclasses.MISSING else field.default
+        expected = (
+            inspect.Parameter.empty if field.default is dataclasses.MISSING else field.default
+        )
         assert param.default == expected, name
     doc = inspect.getdoc(cls.__init__) or ""
     for name in [*option_fields, *own]:
@@ -189,3 +191,32 @@ def test_version_matches_pyproject_and_changelog() -> None:
     releases = re.findall(r"^## \[(\d[^\]]*)\] - \d{4}-\d{2}-\d{2}$", changelog, flags=re.MULTILINE)
     assert releases, "CHANGELOG.md has no '## [x.y.z] - YYYY-MM-DD' entry"
     assert releases[0] == langchain_toolsearch.__version__, releases
+
+
+def test_import_loads_only_what_the_core_needs() -> None:
+    """``import langchain_toolsearch`` leaves configuration, MCP and embeddings for first use."""
+    import importlib
+    import sys
+
+    saved = {k: v for k, v in sys.modules.items() if k.split(".")[0] == "langchain_toolsearch"}
+    try:
+        for key in saved:
+            del sys.modules[key]
+        fresh = importlib.import_module("langchain_toolsearch")
+        loaded = {k for k in sys.modules if k.split(".")[0] == "langchain_toolsearch"}
+        for lazy in (
+            "langchain_toolsearch.config",
+            "langchain_toolsearch.mcp",
+            "langchain_toolsearch.search.semantic",
+        ):
+            assert lazy not in loaded, lazy
+        assert "langchain_toolsearch.middleware" in loaded
+        assert fresh.ToolResolver.__module__ == "langchain_toolsearch.config.resolver"
+        assert "langchain_toolsearch.config" in sys.modules  # loaded on first use
+        assert "ToolConfigStore" in dir(fresh)
+        with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+            fresh.Nope  # noqa: B018
+    finally:
+        for key in [k for k in sys.modules if k.split(".")[0] == "langchain_toolsearch"]:
+            del sys.modules[key]
+        sys.modules.update(saved)
