@@ -119,7 +119,6 @@ def guard(
     # answer whatever the timing, and whether the tool exists or not
     step = StepCalls.of(scope.state, call)
     sibling_load = step.asks_load_of(name, scope.library.resolve, but=call.get("id"))
-    this_step = error_message(P.TOOL_LOADED_THIS_STEP, call)
     entry: LibraryTool | None
     if registered is not None:  # bound on this agent / node, searchable per request
         entry = LibraryTool(name=name, original_name=name, tool=registered)
@@ -127,15 +126,15 @@ def guard(
         entry = scope.library.get(name)
         if entry is None or entry.name in scope.bound:  # bound on another agent, not this one
             if sibling_load:
-                return this_step
+                return error_message(P.TOOL_LOADED_THIS_STEP, call)
             return (yield from _missing(access, scope, call, auto_load=auto_load))
     if entry.name not in (yield from access.loaded(scope)):
         if sibling_load:
-            return this_step
+            return error_message(P.TOOL_LOADED_THIS_STEP, call)
         return (yield from _missing(access, scope, call, auto_load=auto_load))
     origin = yield from access.origin(scope, entry.name)
     if origin is not None and origin in step.ids:  # loaded by a sibling call of this step
-        return this_step
+        return error_message(P.TOOL_LOADED_THIS_STEP, call)
     if not (yield from access.usable([entry], scope)):  # only the called tool is checked
         return (yield from _missing(access, scope, call, auto_load=auto_load))
     if not access.bindable(entry.tool):
