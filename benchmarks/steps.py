@@ -48,15 +48,42 @@ def _library(size: int) -> list[Any]:
     return [make(i) for i in range(size)]
 
 
-def _agents(size: int, steps: Sequence[Any]) -> tuple[Any, Any, Any]:
-    """(plain agent, tool-search agent, middleware) playing ``steps`` on ``tool_0``."""
+def _passthrough() -> Any:
+    """A middleware whose model and tool hooks only call the handler (the framework's floor)."""
+    from langchain.agents.middleware.types import AgentMiddleware
+
+    class Passthrough(AgentMiddleware):
+        def wrap_model_call(self, request: Any, handler: Any) -> Any:
+            return handler(request)
+
+        async def awrap_model_call(self, request: Any, handler: Any) -> Any:
+            return await handler(request)
+
+        def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+            return handler(request)
+
+        async def awrap_tool_call(self, request: Any, handler: Any) -> Any:
+            return await handler(request)
+
+    return Passthrough()
+
+
+def _agents(size: int, steps: Sequence[Any], *, floor: bool = False) -> tuple[Any, Any, Any]:
+    """(plain agent, tool-search agent, middleware) playing ``steps`` on ``tool_0``.
+
+    With ``floor`` the plain agent carries a pass-through middleware.
+    """
     from langchain.agents import create_agent
 
     from langchain_toolsearch import ToolSearchMiddleware
     from langchain_toolsearch.testing import ScriptedToolSearchModel
 
     library = _library(size)
-    plain = create_agent(ScriptedToolSearchModel(steps=list(steps)), tools=[library[0]])
+    plain = create_agent(
+        ScriptedToolSearchModel(steps=list(steps)),
+        tools=[library[0]],
+        middleware=[_passthrough()] if floor else [],
+    )
     mw = ToolSearchMiddleware(tools=library)
     assert mw.loaded_tool_store is not None
     mw.loaded_tool_store.add(THREAD, ["tool_0"])
@@ -75,13 +102,19 @@ def _median_ms(fn: Callable[[], object], repeats: int) -> float:
     return statistics.median(times) * 1e3
 
 
-def step_overhead(size: int = 1_000, repeats: int = 200) -> tuple[float, float]:
-    """Median ms of one turn (2 model steps, 1 tool step): (plain agent, tool search)."""
+def step_overhead(size: int = 1_000, repeats: int = 200) -> tuple[float, float, float]:
+    """Median ms of one turn (2 model steps, 1 tool step).
+
+    Returns:
+        (plain agent, plain agent with a pass-through middleware, tool search).
+    """
     from langchain_core.messages import HumanMessage
 
     from langchain_toolsearch.testing import Answer, Call
 
-    plain, ours, _ = _agents(size, [Call("tool_0", {"city": "Paris"}), Answer("done")])
+    script = [Call("tool_0", {"city": "Paris"}), Answer("done")]
+    plain, ours, _ = _agents(size, script)
+    floor, _, _ = _agents(1, script, floor=True)
     config = {"configurable": {"thread_id": THREAD}}
     message = {"messages": [HumanMessage("weather in Paris?")]}
 
@@ -90,16 +123,22 @@ def step_overhead(size: int = 1_000, repeats: int = 200) -> tuple[float, float]:
         assert out["messages"][2].text == "sunny in Paris"
         return out
 
+    def run_floor() -> object:
+        out = floor.invoke(message, config)
+        assert out["messages"][2].text == "sunny in Paris"
+        return out
+
     def run_ours() -> object:
         out = ours.invoke(message, config)
         assert out["messages"][2].text == "sunny in Paris", out["messages"][2]
         return out
 
-    plain_ms, ours_ms = [], []
-    for _ in range(3):  # interleaved rounds: both see the same machine load
-        plain_ms.append(_median_ms(run_plain, repeats // 3))
-        ours_ms.append(_median_ms(run_ours, repeats // 3))
-    return min(plain_ms), min(ours_ms)
+    plain_ms, floor_ms, ours_ms = [], [], []
+    for _ in range(5):  # interleaved rounds: all see the same machine load
+        plain_ms.append(_median_ms(run_plain, repeats // 5))
+        floor_ms.append(_median_ms(run_floor, repeats // 5))
+        ours_ms.append(_median_ms(run_ours, repeats // 5))
+    return min(plain_ms), min(floor_ms), min(ours_ms)
 
 
 def _many_calls(count: int) -> Any:
@@ -197,16 +236,23 @@ def section(rep: _Report, cfg: BenchConfig) -> None:
     """Print the three tables (``--quick``: fewer repeats and calls)."""
     rep.line("## Per-step overhead against plain create_agent")
     rep.line()
-    plain_ms, ours_ms = step_overhead(repeats=30 if cfg.quick else 300)
+    plain_ms, floor_ms, ours_ms = step_overhead(repeats=30 if cfg.quick else 500)
     rep.line(
         "One turn = 2 model steps + 1 tool step (scripted model, in-memory storage, the tool "
-        "loaded on the thread, 1,000-tool library); best of 3 interleaved medians."
+        "loaded on the thread, 1,000-tool library); best of 5 interleaved medians. The "
+        "pass-through row is the framework's own cost of any middleware with model and tool "
+        "hooks."
     )
     rep.line()
     rep.table(
         ["agent", "ms per turn", "ratio"],
         [
             ["plain create_agent (tool bound)", f"{plain_ms:.2f}", "1.00"],
+            [
+                "plain + a pass-through middleware",
+                f"{floor_ms:.2f}",
+                f"{floor_ms / plain_ms:.2f}",
+            ],
             ["create_agent + ToolSearchMiddleware", f"{ours_ms:.2f}", f"{ours_ms / plain_ms:.2f}"],
         ],
     )
