@@ -5,6 +5,7 @@ message with many tool calls is read once, not once per call; engine logic yield
 from __future__ import annotations
 
 import inspect
+import itertools
 from typing import Any
 
 import pytest
@@ -73,7 +74,7 @@ def test_engine_logic_never_returns_before_a_dead_yield() -> None:
     """``return x`` followed by a bare ``yield`` (to make a generator) appears nowhere."""
     for module in (guard, load, search, access, engine, drive, strategy):
         lines = [line.strip() for line in inspect.getsource(module).splitlines()]
-        for before, after in zip(lines, lines[1:], strict=False):
+        for before, after in itertools.pairwise(lines):
             assert not (before.startswith("return") and after.startswith("yield")), (
                 module.__name__,
                 before,
