@@ -91,17 +91,6 @@ def _agents(size: int, steps: Sequence[Any], *, floor: bool = False) -> tuple[An
     return plain, ours, mw
 
 
-def _median_ms(fn: Callable[[], object], repeats: int) -> float:
-    for _ in range(3):
-        fn()
-    times: list[float] = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times) * 1e3
-
-
 def step_overhead(size: int = 1_000, repeats: int = 200) -> tuple[float, float, float]:
     """Median ms of one turn (2 model steps, 1 tool step).
 
@@ -133,12 +122,18 @@ def step_overhead(size: int = 1_000, repeats: int = 200) -> tuple[float, float, 
         assert out["messages"][2].text == "sunny in Paris", out["messages"][2]
         return out
 
-    plain_ms, floor_ms, ours_ms = [], [], []
-    for _ in range(5):  # interleaved rounds: all see the same machine load
-        plain_ms.append(_median_ms(run_plain, repeats // 5))
-        floor_ms.append(_median_ms(run_floor, repeats // 5))
-        ours_ms.append(_median_ms(run_ours, repeats // 5))
-    return min(plain_ms), min(floor_ms), min(ours_ms)
+    runs = (run_plain, run_floor, run_ours)
+    for run in runs:  # warm-up
+        for _ in range(5):
+            run()
+    times: list[list[float]] = [[], [], []]
+    for _ in range(repeats):  # interleaved turn by turn: all three see the same machine load
+        for run, spent in zip(runs, times, strict=True):
+            started = time.perf_counter()
+            run()
+            spent.append(time.perf_counter() - started)
+    plain_ms, floor_ms, ours_ms = (statistics.median(t) * 1e3 for t in times)
+    return plain_ms, floor_ms, ours_ms
 
 
 def _many_calls(count: int) -> Any:
@@ -206,7 +201,7 @@ def many_calls(count: int, size: int = 1_000) -> dict[str, tuple[float, float]]:
 
 
 def import_time() -> dict[str, Any]:
-    """Cumulative import time (ms) of the package and of ``langchain.agents``, fresh processes."""
+    """Cumulative import time (ms, best of 3 fresh processes): the package, ``langchain.agents``."""
 
     def cumulative(statement: str, module: str) -> tuple[float, str]:
         done = subprocess.run(
@@ -222,8 +217,9 @@ def import_time() -> dict[str, Any]:
                 total = int(parts[1]) / 1e3
         return total, done.stderr
 
-    ours, log = cumulative("import langchain_toolsearch", "langchain_toolsearch")
-    framework, _ = cumulative("import langchain.agents", "langchain.agents")
+    package = "langchain_toolsearch"
+    ours, log = min(cumulative(f"import {package}", package) for _ in range(3))
+    framework = min(cumulative("import langchain.agents", "langchain.agents")[0] for _ in range(3))
     loaded = [
         m
         for m in ("langchain_toolsearch.config", "langchain_toolsearch.mcp", "semantic")
@@ -239,7 +235,7 @@ def section(rep: _Report, cfg: BenchConfig) -> None:
     plain_ms, floor_ms, ours_ms = step_overhead(repeats=30 if cfg.quick else 500)
     rep.line(
         "One turn = 2 model steps + 1 tool step (scripted model, in-memory storage, the tool "
-        "loaded on the thread, 1,000-tool library); best of 5 interleaved medians. The "
+        "loaded on the thread, 1,000-tool library); medians of turns run in rotation. The "
         "pass-through row is the framework's own cost of any middleware with model and tool "
         "hooks."
     )
