@@ -27,6 +27,10 @@ rank-bm25 baseline where there is one, and printed as Markdown tables:
   a 10k-tool library and 50 loaded tools.
 * **memory**: Python allocations (``tracemalloc``) of the in-memory loaded-tool
   store holding 100k threads, and after its TTL sweep.
+* **steps** (:mod:`benchmarks.steps`): a ``create_agent`` turn with the
+  middleware against a plain agent, one AI message with up to 1,000 tool
+  calls (time and event-loop stall) against plain LangGraph, and the
+  package's import time, each side by side in the same run.
 
 * **engine** (``--engine``): the library served from PostgreSQL + pgvector
   through :class:`~langchain_toolsearch.search.store_index.StoreToolIndex` (a
@@ -70,6 +74,7 @@ from benchmarks.datasets import (
 )
 from benchmarks.embedding_models import EmbeddingModel, installed_models
 from benchmarks.mcp_sessions import mcp_sessions_section
+from benchmarks.steps import section as steps_section
 from langchain_toolsearch.evaluation import EvalReport, evaluate, load_queries
 from langchain_toolsearch.library import ToolLibrary, schema_parameters
 from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument, ToolIndex
@@ -77,7 +82,7 @@ from langchain_toolsearch.search.tokenize import clear_caches
 
 __all__ = ["BenchConfig", "run_bench"]
 
-SECTIONS = ("quality", "speed", "cost", "overhead", "memory", "bounds")
+SECTIONS = ("quality", "speed", "cost", "overhead", "memory", "bounds", "steps")
 
 
 QUERY_SETS = Path(__file__).parent / "queries"
@@ -804,6 +809,7 @@ def run_bench(config: BenchConfig | None = None, out: TextIO | None = None) -> i
     _memory(rep, cfg, [t.name for t in bfcl])
     bounds_section(rep, cfg, bfcl, toolsdk)
     mcp_sessions_section(rep, cfg)
+    steps_section(rep, cfg)
     rep.line(f"Total bench time {time.perf_counter() - started:.0f} s.")
     return 0
 

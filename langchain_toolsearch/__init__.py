@@ -12,12 +12,9 @@ back as error ``ToolMessage`` objects and the run goes on.
 
 from __future__ import annotations
 
-from langchain_toolsearch.config import (
-    AgentToolConfig,
-    ToolConfigStore,
-    ToolResolver,
-    evaluate_rules,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from langchain_toolsearch.errors import (
     StoreMissingError,
     ToolSearchConfigError,
@@ -41,7 +38,38 @@ from langchain_toolsearch.types import (
     ToolSearchResult,
 )
 
+if TYPE_CHECKING:
+    from langchain_toolsearch.config import (
+        AgentToolConfig,
+        ToolConfigStore,
+        ToolResolver,
+        evaluate_rules,
+    )
+
 __version__ = "0.1.0"
+
+_LAZY = {
+    "AgentToolConfig": "langchain_toolsearch.config",
+    "ToolConfigStore": "langchain_toolsearch.config",
+    "ToolResolver": "langchain_toolsearch.config",
+    "evaluate_rules": "langchain_toolsearch.config",
+}
+"""Exports imported on first use: stored configuration (and, through it, MCP) is not
+what the tool search itself needs, so ``import langchain_toolsearch`` does not load it."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # the next lookup is a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "AgentToolConfig",

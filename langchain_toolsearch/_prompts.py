@@ -89,6 +89,9 @@ TOOL_SCHEMA_UNUSABLE = (
     "Error: this tool cannot be used: its input schema is invalid. "
     "Use search_tools to find another tool for this task."
 )
+TOOL_SUGGEST = " Tools with a similar name: {names}."
+"""Appended to the not-available answer of a direct call: the names ``load_tool`` would
+suggest for the called name (only tools this caller may see and load)."""
 TOOL_FAILED_NO_TEXT = "Error: the tool '{name}' failed without an error message."
 
 ARGUMENT_ERROR = "Error: invalid arguments for {tool}: {detail}"

@@ -8,7 +8,7 @@ is kept on the instance.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -46,9 +46,11 @@ class ToolSearchBase:
     See :class:`~langchain_toolsearch.ToolSearchMiddleware` for the options.
     """
 
-    def __init__(self, options: ToolSearchOptions) -> None:
+    def __init__(
+        self, options: ToolSearchOptions, *, state_ready: Callable[[Any], bool] | None = None
+    ) -> None:
         self.options = options
-        self._engine = Engine(options)
+        self._engine = Engine(options, state_ready=state_ready)
         self.meta_tools: list[BaseTool] = build_meta_tools(
             self._engine, self._runtime_scope, self._aruntime_scope
         )
@@ -120,7 +122,7 @@ class ToolSearchBase:
         scope = self._engine.scopes.build(
             config or {}, {}, context=context, bound=self._outside_scope_bound()
         )
-        return drive(self._engine.search_results(scope, query), self._engine.policy)
+        return drive(self._engine.search_results(scope, query))
 
     async def asearch(
         self, query: str, config: RunnableConfig | None = None, *, context: Any = None
@@ -129,7 +131,7 @@ class ToolSearchBase:
         scope = await self._engine.scopes.abuild(
             config or {}, {}, context=context, bound=self._outside_scope_bound()
         )
-        return await adrive(self._engine.search_results(scope, query), self._engine.policy)
+        return await adrive(self._engine.search_results(scope, query))
 
     def _scope_for(
         self, config: RunnableConfig, state: Any, store: BaseStore | None
@@ -150,14 +152,14 @@ class ToolSearchBase:
             store: ``storage="store"`` without ``store=``: the graph's store.
         """
         scope = self._scope_for(config, state, store)
-        return drive(self._engine.loaded(scope), self._engine.policy)
+        return drive(self._engine.loaded(scope))
 
     async def aget_loaded_tools(
         self, config: RunnableConfig, state: Any = None, *, store: BaseStore | None = None
     ) -> list[str]:
         """Async :meth:`get_loaded_tools` (uses the store's async API)."""
         scope = self._scope_for(config, state, store)
-        return await adrive(self._engine.loaded(scope), self._engine.policy)
+        return await adrive(self._engine.loaded(scope))
 
     @property
     def loaded_tool_store(self) -> LoadedToolStore | None:

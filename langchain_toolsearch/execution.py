@@ -32,7 +32,7 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command
 
 from langchain_toolsearch._engine.drive import adrive, drive
-from langchain_toolsearch._engine.guard import NEEDS_SCOPE, finish, pre_check
+from langchain_toolsearch._engine.guard import NEEDS_SCOPE, finish
 from langchain_toolsearch._shell import ToolSearchBase
 from langchain_toolsearch.errors import ToolSearchWiringError
 
@@ -127,12 +127,10 @@ def wrap_tool_call(
     token = _GUARD.set(base)
     try:
         engine = base._engine
-        decision = pre_check(engine, request.tool_call, request.tool)
+        decision = engine.pre_check(request.tool_call, request.tool)
         if decision is NEEDS_SCOPE:
             scope = base._runtime_scope(request.runtime)
-            decision = drive(
-                engine.tool_step(scope, request.tool_call, request.tool), engine.policy
-            )
+            decision = drive(engine.tool_step(scope, request.tool_call, request.tool))
         if isinstance(decision, ToolMessage):
             result: ToolResult = decision
         elif decision is None:
@@ -160,12 +158,10 @@ async def awrap_tool_call(
     token = _GUARD.set(base)
     try:
         engine = base._engine
-        decision = pre_check(engine, request.tool_call, request.tool)
+        decision = engine.pre_check(request.tool_call, request.tool)
         if decision is NEEDS_SCOPE:
             scope = await base._aruntime_scope(request.runtime)
-            decision = await adrive(
-                engine.tool_step(scope, request.tool_call, request.tool), engine.policy
-            )
+            decision = await adrive(engine.tool_step(scope, request.tool_call, request.tool))
         if isinstance(decision, ToolMessage):
             result: ToolResult = decision
         elif decision is None:

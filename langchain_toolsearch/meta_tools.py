@@ -21,10 +21,10 @@ from langchain_core.tools import BaseTool, StructuredTool
 from langchain_core.tools.base import ArgsSchema
 from langgraph.prebuilt import ToolRuntime
 from langgraph.types import Command
-from pydantic import BaseModel, field_validator
+from pydantic import BaseModel, model_validator
 
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch._engine.drive import Decisions, adrive, drive
+from langchain_toolsearch._engine.drive import Logic, adrive, drive
 from langchain_toolsearch._engine.engine import Engine
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch.storage.receipts import parse_names
@@ -37,7 +37,7 @@ AnyRuntime = ToolRuntime[Any, Any]
 
 Answer = tuple[dict[str, Any], bool, dict[str, Any]]
 """An engine step's answer: (receipt, is error, graph-state update)."""
-Step = Callable[[RequestScope, dict[str, Any], "str | None"], Decisions[Answer]]
+Step = Callable[[RequestScope, dict[str, Any], "str | None"], Logic[Answer]]
 
 
 def _command(name: str, runtime: ToolRuntime, result: Answer) -> Command[Any]:
@@ -75,14 +75,28 @@ def _load_signature(
     """
 
 
-def _names_form(value: Any) -> Any:
-    """``tool_names`` sent as a JSON list in a string becomes the list; other forms are refused."""
-    if value is None or isinstance(value, list):
-        return value
-    parsed = parse_names(value)
-    if parsed is None:
-        raise ValueError(P.LOAD_BAD_FORM)
-    return parsed
+def _names_form(data: Any) -> Any:
+    """``load_tool`` arguments with every shape of "one or more names" made plain.
+
+    A bare name or a comma-separated string in ``tool_names``, a list or a
+    JSON list string in ``tool_name``: the names go to ``tool_names`` (a
+    single name stays in ``tool_name``). Other shapes are refused with the
+    text naming the accepted ones.
+    """
+    if not isinstance(data, dict):
+        return data
+    one, many = data.get("tool_name"), data.get("tool_names")
+    names: list[str] = []
+    for value in (one, many):
+        parsed = parse_names(value) if value is not None else []
+        if parsed is None:
+            raise ValueError(P.LOAD_BAD_FORM)
+        names.extend(parsed)
+    if many is None and isinstance(one, str) and len(names) == 1:
+        return {**data, "tool_name": names[0]}
+    if one is None and many is None:
+        return data
+    return {**data, "tool_name": None, "tool_names": names}
 
 
 @cache
@@ -90,8 +104,8 @@ def _args_schema(signature: Callable[..., None]) -> ArgsSchema:
     """The input schema of a meta tool, built once per process.
 
     Pydantic models are slow to create, and every middleware or node instance
-    needs the same two. ``load_tool`` also accepts ``tool_names`` as a JSON
-    string (a common model habit); its schema still shows a list.
+    needs the same two. ``load_tool`` also takes the other shapes models send
+    (see :func:`_names_form`); its schema still shows a string and a list.
     """
     schema = StructuredTool.from_function(
         func=signature, name=signature.__name__, description="-", parse_docstring=True
@@ -102,7 +116,7 @@ def _args_schema(signature: Callable[..., None]) -> ArgsSchema:
 
     class LoadToolArgs(schema):  # type: ignore[valid-type,misc]
         __doc__ = schema.__doc__
-        _names = field_validator("tool_names", mode="before")(_names_form)
+        _names = model_validator(mode="before")(_names_form)
 
     LoadToolArgs.__name__ = schema.__name__
     return LoadToolArgs
@@ -125,11 +139,11 @@ def _entry_points(
 
     def run(args: dict[str, Any], runtime: ToolRuntime) -> Command[Any]:
         logic = step(scope_of(runtime), args, runtime.tool_call_id)
-        return _command(name, runtime, drive(logic, engine.policy))
+        return _command(name, runtime, drive(logic))
 
     async def arun(args: dict[str, Any], runtime: ToolRuntime) -> Command[Any]:
         logic = step(await ascope_of(runtime), args, runtime.tool_call_id)
-        return _command(name, runtime, await adrive(logic, engine.policy))
+        return _command(name, runtime, await adrive(logic))
 
     return run, arun
 

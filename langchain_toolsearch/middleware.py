@@ -9,21 +9,32 @@ call goes through the execution guard (:mod:`langchain_toolsearch.execution`).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, Unpack
+from typing import Any
 
-from langchain.agents.middleware.types import AgentMiddleware, ModelRequest, ModelResponse
-from langchain_core.messages import AIMessage, SystemMessage
+from langchain.agents.middleware.types import (
+    AgentMiddleware,
+    ModelRequest,
+    ModelResponse,
+    ResponseT,
+)
+from langchain_core.messages import AIMessage, SystemMessage, ToolMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.store.base import BaseStore
+from langgraph.types import Command
+from langgraph.typing import ContextT
 
 from langchain_toolsearch import execution
 from langchain_toolsearch._engine.drive import adrive, drive
 from langchain_toolsearch._engine.engine import ModelStep
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._shell import ToolSearchBase, current_config
+from langchain_toolsearch.errors import ToolSearchTypeError
 from langchain_toolsearch.library import ToolLibrary, ToolsInput
-from langchain_toolsearch.options import ToolSearchKwargs, ToolSearchOptions
+from langchain_toolsearch.options import StorageOption, ToolSearchOptions
+from langchain_toolsearch.policy import FilterFn
+from langchain_toolsearch.search.index import IndexOption
 from langchain_toolsearch.storage.state_keys import ToolSearchAgentState
+from langchain_toolsearch.types import ResolveToolsFn
 
 __all__ = ["ToolSearchAgentState", "ToolSearchMiddleware"]
 
@@ -39,7 +50,9 @@ def with_hint(request: ModelRequest[Any], hint: str) -> SystemMessage:
     return SystemMessage(content=[*system.content, {"type": "text", "text": hint}])
 
 
-class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState, Any]):
+class ToolSearchMiddleware(
+    ToolSearchBase, AgentMiddleware[ToolSearchAgentState[ResponseT], ContextT, ResponseT]
+):
     """Tool search as ``create_agent`` middleware.
 
     The model sees ``search_tools`` and ``load_tool`` (only ``search_tools``
@@ -61,75 +74,99 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
         agent.invoke({"messages": [...]}, {"configurable": {"thread_id": "t1"}})
         ```
 
-    Args:
-        tools: The searchable library: a sequence of tools, a mapping
-            id -> tool, or a :class:`~langchain_toolsearch.ToolLibrary`. Not
-            bound until loaded.
-        top_k: Most hits per search (count, >= 1).
-        min_score: Relevance floor in ``[0, 1)``; hits with ``score <= min_score``
-            are dropped.
-        auto_load: ``search_tools`` loads its hits at once; no ``load_tool``.
-        storage: Where loads live: ``"in-memory"`` (per thread id, TTL),
-            ``"context"`` (derived from the message history), ``"store"``
-            (the agent's LangGraph store, e.g. ``create_agent(..., store=...)``;
-            ``PostgresStore`` and ``AsyncPostgresStore`` work), or your own
-            :class:`~langchain_toolsearch.LoadedToolStore` instance.
-        ttl: Seconds an idle thread's in-memory state lives; ``0`` disables
-            expiry; default (``None``) 3600. Only for ``"in-memory"``: with
-            another ``storage`` it raises ``ToolSearchConfigError`` (for
-            ``"store"`` set the store's ``ttl_config``).
-        filter: ``(ToolSearchFilterArgs) -> bool | Awaitable[bool]``, run in
-            phases ``search``, ``load`` and ``active`` with the run's config and
-            context; fails closed. A sync filter never runs on the event loop.
-        include_resolved_tools: Index the tools resolved for each request
-            (``resolve_tools``, ``config["configurable"]["toolsearch_resolve_tools"]``,
-            and the tools bound on the agent) for that request only, withhold
-            them from the prompt until loaded, and run the request's own
-            instance (SPEC section 7).
-        resolve_tools: ``(RunnableConfig) -> Sequence[BaseTool] | Awaitable[...]``,
-            e.g. MCP tools built with the caller's credentials; called for
-            every model and tool step of a request (cache inside it if it is
-            slow). Needs ``include_resolved_tools=True``.
-        system_hint: Append a short explanation of the flow to the system
-            message.
-        clock: Epoch-seconds clock for the TTL (for tests).
-        store: ``storage="store"`` only: a LangGraph ``BaseStore`` to keep
-            loads in, instead of the agent's store.
-        index: The search backend (see :class:`~langchain_toolsearch.search.index.ToolIndex`):
-            a built ``ToolIndex``, or ``(documents) -> ToolIndex`` such as
-            :class:`~langchain_toolsearch.search.semantic.SemanticIndexFactory`;
-            default :class:`~langchain_toolsearch.BM25ToolIndex`.
-        filter_timeout: Seconds one filter decision may take; past it the
-            case is denied (logged once).
-        resolve_timeout: Seconds a per-request resolver may take; past it the
-            step goes on without its tools (logged).
-
-    Raises:
-        ToolSearchConfigError: (a ``ValueError``) On a bad option, duplicate or
-            reserved tool names, or an unknown storage mode; at the first model
-            call, ``StoreMissingError`` for ``storage="store"`` with no store;
-            ``ttl`` given with a storage other than ``"in-memory"``; a LangGraph
-            store passed as ``storage`` (pass ``storage="store", store=...``).
-        ToolSearchTypeError: (a ``TypeError``) On library entries that are not
-            tools or functions, or a filter that is not callable.
+    The options are documented on :meth:`__init__`.
     """
 
-    state_schema = ToolSearchAgentState
+    state_schema = ToolSearchAgentState  # type: ignore[assignment]  # as LangChain's own
 
     def __init__(
         self,
         *,
         tools: ToolsInput | ToolLibrary,
-        **options: Unpack[ToolSearchKwargs],
+        top_k: int = 5,
+        min_score: float = 0.0,
+        auto_load: bool = False,
+        storage: StorageOption = "in-memory",
+        ttl: float | None = None,
+        filter: FilterFn | None = None,
+        include_resolved_tools: bool = False,
+        resolve_tools: ResolveToolsFn | None = None,
+        system_hint: bool = True,
+        clock: Callable[[], float] | None = None,
+        store: BaseStore | None = None,
+        index: IndexOption | None = None,
+        filter_timeout: float = 10.0,
+        resolve_timeout: float = 30.0,
+        name: str | None = None,
     ) -> None:
+        """Build the middleware (the library is indexed here).
+
+        Args:
+            tools: The searchable library: a sequence of tools, a mapping
+                id -> tool, or a :class:`~langchain_toolsearch.ToolLibrary`. Not
+                bound until loaded.
+            top_k: Most hits per search (count, >= 1).
+            min_score: Relevance floor in ``[0, 1)``; hits with ``score <= min_score``
+                are dropped.
+            auto_load: ``search_tools`` loads its hits at once; no ``load_tool``.
+            storage: Where loads live: ``"in-memory"`` (per thread id, TTL),
+                ``"context"`` (derived from the message history), ``"store"``
+                (the agent's LangGraph store, e.g. ``create_agent(..., store=...)``;
+                ``PostgresStore`` and ``AsyncPostgresStore`` work), or your own
+                :class:`~langchain_toolsearch.LoadedToolStore` instance.
+            ttl: Seconds an idle thread's in-memory state lives; ``0`` disables
+                expiry; default (``None``) 3600. Only for ``"in-memory"``: with
+                another ``storage`` it raises ``ToolSearchConfigError`` (for
+                ``"store"`` set the store's ``ttl_config``).
+            filter: ``(ToolSearchFilterArgs) -> bool | Awaitable[bool]``, run in
+                phases ``search``, ``load`` and ``active`` with the run's config and
+                context; fails closed. A sync filter never runs on the event loop.
+            include_resolved_tools: Index the tools resolved for each request
+                (``resolve_tools``, ``config["configurable"]["toolsearch_resolve_tools"]``,
+                and the tools bound on the agent) for that request only, withhold
+                them from the prompt until loaded, and run the request's own
+                instance.
+            resolve_tools: ``(RunnableConfig) -> Sequence[BaseTool] | Awaitable[...]``,
+                e.g. MCP tools built with the caller's credentials; called for
+                every model and tool step of a request (cache inside it if it is
+                slow). Needs ``include_resolved_tools=True``.
+            system_hint: Append a short explanation of the flow to the system
+                message.
+            clock: Epoch-seconds clock for the TTL (for tests).
+            store: ``storage="store"`` only: a LangGraph ``BaseStore`` to keep
+                loads in, instead of the agent's store.
+            index: The search backend (see :class:`~langchain_toolsearch.search.index.ToolIndex`):
+                a built ``ToolIndex``, or ``(documents) -> ToolIndex`` such as
+                :class:`~langchain_toolsearch.search.semantic.SemanticIndexFactory`;
+                default :class:`~langchain_toolsearch.BM25ToolIndex`.
+            filter_timeout: Seconds one filter decision may take; past it the
+                case is denied (logged once).
+            resolve_timeout: Seconds a per-request resolver may take; past it the
+                step goes on without its tools (logged).
+            name: The middleware's name in the agent graph (default
+                ``"ToolSearchMiddleware"``), e.g. to tell two instances apart.
+
+        Raises:
+            ToolSearchConfigError: (a ``ValueError``) On a bad option, duplicate or
+                reserved tool names, or an unknown storage mode; at the first model
+                call, ``StoreMissingError`` for ``storage="store"`` with no store;
+                ``ttl`` given with a storage other than ``"in-memory"``; a LangGraph
+                store passed as ``storage`` (pass ``storage="store", store=...``).
+            ToolSearchTypeError: (a ``TypeError``) On library entries that are not
+                tools or functions, a filter that is not callable, or a ``name``
+                that is not a non-empty string.
+        """
+        if name is not None and (not isinstance(name, str) or not name):
+            raise ToolSearchTypeError(f"name must be a non-empty string, got {name!r}")
         AgentMiddleware.__init__(self)
-        ToolSearchBase.__init__(self, ToolSearchOptions.of("ToolSearchMiddleware", tools, options))
+        ToolSearchBase.__init__(self, ToolSearchOptions.from_arguments(locals()))
+        self._name = name
         self.tools = self.meta_tools
 
     @property
     def name(self) -> str:
-        """Middleware name in the agent graph."""
-        return "ToolSearchMiddleware"
+        """The middleware's name in the agent graph (``name=``, else the class name)."""
+        return self._name if self._name is not None else type(self).__name__
 
     # -- model step ---------------------------------------------------------------------
 
@@ -167,7 +204,7 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
     ) -> ModelResponse[Any] | AIMessage:
         """Bind meta, direct and loaded tools, then call the model."""
         scope = self._scope(request)
-        step = drive(self._engine.model_step(scope, self.meta_tools), self._engine.policy)
+        step = drive(self._engine.model_step(scope, self.meta_tools))
         return handler(self._apply(request, step))
 
     async def awrap_model_call(
@@ -177,7 +214,7 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
     ) -> ModelResponse[Any] | AIMessage:
         """Async :meth:`wrap_model_call`."""
         scope = await self._ascope(request)
-        step = await adrive(self._engine.model_step(scope, self.meta_tools), self._engine.policy)
+        step = await adrive(self._engine.model_step(scope, self.meta_tools))
         return await handler(self._apply(request, step))
 
     # -- tool step ------------------------------------------------------------------------
@@ -185,15 +222,15 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
     def wrap_tool_call(
         self,
         request: ToolCallRequest,
-        handler: Callable[[ToolCallRequest], Any],
-    ) -> Any:
+        handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
+    ) -> ToolMessage | Command[Any]:
         """Run loaded library tools; refuse tools that are not loaded."""
         return execution.wrap_tool_call(self, request, handler)
 
     async def awrap_tool_call(
         self,
         request: ToolCallRequest,
-        handler: Callable[[ToolCallRequest], Awaitable[Any]],
-    ) -> Any:
+        handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
+    ) -> ToolMessage | Command[Any]:
         """Async :meth:`wrap_tool_call`."""
         return await execution.awrap_tool_call(self, request, handler)

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, Unpack
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, ToolMessage
@@ -46,15 +46,18 @@ from langgraph.prebuilt import ToolNode, ToolRuntime
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import get_runtime
 from langgraph.store.base import BaseStore
+from langgraph.types import Command
 
 from langchain_toolsearch import execution
 from langchain_toolsearch._engine.drive import adrive, drive
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._prompts import META_TOOL_NAMES
 from langchain_toolsearch._shell import ToolSearchBase, current_config
-from langchain_toolsearch.errors import ToolSearchWiringError
+from langchain_toolsearch.errors import ToolSearchTypeError, ToolSearchWiringError
 from langchain_toolsearch.library import ToolLibrary, ToolsInput
-from langchain_toolsearch.options import ToolSearchKwargs, ToolSearchOptions
+from langchain_toolsearch.options import StorageOption, ToolSearchOptions
+from langchain_toolsearch.policy import FilterFn
+from langchain_toolsearch.search.index import IndexOption
 from langchain_toolsearch.storage.state_keys import (
     LOADED_KEY,
     TOOLS_KEY,
@@ -64,6 +67,7 @@ from langchain_toolsearch.storage.state_keys import (
     messages_of,
     state_value,
 )
+from langchain_toolsearch.types import ResolveToolsFn
 
 __all__ = ["TOOLS_KEY", "ToolSearchInput", "ToolSearchNode", "ToolSearchState"]
 
@@ -181,21 +185,7 @@ def seen_message(state: Any) -> str | None:
 class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
     """Tool search as a pre-model node (a ``Runnable``: sync and async).
 
-    Takes the options of :class:`~langchain_toolsearch.ToolSearchMiddleware`,
-    plus:
-
-    Args:
-        bound_tools: Tools your model node binds directly (not searched,
-            not filtered). They come after the meta tools in
-            :meth:`tools_for`, and :meth:`tool_node` runs them. With
-            ``include_resolved_tools`` they are searchable and withheld
-            until loaded instead.
-        **options: See :class:`~langchain_toolsearch.ToolSearchMiddleware`.
-
-    Raises:
-        ToolSearchConfigError: As the middleware; also when a bound tool shares
-            a name with a library tool or a meta tool. With ``storage="store"``
-            the graph needs a store: ``builder.compile(store=...)`` or ``store=``.
+    The options are documented on :meth:`__init__`.
     """
 
     name: str | None = "tool_search"
@@ -205,15 +195,70 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         *,
         tools: ToolsInput | ToolLibrary,
         bound_tools: Sequence[BaseTool] = (),
-        **options: Unpack[ToolSearchKwargs],
+        top_k: int = 5,
+        min_score: float = 0.0,
+        auto_load: bool = False,
+        storage: StorageOption = "in-memory",
+        ttl: float | None = None,
+        filter: FilterFn | None = None,
+        include_resolved_tools: bool = False,
+        resolve_tools: ResolveToolsFn | None = None,
+        system_hint: bool = True,
+        clock: Callable[[], float] | None = None,
+        store: BaseStore | None = None,
+        index: IndexOption | None = None,
+        filter_timeout: float = 10.0,
+        resolve_timeout: float = 30.0,
+        name: str = "tool_search",
     ) -> None:
-        ToolSearchBase.__init__(self, ToolSearchOptions.of("ToolSearchNode", tools, options))
+        """Build the node (the library is indexed here).
+
+        Args:
+            tools: The searchable library: a sequence of tools, a mapping
+                id -> tool, or a :class:`~langchain_toolsearch.ToolLibrary`. Not
+                bound until loaded.
+            bound_tools: Tools your model node binds directly (not searched,
+                not filtered). They come after the meta tools in
+                :meth:`tools_for`, and :meth:`tool_node` runs them. With
+                ``include_resolved_tools`` they are searchable and withheld
+                until loaded instead.
+            top_k: Most hits per search (count, >= 1).
+            min_score: Relevance floor in ``[0, 1)``.
+            auto_load: ``search_tools`` loads its hits at once; no ``load_tool``.
+            storage: ``"in-memory"``, ``"context"``, ``"store"`` or a
+                :class:`~langchain_toolsearch.LoadedToolStore`.
+            ttl: Seconds an idle thread's in-memory state lives (``"in-memory"`` only).
+            filter: The filter hook (phases ``search``, ``load``, ``active``).
+            include_resolved_tools: Search each request's own tools.
+            resolve_tools: The per-request tool resolver.
+            system_hint: Whether :attr:`system_prompt_hint` is meant to be used.
+            clock: Epoch-seconds clock for the TTL (for tests).
+            store: ``storage="store"`` only: the LangGraph store to keep loads in.
+            index: The search backend (a ``ToolIndex`` or a factory).
+            filter_timeout: Seconds one filter decision may take.
+            resolve_timeout: Seconds a per-request resolver may take.
+            name: The node's name (``Runnable.name``).
+
+            Each option means what it means for the middleware (see
+            :class:`~langchain_toolsearch.ToolSearchMiddleware`).
+
+        Raises:
+            ToolSearchConfigError: As the middleware; also when a bound tool shares
+                a name with a library tool or a meta tool. With ``storage="store"``
+                the graph needs a store: ``builder.compile(store=...)`` or ``store=``.
+            ToolSearchTypeError: As the middleware.
+        """
+        if not isinstance(name, str) or not name:
+            raise ToolSearchTypeError(f"name must be a non-empty string, got {name!r}")
+        ToolSearchBase.__init__(
+            self, ToolSearchOptions.from_arguments(locals()), state_ready=carries_search_keys
+        )
+        self.name = name
         self.bound_tools = list(bound_tools)
         searchable, direct = self._engine.split_agent_tools(self.bound_tools, self.meta_tools)
         self._searchable: tuple[BaseTool, ...] = tuple(searchable)
         self._direct = tuple(direct)
         self._signer = StateSigner()  # toolsearch_tools entries: only this node's count
-        self._engine.state_ready = carries_search_keys
         self._schema_warned = False  # SCHEMA_WARNING is logged once per instance
 
     def _outside_scope_bound(self) -> Sequence[BaseTool]:
@@ -314,7 +359,7 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         """
         scope = self._build(config, input)
         self._check_wiring(scope, input, model=False)
-        step = drive(self._engine.model_step(scope, self.meta_tools), self._engine.policy)
+        step = drive(self._engine.model_step(scope, self.meta_tools))
         return self._written(step.loaded, input)
 
     async def ainvoke(
@@ -323,7 +368,7 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         """Async :meth:`invoke` (resolvers and filters never block the event loop)."""
         scope = await self._abuild(config, input)
         self._check_wiring(scope, input, model=False)
-        step = await adrive(self._engine.model_step(scope, self.meta_tools), self._engine.policy)
+        step = await adrive(self._engine.model_step(scope, self.meta_tools))
         return self._written(step.loaded, input)
 
     def _written(self, loaded: Sequence[str], state: Any) -> dict[str, Any]:
@@ -356,7 +401,7 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
     def _tools_from(self, scope: RequestScope, names: Sequence[str]) -> list[BaseTool]:
         library = scope.library
         loaded = [e for n in names if (e := library.get(n))]
-        bindable = [e for e in loaded if self._engine.bindable(e.tool)]
+        bindable = [e for e in loaded if self._engine.access.bindable(e.tool)]
         ordered = [*self.meta_tools, *self._direct, *(e.tool for e in bindable)]
         return [t for t in ordered if isinstance(t, BaseTool)]
 
@@ -400,7 +445,7 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         self._check_wiring(scope, state, model=True)
         if not self._foreign_entries(state):
             return self._tools_from(scope, self.loaded_names(state))
-        step = drive(self._engine.model_step(scope, self.meta_tools), self._engine.policy)
+        step = drive(self._engine.model_step(scope, self.meta_tools))
         return self._tools_from(scope, step.loaded)
 
     async def atools_for(self, state: Mapping[str, Any] | Any) -> list[BaseTool]:
@@ -410,7 +455,7 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         self._check_wiring(scope, state, model=True)
         if not self._foreign_entries(state):
             return self._tools_from(scope, self.loaded_names(state))
-        step = await adrive(self._engine.model_step(scope, self.meta_tools), self._engine.policy)
+        step = await adrive(self._engine.model_step(scope, self.meta_tools))
         return self._tools_from(scope, step.loaded)
 
     def bind_tools(self, model: BaseChatModel, state: Any, **kwargs: Any) -> Runnable[Any, Any]:
@@ -420,14 +465,18 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
     # -- for the tools node ------------------------------------------------------------------
 
     def wrap_tool_call(
-        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Any]
-    ) -> Any:
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
+    ) -> ToolMessage | Command[Any]:
         """Execution guard for a ``ToolNode`` (sync)."""
         return execution.wrap_tool_call(self, request, handler)
 
     async def awrap_tool_call(
-        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Awaitable[Any]]
-    ) -> Any:
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
+    ) -> ToolMessage | Command[Any]:
         """Execution guard for a ``ToolNode`` (async)."""
         return await execution.awrap_tool_call(self, request, handler)
 

@@ -1,10 +1,12 @@
-"""The options shared by ``ToolSearchMiddleware`` and ``ToolSearchNode``, declared once.
+"""The options shared by ``ToolSearchMiddleware`` and ``ToolSearchNode``, validated once.
 
-Both constructors take ``tools`` and then ``**options:
-Unpack[ToolSearchKwargs]`` (PEP 692: keyword-only, typed for type checkers
-and IDEs) and hand them over as one validated :class:`ToolSearchOptions`,
-which holds the defaults; every check of a developer-supplied value happens
-here, at construction, with a message saying what to change.
+Both constructors list every option as a keyword-only parameter with its
+default (so ``help()`` and IDEs show them) and hand their arguments to
+:meth:`ToolSearchOptions.from_arguments`; every check of a
+developer-supplied value happens here, at construction, with a message
+saying what to change. Adding an option: a field here, and the same
+parameter (name, type, default) in both constructors;
+``tests/unit_tests/test_public_api.py`` checks that the three agree.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal
 
 from langgraph.store.base import BaseStore
 
@@ -23,33 +25,11 @@ from langchain_toolsearch.search.index import IndexOption
 from langchain_toolsearch.storage.protocol import LoadedToolStore
 from langchain_toolsearch.types import ResolveToolsFn
 
-__all__ = ["StorageMode", "StorageOption", "ToolSearchKwargs", "ToolSearchOptions"]
+__all__ = ["StorageMode", "StorageOption", "ToolSearchOptions"]
 
 StorageMode = Literal["in-memory", "context", "store"]
 StorageOption = StorageMode | LoadedToolStore
 """``storage=``: a mode name, or a :class:`LoadedToolStore` instance to keep loads in."""
-
-
-class ToolSearchKwargs(TypedDict, total=False):
-    """The keyword options besides ``tools``; each is documented on ``ToolSearchMiddleware``.
-
-    Defaults live in :class:`ToolSearchOptions`.
-    """
-
-    top_k: int
-    min_score: float
-    auto_load: bool
-    storage: StorageOption
-    ttl: float | None
-    filter: FilterFn | None
-    include_resolved_tools: bool
-    resolve_tools: ResolveToolsFn | None
-    system_hint: bool
-    clock: Callable[[], float] | None
-    store: BaseStore | None
-    index: IndexOption | None
-    filter_timeout: float
-    resolve_timeout: float
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -78,23 +58,14 @@ class ToolSearchOptions:
     resolve_timeout: float = 30.0
 
     @classmethod
-    def of(
-        cls, owner: str, tools: ToolsInput | ToolLibrary, options: Mapping[str, Any]
-    ) -> ToolSearchOptions:
-        """Validate a constructor's ``tools`` and ``**options``.
+    def from_arguments(cls, arguments: Mapping[str, Any]) -> ToolSearchOptions:
+        """Validate a constructor's arguments (its ``locals()``): the ones named like a field.
 
         Raises:
-            ToolSearchTypeError: An option name ``owner`` does not take (the
-                message lists the ones it does).
+            ToolSearchConfigError: A value out of range (also a ``ValueError``).
+            ToolSearchTypeError: An object of the wrong kind (also a ``TypeError``).
         """
-        known = [f.name for f in fields(cls) if f.name != "tools"]
-        unknown = sorted(set(options) - set(known))
-        if unknown:
-            raise ToolSearchTypeError(
-                f"{owner} got unknown option(s) {unknown}; its options are tools, "
-                + ", ".join(known)
-            )
-        return cls(tools=tools, **options)
+        return cls(**{f.name: arguments[f.name] for f in fields(cls)})
 
     def __post_init__(self) -> None:
         top_k, min_score, ttl = self.top_k, self.min_score, self.ttl

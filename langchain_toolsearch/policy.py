@@ -7,7 +7,10 @@ An exception, a rejected awaitable, a non-``True`` answer, or no answer
 within ``filter_timeout`` seconds denies.
 
 Where it runs: a sync hook never runs on an event loop (async paths call it
-in a worker thread); the cases of one batch (e.g. the hits of one search)
+in a worker thread); an ``async def`` hook runs on the package's own event
+loop (a daemon thread), never on the caller's, so one that blocks cannot
+stall the application's loop; an answer that comes after
+``filter_timeout`` denies, even ``True``. The cases of one batch (e.g. the hits of one search)
 are decided concurrently, in sync paths too (through
 :func:`langchain_toolsearch._async.run_sync`). The caller's context
 variables are visible to the hook in every path.
@@ -22,7 +25,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from langchain_toolsearch._async import in_hook_thread, run_sync
+from langchain_toolsearch._async import in_hook_thread, on_bridge_loop, run_sync
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.types import ToolSearchFilterArgs
 
@@ -50,6 +53,19 @@ def positive_seconds(name: str, value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1e9:
         raise ToolSearchConfigError(f"{name} must be seconds > 0, got {value!r}")
     return float(value)
+
+
+_GRACE = 0.5
+"""Seconds a sync caller waits past ``filter_timeout`` for a batch before denying it all."""
+
+
+async def _answer(hook: FilterFn, args: ToolSearchFilterArgs) -> object:
+    value: Any = hook(args)
+    return await value if inspect.isawaitable(value) else value
+
+
+async def _awaited(value: Awaitable[object]) -> object:
+    return await value
 
 
 class ToolPolicy:
@@ -116,14 +132,18 @@ class ToolPolicy:
     async def _one(self, args: ToolSearchFilterArgs, ctx: contextvars.Context) -> bool:
         assert self._filter is not None
         hook = self._filter
+        loop = asyncio.get_running_loop()
+        started = loop.time()
         try:
             async with asyncio.timeout(self.timeout):
-                if self._async:
-                    value: Any = ctx.copy().run(hook, args)
+                if self._async:  # on the package's loop: a blocking one never stalls the caller's
+                    value: Any = await on_bridge_loop(ctx.copy().run(_answer, hook, args))
                 else:  # never on the event loop
                     value = await in_hook_thread(ctx.copy().run, hook, args)
-                if inspect.isawaitable(value):
-                    value = await value
+                    if inspect.isawaitable(value):
+                        value = await on_bridge_loop(_awaited(value))
+            if loop.time() - started > self.timeout:  # answered, but too late: still no
+                raise TimeoutError
         except Exception as exc:  # fail closed on anything the hook raises, timeouts included
             return self._deny(args, exc)
         return self._verdict(args, value)
@@ -141,7 +161,13 @@ class ToolPolicy:
         """Decide a batch from sync code: concurrently, on the package's helper loop."""
         if self._filter is None or not batch:
             return [True] * len(batch)
-        return run_sync(self.acheck_many(batch, contextvars.copy_context()))
+        try:  # the cases run concurrently: the batch takes about one timeout at most
+            return run_sync(
+                self.acheck_many(batch, contextvars.copy_context()),
+                timeout=self.timeout + _GRACE,
+            )
+        except TimeoutError as exc:  # the package's loop is held by a blocking async hook
+            return [self._deny(args, exc) for args in batch]
 
     def check(self, args: ToolSearchFilterArgs) -> bool:
         """Decide one case synchronously."""

@@ -1,54 +1,74 @@
-"""Drivers of engine logic: one generator answered sync (``drive``) or async (``adrive``).
+"""Engine logic written once, run sync or async: the :class:`Effect` it yields and two drivers.
 
-Engine logic is written once as a generator that yields *questions*: a batch
-of :class:`~langchain_toolsearch.types.ToolSearchFilterArgs` (answered with
-one ``bool`` per case by the filter policy) or a
-:class:`~langchain_toolsearch.storage.protocol.StoreCall` (answered with its
-result). :func:`drive` answers with the sync forms, :func:`adrive` with the
-async ones, so ``invoke`` and ``ainvoke`` share every decision.
+Engine logic is a generator that yields :class:`Effect` values (one
+operation in its sync and its async form: a filter batch, a store read or
+write, a ranking) and gets each one's result back. :func:`drive` runs the
+sync forms, :func:`adrive` the async ones, so ``invoke`` and ``ainvoke``
+share every decision::
+
+    def loaded_count(store, thread_id) -> Logic[int]:
+        names = yield Effect(partial(store.get, thread_id), partial(store.aget, thread_id))
+        return len(names)
+
+    drive(loaded_count(store, "t1"))          # sync
+    await adrive(loaded_count(store, "t1"))   # async
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable, Generator
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
-from langchain_toolsearch.policy import ToolPolicy
-from langchain_toolsearch.storage.protocol import StoreCall
-from langchain_toolsearch.types import ToolSearchFilterArgs
-
-__all__ = ["Decisions", "Question", "adrive", "drive"]
+__all__ = ["Effect", "Logic", "adrive", "drive"]
 
 T = TypeVar("T")
-Question = list[ToolSearchFilterArgs] | StoreCall[Any]
-"""What engine logic yields: a batch of filter cases, or a store call."""
-Decisions = Generator[Question, Any, T]
-"""Engine logic that asks questions, then returns ``T``."""
+R = TypeVar("R")
 
 
-def drive(gen: Decisions[T], policy: ToolPolicy) -> T:
-    """Run engine logic, answering its questions synchronously."""
+@dataclass(frozen=True, slots=True)
+class Effect(Generic[R]):
+    """One operation in its sync and its async form (same result).
+
+    Attributes:
+        run: Performs the operation synchronously.
+        arun: Performs it asynchronously.
+    """
+
+    run: Callable[[], R]
+    arun: Callable[[], Awaitable[R]]
+
+    @staticmethod
+    def of(value: T) -> Effect[T]:
+        """An operation whose result is already known (no I/O in either form)."""
+
+        async def known() -> T:
+            return value
+
+        return Effect(lambda: value, known)
+
+
+Logic = Generator[Effect[Any], Any, T]
+"""Engine logic: yields effects, gets their results, returns ``T``."""
+
+
+def drive(logic: Logic[T]) -> T:
+    """Run engine logic, performing each effect synchronously."""
     try:
-        question = next(gen)
+        effect = next(logic)
         while True:
-            if isinstance(question, StoreCall):
-                question = gen.send(question.run())
-            else:
-                question = gen.send(policy.check_many(question))
+            effect = logic.send(effect.run())
     except StopIteration as stop:
         result: T = stop.value
         return result
 
 
-async def adrive(gen: Decisions[T], policy: ToolPolicy) -> T:
-    """Run engine logic, answering its questions asynchronously."""
+async def adrive(logic: Logic[T]) -> T:
+    """Run engine logic, performing each effect asynchronously."""
     try:
-        question = next(gen)
+        effect = next(logic)
         while True:
-            if isinstance(question, StoreCall):
-                question = gen.send(await question.arun())
-            else:
-                question = gen.send(await policy.acheck_many(question))
+            effect = logic.send(await effect.arun())
     except StopIteration as stop:
         result: T = stop.value
         return result

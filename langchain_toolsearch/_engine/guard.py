@@ -13,22 +13,24 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+import threading
+import weakref
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from langchain_core.messages import AIMessage, ToolCall, ToolMessage
 from langchain_core.tools import BaseTool
 
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch._engine.drive import Decisions
+from langchain_toolsearch._engine.access import Access
+from langchain_toolsearch._engine.drive import Logic
+from langchain_toolsearch._engine.load import suggestions
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch.library import LibraryTool
-from langchain_toolsearch.storage.receipts import parse_names, requested_names
+from langchain_toolsearch.storage.receipts import requested_names
 from langchain_toolsearch.storage.state_keys import messages_of
 
-if TYPE_CHECKING:
-    from langchain_toolsearch._engine.engine import Engine
-
-__all__ = ["META_ARGS", "NEEDS_SCOPE", "finish", "guard", "pre_check"]
+__all__ = ["META_ARGS", "NEEDS_SCOPE", "StepCalls", "finish", "guard", "pre_check"]
 
 _R = TypeVar("_R")
 META_ARGS: dict[str, frozenset[str]] = {
@@ -68,14 +70,17 @@ NEEDS_SCOPE = object()
 
 
 def _load_form_ok(args: dict[str, Any]) -> bool:
-    tool_name, tool_names = args.get("tool_name"), args.get("tool_names")
-    if tool_name is not None and not isinstance(tool_name, str):
-        return False
-    return tool_names is None or parse_names(tool_names) is not None
+    return requested_names(args) is not None
 
 
-def pre_check(engine: Engine, call: ToolCall, registered: BaseTool | None) -> object:
+def pre_check(call: ToolCall, registered: BaseTool | None, *, per_request: bool) -> object:
     """Decide what needs no request scope: meta tools and tools bound as they are.
+
+    Args:
+        call: The model's tool call.
+        registered: The tool the tool node has under that name, if any.
+        per_request: Whether tools bound on the agent / node are searched per
+            request (``include_resolved_tools``) and so guarded.
 
     Returns:
         ``None`` (run as registered), an error ``ToolMessage``, or :data:`NEEDS_SCOPE`.
@@ -83,90 +88,130 @@ def pre_check(engine: Engine, call: ToolCall, registered: BaseTool | None) -> ob
     name = call["name"]
     if registered is not None and name in META_ARGS:
         return _argument_error(call)
-    if registered is not None and not engine.scopes.per_request:
+    if registered is not None and not per_request:
         return None  # bound as it is: not the tool search's to guard
     return NEEDS_SCOPE
 
 
 def guard(
-    engine: Engine, scope: RequestScope, call: ToolCall, registered: BaseTool | None
-) -> Decisions[BaseTool | ToolMessage | None]:
-    """Decide whether ``call`` may run.
+    access: Access,
+    scope: RequestScope,
+    call: ToolCall,
+    registered: BaseTool | None,
+    *,
+    auto_load: bool,
+) -> Logic[BaseTool | ToolMessage | None]:
+    """Decide whether ``call`` may run (after :func:`pre_check` answered :data:`NEEDS_SCOPE`).
 
     Args:
-        engine: The engine.
+        access: The filter and storage.
         scope: The request scope of this tool step.
         call: The model's tool call.
         registered: The tool the tool node has under that name, if any.
+        auto_load: Whether ``search_tools`` loads its hits (no ``load_tool``).
 
     Returns:
         ``None`` to run the registered tool as is, a tool to run instead, or
         an error ``ToolMessage`` to answer with.
     """
-    early = pre_check(engine, call, registered)
-    if early is not NEEDS_SCOPE:
-        return cast("ToolMessage | None", early)
     name = call["name"]
-    missing = error_message(
-        P.TOOL_NOT_LOADED_AUTO if engine.options.auto_load else P.TOOL_NOT_LOADED, call
-    )
     # decided on the sibling's request, not on whether its load landed yet: the same
     # answer whatever the timing, and whether the tool exists or not
-    sibling_load = _asked_by_sibling_load(scope, call)
+    step = StepCalls.of(scope.state, call)
+    sibling_load = step.asks_load_of(name, scope.library.resolve, but=call.get("id"))
     entry: LibraryTool | None
     if registered is not None:  # bound on this agent / node, searchable per request
         entry = LibraryTool(name=name, original_name=name, tool=registered)
     else:
         entry = scope.library.get(name)
         if entry is None or entry.name in scope.bound:  # bound on another agent, not this one
-            return error_message(P.TOOL_LOADED_THIS_STEP, call) if sibling_load else missing
-    this_step = error_message(P.TOOL_LOADED_THIS_STEP, call)
-    if entry.name not in (yield from engine.loaded(scope)):
-        return this_step if sibling_load else missing
-    if (yield from _loaded_in_same_step(engine, scope, entry.name, call)):
-        return this_step
-    if not (yield from engine.usable([entry], scope)):  # only the called tool is checked
-        return missing
-    if not engine.bindable(entry.tool):
+            if sibling_load:
+                return error_message(P.TOOL_LOADED_THIS_STEP, call)
+            return (yield from _missing(access, scope, call, auto_load=auto_load))
+    if entry.name not in (yield from access.loaded(scope)):
+        if sibling_load:
+            return error_message(P.TOOL_LOADED_THIS_STEP, call)
+        return (yield from _missing(access, scope, call, auto_load=auto_load))
+    origin = yield from access.origin(scope, entry.name)
+    if origin is not None and origin in step.ids:  # loaded by a sibling call of this step
+        return error_message(P.TOOL_LOADED_THIS_STEP, call)
+    if not (yield from access.usable([entry], scope)):  # only the called tool is checked
+        return (yield from _missing(access, scope, call, auto_load=auto_load))
+    if not access.bindable(entry.tool):
         return error_message(P.TOOL_SCHEMA_UNUSABLE, call)
     return None if registered is not None else entry.tool
 
 
-def _siblings(scope: RequestScope, call: ToolCall) -> list[ToolCall]:
-    """The other calls of the ``AIMessage`` that made ``call``."""
-    for message in reversed(messages_of(scope.state)):
-        if isinstance(message, AIMessage) and any(
-            c.get("id") == call.get("id") for c in message.tool_calls
-        ):
-            return [c for c in message.tool_calls if c.get("id") != call.get("id")]
-    return []
+def _missing(
+    access: Access, scope: RequestScope, call: ToolCall, *, auto_load: bool
+) -> Logic[ToolMessage]:
+    """The answer to a call of a tool this request cannot run now.
 
-
-def _asked_by_sibling_load(scope: RequestScope, call: ToolCall) -> bool:
-    """Whether a ``load_tool`` call of the same model step asks for ``call``'s tool.
-
-    Sibling calls run concurrently; deciding on the request (not on whether the
-    load has landed yet) gives the same answer whatever the timing.
+    The same text for unknown, hidden and not-loaded tools; the suggestions
+    are the ones ``load_tool`` gives for that name (tools this request may
+    see and load, never the called name itself), so the answer does not
+    tell a hidden tool from a missing one.
     """
-    for sibling in _siblings(scope, call):
-        if sibling["name"] == P.LOAD_TOOL_NAME:
-            names = requested_names(sibling.get("args") or {})
-            if call["name"] in names or call["name"] in {scope.library.resolve(n) for n in names}:
+    text = P.TOOL_NOT_LOADED_AUTO if auto_load else P.TOOL_NOT_LOADED
+    similar = yield from suggestions(access, scope, [call["name"]])
+    if similar:
+        text += P.TOOL_SUGGEST.format(names=", ".join(similar))
+    return error_message(text, call)
+
+
+class StepCalls:
+    """The calls of the ``AIMessage`` that made a tool call: ids and ``load_tool`` requests.
+
+    Read once per ``AIMessage`` object and remembered while it lives (a
+    weak reference, keyed by identity): the calls of one model step all run
+    on the same message, so a message with ``n`` calls costs ``O(n)`` in
+    all, not ``O(n**2)``. Only the message itself leads to its entry.
+    """
+
+    def __init__(self, message: AIMessage | None) -> None:
+        calls = message.tool_calls if message is not None else []
+        self.ids = frozenset(c["id"] for c in calls if c.get("id"))
+        self._loads: dict[str, list[str]] = {}
+        for c in calls:
+            call_id = c.get("id")
+            if c["name"] == P.LOAD_TOOL_NAME and call_id:
+                self._loads[call_id] = requested_names(c.get("args") or {}) or []
+
+    @classmethod
+    def of(cls, state: Any, call: ToolCall) -> StepCalls:
+        """The step of ``call`` in ``state``'s messages (empty if not found)."""
+        call_id = call.get("id")
+        for message in reversed(messages_of(state)):
+            if not isinstance(message, AIMessage):
+                continue
+            known = _STEPS.get(id(message))
+            step = known[1] if known is not None and known[0]() is message else None
+            if step is None:
+                step = cls(message)
+                with _STEPS_LOCK:
+                    if len(_STEPS) >= _MAX_STEPS:
+                        _STEPS.clear()
+                    _STEPS[id(message)] = (weakref.ref(message), step)
+            if call_id in step.ids:
+                return step
+        return cls(None)
+
+    def asks_load_of(
+        self, name: str, resolve: Callable[[str], str | None], *, but: str | None
+    ) -> bool:
+        """Whether a ``load_tool`` call of this step other than ``but`` asks for ``name``."""
+        for call_id, names in self._loads.items():
+            if call_id == but:
+                continue
+            if name in names or any(resolve(n) == name for n in names):
                 return True
-    return False
+        return False
 
 
-def _loaded_in_same_step(
-    engine: Engine, scope: RequestScope, name: str, call: ToolCall
-) -> Decisions[bool]:
-    """Whether ``name`` was loaded by a call of the same ``AIMessage`` as ``call``.
-
-    Sibling calls run concurrently, so without this check a tool loaded and
-    called in one step would run or not depending on timing. Graph-state and
-    context storage only see the load after the step, so they need no check.
-    """
-    origin = yield from engine.storage.origin(scope.thread_id, scope.graph_store, name)
-    return origin is not None and any(c.get("id") == origin for c in _siblings(scope, call))
+_STEPS: dict[int, tuple[weakref.ref[AIMessage], StepCalls]] = {}
+"""``StepCalls`` of live ``AIMessage`` objects by identity (bounded: cleared when full)."""
+_STEPS_LOCK = threading.Lock()
+_MAX_STEPS = 256
 
 
 def finish(result: _R, call: ToolCall) -> _R:

@@ -11,18 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch._engine.drive import Decisions
+from langchain_toolsearch._engine.access import Access
+from langchain_toolsearch._engine.drive import Logic
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._engine.search import SearchOutcome
 from langchain_toolsearch.storage.receipts import parse_names
 
-if TYPE_CHECKING:
-    from langchain_toolsearch._engine.engine import Engine
-
-__all__ = ["MAX_LOAD_NAMES", "LoadOutcome", "activate", "load"]
+__all__ = ["MAX_LOAD_NAMES", "LoadOutcome", "activate", "load", "suggestions"]
 
 MAX_LOAD_NAMES = 64
 
@@ -49,18 +47,20 @@ class LoadOutcome:
 
 
 def _requested(args: Mapping[str, Any]) -> list[str] | LoadOutcome:
-    """The names asked for, de-duplicated, or the refusal naming the accepted forms."""
-    tool_name, tool_names = args.get("tool_name"), args.get("tool_names")
+    """The names asked for, de-duplicated, or the refusal naming the accepted forms.
+
+    Either argument takes one name or several, in any form a model sends
+    (see :func:`~langchain_toolsearch.storage.receipts.parse_names`).
+    """
     names: list[str] = []
-    if tool_name is not None:
-        if not isinstance(tool_name, str):
-            return LoadOutcome(success=False, message=P.LOAD_BAD_FORM)
-        names.append(tool_name)
-    if tool_names is not None:
-        parsed = parse_names(tool_names)
+    for key in ("tool_name", "tool_names"):
+        value = args.get(key)
+        if value is None:
+            continue
+        parsed = parse_names(value)
         if parsed is None:
             return LoadOutcome(success=False, message=P.LOAD_BAD_FORM)
-        if not parsed:
+        if not parsed and key == "tool_names":
             return LoadOutcome(success=False, message=P.LOAD_EMPTY_LIST)
         names.extend(parsed)
     requested = list(dict.fromkeys(names))
@@ -73,8 +73,8 @@ def _requested(args: Mapping[str, Any]) -> list[str] | LoadOutcome:
 
 
 def load(
-    engine: Engine, scope: RequestScope, args: Mapping[str, Any], call_id: str | None
-) -> Decisions[tuple[LoadOutcome, dict[str, Any]]]:
+    access: Access, scope: RequestScope, args: Mapping[str, Any], call_id: str | None
+) -> Logic[tuple[LoadOutcome, dict[str, Any]]]:
     """Run ``load_tool``: the outcome and the graph-state update to apply.
 
     ``call_id`` is the ``load_tool`` call's id (tools it loads cannot run in
@@ -85,18 +85,18 @@ def load(
         return requested, {}
     known = [(n, scope.library.get(n)) for n in requested]
     candidates = [e for _, e in known if e is not None]
-    allowed = yield from engine.allowed(candidates, scope, "load")
-    allowed = yield from engine.allowed(allowed, scope, "active")
+    allowed = yield from access.allowed(candidates, scope, "load")
+    allowed = yield from access.allowed(allowed, scope, "active")
     allowed_names = {e.name for e in allowed}
     not_found = [n for n, e in known if e is None or e.name not in allowed_names]
     resolved = list(dict.fromkeys(e.name for _, e in known if e and e.name in allowed_names))
-    current = set((yield from engine.loaded(scope)))
+    current = set((yield from access.loaded(scope)))
     already = [n for n in resolved if n in current]
     fresh = [n for n in resolved if n not in current]
-    unstorable = engine.unstorable(scope) if fresh else ""
+    unstorable = access.unstorable(scope) if fresh else ""
     if unstorable:
         return LoadOutcome(success=False, message=unstorable, not_found=not_found), {}
-    update = yield from engine.record(scope, fresh, call_id)
+    update = yield from access.record(scope, fresh, call_id)
     parts: list[str] = []
     if fresh:
         parts.append(P.LOAD_LOADED.format(names=", ".join(fresh)))
@@ -104,9 +104,9 @@ def load(
         parts.append(P.LOAD_ALREADY.format(names=", ".join(already)))
     if not_found:
         text = P.LOAD_NOT_FOUND.format(names=", ".join(n[:80] for n in not_found))
-        suggestions = yield from _suggestions(engine, scope, not_found)
-        if suggestions:
-            text += P.LOAD_SUGGEST.format(names=", ".join(suggestions))
+        similar = yield from suggestions(access, scope, not_found)
+        if similar:
+            text += P.LOAD_SUGGEST.format(names=", ".join(similar))
         text += P.LOAD_SEARCH_HINT
         parts.append(text)
     outcome = LoadOutcome(
@@ -119,9 +119,13 @@ def load(
     return outcome, update
 
 
-def _suggestions(
-    engine: Engine, scope: RequestScope, missing: Sequence[str]
-) -> Decisions[list[str]]:
+def suggestions(access: Access, scope: RequestScope, missing: Sequence[str]) -> Logic[list[str]]:
+    """At most five names like ``missing`` this request may see and load (never ``missing``).
+
+    The same for ``load_tool`` and for a direct call of a tool that cannot
+    run: every suggestion passes the filter in phases ``search``, ``load``
+    and ``active``, so a hidden tool is never named.
+    """
     library = scope.library
     refused = {r for m in missing if (r := library.resolve(m))} | set(missing)
     names: dict[str, None] = {}
@@ -129,24 +133,24 @@ def _suggestions(
         names.update(dict.fromkeys(library.suggest(m)))
     entries = [e for n in names if (e := library.get(n)) and e.name not in refused]
     for phase in ("search", "load", "active"):  # only names the model could really use
-        entries = yield from engine.allowed(entries, scope, phase)
+        entries = yield from access.allowed(entries, scope, phase)
     return [e.name for e in entries][:5]
 
 
 def activate(
-    engine: Engine, scope: RequestScope, outcome: SearchOutcome, call_id: str | None
-) -> Decisions[tuple[SearchOutcome, dict[str, Any]]]:
+    access: Access, scope: RequestScope, outcome: SearchOutcome, call_id: str | None
+) -> Logic[tuple[SearchOutcome, dict[str, Any]]]:
     """Auto-load: load a search's hits (phase ``load``) and add the activation receipt."""
     entries = [e for r in outcome.results if (e := scope.library.get(r.name))]
-    allowed = yield from engine.allowed(entries, scope, "load")
+    allowed = yield from access.allowed(entries, scope, "load")
     allowed_names = [e.name for e in allowed]
-    current = set((yield from engine.loaded(scope)))
+    current = set((yield from access.loaded(scope)))
     already = [n for n in allowed_names if n in current]
     fresh = [n for n in allowed_names if n not in current]
-    unstored = engine.unstorable(scope) if fresh else ""
+    unstored = access.unstorable(scope) if fresh else ""
     if unstored:
         fresh, unstored = [], " " + unstored
-    update = yield from engine.record(scope, fresh, call_id)
+    update = yield from access.record(scope, fresh, call_id)
     message = (
         outcome.message
         + P.SEARCH_FOUND_AUTO_DETAIL.format(

@@ -10,20 +10,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch._engine.drive import Decisions
+from langchain_toolsearch._engine.access import Access
+from langchain_toolsearch._engine.drive import Effect, Logic
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._engine.views import close
 from langchain_toolsearch.library import LibraryTool
 from langchain_toolsearch.search.index import ScoredTool, ToolIndex, arank
-from langchain_toolsearch.storage.protocol import StoreCall, ask
 from langchain_toolsearch.storage.receipts import AUTO_LOAD_RECEIPT_TYPE
 from langchain_toolsearch.types import ToolSearchResult
-
-if TYPE_CHECKING:
-    from langchain_toolsearch._engine.engine import Engine
 
 __all__ = ["MAX_QUERY_CHARS", "SearchOutcome", "aranked", "search", "search_receipt"]
 
@@ -77,17 +74,33 @@ async def aranked(index: ToolIndex, query: str, floor: float) -> list[ScoredTool
     return hits
 
 
-def search(engine: Engine, scope: RequestScope, query: object) -> Decisions[SearchOutcome]:
-    """Rank ``scope.library`` for ``query``; denied hits do not use up ``top_k``."""
+def search(
+    access: Access,
+    scope: RequestScope,
+    query: object,
+    *,
+    top_k: int,
+    min_score: float,
+    auto_load: bool,
+) -> Logic[SearchOutcome]:
+    """Rank ``scope.library`` for ``query``; denied hits do not use up ``top_k``.
+
+    Args:
+        access: The filter.
+        scope: The request scope.
+        query: The model's query (anything; a non-string or blank one is an error).
+        top_k: Most hits (count).
+        min_score: Hits scoring at or below it (as shown, 4 decimals) are dropped.
+        auto_load: Hits are loaded at once, so load-denied hits are no hits.
+    """
     if not isinstance(query, str) or not query.strip():
         return SearchOutcome(results=[], message=P.SEARCH_EMPTY_QUERY, error=True)
     note = ""
     if len(query) > MAX_QUERY_CHARS:
         query = query[:MAX_QUERY_CHARS]
         note = " " + P.SEARCH_QUERY_TOO_LONG.format(limit=MAX_QUERY_CHARS)
-    top_k, min_score = engine.options.top_k, float(engine.options.min_score)
-    ranking: Iterable[ScoredTool] = yield from ask(
-        StoreCall(partial(scope.index.rank, query), partial(aranked, scope.index, query, min_score))
+    ranking: Iterable[ScoredTool] = yield Effect(
+        partial(scope.index.rank, query), partial(aranked, scope.index, query, min_score)
     )
     ranked = iter(ranking)
     results: list[ToolSearchResult] = []
@@ -107,18 +120,16 @@ def search(engine: Engine, scope: RequestScope, query: object) -> Decisions[Sear
                 break
         else:
             exhausted = True
-        allowed = yield from engine.allowed([b[0] for b in batch], scope, "search")
-        if engine.options.auto_load:  # every hit shown is loaded: load-denied hits are not hits
-            allowed = yield from engine.allowed(allowed, scope, "load")
+        allowed = yield from access.allowed([b[0] for b in batch], scope, "search")
+        if auto_load:  # every hit shown is loaded: load-denied hits are not hits
+            allowed = yield from access.allowed(allowed, scope, "load")
         keep = {e.name for e in allowed}
         results.extend(_hit(e, score, raw) for e, score, raw in batch if e.name in keep)
     if not results:
         return SearchOutcome(
             results=[], message=P.SEARCH_NO_RESULTS.format(query=query[:100]) + note
         )
-    followup = (
-        P.SEARCH_FOUND_FOLLOWUP_AUTO if engine.options.auto_load else P.SEARCH_FOUND_FOLLOWUP_LOAD
-    )
+    followup = P.SEARCH_FOUND_FOLLOWUP_AUTO if auto_load else P.SEARCH_FOUND_FOLLOWUP_LOAD
     message = P.SEARCH_FOUND.format(count=len(results), followup=followup) + note
     return SearchOutcome(results=results, message=message)
 

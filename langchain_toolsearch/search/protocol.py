@@ -23,7 +23,6 @@ __all__ = [
     "ToolDocument",
     "ToolIndex",
     "arank",
-    "build_index",
     "name_key",
 ]
 
@@ -127,44 +126,6 @@ class ToolIndex(Protocol):
 
 IndexOption: TypeAlias = ToolIndex | Callable[[Sequence[ToolDocument]], ToolIndex]
 """The ``index=`` option: a built :class:`ToolIndex`, or a factory over the documents."""
-
-
-def build_index(option: IndexOption | None, documents: Sequence[ToolDocument]) -> ToolIndex:
-    """Resolve the ``index=`` option for a library's documents.
-
-    Args:
-        option: ``None`` (the default BM25 index), a built :class:`ToolIndex`
-            (used as is; its hits must name the library's tools), or a
-            callable ``(documents) -> ToolIndex`` such as
-            ``BM25ToolIndex.build`` or a
-            :class:`~langchain_toolsearch.search.semantic.SemanticIndexFactory`.
-        documents: The library's documents, one per tool.
-
-    Returns:
-        The index to search.
-
-    Raises:
-        TypeError: If ``option`` is neither, or the factory returns something
-            that is not a :class:`ToolIndex`.
-    """
-    if option is None:
-        from langchain_toolsearch.search.index import BM25ToolIndex  # the default; imports us
-
-        return BM25ToolIndex.build(documents)
-    if isinstance(option, ToolIndex) and not isinstance(option, type):
-        return option
-    if callable(option):
-        built = option(documents)
-        if not isinstance(built, ToolIndex):
-            raise TypeError(
-                f"index factory {option!r} returned {type(built).__name__}, not a ToolIndex "
-                "(an object with rank(query) and __len__)"
-            )
-        return built
-    raise TypeError(
-        f"index must be a ToolIndex or a callable (documents) -> ToolIndex, "
-        f"got {type(option).__name__}"
-    )
 
 
 @runtime_checkable

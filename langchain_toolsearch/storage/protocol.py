@@ -1,34 +1,25 @@
-"""The loaded-tool store protocol and the store-call value the engine yields.
+"""The loaded-tool store protocol.
 
 A :class:`LoadedToolStore` keeps, per thread id, the ordered set of loaded
 tool names, with sync and async access. The engine never calls a store
-itself: it yields a :class:`StoreCall` (the sync and the async form of one
-operation) and the driver (:mod:`langchain_toolsearch._engine.drive`) picks
-the form, so one piece of engine logic serves ``invoke`` and ``ainvoke``.
+itself: it yields a :class:`StoreCall` (an engine
+:class:`~langchain_toolsearch._engine.drive.Effect`: the sync and the async
+form of one operation) and the driver picks the form, so one piece of engine
+logic serves ``invoke`` and ``ainvoke``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Generator, Sequence
-from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
 
-__all__ = ["LoadedToolStore", "StoreCall", "Stored", "ask"]
+from langchain_toolsearch._engine.drive import Effect
 
-R = TypeVar("R")
+__all__ = ["LoadedToolStore", "StoreCall"]
 
 
-@dataclass(frozen=True)
-class StoreCall(Generic[R]):
-    """One store operation in its sync and its async form (same result).
-
-    Attributes:
-        run: Performs the operation synchronously.
-        arun: Performs it asynchronously.
-    """
-
-    run: Callable[[], R]
-    arun: Callable[[], Awaitable[R]]
+StoreCall = Effect
+"""One store operation in its sync and its async form (an engine :class:`Effect`)."""
 
 
 @runtime_checkable
@@ -74,13 +65,3 @@ class LoadedToolStore(Protocol):
     def clear_all(self) -> None:
         """Forget every thread."""
         ...
-
-
-Stored = Generator[StoreCall[Any], Any, R]
-"""Logic that yields store calls to its driver and returns ``R``."""
-
-
-def ask(call: StoreCall[R]) -> Generator[StoreCall[R], Any, R]:
-    """Yield ``call`` to the driver and return its result; use with ``yield from``."""
-    result: R = yield call
-    return result

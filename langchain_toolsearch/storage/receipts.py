@@ -36,26 +36,44 @@ def _as_receipt(message: ToolMessage) -> Mapping[str, Any] | None:
 
 
 def parse_names(value: object) -> list[str] | None:
-    """``tool_names`` as a list of strings: a list, or a JSON list sent as a string.
+    """One or more tool names in any form a model sends them, or ``None``.
 
-    Returns ``None`` for any other form (the caller answers naming the accepted ones).
+    Accepted: a list of strings, a JSON list of strings in a string
+    (``'["a", "b"]'``), a comma-separated string (``"a, b"``) and a bare
+    name (``"a"``). Names are stripped; empty ones are dropped. Anything
+    else (a number, a list holding a non-string, JSON that is not a list of
+    strings) is ``None``,
+    and the caller answers naming the accepted forms.
     """
     if isinstance(value, str):
+        text = value.strip()
+        if not text.startswith(("[", "{")):
+            return [n for part in text.split(",") if (n := part.strip())]
         try:
-            value = json.loads(value)
+            value = json.loads(text)
         except (ValueError, RecursionError):  # deeply nested JSON exhausts the stack
             return None
     if isinstance(value, list) and all(isinstance(n, str) for n in value):
-        return list(value)
+        return [n for item in value if (n := item.strip())]
     return None
 
 
-def requested_names(args: Mapping[str, Any]) -> list[str]:
-    """The names a ``load_tool`` call asked for (``tool_name`` first), unvalidated."""
+def requested_names(args: Mapping[str, Any]) -> list[str] | None:
+    """The names a ``load_tool`` call asks for (``tool_name`` first), or ``None``.
+
+    Either argument may hold one name or several in any form
+    :func:`parse_names` accepts (a list in ``tool_name``, a bare name in
+    ``tool_names``...). ``None`` when an argument holds something else.
+    """
     names: list[str] = []
-    if isinstance(args.get("tool_name"), str):
-        names.append(args["tool_name"])
-    names.extend(parse_names(args.get("tool_names")) or [])
+    for key in ("tool_name", "tool_names"):
+        value = args.get(key)
+        if value is None:
+            continue
+        parsed = parse_names(value)
+        if parsed is None:
+            return None
+        names.extend(parsed)
     return names
 
 
@@ -101,7 +119,7 @@ def receipts_in(
         if call["name"] == P.LOAD_TOOL_NAME and _counts(receipt, message):
             requested = {
                 (resolve(n) if resolve is not None else None) or n
-                for n in requested_names(call["args"])
+                for n in requested_names(call["args"]) or []
             }
             listed = [*(receipt.get("loaded") or []), *(receipt.get("already_loaded") or [])]
             names = [n for n in listed if n in requested]

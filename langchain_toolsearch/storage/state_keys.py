@@ -19,7 +19,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, NotRequired
 
-from langchain.agents.middleware.types import AgentState, OmitFromInput
+from langchain.agents.middleware.types import AgentState, OmitFromInput, ResponseT
 from langchain_core.messages import AnyMessage
 from langgraph.graph import MessagesState
 
@@ -99,7 +99,7 @@ def messages_of(state: Any) -> list[AnyMessage]:
     return list(msgs) if isinstance(msgs, list) else []
 
 
-class ToolSearchAgentState(AgentState[Any]):
+class ToolSearchAgentState(AgentState[ResponseT]):
     """Agent state with this package's keys; the run's input can set none of them."""
 
     toolsearch_loaded: NotRequired[Annotated[list[str], merge_loaded, OmitFromInput]]

@@ -29,6 +29,7 @@ from typing import Any
 from langgraph.store.base import BaseStore
 
 from langchain_toolsearch import _prompts as P
+from langchain_toolsearch._engine.drive import Effect
 from langchain_toolsearch.errors import (
     StoreMissingError,
     ToolSearchConfigError,
@@ -36,7 +37,7 @@ from langchain_toolsearch.errors import (
 )
 from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore
 from langchain_toolsearch.storage.memory import InMemoryLoadedToolStore
-from langchain_toolsearch.storage.protocol import LoadedToolStore, StoreCall, Stored, ask
+from langchain_toolsearch.storage.protocol import LoadedToolStore
 from langchain_toolsearch.storage.receipts import receipts_in
 from langchain_toolsearch.storage.state_keys import (
     LOADED_KEY,
@@ -92,7 +93,7 @@ class Storage(ABC):
         state: Any,
         graph_store: BaseStore | None,
         resolve: Callable[[str], str | None],
-    ) -> Stored[list[str]]:
+    ) -> Effect[list[str]]:
         """Loaded names of this run in load order (not filter-checked)."""
 
     def unstorable(
@@ -107,17 +108,15 @@ class Storage(ABC):
         graph_store: BaseStore | None,
         names: Sequence[str],
         origin: str | None,
-    ) -> Stored[dict[str, Any]]:
+    ) -> Effect[dict[str, Any]]:
         """Store ``names``; return the graph-state update that carries them (if any)."""
-        return {}
-        yield  # pragma: no cover  (makes this a generator)
+        return Effect.of({})
 
     def origin(
         self, thread_id: str | None, graph_store: BaseStore | None, name: str
-    ) -> Stored[str | None]:
+    ) -> Effect[str | None]:
         """The id of the tool call that loaded ``name``, if this storage knows it."""
-        return None
-        yield  # pragma: no cover
+        return Effect.of(None)
 
     def check(self, thread_id: str | None, graph_store: BaseStore | None) -> None:
         """Raise if this run cannot work at all (``storage="store"`` with no store)."""
@@ -140,10 +139,9 @@ class ContextStorage(Storage):
         state: Any,
         graph_store: BaseStore | None,
         resolve: Callable[[str], str | None],
-    ) -> Stored[list[str]]:
+    ) -> Effect[list[str]]:
         """Names with genuine receipts in ``state["messages"]``."""
-        return receipts_in(messages_of(state), resolve)
-        yield  # pragma: no cover
+        return Effect.of(receipts_in(messages_of(state), resolve))
 
 
 class ThreadStorage(Storage):
@@ -204,7 +202,7 @@ class ThreadStorage(Storage):
         state: Any,
         graph_store: BaseStore | None,
         resolve: Callable[[str], str | None],
-    ) -> Stored[list[str]]:
+    ) -> Effect[list[str]]:
         """The thread's stored names, or the run's ``toolsearch_loaded`` without a thread id.
 
         Without a thread id a name counts only if a receipt in the run's messages
@@ -212,17 +210,12 @@ class ThreadStorage(Storage):
         """
         if thread_id is None:
             receipted = set(receipts_in(messages_of(state), resolve))
-            return [
-                n for n in self._signer.verified(state_names(state, LOADED_KEY)) if n in receipted
-            ]
+            signed = self._signer.verified(state_names(state, LOADED_KEY))
+            return Effect.of([n for n in signed if n in receipted])
         backend = self.backend(graph_store)
         if backend is None:
-            return []
-        return (
-            yield from ask(
-                StoreCall(partial(backend.get, thread_id), partial(backend.aget, thread_id))
-            )
-        )
+            return Effect.of([])
+        return Effect(partial(backend.get, thread_id), partial(backend.aget, thread_id))
 
     def unstorable(
         self, thread_id: str | None, graph_store: BaseStore | None, state_ready: bool
@@ -245,36 +238,35 @@ class ThreadStorage(Storage):
         graph_store: BaseStore | None,
         names: Sequence[str],
         origin: str | None,
-    ) -> Stored[dict[str, Any]]:
+    ) -> Effect[dict[str, Any]]:
         """Write to the thread's store, or return the state update of a thread-less run."""
         if not names:
-            return {}
+            return Effect.of({})
         if thread_id is None:
-            return {LOADED_KEY: self._signer.sign_all(names)}
+            return Effect.of({LOADED_KEY: self._signer.sign_all(names)})
         backend = self.backend(graph_store)
         assert backend is not None  # unstorable() refused the load otherwise
-        yield from ask(
-            StoreCall(
-                partial(backend.add, thread_id, list(names), origin=origin),
-                partial(backend.aadd, thread_id, list(names), origin=origin),
-            )
-        )
-        return {}
+        add, aadd, wanted = backend.add, backend.aadd, list(names)
+
+        def run() -> dict[str, Any]:
+            add(thread_id, wanted, origin=origin)
+            return {}
+
+        async def arun() -> dict[str, Any]:
+            await aadd(thread_id, wanted, origin=origin)
+            return {}
+
+        return Effect(run, arun)
 
     def origin(
         self, thread_id: str | None, graph_store: BaseStore | None, name: str
-    ) -> Stored[str | None]:
+    ) -> Effect[str | None]:
         """The loading call id from the thread's store (thread-less: unknown)."""
         backend = self.backend(graph_store)
         if thread_id is None or backend is None:
-            return None
-        return (
-            yield from ask(
-                StoreCall(
-                    partial(backend.origin, thread_id, name),
-                    partial(backend.aorigin, thread_id, name),
-                )
-            )
+            return Effect.of(None)
+        return Effect(
+            partial(backend.origin, thread_id, name), partial(backend.aorigin, thread_id, name)
         )
 
 

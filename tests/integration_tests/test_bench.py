@@ -36,8 +36,14 @@ def test_bench_quick_prints_every_section() -> None:
         "## Overhead per model step",
         "## Memory",
         "## Bounded work for hostile input",
+        "## Per-step overhead against plain create_agent",
+        "## One AI message with many tool calls (ainvoke)",
+        "## Import time",
     ):
         assert heading in out, heading
+    ratio = re.search(r"\| create_agent \+ ToolSearchMiddleware \| [\d.]+ \| ([\d.]+) \|", out)
+    assert ratio is not None and float(ratio.group(1)) > 0
+    assert "Loaded by the import: no config, mcp or embeddings." in out
     quality = re.findall(r"\| (BFCL[^|]*): (toolsearch BM25|rank-bm25 BM25Okapi) \|([^\n]*)", out)
     assert len(quality) == 4
     for _, _, cells in quality:

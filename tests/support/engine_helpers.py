@@ -21,7 +21,7 @@ def search_outcome(ts: Form, query: Any, config: RunnableConfig | None = None) -
     """The full ``search_tools`` outcome (results, message, error) for ``query``."""
     engine = ts._engine
     scope = engine.scopes.build(config or {}, {})
-    return drive(search.search(engine, scope, query), engine.policy)
+    return drive(engine._search(scope, query))
 
 
 def load_outcome(
@@ -30,7 +30,7 @@ def load_outcome(
     """The ``load_tool`` outcome and state update for ``args``."""
     engine = ts._engine
     scope = engine.scopes.build(config or {}, state if state is not None else {})
-    return drive(load.load(engine, scope, args, None), engine.policy)
+    return drive(load.load(engine.access, scope, args, None))
 
 
 def activate_outcome(
@@ -39,6 +39,6 @@ def activate_outcome(
     """Auto-load of ``query``'s hits: (outcome, state update, receipt)."""
     engine = ts._engine
     scope = engine.scopes.build(config or {}, state if state is not None else {})
-    outcome = drive(search.search(engine, scope, query), engine.policy)
-    activated, update = drive(load.activate(engine, scope, outcome, None), engine.policy)
+    outcome = drive(engine._search(scope, query))
+    activated, update = drive(load.activate(engine.access, scope, outcome, None))
     return activated, update, search.search_receipt(activated, auto_load=True)

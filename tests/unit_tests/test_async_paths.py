@@ -146,3 +146,56 @@ async def test_a_bad_resolver_set_loses_only_the_bad_tools(
     assert [h.name for h in hits] == ["ticket_open"]
     for why in ("same name", "reserved", "static library", "UTF-8", "cannot be converted"):
         assert why in caplog.text, why
+
+
+@mode_param
+async def test_an_async_filter_that_blocks_denies_even_if_it_answers_true_later(
+    mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``filter_timeout`` bounds an ``async def`` filter that never awaits: its late True denies."""
+    import time
+
+    async def blocks(args: ToolSearchFilterArgs) -> bool:
+        if args.tool_name == "get_weather":
+            time.sleep(0.6)  # a blocking call inside async code
+        return True
+
+    mw = ToolSearchMiddleware(tools=library(), filter=blocks, filter_timeout=0.1)
+    with caplog.at_level(logging.WARNING):
+        hits = mw.search("weather") if mode == "sync" else await mw.asearch("weather")
+    assert "get_weather" not in [h.name for h in hits]
+    assert "no answer within" in caplog.text
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+async def test_a_blocking_filter_never_stalls_the_callers_event_loop(kind: str) -> None:
+    """The caller's loop keeps running while a filter blocks far past its timeout."""
+    import time
+
+    def sync_blocks(args: ToolSearchFilterArgs) -> bool:
+        time.sleep(1.5)
+        return True
+
+    async def async_blocks(args: ToolSearchFilterArgs) -> bool:
+        time.sleep(1.5)
+        return True
+
+    hook = sync_blocks if kind == "sync" else async_blocks
+    mw = ToolSearchMiddleware(tools=library(), filter=hook, filter_timeout=0.1, top_k=1)
+    gaps: list[float] = []
+    done = asyncio.Event()
+
+    async def ticker() -> None:
+        last = time.perf_counter()
+        while not done.is_set():
+            await asyncio.sleep(0.01)
+            now = time.perf_counter()
+            gaps.append(now - last)
+            last = now
+
+    task = asyncio.create_task(ticker())
+    hits = await mw.asearch("weather")
+    done.set()
+    await task
+    assert hits == []  # every case timed out: denied
+    assert gaps and max(gaps) < 1.0  # the 1.5 s block never held this loop

@@ -233,8 +233,12 @@ async def test_c4_unloaded_tools_never_run(form: str, mode: str, storage: str, n
     reply = replies[0]
     assert reply.tool_call_id == "x1" and reply.status == "error"
     assert "search_tools" in reply.content
-    assert [n for n in LIBRARY_NAMES if n in reply.content] == []
-    assert reply.content == P.TOOL_NOT_LOADED  # same answer for hidden and made-up names
+    if name == "admin_delete_user":  # a real tool, not loaded: no name, not even its own
+        assert [n for n in LIBRARY_NAMES if n in reply.content] == []
+        assert reply.content == P.TOOL_NOT_LOADED
+    else:  # a made-up name gets load_tool's suggestions (nothing is hidden here)
+        suggestion = P.TOOL_SUGGEST.format(names="admin_delete_user")
+        assert reply.content == P.TOOL_NOT_LOADED + suggestion
 
 
 # -- C5 The filter holds in every phase and fails closed ----------------------------------------------
@@ -403,13 +407,13 @@ async def test_c7_messy_load_arguments(form: str, mode: str) -> None:
     assert a["loaded"] == ["get_weather"] and a["not_found"] == ["nope"] and a["success"] is False
     assert msgs["b"].status == "error" and msgs["b"].artifact["message"] == P.LOAD_EMPTY_LIST
     assert msgs["c"].artifact["loaded"] == ["send_email", "github_get_me"]
-    for key in ("d", "e"):
-        assert msgs[key].status == "error"
-        assert msgs[key].artifact is None  # a validation error, not a receipt
+    assert msgs["d"].status == "error"
+    assert msgs["d"].artifact is None  # a validation error, not a receipt
     assert "tool" in msgs["d"].content
-    assert "tool_names" in msgs["e"].content
-    assert h.bound[-1] == [*META, "get_weather", "send_email", "github_get_me"]
-    assert "slack_post_message" not in h.bound[-1]
+    # a bare name in tool_names loads it (issue 21: every shape of "one or more names")
+    assert msgs["e"].artifact["loaded"] == ["slack_post_message"]
+    loaded = ["get_weather", "send_email", "github_get_me", "slack_post_message"]
+    assert h.bound[-1] == [*META, *loaded]
     assert msgs["f"].status == "success" and out["messages"][-1].content == "ok"
 
 

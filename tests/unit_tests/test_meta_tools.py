@@ -251,7 +251,7 @@ async def test_bad_arguments_get_error_messages_and_keep_loads(form: str, mode: 
         ai(call("load_tool", {"tool_name": "get_weather"}, "ok1")),
         ai(
             call("load_tool", {"tool_name": 5}, "b1"),
-            call("load_tool", {"tool_names": "get_weather"}, "b2"),
+            call("load_tool", {"tool_names": "[1, 2]"}, "b2"),
             call("load_tool", {"tool_names": [1, 2]}, "b3"),
             call("load_tool", {"tool": "x"}, "b4"),
             call("search_tools", {"query": 7}, "b5"),
@@ -305,3 +305,44 @@ async def test_huge_query_is_cut_and_the_run_goes_on(form: str, mode: str) -> No
             "message": P.SEARCH_NO_RESULTS.format(query=query),
         }
     assert out["messages"][-1].content == "ok"
+
+
+# -- direct calls of tools that cannot run: the suggestions load_tool gives ------------------------
+
+
+async def test_a_misspelled_direct_call_gets_the_suggestions_load_tool_gives(
+    form: str, mode: str
+) -> None:
+    steps = [
+        ai(call("get_wether", {"city": "Oslo"}, "direct")),
+        ai(call("load_tool", {"tool_name": "get_wether"}, "load")),
+        ai(content="ok"),
+    ]
+    h = build(form, steps)
+    out = await h.run("go", cfg(), mode)
+    msgs = _by_id(out)
+    direct = msgs["direct"]
+    assert direct.status == "error"
+    assert direct.content == P.TOOL_NOT_LOADED + P.TOOL_SUGGEST.format(names="get_weather")
+    assert "Did you mean: get_weather?" in msgs["load"].artifact["message"]  # the same name
+    assert not CALLS or ("get_weather", "Oslo") not in CALLS
+
+
+async def test_a_direct_call_never_suggests_a_hidden_tool(form: str, mode: str) -> None:
+    steps = [
+        ai(call("delete_user", {"id": "u1"}, "misspelled")),
+        ai(call("admin_delete_user", {"id": "u1"}, "hidden")),
+        ai(call("qqq_unknown_xyz", {}, "unknown")),
+        ai(content="ok"),
+    ]
+    open_ = build(form, steps)
+    out = await open_.run("go", cfg(plan="free"), mode)
+    assert "admin_delete_user" in _by_id(out)["misspelled"].content  # suggested when allowed
+
+    h = build(form, steps, filter=plan_filter)
+    out = await h.run("go", cfg(plan="free"), mode)
+    msgs = _by_id(out)
+    assert "admin_delete_user" not in msgs["misspelled"].content
+    # a hidden tool is answered exactly like an unknown one: no suggestion names it
+    assert msgs["hidden"].content == msgs["unknown"].content == P.TOOL_NOT_LOADED
+    assert all(m.status == "error" for m in msgs.values())

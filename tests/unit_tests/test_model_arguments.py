@@ -36,11 +36,46 @@ async def test_c19_a_json_list_in_a_string_loads_every_name(form: str, mode: str
 @pytest.mark.parametrize(
     "args",
     [
-        {"tool_names": "get_weather"},
+        {"tool_names": "get_weather, send_email"},  # comma-separated
+        {"tool_names": "get_weather,send_email,"},
+        {"tool_name": ["get_weather", "send_email"]},  # a list in tool_name
+        {"tool_name": '["get_weather", "send_email"]'},  # a JSON list in tool_name
+        {"tool_name": "get_weather, send_email"},
+        {"tool_name": "get_weather", "tool_names": "send_email"},  # a bare name in tool_names
+        {"tool_name": ["get_weather"], "tool_names": ["send_email", "get_weather"]},
+    ],
+)
+async def test_every_shape_of_one_or_more_names_loads_them(
+    form: str, mode: str, args: dict[str, object]
+) -> None:
+    h = build(form, [ai(call("load_tool", args)), ai(content="ok")])
+    out = await h.run("load", cfg(), mode)
+    reply = tool_msgs(out, "load_tool")[0]
+    assert reply.status == "success", reply.text
+    assert reply.artifact["loaded"] == ["get_weather", "send_email"]
+    assert h.bound[1] == [*META, "get_weather", "send_email"]
+
+
+@form_param
+@mode_param
+async def test_a_bare_name_in_tool_names_loads_it(form: str, mode: str) -> None:
+    h = build(form, [ai(call("load_tool", {"tool_names": "get_weather"})), ai(content="ok")])
+    out = await h.run("load", cfg(), mode)
+    assert tool_msgs(out, "load_tool")[0].artifact["loaded"] == ["get_weather"]
+    assert h.bound[1] == [*META, "get_weather"]
+
+
+@form_param
+@mode_param
+@pytest.mark.parametrize(
+    "args",
+    [
         {"tool_names": "[1, 2]"},
         {"tool_names": [1, 2]},
         {"tool_names": '{"a": 1}'},
-        {"tool_name": ["get_weather"]},
+        {"tool_name": 5},
+        {"tool_name": [1]},
+        {"tool_name": "[broken"},
     ],
 )
 async def test_c19_a_refused_form_names_the_accepted_ones(

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import pytest
 from langchain_core.tools import tool
 
 from langchain_toolsearch import ToolSearchFilterArgs, ToolSearchMiddleware
-from langchain_toolsearch._engine.drive import adrive, drive
+from langchain_toolsearch._engine.drive import Effect, adrive, drive
 from langchain_toolsearch.policy import ToolPolicy
 from tests.support.fakes import ai, call
 from tests.support.library_fixtures import CALLS, get_weather, library
@@ -231,10 +232,13 @@ async def test_policy_batches_answer_in_order() -> None:
     assert policy.check_many(batch) == expected
     assert await policy.acheck_many(batch) == expected
 
+    def ask(cases: list[ToolSearchFilterArgs]) -> Effect[list[bool]]:
+        return Effect(partial(policy.check_many, cases), partial(policy.acheck_many, cases))
+
     def computation() -> Any:
-        first = yield batch[:3]
-        second = yield batch[3:5]
+        first = yield ask(batch[:3])
+        second = yield ask(batch[3:5])
         return first + second
 
-    assert drive(computation(), policy) == expected[:5]
-    assert await adrive(computation(), policy) == expected[:5]
+    assert drive(computation()) == expected[:5]
+    assert await adrive(computation()) == expected[:5]

@@ -46,6 +46,7 @@ SNAPSHOT: dict[str, str] = {
     "TOOL_NOT_LOADED": "Error: this tool is not available. Use search_tools to find a tool for this task and load_tool to load it, then call it.",
     "TOOL_NOT_LOADED_AUTO": "Error: this tool is not available. Use search_tools to find a tool for this task (its results are loaded at once), then call it.",
     "TOOL_LOADED_THIS_STEP": "Error: this tool was loaded in this same step and is callable from your next step: call it again now.",
+    "TOOL_SUGGEST": " Tools with a similar name: {names}.",
 }
 
 QUERY_PARAM = {

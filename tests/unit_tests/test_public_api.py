@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import langchain_toolsearch
-from langchain_toolsearch.options import ToolSearchKwargs, ToolSearchOptions
+from langchain_toolsearch.options import ToolSearchOptions
 
 EXPECTED_ALL = [
     "AgentToolConfig",
@@ -87,22 +87,15 @@ def test_constructors_take_the_spec_options_keyword_only() -> None:
     }
     option_fields = {f.name: f for f in dataclasses.fields(ToolSearchOptions)}
     assert spec <= set(option_fields)
-    # the options besides tools are declared once, as a TypedDict the constructors unpack
-    assert set(ToolSearchKwargs.__annotations__) == set(option_fields) - {"tools"}
     for name, value in defaults.items():
         assert option_fields[name].default == value, name
     for cls in (langchain_toolsearch.ToolSearchMiddleware, langchain_toolsearch.ToolSearchNode):
         params = inspect.signature(cls.__init__).parameters
         for name, param in params.items():
             if name != "self":
-                assert param.kind in (
-                    inspect.Parameter.KEYWORD_ONLY,
-                    inspect.Parameter.VAR_KEYWORD,
-                ), (cls, name)
-        assert params["options"].annotation == "Unpack[ToolSearchKwargs]", cls
-        with pytest.raises(
-            TypeError, match=r"unknown option\(s\) \['topk'\]; its options are tools, top_k"
-        ):
+                assert param.kind is inspect.Parameter.KEYWORD_ONLY, (cls, name)
+        # Python's own error for a misspelled option, naming it
+        with pytest.raises(TypeError, match="unexpected keyword argument 'topk'"):
             cls(tools=[], topk=3)  # type: ignore[call-arg]
         with pytest.raises(TypeError):
             cls([])  # type: ignore[misc]  # keyword-only
@@ -136,6 +129,69 @@ def test_the_public_helpers_answer_on_a_fresh_instance(cls: Any) -> None:
     assert ts.get_state_stats().thread_count == 0
 
 
+FORM_ONLY = {
+    langchain_toolsearch.ToolSearchMiddleware: {"name"},
+    langchain_toolsearch.ToolSearchNode: {"name", "bound_tools"},
+}
+
+
+@pytest.mark.parametrize(
+    "cls", [langchain_toolsearch.ToolSearchMiddleware, langchain_toolsearch.ToolSearchNode]
+)
+def test_constructor_signatures_match_the_options(cls: type) -> None:
+    """Each option is a parameter of both constructors with the option's type and default.
+
+    Adding an option is a field of ToolSearchOptions plus this parameter in both
+    signatures; this test names what is missing or differs.
+    """
+    params = dict(inspect.signature(cls.__init__).parameters)
+    params.pop("self")
+    own = {n: params.pop(n) for n in FORM_ONLY[cls]}
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in own.values())
+    option_fields = {f.name: f for f in dataclasses.fields(ToolSearchOptions)}
+    assert list(params) == list(option_fields), "same options, same order"
+    for name, field in option_fields.items():
+        param = params[name]
+        assert param.kind is inspect.Parameter.KEYWORD_ONLY, name
+        assert param.annotation == field.type, (name, param.annotation, field.type)
+        expected = (
+            inspect.Parameter.empty if field.default is dataclasses.MISSING else field.default
+        )
+        assert param.default == expected, name
+    doc = inspect.getdoc(cls.__init__) or ""
+    for name in [*option_fields, *own]:
+        assert re.search(rf"^\s+{name}: ", doc, re.M), f"{cls.__name__}.__init__ documents {name}"
+    assert "Raises:" in doc
+
+
+def test_constructors_pass_every_option_through() -> None:
+    """A non-default value of each simple option reaches the validated options."""
+    values = {
+        "top_k": 7,
+        "min_score": 0.25,
+        "auto_load": True,
+        "system_hint": False,
+        "filter_timeout": 2.5,
+        "resolve_timeout": 4.0,
+        "ttl": 60.0,
+    }
+    for cls in (langchain_toolsearch.ToolSearchMiddleware, langchain_toolsearch.ToolSearchNode):
+        built = cls(tools=[], **values)
+        for name, value in values.items():
+            assert getattr(built.options, name) == value, (cls, name)
+
+
+def test_middleware_name_is_settable_and_checked() -> None:
+    from langchain_toolsearch import ToolSearchError
+
+    assert langchain_toolsearch.ToolSearchMiddleware(tools=[]).name == "ToolSearchMiddleware"
+    assert langchain_toolsearch.ToolSearchMiddleware(tools=[], name="search_b").name == "search_b"
+    assert langchain_toolsearch.ToolSearchNode(tools=[], name="ts").name == "ts"
+    for cls in (langchain_toolsearch.ToolSearchMiddleware, langchain_toolsearch.ToolSearchNode):
+        with pytest.raises(ToolSearchError, match="name must be a non-empty string"):
+            cls(tools=[], name="")
+
+
 def test_py_typed_ships() -> None:
     marker = importlib.resources.files("langchain_toolsearch").joinpath("py.typed")
     assert marker.is_file()
@@ -155,3 +211,32 @@ def test_version_matches_pyproject_and_changelog() -> None:
     releases = re.findall(r"^## \[(\d[^\]]*)\] - \d{4}-\d{2}-\d{2}$", changelog, flags=re.MULTILINE)
     assert releases, "CHANGELOG.md has no '## [x.y.z] - YYYY-MM-DD' entry"
     assert releases[0] == langchain_toolsearch.__version__, releases
+
+
+def test_import_loads_only_what_the_core_needs() -> None:
+    """``import langchain_toolsearch`` leaves configuration, MCP and embeddings for first use."""
+    import importlib
+    import sys
+
+    saved = {k: v for k, v in sys.modules.items() if k.split(".")[0] == "langchain_toolsearch"}
+    try:
+        for key in saved:
+            del sys.modules[key]
+        fresh = importlib.import_module("langchain_toolsearch")
+        loaded = {k for k in sys.modules if k.split(".")[0] == "langchain_toolsearch"}
+        for lazy in (
+            "langchain_toolsearch.config",
+            "langchain_toolsearch.mcp",
+            "langchain_toolsearch.search.semantic",
+        ):
+            assert lazy not in loaded, lazy
+        assert "langchain_toolsearch.middleware" in loaded
+        assert fresh.ToolResolver.__module__ == "langchain_toolsearch.config.resolver"
+        assert "langchain_toolsearch.config" in sys.modules  # loaded on first use
+        assert "ToolConfigStore" in dir(fresh)
+        with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+            fresh.Nope  # noqa: B018
+    finally:
+        for key in [k for k in sys.modules if k.split(".")[0] == "langchain_toolsearch"]:
+            del sys.modules[key]
+        sys.modules.update(saved)

@@ -1,0 +1,290 @@
+"""Per-step cost against plain LangGraph, one message with many tool calls, and import time.
+
+Each figure is measured side by side with its baseline in the same process:
+
+* **step overhead**: one ``create_agent`` turn (model -> tool call -> tool ->
+  model answer, scripted model, no checkpointer) with the tool loaded through
+  :class:`~langchain_toolsearch.ToolSearchMiddleware` (in-memory storage,
+  the tool already loaded on the thread) against the same turn with the tool
+  bound directly on a plain agent; the ratio of the two medians.
+* **many tool calls**: one AI message with ``n`` calls of a loaded tool
+  (``ainvoke``), wall time and the longest event-loop stall (a ticker task
+  on the same loop), against the plain agent, for several ``n``.
+* **import time**: ``python -X importtime -c "import langchain_toolsearch"``
+  in a fresh process: the package's cumulative import time and whether
+  ``config``, ``mcp`` or the embeddings module were loaded, next to
+  ``import langchain.agents`` (the framework the package needs anyway).
+
+Run alone with ``python -m benchmarks.steps``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from benchmarks.bench import BenchConfig, _Report
+
+THREAD = "bench-steps"
+
+
+def _library(size: int) -> list[Any]:
+    from langchain_core.tools import StructuredTool
+
+    def make(i: int) -> Any:
+        def fn(city: str) -> str:
+            return f"sunny in {city}"
+
+        return StructuredTool.from_function(
+            fn, name=f"tool_{i}", description=f"Tool number {i} for weather and city data"
+        )
+
+    return [make(i) for i in range(size)]
+
+
+def _passthrough() -> Any:
+    """A middleware whose model and tool hooks only call the handler (the framework's floor)."""
+    from langchain.agents.middleware.types import AgentMiddleware
+
+    class Passthrough(AgentMiddleware):
+        def wrap_model_call(self, request: Any, handler: Any) -> Any:
+            return handler(request)
+
+        async def awrap_model_call(self, request: Any, handler: Any) -> Any:
+            return await handler(request)
+
+        def wrap_tool_call(self, request: Any, handler: Any) -> Any:
+            return handler(request)
+
+        async def awrap_tool_call(self, request: Any, handler: Any) -> Any:
+            return await handler(request)
+
+    return Passthrough()
+
+
+def _agents(size: int, steps: Sequence[Any], *, floor: bool = False) -> tuple[Any, Any, Any]:
+    """(plain agent, tool-search agent, middleware) playing ``steps`` on ``tool_0``.
+
+    With ``floor`` the plain agent carries a pass-through middleware.
+    """
+    from langchain.agents import create_agent
+
+    from langchain_toolsearch import ToolSearchMiddleware
+    from langchain_toolsearch.testing import ScriptedToolSearchModel
+
+    library = _library(size)
+    plain = create_agent(
+        ScriptedToolSearchModel(steps=list(steps)),
+        tools=[library[0]],
+        middleware=[_passthrough()] if floor else [],
+    )
+    mw = ToolSearchMiddleware(tools=library)
+    assert mw.loaded_tool_store is not None
+    mw.loaded_tool_store.add(THREAD, ["tool_0"])
+    ours = create_agent(ScriptedToolSearchModel(steps=list(steps)), tools=[], middleware=[mw])
+    return plain, ours, mw
+
+
+def step_overhead(size: int = 1_000, repeats: int = 200) -> tuple[float, float, float]:
+    """Median ms of one turn (2 model steps, 1 tool step).
+
+    Returns:
+        (plain agent, plain agent with a pass-through middleware, tool search).
+    """
+    from langchain_core.messages import HumanMessage
+
+    from langchain_toolsearch.testing import Answer, Call
+
+    script = [Call("tool_0", {"city": "Paris"}), Answer("done")]
+    plain, ours, _ = _agents(size, script)
+    floor, _, _ = _agents(1, script, floor=True)
+    config = {"configurable": {"thread_id": THREAD}}
+    message = {"messages": [HumanMessage("weather in Paris?")]}
+
+    def run_plain() -> object:
+        out = plain.invoke(message, config)
+        assert out["messages"][2].text == "sunny in Paris"
+        return out
+
+    def run_floor() -> object:
+        out = floor.invoke(message, config)
+        assert out["messages"][2].text == "sunny in Paris"
+        return out
+
+    def run_ours() -> object:
+        out = ours.invoke(message, config)
+        assert out["messages"][2].text == "sunny in Paris", out["messages"][2]
+        return out
+
+    runs = (run_plain, run_floor, run_ours)
+    for run in runs:  # warm-up
+        for _ in range(5):
+            run()
+    times: list[list[float]] = [[], [], []]
+    for _ in range(repeats):  # interleaved turn by turn: all three see the same machine load
+        for run, spent in zip(runs, times, strict=True):
+            started = time.perf_counter()
+            run()
+            spent.append(time.perf_counter() - started)
+    plain_ms, floor_ms, ours_ms = (statistics.median(t) * 1e3 for t in times)
+    return plain_ms, floor_ms, ours_ms
+
+
+def _many_calls(count: int) -> Any:
+    from langchain_core.messages import AIMessage
+
+    calls = [
+        {"name": "tool_0", "args": {"city": f"c{i}"}, "id": f"call_{i}", "type": "tool_call"}
+        for i in range(count)
+    ]
+    return AIMessage(content="", tool_calls=calls)
+
+
+async def _timed_with_stall(run: Callable[[], Any]) -> tuple[float, float]:
+    """(wall s, longest gap s between ticks of a 1 ms ticker on the same loop)."""
+    stall = 0.0
+    done = False
+
+    async def ticker() -> None:
+        nonlocal stall
+        last = time.perf_counter()
+        while not done:
+            await asyncio.sleep(0.001)
+            now = time.perf_counter()
+            stall = max(stall, now - last)
+            last = now
+
+    task = asyncio.create_task(ticker())
+    await asyncio.sleep(0.005)
+    started = time.perf_counter()
+    await run()
+    wall = time.perf_counter() - started
+    done = True
+    await task
+    return wall, stall
+
+
+def many_calls(count: int, size: int = 1_000) -> dict[str, tuple[float, float]]:
+    """``{"plain" | "toolsearch": (wall s, stall s)}`` for one message with ``count`` calls."""
+    from langchain_core.messages import HumanMessage
+
+    from langchain_toolsearch.testing import Answer
+
+    plain, ours, _ = _agents(size, [_many_calls(count), Answer("done")])
+    config = {"configurable": {"thread_id": THREAD}}
+    message = {"messages": [HumanMessage("go")]}
+
+    def check(out: dict[str, Any]) -> None:
+        answers = out["messages"][2:-1]
+        assert len(answers) == count, len(answers)
+        assert all(m.status == "success" for m in answers), answers[0]
+
+    async def measure() -> dict[str, tuple[float, float]]:
+        results: dict[str, tuple[float, float]] = {}
+        for label, agent in (("plain", plain), ("toolsearch", ours)):
+            box: dict[str, Any] = {}
+
+            async def run(agent: Any = agent, box: dict[str, Any] = box) -> None:
+                box["out"] = await agent.ainvoke(message, config)
+
+            results[label] = await _timed_with_stall(run)
+            check(box["out"])
+        return results
+
+    return asyncio.run(measure())
+
+
+def import_time() -> dict[str, Any]:
+    """Cumulative import time (ms, best of 3 fresh processes): the package, ``langchain.agents``."""
+
+    def cumulative(statement: str, module: str) -> tuple[float, str]:
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", statement],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        total = 0.0
+        for line in done.stderr.splitlines():
+            parts = line.split("|")
+            if len(parts) == 3 and parts[2].strip() == module:
+                total = int(parts[1]) / 1e3
+        return total, done.stderr
+
+    package = "langchain_toolsearch"
+    ours, log = min(cumulative(f"import {package}", package) for _ in range(3))
+    framework = min(cumulative("import langchain.agents", "langchain.agents")[0] for _ in range(3))
+    loaded = [
+        m
+        for m in ("langchain_toolsearch.config", "langchain_toolsearch.mcp", "semantic")
+        if any(line.rstrip().endswith(m) for line in log.splitlines())
+    ]
+    return {"package_ms": ours, "framework_ms": framework, "loaded": loaded}
+
+
+def section(rep: _Report, cfg: BenchConfig) -> None:
+    """Print the three tables (``--quick``: fewer repeats and calls)."""
+    rep.line("## Per-step overhead against plain create_agent")
+    rep.line()
+    plain_ms, floor_ms, ours_ms = step_overhead(repeats=30 if cfg.quick else 500)
+    rep.line(
+        "One turn = 2 model steps + 1 tool step (scripted model, in-memory storage, the tool "
+        "loaded on the thread, 1,000-tool library); medians of turns run in rotation. The "
+        "pass-through row is the framework's own cost of any middleware with model and tool "
+        "hooks."
+    )
+    rep.line()
+    rep.table(
+        ["agent", "ms per turn", "ratio"],
+        [
+            ["plain create_agent (tool bound)", f"{plain_ms:.2f}", "1.00"],
+            [
+                "plain + a pass-through middleware",
+                f"{floor_ms:.2f}",
+                f"{floor_ms / plain_ms:.2f}",
+            ],
+            ["create_agent + ToolSearchMiddleware", f"{ours_ms:.2f}", f"{ours_ms / plain_ms:.2f}"],
+        ],
+    )
+    rep.line()
+    rep.line("## One AI message with many tool calls (ainvoke)")
+    rep.line()
+    rows: list[list[object]] = []
+    for count in (100, 250) if cfg.quick else (250, 500, 1_000):
+        found = many_calls(count)
+        (pw, ps), (ow, os_) = found["plain"], found["toolsearch"]
+        rows.append(
+            [f"{count:,}", f"{pw:.2f}", f"{ow:.2f}", f"{ow / pw:.2f}", f"{ps:.2f}", f"{os_:.2f}"]
+        )
+    rep.table(
+        ["calls", "plain s", "toolsearch s", "ratio", "plain stall s", "toolsearch stall s"],
+        rows,
+    )
+    rep.line()
+    rep.line("## Import time")
+    rep.line()
+    timed = import_time()
+    rep.table(
+        ["import", "cumulative ms"],
+        [
+            ["langchain_toolsearch", f"{timed['package_ms']:.0f}"],
+            ["langchain.agents (baseline)", f"{timed['framework_ms']:.0f}"],
+        ],
+    )
+    rep.line()
+    extra = ", ".join(timed["loaded"]) or "no config, mcp or embeddings"
+    rep.line(f"Loaded by the import: {extra}.")
+    rep.line()
+
+
+if __name__ == "__main__":
+    from benchmarks.bench import BenchConfig, _Report
+
+    quick = "--quick" in sys.argv
+    section(_Report(sys.stdout), BenchConfig.make(quick=quick, semantic=False, data_dir=None))

@@ -1,0 +1,116 @@
+"""What a request may see, has loaded and may use: the filter and the storage as engine logic.
+
+:class:`Access` is what the step helpers (:mod:`.guard`, :mod:`.load`,
+:mod:`.search`) get from the engine: the filter policy, the storage strategy,
+the bindable-schema check, and whether a graph state can carry loads. Every
+method is engine logic (see :mod:`.drive`) over one request's scope.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from langchain_toolsearch._engine.binding import Bindable
+from langchain_toolsearch._engine.drive import Effect, Logic
+from langchain_toolsearch._engine.scope import RequestScope
+from langchain_toolsearch.library import LibraryTool
+from langchain_toolsearch.policy import ToolPolicy
+from langchain_toolsearch.storage.strategy import Storage
+from langchain_toolsearch.types import FilterPhase, ToolSearchFilterArgs
+
+__all__ = ["Access"]
+
+
+def _always_ready(state: Any) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Access:
+    """The filter and the storage of one middleware or node, asked per request.
+
+    Attributes:
+        policy: The filter hook, fail-closed, with its timeout.
+        storage: Where loads live.
+        bindable: Whether providers can take a tool's schema.
+        state_ready: Whether a graph state can carry this package's keys (the
+            node checks its schema; the middleware's always has them). Loads
+            are refused otherwise.
+    """
+
+    policy: ToolPolicy
+    storage: Storage
+    bindable: Bindable
+    state_ready: Callable[[Any], bool] = _always_ready
+
+    def allowed(
+        self, entries: Sequence[LibraryTool], scope: RequestScope, phase: FilterPhase
+    ) -> Logic[list[LibraryTool]]:
+        """``entries`` the filter allows in ``phase`` for this request, in order."""
+        if not entries or not self.policy.enabled:
+            return list(entries)
+        batch = [
+            ToolSearchFilterArgs(
+                tool_name=e.name,
+                tool=e.tool,
+                config=scope.config,
+                phase=phase,
+                context=scope.context,
+            )
+            for e in entries
+        ]
+        verdicts = yield Effect(
+            partial(self.policy.check_many, batch), partial(self.policy.acheck_many, batch)
+        )
+        return [e for e, ok in zip(entries, verdicts, strict=True) if ok]
+
+    def loaded(self, scope: RequestScope) -> Logic[list[str]]:
+        """Loaded names of this request in load order (before the ``active`` filter)."""
+        names: list[str] = yield self.storage.loaded(
+            scope.thread_id, scope.state, scope.graph_store, scope.library.resolve
+        )
+        return names
+
+    def usable(
+        self, entries: Sequence[LibraryTool], scope: RequestScope
+    ) -> Logic[list[LibraryTool]]:
+        """Loaded ``entries`` this request may use.
+
+        Loads read from messages or graph state (a run's input can forge both)
+        or from a LangGraph store (its clients can write it) are re-checked in
+        phase ``load``.
+        """
+        storage = self.storage
+        if storage.receipts or storage.shared or scope.thread_id is None:
+            entries = yield from self.allowed(entries, scope, "load")
+        return (yield from self.allowed(entries, scope, "active"))
+
+    def unstorable(self, scope: RequestScope) -> str:
+        """Why loads of this request cannot be stored (model-facing), or ``""``."""
+        return self.storage.unstorable(
+            scope.thread_id, scope.graph_store, self.state_ready(scope.state)
+        )
+
+    def record(
+        self, scope: RequestScope, names: Sequence[str], origin: str | None
+    ) -> Logic[dict[str, Any]]:
+        """Store loads; return the graph-state update that carries them (if any)."""
+        update: dict[str, Any] = yield self.storage.record(
+            scope.thread_id, scope.graph_store, names, origin
+        )
+        return update
+
+    def origin(self, scope: RequestScope, name: str) -> Logic[str | None]:
+        """The id of the tool call that loaded ``name`` in this thread, if known."""
+        found: str | None = yield self.storage.origin(scope.thread_id, scope.graph_store, name)
+        return found
+
+    def active(self, scope: RequestScope) -> Logic[list[LibraryTool]]:
+        """Loaded tools to bind for this request, in load order, filter-checked, bindable."""
+        names = yield from self.loaded(scope)
+        entries = [e for n in names if (e := scope.library.get(n))]
+        usable = yield from self.usable(entries, scope)
+        return [e for e in usable if self.bindable(e.tool)]

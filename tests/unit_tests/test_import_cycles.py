@@ -1,0 +1,112 @@
+"""No import circle anywhere in the package: every ``import`` of every module, wherever it
+stands (module level, ``TYPE_CHECKING`` blocks, function bodies), makes an edge."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import langchain_toolsearch
+
+PACKAGE = Path(langchain_toolsearch.__file__).parent
+NAME = "langchain_toolsearch"
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path, modules: set[str]) -> set[str]:
+    """The package modules ``path`` imports (``from a import b`` is ``a.b`` if a module)."""
+    here = module_name(path)
+    is_package = path.name == "__init__.py"
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = here.split(".") if is_package else here.split(".")[:-1]
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join([*anchor, base] if base else anchor)
+            for alias in node.names:  # ``from a import b``: the module a.b if there is one
+                sub = f"{base}.{alias.name}"
+                found.add(sub if sub in modules else base)
+    return {m for m in found if m in modules and m != here}
+
+
+def graph() -> dict[str, set[str]]:
+    paths = sorted(PACKAGE.rglob("*.py"))
+    modules = {module_name(p) for p in paths}
+    return {module_name(p): imports_of(p, modules) for p in paths}
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(edges[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_walker_sees_a_cycle() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+KNOWN = {
+    "config/ (mastra, models, parsing, servers, ...)": f"{NAME}.config.",
+    "mcp_pool <-> mcp_session (a TYPE_CHECKING back-reference)": f"{NAME}.mcp_",
+}
+"""Circles in areas under rework by others, reported to the lead: a circle is known when all its
+modules start with the prefix. Remove an entry once its circle is gone."""
+
+
+def known(component: list[str]) -> str | None:
+    return next(
+        (k for k, prefix in KNOWN.items() if all(m.startswith(prefix) for m in component)), None
+    )
+
+
+def test_the_package_has_no_import_cycle() -> None:
+    edges = graph()
+    assert f"{NAME}._engine.guard" in edges  # the walk covers subpackages
+    assert f"{NAME}._engine.access" in edges[f"{NAME}._engine.guard"]  # and sees edges
+    assert f"{NAME}.search.index" in edges[f"{NAME}._engine.engine"]
+    assert [c for c in cycles(edges) if known(c) is None] == []
+
+
+@pytest.mark.xfail(strict=False, reason="known circles in config/ and mcp_* (see KNOWN)")
+def test_the_known_circles_are_gone() -> None:
+    assert [known(c) for c in cycles(graph())] == []
