@@ -23,6 +23,7 @@ from langchain_toolsearch.errors import (
     ToolSearchConfigError,
     ToolSearchError,
     ToolSearchTypeError,
+    ToolSourceError,
 )
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.middleware import ToolSearchAgentState, ToolSearchMiddleware
@@ -36,6 +37,7 @@ from langchain_toolsearch.storage import (
 )
 from langchain_toolsearch.types import (
     FilterPhase,
+    SourceFailure,
     StateStats,
     ToolSearchFilterArgs,
     ToolSearchResult,
@@ -51,6 +53,7 @@ __all__ = [
     "FilterPhase",
     "InMemoryLoadedToolStore",
     "LoadedToolStore",
+    "SourceFailure",
     "StateStats",
     "StoreMissingError",
     "ToolConfigStore",
@@ -67,6 +70,7 @@ __all__ = [
     "ToolSearchResult",
     "ToolSearchState",
     "ToolSearchTypeError",
+    "ToolSourceError",
     "__version__",
     "evaluate_rules",
 ]

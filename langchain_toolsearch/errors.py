@@ -12,6 +12,7 @@
     │                                        (one "field path: problem" line per problem)
     ├── ToolSearchTypeError (TypeError)      an object of the wrong kind (a tool that
     │                                        is not a tool, a filter that is not callable)
+    ├── ToolSourceError (RuntimeError)       a tool source failed and on_error="raise"
     ├── config.RecordNotFoundError (LookupError)
     │                                        a stored record or version does not exist
     ├── config.connections.BadAuthToken (ValueError)
@@ -28,7 +29,13 @@ they come back as error ``ToolMessage`` objects and the run goes on.
 
 from __future__ import annotations
 
-__all__ = ["StoreMissingError", "ToolSearchConfigError", "ToolSearchError", "ToolSearchTypeError"]
+__all__ = [
+    "StoreMissingError",
+    "ToolSearchConfigError",
+    "ToolSearchError",
+    "ToolSearchTypeError",
+    "ToolSourceError",
+]
 
 
 class ToolSearchError(Exception):
@@ -45,3 +52,15 @@ class ToolSearchTypeError(ToolSearchError, TypeError):
 
 class StoreMissingError(ToolSearchConfigError):
     """``storage="store"`` but neither ``store=`` nor the graph provides a LangGraph store."""
+
+
+class ToolSourceError(ToolSearchError, RuntimeError):
+    """A tool source (resolver, MCP server, provider) failed and ``on_error="raise"``.
+
+    Attributes:
+        failures: What failed (`SourceFailure` values, never a secret).
+    """
+
+    def __init__(self, message: str, failures: tuple[object, ...] = ()) -> None:
+        super().__init__(message)
+        self.failures = failures

@@ -87,9 +87,10 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
             them from the prompt until loaded, and run the request's own
             instance (SPEC section 7).
         resolve_tools: ``(RunnableConfig) -> Sequence[BaseTool] | Awaitable[...]``,
-            e.g. MCP tools built with the caller's credentials; called for
-            every model and tool step of a request (cache inside it if it is
-            slow). Needs ``include_resolved_tools=True``.
+            e.g. MCP tools built with the caller's credentials, or a
+            ``ToolResolver`` (its ``ResolvedTools.errors`` count as failures);
+            called once per run (the run's later steps reuse its tools).
+            Needs ``include_resolved_tools=True``.
         system_hint: Append a short explanation of the flow to the system
             message.
         clock: Epoch-seconds clock for the TTL (for tests).
@@ -103,6 +104,11 @@ class ToolSearchMiddleware(ToolSearchBase, AgentMiddleware[ToolSearchAgentState,
             case is denied (logged once).
         resolve_timeout: Seconds a per-request resolver may take; past it the
             step goes on without its tools (logged).
+        on_error: A failing tool source (resolver, or an MCP server / provider
+            a ``ToolResolver`` reports): ``"skip"`` (default: go on without its
+            tools; logged once per distinct cause, listed by
+            ``get_state_stats().source_failures``, and the model is told some
+            tools are unavailable right now) or ``"raise"`` (``ToolSourceError``).
 
     Raises:
         ToolSearchConfigError: (a ``ValueError``) On a bad option, duplicate or

@@ -23,6 +23,7 @@ EXPECTED_ALL = [
     "FilterPhase",
     "InMemoryLoadedToolStore",
     "LoadedToolStore",
+    "SourceFailure",
     "StateStats",
     "StoreMissingError",
     "ToolConfigStore",
@@ -39,6 +40,7 @@ EXPECTED_ALL = [
     "ToolSearchResult",
     "ToolSearchState",
     "ToolSearchTypeError",
+    "ToolSourceError",
     "__version__",
     "evaluate_rules",
 ]
