@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from langgraph.errors import GraphBubbleUp
 from pydantic import BaseModel
 
 from langchain_toolsearch.config.merging import ResolvedTools
@@ -156,7 +157,7 @@ class ResolutionCache:
         material = {
             "mode": self._mode,
             "versions": versions,
-            "fields": {path: _canonical(lookup(ctx, path)) for path in sorted(fields)},
+            "fields": {path: _read(ctx, path) for path in sorted(fields)},
             "token": _canonical(ctx.get(token_key)),
             "context": _canonical(ctx) if providers else None,
             "plan_failures": sorted(failures.items()),
@@ -207,6 +208,16 @@ def _rule_fields(value: Any, found: set[str], depth: int) -> None:
     elif isinstance(value, list | tuple):
         for item in value:
             _rule_fields(item, found, depth + 1)
+
+
+def _read(ctx: Mapping[str, Any], path: str) -> Any:
+    """The tagged value at ``path``; a value that raises when read keys as unreadable."""
+    try:
+        return _canonical(lookup(ctx, path))
+    except GraphBubbleUp:
+        raise
+    except Exception as exc:  # the rules see it as false: one key for every such request
+        return ["unreadable", type(exc).__name__]
 
 
 def _canonical(value: Any) -> Any:
