@@ -74,6 +74,7 @@ from benchmarks.datasets import (
 )
 from benchmarks.embedding_models import EmbeddingModel, installed_models
 from benchmarks.mcp_sessions import mcp_sessions_section
+from benchmarks.resolution import resolution_section
 from benchmarks.steps import section as steps_section
 from langchain_toolsearch.evaluation import EvalReport, evaluate, load_queries
 from langchain_toolsearch.library import ToolLibrary, schema_parameters
@@ -806,6 +807,7 @@ def run_bench(config: BenchConfig | None = None, out: TextIO | None = None) -> i
     _speed(rep, cfg, bfcl, queries, toolsdk)
     _cost(rep, bfcl, github)
     _overhead(rep, cfg, bfcl, toolsdk)
+    resolution_section(rep, library_size=cfg.overhead_tools, steps=cfg.steps)
     _memory(rep, cfg, [t.name for t in bfcl])
     bounds_section(rep, cfg, bfcl, toolsdk)
     mcp_sessions_section(rep, cfg)

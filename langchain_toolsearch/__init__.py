@@ -20,6 +20,7 @@ from langchain_toolsearch.errors import (
     ToolSearchConfigError,
     ToolSearchError,
     ToolSearchTypeError,
+    ToolSourceError,
 )
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.middleware import ToolSearchAgentState, ToolSearchMiddleware
@@ -33,6 +34,7 @@ from langchain_toolsearch.storage import (
 )
 from langchain_toolsearch.types import (
     FilterPhase,
+    SourceFailure,
     StateStats,
     ToolSearchFilterArgs,
     ToolSearchResult,
@@ -79,6 +81,7 @@ __all__ = [
     "FilterPhase",
     "InMemoryLoadedToolStore",
     "LoadedToolStore",
+    "SourceFailure",
     "StateStats",
     "StoreMissingError",
     "ToolConfigStore",
@@ -95,6 +98,7 @@ __all__ = [
     "ToolSearchResult",
     "ToolSearchState",
     "ToolSearchTypeError",
+    "ToolSourceError",
     "__version__",
     "evaluate_rules",
 ]

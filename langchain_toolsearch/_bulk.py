@@ -6,7 +6,12 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["collector_paused"]
+__all__ = ["BULK_OBJECTS", "collector_paused"]
+
+BULK_OBJECTS = 20_000
+"""Net new container objects (the collector's generation-0 count) from which a build
+is bulk: only then is a collection run at its end. Smaller builds (a request's few
+tools) leave the collector as a normal allocation would."""
 
 
 @contextmanager
@@ -18,11 +23,14 @@ def collector_paused() -> Iterator[None]:
     generations hold the whole tool library, so at 10,000 tools collections
     cost about a fifth of a build (docs/benchmarks.md). Reference counting
     still frees everything meanwhile. Afterwards the collector is turned back
-    on and the two young generations are collected once, here: left to the
-    next allocations, that one pass over everything the build made would
-    land on the first tool call (0.4-0.5 s at 100,000 tools, against 0.1 s
-    without the pause). Nested and concurrent uses are harmless: only the
-    outermost use that found the collector on turns it back on.
+    on and, for a bulk build (at least `BULK_OBJECTS` new objects), the two
+    young generations are collected once, here: left to the next
+    allocations, that one pass over everything the build made would land on
+    the first tool call (0.4-0.5 s at 100,000 tools, against 0.1 s without
+    the pause). A small build (a request's own tools) forces no collection,
+    so the request path never pays one. Nested and concurrent uses are
+    harmless: only the outermost use that found the collector on turns it
+    back on.
     """
     if not gc.isenabled():
         yield
@@ -32,4 +40,5 @@ def collector_paused() -> Iterator[None]:
         yield
     finally:
         gc.enable()
-        gc.collect(1)
+        if gc.get_count()[0] >= BULK_OBJECTS:
+            gc.collect(1)

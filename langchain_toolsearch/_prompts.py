@@ -40,6 +40,13 @@ SEARCH_EMPTY_QUERY = "The query is empty. Describe the capability you need in a 
 SEARCH_NO_RESULTS = (
     "No tools matched '{query}'. Try other keywords: the action, the object, or a service name."
 )
+SEARCH_UNAVAILABLE = (
+    "No tools matched '{query}', but some tools are unavailable right now (a tool source "
+    "did not answer). Try again later, or continue with the tools you have."
+)
+"""Instead of ``SEARCH_NO_RESULTS`` when a tool source failed for this request."""
+SEARCH_SOME_UNAVAILABLE = " Some tools are unavailable right now (a tool source did not answer)."
+"""Appended to a search's message when a tool source failed for this request."""
 SEARCH_FOUND = "Found {count} tool(s). {followup}"
 SEARCH_FOUND_FOLLOWUP_LOAD = "Load the ones you need with load_tool."
 SEARCH_FOUND_FOLLOWUP_AUTO = "They are loaded and callable from your next step."

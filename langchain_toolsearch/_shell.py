@@ -9,6 +9,7 @@ is kept on the instance.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -27,7 +28,7 @@ from langchain_toolsearch.options import ToolSearchOptions
 from langchain_toolsearch.search.index import ToolIndex
 from langchain_toolsearch.storage.langgraph_store import LOADED_NAMESPACE
 from langchain_toolsearch.storage.protocol import LoadedToolStore
-from langchain_toolsearch.types import StateStats, ToolSearchResult
+from langchain_toolsearch.types import SourceFailure, StateStats, ToolSearchResult
 
 __all__ = ["ToolSearchBase", "current_config"]
 
@@ -237,7 +238,9 @@ class ToolSearchBase:
 
         ``"in-memory"``: both figures. ``"store"`` with ``store=``: the number of
         threads with loads (``oldest_access_time`` is ``None``). ``"context"``
-        keeps nothing: zero.
+        keeps nothing: zero. ``source_failures``: the distinct causes of failing
+        tool sources seen by this instance (resolvers, the MCP servers and
+        providers they report, the filter), oldest first, with counts.
 
         Raises:
             ToolSearchConfigError: ``"store"`` without ``store=``, or a custom
@@ -245,7 +248,21 @@ class ToolSearchBase:
         """
         return self._stats("get_state_stats")
 
+    def source_failures(self) -> tuple[SourceFailure, ...]:
+        """Distinct causes of failing tool sources seen by this instance, oldest first."""
+        resolver = self._engine.scopes.resolver
+        found = [*self._engine.policy.failures.snapshot()]
+        if resolver is not None:
+            found.extend(resolver.failures.snapshot())
+        return tuple(sorted(found, key=lambda f: f.last_seen))
+
+    def _with_failures(self, stats: StateStats) -> StateStats:
+        return replace(stats, source_failures=self.source_failures())
+
     def _stats(self, operation: str) -> StateStats:
+        return self._with_failures(self._store_stats(operation))
+
+    def _store_stats(self, operation: str) -> StateStats:
         storage = self._engine.storage
         if storage.mode == "context":
             return StateStats(thread_count=0, oldest_access_time=None, storage="context")
@@ -271,7 +288,7 @@ class ToolSearchBase:
         if self._engine.storage.mode == "store" and callable(astats):
             found = await astats()
             assert isinstance(found, StateStats)
-            return found
+            return self._with_failures(found)
         return self._stats("aget_state_stats")
 
     def cleanup_now(self) -> int:

@@ -15,6 +15,7 @@
     │                                        (one "field path: problem" line per problem)
     ├── ToolSearchTypeError (TypeError)      an object of the wrong kind (a tool that
     │                                        is not a tool, a filter that is not callable)
+    ├── ToolSourceError (RuntimeError)       a tool source failed and on_error="raise"
     ├── config.RecordNotFoundError (LookupError)
     │                                        a stored record or version does not exist
     ├── config.connections.BadAuthToken (ValueError)
@@ -37,6 +38,7 @@ __all__ = [
     "ToolSearchError",
     "ToolSearchTypeError",
     "ToolSearchWiringError",
+    "ToolSourceError",
 ]
 
 
@@ -63,3 +65,15 @@ class ToolSearchWiringError(ToolSearchConfigError):
     node without the execution guard or listing library tools, a tools edge
     that skips the tool-search node); the message names the fix.
     """
+
+
+class ToolSourceError(ToolSearchError, RuntimeError):
+    """A tool source (resolver, MCP server, provider) failed and ``on_error="raise"``.
+
+    Attributes:
+        failures: What failed (`SourceFailure` values, never a secret).
+    """
+
+    def __init__(self, message: str, failures: tuple[object, ...] = ()) -> None:
+        super().__init__(message)
+        self.failures = failures

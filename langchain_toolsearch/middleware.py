@@ -34,7 +34,7 @@ from langchain_toolsearch.options import StorageOption, ToolSearchOptions
 from langchain_toolsearch.policy import FilterFn
 from langchain_toolsearch.search.index import IndexOption
 from langchain_toolsearch.storage.state_keys import ToolSearchAgentState
-from langchain_toolsearch.types import ResolveToolsFn
+from langchain_toolsearch.types import OnError, ResolveToolsFn
 
 __all__ = ["ToolSearchAgentState", "ToolSearchMiddleware"]
 
@@ -97,6 +97,7 @@ class ToolSearchMiddleware(
         index: IndexOption | None = None,
         filter_timeout: float = 10.0,
         resolve_timeout: float = 30.0,
+        on_error: OnError = "skip",
         name: str | None = None,
     ) -> None:
         """Build the middleware (the library is indexed here).
@@ -127,9 +128,10 @@ class ToolSearchMiddleware(
                 them from the prompt until loaded, and run the request's own
                 instance.
             resolve_tools: ``(RunnableConfig) -> Sequence[BaseTool] | Awaitable[...]``,
-                e.g. MCP tools built with the caller's credentials; called for
-                every model and tool step of a request (cache inside it if it is
-                slow). Needs ``include_resolved_tools=True``.
+                e.g. MCP tools built with the caller's credentials, or a
+                ``ToolResolver`` (its ``ResolvedTools.errors`` count as failures);
+                called once per run (the run's later steps reuse its tools).
+                Needs ``include_resolved_tools=True``.
             system_hint: Append a short explanation of the flow to the system
                 message.
             clock: Epoch-seconds clock for the TTL (for tests).
@@ -143,6 +145,11 @@ class ToolSearchMiddleware(
                 case is denied (logged once).
             resolve_timeout: Seconds a per-request resolver may take; past it the
                 step goes on without its tools (logged).
+            on_error: A failing tool source (resolver, or an MCP server / provider
+                a ``ToolResolver`` reports): ``"skip"`` (default: go on without its
+                tools; logged once per distinct cause, listed by
+                ``get_state_stats().source_failures``, and the model is told some
+                tools are unavailable right now) or ``"raise"`` (``ToolSourceError``).
             name: The middleware's name in the agent graph (default
                 ``"ToolSearchMiddleware"``), e.g. to tell two instances apart.
 

@@ -67,7 +67,7 @@ from langchain_toolsearch.storage.state_keys import (
     messages_of,
     state_value,
 )
-from langchain_toolsearch.types import ResolveToolsFn
+from langchain_toolsearch.types import OnError, ResolveToolsFn
 
 __all__ = ["TOOLS_KEY", "ToolSearchInput", "ToolSearchNode", "ToolSearchState"]
 
@@ -209,6 +209,7 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         index: IndexOption | None = None,
         filter_timeout: float = 10.0,
         resolve_timeout: float = 30.0,
+        on_error: OnError = "skip",
         name: str = "tool_search",
     ) -> None:
         """Build the node (the library is indexed here).
@@ -237,6 +238,7 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
             index: The search backend (a ``ToolIndex`` or a factory).
             filter_timeout: Seconds one filter decision may take.
             resolve_timeout: Seconds a per-request resolver may take.
+            on_error: A failing tool source: ``"skip"`` (logged) or ``"raise"``.
             name: The node's name (``Runnable.name``).
 
             Each option means what it means for the middleware (see

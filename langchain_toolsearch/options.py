@@ -23,7 +23,7 @@ from langchain_toolsearch.library import ToolLibrary, ToolsInput
 from langchain_toolsearch.policy import FilterFn, positive_seconds
 from langchain_toolsearch.search.index import IndexOption
 from langchain_toolsearch.storage.protocol import LoadedToolStore
-from langchain_toolsearch.types import ResolveToolsFn
+from langchain_toolsearch.types import OnError, ResolveToolsFn
 
 __all__ = ["StorageMode", "StorageOption", "ToolSearchOptions"]
 
@@ -56,6 +56,7 @@ class ToolSearchOptions:
     index: IndexOption | None = None
     filter_timeout: float = 10.0
     resolve_timeout: float = 30.0
+    on_error: OnError = "skip"
 
     @classmethod
     def from_arguments(cls, arguments: Mapping[str, Any]) -> ToolSearchOptions:
@@ -101,6 +102,11 @@ class ToolSearchOptions:
         if self.resolve_tools is not None and not callable(self.resolve_tools):
             raise ToolSearchTypeError(
                 "resolve_tools must be a callable (RunnableConfig) -> list of tools"
+            )
+        if self.on_error not in ("skip", "raise"):
+            raise ToolSearchConfigError(
+                f"on_error must be 'skip' (go on without a failing source's tools, logged) "
+                f"or 'raise', got {self.on_error!r}"
             )
         if self.clock is not None and not callable(self.clock):
             raise ToolSearchTypeError("clock must be a callable returning epoch seconds")

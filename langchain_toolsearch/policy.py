@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from langchain_toolsearch._async import in_hook_thread, on_bridge_loop, run_sync
+from langchain_toolsearch._failures import FailureLog, request_secrets, source_name
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.types import ToolSearchFilterArgs
 
@@ -74,7 +75,9 @@ class ToolPolicy:
     Args:
         filter: The hook, or ``None`` to allow everything.
         timeout: Seconds one decision may take; past it the case is denied
-            (logged once per policy at WARNING, then at DEBUG).
+            (logged once per policy at WARNING, then at DEBUG). A hook that
+            raises denies too, logged with its name and message (secrets
+            redacted) at WARNING once per distinct cause, then at DEBUG.
 
     Raises:
         ToolSearchTypeError: If ``filter`` is not callable.
@@ -90,6 +93,9 @@ class ToolPolicy:
         self._async = is_async_callable(filter)
         self.timeout = positive_seconds("filter_timeout", timeout)
         self._timed_out = False
+        self.failures = FailureLog(logger)
+        """Distinct causes of filter exceptions (for ``get_state_stats``)."""
+        self._name = source_name(filter) if filter is not None else "filter"
 
     @property
     def enabled(self) -> bool:
@@ -121,12 +127,10 @@ class ToolPolicy:
                 args.phase,
             )
             return False
-        logger.warning(
-            "tool search filter raised %s for %s (phase %s); denying",
-            type(exc).__name__,
-            args.tool_name,
-            args.phase,
-        )
+        # once per distinct cause (filter, type, message without secrets), then at DEBUG
+        secrets = request_secrets(args.config, args.context)
+        self.failures.failed(self._name, exc, "filter", secrets)
+        logger.debug("the filter failed for %s (phase %s)", args.tool_name, args.phase)
         return False
 
     async def _one(self, args: ToolSearchFilterArgs, ctx: contextvars.Context) -> bool:

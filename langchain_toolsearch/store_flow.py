@@ -9,6 +9,8 @@ tool configuration (:mod:`langchain_toolsearch.config.records`) and by the
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Generator
 from typing import TypeAlias, TypeVar
 
@@ -16,7 +18,11 @@ from langgraph.store.base import BaseStore, Op, Result
 
 __all__ = ["Flow", "arun_flow", "run_flow"]
 
+logger = logging.getLogger(__name__)
+
 T = TypeVar("T")
+_SYNC_ONLY: set[type] = set()
+"""Store classes whose ``abatch`` raised ``NotImplementedError`` (e.g. ``SqliteStore``)."""
 Flow: TypeAlias = Generator[list[Op], list[Result], T]
 """Store logic written once: yields batches of ops, receives their results."""
 
@@ -39,11 +45,31 @@ def run_flow(store: BaseStore, flow: Flow[T]) -> T:
         return done.value  # type: ignore[no-any-return]
 
 
+async def _abatch(store: BaseStore, ops: list[Op]) -> list[Result]:
+    """``store.abatch``, or its sync ``batch`` in a worker thread for a sync-only store."""
+    kind = type(store)
+    if kind not in _SYNC_ONLY:
+        try:
+            return await store.abatch(ops)
+        except NotImplementedError:
+            _SYNC_ONLY.add(kind)
+            logger.info(
+                "%s has no async API; its sync methods run in a worker thread in async code",
+                kind.__name__,
+            )
+    return await asyncio.to_thread(store.batch, ops)
+
+
 async def arun_flow(store: BaseStore, flow: Flow[T]) -> T:
-    """Drive a store flow with the store's async ``abatch`` (see `run_flow`)."""
+    """Drive a store flow with the store's async ``abatch`` (see `run_flow`).
+
+    A store without an async API (``abatch`` raises ``NotImplementedError``,
+    as ``SqliteStore``'s does) is run through its sync ``batch`` in a worker
+    thread instead, never on the event loop.
+    """
     try:
         ops = next(flow)
         while True:
-            ops = flow.send(await store.abatch(ops))
+            ops = flow.send(await _abatch(store, ops))
     except StopIteration as done:
         return done.value  # type: ignore[no-any-return]

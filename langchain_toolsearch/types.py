@@ -4,21 +4,53 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 
 __all__ = [
     "FilterPhase",
+    "OnError",
     "ResolveToolsFn",
+    "SourceFailure",
+    "SourceKind",
     "StateStats",
     "ToolSearchFilterArgs",
     "ToolSearchResult",
+    "ToolsResult",
 ]
 
-ResolveToolsFn = Callable[[RunnableConfig], "Sequence[BaseTool] | Awaitable[Sequence[BaseTool]]"]
-"""Builds a request's tools from its config (``resolve_tools=``); sync or async."""
+
+class ToolsResult(Protocol):
+    """A resolver's answer with failures: ``tools`` and ``errors`` (`ResolvedTools` is one)."""
+
+    @property
+    def tools(self) -> Sequence[BaseTool]:
+        """The tools resolved."""
+        ...
+
+    @property
+    def errors(self) -> Sequence[SourceFailure]:
+        """What failed while resolving them."""
+        ...
+
+
+ResolveToolsFn = Callable[
+    [RunnableConfig],
+    "Sequence[BaseTool] | ToolsResult | Awaitable[Sequence[BaseTool]] | Awaitable[ToolsResult]",
+]
+"""Builds a request's tools from its config (``resolve_tools=``); sync or async. It may
+return the tools, or a `ToolsResult` (a `ToolResolver` itself is such a resolver)."""
+
+OnError = Literal["skip", "raise"]
+"""``on_error=``: what a failing tool source does to a step: ``"skip"`` (go on
+without its tools, logged once per distinct cause) or ``"raise"``."""
+
+SourceKind = Literal["resolver", "mcp", "provider", "filter", "config"]
+"""What failed: a ``resolve_tools`` resolver, a saved MCP client's server, a tool
+provider, the filter hook, or the stored configuration (an unknown tool id, a
+missing record: not a passing outage)."""
 
 FilterPhase = Literal["search", "load", "active"]
 """Where the filter hook runs: ``search`` (hits), ``load`` (``load_tool``),
@@ -74,16 +106,57 @@ class ToolSearchFilterArgs:
 
 
 @dataclass(frozen=True, slots=True)
+class SourceFailure:
+    """A tool source that failed, as the application can read it (never a secret).
+
+    Found on ``ResolvedTools.errors`` (one resolution) and in
+    ``StateStats.source_failures`` (distinct causes seen by a middleware / node).
+
+    Attributes:
+        source: The source's name: a resolver's (``"caller_tools"``,
+            ``"ToolResolver(agent_id='support')"``), a stored-config path
+            (``"mcp_clients.docs.servers.search"``, ``"tool_providers.composio"``)
+            prefixed by the resolver's name when reported through it, or the
+            filter's name.
+        kind: A `SourceKind`: ``"resolver"``, ``"mcp"``, ``"provider"``,
+            ``"filter"`` or ``"config"``.
+        error: The exception type name (``"ConnectError"``, ``"TimeoutError"``),
+            ``""`` when the source reported a reason without one.
+        message: Why, with credential-like values replaced by ``[redacted]``
+            (at most 300 characters).
+        count: Times this cause was seen (``1`` on a resolution result).
+        last_seen: Epoch seconds of the last time (``0.0`` on a resolution result).
+    """
+
+    source: str
+    kind: SourceKind
+    error: str
+    message: str
+    count: int = 1
+    last_seen: float = 0.0
+
+    @property
+    def unavailable(self) -> bool:
+        """Whether tools are missing because of an outage (not a configuration mistake)."""
+        return self.kind != "config"
+
+
+@dataclass(frozen=True, slots=True)
 class StateStats:
-    """Size of the loaded-tool store (see ``get_state_stats``).
+    """Size of the loaded-tool store, and failing tool sources (see ``get_state_stats``).
 
     Attributes:
         thread_count: Threads with state.
         oldest_access_time: Epoch seconds of the least recently used thread,
             ``None`` when empty.
+        storage: The storage mode the figures describe.
+        source_failures: Distinct causes of failing tool sources (resolvers,
+            MCP servers and providers reported through them, the filter) seen
+            by this middleware / node, oldest first, with counts (the 64 most
+            recent causes).
     """
 
     thread_count: int
     oldest_access_time: float | None
     storage: str = "in-memory"
-    """The storage mode the figures describe."""
+    source_failures: tuple[SourceFailure, ...] = ()

@@ -72,7 +72,11 @@ class Engine:
             index if callable(index) and not isinstance(index, ToolIndex) else BM25ToolIndex.build
         )
         resolver = (
-            Resolver(options.resolve_tools, timeout=float(options.resolve_timeout))
+            Resolver(
+                options.resolve_tools,
+                timeout=float(options.resolve_timeout),
+                on_error=options.on_error,
+            )
             if options.include_resolved_tools
             else None
         )

@@ -4,9 +4,17 @@ Sources of a request's tools (``include_resolved_tools=True``): the
 ``resolve_tools`` callable, ``config["configurable"]["toolsearch_resolve_tools"]``
 (a callable or a list of tools) and the tools bound on the agent / node.
 
-A resolver never runs on an event loop (a sync one runs in a worker thread in
-async paths) and gets ``resolve_timeout`` seconds; one that fails or times out
-adds nothing this step (logged). A returned tool that cannot work (duplicate
+The sources run once per run: every later step of the same run (LangGraph
+makes one ``Runtime.control`` and stream writer per ``invoke`` / ``stream``)
+reuses the first step's tools, and they are dropped with the run; a new run,
+a resume included, resolves again. Outside a run (``search()``, ``get_loaded_tools()``) they run
+each time. A resolver never runs on an event loop (a sync one runs in a worker
+thread in async paths) and gets ``resolve_timeout`` seconds. One that fails or
+times out adds nothing (``on_error="skip"``; logged once per distinct cause
+with its name and redacted message) or raises `ToolSourceError`
+(``on_error="raise"``). A resolver may return a result with ``tools`` and
+``errors`` (`ToolResolver`'s `ResolvedTools`): its errors count as failures of
+that resolver. A returned tool that cannot work (duplicate
 name, a name of the static library or a meta tool, a name that is not valid
 UTF-8, a schema LangChain cannot convert) is dropped with a warning; the
 others stay. Returning something that is not a sequence of tools is a
@@ -19,26 +27,45 @@ import asyncio
 import contextvars
 import inspect
 import logging
-from collections.abc import Sequence
+import threading
+import weakref
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
+from langgraph.errors import GraphBubbleUp
 
 from langchain_toolsearch._async import in_hook_thread, run_sync
+from langchain_toolsearch._failures import (
+    FailureLog,
+    describe,
+    redact,
+    request_secrets,
+    source_name,
+)
 from langchain_toolsearch._prompts import META_TOOL_NAMES
-from langchain_toolsearch.errors import ToolSearchTypeError
+from langchain_toolsearch.errors import ToolSearchTypeError, ToolSourceError
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.policy import is_async_callable
-from langchain_toolsearch.types import ResolveToolsFn
+from langchain_toolsearch.types import OnError, ResolveToolsFn, SourceFailure
 
-__all__ = ["CONFIG_RESOLVER_KEY", "ResolveToolsFn", "Resolver", "usable_tools"]
+__all__ = [
+    "CONFIG_RESOLVER_KEY",
+    "Resolution",
+    "ResolveToolsFn",
+    "Resolver",
+    "run_of",
+    "usable_tools",
+]
 
 logger = logging.getLogger(__name__)
 
 CONFIG_RESOLVER_KEY = "toolsearch_resolve_tools"
 """``config["configurable"]`` key for a per-call resolver (a callable or a list of tools)."""
+_RUNTIME_KEY = "__pregel_runtime"  # where LangGraph puts the run's Runtime in a step's config
 
 
 def _checked(value: Any) -> list[BaseTool]:
@@ -92,30 +119,136 @@ def usable_tools(tools: Sequence[BaseTool], static: ToolLibrary) -> tuple[bool, 
     return tuple(keep)
 
 
+@dataclass(frozen=True)
+class Resolution:
+    """What a step's tool sources gave.
+
+    Attributes:
+        tools: Their tools, in source order.
+        failures: Sources that failed (or reported failing parts), never a secret.
+        views: The run's library / index views over these tools (filled by the
+            scope builder; shared by the run's steps, gone with the run).
+    """
+
+    tools: tuple[BaseTool, ...] = ()
+    failures: tuple[SourceFailure, ...] = ()
+    views: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def unavailable(self) -> bool:
+        """Whether tools are missing this step because a source is out."""
+        return any(f.unavailable for f in self.failures)
+
+
+class _Runs:
+    """Resolutions of the runs in progress, gone with their run.
+
+    LangGraph makes, for every run (``invoke`` / ``stream`` and their async
+    forms), one ``Runtime.control`` and one ``Runtime.stream_writer``, shared
+    by all the run's steps and by no other run. Entries are weakly keyed by
+    the run's stream writer (a function made per run) and checked against
+    its control, so nothing of a run outlives it here. Thread-safe.
+    """
+
+    def __init__(self) -> None:
+        self._done: weakref.WeakKeyDictionary[Any, tuple[Any, Resolution]] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._pending: weakref.WeakKeyDictionary[Any, tuple[Any, asyncio.Future[Resolution]]] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._lock = threading.Lock()
+
+    def get(self, run: tuple[Any, Any]) -> Resolution | None:
+        key, control = run
+        with self._lock:
+            entry = self._done.get(key)
+        return entry[1] if entry is not None and entry[0] is control else None
+
+    def put(self, run: tuple[Any, Any], value: Resolution) -> Resolution:
+        """Keep ``value`` for the run, unless another step kept one first (returned then)."""
+        key, control = run
+        with self._lock:
+            entry = self._done.get(key)
+            if entry is not None and entry[0] is control:
+                return entry[1]
+            self._done[key] = (control, value)
+            return value
+
+    def pending(self, run: tuple[Any, Any]) -> asyncio.Future[Resolution] | None:
+        """The resolution of ``run`` under way on this event loop, if any."""
+        key, control = run
+        with self._lock:
+            entry = self._pending.get(key)
+        if entry is None or entry[0] is not control:
+            return None
+        future = entry[1]
+        return future if future.get_loop() is asyncio.get_running_loop() else None
+
+    def start(self, run: tuple[Any, Any]) -> asyncio.Future[Resolution]:
+        future: asyncio.Future[Resolution] = asyncio.get_running_loop().create_future()
+        with self._lock:
+            self._pending[run[0]] = (run[1], future)
+        return future
+
+    def finish(self, run: tuple[Any, Any], future: asyncio.Future[Resolution]) -> None:
+        with self._lock:
+            entry = self._pending.get(run[0])
+            if entry is not None and entry[1] is future:
+                del self._pending[run[0]]
+
+
+def run_of(config: RunnableConfig) -> tuple[Any, Any] | None:
+    """``(stream writer, control)`` of the run of ``config``, or ``None`` outside a run."""
+    runtime = (config.get("configurable") or {}).get(_RUNTIME_KEY)
+    control = getattr(runtime, "control", None)
+    writer = getattr(runtime, "stream_writer", None)
+    if control is None or writer is None:
+        return None
+    try:
+        weakref.ref(writer)
+        hash(writer)
+    except TypeError:
+        return None
+    return writer, control
+
+
 class Resolver:
-    """Runs a request's tool sources with a timeout, never on the event loop.
+    """Runs a request's tool sources once per run, with a timeout, never on the event loop.
 
     Args:
         resolver: ``resolve_tools`` (sync or async), or ``None``.
         timeout: Seconds each source may take.
+        on_error: ``"skip"``: a failing source adds nothing (logged once per
+            distinct cause); ``"raise"``: raise `ToolSourceError`.
     """
 
-    def __init__(self, resolver: ResolveToolsFn | None, *, timeout: float) -> None:
+    def __init__(
+        self, resolver: ResolveToolsFn | None, *, timeout: float, on_error: OnError = "skip"
+    ) -> None:
         self._resolver = resolver
         self.timeout = timeout
+        self.on_error: OnError = on_error
+        self.failures = FailureLog(logger)
+        """Distinct failure causes seen (for ``get_state_stats``)."""
+        self._runs = _Runs()
+        self.calls = 0
+        """Resolutions run (not answered from a run's cache), for tests and benchmarks."""
 
-    def _sources(self, config: RunnableConfig) -> list[Any]:
-        sources: list[Any] = []
+    def _sources(self, config: RunnableConfig) -> list[tuple[str, Any]]:
+        sources: list[tuple[str, Any]] = []
         if self._resolver is not None:
-            sources.append(self._resolver)
+            sources.append((source_name(self._resolver), self._resolver))
         extra = (config.get("configurable") or {}).get(CONFIG_RESOLVER_KEY)
         if extra is not None:
-            sources.append(extra)
+            sources.append((f"configurable.{CONFIG_RESOLVER_KEY}", extra))
         return sources
 
-    async def _one(self, source: Any, config: RunnableConfig, ctx: contextvars.Context) -> Any:
+    async def _one(
+        self, name: str, source: Any, config: RunnableConfig, ctx: contextvars.Context
+    ) -> Resolution:
         if not callable(source):
-            return source
+            return _as_resolution(name, source)
         try:
             async with asyncio.timeout(self.timeout):
                 if is_async_callable(source):
@@ -124,30 +257,169 @@ class Resolver:
                     value = await in_hook_thread(ctx.copy().run, source, config)
                 if inspect.isawaitable(value):
                     value = await value
-                return value
+        except GraphBubbleUp:
+            raise
         except Exception as exc:
-            logger.warning(
-                "tool search: a per-request tool resolver %s; continuing without its tools",
-                "timed out" if isinstance(exc, TimeoutError) else f"raised {type(exc).__name__}",
+            return self._failed(name, exc, config)
+        return _as_resolution(name, value, request_secrets(config))
+
+    def _settle(self, resolution: Resolution, *, fresh: bool = False) -> Resolution:
+        """Log fresh failures (once per cause); raise failures with ``on_error="raise"``."""
+        for failure in resolution.failures if fresh else ():
+            self.failures.record(failure)
+        if self.on_error == "raise" and resolution.failures:
+            shown = "; ".join(
+                f"{f.source}: {f.error + ': ' if f.error else ''}{f.message}"
+                for f in resolution.failures
             )
-            return []
+            raise ToolSourceError(
+                f"tool source(s) failed (on_error='raise'): {shown}", resolution.failures
+            )
+        return resolution
+
+    async def _run_sources(
+        self, sources: list[tuple[str, Any]], config: RunnableConfig, ctx: contextvars.Context
+    ) -> Resolution:
+        self.calls += 1
+        parts = await asyncio.gather(*(self._one(n, s, config, ctx) for n, s in sources))
+        return Resolution(
+            tools=tuple(t for p in parts for t in p.tools),
+            failures=tuple(f for p in parts for f in p.failures),
+        )
 
     async def aresolve(
         self, config: RunnableConfig, ctx: contextvars.Context | None = None
-    ) -> list[BaseTool]:
-        """The tools of every source for ``config``, in source order."""
-        sources = self._sources(config)
-        if not sources:
-            return []
-        context = ctx if ctx is not None else contextvars.copy_context()
-        values = await asyncio.gather(*(self._one(s, config, context) for s in sources))
-        return [t for value in values for t in _checked(value)]
+    ) -> Resolution:
+        """The tools of every source for ``config``, in source order; once per run.
 
-    def resolve(self, config: RunnableConfig) -> list[BaseTool]:
-        """Sync :meth:`aresolve` (on the package's helper loop)."""
+        Steps of one run share the first step's resolution, concurrent steps
+        included; outside a run the sources run each time.
+
+        Raises:
+            ToolSourceError: A source failed and ``on_error="raise"``.
+            ToolSearchTypeError: A source returned something that is not tools.
+        """
         sources = self._sources(config)
+        run = run_of(config)
+        if run is None:
+            if not sources:
+                return Resolution()
+            context = ctx if ctx is not None else contextvars.copy_context()
+            return self._settle(await self._run_sources(sources, config, context), fresh=True)
+        cached = self._runs.get(run)
+        if cached is not None:
+            return self._settle(cached)
         if not sources:
-            return []
-        if all(not callable(s) for s in sources):
-            return [t for s in sources for t in _checked(s)]
+            return self._runs.put(run, Resolution())
+        pending = self._runs.pending(run)
+        if pending is not None:
+            return self._settle(await asyncio.shield(pending))
+        future = self._runs.start(run)
+        try:
+            context = ctx if ctx is not None else contextvars.copy_context()
+            found = await self._run_sources(sources, config, context)
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: waiters re-raise it, nobody else needs to
+            raise
+        finally:
+            self._runs.finish(run, future)
+        found = self._runs.put(run, found)
+        future.set_result(found)
+        return self._settle(found, fresh=True)
+
+    def _failed(self, name: str, exc: Exception, config: RunnableConfig) -> Resolution:
+        error, message = describe(exc, request_secrets(config))
+        if isinstance(exc, TimeoutError):
+            message = f"timed out: no answer within {self.timeout:g} s"
+        return Resolution(failures=(SourceFailure(name, "resolver", error, message),))
+
+    def _resolve_here(self, sources: list[tuple[str, Any]], config: RunnableConfig) -> Resolution:
+        """Sources with a sync form (plain tool lists, `ToolResolver`), run in this thread."""
+        self.calls += 1
+        parts: list[Resolution] = []
+        for name, source in sources:
+            sync = _sync_form(source)
+            if sync is None:
+                parts.append(_as_resolution(name, source))
+                continue
+            try:
+                value = sync(config)
+            except GraphBubbleUp:
+                raise
+            except Exception as exc:
+                parts.append(self._failed(name, exc, config))
+            else:
+                parts.append(_as_resolution(name, value, request_secrets(config)))
+        return Resolution(
+            tools=tuple(t for p in parts for t in p.tools),
+            failures=tuple(f for p in parts for f in p.failures),
+        )
+
+    def resolve(self, config: RunnableConfig) -> Resolution:
+        """Sync :meth:`aresolve` (on the package's helper loop).
+
+        Sources that have a sync form (tool lists, a `ToolResolver`, whose
+        sync ``resolve`` answers from its cache without touching an event
+        loop) run in this thread when it runs no event loop.
+        """
+        sources = self._sources(config)
+        run = run_of(config)
+        cached = self._runs.get(run) if run is not None else None
+        if cached is not None:
+            return self._settle(cached)
+        if not sources:
+            return Resolution() if run is None else self._runs.put(run, Resolution())
+        if all(not callable(s) or _sync_form(s) is not None for _, s in sources) and (
+            not _loop_running()
+        ):
+            found = self._resolve_here(sources, config)
+            if run is not None:
+                found = self._runs.put(run, found)
+            return self._settle(found, fresh=True)
         return run_sync(self.aresolve(config, contextvars.copy_context()))
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def _sync_form(source: Any) -> Any:
+    """The sync form of a source that has one (`ToolResolver.resolve`), else ``None``."""
+    from langchain_toolsearch.config.resolver import ToolResolver
+
+    return source.resolve if isinstance(source, ToolResolver) else None
+
+
+def _as_resolution(name: str, value: Any, secrets: frozenset[str] = frozenset()) -> Resolution:
+    """A source's answer: a sequence of tools, or a result with ``tools`` and its failures.
+
+    A result is a `ToolsResult` (``errors``: `SourceFailure` values, e.g.
+    `ToolResolver`'s `ResolvedTools`) or has ``failures`` (server -> reason,
+    e.g. ``langchain_toolsearch.mcp.load_mcp_tools``'s `MCPLibrary`, whose
+    servers count as MCP servers of this source).
+
+    Raises:
+        ToolSearchTypeError: Anything else.
+    """
+    tools = getattr(value, "tools", None)
+    if tools is None or isinstance(value, BaseTool):
+        return Resolution(tools=tuple(_checked(value)))
+    errors = getattr(value, "errors", None)
+    if isinstance(errors, Sequence):
+        failures = tuple(
+            replace(e, source=f"{name}: {e.source}") for e in errors if isinstance(e, SourceFailure)
+        )
+        return Resolution(tools=tuple(_checked(tools)), failures=failures)
+    reasons = getattr(value, "failures", None)
+    if isinstance(reasons, Mapping):
+        failures = tuple(
+            SourceFailure(f"{name}: {server}", "mcp", "", redact(str(reason), secrets))
+            for server, reason in reasons.items()
+        )
+        return Resolution(tools=tuple(_checked(tools)), failures=failures)
+    return Resolution(tools=tuple(_checked(value)))

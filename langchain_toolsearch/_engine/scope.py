@@ -8,6 +8,11 @@ this request sees: the static library chained with the request's own tools
 (``include_resolved_tools``: the resolvers' tools and the tools bound on the
 agent / node, withheld from the prompt until loaded).
 
+Nothing is rebuilt for an unchanged tool set: the views (chained library,
+merged index) are kept for the run (with its resolution, gone with it) by
+the identities of the request's tool instances, the per-request index by
+the tool set's content fingerprint.
+
 Tools bound on an agent come from the step itself: ``ModelRequest.tools`` in
 a model step, ``ToolRuntime.tools`` (the calling tool node's tools) in a tool
 step; a node's ``bound_tools`` are fixed at construction.
@@ -26,12 +31,14 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from langgraph.store.base import BaseStore
 
-from langchain_toolsearch._engine.resolve import Resolver, usable_tools
+from langchain_toolsearch._engine.resolve import Resolution, Resolver, usable_tools
 from langchain_toolsearch._engine.views import ChainedLibrary, MergedIndex, tool_fingerprint
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.search.index import ToolDocument, ToolIndex
 
 __all__ = ["RequestScope", "ScopeBuilder", "thread_id_of"]
+
+_NOTHING = Resolution()
 
 
 def thread_id_of(config: RunnableConfig | Mapping[str, Any] | None) -> str | None:
@@ -58,6 +65,8 @@ class RequestScope:
             searches and withholds until loaded.
         direct: Tools bound as they are, after the meta tools (provider tools,
             or the agent's tools without ``include_resolved_tools``).
+        unavailable: Whether a tool source failed for this request (the model
+            is told that some tools are unavailable right now).
     """
 
     config: RunnableConfig
@@ -69,6 +78,17 @@ class RequestScope:
     index: ToolIndex
     bound: frozenset[str] = frozenset()
     direct: tuple[BaseTool | dict[str, Any], ...] = ()
+    unavailable: bool = False
+
+
+@dataclass(frozen=True)
+class _Views:
+    """A request's library and index views over a tool set, kept while the instances live."""
+
+    tools: tuple[BaseTool, ...]
+    library: ToolLibrary
+    index: ToolIndex
+    bound: frozenset[str]
 
 
 class _LRU:
@@ -128,6 +148,8 @@ class ScopeBuilder:
         self._lock = threading.Lock()
         self.index_builds = 0
         """Per-request indexes built (cache misses), for tests and stats."""
+        self.library_builds = 0
+        """Per-request libraries built (new tool instances), for tests and stats."""
 
     @property
     def per_request(self) -> bool:
@@ -152,6 +174,8 @@ class ScopeBuilder:
         keep, index = cached
         if index is None:
             return None
+        with self._lock:
+            self.library_builds += 1
         return ToolLibrary(self._kept(tools, keep)), index
 
     def _store(self, key: str, keep: tuple[bool, ...], index: ToolIndex | None) -> Any:
@@ -166,7 +190,8 @@ class ScopeBuilder:
 
         Which tools can work and their index are cached by the tool set's content
         fingerprint, so a repeat request with equal tools neither re-checks nor
-        re-indexes them (and a dropped tool is logged once).
+        re-indexes them (and a dropped tool is logged once). The library holds
+        this request's own instances.
         """
         key, cached, keep = self._plan(tools)
         if cached is None:
@@ -190,16 +215,34 @@ class ScopeBuilder:
             cached = self._store(key, keep, built)
         return self._part(tools, cached)
 
-    def _scope(
+    @staticmethod
+    def _identity(tools: Sequence[BaseTool], bound: int) -> str:
+        return f"{bound}:" + ",".join(str(id(t)) for t in tools)
+
+    def _known_views(
+        self, tools: Sequence[BaseTool], bound: int, kept: dict[str, Any]
+    ) -> _Views | None:
+        """The views of these very tool instances, if this run built them before.
+
+        ``kept`` is the run's (`Resolution.views`: gone with the run), keyed by
+        the instances' identities (the entry holds them, so an id is not
+        reused meanwhile): a step never sees another request's instances, and
+        the steps of a run after the first build no library or index.
+        """
+        views: _Views | None = kept.get(self._identity(tools, bound))
+        if views is None or len(views.tools) != len(tools):
+            return None
+        if any(a is not b for a, b in zip(views.tools, tools, strict=True)):
+            return None
+        return views
+
+    def _new_views(
         self,
-        config: RunnableConfig,
-        state: Any,
-        graph_store: BaseStore | None,
-        context: Any,
+        tools: Sequence[BaseTool],
         bound: Sequence[BaseTool],
-        direct: Sequence[BaseTool | dict[str, Any]],
         part: tuple[ToolLibrary, ToolIndex] | None,
-    ) -> RequestScope:
+        kept: dict[str, Any],
+    ) -> _Views:
         library, index = self.library, self.index
         bound_names: frozenset[str] = frozenset()
         if part is not None:
@@ -207,16 +250,51 @@ class ScopeBuilder:
             library = ChainedLibrary(self.library, extra)
             index = MergedIndex(self.index, own_index)
             bound_names = frozenset(t.name for t in bound if extra.get(t.name) is not None)
+        views = _Views(tuple(tools), library, index, bound_names)
+        kept[self._identity(tools, len(bound))] = views
+        return views
+
+    def _views_for(
+        self, own: Sequence[BaseTool], bound: Sequence[BaseTool], kept: dict[str, Any]
+    ) -> _Views | None:
+        if not own:
+            return None
+        known = self._known_views(own, len(bound), kept)
+        if known is not None:
+            return known
+        return self._new_views(own, bound, self._request_part(own), kept)
+
+    async def _aviews_for(
+        self, own: Sequence[BaseTool], bound: Sequence[BaseTool], kept: dict[str, Any]
+    ) -> _Views | None:
+        if not own:
+            return None
+        known = self._known_views(own, len(bound), kept)
+        if known is not None:
+            return known
+        return self._new_views(own, bound, await self._arequest_part(own), kept)
+
+    def _scope(
+        self,
+        config: RunnableConfig,
+        state: Any,
+        graph_store: BaseStore | None,
+        context: Any,
+        direct: Sequence[BaseTool | dict[str, Any]],
+        views: _Views | None,
+        unavailable: bool,
+    ) -> RequestScope:
         return RequestScope(
             config=config,
             thread_id=thread_id_of(config),
             context=context,
             state=state,
             graph_store=graph_store,
-            library=library,
-            index=index,
-            bound=bound_names,
+            library=self.library if views is None else views.library,
+            index=self.index if views is None else views.index,
+            bound=frozenset() if views is None else views.bound,
             direct=tuple(direct),
+            unavailable=unavailable,
         )
 
     def build(
@@ -240,10 +318,10 @@ class ScopeBuilder:
                 (``include_resolved_tools``).
             direct: Tools bound as they are.
         """
-        resolved = self.resolver.resolve(config) if self.resolver is not None else []
-        own = [*bound, *resolved] if self.per_request else []
-        part = self._request_part(own) if own else None
-        return self._scope(config, state, graph_store, context, bound, direct, part)
+        found = self.resolver.resolve(config) if self.resolver is not None else _NOTHING
+        own = [*bound, *found.tools] if self.per_request else []
+        views = self._views_for(own, bound, found.views)
+        return self._scope(config, state, graph_store, context, direct, views, found.unavailable)
 
     async def abuild(
         self,
@@ -256,11 +334,11 @@ class ScopeBuilder:
         direct: Sequence[BaseTool | dict[str, Any]] = (),
     ) -> RequestScope:
         """Async :meth:`build` (resolvers never run on the event loop)."""
-        resolved = (
+        found = (
             await self.resolver.aresolve(config, contextvars.copy_context())
             if self.resolver is not None
-            else []
+            else _NOTHING
         )
-        own = [*bound, *resolved] if self.per_request else []
-        part = await self._arequest_part(own) if own else None
-        return self._scope(config, state, graph_store, context, bound, direct, part)
+        own = [*bound, *found.tools] if self.per_request else []
+        views = await self._aviews_for(own, bound, found.views)
+        return self._scope(config, state, graph_store, context, direct, views, found.unavailable)

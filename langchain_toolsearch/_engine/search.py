@@ -125,10 +125,11 @@ def search(
             allowed = yield from access.allowed(allowed, scope, "load")
         keep = {e.name for e in allowed}
         results.extend(_hit(e, score, raw) for e, score, raw in batch if e.name in keep)
-    if not results:
-        return SearchOutcome(
-            results=[], message=P.SEARCH_NO_RESULTS.format(query=query[:100]) + note
-        )
+    if not results:  # a failed tool source: "unavailable right now", not "nothing matched"
+        text = P.SEARCH_UNAVAILABLE if scope.unavailable else P.SEARCH_NO_RESULTS
+        return SearchOutcome(results=[], message=text.format(query=query[:100]) + note)
+    if scope.unavailable:
+        note += P.SEARCH_SOME_UNAVAILABLE
     followup = P.SEARCH_FOUND_FOLLOWUP_AUTO if auto_load else P.SEARCH_FOUND_FOLLOWUP_LOAD
     message = P.SEARCH_FOUND.format(count=len(results), followup=followup) + note
     return SearchOutcome(results=results, message=message)

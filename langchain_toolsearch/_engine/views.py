@@ -10,7 +10,9 @@ from __future__ import annotations
 import hashlib
 import heapq
 import json
+import weakref
 from collections.abc import AsyncIterator, Iterator, Sequence
+from functools import partial
 from typing import Any
 
 from langchain_core.tools import BaseTool
@@ -31,13 +33,50 @@ def _schema_of(tool: BaseTool) -> Any:
         return repr(schema)
 
 
+_DIGESTS: dict[int, tuple[weakref.ref[BaseTool], str, str, Any, bytes]] = {}
+"""id(tool) -> (the tool, name, description, args schema, digest) of tools seen alive."""
+
+
+def _forget_key(key: int, ref: weakref.ref[BaseTool]) -> None:
+    entry = _DIGESTS.get(key)
+    if entry is not None and entry[0] is ref:
+        _DIGESTS.pop(key, None)
+
+
+def _digest(tool: BaseTool) -> bytes:
+    """SHA-256 of one tool's name, description and call schema, memoised per live instance.
+
+    The memo is checked against the tool's current name, description and
+    ``args_schema`` object, so a tool changed in place is digested again.
+    """
+    key = id(tool)
+    name, description, schema = tool.name, tool.description or "", tool.args_schema
+    entry = _DIGESTS.get(key)
+    if (
+        entry is not None
+        and entry[0]() is tool
+        and entry[1] == name
+        and entry[2] == description
+        and entry[3] is schema
+    ):
+        return entry[4]
+    payload = [name, description, _schema_of(tool)]
+    digest = hashlib.sha256(
+        json.dumps(payload, sort_keys=True, default=str).encode("utf-8", "replace")
+    ).digest()
+    try:
+        ref = weakref.ref(tool, partial(_forget_key, key))
+    except TypeError:  # not weakly referenceable: not memoised
+        return digest
+    _DIGESTS[key] = (ref, name, description, schema, digest)
+    return digest
+
+
 def tool_fingerprint(tools: Sequence[BaseTool]) -> str:
     """SHA-256 over the tools' names, descriptions and call schemas, in order."""
     digest = hashlib.sha256()
     for tool in tools:
-        payload = [tool.name, tool.description or "", _schema_of(tool)]
-        digest.update(json.dumps(payload, sort_keys=True, default=str).encode("utf-8", "replace"))
-        digest.update(b"\0")
+        digest.update(_digest(tool))
     return digest.hexdigest()
 
 

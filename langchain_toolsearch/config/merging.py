@@ -25,6 +25,7 @@ from langchain_toolsearch.config.models import (
 from langchain_toolsearch.config.records import VersionInfo
 from langchain_toolsearch.config.rules import evaluate_rules
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
+from langchain_toolsearch.types import SourceFailure
 
 __all__ = [
     "MCPToolSource",
@@ -90,6 +91,9 @@ class ResolvedTools:
         mcp_routes: MCP tool id -> client, server and original tool name.
         version: The stored config version used, or ``None`` (none stored,
             ``agent_config`` given, or mode ``"ignore"``).
+        errors: The same failures in structured form (`SourceFailure`: source
+            path, kind, error type, message without secrets), in ``failures``
+            order.
     """
 
     tools: list[BaseTool]
@@ -98,6 +102,7 @@ class ResolvedTools:
     replaced: Sequence[Replacement] = ()
     mcp_routes: Mapping[str, MCPToolSource] = field(default_factory=dict)
     version: VersionInfo | None = None
+    errors: Sequence[SourceFailure] = ()
 
     @property
     def names(self) -> list[str]:

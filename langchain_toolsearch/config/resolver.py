@@ -37,20 +37,43 @@ agent: the client's published version when the agent is resolved at
 ``"published"``, its draft otherwise.
 
 An MCP server, integration or provider that fails is reported in
-`ResolvedTools.failures` and skipped; the rest still resolves. Nothing is
-cached: each call lists the MCP servers again (with this caller's token).
+`ResolvedTools.failures` (and, structured, in `ResolvedTools.errors`) and
+skipped; the rest still resolves.
+
+Caching. Two layers, both per resolver instance and safe to share between
+callers:
+
+* Stored records (the agent config and its saved MCP clients) are read once
+  and reused; their head (which version is the draft / published one) is
+  re-read at most every ``refresh_interval`` seconds (default 5). So a
+  ``save`` or ``publish`` made in any process is used by every resolution
+  that starts more than ``refresh_interval`` seconds after it.
+* A resolved tool set is reused while what it depends on is unchanged: the
+  agent id and resolved version, the saved clients' versions, the values of
+  the request-context fields its rules read, a salted fingerprint of the
+  caller's credential (``auth_token_key``) and, when tool providers take
+  part, the whole request context (a provider sees all of it). Entries live
+  ``cache_ttl`` seconds (default 60; MCP servers' and providers' tool lists
+  are fetched again after it), ``refresh_interval`` seconds when a server or
+  provider failed (so a recovered one is seen soon), and the
+  ``cache_size`` most recent (default 256) are kept. ``cache_ttl=0`` turns
+  this layer off; ``agent_config=`` calls are never cached.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any, Literal, TypeAlias
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_config
 
 from langchain_toolsearch._async import run_sync
+from langchain_toolsearch._failures import FailureLog, redact, request_secrets
+from langchain_toolsearch.config.cache import ResolutionCache, failure_kind
 from langchain_toolsearch.config.merging import (
     MCPToolSource,
     Replacement,
@@ -69,12 +92,17 @@ from langchain_toolsearch.config.models import (
 )
 from langchain_toolsearch.config.parsing import parse_agent_config
 from langchain_toolsearch.config.providers import ToolProvider
-from langchain_toolsearch.config.records import RecordNotFoundError, VersionInfo
+from langchain_toolsearch.config.records import (
+    RecordNotFoundError,
+    Versioned,
+    VersionInfo,
+)
 from langchain_toolsearch.config.rules import request_context
 from langchain_toolsearch.config.servers import MCPClientConfig
 from langchain_toolsearch.config.sources import RequestPlan, ToolCollector
 from langchain_toolsearch.config.store import ToolConfigStore
 from langchain_toolsearch.store_flow import Flow, arun_flow, run_flow
+from langchain_toolsearch.types import SourceFailure
 
 __all__ = [
     "MCPToolSource",
@@ -137,10 +165,20 @@ class ToolResolver:
             ``Authorization: Bearer`` to HTTP MCP servers. With the default
             key, the seed system's ``"mastra__authToken"`` is accepted too
             (used when the default key is absent).
+        refresh_interval: Seconds a stored record's head (its draft and
+            published version numbers) is trusted before it is read again:
+            the bound within which a ``save`` / ``publish`` made in any
+            process reaches this resolver. ``0``: read on every call.
+        cache_ttl: Seconds a resolved tool set is reused for requests with
+            the same inputs (see the module docstring); ``0``: no reuse.
+        cache_size: Most resolved tool sets kept (count, >= 1).
+        clock: Monotonic seconds clock for both bounds (for tests).
 
     Raises:
         ValueError: On an unknown ``mode`` or ``version``, a non-positive
-            timeout, ``agent_id`` without ``store``, or duplicate tool ids.
+            timeout, a negative ``refresh_interval`` or ``cache_ttl``, a
+            ``cache_size`` below 1, ``agent_id`` without ``store``, or
+            duplicate tool ids.
         TypeError: On tools that are not ``BaseTool``, a provider that does
             not implement `ToolProvider`, or a ``store`` that is not a
             `ToolConfigStore`.
@@ -160,6 +198,10 @@ class ToolResolver:
         mcp_timeout: float | None = 30.0,
         provider_timeout: float | None = 30.0,
         auth_token_key: str = AUTH_TOKEN_KEY,
+        refresh_interval: float = 5.0,
+        cache_ttl: float = 60.0,
+        cache_size: int = 256,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if mode not in _MODES:
             msg = f"unknown mode {mode!r}; use one of {', '.join(map(repr, _MODES))}"
@@ -179,6 +221,11 @@ class ToolResolver:
                 raise ValueError(msg)
         if not isinstance(auth_token_key, str) or not auth_token_key:
             raise ValueError("auth_token_key must be a non-empty string")
+        for label, seconds in (("refresh_interval", refresh_interval), ("cache_ttl", cache_ttl)):
+            if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds < 0:
+                raise ValueError(f"{label} must be seconds >= 0, got {seconds!r}")
+        if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 1:
+            raise ValueError(f"cache_size must be an int >= 1, got {cache_size!r}")
         try:
             _check_version(version)
         except ValueError as exc:
@@ -204,6 +251,15 @@ class ToolResolver:
             providers[str(key)] = provider
         self._mode: StoredConfigMode = mode
         self._version = version
+        self._cache = ResolutionCache(
+            refresh_interval=refresh_interval,
+            cache_ttl=cache_ttl,
+            cache_size=cache_size,
+            clock=clock,
+            mode=mode,
+            token_key=auth_token_key,
+        )
+        self._failures = FailureLog(logger)
         self._collector = ToolCollector(
             code=code,
             registry=registry_map,
@@ -216,6 +272,30 @@ class ToolResolver:
         )
 
     # -- public API -------------------------------------------------------------------
+
+    @property
+    def cache_hits(self) -> int:
+        """Resolutions answered from the cache (count; for tests and benchmarks)."""
+        return self._cache.hits
+
+    @property
+    def cache_misses(self) -> int:
+        """Resolutions that contacted the sources (count; for tests and benchmarks)."""
+        return self._cache.misses
+
+    @property
+    def name(self) -> str:
+        """How failures of this resolver are named: ``ToolResolver(agent_id='...')``."""
+        return f"ToolResolver(agent_id={self._agent_id!r})"
+
+    async def __call__(self, config: RunnableConfig) -> ResolvedTools:
+        """`aresolve` for ``config``: pass the resolver itself as ``resolve_tools=``.
+
+        The tool search then also reads ``errors`` (failing MCP servers and
+        providers are logged under this resolver's name, shown by
+        ``get_state_stats`` and decided by ``on_error``).
+        """
+        return await self._aresolve(config, None, None, None, log=False)
 
     async def aresolve(
         self,
@@ -233,10 +313,11 @@ class ToolResolver:
             context: The run's context (``runtime.context``); ``None`` takes it
                 from ``config`` when it is a running graph's.
             version: Overrides the resolver's default version for this call.
-            agent_config: Use this config instead of the stored one.
+            agent_config: Use this config instead of the stored one (never cached).
 
         Returns:
-            The tools and a report (failures, sources, replacements).
+            The tools and a report (failures, sources, replacements), possibly
+            a cached one (see the module docstring).
 
         Raises:
             ToolConfigError: If ``agent_config``, or the stored agent config,
@@ -245,13 +326,28 @@ class ToolResolver:
                 error: it is reported under ``"agent_config"``.
             ValueError: If ``version`` is not a valid selector.
         """
+        return await self._aresolve(config, context, version, agent_config, log=True)
+
+    async def _aresolve(
+        self,
+        config: RunnableConfig | None,
+        context: Any,
+        version: VersionSelector | None,
+        agent_config: AgentToolConfig | Mapping[str, Any] | None,
+        *,
+        log: bool,
+    ) -> ResolvedTools:
         config = _config_or_current(config)
         plan_flow = self._plan(config, context, version, agent_config)
         if self._store is None:
-            plan = run_flow(_NO_STORE, plan_flow)
+            plan, key = run_flow(_NO_STORE, plan_flow)
         else:
-            plan = await arun_flow(self._store.store, plan_flow)
-        return await self._collector.collect(plan, config)
+            plan, key = await arun_flow(self._store.store, plan_flow)
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        resolved = await self._collector.collect(plan, config)
+        return self._keep(key, resolved, config, context, log=log)
 
     def resolve(
         self,
@@ -268,8 +364,45 @@ class ToolResolver:
         """
         config = _config_or_current(config)
         plan_flow = self._plan(config, context, version, agent_config)
-        plan = run_flow(self._store.store if self._store is not None else _NO_STORE, plan_flow)
-        return run_sync(self._collector.collect(plan, config))
+        store = self._store.store if self._store is not None else _NO_STORE
+        plan, key = run_flow(store, plan_flow)
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        resolved = run_sync(self._collector.collect(plan, config))
+        return self._keep(key, resolved, config, context, log=True)
+
+    # -- resolved tool sets -----------------------------------------------------------
+
+    def _keep(
+        self,
+        key: str | None,
+        resolved: ResolvedTools,
+        config: RunnableConfig,
+        context: Any,
+        *,
+        log: bool,
+    ) -> ResolvedTools:
+        """Add structured errors (logged once per cause); keep the result for equal inputs.
+
+        Called as ``resolve_tools`` (``log=False``), the tool search logs them.
+        """
+        if resolved.failures:
+            secrets = request_secrets(config, context)
+            errors = tuple(
+                SourceFailure(
+                    source=path,
+                    kind=failure_kind(path),
+                    error="",
+                    message=redact(reason, secrets),
+                )
+                for path, reason in resolved.failures.items()
+            )
+            resolved = replace(resolved, errors=errors)
+            for error in errors if log else ():  # once per distinct cause
+                self._failures.record(replace(error, source=f"{self.name}: {error.source}"))
+        self._cache.put(key, resolved)
+        return resolved
 
     # -- planning (store reads) -------------------------------------------------------
 
@@ -279,11 +412,15 @@ class ToolResolver:
         context: Any,
         version: VersionSelector | None,
         agent_config: AgentToolConfig | Mapping[str, Any] | None,
-    ) -> Flow[RequestPlan]:
+    ) -> Flow[tuple[RequestPlan, str | None]]:
+        """Read the store into a plan, with the cache key of its resolution (``None``: none)."""
         ctx = request_context(config, context)
         failures: dict[str, str] = {}
         info: VersionInfo | None = None
         stored = AgentToolConfig()
+        agent: Versioned[AgentToolConfig] | None = None
+        clients: list[tuple[str, Versioned[MCPClientConfig]]] = []
+        fields: set[str] = set()
         selector = self._version if version is None else version
         # A reference without a version follows the agent: published -> published.
         client_default: VersionSelector = "published" if selector == "published" else "draft"
@@ -293,16 +430,28 @@ class ToolResolver:
             stored = parse_agent_config(agent_config)
         elif self._store is not None and self._agent_id is not None:
             try:
-                found = yield from self._store.agents._get(self._agent_id, selector)
+                record = yield from self._cache.record(
+                    self._store.agents, "agent", self._agent_id, selector
+                )
             except RecordNotFoundError as exc:
                 failures["agent_config"] = f"{exc}; resolved without a stored config"
-                logger.warning("agent %r: %s", self._agent_id, failures["agent_config"])
             else:
-                stored, info = found.value, found.info
+                agent = record.value
+                stored, info = agent.value, agent.info
+                fields |= record.fields
+
+        def keyed(plan: RequestPlan, providers: bool = False) -> tuple[RequestPlan, str | None]:
+            if agent_config is not None:
+                return plan, None
+            versions = {
+                "agent": None if agent is None else [agent.info.record_id, agent.info.version],
+                "clients": [[cid, found.info.version] for cid, found in clients],
+            }
+            return plan, self._cache.key(versions, fields, ctx, providers, plan.failures)
 
         tools = _active(merge_conditional(stored.tools, ctx), ctx)
         if self._mode != "tools":
-            return RequestPlan(ctx, tools, [], {}, {}, failures, info)
+            return keyed(RequestPlan(ctx, tools, [], {}, {}, failures, info))
 
         refs = _active(merge_conditional(stored.mcp_clients, ctx), ctx) or {}
         mcp: list[tuple[str, MCPClientRef, MCPClientConfig]] = []
@@ -318,11 +467,15 @@ class ToolResolver:
                 continue
             client_version = ref.version if ref.version is not None else client_default
             try:
-                client = yield from self._store.mcp_clients._get(client_id, client_version)
+                client = yield from self._cache.record(
+                    self._store.mcp_clients, "mcp_client", client_id, client_version
+                )
             except (RecordNotFoundError, ValueError) as exc:
                 failures[where] = str(exc)
                 continue
-            mcp.append((client_id, ref, client.value))
+            clients.append((client_id, client.value))
+            fields |= client.fields
+            mcp.append((client_id, ref, client.value.value))
         integrations = _active(merge_conditional(stored.integration_tools, ctx), ctx) or {}
         providers = _active(merge_conditional(stored.tool_providers, ctx), ctx) or {}
         if providers and self._code_agent:
@@ -331,7 +484,8 @@ class ToolResolver:
                 "and integration tools only (tool providers serve stand-alone stored agents)"
             )
             providers = {}
-        return RequestPlan(ctx, tools, mcp, integrations, providers, failures, info)
+        plan = RequestPlan(ctx, tools, mcp, integrations, providers, failures, info)
+        return keyed(plan, bool(providers))
 
     def _warn_empty(self, client_id: str) -> None:
         """Log once per client id that a reference selects no tools."""

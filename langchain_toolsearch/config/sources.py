@@ -158,8 +158,7 @@ class ToolCollector:
         """Source 3: one server of a saved MCP client, through both allowlists."""
         where = f"mcp_clients.{client_id}.servers.{result.server}"
         if result.failure is not None:
-            failures[where] = result.failure
-            logger.warning("saved MCP %s contributes no tools: %s", where, result.failure)
+            failures[where] = result.failure  # logged by the resolver, once, without secrets
             return
         server_entries = _active(client.servers[result.server].tools, ctx)
         agent_entries = None if isinstance(ref.tools, str) else _active(ref.tools, ctx)
@@ -214,8 +213,7 @@ class ToolCollector:
                 continue
             outcome = outcomes[provider_id]
             if isinstance(outcome, str):
-                failures[where] = outcome
-                logger.warning("%s contributes no tools: %s", where, outcome)
+                failures[where] = outcome  # logged by the resolver, once, without secrets
                 continue
             wanted, got = outcome
             chosen = _active(source.tools, plan.context)

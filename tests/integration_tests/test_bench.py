@@ -34,6 +34,7 @@ def test_bench_quick_prints_every_section() -> None:
         "## Speed",
         "## Cost",
         "## Overhead per model step",
+        "## Per-request tools per step (include_resolved_tools, stored agents)",
         "## Memory",
         "## Bounded work for hostile input",
         "## Per-step overhead against plain create_agent",
@@ -53,6 +54,11 @@ def test_bench_quick_prints_every_section() -> None:
     assert re.search(r"\| GitHub MCP server \(117 tools\) \|", out)
     assert re.search(r"\| BFCL \(1,437 tools\) \| [\d,]+ \|", out)
     assert "ToolSearchMiddleware.wrap_model_call" in out and "ToolSearchNode.invoke" in out
+    warm = re.search(
+        r"\| stored agent: first step of a new run \(resolver cache warm\) \| ([\d,.]+) \|", out
+    )
+    assert warm and float(warm.group(1).replace(",", "")) > 0
+    assert re.search(r"\| plain step \| [\d,.]+ \| 1\.0 \|", out)
     assert re.search(r"\| 0 after the sweep \| [\d.]+ KB \|", out)
     # real MCP catalogs with their own query sets, ours and the baseline
     real = re.findall(r"\| (GitHub MCP|ToolSDK registry) \(([\d,]+) tools, (\d+) queries\): ", out)

@@ -141,14 +141,23 @@ async def test_a_missing_store_raises_store_missing_error(mode: str) -> None:
         await h.run("load", cfg(), mode)
 
 
-def test_errors_are_logged_without_payloads(caplog: pytest.LogCaptureFixture) -> None:
+def test_filter_errors_are_logged_once_by_name_and_message_without_secrets(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     def boom(args: ToolSearchFilterArgs) -> bool:
-        raise RuntimeError("secret-payload")
+        raise RuntimeError("policy db unreachable, password=hunter2hunter2")
 
     mw = ToolSearchMiddleware(tools=library(), filter=boom)
     with caplog.at_level(logging.WARNING):
         assert mw.search("weather") == []
-    assert "RuntimeError" in caplog.text and "secret-payload" not in caplog.text
+        assert mw.search("email") == []
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1  # once per distinct cause, however many tools and searches
+    assert "RuntimeError" in caplog.text and "'boom'" in caplog.text
+    assert "policy db unreachable" in caplog.text and "hunter2" not in caplog.text
+    (failure,) = mw.get_state_stats().source_failures
+    assert (failure.source, failure.kind, failure.error) == ("boom", "filter", "RuntimeError")
+    assert failure.count > 1 and "hunter2" not in failure.message
 
 
 @form_param

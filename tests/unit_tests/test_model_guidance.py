@@ -117,7 +117,7 @@ def test_a_failing_resolver_is_logged_and_the_static_library_still_works(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     def broken(config: RunnableConfig) -> list[BaseTool]:
-        raise ConnectionError("crm is down")
+        raise ConnectionError("crm is down (api_key=sk-live-0123456789)")
 
     mw = ToolSearchMiddleware(tools=library(), include_resolved_tools=True, resolve_tools=broken)
     with caplog.at_level(logging.WARNING):
@@ -129,8 +129,11 @@ def test_a_failing_resolver_is_logged_and_the_static_library_still_works(
         )
     assert "get_weather" in search.text
     assert weather.text == "Sunny in Oslo"
-    assert "ConnectionError" in caplog.text
-    assert "crm is down" not in caplog.text  # exception texts may carry secrets: never logged
+    assert "ConnectionError" in caplog.text and "'broken'" in caplog.text
+    assert "crm is down" in caplog.text  # issue 18: the cause, by name and message ...
+    assert "sk-live" not in caplog.text  # ... never a secret
+    assert "tool source" in caplog.text and caplog.text.count("crm is down") == 1
+    assert "unavailable right now" in search.text  # the model hears why tools may be missing
 
     def wrong(config: RunnableConfig) -> list[Any]:
         return ["not a tool"]

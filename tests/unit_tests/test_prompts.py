@@ -36,6 +36,8 @@ SNAPSHOT: dict[str, str] = {
     "SEARCH_FOUND_FOLLOWUP_AUTO": "They are loaded and callable from your next step.",
     "SEARCH_FOUND_FOLLOWUP_LOAD": "Load the ones you need with load_tool.",
     "SEARCH_NO_RESULTS": "No tools matched '{query}'. Try other keywords: the action, the object, or a service name.",
+    "SEARCH_SOME_UNAVAILABLE": " Some tools are unavailable right now (a tool source did not answer).",
+    "SEARCH_UNAVAILABLE": "No tools matched '{query}', but some tools are unavailable right now (a tool source did not answer). Try again later, or continue with the tools you have.",
     "SEARCH_QUERY_TOO_LONG": "The query was longer than {limit} characters and was cut to that length.",
     "SEARCH_TOOL_DESCRIPTION": "Search the tool library by keywords (what you want to do, names, nouns). Returns matching tools with a short description and a relevance score in [0, 1]. {followup}",
     "SEARCH_TOOL_NAME": "search_tools",

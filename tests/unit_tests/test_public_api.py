@@ -25,6 +25,7 @@ EXPECTED_ALL = [
     "FilterPhase",
     "InMemoryLoadedToolStore",
     "LoadedToolStore",
+    "SourceFailure",
     "StateStats",
     "StoreMissingError",
     "ToolConfigStore",
@@ -41,6 +42,7 @@ EXPECTED_ALL = [
     "ToolSearchResult",
     "ToolSearchState",
     "ToolSearchTypeError",
+    "ToolSourceError",
     "__version__",
     "evaluate_rules",
 ]

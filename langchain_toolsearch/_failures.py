@@ -1,0 +1,200 @@
+"""Failing tool sources: redacted messages, logged once per distinct cause, kept for stats.
+
+A tool source (a ``resolve_tools`` resolver, a saved MCP client's server, a
+tool provider, the filter) that fails is described by a
+:class:`~langchain_toolsearch.types.SourceFailure`: the source's name, the
+exception type and its message with every secret replaced by ``[redacted]``.
+Secrets are the request's credential-like values (``configurable`` keys and
+run-context fields whose name says token, secret, password, auth, key,
+cookie, session, credential...) and anything shaped like one (``Bearer ...``,
+``Authorization: ...``, ``api_key=...``, URL user info, ``sk-...`` keys, JWTs).
+
+:class:`FailureLog` logs a cause (source, type, redacted message) at
+WARNING the first time it is seen and at DEBUG afterwards, and keeps the
+most recent distinct causes with their counts for ``get_state_stats``.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from langchain_toolsearch.types import SourceFailure, SourceKind
+
+__all__ = ["FailureLog", "describe", "redact", "request_secrets", "source_name"]
+
+REDACTED = "[redacted]"
+MESSAGE_LIMIT = 300
+"""Most characters of a failure message kept (after redaction)."""
+
+_SECRET_KEY = re.compile(
+    r"token|secret|passw|pwd|auth|credential|cookie|session|api[-_]?key|apikey|"
+    r"private|signature|bearer|jwt|key$",
+    re.IGNORECASE,
+)
+_PATTERNS = (
+    # Authorization schemes and header / parameter assignments
+    re.compile(r"\b(?:bearer|basic|token)\s+[A-Za-z0-9._~+/=:-]{4,}", re.IGNORECASE),
+    re.compile(
+        r"((?:authorization|x-api-key|api[-_]?key|apikey|access[-_]?token|refresh[-_]?token|"
+        r"token|secret|password|passwd|pwd|sig|signature|session|cookie)"
+        r"[\"']?\s*[:=]\s*[\"']?)[^\s\"',;&}]+",
+        re.IGNORECASE,
+    ),
+    re.compile(r"(?<=://)[^/\s:@]+:[^/\s@]+(?=@)"),  # URL user:password@
+    re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_-]{8,}"),
+    re.compile(r"\b(?:ghp|gho|ghs|ghu|github_pat|xox[abpr])[-_][A-Za-z0-9_-]{8,}"),
+    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),
+    re.compile(r"\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"),
+)
+_RUNTIME_KEY = "__pregel_runtime"
+_LABELS: dict[str, str] = {
+    "resolver": "tool source",
+    "mcp": "MCP server",
+    "provider": "tool provider",
+    "filter": "filter",
+    "config": "stored tool config entry",
+}
+_MAX_DEPTH = 3
+
+
+def _secret_values(value: Any, found: set[str], depth: int) -> None:
+    """Every string in ``value`` (nested mappings and lists, bounded depth)."""
+    if isinstance(value, str):
+        text = value.strip()
+        if len(text) >= 4:
+            found.add(text)
+            parts = text.split(None, 1)  # "Bearer <token>": the token alone too
+            if len(parts) == 2 and len(parts[1]) >= 4:
+                found.add(parts[1])
+    elif depth < _MAX_DEPTH and isinstance(value, Mapping):
+        for item in value.values():
+            _secret_values(item, found, depth + 1)
+    elif depth < _MAX_DEPTH and isinstance(value, list | tuple):
+        for item in value:
+            _secret_values(item, found, depth + 1)
+
+
+def _fields(obj: Any) -> Mapping[str, Any]:
+    if obj is None:
+        return {}
+    if isinstance(obj, Mapping):
+        return obj
+    try:
+        return {k: v for k, v in vars(obj).items() if isinstance(k, str)}
+    except TypeError:
+        return {}
+
+
+def request_secrets(config: Mapping[str, Any] | None, context: Any = None) -> frozenset[str]:
+    """Credential-like values of a request: never shown in a failure message.
+
+    Args:
+        config: The request's ``RunnableConfig`` (its ``configurable`` keys).
+        context: The run's context; ``None``: the running graph's, if any.
+
+    Returns:
+        The string values (nested ones too) of every ``configurable`` key and
+        run-context field whose name looks like a credential.
+    """
+    configurable = (config or {}).get("configurable") or {}
+    if context is None:
+        context = getattr(configurable.get(_RUNTIME_KEY), "context", None)
+    found: set[str] = set()
+    for source in (configurable, _fields(context)):
+        for key, value in source.items():
+            if isinstance(key, str) and not key.startswith("__") and _SECRET_KEY.search(key):
+                _secret_values(value, found, 0)
+    return frozenset(found)
+
+
+def redact(text: str, secrets: Iterable[str] = ()) -> str:
+    """``text`` with ``secrets`` and credential-shaped parts replaced, cut to 300 characters."""
+    for secret in sorted(secrets, key=len, reverse=True):
+        if secret:
+            text = text.replace(secret, REDACTED)
+    for pattern in _PATTERNS:
+        text = pattern.sub(
+            lambda m: (m.group(1) if m.re.groups else "") + REDACTED,
+            text,
+        )
+    text = " ".join(text.split())
+    return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 3] + "..."
+
+
+def describe(exc: BaseException, secrets: Iterable[str] = ()) -> tuple[str, str]:
+    """``(exception type name, redacted message)`` of ``exc``."""
+    name = type(exc).__name__
+    if isinstance(exc, TimeoutError) and not str(exc).strip():
+        return name, "timed out: no answer within the timeout"
+    return name, redact(str(exc).strip(), secrets)
+
+
+def source_name(source: object) -> str:
+    """A readable name for a tool source (its ``name``, function name or type)."""
+    for attribute in ("name", "__name__"):
+        name = getattr(source, attribute, None)
+        if isinstance(name, str) and name:
+            return name
+    return type(source).__name__
+
+
+class FailureLog:
+    """Logs each distinct failure cause once and keeps the latest ones (thread-safe).
+
+    Args:
+        logger: Where to log.
+        size: Most distinct causes kept (count); the oldest is forgotten first
+            (and would be logged again if it came back).
+    """
+
+    def __init__(self, logger: logging.Logger, *, size: int = 64) -> None:
+        self._logger = logger
+        self._size = size
+        self._seen: OrderedDict[tuple[str, str, str], SourceFailure] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def record(self, failure: SourceFailure) -> None:
+        """Count ``failure``; log it at WARNING if its cause is new, else at DEBUG."""
+        key = (failure.source, failure.error, failure.message)
+        now = time.time()
+        with self._lock:
+            previous = self._seen.pop(key, None)
+            count = 1 if previous is None else previous.count + 1
+            self._seen[key] = replace(failure, count=count, last_seen=now)
+            while len(self._seen) > self._size:
+                self._seen.popitem(last=False)
+        level = logging.WARNING if previous is None else logging.DEBUG
+        self._logger.log(
+            level,
+            "tool search: %s %r failed%s: %s; %s",
+            _LABELS[failure.kind],
+            failure.source,
+            f" ({failure.error})" if failure.error else "",
+            failure.message or "no message",
+            "denying" if failure.kind == "filter" else "continuing without its tools",
+        )
+
+    def failed(
+        self,
+        source: str,
+        exc: BaseException,
+        kind: SourceKind,
+        secrets: Iterable[str] = (),
+    ) -> SourceFailure:
+        """Record an exception of ``source``; return its description."""
+        error, message = describe(exc, secrets)
+        failure = SourceFailure(source=source, kind=kind, error=error, message=message)
+        self.record(failure)
+        return failure
+
+    def snapshot(self) -> tuple[SourceFailure, ...]:
+        """The distinct causes kept, oldest first, with counts and last-seen times."""
+        with self._lock:
+            return tuple(self._seen.values())

@@ -1,0 +1,234 @@
+"""`ResolutionCache`: what `ToolResolver` keeps between requests, and for how long.
+
+Two layers, both safe to share between callers (see
+`langchain_toolsearch.config.resolver` for the contract):
+
+* stored records (agent configs, saved MCP clients) with the request fields
+  their rules read; a record's head is re-read at most every
+  ``refresh_interval`` seconds;
+* resolved tool sets, keyed by a salted SHA-256 of everything a resolution
+  depends on (`ResolutionCache.key`), kept ``cache_ttl`` seconds
+  (``refresh_interval`` when a source failed), the ``cache_size`` most recent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from langgraph.errors import GraphBubbleUp
+from pydantic import BaseModel
+
+from langchain_toolsearch.config.merging import ResolvedTools
+from langchain_toolsearch.config.models import (
+    AUTH_TOKEN_KEY,
+    MASTRA_AUTH_TOKEN_KEY,
+    Condition,
+    VersionSelector,
+)
+from langchain_toolsearch.config.records import Versioned, VersionedRecords
+from langchain_toolsearch.config.rules import MISSING, lookup
+from langchain_toolsearch.store_flow import Flow
+from langchain_toolsearch.types import SourceKind
+
+__all__ = ["ResolutionCache", "StoredRecord", "failure_kind"]
+
+_SALT = os.urandom(16)
+"""Per-process salt of cache keys: a credential is never kept, only a salted hash."""
+
+
+@dataclass(frozen=True)
+class StoredRecord:
+    """A stored record as last read, the request fields its rules read, and when.
+
+    Attributes:
+        value: The record and its version.
+        fields: Dot paths of every rule condition in it.
+        read_at: Clock seconds of the last head read.
+    """
+
+    value: Versioned[Any]
+    fields: frozenset[str]
+    read_at: float
+
+
+@dataclass(frozen=True)
+class _Entry:
+    resolved: ResolvedTools
+    expires: float
+
+
+class ResolutionCache:
+    """Stored records and resolved tool sets of one `ToolResolver` (thread-safe).
+
+    Args:
+        refresh_interval: Seconds a record's head is trusted.
+        cache_ttl: Seconds a resolved set is reused; ``0``: never.
+        cache_size: Most resolved sets kept (count).
+        clock: Monotonic seconds.
+        mode: The resolver's mode (part of every key).
+        token_key: Request-context key of the caller's credential.
+    """
+
+    def __init__(
+        self,
+        *,
+        refresh_interval: float,
+        cache_ttl: float,
+        cache_size: int,
+        clock: Callable[[], float],
+        mode: str,
+        token_key: str,
+    ) -> None:
+        self._refresh = float(refresh_interval)
+        self._ttl = float(cache_ttl)
+        self._size = cache_size
+        self._clock = clock
+        self._mode = mode
+        self._token_key = token_key
+        self._records: dict[tuple[str, str, VersionSelector], StoredRecord] = {}
+        self._resolved: OrderedDict[str, _Entry] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    # -- stored records -------------------------------------------------------------------
+
+    def record(
+        self,
+        records: VersionedRecords[Any],
+        kind: str,
+        record_id: str,
+        selector: VersionSelector,
+    ) -> Flow[StoredRecord]:
+        """A stored record, its head re-read at most every ``refresh_interval`` seconds.
+
+        Raises:
+            RecordNotFoundError: The record or the version does not exist.
+        """
+        key = (kind, record_id, selector)
+        now = self._clock()
+        with self._lock:
+            known = self._records.get(key)
+        if known is not None and now - known.read_at < self._refresh:
+            return known
+        head = yield from records._info(record_id)
+        number = records._number(head, selector)
+        if known is not None and known.value.info.version == number:
+            fresh = StoredRecord(known.value, known.fields, now)
+        else:
+            found = yield from records._get(record_id, number)
+            fields: set[str] = set()
+            _rule_fields(found.value, fields, 0)
+            fresh = StoredRecord(found, frozenset(fields), now)
+        with self._lock:
+            self._records[key] = fresh
+        return fresh
+
+    # -- resolved tool sets ----------------------------------------------------------------
+
+    def key(
+        self,
+        versions: Mapping[str, Any],
+        fields: set[str],
+        ctx: Mapping[str, Any],
+        providers: bool,
+        failures: Mapping[str, str],
+    ) -> str:
+        """Salted fingerprint of everything a resolution depends on.
+
+        Args:
+            versions: The agent's and saved clients' ids and version numbers.
+            fields: Request-context paths the rules read (their values count).
+            ctx: The request context.
+            providers: Whether tool providers take part (then the whole
+                context counts: a provider sees all of it).
+            failures: What planning already reported.
+        """
+        token_key = self._token_key
+        if token_key == AUTH_TOKEN_KEY and ctx.get(token_key) is None:
+            token_key = MASTRA_AUTH_TOKEN_KEY
+        material = {
+            "mode": self._mode,
+            "versions": versions,
+            "fields": {path: _read(ctx, path) for path in sorted(fields)},
+            "token": _canonical(ctx.get(token_key)),
+            "context": _canonical(ctx) if providers else None,
+            "plan_failures": sorted(failures.items()),
+        }
+        digest = hashlib.sha256(_SALT)
+        digest.update(json.dumps(material, sort_keys=True, default=repr).encode("utf-8", "replace"))
+        return digest.hexdigest()
+
+    def get(self, key: str | None) -> ResolvedTools | None:
+        """The set kept under ``key`` while it lives, else ``None`` (counted)."""
+        if key is None or self._ttl <= 0:
+            return None
+        now = self._clock()
+        with self._lock:
+            entry = self._resolved.get(key)
+            if entry is None or entry.expires <= now:
+                self.misses += 1
+                return None
+            self._resolved.move_to_end(key)
+            self.hits += 1
+            return entry.resolved
+
+    def put(self, key: str | None, resolved: ResolvedTools) -> None:
+        """Keep ``resolved``: ``cache_ttl`` seconds, ``refresh_interval`` after an outage."""
+        if key is None or self._ttl <= 0:
+            return
+        outage = any(error.unavailable for error in resolved.errors)
+        expires = self._clock() + (min(self._ttl, self._refresh) if outage else self._ttl)
+        with self._lock:
+            self._resolved[key] = _Entry(resolved, expires)
+            self._resolved.move_to_end(key)
+            while len(self._resolved) > self._size:
+                self._resolved.popitem(last=False)
+
+
+def _rule_fields(value: Any, found: set[str], depth: int) -> None:
+    """Add the ``field`` of every rule condition inside ``value`` to ``found``."""
+    if depth > 32:
+        return
+    if isinstance(value, Condition):
+        found.add(value.field)
+    elif isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            _rule_fields(getattr(value, name), found, depth + 1)
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            _rule_fields(item, found, depth + 1)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _rule_fields(item, found, depth + 1)
+
+
+def _read(ctx: Mapping[str, Any], path: str) -> Any:
+    """The tagged value at ``path``; a value that raises when read keys as unreadable."""
+    try:
+        return _canonical(lookup(ctx, path))
+    except GraphBubbleUp:
+        raise
+    except Exception as exc:  # the rules see it as false: one key for every such request
+        return ["unreadable", type(exc).__name__]
+
+
+def _canonical(value: Any) -> Any:
+    """A request value tagged so that a missing path never equals any value."""
+    return ["missing"] if value is MISSING else ["value", value]
+
+
+def failure_kind(path: str) -> SourceKind:
+    """What a `ResolvedTools.failures` path names: an outage, or the configuration."""
+    if path.startswith("mcp_clients.") and ".servers." in path:
+        return "mcp"
+    if path.startswith("tool_providers."):
+        return "provider"
+    return "config"

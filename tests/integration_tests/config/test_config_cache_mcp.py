@@ -1,0 +1,70 @@
+"""Issue 18 point 2 with a real stdio MCP server: a stored agent passed as
+``resolve_tools`` lists its MCP server once for two search -> load -> call runs
+(the run's steps share one resolution, the second run hits the resolver's
+cache), instead of on every model and tool step."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain.agents import create_agent
+from langchain_core.messages import ToolMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.store.memory import InMemoryStore
+
+from langchain_toolsearch import ToolConfigStore, ToolResolver, ToolSearchMiddleware
+from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel, Search
+from tests.support.mcp_fixtures import TEST_SERVERS_DIR
+
+
+def counted_server(starts: Path) -> dict[str, Any]:
+    """A stdio server (faulty_server.py) that appends a line to ``starts`` when it starts."""
+    script = TEST_SERVERS_DIR / "faulty_server.py"
+    command = " ".join(
+        shlex.quote(part)
+        for part in (sys.executable, str(script), "--name", "crm", "--tools", "send_email")
+    )
+    return {
+        "command": "/bin/sh",
+        "args": ["-c", f"echo start >> {shlex.quote(str(starts))}; exec {command}"],
+        "timeout": 30,
+    }
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+async def test_two_runs_list_the_stored_agents_mcp_server_once(mode: str, tmp_path: Path) -> None:
+    starts = tmp_path / "starts.txt"
+    configs = ToolConfigStore(InMemoryStore())
+    configs.mcp_clients.create("local", {"servers": {"crm": counted_server(starts)}})
+    configs.mcp_clients.publish("local")
+    configs.agents.save("support", {"mcp_clients": {"local": {"tools": "*"}}})
+    configs.agents.publish("support")
+    resolver = ToolResolver(store=configs, agent_id="support", version="published")
+    mw = ToolSearchMiddleware(tools=[], include_resolved_tools=True, resolve_tools=resolver)
+    model = ScriptedToolSearchModel(
+        steps=[
+            Search("send an e-mail"),
+            Load("crm_send_email"),
+            Call("crm_send_email", {"to": "ada@example.com"}),
+            Answer(),
+        ]
+    )
+    agent = create_agent(model, tools=[], middleware=[mw], checkpointer=InMemorySaver())
+    payload = {"messages": [{"role": "user", "content": "mail ada"}]}
+    for thread in ("t1", "t2"):
+        config: dict[str, Any] = {"configurable": {"thread_id": thread}}
+        if mode == "sync":
+            out = agent.invoke(payload, config)  # type: ignore[arg-type]
+        else:
+            out = await agent.ainvoke(payload, config)  # type: ignore[arg-type]
+        answers = [m.text for m in out["messages"] if isinstance(m, ToolMessage)]
+        assert answers[-1] == "crm: sent e-mail to ada@example.com"
+    assert (resolver.cache_misses, resolver.cache_hits) == (1, 1)  # 14 steps, 2 runs
+    listed_once = 1
+    calls = 2  # each call may open its own session (langchain-mcp-adapters' default)
+    assert len(starts.read_text().splitlines()) <= listed_once + calls
+    assert mw.get_state_stats().source_failures == ()
