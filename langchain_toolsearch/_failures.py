@@ -25,6 +25,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from langgraph.runtime import get_runtime
+
 from langchain_toolsearch.types import SourceFailure, SourceKind
 
 __all__ = ["FailureLog", "describe", "redact", "request_secrets", "source_name"]
@@ -53,7 +55,6 @@ _PATTERNS = (
     re.compile(r"\bAKIA[0-9A-Z]{16}\b"),
     re.compile(r"\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"),
 )
-_RUNTIME_KEY = "__pregel_runtime"
 _LABELS: dict[str, str] = {
     "resolver": "tool source",
     "mcp": "MCP server",
@@ -92,6 +93,17 @@ def _fields(obj: Any) -> Mapping[str, Any]:
         return {}
 
 
+def current_runtime() -> Any:
+    """The running graph's ``Runtime`` (LangGraph's public ``get_runtime``), or ``None``.
+
+    ``None`` outside a graph run (no runnable context).
+    """
+    try:
+        return get_runtime()
+    except (RuntimeError, KeyError):
+        return None
+
+
 def request_secrets(config: Mapping[str, Any] | None, context: Any = None) -> frozenset[str]:
     """Credential-like values of a request: never shown in a failure message.
 
@@ -105,7 +117,7 @@ def request_secrets(config: Mapping[str, Any] | None, context: Any = None) -> fr
     """
     configurable = (config or {}).get("configurable") or {}
     if context is None:
-        context = getattr(configurable.get(_RUNTIME_KEY), "context", None)
+        context = getattr(current_runtime(), "context", None)
     found: set[str] = set()
     for source in (configurable, _fields(context)):
         for key, value in source.items():

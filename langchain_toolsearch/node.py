@@ -239,10 +239,8 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
             filter_timeout: Seconds one filter decision may take.
             resolve_timeout: Seconds a per-request resolver may take.
             on_error: A failing tool source: ``"skip"`` (logged) or ``"raise"``.
-            name: The node's name (``Runnable.name``).
-
-            Each option means what it means for the middleware (see
-            :class:`~langchain_toolsearch.ToolSearchMiddleware`).
+            name: The node's name (``Runnable.name``). Every other option means
+                what it means for :class:`~langchain_toolsearch.ToolSearchMiddleware`.
 
         Raises:
             ToolSearchConfigError: As the middleware; also when a bound tool shares

@@ -41,6 +41,7 @@ from langgraph.errors import GraphBubbleUp
 from langchain_toolsearch._async import in_hook_thread, run_sync
 from langchain_toolsearch._failures import (
     FailureLog,
+    current_runtime,
     describe,
     redact,
     request_secrets,
@@ -65,7 +66,6 @@ logger = logging.getLogger(__name__)
 
 CONFIG_RESOLVER_KEY = "toolsearch_resolve_tools"
 """``config["configurable"]`` key for a per-call resolver (a callable or a list of tools)."""
-_RUNTIME_KEY = "__pregel_runtime"  # where LangGraph puts the run's Runtime in a step's config
 
 
 def _checked(value: Any) -> list[BaseTool]:
@@ -199,8 +199,13 @@ class _Runs:
 
 
 def run_of(config: RunnableConfig) -> tuple[Any, Any] | None:
-    """``(stream writer, control)`` of the run of ``config``, or ``None`` outside a run."""
-    runtime = (config.get("configurable") or {}).get(_RUNTIME_KEY)
+    """``(stream writer, control)`` of the running graph run, or ``None`` outside a run.
+
+    Both are made fresh by LangGraph for every invoke / stream and shared by its
+    steps, so they identify the run; read through LangGraph's public
+    ``get_runtime`` (``config`` is the step's, kept for the signature).
+    """
+    runtime = current_runtime()
     control = getattr(runtime, "control", None)
     writer = getattr(runtime, "stream_writer", None)
     if control is None or writer is None:

@@ -102,3 +102,23 @@ def test_engine_modules_stay_under_500_lines() -> None:
     for name, path in modules().items():
         if name.split(".")[1:2] and name.split(".")[1] in ENGINE_AREA:
             assert len(path.read_text().splitlines()) <= 500, name
+
+
+def test_no_langgraph_or_langchain_private_names() -> None:
+    """LangGraph's and LangChain's internals (``__pregel_*`` config keys, ``_private``
+    modules or names) are never used: only their public APIs."""
+    offenders: list[str] = []
+    for module, path in modules().items():
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if node.value.startswith("__pregel"):
+                    offenders.append(f"{module}: {node.value!r}")
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                top = node.module.split(".")[0]
+                if top in {"langgraph", "langchain", "langchain_core"}:
+                    private = [p for p in node.module.split(".") if p.startswith("_")]
+                    private += [a.name for a in node.names if a.name.startswith("_")]
+                    if private:
+                        offenders.append(f"{module}: from {node.module} import {private}")
+    assert offenders == []
