@@ -28,7 +28,7 @@ from langchain_toolsearch._engine.drive import adrive, drive
 from langchain_toolsearch._engine.engine import ModelStep
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._shell import ToolSearchBase, current_config
-from langchain_toolsearch.errors import ToolSearchTypeError
+from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.library import ToolLibrary, ToolsInput
 from langchain_toolsearch.options import StorageOption, ToolSearchOptions
 from langchain_toolsearch.policy import FilterFn
@@ -82,7 +82,7 @@ class ToolSearchMiddleware(
     def __init__(
         self,
         *,
-        tools: ToolsInput | ToolLibrary,
+        tools: ToolsInput | ToolLibrary | None = None,
         top_k: int = 5,
         min_score: float = 0.0,
         auto_load: bool = False,
@@ -104,7 +104,9 @@ class ToolSearchMiddleware(
         Args:
             tools: The searchable library: a sequence of tools, a mapping
                 id -> tool, or a :class:`~langchain_toolsearch.ToolLibrary`. Not
-                bound until loaded.
+                bound until loaded. Required unless ``include_resolved_tools=True``
+                (then the tools given to ``create_agent(tools=...)`` are searched,
+                the way LangChain's tool-selection middleware reads them).
             top_k: Most hits per search (count, >= 1).
             min_score: Relevance floor in ``[0, 1)``; hits with ``score <= min_score``
                 are dropped.
@@ -148,7 +150,8 @@ class ToolSearchMiddleware(
 
         Raises:
             ToolSearchConfigError: (a ``ValueError``) On a bad option, duplicate or
-                reserved tool names, or an unknown storage mode; at the first model
+                reserved tool names, no ``tools=`` without ``include_resolved_tools``,
+                or an unknown storage mode; at the first model
                 call, ``StoreMissingError`` for ``storage="store"`` with no store;
                 ``ttl`` given with a storage other than ``"in-memory"``; a LangGraph
                 store passed as ``storage`` (pass ``storage="store", store=...``).
@@ -158,6 +161,15 @@ class ToolSearchMiddleware(
         """
         if name is not None and (not isinstance(name, str) or not name):
             raise ToolSearchTypeError(f"name must be a non-empty string, got {name!r}")
+        if tools is None:
+            if not include_resolved_tools:
+                raise ToolSearchConfigError(
+                    "ToolSearchMiddleware needs the searchable library: pass it as "
+                    "ToolSearchMiddleware(tools=[...]) (those tools stay out of "
+                    "create_agent(tools=...) until loaded), or keep the tools in "
+                    "create_agent(tools=...) and set include_resolved_tools=True to search them"
+                )
+            tools = ()
         AgentMiddleware.__init__(self)
         ToolSearchBase.__init__(self, ToolSearchOptions.from_arguments(locals()))
         self._name = name
