@@ -28,7 +28,7 @@ from langchain_toolsearch._engine.drive import adrive, drive
 from langchain_toolsearch._engine.engine import ModelStep
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._shell import ToolSearchBase, current_config
-from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
+from langchain_toolsearch.errors import ToolSearchTypeError
 from langchain_toolsearch.library import ToolLibrary, ToolsInput
 from langchain_toolsearch.options import StorageOption, ToolSearchOptions
 from langchain_toolsearch.policy import FilterFn
@@ -161,15 +161,6 @@ class ToolSearchMiddleware(
         """
         if name is not None and (not isinstance(name, str) or not name):
             raise ToolSearchTypeError(f"name must be a non-empty string, got {name!r}")
-        if tools is None:
-            if not include_resolved_tools:
-                raise ToolSearchConfigError(
-                    "ToolSearchMiddleware needs the searchable library: pass it as "
-                    "ToolSearchMiddleware(tools=[...]) (those tools stay out of "
-                    "create_agent(tools=...) until loaded), or keep the tools in "
-                    "create_agent(tools=...) and set include_resolved_tools=True to search them"
-                )
-            tools = ()
         AgentMiddleware.__init__(self)
         ToolSearchBase.__init__(self, ToolSearchOptions.from_arguments(locals()))
         self._name = name

@@ -41,7 +41,7 @@ class ToolSearchOptions:
         ToolSearchTypeError: An object of the wrong kind (also a ``TypeError``).
     """
 
-    tools: ToolsInput | ToolLibrary
+    tools: ToolsInput | ToolLibrary | None = None
     top_k: int = 5
     min_score: float = 0.0
     auto_load: bool = False
@@ -82,6 +82,17 @@ class ToolSearchOptions:
                 raise ToolSearchConfigError(
                     f"{name} must be True or False, got {getattr(self, name)!r}"
                 )
+        if (
+            self.tools is None
+        ):  # the tools are on the agent / node, as LangChain's middleware has them
+            if not self.include_resolved_tools:
+                raise ToolSearchConfigError(
+                    "no tools= given: pass the searchable library as tools=[...] (those "
+                    "tools stay unbound until loaded), or keep the tools on the agent / node "
+                    "(create_agent(tools=...), bound_tools=...) and set "
+                    "include_resolved_tools=True to search them"
+                )
+            object.__setattr__(self, "tools", ())
         if ttl is not None and (
             isinstance(ttl, bool)
             or not isinstance(ttl, int | float)
