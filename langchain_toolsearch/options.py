@@ -21,7 +21,7 @@ from langgraph.store.base import BaseStore
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.library import ToolLibrary, ToolsInput
 from langchain_toolsearch.policy import FilterFn, positive_seconds
-from langchain_toolsearch.search.index import IndexOption
+from langchain_toolsearch.search.index import IndexOption, ToolIndex
 from langchain_toolsearch.storage.protocol import LoadedToolStore
 from langchain_toolsearch.types import ResolveToolsFn
 
@@ -101,6 +101,12 @@ class ToolSearchOptions:
         ):
             raise ToolSearchConfigError(
                 f"ttl must be seconds >= 0 (0 disables expiry), got {ttl!r}"
+            )
+        index = self.index
+        if index is not None and not isinstance(index, ToolIndex) and not callable(index):
+            raise ToolSearchTypeError(
+                "index must be a ToolIndex or a callable (documents) -> ToolIndex, "
+                f"got {type(index).__name__}"
             )
         positive_seconds("filter_timeout", self.filter_timeout)
         positive_seconds("resolve_timeout", self.resolve_timeout)
