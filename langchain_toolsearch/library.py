@@ -241,7 +241,7 @@ class LibraryTool:
     def suggested_name(self) -> str:
         """The name "did you mean" shows: its mapping key, else its provider-safe name.
 
-        As in the seed system, a mapping key is what the user named the tool;
+        As in Mastra's ToolSearchProcessor, a mapping key is what the user named the tool;
         ``load_tool`` accepts it and answers with the tool's own name.
         """
         return self.key if self.key is not None else self.name

@@ -126,7 +126,7 @@ def suggestions(access: Access, scope: RequestScope, missing: Sequence[str]) -> 
     run: every suggestion passes the filter in phases ``search``, ``load``
     and ``active`` (judged on the tool's own name), so a hidden tool is never
     named. A tool given under a mapping key is suggested by its key (the
-    seed system's way); ``load_tool`` accepts it.
+    Mastra's way); ``load_tool`` accepts it.
     """
     library = scope.library
     refused = {r for m in missing if (r := library.resolve(m))} | set(missing)

@@ -1,28 +1,28 @@
-"""The seed system's own tool-search tests on aliases, the filter and duplicates, in our API.
+"""Mastra's own tool-search tests on aliases, the filter and duplicates, in our API.
 
 Ported (as behaviours, not code) from Mastra's
 ``packages/core/src/processors/processors/tool-search.test.ts`` (also
 ``tool-search-integration.test.ts``, ``tool-search-resolved-tools.test.ts``):
 the tests that exercise mapping keys, tool ids, the filter's arguments and
-duplicate handling. The seed's ``tools: {key: tool}`` is our
+duplicate handling. Mastra's ``tools: {key: tool}`` is our
 ``ToolSearchMiddleware(tools={key: tool})``; its ``tool.id`` is our
 ``tool.name``; ``toolName`` / ``toolNames`` are ``tool_name`` / ``tool_names``;
 its ``requestContext`` is the run's ``RunnableConfig``.
 
 A tool is known by its own name (searched, filtered, bound and called by it); a
 mapping key is an alias: ``load_tool`` accepts it and suggestions name it.
-Deliberate differences, each pinned here and listed in docs/usage.md ("Mastra
-counterparts"):
+Deliberate differences, each pinned here and listed in docs/usage.md (Options,
+the table of differences from Mastra):
 
-* a key that is another tool's name is refused at construction (the seed's
+* a key that is another tool's name is refused at construction (Mastra's
   later tests do the same; its earlier ones resolved the key first when no
   filter was set and the id first with one, so a filter changed which tool a
   name loaded);
-* a tool loaded by its key is bound under its own name (the seed exposes it
+* a tool loaded by its key is bound under its own name (Mastra exposes it
   under the key);
 * ``load_tool`` asks the filter in phase ``active`` as well as ``load`` (a tool
   this request could not call is not reported as loaded), so the filter sees
-  ``active`` once more than in the seed.
+  ``active`` once more than in Mastra.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from tests.support.toolsearch_harness import Harness, build, cfg, receipts
 
 
 def mock_tool(name: str, description: str) -> BaseTool:
-    """A tool named ``name`` that reports its own name when run (the seed's ``createMockTool``)."""
+    """A tool named ``name`` that reports its own name when run (Mastra's ``createMockTool``)."""
 
     def run() -> dict[str, Any]:
         return {"success": True, "tool_id": name}
@@ -97,7 +97,7 @@ def denying(
 
 
 def test_loads_by_tool_name_when_the_key_differs() -> None:
-    """Seed: "should load tool by tool.id when not in keys"."""
+    """Mastra: "should load tool by tool.id when not in keys"."""
     _, messages = run(
         {"weather": mock_tool("weather_tool_id", "Get weather")}, [load("weather_tool_id")]
     )
@@ -107,13 +107,13 @@ def test_loads_by_tool_name_when_the_key_differs() -> None:
 
 
 def test_loads_by_mapping_key() -> None:
-    """Seed: a key loads its tool (the filter-arguments test loads by key)."""
+    """Mastra: a key loads its tool (the filter-arguments test loads by key)."""
     _, messages = run({"weather": mock_tool("weather_tool_id", "Get weather")}, [load("weather")])
     assert load_receipt(messages)["success"] is True
 
 
 def test_a_tool_loaded_by_its_key_is_bound_and_called_by_its_own_name() -> None:
-    """Deliberate: the seed exposes a key-loaded tool under the key; we bind the tool's name."""
+    """Deliberate: Mastra exposes a key-loaded tool under the key; we bind the tool's name."""
     h, messages = run(
         {"weather": mock_tool("weather_tool_id", "Get weather")},
         [load("weather"), ai(call("weather_tool_id", {}, "w"))],
@@ -126,9 +126,9 @@ def test_a_tool_loaded_by_its_key_is_bound_and_called_by_its_own_name() -> None:
 
 
 def test_a_key_that_is_another_tools_name_is_refused() -> None:
-    """Seed (later tests): "should reject ambiguous key/id collisions".
+    """Mastra (later tests): "should reject ambiguous key/id collisions".
 
-    Deliberate against the seed's earlier "key-first load resolution when filter
+    Deliberate against Mastra's earlier "key-first load resolution when filter
     is omitted": which tool ``weather`` loads must not depend on whether a filter
     is set.
     """
@@ -145,7 +145,7 @@ def test_a_key_that_is_another_tools_name_is_refused() -> None:
 
 
 def test_suggests_similar_names() -> None:
-    """Seed: "should suggest similar tool names"."""
+    """Mastra: "should suggest similar tool names"."""
     _, messages = run(
         {
             "weather_forecast": mock_tool("weather_forecast", "Get weather"),
@@ -160,7 +160,7 @@ def test_suggests_similar_names() -> None:
 
 
 def test_suggestions_name_the_mapping_key_not_the_tool_name() -> None:
-    """Seed: "should preserve key-only suggestions when filter is omitted"."""
+    """Mastra: "should preserve key-only suggestions when filter is omitted"."""
     _, messages = run({"weather": mock_tool("weather_tool_id", "Get weather")}, [load("weath")])
     receipt = load_receipt(messages)
     assert receipt["success"] is False
@@ -169,7 +169,7 @@ def test_suggestions_name_the_mapping_key_not_the_tool_name() -> None:
 
 
 def test_suggestions_with_a_filter_name_keys_of_allowed_tools_only() -> None:
-    """Seed: "should not suggest filtered key aliases that resolve to disallowed tool ids"."""
+    """Mastra: "should not suggest filtered key aliases that resolve to disallowed tool ids"."""
     _, messages = run(
         {
             "weather_private_alias": mock_tool("private_weather", "Private weather forecast"),
@@ -185,7 +185,7 @@ def test_suggestions_with_a_filter_name_keys_of_allowed_tools_only() -> None:
 
 
 def test_load_suggestions_never_name_a_denied_tool() -> None:
-    """Seed: "should not leak disallowed tools in load suggestions"."""
+    """Mastra: "should not leak disallowed tools in load suggestions"."""
     _, messages = run(
         {
             "premium_weather": mock_tool("premium_weather", "Premium weather"),
@@ -219,21 +219,21 @@ KEYS_DIFFER = {
 
 
 def test_filter_judges_search_on_the_tool_id_when_keys_differ() -> None:
-    """Seed: "should filter search results against indexed tool ids when keys differ"."""
+    """Mastra: "should filter search results against indexed tool ids when keys differ"."""
     _, messages = run(KEYS_DIFFER, [search("weather")], filter=denying("weather"))
     assert hits(messages) == ["public_weather"]
 
 
 @pytest.mark.parametrize("asked", ["weather", "private_weather"], ids=["by-id", "by-key"])
 def test_filter_judges_load_on_the_resolved_tool_id(asked: str) -> None:
-    """Seed: "should filter load requests against resolved tool ids when keys differ"."""
+    """Mastra: "should filter load requests against resolved tool ids when keys differ"."""
     h, messages = run(KEYS_DIFFER, [load(asked)], filter=denying("weather"))
     assert load_receipt(messages)["success"] is False
     assert "weather" not in h.bound[-1]
 
 
 def test_filter_search_hits_only() -> None:
-    """Seed: "should filter search results with filter"."""
+    """Mastra: "should filter search results with filter"."""
     _, messages = run(
         {
             "weather": mock_tool("weather", "Get weather forecast"),
@@ -246,7 +246,7 @@ def test_filter_search_hits_only() -> None:
 
 
 def test_search_fills_from_lower_ranked_allowed_matches() -> None:
-    """Seed: "should fill search results from lower-ranked allowed matches"."""
+    """Mastra: "should fill search results from lower-ranked allowed matches"."""
     tools = {n: mock_tool(n, "Shared capability") for n in ("premium_a", "premium_b", "premium_c")}
     tools |= {n: mock_tool(n, "Shared capability") for n in ("public_a", "public_b")}
 
@@ -258,7 +258,7 @@ def test_search_fills_from_lower_ranked_allowed_matches() -> None:
 
 
 def test_filter_gets_the_resolved_id_the_tool_the_config_and_the_phase() -> None:
-    """Seed: "should pass resolved tool id, tool, request context, and phase to filter".
+    """Mastra: "should pass resolved tool id, tool, request context, and phase to filter".
 
     Loaded by its key, the tool is still judged by its own name. Deliberate:
     ``load_tool`` also asks phase ``active``, so ``active`` comes twice.
@@ -285,7 +285,7 @@ def test_filter_gets_the_resolved_id_the_tool_the_config_and_the_phase() -> None
 
 
 def test_duplicate_tool_ids_are_refused() -> None:
-    """Seed: "should reject duplicate tool ids"."""
+    """Mastra: "should reject duplicate tool ids"."""
     with pytest.raises(ToolSearchConfigError, match="'weather'"):
         ToolSearchMiddleware(
             tools={
@@ -304,13 +304,13 @@ def test_duplicate_tool_ids_are_refused() -> None:
     ids=["key", "id"],
 )
 def test_reserved_meta_tool_keys_and_ids_are_refused(tools: dict[str, BaseTool]) -> None:
-    """Seed: "should reject reserved meta-tool keys and ids"."""
+    """Mastra: "should reject reserved meta-tool keys and ids"."""
     with pytest.raises(ToolSearchConfigError, match="reserved"):
         ToolSearchMiddleware(tools=tools)
 
 
 def test_loading_three_times_binds_the_tool_once() -> None:
-    """Seed: "should not duplicate tools" and "should indicate when tool is already loaded"."""
+    """Mastra: "should not duplicate tools" and "should indicate when tool is already loaded"."""
     h, messages = run(
         {"weather": mock_tool("weather", "Get weather")},
         [load("weather", call_id="a"), load("weather", call_id="b"), load("weather", call_id="c")],
@@ -322,7 +322,7 @@ def test_loading_three_times_binds_the_tool_once() -> None:
 
 
 def test_duplicate_names_in_one_call_load_once() -> None:
-    """Seed: "should deduplicate duplicate names within toolNames array"."""
+    """Mastra: "should deduplicate duplicate names within toolNames array"."""
     _, messages = run(
         {"weather": mock_tool("weather", "Get weather")}, [load("weather", "weather")]
     )
@@ -341,7 +341,7 @@ def test_a_key_and_its_tool_name_in_one_call_load_once() -> None:
 
 
 def test_tool_name_and_tool_names_are_merged() -> None:
-    """Seed: "should merge and deduplicate when both toolName and toolNames are provided"."""
+    """Mastra: "should merge and deduplicate when both toolName and toolNames are provided"."""
     tools = {n: mock_tool(n, f"Manage {n}") for n in ("weather", "calendar")}
     step = ai(
         call("load_tool", {"tool_name": "weather", "tool_names": ["calendar", "weather"]}, "l")
@@ -353,7 +353,7 @@ def test_tool_name_and_tool_names_are_merged() -> None:
 
 
 def test_a_library_tool_also_bound_on_the_agent_fails_closed() -> None:
-    """Seed: "should reject collisions between loaded and always-available tools"."""
+    """Mastra: "should reject collisions between loaded and always-available tools"."""
     agent = create_agent(
         ScriptedChatModel(steps=[ai(content="hi")]),
         tools=[mock_tool("weather", "Different weather tool")],
