@@ -19,6 +19,8 @@ import threading
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
+from langchain_toolsearch.errors import ToolSearchTimeoutError
+
 __all__ = ["HOOK_THREADS", "in_hook_thread", "on_bridge", "on_bridge_loop", "run_sync"]
 
 T = TypeVar("T")
@@ -68,7 +70,7 @@ def run_sync(value: Awaitable[T], *, timeout: float | None = None) -> T:
         return future.result(timeout)
     except concurrent.futures.TimeoutError:
         future.cancel()
-        raise TimeoutError(f"gave up after {timeout} s") from None
+        raise ToolSearchTimeoutError(f"gave up after {timeout} s") from None
 
 
 def on_bridge() -> bool:

@@ -21,7 +21,11 @@ from langgraph.store.base import BaseStore
 from langchain_toolsearch._engine.drive import adrive, drive
 from langchain_toolsearch._engine.engine import Engine
 from langchain_toolsearch._engine.scope import RequestScope
-from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
+from langchain_toolsearch.errors import (
+    StoreMissingError,
+    ToolSearchConfigError,
+    ToolSearchTypeError,
+)
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.meta_tools import build_meta_tools
 from langchain_toolsearch.options import ToolSearchOptions
@@ -141,6 +145,23 @@ class ToolSearchBase:
             config, state or {}, graph_store=store, bound=self._outside_scope_bound()
         )
 
+    def _loaded_scope(
+        self, operation: str, config: RunnableConfig, state: Any, store: BaseStore | None
+    ) -> RequestScope:
+        scope = self._scope_for(config, state, store)
+        storage = self._engine.storage
+        if (
+            scope.thread_id is not None
+            and storage.mode == "store"
+            and storage.backend(store) is None
+        ):
+            raise StoreMissingError(
+                f'{operation} with storage="store" needs the store the loads live in: pass '
+                f"store=<the graph's store> to {operation}, or store=... to the tool search "
+                "(the graph's store is only known inside a run)"
+            )
+        return scope
+
     def get_loaded_tools(
         self, config: RunnableConfig, state: Any = None, *, store: BaseStore | None = None
     ) -> list[str]:
@@ -151,15 +172,20 @@ class ToolSearchBase:
             state: The graph state (``storage="context"`` and runs without a
                 thread id keep their loads there), e.g. ``graph.get_state(config).values``.
             store: ``storage="store"`` without ``store=``: the graph's store.
+
+        Raises:
+            StoreMissingError: ``storage="store"``, a thread id, and no store
+                (neither ``store=`` here nor at construction): the loads cannot be
+                read, rather than answering ``[]``.
         """
-        scope = self._scope_for(config, state, store)
+        scope = self._loaded_scope("get_loaded_tools", config, state, store)
         return drive(self._engine.loaded(scope))
 
     async def aget_loaded_tools(
         self, config: RunnableConfig, state: Any = None, *, store: BaseStore | None = None
     ) -> list[str]:
         """Async :meth:`get_loaded_tools` (uses the store's async API)."""
-        scope = self._scope_for(config, state, store)
+        scope = self._loaded_scope("aget_loaded_tools", config, state, store)
         return await adrive(self._engine.loaded(scope))
 
     @property
@@ -175,12 +201,12 @@ class ToolSearchBase:
         """Where ``operation`` reads or clears (``None`` for ``"context"``: nothing is kept).
 
         Raises:
-            ToolSearchConfigError: ``storage="store"`` without ``store=``.
+            StoreMissingError: ``storage="store"`` without ``store=``.
         """
         storage = self._engine.storage
         backend = storage.backend()
         if backend is None and storage.mode == "store":
-            raise ToolSearchConfigError(
+            raise StoreMissingError(
                 f'{operation} with storage="store" needs the store: pass store=... to the '
                 f"tool search (the graph's store is only known inside a run); the loads live "
                 f"in the namespace {LOADED_NAMESPACE} + (<thread id>,) of your LangGraph store"
@@ -200,7 +226,7 @@ class ToolSearchBase:
         """Forget the loads of ``thread_id``; a no-op for ``"context"`` (trim the messages).
 
         Raises:
-            ToolSearchConfigError: ``storage="store"`` without ``store=``.
+            StoreMissingError: ``storage="store"`` without ``store=``.
             ToolSearchTypeError: ``thread_id`` is not a non-empty string.
         """
         thread_id = self._thread_id("clear_state", thread_id)
@@ -243,8 +269,10 @@ class ToolSearchBase:
         providers they report, the filter), oldest first, with counts.
 
         Raises:
-            ToolSearchConfigError: ``"store"`` without ``store=``, or a custom
-                store without a ``stats()`` method: the figures cannot be read.
+            StoreMissingError: ``"store"`` without ``store=`` (a
+                ``ToolSearchConfigError``).
+            ToolSearchConfigError: A custom store without a ``stats()`` method:
+                the figures cannot be read.
         """
         return self._stats("get_state_stats")
 

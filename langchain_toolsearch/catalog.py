@@ -28,6 +28,8 @@ from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
+from langchain_toolsearch.errors import ToolSearchDataError
+
 __all__ = [
     "CATALOG_SOURCE",
     "load_catalog",
@@ -57,13 +59,13 @@ def _validate_definition(defn: Any, source: str | None) -> tuple[str, str, dict[
             f"{where}expected a JSON object with 'name', 'description' and "
             f"'inputSchema', got {type(defn).__name__}"
         )
-        raise ValueError(msg)
+        raise ToolSearchDataError(msg)
     name = defn.get("name")
     if not isinstance(name, str) or not name.strip():
         msg = (
             f"{where}missing or empty 'name' (got {name!r}); give the tool a non-empty string name"
         )
-        raise ValueError(msg)
+        raise ToolSearchDataError(msg)
     description = defn.get("description", "")
     if description is None:
         description = ""
@@ -72,13 +74,13 @@ def _validate_definition(defn: Any, source: str | None) -> tuple[str, str, dict[
             f"{where}tool {name!r}: 'description' must be a string, "
             f"got {type(description).__name__}"
         )
-        raise ValueError(msg)
+        raise ToolSearchDataError(msg)
     if "inputSchema" not in defn:
         msg = (
             f"{where}tool {name!r} has no 'inputSchema'; add a JSON schema object, "
             'e.g. "inputSchema": {"type": "object", "properties": {}}'
         )
-        raise ValueError(msg)
+        raise ToolSearchDataError(msg)
     schema = defn["inputSchema"]
     if not isinstance(schema, Mapping):
         msg = (
@@ -86,21 +88,21 @@ def _validate_definition(defn: Any, source: str | None) -> tuple[str, str, dict[
             f"got {type(schema).__name__}; use "
             '{"type": "object", "properties": {...}}'
         )
-        raise ValueError(msg)
+        raise ToolSearchDataError(msg)
     schema_type = schema.get("type", "object")
     if schema_type != "object":
         msg = (
             f"{where}tool {name!r}: 'inputSchema' must describe an object "
             f'("type": "object"), got type {schema_type!r}'
         )
-        raise ValueError(msg)
+        raise ToolSearchDataError(msg)
     properties = schema.get("properties", {})
     if not isinstance(properties, Mapping):
         msg = (
             f"{where}tool {name!r}: 'inputSchema.properties' must be an object mapping "
             f"argument names to schemas, got {type(properties).__name__}"
         )
-        raise ValueError(msg)
+        raise ToolSearchDataError(msg)
     schema_copy: dict[str, Any] = copy.deepcopy(dict(schema))
     # LangChain's ``BaseTool.args`` reads ``schema["properties"]``; MCP allows it to
     # be absent for tools without arguments, so add the empty mapping it implies.
@@ -184,7 +186,7 @@ def _read_json(path: Path) -> Any:
             return json.load(handle)
     except json.JSONDecodeError as exc:
         msg = f"{path}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
-        raise ValueError(msg) from exc
+        raise ToolSearchDataError(msg) from exc
 
 
 def _entries_of(document: Any, path: Path) -> list[tuple[str, Any]]:
@@ -199,7 +201,7 @@ def _entries_of(document: Any, path: Path) -> list[tuple[str, Any]]:
         f"{path}: expected a tool definition object or a list of them, "
         f"got {type(document).__name__}"
     )
-    raise ValueError(msg)
+    raise ToolSearchDataError(msg)
 
 
 def _load_labelled(path: str | os.PathLike[str]) -> list[tuple[str, dict[str, Any]]]:
@@ -214,7 +216,7 @@ def _load_labelled(path: str | os.PathLike[str]) -> list[tuple[str, dict[str, An
         )
         if not files:
             msg = f"{root}: folder holds no *.json tool definition files"
-            raise ValueError(msg)
+            raise ToolSearchDataError(msg)
     else:
         files = [root]
 
@@ -235,7 +237,7 @@ def _load_labelled(path: str | os.PathLike[str]) -> list[tuple[str, dict[str, An
             for name in duplicates
         )
         msg = f"{root}: duplicate tool names (rename or remove all but one): {details}"
-        raise ValueError(msg)
+        raise ToolSearchDataError(msg)
 
     definitions.sort(key=lambda item: item[1]["name"])
     return definitions

@@ -16,6 +16,7 @@ from typing import Any
 from langchain_core.tools import BaseTool
 
 from langchain_toolsearch.config.cli import add_config_parser
+from langchain_toolsearch.errors import ToolSearchDataError
 
 __all__ = ["load_mcp_config", "main"]
 
@@ -37,23 +38,23 @@ def load_mcp_config(path: str | Path) -> dict[str, dict[str, Any]]:
     try:
         data = json.loads(Path(path).read_text())
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not JSON ({exc})") from exc
+        raise ToolSearchDataError(f"{path}: not JSON ({exc})") from exc
     has_key = isinstance(data, dict) and "mcpServers" in data
     servers = data.get("mcpServers", data) if isinstance(data, dict) else None
     if not isinstance(servers, dict):
-        raise ValueError(f"{path}: expected {{'mcpServers': {{name: {{...}}}}}}")
+        raise ToolSearchDataError(f"{path}: expected {{'mcpServers': {{name: {{...}}}}}}")
     connections: dict[str, dict[str, Any]] = {}
     for name, entry in servers.items():
         if not isinstance(entry, dict) or not {"transport", "command", "url"} & set(entry):
             if not has_key:
-                raise ValueError(
+                raise ToolSearchDataError(
                     f"{path}: no 'mcpServers' key, and {name!r} is not a server entry "
                     "(one needs a 'command' or a 'url'); expected "
                     "{'mcpServers': {name: {'command': ...} or {'url': ...}}}"
                 )
             if not isinstance(entry, dict):
-                raise ValueError(f"{path}: server {name!r} must be an object")
-            raise ValueError(f"{path}: server {name!r} needs a 'command' or a 'url'")
+                raise ToolSearchDataError(f"{path}: server {name!r} must be an object")
+            raise ToolSearchDataError(f"{path}: server {name!r} needs a 'command' or a 'url'")
         conn = dict(entry)
         if "transport" not in conn:
             if "command" in conn:

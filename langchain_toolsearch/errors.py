@@ -2,32 +2,49 @@
 
 ::
 
-    ToolSearchError                      anything this package raises on purpose
-    ├── ToolSearchConfigError (ValueError)   a bad option value, duplicate or reserved
-    │   │                                    tool names, an unknown storage mode, a tool
-    │   │                                    name that is not valid Unicode text
-    │   ├── StoreMissingError                storage="store" and no LangGraph store
-    │   │                                    anywhere (raised at the first model step)
+    ToolSearchError                          anything this package raises on purpose
+    ├── ToolSearchConfigError (ValueError)   a value the developer gave is wrong: an option
+    │   │                                    out of range, duplicate or reserved tool names,
+    │   │                                    an unknown storage mode, no tools=, a tool name
+    │   │                                    that is not valid Unicode text
+    │   ├── StoreMissingError                storage="store" and no LangGraph store where the
+    │   │                                    loads live (first model step, get_loaded_tools,
+    │   │                                    get_state_stats, clear_state)
     │   ├── ToolSearchWiringError            a hand-built graph that would run tools
-    │   │                                    unguarded or leave loads unbound (raised
-    │   │                                    at the first step where it shows)
-    │   └── config.ToolConfigError           stored tool configuration data is invalid
-    │                                        (one "field path: problem" line per problem)
-    ├── ToolSearchTypeError (TypeError)      an object of the wrong kind (a tool that
-    │                                        is not a tool, a filter that is not callable)
+    │   │                                    unguarded or leave loads unbound (raised at
+    │   │                                    the first step where it shows)
+    │   └── ToolSearchDataError              a file or document given is malformed: a tool
+    │       │                                catalog, an evaluation query file, an MCP
+    │       │                                config file
+    │       └── config.ToolConfigError       stored tool configuration is invalid (one
+    │                                        "field path: problem" line per problem)
+    ├── ToolSearchTypeError (TypeError)      an object of the wrong kind: a tool that is not
+    │                                        a tool, a filter that is not callable, an
+    │                                        index= that is not an index
+    ├── ToolSearchDependencyError (ImportError)  an optional extra is not installed; the
+    │                                        message names it ([mcp], [semantic])
+    ├── ToolSearchTimeoutError (TimeoutError)    something waited for gave no answer in
+    │                                        time (a resolver, a bridged coroutine)
     ├── ToolSourceError (RuntimeError)       a tool source failed and on_error="raise"
-    ├── config.RecordNotFoundError (LookupError)
-    │                                        a stored record or version does not exist
-    ├── config.connections.BadAuthToken (ValueError)
-    │                                        the request's auth token cannot be sent as
-    │                                        a bearer token
-    └── config.bundle.ConfigCommandError     a ``toolsearch config`` user error (printed
-                                             as one line, exit code 1)
+    ├── config.RecordNotFoundError (LookupError)  a stored record or version does not exist
+    ├── config.VersionConflictError          a save / publish / delete based on a version
+    │                                        that moved (compare-and-set, if_version=)
+    ├── config.WriteLockError (TimeoutError) a record's write lock not granted in
+    │                                        lock_timeout seconds
+    ├── config.connections.BadAuthToken (ValueError)  the request's auth token cannot be
+    │                                        sent as a bearer token
+    ├── config.bundle.ConfigCommandError     a ``toolsearch config`` user error (printed as
+    │                                        one line, exit code 1)
+    └── mcp_pool.MCPPoolError (RuntimeError) an ``MCPSessionPool`` used in a way it cannot
+        └── mcp_pool.MCPPoolClosedError      serve (e.g. after ``close()``)
 
-(``config.X`` is ``langchain_toolsearch.config.X``.) Errors also subclass
-the matching built-in (``ValueError``, ``TypeError``, ``LookupError``), so
-``except ValueError`` keeps working. Mistakes of the *model* never raise:
-they come back as error ``ToolMessage`` objects and the run goes on.
+(``config.X`` is ``langchain_toolsearch.config.X``.) Each family also
+subclasses the matching built-in, so ``except ValueError`` / ``TypeError`` /
+``ImportError`` / ``TimeoutError`` keep working, and ``except ToolSearchError``
+catches everything the package raises on purpose. Mistakes of the *model*
+never raise: they come back as error ``ToolMessage`` objects and the run goes
+on (a tool's own failure is LangChain's ``ToolException``, answered the same
+way).
 """
 
 from __future__ import annotations
@@ -35,7 +52,10 @@ from __future__ import annotations
 __all__ = [
     "StoreMissingError",
     "ToolSearchConfigError",
+    "ToolSearchDataError",
+    "ToolSearchDependencyError",
     "ToolSearchError",
+    "ToolSearchTimeoutError",
     "ToolSearchTypeError",
     "ToolSearchWiringError",
     "ToolSourceError",
@@ -77,3 +97,15 @@ class ToolSourceError(ToolSearchError, RuntimeError):
     def __init__(self, message: str, failures: tuple[object, ...] = ()) -> None:
         super().__init__(message)
         self.failures = failures
+
+
+class ToolSearchDataError(ToolSearchConfigError):
+    """A file or document the developer gave is malformed; the message names where."""
+
+
+class ToolSearchDependencyError(ToolSearchError, ImportError):
+    """An optional dependency is not installed; the message names the extra to install."""
+
+
+class ToolSearchTimeoutError(ToolSearchError, TimeoutError):
+    """Something this package waited for gave no answer within its timeout (seconds)."""

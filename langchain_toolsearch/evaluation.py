@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchDataError
+
 __all__ = [
     "EvalQuery",
     "EvalReport",
@@ -50,11 +52,11 @@ SearchFn = Callable[[str, int], Sequence[str]]
 def _check(gold: Iterable[str], k: int) -> set[str]:
     if k < 1:
         msg = f"k must be >= 1, got {k}"
-        raise ValueError(msg)
+        raise ToolSearchConfigError(msg)
     gold_set = set(gold)
     if not gold_set:
         msg = "gold must name at least one tool"
-        raise ValueError(msg)
+        raise ToolSearchConfigError(msg)
     return gold_set
 
 
@@ -154,10 +156,10 @@ def evaluate(
     """
     if not queries:
         msg = "evaluate needs at least one query"
-        raise ValueError(msg)
+        raise ToolSearchConfigError(msg)
     if not ks:
         msg = "ks must name at least one cut-off"
-        raise ValueError(msg)
+        raise ToolSearchConfigError(msg)
     depth = max(*ks, 10)
     recall_sums = dict.fromkeys(ks, 0.0)
     ndcg_sum = 0.0
@@ -202,22 +204,22 @@ def load_queries(path: str | Path) -> list[EvalQuery]:
         else:
             records = [json.loads(line) for line in text.splitlines() if line.strip()]
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not JSON or JSONL ({exc})") from exc
+        raise ToolSearchDataError(f"{path}: not JSON or JSONL ({exc})") from exc
     if not records:
-        raise ValueError(f"{path}: no queries")
+        raise ToolSearchDataError(f"{path}: no queries")
     queries: list[EvalQuery] = []
     for position, record in enumerate(records, 1):
         where = f"{path}: record {position}"
         if not isinstance(record, dict):
-            raise ValueError(f'{where}: expected {{"query": ..., "gold": [...]}}')
+            raise ToolSearchDataError(f'{where}: expected {{"query": ..., "gold": [...]}}')
         query = record.get("query")
         gold = record.get("gold")
         if isinstance(gold, str):
             gold = [gold]
         if not isinstance(query, str) or not query.strip():
-            raise ValueError(f"{where}: needs a non-empty string 'query'")
+            raise ToolSearchDataError(f"{where}: needs a non-empty string 'query'")
         if not isinstance(gold, list) or not gold or not all(isinstance(g, str) for g in gold):
-            raise ValueError(f"{where}: needs 'gold', a non-empty list of tool names")
+            raise ToolSearchDataError(f"{where}: needs 'gold', a non-empty list of tool names")
         queries.append(
             EvalQuery(
                 id=str(record.get("id", position)),

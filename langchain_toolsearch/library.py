@@ -238,6 +238,15 @@ class LibraryTool:
         return self.key if self.key is not None else self.original_name
 
     @property
+    def suggested_name(self) -> str:
+        """The name "did you mean" shows: its mapping key, else its provider-safe name.
+
+        As in Mastra's ToolSearchProcessor, a mapping key is what the user named the tool;
+        ``load_tool`` accepts it and answers with the tool's own name.
+        """
+        return self.key if self.key is not None else self.name
+
+    @property
     def description(self) -> str:
         """The tool's full description."""
         return self.tool.description or ""
@@ -308,6 +317,18 @@ def _as_base_tool(value: object, where: str) -> BaseTool:
             ) from exc
         assert isinstance(converted, BaseTool)
         return converted
+    if isinstance(value, str):
+        raise ToolSearchTypeError(
+            f"{where} is the string {value[:80]!r}; the tool search takes the tools themselves, "
+            "not their names (to search the tools bound on the agent, pass them to "
+            "create_agent(tools=...) and set include_resolved_tools=True)"
+        )
+    if isinstance(value, Mapping):
+        raise ToolSearchTypeError(
+            f"{where} is a dict: a provider tool schema has nothing to run, so it cannot be "
+            "loaded; bind it as it is with create_agent(tools=[...]), or make it a LangChain "
+            "tool (@tool or StructuredTool.from_function)"
+        )
     raise ToolSearchTypeError(
         f"{where} is a {type(value).__name__}; pass LangChain tools (BaseTool) or functions"
     )
@@ -359,9 +380,10 @@ class ToolLibrary:
                 t = _as_base_tool(value, f"tools[{key!r}]")
                 pairs.append((t.name, t, key))
         elif isinstance(tools, str | bytes) or not isinstance(tools, Sequence | Iterator):
+            hint = f"; pass a list: tools=[{tools.name}]" if isinstance(tools, BaseTool) else ""
             raise ToolSearchTypeError(
                 "tools must be a sequence of tools or a mapping of name -> tool, "
-                f"got {type(tools).__name__}"
+                f"got {type(tools).__name__}{hint}"
             )
         else:
             for i, value in enumerate(tools):

@@ -35,7 +35,11 @@ from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.errors import GraphBubbleUp
 
 from langchain_toolsearch._prompts import META_TOOL_NAMES
-from langchain_toolsearch.errors import ToolSearchTypeError
+from langchain_toolsearch.errors import (
+    ToolSearchConfigError,
+    ToolSearchDependencyError,
+    ToolSearchTypeError,
+)
 from langchain_toolsearch.mcp_calls import describe_failure, guarded_tool
 
 if TYPE_CHECKING:
@@ -75,7 +79,7 @@ def multi_server_mcp_client() -> type[MultiServerMCPClient]:
     try:
         from langchain_mcp_adapters.client import MultiServerMCPClient
     except ImportError as exc:
-        raise ImportError(f"{MCP_EXTRA_HINT} ({exc})") from exc
+        raise ToolSearchDependencyError(f"{MCP_EXTRA_HINT} ({exc})") from exc
     return MultiServerMCPClient
 
 
@@ -187,11 +191,11 @@ async def load_mcp_library(
         raise ToolSearchTypeError(msg)
     if namespace not in ("on-collision", "always"):
         msg = f"namespace must be 'on-collision' or 'always', got {namespace!r}"
-        raise ValueError(msg)
+        raise ToolSearchConfigError(msg)
     for label, value in (("timeout", timeout), ("list_timeout", list_timeout)):
         if value is not None and not value > 0:
             msg = f"{label} must be a positive number of seconds or None, got {value!r}"
-            raise ValueError(msg)
+            raise ToolSearchConfigError(msg)
     if list_timeout is None:
         list_timeout = timeout
     if client.tool_name_prefix:
@@ -399,7 +403,7 @@ def _assign_names(
                 exposed = original
             route = MCPToolRoute(server=server, tool=original)
             if exposed in named:
-                raise ValueError(_collision_message(exposed, named[exposed][0], route))
+                raise ToolSearchConfigError(_collision_message(exposed, named[exposed][0], route))
             named[exposed] = (route, tool)
     return named
 

@@ -19,6 +19,7 @@ from langchain_core.tools import InjectedToolArg, StructuredTool, ToolException
 from langgraph.errors import GraphBubbleUp
 
 from langchain_toolsearch._async import run_sync
+from langchain_toolsearch.errors import ToolSearchTypeError
 
 __all__ = ["connection_lost", "describe_failure", "guarded_tool", "never_sent"]
 
@@ -153,7 +154,7 @@ def guarded_tool(
     call_inner = tool.coroutine
     if call_inner is None:  # ruled out when listing; kept for the type checker
         msg = f"tool {tool.name!r} has no coroutine"
-        raise TypeError(msg)
+        raise ToolSearchTypeError(msg)
     passes_runtime = "runtime" in inspect.signature(call_inner).parameters
     label = f"MCP tool {original!r} on server {server!r}"
 

@@ -82,7 +82,7 @@ class ToolSearchMiddleware(
     def __init__(
         self,
         *,
-        tools: ToolsInput | ToolLibrary,
+        tools: ToolsInput | ToolLibrary | None = None,
         top_k: int = 5,
         min_score: float = 0.0,
         auto_load: bool = False,
@@ -105,7 +105,9 @@ class ToolSearchMiddleware(
         Args:
             tools: The searchable library: a sequence of tools, a mapping
                 id -> tool, or a :class:`~langchain_toolsearch.ToolLibrary`. Not
-                bound until loaded.
+                bound until loaded. Required unless ``include_resolved_tools=True``
+                (then the tools given to ``create_agent(tools=...)`` are searched,
+                the way LangChain's tool-selection middleware reads them).
             top_k: Most hits per search (count, >= 1).
             min_score: Relevance floor in ``[0, 1)``; hits with ``score <= min_score``
                 are dropped.
@@ -155,7 +157,8 @@ class ToolSearchMiddleware(
 
         Raises:
             ToolSearchConfigError: (a ``ValueError``) On a bad option, duplicate or
-                reserved tool names, or an unknown storage mode; at the first model
+                reserved tool names, no ``tools=`` without ``include_resolved_tools``,
+                or an unknown storage mode; at the first model
                 call, ``StoreMissingError`` for ``storage="store"`` with no store;
                 ``ttl`` given with a storage other than ``"in-memory"``; a LangGraph
                 store passed as ``storage`` (pass ``storage="store", store=...``).

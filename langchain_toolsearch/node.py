@@ -193,7 +193,7 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
     def __init__(
         self,
         *,
-        tools: ToolsInput | ToolLibrary,
+        tools: ToolsInput | ToolLibrary | None = None,
         bound_tools: Sequence[BaseTool] = (),
         top_k: int = 5,
         min_score: float = 0.0,
@@ -217,7 +217,8 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         Args:
             tools: The searchable library: a sequence of tools, a mapping
                 id -> tool, or a :class:`~langchain_toolsearch.ToolLibrary`. Not
-                bound until loaded.
+                bound until loaded. Required unless ``include_resolved_tools=True``
+                (then ``bound_tools`` are searched).
             bound_tools: Tools your model node binds directly (not searched,
                 not filtered). They come after the meta tools in
                 :meth:`tools_for`, and :meth:`tool_node` runs them. With

@@ -21,7 +21,7 @@ from langgraph.store.base import BaseStore
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.library import ToolLibrary, ToolsInput
 from langchain_toolsearch.policy import FilterFn, positive_seconds
-from langchain_toolsearch.search.index import IndexOption
+from langchain_toolsearch.search.index import IndexOption, ToolIndex
 from langchain_toolsearch.storage.protocol import LoadedToolStore
 from langchain_toolsearch.types import OnError, ResolveToolsFn
 
@@ -41,7 +41,7 @@ class ToolSearchOptions:
         ToolSearchTypeError: An object of the wrong kind (also a ``TypeError``).
     """
 
-    tools: ToolsInput | ToolLibrary
+    tools: ToolsInput | ToolLibrary | None = None
     top_k: int = 5
     min_score: float = 0.0
     auto_load: bool = False
@@ -83,6 +83,17 @@ class ToolSearchOptions:
                 raise ToolSearchConfigError(
                     f"{name} must be True or False, got {getattr(self, name)!r}"
                 )
+        if (
+            self.tools is None
+        ):  # the tools are on the agent / node, as LangChain's middleware has them
+            if not self.include_resolved_tools:
+                raise ToolSearchConfigError(
+                    "no tools= given: pass the searchable library as tools=[...] (those "
+                    "tools stay unbound until loaded), or keep the tools on the agent / node "
+                    "(create_agent(tools=...), bound_tools=...) and set "
+                    "include_resolved_tools=True to search them"
+                )
+            object.__setattr__(self, "tools", ())
         if ttl is not None and (
             isinstance(ttl, bool)
             or not isinstance(ttl, int | float)
@@ -91,6 +102,12 @@ class ToolSearchOptions:
         ):
             raise ToolSearchConfigError(
                 f"ttl must be seconds >= 0 (0 disables expiry), got {ttl!r}"
+            )
+        index = self.index
+        if index is not None and not isinstance(index, ToolIndex) and not callable(index):
+            raise ToolSearchTypeError(
+                "index must be a ToolIndex or a callable (documents) -> ToolIndex, "
+                f"got {type(index).__name__}"
             )
         positive_seconds("filter_timeout", self.filter_timeout)
         positive_seconds("resolve_timeout", self.resolve_timeout)

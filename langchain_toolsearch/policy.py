@@ -27,7 +27,11 @@ from typing import Any
 
 from langchain_toolsearch._async import in_hook_thread, on_bridge_loop, run_sync
 from langchain_toolsearch._failures import FailureLog, request_secrets, source_name
-from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
+from langchain_toolsearch.errors import (
+    ToolSearchConfigError,
+    ToolSearchTimeoutError,
+    ToolSearchTypeError,
+)
 from langchain_toolsearch.types import ToolSearchFilterArgs
 
 __all__ = ["FilterFn", "ToolPolicy", "is_async_callable", "positive_seconds"]
@@ -147,7 +151,7 @@ class ToolPolicy:
                     if inspect.isawaitable(value):
                         value = await on_bridge_loop(_awaited(value))
             if loop.time() - started > self.timeout:  # answered, but too late: still no
-                raise TimeoutError
+                raise ToolSearchTimeoutError
         except Exception as exc:  # fail closed on anything the hook raises, timeouts included
             return self._deny(args, exc)
         return self._verdict(args, value)

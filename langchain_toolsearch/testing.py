@@ -36,6 +36,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, Field, field_validator
 
 from langchain_toolsearch._prompts import LOAD_TOOL_NAME, SEARCH_TOOL_NAME
+from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 
 __all__ = ["Answer", "Call", "Load", "ScriptStep", "ScriptedToolSearchModel", "Search"]
 
@@ -60,7 +61,7 @@ class Load:
             ValueError: If no name is given.
         """
         if not names:
-            raise ValueError("Load needs at least one tool name")
+            raise ToolSearchConfigError("Load needs at least one tool name")
         object.__setattr__(self, "names", tuple(names))
 
 
@@ -209,12 +210,12 @@ def _check_script(where: str, steps: Sequence[Any]) -> None:
     """
     for i, step in enumerate(steps):
         if isinstance(step, Call) and not isinstance(step.args, Mapping):
-            raise TypeError(
+            raise ToolSearchTypeError(
                 f"{where}[{i}]: Call({step.name!r}, ...) needs args as a mapping of argument "
                 f"name -> value, got {type(step.args).__name__}"
             )
         if not isinstance(step, _STEP_KINDS) and not callable(step):
-            raise TypeError(
+            raise ToolSearchTypeError(
                 f"{where}[{i}] is not a script step (got {type(step).__name__} {step!r:.60}); "
                 "a step is "
                 "Search(query), Load(*names), Call(name, args), Answer(text=None), an "

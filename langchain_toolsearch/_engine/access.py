@@ -99,7 +99,7 @@ class Access:
     ) -> Logic[dict[str, Any]]:
         """Store loads; return the graph-state update that carries them (if any)."""
         update: dict[str, Any] = yield self.storage.record(
-            scope.thread_id, scope.graph_store, names, origin
+            scope.thread_id, scope.graph_store, names, origin, scope.state
         )
         return update
 

@@ -66,8 +66,10 @@ def split_agent_tools(
     if clash:
         raise ToolSearchConfigError(
             f"tools {clash} are both bound directly on the agent and in the tool-search "
-            "library; a tool must be in one of the two (remove it from the agent's tools "
-            "or from the library passed as tools=...)"
+            "library; a tool must be in one of the two: remove it from the agent's tools "
+            "(library tools are bound once loaded), or from the library passed as tools=... "
+            "(with include_resolved_tools=True the agent's tools are searched too, as "
+            "LangChain's tool-selection middleware does)"
         )
     bound = [t for t in others if per_request and isinstance(t, BaseTool)]
     direct = [t if isinstance(t, BaseTool) else dict(t) for t in others if t not in bound]

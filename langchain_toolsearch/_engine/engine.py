@@ -66,7 +66,7 @@ class Engine:
     ) -> None:
         self.options = options
         tools = options.tools
-        library = tools if isinstance(tools, ToolLibrary) else ToolLibrary(tools)
+        library = tools if isinstance(tools, ToolLibrary) else ToolLibrary(tools or ())
         index = options.index
         factory: Callable[[Sequence[Any]], ToolIndex] = (
             index if callable(index) and not isinstance(index, ToolIndex) else BM25ToolIndex.build

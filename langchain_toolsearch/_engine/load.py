@@ -124,7 +124,9 @@ def suggestions(access: Access, scope: RequestScope, missing: Sequence[str]) -> 
 
     The same for ``load_tool`` and for a direct call of a tool that cannot
     run: every suggestion passes the filter in phases ``search``, ``load``
-    and ``active``, so a hidden tool is never named.
+    and ``active`` (judged on the tool's own name), so a hidden tool is never
+    named. A tool given under a mapping key is suggested by its key (the
+    Mastra's way); ``load_tool`` accepts it.
     """
     library = scope.library
     refused = {r for m in missing if (r := library.resolve(m))} | set(missing)
@@ -134,7 +136,7 @@ def suggestions(access: Access, scope: RequestScope, missing: Sequence[str]) -> 
     entries = [e for n in names if (e := library.get(n)) and e.name not in refused]
     for phase in ("search", "load", "active"):  # only names the model could really use
         entries = yield from access.allowed(entries, scope, phase)
-    return [e.name for e in entries][:5]
+    return [e.suggested_name for e in entries][:5]
 
 
 def activate(

@@ -59,6 +59,7 @@ from langchain_toolsearch.config.rule_models import (
     RuleGroup,
     _Model,
 )
+from langchain_toolsearch.errors import ToolSearchConfigError
 
 __all__ = [
     "ALL_TOOLS",
@@ -103,7 +104,7 @@ def _check_version(value: Any) -> Any:
     if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
         return value
     msg = f"must be 'draft', 'published' or a version number >= 1, got {value!r}"
-    raise ValueError(msg)
+    raise ToolSearchConfigError(msg)
 
 
 VersionSelector: TypeAlias = Annotated[
@@ -145,7 +146,7 @@ class AgentToolEntry(ToolEntry):
     def _remove_alone(self) -> AgentToolEntry:
         if self.remove and self.description is not None:
             msg = "a removed tool takes no 'description'; drop one of the two"
-            raise ValueError(msg)
+            raise ToolSearchConfigError(msg)
         return self
 
 
@@ -153,7 +154,7 @@ def _check_names(names: Mapping[str, Any], what: str) -> None:
     for name in names:
         if not name or not name.strip():
             msg = f"{what} names must be non-empty strings, got {name!r}"
-            raise ValueError(msg)
+            raise ToolSearchConfigError(msg)
 
 
 ToolSelection: TypeAlias = dict[str, ToolEntry]
@@ -271,7 +272,7 @@ def _not_empty_variants(variants: list[Any]) -> list[Any]:
             "an empty list of variants is ambiguous: use {} to select nothing, or omit "
             "the field to keep the default"
         )
-        raise ValueError(msg)
+        raise ToolSearchConfigError(msg)
     return variants
 
 

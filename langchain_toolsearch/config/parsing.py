@@ -26,7 +26,10 @@ from pydantic import BaseModel, ValidationError
 
 from langchain_toolsearch.config.models import AgentToolConfig, RuleGroup
 from langchain_toolsearch.config.servers import MCPClientConfig
-from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
+from langchain_toolsearch.errors import (
+    ToolSearchDataError,
+    ToolSearchTypeError,
+)
 
 __all__ = [
     "MAX_JSON_DEPTH",
@@ -41,7 +44,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 
-class ToolConfigError(ToolSearchConfigError):
+class ToolConfigError(ToolSearchDataError):
     """Stored tool configuration data is invalid.
 
     The message has one line per problem, each starting with the path of the

@@ -27,6 +27,8 @@ from pydantic import (
     model_validator,
 )
 
+from langchain_toolsearch.errors import ToolSearchConfigError
+
 __all__ = [
     "CONDITION_OPERATORS",
     "EXTENSION_OPERATORS",
@@ -110,7 +112,7 @@ class Condition(_Model):
     def _check_field(cls, path: str) -> str:
         if not path or any(not part for part in path.split(".")):
             msg = f"must be a dot path like 'user.plan' with no empty segment, got {path!r}"
-            raise ValueError(msg)
+            raise ToolSearchConfigError(msg)
         return path
 
     @field_validator("value")
@@ -119,14 +121,14 @@ class Condition(_Model):
         operator = info.data.get("operator")
         problem = _value_problem(operator, value) if isinstance(operator, str) else None
         if problem is not None:
-            raise ValueError(problem)
+            raise ToolSearchConfigError(problem)
         return value
 
     @model_validator(mode="after")
     def _value_given(self) -> Condition:
         if self.operator not in _NO_VALUE and "value" not in self.model_fields_set:
             msg = f"'value' is required for operator {self.operator!r}"
-            raise ValueError(msg)
+            raise ToolSearchConfigError(msg)
         return self
 
     @model_serializer(mode="wrap")
@@ -235,7 +237,7 @@ class RuleGroup(_Model):
     def _depth(self) -> RuleGroup:
         if self.depth() > MAX_RULE_DEPTH:
             msg = f"rule groups nest {self.depth()} deep; at most {MAX_RULE_DEPTH} allowed"
-            raise ValueError(msg)
+            raise ToolSearchConfigError(msg)
         return self
 
     @classmethod

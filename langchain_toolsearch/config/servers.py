@@ -25,6 +25,7 @@ from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 
 from langchain_toolsearch.config.models import AUTH_TOKEN_KEY, Allowlist, _dump
 from langchain_toolsearch.config.rule_models import _Model
+from langchain_toolsearch.errors import ToolSearchConfigError
 
 __all__ = ["HttpServer", "MCPClientConfig", "MCPServer", "StdioServer"]
 
@@ -88,7 +89,7 @@ class HttpServer(_Model):
                 f"token in the request context under {AUTH_TOKEN_KEY!r} and it is sent as "
                 "'Authorization: Bearer <token>'"
             )
-            raise ValueError(msg)
+            raise ToolSearchConfigError(msg)
         return data
 
     @field_validator("url")
@@ -96,7 +97,7 @@ class HttpServer(_Model):
     def _check_url(cls, url: str) -> str:
         if not re.match(r"^https?://[^\s/]+", url):
             msg = f"must be an http:// or https:// URL, got {url!r}"
-            raise ValueError(msg)
+            raise ToolSearchConfigError(msg)
         return url
 
 
@@ -153,14 +154,14 @@ class MCPClientConfig(_Model):
             return servers
         if not servers:
             msg = "a saved MCP client needs at least one server"
-            raise ValueError(msg)
+            raise ToolSearchConfigError(msg)
         for name in servers:
             if not _SERVER_NAME.match(name):
                 msg = (
                     f"server name {name!r} must be 1-64 characters from A-Z, a-z, 0-9, '_' "
                     "and '-' (it prefixes tool ids)"
                 )
-                raise ValueError(msg)
+                raise ToolSearchConfigError(msg)
         return servers
 
     def to_json(self) -> dict[str, Any]:

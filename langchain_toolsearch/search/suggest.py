@@ -1,8 +1,8 @@
 """Bounded "did you mean" suggestions for tool names the model got wrong.
 
 :class:`NameSuggester` answers ``load_tool`` calls that name no tool: names
-that contain the asked name's words, names the asked name contains, and
-names spelled nearly alike. It never compares the asked name with the whole
+that contain the asked name's words or start with it, names the asked name
+contains, and names spelled nearly alike. It never compares the asked name with the whole
 library: candidates come from a word -> names map, a folded-name map and the
 folded names sorted forwards and backwards (bisection), all built once, and
 every step has a cap, so one suggestion costs well under a
@@ -98,6 +98,22 @@ class NameSuggester:
                     break
         return found
 
+    def _prefixed(self, needle: str, limit: int) -> list[str]:
+        """Names whose folded form starts with ``needle`` (``weath`` -> ``weather_alias``).
+
+        A cut-off word holds no whole word of a name, so :meth:`_containing`
+        misses it. Bisection into the sorted folded names; at most ``limit``
+        folded forms are read.
+        """
+        found: list[str] = []
+        order = self._forward
+        at = bisect.bisect_left(order, needle)
+        for folded in islice(order, at, at + limit):
+            if not folded.startswith(needle):
+                break
+            found.extend(self._folded[folded])
+        return found
+
     def _contained(self, words: list[str]) -> list[str]:
         """Names that are a run of the asked words (``get_weather_now`` -> ``get_weather``)."""
         found: list[str] = []
@@ -159,6 +175,7 @@ class NameSuggester:
         words = list(dict.fromkeys(name_words(name)))[:_MAX_WORDS]
         hits = dict.fromkeys(self._folded.get(needle, []))
         hits.update(dict.fromkeys(self._containing(needle, words, limit)))
+        hits.update(dict.fromkeys(self._prefixed(needle, limit)))
         hits.update(dict.fromkeys(self._contained(words)))
         first = sorted(hits)[:limit]
         if len(first) < limit:

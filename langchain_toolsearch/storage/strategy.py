@@ -68,6 +68,13 @@ NO_STORE = (
     "builder.compile(store=...); PostgresStore at scale) or pass store=... to "
     "the tool search"
 )
+RUN_ONLY_LOADS = (
+    "tool search: this run has no thread id, so the tools it loads (%s) last until the "
+    "run ends and the next run starts without them; to keep loads across runs, compile "
+    "the graph with a checkpointer (create_agent(..., checkpointer=InMemorySaver())) and "
+    "pass config={'configurable': {'thread_id': ...}}"
+)
+"""Logged at the first load of a run without a thread id (once per run)."""
 STORE_BYPASS = (
     "the tool search was given store=..., so loaded tools go there and not to the "
     "store this graph runs with (on LangGraph's API server: the server's store); "
@@ -108,8 +115,12 @@ class Storage(ABC):
         graph_store: BaseStore | None,
         names: Sequence[str],
         origin: str | None,
+        state: Any = None,
     ) -> Effect[dict[str, Any]]:
-        """Store ``names``; return the graph-state update that carries them (if any)."""
+        """Store ``names``; return the graph-state update that carries them (if any).
+
+        ``state`` is the run's graph state (a thread-less run keeps its loads there).
+        """
         return Effect.of({})
 
     def origin(
@@ -238,11 +249,18 @@ class ThreadStorage(Storage):
         graph_store: BaseStore | None,
         names: Sequence[str],
         origin: str | None,
+        state: Any = None,
     ) -> Effect[dict[str, Any]]:
-        """Write to the thread's store, or return the state update of a thread-less run."""
+        """Write to the thread's store, or return the state update of a thread-less run.
+
+        The first load of a thread-less run (its state carries none yet) is
+        logged at WARNING: those loads end with the run.
+        """
         if not names:
             return Effect.of({})
         if thread_id is None:
+            if not self._signer.verified(state_names(state, LOADED_KEY)):
+                logger.warning(RUN_ONLY_LOADS, ", ".join(names))
             return Effect.of({LOADED_KEY: self._signer.sign_all(names)})
         backend = self.backend(graph_store)
         assert backend is not None  # unstorable() refused the load otherwise

@@ -27,8 +27,9 @@ def _queries(tmp_path: Path) -> Path:
     path = tmp_path / "q.jsonl"
     lines = [
         {"id": "hit", "query": "weather forecast", "gold": ["get_weather"]},
-        # "mail" shares no word with send_email's name or description: BM25 cannot find it
-        {"id": "miss", "query": "mail a colleague", "gold": ["send_email"]},
+        # no word within two edits of any word of send_email: BM25 (and its spelling
+        # fallback) cannot find it
+        {"id": "miss", "query": "notify a colleague", "gold": ["send_email"]},
     ]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     return path
@@ -42,14 +43,14 @@ def test_misses_lists_each_query_with_a_gold_tool_outside_the_top(
     report = json.loads(capsys.readouterr().out)
     assert report["recall"] == {"2": 0.5}
     assert report["misses"] == [
-        {"id": "miss", "query": "mail a colleague", "missing": ["send_email"], "top": []}
+        {"id": "miss", "query": "notify a colleague", "missing": ["send_email"], "top": []}
     ]
 
     assert main(["eval", str(catalog), str(queries), "--misses"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[1:] == [
         "1 query missing a gold tool in the top 10:",
-        "  miss: 'mail a colleague' missing send_email; top: (no hits)",
+        "  miss: 'notify a colleague' missing send_email; top: (no hits)",
     ]
 
 

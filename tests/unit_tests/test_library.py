@@ -116,7 +116,7 @@ def test_sequences_and_generators_and_functions() -> None:
         ([_tool("load_tool")], ValueError, r"'load_tool', which is reserved"),
         ({"search_tools": get_weather}, ValueError, r"'search_tools' is reserved"),
         ({1: get_weather}, TypeError, r"tool mapping keys must be str"),
-        ([get_weather, "send_email"], TypeError, r"tools\[1\] is a str"),
+        ([get_weather, "send_email"], TypeError, r"tools\[1\] is the string .send_email."),
         ({"x": 3}, TypeError, r"tools\['x'\] is a int"),
         ("get_weather", TypeError, r"tools must be a sequence of tools or a mapping"),
         (get_weather, TypeError, r"tools must be a sequence"),

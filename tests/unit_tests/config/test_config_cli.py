@@ -156,7 +156,7 @@ def test_resolve_without_the_mcp_extra_is_one_line_naming_it(
     assert cli("import", cli.file(BUNDLE), "--publish")[0] == 0
     code, out, err = cli("resolve", "support")
     assert (code, out) == (1, "")
-    assert err.startswith("toolsearch: error: ") and len(err.splitlines()) == 1, err
+    assert err.startswith("toolsearch config: error: ") and len(err.splitlines()) == 1, err
     assert "pip install 'langchain-toolsearch[mcp]'" in err
 
 
