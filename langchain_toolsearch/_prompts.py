@@ -11,8 +11,10 @@ LOAD_TOOL_NAME = "load_tool"
 META_TOOL_NAMES = frozenset({SEARCH_TOOL_NAME, LOAD_TOOL_NAME})
 
 SEARCH_TOOL_DESCRIPTION = (
-    "Search the tool library by keywords (what you want to do, names, nouns). "
-    "Returns matching tools with a short description and a relevance score in [0, 1]. "
+    "Search the tool library by keywords (what you want to do, names, nouns); "
+    "pass queries to search for several needs at once. "
+    "Returns matching tools with a short description and a relevance score in [0, 1]; "
+    "tools you loaded already are marked loaded. "
     "{followup}"
 )
 SEARCH_FOLLOWUP_LOAD = "Call load_tool with the names you need to make them callable."
@@ -52,6 +54,30 @@ SEARCH_FOUND_FOLLOWUP_LOAD = "Load the ones you need with load_tool."
 SEARCH_FOUND_FOLLOWUP_AUTO = "They are loaded and callable from your next step."
 SEARCH_FOUND_AUTO_DETAIL = " Newly loaded: {loaded}. Already loaded: {already}."
 SEARCH_QUERY_TOO_LONG = "The query was longer than {limit} characters and was cut to that length."
+SEARCH_BAD_FORM = (
+    "Error: pass query as one search (a string) or queries as a list of searches, "
+    'e.g. queries=["find a route", "book a restaurant"].'
+)
+SEARCH_TOO_MANY = "Too many queries ({count}); search for at most {limit} needs at once."
+SEARCH_FOUND_NEEDS = (
+    "Found {count} tool(s) for {needs} queries; each result's query says which one it "
+    "answers. {followup}"
+)
+SEARCH_NEEDS_UNMATCHED = " Nothing matched: {queries}; try other keywords for it."
+SEARCH_SOME_LOADED = " Results marked loaded are callable already."
+
+# the catalog in the system hint (inject_catalog=True)
+CATALOG_INTRO_LOAD = (
+    "These tools can be loaded without searching: call load_tool with the names you "
+    "need. search_tools finds tools by keyword too."
+)
+CATALOG_INTRO_AUTO = (
+    "These tools are in the library: call search_tools with a tool's name to load it."
+)
+CATALOG_HEADER = "Available tools:"
+CATALOG_LINE = "- `{name}`: {description}"
+CATALOG_LINE_BARE = "- `{name}`"
+CATALOG_TRUNCATED = "- ... and {count} more tool(s), not listed: use search_tools to find them."
 
 # load_tool messages
 LOAD_NO_NAMES = "Pass tool_name (one name) or tool_names (a non-empty list of names)."

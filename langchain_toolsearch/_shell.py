@@ -107,7 +107,11 @@ class ToolSearchBase:
         return self._engine.hint
 
     def search(
-        self, query: str, config: RunnableConfig | None = None, *, context: Any = None
+        self,
+        query: str | Sequence[str],
+        config: RunnableConfig | None = None,
+        *,
+        context: Any = None,
     ) -> list[ToolSearchResult]:
         """Search as ``search_tools`` would in a run with ``config``, filter included.
 
@@ -116,13 +120,15 @@ class ToolSearchBase:
         tools bound on an agent are only known inside its run.
 
         Args:
-            query: Keywords.
+            query: Keywords, or several queries (one per need: they share
+                ``top_k``, each hit's ``query`` says which it answers).
             config: The run's ``RunnableConfig`` (``{}`` if omitted).
             context: The run's context, as the filter would see it.
 
         Returns:
-            Up to ``top_k`` hits, best first, scores in ``[0, 1]``; ``[]`` for
-            an empty query or when nothing matches.
+            Up to ``top_k`` hits, best first, scores in ``[0, 1]`` (with
+            several queries at least one per query); ``[]`` for an empty query,
+            more than 8 queries, or when nothing matches.
         """
         scope = self._engine.scopes.build(
             config or {}, {}, context=context, bound=self._outside_scope_bound()
@@ -130,7 +136,11 @@ class ToolSearchBase:
         return drive(self._engine.search_results(scope, query))
 
     async def asearch(
-        self, query: str, config: RunnableConfig | None = None, *, context: Any = None
+        self,
+        query: str | Sequence[str],
+        config: RunnableConfig | None = None,
+        *,
+        context: Any = None,
     ) -> list[ToolSearchResult]:
         """Async :meth:`search` (resolvers and filters never block the event loop)."""
         scope = await self._engine.scopes.abuild(

@@ -27,6 +27,7 @@ from langchain_toolsearch import _prompts as P
 from langchain_toolsearch._engine.drive import Logic, adrive, drive
 from langchain_toolsearch._engine.engine import Engine
 from langchain_toolsearch._engine.scope import RequestScope
+from langchain_toolsearch._engine.search import query_list
 from langchain_toolsearch.storage.receipts import parse_names
 
 __all__ = ["build_meta_tools"]
@@ -52,12 +53,17 @@ def _command(name: str, runtime: ToolRuntime, result: Answer) -> Command[Any]:
     return Command(update={"messages": [message], **update})
 
 
-def _search_signature(query: str, runtime: AnyRuntime) -> None:
+def _search_signature(
+    runtime: AnyRuntime,
+    query: str | None = None,
+    queries: list[str] | None = None,
+) -> None:
     """Search the tool library.
 
     Args:
-        query: Keywords for the capability you need, e.g. "create github issue".
         runtime: Injected by LangGraph.
+        query: Keywords for the capability you need, e.g. "create github issue".
+        queries: Several needs at once, keywords for each, e.g. ["find a route", "book a restaurant"].
     """
 
 
@@ -99,6 +105,25 @@ def _names_form(data: Any) -> Any:
     return {**data, "tool_name": None, "tool_names": names}
 
 
+def _queries_form(data: Any) -> Any:
+    """``search_tools`` arguments with every shape of "one or more queries" made plain.
+
+    A list or a JSON list string in ``query`` and a string in ``queries``
+    are accepted: the queries go to ``queries`` (one plain string stays in
+    ``query``). Other shapes are refused with the text naming the accepted ones.
+    """
+    if not isinstance(data, dict):
+        return data
+    one, many = data.get("query"), data.get("queries")
+    plain_one = one is None or (isinstance(one, str) and not one.strip().startswith("["))
+    if plain_one and (many is None or isinstance(many, list)):
+        return data  # the schema's own shapes
+    found = query_list(one, many)
+    if found is None:
+        raise ValueError(P.SEARCH_BAD_FORM)
+    return {**data, "query": None, "queries": found}  # empty or too many: the engine answers
+
+
 @cache
 def _args_schema(signature: Callable[..., None]) -> ArgsSchema:
     """The input schema of a meta tool, built once per process.
@@ -111,15 +136,14 @@ def _args_schema(signature: Callable[..., None]) -> ArgsSchema:
         func=signature, name=signature.__name__, description="-", parse_docstring=True
     ).args_schema
     assert isinstance(schema, type) and issubclass(schema, BaseModel)
-    if signature is not _load_signature:
-        return schema
+    form = _names_form if signature is _load_signature else _queries_form
 
-    class LoadToolArgs(schema):  # type: ignore[valid-type,misc]
+    class MetaToolArgs(schema):  # type: ignore[valid-type,misc]
         __doc__ = schema.__doc__
-        _names = model_validator(mode="before")(_names_form)
+        _form = model_validator(mode="before")(form)
 
-    LoadToolArgs.__name__ = schema.__name__
-    return LoadToolArgs
+    MetaToolArgs.__name__ = schema.__name__
+    return MetaToolArgs
 
 
 Runner = tuple[
@@ -161,20 +185,20 @@ def build_meta_tools(
         ascope_of: Async ``scope_of``.
     """
     search_run, search_arun = _entry_points(
-        engine,
-        lambda scope, args, call_id: engine.search_step(scope, args["query"], call_id),
-        P.SEARCH_TOOL_NAME,
-        scope_of,
-        ascope_of,
+        engine, engine.search_step, P.SEARCH_TOOL_NAME, scope_of, ascope_of
     )
 
-    def search_tools(query: str, runtime: ToolRuntime) -> Command[Any]:
+    def search_tools(
+        runtime: ToolRuntime, query: str | None = None, queries: list[str] | None = None
+    ) -> Command[Any]:
         """Search the tool library."""
-        return search_run({"query": query}, runtime)
+        return search_run({"query": query, "queries": queries}, runtime)
 
-    async def asearch_tools(query: str, runtime: ToolRuntime) -> Command[Any]:
+    async def asearch_tools(
+        runtime: ToolRuntime, query: str | None = None, queries: list[str] | None = None
+    ) -> Command[Any]:
         """Search the tool library."""
-        return await search_arun({"query": query}, runtime)
+        return await search_arun({"query": query, "queries": queries}, runtime)
 
     auto = engine.options.auto_load
     tools: list[BaseTool] = [

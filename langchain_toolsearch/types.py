@@ -70,6 +70,10 @@ class ToolSearchResult:
         original_name: The name the user gave the tool (its key in a ``tools``
             mapping, else its own name before the provider-safe mapping), to map
             hits back to a registry; never shown to the model. Empty when unknown.
+        query: With several queries in one search, the query (need) this hit
+            answers; ``None`` for a one-query search.
+        loaded: Whether this thread had loaded the tool before the search
+            (such hits rank behind new tools of similar score).
     """
 
     name: str
@@ -77,10 +81,25 @@ class ToolSearchResult:
     score: float
     raw_score: float = 0.0
     original_name: str = ""
+    query: str | None = None
+    loaded: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        """The model-facing JSON shape: ``{"name", "description", "score"}``."""
-        return {"name": self.name, "description": self.description, "score": self.score}
+        """The model-facing JSON shape: ``{"name", "description", "score"}``.
+
+        Plus ``"query"`` with several queries in one search and ``"loaded": true``
+        on a tool loaded before the search.
+        """
+        body: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "score": self.score,
+        }
+        if self.query is not None:
+            body["query"] = self.query
+        if self.loaded:
+            body["loaded"] = True
+        return body
 
 
 @dataclass(frozen=True, slots=True)

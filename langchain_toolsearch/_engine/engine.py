@@ -155,22 +155,25 @@ class Engine:
         """May ``call`` run (after :meth:`pre_check`): ``None``, the tool to run, or the answer."""
         return guard.guard(self.access, scope, call, registered, auto_load=self.options.auto_load)
 
-    def _search(self, scope: RequestScope, query: object) -> Logic[search.SearchOutcome]:
+    def _search(
+        self, scope: RequestScope, query: object, queries: object = None
+    ) -> Logic[search.SearchOutcome]:
         options = self.options
         return search.search(
             self.access,
             scope,
             query,
+            queries,
             top_k=options.top_k,
             min_score=float(options.min_score),
             auto_load=options.auto_load,
         )
 
     def search_step(
-        self, scope: RequestScope, query: object, call_id: str | None
+        self, scope: RequestScope, args: Mapping[str, Any], call_id: str | None
     ) -> Logic[tuple[dict[str, Any], bool, dict[str, Any]]]:
-        """Run ``search_tools``: (receipt, is error, graph-state update)."""
-        outcome = yield from self._search(scope, query)
+        """Run ``search_tools`` (``args``: ``query``, ``queries``): (receipt, is error, update)."""
+        outcome = yield from self._search(scope, args.get("query"), args.get("queries"))
         update: dict[str, Any] = {}
         if self.options.auto_load and outcome.results:
             outcome, update = yield from load.activate(self.access, scope, outcome, call_id)
@@ -185,6 +188,6 @@ class Engine:
         return outcome.receipt(), not outcome.success, update
 
     def search_results(self, scope: RequestScope, query: object) -> Logic[list[Any]]:
-        """The hits ``search_tools`` would show for ``query`` in this request."""
+        """The hits ``search_tools`` would show for ``query`` (one or several) in this request."""
         outcome = yield from self._search(scope, query)
         return outcome.results

@@ -26,6 +26,7 @@ from langchain_toolsearch._engine.access import Access
 from langchain_toolsearch._engine.drive import Logic
 from langchain_toolsearch._engine.load import suggestions
 from langchain_toolsearch._engine.scope import RequestScope
+from langchain_toolsearch._engine.search import requested_queries
 from langchain_toolsearch.library import LibraryTool
 from langchain_toolsearch.storage.receipts import requested_names
 from langchain_toolsearch.storage.state_keys import messages_of
@@ -34,7 +35,7 @@ __all__ = ["META_ARGS", "NEEDS_SCOPE", "StepCalls", "finish", "guard", "pre_chec
 
 _R = TypeVar("_R")
 META_ARGS: dict[str, frozenset[str]] = {
-    P.SEARCH_TOOL_NAME: frozenset({"query"}),
+    P.SEARCH_TOOL_NAME: frozenset({"query", "queries"}),
     P.LOAD_TOOL_NAME: frozenset({"tool_name", "tool_names"}),
 }
 
@@ -54,9 +55,11 @@ def _argument_error(call: ToolCall) -> ToolMessage | None:
     if not extra:
         if name == P.LOAD_TOOL_NAME and not _load_form_ok(args):
             return error_message(P.LOAD_BAD_FORM, call)
+        if name == P.SEARCH_TOOL_NAME and _search_form_bad(args):
+            return error_message(P.SEARCH_BAD_FORM, call)
         return None
     expected = (
-        "expected query (string)"
+        "expected query (string) or queries (list of strings)"
         if name == P.SEARCH_TOOL_NAME
         else "expected tool_name (string) or tool_names (list of strings)"
     )
@@ -71,6 +74,10 @@ NEEDS_SCOPE = object()
 
 def _load_form_ok(args: dict[str, Any]) -> bool:
     return requested_names(args) is not None
+
+
+def _search_form_bad(args: dict[str, Any]) -> bool:
+    return requested_queries(args.get("query"), args.get("queries")) == P.SEARCH_BAD_FORM
 
 
 def pre_check(call: ToolCall, registered: BaseTool | None, *, per_request: bool) -> object:

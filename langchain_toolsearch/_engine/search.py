@@ -1,14 +1,25 @@
-"""``search_tools``: rank the request's library, keep allowed hits, refill up to ``top_k``.
+"""``search_tools``: rank the request's library for one or several needs, keep allowed hits.
 
 Hits the filter denies (phase ``search``; with ``auto_load`` also ``load``)
-do not use up ``top_k``: the ranking is pulled lazily until ``top_k`` allowed
-hits are found or scores fall to ``min_score``.
+do not use up ``top_k``: each need's ranking is pulled lazily until enough
+allowed hits are found or scores fall to ``min_score``.
+
+Several needs (``queries``) share ``top_k``: their rankings are merged round
+robin (each need's best hit, then each need's second...), a tool found for
+two needs is shown once, for the first, and each hit says which need it
+answers (``"query"``). Every need gets at least its best hit, so a search
+with more needs than ``top_k`` shows one hit per need.
+
+Tools this thread has loaded already are marked (``"loaded": true``) and
+rank as if they scored :data:`LOADED_MARGIN` less, behind new tools of
+similar score, so a repeated search surfaces something new.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
@@ -22,9 +33,24 @@ from langchain_toolsearch.search.index import ScoredTool, ToolIndex, arank
 from langchain_toolsearch.storage.receipts import AUTO_LOAD_RECEIPT_TYPE
 from langchain_toolsearch.types import ToolSearchResult
 
-__all__ = ["MAX_QUERY_CHARS", "SearchOutcome", "aranked", "search", "search_receipt"]
+__all__ = [
+    "LOADED_MARGIN",
+    "MAX_QUERIES",
+    "MAX_QUERY_CHARS",
+    "SearchOutcome",
+    "aranked",
+    "query_list",
+    "requested_queries",
+    "search",
+    "search_receipt",
+]
 
 MAX_QUERY_CHARS = 2000
+"""Longest query searched (characters); longer ones are cut, with a note."""
+MAX_QUERIES = 8
+"""Most needs in one ``search_tools`` call (count); more is an error."""
+LOADED_MARGIN = 0.15
+"""How much lower an already-loaded tool ranks than its score (scores are in [0, 1])."""
 
 
 @dataclass(frozen=True)
@@ -32,11 +58,11 @@ class SearchOutcome:
     """What ``search_tools`` did.
 
     Attributes:
-        results: Allowed hits, best first.
+        results: Allowed hits, best first (round robin over the needs).
         message: The model-facing message.
         loaded: Auto-load only: tools this call newly loaded.
         already_loaded: Auto-load only: hits that were loaded before.
-        error: Whether the query was unusable (empty).
+        error: Whether the call was unusable (no query, a bad form, too many).
     """
 
     results: list[ToolSearchResult]
@@ -46,14 +72,71 @@ class SearchOutcome:
     error: bool = False
 
 
-def _hit(entry: LibraryTool, score: float, raw: float) -> ToolSearchResult:
+def _hit(entry: LibraryTool, hit: ScoredTool, loaded: bool) -> ToolSearchResult:
     return ToolSearchResult(
         name=entry.name,
         description=entry.short_description(),
-        score=round(score, 4),
-        raw_score=raw,
+        score=round(hit.score, 4),
+        raw_score=hit.raw_score,
         original_name=entry.given_name,
+        loaded=loaded,
     )
+
+
+def _strings(value: object) -> list[str] | None:
+    """One query or several from any shape a model sends, or ``None`` (a bad form).
+
+    A string is one query, unless it is a JSON list of strings; a list (or
+    tuple) must hold strings only. Commas never split a query ("find the
+    route, then a restaurant" is one need).
+    """
+    if isinstance(value, str):
+        text = value.strip()
+        if not text.startswith("["):
+            return [text]
+        try:
+            parsed = json.loads(text)
+        except (ValueError, RecursionError):  # "[urgent] fix", or deeply nested JSON
+            return [text]
+        value = parsed
+    if isinstance(value, list | tuple) and all(isinstance(q, str) for q in value):
+        return [q.strip() for q in value]
+    return None
+
+
+def query_list(query: object, queries: object = None) -> list[str] | None:
+    """Every query of a search in order (``query`` first), blanks dropped; ``None``: a bad form.
+
+    Either argument takes one query or several (a string, a JSON list string,
+    a list of strings).
+    """
+    found: list[str] = []
+    for value in (query, queries):
+        if value is None:
+            continue
+        parsed = _strings(value)
+        if parsed is None:
+            return None
+        found.extend(q for q in parsed if q)
+    return found
+
+
+def requested_queries(query: object, queries: object = None) -> list[str] | str:
+    """The needs a search asks for (``query`` first, de-duplicated), or the error message.
+
+    Returns:
+        The queries (see :func:`query_list`), or the model-facing error text:
+        nothing to search, a bad form, or more than :data:`MAX_QUERIES`.
+    """
+    found = query_list(query, queries)
+    if found is None:
+        return P.SEARCH_BAD_FORM
+    needs = list(dict.fromkeys(found))
+    if not needs:
+        return P.SEARCH_EMPTY_QUERY
+    if len(needs) > MAX_QUERIES:
+        return P.SEARCH_TOO_MANY.format(count=len(needs), limit=MAX_QUERIES)
+    return needs
 
 
 async def aranked(index: ToolIndex, query: str, floor: float) -> list[ScoredTool]:
@@ -74,65 +157,154 @@ async def aranked(index: ToolIndex, query: str, floor: float) -> list[ScoredTool
     return hits
 
 
+@dataclass(frozen=True)
+class _Pull:
+    """How one need's ranking is pulled."""
+
+    limit: int
+    min_score: float
+    auto_load: bool
+    loaded: frozenset[str]
+
+
+def _settled(kept: list[tuple[float, int, ToolSearchResult]], limit: int, last: float) -> bool:
+    """Whether no later hit (scoring at most ``last``) can enter the best ``limit`` of ``kept``.
+
+    Settled when ``limit`` hits not loaded are kept (a later hit ties at best
+    and ranks after them), or when ``last`` is below the ``limit``-th sort key.
+    """
+    if len(kept) < limit:
+        return False
+    if sum(not r.loaded for _, _, r in kept) >= limit:
+        return True
+    kth = sorted((k for k, _, _ in kept), reverse=True)[limit - 1]
+    return last < kth
+
+
+def _need_hits(
+    access: Access, scope: RequestScope, query: str, pull: _Pull
+) -> Logic[list[ToolSearchResult]]:
+    """The best ``pull.limit`` allowed hits of one need, loaded tools demoted."""
+    ranking: Iterable[ScoredTool] = yield Effect(
+        partial(scope.index.rank, query), partial(aranked, scope.index, query, pull.min_score)
+    )
+    ranked = iter(ranking)
+    kept: list[tuple[float, int, ToolSearchResult]] = []  # (sort key, position, hit)
+    last = 1.0
+    exhausted = False
+    while not exhausted and not _settled(kept, pull.limit, last):
+        fresh = sum(not r.loaded for _, _, r in kept)
+        want = max(1, pull.limit - fresh)
+        batch: list[tuple[LibraryTool, ScoredTool]] = []
+        for hit in ranked:
+            # compare the score as reported (4 decimals): no shown score <= min_score
+            if round(hit.score, 4) <= pull.min_score:
+                exhausted = True
+                break
+            last = hit.score
+            entry = scope.library.get(hit.name)
+            if entry is not None:
+                batch.append((entry, hit))
+            if len(batch) >= want:
+                break
+        else:
+            exhausted = True
+        allowed = yield from access.allowed([e for e, _ in batch], scope, "search")
+        if pull.auto_load:  # every hit shown is loaded: load-denied hits are not hits
+            allowed = yield from access.allowed(allowed, scope, "load")
+        keep = {e.name for e in allowed}
+        for entry, hit in batch:
+            if entry.name in keep:
+                result = _hit(entry, hit, entry.name in pull.loaded)
+                key = hit.score - LOADED_MARGIN if result.loaded else hit.score
+                kept.append((key, len(kept), result))
+    kept.sort(key=lambda k: (-k[0], k[1]))
+    return [r for _, _, r in kept[: pull.limit]]
+
+
+def _round_robin(
+    per_need: Sequence[Sequence[ToolSearchResult]], total: int
+) -> list[tuple[int, int]]:
+    """``(need, position)`` pairs taken: round robin, each tool once, at most ``total``."""
+    taken: set[str] = set()
+    cursors = [0] * len(per_need)
+    order: list[tuple[int, int]] = []
+    while len(order) < total:
+        moved = False
+        for need, hits in enumerate(per_need):
+            while cursors[need] < len(hits) and hits[cursors[need]].name in taken:
+                cursors[need] += 1
+            if cursors[need] < len(hits) and len(order) < total:
+                taken.add(hits[cursors[need]].name)
+                order.append((need, cursors[need]))
+                cursors[need] += 1
+                moved = True
+        if not moved:
+            break
+    return order
+
+
 def search(
     access: Access,
     scope: RequestScope,
     query: object,
+    queries: object = None,
     *,
     top_k: int,
     min_score: float,
     auto_load: bool,
 ) -> Logic[SearchOutcome]:
-    """Rank ``scope.library`` for ``query``; denied hits do not use up ``top_k``.
+    """Rank ``scope.library`` for each need; denied hits do not use up ``top_k``.
 
     Args:
-        access: The filter.
+        access: The filter and the thread's loads.
         scope: The request scope.
-        query: The model's query (anything; a non-string or blank one is an error).
-        top_k: Most hits (count).
+        query: The model's ``query`` (any shape; see :func:`requested_queries`).
+        queries: The model's ``queries`` (any shape).
+        top_k: Most hits (count); with several needs, at least one per need.
         min_score: Hits scoring at or below it (as shown, 4 decimals) are dropped.
         auto_load: Hits are loaded at once, so load-denied hits are no hits.
     """
-    if not isinstance(query, str) or not query.strip():
-        return SearchOutcome(results=[], message=P.SEARCH_EMPTY_QUERY, error=True)
+    needs = requested_queries(query, queries)
+    if isinstance(needs, str):
+        return SearchOutcome(results=[], message=needs, error=True)
     note = ""
-    if len(query) > MAX_QUERY_CHARS:
-        query = query[:MAX_QUERY_CHARS]
+    if any(len(q) > MAX_QUERY_CHARS for q in needs):
+        needs = [q[:MAX_QUERY_CHARS] for q in needs]
         note = " " + P.SEARCH_QUERY_TOO_LONG.format(limit=MAX_QUERY_CHARS)
-    ranking: Iterable[ScoredTool] = yield Effect(
-        partial(scope.index.rank, query), partial(aranked, scope.index, query, min_score)
-    )
-    ranked = iter(ranking)
-    results: list[ToolSearchResult] = []
-    exhausted = False
-    while len(results) < top_k and not exhausted:
-        want = top_k - len(results)
-        batch: list[tuple[LibraryTool, float, float]] = []
-        for hit in ranked:
-            # compare the score as reported (4 decimals): no shown score <= min_score
-            if round(hit.score, 4) <= min_score:
-                exhausted = True
-                break
-            entry = scope.library.get(hit.name)
-            if entry is not None:
-                batch.append((entry, hit.score, hit.raw_score))
-            if len(batch) >= want:
-                break
-        else:
-            exhausted = True
-        allowed = yield from access.allowed([b[0] for b in batch], scope, "search")
-        if auto_load:  # every hit shown is loaded: load-denied hits are not hits
-            allowed = yield from access.allowed(allowed, scope, "load")
-        keep = {e.name for e in allowed}
-        results.extend(_hit(e, score, raw) for e, score, raw in batch if e.name in keep)
+    total = max(top_k, len(needs))
+    loaded = frozenset((yield from access.loaded(scope)))
+    pull = _Pull(limit=total, min_score=min_score, auto_load=auto_load, loaded=loaded)
+    per_need: list[list[ToolSearchResult]] = []
+    for need in needs:
+        per_need.append((yield from _need_hits(access, scope, need, pull)))
+    several = len(needs) > 1
+    if several:
+        results = [
+            replace(per_need[need][position], query=needs[need])
+            for need, position in _round_robin(per_need, total)
+        ]
+    else:
+        results = per_need[0][:top_k]
     if not results:  # a failed tool source: "unavailable right now", not "nothing matched"
+        shown = " / ".join(q[:100] for q in needs)
         text = P.SEARCH_UNAVAILABLE if scope.unavailable else P.SEARCH_NO_RESULTS
-        return SearchOutcome(results=[], message=text.format(query=query[:100]) + note)
+        return SearchOutcome(results=[], message=text.format(query=shown) + note)
     if scope.unavailable:
         note += P.SEARCH_SOME_UNAVAILABLE
     followup = P.SEARCH_FOUND_FOLLOWUP_AUTO if auto_load else P.SEARCH_FOUND_FOLLOWUP_LOAD
-    message = P.SEARCH_FOUND.format(count=len(results), followup=followup) + note
-    return SearchOutcome(results=results, message=message)
+    if several:
+        message = P.SEARCH_FOUND_NEEDS.format(
+            count=len(results), needs=len(needs), followup=followup
+        )
+        missing = [q for q, hits in zip(needs, per_need, strict=True) if not hits]
+        if missing:
+            message += P.SEARCH_NEEDS_UNMATCHED.format(queries=", ".join(q[:100] for q in missing))
+    else:
+        message = P.SEARCH_FOUND.format(count=len(results), followup=followup)
+    if any(r.loaded for r in results):
+        message += P.SEARCH_SOME_LOADED
+    return SearchOutcome(results=results, message=message + note)
 
 
 def search_receipt(outcome: SearchOutcome, *, auto_load: bool) -> dict[str, Any]:
