@@ -77,7 +77,7 @@ CATALOG_INTRO_AUTO = (
 CATALOG_HEADER = "Available tools:"
 CATALOG_LINE = "- `{name}`: {description}"
 CATALOG_LINE_BARE = "- `{name}`"
-CATALOG_TRUNCATED = "- ... and {count} more tool(s), not listed: use search_tools to find them."
+CATALOG_TRUNCATED = "- ... and more tools, not listed here: use search_tools to find them."
 
 # load_tool messages
 LOAD_NO_NAMES = "Pass tool_name (one name) or tool_names (a non-empty list of names)."

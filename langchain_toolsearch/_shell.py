@@ -14,8 +14,9 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
-from langgraph.config import get_config
+from langgraph.config import get_config, get_store
 from langgraph.prebuilt import ToolRuntime
+from langgraph.runtime import get_runtime
 from langgraph.store.base import BaseStore
 
 from langchain_toolsearch._engine.drive import adrive, drive
@@ -34,7 +35,7 @@ from langchain_toolsearch.storage.langgraph_store import LOADED_NAMESPACE
 from langchain_toolsearch.storage.protocol import LoadedToolStore
 from langchain_toolsearch.types import SourceFailure, StateStats, ToolSearchResult
 
-__all__ = ["ToolSearchBase", "current_config"]
+__all__ = ["ToolSearchBase", "current_config", "current_context", "current_store"]
 
 
 def current_config() -> RunnableConfig:
@@ -43,6 +44,23 @@ def current_config() -> RunnableConfig:
         return get_config()
     except RuntimeError:
         return {}
+
+
+def current_store() -> BaseStore | None:
+    """The running graph's LangGraph store (``compile(store=...)``), or ``None``."""
+    try:
+        return get_store()
+    except (RuntimeError, KeyError):  # outside a graph run
+        return None
+
+
+def current_context() -> Any:
+    """The running graph's context (``invoke(..., context=...)``), or ``None``."""
+    try:
+        runtime = get_runtime()
+    except (RuntimeError, KeyError):  # outside a graph run
+        return None
+    return getattr(runtime, "context", None)  # None when called outside a graph run
 
 
 class ToolSearchBase:
@@ -90,6 +108,36 @@ class ToolSearchBase:
         return ()
 
     # -- public helpers --------------------------------------------------------------------
+
+    def _build(self, config: RunnableConfig | None, state: Any) -> RequestScope:
+        """The scope of a step of the running graph (the node adds its graph's parts)."""
+        return self._engine.scopes.build(
+            config or {}, state, context=current_context(), bound=self._outside_scope_bound()
+        )
+
+    async def _abuild(self, config: RunnableConfig | None, state: Any) -> RequestScope:
+        return await self._engine.scopes.abuild(
+            config or {}, state, context=current_context(), bound=self._outside_scope_bound()
+        )
+
+    def hint_for(self, state: Any = None) -> str:
+        """The system hint of the running request: :attr:`system_prompt_hint`, plus its catalog.
+
+        With ``inject_catalog=True`` the allowed tools of this request follow
+        the hint (filter phase ``search`` with the running graph's config; the
+        request's own tools included); otherwise it is :attr:`system_prompt_hint`.
+        A node's model node passes it as the system message.
+        """
+        if self._engine.catalog is None:  # nothing per request: no scope to build
+            return self._engine.hint
+        return drive(self._engine.hint_for(self._build(current_config(), state or {})))
+
+    async def ahint_for(self, state: Any = None) -> str:
+        """Async :meth:`hint_for` (resolvers and filters never block the event loop)."""
+        if self._engine.catalog is None:
+            return self._engine.hint
+        scope = await self._abuild(current_config(), state or {})
+        return await adrive(self._engine.hint_for(scope))
 
     @property
     def library(self) -> ToolLibrary:

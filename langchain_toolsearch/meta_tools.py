@@ -63,7 +63,7 @@ def _search_signature(
     Args:
         runtime: Injected by LangGraph.
         query: Keywords for the capability you need, e.g. "create github issue".
-        queries: Several needs at once, keywords for each, e.g. ["find a route", "book a restaurant"].
+        queries: Several needs at once, keywords for each, e.g. ["find a route", "book a table"].
     """
 
 

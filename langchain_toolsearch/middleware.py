@@ -17,6 +17,7 @@ from langchain.agents.middleware.types import (
     ModelResponse,
     ResponseT,
 )
+from langchain_core.embeddings import Embeddings
 from langchain_core.messages import AIMessage, SystemMessage, ToolMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.store.base import BaseStore
@@ -98,6 +99,9 @@ class ToolSearchMiddleware(
         filter_timeout: float = 10.0,
         resolve_timeout: float = 30.0,
         on_error: OnError = "skip",
+        embeddings: Embeddings | None = None,
+        inject_catalog: bool = False,
+        catalog_max_tokens: int = 4000,
         name: str | None = None,
     ) -> None:
         """Build the middleware (the library is indexed here).
@@ -152,6 +156,22 @@ class ToolSearchMiddleware(
                 tools; logged once per distinct cause, listed by
                 ``get_state_stats().source_failures``, and the model is told some
                 tools are unavailable right now) or ``"raise"`` (``ToolSourceError``).
+            embeddings: Any LangChain ``Embeddings`` (``OpenAIEmbeddings()``,
+                ``HuggingFaceEmbeddings(...)``...): search fuses BM25 with them by
+                reciprocal rank fusion (the same as
+                ``index=SemanticIndexFactory(embeddings)``), which also reaches
+                tools described in another language than the query. Not with
+                ``index=`` (``ToolSearchConfigError`` saying which to pass).
+            inject_catalog: List the allowed tools (phase ``search`` of the filter,
+                per request, the request's own tools included) with short
+                descriptions in the system hint, so the model can call
+                ``load_tool`` without searching; ``search_tools`` stays. Needs
+                ``system_hint=True``.
+            catalog_max_tokens: The catalog's budget in estimated tokens
+                (characters / 4): a static library over it is refused here; a
+                request whose own tools exceed it gets the lines that fit and a
+                note pointing at ``search_tools``. 4,000 by default (GitHub's
+                MCP server, 117 tools, takes about 3,500).
             name: The middleware's name in the agent graph (default
                 ``"ToolSearchMiddleware"``), e.g. to tell two instances apart.
 
@@ -201,6 +221,10 @@ class ToolSearchMiddleware(
         args = self._scope_args(request)
         return await self._engine.scopes.abuild(args.pop("config"), args.pop("state"), **args)
 
+    @property
+    def _hinted(self) -> bool:
+        return self.options.system_hint
+
     def _apply(self, request: ModelRequest[Any], step: ModelStep) -> ModelRequest[Any]:
         overrides: dict[str, Any] = {"tools": step.tools}
         if self.options.system_hint:
@@ -214,7 +238,7 @@ class ToolSearchMiddleware(
     ) -> ModelResponse[Any] | AIMessage:
         """Bind meta, direct and loaded tools, then call the model."""
         scope = self._scope(request)
-        step = drive(self._engine.model_step(scope, self.meta_tools))
+        step = drive(self._engine.model_step(scope, self.meta_tools, with_hint=self._hinted))
         return handler(self._apply(request, step))
 
     async def awrap_model_call(
@@ -224,7 +248,7 @@ class ToolSearchMiddleware(
     ) -> ModelResponse[Any] | AIMessage:
         """Async :meth:`wrap_model_call`."""
         scope = await self._ascope(request)
-        step = await adrive(self._engine.model_step(scope, self.meta_tools))
+        step = await adrive(self._engine.model_step(scope, self.meta_tools, with_hint=self._hinted))
         return await handler(self._apply(request, step))
 
     # -- tool step ------------------------------------------------------------------------

@@ -37,14 +37,14 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
+from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.tools import BaseTool
-from langgraph.config import get_config, get_store
+from langgraph.config import get_config
 from langgraph.prebuilt import ToolNode, ToolRuntime
 from langgraph.prebuilt.tool_node import ToolCallRequest
-from langgraph.runtime import get_runtime
 from langgraph.store.base import BaseStore
 from langgraph.types import Command
 
@@ -52,7 +52,12 @@ from langchain_toolsearch import execution
 from langchain_toolsearch._engine.drive import adrive, drive
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._prompts import META_TOOL_NAMES
-from langchain_toolsearch._shell import ToolSearchBase, current_config
+from langchain_toolsearch._shell import (
+    ToolSearchBase,
+    current_config,
+    current_context,
+    current_store,
+)
 from langchain_toolsearch.errors import ToolSearchTypeError, ToolSearchWiringError
 from langchain_toolsearch.library import ToolLibrary, ToolsInput
 from langchain_toolsearch.options import StorageOption, ToolSearchOptions
@@ -72,23 +77,6 @@ from langchain_toolsearch.types import OnError, ResolveToolsFn
 __all__ = ["TOOLS_KEY", "ToolSearchInput", "ToolSearchNode", "ToolSearchState"]
 
 logger = logging.getLogger(__name__)
-
-
-def current_store() -> BaseStore | None:
-    """The running graph's LangGraph store (``compile(store=...)``), or ``None``."""
-    try:
-        return get_store()
-    except (RuntimeError, KeyError):  # outside a graph run
-        return None
-
-
-def current_context() -> Any:
-    """The running graph's context (``invoke(..., context=...)``), or ``None``."""
-    try:
-        runtime = get_runtime()
-    except (RuntimeError, KeyError):  # outside a graph run
-        return None
-    return getattr(runtime, "context", None)  # None when called outside a graph run
 
 
 def carries_search_keys(state: Any) -> bool:
@@ -210,6 +198,9 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         filter_timeout: float = 10.0,
         resolve_timeout: float = 30.0,
         on_error: OnError = "skip",
+        embeddings: Embeddings | None = None,
+        inject_catalog: bool = False,
+        catalog_max_tokens: int = 4000,
         name: str = "tool_search",
     ) -> None:
         """Build the node (the library is indexed here).
@@ -240,6 +231,9 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
             filter_timeout: Seconds one filter decision may take.
             resolve_timeout: Seconds a per-request resolver may take.
             on_error: A failing tool source: ``"skip"`` (logged) or ``"raise"``.
+            embeddings: Any LangChain ``Embeddings``: BM25 and embeddings fused.
+            inject_catalog: Allowed tools listed in :meth:`hint_for` (per request).
+            catalog_max_tokens: The catalog's budget (estimated tokens).
             name: The node's name (``Runnable.name``). Every other option means
                 what it means for :class:`~langchain_toolsearch.ToolSearchMiddleware`.
 

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
+from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore
 
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
@@ -25,7 +26,10 @@ from langchain_toolsearch.search.index import IndexOption, ToolIndex
 from langchain_toolsearch.storage.protocol import LoadedToolStore
 from langchain_toolsearch.types import OnError, ResolveToolsFn
 
-__all__ = ["StorageMode", "StorageOption", "ToolSearchOptions"]
+__all__ = ["DEFAULT_CATALOG_MAX_TOKENS", "StorageMode", "StorageOption", "ToolSearchOptions"]
+
+DEFAULT_CATALOG_MAX_TOKENS = 4000
+"""``catalog_max_tokens`` unless given: GitHub's MCP server (117 tools) lists in about 3,500."""
 
 StorageMode = Literal["in-memory", "context", "store"]
 StorageOption = StorageMode | LoadedToolStore
@@ -57,6 +61,9 @@ class ToolSearchOptions:
     filter_timeout: float = 10.0
     resolve_timeout: float = 30.0
     on_error: OnError = "skip"
+    embeddings: Embeddings | None = None
+    inject_catalog: bool = False
+    catalog_max_tokens: int = DEFAULT_CATALOG_MAX_TOKENS
 
     @classmethod
     def from_arguments(cls, arguments: Mapping[str, Any]) -> ToolSearchOptions:
@@ -78,7 +85,7 @@ class ToolSearchOptions:
             or not 0.0 <= float(min_score) < 1.0
         ):
             raise ToolSearchConfigError(f"min_score must be a number in [0, 1), got {min_score!r}")
-        for name in ("auto_load", "include_resolved_tools", "system_hint"):
+        for name in ("auto_load", "include_resolved_tools", "system_hint", "inject_catalog"):
             if not isinstance(getattr(self, name), bool):
                 raise ToolSearchConfigError(
                     f"{name} must be True or False, got {getattr(self, name)!r}"
@@ -127,3 +134,34 @@ class ToolSearchOptions:
             )
         if self.clock is not None and not callable(self.clock):
             raise ToolSearchTypeError("clock must be a callable returning epoch seconds")
+        self._check_embeddings()
+        self._check_catalog()
+
+    def _check_embeddings(self) -> None:
+        if self.embeddings is None:
+            return
+        if not isinstance(self.embeddings, Embeddings):
+            raise ToolSearchTypeError(
+                "embeddings must be a LangChain Embeddings instance (e.g. OpenAIEmbeddings(), "
+                f"HuggingFaceEmbeddings(...)), got {type(self.embeddings).__name__}"
+            )
+        if self.index is not None:
+            raise ToolSearchConfigError(
+                "pass embeddings= or index=, not both: embeddings=E is "
+                "index=SemanticIndexFactory(E) (BM25 and E fused by RRF); for its options pass "
+                "index=SemanticIndexFactory(E, ...) alone; for a store-served index put E in the "
+                'store\'s index config (index={"dims": ..., "embed": E}) and pass '
+                "index=StoreIndexFactory(store) alone"
+            )
+
+    def _check_catalog(self) -> None:
+        budget = self.catalog_max_tokens
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+            raise ToolSearchConfigError(
+                f"catalog_max_tokens must be an int >= 1 (estimated tokens), got {budget!r}"
+            )
+        if self.inject_catalog and not self.system_hint:
+            raise ToolSearchConfigError(
+                "inject_catalog=True lists the tools in the system hint, which "
+                "system_hint=False turns off; set system_hint=True or inject_catalog=False"
+            )

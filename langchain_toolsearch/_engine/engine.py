@@ -24,6 +24,7 @@ from langchain_toolsearch import _prompts as P
 from langchain_toolsearch._engine import binding, guard, load, search
 from langchain_toolsearch._engine.access import Access
 from langchain_toolsearch._engine.drive import Logic
+from langchain_toolsearch._engine.listing import Catalog
 from langchain_toolsearch._engine.resolve import Resolver
 from langchain_toolsearch._engine.scope import RequestScope, ScopeBuilder
 from langchain_toolsearch.library import ToolLibrary
@@ -32,7 +33,19 @@ from langchain_toolsearch.policy import ToolPolicy
 from langchain_toolsearch.search.index import BM25ToolIndex, ToolIndex, build_index
 from langchain_toolsearch.storage.strategy import Storage, choose_storage
 
-__all__ = ["Engine", "ModelStep"]
+__all__ = ["Engine", "ModelStep", "hybrid"]
+
+
+def hybrid(embeddings: Any) -> Callable[[Sequence[Any]], ToolIndex]:
+    """The index factory of ``embeddings=``: BM25 and the embeddings fused by RRF.
+
+    :class:`~langchain_toolsearch.search.semantic.SemanticIndexFactory` with
+    its defaults, imported on first use (NumPy and the semantic module are
+    not loaded by ``import langchain_toolsearch``).
+    """
+    from langchain_toolsearch.search.semantic import SemanticIndexFactory
+
+    return SemanticIndexFactory(embeddings)
 
 
 @dataclass(frozen=True)
@@ -67,7 +80,7 @@ class Engine:
         self.options = options
         tools = options.tools
         library = tools if isinstance(tools, ToolLibrary) else ToolLibrary(tools or ())
-        index = options.index
+        index = options.index if options.embeddings is None else hybrid(options.embeddings)
         factory: Callable[[Sequence[Any]], ToolIndex] = (
             index if callable(index) and not isinstance(index, ToolIndex) else BM25ToolIndex.build
         )
@@ -93,6 +106,11 @@ class Engine:
             ),
             bindable=binding.Bindable(),
             **({"state_ready": state_ready} if state_ready is not None else {}),
+        )
+        self.catalog = (
+            Catalog(library, auto_load=options.auto_load, max_tokens=options.catalog_max_tokens)
+            if options.inject_catalog
+            else None
         )
 
     # -- what every request shares ------------------------------------------------------
@@ -131,19 +149,36 @@ class Engine:
             tools, meta, self.library, per_request=self.scopes.per_request
         )
 
-    def model_step(self, scope: RequestScope, meta: Sequence[BaseTool]) -> Logic[ModelStep]:
+    def model_step(
+        self, scope: RequestScope, meta: Sequence[BaseTool], *, with_hint: bool = False
+    ) -> Logic[ModelStep]:
         """What to bind for this model step.
+
+        Args:
+            scope: The request scope.
+            meta: The meta tools.
+            with_hint: Compute the hint (with ``inject_catalog``, this request's
+                catalog); ``False`` (the node: its model node asks ``hint_for``):
+                :attr:`ModelStep.hint` is ``""``.
 
         Raises:
             StoreMissingError: ``storage="store"`` and this run has no store.
         """
         self.access.storage.check(scope.thread_id, scope.graph_store)
         active = yield from self.access.active(scope)
+        hint = (yield from self.hint_for(scope)) if with_hint else ""
         return ModelStep(
             tools=binding.order_tools(meta, scope.direct, active),
             loaded=[e.name for e in active],
-            hint=self.hint,
+            hint=hint,
         )
+
+    def hint_for(self, scope: RequestScope) -> Logic[str]:
+        """The system hint of this request: :attr:`hint`, plus its catalog (``inject_catalog``)."""
+        if self.catalog is None:
+            return self.hint
+        listing = yield from self.catalog.text(self.access, scope)
+        return f"{self.hint}\n\n{listing}" if listing else self.hint
 
     def pre_check(self, call: ToolCall, registered: BaseTool | None) -> object:
         """What a tool step decides without a request scope (see :func:`.guard.pre_check`)."""

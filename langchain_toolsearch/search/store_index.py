@@ -483,10 +483,15 @@ class StoreIndexFactory:
     store: the middleware and node index them with :meth:`request_index`, an
     in-memory BM25 index, merged with the shared index for that request only.
 
+    The store's embeddings are fused with in-process BM25 by reciprocal rank
+    fusion (``fuse_bm25=True``, the hybrid, unless told otherwise): the
+    fusion adds recall over either ranker alone (``docs/search.md``).
+
     Args:
         store: A LangGraph ``BaseStore`` with a vector index.
         **options: Keyword options of :class:`StoreToolIndex` (``namespace``,
-            ``min_similarity``, ``fuse_bm25``...).
+            ``min_similarity``, ``fuse_bm25`` (default ``True`` here;
+            ``False``: the store's embedding ranking alone)...).
 
     Attributes:
         last: The index most recently built (``None`` before the first build).
@@ -494,7 +499,7 @@ class StoreIndexFactory:
 
     def __init__(self, store: BaseStore, **options: Any) -> None:
         self.store = store
-        self.options = options
+        self.options = {"fuse_bm25": True, **options}
         self.last: StoreToolIndex | None = None
 
     def __call__(self, documents: Sequence[ToolDocument]) -> StoreToolIndex:

@@ -15,19 +15,26 @@ from tests.support.library_fixtures import library
 
 SNAPSHOT: dict[str, str] = {
     "ARGUMENT_ERROR": "Error: invalid arguments for {tool}: {detail}",
+    "CATALOG_HEADER": "Available tools:",
+    "CATALOG_INTRO_AUTO": "These tools are in the library: call search_tools with a tool's name to load it.",
+    "CATALOG_INTRO_LOAD": "These tools can be loaded without searching: call load_tool with the names you need. search_tools finds tools by keyword too.",
+    "CATALOG_LINE": "- `{name}`: {description}",
+    "CATALOG_LINE_BARE": "- `{name}`",
+    "CATALOG_TRUNCATED": "- ... and more tools, not listed here: use search_tools to find them.",
     "LOAD_ALREADY": "Already loaded: {names}.",
     "LOAD_BAD_FORM": 'Error: pass tool_name as one name (a string) or tool_names as a list of names, e.g. tool_names=["get_weather", "send_email"].',
     "LOAD_EMPTY_LIST": "tool_names is an empty list. Pass at least one tool name.",
     "LOAD_LOADED": "Loaded: {names}. They are callable from your next step.",
     "LOAD_NOT_FOUND": "Not found: {names}.",
     "LOAD_NOT_PERSISTED": "Error: nothing was loaded, because this graph cannot store loaded tools (its state has no toolsearch_loaded / toolsearch_tools keys). Continue with the tools you have.",
-    "LOAD_NO_STORE": "Error: nothing was loaded, because no store for loaded tools is configured for this agent. Continue with the tools you have.",
     "LOAD_NO_NAMES": "Pass tool_name (one name) or tool_names (a non-empty list of names).",
+    "LOAD_NO_STORE": "Error: nothing was loaded, because no store for loaded tools is configured for this agent. Continue with the tools you have.",
     "LOAD_SEARCH_HINT": " Use search_tools to find tool names.",
     "LOAD_SUGGEST": " Did you mean: {names}?",
     "LOAD_TOOL_DESCRIPTION": "Make tools found with search_tools callable. Pass tool_name for one tool or tool_names for several. Loaded tools are available from your next step.",
     "LOAD_TOOL_NAME": "load_tool",
     "LOAD_TOO_MANY": "Too many names ({count}); load at most {limit} at once.",
+    "SEARCH_BAD_FORM": 'Error: pass query as one search (a string) or queries as a list of searches, e.g. queries=["find a route", "book a restaurant"].',
     "SEARCH_EMPTY_QUERY": "The query is empty. Describe the capability you need in a few words.",
     "SEARCH_FOLLOWUP_AUTO": "Matching tools are loaded at once and callable from your next step.",
     "SEARCH_FOLLOWUP_LOAD": "Call load_tool with the names you need to make them callable.",
@@ -35,30 +42,39 @@ SNAPSHOT: dict[str, str] = {
     "SEARCH_FOUND_AUTO_DETAIL": " Newly loaded: {loaded}. Already loaded: {already}.",
     "SEARCH_FOUND_FOLLOWUP_AUTO": "They are loaded and callable from your next step.",
     "SEARCH_FOUND_FOLLOWUP_LOAD": "Load the ones you need with load_tool.",
+    "SEARCH_FOUND_NEEDS": "Found {count} tool(s) for {needs} queries; each result's query says which one it answers. {followup}",
+    "SEARCH_NEEDS_UNMATCHED": " Nothing matched: {queries}; try other keywords for it.",
     "SEARCH_NO_RESULTS": "No tools matched '{query}'. Try other keywords: the action, the object, or a service name.",
     "SEARCH_SOME_UNAVAILABLE": " Some tools are unavailable right now (a tool source did not answer).",
     "SEARCH_UNAVAILABLE": "No tools matched '{query}', but some tools are unavailable right now (a tool source did not answer). Try again later, or continue with the tools you have.",
     "SEARCH_QUERY_TOO_LONG": "The query was longer than {limit} characters and was cut to that length.",
-    "SEARCH_TOOL_DESCRIPTION": "Search the tool library by keywords (what you want to do, names, nouns). Returns matching tools with a short description and a relevance score in [0, 1]. {followup}",
+    "SEARCH_SOME_LOADED": " Results marked loaded are callable already.",
+    "SEARCH_TOOL_DESCRIPTION": "Search the tool library by keywords (what you want to do, names, nouns); pass queries to search for several needs at once. Returns matching tools with a short description and a relevance score in [0, 1]; tools you loaded already are marked loaded. {followup}",
     "SEARCH_TOOL_NAME": "search_tools",
+    "SEARCH_TOO_MANY": "Too many queries ({count}); search for at most {limit} needs at once.",
     "SYSTEM_HINT_ONE_STEP": "You have access to a large tool library that is not bound yet. To use a capability you do not have, call search_tools with a few keywords; the tools it returns are loaded at once and become callable from your next step.",
     "SYSTEM_HINT_TWO_STEP": "You have access to a large tool library that is not bound yet. To use a capability you do not have, first call search_tools with a few keywords, then call load_tool with the names you need; loaded tools become callable from your next step.",
-    "TOOL_SCHEMA_UNUSABLE": "Error: this tool cannot be used: its input schema is invalid. Use search_tools to find another tool for this task.",
     "TOOL_FAILED_NO_TEXT": "Error: the tool '{name}' failed without an error message.",
+    "TOOL_LOADED_THIS_STEP": "Error: this tool was loaded in this same step and is callable from your next step: call it again now.",
     "TOOL_NOT_LOADED": "Error: this tool is not available. Use search_tools to find a tool for this task and load_tool to load it, then call it.",
     "TOOL_NOT_LOADED_AUTO": "Error: this tool is not available. Use search_tools to find a tool for this task (its results are loaded at once), then call it.",
-    "TOOL_LOADED_THIS_STEP": "Error: this tool was loaded in this same step and is callable from your next step: call it again now.",
+    "TOOL_SCHEMA_UNUSABLE": "Error: this tool cannot be used: its input schema is invalid. Use search_tools to find another tool for this task.",
     "TOOL_SUGGEST": " Tools with a similar name: {names}.",
 }
 
 QUERY_PARAM = {
+    "anyOf": [{"type": "string"}, {"type": "null"}],
+    "default": None,
     "description": 'Keywords for the capability you need, e.g. "create github issue".',
-    "type": "string",
+}
+QUERIES_PARAM = {
+    "anyOf": [{"items": {"type": "string"}, "type": "array"}, {"type": "null"}],
+    "default": None,
+    "description": 'Several needs at once, keywords for each, e.g. ["find a route", "book a table"].',
 }
 SEARCH_SCHEMA = {
     "type": "object",
-    "properties": {"query": QUERY_PARAM},
-    "required": ["query"],
+    "properties": {"query": QUERY_PARAM, "queries": QUERIES_PARAM},
 }
 LOAD_SCHEMA = {
     "type": "object",
@@ -76,8 +92,9 @@ LOAD_SCHEMA = {
     },
 }
 SEARCH_DESCRIPTION = (
-    "Search the tool library by keywords (what you want to do, names, nouns). Returns "
-    "matching tools with a short description and a relevance score in [0, 1]. "
+    "Search the tool library by keywords (what you want to do, names, nouns); pass queries "
+    "to search for several needs at once. Returns matching tools with a short description "
+    "and a relevance score in [0, 1]; tools you loaded already are marked loaded. "
 )
 
 
@@ -102,6 +119,9 @@ def test_placeholders_format() -> None:
         name="n",
         tool="t",
         detail="d",
+        needs=2,
+        queries="q",
+        description="d",
     )
     for key, text in SNAPSHOT.items():
         assert "{" not in text.format(**fields), key
