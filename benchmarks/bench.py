@@ -27,6 +27,9 @@ rank-bm25 baseline where there is one, and printed as Markdown tables:
   a 10k-tool library and 50 loaded tools.
 * **memory**: Python allocations (``tracemalloc``) of the in-memory loaded-tool
   store holding 100k threads, and after its TTL sweep.
+* **hybrid** and **catalog** (:mod:`benchmarks.options`): ``embeddings=``
+  against BM25 on the validation set (``restbench-toolalpaca``, reported,
+  never tuned on), and the catalog's tokens at 117 and 1,437 tools.
 * **steps** (:mod:`benchmarks.steps`): a ``create_agent`` turn with the
   middleware against a plain agent, one AI message with up to 1,000 tool
   calls (time and event-loop stall) against plain LangGraph, and the
@@ -83,7 +86,17 @@ from langchain_toolsearch.search.tokenize import clear_caches
 
 __all__ = ["BenchConfig", "run_bench"]
 
-SECTIONS = ("quality", "speed", "cost", "overhead", "memory", "bounds", "steps")
+SECTIONS = (
+    "quality",
+    "speed",
+    "cost",
+    "overhead",
+    "memory",
+    "bounds",
+    "steps",
+    "hybrid",
+    "catalog",
+)
 
 
 QUERY_SETS = Path(__file__).parent / "queries"
@@ -812,8 +825,26 @@ def run_bench(config: BenchConfig | None = None, out: TextIO | None = None) -> i
     bounds_section(rep, cfg, bfcl, toolsdk)
     mcp_sessions_section(rep, cfg)
     steps_section(rep, cfg)
+    _options(rep, cfg, models, bfcl, github)
     rep.line(f"Total bench time {time.perf_counter() - started:.0f} s.")
     return 0
+
+
+def _options(
+    rep: _Report,
+    cfg: BenchConfig,
+    models: Sequence[tuple[EmbeddingModel, Embeddings]],
+    bfcl: list[ToolDef],
+    github: list[ToolDef],
+) -> None:
+    """The hybrid on validation data and the catalog's tokens (:mod:`benchmarks.options`)."""
+    from benchmarks.datasets import default_data_dir
+    from benchmarks.options import catalog_section, hybrid_section
+
+    data_dir = cfg.data_dir or default_data_dir()
+    minilm = [(m.label, e) for m, e in models if m.key == "minilm"]
+    hybrid_section(rep, data_dir, minilm)
+    catalog_section(rep, [("GitHub MCP server", github), ("BFCL", bfcl)])
 
 
 def _cpu_count() -> int:

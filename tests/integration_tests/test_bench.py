@@ -40,6 +40,8 @@ def test_bench_quick_prints_every_section() -> None:
         "## Per-step overhead against plain create_agent",
         "## One AI message with many tool calls (ainvoke)",
         "## Import time",
+        "## Hybrid search on validation data (embeddings=)",
+        "## Catalog in the system hint (inject_catalog=True)",
     ):
         assert heading in out, heading
     ratio = re.search(r"\| create_agent \+ ToolSearchMiddleware \| [\d.]+ \| ([\d.]+) \|", out)
@@ -74,6 +76,13 @@ def test_bench_quick_prints_every_section() -> None:
     # warm starts them once
     rows = dict(re.findall(r"\| (cold|warm) \| \d+ \| (\d+) \|", out))
     assert rows["warm"] == "2" and int(rows["cold"]) > 2, rows
+    # the hybrid next to BM25 on the validation set; the catalog's tokens at 117 and 1,437 tools
+    for label in (r"BM25 \(default\)", r"BM25 \+ HashingEmbeddings\(256\), RRF"):
+        assert re.search(rf"\| {label} \| 0\.\d{{3}} \| 0\.\d{{3}} \| [01]\.\d{{3}} \|", out), label
+    assert re.search(
+        r"\| GitHub MCP server \(117 tools\) \| [\d,]+ \| [\d.]+ \| [\d,]+ \| listed \|", out
+    )
+    assert re.search(r"\| BFCL \(1,437 tools\) \| [\d,]+ \| [\d.]+ \| [\d,]+ \| refused at", out)
 
 
 @pytest.mark.skipif(
