@@ -40,7 +40,7 @@ def _pairs(msg: ToolMessage) -> list[tuple[str, str]]:
 @form_param
 @mode_param
 async def test_each_need_gets_its_share_and_each_hit_says_its_query(form: str, mode: str) -> None:
-    queries = ["weather in a city", "send an email", "github repositories"]
+    queries = ["weather in a city", "send an email", "list github repositories of a user"]
     h = build(form, [ai(call("search_tools", {"queries": queries}, "s")), ai(content="ok")])
     out = await h.run("go", cfg(), mode)
     msg = _by_id(out)["s"]
@@ -54,7 +54,7 @@ async def test_each_need_gets_its_share_and_each_hit_says_its_query(form: str, m
     assert pairs[:3] == [
         ("get_weather", "weather in a city"),
         ("send_email", "send an email"),
-        ("github_list_repos", "github repositories"),
+        ("github_list_repos", "list github repositories of a user"),
     ]
     assert len(pairs) == 5  # top_k shared by the needs
     assert len(set(_names(msg))) == len(pairs)  # each tool once
