@@ -235,5 +235,7 @@ async def test_the_node_gives_the_catalog_per_request(mode: str) -> None:
     assert len(seen) == 2 and all(text.startswith(head) for text in seen)
     assert LINE_WEATHER in seen[0] and "admin_delete_user" not in seen[0]
     assert "admin_delete_user" in seen[1]
+    outside = ToolSearchMiddleware(tools=library(), inject_catalog=True, filter=plan_filter)
+    assert LINE_WEATHER in outside.hint_for() and "admin_delete_user" not in outside.hint_for()
     plain = ToolSearchNode(tools=library())
     assert plain.hint_for({}) == await plain.ahint_for({}) == P.SYSTEM_HINT_TWO_STEP
