@@ -116,7 +116,7 @@ class _MetaTool:
 class _SearchTools(_MetaTool):
     tool_name = "search_tools"
     model_args: ClassVar[dict[str, Any]] = {"query": "weather forecast for a city"}
-    model_params: ClassVar[list[str]] = ["query"]
+    model_params: ClassVar[list[str]] = ["query", "queries"]
 
     def check_receipt(self, receipt: dict[str, Any]) -> None:
         assert [r["name"] for r in receipt["results"]] == ["get_weather"]
@@ -127,7 +127,7 @@ class _AutoLoadSearchTools(_MetaTool):
     tool_name = "search_tools"
     auto_load = True
     model_args: ClassVar[dict[str, Any]] = {"query": "open a github issue"}
-    model_params: ClassVar[list[str]] = ["query"]
+    model_params: ClassVar[list[str]] = ["query", "queries"]
 
     def check_receipt(self, receipt: dict[str, Any]) -> None:
         hits = [r["name"] for r in receipt["results"]]
