@@ -455,7 +455,7 @@ class ToolResolver:
             return keyed(RequestPlan(ctx, tools, [], {}, {}, failures, info))
 
         refs = _active(merge_conditional(stored.mcp_clients, ctx), ctx) or {}
-        mcp: list[tuple[str, MCPClientRef, MCPClientConfig]] = []
+        mcp: list[tuple[str, int, MCPClientRef, MCPClientConfig]] = []
         # By id, not by key order: stores such as PostgreSQL (jsonb) do not keep key
         # order, and which client wins a shared tool id must not depend on the store.
         for client_id, ref in sorted(refs.items()):
@@ -476,7 +476,7 @@ class ToolResolver:
                 continue
             clients.append((client_id, client.value))
             fields |= client.fields
-            mcp.append((client_id, ref, client.value.value))
+            mcp.append((client_id, client.value.info.version, ref, client.value.value))
         integrations = _active(merge_conditional(stored.integration_tools, ctx), ctx) or {}
         providers = _active(merge_conditional(stored.tool_providers, ctx), ctx) or {}
         if providers and self._code_agent:
