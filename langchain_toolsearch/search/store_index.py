@@ -63,6 +63,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
 from langgraph.store.base import BaseStore, SearchItem
 
+from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.search.hashing import HashingEmbeddings
 from langchain_toolsearch.search.index import (
     BM25Params,
@@ -94,13 +95,13 @@ DEFAULT_REFRESH_SECONDS = 60.0
 def _store_embeddings(store: BaseStore) -> Embeddings:
     embeddings = getattr(store, "embeddings", None)
     if not getattr(store, "index_config", None) or not isinstance(embeddings, Embeddings):
-        raise ValueError(
+        raise ToolSearchConfigError(
             f"{type(store).__name__} has no vector index: create it with "
             'index={"dims": ..., "embed": ...} (e.g. HashingEmbeddings())'
         )
     distance = (getattr(store, "index_config", None) or {}).get("distance_type", "cosine")
     if distance not in ("cosine", "inner_product"):
-        raise ValueError(
+        raise ToolSearchConfigError(
             f"StoreToolIndex needs cosine similarity scores; the store uses {distance!r}"
         )
     return embeddings
@@ -155,8 +156,9 @@ class StoreToolIndex:
             are read from it.
 
     Raises:
-        ValueError: If two documents share a name, an option is out of range,
-            or the store has no (cosine) vector index.
+        ToolSearchConfigError: (a ``ValueError``) If two documents share a
+            name, an option is out of range, or the store has no (cosine)
+            vector index.
     """
 
     def __init__(
@@ -184,7 +186,7 @@ class StoreToolIndex:
             or max_hits < page_size
             or not (refresh_seconds is None or refresh_seconds >= 0)
         ):
-            raise ValueError(
+            raise ToolSearchConfigError(
                 f"need similarity floors in (0, 1], 1 <= page_size <= max_hits and "
                 f"refresh_seconds >= 0 or None; got {min_similarity=}, "
                 f"{min_similarity_alone=}, {page_size=}, {max_hits=}, {refresh_seconds=}"
@@ -192,7 +194,8 @@ class StoreToolIndex:
         names = [d.name for d in documents]
         if len(set(names)) != len(names):
             dupes = sorted(n for n, c in Counter(names).items() if c > 1)
-            raise ValueError(f"duplicate tool names in the index: {dupes}; names must be unique")
+            msg = f"duplicate tool names in the index: {dupes}; names must be unique"
+            raise ToolSearchConfigError(msg)
         self.store = store
         self.embeddings = _store_embeddings(store)
         self.documents: tuple[ToolDocument, ...] = tuple(documents)

@@ -34,6 +34,7 @@ from typing import Any, TypeVar, cast
 
 from langgraph.store.base import BaseStore, Item, Op, PutOp, SearchItem, SearchOp
 
+from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchUsageError
 from langchain_toolsearch.search.store_sync import (
     MANIFESTS,
     Hashed,
@@ -102,7 +103,7 @@ class LibraryVersion:
         try:
             return run_flow(self.store, flow)
         except asyncio.InvalidStateError as exc:  # an async store on its own loop
-            raise RuntimeError(
+            raise ToolSearchUsageError(
                 f"{type(self.store).__name__} cannot be used synchronously from its event "
                 "loop: build with `await StoreToolIndex.abuild(store, documents)` and search "
                 "with `arank`"
@@ -220,7 +221,7 @@ def _prune(base: tuple[str, ...], older_than: float, keep: frozenset[str], now: 
 
 def _check_age(older_than: float) -> None:
     if not older_than > 0:
-        raise ValueError(f"older_than must be > 0 seconds; got {older_than!r}")
+        raise ToolSearchConfigError(f"older_than must be > 0 seconds; got {older_than!r}")
 
 
 def list_versions(store: BaseStore, namespace: tuple[str, ...]) -> list[IndexVersion]:
@@ -265,7 +266,7 @@ def prune_versions(
         The number of versions deleted.
 
     Raises:
-        ValueError: If ``older_than`` is not positive.
+        ToolSearchConfigError: (a ``ValueError``) If ``older_than`` is not positive.
     """
     _check_age(older_than)
     when = time.time() if now is None else now

@@ -12,37 +12,29 @@ The server: as in ``test_store_index.py`` (``TOOLSEARCH_TEST_PGVECTOR_DSN``...).
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
 from tests.integration_tests.test_store_index import _pgvector_dsn
 from tests.support.postgres import database_on, no_server
-from tests.support.worker_client import ROOT
+from tests.support.worker_client import Worker
 
 BASE = ("toolsearch", "tools")
 
 
-class Replica:
-    """One worker process; :meth:`ask` sends a request and returns its JSON answer."""
+class Replica(Worker):
+    """One replica process (:mod:`tests.support.shared_index_worker`); :meth:`ready` waits."""
+
+    MODULE = "tests.support.shared_index_worker"
 
     def __init__(self, dsn: str, *args: str) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.support.shared_index_worker", "--dsn", dsn, *args],
-            cwd=ROOT,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
         self.fingerprint = ""
+        super().__init__("--dsn", dsn, *args)
+
+    def handshake(self) -> None:
+        """Nothing yet: :meth:`ready` waits, so replicas start side by side."""
 
     def ready(self) -> Replica:
         answer = self.read()
@@ -50,37 +42,9 @@ class Replica:
         self.fingerprint = answer["fingerprint"]
         return self
 
-    def read(self) -> dict[str, Any]:
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        if not line:
-            self.proc.wait(timeout=60)
-            err = self.proc.stderr.read() if self.proc.stderr else ""
-            raise AssertionError(f"replica exited ({self.proc.returncode}):\n{err[-4000:]}")
-        answer: dict[str, Any] = json.loads(line)
-        return answer
-
-    def ask(self, **request: Any) -> dict[str, Any]:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps(request) + "\n")
-        self.proc.stdin.flush()
-        return self.read()
-
     def search(self, query: str) -> list[str]:
         names: list[str] = self.ask(op="search", q=query)["names"]
         return names
-
-    def close(self) -> None:
-        if self.proc.poll() is None and self.proc.stdin is not None:
-            self.proc.stdin.close()
-            try:
-                self.proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=60)
-        for stream in (self.proc.stdout, self.proc.stderr):
-            if stream is not None:
-                stream.close()
 
 
 @pytest.fixture

@@ -30,14 +30,12 @@ from typing import Annotated, Any
 
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
-from langchain_core.runnables import RunnableLambda
 from langchain_core.tools import BaseTool, InjectedToolCallId, StructuredTool
-from langgraph.graph import START, StateGraph
-from langgraph.prebuilt import tools_condition
 from psycopg.rows import dict_row
 
-from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode, ToolSearchState
+from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode
 from tests.support.library_fixtures import library
+from tests.support.node_graph import wire_node_graph
 from tests.support.storage_helpers import RuleChatModel
 
 STEPS = 3
@@ -104,15 +102,7 @@ def build(form: str, model: RuleChatModel, log: str, saver: Any, store: Any) -> 
         bound = model.bind_tools(await node.atools_for(state))
         return {"messages": [await bound.ainvoke([SystemMessage("hi"), *state["messages"]])]}
 
-    builder = StateGraph(ToolSearchState)
-    builder.add_node("tool_search", node)
-    builder.add_node("model", RunnableLambda(call_model, afunc=acall_model))
-    builder.add_node("tools", node.tool_node())
-    builder.add_edge(START, "tool_search")
-    builder.add_edge("tool_search", "model")
-    builder.add_conditional_edges("model", tools_condition)
-    builder.add_edge("tools", "tool_search")
-    return builder.compile(checkpointer=saver, store=store)
+    return wire_node_graph(node, call_model, acall_model, saver=saver, store=store)
 
 
 def report(model: RuleChatModel, out: dict[str, Any]) -> dict[str, Any]:

@@ -17,21 +17,19 @@ from typing import Any
 import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
-from langchain_core.runnables import RunnableConfig, RunnableLambda
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.graph import START, StateGraph
-from langgraph.prebuilt import tools_condition
 from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import (
     ToolSearchInput,
     ToolSearchMiddleware,
     ToolSearchNode,
-    ToolSearchState,
 )
 from tests.support.fakes import ScriptedChatModel, tool_messages
 from tests.support.library_fixtures import CALLS, library
+from tests.support.node_graph import wire_node_graph
 
 FORMS = ("agent", "node")
 MODES = ("sync", "async")
@@ -175,15 +173,16 @@ def node_graph(
         bound = model.bind_tools(await node.atools_for(state))
         return {"messages": [await bound.ainvoke(messages_for(state))]}
 
-    builder = StateGraph(state_schema or ToolSearchState, input_schema=input_schema)
-    builder.add_node("tool_search", node)
-    builder.add_node("model", RunnableLambda(call_model, afunc=acall_model))
-    builder.add_node("tools", node.tool_node())
-    builder.add_edge(START, "tool_search")
-    builder.add_edge("tool_search", "model")
-    builder.add_conditional_edges("model", tools_condition)
-    builder.add_edge("tools", "tool_search")
-    return builder.compile(checkpointer=saver, store=store, interrupt_before=interrupt_before)
+    return wire_node_graph(
+        node,
+        call_model,
+        acall_model,
+        saver=saver,
+        store=store,
+        state_schema=state_schema,
+        input_schema=input_schema,
+        interrupt_before=interrupt_before,
+    )
 
 
 def receipts(messages: Sequence[BaseMessage], name: str | None = None) -> list[dict[str, Any]]:

@@ -27,14 +27,12 @@ from typing import Any
 
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
-from langchain_core.runnables import RunnableLambda
 from langchain_core.tools import BaseTool, tool
-from langgraph.graph import START, StateGraph
-from langgraph.prebuilt import tools_condition
 from langgraph.types import Command, interrupt
 
-from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode, ToolSearchState
+from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode
 from tests.support.library_fixtures import library
+from tests.support.node_graph import wire_node_graph
 from tests.support.storage_helpers import RuleChatModel, rule
 
 
@@ -79,15 +77,7 @@ def build_graph(form: str, model: RuleChatModel, saver: Any, store: Any, storage
         messages = [SystemMessage(node.system_prompt_hint), *state["messages"]]
         return {"messages": [await bound.ainvoke(messages)]}
 
-    builder = StateGraph(ToolSearchState)
-    builder.add_node("tool_search", node)
-    builder.add_node("model", RunnableLambda(call_model, afunc=acall_model))
-    builder.add_node("tools", node.tool_node())
-    builder.add_edge(START, "tool_search")
-    builder.add_edge("tool_search", "model")
-    builder.add_conditional_edges("model", tools_condition)
-    builder.add_edge("tools", "tool_search")
-    return builder.compile(checkpointer=saver, store=store)
+    return wire_node_graph(node, call_model, acall_model, saver=saver, store=store)
 
 
 def payload(request: dict[str, Any]) -> Any:

@@ -14,12 +14,17 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 class Worker:
-    """One worker process; :meth:`ask` sends a request and returns its JSON answer."""
+    """One worker process; :meth:`ask` sends a request and returns its JSON answer.
+
+    Subclasses name another worker module (``MODULE``) and their own handshake.
+    """
+
+    MODULE = "tests.support.toolsearch_worker"
 
     def __init__(self, *args: str, timeout: float = 60.0) -> None:
         self.timeout = timeout
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.support.toolsearch_worker", *args],
+            [sys.executable, "-m", self.MODULE, *args],
             cwd=ROOT,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -27,6 +32,10 @@ class Worker:
             text=True,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
+        self.handshake()
+
+    def handshake(self) -> None:
+        """Wait for the worker's ready line."""
         assert self.read() == {"ready": True}
 
     def read(self) -> dict[str, Any]:

@@ -91,3 +91,50 @@ def test_the_old_load_mcp_tools_name_warns_and_forwards() -> None:
         pending = load_mcp_tools(None)  # type: ignore[arg-type]
     with pytest.raises(ToolSearchTypeError, match="expects a langchain_mcp_adapters"):
         asyncio.run(pending)
+
+
+async def test_a_saved_clients_sessions_are_keyed_by_the_version_resolved(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 18 point 1: a new version of a saved MCP client never reuses the old
+    version's pooled session, even when its server settings are unchanged."""
+    from langgraph.store.memory import InMemoryStore
+
+    import langchain_toolsearch.config.sources as sources
+    from langchain_toolsearch import ToolConfigStore, ToolResolver
+    from langchain_toolsearch.config.connections import ServerTools
+    from langchain_toolsearch.config.servers import MCPServer
+
+    scopes: list[tuple[str, str]] = []
+
+    async def fake_load(name: str, server: MCPServer, **options: Any) -> ServerTools:
+        scopes.append((name, options["scope"]))
+        return ServerTools(server=name)
+
+    monkeypatch.setattr(sources, "load_server_tools", fake_load)
+    configs = ToolConfigStore(InMemoryStore())
+    server = {"servers": {"files": {"command": "srv", "args": ["--root", "/data"]}}}
+    configs.mcp_clients.save("team", server)
+    configs.agents.save("agent", {"mcp_clients": {"team": {"tools": "*"}}})
+    resolver = ToolResolver(store=configs, agent_id="agent", refresh_interval=0, cache_ttl=0)
+
+    await resolver.aresolve()
+    configs.mcp_clients.save("team", server)  # version 2, the same settings
+    await resolver.aresolve()
+    await resolver.aresolve(version="draft")
+    pinned = ToolConfigStore(InMemoryStore())
+    pinned.mcp_clients.save("team", server)
+    pinned.mcp_clients.save("team", server)
+    pinned.agents.save("agent", {"mcp_clients": {"team": {"tools": "*", "version": 1}}})
+    await ToolResolver(store=pinned, agent_id="agent", refresh_interval=0).aresolve()
+
+    assert scopes == [
+        ("files", "team@1"),
+        ("files", "team@2"),
+        ("files", "team@2"),
+        ("files", "team@1"),
+    ]
+    connection = {"transport": "stdio", "command": "srv", "args": ["--root", "/data"]}
+    assert session_key(connection, server="files", scope="team@1") != session_key(
+        connection, server="files", scope="team@2"
+    )

@@ -1,0 +1,46 @@
+"""A ``ttl`` that looks like milliseconds (Mastra's unit) warns (issue 19 point 5).
+
+Mastra's ``ToolSearchProcessor`` takes ``ttl`` in milliseconds; here it is
+seconds, so a ported ``60000`` would keep loads 16.7 hours instead of one
+minute. A value >= 10,000 that is a whole multiple of 1,000 warns, naming the
+unit and the fix; common second values (an hour, two, a day) stay silent.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode
+from langchain_toolsearch.options import TTLUnitWarning
+from tests.support.library_fixtures import library
+
+CLASSES = pytest.mark.parametrize("cls", [ToolSearchMiddleware, ToolSearchNode])
+
+
+@CLASSES
+@pytest.mark.parametrize(
+    ("ttl", "fix"), [(60000, "ttl=60 for 60000 ms"), (3_600_000.0, "ttl=3600 for 3600000 ms")]
+)
+def test_a_ttl_in_milliseconds_warns_with_the_unit_and_the_fix(
+    cls: type, ttl: float, fix: str
+) -> None:
+    with pytest.warns(TTLUnitWarning) as caught:
+        built = cls(tools=library(), ttl=ttl)
+    message = str(caught[0].message)
+    assert "looks like milliseconds" in message
+    assert "in seconds here" in message
+    assert fix in message and "divide by 1000" in message
+    assert caught[0].filename == __file__  # points at the constructor's caller
+    assert issubclass(TTLUnitWarning, UserWarning)
+    assert built.loaded_tool_store.ttl == float(ttl)  # warned, still accepted as given
+
+
+@CLASSES
+@pytest.mark.parametrize("ttl", [None, 0, 10, 3600, 7200, 9000, 86400, 10_001, 12_500.5])
+def test_a_ttl_in_seconds_does_not_warn(cls: type, ttl: float | None) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TTLUnitWarning)
+        built = cls(tools=library(), ttl=ttl)
+    assert built.loaded_tool_store.ttl == (3600.0 if ttl is None else float(ttl))
