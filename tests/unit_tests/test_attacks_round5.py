@@ -7,6 +7,7 @@ a shared instance) are pinned here with their fix.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
@@ -193,3 +194,51 @@ async def test_a_rule_value_whose_eq_lies_does_not_key_as_the_plain_string() -> 
     plain = (await resolver.aresolve({"configurable": {"plan": "free"}})).names
     assert plain == ["get_weather"]
     assert resolver.cache_hits == 0, liar
+
+
+# -- failure messages: secrets nested, as SecretStr, in URL query strings ---------------------
+
+NESTED = "nst-zq81Kp0wL3mN"
+WRAPPED = "sec-Hq72Lm0vT5xR"
+QUERY = "qry-Pw93Nx1bK7yZ"
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+async def test_a_failing_resolvers_message_shows_no_secret_nested_wrapped_or_in_a_url(
+    mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The secrets sit under a non-credential key, in a ``SecretStr``, in a query string.
+
+    Only top-level credential-named keys with plain strings were redacted, and
+    ``?key=`` / ``?auth=`` / ``%3D`` forms were not recognised.
+    """
+
+    def failing(config: RunnableConfig) -> list[BaseTool]:
+        tenant = config["configurable"]["tenant"]
+        key = config["configurable"]["crm_key"].get_secret_value()
+        raise RuntimeError(
+            f"upstream refused {tenant['profile']['api_token']} and {key}; "
+            f"401 for url 'https://crm.example/mcp?key={QUERY}&auth={QUERY}' "
+            f"(retry token%3D{QUERY}, Bearer%20{QUERY})"
+        )
+
+    mw = ToolSearchMiddleware(tools=[], include_resolved_tools=True, resolve_tools=failing)
+    steps = [Search("crm lookup"), Answer()]
+    agent = create_agent(ScriptedToolSearchModel(steps=steps), tools=[], middleware=[mw])
+    config: RunnableConfig = {
+        "configurable": {
+            "tenant": {"profile": {"api_token": NESTED}},
+            "crm_key": SecretStr(WRAPPED),
+        }
+    }
+    payload = {"messages": [{"role": "user", "content": "crm?"}]}
+    with caplog.at_level(logging.DEBUG, logger="langchain_toolsearch"):
+        if mode == "sync":
+            agent.invoke(payload, config)
+        else:
+            await agent.ainvoke(payload, config)
+    (failure,) = mw.get_state_stats().source_failures
+    assert "upstream refused" in failure.message and "crm.example" in failure.message
+    for secret in (NESTED, WRAPPED, QUERY):
+        assert secret not in failure.message
+        assert secret not in caplog.text
