@@ -22,6 +22,7 @@ from pydantic import SecretStr
 from langchain_toolsearch import ToolConfigStore, ToolResolver, ToolSearchMiddleware
 from langchain_toolsearch.config.providers import ProviderToolInfo
 from langchain_toolsearch.errors import ToolSearchConfigError
+from langchain_toolsearch.mcp_pool_types import session_key
 from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel, Search
 
 
@@ -283,3 +284,26 @@ def test_an_id_or_server_name_with_a_trailing_newline_is_refused_and_long_ones_n
             configs.mcp_clients.save("c", {"servers": {bad: server}})
         assert len(str(raised.value)) < 300
     assert configs.agents.list_records() == []
+
+
+# -- MCP session pool keys ---------------------------------------------------------------------
+
+
+def test_headers_whose_names_differ_by_case_never_collapse_into_one_session_key() -> None:
+    """A service token in the connection and the caller's token set by an interceptor.
+
+    ``_HeaderRoute`` merges them into ``{"Authorization": A, "authorization": B}``
+    (both sent). The key lower-cased names into a dict, kept only ``B``, and
+    matched a caller who sends ``B`` alone: that caller got the session
+    authenticated with ``A``.
+    """
+    http = {"transport": "streamable_http", "url": "https://mcp.example/mcp"}
+    with_service = {**http, "headers": {"Authorization": "Bearer A", "authorization": "Bearer B"}}
+    caller_only = {**http, "headers": {"authorization": "Bearer B"}}
+    first = session_key(with_service, server="docs", scope="c")
+    assert first != session_key(caller_only, server="docs", scope="c")
+    assert "Bearer" not in repr(first)
+    # the same token under a name in another case is still the same session
+    assert session_key(
+        {**http, "headers": {"Authorization": "Bearer B"}}, server="docs", scope="c"
+    ) == session_key(caller_only, server="docs", scope="c")
