@@ -16,6 +16,7 @@ most recent distinct causes with their counts for ``get_state_stats``.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 import threading
@@ -26,6 +27,7 @@ from dataclasses import replace
 from typing import Any
 
 from langgraph.runtime import get_runtime
+from pydantic import BaseModel, SecretBytes, SecretStr
 
 from langchain_toolsearch.types import SourceFailure, SourceKind
 
@@ -42,11 +44,12 @@ _SECRET_KEY = re.compile(
 )
 _PATTERNS = (
     # Authorization schemes and header / parameter assignments
-    re.compile(r"\b(?:bearer|basic|token)\s+[A-Za-z0-9._~+/=:-]{4,}", re.IGNORECASE),
+    re.compile(r"\b(?:bearer|basic|token)(?:\s+|%20|\+)[A-Za-z0-9._~+/=:%-]{4,}", re.IGNORECASE),
     re.compile(
         r"((?:authorization|x-api-key|api[-_]?key|apikey|access[-_]?token|refresh[-_]?token|"
-        r"token|secret|password|passwd|pwd|sig|signature|session|cookie)"
-        r"[\"']?\s*[:=]\s*[\"']?)[^\s\"',;&}]+",
+        r"token|secret|password|passwd|pass|pwd|sig|signature|session|cookie|auth|"
+        r"credentials?|[a-z_-]*key)"
+        r"[\"']?\s*(?:[:=]|%3d)\s*[\"']?)[^\s\"',;&}]+",
         re.IGNORECASE,
     ),
     re.compile(r"(?<=://)[^/\s:@]+:[^/\s@]+(?=@)"),  # URL user:password@
@@ -63,10 +66,24 @@ _LABELS: dict[str, str] = {
     "config": "stored tool config entry",
 }
 _MAX_DEPTH = 3
+_MAX_NESTING = 6
+"""Levels of non-credential keys searched for credential-named ones below them."""
+_MAX_VISITS = 10_000
+"""Most keys looked at per request (bounded work on a hostile context)."""
+
+
+def _is_record(value: Any) -> bool:
+    """A pydantic model or dataclass instance (whose fields may hold credentials)."""
+    return isinstance(value, BaseModel) or (
+        dataclasses.is_dataclass(value) and not isinstance(value, type)
+    )
 
 
 def _secret_values(value: Any, found: set[str], depth: int) -> None:
-    """Every string in ``value`` (nested mappings and lists, bounded depth)."""
+    """Every string in ``value`` (nested mappings and lists, pydantic secrets; bounded depth)."""
+    if isinstance(value, SecretStr | SecretBytes):
+        secret = value.get_secret_value()
+        value = secret if isinstance(secret, str) else secret.decode("utf-8", "replace")
     if isinstance(value, str):
         text = value.strip()
         if len(text) >= 4:
@@ -87,6 +104,8 @@ def _fields(obj: Any) -> Mapping[str, Any]:
         return {}
     if isinstance(obj, Mapping):
         return obj
+    if isinstance(obj, BaseModel):
+        return {name: getattr(obj, name, None) for name in type(obj).model_fields}
     try:
         return {k: v for k, v in vars(obj).items() if isinstance(k, str)}
     except TypeError:
@@ -112,18 +131,38 @@ def request_secrets(config: Mapping[str, Any] | None, context: Any = None) -> fr
         context: The run's context; ``None``: the running graph's, if any.
 
     Returns:
-        The string values (nested ones too) of every ``configurable`` key and
-        run-context field whose name looks like a credential.
+        The string values (nested ones too; a pydantic ``SecretStr``'s secret)
+        of every ``configurable`` key and run-context field whose name looks
+        like a credential, and of such keys nested under other keys (mappings,
+        lists, pydantic models, dataclasses; bounded depth and count).
     """
     configurable = (config or {}).get("configurable") or {}
     if context is None:
         context = getattr(current_runtime(), "context", None)
     found: set[str] = set()
-    for source in (configurable, _fields(context)):
-        for key, value in source.items():
-            if isinstance(key, str) and not key.startswith("__") and _SECRET_KEY.search(key):
-                _secret_values(value, found, 0)
+    budget = [_MAX_VISITS]
+    _secrets_under(configurable, found, 0, budget)
+    _secrets_under(_fields(context), found, 0, budget)
     return frozenset(found)
+
+
+def _secrets_under(
+    source: Mapping[Any, Any], found: set[str], depth: int, budget: list[int]
+) -> None:
+    """Values of credential-named keys in ``source`` and in what it nests (bounded work)."""
+    for key, value in source.items():
+        budget[0] -= 1
+        if budget[0] < 0:
+            return
+        if not isinstance(key, str) or key.startswith("__"):
+            continue
+        if _SECRET_KEY.search(key):
+            _secret_values(value, found, 0)
+        elif depth < _MAX_NESTING:
+            items = value if isinstance(value, list | tuple) else (value,)
+            for item in items[:_MAX_VISITS]:
+                if isinstance(item, Mapping) or _is_record(item):
+                    _secrets_under(_fields(item), found, depth + 1, budget)
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:

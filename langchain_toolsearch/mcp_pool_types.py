@@ -61,7 +61,8 @@ def session_key(connection: Mapping[str, Any], *, server: str, scope: str = "") 
 
     Returns:
         The key; headers enter only as a SHA-256 fingerprint (names
-        lower-cased).
+        lower-cased, none dropped: ``Authorization`` and ``authorization``
+        both count).
 
     Raises:
         ToolSearchConfigError: (a ``ValueError``) If ``connection`` has no
@@ -74,7 +75,13 @@ def session_key(connection: Mapping[str, Any], *, server: str, scope: str = "") 
     settings = {k: v for k, v in connection.items() if k != "headers"}
     credential = None
     if headers:
-        credential = _digest({str(k).lower(): v for k, v in dict(headers).items()})
+        # Every header counts, names in any case: two headers whose names differ
+        # only by case are both sent, so neither may be dropped from the key.
+        pairs = sorted(
+            ([str(k).lower(), v] for k, v in dict(headers).items()),
+            key=lambda pair: json.dumps(pair, sort_keys=True, default=_default),
+        )
+        credential = _digest(pairs)
     return SessionKey(
         scope=scope,
         server=server,

@@ -13,6 +13,7 @@ Two layers, both safe to share between callers (see
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from langgraph.errors import GraphBubbleUp
-from pydantic import BaseModel
+from pydantic import BaseModel, SecretBytes, SecretStr
 
 from langchain_toolsearch.config.merging import ResolvedTools
 from langchain_toolsearch.config.models import (
@@ -34,6 +35,7 @@ from langchain_toolsearch.config.models import (
 )
 from langchain_toolsearch.config.records import Versioned, VersionedRecords
 from langchain_toolsearch.config.rules import MISSING, lookup
+from langchain_toolsearch.errors import ToolSearchError
 from langchain_toolsearch.store_flow import Flow
 from langchain_toolsearch.types import SourceKind
 
@@ -140,8 +142,8 @@ class ResolutionCache:
         ctx: Mapping[str, Any],
         providers: bool,
         failures: Mapping[str, str],
-    ) -> str:
-        """Salted fingerprint of everything a resolution depends on.
+    ) -> str | None:
+        """Salted fingerprint of everything a resolution depends on (``None``: not cacheable).
 
         Args:
             versions: The agent's and saved clients' ids and version numbers.
@@ -150,20 +152,29 @@ class ResolutionCache:
             providers: Whether tool providers take part (then the whole
                 context counts: a provider sees all of it).
             failures: What planning already reported.
+
+        A value is fingerprinted by what it holds, never by its ``repr`` (which
+        may mask a secret, as pydantic's ``SecretStr`` does): JSON scalars,
+        lists, tuples, dicts, pydantic secrets, models and dataclasses. A
+        request holding anything else is not cached.
         """
         token_key = self._token_key
         if token_key == AUTH_TOKEN_KEY and ctx.get(token_key) is None:
             token_key = MASTRA_AUTH_TOKEN_KEY
-        material = {
-            "mode": self._mode,
-            "versions": versions,
-            "fields": {path: _read(ctx, path) for path in sorted(fields)},
-            "token": _canonical(ctx.get(token_key)),
-            "context": _canonical(ctx) if providers else None,
-            "plan_failures": sorted(failures.items()),
-        }
+        try:
+            material = {
+                "mode": self._mode,
+                "versions": versions,
+                "fields": {path: _read(ctx, path) for path in sorted(fields)},
+                "token": _canonical(ctx.get(token_key)),
+                "context": _canonical(dict(ctx)) if providers else None,
+                "plan_failures": sorted(failures.items()),
+            }
+            text = json.dumps(material, sort_keys=True, allow_nan=True)
+        except _Uncacheable:
+            return None
         digest = hashlib.sha256(_SALT)
-        digest.update(json.dumps(material, sort_keys=True, default=repr).encode("utf-8", "replace"))
+        digest.update(text.encode("utf-8", "surrogatepass"))
         return digest.hexdigest()
 
     def get(self, key: str | None) -> ResolvedTools | None:
@@ -213,16 +224,61 @@ def _rule_fields(value: Any, found: set[str], depth: int) -> None:
 def _read(ctx: Mapping[str, Any], path: str) -> Any:
     """The tagged value at ``path``; a value that raises when read keys as unreadable."""
     try:
-        return _canonical(lookup(ctx, path))
+        value = lookup(ctx, path)
     except GraphBubbleUp:
         raise
     except Exception as exc:  # the rules see it as false: one key for every such request
         return ["unreadable", type(exc).__name__]
+    return _canonical(value)
+
+
+class _Uncacheable(ToolSearchError):
+    """A request value that cannot be fingerprinted by what it holds."""
+
+
+_SCALARS = (str, int, float, bool, type(None))
 
 
 def _canonical(value: Any) -> Any:
     """A request value tagged so that a missing path never equals any value."""
-    return ["missing"] if value is MISSING else ["value", value]
+    return ["missing"] if value is MISSING else ["value", _held(value, 0)]
+
+
+def _held(value: Any, depth: int) -> Any:
+    """JSON of what ``value`` holds, each level tagged with its exact type.
+
+    Raises:
+        _Uncacheable: A type not listed in `ResolutionCache.key`, or nesting over 32.
+    """
+    kind = type(value)
+    if depth > 32:
+        raise _Uncacheable
+    if kind in _SCALARS:
+        return value if kind is not float else ["float", repr(value)]
+    if kind in (list, tuple):
+        return [kind.__name__, [_held(item, depth + 1) for item in value]]
+    if kind is dict:
+        items = [[_held(k, depth + 1), _held(v, depth + 1)] for k, v in value.items()]
+        return ["dict", sorted(items, key=lambda item: json.dumps(item[0]))]
+    if isinstance(value, SecretStr | SecretBytes):
+        secret = value.get_secret_value()
+        return [_name(kind), secret if isinstance(secret, str) else secret.hex()]
+    if isinstance(value, BaseModel):
+        fields = {name: getattr(value, name) for name in kind.model_fields}
+        extra = {**(value.model_extra or {}), **(value.__pydantic_private__ or {})}
+        return [_name(kind), _held(fields, depth + 1), _held(extra, depth + 1)]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+        return [
+            _name(kind),
+            _held(fields, depth + 1),
+            _held(dict(getattr(value, "__dict__", {})), depth + 1),
+        ]
+    raise _Uncacheable
+
+
+def _name(kind: type) -> str:
+    return f"{kind.__module__}.{kind.__qualname__}"
 
 
 def failure_kind(path: str) -> SourceKind:

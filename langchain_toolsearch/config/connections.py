@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 __all__ = ["BadAuthToken", "ServerTools", "bearer_token", "connection_for", "load_server_tools"]
 
 _BEARER_PREFIX = re.compile(r"^bearer(\s+|$)", re.IGNORECASE)
-_TOKEN = re.compile(r"^[\x21-\x7e]+$")
+_TOKEN = re.compile(r"^[\x21-\x7e]+\Z")
 
 
 class BadAuthToken(ToolSearchError, ValueError):

@@ -60,8 +60,8 @@ class ToolConfigError(ToolSearchDataError):
         super().__init__(f"invalid {what}:\n{lines}")
 
 
-_TAGS = re.compile(r"^<[a-z]+>$")
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_TAGS = re.compile(r"^<[a-z]+>\Z")
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 def _errors(exc: ValidationError) -> list[tuple[str, str]]:

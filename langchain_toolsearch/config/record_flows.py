@@ -33,7 +33,7 @@ __all__ = [
     "expected",
 ]
 
-RECORD_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
+RECORD_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}\Z")
 """What a record id may be: 1-128 characters from ``A-Z a-z 0-9 _ -``."""
 _PAGE = 100
 
@@ -163,7 +163,7 @@ class RecordFlows(Generic[ModelT]):
         if not isinstance(record_id, str) or not RECORD_ID.match(record_id):
             msg = (
                 f"{self.label} id must be 1-128 characters from A-Z, a-z, 0-9, '_' and '-', "
-                f"got {record_id!r}"
+                f"got {record_id!r:.80}"
             )
             raise ToolSearchConfigError(msg)
 
@@ -334,13 +334,27 @@ class RecordFlows(Generic[ModelT]):
 
 
 def expected(if_version: int | None) -> int | None:
-    """Check an ``if_version`` argument: ``None`` or an integer >= 0."""
+    """Check an ``if_version`` argument: ``None`` or an integer from 0 to 2**63 - 1.
+
+    Raises:
+        ToolSearchConfigError: Anything else (the message shows at most 40
+            characters of it: a huge int cannot even be printed).
+    """
     if if_version is None:
         return None
-    if isinstance(if_version, bool) or not isinstance(if_version, int) or if_version < 0:
-        msg = (
-            "if_version must be a version number >= 1, 0 (no record yet) or None, "
-            f"got {if_version!r}"
-        )
+    if (
+        isinstance(if_version, bool)
+        or not isinstance(if_version, int)
+        or not 0 <= if_version <= _MAX_VERSION
+    ):
+        if isinstance(if_version, int) and abs(if_version) > _MAX_VERSION:
+            shown = f"an int of {if_version.bit_length()} bits"
+        else:
+            shown = repr(if_version)[:40]
+        msg = f"if_version must be a version number >= 1, 0 (no record yet) or None, got {shown}"
         raise ToolSearchConfigError(msg)
     return if_version
+
+
+_MAX_VERSION = 2**63 - 1
+"""Largest version number (PostgreSQL's bigint); no store holds more versions."""

@@ -57,7 +57,10 @@ callers:
   are fetched again after it), ``refresh_interval`` seconds when a server or
   provider failed (so a recovered one is seen soon), and the
   ``cache_size`` most recent (default 256) are kept. ``cache_ttl=0`` turns
-  this layer off; ``agent_config=`` calls are never cached.
+  this layer off; ``agent_config=`` calls are never cached. Values count by
+  what they hold, never by their ``repr`` (a ``SecretStr`` by its secret); a
+  request holding an object other than JSON values, pydantic secrets and
+  models, and dataclasses is not cached.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from langchain_toolsearch.errors import ToolSearchConfigError
 
 __all__ = ["HttpServer", "MCPClientConfig", "MCPServer", "StdioServer"]
 
-_SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 
 
 class StdioServer(_Model):
@@ -158,7 +158,7 @@ class MCPClientConfig(_Model):
         for name in servers:
             if not _SERVER_NAME.match(name):
                 msg = (
-                    f"server name {name!r} must be 1-64 characters from A-Z, a-z, 0-9, '_' "
+                    f"server name {name!r:.80} must be 1-64 characters from A-Z, a-z, 0-9, '_' "
                     "and '-' (it prefixes tool ids)"
                 )
                 raise ToolSearchConfigError(msg)
