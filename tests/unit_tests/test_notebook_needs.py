@@ -12,10 +12,9 @@ cell's ``find_spec`` check.
 from __future__ import annotations
 
 import ast
+import json
 import sys
 from pathlib import Path
-
-import nbformat
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = REPO_ROOT / "notebooks" / "quickstart.ipynb"
@@ -58,11 +57,11 @@ def local_file(module: str) -> Path | None:
     return None
 
 
-def needed_third_party(cells: list[str]) -> set[str]:
+def needed_third_party(sources: list[str]) -> set[str]:
     """Top-level third-party modules the cells import, directly or through local modules."""
     seen: set[str] = set()
     third_party: set[str] = set()
-    pending = [name for source in cells for name in top_level_imports(ast.parse(source))]
+    pending = [name for source in sources for name in top_level_imports(ast.parse(source))]
     while pending:
         module = pending.pop()
         if module in seen:
@@ -78,25 +77,26 @@ def needed_third_party(cells: list[str]) -> set[str]:
     return third_party - INSTALLED_WITH_PACKAGE
 
 
-def code_cells() -> list[str]:
-    nb = nbformat.read(NOTEBOOK, as_version=4)
+def cells(kind: str) -> list[str]:
+    """The sources of the notebook's cells of ``kind`` (``"code"``, ``"markdown"``), in order."""
+    notebook = json.loads(NOTEBOOK.read_text())
     # IPython magics and shell lines are not Python; the notebook has none, keep it so
-    return [cell.source for cell in nb.cells if cell.cell_type == "code"]
+    return ["".join(cell["source"]) for cell in notebook["cells"] if cell["cell_type"] == kind]
 
 
 def test_first_cell_checks_every_module_the_notebook_needs() -> None:
-    cells = code_cells()
+    code = cells("code")
     checked = {
         node.value
-        for node in ast.walk(ast.parse(cells[0]))
+        for node in ast.walk(ast.parse(code[0]))
         if isinstance(node, ast.Constant) and isinstance(node.value, str)
     }
-    needed = needed_third_party(cells)
+    needed = needed_third_party(code)
     assert {"matplotlib", "IPython", "rank_bm25", "langchain_mcp_adapters"} <= needed
     assert needed <= checked, f"the first cell does not check {sorted(needed - checked)}"
 
 
 def test_first_markdown_cell_names_the_install_line() -> None:
-    intro = nbformat.read(NOTEBOOK, as_version=4).cells[0].source
+    intro = cells("markdown")[0]
     for package in ("matplotlib", "ipykernel", "rank-bm25", '".[mcp]"'):
         assert package in intro, package
