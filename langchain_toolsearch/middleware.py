@@ -176,15 +176,19 @@ class ToolSearchMiddleware(
                 ``"ToolSearchMiddleware"``), e.g. to tell two instances apart.
 
         Raises:
-            ToolSearchConfigError: (a ``ValueError``) On a bad option, duplicate or
-                reserved tool names, no ``tools=`` without ``include_resolved_tools``,
-                or an unknown storage mode; at the first model
-                call, ``StoreMissingError`` for ``storage="store"`` with no store;
-                ``ttl`` given with a storage other than ``"in-memory"``; a LangGraph
-                store passed as ``storage`` (pass ``storage="store", store=...``).
+            ToolSearchConfigError: (a ``ValueError``) On a bad option value,
+                duplicate or reserved tool names, no ``tools=`` without
+                ``include_resolved_tools``, an unknown storage mode, ``ttl`` given
+                with a storage other than ``"in-memory"``, or a LangGraph store
+                passed as ``storage`` (pass ``storage="store", store=...``). At the
+                first model call (not here): ``StoreMissingError`` for
+                ``storage="store"`` with no store anywhere.
             ToolSearchTypeError: (a ``TypeError``) On library entries that are not
-                tools or functions, a filter that is not callable, or a ``name``
-                that is not a non-empty string.
+                tools or functions, a filter that is not callable, an ``index``
+                that is neither a ``ToolIndex`` nor a callable, or a ``name`` that
+                is not a non-empty string.
+            TypeError: A misspelled or positional option (Python's own message:
+                ``got an unexpected keyword argument``); every option is keyword-only.
         """
         if name is not None and (not isinstance(name, str) or not name):
             raise ToolSearchTypeError(f"name must be a non-empty string, got {name!r}")

@@ -60,11 +60,15 @@ class VersionConflictError(ToolSearchError):
         self.record_id = record_id
         self.expected = expected
         self.current = current
-        now = f"is at version {current}" if current else "does not exist"
-        was = f"version {expected}" if expected else "no record"
+        if not expected:
+            state = f"already exists at version {current} (if_version=0 expects no record)"
+        elif not current:
+            state = f"does not exist (if_version={expected} expects version {expected})"
+        else:
+            state = f"is at version {current}, not version {expected} (if_version={expected})"
         super().__init__(
-            f"{label} {record_id!r} {now}, not {was} (if_version={expected}): it changed "
-            f"since it was read; read it again and retry with if_version={current}"
+            f"{label} {record_id!r} {state}: it changed since it was read; read it again "
+            f"and retry with if_version={current}"
         )
 
 

@@ -36,7 +36,9 @@ def test_if_version_makes_import_and_publish_compare_and_set(cli: Cli) -> None:
     second = cli.file(one_agent("t2"), "v2.json")
     assert cli("import", first, "--if-version", "0")[1] == "saved agent support version 1\n"
     err = error_line(cli, "import", second, "--if-version", "0")
-    assert "conflict:" in err and "is at version 1, not no record" in err
+    assert (
+        "conflict:" in err and "already exists at version 1 (if_version=0 expects no record)" in err
+    )
     assert "if_version=1" in err
     code, out, _ = cli("import", second, "--if-version", "1", "--publish")
     assert code == 0 and out == "saved agent support version 2 (published)\n"

@@ -67,6 +67,8 @@ def test_if_version_is_compare_and_set(configs: ToolConfigStore) -> None:
     with pytest.raises(VersionConflictError) as exists:
         agents.save("a", agent("t2"), if_version=0)
     assert (exists.value.expected, exists.value.current) == (0, 1)
+    assert "'a' already exists at version 1 (if_version=0 expects no record)" in str(exists.value)
+    assert "not no record" not in str(exists.value)
     assert agents.save("a", agent("t2"), if_version=1).version == 2
     with pytest.raises(VersionConflictError) as stale:
         agents.save("a", agent("t3"), if_version=1)
@@ -83,7 +85,9 @@ def test_if_version_is_compare_and_set(configs: ToolConfigStore) -> None:
     assert agents.publish("a", 1, if_version=2).published_version == 1
     with pytest.raises(VersionConflictError) as gone:
         agents.update("b", agent("x"), if_version=3)
-    assert gone.value.current == 0 and "does not exist" in str(gone.value)
+    assert gone.value.current == 0
+    assert "'b' does not exist (if_version=3 expects version 3)" in str(gone.value)
+    assert "retry with if_version=0" in str(gone.value)
     with pytest.raises(VersionConflictError):
         agents.delete("a", if_version=1)
     assert agents.delete("a", if_version=2) is True
