@@ -34,7 +34,7 @@ Where it departs from textbook Okapi, and why:
   every query. Query terms the catalog has never seen still count in that
   maximum, so a half-gibberish query scores at most about half.
 * Query analysis on top of this core is a set of named stages (stemming,
-  request words, values, name words, spelling), each switched by
+  request words, values, content match, name words, spelling), each switched by
   :class:`~langchain_toolsearch.search.stages.SearchStages` with its weights
   declared there. ``raw_score`` stays plain BM25F of the written terms.
 * A query of only function words (``who am i``) has nothing for BM25's
@@ -383,6 +383,9 @@ class BM25ToolIndex:
         if typed:
             tw = (tw or [1.0] * len(terms)) + [stages.value_type_weight] * len(typed)
         raw, weighted, best = self._bm25([*terms, *typed], tw, len(terms))
+        weak = query_weights.weak_terms(terms, stages)
+        if weak is not None:
+            self._drop_weak_hits([*terms, *typed], [*weak, *[True] * len(typed)], weighted)
         if stages.spelling and terms and best > 0:
             fixed = self._spelling_pass(query, terms, weighted, best)
             if fixed is not None:
@@ -397,6 +400,26 @@ class BM25ToolIndex:
                 score *= _EXACT_FLOOR / best
             np.minimum(score, _EXACT_FLOOR * 0.99, out=score)  # below exact names
         return self._named(query, every, score), raw
+
+    def _drop_weak_hits(self, terms: list[str], weak: list[bool], weighted: _FloatArray) -> None:
+        """Zero in ``weighted`` the tools that match only weak query terms (``content_match``).
+
+        Weak terms (:func:`~langchain_toolsearch.search.query_weights.weak_terms`,
+        and a typed value's parameter word) still score, but a tool reached by
+        none of the query's content terms is no hit. Work is bounded by the
+        query terms' postings (one boolean mask over the tools).
+        """
+        vocab, ptr, post = self._vocab, self._indptr, self._post_docs
+        ids = [vocab.get(t, -1) for t in terms]
+        weak_ids = [i for i, w in zip(ids, weak, strict=True) if w and i >= 0]
+        if not weak_ids:
+            return
+        reached = np.concatenate([post[ptr[i] : ptr[i + 1]] for i in weak_ids])
+        content = np.zeros(len(self.documents), dtype=bool)
+        for i, w in zip(ids, weak, strict=True):
+            if not w and i >= 0:
+                content[post[ptr[i] : ptr[i + 1]]] = True
+        weighted[reached[~content[reached]]] = 0.0
 
     def _spelling_pass(
         self, query: str, terms: list[str], weighted: _FloatArray, best: float
