@@ -69,7 +69,7 @@ from __future__ import annotations
 import math
 import operator
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import count
 from typing import TypeAlias
@@ -90,7 +90,7 @@ from langchain_toolsearch.search.protocol import (
     arank,
     name_key,
 )
-from langchain_toolsearch.search.ranking import ranked
+from langchain_toolsearch.search.ranking import content_hits, ranked
 from langchain_toolsearch.search.spelling import SpellingFallback
 from langchain_toolsearch.search.stages import SearchStages
 from langchain_toolsearch.search.tokenize import BatchTokenizer, name_phrase, stem, tokenize
@@ -140,9 +140,12 @@ _EXACT_FLOOR = 0.9  # exact-name hits score in [0.9, 1]; others in [0, 0.9]
 _LITERAL = 0.9999  # only a name written exactly as the query (case aside) reaches 1.0
 _STOPWORD_ONLY = 0.5  # function-word queries score names holding them at most this
 _MAX_STOPWORD_HITS = 10_000  # names checked for a function-word query (bounded work)
+_ROUNDING = 1e-6  # hits are ranked on scores rounded to 6 decimals
 
 _IntArray: TypeAlias = npt.NDArray[np.int64]
 _FloatArray: TypeAlias = npt.NDArray[np.float64]
+_BoolArray: TypeAlias = npt.NDArray[np.bool_]
+_Content: TypeAlias = tuple[list[tuple[int, int]], float]  # content terms' postings, weak bound
 
 
 class BM25ToolIndex:
@@ -181,6 +184,7 @@ class BM25ToolIndex:
         self._spelling = SpellingFallback({}, [], self._term)
         self._name_order: _IntArray = np.zeros(0, dtype=np.int64)
         self._df: _IntArray = np.zeros(0, dtype=np.int64)
+        self._max_part: _FloatArray = np.zeros(0, dtype=np.float64)
         with collector_paused():
             self._build()
 
@@ -279,6 +283,12 @@ class BM25ToolIndex:
         self._indptr = np.concatenate((np.zeros(1, dtype=np.int64), np.cumsum(df)))
         self._post_docs = post_doc.astype(np.int32)
         self._post_weights = self._idf[post_term] * (tf * (p.k1 + 1.0) / (tf + norm[post_doc]))
+        starts = np.minimum(self._indptr[:-1], max(self._post_weights.size - 1, 0))
+        self._max_part = (  # a term's best part (an upper bound where a term has no postings)
+            np.maximum.reduceat(self._post_weights, starts)
+            if self._post_weights.size
+            else np.zeros(len(self._vocab))
+        )
         self._names = NameMatcher(docs, memo)
         self._spelling = SpellingFallback(self._vocab, self._df, self._term)
         order = sorted(range(len(names)), key=names.__getitem__)
@@ -360,12 +370,40 @@ class BM25ToolIndex:
             ``(score, raw)``: normalised scores in ``[0, 1]`` and raw BM25
             scores, both of shape ``(len(self),)``.
         """
-        score, raw = self._scores(query)
+        score, raw, content = self._scores(query)
+        if content is not None:  # content_match: weak-only tools are no hits
+            hits = np.flatnonzero(score > 0.0)
+            weak_only = ~self._keep(content)(hits, score[hits])
+            score[hits[weak_only]] = 0.0
         np.clip(score, 0.0, 1.0, out=score)
         return score, raw
 
-    def _scores(self, query: str) -> tuple[_FloatArray, _FloatArray]:
-        """:meth:`scores` before the clip to 1 (no part is ever below 0)."""
+    def _keep(self, content: _Content) -> Callable[[_IntArray, _FloatArray], _BoolArray]:
+        """Which hits (ids, scores) stay under ``content_match``: a content term's, or named.
+
+        Only hits scoring at most the weak terms' bound are looked up in the
+        content terms' postings; a named hit (exact name) always stays.
+        """
+        ranges, bound = content
+        post = self._post_docs
+
+        def keep(idx: _IntArray, values: _FloatArray) -> _BoolArray:
+            kept = (values > bound + _ROUNDING) | (values >= _EXACT_FLOOR)
+            unsure = np.flatnonzero(~kept)
+            if unsure.size:
+                kept[unsure] = content_hits(post, ranges, idx[unsure])
+            return kept
+
+        return keep
+
+    def _scores(self, query: str) -> tuple[_FloatArray, _FloatArray, _Content | None]:
+        """:meth:`scores` before the clip to 1 (no part is ever below 0), and what to keep.
+
+        The third value is the posting ranges of the query's content terms
+        when the ``content_match`` stage filters hits (a hit must be in one of
+        them, or be named), else ``None``: :meth:`rank` filters lazily, only
+        the hits it yields (:func:`~langchain_toolsearch.search.ranking.ranked`).
+        """
         stages = self.stages
         every = tokenize(query, keep_stopwords=True, stemmed=stages.stemming)
         terms = self._names.content_terms(every)
@@ -375,7 +413,7 @@ class BM25ToolIndex:
             hits = np.flatnonzero(raw > 0)[:_MAX_STOPWORD_HITS]
             cover = np.asarray(self._names.coverage(hits.tolist(), every))
             score[hits] = np.where(cover >= 0.5, cover * _STOPWORD_ONLY, 0.0)
-            return self._named(query, every, score), raw
+            return self._named(query, every, score), raw, None
         typed: list[str] = []
         if stages.values and terms:  # a typed value adds its type's parameter word
             typed = [t for t in value_terms(query, self._term, terms) if t in self._vocab]
@@ -383,15 +421,20 @@ class BM25ToolIndex:
         if typed:
             tw = (tw or [1.0] * len(terms)) + [stages.value_type_weight] * len(typed)
         raw, weighted, best = self._bm25([*terms, *typed], tw, len(terms))
-        weak = query_weights.weak_terms(terms, stages)
-        if weak is not None:
-            self._drop_weak_hits([*terms, *typed], [*weak, *[True] * len(typed)], weighted)
+        content = self._content_postings(terms, typed, tw) if stages.content_match else None
         if stages.spelling and terms and best > 0:
-            fixed = self._spelling_pass(query, terms, weighted, best)
+            fixed = self._spelling_pass(query, terms, weighted, best, content)
             if fixed is not None:
-                weighted = fixed
+                weighted, fixes = fixed
+                if content is not None:  # a fix stands for a written content word
+                    ptr = self._indptr
+                    content[0].extend(
+                        (int(ptr[i]), int(ptr[i + 1]))
+                        for i in map(self._vocab.get, fixes)
+                        if i is not None
+                    )
         if not len(self.documents):
-            return raw, raw
+            return raw, raw, None
         if weighted is raw:
             score = weighted * (_EXACT_FLOOR / best) if best > 0 else weighted.copy()
         else:  # a fresh array: scaled in place (a new array at 100k tools costs ~0.05 ms)
@@ -399,48 +442,73 @@ class BM25ToolIndex:
             if best > 0:
                 score *= _EXACT_FLOOR / best
             np.minimum(score, _EXACT_FLOOR * 0.99, out=score)  # below exact names
-        return self._named(query, every, score), raw
+        if content is not None and best > 0:  # the bound, normalised like the scores
+            content = (content[0], content[1] * _EXACT_FLOOR / best)
+        return self._named(query, every, score), raw, content
 
-    def _drop_weak_hits(self, terms: list[str], weak: list[bool], weighted: _FloatArray) -> None:
-        """Zero in ``weighted`` the tools that match only weak query terms (``content_match``).
+    def _content_postings(
+        self, terms: list[str], typed: list[str], term_weights: list[float] | None
+    ) -> _Content | None:
+        """Posting ranges of the query's content terms, and the most a weak-only hit can score.
 
-        Weak terms (:func:`~langchain_toolsearch.search.query_weights.weak_terms`,
-        and a typed value's parameter word) still score, but a tool reached by
-        none of the query's content terms is no hit. Work is bounded by the
-        query terms' postings (one boolean mask over the tools).
+        Used when ``content_match`` filters hits: a hit scoring above the
+        bound (weighted, unnormalised) matches a content term for sure, so
+        only hits below it are looked up. ``None`` when no hit can be
+        weak-only: the query has no content term, or none of its weak terms
+        (a typed value's parameter word is one) is in the library.
         """
-        vocab, ptr, post = self._vocab, self._indptr, self._post_docs
-        ids = [vocab.get(t, -1) for t in terms]
-        weak_ids = [i for i, w in zip(ids, weak, strict=True) if w and i >= 0]
-        if not weak_ids:
-            return
-        reached = np.concatenate([post[ptr[i] : ptr[i + 1]] for i in weak_ids])
-        content = np.zeros(len(self.documents), dtype=bool)
-        for i, w in zip(ids, weak, strict=True):
-            if not w and i >= 0:
-                content[post[ptr[i] : ptr[i + 1]]] = True
-        weighted[reached[~content[reached]]] = 0.0
+        weak = query_weights.weak_terms(terms, self.stages)
+        if weak is None:
+            return None
+        vocab, ptr = self._vocab, self._indptr
+        tw = term_weights or [1.0] * len(terms)
+        flags = [*weak, *[True] * len(typed)]
+        pairs = [
+            (vocab.get(t, -1), w, f) for t, w, f in zip([*terms, *typed], tw, flags, strict=True)
+        ]
+        bound = sum(float(self._max_part[i]) * w for i, w, f in pairs if f and i >= 0)
+        if bound <= 0.0:
+            return None
+        ranges = [(int(ptr[i]), int(ptr[i + 1])) for i, _, f in pairs if not f and i >= 0]
+        return ranges, bound
 
     def _spelling_pass(
-        self, query: str, terms: list[str], weighted: _FloatArray, best: float
-    ) -> _FloatArray | None:
-        """Weighted scores with the spelling fixes added, when the query finds little.
+        self,
+        query: str,
+        terms: list[str],
+        weighted: _FloatArray,
+        best: float,
+        content: _Content | None,
+    ) -> tuple[_FloatArray, list[str]] | None:
+        """Weighted scores with the spelling fixes added, and the fixes, when little is found.
 
         Runs only when a query term is unknown to the library and no hit
         reaches more than ``spelling_below`` of the query's reachable score
-        (by default: nothing found); ``None`` otherwise or when nothing is near.
+        (by default: nothing found; under ``content_match`` only hits of a
+        content term count); ``None`` otherwise or when nothing is near.
         """
         vocab = self._vocab
         if all(t in vocab for t in terms):
             return None
-        if weighted.size and float(weighted.max()) > self.stages.spelling_below * best:
+        below = self.stages.spelling_below * best
+        if content is None:
+            top = float(weighted.max()) if weighted.size else 0.0
+        elif below <= 0.0 or not content[0]:  # a known content term has hits (parts are > 0)
+            top = 1.0 if any(hi > lo for lo, hi in content[0]) else 0.0
+        else:  # hits of a content term only
+            top = max(float(weighted[self._post_docs[lo:hi]].max()) for lo, hi in content[0])
+        if top > below:
             return None
-        words = [w for w in tokenize(query, stemmed=False) if w.isascii() and w.isalpha()]
+        words = [  # a request or function word is no misspelling ("let" is not "get")
+            w
+            for w in tokenize(query, stemmed=False)
+            if w.isascii() and w.isalpha() and not query_weights.is_weak(w)
+        ]
         fixes = [f for f in self._spelling.fixes(words) if f not in terms]
         if not fixes:
             return None
         _, extra, _ = self._bm25(fixes, [self.stages.spelling_weight] * len(fixes), 0)
-        return weighted + extra
+        return weighted + extra, fixes
 
     def _named(self, query: str, every: list[str], score: _FloatArray) -> _FloatArray:
         """``score`` with name matches lifted: words ending a name, exact and literal names."""
@@ -467,8 +535,9 @@ class BM25ToolIndex:
         front; the rest are if the caller keeps pulling
         (:func:`~langchain_toolsearch.search.ranking.ranked`).
         """
-        score, raw = self._scores(query)
-        yield from ranked(score, raw, self._name_order, self.documents)
+        score, raw, content = self._scores(query)
+        keep = None if content is None else self._keep(content)
+        yield from ranked(score, raw, self._name_order, self.documents, keep)
 
     async def arank(self, query: str) -> AsyncIterator[ScoredTool]:
         """:meth:`rank` for async callers (the same hits).

@@ -23,8 +23,8 @@ Every other term counts 1. Both lists are English and hold ASCII words
 only, so they never apply to a word of another script.
 
 A third stage, ``content_match``, decides what makes a hit rather than what
-a term weighs (:func:`weak_terms`): a query's numbers, day and month words,
-request words and English function words
+a term weighs (:func:`weak_terms`): a query's day and month words, request words
+and English function words
 (:data:`~langchain_toolsearch.search.stopwords.FUNCTION_WORDS`: ``about``,
 ``more``, ``any``) still score, but a tool matching only such words is not a
 hit when the query has a content word (the minimum-should-match of a
@@ -42,7 +42,7 @@ from langchain_toolsearch.search.stages import SearchStages
 from langchain_toolsearch.search.stopwords import FUNCTION_WORDS
 from langchain_toolsearch.search.tokenize import stem
 
-__all__ = ["DATE_WORDS", "REQUEST_WORDS", "weak_terms", "weights"]
+__all__ = ["DATE_WORDS", "REQUEST_WORDS", "is_weak", "weak_terms", "weights"]
 
 REQUEST_WORDS: tuple[str, ...] = (
     "could",
@@ -138,8 +138,9 @@ def weights(terms: Sequence[str], stages: SearchStages) -> list[float] | None:
 def weak_terms(terms: Sequence[str], stages: SearchStages) -> list[bool] | None:
     """Per query term, whether it cannot make a hit alone (the ``content_match`` stage).
 
-    A weak term is a number, a day or month word, a request word or an
-    English function word; it still scores (:func:`weights`). ``None`` when
+    A weak term is a day or month word, a request word or an English
+    function word; it still scores (:func:`weights`). A number is not weak
+    here: it may name what a tool is about (``ISO 3166``, ``HTTP 404``). ``None`` when
     the rule does not apply: the stage is off, or the query has no weak term,
     or no content term (``tell me more`` keeps every hit). With the default
     stages, ``weak_terms(["more", "about", "jazz"], ...) == [True, True, False]``.
@@ -151,5 +152,10 @@ def weak_terms(terms: Sequence[str], stages: SearchStages) -> list[bool] | None:
     if not stages.content_match:
         return None
     weak = _WEAK_TERMS[0 if stages.stemming else 1]
-    flags = [t.isdigit() or t in weak for t in terms]
+    flags = [t in weak for t in terms]
     return flags if any(flags) and not all(flags) else None
+
+
+def is_weak(word: str) -> bool:
+    """Whether a lowercase, unstemmed word is a request, date or English function word."""
+    return word in _WEAK_TERMS[1]

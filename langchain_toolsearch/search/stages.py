@@ -26,8 +26,8 @@ The stages:
   :attr:`SearchStages.value_type_weight`
   (:mod:`~langchain_toolsearch.search.value_types`).
 * ``content_match``: a tool is a hit only if it matches a content word of
-  the query, when the query has one: numbers, day and month words, request
-  words and English function words (``about``, ``more``, ``any``: the rest
+  the query, when the query has one: day and month words, request words
+  and English function words (``about``, ``more``, ``any``: the rest
   of the Snowball English stop list) still score but never make a hit
   alone, so a tool with a long boilerplate description ("details and
   information about any ID") is not the first hit of every chatty request
@@ -84,7 +84,7 @@ class SearchStages:
     values: bool = True
     """Numbers and day/month words count less; typed values add their parameter word."""
     content_match: bool = True
-    """A tool matching only function words, request words or values of the query is no hit."""
+    """A tool matching only function words, request words or date words of the query is no hit."""
     name_words: bool = True
     """A query that is the words ending a tool's name lifts that tool."""
     spelling: bool = True

@@ -132,10 +132,11 @@ def test_function_words_still_score_and_still_find_alone() -> None:
     assert _top(index, "tell me more about it")[0] == HUB
 
 
-def test_weak_terms_are_english_function_words_request_words_and_values() -> None:
+def test_weak_terms_are_english_function_words_request_words_and_date_words() -> None:
     stages = SearchStages()
     assert query_weights.weak_terms(["more", "about", "jazz"], stages) == [True, True, False]
-    assert query_weights.weak_terms(["help", "2023", "weather"], stages) == [True, True, False]
+    assert query_weights.weak_terms(["help", "april", "weather"], stages) == [True, True, False]
+    assert query_weights.weak_terms(["iso", "3166", "about"], stages) == [False, False, True]
     assert query_weights.weak_terms(["more", "about"], stages) is None  # no content term
     assert query_weights.weak_terms(["天気", "東京"], stages) is None  # never another script
     assert query_weights.weak_terms(["more", "jazz"], stages.without("content_match")) is None
