@@ -69,7 +69,7 @@ from __future__ import annotations
 import math
 import operator
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import count
 from typing import TypeAlias
@@ -79,6 +79,7 @@ import numpy.typing as npt
 
 from langchain_toolsearch._bulk import collector_paused
 from langchain_toolsearch.search import query_weights
+from langchain_toolsearch.search.content_match import ContentFilter, content_filter, keeper
 from langchain_toolsearch.search.fields import document_fields, prime_fields
 from langchain_toolsearch.search.name_match import NameMatcher
 from langchain_toolsearch.search.protocol import (
@@ -90,7 +91,7 @@ from langchain_toolsearch.search.protocol import (
     arank,
     name_key,
 )
-from langchain_toolsearch.search.ranking import content_hits, ranked
+from langchain_toolsearch.search.ranking import ranked
 from langchain_toolsearch.search.spelling import SpellingFallback
 from langchain_toolsearch.search.stages import SearchStages
 from langchain_toolsearch.search.tokenize import BatchTokenizer, name_phrase, stem, tokenize
@@ -140,12 +141,9 @@ _EXACT_FLOOR = 0.9  # exact-name hits score in [0.9, 1]; others in [0, 0.9]
 _LITERAL = 0.9999  # only a name written exactly as the query (case aside) reaches 1.0
 _STOPWORD_ONLY = 0.5  # function-word queries score names holding them at most this
 _MAX_STOPWORD_HITS = 10_000  # names checked for a function-word query (bounded work)
-_ROUNDING = 1e-6  # hits are ranked on scores rounded to 6 decimals
 
 _IntArray: TypeAlias = npt.NDArray[np.int64]
 _FloatArray: TypeAlias = npt.NDArray[np.float64]
-_BoolArray: TypeAlias = npt.NDArray[np.bool_]
-_Content: TypeAlias = tuple[list[tuple[int, int]], float]  # content terms' postings, weak bound
 
 
 class BM25ToolIndex:
@@ -373,30 +371,12 @@ class BM25ToolIndex:
         score, raw, content = self._scores(query)
         if content is not None:  # content_match: weak-only tools are no hits
             hits = np.flatnonzero(score > 0.0)
-            weak_only = ~self._keep(content)(hits, score[hits])
+            weak_only = ~keeper(self._post_docs, content, _EXACT_FLOOR)(hits, score[hits])
             score[hits[weak_only]] = 0.0
         np.clip(score, 0.0, 1.0, out=score)
         return score, raw
 
-    def _keep(self, content: _Content) -> Callable[[_IntArray, _FloatArray], _BoolArray]:
-        """Which hits (ids, scores) stay under ``content_match``: a content term's, or named.
-
-        Only hits scoring at most the weak terms' bound are looked up in the
-        content terms' postings; a named hit (exact name) always stays.
-        """
-        ranges, bound = content
-        post = self._post_docs
-
-        def keep(idx: _IntArray, values: _FloatArray) -> _BoolArray:
-            kept = (values > bound + _ROUNDING) | (values >= _EXACT_FLOOR)
-            unsure = np.flatnonzero(~kept)
-            if unsure.size:
-                kept[unsure] = content_hits(post, ranges, idx[unsure])
-            return kept
-
-        return keep
-
-    def _scores(self, query: str) -> tuple[_FloatArray, _FloatArray, _Content | None]:
+    def _scores(self, query: str) -> tuple[_FloatArray, _FloatArray, ContentFilter | None]:
         """:meth:`scores` before the clip to 1 (no part is ever below 0), and what to keep.
 
         The third value is the posting ranges of the query's content terms
@@ -421,14 +401,16 @@ class BM25ToolIndex:
         if typed:
             tw = (tw or [1.0] * len(terms)) + [stages.value_type_weight] * len(typed)
         raw, weighted, best = self._bm25([*terms, *typed], tw, len(terms))
-        content = self._content_postings(terms, typed, tw) if stages.content_match else None
+        content = content_filter(
+            terms, typed, tw, stages, self._vocab, self._indptr, self._max_part
+        )
         if stages.spelling and terms and best > 0:
             fixed = self._spelling_pass(query, terms, weighted, best, content)
             if fixed is not None:
                 weighted, fixes = fixed
                 if content is not None:  # a fix stands for a written content word
                     ptr = self._indptr
-                    content[0].extend(
+                    content.ranges.extend(
                         (int(ptr[i]), int(ptr[i + 1]))
                         for i in map(self._vocab.get, fixes)
                         if i is not None
@@ -443,34 +425,8 @@ class BM25ToolIndex:
                 score *= _EXACT_FLOOR / best
             np.minimum(score, _EXACT_FLOOR * 0.99, out=score)  # below exact names
         if content is not None and best > 0:  # the bound, normalised like the scores
-            content = (content[0], content[1] * _EXACT_FLOOR / best)
+            content = ContentFilter(content.ranges, content.bound * _EXACT_FLOOR / best)
         return self._named(query, every, score), raw, content
-
-    def _content_postings(
-        self, terms: list[str], typed: list[str], term_weights: list[float] | None
-    ) -> _Content | None:
-        """Posting ranges of the query's content terms, and the most a weak-only hit can score.
-
-        Used when ``content_match`` filters hits: a hit scoring above the
-        bound (weighted, unnormalised) matches a content term for sure, so
-        only hits below it are looked up. ``None`` when no hit can be
-        weak-only: the query has no content term, or none of its weak terms
-        (a typed value's parameter word is one) is in the library.
-        """
-        weak = query_weights.weak_terms(terms, self.stages)
-        if weak is None:
-            return None
-        vocab, ptr = self._vocab, self._indptr
-        tw = term_weights or [1.0] * len(terms)
-        flags = [*weak, *[True] * len(typed)]
-        pairs = [
-            (vocab.get(t, -1), w, f) for t, w, f in zip([*terms, *typed], tw, flags, strict=True)
-        ]
-        bound = sum(float(self._max_part[i]) * w for i, w, f in pairs if f and i >= 0)
-        if bound <= 0.0:
-            return None
-        ranges = [(int(ptr[i]), int(ptr[i + 1])) for i, _, f in pairs if not f and i >= 0]
-        return ranges, bound
 
     def _spelling_pass(
         self,
@@ -478,7 +434,7 @@ class BM25ToolIndex:
         terms: list[str],
         weighted: _FloatArray,
         best: float,
-        content: _Content | None,
+        content: ContentFilter | None,
     ) -> tuple[_FloatArray, list[str]] | None:
         """Weighted scores with the spelling fixes added, and the fixes, when little is found.
 
@@ -493,10 +449,10 @@ class BM25ToolIndex:
         below = self.stages.spelling_below * best
         if content is None:
             top = float(weighted.max()) if weighted.size else 0.0
-        elif below <= 0.0 or not content[0]:  # a known content term has hits (parts are > 0)
-            top = 1.0 if any(hi > lo for lo, hi in content[0]) else 0.0
+        elif below <= 0.0 or not content.ranges:  # a known content term has hits (parts > 0)
+            top = 1.0 if any(hi > lo for lo, hi in content.ranges) else 0.0
         else:  # hits of a content term only
-            top = max(float(weighted[self._post_docs[lo:hi]].max()) for lo, hi in content[0])
+            top = max(float(weighted[self._post_docs[lo:hi]].max()) for lo, hi in content.ranges)
         if top > below:
             return None
         words = [  # a request or function word is no misspelling ("let" is not "get")
@@ -536,7 +492,7 @@ class BM25ToolIndex:
         (:func:`~langchain_toolsearch.search.ranking.ranked`).
         """
         score, raw, content = self._scores(query)
-        keep = None if content is None else self._keep(content)
+        keep = None if content is None else keeper(self._post_docs, content, _EXACT_FLOOR)
         yield from ranked(score, raw, self._name_order, self.documents, keep)
 
     async def arank(self, query: str) -> AsyncIterator[ScoredTool]:

@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from langchain_toolsearch.search.protocol import ScoredTool, ToolDocument
 
-__all__ = ["content_hits", "first_batch", "ranked"]
+__all__ = ["first_batch", "ranked"]
 
 _FIRST_BATCH = 64
 _FAST_MIN_TOOLS = 2_048  # fewer scores: scan every hit (as cheap)
@@ -133,24 +133,3 @@ def _batch(
     idx = idx[order]
     for i, value, r in zip(idx.tolist(), values[order].tolist(), raw[idx].tolist(), strict=True):
         yield ScoredTool(name=documents[i].name, score=value, raw_score=r)
-
-
-def content_hits(
-    post_docs: npt.NDArray[np.int32], ranges: list[tuple[int, int]], idx: _IntArray
-) -> _BoolArray:
-    """Per document of ``idx``, whether it is in the postings ``post_docs[lo:hi]`` of a range.
-
-    A term's postings are sorted by document, so each range costs one binary
-    search per document of ``idx`` (the ``content_match`` stage checks a
-    batch of hits, not the whole library).
-    """
-    found = np.zeros(idx.size, dtype=bool)
-    if not idx.size:
-        return found
-    ids = idx.astype(np.int32)  # as the postings: searching does not widen them
-    for lo, hi in ranges:
-        if hi > lo:
-            post = post_docs[lo:hi]
-            at = np.minimum(np.searchsorted(post, ids), hi - lo - 1)
-            found |= post[at] == ids
-    return found
