@@ -34,7 +34,7 @@ Where it departs from textbook Okapi, and why:
   every query. Query terms the catalog has never seen still count in that
   maximum, so a half-gibberish query scores at most about half.
 * Query analysis on top of this core is a set of named stages (stemming,
-  request words, values, name words, spelling), each switched by
+  request words, values, content match, name words, spelling), each switched by
   :class:`~langchain_toolsearch.search.stages.SearchStages` with its weights
   declared there. ``raw_score`` stays plain BM25F of the written terms.
 * A query of only function words (``who am i``) has nothing for BM25's
@@ -79,6 +79,7 @@ import numpy.typing as npt
 
 from langchain_toolsearch._bulk import collector_paused
 from langchain_toolsearch.search import query_weights
+from langchain_toolsearch.search.content_match import ContentFilter, content_filter, keeper
 from langchain_toolsearch.search.fields import document_fields, prime_fields
 from langchain_toolsearch.search.name_match import NameMatcher
 from langchain_toolsearch.search.protocol import (
@@ -181,6 +182,7 @@ class BM25ToolIndex:
         self._spelling = SpellingFallback({}, [], self._term)
         self._name_order: _IntArray = np.zeros(0, dtype=np.int64)
         self._df: _IntArray = np.zeros(0, dtype=np.int64)
+        self._max_part: _FloatArray = np.zeros(0, dtype=np.float64)
         with collector_paused():
             self._build()
 
@@ -279,6 +281,12 @@ class BM25ToolIndex:
         self._indptr = np.concatenate((np.zeros(1, dtype=np.int64), np.cumsum(df)))
         self._post_docs = post_doc.astype(np.int32)
         self._post_weights = self._idf[post_term] * (tf * (p.k1 + 1.0) / (tf + norm[post_doc]))
+        starts = np.minimum(self._indptr[:-1], max(self._post_weights.size - 1, 0))
+        self._max_part = (  # a term's best part (an upper bound where a term has no postings)
+            np.maximum.reduceat(self._post_weights, starts)
+            if self._post_weights.size
+            else np.zeros(len(self._vocab))
+        )
         self._names = NameMatcher(docs, memo)
         self._spelling = SpellingFallback(self._vocab, self._df, self._term)
         order = sorted(range(len(names)), key=names.__getitem__)
@@ -360,12 +368,22 @@ class BM25ToolIndex:
             ``(score, raw)``: normalised scores in ``[0, 1]`` and raw BM25
             scores, both of shape ``(len(self),)``.
         """
-        score, raw = self._scores(query)
+        score, raw, content = self._scores(query)
+        if content is not None:  # content_match: weak-only tools are no hits
+            hits = np.flatnonzero(score > 0.0)
+            weak_only = ~keeper(self._post_docs, content, _EXACT_FLOOR)(hits, score[hits])
+            score[hits[weak_only]] = 0.0
         np.clip(score, 0.0, 1.0, out=score)
         return score, raw
 
-    def _scores(self, query: str) -> tuple[_FloatArray, _FloatArray]:
-        """:meth:`scores` before the clip to 1 (no part is ever below 0)."""
+    def _scores(self, query: str) -> tuple[_FloatArray, _FloatArray, ContentFilter | None]:
+        """:meth:`scores` before the clip to 1 (no part is ever below 0), and what to keep.
+
+        The third value is the posting ranges of the query's content terms
+        when the ``content_match`` stage filters hits (a hit must be in one of
+        them, or be named), else ``None``: :meth:`rank` filters lazily, only
+        the hits it yields (:func:`~langchain_toolsearch.search.ranking.ranked`).
+        """
         stages = self.stages
         every = tokenize(query, keep_stopwords=True, stemmed=stages.stemming)
         terms = self._names.content_terms(every)
@@ -375,7 +393,7 @@ class BM25ToolIndex:
             hits = np.flatnonzero(raw > 0)[:_MAX_STOPWORD_HITS]
             cover = np.asarray(self._names.coverage(hits.tolist(), every))
             score[hits] = np.where(cover >= 0.5, cover * _STOPWORD_ONLY, 0.0)
-            return self._named(query, every, score), raw
+            return self._named(query, every, score), raw, None
         typed: list[str] = []
         if stages.values and terms:  # a typed value adds its type's parameter word
             typed = [t for t in value_terms(query, self._term, terms) if t in self._vocab]
@@ -383,12 +401,22 @@ class BM25ToolIndex:
         if typed:
             tw = (tw or [1.0] * len(terms)) + [stages.value_type_weight] * len(typed)
         raw, weighted, best = self._bm25([*terms, *typed], tw, len(terms))
+        content = content_filter(
+            terms, typed, tw, stages, self._vocab, self._indptr, self._max_part
+        )
         if stages.spelling and terms and best > 0:
-            fixed = self._spelling_pass(query, terms, weighted, best)
+            fixed = self._spelling_pass(query, terms, weighted, best, content)
             if fixed is not None:
-                weighted = fixed
+                weighted, fixes = fixed
+                if content is not None:  # a fix stands for a written content word
+                    ptr = self._indptr
+                    content.ranges.extend(
+                        (int(ptr[i]), int(ptr[i + 1]))
+                        for i in map(self._vocab.get, fixes)
+                        if i is not None
+                    )
         if not len(self.documents):
-            return raw, raw
+            return raw, raw, None
         if weighted is raw:
             score = weighted * (_EXACT_FLOOR / best) if best > 0 else weighted.copy()
         else:  # a fresh array: scaled in place (a new array at 100k tools costs ~0.05 ms)
@@ -396,28 +424,47 @@ class BM25ToolIndex:
             if best > 0:
                 score *= _EXACT_FLOOR / best
             np.minimum(score, _EXACT_FLOOR * 0.99, out=score)  # below exact names
-        return self._named(query, every, score), raw
+        if content is not None and best > 0:  # the bound, normalised like the scores
+            content = ContentFilter(content.ranges, content.bound * _EXACT_FLOOR / best)
+        return self._named(query, every, score), raw, content
 
     def _spelling_pass(
-        self, query: str, terms: list[str], weighted: _FloatArray, best: float
-    ) -> _FloatArray | None:
-        """Weighted scores with the spelling fixes added, when the query finds little.
+        self,
+        query: str,
+        terms: list[str],
+        weighted: _FloatArray,
+        best: float,
+        content: ContentFilter | None,
+    ) -> tuple[_FloatArray, list[str]] | None:
+        """Weighted scores with the spelling fixes added, and the fixes, when little is found.
 
         Runs only when a query term is unknown to the library and no hit
         reaches more than ``spelling_below`` of the query's reachable score
-        (by default: nothing found); ``None`` otherwise or when nothing is near.
+        (by default: nothing found; under ``content_match`` only hits of a
+        content term count); ``None`` otherwise or when nothing is near.
         """
         vocab = self._vocab
         if all(t in vocab for t in terms):
             return None
-        if weighted.size and float(weighted.max()) > self.stages.spelling_below * best:
+        below = self.stages.spelling_below * best
+        if content is None:
+            top = float(weighted.max()) if weighted.size else 0.0
+        elif below <= 0.0 or not content.ranges:  # a known content term has hits (parts > 0)
+            top = 1.0 if any(hi > lo for lo, hi in content.ranges) else 0.0
+        else:  # hits of a content term only
+            top = max(float(weighted[self._post_docs[lo:hi]].max()) for lo, hi in content.ranges)
+        if top > below:
             return None
-        words = [w for w in tokenize(query, stemmed=False) if w.isascii() and w.isalpha()]
+        words = [  # a request or function word is no misspelling ("let" is not "get")
+            w
+            for w in tokenize(query, stemmed=False)
+            if w.isascii() and w.isalpha() and not query_weights.is_weak(w)
+        ]
         fixes = [f for f in self._spelling.fixes(words) if f not in terms]
         if not fixes:
             return None
         _, extra, _ = self._bm25(fixes, [self.stages.spelling_weight] * len(fixes), 0)
-        return weighted + extra
+        return weighted + extra, fixes
 
     def _named(self, query: str, every: list[str], score: _FloatArray) -> _FloatArray:
         """``score`` with name matches lifted: words ending a name, exact and literal names."""
@@ -444,8 +491,9 @@ class BM25ToolIndex:
         front; the rest are if the caller keeps pulling
         (:func:`~langchain_toolsearch.search.ranking.ranked`).
         """
-        score, raw = self._scores(query)
-        yield from ranked(score, raw, self._name_order, self.documents)
+        score, raw, content = self._scores(query)
+        keep = None if content is None else keeper(self._post_docs, content, _EXACT_FLOOR)
+        yield from ranked(score, raw, self._name_order, self.documents, keep)
 
     async def arank(self, query: str) -> AsyncIterator[ScoredTool]:
         """:meth:`rank` for async callers (the same hits).

@@ -21,6 +21,17 @@ that does not, but a tool matching the intent words ranks first. Two stages
 
 Every other term counts 1. Both lists are English and hold ASCII words
 only, so they never apply to a word of another script.
+
+A third stage, ``content_match``, decides what makes a hit rather than what
+a term weighs (:func:`weak_terms`): a query's day and month words, request words
+and English function words
+(:data:`~langchain_toolsearch.search.stopwords.FUNCTION_WORDS`: ``about``,
+``more``, ``any``) still score, but a tool matching only such words is not a
+hit when the query has a content word (the minimum-should-match of a
+Lucene ``BooleanQuery``, over the query's content terms). Without it, a tool
+whose long boilerplate description says "details and information about
+any ID, and more" is the first hit of every chatty request the library has
+no tool for ("tell me more about jazz").
 """
 
 from __future__ import annotations
@@ -28,9 +39,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from langchain_toolsearch.search.stages import SearchStages
+from langchain_toolsearch.search.stopwords import FUNCTION_WORDS
 from langchain_toolsearch.search.tokenize import stem
 
-__all__ = ["DATE_WORDS", "REQUEST_WORDS", "weights"]
+__all__ = ["DATE_WORDS", "REQUEST_WORDS", "is_weak", "weak_terms", "weights"]
 
 REQUEST_WORDS: tuple[str, ...] = (
     "could",
@@ -91,6 +103,10 @@ it is a modal verb as often)."""
 # as query terms: stemmed (the stemming stage on) and as written (off)
 _REQUEST_TERMS = (frozenset(map(stem, REQUEST_WORDS)), frozenset(REQUEST_WORDS))
 _DATE_TERMS = (frozenset(map(stem, DATE_WORDS)), frozenset(DATE_WORDS))
+_WEAK_TERMS = (
+    _REQUEST_TERMS[0] | _DATE_TERMS[0] | frozenset(map(stem, FUNCTION_WORDS)),
+    _REQUEST_TERMS[1] | _DATE_TERMS[1] | FUNCTION_WORDS,
+)
 
 
 def weights(terms: Sequence[str], stages: SearchStages) -> list[float] | None:
@@ -117,3 +133,29 @@ def weights(terms: Sequence[str], stages: SearchStages) -> list[float] | None:
         for t in terms
     ]
     return out if any(w != 1.0 for w in out) else None
+
+
+def weak_terms(terms: Sequence[str], stages: SearchStages) -> list[bool] | None:
+    """Per query term, whether it cannot make a hit alone (the ``content_match`` stage).
+
+    A weak term is a day or month word, a request word or an English
+    function word; it still scores (:func:`weights`). A number is not weak
+    here: it may name what a tool is about (``ISO 3166``, ``HTTP 404``). ``None`` when
+    the rule does not apply: the stage is off, or the query has no weak term,
+    or no content term (``tell me more`` keeps every hit). With the default
+    stages, ``weak_terms(["more", "about", "jazz"], ...) == [True, True, False]``.
+
+    Args:
+        terms: Query terms, stemmed when ``stages.stemming`` is on.
+        stages: Which stages are on.
+    """
+    if not stages.content_match:
+        return None
+    weak = _WEAK_TERMS[0 if stages.stemming else 1]
+    flags = [t in weak for t in terms]
+    return flags if any(flags) and not all(flags) else None
+
+
+def is_weak(word: str) -> bool:
+    """Whether a lowercase, unstemmed word is a request, date or English function word."""
+    return word in _WEAK_TERMS[1]

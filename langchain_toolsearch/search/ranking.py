@@ -10,7 +10,7 @@ rest are if the caller keeps pulling.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TypeAlias
 
 import numpy as np
@@ -26,6 +26,9 @@ _ROUNDING = 1e-6  # more than any score moves when rounded to 6 decimals
 
 _IntArray: TypeAlias = npt.NDArray[np.int64]
 _FloatArray: TypeAlias = npt.NDArray[np.float64]
+_BoolArray: TypeAlias = npt.NDArray[np.bool_]
+Keep: TypeAlias = Callable[[_IntArray, _FloatArray], _BoolArray]
+"""Which hits of a batch (ids, rounded scores) are yielded; the rest are no hits."""
 
 
 def ranked(
@@ -33,6 +36,7 @@ def ranked(
     raw: _FloatArray,
     name_order: _IntArray,
     documents: Sequence[ToolDocument],
+    keep: Keep | None = None,
 ) -> Iterator[ScoredTool]:
     """Hits with a rounded score above zero, best first, ties by name.
 
@@ -41,6 +45,8 @@ def ranked(
         raw: Raw BM25 scores, one per document.
         name_order: Per document id, its rank by name.
         documents: The indexed documents.
+        keep: Which hits of a batch stay (the ``content_match`` stage); checked
+            per batch as it is yielded, so a caller taking 5 hits pays for 64.
 
     Yields:
         :class:`ScoredTool` per hit: the first 64 sorted up front, the rest
@@ -48,14 +54,14 @@ def ranked(
     """
     first = first_batch(score)
     if first is not None:  # found among the high scores: the rest only if pulled
-        yield from _batch(*first, raw, name_order, documents)
+        yield from _batch(*first, raw, name_order, documents, keep)
         cand = np.flatnonzero(score > 0.0)
         rest = np.ones(cand.size, dtype=bool)
         rest[np.searchsorted(cand, first[0])] = False
         cand = cand[rest]
         rounded = np.minimum(score[cand], 1.0).round(6)
-        keep = rounded > 0.0
-        yield from _batch(cand[keep], rounded[keep], raw, name_order, documents)
+        live = rounded > 0.0
+        yield from _batch(cand[live], rounded[live], raw, name_order, documents, keep)
         return
     cand = np.flatnonzero(score > 0.0)  # a bool scan: far faster than one on floats
     if cand.size == 0:
@@ -68,13 +74,13 @@ def ranked(
         near = np.flatnonzero(values >= cut - _ROUNDING)  # holds every rounded >= cut
         rounded = values[near].round(6)
         top = (rounded >= cut) & (rounded > 0.0)
-        yield from _batch(cand[near[top]], rounded[top], raw, name_order, documents)
+        yield from _batch(cand[near[top]], rounded[top], raw, name_order, documents, keep)
         rest = np.ones(cand.size, dtype=bool)
         rest[near[top]] = False
         cand, values = cand[rest], values[rest]
     rounded = values.round(6)
-    keep = rounded > 0.0
-    yield from _batch(cand[keep], rounded[keep], raw, name_order, documents)
+    live = rounded > 0.0
+    yield from _batch(cand[live], rounded[live], raw, name_order, documents, keep)
 
 
 def first_batch(score: _FloatArray) -> tuple[_IntArray, _FloatArray] | None:
@@ -115,8 +121,12 @@ def _batch(
     raw: _FloatArray,
     name_order: _IntArray,
     documents: Sequence[ToolDocument],
+    keep: Keep | None,
 ) -> Iterator[ScoredTool]:
-    """Hits ``idx`` with rounded scores ``values``, best first, ties by name."""
+    """Hits ``idx`` with rounded scores ``values`` that ``keep`` keeps, best first, ties by name."""
+    if keep is not None and idx.size:
+        kept = keep(idx, values)
+        idx, values = idx[kept], values[kept]
     if idx.size == 0:
         return
     order = np.lexsort((name_order[idx], -values))

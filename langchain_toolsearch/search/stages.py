@@ -25,6 +25,14 @@ The stages:
   bare domain) adds its parameter word (``date``, ``url``...) at
   :attr:`SearchStages.value_type_weight`
   (:mod:`~langchain_toolsearch.search.value_types`).
+* ``content_match``: a tool is a hit only if it matches a content word of
+  the query, when the query has one: day and month words, request words
+  and English function words (``about``, ``more``, ``any``: the rest
+  of the Snowball English stop list) still score but never make a hit
+  alone, so a tool with a long boilerplate description ("details and
+  information about any ID") is not the first hit of every chatty request
+  (Lucene's minimum-should-match over the content terms;
+  :func:`~langchain_toolsearch.search.query_weights.weak_terms`).
 * ``name_words``: a query made of the exact words that end a tool's name
   (``create issue`` for ``github__create_issue``) closes
   :attr:`SearchStages.name_words_lift` of the gap to the exact-name floor,
@@ -47,7 +55,14 @@ from langchain_toolsearch.errors import ToolSearchConfigError
 
 __all__ = ["STAGE_NAMES", "SearchStages"]
 
-STAGE_NAMES: tuple[str, ...] = ("stemming", "request_words", "values", "name_words", "spelling")
+STAGE_NAMES: tuple[str, ...] = (
+    "stemming",
+    "request_words",
+    "values",
+    "content_match",
+    "name_words",
+    "spelling",
+)
 """The switchable stages, in the order they act on a query."""
 
 
@@ -68,6 +83,8 @@ class SearchStages:
     """English request phrasing counts less."""
     values: bool = True
     """Numbers and day/month words count less; typed values add their parameter word."""
+    content_match: bool = True
+    """A tool matching only function words, request words or date words of the query is no hit."""
     name_words: bool = True
     """A query that is the words ending a tool's name lifts that tool."""
     spelling: bool = True

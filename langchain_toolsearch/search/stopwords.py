@@ -1,12 +1,16 @@
-"""The English stopwords: function words dropped from queries and documents.
+"""The English stopwords (dropped from queries and documents) and the other function words.
 
-Names keep them (``get_me`` keeps ``me``); see
+Names keep the stopwords (``get_me`` keeps ``me``); see
 :mod:`~langchain_toolsearch.search.tokenize` and the BM25 index's query terms.
+:data:`FUNCTION_WORDS` are the rest of the Snowball English stop list: they
+stay terms (dropping them cost recall on BFCL, docs/benchmarks.md), but never
+make a tool a hit on their own (the ``content_match`` stage,
+:mod:`~langchain_toolsearch.search.query_weights`).
 """
 
 from __future__ import annotations
 
-__all__ = ["STOPWORDS"]
+__all__ = ["FUNCTION_WORDS", "STOPWORDS"]
 
 STOPWORDS = frozenset(
     [
@@ -65,3 +69,93 @@ STOPWORDS = frozenset(
     ]
 )
 """English function words dropped from queries and documents (but never from names)."""
+
+
+FUNCTION_WORDS = frozenset(
+    [
+        "myself",
+        "ours",
+        "ourselves",
+        "yours",
+        "yourself",
+        "yourselves",
+        "he",
+        "him",
+        "his",
+        "himself",
+        "she",
+        "her",
+        "hers",
+        "herself",
+        "itself",
+        "they",
+        "them",
+        "theirs",
+        "themselves",
+        "whom",
+        "those",
+        "were",
+        "been",
+        "being",
+        "has",
+        "had",
+        "having",
+        "did",
+        "doing",
+        "ought",
+        "but",
+        "because",
+        "until",
+        "while",
+        "about",
+        "against",
+        "between",
+        "through",
+        "during",
+        "before",
+        "after",
+        "above",
+        "below",
+        "up",
+        "down",
+        "out",
+        "off",
+        "over",
+        "under",
+        "again",
+        "further",
+        "once",
+        "here",
+        "why",
+        "all",
+        "any",
+        "both",
+        "each",
+        "few",
+        "more",
+        "most",
+        "other",
+        "such",
+        "no",
+        "nor",
+        "not",
+        "only",
+        "own",
+        "same",
+        "than",
+        "too",
+        "very",
+        "s",
+        "t",
+        "m",
+        "d",
+        "ll",
+        "re",
+        "ve",
+    ]
+)
+"""The Snowball English stop list (snowballstem.org/algorithms/english/stop.txt) less
+:data:`STOPWORDS` and the request words (``have``, ``some``, ``could``: see
+:mod:`~langchain_toolsearch.search.query_weights`), plus the parts of contractions the
+tokenizer splits off (``i'm`` -> ``m``, ``don't`` -> ``t``). Query terms that score, but
+never make a hit alone."""
