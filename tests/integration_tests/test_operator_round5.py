@@ -22,6 +22,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -221,3 +222,64 @@ def test_workers_share_one_database_start_servers_once_and_see_a_publish(
         assert len(warnings) == 1, log[-3000:]  # the ghost server, once; nothing per step
         assert "mcp_clients.local.servers.ghost" in warnings[0]
         assert "FileNotFoundError" in warnings[0]
+
+
+def _pg_script(folder: Path, *args: str, port: str = "") -> str:
+    env = {**os.environ, "TOOLSEARCH_PG_DIR": str(folder), "TOOLSEARCH_PG_PYTHON": sys.executable}
+    if port:
+        env["TOOLSEARCH_PG_PORT"] = port
+    else:
+        env.pop("TOOLSEARCH_PG_PORT", None)
+    script = str(REPO_ROOT / "scripts" / "start_postgres.sh")
+    done = subprocess.run(
+        [script, *args], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    if done.returncode != 0:
+        pytest.skip(f"no private PostgreSQL server: {done.stderr.strip()[-300:]}")
+    return done.stdout.strip()
+
+
+@pytest.mark.timeout(180)
+def test_a_pooled_worker_recovers_from_a_postgres_restart(tmp_path: Path) -> None:
+    import psycopg
+    from langgraph.checkpoint.postgres import PostgresSaver
+    from langgraph.store.postgres import PostgresStore
+
+    folder = Path(tempfile.mkdtemp(prefix="toolsearch-pg-run."))  # the server's owner reads it
+    dsn = _pg_script(folder, "start", "--private", "--no-install").splitlines()[-1]
+    port = (folder / "port").read_text().strip()
+    worker = None
+    try:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute("CREATE DATABASE restart")
+        db = f"{dsn.rpartition('/')[0]}/restart"
+        with PostgresStore.from_conn_string(db) as store, PostgresSaver.from_conn_string(db) as s:
+            store.setup()
+            s.setup()
+        setup_configs(db, tmp_path / "starts.txt")
+        worker = Worker(db, "store", "sync", tmp_path / "stop", tmp_path)
+        for _ in range(2):
+            assert worker.next()["error"] == ""
+        _pg_script(folder, "stop", port=port)  # keeps the data folder
+        down = time.time()
+        time.sleep(2)
+        _pg_script(folder, "start", "--private", "--no-install")
+        up = time.time()
+        while True:
+            line = worker.next(timeout=90)
+            if line["error"]:
+                assert "\n" not in line["error"]
+                continue
+            if line["started_at"] > down:
+                break
+        recovered = line["started_at"] + line["seconds"] - up
+        assert recovered < 35  # psycopg_pool's getconn timeout (30 s) at worst
+        assert [a[:2] for a in line["answers"]][-1] == ["crm_send_email", "success"]
+        (tmp_path / "stop").touch()
+        worker.finish()
+        assert worker.proc.returncode == 0
+        print(f"recovered {recovered:.2f} s after the restart; lines {worker.lines[-3:]}")
+    finally:
+        if worker is not None:
+            worker.kill()
+        _pg_script(folder, "stop", "--private")
