@@ -178,6 +178,32 @@ async def load_mcp_library(
             ``timeout`` or ``list_timeout`` is invalid.
         MCPPoolClosedError: (a ``RuntimeError``) If ``pool`` is closed.
     """
+    return await list_mcp_library(
+        client,
+        timeout=timeout,
+        namespace=namespace,
+        list_timeout=list_timeout,
+        pool=pool,
+        scope=scope,
+        log_failures=True,
+    )
+
+
+async def list_mcp_library(
+    client: MultiServerMCPClient,
+    *,
+    timeout: float | None,
+    namespace: NamespaceMode,
+    list_timeout: float | None,
+    pool: MCPSessionPool | None,
+    scope: str,
+    log_failures: bool,
+) -> MCPLibrary:
+    """`load_mcp_library`; ``log_failures=False`` leaves logging failed servers to the caller.
+
+    Stored MCP clients (`ToolResolver`) report failed servers themselves, by their
+    full path and once per cause, so they list with ``log_failures=False``.
+    """
     from langchain_toolsearch.mcp_pool import MCPSessionPool, default_pool
 
     if not isinstance(getattr(client, "connections", None), Mapping):
@@ -213,7 +239,8 @@ async def load_mcp_library(
     for name, result in zip(server_names, results, strict=True):
         if isinstance(result, str):
             failures[name] = result
-            logger.warning("MCP server %r contributes no tools: %s", name, result)
+            if log_failures:
+                logger.warning("MCP server %r contributes no tools: %s", name, result)
         else:
             listed[name], memos[name] = result
 

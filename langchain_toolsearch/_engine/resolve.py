@@ -435,10 +435,10 @@ def _loop_running() -> bool:
 
 
 def _sync_form(source: Any) -> Any:
-    """The sync form of a source that has one (`ToolResolver.resolve`), else ``None``."""
+    """The sync form of a source that has one (`ToolResolver.call_sync`), else ``None``."""
     from langchain_toolsearch.config.resolver import ToolResolver
 
-    return source.resolve if isinstance(source, ToolResolver) else None
+    return source.call_sync if isinstance(source, ToolResolver) else None
 
 
 def _as_resolution(name: str, value: Any, secrets: frozenset[str] = frozenset()) -> Resolution:

@@ -25,7 +25,7 @@ from langchain_core.tools import BaseTool
 from langchain_toolsearch.config.models import AUTH_TOKEN_KEY
 from langchain_toolsearch.config.servers import HttpServer, MCPServer
 from langchain_toolsearch.errors import ToolSearchError
-from langchain_toolsearch.mcp import MCPToolRoute, load_mcp_library
+from langchain_toolsearch.mcp import MCPToolRoute, list_mcp_library
 
 if TYPE_CHECKING:
     from langchain_mcp_adapters.sessions import Connection
@@ -219,13 +219,14 @@ async def _load(
         list_timeout = (
             None if timeout is None or default_timeout is None else max(timeout, default_timeout)
         )
-        library = await load_mcp_library(
+        library = await list_mcp_library(  # failures are reported by the resolver
             client,
             timeout=timeout,
             list_timeout=list_timeout,
             namespace="always",
             pool=pool,
             scope=scope,
+            log_failures=False,
         )
     except ValueError as exc:  # e.g. the server lists one tool twice
         return ServerTools(server=name, failure=str(exc))

@@ -366,6 +366,25 @@ class ToolResolver:
         Reads the store with its sync ``batch``; safe to call from a thread
         that runs an event loop (the async part then runs in a helper thread).
         """
+        return self._resolve(config, context, version, agent_config, log=True)
+
+    def call_sync(self, config: RunnableConfig) -> ResolvedTools:
+        """Sync `__call__`: what the tool search runs in a sync run.
+
+        Like `resolve`, but failures are left to the tool search to log (under
+        this resolver's name, once per cause), so each is logged once.
+        """
+        return self._resolve(config, None, None, None, log=False)
+
+    def _resolve(
+        self,
+        config: RunnableConfig | None,
+        context: Any,
+        version: VersionSelector | None,
+        agent_config: AgentToolConfig | Mapping[str, Any] | None,
+        *,
+        log: bool,
+    ) -> ResolvedTools:
         config = _config_or_current(config)
         plan_flow = self._plan(config, context, version, agent_config)
         store = self._store.store if self._store is not None else _NO_STORE
@@ -374,7 +393,7 @@ class ToolResolver:
         if cached is not None:
             return cached
         resolved = run_sync(self._collector.collect(plan, config))
-        return self._keep(key, resolved, config, context, log=True)
+        return self._keep(key, resolved, config, context, log=log)
 
     # -- resolved tool sets -----------------------------------------------------------
 
