@@ -38,7 +38,6 @@ from langchain_toolsearch.search.index import ToolDocument, ToolIndex
 
 __all__ = ["RequestScope", "ScopeBuilder", "thread_id_of"]
 
-_NOTHING = Resolution()
 
 
 def thread_id_of(config: RunnableConfig | Mapping[str, Any] | None) -> str | None:
@@ -318,7 +317,8 @@ class ScopeBuilder:
                 (``include_resolved_tools``).
             direct: Tools bound as they are.
         """
-        found = self.resolver.resolve(config) if self.resolver is not None else _NOTHING
+        # a fresh empty resolution, never a shared one: its ``views`` hold this request's tools
+        found = self.resolver.resolve(config) if self.resolver is not None else Resolution()
         own = [*bound, *found.tools] if self.per_request else []
         views = self._views_for(own, bound, found.views)
         return self._scope(config, state, graph_store, context, direct, views, found.unavailable)
@@ -337,7 +337,7 @@ class ScopeBuilder:
         found = (
             await self.resolver.aresolve(config, contextvars.copy_context())
             if self.resolver is not None
-            else _NOTHING
+            else Resolution()
         )
         own = [*bound, *found.tools] if self.per_request else []
         views = await self._aviews_for(own, bound, found.views)

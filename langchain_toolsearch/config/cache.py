@@ -53,11 +53,14 @@ class StoredRecord:
         value: The record and its version.
         fields: Dot paths of every rule condition in it.
         read_at: Clock seconds of the last head read.
+        writes: The records object's own write count at that read (a write through
+            it in this process makes the next lookup re-read the head at once).
     """
 
     value: Versioned[Any]
     fields: frozenset[str]
     read_at: float
+    writes: int = 0
 
 
 @dataclass(frozen=True)
@@ -118,17 +121,18 @@ class ResolutionCache:
         now = self._clock()
         with self._lock:
             known = self._records.get(key)
-        if known is not None and now - known.read_at < self._refresh:
+        writes = records.writes
+        if known is not None and known.writes == writes and now - known.read_at < self._refresh:
             return known
         head = yield from records._info(record_id)
         number = records._number(head, selector)
         if known is not None and known.value.info.version == number:
-            fresh = StoredRecord(known.value, known.fields, now)
+            fresh = StoredRecord(known.value, known.fields, now, writes)
         else:
             found = yield from records._get(record_id, number)
             fields: set[str] = set()
             _rule_fields(found.value, fields, 0)
-            fresh = StoredRecord(found, frozenset(fields), now)
+            fresh = StoredRecord(found, frozenset(fields), now, writes)
         with self._lock:
             self._records[key] = fresh
         return fresh

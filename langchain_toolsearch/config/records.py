@@ -95,6 +95,10 @@ class VersionedRecords(Generic[ModelT]):
         self._flows: RecordFlows[ModelT] = RecordFlows(namespace, parse, label, clock)
         self._namespace = namespace
         self._guard = guard
+        self.writes = 0
+        """Writes (save, publish, delete) made through this object, in this process: a
+        cache of what it read re-reads once this moves (another process's writes are
+        seen through the cache's own refresh interval)."""
 
     # -- sync API ---------------------------------------------------------------------
 
@@ -350,10 +354,16 @@ class VersionedRecords(Generic[ModelT]):
         return "\x1f".join((*self._namespace, record_id))
 
     def _write(self, record_id: str, flow: Flow[T]) -> T:
-        return self._guard.run(self._lock_key(record_id), flow)
+        try:
+            return self._guard.run(self._lock_key(record_id), flow)
+        finally:
+            self.writes += 1
 
     async def _awrite(self, record_id: str, flow: Flow[T]) -> T:
-        return await self._guard.arun(self._lock_key(record_id), flow)
+        try:
+            return await self._guard.arun(self._lock_key(record_id), flow)
+        finally:
+            self.writes += 1
 
     def _save(
         self,

@@ -45,9 +45,11 @@ callers:
 
 * Stored records (the agent config and its saved MCP clients) are read once
   and reused; their head (which version is the draft / published one) is
-  re-read at most every ``refresh_interval`` seconds (default 5). So a
-  ``save`` or ``publish`` made in any process is used by every resolution
-  that starts more than ``refresh_interval`` seconds after it.
+  re-read at most every ``refresh_interval`` seconds (default 5), and at once
+  after a write through the same ``ToolConfigStore``. So a ``save`` or
+  ``publish`` made in this process is used by the next resolution, and one
+  made in any other process by every resolution that starts more than
+  ``refresh_interval`` seconds after it.
 * A resolved tool set is reused while what it depends on is unchanged: the
   agent id and resolved version, the saved clients' versions, the values of
   the request-context fields its rules read, a salted fingerprint of the

@@ -151,7 +151,8 @@ async def test_a_publish_is_seen_within_the_refresh_interval_and_not_read_before
             reads.append(len(ops))
             return super().batch(ops)
 
-    configs = ToolConfigStore(CountingStore())
+    store = CountingStore()
+    configs = ToolConfigStore(store)
     configs.agents.save("support", {"tools": {"get_weather": {}}})
     configs.agents.publish("support")
     resolver = resolver_for(configs, clock, refresh_interval=5.0)
@@ -160,14 +161,31 @@ async def test_a_publish_is_seen_within_the_refresh_interval_and_not_read_before
     assert resolver.resolve().names == ["get_weather"]
     assert len(reads) == cold_reads  # within the interval: no store read at all
 
-    configs.agents.save("support", {"tools": {"get_weather": {}, "github_create_issue": {}}})
-    configs.agents.publish("support")
+    # another writer (another process, another ToolConfigStore over the same store)
+    other = ToolConfigStore(store)
+    other.agents.save("support", {"tools": {"get_weather": {}, "github_create_issue": {}}})
+    other.agents.publish("support")
     clock.now += 4.9
     assert resolver.resolve().names == ["get_weather"]  # inside the documented bound
     clock.now += 0.2
     assert resolver.resolve().names == ["get_weather", "github_create_issue"]
     assert resolver.resolve().version is not None
     assert resolver.resolve().version.version == 2  # type: ignore[union-attr]
+
+
+async def test_a_publish_through_the_resolvers_own_config_store_is_seen_at_once() -> None:
+    clock = Clock()
+    configs = ToolConfigStore(InMemoryStore())
+    configs.agents.save("support", {"tools": {"get_weather": {}}})
+    configs.agents.publish("support")
+    resolver = resolver_for(configs, clock, refresh_interval=5.0)
+    assert resolver.resolve().names == ["get_weather"]
+    configs.agents.save("support", {"tools": {"get_weather": {}, "github_create_issue": {}}})
+    configs.agents.publish("support")
+    # no time passed: a write through the same ToolConfigStore re-reads the head
+    assert resolver.resolve().names == ["get_weather", "github_create_issue"]
+    await configs.agents.asave("support", {"tools": {"github_create_issue": {}}}, publish=True)
+    assert (await resolver.aresolve()).names == ["github_create_issue"]
 
 
 async def test_cache_ttl_zero_resolves_every_time_and_failures_are_kept_briefly() -> None:
