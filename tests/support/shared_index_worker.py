@@ -121,7 +121,9 @@ def _probe(request: dict[str, Any]) -> Any:
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
-    return {"refresh_seconds": args.refresh, "sync": not args.read_only}
+    # the store side alone: these checks are about what the shared store holds (the
+    # default in-process BM25 side, fuse_bm25=True, answers from the replica's own tools)
+    return {"refresh_seconds": args.refresh, "sync": not args.read_only, "fuse_bm25": False}
 
 
 def serve_sync(args: argparse.Namespace) -> None:
