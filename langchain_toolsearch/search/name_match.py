@@ -104,11 +104,12 @@ class NameMatcher:
         return [len(name & asked) / max(len(name), 1) for name in names]
 
     def ending_docs(self, words: tuple[str, ...]) -> list[int]:
-        """Docs whose name ends with exactly ``words`` after other words.
+        """Docs whose name is, or ends with, exactly ``words``.
 
-        ``("create", "issue")`` gives ``github__create_issue`` (and
-        ``create.issue``'s aliases) but not ``create_issue_comment`` nor
-        ``create_issue`` itself (the whole name is an exact-name hit).
+        ``("create", "issue")`` gives ``github__create_issue``, ``create_issue``
+        (also when the query's function words kept it from being an exact-name
+        hit: "create an issue") and ``create.issue``'s aliases, but not
+        ``create_issue_comment``.
         Checks at most 5,000 names ending in the last word.
 
         Args:
@@ -117,10 +118,15 @@ class NameMatcher:
         if not words or STOPWORDS.issuperset(words):
             return []
         size = len(words)
+        core = tuple(w for w in words if w not in STOPWORDS)  # "create a pull request"
         hits: dict[int, None] = {}
         for i, phrase in self._endings.get(words[-1], ())[:_MAX_ENDINGS]:
-            if len(phrase) > size and phrase[-size:] == words:
+            if len(phrase) >= size and phrase[-size:] == words:
                 hits[i] = None
+            elif core != words:
+                bare = tuple(w for w in phrase if w not in STOPWORDS)
+                if len(bare) >= len(core) and bare[-len(core) :] == core:
+                    hits[i] = None
         return list(hits)
 
     def exact_docs(self, query: str) -> list[int]:
