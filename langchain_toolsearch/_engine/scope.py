@@ -39,7 +39,6 @@ from langchain_toolsearch.search.index import ToolDocument, ToolIndex
 __all__ = ["RequestScope", "ScopeBuilder", "thread_id_of"]
 
 
-
 def thread_id_of(config: RunnableConfig | Mapping[str, Any] | None) -> str | None:
     """The checkpointer's thread id of a run, or ``None``."""
     if not config:
