@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from langchain_toolsearch._async import on_bridge_loop
 from langchain_toolsearch.mcp_pool_types import SessionKey
@@ -12,9 +12,25 @@ from langchain_toolsearch.mcp_pool_types import SessionKey
 if TYPE_CHECKING:
     from mcp.types import CallToolResult, ListToolsResult, Tool
 
-    from langchain_toolsearch.mcp_pool import MCPSessionPool
+__all__ = ["PoolBackend", "PooledSession", "ToolListing"]
 
-__all__ = ["PooledSession", "ToolListing"]
+
+class PoolBackend(Protocol):
+    """What a `PooledSession` asks of its pool (`MCPSessionPool` implements it)."""
+
+    def session(
+        self, connection: Mapping[str, Any], *, server: str, scope: str = ""
+    ) -> PooledSession:
+        """A stand-in session for ``connection`` (e.g. other headers) on the same pool."""
+        ...
+
+    def _current_listing(self, key: SessionKey) -> ToolListing | None: ...
+
+    async def _listing(self, pooled: PooledSession) -> ToolListing: ...
+
+    async def _call(
+        self, pooled: PooledSession, args: tuple[Any, ...], kw: dict[str, Any]
+    ) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -45,7 +61,7 @@ class PooledSession:
         connection: The adapter connection (with its headers).
     """
 
-    def __init__(self, pool: MCPSessionPool, key: SessionKey, connection: Mapping[str, Any]):
+    def __init__(self, pool: PoolBackend, key: SessionKey, connection: Mapping[str, Any]):
         self.pool = pool
         self.key = key
         self.connection = dict(connection)
