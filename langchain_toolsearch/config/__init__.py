@@ -15,6 +15,10 @@ semantics.
 
 from __future__ import annotations
 
+# The Mastra conversions register themselves with the models' ``from_mastra`` /
+# ``to_mastra`` (see ``mastra_hooks``) when imported: import them with the package.
+from langchain_toolsearch.config import mastra as mastra
+from langchain_toolsearch.config import mastra_rules as mastra_rules
 from langchain_toolsearch.config.connections import bearer_token, connection_for
 from langchain_toolsearch.config.models import (
     ALL_TOOLS,

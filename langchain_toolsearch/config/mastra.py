@@ -46,6 +46,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from langchain_toolsearch.config.mastra_hooks import register
 from langchain_toolsearch.config.mastra_rules import (
     _check_rules_to,
     _rules_from,
@@ -441,3 +442,7 @@ def mcp_client_to_mastra(client: MCPClientConfig) -> Json:
         if server.get("args") == []:
             del server["args"]
     return data
+
+
+register(AgentToolConfig, from_mastra=agent_from_mastra, to_mastra=agent_to_mastra)
+register(MCPClientConfig, from_mastra=mcp_client_from_mastra, to_mastra=mcp_client_to_mastra)

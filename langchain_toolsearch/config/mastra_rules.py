@@ -21,6 +21,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+from langchain_toolsearch.config.mastra_hooks import register
 from langchain_toolsearch.config.parsing import ToolConfigError, parse_rules
 from langchain_toolsearch.config.rule_models import (
     EXTENSION_OPERATORS,
@@ -138,3 +139,6 @@ def _check_rules_to(group: Any, path: str, errors: list[tuple[str, str]]) -> Non
                     "this package)",
                 )
             )
+
+
+register(RuleGroup, from_mastra=rules_from_mastra, to_mastra=rules_to_mastra)

@@ -50,6 +50,7 @@ from pydantic import (
     model_validator,
 )
 
+from langchain_toolsearch.config.mastra_hooks import exporter, importer
 from langchain_toolsearch.config.rule_models import (
     CONDITION_OPERATORS,
     EXTENSION_OPERATORS,
@@ -352,18 +353,14 @@ class AgentToolConfig(_Model):
 
         See `langchain_toolsearch.config.mastra.agent_from_mastra`.
         """
-        from langchain_toolsearch.config.mastra import agent_from_mastra
-
-        return agent_from_mastra(data)
+        return importer(AgentToolConfig)(data)
 
     def to_mastra(self) -> dict[str, Any]:
         """The Mastra Editor form of this config (the tool fields of an agent snapshot).
 
         See `langchain_toolsearch.config.mastra.agent_to_mastra`.
         """
-        from langchain_toolsearch.config.mastra import agent_to_mastra
-
-        return agent_to_mastra(self)
+        return exporter(AgentToolConfig)(self)
 
 
 def _dump(model: BaseModel) -> dict[str, Any]:

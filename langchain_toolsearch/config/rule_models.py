@@ -27,6 +27,7 @@ from pydantic import (
     model_validator,
 )
 
+from langchain_toolsearch.config.mastra_hooks import exporter, importer
 from langchain_toolsearch.errors import ToolSearchConfigError
 
 __all__ = [
@@ -246,9 +247,7 @@ class RuleGroup(_Model):
 
         See `langchain_toolsearch.config.mastra_rules.rules_from_mastra`.
         """
-        from langchain_toolsearch.config.mastra_rules import rules_from_mastra
-
-        return rules_from_mastra(data)
+        return importer(RuleGroup)(data)
 
     def to_mastra(self) -> dict[str, Any]:
         """The Mastra Editor form of this group (see ``mastra_rules.rules_to_mastra``).
@@ -256,9 +255,7 @@ class RuleGroup(_Model):
         Raises:
             ToolConfigError: If it uses an extension operator the seed does not have.
         """
-        from langchain_toolsearch.config.mastra_rules import rules_to_mastra
-
-        return rules_to_mastra(self)
+        return exporter(RuleGroup)(self)
 
     def depth(self) -> int:
         """Nesting depth: 1 for a group of plain conditions."""

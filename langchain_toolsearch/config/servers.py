@@ -23,6 +23,7 @@ from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 
+from langchain_toolsearch.config.mastra_hooks import exporter, importer
 from langchain_toolsearch.config.models import AUTH_TOKEN_KEY, Allowlist, _dump
 from langchain_toolsearch.config.rule_models import _Model
 from langchain_toolsearch.errors import ToolSearchConfigError
@@ -174,15 +175,11 @@ class MCPClientConfig(_Model):
 
         See `langchain_toolsearch.config.mastra.mcp_client_from_mastra`.
         """
-        from langchain_toolsearch.config.mastra import mcp_client_from_mastra
-
-        return mcp_client_from_mastra(data)
+        return importer(MCPClientConfig)(data)
 
     def to_mastra(self) -> dict[str, Any]:
         """The Mastra Editor form of this client (milliseconds, camelCase).
 
         See `langchain_toolsearch.config.mastra.mcp_client_to_mastra`.
         """
-        from langchain_toolsearch.config.mastra import mcp_client_to_mastra
-
-        return mcp_client_to_mastra(self)
+        return exporter(MCPClientConfig)(self)
