@@ -109,7 +109,7 @@ def test_build_writes_one_item_per_tool_with_its_hash() -> None:
 
 def test_a_version_is_written_once_and_a_new_version_leaves_the_old_one_alone() -> None:
     store = _store()
-    factory = StoreIndexFactory(store)
+    factory = StoreIndexFactory(store, fuse_bm25=False)  # the store side: what was written
     first = factory(DOCS)
     store.puts.clear()
     again = factory(list(reversed(DOCS)))  # same tools, other order: same version
