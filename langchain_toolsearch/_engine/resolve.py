@@ -346,7 +346,9 @@ class Resolver:
             ToolSearchTypeError: A source returned something that is not tools.
         """
         sources = self._sources(config)
-        run = run_of(config)
+        # the caller's context, not this task's: on the helper loop (sync callers) the
+        # ambient runtime may be another, finished run's
+        run = ctx.run(run_of, config) if ctx is not None else run_of(config)
         if run is None:
             if not sources:
                 return Resolution()

@@ -196,8 +196,9 @@ async def test_node_a_command_writing_toolsearch_tools_binds_nothing(
     strict=False,
     reason="OPEN DEFECT (issue 18, to fix next): after other graph runs in the same process "
     "(e.g. tests/integration_tests/test_resolved_tools.py first), the run cache of "
-    "_engine/resolve.py keeps this run's Resolution: its weak key (the run's stream writer) "
-    "stays alive through a LangGraph Runtime still referenced elsewhere. Passes alone.",
+    "_engine/resolve.py keeps this run's Resolution: its weak key (this sync run's stream "
+    "writer, put from the toolsearch-sync-bridge thread) stays reachable after the run. "
+    "Passes alone.",
 )
 async def test_a_requests_own_tools_do_not_outlive_it_on_the_shared_instance(form: str) -> None:
     made: list[weakref.ref[BaseTool]] = []
