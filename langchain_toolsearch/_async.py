@@ -5,6 +5,11 @@ awaitable hand it to one long-lived loop in a daemon thread and wait for it.
 This is safe inside a thread that already runs an event loop (a Jupyter cell,
 an async server calling sync code), where ``asyncio.run`` would raise.
 
+Timers the package sets on a request's path (:func:`detached_timeout`) carry no
+context variables: a cancelled asyncio timer stays queued until its deadline
+with the context it was made in, and a request's context holds its whole run
+(config, runtime, per-request tools).
+
 The other way round, :func:`in_hook_thread` runs a user's sync hook (filter,
 resolver) from async code in the package's own worker threads: a hook that
 hangs past its timeout keeps its thread, and must never hold one of the
@@ -15,13 +20,21 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 import threading
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
 from langchain_toolsearch.errors import ToolSearchTimeoutError
 
-__all__ = ["HOOK_THREADS", "in_hook_thread", "on_bridge", "on_bridge_loop", "run_sync"]
+__all__ = [
+    "HOOK_THREADS",
+    "detached_timeout",
+    "in_hook_thread",
+    "on_bridge",
+    "on_bridge_loop",
+    "run_sync",
+]
 
 T = TypeVar("T")
 
@@ -37,7 +50,8 @@ def _background_loop() -> asyncio.AbstractEventLoop:
     global _loop
     with _lock:
         if _loop is None or _loop.is_closed():
-            loop = asyncio.new_event_loop()
+            # its own handles (the self-pipe reader) would keep the first caller's context
+            loop = contextvars.Context().run(asyncio.new_event_loop)
             threading.Thread(
                 target=loop.run_forever, name="toolsearch-sync-bridge", daemon=True
             ).start()
@@ -116,3 +130,39 @@ async def in_hook_thread(fn: Callable[..., T], *args: Any) -> T:
     ``ctx.run`` as ``fn``), but never on the running loop's default executor.
     """
     return await asyncio.get_running_loop().run_in_executor(_hook_pool(), fn, *args)
+
+
+class Deadline:
+    """``asyncio.Timeout`` whose timer runs in an empty context (see `detached_timeout`)."""
+
+    def __init__(self, when: float | None) -> None:
+        self._when = when
+        self._inner = asyncio.Timeout(None)
+
+    async def __aenter__(self) -> Deadline:
+        await self._inner.__aenter__()
+        if self._when is not None:
+            contextvars.Context().run(self._inner.reschedule, self._when)
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        await self._inner.__aexit__(*exc_info)
+
+    def expired(self) -> bool:
+        """Whether the deadline passed (and cancelled the block)."""
+        return self._inner.expired()
+
+
+def detached_timeout(delay: float | None) -> Deadline:
+    """``asyncio.timeout(delay)`` whose timer holds none of the caller's context.
+
+    Same behaviour (``TimeoutError`` on expiry, ``expired()``); only the
+    queued timer differs: once cancelled it keeps an empty context until its
+    deadline instead of the request's, so nothing of a finished request stays
+    reachable through the event loop.
+
+    Args:
+        delay: Seconds from now, or ``None`` for no limit.
+    """
+    loop = asyncio.get_running_loop()
+    return Deadline(loop.time() + delay if delay is not None else None)

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.errors import GraphBubbleUp
 
+from langchain_toolsearch._async import detached_timeout
 from langchain_toolsearch._prompts import META_TOOL_NAMES
 from langchain_toolsearch.errors import (
     ToolSearchConfigError,
@@ -322,7 +323,7 @@ async def _list_server(
         getattr(callbacks, "on_elicitation", None),
         *(interceptors or ()),
     )
-    deadline = asyncio.timeout(timeout)
+    deadline = detached_timeout(timeout)
     try:
         async with deadline:
             listing = await pool.list_tools(connection, server=server, scope=scope)

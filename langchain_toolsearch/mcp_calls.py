@@ -8,7 +8,6 @@ the server answered with.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import io
 from collections.abc import Awaitable, Iterable, Mapping
@@ -18,7 +17,7 @@ import anyio
 from langchain_core.tools import InjectedToolArg, StructuredTool, ToolException
 from langgraph.errors import GraphBubbleUp
 
-from langchain_toolsearch._async import run_sync
+from langchain_toolsearch._async import detached_timeout, run_sync
 from langchain_toolsearch.errors import ToolSearchTypeError
 
 __all__ = ["connection_lost", "describe_failure", "guarded_tool", "never_sent"]
@@ -198,7 +197,7 @@ async def _call_with_guards(call: Awaitable[Any], *, label: str, timeout: float 
         ToolException: On timeout, on an MCP ``isError`` result, or when the
             server could not be reached or failed mid-call.
     """
-    deadline = asyncio.timeout(timeout)
+    deadline = detached_timeout(timeout)
     try:
         async with deadline:
             return await call

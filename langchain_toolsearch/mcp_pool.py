@@ -35,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import contextvars
 import logging
 import time
 import weakref
@@ -264,9 +265,11 @@ class MCPSessionPool:
             self._discard(idle.pop(0), "evicted")
         entry = _Entry(key, connection)
         self._entries[key] = entry
-        entry.task = asyncio.get_running_loop().create_task(self._hold(entry))
+        # shared for many requests: made in an empty context, never the opener's
+        loop = asyncio.get_running_loop()
+        entry.task = loop.create_task(self._hold(entry), context=contextvars.Context())
         if self.idle_timeout is not None and (self._sweeper is None or self._sweeper.done()):
-            self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
+            self._sweeper = loop.create_task(self._sweep(), context=contextvars.Context())
         return entry
 
     async def _hold(self, entry: _Entry) -> None:

@@ -25,7 +25,12 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from langchain_toolsearch._async import in_hook_thread, on_bridge_loop, run_sync
+from langchain_toolsearch._async import (
+    detached_timeout,
+    in_hook_thread,
+    on_bridge_loop,
+    run_sync,
+)
 from langchain_toolsearch._failures import FailureLog, request_secrets, source_name
 from langchain_toolsearch.errors import (
     ToolSearchConfigError,
@@ -143,7 +148,7 @@ class ToolPolicy:
         loop = asyncio.get_running_loop()
         started = loop.time()
         try:
-            async with asyncio.timeout(self.timeout):
+            async with detached_timeout(self.timeout):
                 if self._async:  # on the package's loop: a blocking one never stalls the caller's
                     value: Any = await on_bridge_loop(ctx.copy().run(_answer, hook, args))
                 else:  # never on the event loop

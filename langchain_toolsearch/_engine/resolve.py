@@ -38,7 +38,7 @@ from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.errors import GraphBubbleUp
 
-from langchain_toolsearch._async import in_hook_thread, run_sync
+from langchain_toolsearch._async import detached_timeout, in_hook_thread, run_sync
 from langchain_toolsearch._failures import (
     FailureLog,
     current_runtime,
@@ -296,7 +296,7 @@ class Resolver:
         if not callable(source):
             return _as_resolution(name, source)
         try:
-            async with asyncio.timeout(self.timeout):
+            async with detached_timeout(self.timeout):
                 if is_async_callable(source):
                     value = ctx.copy().run(source, config)
                 else:

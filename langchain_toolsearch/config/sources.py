@@ -20,6 +20,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from langgraph.errors import GraphBubbleUp
 
+from langchain_toolsearch._async import detached_timeout
 from langchain_toolsearch.config.connections import (
     BadAuthToken,
     ServerTools,
@@ -302,7 +303,7 @@ class ToolCollector:
         provider = self._providers[provider_id]
         entries = _active(ref.tools, plan.context)
         try:
-            async with asyncio.timeout(self._provider_timeout):
+            async with detached_timeout(self._provider_timeout):
                 if entries is None:
                     listed = await provider.list_tools()
                     wanted = list(dict.fromkeys(str(info["id"]) for info in listed))

@@ -71,8 +71,12 @@ def test_bench_quick_prints_every_section() -> None:
         assert re.search(rf"\| {setting}[^|]* \|( \d\.\d{{3}} \|){{4}}", out), setting
     # one row per hostile call and size, then the worst call and the tokenizer's memory
     assert len(re.findall(r"\| [\d,]+ \| (load_tool|search_tools), ", out)) == 12
-    assert re.search(r"Worst meta-tool call: [\d.]+ ms at 1,000 tools, [\d.]+ ms at 3,000 tools", out)
-    assert re.search(r"Tokenizer memory: 2,000 distinct 2,000-character queries leave \+[\d.]+ MiB", out)
+    assert re.search(
+        r"Worst meta-tool call: [\d.]+ ms at 1,000 tools, [\d.]+ ms at 3,000 tools", out
+    )
+    assert re.search(
+        r"Tokenizer memory: 2,000 distinct 2,000-character queries leave \+[\d.]+ MiB", out
+    )
     # stored agent with two stdio MCP clients: cold starts both servers per resolution,
     # warm starts them once
     rows = dict(re.findall(r"\| (cold|warm) \| \d+ \| (\d+) \|", out))

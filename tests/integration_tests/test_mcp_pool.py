@@ -7,12 +7,15 @@ tool lists refreshed on ``tools/list_changed`` and after their expiry, clean clo
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import gc
 import os
 import signal
 import subprocess
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -130,6 +133,34 @@ async def test_a_server_starts_once_across_runs_threads_and_event_loops(
     assert pids == {str(starts(log)[0])}
     stats = pool.stats()
     assert (stats.open, stats.started, stats.tool_lists) == (1, 1, 1)
+
+
+class _Request:
+    """Stands for what a request's context holds (its config, runtime, credentials)."""
+
+
+_REQUEST: contextvars.ContextVar[_Request | None] = contextvars.ContextVar("request", default=None)
+
+
+async def test_a_pooled_session_keeps_nothing_of_the_request_that_opened_it(
+    tmp_path: Path, pool: MCPSessionPool
+) -> None:
+    log = tmp_path / "starts.log"
+    held = [_Request()]
+    gone = weakref.ref(held[0])
+
+    async def one_request() -> str:
+        _REQUEST.set(held.pop())  # as LangGraph sets a run's config for its steps
+        lib = await library(pool, p=stdio(log))
+        return text(await by_name(lib)["p_pid"].ainvoke({}))
+
+    first = await asyncio.create_task(one_request(), context=contextvars.Context())
+    await asyncio.sleep(0)  # the step that resumed us holds the finished task until it ends
+    gc.collect()
+    assert gone() is None, "the pooled session (or a timer) pins the opener's context"
+    assert pool.stats().open == 1  # the session lives on for later requests
+    assert text(await by_name(await library(pool, p=stdio(log)))["p_pid"].ainvoke({})) == first
+    assert len(starts(log)) == 1
 
 
 async def test_stored_clients_start_each_server_once_over_many_resolutions(

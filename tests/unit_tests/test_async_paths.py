@@ -5,15 +5,19 @@ async filters of one search run concurrently in sync paths too, ``filter_timeout
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import gc
 import logging
 import threading
+import weakref
 from typing import Any
 
 import pytest
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, StructuredTool
 
-from langchain_toolsearch import ToolSearchFilterArgs, ToolSearchMiddleware
+from langchain_toolsearch import ToolSearchFilterArgs, ToolSearchMiddleware, _async
+from langchain_toolsearch._async import detached_timeout, run_sync
 from tests.support.fakes import ai, call
 from tests.support.library_fixtures import library
 from tests.support.toolsearch_harness import build, cfg, form_param, mode_param, tool_msgs
@@ -199,3 +203,57 @@ async def test_a_blocking_filter_never_stalls_the_callers_event_loop(kind: str) 
     await task
     assert hits == []  # every case timed out: denied
     assert gaps and max(gaps) < 1.0  # the 1.5 s block never held this loop
+
+
+class _Held:
+    """Stands for a request's run (config, runtime, per-request tools) in its context."""
+
+
+_HELD: contextvars.ContextVar[_Held | None] = contextvars.ContextVar("held", default=None)
+
+
+@pytest.mark.parametrize("exits", ["in time", "by timeout"])
+async def test_a_finished_timeout_keeps_nothing_of_the_requests_context(exits: str) -> None:
+    # asyncio keeps a cancelled timer queued until its deadline, with its context
+    held = [_Held()]
+    gone = weakref.ref(held[0])
+
+    async def request() -> str:
+        _HELD.set(held.pop())
+        try:
+            async with detached_timeout(0.01 if exits == "by timeout" else 60):
+                await asyncio.sleep(0 if exits == "in time" else 5)
+        except TimeoutError:
+            return "timed out"
+        return "done"
+
+    # another timer due first keeps ours off the head of the loop's timer queue
+    other = asyncio.get_running_loop().call_later(30, lambda: None)
+    try:
+        outcome = await asyncio.create_task(request(), context=contextvars.Context())
+        assert outcome == ("timed out" if exits == "by timeout" else "done")
+        await asyncio.sleep(0)
+        gc.collect()
+        assert gone() is None
+    finally:
+        other.cancel()
+
+
+def test_the_bridge_loop_keeps_nothing_of_the_caller_that_started_it() -> None:
+    held = [_Held()]
+    gone = weakref.ref(held[0])
+
+    def caller() -> None:
+        _HELD.set(held.pop())
+        _async._loop = None  # as if this caller were the process's first sync path
+        assert run_sync(asyncio.sleep(0, "ok")) == "ok"
+
+    before = _async._loop
+    try:
+        contextvars.Context().run(caller)
+        gc.collect()
+        assert gone() is None
+    finally:
+        made, _async._loop = _async._loop, before
+        if made is not None and made is not before:
+            made.call_soon_threadsafe(made.stop)

@@ -41,7 +41,9 @@ CLASSES = pytest.mark.parametrize("cls", [ToolSearchMiddleware, ToolSearchNode])
     "storage", ["store", "context", InMemoryLoadedToolStore(ttl=0, start_timer=False)]
 )
 def test_ttl_with_a_storage_other_than_in_memory_raises(cls: type, storage: Any) -> None:
-    with pytest.raises(ToolSearchConfigError, match=r'ttl applies to storage="in-memory" only') as e:
+    with pytest.raises(
+        ToolSearchConfigError, match=r'ttl applies to storage="in-memory" only'
+    ) as e:
         cls(tools=library(), storage=storage, ttl=10)
     assert isinstance(e.value, ValueError)
     if storage == "store":

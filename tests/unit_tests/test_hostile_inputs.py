@@ -192,15 +192,10 @@ async def test_node_a_command_writing_toolsearch_tools_binds_nothing(
 
 
 @form_param
-@pytest.mark.xfail(
-    strict=False,
-    reason="OPEN DEFECT (issue 18, to fix next): after other graph runs in the same process "
-    "(e.g. tests/integration_tests/test_resolved_tools.py first), the run cache of "
-    "_engine/resolve.py keeps this run's Resolution: its weak key (this sync run's stream "
-    "writer, put from the toolsearch-sync-bridge thread) stays reachable after the run. "
-    "Passes alone.",
-)
-async def test_a_requests_own_tools_do_not_outlive_it_on_the_shared_instance(form: str) -> None:
+@mode_param
+async def test_a_requests_own_tools_do_not_outlive_it_on_the_shared_instance(
+    form: str, mode: str
+) -> None:
     made: list[weakref.ref[BaseTool]] = []
 
     def crm_of_caller(config: RunnableConfig) -> list[BaseTool]:
@@ -219,7 +214,7 @@ async def test_a_requests_own_tools_do_not_outlive_it_on_the_shared_instance(for
         ai(content="ok"),
     ]
     h = build(form, steps, include_resolved_tools=True, resolve_tools=crm_of_caller)
-    out = await h.run("look up acme", cfg("t-own", user="alice"), "sync")
+    out = await h.run("look up acme", cfg("t-own", user="alice"), mode)
     assert tool_msgs(out, "crm_lookup")[0].text == "alice: acme"
     shared, graph = h.ts, h.graph  # the instance (and graph) live on for other callers
     del h, out
