@@ -48,7 +48,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     "family without a layout clash)",
     ("config/resolver.py", "AssertionError"): "the empty store stand-in is never read (an "
     "invariant, not an error a caller can meet)",
-    ("search/store_index.py", "NotImplementedError"): "the VectorStore write methods the "
+    ("search/store_vectors.py", "NotImplementedError"): "the VectorStore write methods the "
     "read-only store adapter does not offer (the VectorStore protocol's own answer)",
 }
 """``(file, built-in)`` raises that stay built-in, with the reason."""
