@@ -84,30 +84,21 @@ from langchain_toolsearch.config.merging import (
     Replacement,
     ResolvedTools,
     ToolsArg,
-    _active,
     _tool_map,
     merge_conditional,
 )
 from langchain_toolsearch.config.models import (
     AUTH_TOKEN_KEY,
     AgentToolConfig,
-    MCPClientRef,
     VersionSelector,
     _check_version,
 )
-from langchain_toolsearch.config.parsing import parse_agent_config
+from langchain_toolsearch.config.planning import RequestPlanner
 from langchain_toolsearch.config.providers import ToolProvider
-from langchain_toolsearch.config.records import (
-    RecordNotFoundError,
-    Versioned,
-    VersionInfo,
-)
-from langchain_toolsearch.config.rules import request_context
-from langchain_toolsearch.config.servers import MCPClientConfig
-from langchain_toolsearch.config.sources import RequestPlan, ToolCollector
+from langchain_toolsearch.config.sources import ToolCollector
 from langchain_toolsearch.config.store import ToolConfigStore
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
-from langchain_toolsearch.store_flow import Flow, arun_flow, run_flow
+from langchain_toolsearch.store_flow import arun_flow, run_flow
 from langchain_toolsearch.types import SourceFailure
 
 __all__ = [
@@ -238,9 +229,7 @@ class ToolResolver:
             raise ToolSearchConfigError(f"version {exc}") from None
         self._store = store
         self._agent_id = agent_id
-        self._code_agent = code_tools is not None
         code = _tool_map(code_tools or (), "code_tools")
-        self._warned_empty: set[str] = set()  # client ids already warned about
         registry_map = _tool_map(registry or {}, "registry")
         integration_maps = {
             str(key): _tool_map(tools, f"integrations[{key!r}]")
@@ -255,8 +244,6 @@ class ToolResolver:
                 )
                 raise ToolSearchTypeError(msg)
             providers[str(key)] = provider
-        self._mode: StoredConfigMode = mode
-        self._version = version
         self._cache = ResolutionCache(
             refresh_interval=refresh_interval,
             cache_ttl=cache_ttl,
@@ -264,6 +251,14 @@ class ToolResolver:
             clock=clock,
             mode=mode,
             token_key=auth_token_key,
+        )
+        self._planner = RequestPlanner(
+            store=store,
+            agent_id=agent_id,
+            mode=mode,
+            version=version,
+            code_agent=code_tools is not None,
+            cache=self._cache,
         )
         self._failures = FailureLog(logger)
         self._collector = ToolCollector(
@@ -344,7 +339,7 @@ class ToolResolver:
         log: bool,
     ) -> ResolvedTools:
         config = _config_or_current(config)
-        plan_flow = self._plan(config, context, version, agent_config)
+        plan_flow = self._planner.plan(config, context, version, agent_config)
         if self._store is None:
             plan, key = run_flow(_NO_STORE, plan_flow)
         else:
@@ -388,7 +383,7 @@ class ToolResolver:
         log: bool,
     ) -> ResolvedTools:
         config = _config_or_current(config)
-        plan_flow = self._plan(config, context, version, agent_config)
+        plan_flow = self._planner.plan(config, context, version, agent_config)
         store = self._store.store if self._store is not None else _NO_STORE
         plan, key = run_flow(store, plan_flow)
         cached = self._cache.get(key)
@@ -428,101 +423,6 @@ class ToolResolver:
                 self._failures.record(replace(error, source=f"{self.name}: {error.source}"))
         self._cache.put(key, resolved)
         return resolved
-
-    # -- planning (store reads) -------------------------------------------------------
-
-    def _plan(
-        self,
-        config: RunnableConfig,
-        context: Any,
-        version: VersionSelector | None,
-        agent_config: AgentToolConfig | Mapping[str, Any] | None,
-    ) -> Flow[tuple[RequestPlan, str | None]]:
-        """Read the store into a plan, with the cache key of its resolution (``None``: none)."""
-        ctx = request_context(config, context)
-        failures: dict[str, str] = {}
-        info: VersionInfo | None = None
-        stored = AgentToolConfig()
-        agent: Versioned[AgentToolConfig] | None = None
-        clients: list[tuple[str, Versioned[MCPClientConfig]]] = []
-        fields: set[str] = set()
-        selector = self._version if version is None else version
-        # A reference without a version follows the agent: published -> published.
-        client_default: VersionSelector = "published" if selector == "published" else "draft"
-        if self._mode == "ignore":
-            pass
-        elif agent_config is not None:
-            stored = parse_agent_config(agent_config)
-        elif self._store is not None and self._agent_id is not None:
-            try:
-                record = yield from self._cache.record(
-                    self._store.agents, "agent", self._agent_id, selector
-                )
-            except RecordNotFoundError as exc:
-                failures["agent_config"] = f"{exc}; resolved without a stored config"
-            else:
-                agent = record.value
-                stored, info = agent.value, agent.info
-                fields |= record.fields
-
-        def keyed(plan: RequestPlan, providers: bool = False) -> tuple[RequestPlan, str | None]:
-            if agent_config is not None:
-                return plan, None
-            versions = {
-                "agent": None if agent is None else [agent.info.record_id, agent.info.version],
-                "clients": [[cid, found.info.version] for cid, found in clients],
-            }
-            return plan, self._cache.key(versions, fields, ctx, providers, plan.failures)
-
-        tools = _active(merge_conditional(stored.tools, ctx), ctx)
-        if self._mode != "tools":
-            return keyed(RequestPlan(ctx, tools, [], {}, {}, failures, info))
-
-        refs = _active(merge_conditional(stored.mcp_clients, ctx), ctx) or {}
-        mcp: list[tuple[str, int, MCPClientRef, MCPClientConfig]] = []
-        # By id, not by key order: stores such as PostgreSQL (jsonb) do not keep key
-        # order, and which client wins a shared tool id must not depend on the store.
-        for client_id, ref in sorted(refs.items()):
-            where = f"mcp_clients.{client_id}"
-            if not ref.tools:  # omitted, null or {}: selects nothing (as the seed)
-                self._warn_empty(client_id)
-                continue
-            if self._store is None:
-                failures[where] = "no ToolConfigStore given to the resolver to load saved clients"
-                continue
-            client_version = ref.version if ref.version is not None else client_default
-            try:
-                client = yield from self._cache.record(
-                    self._store.mcp_clients, "mcp_client", client_id, client_version
-                )
-            except (RecordNotFoundError, ValueError) as exc:
-                failures[where] = str(exc)
-                continue
-            clients.append((client_id, client.value))
-            fields |= client.fields
-            mcp.append((client_id, client.value.info.version, ref, client.value.value))
-        integrations = _active(merge_conditional(stored.integration_tools, ctx), ctx) or {}
-        providers = _active(merge_conditional(stored.tool_providers, ctx), ctx) or {}
-        if providers and self._code_agent:
-            failures["tool_providers"] = (
-                "not used: a code-defined agent's stored config merges code, registry, MCP "
-                "and integration tools only (tool providers serve stand-alone stored agents)"
-            )
-            providers = {}
-        plan = RequestPlan(ctx, tools, mcp, integrations, providers, failures, info)
-        return keyed(plan, bool(providers))
-
-    def _warn_empty(self, client_id: str) -> None:
-        """Log once per client id that a reference selects no tools."""
-        if client_id in self._warned_empty:
-            return
-        self._warned_empty.add(client_id)
-        logger.warning(
-            "agent %r: the reference to saved MCP client %r selects no tools ('tools' omitted, "
-            'null or {}); use "tools": "*" for every tool of the client',
-            self._agent_id,
-            client_id,
-        )
 
 
 def _config_or_current(config: RunnableConfig | None) -> RunnableConfig:

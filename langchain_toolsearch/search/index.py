@@ -1,4 +1,4 @@
-"""Tool indexes: the :class:`ToolIndex` protocol and the default BM25 index.
+"""The default tool index: BM25F with query-analysis stages, and the ``index=`` option.
 
 The default :class:`BM25ToolIndex` is BM25F (Robertson, Zaragoza & Taylor
 2004, "Simple BM25 Extension to Multiple Weighted Fields"; Robertson &
@@ -49,39 +49,35 @@ Where it departs from textbook Okapi, and why:
 * Ties are broken by name, and nothing iterates a ``set`` of strings, so the
   same catalog and query give the same bytes in every process.
 
-Speed: the index is an inverted index in compressed-sparse-row form (NumPy)
-whose postings hold the finished
-``idf * tf-part`` of each (term, tool) pair. A query is tokenized once; its
-postings are concatenated and summed with one ``numpy.bincount``, so no
-Python loop runs over tools; hits are found with one boolean scan, and only
-the first 64 are rounded and sorted up front (in a large library, taken from
-the tools scoring near the best when that provably gives the same 64).
-``rank_bm25.BM25Okapi.get_scores`` instead scans every document for every
-query term. The test suite checks the BM25 part against ``rank-bm25`` run
-with the same tokens, field weights and IDF. A build tokenizes every text in
-bulk first, each distinct chunk once
+Speed: BM25F's sums come from :class:`~langchain_toolsearch.search.postings.Postings`,
+an inverted index in compressed-sparse-row form (NumPy) summed with one
+``numpy.bincount`` per query. A query is tokenized once; hits are found with
+one boolean scan, and only the first 64 are rounded and sorted up front (in a
+large library, taken from the tools scoring near the best when that provably
+gives the same 64). The test suite checks the BM25 part against
+``rank-bm25`` run with the same tokens, field weights and IDF. A build
+tokenizes every text in bulk first, each distinct chunk once
 (:meth:`~langchain_toolsearch.search.tokenize.BatchTokenizer.prime`), with
 the cyclic garbage collector paused.
 """
 
 from __future__ import annotations
 
-import math
-import operator
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import count
 from typing import TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
 from langchain_toolsearch._bulk import collector_paused
+from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.search import query_weights
 from langchain_toolsearch.search.content_match import ContentFilter, content_filter, keeper
 from langchain_toolsearch.search.fields import document_fields, prime_fields
 from langchain_toolsearch.search.name_match import NameMatcher
+from langchain_toolsearch.search.postings import FieldWeights, Postings, idf
 from langchain_toolsearch.search.protocol import (
     AsyncToolIndex,
     IndexOption,
@@ -159,7 +155,7 @@ class BM25ToolIndex:
             (every stage on).
 
     Raises:
-        ValueError: If two documents share a name.
+        ToolSearchConfigError: If two documents share a name (a ``ValueError``).
     """
 
     def __init__(
@@ -173,18 +169,25 @@ class BM25ToolIndex:
         self.params = params or BM25Params()
         self.stages = stages or SearchStages()
         self._term = stem if self.stages.stemming else str
-        self._vocab: dict[str, int] = {}
-        self._indptr: _IntArray = np.zeros(1, dtype=np.int64)
-        self._post_docs: npt.NDArray[np.int32] = np.zeros(0, dtype=np.int32)
-        self._post_weights: _FloatArray = np.zeros(0, dtype=np.float64)
-        self._idf: _FloatArray = np.zeros(0, dtype=np.float64)
-        self._names = NameMatcher([], BatchTokenizer())
-        self._spelling = SpellingFallback({}, [], self._term)
-        self._name_order: _IntArray = np.zeros(0, dtype=np.int64)
-        self._df: _IntArray = np.zeros(0, dtype=np.int64)
-        self._max_part: _FloatArray = np.zeros(0, dtype=np.float64)
-        with collector_paused():
-            self._build()
+        names = [d.name for d in self.documents]
+        if len(set(names)) != len(names):
+            dupes = sorted(n for n, c in Counter(names).items() if c > 1)
+            raise ToolSearchConfigError(
+                f"duplicate tool names in the index: {dupes}; names must be unique"
+            )
+        p = self.params
+        with collector_paused():  # a build tokenizes every text in bulk first
+            memo = BatchTokenizer(stemmed=self.stages.stemming)
+            prime_fields(self.documents, memo)
+            self._postings = Postings.build(
+                self.documents, memo, weights=self._field_weights(), k1=p.k1, b=p.b
+            )
+            self._names = NameMatcher(self.documents, memo)
+            self._spelling = SpellingFallback(self._postings.vocab, self._postings.df, self._term)
+            order = sorted(range(len(names)), key=names.__getitem__)
+            rank = np.empty(len(names), dtype=np.int64)
+            rank[np.asarray(order, dtype=np.int64)] = np.arange(len(names), dtype=np.int64)
+        self._name_order: _IntArray = rank
 
     @classmethod
     def build(
@@ -205,7 +208,7 @@ class BM25ToolIndex:
             The index.
 
         Raises:
-            ValueError: If two documents share a name.
+            ToolSearchConfigError: If two documents share a name (a ``ValueError``).
         """
         return cls(documents, params, stages=stages)
 
@@ -214,7 +217,7 @@ class BM25ToolIndex:
         return len(self.documents)
 
     def __repr__(self) -> str:
-        return f"BM25ToolIndex({len(self)} tools, {len(self._vocab)} terms, {self.params})"
+        return f"BM25ToolIndex({len(self)} tools, {len(self._postings.vocab)} terms, {self.params})"
 
     # -- building ----------------------------------------------------------------------
 
@@ -228,7 +231,7 @@ class BM25ToolIndex:
                 tf[term] = tf.get(term, 0.0) + weight
         return {t: f for t, f in tf.items() if f > 0}
 
-    def _field_weights(self) -> tuple[float, float, float, float]:
+    def _field_weights(self) -> FieldWeights:
         p = self.params
         return (
             p.name_weight,
@@ -237,69 +240,12 @@ class BM25ToolIndex:
             p.parameter_description_weight,
         )
 
-    def _build(self) -> None:
-        docs = self.documents
-        names = [d.name for d in docs]
-        if len(set(names)) != len(names):
-            dupes = sorted(n for n, c in Counter(names).items() if c > 1)
-            raise ValueError(f"duplicate tool names in the index: {dupes}; names must be unique")
-        n_docs = len(docs)
-        p = self.params
-        terms: list[str] = []
-        seg: list[int] = []  # terms per (document, field), four per document
-        memo = BatchTokenizer(stemmed=self.stages.stemming)
-        prime_fields(docs, memo)
-        for doc in docs:
-            for field_terms in document_fields(doc, memo):
-                terms.extend(field_terms)
-                seg.append(len(field_terms))
-        seg_lens = np.asarray(seg, dtype=np.int64)
-        tok_weight = np.repeat(np.tile(np.asarray(self._field_weights()), n_docs), seg_lens)
-        tok_doc = np.repeat(np.arange(n_docs, dtype=np.int64), seg_lens.reshape(-1, 4).sum(1))
-        self._vocab = dict(zip(dict.fromkeys(terms), count()))  # ids in order of first use
-        tok_term = np.fromiter(
-            map(self._vocab.__getitem__, terms), dtype=np.int64, count=len(terms)
-        )
-        # BM25F: each field's length is normalised against that field's average length
-        field_lens = seg_lens.reshape(-1, 4).astype(np.float64)
-        average = field_lens.mean(0) if n_docs else np.ones(4)
-        average[average == 0] = 1.0
-        field_norm = (1.0 - p.b + p.b * field_lens / average).ravel()
-        tok_weight = tok_weight / np.repeat(field_norm, seg_lens)
-        live = tok_weight > 0
-        if not live.all():
-            tok_weight, tok_doc, tok_term = tok_weight[live], tok_doc[live], tok_term[live]
-        # one posting per (term, document): sort the pairs, sum the weighted counts
-        pair, inverse = np.unique(tok_term * max(n_docs, 1) + tok_doc, return_inverse=True)
-        tf = np.bincount(inverse.ravel(), weights=tok_weight, minlength=pair.size)
-        post_term = pair // max(n_docs, 1)
-        post_doc = pair % max(n_docs, 1)
-        norm = np.full(n_docs, p.k1)  # lengths were normalised per field above
-        df = np.bincount(post_term, minlength=len(self._vocab))
-        self._df = df
-        self._idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
-        self._indptr = np.concatenate((np.zeros(1, dtype=np.int64), np.cumsum(df)))
-        self._post_docs = post_doc.astype(np.int32)
-        self._post_weights = self._idf[post_term] * (tf * (p.k1 + 1.0) / (tf + norm[post_doc]))
-        starts = np.minimum(self._indptr[:-1], max(self._post_weights.size - 1, 0))
-        self._max_part = (  # a term's best part (an upper bound where a term has no postings)
-            np.maximum.reduceat(self._post_weights, starts)
-            if self._post_weights.size
-            else np.zeros(len(self._vocab))
-        )
-        self._names = NameMatcher(docs, memo)
-        self._spelling = SpellingFallback(self._vocab, self._df, self._term)
-        order = sorted(range(len(names)), key=names.__getitem__)
-        rank = np.empty(len(names), dtype=np.int64)
-        rank[np.asarray(order, dtype=np.int64)] = np.arange(len(names), dtype=np.int64)
-        self._name_order = rank
-
     # -- querying ------------------------------------------------------------------------
 
     @staticmethod
     def idf(df: int, n_docs: int) -> float:
         """Lucene's BM25 IDF: ``ln(1 + (N - df + 0.5) / (df + 0.5))``, always > 0."""
-        return math.log1p((n_docs - df + 0.5) / (df + 0.5))
+        return idf(df, n_docs)
 
     def query_terms(self, query: str) -> list[str]:
         """The distinct terms a query is scored on, in order.
@@ -313,54 +259,6 @@ class BM25ToolIndex:
         every = tokenize(query, keep_stopwords=True, stemmed=self.stages.stemming)
         return self._names.content_terms(every)
 
-    def _bm25(
-        self, terms: list[str], term_weights: list[float] | None = None, written: int = -1
-    ) -> tuple[_FloatArray, _FloatArray, float]:
-        """BM25 of every document: raw, weighted, and the best score reachable.
-
-        ``terms[:written]`` are the query's own terms (all of them when
-        ``written`` is -1); the rest (corrections, related terms) only add
-        to the weighted scores. Raw scores are plain BM25F over the written
-        terms; weighted ones count each term's part times its weight (the
-        same array when every weight is 1), in one pass over the postings.
-        The best reachable score is that of the written terms, weighted.
-        """
-        n_docs = len(self.documents)
-        written = len(terms) if written < 0 else written
-        ids = [self._vocab.get(t, -1) for t in terms]
-        tw = term_weights or [1.0] * len(ids)
-        unseen = self.idf(0, n_docs)
-        idf = [float(self._idf[i]) if i >= 0 else unseen for i in ids[:written]]
-        best = (self.params.k1 + 1.0) * sum(map(operator.mul, idf, tw[:written]))
-        ptr = self._indptr
-        live = [
-            (int(ptr[i]), int(ptr[i + 1]), w, n < written)
-            for n, (i, w) in enumerate(zip(ids, tw, strict=True))
-            if i >= 0
-        ]
-        if not live:
-            zeros = np.zeros(n_docs, dtype=np.float64)
-            return zeros, zeros, best
-        if len(live) == 1:
-            lo, hi, w, own = live[0]
-            part = np.zeros(n_docs, dtype=np.float64)
-            part[self._post_docs[lo:hi]] = self._post_weights[lo:hi]
-            raw = part if own else np.zeros(n_docs, dtype=np.float64)
-            return raw, (part if w == 1.0 else part * w), best
-        docs = np.concatenate([self._post_docs[lo:hi] for lo, hi, _, _ in live])
-        weights = np.concatenate([self._post_weights[lo:hi] for lo, hi, _, _ in live])
-        own_end = sum(hi - lo for lo, hi, _, own in live if own)  # written terms come first
-        raw = np.bincount(docs[:own_end], weights=weights[:own_end], minlength=n_docs).astype(
-            np.float64, copy=False
-        )
-        if all(w == 1.0 for _, _, w, _ in live):
-            if own_end == docs.size:
-                return raw, raw, best
-        else:  # each posting times its term's weight
-            weights = weights * np.repeat([w for *_, w, _ in live], [b - a for a, b, *_ in live])
-        weighted = np.bincount(docs, weights=weights, minlength=n_docs)
-        return raw, weighted.astype(np.float64, copy=False), best
-
     def scores(self, query: str) -> tuple[_FloatArray, _FloatArray]:
         """Score every document.
 
@@ -371,7 +269,7 @@ class BM25ToolIndex:
         score, raw, content = self._scores(query)
         if content is not None:  # content_match: weak-only tools are no hits
             hits = np.flatnonzero(score > 0.0)
-            weak_only = ~keeper(self._post_docs, content, _EXACT_FLOOR)(hits, score[hits])
+            weak_only = ~keeper(self._postings.docs, content, _EXACT_FLOOR)(hits, score[hits])
             score[hits[weak_only]] = 0.0
         np.clip(score, 0.0, 1.0, out=score)
         return score, raw
@@ -388,7 +286,7 @@ class BM25ToolIndex:
         every = tokenize(query, keep_stopwords=True, stemmed=stages.stemming)
         terms = self._names.content_terms(every)
         if not terms and every:  # only function words ("who am i"): names half made of them
-            raw, _, _ = self._bm25(list(dict.fromkeys(every)))
+            raw, _, _ = self._postings.score(list(dict.fromkeys(every)))
             score = np.zeros_like(raw)
             hits = np.flatnonzero(raw > 0)[:_MAX_STOPWORD_HITS]
             cover = np.asarray(self._names.coverage(hits.tolist(), every))
@@ -396,23 +294,29 @@ class BM25ToolIndex:
             return self._named(query, every, score), raw, None
         typed: list[str] = []
         if stages.values and terms:  # a typed value adds its type's parameter word
-            typed = [t for t in value_terms(query, self._term, terms) if t in self._vocab]
+            typed = [t for t in value_terms(query, self._term, terms) if t in self._postings.vocab]
         tw = query_weights.weights(terms, stages)
         if typed:
             tw = (tw or [1.0] * len(terms)) + [stages.value_type_weight] * len(typed)
-        raw, weighted, best = self._bm25([*terms, *typed], tw, len(terms))
+        raw, weighted, best = self._postings.score([*terms, *typed], tw, len(terms))
         content = content_filter(
-            terms, typed, tw, stages, self._vocab, self._indptr, self._max_part
+            terms,
+            typed,
+            tw,
+            stages,
+            self._postings.vocab,
+            self._postings.indptr,
+            self._postings.max_part,
         )
         if stages.spelling and terms and best > 0:
             fixed = self._spelling_pass(query, terms, weighted, best, content)
             if fixed is not None:
                 weighted, fixes = fixed
                 if content is not None:  # a fix stands for a written content word
-                    ptr = self._indptr
+                    ptr = self._postings.indptr
                     content.ranges.extend(
                         (int(ptr[i]), int(ptr[i + 1]))
-                        for i in map(self._vocab.get, fixes)
+                        for i in map(self._postings.vocab.get, fixes)
                         if i is not None
                     )
         if not len(self.documents):
@@ -443,7 +347,7 @@ class BM25ToolIndex:
         (by default: nothing found; under ``content_match`` only hits of a
         content term count); ``None`` otherwise or when nothing is near.
         """
-        vocab = self._vocab
+        vocab = self._postings.vocab
         if all(t in vocab for t in terms):
             return None
         below = self.stages.spelling_below * best
@@ -452,7 +356,9 @@ class BM25ToolIndex:
         elif below <= 0.0 or not content.ranges:  # a known content term has hits (parts > 0)
             top = 1.0 if any(hi > lo for lo, hi in content.ranges) else 0.0
         else:  # hits of a content term only
-            top = max(float(weighted[self._post_docs[lo:hi]].max()) for lo, hi in content.ranges)
+            top = max(
+                float(weighted[self._postings.docs[lo:hi]].max()) for lo, hi in content.ranges
+            )
         if top > below:
             return None
         words = [  # a request or function word is no misspelling ("let" is not "get")
@@ -463,7 +369,7 @@ class BM25ToolIndex:
         fixes = [f for f in self._spelling.fixes(words) if f not in terms]
         if not fixes:
             return None
-        _, extra, _ = self._bm25(fixes, [self.stages.spelling_weight] * len(fixes), 0)
+        _, extra, _ = self._postings.score(fixes, [self.stages.spelling_weight] * len(fixes), 0)
         return weighted + extra, fixes
 
     def _named(self, query: str, every: list[str], score: _FloatArray) -> _FloatArray:
@@ -492,7 +398,7 @@ class BM25ToolIndex:
         (:func:`~langchain_toolsearch.search.ranking.ranked`).
         """
         score, raw, content = self._scores(query)
-        keep = None if content is None else keeper(self._post_docs, content, _EXACT_FLOOR)
+        keep = None if content is None else keeper(self._postings.docs, content, _EXACT_FLOOR)
         yield from ranked(score, raw, self._name_order, self.documents, keep)
 
     async def arank(self, query: str) -> AsyncIterator[ScoredTool]:
@@ -520,8 +426,8 @@ def build_index(option: IndexOption | None, documents: Sequence[ToolDocument]) -
         The index to search.
 
     Raises:
-        TypeError: If ``option`` is neither, or the factory returns something
-            that is not a :class:`ToolIndex`.
+        ToolSearchTypeError: If ``option`` is neither, or the factory returns
+            something that is not a :class:`ToolIndex` (a ``TypeError``).
     """
     if option is None:
         return BM25ToolIndex.build(documents)
@@ -530,12 +436,12 @@ def build_index(option: IndexOption | None, documents: Sequence[ToolDocument]) -
     if callable(option):
         built = option(documents)
         if not isinstance(built, ToolIndex):
-            raise TypeError(
+            raise ToolSearchTypeError(
                 f"index factory {option!r} returned {type(built).__name__}, not a ToolIndex "
                 "(an object with rank(query) and __len__)"
             )
         return built
-    raise TypeError(
+    raise ToolSearchTypeError(
         f"index must be a ToolIndex or a callable (documents) -> ToolIndex, "
         f"got {type(option).__name__}"
     )

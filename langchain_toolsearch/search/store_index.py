@@ -41,8 +41,9 @@ since that model's only similarity without shared words is hash collisions
 With ``fuse_bm25=True`` the store's ranking is fused with the in-process BM25
 index by reciprocal rank fusion through
 :class:`~langchain_toolsearch.search.semantic.SemanticToolIndex` (its
-``vector_store=`` option), with the same scores, exact-name rule and floors as
-semantic search.
+``vector_store=`` option, served by
+:class:`~langchain_toolsearch.search.store_vectors.StoreVectors`), with the
+same scores, exact-name rule and floors as semantic search.
 
 :class:`HashingEmbeddings` is a cheap local embedding for benchmarks and
 tests: a bag-of-words model by signed feature hashing (Weinberger et al.
@@ -53,14 +54,10 @@ tokenizer terms, no model weights and no network.
 from __future__ import annotations
 
 import itertools
-import math
 from collections import Counter
-from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
-from langchain_core.documents import Document
-from langchain_core.embeddings import Embeddings
-from langchain_core.vectorstores import VectorStore
 from langgraph.store.base import BaseStore, SearchItem
 
 from langchain_toolsearch.errors import ToolSearchConfigError
@@ -74,6 +71,11 @@ from langchain_toolsearch.search.index import (
 )
 from langchain_toolsearch.search.semantic import RRF_K, SemanticToolIndex
 from langchain_toolsearch.search.store_sync import SyncStats, content_hash, hashed_documents
+from langchain_toolsearch.search.store_vectors import (
+    StoreVectors,
+    neighbour_pairs,
+    store_embeddings,
+)
 from langchain_toolsearch.search.store_versions import LibraryVersion
 from langchain_toolsearch.search.tokenize import tokenize
 
@@ -90,21 +92,6 @@ DEFAULT_NAMESPACE: tuple[str, ...] = ("toolsearch", "tools")
 """Base namespace of :class:`StoreToolIndex` unless told otherwise (versions go below it)."""
 DEFAULT_REFRESH_SECONDS = 60.0
 """How often a replica re-checks its library version in the store (seconds)."""
-
-
-def _store_embeddings(store: BaseStore) -> Embeddings:
-    embeddings = getattr(store, "embeddings", None)
-    if not getattr(store, "index_config", None) or not isinstance(embeddings, Embeddings):
-        raise ToolSearchConfigError(
-            f"{type(store).__name__} has no vector index: create it with "
-            'index={"dims": ..., "embed": ...} (e.g. HashingEmbeddings())'
-        )
-    distance = (getattr(store, "index_config", None) or {}).get("distance_type", "cosine")
-    if distance not in ("cosine", "inner_product"):
-        raise ToolSearchConfigError(
-            f"StoreToolIndex needs cosine similarity scores; the store uses {distance!r}"
-        )
-    return embeddings
 
 
 class StoreToolIndex:
@@ -197,7 +184,7 @@ class StoreToolIndex:
             msg = f"duplicate tool names in the index: {dupes}; names must be unique"
             raise ToolSearchConfigError(msg)
         self.store = store
-        self.embeddings = _store_embeddings(store)
+        self.embeddings = store_embeddings(store)
         self.documents: tuple[ToolDocument, ...] = tuple(documents)
         hashed = hashed_documents(self.documents)
         self.version = LibraryVersion(
@@ -225,7 +212,7 @@ class StoreToolIndex:
                 depth=depth,
                 min_similarity=min_similarity,
                 min_similarity_alone=min_similarity_alone or 1.0,
-                vector_store=_StoreVectors(self),
+                vector_store=StoreVectors(self),
             )
 
     @classmethod
@@ -322,26 +309,14 @@ class StoreToolIndex:
         if self.version.due():
             self.version.refresh()
         items: list[SearchItem] = self.store.search(self.namespace, query=query, limit=limit)
-        return self._pairs(items)
+        return neighbour_pairs(items, self.namespace, self._names)
 
     async def aneighbours(self, query: str, limit: int) -> list[tuple[str, float]]:
         """:meth:`neighbours` through the store's ``asearch``."""
         if self.version.due():
             await self.version.arefresh()
         items = await self.store.asearch(self.namespace, query=query, limit=limit)
-        return self._pairs(items)
-
-    def _pairs(self, items: list[SearchItem]) -> list[tuple[str, float]]:
-        pairs = [
-            (item.key, round(min(float(item.score), 1.0), 6))
-            for item in items
-            if item.score is not None
-            and not math.isnan(item.score)
-            and tuple(item.namespace) == self.namespace
-            and item.key in self._names
-        ]
-        pairs.sort(key=lambda p: (-p[1], p[0]))
-        return pairs
+        return neighbour_pairs(items, self.namespace, self._names)
 
     def _floor(self, query: str) -> float | None:
         """The similarity floor for ``query``, or ``None`` when it can find nothing."""
@@ -424,55 +399,6 @@ class StoreToolIndex:
             if done:
                 return
             limit = min(limit * 4, self.max_hits)
-
-
-class _StoreVectors(VectorStore):
-    """The store's neighbours as a LangChain ``VectorStore`` (for RRF in semantic.py)."""
-
-    def __init__(self, index: StoreToolIndex) -> None:
-        self._index = index
-
-    @property
-    def embeddings(self) -> Embeddings:
-        return self._index.embeddings
-
-    def add_texts(
-        self, texts: Iterable[str], metadatas: list[dict[Any, Any]] | None = None, **kwargs: Any
-    ) -> list[str]:
-        raise NotImplementedError("StoreToolIndex writes the store itself")
-
-    def similarity_search_with_score(
-        self, query: str, k: int = 4, **kwargs: Any
-    ) -> list[tuple[Document, float]]:
-        if not tokenize(query):
-            return []
-        return [
-            (Document(page_content=name, metadata={"name": name}), score)
-            for name, score in self._index.neighbours(query, k)
-        ]
-
-    async def asimilarity_search_with_score(
-        self, query: str, k: int = 4, **kwargs: Any
-    ) -> list[tuple[Document, float]]:
-        if not tokenize(query):
-            return []
-        return [
-            (Document(page_content=name, metadata={"name": name}), score)
-            for name, score in await self._index.aneighbours(query, k)
-        ]
-
-    def similarity_search(self, query: str, k: int = 4, **kwargs: Any) -> list[Document]:
-        return [d for d, _ in self.similarity_search_with_score(query, k)]
-
-    @classmethod
-    def from_texts(
-        cls,
-        texts: list[str],
-        embedding: Embeddings,
-        metadatas: list[dict[Any, Any]] | None = None,
-        **kwargs: Any,
-    ) -> _StoreVectors:
-        raise NotImplementedError("build a StoreToolIndex instead")
 
 
 class StoreIndexFactory:

@@ -48,29 +48,16 @@ ALLOWED: dict[tuple[str, str], str] = {
     "family without a layout clash)",
     ("config/resolver.py", "AssertionError"): "the empty store stand-in is never read (an "
     "invariant, not an error a caller can meet)",
-    ("search/store_index.py", "NotImplementedError"): "the VectorStore write methods the "
+    ("search/store_vectors.py", "NotImplementedError"): "the VectorStore write methods the "
     "read-only store adapter does not offer (the VectorStore protocol's own answer)",
 }
 """``(file, built-in)`` raises that stay built-in, with the reason."""
-
-SEARCH_CONVERTED = frozenset(
-    {"search/hashing.py", "search/semantic.py", "search/store_index.py", "search/store_versions.py"}
-)
-"""The ``search/`` files already converted. The rest of ``search/`` was being rewritten by
-other helpers while the tree was converted (issue 21): their bare raises are converted when
-those rewrites land; then this exception goes."""
-
-
-def _pending(rel: str) -> bool:
-    return rel.startswith("search/") and rel not in SEARCH_CONVERTED
 
 
 def _sources() -> list[tuple[str, ast.Module]]:
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(PACKAGE).as_posix()
-        if _pending(rel):
-            continue
         found.append((rel, ast.parse(path.read_text(encoding="utf-8"), filename=rel)))
     return found
 
@@ -216,3 +203,16 @@ def test_the_resolver_and_store_index_options_raise_the_tree() -> None:
         HashingEmbeddings(dims=1)
     with pytest.raises(ToolSearchConfigError, match="has no vector index"):
         StoreToolIndex(InMemoryStore(), [])
+
+
+def test_the_search_index_raises_the_tree() -> None:
+    """``search/index.py``'s raises keep their built-in and join the tree (issue 21)."""
+    from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument, build_index
+
+    twice = [ToolDocument(name="a", description="x"), ToolDocument(name="a", description="y")]
+    with pytest.raises(ToolSearchConfigError, match="duplicate tool names in the index"):
+        BM25ToolIndex(twice)
+    with pytest.raises(ToolSearchTypeError, match="returned dict, not a ToolIndex"):
+        build_index(lambda documents: {}, [])  # type: ignore[arg-type]
+    with pytest.raises(ToolSearchTypeError, match="index must be a ToolIndex"):
+        build_index(42, [])  # type: ignore[arg-type]
