@@ -180,7 +180,7 @@ def test_evaluation_arguments_and_files_raise_the_tree(tmp_path: Path) -> None:
     from langchain_toolsearch.evaluation import evaluate, load_queries
 
     with pytest.raises(ToolSearchConfigError, match="at least one query"):
-        evaluate(ToolSearchMiddleware(tools=[_echo]), [])
+        evaluate(lambda query, k: [], [])
     empty = tmp_path / "q.jsonl"
     empty.write_text("", encoding="utf-8")
     with pytest.raises(ToolSearchDataError):
