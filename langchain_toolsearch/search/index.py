@@ -309,7 +309,7 @@ class BM25ToolIndex:
             self._postings.max_part,
         )
         if stages.spelling and terms and best > 0:
-            fixed = self._spelling_pass(query, terms, weighted, best, content)
+            fixed = self._spelling_pass(query, terms, weighted, content)
             if fixed is not None:
                 weighted, fixes = fixed
                 if content is not None:  # a fix stands for a written content word
@@ -337,29 +337,21 @@ class BM25ToolIndex:
         query: str,
         terms: list[str],
         weighted: _FloatArray,
-        best: float,
         content: ContentFilter | None,
     ) -> tuple[_FloatArray, list[str]] | None:
-        """Weighted scores with the spelling fixes added, and the fixes, when little is found.
+        """Weighted scores with the spelling fixes added, and the fixes, when nothing is found.
 
-        Runs only when a query term is unknown to the library and no hit
-        reaches more than ``spelling_below`` of the query's reachable score
-        (by default: nothing found; under ``content_match`` only hits of a
-        content term count); ``None`` otherwise or when nothing is near.
+        Runs only when a query term is unknown to the library and no tool
+        matches the query (under ``content_match``: no tool matches one of
+        its content terms); ``None`` otherwise or when nothing is near.
         """
-        vocab = self._postings.vocab
-        if all(t in vocab for t in terms):
+        if all(t in self._postings.vocab for t in terms):
             return None
-        below = self.stages.spelling_below * best
         if content is None:
-            top = float(weighted.max()) if weighted.size else 0.0
-        elif below <= 0.0 or not content.ranges:  # a known content term has hits (parts > 0)
-            top = 1.0 if any(hi > lo for lo, hi in content.ranges) else 0.0
-        else:  # hits of a content term only
-            top = max(
-                float(weighted[self._postings.docs[lo:hi]].max()) for lo, hi in content.ranges
-            )
-        if top > below:
+            found = bool(weighted.size) and float(weighted.max()) > 0.0
+        else:  # a known content term has hits (its parts are > 0)
+            found = any(hi > lo for lo, hi in content.ranges)
+        if found:
             return None
         words = [  # a request or function word is no misspelling ("let" is not "get")
             w

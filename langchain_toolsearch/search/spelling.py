@@ -1,6 +1,6 @@
 """The spelling fallback: library terms within a couple of edits, or a split or joined word.
 
-When a query finds nothing (or little) because of words the library has
+When a query finds nothing (no tool matches a content word) because of words the library has
 never seen (``naviagte``, ``serach isues``, ``websearch``), the
 ``spelling`` stage of
 :class:`~langchain_toolsearch.search.stages.SearchStages` looks each unknown

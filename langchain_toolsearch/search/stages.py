@@ -39,10 +39,10 @@ The stages:
   so the name said word for word beats longer siblings
   (``github__create_issue_comment``).
 * ``spelling``: when the query has words the library does not know and the
-  ranking finds nothing (or, with :attr:`SearchStages.spelling_below` above
-  0, no hit reaches more than that share of the query's reachable score), the
-  unknown words are corrected to library terms within Lucene's automatic
-  edit distance or split/joined (``websearch``, ``web search``), scored at
+  ranking finds nothing (under ``content_match``: no tool matches a content
+  word of the query, only function or request words), the unknown words
+  are corrected to library terms within Lucene's automatic edit distance
+  or split/joined (``websearch``, ``web search``), scored at
   :attr:`SearchStages.spelling_weight` of a written term
   (:mod:`~langchain_toolsearch.search.spelling`).
 """
@@ -70,8 +70,7 @@ STAGE_NAMES: tuple[str, ...] = (
 class SearchStages:
     """Which query-analysis stages run, and their weights (module docstring).
 
-    Weights are shares of a written query term's weight (``[0, 1]``), except
-    :attr:`spelling_below` (a share of the query's reachable score).
+    Weights are shares of a written query term's weight (``[0, 1]``).
 
     Raises:
         ToolSearchConfigError: If a weight is outside ``[0, 1]``.
@@ -88,7 +87,7 @@ class SearchStages:
     name_words: bool = True
     """A query that is the words ending a tool's name lifts that tool."""
     spelling: bool = True
-    """Correct or split/join unknown words when the ranking finds little."""
+    """Correct or split/join unknown words when the ranking finds nothing."""
 
     request_weight: float = 0.25
     """Weight of a request word (``could``, ``help``, ``looking``)."""
@@ -100,9 +99,6 @@ class SearchStages:
     """Share of the gap to the exact-name floor closed for the name said word for word."""
     spelling_weight: float = 0.7
     """Weight of a corrected or split/joined word (a correct word always outweighs it)."""
-    spelling_below: float = 0.0
-    """The spelling fallback runs when no hit reaches more than this share of the query's
-    reachable score (0: only when nothing is found)."""
 
     def __post_init__(self) -> None:
         for f in fields(self):

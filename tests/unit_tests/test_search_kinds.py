@@ -302,15 +302,21 @@ def test_a_correct_word_beats_a_corrected_one() -> None:
     assert 0 < scores["browser_navigate"] < _scores(index, "navigate")["browser_navigate"]
 
 
-def test_the_fallback_runs_only_when_the_ranking_finds_little() -> None:
+def test_the_fallback_runs_only_when_no_tool_matches_a_content_word() -> None:
     off = _scores(_browser(SearchStages().without("spelling")), "navigate browser url pgae")
     assert 0.3 < off["browser_navigate"] / 0.9 < 0.5  # the best hit reaches about 0.42
-    for below, runs in ((0.5, True), (0.0, False)):  # by default: only when nothing found
-        on = _scores(_browser(SearchStages(spelling_below=below)), "navigate browser url pgae")
-        assert (on != off) is runs
+    assert _scores(_browser(), "navigate browser url pgae") == off  # something found: no fix
     assert _scores(_browser(), "navigate browser url") == _scores(
         _browser(SearchStages().without("spelling")), "navigate browser url"
     )  # every word known: never runs
+    docs = [
+        ToolDocument("id_details", "More information about any ID."),
+        ToolDocument("page_read", "Read a page."),
+    ]
+    # only function words match ("more", "about"): that is finding nothing, so it runs
+    assert _names(BM25ToolIndex.build(docs), "more about the pgae") == ["page_read"]
+    without = BM25ToolIndex.build(docs, stages=SearchStages().without("spelling"))
+    assert _names(without, "more about the pgae") == []
 
 
 def test_spelling_work_is_bounded() -> None:
