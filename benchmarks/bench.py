@@ -246,7 +246,9 @@ def _quality(
     from benchmarks.search_quality import STAGE_HEADER, stage_rows
 
     rep.line()
-    rep.line("Search stages, recall@5: tuning sets, then the validation set (never tuned on).")
+    rep.line(
+        "Search stages, recall@5 / recall@1: tuning sets, then the validation set (never tuned on)."
+    )
     rep.line()
     rep.table(STAGE_HEADER, stage_rows(cfg.data_dir, cfg.query_stride))
 

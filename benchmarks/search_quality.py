@@ -5,7 +5,7 @@ Run from the repository root (needs the shared data; ``TOOLSEARCH_SHARED_DATA``)
     python -m benchmarks.search_quality [--semantic minilm|e5] [--skip ToolSDK] [--speed]
     python -m benchmarks.search_quality --stages
 
-``--stages`` prints recall@5 with every stage on, each stage off in turn,
+``--stages`` prints recall@5 / recall@1 with every stage on, each stage off in turn,
 and the core alone, on the tuning sets (BFCL, GitHub MCP, ToolSDK) and on
 the validation set (RestBench + ToolAlpaca), which is never tuned on.
 
@@ -79,9 +79,11 @@ def quality(
 
 
 def stage_rows(data_dir: Path | None = None, stride: int = 1) -> list[list[str]]:
-    """Recall@5 per stage setting: ``[setting, BFCL, GitHub, ToolSDK, validation]`` rows.
+    """Recall@5 / recall@1 per stage setting: ``[setting, BFCL, GitHub, ToolSDK, validation]``.
 
-    Settings: every stage on, each stage off in turn, the core alone.
+    Settings: every stage on, each stage off in turn, the core alone. Each
+    cell is ``"<recall@5> / <recall@1>"`` (a stage can move the first hit
+    without moving the top 5: stemming does, on GitHub MCP).
     """
     bfcl, bq = load_bfcl(data_dir)
     val, vq = load_restbench_toolalpaca(data_dir)
@@ -99,7 +101,8 @@ def stage_rows(data_dir: Path | None = None, stride: int = 1) -> list[list[str]]
         row = [label]
         for library, queries in sets:
             index = BM25ToolIndex.build(library.documents(), stages=stages)
-            row.append(f"{evaluate(index_search(library, index), queries).recall[5]:.3f}")
+            recall = evaluate(index_search(library, index), queries, ks=(1, 5)).recall
+            row.append(f"{recall[5]:.3f} / {recall[1]:.3f}")
         rows.append(row)
     return rows
 

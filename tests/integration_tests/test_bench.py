@@ -68,7 +68,7 @@ def test_bench_quick_prints_every_section() -> None:
     assert len(real) == 4 and all(int(n) > 0 for _, _, n in real)
     # each search stage on and off, on the tuning sets and the validation set
     for setting in ("all stages on", "stemming off", "spelling off", "core only"):
-        assert re.search(rf"\| {setting}[^|]* \|( \d\.\d{{3}} \|){{4}}", out), setting
+        assert re.search(rf"\| {setting}[^|]* \|( \d\.\d{{3}} / \d\.\d{{3}} \|){{4}}", out), setting
     # one row per hostile call and size, then the worst call and the tokenizer's memory
     assert len(re.findall(r"\| [\d,]+ \| (load_tool|search_tools), ", out)) == 12
     assert re.search(
