@@ -35,8 +35,6 @@ from langchain_mcp_adapters import sessions as adapter_sessions
 from langchain_mcp_adapters import tools as adapter_tools
 from langchain_mcp_adapters.client import MultiServerMCPClient
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.graph import START, StateGraph
-from langgraph.prebuilt import tools_condition
 from pydantic import Field
 
 from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode, ToolSearchState
@@ -48,6 +46,7 @@ from tests.support.mcp_fixtures import (
     schema_server_connection,
     servers_bin,
 )
+from tests.support.node_graph import wire_node_graph
 
 # Each call starts a server process: leave room for a loaded 2-core machine.
 CALL_TIMEOUT = 20.0
@@ -647,15 +646,7 @@ async def test_tool_search_node_graph_calls_real_time_server(libs: Libraries) ->
         messages = [SystemMessage(node.system_prompt_hint), *state["messages"]]
         return {"messages": [await bound.ainvoke(messages)]}
 
-    builder = StateGraph(ToolSearchState)
-    builder.add_node("tool_search", node)
-    builder.add_node("model", call_model)
-    builder.add_node("tools", node.tool_node())
-    builder.add_edge(START, "tool_search")
-    builder.add_edge("tool_search", "model")
-    builder.add_conditional_edges("model", tools_condition)
-    builder.add_edge("tools", "tool_search")
-    graph = builder.compile(checkpointer=InMemorySaver())
+    graph = wire_node_graph(node, call_model, saver=InMemorySaver())
 
     messages = await run(graph, prompt, "node-time")
     assert "get_current_time" in search_hits(messages)

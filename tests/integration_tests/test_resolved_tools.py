@@ -14,8 +14,6 @@ from langchain_core.tools import BaseTool, StructuredTool, tool
 from langchain_mcp_adapters.client import MultiServerMCPClient
 from langchain_mcp_adapters.interceptors import MCPToolCallRequest
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.graph import START, StateGraph
-from langgraph.prebuilt import tools_condition
 
 from langchain_toolsearch import (
     BM25ToolIndex,
@@ -27,6 +25,7 @@ from langchain_toolsearch.mcp import load_mcp_library
 from tests.conftest import http_mcp_url  # noqa: F401  (fixture)
 from tests.support.fakes import ScriptedChatModel, ai, call
 from tests.support.library_fixtures import library
+from tests.support.node_graph import wire_node_graph
 
 
 def secret_tools(config: RunnableConfig) -> list[BaseTool]:
@@ -213,15 +212,7 @@ def test_node_form_with_resolved_tools() -> None:
     def call_model(state: ToolSearchState) -> dict[str, Any]:
         return {"messages": [search.bind_tools(model, state).invoke(state["messages"])]}
 
-    builder = StateGraph(ToolSearchState)
-    builder.add_node("tool_search", search)
-    builder.add_node("model", call_model)
-    builder.add_node("tools", search.tool_node())
-    builder.add_edge(START, "tool_search")
-    builder.add_edge("tool_search", "model")
-    builder.add_conditional_edges("model", tools_condition)
-    builder.add_edge("tools", "tool_search")
-    graph = builder.compile(checkpointer=InMemorySaver())
+    graph = wire_node_graph(search, call_model, saver=InMemorySaver())
     out = graph.invoke({"messages": [("user", "q")]}, cfg("gus"))
     assert tool_texts(out)[-1] == "secret of gus"
     assert model.bound[0] == ["search_tools", "load_tool"]
