@@ -10,7 +10,6 @@ other (``a``, ``ab``, ``A``, ``axb``) stay apart. (Several processes:
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,7 +18,11 @@ import pytest
 from langchain_toolsearch import ToolConfigStore
 from langchain_toolsearch.config.records import VersionConflictError
 from langchain_toolsearch.config.write_guard import WriteLockError, _lock_id
-from tests.unit_tests.config.test_config_writes import agent, check_ids_that_prefix_each_other
+from tests.unit_tests.config.test_config_writes import (
+    agent,
+    check_ids_that_prefix_each_other,
+    check_threads_never_share_a_number,
+)
 
 psycopg = pytest.importorskip("psycopg", reason="needs psycopg (pip install -e '.[dev]')")
 pytest.importorskip("langgraph.store.postgres", reason="needs langgraph-checkpoint-postgres")
@@ -37,53 +40,13 @@ def pg_url() -> Iterator[str]:
         yield url
 
 
-def _tags(configs: ToolConfigStore, record_id: str) -> dict[int, str]:
-    out = {}
-    for info in configs.agents.history(record_id):
-        (tag,) = configs.agents.get(record_id, info.version).to_json()["tools"]
-        out[info.version] = tag
-    return out
-
-
 @pytest.mark.parametrize("pooled", [False, True])
 def test_threads_on_a_postgres_store_never_share_a_number(pg_url: str, pooled: bool) -> None:
-    record = f"threads_{pooled}"
     pool: Any = {"min_size": 2, "max_size": 4} if pooled else None
     with PostgresStore.from_conn_string(pg_url, pool_config=pool) as store:
-        configs = ToolConfigStore(store)
-        acked: list[tuple[int, str]] = []
-        conflicts: list[VersionConflictError] = []
-        lock = threading.Lock()
-
-        def writer(n: int) -> None:
-            for step in range(8):
-                tag = f"w{n}_{step}"
-                try:
-                    seen = configs.agents.info(record).latest_version if step else 0
-                    if step == 0:
-                        info = configs.agents.save(record, agent(tag))
-                    else:
-                        info = configs.agents.save(record, agent(tag), if_version=seen)
-                        assert info.version == seen + 1
-                except VersionConflictError as exc:
-                    with lock:
-                        conflicts.append(exc)
-                    continue
-                with lock:
-                    acked.append((info.version, tag))
-
-        threads = [threading.Thread(target=writer, args=(n,)) for n in range(4)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        stored = _tags(configs, record)
-        head = configs.agents.info(record)
-    assert len(acked) + len(conflicts) == 32
-    assert sorted(v for v, _ in acked) == list(range(1, len(acked) + 1))
-    assert all(stored[version] == tag for version, tag in acked)
-    assert head.latest_version == len(acked)
-    assert all(c.current > c.expected for c in conflicts)
+        check_threads_never_share_a_number(
+            ToolConfigStore(store), f"threads_{pooled}", writers=4, steps=8
+        )
 
 
 @pytest.mark.parametrize("pooled", [False, True])
