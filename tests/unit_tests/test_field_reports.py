@@ -16,6 +16,7 @@ from langchain_toolsearch import ToolSearchMiddleware
 from langchain_toolsearch import _prompts as P
 from tests.support.fakes import ai, call
 from tests.support.library_fixtures import CALLS, library, plan_filter
+from tests.support.storage_helpers import load_receipt_history
 from tests.support.toolsearch_harness import META, build, cfg, form_param, mode_param, tool_msgs
 
 BOTH = [form_param, mode_param]
@@ -27,23 +28,7 @@ def _by_id(out: dict[str, Any]) -> dict[str, ToolMessage]:
 
 
 def _receipt_history(call_args: dict[str, Any], loaded: list[str], *, artifact: bool) -> list[Any]:
-    body = {
-        "success": True,
-        "message": P.LOAD_LOADED.format(names=", ".join(loaded)),
-        "loaded": loaded,
-        "not_found": [],
-        "already_loaded": [],
-    }
-    return [
-        HumanMessage("weather in Paris?"),
-        AIMessage("", tool_calls=[call("load_tool", call_args, "load-1")]),
-        ToolMessage(
-            content=json.dumps(body),
-            artifact=body if artifact else None,
-            tool_call_id="load-1",
-            name="load_tool",
-        ),
-    ]
+    return load_receipt_history("weather in Paris?", call_args, loaded, artifact=artifact)
 
 
 # -- C1 Threads never share loaded tools ---------------------------------------------------------
