@@ -25,21 +25,14 @@ from langchain_toolsearch.mcp import load_mcp_library
 from tests.conftest import http_mcp_url  # noqa: F401  (fixture)
 from tests.support.fakes import ScriptedChatModel, ai, call
 from tests.support.library_fixtures import library
+from tests.support.library_fixtures import secret_tools as caller_secret_tools
 from tests.support.node_graph import wire_node_graph
 
 
 def secret_tools(config: RunnableConfig) -> list[BaseTool]:
     """Per-caller tools: same names, each bound to the caller's own credentials."""
     user = (config.get("configurable") or {})["user"]
-
-    def read_secret() -> str:
-        return f"secret of {user}"
-
-    tools: list[BaseTool] = [
-        StructuredTool.from_function(
-            read_secret, name="read_secret", description="Read the caller's secret note"
-        )
-    ]
+    tools = caller_secret_tools(config)
     if user == "alice":
 
         def alice_ledger() -> str:

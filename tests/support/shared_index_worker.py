@@ -60,11 +60,10 @@ def main() -> None:
 
 def _replica(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     """(library tools, per-request resolver, embeddings config)."""
-    from langchain_core.runnables import RunnableConfig
-    from langchain_core.tools import BaseTool, StructuredTool
+    from langchain_core.tools import StructuredTool
 
     from langchain_toolsearch.search.store_index import HashingEmbeddings
-    from tests.support.library_fixtures import library
+    from tests.support.library_fixtures import library, secret_tools
 
     tools = library()
     if args.version == "v2":
@@ -80,18 +79,6 @@ def _replica(args: argparse.Namespace) -> tuple[Any, Any, Any]:
                 description="Convert an amount of money between currencies",
             )
         )
-
-    def secret_tools(config: RunnableConfig) -> list[BaseTool]:
-        user = (config.get("configurable") or {})["user"]
-
-        def read_secret() -> str:
-            return f"secret of {user}"
-
-        return [
-            StructuredTool.from_function(
-                read_secret, name="read_secret", description="Read the caller's secret note"
-            )
-        ]
 
     return tools, secret_tools, {"dims": 256, "embed": HashingEmbeddings(256)}
 

@@ -10,13 +10,12 @@ from functools import partial
 from typing import Any
 
 import pytest
-from langchain_core.tools import tool
 
 from langchain_toolsearch import ToolSearchFilterArgs, ToolSearchMiddleware
 from langchain_toolsearch._engine.drive import Effect, adrive, drive
 from langchain_toolsearch.policy import ToolPolicy
 from tests.support.fakes import ai, call
-from tests.support.library_fixtures import CALLS, get_weather, library
+from tests.support.library_fixtures import CALLS, calculator, get_weather, library
 from tests.support.toolsearch_harness import META, build, cfg, form_param, mode_param, tool_msgs
 
 HOOK_KINDS = pytest.mark.parametrize("hook_kind", ["sync", "async"])
@@ -146,13 +145,6 @@ async def test_active_denial_hides_without_unloading(form: str, mode: str, hook_
     assert CALLS == [("get_weather", "Riga")]
     assert h.bound[4] == [*META, "get_weather"]  # bound again without a new load_tool
     assert [m.tool_call_id for m in tool_msgs(out) if m.name == "load_tool"] == ["l"]
-
-
-@tool
-def calculator(expression: str) -> str:
-    """Evaluate an arithmetic expression"""
-    CALLS.append(("calculator", expression))
-    return "4"
 
 
 @form_param

@@ -20,7 +20,6 @@ import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import ToolMessage
 from langchain_core.runnables import RunnableConfig
-from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.base import Op, PutOp, Result
 from langgraph.store.memory import InMemoryStore
@@ -37,7 +36,7 @@ from langchain_toolsearch.search.store_sync import hashed_documents, library_fin
 from langchain_toolsearch.search.store_versions import list_versions, prune_versions
 from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore
 from tests.support.fakes import ScriptedChatModel, ai, call
-from tests.support.library_fixtures import library
+from tests.support.library_fixtures import library, secret_tools
 
 BASE = ("toolsearch", "tools")
 DOCS = [
@@ -82,19 +81,6 @@ def _all_items(store: InMemoryStore) -> dict[tuple[str, ...], set[str]]:
 
 
 # -- per-request tools stay in the request's overlay ---------------------------------------------
-
-
-def secret_tools(config: RunnableConfig) -> list[BaseTool]:
-    user = (config.get("configurable") or {})["user"]
-
-    def read_secret() -> str:
-        return f"secret of {user}"
-
-    return [
-        StructuredTool.from_function(
-            read_secret, name="read_secret", description="Read the caller's secret note"
-        )
-    ]
 
 
 def _script() -> list[Any]:
