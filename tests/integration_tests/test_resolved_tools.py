@@ -23,7 +23,7 @@ from langchain_toolsearch import (
 )
 from langchain_toolsearch.mcp import load_mcp_library
 from tests.conftest import http_mcp_url  # noqa: F401  (fixture)
-from tests.support.fakes import ScriptedChatModel, ai, call
+from tests.support.fakes import ScriptedChatModel, ai, call, load_and_call_script
 from tests.support.library_fixtures import library
 from tests.support.library_fixtures import secret_tools as caller_secret_tools
 from tests.support.node_graph import wire_node_graph
@@ -44,15 +44,6 @@ def secret_tools(config: RunnableConfig) -> list[BaseTool]:
             )
         )
     return tools
-
-
-def load_and_call_script(name: str, query: str) -> list[Any]:
-    return [
-        ai(call("search_tools", {"query": query})),
-        ai(call("load_tool", {"tool_name": name})),
-        ai(call(name, {})),
-        ai(content="done"),
-    ]
 
 
 def tool_texts(out: dict[str, Any]) -> list[str]:

@@ -36,6 +36,16 @@ def ai(*calls: dict[str, Any], content: str = "") -> AIMessage:
     return AIMessage(content=content, tool_calls=list(calls))
 
 
+def load_and_call_script(name: str, query: str) -> list[AIMessage]:
+    """Steps: search ``query``, load ``name``, call it without arguments, answer "done"."""
+    return [
+        ai(call("search_tools", {"query": query})),
+        ai(call("load_tool", {"tool_name": name})),
+        ai(call(name, {})),
+        ai(content="done"),
+    ]
+
+
 class ScriptedChatModel(BaseChatModel):
     """Answers with the next scripted step; records tools bound per call.
 

@@ -83,17 +83,6 @@ def _replica(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     return tools, secret_tools, {"dims": 256, "embed": HashingEmbeddings(256)}
 
 
-def _script() -> list[Any]:
-    from tests.support.fakes import ai, call
-
-    return [
-        ai(call("search_tools", {"query": "secret note"})),
-        ai(call("load_tool", {"tool_name": "read_secret"})),
-        ai(call("read_secret", {})),
-        ai(content="done"),
-    ]
-
-
 def _middleware(args: argparse.Namespace, tools: Any, resolver: Any, index: Any) -> Any:
     from langchain_toolsearch import ToolSearchMiddleware
 
@@ -121,7 +110,7 @@ def serve_sync(args: argparse.Namespace) -> None:
 
     from langchain_toolsearch.search.store_index import StoreIndexFactory
     from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore
-    from tests.support.fakes import ScriptedChatModel
+    from tests.support.fakes import ScriptedChatModel, load_and_call_script
 
     tools, resolver, config = _replica(args)
     with PostgresStore.from_conn_string(args.dsn, index=config) as store:
@@ -138,7 +127,7 @@ def serve_sync(args: argparse.Namespace) -> None:
             if op == "search":
                 emit({"names": [r.name for r in mw.search(request["q"], _probe(request))]})
             elif op == "agent":
-                model = ScriptedChatModel(steps=_script())
+                model = ScriptedChatModel(steps=load_and_call_script("read_secret", "secret note"))
                 agent = create_agent(model, tools=[], middleware=[mw], checkpointer=saver)
                 run = {"configurable": {"thread_id": request["thread"], "user": request["user"]}}
                 out = agent.invoke({"messages": [("user", "read my note")]}, run)
@@ -161,7 +150,7 @@ async def serve(args: argparse.Namespace) -> None:
     from langchain_toolsearch.library import ToolLibrary
     from langchain_toolsearch.search.store_index import StoreIndexFactory
     from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore
-    from tests.support.fakes import ScriptedChatModel
+    from tests.support.fakes import ScriptedChatModel, load_and_call_script
 
     tools, resolver, config = _replica(args)
     async with AsyncPostgresStore.from_conn_string(args.dsn, index=config) as store:
@@ -179,7 +168,7 @@ async def serve(args: argparse.Namespace) -> None:
             return {"names": [r.name for r in await mw.asearch(request["q"], _probe(request))]}
 
         async def agent_run(request: dict[str, Any]) -> dict[str, Any]:
-            model = ScriptedChatModel(steps=_script())
+            model = ScriptedChatModel(steps=load_and_call_script("read_secret", "secret note"))
             agent = create_agent(model, tools=[], middleware=[mw], checkpointer=saver)
             run = {"configurable": {"thread_id": request["thread"], "user": request["user"]}}
             out = await agent.ainvoke({"messages": [("user", "read my note")]}, run)

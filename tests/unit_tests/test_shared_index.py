@@ -35,7 +35,7 @@ from langchain_toolsearch.search.store_index import (
 from langchain_toolsearch.search.store_sync import hashed_documents, library_fingerprint
 from langchain_toolsearch.search.store_versions import list_versions, prune_versions
 from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore
-from tests.support.fakes import ScriptedChatModel, ai, call
+from tests.support.fakes import ScriptedChatModel, load_and_call_script
 from tests.support.library_fixtures import library, secret_tools
 
 BASE = ("toolsearch", "tools")
@@ -83,15 +83,6 @@ def _all_items(store: InMemoryStore) -> dict[tuple[str, ...], set[str]]:
 # -- per-request tools stay in the request's overlay ---------------------------------------------
 
 
-def _script() -> list[Any]:
-    return [
-        ai(call("search_tools", {"query": "secret note"})),
-        ai(call("load_tool", {"tool_name": "read_secret"})),
-        ai(call("read_secret", {})),
-        ai(content="done"),
-    ]
-
-
 @pytest.mark.parametrize("mode", ["sync", "async"])
 async def test_request_tools_never_enter_the_shared_index(mode: str) -> None:
     store = _store()
@@ -104,7 +95,7 @@ async def test_request_tools_never_enter_the_shared_index(mode: str) -> None:
     before = _all_items(store)
     assert before[shared.namespace] == {t.name for t in library()}
     store.puts.clear()
-    model = ScriptedChatModel(steps=_script())
+    model = ScriptedChatModel(steps=load_and_call_script("read_secret", "secret note"))
     agent = create_agent(model, tools=[], middleware=[mw], checkpointer=InMemorySaver())
     config: RunnableConfig = {"configurable": {"thread_id": f"t-{mode}", "user": "alice"}}
     inputs = {"messages": [("user", "read my note")]}

@@ -10,7 +10,6 @@ other (``a``, ``ab``, ``A``, ``axb``) stay apart. (Several processes:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -29,33 +28,23 @@ pytest.importorskip("langgraph.store.postgres", reason="needs langgraph-checkpoi
 
 from langgraph.store.postgres import AsyncPostgresStore, PostgresStore  # noqa: E402
 
-from tests.support.postgres import fresh_database  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def pg_url() -> Iterator[str]:
-    with fresh_database("cfgwrites", "config writes on PostgreSQL") as url:
-        with PostgresStore.from_conn_string(url) as store:
-            store.setup()
-        yield url
-
 
 @pytest.mark.parametrize("pooled", [False, True])
-def test_threads_on_a_postgres_store_never_share_a_number(pg_url: str, pooled: bool) -> None:
+def test_threads_on_a_postgres_store_never_share_a_number(pg_dsn: str, pooled: bool) -> None:
     pool: Any = {"min_size": 2, "max_size": 4} if pooled else None
-    with PostgresStore.from_conn_string(pg_url, pool_config=pool) as store:
+    with PostgresStore.from_conn_string(pg_dsn, pool_config=pool) as store:
         check_threads_never_share_a_number(
             ToolConfigStore(store), f"threads_{pooled}", writers=4, steps=8
         )
 
 
 @pytest.mark.parametrize("pooled", [False, True])
-def test_tasks_on_an_async_postgres_store_never_share_a_number(pg_url: str, pooled: bool) -> None:
+def test_tasks_on_an_async_postgres_store_never_share_a_number(pg_dsn: str, pooled: bool) -> None:
     record = f"tasks_{pooled}"
 
     async def run() -> tuple[list[int], int, int | None]:
         pool: Any = {"min_size": 2, "max_size": 4} if pooled else None
-        async with AsyncPostgresStore.from_conn_string(pg_url, pool_config=pool) as store:
+        async with AsyncPostgresStore.from_conn_string(pg_dsn, pool_config=pool) as store:
             configs = ToolConfigStore(store)
             infos = await asyncio.gather(
                 *(configs.agents.asave(record, agent(f"t{n}"), publish=n == 5) for n in range(12))
@@ -80,12 +69,12 @@ def test_tasks_on_an_async_postgres_store_never_share_a_number(pg_url: str, pool
     assert published is not None and 1 <= published <= 12
 
 
-def test_a_held_advisory_lock_times_out(pg_url: str) -> None:
-    with PostgresStore.from_conn_string(pg_url) as store:
+def test_a_held_advisory_lock_times_out(pg_dsn: str) -> None:
+    with PostgresStore.from_conn_string(pg_dsn) as store:
         configs = ToolConfigStore(store, lock_timeout=0.3)
         configs.agents.save("held", agent("t1"))
         key = "\x1f".join(("toolsearch", "agent_tool_configs", "held"))
-        with psycopg.connect(pg_url, autocommit=True) as other:
+        with psycopg.connect(pg_dsn, autocommit=True) as other:
             other.execute("SELECT pg_advisory_lock(%s)", (_lock_id(key),))  # another writer
             with pytest.raises(WriteLockError, match="advisory lock"):
                 configs.agents.save("held", agent("t2"))
@@ -95,6 +84,6 @@ def test_a_held_advisory_lock_times_out(pg_url: str) -> None:
         assert configs.agents.info("held").latest_version == 2
 
 
-def test_ids_that_prefix_each_other_on_postgres(pg_url: str) -> None:
-    with PostgresStore.from_conn_string(pg_url) as store:
+def test_ids_that_prefix_each_other_on_postgres(pg_dsn: str) -> None:
+    with PostgresStore.from_conn_string(pg_dsn) as store:
         check_ids_that_prefix_each_other(ToolConfigStore(store, namespace=("prefix_ids",)))
