@@ -19,6 +19,7 @@ from langgraph.store.memory import InMemoryStore
 from langchain_toolsearch import ToolConfigStore, ToolResolver, ToolSearchMiddleware
 from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel, Search
 from tests.support.mcp_fixtures import TEST_SERVERS_DIR
+from tests.support.toolsearch_harness import run_on_threads
 
 
 def counted_server(starts: Path) -> dict[str, Any]:
@@ -54,13 +55,7 @@ async def test_two_runs_list_the_stored_agents_mcp_server_once(mode: str, tmp_pa
         ]
     )
     agent = create_agent(model, tools=[], middleware=[mw], checkpointer=InMemorySaver())
-    payload = {"messages": [{"role": "user", "content": "mail ada"}]}
-    for thread in ("t1", "t2"):
-        config: dict[str, Any] = {"configurable": {"thread_id": thread}}
-        if mode == "sync":
-            out = agent.invoke(payload, config)  # type: ignore[arg-type]
-        else:
-            out = await agent.ainvoke(payload, config)  # type: ignore[arg-type]
+    for out in await run_on_threads(agent, "mail ada", mode):
         answers = [m.text for m in out["messages"] if isinstance(m, ToolMessage)]
         assert answers[-1] == "crm: sent e-mail to ada@example.com"
     assert (resolver.cache_misses, resolver.cache_hits) == (1, 1)  # 14 steps, 2 runs
