@@ -20,14 +20,10 @@ from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode
 from langchain_toolsearch import _prompts as P
 from tests.support.fakes import ai, call
 from tests.support.library_fixtures import CALLS, plan_filter
-from tests.support.toolsearch_harness import build, cfg, form_param, mode_param, tool_msgs
+from tests.support.toolsearch_harness import build, cfg, form_param, mode_param, msgs_by_id
 
 STORAGES = pytest.mark.parametrize("storage", ["in-memory", "context", "store"])
 ONLY_SEARCH = ["search_tools"]
-
-
-def _by_id(out: dict[str, Any]) -> dict[str, Any]:
-    return {m.tool_call_id: m for m in tool_msgs(out)}
 
 
 @form_param
@@ -45,7 +41,7 @@ async def test_search_loads_hits_with_an_activation_receipt(
     ]
     h = build(form, steps, auto_load=True, top_k=1, storage=storage)
     out = await h.run("weather in Bern", cfg(), mode)
-    msgs = _by_id(out)
+    msgs = msgs_by_id(out)
     first, second = msgs["s1"], msgs["s2"]
     assert json.loads(first.content) == first.artifact
     assert list(first.artifact) == ["results", "message", "activation"]
@@ -87,7 +83,7 @@ async def test_top_k_is_refilled_past_denied_hits(
     steps = [ai(call("search_tools", {"query": "delete user account"}, "s")), ai(content="ok")]
     h = build(form, steps, auto_load=True, top_k=3, storage=storage, filter=hook)
     out = await h.run("delete", cfg(plan="free"), mode)
-    receipt = _by_id(out)["s"].artifact
+    receipt = msgs_by_id(out)["s"].artifact
     hits = [r["name"] for r in receipt["results"]]
     assert len(hits) == 3 and "admin_delete_user" not in hits
     assert receipt["activation"]["loaded"] == hits  # every hit shown is loaded
