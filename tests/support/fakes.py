@@ -96,6 +96,11 @@ def tool_messages(messages: Sequence[BaseMessage]) -> list[ToolMessage]:
     return [m for m in messages if isinstance(m, ToolMessage)]
 
 
+def by_id(out: dict[str, Any]) -> dict[str, ToolMessage]:
+    """A run's (``{"messages": [...]}``) tool messages by tool-call id."""
+    return {m.tool_call_id: m for m in tool_messages(out["messages"])}
+
+
 def last_tool_message(messages: Sequence[BaseMessage]) -> ToolMessage:
     return tool_messages(messages)[-1]
 

@@ -215,10 +215,5 @@ def tool_msgs(out: dict[str, Any], name: str | None = None) -> list[ToolMessage]
     return [m for m in msgs if name is None or m.name == name]
 
 
-def msgs_by_id(out: dict[str, Any]) -> dict[str, ToolMessage]:
-    """A run's tool messages by tool-call id."""
-    return {m.tool_call_id: m for m in tool_msgs(out)}
-
-
 def text(message: BaseMessage) -> str:
     return message.content if isinstance(message.content, str) else json.dumps(message.content)

@@ -18,9 +18,9 @@ from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode
 from langchain_toolsearch import _prompts as P
-from tests.support.fakes import ai, call
+from tests.support.fakes import ai, by_id, call
 from tests.support.library_fixtures import CALLS, plan_filter
-from tests.support.toolsearch_harness import build, cfg, form_param, mode_param, msgs_by_id
+from tests.support.toolsearch_harness import build, cfg, form_param, mode_param
 
 STORAGES = pytest.mark.parametrize("storage", ["in-memory", "context", "store"])
 ONLY_SEARCH = ["search_tools"]
@@ -41,7 +41,7 @@ async def test_search_loads_hits_with_an_activation_receipt(
     ]
     h = build(form, steps, auto_load=True, top_k=1, storage=storage)
     out = await h.run("weather in Bern", cfg(), mode)
-    msgs = msgs_by_id(out)
+    msgs = by_id(out)
     first, second = msgs["s1"], msgs["s2"]
     assert json.loads(first.content) == first.artifact
     assert list(first.artifact) == ["results", "message", "activation"]
@@ -83,7 +83,7 @@ async def test_top_k_is_refilled_past_denied_hits(
     steps = [ai(call("search_tools", {"query": "delete user account"}, "s")), ai(content="ok")]
     h = build(form, steps, auto_load=True, top_k=3, storage=storage, filter=hook)
     out = await h.run("delete", cfg(plan="free"), mode)
-    receipt = msgs_by_id(out)["s"].artifact
+    receipt = by_id(out)["s"].artifact
     hits = [r["name"] for r in receipt["results"]]
     assert len(hits) == 3 and "admin_delete_user" not in hits
     assert receipt["activation"]["loaded"] == hits  # every hit shown is loaded

@@ -14,17 +14,9 @@ import pytest
 from langchain_toolsearch import ToolSearchFilterArgs, ToolSearchMiddleware
 from langchain_toolsearch._engine.drive import Effect, adrive, drive
 from langchain_toolsearch.policy import ToolPolicy
-from tests.support.fakes import ai, call
+from tests.support.fakes import ai, by_id, call
 from tests.support.library_fixtures import CALLS, calculator, get_weather, library
-from tests.support.toolsearch_harness import (
-    META,
-    build,
-    cfg,
-    form_param,
-    mode_param,
-    msgs_by_id,
-    tool_msgs,
-)
+from tests.support.toolsearch_harness import META, build, cfg, form_param, mode_param, tool_msgs
 
 HOOK_KINDS = pytest.mark.parametrize("hook_kind", ["sync", "async"])
 
@@ -92,7 +84,7 @@ async def test_a_raising_filter_denies(form: str, mode: str, hook_kind: str, pha
     ]
     h = build(form, steps, filter=make_hook(hook_kind, decide))
     out = await h.run("go", cfg(), mode)
-    msgs = msgs_by_id(out)
+    msgs = by_id(out)
     listed = [r["name"] for r in msgs["s"].artifact["results"]]
     assert ("get_weather" in listed) is (phase != "search")
     load = msgs["l"].artifact
@@ -118,7 +110,7 @@ async def test_only_true_allows(answer: Any, mode: str) -> None:
         filter=lambda args: answer,
     )
     out = await h.run("go", cfg(), mode)
-    assert msgs_by_id(out)["l"].artifact["not_found"] == ["get_weather"]
+    assert by_id(out)["l"].artifact["not_found"] == ["get_weather"]
     assert h.ts.search("weather") == []
 
 
@@ -141,11 +133,11 @@ async def test_active_denial_hides_without_unloading(form: str, mode: str, hook_
     h = build(form, steps, filter=make_hook(hook_kind, decide))
     await h.run("load it", cfg(hide=False), mode)
     out = await h.run("use it", cfg(hide=True), mode)
-    assert msgs_by_id(out)["hidden"].status == "error"
+    assert by_id(out)["hidden"].status == "error"
     assert CALLS == []
     assert h.bound[2] == META and h.bound[3] == META  # hidden for this request
     out = await h.run("use it again", cfg(hide=False), mode)
-    assert msgs_by_id(out)["back"].status == "success"
+    assert by_id(out)["back"].status == "success"
     assert CALLS == [("get_weather", "Riga")]
     assert h.bound[4] == [*META, "get_weather"]  # bound again without a new load_tool
     assert [m.tool_call_id for m in tool_msgs(out) if m.name == "load_tool"] == ["l"]
@@ -163,7 +155,7 @@ async def test_tools_bound_directly_are_not_filtered(form: str, mode: str) -> No
     steps = [ai(call("calculator", {"expression": "2+2"}, "c")), ai(content="ok")]
     h = build(form, steps, direct_tools=[calculator], filter=deny_all)
     out = await h.run("go", cfg(), mode)
-    assert msgs_by_id(out)["c"].status == "success"
+    assert by_id(out)["c"].status == "success"
     assert CALLS == [("calculator", "2+2")]
     assert h.bound[0] == [*META, "calculator"]
     assert "calculator" not in asked
