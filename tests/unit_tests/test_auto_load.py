@@ -96,25 +96,15 @@ async def test_top_k_is_refilled_past_denied_hits(
 @mode_param
 @pytest.mark.parametrize("storage", ["context", "store"])
 async def test_auto_loads_survive_a_new_instance(form: str, mode: str, storage: str) -> None:
-    saver, store = InMemorySaver(), InMemoryStore()
-    first = build(
-        form,
-        [ai(call("search_tools", {"query": "slack message"}))],
-        auto_load=True,
-        top_k=1,
-        storage=storage,
-        saver=saver,
-        graph_store=store,
-    )
+    shared: dict[str, Any] = {
+        "auto_load": True,
+        "top_k": 1,
+        "storage": storage,
+        "saver": InMemorySaver(),
+        "graph_store": InMemoryStore(),
+    }
+    first = build(form, [ai(call("search_tools", {"query": "slack message"}))], **shared)
     await first.run("post to slack", cfg(), mode)
-    again = build(
-        form,
-        [ai(content="ok")],
-        auto_load=True,
-        top_k=1,
-        storage=storage,
-        saver=saver,
-        graph_store=store,
-    )
+    again = build(form, [ai(content="ok")], **shared)  # a new instance on the same saver and store
     await again.run("hello", cfg(), mode)
     assert again.bound == [[*ONLY_SEARCH, "slack_post_message"]]
