@@ -17,7 +17,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import ToolConfigStore, ToolResolver, ToolSearchMiddleware
-from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel, Search
+from langchain_toolsearch.testing import ScriptedToolSearchModel
 from tests.support.mcp_fixtures import TEST_SERVERS_DIR
 from tests.support.toolsearch_harness import run_on_threads
 
@@ -46,13 +46,8 @@ async def test_two_runs_list_the_stored_agents_mcp_server_once(mode: str, tmp_pa
     configs.agents.publish("support")
     resolver = ToolResolver(store=configs, agent_id="support", version="published")
     mw = ToolSearchMiddleware(tools=[], include_resolved_tools=True, resolve_tools=resolver)
-    model = ScriptedToolSearchModel(
-        steps=[
-            Search("send an e-mail"),
-            Load("crm_send_email"),
-            Call("crm_send_email", {"to": "ada@example.com"}),
-            Answer(),
-        ]
+    model = ScriptedToolSearchModel.search_load_call(
+        query="send an e-mail", tool="crm_send_email", args={"to": "ada@example.com"}
     )
     agent = create_agent(model, tools=[], middleware=[mw], checkpointer=InMemorySaver())
     for out in await run_on_threads(agent, "mail ada", mode):
