@@ -24,7 +24,7 @@ from langchain_core.messages import HumanMessage
 
 from tests.support.library_fixtures import library
 from tests.support.postgres import astore_and_saver, store_and_saver
-from tests.support.storage_helpers import RuleChatModel, receipt_of
+from tests.support.storage_helpers import RuleChatModel, receipt_of, store_harness
 from tests.support.toolsearch_harness import META, build, cfg
 from tests.support.worker_client import Worker
 
@@ -51,8 +51,8 @@ def _stored(dsn: str, thread: str) -> list[str]:
 def test_postgres_store_sync_loads_bind_and_persist(pg_dsn: str, form: str) -> None:
     thread = _thread()
     with store_and_saver(pg_dsn) as (store, saver):
-        model = RuleChatModel()
-        h = build(form, model=model, storage="store", graph_store=store, saver=saver)
+        h = store_harness(form, store, saver)
+        model = h.model
         out = h.graph.invoke(
             {"messages": [HumanMessage("load get_weather,send_email")]}, cfg(thread)
         )
@@ -68,12 +68,11 @@ def test_postgres_store_sync_loads_bind_and_persist(pg_dsn: str, form: str) -> N
 async def test_async_postgres_store_and_saver(pg_dsn: str) -> None:
     thread = _thread()
     async with astore_and_saver(pg_dsn) as (store, saver):
-        model = RuleChatModel()
-        h = build("agent", model=model, storage="store", graph_store=store, saver=saver)
+        h = store_harness("agent", store, saver)
         await h.graph.ainvoke({"messages": [HumanMessage("load github_get_me")]}, cfg(thread))
         # a second replica (another graph, same store and checkpointer) sees the load
-        other = RuleChatModel()
-        h2 = build("node", model=other, storage="store", graph_store=store, saver=saver)
+        h2 = store_harness("node", store, saver)
+        other = h2.model
         await h2.graph.ainvoke({"messages": [HumanMessage("hello")]}, cfg(thread))
         assert other.bound_for("hello") == [[*META, "github_get_me"]]
     assert _stored(pg_dsn, thread) == ["github_get_me"]

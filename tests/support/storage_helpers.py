@@ -167,3 +167,13 @@ def load_receipt_history(
             name="load_tool",
         ),
     ]
+
+
+def store_harness(form: str, store: Any, saver: Any) -> Any:
+    """``build(form, storage="store")`` on ``store`` and ``saver`` with a new `RuleChatModel`.
+
+    ``harness.model`` is that model (``bound_for`` tells what each message bound).
+    """
+    from tests.support.toolsearch_harness import build
+
+    return build(form, model=RuleChatModel(), storage="store", graph_store=store, saver=saver)
