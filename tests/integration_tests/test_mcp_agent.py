@@ -549,6 +549,20 @@ async def test_slow_tool_times_out_while_another_thread_completes(libs: Librarie
 # --- a failing server next to a working one ----------------------------------------------
 
 
+def _tokyo_time_model(prompt: str, query: str) -> ScriptedChatModel:
+    """Answers ``prompt``: search ``query``, load get_current_time, call it for Tokyo."""
+    return planned_model(
+        {
+            prompt: [
+                search(query),
+                load_hits(lambda name: name == "get_current_time"),
+                use(("get_current_time", {"timezone": "Asia/Tokyo"})),
+                answer,
+            ]
+        }
+    )
+
+
 def _assert_tokyo(result: ToolMessage) -> None:
     assert result.status == "success", text_of(result)
     assert "Asia/Tokyo" in text_of(result)
@@ -563,16 +577,7 @@ async def test_failing_server_does_not_stop_the_agent(libs: Libraries) -> None:
     assert "get_current_time" in library.routes
 
     prompt = "What time is it in Tokyo?"
-    model = planned_model(
-        {
-            prompt: [
-                search("current time in a timezone"),
-                load_hits(lambda name: name == "get_current_time"),
-                use(("get_current_time", {"timezone": "Asia/Tokyo"})),
-                answer,
-            ]
-        }
-    )
+    model = _tokyo_time_model(prompt, "current time in a timezone")
     messages = await run(agent_for(library.tools, model), prompt, "broken-and-time")
     assert search_hits(messages)[0] == "get_current_time"
     assert loaded_by(messages) == ["get_current_time"]
@@ -629,16 +634,7 @@ async def test_listing_order_gives_identical_bound_bytes(libs: Libraries) -> Non
 
 async def test_tool_search_node_graph_calls_real_time_server(libs: Libraries) -> None:
     prompt = "What time is it in Tokyo? (graph)"
-    model = planned_model(
-        {
-            prompt: [
-                search("get current time"),
-                load_hits(lambda name: name == "get_current_time"),
-                use(("get_current_time", {"timezone": "Asia/Tokyo"})),
-                answer,
-            ]
-        }
-    )
+    model = _tokyo_time_model(prompt, "get current time")
     node = ToolSearchNode(tools=libs.time.tools)
 
     async def call_model(state: ToolSearchState) -> dict[str, Any]:
