@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import ToolConfigStore
@@ -63,20 +64,20 @@ _SETTINGS = settings(
 )
 
 
+@pytest.mark.parametrize(
+    ("configs", "check"),
+    [(AGENT_CONFIGS, check_agent_round_trip), (MCP_CLIENTS, check_client_round_trip)],
+    ids=["agent_config", "mcp_client"],
+)
 @_SETTINGS
-@given(data=AGENT_CONFIGS)
-def test_every_accepted_agent_config_round_trips(
-    new_configs: Callable[[], ToolConfigStore], data: dict[str, Any]
+@given(data=st.data())
+def test_every_accepted_config_round_trips(
+    new_configs: Callable[[], ToolConfigStore],
+    configs: st.SearchStrategy[dict[str, Any]],
+    check: Callable[[ToolConfigStore, dict[str, Any]], None],
+    data: st.DataObject,
 ) -> None:
-    check_agent_round_trip(new_configs(), data)
-
-
-@_SETTINGS
-@given(data=MCP_CLIENTS)
-def test_every_accepted_mcp_client_round_trips(
-    new_configs: Callable[[], ToolConfigStore], data: dict[str, Any]
-) -> None:
-    check_client_round_trip(new_configs(), data)
+    check(new_configs(), data.draw(configs))
 
 
 @settings(max_examples=100, deadline=None)
