@@ -36,13 +36,24 @@ def ai(*calls: dict[str, Any], content: str = "") -> AIMessage:
     return AIMessage(content=content, tool_calls=list(calls))
 
 
-def load_and_call_script(name: str, query: str) -> list[AIMessage]:
-    """Steps: search ``query``, load ``name``, call it without arguments, answer "done"."""
+def search_load_call_steps(
+    query: str,
+    tool: str,
+    args: dict[str, Any] | None = None,
+    *,
+    answer: str = "done",
+    ids: tuple[str | None, str | None, str | None] = (None, None, None),
+) -> list[AIMessage]:
+    """Steps: search ``query``, load ``tool``, call it with ``args``, answer ``answer``.
+
+    ``ids`` are the three calls' ids (``None``: a fresh one).
+    """
+    search_id, load_id, call_id = ids
     return [
-        ai(call("search_tools", {"query": query})),
-        ai(call("load_tool", {"tool_name": name})),
-        ai(call(name, {})),
-        ai(content="done"),
+        ai(call("search_tools", {"query": query}, search_id)),
+        ai(call("load_tool", {"tool_name": tool}, load_id)),
+        ai(call(tool, args or {}, call_id)),
+        ai(content=answer),
     ]
 
 

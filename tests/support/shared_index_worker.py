@@ -110,7 +110,7 @@ def serve_sync(args: argparse.Namespace) -> None:
 
     from langchain_toolsearch.search.store_index import StoreIndexFactory
     from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore
-    from tests.support.fakes import ScriptedChatModel, load_and_call_script
+    from tests.support.fakes import ScriptedChatModel, search_load_call_steps
 
     tools, resolver, config = _replica(args)
     with PostgresStore.from_conn_string(args.dsn, index=config) as store:
@@ -127,7 +127,9 @@ def serve_sync(args: argparse.Namespace) -> None:
             if op == "search":
                 emit({"names": [r.name for r in mw.search(request["q"], _probe(request))]})
             elif op == "agent":
-                model = ScriptedChatModel(steps=load_and_call_script("read_secret", "secret note"))
+                model = ScriptedChatModel(
+                    steps=search_load_call_steps("secret note", "read_secret")
+                )
                 agent = create_agent(model, tools=[], middleware=[mw], checkpointer=saver)
                 run = {"configurable": {"thread_id": request["thread"], "user": request["user"]}}
                 out = agent.invoke({"messages": [("user", "read my note")]}, run)
@@ -150,7 +152,7 @@ async def serve(args: argparse.Namespace) -> None:
     from langchain_toolsearch.library import ToolLibrary
     from langchain_toolsearch.search.store_index import StoreIndexFactory
     from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore
-    from tests.support.fakes import ScriptedChatModel, load_and_call_script
+    from tests.support.fakes import ScriptedChatModel, search_load_call_steps
 
     tools, resolver, config = _replica(args)
     async with AsyncPostgresStore.from_conn_string(args.dsn, index=config) as store:
@@ -168,7 +170,7 @@ async def serve(args: argparse.Namespace) -> None:
             return {"names": [r.name for r in await mw.asearch(request["q"], _probe(request))]}
 
         async def agent_run(request: dict[str, Any]) -> dict[str, Any]:
-            model = ScriptedChatModel(steps=load_and_call_script("read_secret", "secret note"))
+            model = ScriptedChatModel(steps=search_load_call_steps("secret note", "read_secret"))
             agent = create_agent(model, tools=[], middleware=[mw], checkpointer=saver)
             run = {"configurable": {"thread_id": request["thread"], "user": request["user"]}}
             out = await agent.ainvoke({"messages": [("user", "read my note")]}, run)

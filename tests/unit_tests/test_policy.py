@@ -14,7 +14,7 @@ import pytest
 from langchain_toolsearch import ToolSearchFilterArgs, ToolSearchMiddleware
 from langchain_toolsearch._engine.drive import Effect, adrive, drive
 from langchain_toolsearch.policy import ToolPolicy
-from tests.support.fakes import ai, by_id, call
+from tests.support.fakes import ai, by_id, call, search_load_call_steps
 from tests.support.library_fixtures import CALLS, calculator, get_weather, library
 from tests.support.toolsearch_harness import META, build, cfg, form_param, mode_param, tool_msgs
 
@@ -46,12 +46,9 @@ async def test_filter_runs_in_all_three_phases_with_the_run_config(
         assert args.tool.name == args.tool_name
         return True
 
-    steps = [
-        ai(call("search_tools", {"query": "weather in a city"}, "s")),
-        ai(call("load_tool", {"tool_name": "get_weather"}, "l")),
-        ai(call("get_weather", {"city": "Kyiv"}, "w")),
-        ai(content="ok"),
-    ]
+    steps = search_load_call_steps(
+        "weather in a city", "get_weather", {"city": "Kyiv"}, answer="ok", ids=("s", "l", "w")
+    )
     h = build(form, steps, filter=make_hook(hook_kind, decide))
     await h.run("go", cfg(user_id="u7", plan="pro"), mode)
     assert CALLS == [("get_weather", "Kyiv")]
@@ -76,12 +73,9 @@ async def test_a_raising_filter_denies(form: str, mode: str, hook_kind: str, pha
             raise RuntimeError("policy service down")
         return True
 
-    steps = [
-        ai(call("search_tools", {"query": "weather"}, "s")),
-        ai(call("load_tool", {"tool_name": "get_weather"}, "l")),
-        ai(call("get_weather", {"city": "Oslo"}, "w")),
-        ai(content="ok"),
-    ]
+    steps = search_load_call_steps(
+        "weather", "get_weather", {"city": "Oslo"}, answer="ok", ids=("s", "l", "w")
+    )
     h = build(form, steps, filter=make_hook(hook_kind, decide))
     out = await h.run("go", cfg(), mode)
     msgs = by_id(out)

@@ -35,7 +35,7 @@ from langchain_toolsearch.search.store_index import (
 from langchain_toolsearch.search.store_sync import hashed_documents, library_fingerprint
 from langchain_toolsearch.search.store_versions import list_versions, prune_versions
 from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore
-from tests.support.fakes import ScriptedChatModel, load_and_call_script
+from tests.support.fakes import ScriptedChatModel, search_load_call_steps
 from tests.support.library_fixtures import library, secret_tools
 
 BASE = ("toolsearch", "tools")
@@ -95,7 +95,7 @@ async def test_request_tools_never_enter_the_shared_index(mode: str) -> None:
     before = _all_items(store)
     assert before[shared.namespace] == {t.name for t in library()}
     store.puts.clear()
-    model = ScriptedChatModel(steps=load_and_call_script("read_secret", "secret note"))
+    model = ScriptedChatModel(steps=search_load_call_steps("secret note", "read_secret"))
     agent = create_agent(model, tools=[], middleware=[mw], checkpointer=InMemorySaver())
     config: RunnableConfig = {"configurable": {"thread_id": f"t-{mode}", "user": "alice"}}
     inputs = {"messages": [("user", "read my note")]}
