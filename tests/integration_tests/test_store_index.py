@@ -33,16 +33,11 @@ from langchain_toolsearch.search.store_index import (
     content_hash,
 )
 from tests.support.fakes import ai, call
+from tests.support.index_docs import CREATE_ISSUE, GET_FORECAST, GET_WEATHER, PLAY_MUSIC, SEND_EMAIL
 from tests.support.library_fixtures import CALLS, library
 from tests.support.postgres import database_on, no_server, private_server
 
-DOCS = [
-    ToolDocument("play_music", "Play a song or playlist", (("song", "Song title"),)),
-    ToolDocument("send_email", "Send an email to a recipient", (("to", "Email address"),)),
-    ToolDocument("get_weather", "Current weather for a city", (("city", "City name"),)),
-    ToolDocument("get_forecast", "Weather forecast for a city", (("city", "City name"),)),
-    ToolDocument("create_issue", "Create a GitHub issue in a repository"),
-]
+DOCS = [PLAY_MUSIC, SEND_EMAIL, GET_WEATHER, GET_FORECAST, CREATE_ISSUE]
 NS = ("toolsearch", "tools")
 
 

@@ -36,15 +36,11 @@ from langchain_toolsearch.search.store_sync import hashed_documents, library_fin
 from langchain_toolsearch.search.store_versions import list_versions, prune_versions
 from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore
 from tests.support.fakes import ScriptedChatModel, search_load_call_steps
+from tests.support.index_docs import CREATE_ISSUE, GET_WEATHER, PLAY_MUSIC, SEND_EMAIL
 from tests.support.library_fixtures import library, secret_tools
 
 BASE = ("toolsearch", "tools")
-DOCS = [
-    ToolDocument("play_music", "Play a song or playlist", (("song", "Song title"),)),
-    ToolDocument("send_email", "Send an email to a recipient", (("to", "Email address"),)),
-    ToolDocument("get_weather", "Current weather for a city", (("city", "City name"),)),
-    ToolDocument("create_issue", "Create a GitHub issue in a repository"),
-]
+DOCS = [PLAY_MUSIC, SEND_EMAIL, GET_WEATHER, CREATE_ISSUE]
 NEW = ToolDocument("convert_currency", "Convert an amount between currencies")
 
 
