@@ -57,6 +57,9 @@ async def test_search_loads_hits_with_an_activation_receipt(
     assert second.artifact["message"].endswith(
         P.SEARCH_FOUND_AUTO_DETAIL.format(loaded="none", already="get_weather")
     )
+    # the model reads these words (P.SEARCH_FOUND_AUTO_DETAIL as shipped)
+    assert first.artifact["message"].endswith(" Newly loaded: get_weather. Already loaded: none.")
+    assert second.artifact["message"].endswith(" Newly loaded: none. Already loaded: get_weather.")
     assert h.bound[0] == ONLY_SEARCH  # load_tool is not exposed
     assert h.bound[1:] == [[*ONLY_SEARCH, "get_weather"]] * 4
     assert msgs["w"].status == "success" and CALLS == [("get_weather", "Bern")]

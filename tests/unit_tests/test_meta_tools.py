@@ -19,7 +19,6 @@ from tests.support.toolsearch_harness import (
     cfg,
     form_param,
     mode_param,
-    receipts,
     tool_msgs,
 )
 
@@ -92,33 +91,6 @@ async def test_descriptions_are_truncated_to_about_150_chars(form: str, mode: st
     assert hit["description"].endswith("...")
     assert 100 <= len(hit["description"]) <= 153
     assert len(long_tool.description) > 500  # the full description is still bound once loaded
-
-
-@pytest.mark.parametrize("storage", ["in-memory", "context"])
-async def test_auto_load_search_loads_and_carries_an_activation_receipt(
-    form: str, mode: str, storage: str
-) -> None:
-    steps = [
-        ai(call("search_tools", {"query": "weather"}, "s1")),
-        ai(call("search_tools", {"query": "weather"}, "s2")),
-        ai(call("get_weather", {"city": "Bern"}, "w")),
-        ai(content="ok"),
-    ]
-    h = build(form, steps, auto_load=True, top_k=1, storage=storage)
-    out = await h.run("go", cfg(), mode)
-    first, second = receipts(out["messages"], "search_tools")
-    assert list(first) == ["results", "message", "activation"]
-    assert first["activation"] == {
-        "type": "tool-search-auto-load",
-        "version": 1,
-        "loaded": ["get_weather"],
-    }
-    assert first["message"].endswith(" Newly loaded: get_weather. Already loaded: none.")
-    assert second["activation"]["loaded"] == ["get_weather"]
-    assert second["message"].endswith(" Newly loaded: none. Already loaded: get_weather.")
-    assert h.bound[0] == ["search_tools"]  # no load_tool with auto_load
-    assert h.bound[1] == ["search_tools", "get_weather"]
-    assert CALLS == [("get_weather", "Bern")]
 
 
 async def test_tool_name_and_tool_names_merge_in_order(form: str, mode: str) -> None:
