@@ -77,6 +77,7 @@ from benchmarks.datasets import (
 )
 from benchmarks.embedding_models import EmbeddingModel, installed_models
 from benchmarks.mcp_sessions import mcp_sessions_section
+from benchmarks.model_step import one_message_request, step_times
 from benchmarks.resolution import resolution_section
 from benchmarks.steps import section as steps_section
 from langchain_toolsearch.evaluation import EvalReport, evaluate, load_queries
@@ -480,8 +481,7 @@ def _cost(rep: _Report, bfcl: list[ToolDef], github: list[ToolDef]) -> None:
 
 def _overhead(rep: _Report, cfg: BenchConfig, bfcl: list[ToolDef], toolsdk: list[ToolDef]) -> None:
     from langchain.agents.middleware.types import ModelRequest
-    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-    from langchain_core.messages import AIMessage, HumanMessage
+    from langchain_core.messages import AIMessage
     from langchain_core.runnables import RunnableConfig
     from langchain_core.runnables.config import var_child_runnable_config
 
@@ -500,13 +500,7 @@ def _overhead(rep: _Report, cfg: BenchConfig, bfcl: list[ToolDef], toolsdk: list
     for form in (mw, node):
         assert form.loaded_tool_store is not None
         form.loaded_tool_store.add(thread, loaded)
-    state: dict[str, Any] = {"messages": [HumanMessage("find the weather tool")]}
-    request = ModelRequest(
-        model=GenericFakeChatModel(messages=iter(())),
-        messages=list(state["messages"]),
-        tools=[],
-        state=state,  # type: ignore[arg-type]
-    )
+    state, request = one_message_request("find the weather tool")
     answer = AIMessage(content="")
     bound: list[int] = []
 
@@ -515,14 +509,7 @@ def _overhead(rep: _Report, cfg: BenchConfig, bfcl: list[ToolDef], toolsdk: list
         return answer
 
     def timed(step: Callable[[], object]) -> tuple[float, float]:
-        for _ in range(20):
-            step()
-        times: list[float] = []
-        for _ in range(cfg.steps):
-            started = time.perf_counter()
-            step()
-            times.append(time.perf_counter() - started)
-        return _percentiles(times)
+        return _percentiles(step_times(step, cfg.steps))
 
     token = var_child_runnable_config.set(config)
     try:

@@ -369,6 +369,19 @@ def package_slug(package: str) -> str:
     return re.sub(r"-{2,}", "-", slug).strip("-_")
 
 
+def _unique_name(name: str, origin: str, used: set[str]) -> str:
+    """``name``, else ``<name>__<origin>``, else ``<name>__<origin>__2``, ...; added to ``used``."""
+    unique = name
+    if unique in used:
+        unique = f"{name}__{origin}"
+        counter = 2
+        while unique in used:
+            unique = f"{name}__{origin}__{counter}"
+            counter += 1
+    used.add(unique)
+    return unique
+
+
 def load_toolsdk(data_dir: Path | None = None) -> list[ToolDef]:
     """Load the tools of the ToolSDK MCP registry's validated packages (~8,000).
 
@@ -409,14 +422,7 @@ def load_toolsdk(data_dir: Path | None = None) -> list[ToolDef]:
             name = str(tool.get("name") or key).strip()
             if not name:
                 continue
-            unique = name
-            if unique in used:
-                unique = f"{name}__{package_slug(package)}"
-                counter = 2
-                while unique in used:
-                    unique = f"{name}__{package_slug(package)}__{counter}"
-                    counter += 1
-            used.add(unique)
+            unique = _unique_name(name, package_slug(package), used)
             tools.append(
                 ToolDef(
                     unique, str(tool.get("description") or ""), copy.deepcopy(_EMPTY_OBJECT_SCHEMA)
@@ -495,14 +501,8 @@ def merge_libraries(*libraries: Sequence[ToolDef]) -> list[ToolDef]:
     out: list[ToolDef] = []
     for index, library in enumerate(libraries, start=1):
         for tool in library:
-            name = tool.name
-            if name in used:
-                name = f"{tool.name}__lib{index}"
-                counter = 2
-                while name in used:
-                    name = f"{tool.name}__lib{index}__{counter}"
-                    counter += 1
+            name = _unique_name(tool.name, f"lib{index}", used)
+            if name != tool.name:
                 tool = ToolDef(name, tool.description, tool.parameters)
-            used.add(name)
             out.append(tool)
     return out

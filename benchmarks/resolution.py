@@ -15,6 +15,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+from benchmarks.model_step import one_message_request, step_times
+
 __all__ = ["resolution_section"]
 
 
@@ -24,15 +26,8 @@ class _Report(Protocol):
     def table(self, header: Sequence[str], rows: Sequence[Sequence[object]]) -> None: ...
 
 
-def _p50(step: Callable[[], object], repeats: int, warmup: int = 20) -> float:
-    for _ in range(warmup):
-        step()
-    times: list[float] = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - started)
-    times.sort()
+def _p50(step: Callable[[], object], repeats: int) -> float:
+    times = sorted(step_times(step, repeats))
     return times[len(times) // 2]
 
 
@@ -49,8 +44,7 @@ def resolution_section(rep: _Report, *, library_size: int, steps: int) -> dict[s
         steps: Steps timed per row (count).
     """
     from langchain.agents.middleware.types import ModelRequest
-    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-    from langchain_core.messages import AIMessage, HumanMessage
+    from langchain_core.messages import AIMessage
     from langchain_core.runnables import RunnableConfig
     from langchain_core.runnables.config import var_child_runnable_config
     from langchain_core.tools import BaseTool, StructuredTool
@@ -91,13 +85,7 @@ def resolution_section(rep: _Report, *, library_size: int, steps: int) -> dict[s
         )
         return {"configurable": {"thread_id": "bench", "__pregel_runtime": runtime}}
 
-    state: dict[str, Any] = {"messages": [HumanMessage("look up acme in the CRM")]}
-    request = ModelRequest(
-        model=GenericFakeChatModel(messages=iter(())),
-        messages=list(state["messages"]),
-        tools=[],
-        state=state,  # type: ignore[arg-type]
-    )
+    _, request = one_message_request("look up acme in the CRM")
     answer = AIMessage(content="")
 
     def handler(req: ModelRequest[Any]) -> Any:

@@ -127,32 +127,12 @@ def _sections(data: Any) -> list[tuple[Kind, str, Mapping[str, Any]]]:
             "(use --from mastra for Mastra Editor JSON)"
         )
         raise ConfigCommandError(msg)
-    out: list[tuple[Kind, str, Mapping[str, Any]]] = []
-    for kind in KINDS:
-        key = BUNDLE_KEYS[kind]
-        records = data.get(key)
-        if records is None:
-            continue
-        if not isinstance(records, Mapping):
-            raise ConfigCommandError(f"{key}: expected an object {{id: config}}")
-        out.append((kind, key, records))
-    return out
+    return _keyed_sections(data, BUNDLE_KEYS, "config")
 
 
 def _mastra_sections(data: Any) -> list[tuple[Kind, str, Mapping[str, Any]]]:
     if isinstance(data, Mapping) and data and set(data) <= {"agents", "mcpClients"}:
-        out: list[tuple[Kind, str, Mapping[str, Any]]] = []
-        for kind in KINDS:
-            key = MASTRA_KEYS[kind]
-            records = data.get(key)
-            if isinstance(records, list):
-                records = _by_id(records, key)
-            if records is None:
-                continue
-            if not isinstance(records, Mapping):
-                raise ConfigCommandError(f"{key}: expected an object {{id: snapshot}}")
-            out.append((kind, key, records))
-        return out
+        return _keyed_sections(data, MASTRA_KEYS, "snapshot", lists=True)
     items = data if isinstance(data, list) else [data]
     agents: dict[str, Any] = {}
     clients: dict[str, Any] = {}
@@ -165,6 +145,34 @@ def _mastra_sections(data: Any) -> list[tuple[Kind, str, Mapping[str, Any]]]:
             raise ConfigCommandError(msg)
         (clients if "servers" in item else agents)[item["id"]] = item
     return [("agent", "agents", agents), ("mcp-client", "mcpClients", clients)]
+
+
+def _keyed_sections(
+    data: Mapping[str, Any], keys: Mapping[str, str], what: str, *, lists: bool = False
+) -> list[tuple[Kind, str, Mapping[str, Any]]]:
+    """(kind, key, records) of each kind present under its key in ``keys``.
+
+    Args:
+        data: The bundle.
+        keys: The key of each kind in this form.
+        what: What each record is, for the error.
+        lists: Also take a list of records with an ``id`` each.
+
+    Raises:
+        ConfigCommandError: A kind's records are not an object (or a list with ``lists``).
+    """
+    out: list[tuple[Kind, str, Mapping[str, Any]]] = []
+    for kind in KINDS:
+        key = keys[kind]
+        records = data.get(key)
+        if lists and isinstance(records, list):
+            records = _by_id(records, key)
+        if records is None:
+            continue
+        if not isinstance(records, Mapping):
+            raise ConfigCommandError(f"{key}: expected an object {{id: {what}}}")
+        out.append((kind, key, records))
+    return out
 
 
 def _by_id(records: list[Any], key: str) -> dict[str, Any]:

@@ -48,6 +48,8 @@ import argparse
 import difflib
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from langchain_toolsearch.config.bundle import (
@@ -324,11 +326,18 @@ def _records(configs: ToolConfigStore, kind: Kind) -> Any:
     return configs.agents if kind == "agent" else configs.mcp_clients
 
 
-def _cmd_export(args: argparse.Namespace) -> int:
+@contextmanager
+def _records_of_id(args: argparse.Namespace) -> Iterator[tuple[Kind, Any]]:
+    """The kind of ``args.id`` (or ``args.kind``) and that kind's records, the store open."""
     with open_store(args.store) as store:
         configs = ToolConfigStore(store)
         kind = _kind_of(configs, args.id, args.kind)
-        value = _records(configs, kind).get(args.id, args.version)
+        yield kind, _records(configs, kind)
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    with _records_of_id(args) as (kind, records):
+        value = records.get(args.id, args.version)
     if args.target == "mastra":
         _print_json({MASTRA_KEYS[kind]: {args.id: value.to_mastra()}})
     else:
@@ -337,10 +346,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
-    with open_store(args.store) as store:
-        configs = ToolConfigStore(store)
-        kind = _kind_of(configs, args.id, args.kind)
-        records = _records(configs, kind)
+    with _records_of_id(args) as (kind, records):
         found = records.get_version(args.id, args.version)
         head = records.info(args.id)
     _print_json(
@@ -371,10 +377,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 
 def _cmd_history(args: argparse.Namespace) -> int:
-    with open_store(args.store) as store:
-        configs = ToolConfigStore(store)
-        kind = _kind_of(configs, args.id, args.kind)
-        records = _records(configs, kind)
+    with _records_of_id(args) as (_, records):
         versions = records.history(args.id)
         published = records.info(args.id).published_version
     _print_json(
@@ -387,10 +390,7 @@ def _cmd_history(args: argparse.Namespace) -> int:
 
 
 def _cmd_diff(args: argparse.Namespace) -> int:
-    with open_store(args.store) as store:
-        configs = ToolConfigStore(store)
-        kind = _kind_of(configs, args.id, args.kind)
-        records = _records(configs, kind)
+    with _records_of_id(args) as (_, records):
         old = records.get_version(args.id, args.v1)
         new = records.get_version(args.id, args.v2)
 
@@ -409,10 +409,8 @@ def _cmd_diff(args: argparse.Namespace) -> int:
 
 
 def _cmd_publish(args: argparse.Namespace) -> int:
-    with open_store(args.store) as store:
-        configs = ToolConfigStore(store)
-        kind = _kind_of(configs, args.id, args.kind)
-        info = _records(configs, kind).publish(args.id, args.version, if_version=args.if_version)
+    with _records_of_id(args) as (kind, records):
+        info = records.publish(args.id, args.version, if_version=args.if_version)
     print(f"published {kind} {args.id} version {info.published_version}")
     return 0
 

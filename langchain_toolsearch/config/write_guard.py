@@ -193,36 +193,36 @@ class _SqliteGuard(WriteGuard):
         except sqlite3.Error as exc:
             raise WriteLockError(f"cannot open the write lock {self.lock_path!r}: {exc}") from None
 
+    def _begin(self, conn: sqlite3.Connection) -> bool:
+        """``BEGIN IMMEDIATE``; ``False`` if another writer holds the lock.
+
+        Raises:
+            WriteLockError: Any other SQLite error.
+        """
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                return False
+            raise WriteLockError(f"write lock {self.lock_path!r}: {exc}") from None
+        return True
+
     @contextlib.contextmanager
     def _held(self) -> Iterator[None]:
-        conn = self._connect(self.timeout)
-        try:
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
-                if "locked" in str(exc) or "busy" in str(exc):
-                    raise self._late(f"the write lock {self.lock_path!r}") from None
-                raise WriteLockError(f"write lock {self.lock_path!r}: {exc}") from None
+        with contextlib.closing(self._connect(self.timeout)) as conn:
+            if not self._begin(conn):  # sqlite3 waited up to the timeout already
+                raise self._late(f"the write lock {self.lock_path!r}")
             try:
                 yield
             finally:
                 conn.execute("ROLLBACK")
-        finally:
-            conn.close()
 
     @contextlib.asynccontextmanager
     async def _aheld(self) -> AsyncIterator[None]:
-        conn = self._connect(0)
-        try:
+        with contextlib.closing(self._connect(0)) as conn:
             deadline = time.monotonic() + self.timeout
             delay = 0.001
-            while True:
-                try:
-                    conn.execute("BEGIN IMMEDIATE")
-                    break
-                except sqlite3.OperationalError as exc:
-                    if "locked" not in str(exc) and "busy" not in str(exc):
-                        raise WriteLockError(f"write lock {self.lock_path!r}: {exc}") from None
+            while not self._begin(conn):  # polled: the event loop is never blocked
                 if time.monotonic() >= deadline:
                     raise self._late(f"the write lock {self.lock_path!r}")
                 await asyncio.sleep(delay)
@@ -231,8 +231,6 @@ class _SqliteGuard(WriteGuard):
                 yield
             finally:
                 conn.execute("ROLLBACK")
-        finally:
-            conn.close()
 
     def run(self, key: str, flow: Flow[T]) -> T:
         with self._held():

@@ -189,16 +189,12 @@ def test_readme_state_graph_example_runs() -> None:
     """docs/usage.md's "Use in a hand-built `StateGraph`" snippet runs as written."""
     from langchain_core.tools import tool
 
+    from tests.support.example_tools import get_weather
     from tests.support.fakes import ScriptedChatModel
 
     readme = (Path(__file__).parents[2] / "docs" / "usage.md").read_text()
     section = readme.split("## Use in a hand-built `StateGraph`", 1)[1]
     snippet = section.split("```python\n", 1)[1].split("```", 1)[0]
-
-    @tool
-    def get_weather(city: str) -> str:
-        """Get the weather for a city."""
-        return f"sunny in {city}"
 
     @tool
     def my_always_on_tool(text: str) -> str:

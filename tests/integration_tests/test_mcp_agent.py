@@ -35,8 +35,6 @@ from langchain_mcp_adapters import sessions as adapter_sessions
 from langchain_mcp_adapters import tools as adapter_tools
 from langchain_mcp_adapters.client import MultiServerMCPClient
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.graph import START, StateGraph
-from langgraph.prebuilt import tools_condition
 from pydantic import Field
 
 from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode, ToolSearchState
@@ -48,6 +46,7 @@ from tests.support.mcp_fixtures import (
     schema_server_connection,
     servers_bin,
 )
+from tests.support.node_graph import wire_node_graph
 
 # Each call starts a server process: leave room for a loaded 2-core machine.
 CALL_TIMEOUT = 20.0
@@ -550,6 +549,20 @@ async def test_slow_tool_times_out_while_another_thread_completes(libs: Librarie
 # --- a failing server next to a working one ----------------------------------------------
 
 
+def _tokyo_time_model(prompt: str, query: str) -> ScriptedChatModel:
+    """Answers ``prompt``: search ``query``, load get_current_time, call it for Tokyo."""
+    return planned_model(
+        {
+            prompt: [
+                search(query),
+                load_hits(lambda name: name == "get_current_time"),
+                use(("get_current_time", {"timezone": "Asia/Tokyo"})),
+                answer,
+            ]
+        }
+    )
+
+
 def _assert_tokyo(result: ToolMessage) -> None:
     assert result.status == "success", text_of(result)
     assert "Asia/Tokyo" in text_of(result)
@@ -564,16 +577,7 @@ async def test_failing_server_does_not_stop_the_agent(libs: Libraries) -> None:
     assert "get_current_time" in library.routes
 
     prompt = "What time is it in Tokyo?"
-    model = planned_model(
-        {
-            prompt: [
-                search("current time in a timezone"),
-                load_hits(lambda name: name == "get_current_time"),
-                use(("get_current_time", {"timezone": "Asia/Tokyo"})),
-                answer,
-            ]
-        }
-    )
+    model = _tokyo_time_model(prompt, "current time in a timezone")
     messages = await run(agent_for(library.tools, model), prompt, "broken-and-time")
     assert search_hits(messages)[0] == "get_current_time"
     assert loaded_by(messages) == ["get_current_time"]
@@ -630,16 +634,7 @@ async def test_listing_order_gives_identical_bound_bytes(libs: Libraries) -> Non
 
 async def test_tool_search_node_graph_calls_real_time_server(libs: Libraries) -> None:
     prompt = "What time is it in Tokyo? (graph)"
-    model = planned_model(
-        {
-            prompt: [
-                search("get current time"),
-                load_hits(lambda name: name == "get_current_time"),
-                use(("get_current_time", {"timezone": "Asia/Tokyo"})),
-                answer,
-            ]
-        }
-    )
+    model = _tokyo_time_model(prompt, "get current time")
     node = ToolSearchNode(tools=libs.time.tools)
 
     async def call_model(state: ToolSearchState) -> dict[str, Any]:
@@ -647,15 +642,7 @@ async def test_tool_search_node_graph_calls_real_time_server(libs: Libraries) ->
         messages = [SystemMessage(node.system_prompt_hint), *state["messages"]]
         return {"messages": [await bound.ainvoke(messages)]}
 
-    builder = StateGraph(ToolSearchState)
-    builder.add_node("tool_search", node)
-    builder.add_node("model", call_model)
-    builder.add_node("tools", node.tool_node())
-    builder.add_edge(START, "tool_search")
-    builder.add_edge("tool_search", "model")
-    builder.add_conditional_edges("model", tools_condition)
-    builder.add_edge("tools", "tool_search")
-    graph = builder.compile(checkpointer=InMemorySaver())
+    graph = wire_node_graph(node, call_model, saver=InMemorySaver())
 
     messages = await run(graph, prompt, "node-time")
     assert "get_current_time" in search_hits(messages)

@@ -38,6 +38,7 @@ from langchain_toolsearch import ToolConfigStore, ToolResolver, ToolSearchMiddle
 from langchain_toolsearch.testing import Answer, ScriptedToolSearchModel, Search
 from tests.support.mcp_fixtures import TEST_SERVERS_DIR
 from tests.support.paths import REPO_ROOT
+from tests.support.toolsearch_harness import run_on_threads
 
 WORKER = [sys.executable, "-m", "tests.support.operator_worker"]
 REFRESH = 1.0  # tests.support.operator_worker.REFRESH
@@ -76,14 +77,8 @@ async def test_a_failing_stdio_server_is_logged_once_with_source_and_cause(
     mw = ToolSearchMiddleware(tools=[], include_resolved_tools=True, resolve_tools=resolver)
     model = ScriptedToolSearchModel(steps=[Search("send an e-mail"), Answer()])
     agent = create_agent(model, tools=[], middleware=[mw], checkpointer=InMemorySaver())
-    payload = {"messages": [{"role": "user", "content": "mail ada"}]}
     caplog.set_level(logging.DEBUG, logger="langchain_toolsearch")
-    for thread in ("t1", "t2"):
-        config: dict[str, Any] = {"configurable": {"thread_id": thread}}
-        if mode == "sync":
-            out = agent.invoke(payload, config)  # type: ignore[arg-type]
-        else:
-            out = await agent.ainvoke(payload, config)  # type: ignore[arg-type]
+    for out in await run_on_threads(agent, "mail ada", mode):
         search = next(m.text for m in out["messages"] if isinstance(m, ToolMessage))
         assert "some tools are unavailable right now" in search.lower()
     warned = [r for r in caplog.records if r.levelno >= logging.WARNING]

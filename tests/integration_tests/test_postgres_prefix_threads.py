@@ -13,12 +13,10 @@ import uuid
 
 import pytest
 from langchain_core.messages import HumanMessage
-from langgraph.checkpoint.postgres import PostgresSaver
-from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
-from langgraph.store.postgres import AsyncPostgresStore, PostgresStore
 
-from tests.support.storage_helpers import RuleChatModel, receipt_of
-from tests.support.toolsearch_harness import META, build, cfg
+from tests.support.postgres import astore_and_saver, store_and_saver
+from tests.support.storage_helpers import receipt_of, store_harness
+from tests.support.toolsearch_harness import META, cfg
 
 LOADS = {"1": "get_weather", "10": "send_email", "100": "github_get_me"}
 
@@ -33,12 +31,9 @@ def _ids() -> dict[str, str]:
 @pytest.mark.parametrize("form", ["agent", "node"])
 def test_prefix_thread_ids_keep_their_own_loads(pg_dsn: str, form: str) -> None:
     ids = _ids()
-    with (
-        PostgresStore.from_conn_string(pg_dsn) as store,
-        PostgresSaver.from_conn_string(pg_dsn) as saver,
-    ):
-        model = RuleChatModel()
-        h = build(form, model=model, storage="store", graph_store=store, saver=saver)
+    with store_and_saver(pg_dsn) as (store, saver):
+        h = store_harness(form, store, saver)
+        model = h.model
         for suffix, tool in LOADS.items():
             out = h.graph.invoke({"messages": [HumanMessage(f"load {tool}")]}, cfg(ids[suffix]))
             assert receipt_of(out["messages"])["loaded"] == [tool]
@@ -54,12 +49,9 @@ def test_prefix_thread_ids_keep_their_own_loads(pg_dsn: str, form: str) -> None:
 @pytest.mark.timeout(120)
 async def test_prefix_thread_ids_on_async_postgres_store(pg_dsn: str) -> None:
     ids = _ids()
-    async with (
-        AsyncPostgresStore.from_conn_string(pg_dsn) as store,
-        AsyncPostgresSaver.from_conn_string(pg_dsn) as saver,
-    ):
-        model = RuleChatModel()
-        h = build("agent", model=model, storage="store", graph_store=store, saver=saver)
+    async with astore_and_saver(pg_dsn) as (store, saver):
+        h = store_harness("agent", store, saver)
+        model = h.model
         for suffix, tool in LOADS.items():
             await h.graph.ainvoke({"messages": [HumanMessage(f"load {tool}")]}, cfg(ids[suffix]))
         for suffix, tool in LOADS.items():
@@ -75,11 +67,8 @@ def test_loaded_tool_items_take_the_store_ttl(pg_dsn: str) -> None:
 
     thread = _ids()["1"]
     ttl = {"default_ttl": 60.0, "refresh_on_read": True}  # minutes
-    with (
-        PostgresStore.from_conn_string(pg_dsn, ttl=ttl) as store,  # type: ignore[arg-type]
-        PostgresSaver.from_conn_string(pg_dsn) as saver,
-    ):
-        h = build("agent", model=RuleChatModel(), storage="store", graph_store=store, saver=saver)
+    with store_and_saver(pg_dsn, ttl=ttl) as (store, saver):
+        h = store_harness("agent", store, saver)
         h.graph.invoke({"messages": [HumanMessage("load get_weather")]}, cfg(thread))
     with psycopg.connect(pg_dsn) as conn:
         rows = conn.execute(

@@ -14,8 +14,6 @@ from langchain_core.tools import BaseTool, StructuredTool, tool
 from langchain_mcp_adapters.client import MultiServerMCPClient
 from langchain_mcp_adapters.interceptors import MCPToolCallRequest
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.graph import START, StateGraph
-from langgraph.prebuilt import tools_condition
 
 from langchain_toolsearch import (
     BM25ToolIndex,
@@ -25,22 +23,16 @@ from langchain_toolsearch import (
 )
 from langchain_toolsearch.mcp import load_mcp_library
 from tests.conftest import http_mcp_url  # noqa: F401  (fixture)
-from tests.support.fakes import ScriptedChatModel, ai, call
+from tests.support.fakes import ScriptedChatModel, ai, call, search_load_call_steps
 from tests.support.library_fixtures import library
+from tests.support.library_fixtures import secret_tools as caller_secret_tools
+from tests.support.node_graph import wire_node_graph
 
 
 def secret_tools(config: RunnableConfig) -> list[BaseTool]:
     """Per-caller tools: same names, each bound to the caller's own credentials."""
     user = (config.get("configurable") or {})["user"]
-
-    def read_secret() -> str:
-        return f"secret of {user}"
-
-    tools: list[BaseTool] = [
-        StructuredTool.from_function(
-            read_secret, name="read_secret", description="Read the caller's secret note"
-        )
-    ]
+    tools = caller_secret_tools(config)
     if user == "alice":
 
         def alice_ledger() -> str:
@@ -52,15 +44,6 @@ def secret_tools(config: RunnableConfig) -> list[BaseTool]:
             )
         )
     return tools
-
-
-def load_and_call_script(name: str, query: str) -> list[Any]:
-    return [
-        ai(call("search_tools", {"query": query})),
-        ai(call("load_tool", {"tool_name": name})),
-        ai(call(name, {})),
-        ai(content="done"),
-    ]
 
 
 def tool_texts(out: dict[str, Any]) -> list[str]:
@@ -77,7 +60,7 @@ async def test_concurrent_callers_reach_only_their_own_instance() -> None:
     )
 
     async def run(user: str) -> tuple[list[str], list[list[str]]]:
-        model = ScriptedChatModel(steps=load_and_call_script("read_secret", "secret note"))
+        model = ScriptedChatModel(steps=search_load_call_steps("secret note", "read_secret"))
         agent = create_agent(model, tools=[], middleware=[mw], checkpointer=InMemorySaver())
         out = await agent.ainvoke({"messages": [("user", "read it")]}, cfg(user))
         return tool_texts(out), model.bound
@@ -125,7 +108,7 @@ def test_repeat_requests_do_not_reindex() -> None:
         index=counting_factory,
     )
     static_builds = len(builds)  # the static library's index
-    model = ScriptedChatModel(steps=load_and_call_script("read_secret", "secret note"))
+    model = ScriptedChatModel(steps=search_load_call_steps("secret note", "read_secret"))
     agent = create_agent(model, tools=[], middleware=[mw], checkpointer=InMemorySaver())
     agent.invoke({"messages": [("user", "q")]}, cfg("bob"))
     assert len(builds) - static_builds == 1  # one tool set, many steps: indexed once
@@ -148,7 +131,7 @@ def test_agent_tools_become_searchable_and_withheld_until_loaded() -> None:
     model = ScriptedChatModel(
         steps=[
             ai(call("pinned_note", {})),  # not loaded yet: refused
-            *load_and_call_script("pinned_note", "team note"),
+            *search_load_call_steps("team note", "pinned_note"),
         ]
     )
     agent = create_agent(model, tools=[pinned_note], middleware=[mw], checkpointer=InMemorySaver())
@@ -169,14 +152,14 @@ async def test_config_resolver_key_and_async_resolver_in_sync_run() -> None:
     mw = ToolSearchMiddleware(
         tools=library(), include_resolved_tools=True, resolve_tools=async_tools
     )
-    model = ScriptedChatModel(steps=load_and_call_script("read_secret", "secret note"))
+    model = ScriptedChatModel(steps=search_load_call_steps("secret note", "read_secret"))
     agent = create_agent(model, tools=[], middleware=[mw], checkpointer=InMemorySaver())
     # a sync invoke from a worker thread drives the async resolver on a helper loop
     out = await asyncio.to_thread(agent.invoke, {"messages": [("user", "q")]}, cfg("erin"))
     assert tool_texts(out)[-1] == "secret of erin"
 
     plain = ToolSearchMiddleware(tools=library(), include_resolved_tools=True)
-    model2 = ScriptedChatModel(steps=load_and_call_script("pinned_note", "team note"))
+    model2 = ScriptedChatModel(steps=search_load_call_steps("team note", "pinned_note"))
     agent2 = create_agent(model2, tools=[], middleware=[plain], checkpointer=InMemorySaver())
     out2 = await agent2.ainvoke(
         {"messages": [("user", "q")]}, cfg("fay", toolsearch_resolve_tools=[pinned_note])
@@ -208,20 +191,12 @@ def test_node_form_with_resolved_tools() -> None:
     search = ToolSearchNode(
         tools=library(), include_resolved_tools=True, resolve_tools=secret_tools
     )
-    model = ScriptedChatModel(steps=load_and_call_script("read_secret", "secret note"))
+    model = ScriptedChatModel(steps=search_load_call_steps("secret note", "read_secret"))
 
     def call_model(state: ToolSearchState) -> dict[str, Any]:
         return {"messages": [search.bind_tools(model, state).invoke(state["messages"])]}
 
-    builder = StateGraph(ToolSearchState)
-    builder.add_node("tool_search", search)
-    builder.add_node("model", call_model)
-    builder.add_node("tools", search.tool_node())
-    builder.add_edge(START, "tool_search")
-    builder.add_edge("tool_search", "model")
-    builder.add_conditional_edges("model", tools_condition)
-    builder.add_edge("tools", "tool_search")
-    graph = builder.compile(checkpointer=InMemorySaver())
+    graph = wire_node_graph(search, call_model, saver=InMemorySaver())
     out = graph.invoke({"messages": [("user", "q")]}, cfg("gus"))
     assert tool_texts(out)[-1] == "secret of gus"
     assert model.bound[0] == ["search_tools", "load_tool"]
@@ -256,7 +231,7 @@ async def test_mcp_tools_built_with_each_callers_credentials(http_mcp_url: str) 
     )
 
     async def run(user: str, tool_name: str) -> str:
-        model = ScriptedChatModel(steps=load_and_call_script(tool_name, "authorization header"))
+        model = ScriptedChatModel(steps=search_load_call_steps("authorization header", tool_name))
         agent = create_agent(model, tools=[], middleware=[mw], checkpointer=InMemorySaver())
         out = await agent.ainvoke(
             {"messages": [("user", "who am i")]},

@@ -90,13 +90,17 @@ def _library(version: str) -> set[str]:
     return names if version == "v1" else (names - {"github_get_me"}) | {"convert_currency"}
 
 
-@pytest.mark.parametrize("flavour", ["sync", "async"])
+@pytest.fixture(params=[[], ["--async"]], ids=["sync", "async"])
+def flavour(request: pytest.FixtureRequest) -> list[str]:
+    """The replicas' flavour: their ``shared_index_worker`` options (``--async``)."""
+    return list(request.param)
+
+
 def test_request_tools_never_reach_the_index_replicas_share(
-    dsn: str, replicas: list[Replica], flavour: str
+    dsn: str, replicas: list[Replica], flavour: list[str]
 ) -> None:
-    extra = ["--async"] if flavour == "async" else []
-    first = _start(replicas, dsn, *extra).ready()
-    second = _start(replicas, dsn, *extra).ready()
+    first = _start(replicas, dsn, *flavour).ready()
+    second = _start(replicas, dsn, *flavour).ready()
     assert first.fingerprint == second.fingerprint
     for replica, user in [(first, "alice"), (second, "bob"), (first, "carol")]:
         texts = replica.ask(op="agent", user=user, thread=f"t-{user}")["tools"]
@@ -156,13 +160,11 @@ def test_tools_written_by_one_replica_are_seen_by_another_within_the_bound(
     assert _items(dsn)[(*BASE, writer.fingerprint)] == _library("v2")
 
 
-@pytest.mark.parametrize("flavour", ["sync", "async"])
 def test_loads_keep_their_order_across_replicas_with_skewed_clocks(
-    dsn: str, replicas: list[Replica], flavour: str
+    dsn: str, replicas: list[Replica], flavour: list[str]
 ) -> None:
-    extra = ["--async"] if flavour == "async" else []
-    ahead = _start(replicas, dsn, *extra).ready()
-    behind = _start(replicas, dsn, "--skew", "-2", *extra).ready()
+    ahead = _start(replicas, dsn, *flavour).ready()
+    behind = _start(replicas, dsn, "--skew", "-2", *flavour).ready()
     order = ["get_weather", "send_email", "slack_post_message", "github_create_issue"]
     for i, name in enumerate(order):
         replica = ahead if i % 2 == 0 else behind

@@ -21,39 +21,15 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from langchain_toolsearch import _prompts as P
 from langchain_toolsearch.storage.receipts import AUTO_LOAD_RECEIPT_TYPE, receipts_in
 from tests.support.fakes import ai, call
 from tests.support.library_fixtures import CALLS, plan_filter
-from tests.support.storage_helpers import RuleChatModel
+from tests.support.storage_helpers import RuleChatModel, load_receipt_history
 from tests.support.toolsearch_harness import META, build, cfg, form_param, mode_param, tool_msgs
 from tests.support.toolsearch_worker import worker_library
 from tests.support.worker_client import Worker
 
 BOTH = [form_param, mode_param]
-
-
-def _load_history(
-    args: dict[str, Any], loaded: list[str], already: list[str], *, artifact: bool
-) -> list[Any]:
-    names = loaded + already
-    body = {
-        "success": True,
-        "message": P.LOAD_LOADED.format(names=", ".join(names)),
-        "loaded": loaded,
-        "not_found": [],
-        "already_loaded": already,
-    }
-    return [
-        HumanMessage("weather and mail"),
-        AIMessage("", tool_calls=[call("load_tool", args, "load-1")]),
-        ToolMessage(
-            content=json.dumps(body),
-            artifact=body if artifact else None,
-            tool_call_id="load-1",
-            name="load_tool",
-        ),
-    ]
 
 
 def _activation_history(loaded: list[str], *, artifact: bool, call_id: str = "s-1") -> list[Any]:
@@ -102,7 +78,11 @@ async def test_load_receipts_bind_in_single_and_multi_name_forms(
     already: list[str],
 ) -> None:
     h = build(form, [ai(content="ok")], storage="context")
-    await h.run(_load_history(args, loaded, already, artifact=artifact), cfg(), mode)
+    await h.run(
+        load_receipt_history("weather and mail", args, loaded, already, artifact=artifact),
+        cfg(),
+        mode,
+    )
     assert h.bound[0] == [*META, *loaded, *already]
 
 

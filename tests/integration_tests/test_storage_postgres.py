@@ -23,15 +23,14 @@ import pytest
 from langchain_core.messages import HumanMessage
 
 from tests.support.library_fixtures import library
-from tests.support.storage_helpers import RuleChatModel, receipt_of
+from tests.support.postgres import astore_and_saver, store_and_saver
+from tests.support.storage_helpers import RuleChatModel, receipt_of, store_harness
 from tests.support.toolsearch_harness import META, build, cfg
 from tests.support.worker_client import Worker
 
 psycopg = pytest.importorskip("psycopg", reason="needs psycopg (pip install -e '.[dev]')")
 pytest.importorskip("langgraph.store.postgres", reason="needs langgraph-checkpoint-postgres")
 
-from langgraph.checkpoint.postgres import PostgresSaver  # noqa: E402
-from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver  # noqa: E402
 from langgraph.store.postgres import AsyncPostgresStore, PostgresStore  # noqa: E402
 
 
@@ -51,12 +50,9 @@ def _stored(dsn: str, thread: str) -> list[str]:
 @pytest.mark.parametrize("form", ["agent", "node"])
 def test_postgres_store_sync_loads_bind_and_persist(pg_dsn: str, form: str) -> None:
     thread = _thread()
-    with (
-        PostgresStore.from_conn_string(pg_dsn) as store,
-        PostgresSaver.from_conn_string(pg_dsn) as saver,
-    ):
-        model = RuleChatModel()
-        h = build(form, model=model, storage="store", graph_store=store, saver=saver)
+    with store_and_saver(pg_dsn) as (store, saver):
+        h = store_harness(form, store, saver)
+        model = h.model
         out = h.graph.invoke(
             {"messages": [HumanMessage("load get_weather,send_email")]}, cfg(thread)
         )
@@ -71,16 +67,12 @@ def test_postgres_store_sync_loads_bind_and_persist(pg_dsn: str, form: str) -> N
 
 async def test_async_postgres_store_and_saver(pg_dsn: str) -> None:
     thread = _thread()
-    async with (
-        AsyncPostgresStore.from_conn_string(pg_dsn) as store,
-        AsyncPostgresSaver.from_conn_string(pg_dsn) as saver,
-    ):
-        model = RuleChatModel()
-        h = build("agent", model=model, storage="store", graph_store=store, saver=saver)
+    async with astore_and_saver(pg_dsn) as (store, saver):
+        h = store_harness("agent", store, saver)
         await h.graph.ainvoke({"messages": [HumanMessage("load github_get_me")]}, cfg(thread))
         # a second replica (another graph, same store and checkpointer) sees the load
-        other = RuleChatModel()
-        h2 = build("node", model=other, storage="store", graph_store=store, saver=saver)
+        h2 = store_harness("node", store, saver)
+        other = h2.model
         await h2.graph.ainvoke({"messages": [HumanMessage("hello")]}, cfg(thread))
         assert other.bound_for("hello") == [[*META, "github_get_me"]]
     assert _stored(pg_dsn, thread) == ["github_get_me"]

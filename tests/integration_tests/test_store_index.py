@@ -33,16 +33,11 @@ from langchain_toolsearch.search.store_index import (
     content_hash,
 )
 from tests.support.fakes import ai, call
+from tests.support.index_docs import CREATE_ISSUE, GET_FORECAST, GET_WEATHER, PLAY_MUSIC, SEND_EMAIL
 from tests.support.library_fixtures import CALLS, library
-from tests.support.postgres import private_server
+from tests.support.postgres import database_on, no_server, private_server
 
-DOCS = [
-    ToolDocument("play_music", "Play a song or playlist", (("song", "Song title"),)),
-    ToolDocument("send_email", "Send an email to a recipient", (("to", "Email address"),)),
-    ToolDocument("get_weather", "Current weather for a city", (("city", "City name"),)),
-    ToolDocument("get_forecast", "Weather forecast for a city", (("city", "City name"),)),
-    ToolDocument("create_issue", "Create a GitHub issue in a repository"),
-]
+DOCS = [PLAY_MUSIC, SEND_EMAIL, GET_WEATHER, GET_FORECAST, CREATE_ISSUE]
 NS = ("toolsearch", "tools")
 
 
@@ -261,22 +256,12 @@ def _pgvector_dsn() -> tuple[str | None, bool, str]:
 @pytest.fixture(scope="module")
 def pgvector_dsn() -> Iterator[str]:
     pytest.importorskip("langgraph.store.postgres", reason="needs langgraph-checkpoint-postgres")
-    import psycopg
-
     dsn, _started, why = _pgvector_dsn()
     if dsn is None:
-        message = f"no PostgreSQL server with pgvector for the StoreToolIndex test ({why})"
-        if os.environ.get("TOOLSEARCH_REQUIRE_POSTGRES") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
-    db = f"toolsearch_vec_{os.getpid()}_{uuid.uuid4().hex[:6]}"
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{db}"')
-    try:
-        yield f"{dsn.rpartition('/')[0]}/{db}"
-    finally:
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
+        no_server("the StoreToolIndex test, with pgvector", why)
+        raise AssertionError("unreachable")
+    with database_on(dsn, "vec") as url:
+        yield url
 
 
 def test_postgres_store_with_pgvector_serves_the_index(pgvector_dsn: str) -> None:

@@ -36,6 +36,27 @@ def ai(*calls: dict[str, Any], content: str = "") -> AIMessage:
     return AIMessage(content=content, tool_calls=list(calls))
 
 
+def search_load_call_steps(
+    query: str,
+    tool: str,
+    args: dict[str, Any] | None = None,
+    *,
+    answer: str = "done",
+    ids: tuple[str | None, str | None, str | None] = (None, None, None),
+) -> list[AIMessage]:
+    """Steps: search ``query``, load ``tool``, call it with ``args``, answer ``answer``.
+
+    ``ids`` are the three calls' ids (``None``: a fresh one).
+    """
+    search_id, load_id, call_id = ids
+    return [
+        ai(call("search_tools", {"query": query}, search_id)),
+        ai(call("load_tool", {"tool_name": tool}, load_id)),
+        ai(call(tool, args or {}, call_id)),
+        ai(content=answer),
+    ]
+
+
 class ScriptedChatModel(BaseChatModel):
     """Answers with the next scripted step; records tools bound per call.
 
@@ -84,6 +105,11 @@ class ScriptedChatModel(BaseChatModel):
 
 def tool_messages(messages: Sequence[BaseMessage]) -> list[ToolMessage]:
     return [m for m in messages if isinstance(m, ToolMessage)]
+
+
+def by_id(out: dict[str, Any]) -> dict[str, ToolMessage]:
+    """A run's (``{"messages": [...]}``) tool messages by tool-call id."""
+    return {m.tool_call_id: m for m in tool_messages(out["messages"])}
 
 
 def last_tool_message(messages: Sequence[BaseMessage]) -> ToolMessage:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
-from langchain_core.tools import BaseTool, tool
+from langchain_core.tools import BaseTool, StructuredTool, tool
 
 CALLS: list[tuple[str, Any]] = []
 
@@ -74,6 +74,13 @@ def whoami(config: RunnableConfig) -> str:
     return f"user={user}"
 
 
+@tool
+def calculator(expression: str) -> str:
+    """Evaluate an arithmetic expression"""
+    CALLS.append(("calculator", expression))
+    return "4"
+
+
 def library() -> list[BaseTool]:
     return [
         get_weather,
@@ -92,3 +99,20 @@ def plan_filter(args: Any) -> bool:
     """C5: allow unless plan != "pro" and the name starts with admin_."""
     plan = (args.config.get("configurable") or {}).get("plan")
     return not (plan != "pro" and args.tool_name.startswith("admin_"))
+
+
+def secret_tools(config: RunnableConfig) -> list[BaseTool]:
+    """Per-request tools: ``read_secret`` bound to the caller (``configurable["user"]``).
+
+    Every caller gets a tool of the same name answering ``"secret of <user>"``.
+    """
+    user = (config.get("configurable") or {})["user"]
+
+    def read_secret() -> str:
+        return f"secret of {user}"
+
+    return [
+        StructuredTool.from_function(
+            read_secret, name="read_secret", description="Read the caller's secret note"
+        )
+    ]

@@ -16,14 +16,14 @@ from langgraph.prebuilt import tools_condition
 
 from langchain_toolsearch import ToolSearchNode, ToolSearchState
 
-ModelStep = Callable[[dict[str, Any]], dict[str, Any]]
-AsyncModelStep = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+ModelStep = Callable[[Any], dict[str, Any]]
+AsyncModelStep = Callable[[Any], Awaitable[dict[str, Any]]]
 
 
 def wire_node_graph(
     node: ToolSearchNode,
-    call_model: ModelStep,
-    acall_model: AsyncModelStep,
+    call_model: ModelStep | AsyncModelStep,
+    acall_model: AsyncModelStep | None = None,
     *,
     saver: Any = None,
     store: Any = None,
@@ -35,8 +35,9 @@ def wire_node_graph(
 
     Args:
         node: The tool-search node.
-        call_model: The model node (sync), state -> ``{"messages": [...]}``.
-        acall_model: The same, async.
+        call_model: The model node, state -> ``{"messages": [...]}`` (sync, or async
+            for a graph run only with ``ainvoke``).
+        acall_model: The same, async, next to a sync ``call_model`` (``None``: none).
         saver: Checkpointer (``None``: none).
         store: LangGraph store (``None``: none).
         state_schema: The graph's state (``None``: `ToolSearchState`).

@@ -21,8 +21,9 @@ import sys
 import tempfile
 import threading
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from typing import Any
 
 import pytest
 
@@ -123,3 +124,34 @@ def fresh_database(label: str, what: str) -> Iterator[str]:
         raise AssertionError("unreachable")
     with database_on(dsn, label) as url:
         yield url
+
+
+@contextmanager
+def store_and_saver(dsn: str, **store_options: Any) -> Iterator[tuple[Any, Any]]:
+    """``(PostgresStore, PostgresSaver)`` on the database at ``dsn``, both closed afterwards.
+
+    Args:
+        dsn: The database (already set up by the ``pg_dsn`` fixture).
+        **store_options: Passed to ``PostgresStore.from_conn_string`` (e.g. ``ttl=``).
+    """
+    from langgraph.checkpoint.postgres import PostgresSaver
+    from langgraph.store.postgres import PostgresStore
+
+    with (
+        PostgresStore.from_conn_string(dsn, **store_options) as store,
+        PostgresSaver.from_conn_string(dsn) as saver,
+    ):
+        yield store, saver
+
+
+@asynccontextmanager
+async def astore_and_saver(dsn: str) -> AsyncIterator[tuple[Any, Any]]:
+    """``(AsyncPostgresStore, AsyncPostgresSaver)`` on the database at ``dsn``."""
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+    from langgraph.store.postgres import AsyncPostgresStore
+
+    async with (
+        AsyncPostgresStore.from_conn_string(dsn) as store,
+        AsyncPostgresSaver.from_conn_string(dsn) as saver,
+    ):
+        yield store, saver

@@ -60,11 +60,10 @@ def main() -> None:
 
 def _replica(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     """(library tools, per-request resolver, embeddings config)."""
-    from langchain_core.runnables import RunnableConfig
-    from langchain_core.tools import BaseTool, StructuredTool
+    from langchain_core.tools import StructuredTool
 
     from langchain_toolsearch.search.store_index import HashingEmbeddings
-    from tests.support.library_fixtures import library
+    from tests.support.library_fixtures import library, secret_tools
 
     tools = library()
     if args.version == "v2":
@@ -81,30 +80,7 @@ def _replica(args: argparse.Namespace) -> tuple[Any, Any, Any]:
             )
         )
 
-    def secret_tools(config: RunnableConfig) -> list[BaseTool]:
-        user = (config.get("configurable") or {})["user"]
-
-        def read_secret() -> str:
-            return f"secret of {user}"
-
-        return [
-            StructuredTool.from_function(
-                read_secret, name="read_secret", description="Read the caller's secret note"
-            )
-        ]
-
     return tools, secret_tools, {"dims": 256, "embed": HashingEmbeddings(256)}
-
-
-def _script() -> list[Any]:
-    from tests.support.fakes import ai, call
-
-    return [
-        ai(call("search_tools", {"query": "secret note"})),
-        ai(call("load_tool", {"tool_name": "read_secret"})),
-        ai(call("read_secret", {})),
-        ai(content="done"),
-    ]
 
 
 def _middleware(args: argparse.Namespace, tools: Any, resolver: Any, index: Any) -> Any:
@@ -134,7 +110,7 @@ def serve_sync(args: argparse.Namespace) -> None:
 
     from langchain_toolsearch.search.store_index import StoreIndexFactory
     from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore
-    from tests.support.fakes import ScriptedChatModel
+    from tests.support.fakes import ScriptedChatModel, search_load_call_steps
 
     tools, resolver, config = _replica(args)
     with PostgresStore.from_conn_string(args.dsn, index=config) as store:
@@ -151,7 +127,9 @@ def serve_sync(args: argparse.Namespace) -> None:
             if op == "search":
                 emit({"names": [r.name for r in mw.search(request["q"], _probe(request))]})
             elif op == "agent":
-                model = ScriptedChatModel(steps=_script())
+                model = ScriptedChatModel(
+                    steps=search_load_call_steps("secret note", "read_secret")
+                )
                 agent = create_agent(model, tools=[], middleware=[mw], checkpointer=saver)
                 run = {"configurable": {"thread_id": request["thread"], "user": request["user"]}}
                 out = agent.invoke({"messages": [("user", "read my note")]}, run)
@@ -174,7 +152,7 @@ async def serve(args: argparse.Namespace) -> None:
     from langchain_toolsearch.library import ToolLibrary
     from langchain_toolsearch.search.store_index import StoreIndexFactory
     from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore
-    from tests.support.fakes import ScriptedChatModel
+    from tests.support.fakes import ScriptedChatModel, search_load_call_steps
 
     tools, resolver, config = _replica(args)
     async with AsyncPostgresStore.from_conn_string(args.dsn, index=config) as store:
@@ -192,7 +170,7 @@ async def serve(args: argparse.Namespace) -> None:
             return {"names": [r.name for r in await mw.asearch(request["q"], _probe(request))]}
 
         async def agent_run(request: dict[str, Any]) -> dict[str, Any]:
-            model = ScriptedChatModel(steps=_script())
+            model = ScriptedChatModel(steps=search_load_call_steps("secret note", "read_secret"))
             agent = create_agent(model, tools=[], middleware=[mw], checkpointer=saver)
             run = {"configurable": {"thread_id": request["thread"], "user": request["user"]}}
             out = await agent.ainvoke({"messages": [("user", "read my note")]}, run)

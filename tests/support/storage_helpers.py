@@ -30,6 +30,9 @@ from langchain_core.tools import BaseTool, StructuredTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, Field
 
+from langchain_toolsearch import _prompts as P
+from tests.support.fakes import call
+
 
 def uid_call(name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
     return {
@@ -131,3 +134,46 @@ def receipt_of(messages: Sequence[BaseMessage], tool: str = "load_tool") -> dict
     artifact = found[-1].artifact
     assert isinstance(artifact, dict)
     return artifact
+
+
+def load_receipt_history(
+    human: str,
+    call_args: dict[str, Any],
+    loaded: list[str],
+    already: Sequence[str] = (),
+    *,
+    artifact: bool,
+) -> list[BaseMessage]:
+    """A past turn as ``storage="context"`` reads it: ``human``, a ``load_tool`` call, its receipt.
+
+    The receipt is a successful ``load_tool`` answer (call id ``"load-1"``) that
+    loaded ``loaded`` and found ``already`` loaded; with ``artifact`` its body is
+    the message's artifact too (else only its JSON content).
+    """
+    body = {
+        "success": True,
+        "message": P.LOAD_LOADED.format(names=", ".join([*loaded, *already])),
+        "loaded": loaded,
+        "not_found": [],
+        "already_loaded": list(already),
+    }
+    return [
+        HumanMessage(human),
+        AIMessage("", tool_calls=[call("load_tool", call_args, "load-1")]),
+        ToolMessage(
+            content=json.dumps(body),
+            artifact=body if artifact else None,
+            tool_call_id="load-1",
+            name="load_tool",
+        ),
+    ]
+
+
+def store_harness(form: str, store: Any, saver: Any) -> Any:
+    """``build(form, storage="store")`` on ``store`` and ``saver`` with a new `RuleChatModel`.
+
+    ``harness.model`` is that model (``bound_for`` tells what each message bound).
+    """
+    from tests.support.toolsearch_harness import build
+
+    return build(form, model=RuleChatModel(), storage="store", graph_store=store, saver=saver)

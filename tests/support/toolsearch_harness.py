@@ -47,6 +47,21 @@ def cfg(thread_id: str | None = "t1", **configurable: Any) -> RunnableConfig:
     return {"configurable": conf}
 
 
+async def invoke(runnable: Any, payload: Any, config: Any, mode: str, **kwargs: Any) -> Any:
+    """``runnable.invoke(...)`` (``mode="sync"``) or ``await runnable.ainvoke(...)``."""
+    if mode == "sync":
+        return runnable.invoke(payload, config, **kwargs)
+    return await runnable.ainvoke(payload, config, **kwargs)
+
+
+async def run_on_threads(
+    runnable: Any, text: str, mode: str, threads: Sequence[str] = ("t1", "t2")
+) -> list[dict[str, Any]]:
+    """The user message ``text`` sent once on each thread, one run after the other."""
+    payload = {"messages": [{"role": "user", "content": text}]}
+    return [await invoke(runnable, payload, cfg(thread), mode) for thread in threads]
+
+
 @dataclass
 class Harness:
     form: str
@@ -73,9 +88,7 @@ class Harness:
             payload = {"messages": list(input)}
         else:
             payload = input
-        if mode == "sync":
-            return self.graph.invoke(payload, config)  # type: ignore[no-any-return]
-        return await self.graph.ainvoke(payload, config)  # type: ignore[no-any-return]
+        return await invoke(self.graph, payload, config, mode)  # type: ignore[no-any-return]
 
     async def as_model(self, config: RunnableConfig, message: AIMessage, mode: str) -> None:
         """Write ``message`` to the thread as if the model node had produced it."""

@@ -20,13 +20,9 @@ from langchain_toolsearch.search.index import (
 )
 from langchain_toolsearch.search.semantic import SemanticToolIndex
 from langchain_toolsearch.search.store_index import StoreIndexFactory, StoreToolIndex
+from tests.support.index_docs import GET_FORECAST, GET_WEATHER, PLAY_MUSIC, SEND_EMAIL
 
-DOCS = [
-    ToolDocument("play_music", "Play a song or playlist", (("song", "Song title"),)),
-    ToolDocument("send_email", "Send an email to a recipient", (("to", "Email address"),)),
-    ToolDocument("get_weather", "Current weather for a city", (("city", "City name"),)),
-    ToolDocument("get_forecast", "Weather forecast for a city", (("city", "City name"),)),
-]
+DOCS = [PLAY_MUSIC, SEND_EMAIL, GET_WEATHER, GET_FORECAST]
 QUERIES = ["weather in Paris", "send an email", "get_weather", "", "who am i", "qqzzxx"]
 
 

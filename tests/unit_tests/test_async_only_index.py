@@ -18,7 +18,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langchain_toolsearch import BM25ToolIndex, ToolSearchMiddleware
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.search.index import ScoredTool, ToolDocument
-from tests.support.fakes import ScriptedChatModel, ai, call
+from tests.support.fakes import ScriptedChatModel, ai, call, search_load_call_steps
 from tests.support.library_fixtures import library
 from tests.support.toolsearch_harness import build, cfg, tool_msgs
 
@@ -116,12 +116,9 @@ def test_async_agent_runs_search_an_async_only_index_and_its_per_request_index()
 
 
 async def test_async_node_runs_search_an_async_only_index() -> None:
-    steps = [
-        ai(call("search_tools", {"query": "weather"}, "s")),
-        ai(call("load_tool", {"tool_name": "get_weather"}, "l")),
-        ai(call("get_weather", {"city": "Oslo"}, "w")),
-        ai(content="ok"),
-    ]
+    steps = search_load_call_steps(
+        "weather", "get_weather", {"city": "Oslo"}, answer="ok", ids=("s", "l", "w")
+    )
     index = AsyncOnlyIndex(ToolLibrary(library()).documents())
     h = build("node", steps, index=index, include_resolved_tools=True, resolve_tools=resolve)
     out = await h.run("go", cfg("t-node-async-only"), "async")

@@ -18,16 +18,12 @@ from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode
 from langchain_toolsearch import _prompts as P
-from tests.support.fakes import ai, call
+from tests.support.fakes import ai, by_id, call
 from tests.support.library_fixtures import CALLS, plan_filter
-from tests.support.toolsearch_harness import build, cfg, form_param, mode_param, tool_msgs
+from tests.support.toolsearch_harness import build, cfg, form_param, mode_param
 
 STORAGES = pytest.mark.parametrize("storage", ["in-memory", "context", "store"])
 ONLY_SEARCH = ["search_tools"]
-
-
-def _by_id(out: dict[str, Any]) -> dict[str, Any]:
-    return {m.tool_call_id: m for m in tool_msgs(out)}
 
 
 @form_param
@@ -45,7 +41,7 @@ async def test_search_loads_hits_with_an_activation_receipt(
     ]
     h = build(form, steps, auto_load=True, top_k=1, storage=storage)
     out = await h.run("weather in Bern", cfg(), mode)
-    msgs = _by_id(out)
+    msgs = by_id(out)
     first, second = msgs["s1"], msgs["s2"]
     assert json.loads(first.content) == first.artifact
     assert list(first.artifact) == ["results", "message", "activation"]
@@ -61,6 +57,9 @@ async def test_search_loads_hits_with_an_activation_receipt(
     assert second.artifact["message"].endswith(
         P.SEARCH_FOUND_AUTO_DETAIL.format(loaded="none", already="get_weather")
     )
+    # the model reads these words (P.SEARCH_FOUND_AUTO_DETAIL as shipped)
+    assert first.artifact["message"].endswith(" Newly loaded: get_weather. Already loaded: none.")
+    assert second.artifact["message"].endswith(" Newly loaded: none. Already loaded: get_weather.")
     assert h.bound[0] == ONLY_SEARCH  # load_tool is not exposed
     assert h.bound[1:] == [[*ONLY_SEARCH, "get_weather"]] * 4
     assert msgs["w"].status == "success" and CALLS == [("get_weather", "Bern")]
@@ -87,7 +86,7 @@ async def test_top_k_is_refilled_past_denied_hits(
     steps = [ai(call("search_tools", {"query": "delete user account"}, "s")), ai(content="ok")]
     h = build(form, steps, auto_load=True, top_k=3, storage=storage, filter=hook)
     out = await h.run("delete", cfg(plan="free"), mode)
-    receipt = _by_id(out)["s"].artifact
+    receipt = by_id(out)["s"].artifact
     hits = [r["name"] for r in receipt["results"]]
     assert len(hits) == 3 and "admin_delete_user" not in hits
     assert receipt["activation"]["loaded"] == hits  # every hit shown is loaded
@@ -100,25 +99,15 @@ async def test_top_k_is_refilled_past_denied_hits(
 @mode_param
 @pytest.mark.parametrize("storage", ["context", "store"])
 async def test_auto_loads_survive_a_new_instance(form: str, mode: str, storage: str) -> None:
-    saver, store = InMemorySaver(), InMemoryStore()
-    first = build(
-        form,
-        [ai(call("search_tools", {"query": "slack message"}))],
-        auto_load=True,
-        top_k=1,
-        storage=storage,
-        saver=saver,
-        graph_store=store,
-    )
+    shared: dict[str, Any] = {
+        "auto_load": True,
+        "top_k": 1,
+        "storage": storage,
+        "saver": InMemorySaver(),
+        "graph_store": InMemoryStore(),
+    }
+    first = build(form, [ai(call("search_tools", {"query": "slack message"}))], **shared)
     await first.run("post to slack", cfg(), mode)
-    again = build(
-        form,
-        [ai(content="ok")],
-        auto_load=True,
-        top_k=1,
-        storage=storage,
-        saver=saver,
-        graph_store=store,
-    )
+    again = build(form, [ai(content="ok")], **shared)  # a new instance on the same saver and store
     await again.run("hello", cfg(), mode)
     assert again.bound == [[*ONLY_SEARCH, "slack_post_message"]]

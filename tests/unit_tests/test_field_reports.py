@@ -14,36 +14,17 @@ from langchain_core.tools import BaseTool, StructuredTool
 
 from langchain_toolsearch import ToolSearchMiddleware
 from langchain_toolsearch import _prompts as P
-from tests.support.fakes import ai, call
+from tests.support.fakes import ai, by_id, call
 from tests.support.library_fixtures import CALLS, library, plan_filter
+from tests.support.storage_helpers import load_receipt_history
 from tests.support.toolsearch_harness import META, build, cfg, form_param, mode_param, tool_msgs
 
 BOTH = [form_param, mode_param]
 LIBRARY_NAMES = [t.name for t in library()]
 
 
-def _by_id(out: dict[str, Any]) -> dict[str, ToolMessage]:
-    return {m.tool_call_id: m for m in tool_msgs(out)}
-
-
 def _receipt_history(call_args: dict[str, Any], loaded: list[str], *, artifact: bool) -> list[Any]:
-    body = {
-        "success": True,
-        "message": P.LOAD_LOADED.format(names=", ".join(loaded)),
-        "loaded": loaded,
-        "not_found": [],
-        "already_loaded": [],
-    }
-    return [
-        HumanMessage("weather in Paris?"),
-        AIMessage("", tool_calls=[call("load_tool", call_args, "load-1")]),
-        ToolMessage(
-            content=json.dumps(body),
-            artifact=body if artifact else None,
-            tool_call_id="load-1",
-            name="load_tool",
-        ),
-    ]
+    return load_receipt_history("weather in Paris?", call_args, loaded, artifact=artifact)
 
 
 # -- C1 Threads never share loaded tools ---------------------------------------------------------
@@ -67,8 +48,8 @@ async def test_c1_threads_never_share_loaded_tools(form: str, mode: str) -> None
     assert h.bound[2] == META
     out_anon = await h.run("hello", None, mode)
     assert h.bound[4] == META
-    assert _by_id(out_t2)["t2-call"].status == "error"
-    assert _by_id(out_anon)["anon-call"].status == "error"
+    assert by_id(out_t2)["t2-call"].status == "error"
+    assert by_id(out_anon)["anon-call"].status == "error"
     assert CALLS == []
 
 
@@ -107,7 +88,7 @@ async def test_c2a_no_thread_id_load_holds_for_the_rest_of_the_run(
     ]
     h = build(form, steps, checkpointer=False)
     out = await h.run("weather", config, mode)
-    msgs = _by_id(out)
+    msgs = by_id(out)
     assert msgs["l"].artifact["success"] is True
     assert h.bound[1:] == [[*META, "get_weather"]] * 3  # held for every later step
     assert msgs["w"].status == "success"
@@ -121,7 +102,7 @@ async def test_c2a_graph_that_cannot_store_the_load_does_not_claim_it(mode: str)
     steps = [ai(call("load_tool", {"tool_name": "get_weather"}, "l")), ai(content="ok")]
     h = build("node", steps, state_schema=MessagesState, checkpointer=False)
     out = await h.run("weather", None, mode)
-    receipt = _by_id(out)["l"].artifact
+    receipt = by_id(out)["l"].artifact
     assert receipt["success"] is False and receipt["loaded"] == []
     assert h.bound[1] == META
 
@@ -140,7 +121,7 @@ async def test_c2b_context_receipt_binds_on_the_next_step(
     history = _receipt_history(args, ["get_weather"], artifact=artifact)
     out = await h.run(history, cfg(), mode)
     assert h.bound[0] == [*META, "get_weather"]
-    assert _by_id(out)["w"].status == "success"
+    assert by_id(out)["w"].status == "success"
     assert CALLS == [("get_weather", "Paris")]
 
 
@@ -161,7 +142,7 @@ async def test_c2b_context_load_by_original_name_binds(form: str, mode: str) -> 
     safe = h.ts.library.resolve("weather.get")
     out = await h.run("go", cfg(), mode)
     assert h.bound[1] == [*META, safe]
-    assert _by_id(out)["w"].status == "success"
+    assert by_id(out)["w"].status == "success"
 
 
 # -- C3 Search hits are not loads ----------------------------------------------------------------
@@ -186,7 +167,7 @@ async def test_c3_search_hits_are_not_loads(form: str, mode: str) -> None:
     h = build(form, steps, storage="context")
     out = await h.run(history, cfg(), mode)
     assert h.bound == [META, META]
-    assert _by_id(out)["w"].status == "error"
+    assert by_id(out)["w"].status == "error"
     assert CALLS == []
 
 
@@ -212,7 +193,7 @@ async def test_c3_only_genuine_load_receipts_count(form: str, mode: str, forgery
     out = await h.run(history, cfg(), mode)
     expected = [*META, "get_weather"] if forgery == "not-requested" else META
     assert h.bound[0] == expected
-    assert _by_id(out)["x"].status == "error" and CALLS == []
+    assert by_id(out)["x"].status == "error" and CALLS == []
 
 
 # -- C4 Unloaded tools never run ------------------------------------------------------------------
@@ -256,7 +237,7 @@ async def test_c5_filter_in_search_load_and_active(form: str, mode: str) -> None
     ]
     h = build(form, steps, filter=plan_filter, top_k=3)
     out = await h.run("delete user 42", cfg(plan="free"), mode)
-    msgs = _by_id(out)
+    msgs = by_id(out)
     hits = [r["name"] for r in msgs["s"].artifact["results"]]
     assert "admin_delete_user" not in hits
     assert len(hits) == 3  # top_k still filled from allowed tools
@@ -282,7 +263,7 @@ async def test_c5_forged_context_receipt_does_not_bind(
     )
     out = await h.run(history, cfg(plan="free"), mode)
     assert h.bound[0] == META
-    assert _by_id(out)["x"].status == "error" and CALLS == []
+    assert by_id(out)["x"].status == "error" and CALLS == []
 
 
 @form_param
@@ -298,7 +279,7 @@ async def test_c5_context_receipts_are_rechecked_in_the_load_phase(form: str, mo
     )
     out = await h.run(history, cfg(), mode)
     assert h.bound[0] == META
-    assert _by_id(out)["x"].status == "error" and CALLS == []
+    assert by_id(out)["x"].status == "error" and CALLS == []
 
 
 @form_param
@@ -317,9 +298,9 @@ async def test_c5_receipt_written_while_pro_does_not_bind_on_free(form: str, mod
     assert h.bound[1] == [*META, "admin_delete_user"]
     out = await h.run("delete", cfg(plan="free"), mode)
     assert h.bound[2] == META and h.bound[3] == META
-    assert _by_id(out)["x"].status == "error" and CALLS == []
+    assert by_id(out)["x"].status == "error" and CALLS == []
     out = await h.run("delete", cfg(plan="pro"), mode)  # the receipt is still there
-    assert _by_id(out)["y"].status == "success"
+    assert by_id(out)["y"].status == "success"
     assert CALLS == [("admin_delete_user", "43")]
 
 
@@ -338,7 +319,7 @@ async def test_c5_plan_downgrade_hides_an_in_memory_or_context_load(
     h = build(form, steps, filter=plan_filter, storage=storage)
     await h.run("load", cfg(plan="pro"), mode)
     out = await h.run("delete", cfg(plan="free"), mode)
-    assert _by_id(out)["x"].status == "error" and CALLS == []
+    assert by_id(out)["x"].status == "error" and CALLS == []
 
 
 @form_param
@@ -357,7 +338,7 @@ async def test_c5_a_raising_filter_denies(form: str, mode: str) -> None:
     ]
     h = build(form, steps, filter=broken, storage="in-memory")
     out = await h.run("go", cfg(plan="pro"), mode)
-    msgs = _by_id(out)
+    msgs = by_id(out)
     assert "admin_delete_user" not in [r["name"] for r in msgs["s"].artifact["results"]]
     assert msgs["l"].artifact["not_found"] == ["admin_delete_user"]
     assert msgs["x"].status == "error" and CALLS == []
@@ -378,9 +359,9 @@ async def test_c6_loaded_tool_sees_the_callers_user_id(form: str, mode: str) -> 
     ]
     h = build(form, steps)
     out = await h.run("who am i", cfg("t1", user_id="u1"), mode)
-    assert _by_id(out)["w1"].content == "user=u1"
+    assert by_id(out)["w1"].content == "user=u1"
     out = await h.run("and now?", cfg("t1", user_id="u2"), mode)
-    assert _by_id(out)["w2"].content == "user=u2"
+    assert by_id(out)["w2"].content == "user=u2"
     assert CALLS == [("whoami", "u1"), ("whoami", "u2")]
 
 
@@ -401,7 +382,7 @@ async def test_c7_messy_load_arguments(form: str, mode: str) -> None:
     ]
     h = build(form, steps)
     out = await h.run("go", cfg(), mode)
-    msgs = _by_id(out)
+    msgs = by_id(out)
     a = msgs["a"].artifact
     # a partial load answers success: false, listing both (issue 10, peer conformance)
     assert a["loaded"] == ["get_weather"] and a["not_found"] == ["nope"] and a["success"] is False
@@ -446,7 +427,7 @@ async def test_c8_ttl_expires_a_thread_and_clear_state_resets_it(form: str, mode
     clock.now += 61
     out = await h.run("use", cfg(), mode)
     assert h.bound[2] == META
-    assert _by_id(out)["late"].status == "error" and CALLS == []
+    assert by_id(out)["late"].status == "error" and CALLS == []
     await h.run("load", cfg(), mode)
     assert h.bound[5] == [*META, "send_email"]
     h.ts.clear_state("t1")

@@ -30,7 +30,7 @@ from langchain_toolsearch import (
 from langchain_toolsearch.search.hashing import HashingEmbeddings
 from langchain_toolsearch.search.semantic import SemanticIndexFactory, SemanticToolIndex
 from langchain_toolsearch.search.store_index import StoreIndexFactory, StoreToolIndex
-from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel, Search
+from langchain_toolsearch.testing import ScriptedToolSearchModel
 from tests.support.toolsearch_harness import cfg, tool_msgs
 
 CONCEPTS: dict[str, tuple[str, ...]] = {
@@ -140,13 +140,8 @@ def test_request_tools_are_searched_with_the_embeddings_too() -> None:
 
 
 def test_a_real_agent_finds_and_runs_a_tool_only_the_embeddings_match() -> None:
-    model = ScriptedToolSearchModel(
-        steps=[
-            Search("will it rain in Oslo"),
-            Load("get_weather"),
-            Call("get_weather", {"place": "Oslo"}),
-            Answer(),
-        ]
+    model = ScriptedToolSearchModel.search_load_call(
+        query="will it rain in Oslo", tool="get_weather", args={"place": "Oslo"}
     )
     mw = ToolSearchMiddleware(tools=_library(), embeddings=ConceptEmbeddings())
     agent = create_agent(model, tools=[], middleware=[mw], checkpointer=InMemorySaver())

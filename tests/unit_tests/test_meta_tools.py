@@ -11,7 +11,7 @@ import pytest
 from langchain_core.tools import StructuredTool
 
 from langchain_toolsearch import _prompts as P
-from tests.support.fakes import ai, call
+from tests.support.fakes import ai, by_id, call
 from tests.support.library_fixtures import CALLS, library, plan_filter
 from tests.support.toolsearch_harness import (
     META,
@@ -19,7 +19,6 @@ from tests.support.toolsearch_harness import (
     cfg,
     form_param,
     mode_param,
-    receipts,
     tool_msgs,
 )
 
@@ -28,17 +27,13 @@ pytestmark = [form_param, mode_param]
 LOAD_KEYS = ["success", "message", "loaded", "not_found", "already_loaded"]
 
 
-def _by_id(out: dict[str, Any]) -> dict[str, Any]:
-    return {m.tool_call_id: m for m in tool_msgs(out)}
-
-
 # -- section 3: result shapes ---------------------------------------------------------------
 
 
 async def test_search_result_shape_content_equals_artifact(form: str, mode: str) -> None:
     h = build(form, [ai(call("search_tools", {"query": "github"}, "s")), ai(content="ok")])
     out = await h.run("go", cfg(), mode)
-    msg = _by_id(out)["s"]
+    msg = by_id(out)["s"]
     assert msg.name == "search_tools" and msg.status == "success"
     body = json.loads(msg.content)
     assert body == msg.artifact
@@ -62,7 +57,7 @@ def _score(body: dict[str, Any], name: str) -> float:
 async def test_load_result_shape_content_equals_artifact(form: str, mode: str) -> None:
     h = build(form, [ai(call("load_tool", {"tool_name": "get_weather"}, "l")), ai(content="ok")])
     out = await h.run("go", cfg(), mode)
-    msg = _by_id(out)["l"]
+    msg = by_id(out)["l"]
     assert msg.name == "load_tool" and msg.status == "success"
     assert json.loads(msg.content) == msg.artifact
     assert list(msg.artifact) == LOAD_KEYS
@@ -90,7 +85,7 @@ async def test_descriptions_are_truncated_to_about_150_chars(form: str, mode: st
         tools=[*library(), long_tool],
     )
     out = await h.run("go", cfg(), mode)
-    hit = _by_id(out)["s"].artifact["results"][0]
+    hit = by_id(out)["s"].artifact["results"][0]
     assert hit["name"] == "summarise_report"
     assert hit["description"].startswith("Summarise a quarterly report. word0 word1")
     assert hit["description"].endswith("...")
@@ -98,38 +93,11 @@ async def test_descriptions_are_truncated_to_about_150_chars(form: str, mode: st
     assert len(long_tool.description) > 500  # the full description is still bound once loaded
 
 
-@pytest.mark.parametrize("storage", ["in-memory", "context"])
-async def test_auto_load_search_loads_and_carries_an_activation_receipt(
-    form: str, mode: str, storage: str
-) -> None:
-    steps = [
-        ai(call("search_tools", {"query": "weather"}, "s1")),
-        ai(call("search_tools", {"query": "weather"}, "s2")),
-        ai(call("get_weather", {"city": "Bern"}, "w")),
-        ai(content="ok"),
-    ]
-    h = build(form, steps, auto_load=True, top_k=1, storage=storage)
-    out = await h.run("go", cfg(), mode)
-    first, second = receipts(out["messages"], "search_tools")
-    assert list(first) == ["results", "message", "activation"]
-    assert first["activation"] == {
-        "type": "tool-search-auto-load",
-        "version": 1,
-        "loaded": ["get_weather"],
-    }
-    assert first["message"].endswith(" Newly loaded: get_weather. Already loaded: none.")
-    assert second["activation"]["loaded"] == ["get_weather"]
-    assert second["message"].endswith(" Newly loaded: none. Already loaded: get_weather.")
-    assert h.bound[0] == ["search_tools"]  # no load_tool with auto_load
-    assert h.bound[1] == ["search_tools", "get_weather"]
-    assert CALLS == [("get_weather", "Bern")]
-
-
 async def test_tool_name_and_tool_names_merge_in_order(form: str, mode: str) -> None:
     args = {"tool_name": "send_email", "tool_names": ["get_weather", "send_email", "get_weather"]}
     h = build(form, [ai(call("load_tool", args, "l")), ai(content="ok")])
     out = await h.run("go", cfg(), mode)
-    body = _by_id(out)["l"].artifact
+    body = by_id(out)["l"].artifact
     assert body["loaded"] == ["send_email", "get_weather"]
     assert body["not_found"] == [] and body["already_loaded"] == []
     assert h.bound[1] == [*META, "send_email", "get_weather"]
@@ -148,7 +116,7 @@ async def test_empty_or_missing_names_are_clear_errors(
 ) -> None:
     h = build(form, [ai(call("load_tool", args, "l")), ai(content="ok")])
     out = await h.run("go", cfg(), mode)
-    msg = _by_id(out)["l"]
+    msg = by_id(out)["l"]
     assert msg.status == "error"
     assert msg.artifact == {
         "success": False,
@@ -169,7 +137,7 @@ async def test_not_found_gives_suggestions_and_a_search_hint(form: str, mode: st
     ]
     h = build(form, steps)
     out = await h.run("go", cfg(), mode)
-    got = {k: m.artifact for k, m in _by_id(out).items()}
+    got = {k: m.artifact for k, m in by_id(out).items()}
     assert got["a"]["message"] == (
         "Not found: weather. Did you mean: get_weather? Use search_tools to find tool names."
     )
@@ -193,11 +161,11 @@ async def test_suggestions_never_list_a_denied_name(form: str, mode: str) -> Non
     steps = [ai(call("load_tool", {"tool_name": "delete_user"}, "a")), ai(content="ok")]
     open_ = build(form, steps)
     out = await open_.run("go", cfg(plan="free"), mode)
-    assert "admin_delete_user" in _by_id(out)["a"].artifact["message"]  # suggested when allowed
+    assert "admin_delete_user" in by_id(out)["a"].artifact["message"]  # suggested when allowed
 
     h = build(form, steps, filter=plan_filter)
     out = await h.run("go", cfg(plan="free"), mode)
-    body = _by_id(out)["a"].artifact
+    body = by_id(out)["a"].artifact
     assert "admin" not in json.dumps(body)
     assert body["message"] == "Not found: delete_user. Use search_tools to find tool names."
 
@@ -211,7 +179,7 @@ async def test_already_loaded_is_success(form: str, mode: str) -> None:
     ]
     h = build(form, steps)
     out = await h.run("go", cfg(), mode)
-    got = {k: m.artifact for k, m in _by_id(out).items()}
+    got = {k: m.artifact for k, m in by_id(out).items()}
     assert got["b"]["loaded"] == ["send_email"] and got["b"]["already_loaded"] == ["get_weather"]
     assert got["b"]["message"] == (
         "Loaded: send_email. They are callable from your next step. Already loaded: get_weather."
@@ -233,7 +201,7 @@ async def test_denied_name_is_reported_exactly_like_a_missing_one(form: str, mod
     ]
     h = build(form, steps, filter=plan_filter)
     out = await h.run("go", cfg(plan="free"), mode)
-    msgs = _by_id(out)
+    msgs = by_id(out)
     denied, missing = msgs["denied"], msgs["missing"]
     assert denied.status == missing.status
     assert denied.content.replace("admin_delete_user", "NAME") == missing.content.replace(
@@ -265,7 +233,7 @@ async def test_bad_arguments_get_error_messages_and_keep_loads(form: str, mode: 
     ]
     h = build(form, steps)
     out = await h.run("go", cfg(), mode)
-    msgs = _by_id(out)
+    msgs = by_id(out)
     for key in ("b1", "b2", "b3", "b4", "b5", "b6", "b7", "b8", "b9"):
         assert msgs[key].status == "error", key
         assert msgs[key].content, key
@@ -292,7 +260,7 @@ async def test_huge_query_is_cut_and_the_run_goes_on(form: str, mode: str) -> No
     ]
     h = build(form, steps)
     out = await h.run("go", cfg(), mode)
-    msgs = _by_id(out)
+    msgs = by_id(out)
     assert len(msgs["s"].content) < 2_000
     assert P.SEARCH_QUERY_TOO_LONG.format(limit=2000) in msgs["s"].artifact["message"]
     assert [r["name"] for r in msgs["s"].artifact["results"]][:1] == ["get_weather"]
@@ -320,7 +288,7 @@ async def test_a_misspelled_direct_call_gets_the_suggestions_load_tool_gives(
     ]
     h = build(form, steps)
     out = await h.run("go", cfg(), mode)
-    msgs = _by_id(out)
+    msgs = by_id(out)
     direct = msgs["direct"]
     assert direct.status == "error"
     assert direct.content == P.TOOL_NOT_LOADED + P.TOOL_SUGGEST.format(names="get_weather")
@@ -337,11 +305,11 @@ async def test_a_direct_call_never_suggests_a_hidden_tool(form: str, mode: str) 
     ]
     open_ = build(form, steps)
     out = await open_.run("go", cfg(plan="free"), mode)
-    assert "admin_delete_user" in _by_id(out)["misspelled"].content  # suggested when allowed
+    assert "admin_delete_user" in by_id(out)["misspelled"].content  # suggested when allowed
 
     h = build(form, steps, filter=plan_filter)
     out = await h.run("go", cfg(plan="free"), mode)
-    msgs = _by_id(out)
+    msgs = by_id(out)
     assert "admin_delete_user" not in msgs["misspelled"].content
     # a hidden tool is answered exactly like an unknown one: no suggestion names it
     assert msgs["hidden"].content == msgs["unknown"].content == P.TOOL_NOT_LOADED

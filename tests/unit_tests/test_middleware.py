@@ -20,7 +20,13 @@ from langgraph.prebuilt import InjectedState, ToolRuntime
 from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode, ToolSearchResult
 from langchain_toolsearch import _prompts as P
 from tests.support.fakes import ai, call
-from tests.support.library_fixtures import CALLS, get_weather, library, send_email
+from tests.support.library_fixtures import (
+    CALLS,
+    calculator,
+    get_weather,
+    library,
+    send_email,
+)
 from tests.support.toolsearch_harness import META, build, cfg, form_param, mode_param, tool_msgs
 
 CLASSES = pytest.mark.parametrize("cls", [ToolSearchMiddleware, ToolSearchNode])
@@ -151,13 +157,6 @@ async def test_system_hint_can_be_switched_off() -> None:
 
 
 # -- section 8: binding order -----------------------------------------------------------------
-
-
-@tool
-def calculator(expression: str) -> str:
-    """Evaluate an arithmetic expression"""
-    CALLS.append(("calculator", expression))
-    return "4"
 
 
 @form_param

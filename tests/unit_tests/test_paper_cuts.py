@@ -27,7 +27,7 @@ from langchain_toolsearch import (
     ToolSearchNode,
     ToolSearchTypeError,
 )
-from tests.support.fakes import ScriptedChatModel, ai, call
+from tests.support.fakes import ScriptedChatModel, ai, call, search_load_call_steps
 from tests.support.library_fixtures import CALLS, get_weather, library, send_email
 from tests.support.toolsearch_harness import build, cfg, form_param, mode_param
 
@@ -86,12 +86,9 @@ def test_no_tools_argument_says_where_the_tools_go(cls: type) -> None:
 async def test_agent_tools_are_searched_with_include_resolved_tools(mode: str) -> None:
     CALLS.clear()
     model = ScriptedChatModel(
-        steps=[
-            ai(call("search_tools", {"query": "weather"}, "s")),
-            ai(call("load_tool", {"tool_name": "get_weather"}, "l")),
-            ai(call("get_weather", {"city": "Oslo"}, "w")),
-            ai(content="done"),
-        ]
+        steps=search_load_call_steps(
+            "weather", "get_weather", {"city": "Oslo"}, answer="done", ids=("s", "l", "w")
+        )
     )
     agent = create_agent(
         model,

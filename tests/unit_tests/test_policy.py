@@ -10,13 +10,12 @@ from functools import partial
 from typing import Any
 
 import pytest
-from langchain_core.tools import tool
 
 from langchain_toolsearch import ToolSearchFilterArgs, ToolSearchMiddleware
 from langchain_toolsearch._engine.drive import Effect, adrive, drive
 from langchain_toolsearch.policy import ToolPolicy
-from tests.support.fakes import ai, call
-from tests.support.library_fixtures import CALLS, get_weather, library
+from tests.support.fakes import ai, by_id, call, search_load_call_steps
+from tests.support.library_fixtures import CALLS, calculator, get_weather, library
 from tests.support.toolsearch_harness import META, build, cfg, form_param, mode_param, tool_msgs
 
 HOOK_KINDS = pytest.mark.parametrize("hook_kind", ["sync", "async"])
@@ -34,10 +33,6 @@ def make_hook(kind: str, decide: Callable[[ToolSearchFilterArgs], bool]) -> Any:
     return hook
 
 
-def _by_id(out: dict[str, Any]) -> dict[str, Any]:
-    return {m.tool_call_id: m for m in tool_msgs(out)}
-
-
 @form_param
 @mode_param
 @HOOK_KINDS
@@ -51,12 +46,9 @@ async def test_filter_runs_in_all_three_phases_with_the_run_config(
         assert args.tool.name == args.tool_name
         return True
 
-    steps = [
-        ai(call("search_tools", {"query": "weather in a city"}, "s")),
-        ai(call("load_tool", {"tool_name": "get_weather"}, "l")),
-        ai(call("get_weather", {"city": "Kyiv"}, "w")),
-        ai(content="ok"),
-    ]
+    steps = search_load_call_steps(
+        "weather in a city", "get_weather", {"city": "Kyiv"}, answer="ok", ids=("s", "l", "w")
+    )
     h = build(form, steps, filter=make_hook(hook_kind, decide))
     await h.run("go", cfg(user_id="u7", plan="pro"), mode)
     assert CALLS == [("get_weather", "Kyiv")]
@@ -81,15 +73,12 @@ async def test_a_raising_filter_denies(form: str, mode: str, hook_kind: str, pha
             raise RuntimeError("policy service down")
         return True
 
-    steps = [
-        ai(call("search_tools", {"query": "weather"}, "s")),
-        ai(call("load_tool", {"tool_name": "get_weather"}, "l")),
-        ai(call("get_weather", {"city": "Oslo"}, "w")),
-        ai(content="ok"),
-    ]
+    steps = search_load_call_steps(
+        "weather", "get_weather", {"city": "Oslo"}, answer="ok", ids=("s", "l", "w")
+    )
     h = build(form, steps, filter=make_hook(hook_kind, decide))
     out = await h.run("go", cfg(), mode)
-    msgs = _by_id(out)
+    msgs = by_id(out)
     listed = [r["name"] for r in msgs["s"].artifact["results"]]
     assert ("get_weather" in listed) is (phase != "search")
     load = msgs["l"].artifact
@@ -115,7 +104,7 @@ async def test_only_true_allows(answer: Any, mode: str) -> None:
         filter=lambda args: answer,
     )
     out = await h.run("go", cfg(), mode)
-    assert _by_id(out)["l"].artifact["not_found"] == ["get_weather"]
+    assert by_id(out)["l"].artifact["not_found"] == ["get_weather"]
     assert h.ts.search("weather") == []
 
 
@@ -138,21 +127,14 @@ async def test_active_denial_hides_without_unloading(form: str, mode: str, hook_
     h = build(form, steps, filter=make_hook(hook_kind, decide))
     await h.run("load it", cfg(hide=False), mode)
     out = await h.run("use it", cfg(hide=True), mode)
-    assert _by_id(out)["hidden"].status == "error"
+    assert by_id(out)["hidden"].status == "error"
     assert CALLS == []
     assert h.bound[2] == META and h.bound[3] == META  # hidden for this request
     out = await h.run("use it again", cfg(hide=False), mode)
-    assert _by_id(out)["back"].status == "success"
+    assert by_id(out)["back"].status == "success"
     assert CALLS == [("get_weather", "Riga")]
     assert h.bound[4] == [*META, "get_weather"]  # bound again without a new load_tool
     assert [m.tool_call_id for m in tool_msgs(out) if m.name == "load_tool"] == ["l"]
-
-
-@tool
-def calculator(expression: str) -> str:
-    """Evaluate an arithmetic expression"""
-    CALLS.append(("calculator", expression))
-    return "4"
 
 
 @form_param
@@ -167,7 +149,7 @@ async def test_tools_bound_directly_are_not_filtered(form: str, mode: str) -> No
     steps = [ai(call("calculator", {"expression": "2+2"}, "c")), ai(content="ok")]
     h = build(form, steps, direct_tools=[calculator], filter=deny_all)
     out = await h.run("go", cfg(), mode)
-    assert _by_id(out)["c"].status == "success"
+    assert by_id(out)["c"].status == "success"
     assert CALLS == [("calculator", "2+2")]
     assert h.bound[0] == [*META, "calculator"]
     assert "calculator" not in asked

@@ -22,7 +22,7 @@ from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import ToolConfigStore, ToolResolver, ToolSearchMiddleware
 from langchain_toolsearch.config.providers import ProviderToolInfo
-from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel, Search
+from langchain_toolsearch.testing import ScriptedToolSearchModel
 from tests.support.fakes import ai, call
 from tests.support.toolsearch_harness import build, cfg, form_param, mode_param, tool_msgs
 
@@ -241,13 +241,8 @@ def counting_resolver() -> tuple[list[RunnableConfig], Any]:
 
 
 def agent_with(mw: ToolSearchMiddleware) -> Any:
-    model = ScriptedToolSearchModel(
-        steps=[
-            Search("weather"),
-            Load("get_weather"),
-            Call("get_weather", {"city": "Oslo"}),
-            Answer(),
-        ]
+    model = ScriptedToolSearchModel.search_load_call(
+        query="weather", tool="get_weather", args={"city": "Oslo"}
     )
     return create_agent(model, tools=[], middleware=[mw], checkpointer=InMemorySaver())
 

@@ -5,7 +5,6 @@ ranked behind new ones, through both integration forms, sync and async (issue 20
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 from langchain.agents import create_agent
@@ -17,13 +16,9 @@ from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode
 from langchain_toolsearch import _prompts as P
 from langchain_toolsearch._engine.search import LOADED_MARGIN, MAX_QUERIES
 from langchain_toolsearch.testing import Answer, ScriptedToolSearchModel
-from tests.support.fakes import ai, call
+from tests.support.fakes import ai, by_id, call
 from tests.support.library_fixtures import library, plan_filter
-from tests.support.toolsearch_harness import build, cfg, form_param, mode_param, tool_msgs
-
-
-def _by_id(out: dict[str, Any]) -> dict[str, ToolMessage]:
-    return {m.tool_call_id: m for m in tool_msgs(out)}
+from tests.support.toolsearch_harness import build, cfg, form_param, mode_param
 
 
 def _names(msg: ToolMessage) -> list[str]:
@@ -43,7 +38,7 @@ async def test_each_need_gets_its_share_and_each_hit_says_its_query(form: str, m
     queries = ["weather in a city", "send an email", "list github repositories of a user"]
     h = build(form, [ai(call("search_tools", {"queries": queries}, "s")), ai(content="ok")])
     out = await h.run("go", cfg(), mode)
-    msg = _by_id(out)["s"]
+    msg = by_id(out)["s"]
     assert msg.status == "success"
     assert json.loads(msg.content) == msg.artifact
     assert list(msg.artifact) == ["results", "message"]
@@ -109,7 +104,7 @@ async def test_lenient_shapes_of_one_or_more_queries(form: str, mode: str) -> No
         ai(content="ok"),
     ]
     h = build(form, steps)
-    msgs = _by_id(await h.run("go", cfg(), mode))
+    msgs = by_id(await h.run("go", cfg(), mode))
     two = [("get_weather", "weather"), ("send_email", "send email")]
     for key in ("list_in_query", "json_in_query", "json_in_queries", "both"):
         assert msgs[key].status == "success", key
@@ -139,7 +134,7 @@ async def test_bad_forms_too_many_and_empty_are_error_messages(form: str, mode: 
     ]
     h = build(form, steps)
     out = await h.run("go", cfg(), mode)
-    msgs = _by_id(out)
+    msgs = by_id(out)
     for key in ("numbers", "mapping"):
         assert msgs[key].status == "error", key
         assert msgs[key].content == P.SEARCH_BAD_FORM, key
@@ -167,7 +162,7 @@ def test_a_need_with_nothing_allowed_says_so_and_names_no_hidden_tool() -> None:
     ]
     h = build("agent", steps, filter=plan_filter)
     out = h.graph.invoke({"messages": [HumanMessage("go")]}, cfg(plan="free"))
-    msg = _by_id(out)["s"]
+    msg = by_id(out)["s"]
     assert "admin_delete_user" not in msg.content
     assert ("get_weather", "weather") in _pairs(msg)
     hits = mw.search(["delete user account", "weather"], cfg(plan="pro"))
@@ -176,7 +171,7 @@ def test_a_need_with_nothing_allowed_says_so_and_names_no_hidden_tool() -> None:
 
 def test_unmatched_need_is_named_in_the_message() -> None:
     h = build("agent", [ai(call("search_tools", {"queries": ["weather", "qwzx plmk"]}, "s"))])
-    msg = _by_id(h.graph.invoke({"messages": [HumanMessage("go")]}, cfg()))["s"]
+    msg = by_id(h.graph.invoke({"messages": [HumanMessage("go")]}, cfg()))["s"]
     assert _pairs(msg) == [("get_weather", "weather")]
     assert msg.artifact["message"].endswith(P.SEARCH_NEEDS_UNMATCHED.format(queries="qwzx plmk"))
 
@@ -243,7 +238,7 @@ async def test_a_repeated_search_surfaces_something_new(form: str, mode: str) ->
         ai(content="ok"),
     ]
     h = build(form, steps, tools=_twins(), top_k=1)
-    msgs = _by_id(await h.run("go", cfg(), mode))
+    msgs = by_id(await h.run("go", cfg(), mode))
     assert _names(msgs["first"]) == ["forecast_daily"]
     assert msgs["again"].artifact["results"] == [
         {
@@ -270,7 +265,7 @@ def test_marks_in_a_real_agent_with_the_scripted_model() -> None:
         checkpointer=InMemorySaver(),
     )
     out = agent.invoke({"messages": [HumanMessage("go")]}, cfg("t-agent"))
-    msg = _by_id(out)["s"]
+    msg = by_id(out)["s"]
     assert msg.artifact["results"][0] == {
         "name": "get_weather",
         "description": "Get current weather for a city",

@@ -91,16 +91,21 @@ SNAKE_CHUNKS = [
 ]
 
 
+def _general_identifier_terms(
+    monkeypatch: pytest.MonkeyPatch, chunks: list[str]
+) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """The identifier terms of ``chunks`` with the snake-case fast path switched off."""
+    monkeypatch.setattr(tokenize_module, "_LOWER_SNAKE", re.compile(r"(?!)"))  # never matches
+    return [tokenize_module._identifier_terms(c, tokenize_module._STEMMED_WORD) for c in chunks]
+
+
 def test_snake_case_fast_path_gives_the_general_identifier_terms(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     fast = [
         tokenize_module._identifier_terms(c, tokenize_module._STEMMED_WORD) for c in SNAKE_CHUNKS
     ]
-    monkeypatch.setattr(tokenize_module, "_LOWER_SNAKE", re.compile(r"(?!)"))  # never matches
-    assert [
-        tokenize_module._identifier_terms(c, tokenize_module._STEMMED_WORD) for c in SNAKE_CHUNKS
-    ] == fast
+    assert _general_identifier_terms(monkeypatch, SNAKE_CHUNKS) == fast
 
 
 def test_ascii_chunk_pattern_splits_ascii_text_like_the_unicode_one() -> None:
@@ -120,10 +125,7 @@ def test_one_word_and_snake_case_chunks_get_the_general_identifier_terms(
     texts += ["".join(rnd.choices("aAzZ09_-./ ", k=rnd.randint(1, 14))) for _ in range(20_000)]
     chunks = list(dict.fromkeys(c for t in texts for c in tokenize_module._ASCII_CHUNK.findall(t)))
     fast = [tokenize_module._analyse(c, tokenize_module._STEMMED_WORD) for c in chunks]
-    monkeypatch.setattr(tokenize_module, "_LOWER_SNAKE", re.compile(r"(?!)"))  # never matches
-    assert [
-        tokenize_module._identifier_terms(c, tokenize_module._STEMMED_WORD) for c in chunks
-    ] == fast
+    assert _general_identifier_terms(monkeypatch, chunks) == fast
 
 
 def test_name_suggester_maps_of_plain_names_are_the_general_ones() -> None:

@@ -20,7 +20,6 @@ import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import ToolMessage
 from langchain_core.runnables import RunnableConfig
-from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.base import Op, PutOp, Result
 from langgraph.store.memory import InMemoryStore
@@ -36,16 +35,12 @@ from langchain_toolsearch.search.store_index import (
 from langchain_toolsearch.search.store_sync import hashed_documents, library_fingerprint
 from langchain_toolsearch.search.store_versions import list_versions, prune_versions
 from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore
-from tests.support.fakes import ScriptedChatModel, ai, call
-from tests.support.library_fixtures import library
+from tests.support.fakes import ScriptedChatModel, search_load_call_steps
+from tests.support.index_docs import CREATE_ISSUE, GET_WEATHER, PLAY_MUSIC, SEND_EMAIL
+from tests.support.library_fixtures import library, secret_tools
 
 BASE = ("toolsearch", "tools")
-DOCS = [
-    ToolDocument("play_music", "Play a song or playlist", (("song", "Song title"),)),
-    ToolDocument("send_email", "Send an email to a recipient", (("to", "Email address"),)),
-    ToolDocument("get_weather", "Current weather for a city", (("city", "City name"),)),
-    ToolDocument("create_issue", "Create a GitHub issue in a repository"),
-]
+DOCS = [PLAY_MUSIC, SEND_EMAIL, GET_WEATHER, CREATE_ISSUE]
 NEW = ToolDocument("convert_currency", "Convert an amount between currencies")
 
 
@@ -84,28 +79,6 @@ def _all_items(store: InMemoryStore) -> dict[tuple[str, ...], set[str]]:
 # -- per-request tools stay in the request's overlay ---------------------------------------------
 
 
-def secret_tools(config: RunnableConfig) -> list[BaseTool]:
-    user = (config.get("configurable") or {})["user"]
-
-    def read_secret() -> str:
-        return f"secret of {user}"
-
-    return [
-        StructuredTool.from_function(
-            read_secret, name="read_secret", description="Read the caller's secret note"
-        )
-    ]
-
-
-def _script() -> list[Any]:
-    return [
-        ai(call("search_tools", {"query": "secret note"})),
-        ai(call("load_tool", {"tool_name": "read_secret"})),
-        ai(call("read_secret", {})),
-        ai(content="done"),
-    ]
-
-
 @pytest.mark.parametrize("mode", ["sync", "async"])
 async def test_request_tools_never_enter_the_shared_index(mode: str) -> None:
     store = _store()
@@ -118,7 +91,7 @@ async def test_request_tools_never_enter_the_shared_index(mode: str) -> None:
     before = _all_items(store)
     assert before[shared.namespace] == {t.name for t in library()}
     store.puts.clear()
-    model = ScriptedChatModel(steps=_script())
+    model = ScriptedChatModel(steps=search_load_call_steps("secret note", "read_secret"))
     agent = create_agent(model, tools=[], middleware=[mw], checkpointer=InMemorySaver())
     config: RunnableConfig = {"configurable": {"thread_id": f"t-{mode}", "user": "alice"}}
     inputs = {"messages": [("user", "read my note")]}

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
@@ -26,15 +25,10 @@ from langchain_toolsearch.storage import STORAGE_MODES
 from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore, thread_label
 from langchain_toolsearch.storage.protocol import LoadedToolStore
 from tests.support.engine_helpers import activate_outcome
-from tests.support.fakes import ai, call
+from tests.support.fakes import ai, by_id, call
 from tests.support.library_fixtures import CALLS, library, plan_filter
 from tests.support.storage_helpers import RuleChatModel
 from tests.support.toolsearch_harness import META, build, cfg, form_param, mode_param, tool_msgs
-
-
-def _by_id(out: dict[str, Any]) -> dict[str, Any]:
-    return {m.tool_call_id: m for m in tool_msgs(out)}
-
 
 # -- layout and binding ---------------------------------------------------------------------------
 
@@ -51,7 +45,7 @@ async def test_loads_bind_next_step_and_live_in_the_store_namespace(form: str, m
     h = build(form, steps, storage="store")
     out = await h.run("go", cfg("team.7/t1"), mode)
     assert h.bound == [META, *[[*META, "send_email", "get_weather"]] * 3]
-    msgs = _by_id(out)
+    msgs = by_id(out)
     assert msgs["w"].status == "success" and CALLS == [("get_weather", "Oslo")]
     assert msgs["l2"].artifact["already_loaded"] == ["send_email"]
     items = h.graph_store.search(("toolsearch", "loaded"), limit=10)
@@ -130,7 +124,7 @@ async def test_loads_survive_a_restart_with_a_new_instance_and_no_history(
     )
     out = await again.run("who am i", cfg(), mode)
     assert again.bound == [[*META, "github_get_me"]] * 2
-    assert _by_id(out)["g"].status == "success"
+    assert by_id(out)["g"].status == "success"
 
 
 @pytest.mark.parametrize("other_form", ["agent", "node"])
@@ -200,7 +194,7 @@ async def test_active_filter_hides_a_stored_load_without_unloading(form: str, mo
     h = build(form, steps, storage="store", filter=plan_filter)
     await h.run("load", cfg(plan="pro"), mode)
     out = await h.run("delete", cfg(plan="free"), mode)
-    assert h.bound[2] == META and _by_id(out)["x"].status == "error" and CALLS == []
+    assert h.bound[2] == META and by_id(out)["x"].status == "error" and CALLS == []
     await h.run("again", cfg(plan="pro"), mode)
     assert h.bound[-1] == [*META, "admin_delete_user"]
 

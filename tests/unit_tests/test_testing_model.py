@@ -10,12 +10,11 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import BaseTool, tool
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.graph import START, StateGraph
-from langgraph.prebuilt import tools_condition
 
 from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode, ToolSearchState
 from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel, Search
 from tests.support.example_tools import get_weather, send_email
+from tests.support.node_graph import wire_node_graph
 
 
 @tool
@@ -150,15 +149,7 @@ def test_node_form_in_a_hand_built_graph() -> None:
         messages = [SystemMessage(search.system_prompt_hint), *state["messages"]]
         return {"messages": [bound.invoke(messages)]}
 
-    builder = StateGraph(ToolSearchState)
-    builder.add_node("tool_search", search)
-    builder.add_node("model", call_model)
-    builder.add_node("tools", search.tool_node())
-    builder.add_edge(START, "tool_search")
-    builder.add_edge("tool_search", "model")
-    builder.add_conditional_edges("model", tools_condition)
-    builder.add_edge("tools", "tool_search")
-    graph = builder.compile(checkpointer=InMemorySaver())
+    graph = wire_node_graph(search, call_model, saver=InMemorySaver())
     out = graph.invoke(
         {"messages": [HumanMessage("What is in /tmp?")]}, {"configurable": {"thread_id": "n"}}
     )

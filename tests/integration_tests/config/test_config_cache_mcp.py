@@ -17,8 +17,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import ToolConfigStore, ToolResolver, ToolSearchMiddleware
-from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel, Search
+from langchain_toolsearch.testing import ScriptedToolSearchModel
 from tests.support.mcp_fixtures import TEST_SERVERS_DIR
+from tests.support.toolsearch_harness import run_on_threads
 
 
 def counted_server(starts: Path) -> dict[str, Any]:
@@ -45,22 +46,11 @@ async def test_two_runs_list_the_stored_agents_mcp_server_once(mode: str, tmp_pa
     configs.agents.publish("support")
     resolver = ToolResolver(store=configs, agent_id="support", version="published")
     mw = ToolSearchMiddleware(tools=[], include_resolved_tools=True, resolve_tools=resolver)
-    model = ScriptedToolSearchModel(
-        steps=[
-            Search("send an e-mail"),
-            Load("crm_send_email"),
-            Call("crm_send_email", {"to": "ada@example.com"}),
-            Answer(),
-        ]
+    model = ScriptedToolSearchModel.search_load_call(
+        query="send an e-mail", tool="crm_send_email", args={"to": "ada@example.com"}
     )
     agent = create_agent(model, tools=[], middleware=[mw], checkpointer=InMemorySaver())
-    payload = {"messages": [{"role": "user", "content": "mail ada"}]}
-    for thread in ("t1", "t2"):
-        config: dict[str, Any] = {"configurable": {"thread_id": thread}}
-        if mode == "sync":
-            out = agent.invoke(payload, config)  # type: ignore[arg-type]
-        else:
-            out = await agent.ainvoke(payload, config)  # type: ignore[arg-type]
+    for out in await run_on_threads(agent, "mail ada", mode):
         answers = [m.text for m in out["messages"] if isinstance(m, ToolMessage)]
         assert answers[-1] == "crm: sent e-mail to ada@example.com"
     assert (resolver.cache_misses, resolver.cache_hits) == (1, 1)  # 14 steps, 2 runs

@@ -10,8 +10,6 @@ other (``a``, ``ab``, ``A``, ``axb``) stay apart. (Several processes:
 from __future__ import annotations
 
 import asyncio
-import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -19,80 +17,34 @@ import pytest
 from langchain_toolsearch import ToolConfigStore
 from langchain_toolsearch.config.records import VersionConflictError
 from langchain_toolsearch.config.write_guard import WriteLockError, _lock_id
-from tests.unit_tests.config.test_config_writes import agent, check_ids_that_prefix_each_other
+from tests.unit_tests.config.test_config_writes import (
+    agent,
+    check_ids_that_prefix_each_other,
+    check_threads_never_share_a_number,
+)
 
 psycopg = pytest.importorskip("psycopg", reason="needs psycopg (pip install -e '.[dev]')")
 pytest.importorskip("langgraph.store.postgres", reason="needs langgraph-checkpoint-postgres")
 
 from langgraph.store.postgres import AsyncPostgresStore, PostgresStore  # noqa: E402
 
-from tests.support.postgres import fresh_database  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def pg_url() -> Iterator[str]:
-    with fresh_database("cfgwrites", "config writes on PostgreSQL") as url:
-        with PostgresStore.from_conn_string(url) as store:
-            store.setup()
-        yield url
-
-
-def _tags(configs: ToolConfigStore, record_id: str) -> dict[int, str]:
-    out = {}
-    for info in configs.agents.history(record_id):
-        (tag,) = configs.agents.get(record_id, info.version).to_json()["tools"]
-        out[info.version] = tag
-    return out
-
 
 @pytest.mark.parametrize("pooled", [False, True])
-def test_threads_on_a_postgres_store_never_share_a_number(pg_url: str, pooled: bool) -> None:
-    record = f"threads_{pooled}"
+def test_threads_on_a_postgres_store_never_share_a_number(pg_dsn: str, pooled: bool) -> None:
     pool: Any = {"min_size": 2, "max_size": 4} if pooled else None
-    with PostgresStore.from_conn_string(pg_url, pool_config=pool) as store:
-        configs = ToolConfigStore(store)
-        acked: list[tuple[int, str]] = []
-        conflicts: list[VersionConflictError] = []
-        lock = threading.Lock()
-
-        def writer(n: int) -> None:
-            for step in range(8):
-                tag = f"w{n}_{step}"
-                try:
-                    seen = configs.agents.info(record).latest_version if step else 0
-                    if step == 0:
-                        info = configs.agents.save(record, agent(tag))
-                    else:
-                        info = configs.agents.save(record, agent(tag), if_version=seen)
-                        assert info.version == seen + 1
-                except VersionConflictError as exc:
-                    with lock:
-                        conflicts.append(exc)
-                    continue
-                with lock:
-                    acked.append((info.version, tag))
-
-        threads = [threading.Thread(target=writer, args=(n,)) for n in range(4)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        stored = _tags(configs, record)
-        head = configs.agents.info(record)
-    assert len(acked) + len(conflicts) == 32
-    assert sorted(v for v, _ in acked) == list(range(1, len(acked) + 1))
-    assert all(stored[version] == tag for version, tag in acked)
-    assert head.latest_version == len(acked)
-    assert all(c.current > c.expected for c in conflicts)
+    with PostgresStore.from_conn_string(pg_dsn, pool_config=pool) as store:
+        check_threads_never_share_a_number(
+            ToolConfigStore(store), f"threads_{pooled}", writers=4, steps=8
+        )
 
 
 @pytest.mark.parametrize("pooled", [False, True])
-def test_tasks_on_an_async_postgres_store_never_share_a_number(pg_url: str, pooled: bool) -> None:
+def test_tasks_on_an_async_postgres_store_never_share_a_number(pg_dsn: str, pooled: bool) -> None:
     record = f"tasks_{pooled}"
 
     async def run() -> tuple[list[int], int, int | None]:
         pool: Any = {"min_size": 2, "max_size": 4} if pooled else None
-        async with AsyncPostgresStore.from_conn_string(pg_url, pool_config=pool) as store:
+        async with AsyncPostgresStore.from_conn_string(pg_dsn, pool_config=pool) as store:
             configs = ToolConfigStore(store)
             infos = await asyncio.gather(
                 *(configs.agents.asave(record, agent(f"t{n}"), publish=n == 5) for n in range(12))
@@ -117,12 +69,12 @@ def test_tasks_on_an_async_postgres_store_never_share_a_number(pg_url: str, pool
     assert published is not None and 1 <= published <= 12
 
 
-def test_a_held_advisory_lock_times_out(pg_url: str) -> None:
-    with PostgresStore.from_conn_string(pg_url) as store:
+def test_a_held_advisory_lock_times_out(pg_dsn: str) -> None:
+    with PostgresStore.from_conn_string(pg_dsn) as store:
         configs = ToolConfigStore(store, lock_timeout=0.3)
         configs.agents.save("held", agent("t1"))
         key = "\x1f".join(("toolsearch", "agent_tool_configs", "held"))
-        with psycopg.connect(pg_url, autocommit=True) as other:
+        with psycopg.connect(pg_dsn, autocommit=True) as other:
             other.execute("SELECT pg_advisory_lock(%s)", (_lock_id(key),))  # another writer
             with pytest.raises(WriteLockError, match="advisory lock"):
                 configs.agents.save("held", agent("t2"))
@@ -132,6 +84,6 @@ def test_a_held_advisory_lock_times_out(pg_url: str) -> None:
         assert configs.agents.info("held").latest_version == 2
 
 
-def test_ids_that_prefix_each_other_on_postgres(pg_url: str) -> None:
-    with PostgresStore.from_conn_string(pg_url) as store:
+def test_ids_that_prefix_each_other_on_postgres(pg_dsn: str) -> None:
+    with PostgresStore.from_conn_string(pg_dsn) as store:
         check_ids_that_prefix_each_other(ToolConfigStore(store, namespace=("prefix_ids",)))

@@ -160,22 +160,17 @@ def test_files_that_json_itself_cannot_read_are_one_line_errors(tmp_path: Path) 
     with pytest.raises(ConfigCommandError, match="nested too deeply") as caught:
         read_json(str(deep))
     assert "\n" not in str(caught.value)
-    big = tmp_path / "big.json"
-    big.write_text(
-        '{"mcp_clients": {"c": {"servers": {"s": {"command": "x", "timeout": 1'
-        + "0" * 5000
-        + "}}}}}"
-    )
+
+    def timeout_with_zeros(name: str, zeros: int) -> str:
+        path = tmp_path / name
+        server = '{"command": "x", "timeout": 1' + "0" * zeros + "}"
+        path.write_text('{"mcp_clients": {"c": {"servers": {"s": ' + server + "}}}}")
+        return str(path)
+
     with pytest.raises(ConfigCommandError, match=r"big\.json"):
-        read_json(str(big))
-    digits400 = tmp_path / "digits400.json"
-    digits400.write_text(
-        '{"mcp_clients": {"c": {"servers": {"s": {"command": "x", "timeout": 1'
-        + "0" * 400
-        + "}}}}}"
-    )
+        read_json(timeout_with_zeros("big.json", 5000))
     with pytest.raises(ToolConfigError, match=r"mcp_clients\.c\.servers\.s\.timeout"):
-        load_bundle(read_json(str(digits400)))
+        load_bundle(read_json(timeout_with_zeros("digits400.json", 400)))
     escaped = tmp_path / "escaped.json"
     escaped.write_text(
         json.dumps(
@@ -186,6 +181,31 @@ def test_files_that_json_itself_cannot_read_are_one_line_errors(tmp_path: Path) 
         ToolConfigError, match=r"mcp_clients\.c\.servers\.s\.args\[0\]: contains a lone"
     ):
         load_bundle(read_json(str(escaped)))
+
+
+@pytest.mark.parametrize(
+    ("data", "mastra", "message"),
+    [
+        ({"agents": [{"id": "a"}]}, False, "agents: expected an object {id: config}"),
+        ({"mcp_clients": "c"}, False, "mcp_clients: expected an object {id: config}"),
+        ({"mcpClients": "c"}, True, "mcpClients: expected an object {id: snapshot}"),
+        ({"agents": [{"name": "a"}]}, True, "agents[0]: expected a record with an 'id'"),
+    ],
+)
+def test_a_bundle_section_of_the_wrong_type_names_its_key(
+    data: dict[str, Any], mastra: bool, message: str
+) -> None:
+    with pytest.raises(ConfigCommandError) as caught:
+        load_bundle(data, mastra=mastra)
+    assert str(caught.value) == message
+
+
+def test_mastra_records_may_come_as_a_list_with_ids() -> None:
+    listed = load_bundle({"agents": [{"id": "a", "tools": {"t": {}}}]}, mastra=True)
+    keyed = load_bundle({"agents": {"a": {"tools": {"t": {}}}}}, mastra=True)
+    assert listed == keyed and list(listed["agent"]) == ["a"]
+    with pytest.raises(ConfigCommandError, match="expected an object"):
+        load_bundle({"agents": [{"id": "a", "tools": {"t": {}}}]})  # only in the Mastra form
 
 
 def test_a_timeout_that_looks_like_milliseconds_is_accepted_with_a_warning(

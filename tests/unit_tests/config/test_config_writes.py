@@ -121,24 +121,31 @@ def test_save_and_publish_in_one_write_and_the_revision_counts_changes(
     assert again.revision == 1 and again.created_at >= first.created_at
 
 
-def test_threads_saving_one_record_never_share_a_number(configs: ToolConfigStore) -> None:
+def check_threads_never_share_a_number(
+    configs: ToolConfigStore, record_id: str, *, writers: int, steps: int
+) -> None:
+    """``writers`` threads save ``steps`` versions each, blind and compare-and-set in turn.
+
+    Every acknowledged save has its own number (1.. with no gap) and holds what
+    that writer saved; every refused compare-and-set saw a newer head.
+    """
     agents = configs.agents
     results: list[tuple[int, str]] = []
     conflicts: list[VersionConflictError] = []
     lock = threading.Lock()
 
     def writer(n: int) -> None:
-        for step in range(10):
+        for step in range(steps):
             tag = f"w{n}_{step}"
             try:
                 if step % 2:
-                    info = agents.save("shared", agent(tag))
+                    info = agents.save(record_id, agent(tag))
                 else:
                     try:
-                        seen = agents.info("shared").latest_version
+                        seen = agents.info(record_id).latest_version
                     except RecordNotFoundError:
                         seen = 0
-                    info = agents.save("shared", agent(tag), if_version=seen)
+                    info = agents.save(record_id, agent(tag), if_version=seen)
                     assert info.version == seen + 1
             except VersionConflictError as exc:
                 with lock:
@@ -147,18 +154,22 @@ def test_threads_saving_one_record_never_share_a_number(configs: ToolConfigStore
             with lock:
                 results.append((info.version, tag))
 
-    threads = [threading.Thread(target=writer, args=(n,)) for n in range(6)]
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(writers)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     numbers = [number for number, _ in results]
     assert sorted(numbers) == list(range(1, len(results) + 1))  # unique, no gap
-    assert len(results) + len(conflicts) == 60
+    assert len(results) + len(conflicts) == writers * steps
     assert all(c.current > c.expected for c in conflicts)
     for number, tag in results:
-        assert tag_of(configs, "shared", number) == tag
-    assert configs.agents.info("shared").latest_version == max(numbers)
+        assert tag_of(configs, record_id, number) == tag
+    assert configs.agents.info(record_id).latest_version == max(numbers) == len(results)
+
+
+def test_threads_saving_one_record_never_share_a_number(configs: ToolConfigStore) -> None:
+    check_threads_never_share_a_number(configs, "shared", writers=6, steps=10)
 
 
 async def test_async_writers_share_the_logic_and_the_lock() -> None:
