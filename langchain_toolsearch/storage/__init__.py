@@ -4,6 +4,7 @@
 * :mod:`.memory`: ``"in-memory"`` (per thread id, TTL).
 * :mod:`.langgraph_store`: ``"store"`` (a LangGraph ``BaseStore``).
 * :mod:`.receipts`: ``"context"`` (receipts in the message history).
+* :mod:`.history`: a message history read once per step (:class:`HistoryMemo`).
 * :mod:`.state_keys`: the graph-state keys and schemas.
 * :mod:`.strategy`: the strategies and :func:`choose_storage`, the one place
   ``storage=`` is read.

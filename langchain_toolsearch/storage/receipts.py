@@ -11,13 +11,22 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, cast
 
 from langchain_core.messages import AIMessage, AnyMessage, ToolCall, ToolMessage
 
 from langchain_toolsearch import _prompts as P
+from langchain_toolsearch.storage.history import HistoryMemo
+from langchain_toolsearch.storage.state_keys import state_value
 
-__all__ = ["AUTO_LOAD_RECEIPT_TYPE", "parse_names", "receipts_in", "requested_names"]
+__all__ = [
+    "AUTO_LOAD_RECEIPT_TYPE",
+    "parse_names",
+    "receipts_in",
+    "receipts_of",
+    "requested_names",
+]
 
 AUTO_LOAD_RECEIPT_TYPE = "tool-search-auto-load"
 """``activation.type`` of a ``search_tools`` receipt that loaded its hits."""
@@ -84,6 +93,78 @@ def _counts(receipt: Mapping[str, Any], message: ToolMessage) -> bool:
     return receipt.get("success") is False and bool(receipt.get("not_found"))
 
 
+@dataclass(frozen=True)
+class _Receipt:
+    """One genuine receipt, before names are resolved.
+
+    Attributes:
+        requested: ``load_tool``: the names its call asked for, as sent;
+            ``None`` for an auto-load activation of ``search_tools``.
+        listed: The names the receipt lists as loaded (strings only).
+    """
+
+    requested: tuple[str, ...] | None
+    listed: tuple[str, ...]
+
+
+def _strings(value: object) -> tuple[str, ...]:
+    return tuple(n for n in value if isinstance(n, str)) if isinstance(value, list) else ()
+
+
+def _receipt_of(call: ToolCall, message: ToolMessage) -> _Receipt | None:
+    """The receipt ``message`` gives as the answer to ``call``, if it is one."""
+    name = call["name"]
+    # only meta-tool answers are receipts: other tools' output is never parsed
+    if name not in (P.LOAD_TOOL_NAME, P.SEARCH_TOOL_NAME):
+        return None
+    receipt = _as_receipt(message)
+    if receipt is None:
+        return None
+    if name == P.LOAD_TOOL_NAME:
+        if not _counts(receipt, message):
+            return None
+        listed = (*_strings(receipt.get("loaded")), *_strings(receipt.get("already_loaded")))
+        return _Receipt(tuple(requested_names(call["args"]) or ()), listed)
+    activation = receipt.get("activation")
+    if message.status == "error" or not isinstance(activation, Mapping):
+        return None
+    if activation.get("type") != AUTO_LOAD_RECEIPT_TYPE:
+        return None
+    return _Receipt(None, _strings(activation.get("loaded")))
+
+
+def _read(messages: Sequence[AnyMessage]) -> tuple[_Receipt, ...]:
+    """The genuine receipts in ``messages``, in order (one pass over the history)."""
+    calls: dict[str, ToolCall] = {}
+    found: list[_Receipt] = []
+    for message in messages:
+        if isinstance(message, AIMessage):
+            for made in message.tool_calls:
+                if made.get("id"):
+                    calls[cast(str, made["id"])] = made
+        elif isinstance(message, ToolMessage):
+            call = calls.get(message.tool_call_id)
+            receipt = _receipt_of(call, message) if call is not None else None
+            if receipt is not None:
+                found.append(receipt)
+    return tuple(found)
+
+
+_HISTORIES: HistoryMemo[tuple[_Receipt, ...]] = HistoryMemo(lambda messages: _read(messages))
+"""Receipts per history list: the tool calls of one model step read their history once."""
+
+
+def _names(receipts: Sequence[_Receipt], resolve: Callable[[str], str | None] | None) -> list[str]:
+    loaded: dict[str, None] = {}
+    for receipt in receipts:
+        if receipt.requested is None:
+            loaded.update(dict.fromkeys(receipt.listed))
+            continue
+        requested = {(resolve(n) if resolve is not None else None) or n for n in receipt.requested}
+        loaded.update(dict.fromkeys(n for n in receipt.listed if n in requested))
+    return list(loaded)
+
+
 def receipts_in(
     messages: Sequence[AnyMessage], resolve: Callable[[str], str | None] | None = None
 ) -> list[str]:
@@ -99,33 +180,18 @@ def receipts_in(
         resolve: Maps a requested name (original, alias or provider-safe) to the
             name receipts list; identity if omitted.
     """
-    calls: dict[str, ToolCall] = {}
-    loaded: dict[str, None] = {}
-    for message in messages:
-        if isinstance(message, AIMessage):
-            for made in message.tool_calls:
-                if made.get("id"):
-                    calls[cast(str, made["id"])] = made
-            continue
-        if not isinstance(message, ToolMessage):
-            continue
-        call = calls.get(message.tool_call_id)
-        # only meta-tool answers are receipts: other tools' output is never parsed
-        is_meta = call is not None and call["name"] in (P.LOAD_TOOL_NAME, P.SEARCH_TOOL_NAME)
-        receipt = _as_receipt(message) if is_meta else None
-        if call is None or receipt is None:
-            continue
-        names: list[Any] = []
-        if call["name"] == P.LOAD_TOOL_NAME and _counts(receipt, message):
-            requested = {
-                (resolve(n) if resolve is not None else None) or n
-                for n in requested_names(call["args"]) or []
-            }
-            listed = [*(receipt.get("loaded") or []), *(receipt.get("already_loaded") or [])]
-            names = [n for n in listed if n in requested]
-        elif call["name"] == P.SEARCH_TOOL_NAME and message.status != "error":
-            activation = receipt.get("activation")
-            if isinstance(activation, Mapping) and activation.get("type") == AUTO_LOAD_RECEIPT_TYPE:
-                names = list(activation.get("loaded") or [])
-        loaded.update(dict.fromkeys(n for n in names if isinstance(n, str)))
-    return list(loaded)
+    return _names(_read(messages), resolve)
+
+
+def receipts_of(state: Any, resolve: Callable[[str], str | None] | None = None) -> list[str]:
+    """:func:`receipts_in` of a graph state's ``messages``, read once per history list.
+
+    The tool calls of one model step share their state's ``messages`` list:
+    the first call reads it, the others get the receipts it found (see
+    :class:`~langchain_toolsearch.storage.history.HistoryMemo`), so a step
+    with ``n`` calls costs one read of the history.
+    """
+    messages = state_value(state, "messages")
+    if not isinstance(messages, list):
+        return []
+    return _names(_HISTORIES.get(messages), resolve)

@@ -38,11 +38,10 @@ from langchain_toolsearch.errors import (
 from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore
 from langchain_toolsearch.storage.memory import InMemoryLoadedToolStore
 from langchain_toolsearch.storage.protocol import LoadedToolStore
-from langchain_toolsearch.storage.receipts import receipts_in
+from langchain_toolsearch.storage.receipts import receipts_of
 from langchain_toolsearch.storage.state_keys import (
     LOADED_KEY,
     StateSigner,
-    messages_of,
     state_names,
 )
 
@@ -152,7 +151,7 @@ class ContextStorage(Storage):
         resolve: Callable[[str], str | None],
     ) -> Effect[list[str]]:
         """Names with genuine receipts in ``state["messages"]``."""
-        return Effect.of(receipts_in(messages_of(state), resolve))
+        return Effect.of(receipts_of(state, resolve))
 
 
 class ThreadStorage(Storage):
@@ -220,7 +219,7 @@ class ThreadStorage(Storage):
         backs it too: ``Command(update=...)`` as the run's input can write the key.
         """
         if thread_id is None:
-            receipted = set(receipts_in(messages_of(state), resolve))
+            receipted = set(receipts_of(state, resolve))
             signed = self._signer.verified(state_names(state, LOADED_KEY))
             return Effect.of([n for n in signed if n in receipted])
         backend = self.backend(graph_store)
