@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from benchmarks.bench import BenchConfig, _Report
+    from langchain_toolsearch.options import StorageMode
 
 THREAD = "bench-steps"
 
@@ -137,7 +138,7 @@ def step_overhead(size: int = 1_000, repeats: int = 200) -> tuple[float, float, 
     return plain_ms, floor_ms, ours_ms
 
 
-STORAGE_MODES = ("in-memory", "context", "store")
+STORAGE_MODES: tuple[StorageMode, ...] = ("in-memory", "context", "store")
 """The storage modes the many-calls figure covers."""
 
 
@@ -151,7 +152,7 @@ def _many_calls(count: int) -> Any:
     return AIMessage(content="", tool_calls=calls)
 
 
-def _many_agents(count: int, size: int, storage: str) -> tuple[Any, Any]:
+def _many_agents(count: int, size: int, storage: StorageMode) -> tuple[Any, Any]:
     """(plain agent, tool-search agent in ``storage`` mode) for one ``count``-call message.
 
     Both play one turn of 3 model steps: the tool search loads ``tool_0``
@@ -206,7 +207,7 @@ async def _timed_with_stall(run: Callable[[], Any]) -> tuple[float, float]:
 
 
 def many_calls(
-    count: int, size: int = 1_000, storage: str = "in-memory"
+    count: int, size: int = 1_000, storage: StorageMode = "in-memory", repeats: int = 1
 ) -> dict[str, tuple[float, float]]:
     """``{"plain" | "toolsearch": (wall s, stall s)}`` for one message with ``count`` calls.
 
@@ -214,6 +215,8 @@ def many_calls(
         count: Tool calls in the message.
         size: Tools in the library.
         storage: The tool search's ``storage=`` mode.
+        repeats: Runs of each agent, in rotation; the best wall time and the
+            shortest longest-stall of them are kept (the least disturbed runs).
     """
     from langchain_core.messages import HumanMessage
 
@@ -228,14 +231,17 @@ def many_calls(
 
     async def measure() -> dict[str, tuple[float, float]]:
         results: dict[str, tuple[float, float]] = {}
-        for label, agent in (("plain", plain), ("toolsearch", ours)):
-            box: dict[str, Any] = {}
+        for _ in range(repeats):
+            for label, agent in (("plain", plain), ("toolsearch", ours)):
+                box: dict[str, Any] = {}
 
-            async def run(agent: Any = agent, box: dict[str, Any] = box) -> None:
-                box["out"] = await agent.ainvoke(message, config)
+                async def run(agent: Any = agent, box: dict[str, Any] = box) -> None:
+                    box["out"] = await agent.ainvoke(message, config)
 
-            results[label] = await _timed_with_stall(run)
-            check(box["out"])
+                wall, stall = await _timed_with_stall(run)
+                check(box["out"])
+                best = results.get(label, (wall, stall))
+                results[label] = (min(wall, best[0]), min(stall, best[1]))
         return results
 
     return asyncio.run(measure())
@@ -298,15 +304,16 @@ def section(rep: _Report, cfg: BenchConfig) -> None:
     rep.line()
     rep.line(
         "One turn: load tool_0 (plain: call it once), one AI message with n calls of it, "
-        "answer; 1,000-tool library, no checkpointer, per storage mode. Stall: the longest "
-        "gap of a 1 ms ticker on the same event loop. Linear growth: the time at the "
-        "largest n over the time at the smallest grows as n does, for both agents."
+        "answer; 1,000-tool library, thread id, no checkpointer, per storage mode; best of 3 "
+        "runs in rotation. Stall: the longest gap of a 1 ms ticker on the same event loop. "
+        "Plain LangGraph's own cost grows faster than n (its tool-to-model edge reads the "
+        "whole AI message after each call): compare the growth of the two columns."
     )
     rep.line()
     rows: list[list[object]] = []
     for storage in STORAGE_MODES:
         for count in (100, 300) if cfg.quick else (100, 300, 1_000):
-            found = many_calls(count, storage=storage)
+            found = many_calls(count, storage=storage, repeats=1 if cfg.quick else 3)
             (pw, ps), (ow, os_) = found["plain"], found["toolsearch"]
             rows.append(
                 [
