@@ -302,18 +302,20 @@ def section(rep: _Report, cfg: BenchConfig) -> None:
     rep.line()
     rep.line("## One AI message with many tool calls (ainvoke)")
     rep.line()
+    repeats = 1 if cfg.quick else 3
     rep.line(
         "One turn: load tool_0 (plain: call it once), one AI message with n calls of it, "
-        "answer; 1,000-tool library, thread id, no checkpointer, per storage mode; best of 3 "
-        "runs in rotation. Stall: the longest gap of a 1 ms ticker on the same event loop. "
-        "Plain LangGraph's own cost grows faster than n (its tool-to-model edge reads the "
-        "whole AI message after each call): compare the growth of the two columns."
+        "answer; 1,000-tool library, thread id, no checkpointer, per storage mode; best of "
+        f"{repeats} runs in rotation. Stall: the longest gap of a 1 ms ticker on the same "
+        "event loop. Plain LangGraph's own cost grows faster than n (its tool-to-model "
+        "edge reads the whole AI message after each call): compare the growth of the two "
+        "columns."
     )
     rep.line()
     rows: list[list[object]] = []
     for storage in STORAGE_MODES:
         for count in (100, 300) if cfg.quick else (100, 300, 1_000):
-            found = many_calls(count, storage=storage, repeats=1 if cfg.quick else 3)
+            found = many_calls(count, storage=storage, repeats=repeats)
             (pw, ps), (ow, os_) = found["plain"], found["toolsearch"]
             rows.append(
                 [
