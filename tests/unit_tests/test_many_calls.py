@@ -129,9 +129,11 @@ def test_a_remembered_read_keeps_no_message_alive() -> None:
     ref = weakref.ref(message)
     history: list[Any] = [message]
     memo.get(history)
+    assert len(memo) == 1
     del history, message
     gc.collect()
     assert ref() is None
+    assert len(memo) == 0  # what was read from a request's messages goes with them
 
 
 def test_forged_receipts_still_count_for_nothing_when_read_once() -> None:

@@ -1,0 +1,51 @@
+"""Values remembered per live object, by identity, gone when the object is collected.
+
+The package derives a few values from a request's own objects once and lets
+that request's other calls reuse them (the calls of one AI message, one
+message history). Those objects are often unhashable (pydantic messages), so
+:class:`WeakIdentityMap` keys by ``id()`` and keeps a weak reference: an entry
+is found only for the very object it was made for, never keeps it alive, and
+is dropped by the reference's callback when the object dies. Nothing derived
+from one request outlives that request's objects on a shared instance.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any, Generic, TypeVar
+
+__all__ = ["WeakIdentityMap"]
+
+_V = TypeVar("_V")
+
+
+class WeakIdentityMap(Generic[_V]):
+    """``object -> value`` by identity while the object lives (thread-safe: single dict ops)."""
+
+    def __init__(self) -> None:
+        self._data: dict[int, tuple[weakref.ref[Any], _V]] = {}
+
+    def __len__(self) -> int:
+        """Entries whose object is alive (count)."""
+        return len(self._data)
+
+    def get(self, key: object) -> _V | None:
+        """The value remembered for this very object, or ``None``."""
+        entry = self._data.get(id(key))
+        return entry[1] if entry is not None and entry[0]() is key else None
+
+    def put(self, key: object, value: _V) -> bool:
+        """Remember ``value`` for ``key``; ``False`` (nothing kept) if it has no weak reference."""
+        data, slot = self._data, id(key)
+
+        def gone(ref: weakref.ref[Any]) -> None:
+            entry = data.get(slot)
+            if entry is not None and entry[0] is ref:
+                data.pop(slot, None)
+
+        try:
+            ref = weakref.ref(key, gone)
+        except TypeError:  # a plain dict or string in a hand-built state
+            return False
+        data[slot] = (ref, value)
+        return True
