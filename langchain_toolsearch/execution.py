@@ -77,9 +77,9 @@ def _check_tool_node(base: ToolSearchBase, runtime: ToolRuntime | None) -> None:
     listed = sorted(
         t.name
         for t in tools
-        if isinstance(t, BaseTool)
+        if not any(t is m for m in meta)
+        and isinstance(t, BaseTool)
         and library.get(t.name) is not None
-        and not any(t is m for m in meta)
     )
     if listed:
         raise ToolSearchWiringError(LISTED_LIBRARY_TOOLS.format(names=[n[:64] for n in listed]))

@@ -111,6 +111,8 @@ class Access:
     def active(self, scope: RequestScope) -> Logic[list[LibraryTool]]:
         """Loaded tools to bind for this request, in load order, filter-checked, bindable."""
         names = yield from self.loaded(scope)
-        entries = [e for n in names if (e := scope.library.get(n))]
-        usable = yield from self.usable(entries, scope)
-        return [e for e in usable if self.bindable(e.tool)]
+        get, bindable = scope.library.get, self.bindable
+        entries = [e for n in names if (e := get(n))]
+        if self.policy.enabled:  # no filter: every loaded entry is usable
+            entries = yield from self.usable(entries, scope)
+        return [e for e in entries if bindable(e.tool)]

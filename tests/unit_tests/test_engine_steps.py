@@ -100,3 +100,56 @@ async def test_one_effect_type_runs_sync_and_async() -> None:
     assert drive.drive(logic()) == 6
     assert await drive.adrive(logic()) == 6
     assert trace == ["sync", "async"]
+
+
+@form_param
+@mode_param
+async def test_a_step_without_a_meta_call_never_asks_who_loaded_a_tool(
+    form: str, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    steps = [
+        ai(call("load_tool", {"tool_name": "get_weather"})),
+        ai(call("get_weather", {"city": "Oslo"}), call("get_weather", {"city": "Rome"})),
+        ai(content="ok"),
+    ]
+    h = build(form, steps)
+    origins = counting(monkeypatch, access.Access, "origin")
+    out = await h.run("go", cfg(), mode)
+    assert [m.text for m in tool_msgs(out, "get_weather")] == ["Sunny in Oslo", "Sunny in Rome"]
+    assert origins == []  # no call of that step could have loaded it: one store read fewer
+
+
+@form_param
+@mode_param
+async def test_a_call_id_reused_in_a_later_step_does_not_refuse_a_loaded_tool(
+    form: str, mode: str
+) -> None:
+    """Some models number their calls per step (``call_0`` every time)."""
+    steps = [
+        ai(call("load_tool", {"tool_name": "get_weather"}, "call_0")),
+        ai(call("get_weather", {"city": "Oslo"}, "call_0")),
+        ai(content="ok"),
+    ]
+    h = build(form, steps)
+    out = await h.run("go", cfg(), mode)
+    (answer,) = tool_msgs(out, "get_weather")
+    assert answer.status == "success" and answer.text == "Sunny in Oslo"
+
+
+@form_param
+@mode_param
+async def test_a_tool_found_and_loaded_by_a_sibling_search_does_not_run_yet(
+    form: str, mode: str
+) -> None:
+    steps = [
+        ai(
+            call("search_tools", {"query": "weather forecast"}, "s1"),
+            call("get_weather", {"city": "Oslo"}, "same"),
+        ),
+        ai(call("get_weather", {"city": "Rome"}, "next")),
+        ai(content="ok"),
+    ]
+    h = build(form, steps, auto_load=True)
+    out = await h.run("weather", cfg(), mode)
+    status = {m.tool_call_id: m.status for m in tool_msgs(out)}
+    assert status == {"s1": "success", "same": "error", "next": "success"}
