@@ -9,6 +9,7 @@ error ``ToolMessage`` (see :mod:`langchain_toolsearch._engine.guard`).
 from __future__ import annotations
 
 import logging
+import operator
 import threading
 import weakref
 from collections.abc import Mapping, Sequence
@@ -55,7 +56,7 @@ def split_agent_tools(
     Raises:
         ToolSearchConfigError: A tool is named like a meta tool or a library tool.
     """
-    if len(tools) == len(meta) and all(t is m for t, m in zip(tools, meta, strict=True)):
+    if len(tools) == len(meta) and all(map(operator.is_, tools, meta)):
         return [], []  # only the meta tools (every step of an agent with no tools of its own)
     others = [t for t in tools if not any(t is m for m in meta)]
     reserved = sorted(n for t in others if (n := tool_name(t)) in META_TOOL_NAMES)
