@@ -295,25 +295,6 @@ class ScopeBuilder:
             unavailable=unavailable,
         )
 
-    def _static(
-        self,
-        config: RunnableConfig,
-        state: Any,
-        graph_store: BaseStore | None,
-        context: Any,
-        direct: Sequence[BaseTool | dict[str, Any]],
-    ) -> RequestScope:
-        return RequestScope(
-            config=config,
-            thread_id=thread_id_of(config),
-            context=context,
-            state=state,
-            graph_store=graph_store,
-            library=self.library,
-            index=self.index,
-            direct=tuple(direct),
-        )
-
     def build(
         self,
         config: RunnableConfig,
@@ -336,7 +317,7 @@ class ScopeBuilder:
             direct: Tools bound as they are.
         """
         if self.resolver is None:  # the static library only: nothing to resolve or chain
-            return self._static(config, state, graph_store, context, direct)
+            return self._scope(config, state, graph_store, context, direct, None, False)
         # a fresh resolution, never a shared one: its ``views`` hold this request's tools
         found = self.resolver.resolve(config)
         own = [*bound, *found.tools] if self.per_request else []
@@ -355,7 +336,7 @@ class ScopeBuilder:
     ) -> RequestScope:
         """Async :meth:`build` (resolvers never run on the event loop)."""
         if self.resolver is None:
-            return self._static(config, state, graph_store, context, direct)
+            return self._scope(config, state, graph_store, context, direct, None, False)
         found = await self.resolver.aresolve(config, contextvars.copy_context())
         own = [*bound, *found.tools] if self.per_request else []
         views = await self._aviews_for(own, bound, found.views)
