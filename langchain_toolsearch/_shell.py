@@ -82,6 +82,8 @@ class ToolSearchBase:
 
     def _bound(self, tools: Sequence[BaseTool] | None) -> list[BaseTool]:
         """The tools of a step's tool node that this request searches (per-request only)."""
+        if self._engine.scopes.resolver is None:  # not per request: nothing searched per step
+            return []
         bound, _ = self._engine.split_agent_tools(tools or (), self.meta_tools)
         return bound
 

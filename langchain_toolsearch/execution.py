@@ -72,15 +72,12 @@ def _check_tool_node(base: ToolSearchBase, runtime: ToolRuntime | None) -> None:
         ToolSearchWiringError: The message names the tools and the fix.
     """
     tools: Sequence[Any] = getattr(runtime, "tools", None) or ()
+    meta = set(map(id, base.meta_tools))  # the instance's own, alive as long as it is
+    others = [t for t in tools if id(t) not in meta and isinstance(t, BaseTool)]
+    if not others:  # only the meta tools (create_agent with no tools of its own)
+        return
     library = base._engine.library
-    meta = base.meta_tools
-    listed = sorted(
-        t.name
-        for t in tools
-        if isinstance(t, BaseTool)
-        and library.get(t.name) is not None
-        and not any(t is m for m in meta)
-    )
+    listed = sorted(t.name for t in others if library.get(t.name) is not None)
     if listed:
         raise ToolSearchWiringError(LISTED_LIBRARY_TOOLS.format(names=[n[:64] for n in listed]))
 

@@ -225,10 +225,6 @@ class ToolSearchMiddleware(
         args = self._scope_args(request)
         return await self._engine.scopes.abuild(args.pop("config"), args.pop("state"), **args)
 
-    @property
-    def _hinted(self) -> bool:
-        return self.options.system_hint
-
     def _apply(self, request: ModelRequest[Any], step: ModelStep) -> ModelRequest[Any]:
         overrides: dict[str, Any] = {"tools": step.tools}
         if self.options.system_hint:
@@ -241,8 +237,8 @@ class ToolSearchMiddleware(
         handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
     ) -> ModelResponse[Any] | AIMessage:
         """Bind meta, direct and loaded tools, then call the model."""
-        scope = self._scope(request)
-        step = drive(self._engine.model_step(scope, self.meta_tools, with_hint=self._hinted))
+        scope, hinted = self._scope(request), self.options.system_hint
+        step = drive(self._engine.model_step(scope, self.meta_tools, with_hint=hinted))
         return handler(self._apply(request, step))
 
     async def awrap_model_call(
@@ -252,7 +248,8 @@ class ToolSearchMiddleware(
     ) -> ModelResponse[Any] | AIMessage:
         """Async :meth:`wrap_model_call`."""
         scope = await self._ascope(request)
-        step = await adrive(self._engine.model_step(scope, self.meta_tools, with_hint=self._hinted))
+        hinted = self.options.system_hint
+        step = await adrive(self._engine.model_step(scope, self.meta_tools, with_hint=hinted))
         return await handler(self._apply(request, step))
 
     # -- tool step ------------------------------------------------------------------------

@@ -9,6 +9,7 @@ error ``ToolMessage`` (see :mod:`langchain_toolsearch._engine.guard`).
 from __future__ import annotations
 
 import logging
+import operator
 import threading
 import weakref
 from collections.abc import Mapping, Sequence
@@ -55,6 +56,8 @@ def split_agent_tools(
     Raises:
         ToolSearchConfigError: A tool is named like a meta tool or a library tool.
     """
+    if len(tools) == len(meta) and all(map(operator.is_, tools, meta)):
+        return [], []  # only the meta tools (every step of an agent with no tools of its own)
     others = [t for t in tools if not any(t is m for m in meta)]
     reserved = sorted(n for t in others if (n := tool_name(t)) in META_TOOL_NAMES)
     if reserved:
@@ -99,8 +102,7 @@ class Bindable:
 
     def __call__(self, tool: BaseTool) -> bool:
         """Check ``tool``, logging a warning the first time it fails."""
-        with self._lock:
-            known = self._known.get(id(tool))
+        known = self._known.get(id(tool))  # one dict read: atomic, no lock needed
         if known is not None and known[0]() is tool:
             return known[1]
         try:

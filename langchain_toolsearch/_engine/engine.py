@@ -78,6 +78,8 @@ class Engine:
         self, options: ToolSearchOptions, *, state_ready: Callable[[Any], bool] | None = None
     ) -> None:
         self.options = options
+        self.hint = P.SYSTEM_HINT_ONE_STEP if options.auto_load else P.SYSTEM_HINT_TWO_STEP
+        """The short system-prompt hint for the configured flow."""
         tools = options.tools
         library = tools if isinstance(tools, ToolLibrary) else ToolLibrary(tools or ())
         index = options.index if options.embeddings is None else hybrid(options.embeddings)
@@ -130,11 +132,6 @@ class Engine:
         """The filter policy."""
         return self.access.policy
 
-    @property
-    def hint(self) -> str:
-        """The short system-prompt hint for the configured flow."""
-        return P.SYSTEM_HINT_ONE_STEP if self.options.auto_load else P.SYSTEM_HINT_TWO_STEP
-
     def loaded(self, scope: RequestScope) -> Logic[list[str]]:
         """Loaded names of this request in load order (before the ``active`` filter)."""
         return self.access.loaded(scope)
@@ -166,7 +163,9 @@ class Engine:
         """
         self.access.storage.check(scope.thread_id, scope.graph_store)
         active = yield from self.access.active(scope)
-        hint = (yield from self.hint_for(scope)) if with_hint else ""
+        hint = ""
+        if with_hint:
+            hint = self.hint if self.catalog is None else (yield from self.hint_for(scope))
         return ModelStep(
             tools=binding.order_tools(meta, scope.direct, active),
             loaded=[e.name for e in active],

@@ -139,11 +139,12 @@ def guard(
         if sibling_load:
             return error_message(P.TOOL_LOADED_THIS_STEP, call)
         return (yield from _missing(access, scope, call, auto_load=auto_load))
-    origin = yield from access.origin(scope, entry.name)
-    if origin is not None and origin in step.ids:  # loaded by a sibling call of this step
-        return error_message(P.TOOL_LOADED_THIS_STEP, call)
-    if not (yield from access.usable([entry], scope)):  # only the called tool is checked
-        return (yield from _missing(access, scope, call, auto_load=auto_load))
+    if step.loaders:  # a meta call of this step may have loaded it: who loaded it?
+        origin = yield from access.origin(scope, entry.name)
+        if origin is not None and origin in step.loaders:  # a sibling call of this step
+            return error_message(P.TOOL_LOADED_THIS_STEP, call)
+    if access.policy.enabled and not (yield from access.usable([entry], scope)):
+        return (yield from _missing(access, scope, call, auto_load=auto_load))  # filtered now
     if not access.bindable(entry.tool):
         return error_message(P.TOOL_SCHEMA_UNUSABLE, call)
     return None if registered is not None else entry.tool
@@ -167,7 +168,7 @@ def _missing(
 
 
 class StepCalls:
-    """The calls of the ``AIMessage`` that made a tool call: ids and ``load_tool`` requests.
+    """The calls of the ``AIMessage`` that made a tool call: ids, loaders, ``load_tool`` requests.
 
     Read once per ``AIMessage`` object and remembered while it lives (a
     weak reference, keyed by identity): the calls of one model step all run
@@ -178,6 +179,8 @@ class StepCalls:
     def __init__(self, message: AIMessage | None) -> None:
         calls = message.tool_calls if message is not None else []
         self.ids = frozenset(c["id"] for c in calls if c.get("id"))
+        self.loaders = frozenset(c["id"] for c in calls if c.get("id") and c["name"] in META_ARGS)
+        """Ids of this step's meta-tool calls: the only calls that load tools."""
         self._loads: dict[str, list[str]] = {}
         for c in calls:
             call_id = c.get("id")

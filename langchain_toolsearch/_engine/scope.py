@@ -31,7 +31,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from langgraph.store.base import BaseStore
 
-from langchain_toolsearch._engine.resolve import Resolution, Resolver, usable_tools
+from langchain_toolsearch._engine.resolve import Resolver, usable_tools
 from langchain_toolsearch._engine.views import ChainedLibrary, MergedIndex, tool_fingerprint
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.search.index import ToolDocument, ToolIndex
@@ -316,8 +316,10 @@ class ScopeBuilder:
                 (``include_resolved_tools``).
             direct: Tools bound as they are.
         """
-        # a fresh empty resolution, never a shared one: its ``views`` hold this request's tools
-        found = self.resolver.resolve(config) if self.resolver is not None else Resolution()
+        if self.resolver is None:  # the static library only: nothing to resolve or chain
+            return self._scope(config, state, graph_store, context, direct, None, False)
+        # a fresh resolution, never a shared one: its ``views`` hold this request's tools
+        found = self.resolver.resolve(config)
         own = [*bound, *found.tools] if self.per_request else []
         views = self._views_for(own, bound, found.views)
         return self._scope(config, state, graph_store, context, direct, views, found.unavailable)
@@ -333,11 +335,9 @@ class ScopeBuilder:
         direct: Sequence[BaseTool | dict[str, Any]] = (),
     ) -> RequestScope:
         """Async :meth:`build` (resolvers never run on the event loop)."""
-        found = (
-            await self.resolver.aresolve(config, contextvars.copy_context())
-            if self.resolver is not None
-            else Resolution()
-        )
+        if self.resolver is None:
+            return self._scope(config, state, graph_store, context, direct, None, False)
+        found = await self.resolver.aresolve(config, contextvars.copy_context())
         own = [*bound, *found.tools] if self.per_request else []
         views = await self._aviews_for(own, bound, found.views)
         return self._scope(config, state, graph_store, context, direct, views, found.unavailable)

@@ -100,3 +100,22 @@ async def test_one_effect_type_runs_sync_and_async() -> None:
     assert drive.drive(logic()) == 6
     assert await drive.adrive(logic()) == 6
     assert trace == ["sync", "async"]
+
+
+@form_param
+@mode_param
+async def test_who_loaded_a_tool_is_asked_only_when_a_call_of_its_step_could_have(
+    form: str, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One store read fewer per call; and models that number calls per step (``call_0``
+    every time) no longer see a loaded tool refused for an id an earlier load had."""
+    load = call("load_tool", {"tool_name": "get_weather"}, "call_0")
+    both = [call("get_weather", {"city": c}, f"call_{i}") for i, c in enumerate(("Oslo", "Rome"))]
+    h = build(form, [ai(load), ai(*both), ai(content="ok")])
+    origins = counting(monkeypatch, access.Access, "origin")
+    answers = tool_msgs(await h.run("go", cfg(), mode), "get_weather")
+    assert [(m.status, m.text) for m in answers] == [
+        ("success", "Sunny in Oslo"),
+        ("success", "Sunny in Rome"),
+    ]
+    assert origins == []

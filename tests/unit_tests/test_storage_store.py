@@ -201,17 +201,22 @@ async def test_active_filter_hides_a_stored_load_without_unloading(form: str, mo
 
 @form_param
 @mode_param
-async def test_a_tool_loaded_in_the_same_step_does_not_run_yet(form: str, mode: str) -> None:
+@pytest.mark.parametrize("auto_load", [False, True])  # a sibling load_tool, or a search that loads
+async def test_a_tool_loaded_in_the_same_step_does_not_run_yet(
+    form: str, mode: str, auto_load: bool
+) -> None:
+    loader = (
+        call("search_tools", {"query": "weather forecast"}, "l1")
+        if auto_load
+        else call("load_tool", {"tool_name": "get_weather"}, "l1")
+    )
     steps = [
-        ai(
-            call("load_tool", {"tool_name": "get_weather"}, "l1"),
-            call("get_weather", {"city": "Oslo"}, "same"),
-        ),
+        ai(loader, call("get_weather", {"city": "Oslo"}, "same")),
         ai(call("get_weather", {"city": "Rome"}, "next")),
         ai(content="ok"),
     ]
     for _ in range(3):
-        h = build(form, steps, storage="store")
+        h = build(form, steps, storage="store", auto_load=auto_load)
         out = await h.run("weather", cfg(), mode)
         status = {m.tool_call_id: m.status for m in tool_msgs(out)}
         assert status == {"l1": "success", "same": "error", "next": "success"}
