@@ -13,8 +13,6 @@
 
 from __future__ import annotations
 
-import threading
-import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -27,6 +25,7 @@ from langchain_toolsearch._engine.drive import Logic
 from langchain_toolsearch._engine.load import suggestions
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._engine.search import requested_queries
+from langchain_toolsearch._weakmemo import WeakIdentityMap
 from langchain_toolsearch.library import LibraryTool
 from langchain_toolsearch.storage.receipts import requested_names
 from langchain_toolsearch.storage.state_keys import messages_of
@@ -170,8 +169,8 @@ def _missing(
 class StepCalls:
     """The calls of the ``AIMessage`` that made a tool call: ids, loaders, ``load_tool`` requests.
 
-    Read once per ``AIMessage`` object and remembered while it lives (a
-    weak reference, keyed by identity): the calls of one model step all run
+    Read once per ``AIMessage`` object and remembered while it lives
+    (`WeakIdentityMap`: by identity, dropped with the message): the calls of one model step all run
     on the same message, so a message with ``n`` calls costs ``O(n)`` in
     all, not ``O(n**2)``. Only the message itself leads to its entry.
     """
@@ -194,14 +193,10 @@ class StepCalls:
         for message in reversed(messages_of(state)):
             if not isinstance(message, AIMessage):
                 continue
-            known = _STEPS.get(id(message))
-            step = known[1] if known is not None and known[0]() is message else None
+            step = _STEPS.get(message)
             if step is None:
                 step = cls(message)
-                with _STEPS_LOCK:
-                    if len(_STEPS) >= _MAX_STEPS:
-                        _STEPS.clear()
-                    _STEPS[id(message)] = (weakref.ref(message), step)
+                _STEPS.put(message, step)
             if call_id in step.ids:
                 return step
         return cls(None)
@@ -218,10 +213,8 @@ class StepCalls:
         return False
 
 
-_STEPS: dict[int, tuple[weakref.ref[AIMessage], StepCalls]] = {}
-"""``StepCalls`` of live ``AIMessage`` objects by identity (bounded: cleared when full)."""
-_STEPS_LOCK = threading.Lock()
-_MAX_STEPS = 256
+_STEPS: WeakIdentityMap[StepCalls] = WeakIdentityMap()
+"""``StepCalls`` of live ``AIMessage`` objects by identity, gone with the message."""
 
 
 def finish(result: _R, call: ToolCall) -> _R:

@@ -1,0 +1,50 @@
+"""Values derived from a request's objects live only as long as those objects: the step
+calls of an AI message and a read message history are dropped with their messages."""
+
+from __future__ import annotations
+
+import gc
+from typing import Any
+
+from langchain_core.messages import AIMessage, HumanMessage
+
+from langchain_toolsearch._engine import guard
+from langchain_toolsearch._weakmemo import WeakIdentityMap
+from tests.support.fakes import call
+
+
+class _Obj:
+    pass
+
+
+def test_an_entry_is_found_only_for_its_own_object_and_goes_with_it() -> None:
+    memo: WeakIdentityMap[str] = WeakIdentityMap()
+    first, other = _Obj(), _Obj()
+    assert memo.put(first, "first's") is True
+    assert memo.get(first) == "first's"
+    assert memo.get(other) is None
+    assert len(memo) == 1
+    del first
+    gc.collect()
+    assert len(memo) == 0
+    assert memo.get(other) is None
+
+
+def test_objects_without_weak_references_are_never_remembered() -> None:
+    memo: WeakIdentityMap[int] = WeakIdentityMap()
+    key: Any = {"role": "user"}
+    assert memo.put(key, 1) is False
+    assert memo.get(key) is None and len(memo) == 0
+
+
+def test_the_calls_of_a_step_are_remembered_while_their_message_lives() -> None:
+    before = len(guard._STEPS)
+    message = AIMessage("", tool_calls=[call("load_tool", {"tool_name": "a"}, "l1")])
+    state: dict[str, Any] = {"messages": [HumanMessage("go"), message]}
+    step = guard.StepCalls.of(state, message.tool_calls[0])
+    assert step.loaders == {"l1"}
+    assert guard.StepCalls.of(state, message.tool_calls[0]) is step  # read once
+    assert len(guard._STEPS) == before + 1
+    del state, message, step
+    gc.collect()
+    assert len(guard._STEPS) == before
