@@ -177,19 +177,21 @@ class StepCalls:
 
     def __init__(self, message: AIMessage | None) -> None:
         calls = message.tool_calls if message is not None else []
-        self.ids = frozenset(c["id"] for c in calls if c.get("id"))
-        self.loaders = frozenset(c["id"] for c in calls if c.get("id") and c["name"] in META_ARGS)
+        # an empty id is an id too: a meta call answered with tool_call_id "" records
+        # origin "", and a direct call with no id must still find its own step
+        self.ids = frozenset(c.get("id") or "" for c in calls)
+        self.loaders = frozenset(c.get("id") or "" for c in calls if c["name"] in META_ARGS)
         """Ids of this step's meta-tool calls: the only calls that load tools."""
-        self._loads: dict[str, list[str]] = {}
-        for c in calls:
-            call_id = c.get("id")
-            if c["name"] == P.LOAD_TOOL_NAME and call_id:
-                self._loads[call_id] = requested_names(c.get("args") or {}) or []
+        self._loads: list[tuple[str, list[str]]] = [
+            (c.get("id") or "", requested_names(c.get("args") or {}) or [])
+            for c in calls
+            if c["name"] == P.LOAD_TOOL_NAME
+        ]
 
     @classmethod
     def of(cls, state: Any, call: ToolCall) -> StepCalls:
         """The step of ``call`` in ``state``'s messages (empty if not found)."""
-        call_id = call.get("id")
+        call_id = call.get("id") or ""
         for message in reversed(messages_of(state)):
             if not isinstance(message, AIMessage):
                 continue
@@ -205,8 +207,8 @@ class StepCalls:
         self, name: str, resolve: Callable[[str], str | None], *, but: str | None
     ) -> bool:
         """Whether a ``load_tool`` call of this step other than ``but`` asks for ``name``."""
-        for call_id, names in self._loads.items():
-            if call_id == but:
+        for call_id, names in self._loads:
+            if call_id and call_id == but:
                 continue
             if name in names or any(resolve(n) == name for n in names):
                 return True
