@@ -321,3 +321,52 @@ async def test_filters_and_resolvers_see_their_own_callers_config_in_tool_steps(
     assert {w for w, _, _ in seen} == {"filter", "resolver"}
     assert {u for _, u, _ in seen} == {"alice", "bob"}
     assert [s for s in seen if s[1] != s[2]] == []  # get_config() is always the caller's
+
+
+@form_param
+@pytest.mark.parametrize("hooks", ["sync", "async"])
+def test_hooks_see_the_callers_config_when_a_sync_run_is_made_inside_a_running_loop(
+    form: str, hooks: str
+) -> None:
+    """Held: ``invoke`` from code already on an event loop (a notebook cell) takes the
+    bridge loop for every hook; each hook still sees the caller's ``get_config()``."""
+    seen: list[tuple[str, str, str]] = []
+
+    def note(where: str, own: str) -> None:
+        seen.append((where, own, get_config()["configurable"]["user"]))
+
+    def sync_filter(args: ts_types.ToolSearchFilterArgs) -> bool:
+        note("filter", args.config["configurable"]["user"])
+        return True
+
+    async def async_filter(args: ts_types.ToolSearchFilterArgs) -> bool:
+        note("filter", args.config["configurable"]["user"])
+        return True
+
+    def sync_resolver(config: RunnableConfig) -> list[Any]:
+        note("resolver", config["configurable"]["user"])
+        return []
+
+    async def async_resolver(config: RunnableConfig) -> list[Any]:
+        note("resolver", config["configurable"]["user"])
+        return []
+
+    steps = [
+        ai(call("load_tool", {"tool_name": "get_weather"})),
+        ai(call("get_weather", {"city": "Oslo"})),
+        ai(content="ok"),
+    ]
+    h = build(
+        form,
+        steps,
+        filter=sync_filter if hooks == "sync" else async_filter,
+        include_resolved_tools=True,
+        resolve_tools=sync_resolver if hooks == "sync" else async_resolver,
+    )
+
+    async def cell() -> Any:
+        return h.graph.invoke({"messages": [HumanMessage("w")]}, cfg("t", user="carol"))
+
+    out = asyncio.run(cell())
+    assert [m.status for m in tool_msgs(out, "get_weather")] == ["success"]
+    assert set(seen) == {("filter", "carol", "carol"), ("resolver", "carol", "carol")}
