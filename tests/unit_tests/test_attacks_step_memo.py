@@ -239,6 +239,58 @@ class _Tracer(BaseCallbackHandler):
         self.user = user
 
 
+def _seen_by(where: str, own: str) -> tuple[str, str, str]:
+    """``(hook, user its arguments name, user of get_config() and of its tracer)``."""
+    conf = get_config()
+    user = conf["configurable"]["user"]
+    handlers = getattr(conf.get("callbacks"), "inheritable_handlers", None) or []
+    traced = [h.user for h in handlers if isinstance(h, _Tracer)]
+    return where, own, user if traced == [user] else f"callbacks {traced}"
+
+
+def _noting_hooks(kind: str, seen: list[tuple[str, str, str]]) -> dict[str, Any]:
+    """Tool-search options: a filter and a resolver (sync or async) noting what they see."""
+    lock = threading.Lock()
+
+    def note(where: str, config: RunnableConfig) -> None:
+        found = _seen_by(where, config["configurable"]["user"])
+        with lock:
+            seen.append(found)
+
+    def sync_filter(args: ts_types.ToolSearchFilterArgs) -> bool:
+        note("filter", args.config)
+        return True
+
+    async def async_filter(args: ts_types.ToolSearchFilterArgs) -> bool:
+        await asyncio.sleep(0)
+        note("filter", args.config)
+        return True
+
+    def sync_resolver(config: RunnableConfig) -> list[Any]:
+        note("resolver", config)
+        return []
+
+    async def async_resolver(config: RunnableConfig) -> list[Any]:
+        await asyncio.sleep(0)
+        note("resolver", config)
+        return []
+
+    sync = kind == "sync"
+    return {
+        "filter": sync_filter if sync else async_filter,
+        "include_resolved_tools": True,
+        "resolve_tools": sync_resolver if sync else async_resolver,
+    }
+
+
+def _load_then_call() -> list[AIMessage]:
+    return [
+        ai(call("load_tool", {"tool_name": "get_weather"})),
+        ai(call("get_weather", {"city": "Oslo"})),
+        ai(content="ok"),
+    ]
+
+
 @form_param
 @mode_param
 @pytest.mark.parametrize("hooks", ["sync", "async"])
@@ -248,59 +300,16 @@ async def test_filters_and_resolvers_see_their_own_callers_config_in_tool_steps(
     """Held: detached timers / the bridge loop in empty contexts did not cut the caller's
     ``get_config()`` (nor its callbacks) off a filter or a resolver, two callers interleaved."""
     seen: list[tuple[str, str, str]] = []
-    lock = threading.Lock()
-
-    def note(where: str, own: str) -> None:
-        conf = get_config()
-        user = conf["configurable"]["user"]
-        manager = conf.get("callbacks")
-        handlers = getattr(manager, "inheritable_handlers", None) or []
-        traced = [h.user for h in handlers if isinstance(h, _Tracer)]  # the caller's tracing
-        with lock:
-            seen.append((where, own, user if traced == [user] else f"callbacks {traced}"))
-
-    def sync_filter(args: ts_types.ToolSearchFilterArgs) -> bool:
-        note("filter", args.config["configurable"]["user"])
-        return True
-
-    async def async_filter(args: ts_types.ToolSearchFilterArgs) -> bool:
-        await asyncio.sleep(0)
-        note("filter", args.config["configurable"]["user"])
-        return True
-
-    def sync_resolver(config: RunnableConfig) -> list[Any]:
-        note("resolver", config["configurable"]["user"])
-        return []
-
-    async def async_resolver(config: RunnableConfig) -> list[Any]:
-        await asyncio.sleep(0)
-        note("resolver", config["configurable"]["user"])
-        return []
-
-    steps = [
-        ai(call("load_tool", {"tool_name": "get_weather"})),
-        ai(call("get_weather", {"city": "Oslo"})),
-        ai(content="ok"),
-    ]
-    runs = []
-    for _ in ("alice", "bob"):
-        runs.append(
-            build(
-                form,
-                steps,
-                filter=sync_filter if hooks == "sync" else async_filter,
-                include_resolved_tools=True,
-                resolve_tools=sync_resolver if hooks == "sync" else async_resolver,
-            )
-        )
+    runs = [build(form, _load_then_call(), **_noting_hooks(hooks, seen)) for _ in range(2)]
     configs = [cfg("ta", user="alice"), cfg("tb", user="bob")]
     for conf in configs:
         conf["callbacks"] = [_Tracer(conf["configurable"]["user"])]
+    payload = {"messages": [HumanMessage("w")]}
     if mode == "sync":
         outs: list[Any] = [None, None]
 
         def run(i: int) -> None:
-            outs[i] = runs[i].graph.invoke({"messages": [HumanMessage("w")]}, configs[i])
+            outs[i] = runs[i].graph.invoke(payload, configs[i])
 
         threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
         for t in threads:
@@ -308,14 +317,8 @@ async def test_filters_and_resolvers_see_their_own_callers_config_in_tool_steps(
         for t in threads:
             t.join()
     else:
-        outs = list(
-            await asyncio.gather(
-                *(
-                    r.graph.ainvoke({"messages": [HumanMessage("w")]}, c)
-                    for r, c in zip(runs, configs, strict=True)
-                )
-            )
-        )
+        pairs = zip(runs, configs, strict=True)
+        outs = list(await asyncio.gather(*(r.graph.ainvoke(payload, c) for r, c in pairs)))
     for out in outs:
         assert [m.status for m in tool_msgs(out, "get_weather")] == ["success"]
     assert {w for w, _, _ in seen} == {"filter", "resolver"}
@@ -331,41 +334,12 @@ def test_hooks_see_the_callers_config_when_a_sync_run_is_made_inside_a_running_l
     """Held: ``invoke`` from code already on an event loop (a notebook cell) takes the
     bridge loop for every hook; each hook still sees the caller's ``get_config()``."""
     seen: list[tuple[str, str, str]] = []
-
-    def note(where: str, own: str) -> None:
-        seen.append((where, own, get_config()["configurable"]["user"]))
-
-    def sync_filter(args: ts_types.ToolSearchFilterArgs) -> bool:
-        note("filter", args.config["configurable"]["user"])
-        return True
-
-    async def async_filter(args: ts_types.ToolSearchFilterArgs) -> bool:
-        note("filter", args.config["configurable"]["user"])
-        return True
-
-    def sync_resolver(config: RunnableConfig) -> list[Any]:
-        note("resolver", config["configurable"]["user"])
-        return []
-
-    async def async_resolver(config: RunnableConfig) -> list[Any]:
-        note("resolver", config["configurable"]["user"])
-        return []
-
-    steps = [
-        ai(call("load_tool", {"tool_name": "get_weather"})),
-        ai(call("get_weather", {"city": "Oslo"})),
-        ai(content="ok"),
-    ]
-    h = build(
-        form,
-        steps,
-        filter=sync_filter if hooks == "sync" else async_filter,
-        include_resolved_tools=True,
-        resolve_tools=sync_resolver if hooks == "sync" else async_resolver,
-    )
+    h = build(form, _load_then_call(), **_noting_hooks(hooks, seen))
 
     async def cell() -> Any:
-        return h.graph.invoke({"messages": [HumanMessage("w")]}, cfg("t", user="carol"))
+        config = cfg("t", user="carol")
+        config["callbacks"] = [_Tracer("carol")]
+        return h.graph.invoke({"messages": [HumanMessage("w")]}, config)
 
     out = asyncio.run(cell())
     assert [m.status for m in tool_msgs(out, "get_weather")] == ["success"]
