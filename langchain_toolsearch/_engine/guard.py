@@ -121,10 +121,12 @@ def guard(
         an error ``ToolMessage`` to answer with.
     """
     name = call["name"]
+    resolve = scope.library.resolve
     # decided on the sibling's request, not on whether its load landed yet: the same
     # answer whatever the timing, and whether the tool exists or not
     step = StepCalls.of(scope.state, call)
-    sibling_load = step.asks_load_of(name, scope.library.resolve, but=call.get("id"))
+    asking = step.loads_of(resolve(name) or name, resolve)
+    sibling_load = bool(asking)
     entry: LibraryTool | None
     if registered is not None:  # bound on this agent / node, searchable per request
         entry = LibraryTool(name=name, original_name=name, tool=registered)
@@ -138,9 +140,12 @@ def guard(
         if sibling_load:
             return error_message(P.TOOL_LOADED_THIS_STEP, call)
         return (yield from _missing(access, scope, call, auto_load=auto_load))
-    if step.loaders:  # a meta call of this step may have loaded it: who loaded it?
+    # the calls of this step that could have loaded it (ids may repeat across steps:
+    # only these, not every meta call of the step, say "loaded in this step")
+    loaders = asking | step.searches if auto_load else asking
+    if loaders:  # who loaded it?
         origin = yield from access.origin(scope, entry.name)
-        if origin is not None and origin in step.loaders:  # a sibling call of this step
+        if origin is not None and origin in loaders:  # a sibling call of this step
             return error_message(P.TOOL_LOADED_THIS_STEP, call)
     if access.policy.enabled and not (yield from access.usable([entry], scope)):
         return (yield from _missing(access, scope, call, auto_load=auto_load))  # filtered now
@@ -167,7 +172,7 @@ def _missing(
 
 
 class StepCalls:
-    """The calls of the ``AIMessage`` that made a tool call: ids, loaders, ``load_tool`` requests.
+    """The calls of the ``AIMessage`` that made a tool call: ids, searches, ``load_tool`` requests.
 
     Read once per ``AIMessage`` object and remembered while it lives
     (`WeakIdentityMap`: by identity, dropped with the message): the calls of one model step all run
@@ -180,8 +185,10 @@ class StepCalls:
         # an empty id is an id too: a meta call answered with tool_call_id "" records
         # origin "", and a direct call with no id must still find its own step
         self.ids = frozenset(c.get("id") or "" for c in calls)
-        self.loaders = frozenset(c.get("id") or "" for c in calls if c["name"] in META_ARGS)
-        """Ids of this step's meta-tool calls: the only calls that load tools."""
+        self.searches = frozenset(
+            c.get("id") or "" for c in calls if c["name"] == P.SEARCH_TOOL_NAME
+        )
+        """Ids of this step's ``search_tools`` calls (they load their hits with auto-load)."""
         self._loads: list[tuple[str, list[str]]] = [
             (c.get("id") or "", requested_names(c.get("args") or {}) or [])
             for c in calls
@@ -203,16 +210,13 @@ class StepCalls:
                 return step
         return cls(None)
 
-    def asks_load_of(
-        self, name: str, resolve: Callable[[str], str | None], *, but: str | None
-    ) -> bool:
-        """Whether a ``load_tool`` call of this step other than ``but`` asks for ``name``."""
-        for call_id, names in self._loads:
-            if call_id and call_id == but:
-                continue
-            if name in names or any(resolve(n) == name for n in names):
-                return True
-        return False
+    def loads_of(self, name: str, resolve: Callable[[str], str | None]) -> frozenset[str]:
+        """Ids of this step's ``load_tool`` calls asking for ``name`` (under any of its names)."""
+        return frozenset(
+            call_id
+            for call_id, names in self._loads
+            if name in names or any(resolve(n) == name for n in names)
+        )
 
 
 _STEPS: WeakIdentityMap[StepCalls] = WeakIdentityMap()

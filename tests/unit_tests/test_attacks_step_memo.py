@@ -44,8 +44,8 @@ def _raw(name: str, args: dict[str, Any], call_id: str | None) -> dict[str, Any]
 @pytest.mark.parametrize("auto_load", [False, True])
 @pytest.mark.parametrize(
     ("loader_id", "call_id"),
-    [("", "same"), ("l1", ""), ("l1", None), ("", "")],
-    ids=["empty-loader-id", "empty-call-id", "no-call-id", "both-empty"],
+    [("", "same"), ("l1", ""), ("l1", None), ("", ""), ("l1", "l1")],
+    ids=["empty-loader-id", "empty-call-id", "no-call-id", "both-empty", "same-id"],
 )
 async def test_a_tool_loaded_in_the_same_step_does_not_run_whatever_the_call_ids(
     form: str,
@@ -136,14 +136,44 @@ async def test_a_loader_id_reused_from_an_earlier_step_does_not_free_a_same_step
     assert CALLS == [("get_weather", "Rome")]
 
 
+@form_param
+@mode_param
+@pytest.mark.parametrize("storage", ["in-memory", "store"])
+async def test_a_meta_call_reusing_an_earlier_loaders_id_does_not_refuse_a_loaded_tool(
+    form: str, mode: str, storage: str
+) -> None:
+    """Broke: models that number calls per step (``call_0`` first every time) saw a tool
+    loaded steps ago refused as "loaded in this same step" in every step that also searched
+    or loaded something else: any meta call of the step counted as its loader."""
+    steps = [
+        ai(call("load_tool", {"tool_name": "get_weather"}, "call_0")),
+        ai(
+            call("search_tools", {"query": "time"}, "call_0"),
+            call("get_weather", {"city": "Oslo"}, "call_1"),
+        ),
+        ai(
+            call("load_tool", {"tool_name": "get_time"}, "call_0"),
+            call("get_weather", {"city": "Rome"}, "call_1"),
+        ),
+        ai(content="ok"),
+    ]
+    h = build(form, steps, storage=storage)
+    out = await h.run("weather", cfg(), mode)
+    answers = tool_msgs(out, "get_weather")
+    assert [(m.status, m.text) for m in answers] == [
+        ("success", "Sunny in Oslo"),
+        ("success", "Sunny in Rome"),
+    ]
+    assert CALLS == [("get_weather", "Oslo"), ("get_weather", "Rome")]
+
+
 def test_a_call_without_an_id_finds_its_own_step() -> None:
     load = _raw("load_tool", {"tool_name": "get_weather"}, "l1")
     direct = _raw("get_weather", {"city": "Oslo"}, None)
     message = AIMessage("", tool_calls=[load, direct])
     state = {"messages": [HumanMessage("go"), message]}
     step = guard.StepCalls.of(state, message.tool_calls[1])
-    assert step.loaders == {"l1"}
-    assert step.asks_load_of("get_weather", lambda n: None, but=None)
+    assert step.loads_of("get_weather", lambda n: None) == {"l1"}
 
 
 # -- the history memo: shared message objects, lists changed in place, ids reused -----------------

@@ -42,7 +42,7 @@ def test_the_calls_of_a_step_are_remembered_while_their_message_lives() -> None:
     message = AIMessage("", tool_calls=[call("load_tool", {"tool_name": "a"}, "l1")])
     state: dict[str, Any] = {"messages": [HumanMessage("go"), message]}
     step = guard.StepCalls.of(state, message.tool_calls[0])
-    assert step.loaders == {"l1"}
+    assert step.loads_of("a", lambda n: None) == {"l1"}
     assert guard.StepCalls.of(state, message.tool_calls[0]) is step  # read once
     assert len(guard._STEPS) == before + 1
     del state, message, step
