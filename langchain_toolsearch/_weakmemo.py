@@ -11,6 +11,7 @@ from one request outlives that request's objects on a shared instance.
 
 from __future__ import annotations
 
+import threading
 import weakref
 from typing import Any, Generic, TypeVar
 
@@ -20,10 +21,19 @@ _V = TypeVar("_V")
 
 
 class WeakIdentityMap(Generic[_V]):
-    """``object -> value`` by identity while the object lives (thread-safe: single dict ops)."""
+    """``object -> value`` by identity while the object lives, at most ``size`` entries.
 
-    def __init__(self) -> None:
+    Thread-safe. Past ``size`` the oldest entry goes (a long run keeps many
+    messages alive: the bound keeps what is remembered for them linear).
+
+    Args:
+        size: Most entries kept (count).
+    """
+
+    def __init__(self, *, size: int = 256) -> None:
         self._data: dict[int, tuple[weakref.ref[Any], _V]] = {}
+        self._size = size
+        self._lock = threading.Lock()
 
     def __len__(self) -> int:
         """Entries whose object is alive (count)."""
@@ -47,5 +57,12 @@ class WeakIdentityMap(Generic[_V]):
             ref = weakref.ref(key, gone)
         except TypeError:  # a plain dict or string in a hand-built state
             return False
-        data[slot] = (ref, value)
+        with self._lock:
+            data.pop(slot, None)  # re-inserted last: the newest
+            data[slot] = (ref, value)
+            while len(data) > self._size:
+                try:
+                    data.pop(next(iter(data)), None)
+                except RuntimeError:  # an entry's object died meanwhile (its callback): again
+                    continue
         return True

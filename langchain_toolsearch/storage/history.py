@@ -52,12 +52,14 @@ class HistoryMemo(Generic[_T]):
         read: Derives the value from a history; must depend on nothing but
             the messages (the value is shared by every caller presenting
             the same message objects), and the value must not be mutated.
+        size: Most histories remembered (count; each holds one weak reference
+            per message, so the bound keeps a long run's memory linear).
     """
 
-    def __init__(self, read: Callable[[Sequence[Any]], _T]) -> None:
+    def __init__(self, read: Callable[[Sequence[Any]], _T], *, size: int = 32) -> None:
         self._read = read
         self._entries: WeakIdentityMap[tuple[tuple[weakref.ref[Any], ...], _T]]
-        self._entries = WeakIdentityMap()
+        self._entries = WeakIdentityMap(size=size)
         self.reads = 0
         """Histories read (misses), for tests and stats."""
 

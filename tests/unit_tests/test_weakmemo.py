@@ -48,3 +48,26 @@ def test_the_calls_of_a_step_are_remembered_while_their_message_lives() -> None:
     del state, message, step
     gc.collect()
     assert len(guard._STEPS) == before
+
+
+def test_the_map_keeps_at_most_size_entries_newest_first() -> None:
+    memo: WeakIdentityMap[int] = WeakIdentityMap(size=3)
+    objs = [_Obj() for _ in range(5)]
+    for i, obj in enumerate(objs):
+        memo.put(obj, i)
+    assert len(memo) == 3
+    assert [memo.get(o) for o in objs] == [None, None, 2, 3, 4]
+    memo.put(objs[2], 20)  # put again: now the newest
+    memo.put(objs[0], 0)
+    assert [memo.get(o) for o in objs] == [0, None, 20, None, 4]
+
+
+def test_a_long_run_remembers_a_bounded_number_of_histories() -> None:
+    from langchain_toolsearch.storage.history import HistoryMemo
+
+    memo: HistoryMemo[int] = HistoryMemo(len, size=4)
+    history: list[Any] = []
+    for i in range(50):  # every step a longer history, all its messages alive
+        history = [*history, HumanMessage(str(i))]
+        assert memo.get(history) == i + 1
+    assert len(memo) == 4
