@@ -43,9 +43,24 @@ __all__ = ["Answer", "Call", "Load", "ScriptStep", "ScriptedToolSearchModel", "S
 
 @dataclass(frozen=True)
 class Search:
-    """Call ``search_tools(query=...)``."""
+    """Call ``search_tools`` with one query (``query``) or several (``queries``)."""
 
-    query: str
+    queries: tuple[str, ...]
+
+    def __init__(self, *queries: str) -> None:
+        """Search for ``queries`` (at least one): ``Search("weather", "book a table")``.
+
+        Raises:
+            ValueError: If no query is given.
+        """
+        if not queries:
+            raise ToolSearchConfigError("Search needs at least one query")
+        object.__setattr__(self, "queries", tuple(queries))
+
+    @property
+    def query(self) -> str:
+        """The first query."""
+        return self.queries[0]
 
 
 @dataclass(frozen=True)
@@ -175,7 +190,9 @@ class ScriptedToolSearchModel(BaseChatModel):
         if isinstance(step, AIMessage):
             return step.model_copy(deep=True)
         if isinstance(step, Search):
-            return _tool_call(SEARCH_TOOL_NAME, {"query": step.query}, call_id)
+            if len(step.queries) == 1:
+                return _tool_call(SEARCH_TOOL_NAME, {"query": step.queries[0]}, call_id)
+            return _tool_call(SEARCH_TOOL_NAME, {"queries": list(step.queries)}, call_id)
         if isinstance(step, Load):
             if len(step.names) == 1:
                 return _tool_call(LOAD_TOOL_NAME, {"tool_name": step.names[0]}, call_id)
