@@ -8,9 +8,11 @@ is kept on the instance.
 
 from __future__ import annotations
 
+import difflib
+import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Self
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
@@ -63,11 +65,39 @@ def current_context() -> Any:
     return getattr(runtime, "context", None)  # None when called outside a graph run
 
 
+def _check_call(cls: type[ToolSearchBase], args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """Raise what to change when ``cls(*args, **kwargs)`` does not fit its keyword-only options."""
+    if args:
+        raise ToolSearchTypeError(
+            f"{cls.__name__} takes keyword arguments only: "
+            f"pass the library as {cls.__name__}(tools=[...], ...)"
+        )
+    params = inspect.signature(cls.__init__).parameters
+    options = [n for n, p in params.items() if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    for name in kwargs:
+        if name not in params:
+            close = difflib.get_close_matches(name, options, n=1)
+            fix = f"did you mean {close[0]!r}?" if close else "options: " + ", ".join(options)
+            raise ToolSearchTypeError(
+                f"{cls.__name__}.__init__() got an unexpected keyword argument {name!r}; {fix}"
+            )
+
+
 class ToolSearchBase:
     """The engine, meta tools and state helpers of the middleware and the node.
 
     See :class:`~langchain_toolsearch.ToolSearchMiddleware` for the options.
     """
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Self:
+        """Refuse a positional argument or an unknown option, naming the fix.
+
+        Raises:
+            ToolSearchTypeError: (a ``TypeError``) on a positional argument, or an
+                option the constructor does not take (with the closest option's name).
+        """
+        _check_call(cls, args, kwargs)
+        return super().__new__(cls)
 
     def __init__(
         self, options: ToolSearchOptions, *, state_ready: Callable[[Any], bool] | None = None

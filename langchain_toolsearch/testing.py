@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
@@ -41,28 +41,63 @@ from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeErr
 __all__ = ["Answer", "Call", "Load", "ScriptStep", "ScriptedToolSearchModel", "Search"]
 
 
-@dataclass(frozen=True)
-class Search:
-    """Call ``search_tools(query=...)``."""
+@dataclass(frozen=True, init=False)
+class _OneOrSeveral:
+    """A meta-tool call with one value (``single`` argument) or several (``several``)."""
 
-    query: str
+    items: tuple[str, ...]
+    single: ClassVar[str]
+    several: ClassVar[str]
+    noun: ClassVar[str]
 
+    def __init_subclass__(cls, *, single: str, several: str, noun: str) -> None:
+        """Name the meta tool's two arguments and what an item is (for the error)."""
+        super().__init_subclass__()
+        cls.single, cls.several, cls.noun = single, several, noun
 
-@dataclass(frozen=True)
-class Load:
-    """Call ``load_tool`` with one name (``tool_name``) or several (``tool_names``)."""
-
-    names: tuple[str, ...]
-
-    def __init__(self, *names: str) -> None:
-        """Load ``names`` (at least one).
+    def __init__(self, *items: str) -> None:
+        """Keep ``items`` (at least one).
 
         Raises:
-            ValueError: If no name is given.
+            ValueError: If none is given.
         """
-        if not names:
-            raise ToolSearchConfigError("Load needs at least one tool name")
-        object.__setattr__(self, "names", tuple(names))
+        if not items:
+            raise ToolSearchConfigError(f"{type(self).__name__} needs at least one {self.noun}")
+        object.__setattr__(self, "items", tuple(items))
+
+    def tool_args(self) -> dict[str, Any]:
+        """The meta tool's arguments: ``{single: item}`` or ``{several: [items]}``."""
+        if len(self.items) == 1:
+            return {self.single: self.items[0]}
+        return {self.several: list(self.items)}
+
+
+@dataclass(frozen=True, init=False)
+class Search(_OneOrSeveral, single="query", several="queries", noun="query"):
+    """Call ``search_tools`` with one query (``query``) or several (``queries``).
+
+    ``Search("weather")``, ``Search("find the route", "book a restaurant")``.
+    """
+
+    @property
+    def queries(self) -> tuple[str, ...]:
+        """The queries, in order."""
+        return self.items
+
+    @property
+    def query(self) -> str:
+        """The first query."""
+        return self.items[0]
+
+
+@dataclass(frozen=True, init=False)
+class Load(_OneOrSeveral, single="tool_name", several="tool_names", noun="tool name"):
+    """Call ``load_tool`` with one name (``tool_name``) or several (``tool_names``)."""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The tool names, in order."""
+        return self.items
 
 
 @dataclass(frozen=True)
@@ -175,11 +210,9 @@ class ScriptedToolSearchModel(BaseChatModel):
         if isinstance(step, AIMessage):
             return step.model_copy(deep=True)
         if isinstance(step, Search):
-            return _tool_call(SEARCH_TOOL_NAME, {"query": step.query}, call_id)
+            return _tool_call(SEARCH_TOOL_NAME, step.tool_args(), call_id)
         if isinstance(step, Load):
-            if len(step.names) == 1:
-                return _tool_call(LOAD_TOOL_NAME, {"tool_name": step.names[0]}, call_id)
-            return _tool_call(LOAD_TOOL_NAME, {"tool_names": list(step.names)}, call_id)
+            return _tool_call(LOAD_TOOL_NAME, step.tool_args(), call_id)
         if isinstance(step, Call):
             return _tool_call(step.name, dict(step.args), call_id)
         if isinstance(step, Answer):

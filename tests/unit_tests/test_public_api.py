@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 import langchain_toolsearch
+from langchain_toolsearch.errors import ToolSearchTypeError
 from langchain_toolsearch.options import ToolSearchOptions
 
 EXPECTED_ALL = [
@@ -96,10 +97,18 @@ def test_constructors_take_the_spec_options_keyword_only() -> None:
         for name, param in params.items():
             if name != "self":
                 assert param.kind is inspect.Parameter.KEYWORD_ONLY, (cls, name)
-        # Python's own error for a misspelled option, naming it
-        with pytest.raises(TypeError, match="unexpected keyword argument 'topk'"):
+        # a misspelled option is named with the closest one (still a TypeError)
+        with pytest.raises(ToolSearchTypeError, match="'topk'; did you mean 'top_k'"):
             cls(tools=[], topk=3)  # type: ignore[call-arg]
-        with pytest.raises(TypeError):
+        with pytest.raises(TypeError, match="'inject_catalogue'; did you mean 'inject_catalog'"):
+            cls(tools=[], inject_catalogue=True)  # type: ignore[call-arg]
+        with pytest.raises(
+            ToolSearchTypeError, match=r"; options: tools, .*top_k, min_score, .*, name$"
+        ):
+            cls(tools=[], zzzzzz=1)  # type: ignore[call-arg]
+        with pytest.raises(
+            ToolSearchTypeError, match=r"keyword arguments only: .*\(tools=\[\.\.\.\]"
+        ):
             cls([])  # type: ignore[misc]  # keyword-only
         assert cls(tools=[]).loaded_tool_store.ttl == 3600.0  # the in-memory default, seconds
 

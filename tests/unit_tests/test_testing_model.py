@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -111,6 +112,24 @@ def test_general_steps_several_loads_a_refused_call_and_a_custom_step() -> None:
     assert tools[3].content == "sent to ada"
     assert out["messages"][-1].text == f"saw {len(model.seen[-1])} messages"
     assert model.bound[2] == [*META, "send_email", "list_files"]
+
+
+def test_search_with_several_queries_sends_queries() -> None:
+    model = ScriptedToolSearchModel(steps=[Search("weather", "list files"), Answer("ok")])
+    agent = create_agent(model, tools=[], middleware=[ToolSearchMiddleware(tools=LIBRARY)])
+    out = agent.invoke({"messages": [HumanMessage("go")]})
+    call = out["messages"][1].tool_calls[0]
+    assert call["args"] == {"queries": ["weather", "list files"]}
+    hits = json.loads(_tool_messages(out["messages"])[0].text)["results"]
+    assert [(h["name"], h["query"]) for h in hits][:2] == [
+        ("get_weather", "weather"),
+        ("list_files", "list files"),
+    ]
+    one = ScriptedToolSearchModel(steps=[Search("weather")]).invoke([HumanMessage("go")])
+    assert one.tool_calls[0]["args"] == {"query": "weather"}
+    assert Search("a", "b").query == "a"
+    with pytest.raises(ValueError, match="at least one query"):
+        Search()
 
 
 def test_after_the_script_it_answers_and_steps_validate() -> None:
