@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 
@@ -102,6 +103,20 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     return {"refresh_seconds": args.refresh, "sync": not args.read_only, "fuse_bm25": False}
 
 
+@contextlib.contextmanager
+def _one_setup_at_a_time(dsn: str) -> Iterator[None]:
+    """Replicas booting together run the store's migrations one after another.
+
+    LangGraph's ``setup()`` is not safe to run concurrently on a fresh database
+    (two processes creating the same type); deployments run it once (docs/deploying.md).
+    """
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("SELECT pg_advisory_lock(7312025)")
+        yield
+
+
 def serve_sync(args: argparse.Namespace) -> None:
     from langchain.agents import create_agent
     from langchain_core.messages import ToolMessage
@@ -114,7 +129,8 @@ def serve_sync(args: argparse.Namespace) -> None:
 
     tools, resolver, config = _replica(args)
     with PostgresStore.from_conn_string(args.dsn, index=config) as store:
-        store.setup()
+        with _one_setup_at_a_time(args.dsn):
+            store.setup()
         factory = StoreIndexFactory(store, **_options(args))
         mw = _middleware(args, tools, resolver, factory)
         index = factory.last
@@ -156,7 +172,8 @@ async def serve(args: argparse.Namespace) -> None:
 
     tools, resolver, config = _replica(args)
     async with AsyncPostgresStore.from_conn_string(args.dsn, index=config) as store:
-        await store.setup()
+        with _one_setup_at_a_time(args.dsn):
+            await store.setup()
         factory = StoreIndexFactory(store, **_options(args))
         index = await factory.abuild(ToolLibrary(tools).documents())
         mw = _middleware(args, tools, resolver, index)
