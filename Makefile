@@ -81,9 +81,9 @@ pytest: setup
 
 test: lint typecheck pytest
 
-# The fast lane alone: no subprocess, no network, no PostgreSQL.
+# The fast lane alone: no subprocess, no network, no PostgreSQL; one worker per core (2).
 test-unit: $(VENV)/.installed
-	$(VENV)/bin/pytest -q tests/unit_tests
+	$(VENV)/bin/pytest -q -n 2 tests/unit_tests
 
 bench: $(VENV)/.installed
 	$(PY) -m benchmarks
