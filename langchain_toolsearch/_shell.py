@@ -9,6 +9,7 @@ is kept on the instance.
 from __future__ import annotations
 
 import difflib
+import functools
 import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -65,6 +66,14 @@ def current_context() -> Any:
     return getattr(runtime, "context", None)  # None when called outside a graph run
 
 
+@functools.cache
+def _parameters(init: Callable[..., None]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """A constructor's parameter names and its keyword-only options (read once per class)."""
+    params = inspect.signature(init).parameters
+    options = tuple(n for n, p in params.items() if p.kind is inspect.Parameter.KEYWORD_ONLY)
+    return frozenset(params), options
+
+
 def _check_call(cls: type[ToolSearchBase], args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
     """Raise what to change when ``cls(*args, **kwargs)`` does not fit its keyword-only options."""
     if args:
@@ -72,8 +81,7 @@ def _check_call(cls: type[ToolSearchBase], args: tuple[Any, ...], kwargs: dict[s
             f"{cls.__name__} takes keyword arguments only: "
             f"pass the library as {cls.__name__}(tools=[...], ...)"
         )
-    params = inspect.signature(cls.__init__).parameters
-    options = [n for n, p in params.items() if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    params, options = _parameters(cls.__init__)
     for name in kwargs:
         if name not in params:
             close = difflib.get_close_matches(name, options, n=1)
