@@ -113,7 +113,10 @@ def _one_setup_at_a_time(dsn: str) -> Iterator[None]:
     import psycopg
 
     with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute("SELECT pg_advisory_lock(7312025)")
+        # polled, never waited on in a statement: a waiting statement holds a snapshot,
+        # and the holder's CREATE INDEX CONCURRENTLY would wait for it (a deadlock)
+        while not conn.execute("SELECT pg_try_advisory_lock(7312025)").fetchone()[0]:
+            time.sleep(0.1)
         yield
 
 
