@@ -6,7 +6,8 @@ Each figure is measured side by side with its baseline in the same process:
   model answer, scripted model, no checkpointer) with the tool loaded through
   :class:`~langchain_toolsearch.ToolSearchMiddleware` (in-memory storage,
   the tool already loaded on the thread) against the same turn with the tool
-  bound directly on a plain agent; the ratio of the two medians.
+  bound directly on a plain agent (and on plain agents with a pass-through
+  middleware, with and without the two meta tools bound); ratios of medians.
 * **many tool calls**: one AI message with ``n`` calls of a loaded tool
   (``ainvoke``), wall time and the longest event-loop stall (a ticker task
   on the same loop), against the plain agent, for several ``n`` and each
@@ -70,10 +71,14 @@ def _passthrough() -> Any:
     return Passthrough()
 
 
-def _agents(size: int, steps: Sequence[Any], *, floor: bool = False) -> tuple[Any, Any, Any]:
+def _agents(
+    size: int, steps: Sequence[Any], *, floor: bool = False, with_meta: bool = False
+) -> tuple[Any, Any, Any]:
     """(plain agent, tool-search agent, middleware) playing ``steps`` on ``tool_0``.
 
-    With ``floor`` the plain agent carries a pass-through middleware.
+    With ``floor`` the plain agent carries a pass-through middleware; with
+    ``with_meta`` it also binds the two meta tools as plain tools (never
+    called), so the model converts the same three schemas per step as ours.
     """
     from langchain.agents import create_agent
 
@@ -81,23 +86,26 @@ def _agents(size: int, steps: Sequence[Any], *, floor: bool = False) -> tuple[An
     from langchain_toolsearch.testing import ScriptedToolSearchModel
 
     library = _library(size)
-    plain = create_agent(
-        ScriptedToolSearchModel(steps=list(steps)),
-        tools=[library[0]],
-        middleware=[_passthrough()] if floor else [],
-    )
     mw = ToolSearchMiddleware(tools=library)
     assert mw.loaded_tool_store is not None
     mw.loaded_tool_store.add(THREAD, ["tool_0"])
+    plain = create_agent(
+        ScriptedToolSearchModel(steps=list(steps)),
+        tools=[library[0], *(mw.meta_tools if with_meta else ())],
+        middleware=[_passthrough()] if floor else [],
+    )
     ours = create_agent(ScriptedToolSearchModel(steps=list(steps)), tools=[], middleware=[mw])
     return plain, ours, mw
 
 
-def step_overhead(size: int = 1_000, repeats: int = 200) -> tuple[float, float, float]:
-    """Median ms of one turn (2 model steps, 1 tool step).
+def step_overhead(size: int = 1_000, repeats: int = 200) -> dict[str, float]:
+    """Median ms of one turn (2 model steps, 1 tool step) per agent.
 
     Returns:
-        (plain agent, plain agent with a pass-through middleware, tool search).
+        ``{"plain" | "floor" | "same_tools" | "ours": ms}``: the plain agent,
+        the plain agent with a pass-through middleware, the plain agent with a
+        pass-through middleware and the two meta tools bound (what any
+        tool-search middleware binds), and tool search.
     """
     from langchain_core.messages import HumanMessage
 
@@ -106,36 +114,25 @@ def step_overhead(size: int = 1_000, repeats: int = 200) -> tuple[float, float, 
     script = [Call("tool_0", {"city": "Paris"}), Answer("done")]
     plain, ours, _ = _agents(size, script)
     floor, _, _ = _agents(1, script, floor=True)
+    same_tools, _, _ = _agents(1, script, floor=True, with_meta=True)
     config = {"configurable": {"thread_id": THREAD}}
     message = {"messages": [HumanMessage("weather in Paris?")]}
+    agents = {"plain": plain, "floor": floor, "same_tools": same_tools, "ours": ours}
 
-    def run_plain() -> object:
-        out = plain.invoke(message, config)
-        assert out["messages"][2].text == "sunny in Paris"
-        return out
-
-    def run_floor() -> object:
-        out = floor.invoke(message, config)
-        assert out["messages"][2].text == "sunny in Paris"
-        return out
-
-    def run_ours() -> object:
-        out = ours.invoke(message, config)
+    def run(agent: Any) -> None:
+        out = agent.invoke(message, config)
         assert out["messages"][2].text == "sunny in Paris", out["messages"][2]
-        return out
 
-    runs = (run_plain, run_floor, run_ours)
-    for run in runs:  # warm-up
+    for agent in agents.values():  # warm-up
         for _ in range(5):
-            run()
-    times: list[list[float]] = [[], [], []]
-    for _ in range(repeats):  # interleaved turn by turn: all three see the same machine load
-        for run, spent in zip(runs, times, strict=True):
+            run(agent)
+    times: dict[str, list[float]] = {label: [] for label in agents}
+    for _ in range(repeats):  # interleaved turn by turn: all see the same machine load
+        for label, agent in agents.items():
             started = time.perf_counter()
-            run()
-            spent.append(time.perf_counter() - started)
-    plain_ms, floor_ms, ours_ms = (statistics.median(t) * 1e3 for t in times)
-    return plain_ms, floor_ms, ours_ms
+            run(agent)
+            times[label].append(time.perf_counter() - started)
+    return {label: statistics.median(spent) * 1e3 for label, spent in times.items()}
 
 
 STORAGE_MODES: tuple[StorageMode, ...] = ("in-memory", "context", "store")
@@ -279,30 +276,31 @@ def section(rep: _Report, cfg: BenchConfig) -> None:
     """Print the three tables (``--quick``: fewer repeats and calls)."""
     rep.line("## Per-step overhead against plain create_agent")
     rep.line()
-    plain_ms, floor_ms, ours_ms = step_overhead(repeats=30 if cfg.quick else 500)
+    ms = step_overhead(repeats=30 if cfg.quick else 500)
     rep.line(
         "One turn = 2 model steps + 1 tool step (scripted model, in-memory storage, the tool "
         "loaded on the thread, 1,000-tool library); medians of turns run in rotation. The "
         "pass-through row is the framework's own cost of any middleware with model and tool "
-        "hooks."
+        "hooks; the next adds the two meta tools bound as plain tools (never called): the "
+        "model converts the same three schemas per step as with tool search."
     )
     rep.line()
+    agents = [
+        ("plain create_agent (tool bound)", "plain"),
+        ("plain + a pass-through middleware", "floor"),
+        ("plain + pass-through + the meta tools bound", "same_tools"),
+        ("create_agent + ToolSearchMiddleware", "ours"),
+    ]
     rep.table(
-        ["agent", "ms per turn", "ratio", "vs pass-through"],
+        ["agent", "ms per turn", "ratio", "vs same tools bound"],
         [
-            ["plain create_agent (tool bound)", f"{plain_ms:.2f}", "1.00", ""],
             [
-                "plain + a pass-through middleware",
-                f"{floor_ms:.2f}",
-                f"{floor_ms / plain_ms:.2f}",
-                "1.00",
-            ],
-            [
-                "create_agent + ToolSearchMiddleware",
-                f"{ours_ms:.2f}",
-                f"{ours_ms / plain_ms:.2f}",
-                f"{ours_ms / floor_ms:.2f}",
-            ],
+                label,
+                f"{ms[key]:.2f}",
+                f"{ms[key] / ms['plain']:.2f}",
+                f"{ms[key] / ms['same_tools']:.2f}",
+            ]
+            for label, key in agents
         ],
     )
     rep.line()

@@ -22,6 +22,7 @@ from langchain_core.tools.base import ArgsSchema
 from langgraph.prebuilt import ToolRuntime
 from langgraph.types import Command
 from pydantic import BaseModel, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from langchain_toolsearch import _prompts as P
 from langchain_toolsearch._engine.drive import Logic, adrive, drive
@@ -55,8 +56,8 @@ def _command(name: str, runtime: ToolRuntime, result: Answer) -> Command[Any]:
 
 def _search_signature(
     runtime: AnyRuntime,
-    query: str | None = None,
-    queries: list[str] | None = None,
+    query: str | SkipJsonSchema[None] = None,
+    queries: list[str] | SkipJsonSchema[None] = None,
 ) -> None:
     """Search the tool library.
 
@@ -69,8 +70,8 @@ def _search_signature(
 
 def _load_signature(
     runtime: AnyRuntime,
-    tool_name: str | None = None,
-    tool_names: list[str] | None = None,
+    tool_name: str | SkipJsonSchema[None] = None,
+    tool_names: list[str] | SkipJsonSchema[None] = None,
 ) -> None:
     """Load tools found with search_tools.
 

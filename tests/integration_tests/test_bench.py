@@ -47,6 +47,10 @@ def test_bench_quick_prints_every_section() -> None:
         assert heading in out, heading
     ratio = re.search(r"\| create_agent \+ ToolSearchMiddleware \| [\d.]+ \| ([\d.]+) \|", out)
     assert ratio is not None and float(ratio.group(1)) > 0
+    same = re.search(
+        r"\| plain \+ pass-through \+ the meta tools bound \| [\d.]+ \| ([\d.]+) \|", out
+    )
+    assert same is not None and float(same.group(1)) > 0
     assert "Loaded by the import: no config, mcp or embeddings." in out
     quality = re.findall(r"\| (BFCL[^|]*): (toolsearch BM25|rank-bm25 BM25Okapi) \|([^\n]*)", out)
     assert len(quality) == 4

@@ -103,6 +103,22 @@ async def test_tool_name_and_tool_names_merge_in_order(form: str, mode: str) -> 
     assert h.bound[1] == [*META, "send_email", "get_weather"]
 
 
+async def test_explicit_nulls_beside_a_value_are_accepted(form: str, mode: str) -> None:
+    # The schemas show no null branch (fewer tokens per step); a model that
+    # still sends the documented default null for the other argument is served.
+    steps = [
+        ai(call("search_tools", {"query": "weather", "queries": None}, "s")),
+        ai(call("load_tool", {"tool_name": None, "tool_names": ["get_weather"]}, "l")),
+        ai(content="ok"),
+    ]
+    h = build(form, steps)
+    out = await h.run("go", cfg(), mode)
+    got = by_id(out)
+    assert got["s"].status == "success"
+    assert "get_weather" in [r["name"] for r in got["s"].artifact["results"]]
+    assert got["l"].status == "success" and got["l"].artifact["loaded"] == ["get_weather"]
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -63,12 +63,13 @@ SNAPSHOT: dict[str, str] = {
 }
 
 QUERY_PARAM = {
-    "anyOf": [{"type": "string"}, {"type": "null"}],
+    "type": "string",
     "default": None,
     "description": 'Keywords for the capability you need, e.g. "create github issue".',
 }
 QUERIES_PARAM = {
-    "anyOf": [{"items": {"type": "string"}, "type": "array"}, {"type": "null"}],
+    "type": "array",
+    "items": {"type": "string"},
     "default": None,
     "description": 'Several needs at once, keywords for each, e.g. ["find a route", "book a table"].',
 }
@@ -80,12 +81,13 @@ LOAD_SCHEMA = {
     "type": "object",
     "properties": {
         "tool_name": {
-            "anyOf": [{"type": "string"}, {"type": "null"}],
+            "type": "string",
             "default": None,
             "description": "One tool name from search_tools results.",
         },
         "tool_names": {
-            "anyOf": [{"items": {"type": "string"}, "type": "array"}, {"type": "null"}],
+            "type": "array",
+            "items": {"type": "string"},
             "default": None,
             "description": "Several tool names from search_tools results.",
         },
