@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import weakref
 from typing import Any, TypeVar
 
 from langchain_core.messages import AIMessage, ToolCall, ToolMessage
@@ -26,7 +26,7 @@ from langchain_toolsearch._engine.load import suggestions
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._engine.search import requested_queries
 from langchain_toolsearch._weakmemo import WeakIdentityMap
-from langchain_toolsearch.library import LibraryTool
+from langchain_toolsearch.library import LibraryTool, ToolLibrary
 from langchain_toolsearch.storage.receipts import requested_names
 from langchain_toolsearch.storage.state_keys import messages_of
 
@@ -125,7 +125,7 @@ def guard(
     # decided on the sibling's request, not on whether its load landed yet: the same
     # answer whatever the timing, and whether the tool exists or not
     step = StepCalls.of(scope.state, call)
-    asking = step.loads_of(resolve(name) or name, resolve)
+    asking = step.loads_of(resolve(name) or name, scope.library)
     sibling_load = bool(asking)
     entry: LibraryTool | None
     if registered is not None:  # bound on this agent / node, searchable per request
@@ -194,6 +194,7 @@ class StepCalls:
             for c in calls
             if c["name"] == P.LOAD_TOOL_NAME
         ]
+        self._asked: tuple[weakref.ref[ToolLibrary], dict[str, frozenset[str]]] | None = None
 
     @classmethod
     def of(cls, state: Any, call: ToolCall) -> StepCalls:
@@ -210,13 +211,24 @@ class StepCalls:
                 return step
         return cls(None)
 
-    def loads_of(self, name: str, resolve: Callable[[str], str | None]) -> frozenset[str]:
-        """Ids of this step's ``load_tool`` calls asking for ``name`` (under any of its names)."""
-        return frozenset(
-            call_id
-            for call_id, names in self._loads
-            if name in names or any(resolve(n) == name for n in names)
-        )
+    def loads_of(self, name: str, library: ToolLibrary) -> frozenset[str]:
+        """Ids of this step's ``load_tool`` calls asking for ``name`` (under any of its names).
+
+        The names asked for are indexed once per step and library, so each of
+        the step's ``n`` calls asks in ``O(1)``, not ``O(n)``. The step keeps
+        the library only by weak reference: a request's own library never
+        lives on with the message.
+        """
+        if self._asked is None or self._asked[0]() is not library:
+            asked: dict[str, set[str]] = {}
+            for call_id, names in self._loads:
+                for requested in names:
+                    asked.setdefault(requested, set()).add(call_id)
+                    if (resolved := library.resolve(requested)) is not None:
+                        asked.setdefault(resolved, set()).add(call_id)
+            index = {n: frozenset(ids) for n, ids in asked.items()}
+            self._asked = (weakref.ref(library), index)
+        return self._asked[1].get(name, frozenset())
 
 
 _STEPS: WeakIdentityMap[StepCalls] = WeakIdentityMap()

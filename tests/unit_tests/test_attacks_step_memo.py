@@ -24,6 +24,7 @@ from langgraph.config import get_config
 from langchain_toolsearch import _prompts as P
 from langchain_toolsearch import types as ts_types
 from langchain_toolsearch._engine import guard
+from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.storage.receipts import receipts_in, receipts_of
 from tests.support.fakes import ai, call
 from tests.support.library_fixtures import CALLS
@@ -173,7 +174,7 @@ def test_a_call_without_an_id_finds_its_own_step() -> None:
     message = AIMessage("", tool_calls=[load, direct])
     state = {"messages": [HumanMessage("go"), message]}
     step = guard.StepCalls.of(state, message.tool_calls[1])
-    assert step.loads_of("get_weather", lambda n: None) == {"l1"}
+    assert step.loads_of("get_weather", ToolLibrary([])) == {"l1"}
 
 
 # -- the history memo: shared message objects, lists changed in place, ids reused -----------------

@@ -4,12 +4,14 @@ calls of an AI message and a read message history are dropped with their message
 from __future__ import annotations
 
 import gc
+import weakref
 from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage
 
 from langchain_toolsearch._engine import guard
 from langchain_toolsearch._weakmemo import WeakIdentityMap
+from langchain_toolsearch.library import ToolLibrary
 from tests.support.fakes import call
 
 
@@ -42,7 +44,7 @@ def test_the_calls_of_a_step_are_remembered_while_their_message_lives() -> None:
     message = AIMessage("", tool_calls=[call("load_tool", {"tool_name": "a"}, "l1")])
     state: dict[str, Any] = {"messages": [HumanMessage("go"), message]}
     step = guard.StepCalls.of(state, message.tool_calls[0])
-    assert step.loads_of("a", lambda n: None) == {"l1"}
+    assert step.loads_of("a", ToolLibrary([])) == {"l1"}
     assert guard.StepCalls.of(state, message.tool_calls[0]) is step  # read once
     assert len(guard._STEPS) == before + 1
     del state, message, step
@@ -71,3 +73,29 @@ def test_a_long_run_remembers_a_bounded_number_of_histories() -> None:
         history = [*history, HumanMessage(str(i))]
         assert memo.get(history) == i + 1
     assert len(memo) == 4
+
+
+def test_a_step_indexes_load_requests_per_library_and_keeps_no_library_alive() -> None:
+    from langchain_core.tools import StructuredTool
+
+    def get_weather(city: str) -> str:
+        """Weather in a city."""
+        return city
+
+    weather = StructuredTool.from_function(get_weather)
+    aliased = ToolLibrary({"weather.now": weather})  # a mapping key is an alias
+    plain = ToolLibrary([weather])
+    calls = [
+        call("load_tool", {"tool_name": "weather.now"}, "l1"),
+        call("load_tool", {"tool_names": ["get_weather", "other"]}, "l2"),
+    ]
+    message = AIMessage("", tool_calls=calls)
+    step = guard.StepCalls.of({"messages": [message]}, message.tool_calls[0])
+    assert step.loads_of("get_weather", aliased) == {"l1", "l2"}  # the alias resolves
+    assert step.loads_of("other", aliased) == {"l2"}
+    assert step.loads_of("get_weather", plain) == {"l2"}  # another library: indexed anew
+    assert step.loads_of("missing", plain) == frozenset()
+    gone = weakref.ref(aliased)
+    del aliased
+    gc.collect()
+    assert gone() is None  # the step (alive with its message) did not keep it
