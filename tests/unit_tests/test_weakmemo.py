@@ -99,3 +99,23 @@ def test_a_step_indexes_load_requests_per_library_and_keeps_no_library_alive() -
     del aliased
     gc.collect()
     assert gone() is None  # the step (alive with its message) did not keep it
+
+
+def test_asking_every_call_of_a_large_step_resolves_each_requested_name_once() -> None:
+    library = ToolLibrary([])
+    asked: list[str] = []
+    resolve = library.resolve
+
+    def counting(name: str) -> str | None:
+        asked.append(name)
+        return resolve(name)
+
+    library.resolve = counting  # type: ignore[method-assign]
+    n = 400
+    message = AIMessage(
+        "", tool_calls=[call("load_tool", {"tool_name": f"t{i}"}, f"l{i}") for i in range(n)]
+    )
+    step = guard.StepCalls.of({"messages": [message]}, message.tool_calls[0])
+    for i in range(n):  # one question per call of the step, as the guard asks
+        assert step.loads_of(f"t{i}", library) == {f"l{i}"}
+    assert len(asked) == n  # linear in the step's size, not n * n
