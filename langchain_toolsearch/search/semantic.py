@@ -103,7 +103,10 @@ def document_text(doc: ToolDocument) -> str:
     as written (not stemmed: a model knows ``mutation``, not ``mutat``), and
     a generated provider-safe name is replaced by its original
     (``repo.create``, not ``repo_create_a565f1a0``): only what the model can
-    write is embedded, as only that is indexed by BM25.
+    write is embedded, as only that is indexed by BM25. Other shapes (no
+    parameters, parameter names only, description first, two vectors per
+    tool...) were measured and none was at least as good on every tuning
+    set (``docs/benchmarks.md``, round four).
     """
     name = searchable_names(doc)[0]
     words = " ".join(name_words(name)) or name
