@@ -65,7 +65,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeAlias
 
 import numpy as np
@@ -77,7 +77,7 @@ from langchain_toolsearch.search import query_weights
 from langchain_toolsearch.search.content_match import ContentFilter, content_filter, keeper
 from langchain_toolsearch.search.fields import document_fields, prime_fields
 from langchain_toolsearch.search.name_match import NameMatcher
-from langchain_toolsearch.search.postings import FieldWeights, Postings, idf
+from langchain_toolsearch.search.postings import FieldWeights, Postings, WrittenScores, idf
 from langchain_toolsearch.search.protocol import (
     AsyncToolIndex,
     IndexOption,
@@ -90,7 +90,13 @@ from langchain_toolsearch.search.protocol import (
 from langchain_toolsearch.search.ranking import ranked
 from langchain_toolsearch.search.spelling import SpellingFallback
 from langchain_toolsearch.search.stages import SearchStages
-from langchain_toolsearch.search.tokenize import BatchTokenizer, name_phrase, stem, tokenize
+from langchain_toolsearch.search.tokenize import (
+    BatchTokenizer,
+    name_phrase,
+    stem,
+    tokenize,
+    tokenize_forms,
+)
 from langchain_toolsearch.search.value_types import value_terms
 
 __all__ = [
@@ -169,6 +175,8 @@ class BM25ToolIndex:
         self.params = params or BM25Params()
         self.stages = stages or SearchStages()
         self._term = stem if self.stages.stemming else str
+        self._forms = self.stages.stemming and self.stages.exact_forms
+        self._written_stages = replace(self.stages, stemming=False)  # weights of written words
         names = [d.name for d in self.documents]
         if len(set(names)) != len(names):
             dupes = sorted(n for n, c in Counter(names).items() if c > 1)
@@ -177,7 +185,7 @@ class BM25ToolIndex:
             )
         p = self.params
         with collector_paused():  # a build tokenizes every text in bulk first
-            memo = BatchTokenizer(stemmed=self.stages.stemming)
+            memo = BatchTokenizer(stemmed=self.stages.stemming, forms=self._forms)
             prime_fields(self.documents, memo)
             self._postings = Postings.build(
                 self.documents, memo, weights=self._field_weights(), k1=p.k1, b=p.b
@@ -272,23 +280,27 @@ class BM25ToolIndex:
             weak_only = ~keeper(self._postings.docs, content, _EXACT_FLOOR)(hits, score[hits])
             score[hits[weak_only]] = 0.0
         np.clip(score, 0.0, 1.0, out=score)
-        return score, raw
+        return score, raw.array()
 
-    def _scores(self, query: str) -> tuple[_FloatArray, _FloatArray, ContentFilter | None]:
+    def _scores(self, query: str) -> tuple[_FloatArray, WrittenScores, ContentFilter | None]:
         """:meth:`scores` before the clip to 1 (no part is ever below 0), and what to keep.
 
         The third value is the posting ranges of the query's content terms
         when the ``content_match`` stage filters hits (a hit must be in one of
         them, or be named), else ``None``: :meth:`rank` filters lazily, only
         the hits it yields (:func:`~langchain_toolsearch.search.ranking.ranked`).
+        The raw scores are summed only for the hits asked (:class:`WrittenScores`).
         """
         stages = self.stages
-        every = tokenize(query, keep_stopwords=True, stemmed=stages.stemming)
+        if self._forms:  # exact_forms: the words as written too, from the same pass
+            every, every_written = tokenize_forms(query)
+        else:
+            every, every_written = tokenize(query, keep_stopwords=True, stemmed=stages.stemming), []
         terms = self._names.content_terms(every)
         if not terms and every:  # only function words ("who am i"): names half made of them
-            raw, _, _ = self._postings.score(list(dict.fromkeys(every)))
-            score = np.zeros_like(raw)
-            hits = np.flatnonzero(raw > 0)[:_MAX_STOPWORD_HITS]
+            raw, summed, _ = self._postings.score(list(dict.fromkeys(every)))
+            score = np.zeros_like(summed)
+            hits = np.flatnonzero(summed > 0)[:_MAX_STOPWORD_HITS]
             cover = np.asarray(self._names.coverage(hits.tolist(), every))
             score[hits] = np.where(cover >= 0.5, cover * _STOPWORD_ONLY, 0.0)
             return self._named(query, every, score), raw, None
@@ -298,7 +310,8 @@ class BM25ToolIndex:
         tw = query_weights.weights(terms, stages)
         if typed:
             tw = (tw or [1.0] * len(terms)) + [stages.value_type_weight] * len(typed)
-        raw, weighted, best = self._postings.score([*terms, *typed], tw, len(terms))
+        forms = self._written_forms(every_written) if self._forms and terms else []
+        raw, weighted, best = self._postings.score([*terms, *typed], tw, len(terms), forms)
         content = content_filter(
             terms,
             typed,
@@ -308,6 +321,8 @@ class BM25ToolIndex:
             self._postings.indptr,
             self._postings.max_part,
         )
+        if content is not None and forms:  # weak words as written can add to a weak-only hit
+            content = ContentFilter(content.ranges, content.bound + self._weak_forms_bound(forms))
         if stages.spelling and terms and best > 0:
             fixed = self._spelling_pass(query, terms, weighted, content)
             if fixed is not None:
@@ -320,8 +335,8 @@ class BM25ToolIndex:
                         if i is not None
                     )
         if not len(self.documents):
-            return raw, raw, None
-        if weighted is raw:
+            return weighted, raw, None
+        if raw.full is weighted:
             score = weighted * (_EXACT_FLOOR / best) if best > 0 else weighted.copy()
         else:  # a fresh array: scaled in place (a new array at 100k tools costs ~0.05 ms)
             score = weighted
@@ -331,6 +346,35 @@ class BM25ToolIndex:
         if content is not None and best > 0:  # the bound, normalised like the scores
             content = ContentFilter(content.ranges, content.bound * _EXACT_FLOOR / best)
         return self._named(query, every, score), raw, content
+
+    def _written_forms(self, every_written: list[str]) -> list[tuple[str, float]]:
+        """The ``exact_forms`` stage: the query's words as written, with their weights.
+
+        The words are chosen and weighted as the stemmed terms are (stopwords
+        dropped unless next to a name word, request and value words
+        weighted), each then at :attr:`SearchStages.exact_weight`. A word
+        matched as written is also matched by its stem, so only the scores
+        and the reachable best grow (:meth:`Postings.score`).
+        """
+        written = self._names.content_terms(every_written)
+        share = self.stages.exact_weight
+        weights = query_weights.weights(written, self._written_stages)
+        if weights is None:
+            return [(w, share) for w in written]
+        return [(w, share * x) for w, x in zip(written, weights, strict=True)]
+
+    def _weak_forms_bound(self, forms: list[tuple[str, float]]) -> float:
+        """What the weak words as written (request, date, function words) add at most."""
+        weak = query_weights.weak_terms([f for f, _ in forms], self._written_stages)
+        if weak is None:
+            return 0.0
+        ids = self._postings.forms
+        max_part = self._postings.max_part
+        return sum(
+            float(max_part[ids[f]]) * w
+            for (f, w), flag in zip(forms, weak, strict=True)
+            if flag and f in ids
+        )
 
     def _spelling_pass(
         self,

@@ -12,25 +12,33 @@ A query's postings are concatenated and summed with one ``numpy.bincount``
 ``rank_bm25.BM25Okapi.get_scores`` instead scans every document for every
 query term. Query analysis on top of these sums (stages, names, spelling)
 is :class:`~langchain_toolsearch.search.index.BM25ToolIndex`.
+
+Words as written (the ``exact_forms`` stage) live in the same arrays: built
+from a tokenizer with ``forms``, each written form whose postings differ
+from its term's (``starred`` and ``star`` both stem to ``star``) gets term
+postings of its own, counted over the same field lengths; a form that is
+the only one of its term, and only of it, shares its term's postings (the
+same numbers), so the arrays grow only by the words stemming conflates.
+:attr:`Postings.forms` maps a written form to its term id.
 """
 
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property, partial
 from itertools import count
 from typing import TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
-from langchain_toolsearch.search.fields import document_fields
+from langchain_toolsearch.search.fields import field_forms
 from langchain_toolsearch.search.protocol import ToolDocument
 from langchain_toolsearch.search.tokenize import BatchTokenizer
 
-__all__ = ["FieldWeights", "Postings", "idf"]
+__all__ = ["FieldWeights", "Postings", "WrittenScores", "idf"]
 
 _IntArray: TypeAlias = npt.NDArray[np.int64]
 _FloatArray: TypeAlias = npt.NDArray[np.float64]
@@ -42,6 +50,50 @@ FieldWeights: TypeAlias = tuple[float, float, float, float]
 def idf(df: int, n_docs: int) -> float:
     """Lucene's BM25 IDF: ``ln(1 + (N - df + 0.5) / (df + 0.5))``, always > 0."""
     return math.log1p((n_docs - df + 0.5) / (df + 0.5))
+
+
+@dataclass(frozen=True, eq=False)
+class WrittenScores:
+    """Plain BM25F of a query's written terms (``raw``), summed only for the documents asked.
+
+    A ranking reads the raw scores of the hits it yields, a few dozen, so
+    they are looked up in the written terms' postings (one binary search per
+    term and batch) instead of summed over every document; :meth:`array`
+    gives them all. The sums are the same floats either way (each document's
+    parts are added in the terms' order).
+    """
+
+    docs: npt.NDArray[np.int32]
+    weights: _FloatArray
+    spans: list[tuple[int, int]]
+    n_docs: int
+    full: _FloatArray | None = None
+    """Every document's raw score, when already summed (the weighted scores of a plain query)."""
+
+    def __getitem__(self, idx: _IntArray) -> _FloatArray:
+        """Raw scores of documents ``idx`` (shape ``idx.shape``)."""
+        if self.full is not None:
+            return self.full[idx]
+        out = np.zeros(idx.size, dtype=np.float64)
+        ids = idx.astype(np.int32)
+        for lo, hi in self.spans:
+            if hi > lo and ids.size:
+                post = self.docs[lo:hi]
+                at = np.minimum(np.searchsorted(post, ids), hi - lo - 1)
+                hit = post[at] == ids
+                out[hit] += self.weights[lo + at[hit]]
+        return out
+
+    def array(self) -> _FloatArray:
+        """Every document's raw score, shape ``(n_docs,)``."""
+        if self.full is not None:
+            return self.full
+        if not self.spans:
+            return np.zeros(self.n_docs, dtype=np.float64)
+        docs = np.concatenate([self.docs[lo:hi] for lo, hi in self.spans])
+        weights = np.concatenate([self.weights[lo:hi] for lo, hi in self.spans])
+        summed = np.bincount(docs, weights=weights, minlength=self.n_docs)
+        return summed.astype(np.float64, copy=False)
 
 
 @dataclass(frozen=True, eq=False)
@@ -59,6 +111,8 @@ class Postings:
         max_part: Each term's best posting weight (an upper bound of its part).
         n_docs: Number of documents (tools).
         k1: The saturation the weights were built with.
+        forms: Word as written -> term id (of its own postings, or its
+            term's when they are the same); empty when built without forms.
     """
 
     vocab: dict[str, int]
@@ -70,6 +124,7 @@ class Postings:
     max_part: _FloatArray
     n_docs: int
     k1: float
+    forms: dict[str, int]
 
     @classmethod
     def build(
@@ -85,7 +140,8 @@ class Postings:
 
         Args:
             documents: One per tool.
-            memo: The tokenizer of the documents' fields.
+            memo: The tokenizer of the documents' fields; with ``forms``,
+                the words as written are indexed too (:attr:`forms`).
             weights: The four field weights.
             k1: Term-frequency saturation.
             b: Length normalisation strength in ``[0, 1]``, per field.
@@ -95,11 +151,16 @@ class Postings:
         """
         n_docs = len(documents)
         terms: list[str] = []
+        written: list[str] = []  # the terms as written, with forms
         seg: list[int] = []  # terms per (document, field), four per document
         for doc in documents:
-            for field_terms in document_fields(doc, memo):
+            fields, field_written = field_forms(doc, memo)
+            for field_terms in fields:
                 terms.extend(field_terms)
                 seg.append(len(field_terms))
+            if memo.forms:
+                for forms_of in field_written:
+                    written.extend(forms_of)
         seg_lens = np.asarray(seg, dtype=np.int64)
         tok_weight = np.repeat(np.tile(np.asarray(weights), n_docs), seg_lens)
         tok_doc = np.repeat(np.arange(n_docs, dtype=np.int64), seg_lens.reshape(-1, 4).sum(1))
@@ -111,6 +172,12 @@ class Postings:
         average[average == 0] = 1.0
         field_norm = (1.0 - b + b * field_lens / average).ravel()
         tok_weight = tok_weight / np.repeat(field_norm, seg_lens)
+        n_terms, forms = len(vocab), dict[str, int]()
+        if memo.forms:  # the words as written: more tokens, over the same field lengths
+            extra, forms, n_terms = _written_tokens(written, tok_term, len(vocab))
+            tok_term = np.concatenate((tok_term, extra[1]))
+            tok_doc = np.concatenate((tok_doc, tok_doc[extra[0]]))
+            tok_weight = np.concatenate((tok_weight, tok_weight[extra[0]]))
         live = tok_weight > 0
         if not live.all():
             tok_weight, tok_doc, tok_term = tok_weight[live], tok_doc[live], tok_term[live]
@@ -120,20 +187,24 @@ class Postings:
         post_term = pair // max(n_docs, 1)
         post_doc = pair % max(n_docs, 1)
         norm = np.full(n_docs, k1)  # lengths were normalised per field above
-        df = np.bincount(post_term, minlength=len(vocab))
+        df = np.bincount(post_term, minlength=n_terms)
         term_idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
         indptr = np.concatenate((np.zeros(1, dtype=np.int64), np.cumsum(df)))
         parts = term_idf[post_term] * (tf * (k1 + 1.0) / (tf + norm[post_doc]))
         starts = np.minimum(indptr[:-1], max(parts.size - 1, 0))
         max_part = (  # a term's best part (an upper bound where a term has no postings)
-            np.maximum.reduceat(parts, starts) if parts.size else np.zeros(len(vocab))
+            np.maximum.reduceat(parts, starts) if parts.size else np.zeros(n_terms)
         )
         docs = post_doc.astype(np.int32)
-        return cls(vocab, indptr, docs, parts, term_idf, df, max_part, n_docs, k1)
+        return cls(vocab, indptr, docs, parts, term_idf, df, max_part, n_docs, k1, forms)
 
     def score(
-        self, terms: list[str], term_weights: list[float] | None = None, written: int = -1
-    ) -> tuple[_FloatArray, _FloatArray, float]:
+        self,
+        terms: list[str],
+        term_weights: list[float] | None = None,
+        written: int = -1,
+        forms: Sequence[tuple[str, float]] = (),
+    ) -> tuple[WrittenScores, _FloatArray, float]:
         """BM25 of every document: raw, weighted, and the best score reachable.
 
         ``terms[:written]`` are the query's own terms (all of them when
@@ -142,42 +213,101 @@ class Postings:
         terms; weighted ones count each term's part times its weight (the
         same array when every weight is 1), in one pass over the postings.
         The best reachable score is that of the written terms, weighted.
+        ``forms`` are the query's words as written with their weights (the
+        ``exact_forms`` stage), matched against :attr:`forms`: they add to
+        the weighted scores and to the best, in the same pass.
 
         Returns:
-            ``(raw, weighted, best)``: two arrays of shape ``(n_docs,)`` and a float.
+            ``(raw, weighted, best)``: the raw scores (looked up per
+            document, :class:`WrittenScores`; ``raw.full is weighted`` when
+            the two are the same), an array of shape ``(n_docs,)`` and a float.
         """
         n_docs = self.n_docs
         written = len(terms) if written < 0 else written
         ids = [self.vocab.get(t, -1) for t in terms]
         tw = term_weights or [1.0] * len(ids)
+        if forms:
+            ids += [self.forms.get(f, -1) for f, _ in forms]
+            tw = [*tw, *(w for _, w in forms)]
+        term_idf, ptr = self._lists
         unseen = idf(0, n_docs)
-        term_idf = [float(self.idf[i]) if i >= 0 else unseen for i in ids[:written]]
-        best = (self.k1 + 1.0) * sum(map(operator.mul, term_idf, tw[:written]))
-        ptr = self.indptr
-        live = [
-            (int(ptr[i]), int(ptr[i + 1]), w, n < written)
+        best = (self.k1 + 1.0) * sum(
+            (term_idf[i] if i >= 0 else unseen) * w
             for n, (i, w) in enumerate(zip(ids, tw, strict=True))
-            if i >= 0
-        ]
+            if n < written or n >= len(terms)  # written terms and forms, not related terms
+        )
+        slot: dict[int, int] = {}  # term id -> its place in live (a form may be its term's)
+        live: list[int] = []
+        lw: list[float] = []
+        own = 0  # live[:own] are the written terms' (they come first)
+        for n, (i, w) in enumerate(zip(ids, tw, strict=True)):
+            if i < 0:
+                continue
+            at = slot.get(i)
+            if at is None:
+                slot[i] = len(live)
+                live.append(i)
+                lw.append(w)
+            else:  # the same postings again: one pass, the weights summed
+                lw[at] += w
+            if n < written:
+                own = len(live)
+        spans = [(ptr[i], ptr[i + 1]) for i in live]
+        raw = partial(WrittenScores, self.docs, self.weights, spans[:own], n_docs)
         if not live:
             zeros = np.zeros(n_docs, dtype=np.float64)
-            return zeros, zeros, best
+            return raw(zeros), zeros, best
         if len(live) == 1:
-            lo, hi, w, own = live[0]
+            (lo, hi), w = spans[0], lw[0]
             part = np.zeros(n_docs, dtype=np.float64)
             part[self.docs[lo:hi]] = self.weights[lo:hi]
-            raw = part if own else np.zeros(n_docs, dtype=np.float64)
-            return raw, (part if w == 1.0 else part * w), best
-        docs = np.concatenate([self.docs[lo:hi] for lo, hi, _, _ in live])
-        weights = np.concatenate([self.weights[lo:hi] for lo, hi, _, _ in live])
-        own_end = sum(hi - lo for lo, hi, _, own in live if own)  # written terms come first
-        raw = np.bincount(docs[:own_end], weights=weights[:own_end], minlength=n_docs).astype(
+            if own and w == 1.0:
+                return raw(part), part, best
+            return raw(), part * w, best
+        docs = np.concatenate([self.docs[lo:hi] for lo, hi in spans])
+        weights = np.concatenate([self.weights[lo:hi] for lo, hi in spans])
+        plain = own == len(live) and all(w == 1.0 for w in lw)
+        if not plain:  # each posting times its term's weight
+            weights = weights * np.repeat(lw, [hi - lo for lo, hi in spans])
+        weighted = np.bincount(docs, weights=weights, minlength=n_docs).astype(
             np.float64, copy=False
         )
-        if all(w == 1.0 for _, _, w, _ in live):
-            if own_end == docs.size:
-                return raw, raw, best
-        else:  # each posting times its term's weight
-            weights = weights * np.repeat([w for *_, w, _ in live], [b - a for a, b, *_ in live])
-        weighted = np.bincount(docs, weights=weights, minlength=n_docs)
-        return raw, weighted.astype(np.float64, copy=False), best
+        return raw(weighted if plain else None), weighted, best
+
+    @cached_property
+    def _lists(self) -> tuple[list[float], list[int]]:
+        """:attr:`idf` and :attr:`indptr` as lists (a query reads a few items of each)."""
+        return self.idf.tolist(), self.indptr.tolist()
+
+
+def _written_tokens(
+    written: list[str], tok_term: _IntArray, n_vocab: int
+) -> tuple[tuple[_IntArray, _IntArray], dict[str, int], int]:
+    """The extra tokens of the words as written, their term ids, and the number of terms.
+
+    A form is its term's alias when that term has no other form and the
+    form no other term (their postings are the same); every other form gets
+    an id of its own from ``n_vocab`` on, and one extra token per token
+    written so. Vectorised: no sort, no Python loop over tokens.
+
+    Returns:
+        ``((token positions, their form ids), form -> term id, number of terms)``.
+    """
+    form_vocab = dict(zip(dict.fromkeys(written), count()))
+    tok_form = np.fromiter(map(form_vocab.__getitem__, written), dtype=np.int64, count=len(written))
+    n_forms = len(form_vocab)
+    term_of = np.zeros(n_forms, dtype=np.int64)
+    term_of[tok_form] = tok_term  # one of each form's terms (the last written)
+    torn = term_of[tok_form] != tok_term  # a token whose form belongs to several terms
+    shared = np.zeros(n_forms, dtype=bool)
+    shared[tok_form[torn]] = True
+    forms_per_term = np.bincount(term_of, minlength=n_vocab)
+    crowded = forms_per_term > 1
+    crowded[tok_term[torn]] = True
+    own = shared | crowded[term_of]
+    form_id = term_of.copy()
+    mine = np.flatnonzero(own)
+    form_id[mine] = n_vocab + np.arange(mine.size, dtype=np.int64)
+    at = np.flatnonzero(own[tok_form])
+    ids = dict(zip(form_vocab, form_id.tolist(), strict=True))
+    return (at, form_id[tok_form[at]]), ids, n_vocab + mine.size

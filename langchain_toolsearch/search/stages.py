@@ -14,6 +14,18 @@ The stages:
 * ``stemming``: the Snowball English (Porter 2) stemmer on ASCII words of
   more than 3 letters (``issues`` -> ``issu``); other words are left as
   written, so it never touches text in another script.
+* ``exact_forms``: with ``stemming`` on, the query's words as written also
+  match the tools' words as written, at :attr:`SearchStages.exact_weight`
+  of a term on top of their stems' match, so ``star the repository`` ranks
+  ``star_repository`` above ``list_starred_repositories`` (stemming
+  conflates ``star``/``starred`` and ``repository``/``repositories``). The
+  usual pairing of a stemmed field with an exact one (Elasticsearch's
+  "mixing exact search with stemming"; Lucene's ``KeywordRepeatFilter``):
+  one tokenizing pass gives both forms, and the written forms share the
+  stems' postings arrays
+  (:class:`~langchain_toolsearch.search.postings.Postings`). The
+  store-backed index's own ranking (the store's vector similarity) has no
+  lexical stages; with ``fuse_bm25`` its in-process BM25 part has them all.
 * ``request_words``: English words that frame a request to an assistant
   (``could``, ``help``, ``want``, ``looking``) count
   :attr:`SearchStages.request_weight` of a term (Bendersky & Croft 2008,
@@ -57,6 +69,7 @@ __all__ = ["STAGE_NAMES", "SearchStages"]
 
 STAGE_NAMES: tuple[str, ...] = (
     "stemming",
+    "exact_forms",
     "request_words",
     "values",
     "content_match",
@@ -78,6 +91,8 @@ class SearchStages:
 
     stemming: bool = True
     """Snowball English stemmer on ASCII words."""
+    exact_forms: bool = True
+    """Words as written also match words as written (with ``stemming`` on)."""
     request_words: bool = True
     """English request phrasing counts less."""
     values: bool = True
@@ -89,6 +104,8 @@ class SearchStages:
     spelling: bool = True
     """Correct or split/join unknown words when the ranking finds nothing."""
 
+    exact_weight: float = 0.5
+    """Weight of a word matched as written, on top of its stem's match."""
     request_weight: float = 0.25
     """Weight of a request word (``could``, ``help``, ``looking``)."""
     number_weight: float = 0.2

@@ -19,7 +19,9 @@ import numpy as np
 import pytest
 
 from langchain_toolsearch._bulk import collector_paused
+from langchain_toolsearch.search import analysis
 from langchain_toolsearch.search import tokenize as tokenize_module
+from langchain_toolsearch.search.analysis import PLAIN_WORD, STEMMED_WORD
 from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument, name_key
 from langchain_toolsearch.search.name_match import NameMatcher, literal
 from langchain_toolsearch.search.ranking import first_batch
@@ -29,6 +31,7 @@ from langchain_toolsearch.search.tokenize import (
     clear_caches,
     name_phrase,
     tokenize,
+    tokenize_forms,
     tokenize_name,
 )
 
@@ -57,6 +60,22 @@ def test_batch_tokenizer_gives_the_module_functions_terms(text: str) -> None:
         assert batch.tokenize(text) == tokenize(text)
         assert batch.tokenize_name(text) == tokenize_name(text)
         assert batch.name_phrase(text) == name_phrase(text)
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_forms_as_written_come_from_the_same_pass_aligned_with_the_terms(text: str) -> None:
+    every, written = tokenize_forms(text)
+    assert every == tokenize(text, keep_stopwords=True)
+    assert written == tokenize(text, keep_stopwords=True, stemmed=False)
+    batch = BatchTokenizer(forms=True)
+    batch.prime([text], [text])
+    for _ in range(2):  # primed, then from the memo
+        assert batch.written(text) == tokenize(text, stemmed=False)
+        assert batch.written_name(text) == tokenize(text, keep_stopwords=True, stemmed=False)
+        assert len(batch.written(text)) == len(batch.tokenize(text))
+    unprimed = BatchTokenizer(forms=True)
+    assert unprimed.written(text) == tokenize(text, stemmed=False)
+    assert BatchTokenizer().written(text) == tokenize(text)  # no forms: the terms
 
 
 def test_primed_batch_tokenizer_gives_the_module_functions_terms() -> None:
@@ -93,18 +112,16 @@ SNAKE_CHUNKS = [
 
 def _general_identifier_terms(
     monkeypatch: pytest.MonkeyPatch, chunks: list[str]
-) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+) -> list[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]]:
     """The identifier terms of ``chunks`` with the snake-case fast path switched off."""
-    monkeypatch.setattr(tokenize_module, "_LOWER_SNAKE", re.compile(r"(?!)"))  # never matches
-    return [tokenize_module._identifier_terms(c, tokenize_module._STEMMED_WORD) for c in chunks]
+    monkeypatch.setattr(analysis, "_LOWER_SNAKE", re.compile(r"(?!)"))  # never matches
+    return [analysis.identifier_terms(c, STEMMED_WORD, PLAIN_WORD) for c in chunks]
 
 
 def test_snake_case_fast_path_gives_the_general_identifier_terms(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    fast = [
-        tokenize_module._identifier_terms(c, tokenize_module._STEMMED_WORD) for c in SNAKE_CHUNKS
-    ]
+    fast = [analysis.identifier_terms(c, STEMMED_WORD, PLAIN_WORD) for c in SNAKE_CHUNKS]
     assert _general_identifier_terms(monkeypatch, SNAKE_CHUNKS) == fast
 
 
@@ -124,7 +141,7 @@ def test_one_word_and_snake_case_chunks_get_the_general_identifier_terms(
     texts = [" ".join(rnd.choices(words, k=3)) for _ in range(500)]
     texts += ["".join(rnd.choices("aAzZ09_-./ ", k=rnd.randint(1, 14))) for _ in range(20_000)]
     chunks = list(dict.fromkeys(c for t in texts for c in tokenize_module._ASCII_CHUNK.findall(t)))
-    fast = [tokenize_module._analyse(c, tokenize_module._STEMMED_WORD) for c in chunks]
+    fast = [analysis.analyse(c, STEMMED_WORD, PLAIN_WORD) for c in chunks]
     assert _general_identifier_terms(monkeypatch, chunks) == fast
 
 
