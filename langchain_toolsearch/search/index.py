@@ -77,7 +77,7 @@ from langchain_toolsearch.search import query_weights
 from langchain_toolsearch.search.content_match import ContentFilter, content_filter, keeper
 from langchain_toolsearch.search.fields import document_fields, prime_fields
 from langchain_toolsearch.search.name_match import NameMatcher
-from langchain_toolsearch.search.postings import FieldWeights, Postings, WrittenScores, idf
+from langchain_toolsearch.search.postings import FieldWeights, Postings, idf
 from langchain_toolsearch.search.protocol import (
     AsyncToolIndex,
     IndexOption,
@@ -280,16 +280,15 @@ class BM25ToolIndex:
             weak_only = ~keeper(self._postings.docs, content, _EXACT_FLOOR)(hits, score[hits])
             score[hits[weak_only]] = 0.0
         np.clip(score, 0.0, 1.0, out=score)
-        return score, raw.array()
+        return score, raw
 
-    def _scores(self, query: str) -> tuple[_FloatArray, WrittenScores, ContentFilter | None]:
+    def _scores(self, query: str) -> tuple[_FloatArray, _FloatArray, ContentFilter | None]:
         """:meth:`scores` before the clip to 1 (no part is ever below 0), and what to keep.
 
         The third value is the posting ranges of the query's content terms
         when the ``content_match`` stage filters hits (a hit must be in one of
         them, or be named), else ``None``: :meth:`rank` filters lazily, only
         the hits it yields (:func:`~langchain_toolsearch.search.ranking.ranked`).
-        The raw scores are summed only for the hits asked (:class:`WrittenScores`).
         """
         stages = self.stages
         if self._forms:  # exact_forms: the words as written too, from the same pass
@@ -298,9 +297,9 @@ class BM25ToolIndex:
             every, every_written = tokenize(query, keep_stopwords=True, stemmed=stages.stemming), []
         terms = self._names.content_terms(every)
         if not terms and every:  # only function words ("who am i"): names half made of them
-            raw, summed, _ = self._postings.score(list(dict.fromkeys(every)))
-            score = np.zeros_like(summed)
-            hits = np.flatnonzero(summed > 0)[:_MAX_STOPWORD_HITS]
+            raw, _, _ = self._postings.score(list(dict.fromkeys(every)))
+            score = np.zeros_like(raw)
+            hits = np.flatnonzero(raw > 0)[:_MAX_STOPWORD_HITS]
             cover = np.asarray(self._names.coverage(hits.tolist(), every))
             score[hits] = np.where(cover >= 0.5, cover * _STOPWORD_ONLY, 0.0)
             return self._named(query, every, score), raw, None
@@ -335,8 +334,8 @@ class BM25ToolIndex:
                         if i is not None
                     )
         if not len(self.documents):
-            return weighted, raw, None
-        if raw.full is weighted:
+            return raw, raw, None
+        if weighted is raw:
             score = weighted * (_EXACT_FLOOR / best) if best > 0 else weighted.copy()
         else:  # a fresh array: scaled in place (a new array at 100k tools costs ~0.05 ms)
             score = weighted
@@ -350,13 +349,19 @@ class BM25ToolIndex:
     def _written_forms(self, every_written: list[str]) -> list[tuple[str, float]]:
         """The ``exact_forms`` stage: the query's words as written, with their weights.
 
-        The words are chosen and weighted as the stemmed terms are (stopwords
-        dropped unless next to a name word, request and value words
-        weighted), each then at :attr:`SearchStages.exact_weight`. A word
-        matched as written is also matched by its stem, so only the scores
-        and the reachable best grow (:meth:`Postings.score`).
+        Only words whose stem the library writes in more than one way count
+        (``star`` beside ``starred``: :attr:`Postings.forms`); elsewhere the
+        stem's match is the word's match already. The words are chosen and
+        weighted as the stemmed terms are (stopwords dropped unless next to
+        a name word, request and value words weighted), each then at
+        :attr:`SearchStages.exact_weight`. A word matched as written is also
+        matched by its stem, so only the scores and the reachable best grow
+        (:meth:`Postings.score`).
         """
-        written = self._names.content_terms(every_written)
+        known = self._postings.forms
+        written = [w for w in self._names.content_terms(every_written) if w in known]
+        if not written:
+            return []
         share = self.stages.exact_weight
         weights = query_weights.weights(written, self._written_stages)
         if weights is None:
@@ -365,16 +370,8 @@ class BM25ToolIndex:
 
     def _weak_forms_bound(self, forms: list[tuple[str, float]]) -> float:
         """What the weak words as written (request, date, function words) add at most."""
-        weak = query_weights.weak_terms([f for f, _ in forms], self._written_stages)
-        if weak is None:
-            return 0.0
-        ids = self._postings.forms
-        max_part = self._postings.max_part
-        return sum(
-            float(max_part[ids[f]]) * w
-            for (f, w), flag in zip(forms, weak, strict=True)
-            if flag and f in ids
-        )
+        ids, max_part = self._postings.forms, self._postings.max_part
+        return sum(float(max_part[ids[f]]) * w for f, w in forms if query_weights.is_weak(f))
 
     def _spelling_pass(
         self,

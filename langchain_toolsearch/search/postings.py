@@ -16,9 +16,10 @@ is :class:`~langchain_toolsearch.search.index.BM25ToolIndex`.
 Words as written (the ``exact_forms`` stage) live in the same arrays: built
 from a tokenizer with ``forms``, each written form whose postings differ
 from its term's (``starred`` and ``star`` both stem to ``star``) gets term
-postings of its own, counted over the same field lengths; a form that is
-the only one of its term, and only of it, shares its term's postings (the
-same numbers), so the arrays grow only by the words stemming conflates.
+postings of its own, counted over the same field lengths. A form that is
+the only one of its term (and of no other term) has exactly its term's
+postings: matching it as written would only count the term again, so it
+gets none, and the arrays grow only by the words stemming conflates.
 :attr:`Postings.forms` maps a written form to its term id.
 """
 
@@ -27,7 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property, partial
+from functools import cached_property
 from itertools import count
 from typing import TypeAlias
 
@@ -38,7 +39,7 @@ from langchain_toolsearch.search.fields import field_forms
 from langchain_toolsearch.search.protocol import ToolDocument
 from langchain_toolsearch.search.tokenize import BatchTokenizer
 
-__all__ = ["FieldWeights", "Postings", "WrittenScores", "idf"]
+__all__ = ["FieldWeights", "Postings", "idf"]
 
 _IntArray: TypeAlias = npt.NDArray[np.int64]
 _FloatArray: TypeAlias = npt.NDArray[np.float64]
@@ -50,50 +51,6 @@ FieldWeights: TypeAlias = tuple[float, float, float, float]
 def idf(df: int, n_docs: int) -> float:
     """Lucene's BM25 IDF: ``ln(1 + (N - df + 0.5) / (df + 0.5))``, always > 0."""
     return math.log1p((n_docs - df + 0.5) / (df + 0.5))
-
-
-@dataclass(frozen=True, eq=False)
-class WrittenScores:
-    """Plain BM25F of a query's written terms (``raw``), summed only for the documents asked.
-
-    A ranking reads the raw scores of the hits it yields, a few dozen, so
-    they are looked up in the written terms' postings (one binary search per
-    term and batch) instead of summed over every document; :meth:`array`
-    gives them all. The sums are the same floats either way (each document's
-    parts are added in the terms' order).
-    """
-
-    docs: npt.NDArray[np.int32]
-    weights: _FloatArray
-    spans: list[tuple[int, int]]
-    n_docs: int
-    full: _FloatArray | None = None
-    """Every document's raw score, when already summed (the weighted scores of a plain query)."""
-
-    def __getitem__(self, idx: _IntArray) -> _FloatArray:
-        """Raw scores of documents ``idx`` (shape ``idx.shape``)."""
-        if self.full is not None:
-            return self.full[idx]
-        out = np.zeros(idx.size, dtype=np.float64)
-        ids = idx.astype(np.int32)
-        for lo, hi in self.spans:
-            if hi > lo and ids.size:
-                post = self.docs[lo:hi]
-                at = np.minimum(np.searchsorted(post, ids), hi - lo - 1)
-                hit = post[at] == ids
-                out[hit] += self.weights[lo + at[hit]]
-        return out
-
-    def array(self) -> _FloatArray:
-        """Every document's raw score, shape ``(n_docs,)``."""
-        if self.full is not None:
-            return self.full
-        if not self.spans:
-            return np.zeros(self.n_docs, dtype=np.float64)
-        docs = np.concatenate([self.docs[lo:hi] for lo, hi in self.spans])
-        weights = np.concatenate([self.weights[lo:hi] for lo, hi in self.spans])
-        summed = np.bincount(docs, weights=weights, minlength=self.n_docs)
-        return summed.astype(np.float64, copy=False)
 
 
 @dataclass(frozen=True, eq=False)
@@ -111,8 +68,9 @@ class Postings:
         max_part: Each term's best posting weight (an upper bound of its part).
         n_docs: Number of documents (tools).
         k1: The saturation the weights were built with.
-        forms: Word as written -> term id (of its own postings, or its
-            term's when they are the same); empty when built without forms.
+        forms: Word as written -> term id of its own postings, for the
+            words whose stem the documents write in more than one way
+            (``star``, ``starred``); empty when built without forms.
     """
 
     vocab: dict[str, int]
@@ -204,7 +162,7 @@ class Postings:
         term_weights: list[float] | None = None,
         written: int = -1,
         forms: Sequence[tuple[str, float]] = (),
-    ) -> tuple[WrittenScores, _FloatArray, float]:
+    ) -> tuple[_FloatArray, _FloatArray, float]:
         """BM25 of every document: raw, weighted, and the best score reachable.
 
         ``terms[:written]`` are the query's own terms (all of them when
@@ -214,21 +172,21 @@ class Postings:
         same array when every weight is 1), in one pass over the postings.
         The best reachable score is that of the written terms, weighted.
         ``forms`` are the query's words as written with their weights (the
-        ``exact_forms`` stage), matched against :attr:`forms`: they add to
-        the weighted scores and to the best, in the same pass.
+        ``exact_forms`` stage), matched against :attr:`forms` (a word not
+        there is skipped): they add to the weighted scores and to the best,
+        in the same pass.
 
         Returns:
-            ``(raw, weighted, best)``: the raw scores (looked up per
-            document, :class:`WrittenScores`; ``raw.full is weighted`` when
-            the two are the same), an array of shape ``(n_docs,)`` and a float.
+            ``(raw, weighted, best)``: two arrays of shape ``(n_docs,)`` and a float.
         """
         n_docs = self.n_docs
         written = len(terms) if written < 0 else written
         ids = [self.vocab.get(t, -1) for t in terms]
         tw = term_weights or [1.0] * len(ids)
         if forms:
-            ids += [self.forms.get(f, -1) for f, _ in forms]
-            tw = [*tw, *(w for _, w in forms)]
+            known = [(self.forms[f], w) for f, w in forms if f in self.forms]
+            ids += [i for i, _ in known]
+            tw = [*tw, *(w for _, w in known)]
         term_idf, ptr = self._lists
         unseen = idf(0, n_docs)
         best = (self.k1 + 1.0) * sum(
@@ -252,27 +210,29 @@ class Postings:
                 lw[at] += w
             if n < written:
                 own = len(live)
-        spans = [(ptr[i], ptr[i + 1]) for i in live]
-        raw = partial(WrittenScores, self.docs, self.weights, spans[:own], n_docs)
         if not live:
             zeros = np.zeros(n_docs, dtype=np.float64)
-            return raw(zeros), zeros, best
+            return zeros, zeros, best
+        spans = [(ptr[i], ptr[i + 1]) for i in live]
         if len(live) == 1:
             (lo, hi), w = spans[0], lw[0]
             part = np.zeros(n_docs, dtype=np.float64)
             part[self.docs[lo:hi]] = self.weights[lo:hi]
-            if own and w == 1.0:
-                return raw(part), part, best
-            return raw(), part * w, best
+            raw = part if own else np.zeros(n_docs, dtype=np.float64)
+            return raw, (part if w == 1.0 else part * w), best
         docs = np.concatenate([self.docs[lo:hi] for lo, hi in spans])
         weights = np.concatenate([self.weights[lo:hi] for lo, hi in spans])
-        plain = own == len(live) and all(w == 1.0 for w in lw)
-        if not plain:  # each posting times its term's weight
-            weights = weights * np.repeat(lw, [hi - lo for lo, hi in spans])
-        weighted = np.bincount(docs, weights=weights, minlength=n_docs).astype(
+        own_end = sum(hi - lo for lo, hi in spans[:own])  # the written terms' postings
+        raw = np.bincount(docs[:own_end], weights=weights[:own_end], minlength=n_docs).astype(
             np.float64, copy=False
         )
-        return raw(weighted if plain else None), weighted, best
+        if all(w == 1.0 for w in lw):
+            if own == len(live):
+                return raw, raw, best
+        else:  # each posting times its term's weight
+            weights = weights * np.repeat(lw, [hi - lo for lo, hi in spans])
+        weighted = np.bincount(docs, weights=weights, minlength=n_docs)
+        return raw, weighted.astype(np.float64, copy=False), best
 
     @cached_property
     def _lists(self) -> tuple[list[float], list[int]]:
@@ -285,13 +245,14 @@ def _written_tokens(
 ) -> tuple[tuple[_IntArray, _IntArray], dict[str, int], int]:
     """The extra tokens of the words as written, their term ids, and the number of terms.
 
-    A form is its term's alias when that term has no other form and the
-    form no other term (their postings are the same); every other form gets
-    an id of its own from ``n_vocab`` on, and one extra token per token
+    A form whose term has no other form, and which is the form of no other
+    term, has exactly its term's postings and gets none of its own; every
+    other form gets an id from ``n_vocab`` on, and one extra token per token
     written so. Vectorised: no sort, no Python loop over tokens.
 
     Returns:
-        ``((token positions, their form ids), form -> term id, number of terms)``.
+        ``((token positions, their form ids), form -> term id, number of terms)``,
+        the forms with postings of their own only.
     """
     form_vocab = dict(zip(dict.fromkeys(written), count()))
     tok_form = np.fromiter(map(form_vocab.__getitem__, written), dtype=np.int64, count=len(written))
@@ -309,5 +270,6 @@ def _written_tokens(
     mine = np.flatnonzero(own)
     form_id[mine] = n_vocab + np.arange(mine.size, dtype=np.int64)
     at = np.flatnonzero(own[tok_form])
-    ids = dict(zip(form_vocab, form_id.tolist(), strict=True))
+    names = list(form_vocab)
+    ids = dict(zip([names[i] for i in mine.tolist()], form_id[mine].tolist(), strict=True))
     return (at, form_id[tok_form[at]]), ids, n_vocab + mine.size

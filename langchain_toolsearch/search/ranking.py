@@ -11,14 +11,14 @@ rest are if the caller keeps pulling.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Protocol, TypeAlias
+from typing import TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
 from langchain_toolsearch.search.protocol import ScoredTool, ToolDocument
 
-__all__ = ["RawScores", "first_batch", "ranked"]
+__all__ = ["first_batch", "ranked"]
 
 _FIRST_BATCH = 64
 _FAST_MIN_TOOLS = 2_048  # fewer scores: scan every hit (as cheap)
@@ -31,17 +31,9 @@ Keep: TypeAlias = Callable[[_IntArray, _FloatArray], _BoolArray]
 """Which hits of a batch (ids, rounded scores) are yielded; the rest are no hits."""
 
 
-class RawScores(Protocol):
-    """Raw scores looked up per batch of documents (an array, or summed on demand)."""
-
-    def __getitem__(self, idx: _IntArray, /) -> _FloatArray:
-        """The raw scores of documents ``idx``."""
-        ...
-
-
 def ranked(
     score: _FloatArray,
-    raw: RawScores,
+    raw: _FloatArray,
     name_order: _IntArray,
     documents: Sequence[ToolDocument],
     keep: Keep | None = None,
@@ -50,7 +42,7 @@ def ranked(
 
     Args:
         score: Scores (``>= 0``; above 1 counts as 1), one per document.
-        raw: Raw BM25 scores, looked up for the hits yielded.
+        raw: Raw BM25 scores, one per document.
         name_order: Per document id, its rank by name.
         documents: The indexed documents.
         keep: Which hits of a batch stay (the ``content_match`` stage); checked
@@ -126,7 +118,7 @@ def first_batch(score: _FloatArray) -> tuple[_IntArray, _FloatArray] | None:
 def _batch(
     idx: _IntArray,
     values: _FloatArray,
-    raw: RawScores,
+    raw: _FloatArray,
     name_order: _IntArray,
     documents: Sequence[ToolDocument],
     keep: Keep | None,

@@ -104,7 +104,7 @@ class SearchStages:
     spelling: bool = True
     """Correct or split/join unknown words when the ranking finds nothing."""
 
-    exact_weight: float = 0.5
+    exact_weight: float = 0.25
     """Weight of a word matched as written, on top of its stem's match."""
     request_weight: float = 0.25
     """Weight of a request word (``could``, ``help``, ``looking``)."""

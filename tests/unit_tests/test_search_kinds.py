@@ -347,6 +347,41 @@ def test_stemming_meets_inflections() -> None:
     assert _names(off, query) == []
 
 
+_STARS = [
+    ToolDocument("star_repository", "Star a GitHub repository."),
+    ToolDocument("list_starred_repositories", "List starred repositories of the user."),
+    ToolDocument("get_weather", "Current weather for a city."),
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("star the repository", "star_repository"),
+        ("starred repositories", "list_starred_repositories"),
+        ("show the repositories I starred", "list_starred_repositories"),
+    ],
+)
+def test_the_words_as_written_beat_a_sibling_stemming_conflates(query: str, expected: str) -> None:
+    assert _names(BM25ToolIndex.build(_STARS), query)[0] == expected
+    off = BM25ToolIndex.build(_STARS, stages=SearchStages().without("exact_forms"))
+    # stemmed, "star the repository" and "starred repositories" are the same query
+    assert _names(off, "star the repository") == _names(off, "starred repositories")
+    assert set(_names(off, query)[:2]) == {"star_repository", "list_starred_repositories"}
+
+
+def test_words_as_written_count_only_where_stemming_conflated_them() -> None:
+    index = BM25ToolIndex.build(_STARS)
+    forms = index._postings.forms
+    assert {"star", "starred", "repository", "repositories"} <= set(forms)
+    assert "weather" not in forms  # one written form: its stem's postings say it all
+    # the exact pass adds to the reachable best too: plain queries stay below exact names
+    for query in ("star the repository", "starred repositories", "weather"):
+        assert max(h.score for h in index.rank(query)) < 0.9
+    assert next(index.rank("star_repository")).score == 1.0  # exact names still win
+    assert next(index.rank("star repository")).score >= 0.9
+
+
 def test_request_phrasing_does_not_outvote_the_intent() -> None:
     docs = [
         ToolDocument("help_center", "Open the help center."),
