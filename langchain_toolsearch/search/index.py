@@ -34,7 +34,7 @@ Where it departs from textbook Okapi, and why:
   every query. Query terms the catalog has never seen still count in that
   maximum, so a half-gibberish query scores at most about half.
 * Query analysis on top of this core is a set of named stages (stemming,
-  request words, values, content match, name words, spelling), each switched by
+  exact forms, request words, values, content match, name words, spelling), each switched by
   :class:`~langchain_toolsearch.search.stages.SearchStages` with its weights
   declared there. ``raw_score`` stays plain BM25F of the written terms.
 * A query of only function words (``who am i``) has nothing for BM25's

@@ -26,7 +26,10 @@ Tool names are identifiers (``snake_case``, ``kebab-case``, ``camelCase``,
   (:class:`~langchain_toolsearch.search.stages.SearchStages`, ``stemming``),
   off with ``stemmed=False``. Stopwords are never stemmed, so dropping them
   is a plain filter; first-person pronouns fold to ``me`` (``who am i``
-  meets ``get_me``);
+  meets ``get_me``). The same pass gives each term's form as written
+  (:func:`tokenize_forms`, :meth:`BatchTokenizer.written`: the
+  ``exact_forms`` stage); what one chunk yields is
+  :mod:`~langchain_toolsearch.search.analysis`;
 * a Latin word with accents also yields its unaccented form (``résumé`` ->
   ``résumé``, ``resume``), and a hyphenated word with a part of one or two
   letters also yields the parts joined (``e-mail`` -> ``e``, ``mail``,
