@@ -23,7 +23,10 @@ The stages:
   "mixing exact search with stemming"; Lucene's ``KeywordRepeatFilter``):
   one tokenizing pass gives both forms, and the written forms share the
   stems' postings arrays
-  (:class:`~langchain_toolsearch.search.postings.Postings`). The
+  (:class:`~langchain_toolsearch.search.postings.Postings`). Only words
+  whose stem the library writes in more than one way count as written
+  (elsewhere the stem's match says it all); 0.25 was chosen on the tuning
+  sets (``docs/benchmarks.md``, round four). The
   store-backed index's own ranking (the store's vector similarity) has no
   lexical stages; with ``fuse_bm25`` its in-process BM25 part has them all.
 * ``request_words``: English words that frame a request to an assistant
