@@ -37,6 +37,7 @@ from langchain_toolsearch.search.stopwords import STOPWORDS
 
 __all__ = [
     "CAMEL_PIECES",
+    "KEY_SEPARATOR",
     "PLAIN_WORD",
     "SEPARATORS",
     "STEMMED_WORD",
@@ -47,6 +48,7 @@ __all__ = [
     "clear_word_caches",
     "entry",
     "identifier_terms",
+    "split_key",
     "stem",
 ]
 
@@ -250,11 +252,22 @@ def analyse(chunk: str, word: WordFn, plain: WordFn | None = None) -> Analysed:
 Entry: TypeAlias = tuple[
     tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]
 ]
-"""A chunk's terms: all, less the stopwords, its name-phrase words, then the first two as written.
+"""A chunk's terms: all, less the stopwords, its name-phrase words, all as written, and keys.
 
-The written forms are aligned with the terms one for one, and are the
-same tuple objects as the terms when no term differs from its written form.
+The written forms are aligned with the terms one for one; the keys with the
+terms less the stopwords, each its term or, where the word is written
+otherwise, ``term + KEY_SEPARATOR + written`` (:func:`split_key`). Both are
+the same tuple objects as the terms when no term differs from its written form.
 """
+
+KEY_SEPARATOR = "\x00"
+"""Between a term and its written form in a key (no term holds it)."""
+
+
+def split_key(key: str) -> tuple[str, str]:
+    """A key's term and written form (``("star", "starred")`` for ``star`` written ``starred``)."""
+    term, _, written = key.partition(KEY_SEPARATOR)
+    return term, written or term
 
 
 def entry(analysed: Analysed) -> Entry:
@@ -266,10 +279,12 @@ def entry(analysed: Analysed) -> Entry:
         content = tuple(t for t in terms if t not in STOPWORDS)
     if written is terms or written == terms:
         return terms, content, phrase, terms, content
-    if content is terms:
-        return terms, content, phrase, written, written
-    kept = tuple(w for t, w in zip(terms, written, strict=True) if t not in STOPWORDS)
-    return terms, content, phrase, written, kept
+    keys = tuple(
+        t if t == w else t + KEY_SEPARATOR + w
+        for t, w in zip(terms, written, strict=True)
+        if t not in STOPWORDS
+    )
+    return terms, content, phrase, written, keys
 
 
 def clear_word_caches() -> None:

@@ -11,13 +11,13 @@ fields) and :mod:`~langchain_toolsearch.search.name_match`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import chain, compress
-from typing import TypeAlias
+from itertools import chain
 
+from langchain_toolsearch.search.analysis import KEY_SEPARATOR
 from langchain_toolsearch.search.protocol import ToolDocument
 from langchain_toolsearch.search.tokenize import BatchTokenizer
 
-__all__ = ["Fields", "document_fields", "field_forms", "prime_fields", "searchable_names"]
+__all__ = ["document_fields", "field_keys", "prime_fields", "searchable_names"]
 
 
 def searchable_names(doc: ToolDocument) -> tuple[str, ...]:
@@ -27,30 +27,16 @@ def searchable_names(doc: ToolDocument) -> tuple[str, ...]:
     return (doc.name, *doc.aliases)
 
 
-Fields: TypeAlias = tuple[list[str], list[str], list[str], list[str]]
-"""Terms of a tool's name, description, parameter names and parameter texts."""
-
-
-def _name_terms(doc: ToolDocument, memo: BatchTokenizer) -> tuple[list[str], list[str]]:
-    """The distinct terms of the searchable names, and the first written form of each."""
+def _name_terms(doc: ToolDocument, memo: BatchTokenizer) -> list[str]:
     terms: list[str] = []
-    written: list[str] = []
     for name in searchable_names(doc):
         terms.extend(memo.tokenize_name(name))
-        if memo.forms:
-            written.extend(memo.written_name(name))
-    distinct = list(dict.fromkeys(terms))
-    if not memo.forms:
-        return distinct, distinct
-    if len(distinct) == len(terms):  # the common case: no repeats
-        return terms, written
-    first: dict[str, str] = {}
-    for term, form in zip(terms, written, strict=True):
-        first.setdefault(term, form)
-    return list(first), list(first.values())
+    return list(dict.fromkeys(terms))
 
 
-def document_fields(doc: ToolDocument, memo: BatchTokenizer | None = None) -> Fields:
+def document_fields(
+    doc: ToolDocument, memo: BatchTokenizer | None = None
+) -> tuple[list[str], list[str], list[str], list[str]]:
     """Terms of the name, description, parameter-name and parameter-text fields.
 
     A parameter term that the name or description already holds is left
@@ -59,36 +45,52 @@ def document_fields(doc: ToolDocument, memo: BatchTokenizer | None = None) -> Fi
     ``meeting`` again). ``memo`` shares tokenization across the documents
     of one build (parameter names and texts repeat across tools).
     """
-    return field_forms(doc, memo or BatchTokenizer())[0]
-
-
-def field_forms(doc: ToolDocument, memo: BatchTokenizer) -> tuple[Fields, Fields]:
-    """:func:`document_fields`, and each field's terms as written, aligned one for one.
-
-    The written forms come from ``memo`` (:meth:`BatchTokenizer.written`);
-    without its ``forms`` they are the terms (the same lists).
-    """
-    names, name_forms = _name_terms(doc, memo)
+    memo = memo or BatchTokenizer()
+    names = _name_terms(doc, memo)
     description = memo.tokenize(doc.description)
     own = set(names)
     pnames: list[str] = []
     ptexts: list[str] = []
-    forms = memo.forms
-    pname_forms: list[str] = [] if forms else pnames
-    ptext_forms: list[str] = [] if forms else ptexts
     for pname, ptext in doc.parameters:
         pterms = memo.tokenize_name(pname)
-        kept = None if own.isdisjoint(pterms) else [t not in own for t in pterms]
-        pnames.extend(pterms if kept is None else compress(pterms, kept))
+        pnames.extend(pterms if own.isdisjoint(pterms) else [t for t in pterms if t not in own])
         ptexts.extend(memo.tokenize(ptext))
-        if forms:
-            written = memo.written_name(pname)
-            pname_forms.extend(written if kept is None else compress(written, kept))
-            ptext_forms.extend(memo.written(ptext))
-    fields = (names, description, pnames, ptexts)
-    if not forms:
-        return fields, fields
-    return fields, (name_forms, memo.written(doc.description), pname_forms, ptext_forms)
+    return names, description, pnames, ptexts
+
+
+def _keyed(terms: list[str], written: list[str]) -> list[str]:
+    """Keys of aligned terms and written forms (``term`` or ``term + KEY_SEPARATOR + form``)."""
+    if terms is written or terms == written:
+        return terms
+    return [t if t == w else t + KEY_SEPARATOR + w for t, w in zip(terms, written, strict=True)]
+
+
+def field_keys(doc: ToolDocument, memo: BatchTokenizer) -> tuple[list[str], ...]:
+    """:func:`document_fields` as keys: each term with its form as written (``exact_forms``).
+
+    The same terms in the same fields (the name's distinct terms, each with
+    its first written form; parameter names less the name's terms), each a
+    key of :meth:`BatchTokenizer.keys`; with a ``memo`` without ``forms``,
+    :func:`document_fields`.
+    """
+    if not memo.forms:
+        return document_fields(doc, memo)
+    first: dict[str, str] = {}
+    for name in searchable_names(doc):
+        for term, form in zip(memo.tokenize_name(name), memo.written_name(name), strict=True):
+            first.setdefault(term, form)
+    names = [t if t == w else t + KEY_SEPARATOR + w for t, w in first.items()]
+    pnames: list[str] = []
+    ptexts: list[str] = []
+    for pname, ptext in doc.parameters:
+        pterms = memo.tokenize_name(pname)
+        keys = _keyed(pterms, memo.written_name(pname))
+        if first.keys().isdisjoint(pterms):
+            pnames.extend(keys)
+        else:
+            pnames.extend(k for t, k in zip(pterms, keys, strict=True) if t not in first)
+        ptexts.extend(memo.keys(ptext))
+    return names, memo.keys(doc.description), pnames, ptexts
 
 
 def prime_fields(documents: Sequence[ToolDocument], memo: BatchTokenizer) -> None:

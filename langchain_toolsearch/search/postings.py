@@ -30,12 +30,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import count
+from operator import itemgetter, methodcaller
 from typing import TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
-from langchain_toolsearch.search.fields import field_forms
+from langchain_toolsearch.search.analysis import KEY_SEPARATOR
+from langchain_toolsearch.search.fields import field_keys
 from langchain_toolsearch.search.protocol import ToolDocument
 from langchain_toolsearch.search.tokenize import BatchTokenizer
 
@@ -108,34 +110,32 @@ class Postings:
             The postings.
         """
         n_docs = len(documents)
-        terms: list[str] = []
-        written: list[str] = []  # the terms as written, with forms
+        terms: list[str] = []  # with forms: keys (term and form as written)
         seg: list[int] = []  # terms per (document, field), four per document
         for doc in documents:
-            fields, field_written = field_forms(doc, memo)
-            for field_terms in fields:
+            for field_terms in field_keys(doc, memo):
                 terms.extend(field_terms)
                 seg.append(len(field_terms))
-            if memo.forms:
-                for forms_of in field_written:
-                    written.extend(forms_of)
         seg_lens = np.asarray(seg, dtype=np.int64)
         tok_weight = np.repeat(np.tile(np.asarray(weights), n_docs), seg_lens)
         tok_doc = np.repeat(np.arange(n_docs, dtype=np.int64), seg_lens.reshape(-1, 4).sum(1))
         vocab = dict(zip(dict.fromkeys(terms), count()))  # ids in order of first use
         tok_term = np.fromiter(map(vocab.__getitem__, terms), dtype=np.int64, count=len(terms))
+        n_terms, forms = len(vocab), dict[str, int]()
+        if memo.forms:  # keys: each token's term and its form as written, split per key
+            vocab, tok_term, extra, forms = _split_keys(vocab, tok_term)
+            n_terms = len(vocab) + len(forms)
         # BM25F: each field's length is normalised against that field's average length
         field_lens = seg_lens.reshape(-1, 4).astype(np.float64)
         average = field_lens.mean(0) if n_docs else np.ones(4)
         average[average == 0] = 1.0
         field_norm = (1.0 - b + b * field_lens / average).ravel()
         tok_weight = tok_weight / np.repeat(field_norm, seg_lens)
-        n_terms, forms = len(vocab), dict[str, int]()
-        if memo.forms:  # the words as written: more tokens, over the same field lengths
-            extra, forms, n_terms = _written_tokens(written, tok_term, len(vocab))
-            tok_term = np.concatenate((tok_term, extra[1]))
-            tok_doc = np.concatenate((tok_doc, tok_doc[extra[0]]))
-            tok_weight = np.concatenate((tok_weight, tok_weight[extra[0]]))
+        if forms:  # the words as written: more tokens, over the same field lengths
+            at, form_ids = extra
+            tok_term = np.concatenate((tok_term, form_ids))
+            tok_doc = np.concatenate((tok_doc, tok_doc[at]))
+            tok_weight = np.concatenate((tok_weight, tok_weight[at]))
         live = tok_weight > 0
         if not live.all():
             tok_weight, tok_doc, tok_term = tok_weight[live], tok_doc[live], tok_term[live]
@@ -240,36 +240,38 @@ class Postings:
         return self.idf.tolist(), self.indptr.tolist()
 
 
-def _written_tokens(
-    written: list[str], tok_term: _IntArray, n_vocab: int
-) -> tuple[tuple[_IntArray, _IntArray], dict[str, int], int]:
-    """The extra tokens of the words as written, their term ids, and the number of terms.
+def _split_keys(
+    keys: dict[str, int], tok_key: _IntArray
+) -> tuple[dict[str, int], _IntArray, tuple[_IntArray, _IntArray], dict[str, int]]:
+    """Terms and written forms of keyed tokens: the term vocabulary, tokens, extra tokens, forms.
 
-    A form whose term has no other form, and which is the form of no other
-    term, has exactly its term's postings and gets none of its own; every
-    other form gets an id from ``n_vocab`` on, and one extra token per token
-    written so. Vectorised: no sort, no Python loop over tokens.
+    Each distinct key is a distinct (term, form as written) pair. A form
+    whose term has no other form, and which is the form of no other term,
+    has exactly its term's postings and gets none of its own; every other
+    form gets an id after the terms', and one extra token per token written
+    so. Work per distinct key, then vectorised over the tokens.
 
     Returns:
-        ``((token positions, their form ids), form -> term id, number of terms)``,
-        the forms with postings of their own only.
+        ``(term -> id, each token's term id, (token positions, their form
+        ids), form -> id)``, term ids in order of first use as without keys.
     """
+    split = list(map(methodcaller("partition", KEY_SEPARATOR), keys))
+    terms = list(map(itemgetter(0), split))
+    written = [w or t for t, _, w in split]
+    vocab = dict(zip(dict.fromkeys(terms), count()))
     form_vocab = dict(zip(dict.fromkeys(written), count()))
-    tok_form = np.fromiter(map(form_vocab.__getitem__, written), dtype=np.int64, count=len(written))
-    n_forms = len(form_vocab)
-    term_of = np.zeros(n_forms, dtype=np.int64)
-    term_of[tok_form] = tok_term  # one of each form's terms (the last written)
-    torn = term_of[tok_form] != tok_term  # a token whose form belongs to several terms
-    shared = np.zeros(n_forms, dtype=bool)
-    shared[tok_form[torn]] = True
-    forms_per_term = np.bincount(term_of, minlength=n_vocab)
-    crowded = forms_per_term > 1
-    crowded[tok_term[torn]] = True
-    own = shared | crowded[term_of]
-    form_id = term_of.copy()
+    term_of = np.fromiter(map(vocab.__getitem__, terms), dtype=np.int64, count=len(terms))
+    form_of = np.fromiter(map(form_vocab.__getitem__, written), dtype=np.int64, count=len(terms))
+    crowded = (np.bincount(term_of, minlength=len(vocab))[term_of] > 1) | (
+        np.bincount(form_of, minlength=len(form_vocab))[form_of] > 1
+    )
+    own = np.zeros(len(form_vocab), dtype=bool)
+    own[form_of[crowded]] = True
     mine = np.flatnonzero(own)
-    form_id[mine] = n_vocab + np.arange(mine.size, dtype=np.int64)
-    at = np.flatnonzero(own[tok_form])
+    form_id = np.full(len(form_vocab), -1, dtype=np.int64)
+    form_id[mine] = len(vocab) + np.arange(mine.size, dtype=np.int64)
+    tok_form = form_id[form_of[tok_key]]
+    at = np.flatnonzero(tok_form >= 0)
     names = list(form_vocab)
-    ids = dict(zip([names[i] for i in mine.tolist()], form_id[mine].tolist(), strict=True))
-    return (at, form_id[tok_form[at]]), ids, n_vocab + mine.size
+    forms = dict(zip([names[i] for i in mine.tolist()], form_id[mine].tolist(), strict=True))
+    return vocab, term_of[tok_key], (at, tok_form[at]), forms

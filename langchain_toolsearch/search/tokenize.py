@@ -167,7 +167,7 @@ _is_none = partial(is_, None)
 _CONTENT = itemgetter(1)
 _PHRASE = itemgetter(2)
 _ALL_WRITTEN = itemgetter(3)
-_CONTENT_WRITTEN = itemgetter(4)
+_KEYS = itemgetter(4)
 
 
 def clear_caches() -> None:
@@ -263,27 +263,30 @@ class BatchTokenizer:
     every build churn it. Whole texts are memoised too, since parameter
     names and descriptions repeat across tools. Results are shared between
     calls: do not mutate them. Same terms as the module functions. With
-    ``forms``, :meth:`written` and :meth:`written_name` give each text's
-    terms as written from the same pass (the ``exact_forms`` stage).
+    ``forms`` (the ``exact_forms`` stage), :meth:`keys` gives a text's
+    terms with their forms as written, and :meth:`written_name` a name's
+    terms as written, from the same pass.
     """
 
-    __slots__ = ("_cache", "_chunks", "_forms", "_names", "_phrases", "_prose", "_written")
+    __slots__ = ("_cache", "_chunks", "_forms", "_keys", "_names", "_phrases", "_prose", "_written")
 
     def __init__(self, *, stemmed: bool = True, forms: bool = False) -> None:
         """A memo for one build.
 
         Args:
             stemmed: Stem ASCII words (the ``stemming`` stage).
-            forms: Also keep each text's terms as written (with ``stemmed``;
-                without it the terms are as written).
+            forms: Also give the terms' forms as written (with ``stemmed``;
+                without it the terms are as written). Primed prose is then
+                kept as :meth:`keys` only (:meth:`tokenize` joins it again).
         """
         self._cache = _CACHE if stemmed else _PLAIN_CACHE
         self._forms = forms and stemmed
         self._chunks: dict[str, Entry] = {}
         self._prose: dict[str, list[str]] = {}
+        self._keys: dict[str, list[str]] = {}
         self._names: dict[str, list[str]] = {}
         self._phrases: dict[str, tuple[str, ...]] = {}
-        self._written: tuple[dict[str, list[str]], dict[str, list[str]]] = ({}, {})
+        self._written: dict[str, list[str]] = {}
 
     @property
     def forms(self) -> bool:
@@ -293,15 +296,16 @@ class BatchTokenizer:
     def prime(self, prose: Iterable[str], names: Iterable[str]) -> None:
         """Tokenize many texts at once, as :meth:`tokenize` and :meth:`tokenize_name` would.
 
-        Later calls for these texts (and :meth:`name_phrase` for ``names``,
-        :meth:`written` and :meth:`written_name` with ``forms``) are
-        answered from the memo. In bulk, each distinct chunk is analysed
-        once and each text is joined from them at C speed: a good part of a
-        build's time was the per-text calls.
+        Later calls for these texts (and :meth:`name_phrase` for ``names``;
+        with ``forms``, :meth:`keys` for ``prose`` instead of :meth:`tokenize`,
+        and :meth:`written_name`) are answered from the memo. In bulk, each
+        distinct chunk is analysed once and each text is joined from them at
+        C speed: a good part of a build's time was the per-text calls.
         """
         chunks, shared, fresh = self._chunks, self._cache.current.get, self._cache.analyse
+        prose_memo, prose_part = (self._keys, _KEYS) if self._forms else (self._prose, _CONTENT)
         for texts, memo, part, name in (
-            (prose, self._prose, _CONTENT, False),
+            (prose, prose_memo, prose_part, False),
             (names, self._names, _ALL, True),
         ):
             todo = [t for t in dict.fromkeys(texts) if t not in memo]
@@ -313,24 +317,15 @@ class BatchTokenizer:
             terms = self._part_of(distinct, part)
             joined = [list(chain.from_iterable(map(terms, c))) for c in lists]
             memo.update(zip(todo, joined, strict=True))
-            if name:
-                words = self._part_of(distinct, _PHRASE)
-                phrases = [tuple(chain.from_iterable(map(words, c))) for c in lists]
-                self._phrases.update(zip(todo, phrases, strict=True))
-            if self._forms:  # only texts with a chunk whose forms differ are joined again
-                differ = {c for c in distinct if chunks[c][3] is not chunks[c][0]}
-                forms = self._part_of(distinct, _ALL_WRITTEN if name else _CONTENT_WRITTEN)
-                same = map(differ.isdisjoint, lists)
-                self._written[name].update(
-                    zip(
-                        todo,
-                        [
-                            j if s else list(chain.from_iterable(map(forms, c)))
-                            for s, c, j in zip(same, lists, joined, strict=True)
-                        ],
-                        strict=True,
-                    )
-                )
+            if not name:
+                continue
+            words = self._part_of(distinct, _PHRASE)
+            phrases = [tuple(chain.from_iterable(map(words, c))) for c in lists]
+            self._phrases.update(zip(todo, phrases, strict=True))
+            if self._forms:  # a name's words as written (names are few words)
+                forms = self._part_of(distinct, _ALL_WRITTEN)
+                written = [list(chain.from_iterable(map(forms, c))) for c in lists]
+                self._written.update(zip(todo, written, strict=True))
 
     def _part_of(
         self, chunks: list[str], part: Callable[[Entry], tuple[str, ...]]
@@ -350,40 +345,40 @@ class BatchTokenizer:
                 memo[chunk] = shared(chunk) or fresh(chunk)
         return list(map(memo.__getitem__, chunks))
 
-    def tokenize(self, text: str) -> list[str]:
-        """``tokenize(text)``: terms without stopwords."""
-        found = self._prose.get(text)
-        if found is None:
-            entries = self._lookup(_chunks(text))
-            found = self._prose[text] = list(chain.from_iterable(map(_CONTENT, entries)))
-        return found
-
-    def tokenize_name(self, name: str) -> list[str]:
-        """``tokenize_name(name)``: terms with stopwords."""
-        found = self._names.get(name)
-        if found is None:
-            entries = self._lookup(_chunks(name))
-            found = self._names[name] = list(chain.from_iterable(map(_ALL, entries)))
-        return found
-
-    def written(self, text: str) -> list[str]:
-        """The terms of :meth:`tokenize` as written, aligned one for one."""
-        return self._written_of(text, name=False)
-
-    def written_name(self, name: str) -> list[str]:
-        """The terms of :meth:`tokenize_name` as written, aligned one for one."""
-        return self._written_of(name, name=True)
-
-    def _written_of(self, text: str, *, name: bool) -> list[str]:
-        if not self._forms:
-            return self.tokenize_name(text) if name else self.tokenize(text)
-        memo = self._written[name]
+    def _joined(
+        self, memo: dict[str, list[str]], text: str, part: Callable[[Entry], tuple[str, ...]]
+    ) -> list[str]:
         found = memo.get(text)
         if found is None:
             entries = self._lookup(_chunks(text))
-            part = _ALL_WRITTEN if name else _CONTENT_WRITTEN
             found = memo[text] = list(chain.from_iterable(map(part, entries)))
         return found
+
+    def tokenize(self, text: str) -> list[str]:
+        """``tokenize(text)``: terms without stopwords."""
+        return self._joined(self._prose, text, _CONTENT)
+
+    def tokenize_name(self, name: str) -> list[str]:
+        """``tokenize_name(name)``: terms with stopwords."""
+        return self._joined(self._names, name, _ALL)
+
+    def keys(self, text: str) -> list[str]:
+        """:meth:`tokenize`'s terms with their forms as written, one key per term.
+
+        A key is the term, or ``term + KEY_SEPARATOR + written`` where the
+        word is written otherwise
+        (:func:`~langchain_toolsearch.search.analysis.split_key`); without
+        ``forms``, the terms.
+        """
+        if not self._forms:
+            return self.tokenize(text)
+        return self._joined(self._keys, text, _KEYS)
+
+    def written_name(self, name: str) -> list[str]:
+        """The terms of :meth:`tokenize_name` as written, aligned one for one."""
+        if not self._forms:
+            return self.tokenize_name(name)
+        return self._joined(self._written, name, _ALL_WRITTEN)
 
     def name_phrase(self, name: str) -> tuple[str, ...]:
         """``name_phrase(name)``."""

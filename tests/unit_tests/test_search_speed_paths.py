@@ -21,7 +21,7 @@ import pytest
 from langchain_toolsearch._bulk import collector_paused
 from langchain_toolsearch.search import analysis
 from langchain_toolsearch.search import tokenize as tokenize_module
-from langchain_toolsearch.search.analysis import PLAIN_WORD, STEMMED_WORD
+from langchain_toolsearch.search.analysis import PLAIN_WORD, STEMMED_WORD, split_key
 from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument, name_key
 from langchain_toolsearch.search.name_match import NameMatcher, literal
 from langchain_toolsearch.search.ranking import first_batch
@@ -67,15 +67,16 @@ def test_forms_as_written_come_from_the_same_pass_aligned_with_the_terms(text: s
     every, written = tokenize_forms(text)
     assert every == tokenize(text, keep_stopwords=True)
     assert written == tokenize(text, keep_stopwords=True, stemmed=False)
+    pairs = list(zip(tokenize(text), tokenize(text, stemmed=False), strict=True))
     batch = BatchTokenizer(forms=True)
     batch.prime([text], [text])
     for _ in range(2):  # primed, then from the memo
-        assert batch.written(text) == tokenize(text, stemmed=False)
+        assert [split_key(k) for k in batch.keys(text)] == pairs
         assert batch.written_name(text) == tokenize(text, keep_stopwords=True, stemmed=False)
-        assert len(batch.written(text)) == len(batch.tokenize(text))
+        assert batch.tokenize(text) == tokenize(text)  # joined again when asked
     unprimed = BatchTokenizer(forms=True)
-    assert unprimed.written(text) == tokenize(text, stemmed=False)
-    assert BatchTokenizer().written(text) == tokenize(text)  # no forms: the terms
+    assert [split_key(k) for k in unprimed.keys(text)] == pairs
+    assert BatchTokenizer().keys(text) == tokenize(text)  # no forms: the terms
 
 
 def test_primed_batch_tokenizer_gives_the_module_functions_terms() -> None:
