@@ -232,8 +232,14 @@ async def test_a_killed_server_is_restarted_and_the_call_goes_through(
     [pid] = starts(log)
     os.kill(pid, signal.SIGKILL)
     assert wait_until(lambda: not alive(pid))
-    # the request never reached the dead server: sent again on a new session
+    # Once the client has seen the exit (its stream closed), the request surely never
+    # reached the dead server and is sent again on a new session. A call that wins the
+    # race against that notice (a busy machine) may have been read by the server: it is
+    # reported, never sent twice, and the next call starts the one new server.
     answer = text(await tools["p_pid"].ainvoke({}))
+    if not answer.isdigit():
+        assert "connection" in answer.lower() and len(starts(log)) == 1, answer
+        answer = text(await tools["p_pid"].ainvoke({}))
     [_, new_pid] = starts(log)
     assert answer == str(new_pid) != str(pid)
     assert pool.stats().reconnects == 1
