@@ -48,6 +48,7 @@ __all__ = [
     "clear_word_caches",
     "entry",
     "identifier_terms",
+    "make_key",
     "split_key",
     "stem",
 ]
@@ -264,6 +265,11 @@ KEY_SEPARATOR = "\x00"
 """Between a term and its written form in a key (no term holds it)."""
 
 
+def make_key(term: str, written: str) -> str:
+    """The key of ``term`` written ``written``: the term alone when they are the same."""
+    return term if term == written else term + KEY_SEPARATOR + written
+
+
 def split_key(key: str) -> tuple[str, str]:
     """A key's term and written form (``("star", "starred")`` for ``star`` written ``starred``)."""
     term, _, written = key.partition(KEY_SEPARATOR)
@@ -279,11 +285,7 @@ def entry(analysed: Analysed) -> Entry:
         content = tuple(t for t in terms if t not in STOPWORDS)
     if written is terms or written == terms:
         return terms, content, phrase, terms, content
-    keys = tuple(
-        t if t == w else t + KEY_SEPARATOR + w
-        for t, w in zip(terms, written, strict=True)
-        if t not in STOPWORDS
-    )
+    keys = tuple(make_key(t, w) for t, w in zip(terms, written, strict=True) if t not in STOPWORDS)
     return terms, content, phrase, written, keys
 
 

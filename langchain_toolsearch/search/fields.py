@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import chain
 
-from langchain_toolsearch.search.analysis import KEY_SEPARATOR
+from langchain_toolsearch.search.analysis import make_key
 from langchain_toolsearch.search.protocol import ToolDocument
 from langchain_toolsearch.search.tokenize import BatchTokenizer
 
@@ -59,10 +59,10 @@ def document_fields(
 
 
 def _keyed(terms: list[str], written: list[str]) -> list[str]:
-    """Keys of aligned terms and written forms (``term`` or ``term + KEY_SEPARATOR + form``)."""
+    """Keys of aligned terms and written forms (``make_key`` of each pair)."""
     if terms is written or terms == written:
         return terms
-    return [t if t == w else t + KEY_SEPARATOR + w for t, w in zip(terms, written, strict=True)]
+    return list(map(make_key, terms, written))
 
 
 def field_keys(doc: ToolDocument, memo: BatchTokenizer) -> tuple[list[str], ...]:
@@ -79,7 +79,7 @@ def field_keys(doc: ToolDocument, memo: BatchTokenizer) -> tuple[list[str], ...]
     for name in searchable_names(doc):
         for term, form in zip(memo.tokenize_name(name), memo.written_name(name), strict=True):
             first.setdefault(term, form)
-    names = [t if t == w else t + KEY_SEPARATOR + w for t, w in first.items()]
+    names = list(map(make_key, first, first.values()))
     pnames: list[str] = []
     ptexts: list[str] = []
     for pname, ptext in doc.parameters:

@@ -30,13 +30,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import count
-from operator import itemgetter, methodcaller
+from operator import itemgetter
 from typing import TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
-from langchain_toolsearch.search.analysis import KEY_SEPARATOR
+from langchain_toolsearch.search.analysis import split_key
 from langchain_toolsearch.search.fields import field_keys
 from langchain_toolsearch.search.protocol import ToolDocument
 from langchain_toolsearch.search.tokenize import BatchTokenizer
@@ -255,9 +255,9 @@ def _split_keys(
         ``(term -> id, each token's term id, (token positions, their form
         ids), form -> id)``, term ids in order of first use as without keys.
     """
-    split = list(map(methodcaller("partition", KEY_SEPARATOR), keys))
+    split = list(map(split_key, keys))
     terms = list(map(itemgetter(0), split))
-    written = [w or t for t, _, w in split]
+    written = list(map(itemgetter(1), split))
     vocab = dict(zip(dict.fromkeys(terms), count()))
     form_vocab = dict(zip(dict.fromkeys(written), count()))
     term_of = np.fromiter(map(vocab.__getitem__, terms), dtype=np.int64, count=len(terms))
