@@ -49,6 +49,7 @@ suite uses to check the report's shape; its timings mean little.
 
 from __future__ import annotations
 
+import functools
 import gc
 import itertools
 import statistics
@@ -64,7 +65,7 @@ from typing import Any, TextIO
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from benchmarks.baseline import baseline_bm25okapi_search
+from benchmarks.baseline import Bm25sBaseline, baseline_bm25okapi_search
 from benchmarks.bounds import bounds_section
 from benchmarks.datasets import (
     EvalQuery,
@@ -274,14 +275,16 @@ def _real_mcp_quality(rep: _Report, github: list[ToolDef], toolsdk: list[ToolDef
 def _ours_and_baseline(
     title: str, tools: list[ToolDef], queries: Sequence[EvalQuery]
 ) -> tuple[ToolLibrary, list[list[object]]]:
-    """The library of ``tools`` and the quality rows of our BM25 and rank-bm25's Okapi."""
+    """The library of ``tools`` and the quality rows of our BM25, rank-bm25's Okapi and bm25s."""
     library = ToolLibrary([t.to_tool() for t in tools])
     index = BM25ToolIndex.build(library.documents())
     ours = evaluate(index_search(library, index), queries)
     baseline = evaluate(baseline_bm25okapi_search(tools), queries)
+    fast = evaluate(Bm25sBaseline(tools), queries)
     return library, [
         _quality_row(f"{title}: toolsearch BM25", ours),
         _quality_row(f"{title}: rank-bm25 BM25Okapi", baseline),
+        _quality_row(f"{title}: bm25s (stemmed, stopwords)", fast),
     ]
 
 
@@ -394,42 +397,43 @@ def _speed(
         p50, p95 = _timed_top5(index, texts)
         del index
         gc.collect()
-        names = [t.name for t in tools]
-        started = time.perf_counter()
-        corpus = [f"{t.name} {t.description}".lower().split() for t in tools]
-        okapi = BM25Okapi(corpus)
-        base_build = time.perf_counter() - started
-        del corpus
         sample = cfg.baseline_samples.get(size)
         step = max(1, len(texts) // sample) if sample else 1
         picked = texts[::step][: sample or len(texts)]
-        base_lat: list[float] = []
-        for text in picked:
-            started = time.perf_counter()
-            okapi.get_top_n(text.lower().split(), names, n=5)
-            base_lat.append(time.perf_counter() - started)
-        b50, b95 = _percentiles(base_lat)
+        names = [t.name for t in tools]
+        started = time.perf_counter()
+        okapi = BM25Okapi([f"{t.name} {t.description}".lower().split() for t in tools])
+        okapi_build = time.perf_counter() - started
+        o50, o95 = _percentiles(_latencies(functools.partial(_okapi_top5, okapi, names), picked))
         del okapi
+        gc.collect()
+        fast_build, fast = _time_bm25s_build(tools, 3 if size <= 20_000 else 1)
+        f50, f95 = _percentiles(_latencies(functools.partial(fast, k=5), texts))
+        del fast
         gc.collect()
         rows.append(
             [
                 f"{size:,}",
                 f"{build:.2f} s",
                 api,
-                f"{base_build:.2f} s",
-                _ms(p50),
-                _ms(p95),
-                f"{_ms(b50)} / {_ms(b95)} (n={len(picked):,})",
-                f"{b50 / p50:.0f}x",
+                f"{fast_build:.2f} s",
+                f"{okapi_build:.2f} s",
+                f"{_ms(p50)} / {_ms(p95)}",
+                f"{_ms(f50)} / {_ms(f95)}",
+                f"{_ms(o50)} / {_ms(o95)} (n={len(picked):,})",
+                f"{p50 / f50:.2f}",
             ]
         )
     mean_chars = np.mean([len(t) for t in texts])
     rep.line(
-        f"Top-5 search over {len(texts):,} BFCL queries (mean {mean_chars:.0f} characters); "
-        "rank-bm25 = BM25Okapi(whitespace tokens of name + description).get_top_n. "
+        f"Top-5 search over {len(texts):,} BFCL queries (mean {mean_chars:.0f} characters). "
         "build = the BM25 index from documents; API build = "
         "ToolSearchMiddleware(tools=[BaseTool, ...]) (library, documents and index; "
-        f"up to {_API_BUILD_MAX:,} tools). Medians of 3 builds, cold tokenizer caches."
+        f"up to {_API_BUILD_MAX:,} tools). Medians of 3 builds, cold tokenizer caches. "
+        "bm25s = BM25() over its stemmed, stopped tokens of name + description, "
+        "tokenize + retrieve(k=5) per query, all queries (Bm25sBaseline); "
+        "rank-bm25 = BM25Okapi(whitespace tokens).get_top_n, on a sample. "
+        "Last column: our p50 / bm25s's p50 in this run (below 1 = faster)."
     )
     rep.line()
     rep.table(
@@ -437,14 +441,43 @@ def _speed(
             "tools",
             "build",
             "API build",
+            "bm25s build",
             "rank-bm25 build",
-            "search p50 ms",
-            "search p95 ms",
+            "search p50 / p95 ms",
+            "bm25s p50 / p95 ms",
             "rank-bm25 p50 / p95 ms",
-            "p50 speed-up",
+            "p50 vs bm25s",
         ],
         rows,
     )
+
+
+def _time_bm25s_build(tools: Sequence[ToolDef], repeats: int) -> tuple[float, Bm25sBaseline]:
+    """Median seconds of ``Bm25sBaseline(tools)`` (tokenizing included), and the last one."""
+    times: list[float] = []
+    fast: Bm25sBaseline | None = None
+    for _ in range(repeats):
+        fast = None
+        gc.collect()
+        started = time.perf_counter()
+        fast = Bm25sBaseline(tools)
+        times.append(time.perf_counter() - started)
+    assert fast is not None
+    return statistics.median(times), fast
+
+
+def _okapi_top5(okapi: Any, names: list[str], text: str) -> list[str]:
+    return list(okapi.get_top_n(text.lower().split(), names, n=5))
+
+
+def _latencies(search: Callable[[str], object], texts: Sequence[str]) -> list[float]:
+    """Seconds of ``search(text)`` for each of ``texts``."""
+    out: list[float] = []
+    for text in texts:
+        started = time.perf_counter()
+        search(text)
+        out.append(time.perf_counter() - started)
+    return out
 
 
 def _cost(rep: _Report, bfcl: list[ToolDef], github: list[ToolDef]) -> None:

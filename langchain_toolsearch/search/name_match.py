@@ -80,6 +80,8 @@ class NameMatcher:
                 for written in dict.fromkeys(map(literal, all_names)):
                     literal_names.setdefault(written, []).append(i)
             self._words.append(words)
+        for ending in self._endings.values():  # longest first: a search stops at shorter ones
+            ending.sort(key=lambda hit: -len(hit[1]))
         self._name_pairs = frozenset(pairs)
 
     def content_terms(self, every: list[str]) -> list[str]:
@@ -110,7 +112,9 @@ class NameMatcher:
         (also when the query's function words kept it from being an exact-name
         hit: "create an issue") and ``create.issue``'s aliases, but not
         ``create_issue_comment``.
-        Checks at most 5,000 names ending in the last word.
+        Checks at most 5,000 names ending in the last word, longest first,
+        and none shorter than the query's words without stopwords (a sentence
+        costs nothing).
 
         Args:
             words: A query's name-phrase words (``name_phrase(query)``).
@@ -121,6 +125,8 @@ class NameMatcher:
         core = tuple(w for w in words if w not in STOPWORDS)  # "create a pull request"
         hits: dict[int, None] = {}
         for i, phrase in self._endings.get(words[-1], ())[:_MAX_ENDINGS]:
+            if len(phrase) < len(core):  # this and the rest (shorter) cannot end in the words
+                break
             if len(phrase) >= size and phrase[-size:] == words:
                 hits[i] = None
             elif core != words:

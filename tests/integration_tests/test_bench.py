@@ -52,12 +52,19 @@ def test_bench_quick_prints_every_section() -> None:
     )
     assert same is not None and float(same.group(1)) > 0
     assert "Loaded by the import: no config, mcp or embeddings." in out
-    quality = re.findall(r"\| (BFCL[^|]*): (toolsearch BM25|rank-bm25 BM25Okapi) \|([^\n]*)", out)
-    assert len(quality) == 4
+    quality = re.findall(
+        r"\| (BFCL[^|]*): (toolsearch BM25|rank-bm25 BM25Okapi|bm25s \(stemmed, stopwords\)) "
+        r"\|([^\n]*)",
+        out,
+    )
+    assert len(quality) == 6
     for _, _, cells in quality:
         values = [float(v) for v in re.findall(r"\d\.\d{3}", cells)]
         assert len(values) == 4 and all(0.0 <= v <= 1.0 for v in values)
     assert re.search(r"\| 1,000 \| [\d.]+ s \|", out)  # speed row with its build time
+    versus = re.findall(r"\| [\d,]+ \| [\d.]+ s \| [^|]+ \| ([\d.]+) s \|.* \| ([\d.]+) \|\n", out)
+    assert len(versus) == 2  # --quick: 1,000 and 3,000 tools, bm25s build and p50 ratio
+    assert all(float(build) > 0 and float(ratio) > 0 for build, ratio in versus)
     assert re.search(r"\| GitHub MCP server \(117 tools\) \|", out)
     assert re.search(r"\| BFCL \(1,437 tools\) \| [\d,]+ \|", out)
     assert "ToolSearchMiddleware.wrap_model_call" in out and "ToolSearchNode.invoke" in out

@@ -183,6 +183,48 @@ def test_name_matcher_keys_with_and_without_aliases() -> None:
     assert matcher._literal_names == written
 
 
+def test_ending_docs_stopping_at_shorter_names_gives_the_plain_definitions_hits() -> None:
+    # names of mixed lengths, listed short first: the matcher checks longest first and
+    # stops below the query's length without stopwords
+    rnd = random.Random(5)
+    words = ["create", "issue", "a", "the", "pull", "request", "get", "me", "of"]
+    names = ["_".join(rnd.choices(words, k=rnd.randint(1, 7))) for _ in range(3_000)]
+    names += ["github__create_issue", "create_an_issue", "issue", "get_me", "the_issue"]
+    docs = [
+        ToolDocument(name=f"{n}_{i}" if i % 3 else n, description="") for i, n in enumerate(names)
+    ]
+    memo = BatchTokenizer()
+    matcher = NameMatcher(docs, memo)
+    phrases = [memo.name_phrase(d.name) for d in docs]
+    stop = tokenize_module.STOPWORDS
+
+    def plain(asked: tuple[str, ...]) -> set[int]:
+        core = tuple(w for w in asked if w not in stop)
+        found = set()
+        for i, phrase in enumerate(phrases):
+            bare = tuple(w for w in phrase if w not in stop)
+            if (
+                len(phrase) >= 2
+                and phrase[-1] == asked[-1]
+                and (
+                    phrase[-len(asked) :] == asked
+                    or (core != asked and len(bare) >= len(core) and bare[-len(core) :] == core)
+                )
+            ):
+                found.add(i)
+        return found
+
+    queries = ["create an issue", "issue", "get me", "the pull request of the issue"]
+    queries += [" ".join(rnd.choices(words, k=rnd.randint(1, 9))) for _ in range(300)]
+    for query in queries:
+        asked = name_phrase(query)
+        if not asked or stop.issuperset(asked):
+            continue
+        hits = matcher.ending_docs(asked)
+        assert len(hits) == len(set(hits))
+        assert set(hits) == plain(asked), query
+
+
 def test_name_keys_of_plain_names_take_the_general_paths_result() -> None:
     def normalised(text: str) -> str:  # the general path of name_key
         lowered = unicodedata.normalize("NFKC", text).strip().lower()
