@@ -74,9 +74,9 @@ def test_bench_quick_prints_every_section() -> None:
     assert warm and float(warm.group(1).replace(",", "")) > 0
     assert re.search(r"\| plain step \| [\d,.]+ \| 1\.0 \|", out)
     assert re.search(r"\| 0 after the sweep \| [\d.]+ KB \|", out)
-    # real MCP catalogs with their own query sets, ours and the baseline
+    # real MCP catalogs with their own query sets: ours and the two baselines
     real = re.findall(r"\| (GitHub MCP|ToolSDK registry) \(([\d,]+) tools, (\d+) queries\): ", out)
-    assert len(real) == 4 and all(int(n) > 0 for _, _, n in real)
+    assert len(real) == 6 and all(int(n) > 0 for _, _, n in real)
     # each search stage on and off, on the tuning sets and the validation set
     for setting in ("all stages on", "stemming off", "spelling off", "core only"):
         assert re.search(rf"\| {setting}[^|]* \|( \d\.\d{{3}} / \d\.\d{{3}} \|){{4}}", out), setting
