@@ -1,0 +1,115 @@
+"""The issue-20 search surface probed as a user and as an attacker: an embedding model that
+fails, hostile ``search_tools`` arguments, filters that hide most of a library.
+
+Each test pins a defect found by probing (it failed before its fix).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, ClassVar
+
+import pytest
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langchain_core.tools import BaseTool, StructuredTool
+
+from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode
+from tests.support.fakes import ai, by_id, call
+from tests.support.library_fixtures import library
+from tests.support.toolsearch_harness import build, cfg, form_param, mode_param
+
+# -- embeddings that fail at search time -----------------------------------------------------
+
+
+class _DownAtQueryTime(DeterministicFakeEmbedding):
+    """Embeds the library, then the service goes down (the message carries a key)."""
+
+    def embed_query(self, text: str) -> list[float]:
+        raise ConnectionError("embedding service down: api_key=sk-live-0123456789abcdef")
+
+    async def aembed_query(self, text: str) -> list[float]:
+        raise ConnectionError("embedding service down: api_key=sk-live-0123456789abcdef")
+
+
+class _WrongSize(DeterministicFakeEmbedding):
+    """Query vectors of another size than the documents' (a model swapped under a cache)."""
+
+    def embed_query(self, text: str) -> list[float]:
+        return [0.5] * (self.size + 3)
+
+
+class _DownAfterStart(DeterministicFakeEmbedding):
+    """Embeds the static library at construction; every later call fails."""
+
+    calls: ClassVar[int] = 0
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        type(self).calls += 1
+        if type(self).calls > 1:
+            raise ConnectionError("embedding service down")
+        return super().embed_documents(texts)
+
+
+def _own_tools(config: Any) -> list[BaseTool]:
+    return [
+        StructuredTool.from_function(
+            func=lambda city="": city, name="own_forecast", description="Own weather forecast"
+        )
+    ]
+
+
+@form_param
+@mode_param
+@pytest.mark.parametrize("embeddings", [_DownAtQueryTime, _WrongSize])
+async def test_a_failing_embedding_model_leaves_the_search_to_bm25(
+    form: str, mode: str, embeddings: type, caplog: pytest.LogCaptureFixture
+) -> None:
+    steps = [
+        ai(call("search_tools", {"query": "weather"}, "s1")),
+        ai(call("search_tools", {"queries": ["weather", "send email"]}, "s2")),
+        ai(content="ok"),
+    ]
+    h = build(form, steps, embeddings=embeddings(size=16))
+    with caplog.at_level(logging.DEBUG, logger="langchain_toolsearch"):
+        out = await h.run("go", cfg(), mode)  # raised ConnectionError / ValueError before
+    msgs = by_id(out)
+    assert msgs["s1"].status == "success"
+    assert [r["name"] for r in msgs["s1"].artifact["results"]][:1] == ["get_weather"]
+    assert [(r["name"], r["query"]) for r in msgs["s2"].artifact["results"]][:2] == [
+        ("get_weather", "weather"),
+        ("send_email", "send email"),
+    ]
+    assert out["messages"][-1].content == "ok"
+    failures = [r for r in caplog.records if "embedding side" in r.getMessage()]
+    assert [r.levelno for r in failures][:2] == [logging.WARNING, logging.DEBUG]  # once per cause
+    assert all("sk-live" not in r.getMessage() for r in failures)
+
+
+@form_param
+@mode_param
+async def test_request_tools_are_searched_when_their_embedding_fails(
+    form: str, mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    _DownAfterStart.calls = 0
+    steps = [ai(call("search_tools", {"query": "weather forecast"}, "s")), ai(content="ok")]
+    h = build(
+        form,
+        steps,
+        embeddings=_DownAfterStart(size=16),
+        include_resolved_tools=True,
+        resolve_tools=_own_tools,
+    )
+    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch"):
+        out = await h.run("go", cfg(), mode)  # raised ConnectionError before
+    msg = by_id(out)["s"]
+    assert msg.status == "success"
+    assert "own_forecast" in [r["name"] for r in msg.artifact["results"]]
+    assert any("BM25 alone for this request" in r.getMessage() for r in caplog.records)
+    # not cached: once the service is back, the request's tools get the hybrid index
+    assert h.ts._engine.scopes.index_builds == 0
+
+
+@pytest.mark.parametrize("cls", [ToolSearchMiddleware, ToolSearchNode])
+def test_direct_search_with_a_failing_model_answers_too(cls: type) -> None:
+    ts = cls(tools=library(), embeddings=_DownAtQueryTime(size=16))
+    assert [r.name for r in ts.search("weather")][:1] == ["get_weather"]
