@@ -126,6 +126,19 @@ def query_list(query: object, queries: object = None) -> list[str] | None:
     return found
 
 
+def _distinct(queries: Iterable[str]) -> list[str]:
+    """``queries`` in order, each need once: runs of whitespace do not make a new one.
+
+    Queries are compared as searched (cut to :data:`MAX_QUERY_CHARS`), so two
+    long ones that differ only past the cut are one need. Case is kept apart
+    (``createIssue`` and ``createissue`` are searched differently).
+    """
+    seen: dict[str, str] = {}
+    for q in queries:
+        seen.setdefault(" ".join(q[:MAX_QUERY_CHARS].split()), q)
+    return list(seen.values())
+
+
 def requested_queries(query: object, queries: object = None) -> list[str] | str:
     """The needs a search asks for (``query`` first, de-duplicated), or the error message.
 
@@ -136,7 +149,7 @@ def requested_queries(query: object, queries: object = None) -> list[str] | str:
     found = query_list(query, queries)
     if found is None:
         return P.SEARCH_BAD_FORM
-    needs = list(dict.fromkeys(found))
+    needs = _distinct(found)
     if not needs:
         return P.SEARCH_EMPTY_QUERY
     if len(needs) > MAX_QUERIES:

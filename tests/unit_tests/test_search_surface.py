@@ -191,3 +191,29 @@ async def test_a_filter_hiding_most_tools_is_asked_in_few_batches(
     assert batches[0] == 5  # the first batch is what top_k asks for
     assert sum(batches) <= 2 * 400
     assert len(batches) <= 10  # it was one batch of 5 per 5 hits: 80 round trips
+
+
+# -- duplicate needs ----------------------------------------------------------------------------
+
+
+@form_param
+@mode_param
+async def test_needs_equal_as_searched_are_one_need(form: str, mode: str) -> None:
+    long_a = "weather in a city " * 120 + "tail one"  # 2,168 characters: cut at 2,000
+    long_b = "weather in a city " * 120 + "tail two"
+    steps = [
+        ai(
+            call("search_tools", {"queries": [long_a, long_b]}, "cut"),
+            call("search_tools", {"queries": ["send  an\temail", "send an email"]}, "spaces"),
+        ),
+        ai(content="ok"),
+    ]
+    h = build(form, steps, top_k=2)
+    msgs = by_id(await h.run("go", cfg(), mode))
+    cut = msgs["cut"].artifact
+    # one need (it was two identical searches, the second shown another tool for "it")
+    assert [r["name"] for r in cut["results"]][:1] == ["get_weather"]
+    assert "query" not in cut["results"][0] and len(cut["results"]) <= 2
+    spaces = msgs["spaces"].artifact
+    assert [r["name"] for r in spaces["results"]][:1] == ["send_email"]
+    assert "query" not in spaces["results"][0]
