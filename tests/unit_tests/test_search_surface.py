@@ -6,17 +6,29 @@ Each test pins a defect found by probing (it failed before its fix).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any, ClassVar
 
 import pytest
+from langchain.agents import create_agent
 from langchain_core.embeddings import DeterministicFakeEmbedding
+from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.tools import BaseTool, StructuredTool
+from langgraph.checkpoint.memory import InMemorySaver
 
-from langchain_toolsearch import ToolSearchFilterArgs, ToolSearchMiddleware, ToolSearchNode
+from langchain_toolsearch import (
+    ToolSearchConfigError,
+    ToolSearchFilterArgs,
+    ToolSearchMiddleware,
+    ToolSearchNode,
+)
+from langchain_toolsearch import _prompts as P
+from langchain_toolsearch._engine.listing import estimate_tokens
 from langchain_toolsearch.policy import ToolPolicy
+from langchain_toolsearch.testing import Answer, ScriptedToolSearchModel
 from tests.support.fakes import ai, by_id, call
-from tests.support.library_fixtures import library
+from tests.support.library_fixtures import library, plan_filter
 from tests.support.toolsearch_harness import build, cfg, form_param, mode_param
 
 # -- embeddings that fail at search time -----------------------------------------------------
@@ -217,3 +229,69 @@ async def test_needs_equal_as_searched_are_one_need(form: str, mode: str) -> Non
     spaces = msgs["spaces"].artifact
     assert [r["name"] for r in spaces["results"]][:1] == ["send_email"]
     assert "query" not in spaces["results"][0]
+
+
+# -- the catalog of callers running at the same time ------------------------------------------
+
+
+async def _slow_plan_filter(args: ToolSearchFilterArgs) -> bool:
+    """``plan_filter`` that answers late and unevenly, so concurrent requests interleave."""
+    await asyncio.sleep(0.001 * (hash(args.tool_name) % 5))
+    return plan_filter(args)
+
+
+async def test_concurrent_callers_with_different_filters_get_their_own_catalog() -> None:
+    model = ScriptedToolSearchModel(steps=[Answer("ok")])
+    mw = ToolSearchMiddleware(tools=library(), inject_catalog=True, filter=_slow_plan_filter)
+    agent = create_agent(model, tools=[], middleware=[mw], checkpointer=InMemorySaver())
+    plans = ["free", "pro"] * 4
+    await asyncio.gather(
+        *(
+            agent.ainvoke({"messages": [HumanMessage(plan)]}, cfg(f"t-{i}", plan=plan))
+            for i, plan in enumerate(plans)
+        )
+    )
+    assert len(model.seen) == len(plans)
+    for seen in model.seen:
+        plan = next(m.text for m in seen if isinstance(m, HumanMessage))
+        system = seen[0]
+        assert isinstance(system, SystemMessage)
+        assert "- `get_weather`: Get current weather for a city" in system.text
+        assert ("admin_delete_user" in system.text) is (plan == "pro"), plan
+
+
+def _described(name: str, description: str) -> BaseTool:
+    return StructuredTool.from_function(
+        func=lambda text="": text, name=name, description=description
+    )
+
+
+def test_the_catalog_budget_counts_cjk_and_emoji_as_about_a_token_each() -> None:
+    assert estimate_tokens("Get current weather") == 5  # English: characters / 4
+    assert estimate_tokens("東京の天気予報を取得") == 8  # 10 CJK characters: 30 bytes / 4
+    assert estimate_tokens("🙂" * 8) == 8
+    # 40 tools of 150 CJK characters: about 6,000 real tokens, 1,500 by characters / 4
+    cjk = [_described(f"tool_{i:02d}", "東京の天気予報を取得します。" * 11) for i in range(40)]
+    for cls in (ToolSearchMiddleware, ToolSearchNode):
+        with pytest.raises(ToolSearchConfigError, match="catalog_max_tokens=4,000"):
+            cls(tools=cjk, inject_catalog=True)  # was admitted under the 4,000 budget
+
+
+def test_a_request_of_cjk_tools_is_cut_within_the_budget() -> None:
+    own = [_described(f"own_{i:02d}", "天気予報" * 40) for i in range(30)]
+    model = ScriptedToolSearchModel(steps=[Answer("ok")])
+    mw = ToolSearchMiddleware(
+        tools=[],
+        include_resolved_tools=True,
+        resolve_tools=lambda config: own,
+        inject_catalog=True,
+        catalog_max_tokens=1000,
+    )
+    agent = create_agent(model, tools=[], middleware=[mw], checkpointer=InMemorySaver())
+    agent.invoke({"messages": [HumanMessage("hi")]}, cfg("t-cjk"))
+    system = model.seen[0][0]
+    assert isinstance(system, SystemMessage)
+    catalog = system.text.split("\n\n", 1)[1]
+    assert catalog.endswith(P.CATALOG_TRUNCATED)
+    assert estimate_tokens(catalog) <= 1000
+    assert len(catalog.encode("utf-8")) <= 4 * 1000  # was 10,267 bytes (about 3,000 tokens)
