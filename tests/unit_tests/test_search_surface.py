@@ -26,6 +26,8 @@ from langchain_toolsearch import (
 from langchain_toolsearch import _prompts as P
 from langchain_toolsearch._engine.listing import estimate_tokens
 from langchain_toolsearch.policy import ToolPolicy
+from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument
+from langchain_toolsearch.search.stages import SearchStages
 from langchain_toolsearch.testing import Answer, ScriptedToolSearchModel
 from tests.support.fakes import ai, by_id, call
 from tests.support.library_fixtures import library, plan_filter
@@ -295,3 +297,41 @@ def test_a_request_of_cjk_tools_is_cut_within_the_budget() -> None:
     assert catalog.endswith(P.CATALOG_TRUNCATED)
     assert estimate_tokens(catalog) <= 1000
     assert len(catalog.encode("utf-8")) <= 4 * 1000  # was 10,267 bytes (about 3,000 tokens)
+
+
+# -- a tool name written run together ----------------------------------------------------------
+
+GITHUB_LIKE = [
+    ("add_issue_comment", "Add a comment to an issue."),
+    ("add_comment_to_pending_review", "Add a comment to the requester's latest pending review."),
+    ("create_pull_request_review", "Create a review on a pull request."),
+    ("list_branches", "List branches of a repository."),
+    ("get_code_scanning_alert", "Get details of a code scanning alert."),
+    ("search_repositories", "Search repositories."),
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("addissuecomment", "add_issue_comment"),  # three words: found nothing before
+        ("addcommenttopendingreview", "add_comment_to_pending_review"),  # a 2-letter part
+        ("createpullrequestreview", "create_pull_request_review"),  # 4 parts, 23 letters
+        ("getcodescanningalert", "get_code_scanning_alert"),
+        ("listbranches", "list_branches"),  # two words: as before
+        ("searchrepositories", "search_repositories"),
+    ],
+)
+def test_a_name_written_run_together_is_found(query: str, expected: str) -> None:
+    docs = [ToolDocument(n, d) for n, d in GITHUB_LIKE]
+    hits = [h.name for h in BM25ToolIndex.build(docs).rank(query)]
+    assert hits[:1] == [expected], hits
+    off = BM25ToolIndex.build(docs, stages=SearchStages().without("spelling"))
+    assert list(off.rank(query)) == []
+
+
+def test_run_together_splits_are_bounded() -> None:
+    docs = [ToolDocument(n, d) for n, d in GITHUB_LIKE]
+    index = BM25ToolIndex.build(docs)
+    assert list(index.rank("add" * 17)) == []  # 51 letters: longer than a split is tried
+    assert list(index.rank("addissuecomment" * 3)) == []  # 9 parts: more than 6
