@@ -11,11 +11,9 @@ redacted, see :mod:`langchain_toolsearch._failures`).
 from __future__ import annotations
 
 import logging
-import threading
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 
-from langchain_toolsearch._failures import describe
+from langchain_toolsearch._failures import CauseLog
 
 __all__ = ["DenseFallback"]
 
@@ -30,22 +28,22 @@ class DenseFallback:
 
     Args:
         source: What is embedding, for the log (e.g. the embeddings' class name).
-        size: Most distinct causes remembered (count); a forgotten one is logged
-            at WARNING again.
     """
 
-    def __init__(self, source: str, *, size: int = 64) -> None:
+    def __init__(self, source: str) -> None:
         self.source = source
-        self._size = size
-        self._seen: OrderedDict[tuple[str, str], None] = OrderedDict()
-        self._lock = threading.Lock()
+        self._log = CauseLog(
+            logger,
+            f"tool search: the embedding side ({source}) failed (%s): %s; ranking by BM25 alone",
+        )
 
     def run(self, similar: Callable[[str], Neighbours], query: str) -> Neighbours:
         """``similar(query)``, or ``[]`` if it raises."""
         try:
             return similar(query)
         except Exception as exc:  # an outage of the model or store must not fail the search
-            return self.failed(exc)
+            self._log.failed(exc)
+            return []
 
     async def arun(
         self, asimilar: Callable[[str], Awaitable[Neighbours]], query: str
@@ -54,21 +52,5 @@ class DenseFallback:
         try:
             return await asimilar(query)
         except Exception as exc:  # an outage of the model or store must not fail the search
-            return self.failed(exc)
-
-    def failed(self, exc: Exception) -> Neighbours:
-        """Log ``exc`` (WARNING once per cause, then DEBUG); no neighbours."""
-        cause = describe(exc)
-        with self._lock:
-            new = cause not in self._seen
-            self._seen[cause] = None
-            self._seen.move_to_end(cause)
-            while len(self._seen) > self._size:
-                self._seen.popitem(last=False)
-        logger.log(
-            logging.WARNING if new else logging.DEBUG,
-            "tool search: the embedding side (%s) failed (%s): %s; ranking by BM25 alone",
-            self.source,
-            *cause,
-        )
-        return []
+            self._log.failed(exc)
+            return []

@@ -16,6 +16,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import (
     ToolSearchConfigError,
@@ -24,10 +25,12 @@ from langchain_toolsearch import (
     ToolSearchNode,
 )
 from langchain_toolsearch import _prompts as P
+from langchain_toolsearch._engine.drive import Effect, Logic, adrive, drive
 from langchain_toolsearch._engine.listing import estimate_tokens
 from langchain_toolsearch.policy import ToolPolicy
 from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument
 from langchain_toolsearch.search.stages import SearchStages
+from langchain_toolsearch.search.store_index import HashingEmbeddings, StoreIndexFactory
 from langchain_toolsearch.testing import Answer, ScriptedToolSearchModel
 from tests.support.fakes import ai, by_id, call
 from tests.support.library_fixtures import library, plan_filter
@@ -335,3 +338,109 @@ def test_run_together_splits_are_bounded() -> None:
     index = BM25ToolIndex.build(docs)
     assert list(index.rank("add" * 17)) == []  # 51 letters: longer than a split is tried
     assert list(index.rank("addissuecomment" * 3)) == []  # 9 parts: more than 6
+
+
+# -- an index or store that fails -------------------------------------------------------------
+
+
+class _FlakyHashing(HashingEmbeddings):
+    """The store's embedder; goes down after the library is synced."""
+
+    down: ClassVar[bool] = False
+
+    def embed_query(self, text: str) -> list[float]:
+        if _FlakyHashing.down:
+            raise ConnectionError("store embedder down: password=hunter2hunter2")
+        return super().embed_query(text)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        if _FlakyHashing.down:
+            raise ConnectionError("store embedder down: password=hunter2hunter2")
+        return super().embed_documents(texts)
+
+
+@form_param
+@mode_param
+@pytest.mark.parametrize("fuse", [True, False])
+async def test_a_store_index_outage_is_an_answer_not_a_crash(
+    form: str, mode: str, fuse: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    _FlakyHashing.down = False
+    store = InMemoryStore(index={"dims": 64, "embed": _FlakyHashing(dims=64)})
+    steps = [
+        ai(call("search_tools", {"query": "weather"}, "s1")),
+        ai(call("search_tools", {"queries": ["weather", "email"]}, "s2")),
+        ai(content="ok"),
+    ]
+    h = build(form, steps, index=StoreIndexFactory(store, fuse_bm25=fuse))
+    _FlakyHashing.down = True
+    with caplog.at_level(logging.DEBUG, logger="langchain_toolsearch"):
+        out = await h.run("go", cfg(), mode)  # raised ConnectionError before
+    msgs = by_id(out)
+    assert out["messages"][-1].content == "ok"
+    if fuse:  # BM25 answers alone
+        assert [r["name"] for r in msgs["s1"].artifact["results"]][:1] == ["get_weather"]
+    else:
+        for key in ("s1", "s2"):
+            assert msgs[key].status == "error"
+            assert msgs[key].artifact == {"results": [], "message": P.SEARCH_FAILED}
+    logged = [r for r in caplog.records if "down" in r.getMessage()]
+    assert [r.levelno for r in logged][:2] == [logging.WARNING, logging.DEBUG]
+    assert all("hunter2" not in r.getMessage() for r in logged)
+
+
+class _BrokenIndex:
+    """A custom index whose search raises (a bug or an outage in the developer's code)."""
+
+    def __init__(self, documents: Any) -> None:
+        self.documents = list(documents)
+
+    def __len__(self) -> int:
+        return len(self.documents)
+
+    def rank(self, query: str) -> Any:
+        raise RuntimeError("index backend unreachable")
+        yield  # pragma: no cover
+
+
+@form_param
+@mode_param
+async def test_a_failing_custom_index_answers_unavailable_unless_on_error_raise(
+    form: str, mode: str
+) -> None:
+    steps = [ai(call("search_tools", {"query": "weather"}, "s")), ai(content="ok")]
+    h = build(form, steps, index=_BrokenIndex)
+    msg = by_id(await h.run("go", cfg(), mode))["s"]
+    assert msg.status == "error" and msg.artifact["message"] == P.SEARCH_FAILED
+    strict = build(form, steps, index=_BrokenIndex, on_error="raise")
+    with pytest.raises(RuntimeError, match="index backend unreachable"):
+        await strict.run("go", cfg(), mode)
+
+
+@mode_param
+async def test_an_effect_that_raises_is_thrown_into_the_logic(mode: str) -> None:
+    def boom() -> int:
+        raise ValueError("effect failed")
+
+    async def aboom() -> int:
+        raise ValueError("effect failed")
+
+    def logic() -> Logic[str]:
+        try:
+            yield Effect(boom, aboom)
+        except ValueError as exc:
+            return f"handled: {exc}"
+        return "not reached"
+
+    def unhandled() -> Logic[int]:
+        value: int = yield Effect(boom, aboom)
+        return value
+
+    if mode == "sync":
+        assert drive(logic()) == "handled: effect failed"
+        with pytest.raises(ValueError, match="effect failed"):
+            drive(unhandled())
+    else:
+        assert await adrive(logic()) == "handled: effect failed"
+        with pytest.raises(ValueError, match="effect failed"):
+            await adrive(unhandled())
