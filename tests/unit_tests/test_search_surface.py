@@ -68,39 +68,21 @@ class _DownAfterStart(DeterministicFakeEmbedding):
         return super().embed_documents(texts)
 
 
+def _two_searches() -> list[Any]:
+    """A script: one query ("s1"), two needs ("s2"), then an answer."""
+    return [
+        ai(call("search_tools", {"query": "weather"}, "s1")),
+        ai(call("search_tools", {"queries": ["weather", "send email"]}, "s2")),
+        ai(content="ok"),
+    ]
+
+
 def _own_tools(config: Any) -> list[BaseTool]:
     return [
         StructuredTool.from_function(
             func=lambda city="": city, name="own_forecast", description="Own weather forecast"
         )
     ]
-
-
-@form_param
-@mode_param
-@pytest.mark.parametrize("embeddings", [_DownAtQueryTime, _WrongSize])
-async def test_a_failing_embedding_model_leaves_the_search_to_bm25(
-    form: str, mode: str, embeddings: type, caplog: pytest.LogCaptureFixture
-) -> None:
-    steps = [
-        ai(call("search_tools", {"query": "weather"}, "s1")),
-        ai(call("search_tools", {"queries": ["weather", "send email"]}, "s2")),
-        ai(content="ok"),
-    ]
-    h = build(form, steps, embeddings=embeddings(size=16))
-    with caplog.at_level(logging.DEBUG, logger="langchain_toolsearch"):
-        out = await h.run("go", cfg(), mode)  # raised ConnectionError / ValueError before
-    msgs = by_id(out)
-    assert msgs["s1"].status == "success"
-    assert [r["name"] for r in msgs["s1"].artifact["results"]][:1] == ["get_weather"]
-    assert [(r["name"], r["query"]) for r in msgs["s2"].artifact["results"]][:2] == [
-        ("get_weather", "weather"),
-        ("send_email", "send email"),
-    ]
-    assert out["messages"][-1].content == "ok"
-    failures = [r for r in caplog.records if "embedding side" in r.getMessage()]
-    assert [r.levelno for r in failures][:2] == [logging.WARNING, logging.DEBUG]  # once per cause
-    assert all("sk-live" not in r.getMessage() for r in failures)
 
 
 @form_param
@@ -359,34 +341,43 @@ class _FlakyHashing(HashingEmbeddings):
         return super().embed_documents(texts)
 
 
+def _failing(kind: str) -> dict[str, Any]:
+    """Options whose embedding side (or whole index) fails once ``_FlakyHashing.down``."""
+    if kind == "model down":
+        return {"embeddings": _DownAtQueryTime(size=16)}
+    if kind == "wrong size":
+        return {"embeddings": _WrongSize(size=16)}
+    store = InMemoryStore(index={"dims": 64, "embed": _FlakyHashing(dims=64)})
+    return {"index": StoreIndexFactory(store, fuse_bm25=kind == "store, fused")}
+
+
 @form_param
 @mode_param
-@pytest.mark.parametrize("fuse", [True, False])
-async def test_a_store_index_outage_is_an_answer_not_a_crash(
-    form: str, mode: str, fuse: bool, caplog: pytest.LogCaptureFixture
+@pytest.mark.parametrize("kind", ["model down", "wrong size", "store, fused", "store alone"])
+async def test_a_failing_embedding_side_or_index_is_an_answer_not_a_crash(
+    form: str, mode: str, kind: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     _FlakyHashing.down = False
-    store = InMemoryStore(index={"dims": 64, "embed": _FlakyHashing(dims=64)})
-    steps = [
-        ai(call("search_tools", {"query": "weather"}, "s1")),
-        ai(call("search_tools", {"queries": ["weather", "email"]}, "s2")),
-        ai(content="ok"),
-    ]
-    h = build(form, steps, index=StoreIndexFactory(store, fuse_bm25=fuse))
+    h = build(form, _two_searches(), **_failing(kind))
     _FlakyHashing.down = True
     with caplog.at_level(logging.DEBUG, logger="langchain_toolsearch"):
-        out = await h.run("go", cfg(), mode)  # raised ConnectionError before
+        out = await h.run("go", cfg(), mode)  # raised ConnectionError / ValueError before
     msgs = by_id(out)
     assert out["messages"][-1].content == "ok"
-    if fuse:  # BM25 answers alone
-        assert [r["name"] for r in msgs["s1"].artifact["results"]][:1] == ["get_weather"]
-    else:
+    if kind == "store alone":  # nothing to fall back to: the model is told, the run goes on
         for key in ("s1", "s2"):
             assert msgs[key].status == "error"
             assert msgs[key].artifact == {"results": [], "message": P.SEARCH_FAILED}
-    logged = [r for r in caplog.records if "down" in r.getMessage()]
-    assert [r.levelno for r in logged][:2] == [logging.WARNING, logging.DEBUG]
-    assert all("hunter2" not in r.getMessage() for r in logged)
+    else:  # BM25 answers alone
+        assert msgs["s1"].status == "success"
+        assert [r["name"] for r in msgs["s1"].artifact["results"]][:1] == ["get_weather"]
+        assert [(r["name"], r["query"]) for r in msgs["s2"].artifact["results"]][:2] == [
+            ("get_weather", "weather"),
+            ("send_email", "send email"),
+        ]
+    logged = [r for r in caplog.records if "failed" in r.getMessage()]
+    assert [r.levelno for r in logged][:2] == [logging.WARNING, logging.DEBUG]  # once per cause
+    assert not any("sk-live" in r.getMessage() or "hunter2" in r.getMessage() for r in logged)
 
 
 class _BrokenIndex:
