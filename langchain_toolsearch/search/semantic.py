@@ -308,6 +308,11 @@ class SemanticToolIndex:
 
     def _remember_query(self, query: str, raw: list[float]) -> npt.NDArray[np.float32]:
         vector = _normalise(np.asarray(raw, dtype=np.float32))
+        if vector.shape != (self._matrix.shape[1],):  # never cached: the model may recover
+            raise ToolSearchConfigError(
+                f"embed_query returned {vector.size} values, the tools' vectors have "
+                f"{self._matrix.shape[1]}"
+            )
         if len(query) <= _MAX_CACHED_QUERY_CHARS:  # the cache stays small whatever comes in
             with self._lock:
                 self._queries[query] = vector
@@ -360,11 +365,6 @@ class SemanticToolIndex:
 
     def _nearest(self, vector: npt.NDArray[np.float32]) -> list[tuple[int, float]]:
         opts = self._options
-        if vector.shape != (self._matrix.shape[1],):
-            raise ToolSearchConfigError(
-                f"embed_query returned {vector.size} values, the tools' vectors have "
-                f"{self._matrix.shape[1]}"
-            )
         sims = self._matrix @ vector
         k = min(opts.depth, sims.size)
         top = np.argpartition(-sims, k - 1)[:k]

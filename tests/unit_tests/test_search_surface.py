@@ -27,8 +27,10 @@ from langchain_toolsearch import (
 from langchain_toolsearch import _prompts as P
 from langchain_toolsearch._engine.drive import Effect, Logic, adrive, drive
 from langchain_toolsearch._engine.listing import estimate_tokens
+from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.policy import ToolPolicy
 from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument
+from langchain_toolsearch.search.semantic import SemanticIndexFactory
 from langchain_toolsearch.search.stages import SearchStages
 from langchain_toolsearch.search.store_index import HashingEmbeddings, StoreIndexFactory
 from langchain_toolsearch.testing import Answer, ScriptedToolSearchModel
@@ -435,3 +437,24 @@ async def test_an_effect_that_raises_is_thrown_into_the_logic(mode: str) -> None
         assert await adrive(logic()) == "handled: effect failed"
         with pytest.raises(ValueError, match="effect failed"):
             await adrive(unhandled())
+
+
+class _GlitchOnce(DeterministicFakeEmbedding):
+    """Returns one query vector of the wrong size, then recovers."""
+
+    glitch: ClassVar[bool] = True
+
+    def embed_query(self, text: str) -> list[float]:
+        if _GlitchOnce.glitch:
+            _GlitchOnce.glitch = False
+            return [1.0, 0.0]
+        return super().embed_query(text)
+
+
+def test_a_wrong_size_query_vector_is_not_cached() -> None:
+    _GlitchOnce.glitch = True
+    index = SemanticIndexFactory(_GlitchOnce(size=16))(ToolLibrary(library()).documents())
+    assert [h.name for h in index.rank("weather")][:1] == ["get_weather"]  # BM25 alone
+    # embedded again, not the bad vector from the cache (which raised on every search)
+    assert [h.name for h in index.rank("weather")] == [h.name for h in index.rank("weather")]
+    assert index.similar("weather")
