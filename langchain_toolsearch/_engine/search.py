@@ -3,7 +3,7 @@
 Hits the filter denies (phase ``search``; with ``auto_load`` also ``load``)
 do not use up ``top_k``: each need's ranking is pulled lazily until enough
 allowed hits are found or scores fall to ``min_score``. The first batch is
-what ``top_k`` asks for and later ones double (at most 512), so a filter
+what ``top_k`` asks for and later ones double (at most 64), so a filter
 hiding most of a large library is asked in a few round trips, and the filter
 is asked about each tool once per call: the needs share its answers.
 
@@ -28,6 +28,7 @@ from functools import partial
 from typing import Any
 
 from langchain_toolsearch import _prompts as P
+from langchain_toolsearch._async import HOOK_THREADS
 from langchain_toolsearch._engine.access import Access
 from langchain_toolsearch._engine.drive import Effect, Logic
 from langchain_toolsearch._engine.scope import RequestScope
@@ -55,7 +56,9 @@ MAX_QUERIES = 8
 """Most needs in one ``search_tools`` call (count); more is an error."""
 LOADED_MARGIN = 0.15
 """How much lower an already-loaded tool ranks than its score (scores are in [0, 1])."""
-_MAX_BATCH = 512  # most hits pulled (and asked of the filter) at once, unless top_k is more
+_MAX_BATCH = HOOK_THREADS
+"""Most hits pulled (and asked of the filter) at once, unless ``top_k`` is more: one
+batch is one wave of the filter's threads, so none waits out ``filter_timeout`` queued."""
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from langchain_toolsearch import (
     ToolSearchNode,
 )
 from langchain_toolsearch import _prompts as P
+from langchain_toolsearch._async import HOOK_THREADS
 from langchain_toolsearch._engine.drive import Effect, Logic, adrive, drive
 from langchain_toolsearch._engine.listing import estimate_tokens
 from langchain_toolsearch.library import ToolLibrary
@@ -192,6 +193,8 @@ async def test_a_filter_hiding_most_tools_is_asked_in_few_batches(
     assert batches[0] == 5  # the first batch is what top_k asks for
     assert sum(batches) <= 2 * 400
     assert len(batches) <= 10  # it was one batch of 5 per 5 hits: 80 round trips
+    # one batch is one wave of the filter's threads: no case waits out filter_timeout queued
+    assert max(batches) <= HOOK_THREADS
 
 
 # -- duplicate needs ----------------------------------------------------------------------------
