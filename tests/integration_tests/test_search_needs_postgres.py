@@ -1,10 +1,10 @@
 """Several needs per search and loaded marks on a real PostgreSQL checkpointer and store.
 
-A thread loads a tool and searches several needs; another replica (a new
-middleware or node over the same database, as after a restart) continues the
-thread: its search still marks the loaded tool and ranks it behind a new one
-of similar score, and the receipts (with ``query`` and ``loaded``) survive
-the checkpointer round trip.
+A thread loads a tool; another replica (a new middleware or node over the
+same database, new connections, as after a restart) continues the thread and
+searches several needs: the loaded tool is still marked and ranks behind a
+new one of similar score, and the receipts (with ``query`` and ``loaded``)
+read back from the checkpointer. Both forms, sync and async.
 """
 
 from __future__ import annotations
@@ -13,15 +13,21 @@ import uuid
 from typing import Any
 
 import pytest
-from langchain.agents import create_agent
-from langchain_core.messages import HumanMessage, ToolMessage
+from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
 
-from langchain_toolsearch import ToolSearchMiddleware
-from langchain_toolsearch.testing import Answer, Load, ScriptedToolSearchModel, Search
+from tests.support.fakes import ai, call
 from tests.support.postgres import astore_and_saver, store_and_saver
+from tests.support.toolsearch_harness import build, cfg, form_param
 
 pytest.importorskip("langgraph.store.postgres", reason="needs langgraph-checkpoint-postgres")
+
+NEEDS = ["weather forecast", "send an email"]
+EXPECTED = [  # round robin; the loaded twin behind the new one, marked
+    ("forecast_hourly", "weather forecast", False),
+    ("send_email", "send an email", False),
+    ("forecast_daily", "weather forecast", True),
+]
 
 
 def _twins() -> list[BaseTool]:
@@ -37,54 +43,41 @@ def _twins() -> list[BaseTool]:
     ]
 
 
-def _agent(model: ScriptedToolSearchModel, store: Any, saver: Any, storage: str) -> Any:
-    mw = ToolSearchMiddleware(tools=_twins(), top_k=3, storage=storage)
-    return create_agent(model, tools=[], middleware=[mw], checkpointer=saver, store=store)
+def _replica(form: str, steps: list[Any], store: Any, saver: Any, storage: str) -> Any:
+    return build(
+        form, steps, tools=_twins(), top_k=3, storage=storage, graph_store=store, saver=saver
+    )
 
 
-def _searches(messages: list[Any]) -> list[ToolMessage]:
-    return [m for m in messages if isinstance(m, ToolMessage) and m.name == "search_tools"]
+def _search_of(messages: list[Any]) -> list[tuple[str, str, bool]]:
+    (msg,) = [m for m in messages if isinstance(m, ToolMessage) and m.name == "search_tools"]
+    return [(r["name"], r["query"], r.get("loaded", False)) for r in msg.artifact["results"]]
 
 
+LOAD = [ai(call("load_tool", {"tool_name": "forecast_daily"}, "l")), ai(content="loaded")]
+SEARCH = [ai(call("search_tools", {"queries": NEEDS}, "s")), ai(content="done")]
+
+
+@form_param
 @pytest.mark.parametrize("storage", ["store", "context"])
-def test_marks_survive_a_new_replica_on_postgres(pg_dsn: str, storage: str) -> None:
-    thread = {"configurable": {"thread_id": f"needs-{uuid.uuid4().hex[:8]}"}}
-    needs = ["weather forecast", "send an email"]
+async def test_marks_survive_a_new_replica_sync(pg_dsn: str, form: str, storage: str) -> None:
+    thread = cfg(f"needs-{uuid.uuid4().hex[:8]}")
     with store_and_saver(pg_dsn) as (store, saver):
-        first = ScriptedToolSearchModel(steps=[Load("forecast_daily"), Answer("loaded")])
-        _agent(first, store, saver, storage).invoke({"messages": [HumanMessage("a")]}, thread)
+        await _replica(form, LOAD, store, saver, storage).run("a", thread, "sync")
     with store_and_saver(pg_dsn) as (store, saver):  # a new replica, new connections
-        second = ScriptedToolSearchModel(steps=[Search(*needs), Answer("done")])
-        out = _agent(second, store, saver, storage).invoke(
-            {"messages": [HumanMessage("b")]}, thread
-        )
-    (msg,) = _searches(out["messages"])
-    results = msg.artifact["results"]
-    assert [(r["name"], r["query"], r.get("loaded", False)) for r in results][:3] == [
-        ("forecast_hourly", "weather forecast", False),
-        ("send_email", "send an email", False),
-        ("forecast_daily", "weather forecast", True),
-    ]
+        h = _replica(form, SEARCH, store, saver, storage)
+        await h.run("b", thread, "sync")
+        state = h.graph.get_state(thread)  # read back from the checkpointer
+    assert _search_of(state.values["messages"]) == EXPECTED
 
 
-async def test_async_postgres_marks_and_needs(pg_dsn: str) -> None:
-    thread = {"configurable": {"thread_id": f"needs-{uuid.uuid4().hex[:8]}"}}
+@form_param
+async def test_marks_survive_a_new_replica_async(pg_dsn: str, form: str) -> None:
+    thread = cfg(f"needs-{uuid.uuid4().hex[:8]}")
     async with astore_and_saver(pg_dsn) as (store, saver):
-        model = ScriptedToolSearchModel(
-            steps=[
-                Load("forecast_hourly"),
-                Search("weather forecast", "send an email"),
-                Answer("done"),
-            ]
-        )
-        agent = _agent(model, store, saver, "store")
-        await agent.ainvoke({"messages": [HumanMessage("go")]}, thread)
-        state = await agent.aget_state(thread)
-    (msg,) = _searches(state.values["messages"])  # read back from the checkpointer
-    assert [(r["name"], r.get("loaded", False)) for r in msg.artifact["results"]][:2] == [
-        ("forecast_daily", False),
-        ("send_email", False),
-    ]
-    assert ("forecast_hourly", True) in [
-        (r["name"], r.get("loaded", False)) for r in msg.artifact["results"]
-    ]
+        await _replica(form, LOAD, store, saver, "store").run("a", thread, "async")
+    async with astore_and_saver(pg_dsn) as (store, saver):
+        h = _replica(form, SEARCH, store, saver, "store")
+        await h.run("b", thread, "async")
+        state = await h.graph.aget_state(thread)
+    assert _search_of(state.values["messages"]) == EXPECTED
