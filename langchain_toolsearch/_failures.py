@@ -31,7 +31,7 @@ from pydantic import BaseModel, SecretBytes, SecretStr
 
 from langchain_toolsearch.types import SourceFailure, SourceKind
 
-__all__ = ["FailureLog", "describe", "redact", "request_secrets", "source_name"]
+__all__ = ["CauseLog", "FailureLog", "describe", "redact", "request_secrets", "source_name"]
 
 REDACTED = "[redacted]"
 MESSAGE_LIMIT = 300
@@ -249,3 +249,36 @@ class FailureLog:
         """The distinct causes kept, oldest first, with counts and last-seen times."""
         with self._lock:
             return tuple(self._seen.values())
+
+
+class CauseLog:
+    """Logs a failure at WARNING the first time its cause is seen, at DEBUG after (thread-safe).
+
+    For failures that are not a tool source's (an embedding model, the tool
+    index): the cause is the exception type and its redacted message.
+
+    Args:
+        logger: Where to log.
+        message: ``%``-format with two ``%s``: the exception type and message.
+        size: Most distinct causes remembered (count); a forgotten one is logged
+            at WARNING again.
+    """
+
+    def __init__(self, logger: logging.Logger, message: str, *, size: int = 64) -> None:
+        self._logger = logger
+        self._message = message
+        self._size = size
+        self._seen: OrderedDict[tuple[str, str], None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def failed(self, exc: BaseException) -> tuple[str, str]:
+        """Log ``exc``; return its cause (type name, redacted message)."""
+        cause = describe(exc)
+        with self._lock:
+            new = cause not in self._seen
+            self._seen[cause] = None
+            self._seen.move_to_end(cause)
+            while len(self._seen) > self._size:
+                self._seen.popitem(last=False)
+        self._logger.log(logging.WARNING if new else logging.DEBUG, self._message, *cause)
+        return cause

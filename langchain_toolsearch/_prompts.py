@@ -47,6 +47,11 @@ SEARCH_UNAVAILABLE = (
     "did not answer). Try again later, or continue with the tools you have."
 )
 """Instead of ``SEARCH_NO_RESULTS`` when a tool source failed for this request."""
+SEARCH_FAILED = (
+    "Search is unavailable right now (the tool index did not answer). Try again later, or "
+    "continue with the tools you have."
+)
+"""The answer of ``search_tools`` when the search itself failed (an index or store outage)."""
 SEARCH_SOME_UNAVAILABLE = " Some tools are unavailable right now (a tool source did not answer)."
 """Appended to a search's message when a tool source failed for this request."""
 SEARCH_FOUND = "Found {count} tool(s). {followup}"

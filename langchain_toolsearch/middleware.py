@@ -168,7 +168,7 @@ class ToolSearchMiddleware(
                 ``load_tool`` without searching; ``search_tools`` stays. Needs
                 ``system_hint=True``.
             catalog_max_tokens: The catalog's budget in estimated tokens
-                (characters / 4): a static library over it is refused here; a
+                (UTF-8 bytes / 4): a static library over it is refused here; a
                 request whose own tools exceed it gets the lines that fit and a
                 note pointing at ``search_tools``. 4,000 by default (GitHub's
                 MCP server, 117 tools, takes about 3,500).

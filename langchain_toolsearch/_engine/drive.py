@@ -12,6 +12,10 @@ share every decision::
 
     drive(loaded_count(store, "t1"))          # sync
     await adrive(loaded_count(store, "t1"))   # async
+
+An effect that raises is thrown into the logic at its ``yield`` (as a lazy
+sync ranking raises inside the logic), so the logic may handle a failure
+the same way in both forms; unhandled, it propagates from the driver.
 """
 
 from __future__ import annotations
@@ -57,7 +61,12 @@ def drive(logic: Logic[T]) -> T:
     try:
         effect = next(logic)
         while True:
-            effect = logic.send(effect.run())
+            try:
+                value = effect.run()
+            except Exception as exc:  # the logic decides (see the module doc)
+                effect = logic.throw(exc)
+                continue
+            effect = logic.send(value)
     except StopIteration as stop:
         result: T = stop.value
         return result
@@ -68,7 +77,12 @@ async def adrive(logic: Logic[T]) -> T:
     try:
         effect = next(logic)
         while True:
-            effect = logic.send(await effect.arun())
+            try:
+                value = await effect.arun()
+            except Exception as exc:  # the logic decides (see the module doc)
+                effect = logic.throw(exc)
+                continue
+            effect = logic.send(value)
     except StopIteration as stop:
         result: T = stop.value
         return result

@@ -13,6 +13,7 @@ request: options, static library and index, filter policy, storage strategy.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +28,8 @@ from langchain_toolsearch._engine.drive import Logic
 from langchain_toolsearch._engine.listing import Catalog
 from langchain_toolsearch._engine.resolve import Resolver
 from langchain_toolsearch._engine.scope import RequestScope, ScopeBuilder
+from langchain_toolsearch._failures import CauseLog
+from langchain_toolsearch.errors import ToolSearchError
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.options import ToolSearchOptions
 from langchain_toolsearch.policy import ToolPolicy
@@ -34,6 +37,8 @@ from langchain_toolsearch.search.index import BM25ToolIndex, ToolIndex, build_in
 from langchain_toolsearch.storage.strategy import Storage, choose_storage
 
 __all__ = ["Engine", "ModelStep", "hybrid"]
+
+logger = logging.getLogger(__name__)
 
 
 def hybrid(embeddings: Any) -> Callable[[Sequence[Any]], ToolIndex]:
@@ -114,6 +119,10 @@ class Engine:
             if options.inject_catalog
             else None
         )
+        self.search_failures = CauseLog(
+            logger, "tool search: search_tools failed (%s): %s; answered as unavailable"
+        )
+        """Logs failed searches once per cause (see :meth:`search_step`)."""
 
     # -- what every request shares ------------------------------------------------------
 
@@ -206,8 +215,20 @@ class Engine:
     def search_step(
         self, scope: RequestScope, args: Mapping[str, Any], call_id: str | None
     ) -> Logic[tuple[dict[str, Any], bool, dict[str, Any]]]:
-        """Run ``search_tools`` (``args``: ``query``, ``queries``): (receipt, is error, update)."""
-        outcome = yield from self._search(scope, args.get("query"), args.get("queries"))
+        """Run ``search_tools`` (``args``: ``query``, ``queries``): (receipt, is error, update).
+
+        A search that fails (the index or its store raises) answers an error
+        receipt and is logged once per cause, unless ``on_error="raise"``.
+        """
+        try:
+            outcome = yield from self._search(scope, args.get("query"), args.get("queries"))
+        except ToolSearchError:
+            raise
+        except Exception as exc:  # an index or store outage: the run goes on
+            if self.options.on_error == "raise":
+                raise
+            self.search_failures.failed(exc)
+            outcome = search.SearchOutcome(results=[], message=P.SEARCH_FAILED, error=True)
         update: dict[str, Any] = {}
         if self.options.auto_load and outcome.results:
             outcome, update = yield from load.activate(self.access, scope, outcome, call_id)

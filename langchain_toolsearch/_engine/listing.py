@@ -6,8 +6,10 @@ description`` lines under a short intro, so the model can load a tool without
 searching first (the seed system's ``injectCatalog``). ``search_tools`` stays.
 
 The catalog has a token budget (``catalog_max_tokens``), estimated by
-:func:`estimate_tokens` (characters / 4, rounded up, the usual rule of thumb
-for English with OpenAI's and Anthropic's tokenizers):
+:func:`estimate_tokens` (UTF-8 bytes / 4, rounded up: characters / 4 for
+English, the usual rule of thumb with OpenAI's and Anthropic's tokenizers,
+and about a token per CJK character or emoji, which take one or more tokens
+each, where characters / 4 would let a catalog four times over the budget in):
 
 * a static library whose catalog exceeds it is refused at construction
   (:class:`~langchain_toolsearch.ToolSearchConfigError` saying what to change);
@@ -39,8 +41,8 @@ _BATCH = 64  # tools per filter batch
 
 
 def estimate_tokens(text: str) -> int:
-    """Estimated tokens of ``text``: characters / 4, rounded up."""
-    return (len(text) + 3) // 4
+    """Estimated tokens of ``text``: UTF-8 bytes / 4, rounded up (characters / 4 for ASCII)."""
+    return (len(text.encode("utf-8", "surrogatepass")) + 3) // 4
 
 
 def catalog_line(entry: LibraryTool) -> str:
@@ -75,7 +77,7 @@ class Catalog:
         if self.static_tokens > max_tokens:
             raise ToolSearchConfigError(
                 f"inject_catalog: the catalog of the {len(library):,} library tools is about "
-                f"{self.static_tokens:,} tokens (characters / 4), over "
+                f"{self.static_tokens:,} tokens (UTF-8 bytes / 4), over "
                 f"catalog_max_tokens={max_tokens:,}; raise catalog_max_tokens, or leave "
                 "inject_catalog off and let the model find tools with search_tools"
             )

@@ -11,7 +11,9 @@ agent / node, withheld from the prompt until loaded).
 Nothing is rebuilt for an unchanged tool set: the views (chained library,
 merged index) are kept for the run (with its resolution, gone with it) by
 the identities of the request's tool instances, the per-request index by
-the tool set's content fingerprint.
+the tool set's content fingerprint. An index factory that fails on a
+request's tools (an embedding service down) leaves that request with a BM25
+index of them, logged and not cached, so the next request tries again.
 
 Tools bound on an agent come from the step itself: ``ModelRequest.tools`` in
 a model step, ``ToolRuntime.tools`` (the calling tool node's tools) in a tool
@@ -21,6 +23,7 @@ step; a node's ``bound_tools`` are fixed at construction.
 from __future__ import annotations
 
 import contextvars
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -33,10 +36,13 @@ from langgraph.store.base import BaseStore
 
 from langchain_toolsearch._engine.resolve import Resolver, usable_tools
 from langchain_toolsearch._engine.views import ChainedLibrary, MergedIndex, tool_fingerprint
+from langchain_toolsearch._failures import describe
 from langchain_toolsearch.library import ToolLibrary
-from langchain_toolsearch.search.index import ToolDocument, ToolIndex
+from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument, ToolIndex
 
 __all__ = ["RequestScope", "ScopeBuilder", "thread_id_of"]
+
+logger = logging.getLogger(__name__)
 
 
 def thread_id_of(config: RunnableConfig | Mapping[str, Any] | None) -> str | None:
@@ -194,8 +200,14 @@ class ScopeBuilder:
         key, cached, keep = self._plan(tools)
         if cached is None:
             kept = self._kept(tools, keep)
-            built = self._factory(ToolLibrary(kept).documents()) if kept else None
-            cached = self._store(key, keep, built)
+            if not kept:
+                cached = self._store(key, keep, None)
+            else:
+                documents = ToolLibrary(kept).documents()
+                try:
+                    cached = self._store(key, keep, self._factory(documents))
+                except Exception as exc:  # the request goes on with BM25 over its tools
+                    cached = (keep, self._fallback(documents, exc))
         return self._part(tools, cached)
 
     async def _arequest_part(
@@ -206,12 +218,28 @@ class ScopeBuilder:
         if cached is None:
             kept = self._kept(tools, keep)
             abuild = getattr(self._factory, "abuild", None)
-            built: ToolIndex | None = None
-            if kept:
+            if not kept:
+                cached = self._store(key, keep, None)
+            else:
                 documents = ToolLibrary(kept).documents()
-                built = await abuild(documents) if abuild is not None else self._factory(documents)
-            cached = self._store(key, keep, built)
+                try:
+                    built = (
+                        await abuild(documents) if abuild is not None else self._factory(documents)
+                    )
+                    cached = self._store(key, keep, built)
+                except Exception as exc:  # the request goes on with BM25 over its tools
+                    cached = (keep, self._fallback(documents, exc))
         return self._part(tools, cached)
+
+    def _fallback(self, documents: Sequence[ToolDocument], exc: Exception) -> ToolIndex:
+        """A BM25 index of a request's tools when the factory failed on them (not cached)."""
+        logger.warning(
+            "tool search: indexing a request's %d own tools failed (%s: %s); "
+            "searching them by BM25 alone for this request",
+            len(documents),
+            *describe(exc),
+        )
+        return BM25ToolIndex.build(documents)
 
     @staticmethod
     def _identity(tools: Sequence[BaseTool], bound: int) -> str:

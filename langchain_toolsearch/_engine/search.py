@@ -2,7 +2,10 @@
 
 Hits the filter denies (phase ``search``; with ``auto_load`` also ``load``)
 do not use up ``top_k``: each need's ranking is pulled lazily until enough
-allowed hits are found or scores fall to ``min_score``.
+allowed hits are found or scores fall to ``min_score``. The first batch is
+what ``top_k`` asks for and later ones double (at most 64), so a filter
+hiding most of a large library is asked in a few round trips, and the filter
+is asked about each tool once per call: the needs share its answers.
 
 Several needs (``queries``) share ``top_k``: their rankings are merged round
 robin (each need's best hit, then each need's second...), a tool found for
@@ -17,6 +20,7 @@ similar score, so a repeated search surfaces something new.
 
 from __future__ import annotations
 
+import heapq
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -24,6 +28,7 @@ from functools import partial
 from typing import Any
 
 from langchain_toolsearch import _prompts as P
+from langchain_toolsearch._async import HOOK_THREADS
 from langchain_toolsearch._engine.access import Access
 from langchain_toolsearch._engine.drive import Effect, Logic
 from langchain_toolsearch._engine.scope import RequestScope
@@ -31,7 +36,7 @@ from langchain_toolsearch._engine.views import close
 from langchain_toolsearch.library import LibraryTool
 from langchain_toolsearch.search.index import ScoredTool, ToolIndex, arank
 from langchain_toolsearch.storage.receipts import AUTO_LOAD_RECEIPT_TYPE
-from langchain_toolsearch.types import ToolSearchResult
+from langchain_toolsearch.types import FilterPhase, ToolSearchResult
 
 __all__ = [
     "LOADED_MARGIN",
@@ -51,6 +56,9 @@ MAX_QUERIES = 8
 """Most needs in one ``search_tools`` call (count); more is an error."""
 LOADED_MARGIN = 0.15
 """How much lower an already-loaded tool ranks than its score (scores are in [0, 1])."""
+_MAX_BATCH = HOOK_THREADS
+"""Most hits pulled (and asked of the filter) at once, unless ``top_k`` is more: one
+batch is one wave of the filter's threads, so none waits out ``filter_timeout`` queued."""
 
 
 @dataclass(frozen=True)
@@ -121,6 +129,19 @@ def query_list(query: object, queries: object = None) -> list[str] | None:
     return found
 
 
+def _distinct(queries: Iterable[str]) -> list[str]:
+    """``queries`` in order, each need once: runs of whitespace do not make a new one.
+
+    Queries are compared as searched (cut to :data:`MAX_QUERY_CHARS`), so two
+    long ones that differ only past the cut are one need. Case is kept apart
+    (``createIssue`` and ``createissue`` are searched differently).
+    """
+    seen: dict[str, str] = {}
+    for q in queries:
+        seen.setdefault(" ".join(q[:MAX_QUERY_CHARS].split()), q)
+    return list(seen.values())
+
+
 def requested_queries(query: object, queries: object = None) -> list[str] | str:
     """The needs a search asks for (``query`` first, de-duplicated), or the error message.
 
@@ -131,7 +152,7 @@ def requested_queries(query: object, queries: object = None) -> list[str] | str:
     found = query_list(query, queries)
     if found is None:
         return P.SEARCH_BAD_FORM
-    needs = list(dict.fromkeys(found))
+    needs = _distinct(found)
     if not needs:
         return P.SEARCH_EMPTY_QUERY
     if len(needs) > MAX_QUERIES:
@@ -165,19 +186,43 @@ class _Pull:
     min_score: float
     auto_load: bool
     loaded: frozenset[str]
+    verdicts: dict[tuple[str, str], bool] = field(default_factory=dict)
+    """The filter's answers in this call, by (tool, phase): needs share them."""
 
 
-def _settled(kept: list[tuple[float, int, ToolSearchResult]], limit: int, last: float) -> bool:
+def _allowed(
+    access: Access,
+    scope: RequestScope,
+    entries: Sequence[LibraryTool],
+    phase: FilterPhase,
+    pull: _Pull,
+) -> Logic[list[LibraryTool]]:
+    """``entries`` the filter allows in ``phase``, each tool asked once per call."""
+    memo = pull.verdicts
+    ask = list({e.name: e for e in entries if (e.name, phase) not in memo}.values())
+    if ask:
+        allowed = yield from access.allowed(ask, scope, phase)
+        names = {e.name for e in allowed}
+        memo.update(((e.name, phase), e.name in names) for e in ask)
+    return [e for e in entries if memo[(e.name, phase)]]
+
+
+_Kept = tuple[float, int, LibraryTool, ScoredTool, bool]
+"""An allowed hit of one need: (sort key, position, entry, hit, loaded)."""
+
+
+def _settled(kept: list[_Kept], fresh: int, limit: int, last: float) -> bool:
     """Whether no later hit (scoring at most ``last``) can enter the best ``limit`` of ``kept``.
 
-    Settled when ``limit`` hits not loaded are kept (a later hit ties at best
-    and ranks after them), or when ``last`` is below the ``limit``-th sort key.
+    Settled when ``limit`` hits not loaded (``fresh``) are kept (a later hit
+    ties at best and ranks after them), or when ``last`` is below the
+    ``limit``-th sort key.
     """
     if len(kept) < limit:
         return False
-    if sum(not r.loaded for _, _, r in kept) >= limit:
+    if fresh >= limit:
         return True
-    kth = sorted((k for k, _, _ in kept), reverse=True)[limit - 1]
+    kth = heapq.nlargest(limit, (k[0] for k in kept))[-1]
     return last < kth
 
 
@@ -189,12 +234,16 @@ def _need_hits(
         partial(scope.index.rank, query), partial(aranked, scope.index, query, pull.min_score)
     )
     ranked = iter(ranking)
-    kept: list[tuple[float, int, ToolSearchResult]] = []  # (sort key, position, hit)
+    kept: list[_Kept] = []
+    fresh = 0  # kept hits not loaded
     last = 1.0
     exhausted = False
-    while not exhausted and not _settled(kept, pull.limit, last):
-        fresh = sum(not r.loaded for _, _, r in kept)
-        want = max(1, pull.limit - fresh)
+    rounds = 0
+    while not exhausted and not _settled(kept, fresh, pull.limit, last):
+        # the first batch is what is missing; later ones (denied or loaded hits came
+        # back) double, so a filter hiding most of a library is asked in a few batches
+        want = min(max(1, pull.limit - fresh) << rounds, max(pull.limit, _MAX_BATCH))
+        rounds = min(rounds + 1, _MAX_BATCH.bit_length())
         batch: list[tuple[LibraryTool, ScoredTool]] = []
         for hit in ranked:
             # compare the score as reported (4 decimals): no shown score <= min_score
@@ -209,17 +258,18 @@ def _need_hits(
                 break
         else:
             exhausted = True
-        allowed = yield from access.allowed([e for e, _ in batch], scope, "search")
+        allowed = yield from _allowed(access, scope, [e for e, _ in batch], "search", pull)
         if pull.auto_load:  # every hit shown is loaded: load-denied hits are not hits
-            allowed = yield from access.allowed(allowed, scope, "load")
+            allowed = yield from _allowed(access, scope, allowed, "load", pull)
         keep = {e.name for e in allowed}
         for entry, hit in batch:
             if entry.name in keep:
-                result = _hit(entry, hit, entry.name in pull.loaded)
-                key = hit.score - LOADED_MARGIN if result.loaded else hit.score
-                kept.append((key, len(kept), result))
-    kept.sort(key=lambda k: (-k[0], k[1]))
-    return [r for _, _, r in kept[: pull.limit]]
+                loaded = entry.name in pull.loaded
+                key = hit.score - LOADED_MARGIN if loaded else hit.score
+                kept.append((key, len(kept), entry, hit, loaded))
+                fresh += not loaded
+    best = heapq.nsmallest(pull.limit, kept, key=lambda k: (-k[0], k[1]))
+    return [_hit(entry, hit, loaded) for _, _, entry, hit, loaded in best]
 
 
 def _round_robin(

@@ -47,7 +47,9 @@ in ``[0.9, 1]``, the others in ``(0, 0.9)``. Embedding neighbours below
 ``min_similarity`` (cosine) do not count, nor, when BM25 finds nothing,
 those below ``min_similarity_alone``; a query without any content word yields
 nothing. So gibberish and stopword-only queries find no tools (calibrate the
-two floors for other models).
+two floors for other models). When the embedding side fails (the model or
+store raises, or a query vector has another size than the tools'), that
+search ranks by BM25 alone and the cause is logged (:mod:`.dense_fallback`).
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.stores import ByteStore, InMemoryByteStore
 
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchDependencyError
+from langchain_toolsearch.search.dense_fallback import DenseFallback
 from langchain_toolsearch.search.fields import searchable_names
 from langchain_toolsearch.search.index import (
     BM25Params,
@@ -287,6 +290,7 @@ class SemanticToolIndex:
         self._queries: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
         self._query_cache_size = query_cache_size
         self._lock = threading.Lock()
+        self._fallback = DenseFallback(type(embeddings).__name__)
 
     def __len__(self) -> int:
         """Number of indexed tools."""
@@ -304,6 +308,11 @@ class SemanticToolIndex:
 
     def _remember_query(self, query: str, raw: list[float]) -> npt.NDArray[np.float32]:
         vector = _normalise(np.asarray(raw, dtype=np.float32))
+        if vector.shape != (self._matrix.shape[1],):  # never cached: the model may recover
+            raise ToolSearchConfigError(
+                f"embed_query returned {vector.size} values, the tools' vectors have "
+                f"{self._matrix.shape[1]}"
+            )
         if len(query) <= _MAX_CACHED_QUERY_CHARS:  # the cache stays small whatever comes in
             with self._lock:
                 self._queries[query] = vector
@@ -368,7 +377,7 @@ class SemanticToolIndex:
             yield from self.bm25.rank(query)  # still finds a tool named "me" by name
             return
         lexical = list(islice(self.bm25.rank(query), self._options.depth))
-        yield from self._fuse(lexical, self.similar(query))
+        yield from self._fuse(lexical, self._fallback.run(self.similar, query))
 
     async def arank(self, query: str) -> AsyncIterator[ScoredTool]:
         """:meth:`rank` for async callers: the query is embedded with ``aembed_query``.
@@ -381,7 +390,7 @@ class SemanticToolIndex:
                 yield hit
             return
         lexical = list(islice(self.bm25.rank(query), self._options.depth))
-        for hit in self._fuse(lexical, await self.asimilar(query)):
+        for hit in self._fuse(lexical, await self._fallback.arun(self.asimilar, query)):
             yield hit
 
     def _fuse(

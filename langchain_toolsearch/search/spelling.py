@@ -13,8 +13,11 @@ word up here, in the style of Lucene's ``SpellChecker`` and ``FuzzyQuery``:
   swaps) within Lucene's automatic budget (``Fuzziness.AUTO``: 1 edit for
   words of 3 to 5 letters, 2 for longer ones) wins, ties to the term in
   more tools, then alphabetically;
-* **splits**: a run-together word whose two parts are library terms
-  (``websearch`` -> ``web``, ``search``);
+* **splits**: a run-together word whose parts are library terms, the
+  fewest parts first (``websearch`` -> ``web``, ``search``;
+  ``addissuecomment`` -> ``add``, ``issue``, ``comment``: a tool name
+  written without its separators; at most :data:`MAX_PARTS` parts, of 2 or
+  more letters in a split in three or more, words up to 48 letters);
 * **joins**: two neighbouring query words that are one library term
   together (``web search`` -> ``websearch``).
 
@@ -36,7 +39,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["MAX_CANDIDATES", "MAX_POSTINGS", "SpellingFallback", "distance"]
+__all__ = ["MAX_CANDIDATES", "MAX_PARTS", "MAX_POSTINGS", "SpellingFallback", "distance"]
 
 MAX_CANDIDATES = 64
 """Most edit distances computed per unknown word."""
@@ -45,6 +48,10 @@ MAX_POSTINGS = 2_000
 _MIN_CHARS = 3
 _MAX_CHARS = 24
 _MAX_WORDS = 4
+MAX_PARTS = 6
+"""Most library terms one run-together word is split into."""
+_MIN_PART = 2  # letters of a part of a split ("to" in "addcommenttopendingreview")
+_MAX_RUN = 48  # letters of a run-together word split (a whole tool name)
 _SUFFIX = 3  # letters a stem may lack of the word it comes from ("navig" of "navigate")
 
 
@@ -161,17 +168,35 @@ class SpellingFallback:
                 best = key if best is None or key < best else best
         return best[2] if best is not None else None
 
-    def split(self, word: str) -> tuple[str, str] | None:
-        """Two library terms that ``word`` runs together (``websearch`` -> web, search)."""
-        if not _word(word) or len(word) < 2 * _MIN_CHARS:
+    def split(self, word: str) -> tuple[str, ...] | None:
+        """Library terms ``word`` runs together, fewest parts first (``websearch`` -> web, search).
+
+        Among splits into as few parts, the one whose rarest part is in the
+        most tools wins, then alphabetically. Words of 6 to 48 ASCII letters;
+        parts of 2 to 24 letters (3 in a split in two), at most :data:`MAX_PARTS`.
+        """
+        if not (2 * _MIN_CHARS <= len(word) <= _MAX_RUN and word.isascii() and word.isalpha()):
             return None
-        found: tuple[int, str, str] | None = None
-        for cut in range(_MIN_CHARS, len(word) - _MIN_CHARS + 1):
-            left, right = self._analyse(word[:cut]), self._analyse(word[cut:])
-            if left in self._vocab and right in self._vocab:
-                key = (-min(self._df_of(left), self._df_of(right)), left, right)
-                found = key if found is None or key < found else found
-        return (found[1], found[2]) if found is not None else None
+        # best[i]: the best split of word[:i] as (parts, -fewest tools of a part, terms)
+        best: list[tuple[int, int, tuple[str, ...]] | None] = [None] * (len(word) + 1)
+        best[0] = (0, -(2**62), ())
+        for end in range(_MIN_PART, len(word) + 1):
+            for start in range(max(0, end - _MAX_CHARS), end - _MIN_PART + 1):
+                head = best[start]
+                if head is None or head[0] >= MAX_PARTS or (start == 0 and end == len(word)):
+                    continue
+                term = self._analyse(word[start:end])
+                if term not in self._vocab:
+                    continue
+                key = (head[0] + 1, max(head[1], -self._df_of(term)), (*head[2], term))
+                if best[end] is None or key < best[end]:  # type: ignore[operator]
+                    best[end] = key
+        found = best[-1]
+        if found is None or (found[0] == 2 and min(map(len, found[2])) < _MIN_CHARS):
+            return (
+                None  # two parts: both of 3 letters or more, as ever ("pr" + "icing" is no split)
+            )
+        return found[2]
 
     def fixes(self, words: Sequence[str]) -> list[str]:
         """Library terms for the query ``words`` the library does not know (at most 4 tried).

@@ -45,6 +45,7 @@ SNAPSHOT: dict[str, str] = {
     "SEARCH_FOUND_NEEDS": "Found {count} tool(s) for {needs} queries; each result's query says which one it answers. {followup}",
     "SEARCH_NEEDS_UNMATCHED": " Nothing matched: {queries}; try other keywords for it.",
     "SEARCH_NO_RESULTS": "No tools matched '{query}'. Try other keywords: the action, the object, or a service name.",
+    "SEARCH_FAILED": "Search is unavailable right now (the tool index did not answer). Try again later, or continue with the tools you have.",
     "SEARCH_SOME_UNAVAILABLE": " Some tools are unavailable right now (a tool source did not answer).",
     "SEARCH_UNAVAILABLE": "No tools matched '{query}', but some tools are unavailable right now (a tool source did not answer). Try again later, or continue with the tools you have.",
     "SEARCH_QUERY_TOO_LONG": "The query was longer than {limit} characters and was cut to that length.",
