@@ -160,7 +160,8 @@ class ToolSearchMiddleware(
                 ``HuggingFaceEmbeddings(...)``...): search fuses BM25 with them by
                 reciprocal rank fusion (the same as
                 ``index=SemanticIndexFactory(embeddings)``), which also reaches
-                tools described in another language than the query. Not with
+                tools worded differently or (with a multilingual model)
+                described in another language than the query. Not with
                 ``index=`` (``ToolSearchConfigError`` saying which to pass).
             inject_catalog: List the allowed tools (phase ``search`` of the filter,
                 per request, the request's own tools included) with short

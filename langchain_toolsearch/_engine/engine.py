@@ -45,8 +45,8 @@ def hybrid(embeddings: Any) -> Callable[[Sequence[Any]], ToolIndex]:
     """The index factory of ``embeddings=``: BM25 and the embeddings fused by RRF.
 
     :class:`~langchain_toolsearch.search.semantic.SemanticIndexFactory` with
-    its defaults, imported on first use (NumPy and the semantic module are
-    not loaded by ``import langchain_toolsearch``).
+    its defaults, imported on first use (``import langchain_toolsearch`` does
+    not load the semantic module).
     """
     from langchain_toolsearch.search.semantic import SemanticIndexFactory
 

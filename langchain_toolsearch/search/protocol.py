@@ -92,8 +92,10 @@ class ToolIndex(Protocol):
     an index (see :data:`IndexOption`); ``search_tools`` then pulls hits from
     :meth:`rank`. Shipped implementations:
     :class:`~langchain_toolsearch.search.index.BM25ToolIndex` (the
-    default) and :class:`~langchain_toolsearch.search.semantic.SemanticToolIndex`
-    (embeddings fused with BM25).
+    default), :class:`~langchain_toolsearch.search.semantic.SemanticToolIndex`
+    (embeddings fused with BM25) and
+    :class:`~langchain_toolsearch.search.store_index.StoreToolIndex` (a
+    LangGraph store's vector index).
 
     Contract:
 

@@ -13,19 +13,24 @@ ranker's first hits ahead of tools both rank middling (Bruch, Gai & Ingber
 2023, "An Analysis of Fusion Functions for Hybrid Retrieval", find RRF
 sensitive to ``k``). Measured with two models (all-MiniLM-L6-v2,
 multilingual-e5-small) on BFCL, GitHub's MCP tools and the ToolSDK registry,
-``k`` in 3-10 was at least as good as 60 on every set (``docs/benchmarks.md``).
+``k`` in 3-10 was at least as good as 60 on every set (issue 11); re-measured on the
+issue-20 BM25 with MiniLM, ``k = 5`` is at least as good as any ``k`` on
+BFCL and GitHub, and ``k = 20``-``60`` gain one ToolSDK query
+(``docs/benchmarks.md``).
 Equal fused values are common (a tool ranked ``r`` by one ranker only ties
 with one ranked ``r`` by the other only): the tool BM25 ranks higher goes
 first, then the one the embedding ranks higher, then by name; BM25's hits
 share the query's own words, so they are the surer of the two.
 
-Use it through :class:`SemanticIndexFactory`, the ``index=`` option of
+Use it through the ``embeddings=`` option of
 :class:`~langchain_toolsearch.ToolSearchMiddleware` /
-:class:`~langchain_toolsearch.ToolSearchNode`::
+:class:`~langchain_toolsearch.ToolSearchNode` (its defaults), or through
+:class:`SemanticIndexFactory`, the ``index=`` option, to set its options::
 
     from langchain_toolsearch.search.semantic import SemanticIndexFactory
 
-    mw = ToolSearchMiddleware(tools=library, index=SemanticIndexFactory(embeddings))
+    mw = ToolSearchMiddleware(tools=library, embeddings=embeddings)
+    mw = ToolSearchMiddleware(tools=library, index=SemanticIndexFactory(embeddings, rrf_k=5))
 
 Nothing beyond ``langchain-core`` is needed for the index itself; bring any
 ``Embeddings`` (OpenAI, Ollama, Hugging Face...; ``docs/search.md`` shows a
@@ -438,8 +443,10 @@ class SemanticIndexFactory:
     Args:
         embeddings: Any LangChain ``Embeddings``.
         cache: The shared cache (a fresh in-memory one if omitted).
-        **options: Passed to :class:`SemanticToolIndex` (``rrf_k``, ``depth``,
-            ``min_similarity``, ``bm25_params``, ``query_cache_size``).
+        **options: Passed to :class:`SemanticToolIndex` (``bm25_params``,
+            ``rrf_k``, ``depth``, ``min_similarity``, ``min_similarity_alone``,
+            ``vector_store``, ``query_cache_size``). Its BM25 side runs the
+            default :class:`~langchain_toolsearch.search.stages.SearchStages`.
     """
 
     def __init__(

@@ -413,8 +413,10 @@ class StoreIndexFactory:
     in-memory BM25 index, merged with the shared index for that request only.
 
     The store's embeddings are fused with in-process BM25 by reciprocal rank
-    fusion (``fuse_bm25=True``, the hybrid, unless told otherwise): the
-    fusion adds recall over either ranker alone (``docs/search.md``).
+    fusion (``fuse_bm25=True``, the hybrid, unless told otherwise): with a
+    learned model the fusion adds recall over either ranker alone; with
+    :class:`HashingEmbeddings` it costs recall against BM25 alone
+    (``docs/search.md``, ``docs/benchmarks.md``).
 
     Args:
         store: A LangGraph ``BaseStore`` with a vector index.

@@ -6,7 +6,10 @@ page); this test supplies offline stand-ins: ``model``/``llm`` (a
 ``big_library``/``library`` (four tools), ``my_always_on_tool``, ``DSN`` (a fresh
 PostgreSQL database), ``connections`` (the real ``mcp-server-time`` over stdio),
 and for docs/config.md ``create_agent``, its tools, providers and ``AGENT_JSON``
-(the page's first JSON block). Top-level ``await`` runs on one event loop per file.
+(the page's first JSON block). ``embeddings`` and the model classes the pages
+import from ``langchain_openai`` and ``langchain_huggingface`` are
+``DeterministicFakeEmbedding`` (no API key, no download). Top-level ``await``
+runs on one event loop per file.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ import io
 import json
 import os
 import re
+import sys
+import types
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -78,6 +83,24 @@ class Provider:
         return [slack]
 
 
+class StandInEmbeddings(DeterministicFakeEmbedding):
+    """A hosted or local embedding model's class, offline: random vectors whatever the arguments."""
+
+    def __init__(self, **_: Any) -> None:
+        super().__init__(size=32)
+
+
+def stand_in_models(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``OpenAIEmbeddings`` and ``HuggingFaceEmbeddings`` as the pages import them, offline."""
+    for module, name in (
+        ("langchain_openai", "OpenAIEmbeddings"),
+        ("langchain_huggingface", "HuggingFaceEmbeddings"),
+    ):
+        fake = types.ModuleType(module)
+        setattr(fake, name, StandInEmbeddings)
+        monkeypatch.setitem(sys.modules, module, fake)
+
+
 def namespace(page: Path, dsn: str) -> dict[str, Any]:
     text = page.read_text()
     json_blocks = re.findall(r"^```json\n(.*?)^```", text, re.M | re.S)
@@ -111,6 +134,8 @@ def namespace(page: Path, dsn: str) -> dict[str, Any]:
 
 def test_every_page_with_python_is_covered() -> None:
     assert any(blocks(p.read_text()) for p in PAGES)
+    # a block fenced ```py would not run here: every Python example is fenced ```python
+    assert not [p.name for p in PAGES if re.search(r"^```py\n", p.read_text(), re.M)]
     readme = (REPO_ROOT / "README.md").read_text()
     assert "source document" not in readme and "ToolSearchProcessor" in readme
 
@@ -129,6 +154,7 @@ def test_pages_name_what_a_user_has() -> None:
 @pytest.mark.parametrize("page", [p for p in PAGES if blocks(p.read_text())], ids=lambda p: p.name)
 def test_python_blocks_run(page: Path, pg_dsn: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", f"{servers_bin()}:{os.environ['PATH']}")
+    stand_in_models(monkeypatch)
     ns = namespace(page, pg_dsn)
     loop = asyncio.new_event_loop()
     printed = io.StringIO()
