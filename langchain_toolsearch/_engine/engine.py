@@ -20,6 +20,7 @@ from typing import Any
 
 from langchain_core.messages import ToolCall, ToolMessage
 from langchain_core.tools import BaseTool
+from langgraph.errors import GraphBubbleUp
 
 from langchain_toolsearch import _prompts as P
 from langchain_toolsearch._engine import binding, guard, load, search
@@ -89,7 +90,9 @@ class Engine:
         library = tools if isinstance(tools, ToolLibrary) else ToolLibrary(tools or ())
         index = options.index if options.embeddings is None else hybrid(options.embeddings)
         factory: Callable[[Sequence[Any]], ToolIndex] = (
-            index if callable(index) and not isinstance(index, ToolIndex) else BM25ToolIndex.build
+            index  # a factory, or an index class (a class passes the ToolIndex check too)
+            if callable(index) and (isinstance(index, type) or not isinstance(index, ToolIndex))
+            else BM25ToolIndex.build
         )
         resolver = (
             Resolver(
@@ -222,7 +225,7 @@ class Engine:
         """
         try:
             outcome = yield from self._search(scope, args.get("query"), args.get("queries"))
-        except ToolSearchError:
+        except (ToolSearchError, GraphBubbleUp):  # ours, or LangGraph's interrupt: not an outage
             raise
         except Exception as exc:  # an index or store outage: the run goes on
             if self.options.on_error == "raise":

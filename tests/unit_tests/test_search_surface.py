@@ -17,6 +17,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
+from langgraph.types import interrupt
 
 from langchain_toolsearch import (
     ToolSearchConfigError,
@@ -411,6 +412,60 @@ async def test_a_failing_custom_index_answers_unavailable_unless_on_error_raise(
     strict = build(form, steps, index=_BrokenIndex, on_error="raise")
     with pytest.raises(RuntimeError, match="index backend unreachable"):
         await strict.run("go", cfg(), mode)
+
+
+class _AskingIndex(BM25ToolIndex):
+    """An index that pauses the run for a person (``interrupt``) before it searches."""
+
+    def rank(self, query: str) -> Any:
+        interrupt(f"may I search for {query!r}?")
+        return super().rank(query)
+
+
+@form_param
+@mode_param
+async def test_an_interrupt_raised_while_searching_pauses_the_run(form: str, mode: str) -> None:
+    # LangGraph's interrupt is an exception too; it is not an outage to answer as one
+    steps = [ai(call("search_tools", {"query": "weather"}, "s")), ai(content="ok")]
+    h = build(form, steps, index=_AskingIndex.build(ToolLibrary(library()).documents()))
+    out = await h.run("go", cfg(), mode)
+    assert out["__interrupt__"][0].value == "may I search for 'weather'?"
+    assert "s" not in by_id(out)  # no error answer: the call waits for the resume
+
+
+class _RecordingIndex(BM25ToolIndex):
+    """An index class passed as ``index=``: it is its own factory."""
+
+    built: ClassVar[list[int]] = []
+
+    def __init__(self, documents: Any) -> None:
+        super().__init__(documents)
+        _RecordingIndex.built.append(len(self.documents))
+
+
+def _crm() -> list[BaseTool]:
+    def crm_lookup(customer: str) -> str:
+        """Look up a customer record in the CRM by customer name."""
+        return f"record of {customer}"
+
+    return [StructuredTool.from_function(crm_lookup)]
+
+
+@form_param
+def test_an_index_class_also_indexes_a_requests_own_tools(form: str) -> None:
+    _RecordingIndex.built.clear()
+    steps = [ai(call("search_tools", {"query": "crm customer record"}, "s")), ai(content="ok")]
+    h = build(
+        form,
+        steps,
+        index=_RecordingIndex,
+        include_resolved_tools=True,
+        resolve_tools=lambda config: _crm(),
+    )
+    out = asyncio.run(h.run("go", cfg(), "sync"))
+    assert by_id(out)["s"].artifact["results"][0]["name"] == "crm_lookup"
+    assert _RecordingIndex.built[0] == len(library())  # the library, at construction
+    assert _RecordingIndex.built[1:] == [1]  # the request's own tool (BM25 indexed it before)
 
 
 @mode_param
