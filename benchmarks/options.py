@@ -9,7 +9,7 @@
   (a bag of words: a floor, no semantics) always, and each offline model of
   :mod:`benchmarks.embedding_models` installed with ``--semantic``.
 * **catalog tokens** (``inject_catalog=True``): the estimated tokens
-  (characters / 4) of the catalog block in the system hint for GitHub's MCP
+  (UTF-8 bytes / 4) of the catalog block in the system hint for GitHub's MCP
   server (117 tools) and the BFCL pool (1,437 tools), next to binding every
   schema, and whether the default ``catalog_max_tokens`` admits it.
 
@@ -118,7 +118,7 @@ def catalog_section(rep: _Report, libraries: Sequence[tuple[str, Sequence[ToolDe
             ]
         )
     rep.line(
-        "Tokens ~ characters / 4 (the estimator catalog_max_tokens uses) of the catalog "
+        "Tokens ~ UTF-8 bytes / 4 (the estimator catalog_max_tokens uses) of the catalog "
         "block: intro, header and one `- name: description` line per tool (descriptions cut "
         f"to 150 characters). Default catalog_max_tokens = {DEFAULT_CATALOG_MAX_TOKENS:,}."
     )

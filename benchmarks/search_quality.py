@@ -26,6 +26,7 @@ import statistics
 import time
 from pathlib import Path
 
+from benchmarks.baseline import Bm25sBaseline
 from benchmarks.bench import index_search
 from benchmarks.datasets import (
     EvalQuery,
@@ -81,18 +82,21 @@ def quality(
 def stage_rows(data_dir: Path | None = None, stride: int = 1) -> list[list[str]]:
     """Recall@5 / recall@1 per stage setting: ``[setting, BFCL, GitHub, ToolSDK, validation]``.
 
-    Settings: every stage on, each stage off in turn, the core alone. Each
+    Settings: every stage on, each stage off in turn, the core alone; last,
+    for scale, bm25s as its README sets it up (name + description, stemmed,
+    English stopwords: :class:`~benchmarks.baseline.Bm25sBaseline`). Each
     cell is ``"<recall@5> / <recall@1>"`` (a stage can move the first hit
     without moving the top 5: stemming does, on GitHub MCP).
     """
     bfcl, bq = load_bfcl(data_dir)
     val, vq = load_restbench_toolalpaca(data_dir)
-    sets = [
-        (_library(bfcl), bq[::stride]),
-        (_library(load_github_mcp_tools(data_dir)), _queries("github")),
-        (_library(load_toolsdk(data_dir)), _queries("toolsdk")),
-        (_library(val), vq),
+    pools = [
+        (bfcl, bq[::stride]),
+        (load_github_mcp_tools(data_dir), _queries("github")),
+        (load_toolsdk(data_dir), _queries("toolsdk")),
+        (val, vq),
     ]
+    sets = [(_library(defs), queries) for defs, queries in pools]
     settings = [("all stages on", SearchStages())]
     settings += [(f"{name} off", SearchStages().without(name)) for name in STAGE_NAMES]
     settings.append(("core only (every stage off)", SearchStages.core()))
@@ -104,6 +108,13 @@ def stage_rows(data_dir: Path | None = None, stride: int = 1) -> list[list[str]]
             recall = evaluate(index_search(library, index), queries, ks=(1, 5)).recall
             row.append(f"{recall[5]:.3f} / {recall[1]:.3f}")
         rows.append(row)
+    row = ["bm25s, name + description (baseline)"]
+    for defs, queries in pools:
+        recall = evaluate(
+            Bm25sBaseline([d for d in defs if d.name not in RESERVED]), queries, ks=(1, 5)
+        ).recall
+        row.append(f"{recall[5]:.3f} / {recall[1]:.3f}")
+    rows.append(row)
     return rows
 
 
