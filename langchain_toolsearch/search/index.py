@@ -66,6 +66,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
+from itertools import chain
 from typing import TypeAlias
 
 import numpy as np
@@ -75,7 +77,7 @@ from langchain_toolsearch._bulk import collector_paused
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.search import query_weights
 from langchain_toolsearch.search.content_match import ContentFilter, content_filter, keeper
-from langchain_toolsearch.search.fields import document_fields, prime_fields
+from langchain_toolsearch.search.fields import document_fields, prime_fields, searchable_names
 from langchain_toolsearch.search.name_match import NameMatcher
 from langchain_toolsearch.search.postings import FieldWeights, Postings, idf
 from langchain_toolsearch.search.protocol import (
@@ -191,7 +193,12 @@ class BM25ToolIndex:
                 self.documents, memo, weights=self._field_weights(), k1=p.k1, b=p.b
             )
             self._names = NameMatcher(self.documents, memo)
-            self._spelling = SpellingFallback(self._postings.vocab, self._postings.df, self._term)
+            self._spelling = SpellingFallback(
+                self._postings.vocab,
+                self._postings.df,
+                self._term,
+                names=partial(_written_names, self.documents),
+            )
             order = sorted(range(len(names)), key=names.__getitem__)
             rank = np.empty(len(names), dtype=np.int64)
             rank[np.asarray(order, dtype=np.int64)] = np.arange(len(names), dtype=np.int64)
@@ -442,6 +449,11 @@ class BM25ToolIndex:
         """
         for hit in self.rank(query):
             yield hit
+
+
+def _written_names(documents: Sequence[ToolDocument]) -> Iterator[str]:
+    """The names of ``documents`` the model can write (for the spelling fallback)."""
+    return chain.from_iterable(map(searchable_names, documents))
 
 
 def build_index(option: IndexOption | None, documents: Sequence[ToolDocument]) -> ToolIndex:

@@ -56,8 +56,9 @@ The stages:
 * ``spelling``: when the query has words the library does not know and the
   ranking finds nothing (under ``content_match``: no tool matches a content
   word of the query, only function or request words), the unknown words
-  are corrected to library terms within Lucene's automatic edit distance
-  or split/joined (``websearch``, ``web search``), scored at
+  are matched to a tool name written run together (``addissueocmment``),
+  split or joined (``websearch``, ``web search``) or corrected to library
+  terms within Lucene's automatic edit distance, scored at
   :attr:`SearchStages.spelling_weight` of a written term
   (:mod:`~langchain_toolsearch.search.spelling`).
 """

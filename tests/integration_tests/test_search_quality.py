@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import random
 from functools import lru_cache
 
 from benchmarks.baseline import baseline_bm25okapi_search
@@ -93,3 +94,23 @@ def test_github_catalog_phrasings_put_the_right_tool_first() -> None:
         assert names[:1] == [expected], (query, names)
     # a slip next to a known word: not corrected (the ranking found something), still near
     assert "search_code" in [h.name for h in itertools.islice(index.rank("serach code"), 5)]
+
+
+def test_run_together_typos_of_every_github_tool_name_are_found() -> None:
+    # the spelling fallback's run-together names: one swap of neighbouring letters in each
+    # GitHub MCP tool name written without separators finds the tool (nothing, before)
+    library = ToolLibrary(load_catalog(default_data_dir() / "github-mcp-server-tools"))
+    index = BM25ToolIndex.build(library.documents())
+    rnd = random.Random(7)
+    asked = first = 0
+    for doc in library.documents():
+        joined = doc.name.replace("_", "")
+        if len(joined) < 6:  # shorter words are no run-together name ("getme")
+            continue
+        at = rnd.randrange(1, len(joined) - 2)
+        typo = joined[:at] + joined[at + 1] + joined[at] + joined[at + 2 :]
+        hits = [h.name for h in itertools.islice(index.rank(typo), 5)]
+        assert doc.name in hits, (typo, hits)
+        asked += 1
+        first += hits[0] == doc.name
+    assert asked >= 110 and first >= 0.9 * asked, (asked, first)  # 110 of 115 when written

@@ -328,6 +328,35 @@ def test_run_together_splits_are_bounded() -> None:
     assert list(index.rank("addissuecomment" * 3)) == []  # 9 parts: more than 6
 
 
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("addissueocmment", "add_issue_comment"),  # a swap: found nothing before
+        ("dadissuecomment", "add_issue_comment"),  # at the start: found by the word's end
+        ("addcommenttopendingreveiw", "add_comment_to_pending_review"),
+        ("createpullrequstreview", "create_pull_request_review"),  # a letter left out
+        ("getcodescaningalert", "get_code_scanning_alert"),
+        ("serachrepositories", "search_repositories"),
+        ("issuecomemnt", "add_issue_comment"),  # the name's last words only
+        ("listbranhces", "list_branches"),
+    ],
+)
+def test_a_name_run_together_with_a_typo_is_found(query: str, expected: str) -> None:
+    docs = [ToolDocument(n, d) for n, d in GITHUB_LIKE]
+    hits = [h.name for h in BM25ToolIndex.build(docs).rank(query)]
+    assert hits[:1] == [expected], hits
+    off = BM25ToolIndex.build(docs, stages=SearchStages().without("spelling"))
+    assert list(off.rank(query)) == []
+
+
+def test_a_run_together_name_beats_a_split_into_other_library_words() -> None:
+    # "isuse" is "is" + "use" in this library: the name the word writes is what is meant
+    docs = [*(ToolDocument(n, d) for n, d in GITHUB_LIKE), ToolDocument("use_it", "It is.")]
+    docs.append(ToolDocument("update_issue_body", "Update the body of an issue."))
+    hits = [h.name for h in BM25ToolIndex.build(docs).rank("updateisusebody")]
+    assert hits[:1] == ["update_issue_body"], hits
+
+
 # -- an index or store that fails -------------------------------------------------------------
 
 
