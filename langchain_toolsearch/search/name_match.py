@@ -25,6 +25,7 @@ from langchain_toolsearch.search.tokenize import STOPWORDS, BatchTokenizer
 __all__ = ["NameMatcher"]
 
 _MAX_ENDINGS = 5_000  # names sharing the query's last word checked (bounded work)
+_MAX_REORDERED = 4  # words of a query matched to a name's last words in any order
 _QUERY_CHUNKS = re.compile(r"[\s,;'\"`()\[\]{}<>!?]+")
 # identifier-like: inner separators (get_weather, weather.get, files/read), letters next to
 # digits (v2), or lowerCamelCase (getWeather; "GitHub" in prose is a brand, not a name)
@@ -111,7 +112,8 @@ class NameMatcher:
         ``("create", "issue")`` gives ``github__create_issue``, ``create_issue``
         (also when the query's function words kept it from being an exact-name
         hit: "create an issue") and ``create.issue``'s aliases, but not
-        ``create_issue_comment``.
+        ``create_issue_comment``; 2 to 4 distinct words also in another order
+        (``jira.issue.create``: names put the object first as often as the verb).
         Checks at most 5,000 names ending in the last word, longest first,
         and none shorter than the query's words without stopwords (a sentence
         costs nothing).
@@ -133,7 +135,22 @@ class NameMatcher:
                 bare = tuple(w for w in phrase if w not in STOPWORDS)
                 if len(bare) >= len(core) and bare[-len(core) :] == core:
                     hits[i] = None
+        if 2 <= len(core) <= _MAX_REORDERED and len(set(core)) == len(core):
+            hits.update(dict.fromkeys(self._reordered(core)))
         return list(hits)
+
+    def _reordered(self, core: tuple[str, ...]) -> list[int]:
+        """Docs whose name ends with ``core``'s words in another order (``issue.create``)."""
+        asked = sorted(core)
+        size = len(core)
+        found: list[int] = []
+        for last in dict.fromkeys(core):
+            for i, phrase in self._endings.get(last, ())[:_MAX_ENDINGS]:
+                if len(phrase) < size:
+                    break
+                if sorted(phrase[-size:]) == asked:
+                    found.append(i)
+        return found
 
     def exact_docs(self, query: str) -> list[int]:
         """Docs named by the whole query, by an identifier in it, or by a word of a short query."""

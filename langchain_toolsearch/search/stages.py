@@ -52,7 +52,8 @@ The stages:
   (``create issue`` for ``github__create_issue``) closes
   :attr:`SearchStages.name_words_lift` of the gap to the exact-name floor,
   so the name said word for word beats longer siblings
-  (``github__create_issue_comment``).
+  (``github__create_issue_comment``); 2 to 4 words also in another order
+  (``create issue`` for ``jira.issue.create`` over ``jira.issue.create.meta``).
 * ``spelling``: when the query has words the library does not know and the
   ranking finds nothing (under ``content_match``: no tool matches a content
   word of the query, only function or request words), the unknown words

@@ -254,6 +254,35 @@ def test_the_words_ending_a_name_beat_longer_siblings(query: str) -> None:
     assert _names(off, query)[0] != "mcp__github__create_issue"  # the siblings say it more
 
 
+NOUN_FIRST = [  # names that put the object before the verb (Jira's, a directory's)
+    ("jira.issue.create", "Creates a Jira ticket."),
+    (
+        "jira.issue.create.meta",
+        "Metadata to create an issue: the fields an issue create call takes.",
+    ),
+    ("contacts.user.list", "Returns everyone in the directory."),
+    ("contacts.user.list.groups", "Groups of a user: list them for each user."),
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("create issue", "jira.issue.create"),
+        ("create an issue", "jira.issue.create"),
+        ("list users", "contacts.user.list"),
+        ("list the users", "contacts.user.list"),
+    ],
+)
+def test_the_words_ending_a_name_in_another_order_beat_longer_siblings(
+    query: str, expected: str
+) -> None:
+    docs = [ToolDocument(n, d) for n, d in NOUN_FIRST]
+    assert _names(BM25ToolIndex.build(docs), query)[0] == expected
+    off = BM25ToolIndex.build(docs, stages=SearchStages().without("name_words"))
+    assert _names(off, query)[0] != expected  # the siblings say the words more
+
+
 # -- 8. misspellings: the spelling fallback ----------------------------------------------------
 
 BROWSER = [

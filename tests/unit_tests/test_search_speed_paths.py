@@ -212,6 +212,14 @@ def test_ending_docs_stopping_at_shorter_names_gives_the_plain_definitions_hits(
                 )
             ):
                 found.add(i)
+        if 2 <= len(core) <= 4 and len(set(core)) == len(core):  # the words in any order
+            found |= {
+                i
+                for i, phrase in enumerate(phrases)
+                if len(phrase) >= 2
+                and phrase[-1] in core
+                and sorted(phrase[-len(core) :]) == sorted(core)
+            }
         return found
 
     queries = ["create an issue", "issue", "get me", "the pull request of the issue"]
