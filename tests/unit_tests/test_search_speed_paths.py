@@ -188,7 +188,7 @@ def test_ending_docs_stopping_at_shorter_names_gives_the_plain_definitions_hits(
     # stops below the query's length without stopwords
     rnd = random.Random(5)
     words = ["create", "issue", "a", "the", "pull", "request", "get", "me", "of"]
-    names = ["_".join(rnd.choices(words, k=rnd.randint(1, 7))) for _ in range(3_000)]
+    names = ["_".join(rnd.choices(words, k=rnd.randint(1, 7))) for _ in range(1_000)]
     names += ["github__create_issue", "create_an_issue", "issue", "get_me", "the_issue"]
     docs = [
         ToolDocument(name=f"{n}_{i}" if i % 3 else n, description="") for i, n in enumerate(names)
@@ -223,7 +223,7 @@ def test_ending_docs_stopping_at_shorter_names_gives_the_plain_definitions_hits(
         return found
 
     queries = ["create an issue", "issue", "get me", "the pull request of the issue"]
-    queries += [" ".join(rnd.choices(words, k=rnd.randint(1, 9))) for _ in range(300)]
+    queries += [" ".join(rnd.choices(words, k=rnd.randint(1, 9))) for _ in range(150)]
     for query in queries:
         asked = name_phrase(query)
         if not asked or stop.issuperset(asked):
