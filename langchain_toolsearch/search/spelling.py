@@ -63,7 +63,7 @@ MAX_PARTS = 6
 _MIN_PART = 2  # letters of a part of a split ("to" in "addcommenttopendingreview")
 _MAX_RUN = 48  # letters of a run-together word split (a whole tool name)
 _SUFFIX = 3  # letters a stem may lack of the word it comes from ("navig" of "navigate")
-_NEIGHBOURS = 8  # name endings compared on each side of a run-together word, per sort order
+_NEIGHBOURS = 32  # name endings compared on each side of a run-together word, per sort order
 
 
 def distance(a: str, b: str, limit: int) -> int:
