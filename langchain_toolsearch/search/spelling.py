@@ -25,8 +25,9 @@ word up here, in the style of Lucene's ``SpellChecker`` and ``FuzzyQuery``:
   (``addissueocmment`` -> ``add``, ``issue``, ``comment`` and the name's
   joined term), found among the endings next to it in alphabetical order,
   forwards and backwards (a typo keeps one end of the word); the endings are
-  read from the names on the first fallback that needs them (about 0.3-0.6 s
-  at 100,000 tools on the 2-core machine, once per index).
+  read from the names on the first fallback that needs them (about 1 s per
+  100,000 names on the 2-core machine, once per index, as the bigram index
+  of the terms is).
 
 Work is bounded: only ASCII letter words of 3 to 24 characters, at most 4
 words per query, at most :data:`MAX_CANDIDATES` distances computed per
@@ -270,6 +271,15 @@ class SpellingFallback:
         return list(dict.fromkeys(out))
 
 
+def _plain_words(name: str) -> list[str]:
+    """:func:`~langchain_toolsearch.search.suggest.name_words`, faster for lowercase ASCII names."""
+    if not (name.isascii() and name.islower()) or " " in name:
+        return name_words(name)
+    for separator in "-./:":
+        name = name.replace(separator, "_")
+    return [w for w in name.split("_") if w]
+
+
 class _Endings:
     """Tool names' last words run together (``issuecomment``, ``addissuecomment``), sorted.
 
@@ -280,19 +290,19 @@ class _Endings:
     """
 
     def __init__(self, names: Iterable[str]) -> None:
-        words_of: dict[str, tuple[str, ...]] = {}
+        words_of: dict[str, list[str]] = {}  # ending -> its name's words (one list per name)
+        keep = words_of.setdefault
         for name in names:
-            words = name_words(name)
+            words = _plain_words(name)
             joined = words[-1] if words else ""
             if not joined.isalpha():
                 continue
-            for k in range(2, min(len(words), MAX_PARTS) + 1):
-                word = words[-k]
+            for word in reversed(words[-MAX_PARTS:-1]):
                 joined = word + joined
                 if not word.isalpha() or len(joined) > _MAX_RUN:  # so are longer endings
                     break
-                if len(joined) >= 2 * _MIN_CHARS and joined not in words_of:
-                    words_of[joined] = tuple(words[-k:])
+                if len(joined) >= 2 * _MIN_CHARS:
+                    keep(joined, words)
         self._words_of = words_of
         self._forwards = sorted(words_of)
         self._backwards = sorted(joined[::-1] for joined in words_of)
@@ -310,4 +320,10 @@ class _Endings:
             gap = distance(word, joined, limit)
             if gap <= limit and (best is None or (gap, joined) < best):
                 best = (gap, joined)
-        return self._words_of[best[1]] if best is not None else ()
+        if best is None:
+            return ()
+        words = self._words_of[best[1]]
+        size = 2
+        while len("".join(words[-size:])) < len(best[1]):  # the ending's own words
+            size += 1
+        return tuple(words[-size:])
