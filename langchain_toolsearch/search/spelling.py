@@ -271,15 +271,6 @@ class SpellingFallback:
         return list(dict.fromkeys(out))
 
 
-def _plain_words(name: str) -> list[str]:
-    """:func:`~langchain_toolsearch.search.suggest.name_words`, faster for lowercase ASCII names."""
-    if not (name.isascii() and name.islower()) or " " in name:
-        return name_words(name)
-    for separator in "-./:":
-        name = name.replace(separator, "_")
-    return [w for w in name.split("_") if w]
-
-
 class _Endings:
     """Tool names' last words run together (``issuecomment``, ``addissuecomment``), sorted.
 
@@ -293,7 +284,7 @@ class _Endings:
         words_of: dict[str, list[str]] = {}  # ending -> its name's words (one list per name)
         keep = words_of.setdefault
         for name in names:
-            words = _plain_words(name)
+            words = name_words(name)
             joined = words[-1] if words else ""
             if not joined.isalpha():
                 continue
