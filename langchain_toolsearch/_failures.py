@@ -22,9 +22,9 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from langgraph.runtime import get_runtime
 from pydantic import BaseModel, SecretBytes, SecretStr
@@ -32,6 +32,9 @@ from pydantic import BaseModel, SecretBytes, SecretStr
 from langchain_toolsearch.types import SourceFailure, SourceKind
 
 __all__ = ["CauseLog", "FailureLog", "describe", "redact", "request_secrets", "source_name"]
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
 REDACTED = "[redacted]"
 MESSAGE_LIMIT = 300
@@ -196,6 +199,30 @@ def source_name(source: object) -> str:
     return type(source).__name__
 
 
+class _Recent(Generic[_K, _V]):
+    """The latest ``size`` distinct keys with a value each, oldest forgotten first (thread-safe)."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._items: OrderedDict[_K, _V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def put(self, key: _K, make: Callable[[_V | None], _V]) -> bool:
+        """Set ``key`` to ``make(its previous value or None)``, as the newest; whether it is new."""
+        with self._lock:
+            new = key not in self._items
+            previous = self._items.pop(key, None)
+            self._items[key] = make(previous)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+        return new
+
+    def values(self) -> tuple[_V, ...]:
+        """The values kept, oldest first."""
+        with self._lock:
+            return tuple(self._items.values())
+
+
 class FailureLog:
     """Logs each distinct failure cause once and keeps the latest ones (thread-safe).
 
@@ -207,21 +234,21 @@ class FailureLog:
 
     def __init__(self, logger: logging.Logger, *, size: int = 64) -> None:
         self._logger = logger
-        self._size = size
-        self._seen: OrderedDict[tuple[str, str, str], SourceFailure] = OrderedDict()
-        self._lock = threading.Lock()
+        self._seen: _Recent[tuple[str, str, str], SourceFailure] = _Recent(size)
 
     def record(self, failure: SourceFailure) -> None:
         """Count ``failure``; log it at WARNING if its cause is new, else at DEBUG."""
         key = (failure.source, failure.error, failure.message)
         now = time.time()
-        with self._lock:
-            previous = self._seen.pop(key, None)
-            count = 1 if previous is None else previous.count + 1
-            self._seen[key] = replace(failure, count=count, last_seen=now)
-            while len(self._seen) > self._size:
-                self._seen.popitem(last=False)
-        level = logging.WARNING if previous is None else logging.DEBUG
+        new = self._seen.put(
+            key,
+            lambda previous: replace(
+                failure,
+                count=1 if previous is None else previous.count + 1,
+                last_seen=now,
+            ),
+        )
+        level = logging.WARNING if new else logging.DEBUG
         self._logger.log(
             level,
             "tool search: %s %r failed%s: %s; %s",
@@ -247,8 +274,7 @@ class FailureLog:
 
     def snapshot(self) -> tuple[SourceFailure, ...]:
         """The distinct causes kept, oldest first, with counts and last-seen times."""
-        with self._lock:
-            return tuple(self._seen.values())
+        return self._seen.values()
 
 
 class CauseLog:
@@ -267,18 +293,11 @@ class CauseLog:
     def __init__(self, logger: logging.Logger, message: str, *, size: int = 64) -> None:
         self._logger = logger
         self._message = message
-        self._size = size
-        self._seen: OrderedDict[tuple[str, str], None] = OrderedDict()
-        self._lock = threading.Lock()
+        self._seen: _Recent[tuple[str, str], None] = _Recent(size)
 
     def failed(self, exc: BaseException) -> tuple[str, str]:
         """Log ``exc``; return its cause (type name, redacted message)."""
         cause = describe(exc)
-        with self._lock:
-            new = cause not in self._seen
-            self._seen[cause] = None
-            self._seen.move_to_end(cause)
-            while len(self._seen) > self._size:
-                self._seen.popitem(last=False)
+        new = self._seen.put(cause, lambda previous: None)
         self._logger.log(logging.WARNING if new else logging.DEBUG, self._message, *cause)
         return cause
