@@ -19,6 +19,7 @@ while a step runs (LangGraph makes a new list and new messages at every step).
 from __future__ import annotations
 
 import operator
+import threading
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
@@ -46,7 +47,10 @@ def _same(refs: tuple[weakref.ref[Any], ...], messages: Sequence[Any]) -> bool:
 class HistoryMemo(Generic[_T]):
     """``read(messages)`` once per history, remembered while its last message lives.
 
-    Thread-safe; holds no message strongly.
+    Thread-safe: concurrent calls presenting the same history read it once (a
+    miss reads under a lock, so the tool calls of a step that ToolNode runs in
+    threads wait for the first read instead of each reading). Holds no message
+    strongly.
 
     Args:
         read: Derives the value from a history; must depend on nothing but
@@ -60,6 +64,7 @@ class HistoryMemo(Generic[_T]):
         self._read = read
         self._entries: WeakIdentityMap[tuple[tuple[weakref.ref[Any], ...], _T]]
         self._entries = WeakIdentityMap(size=size)
+        self._miss = threading.Lock()
         self.reads = 0
         """Histories read (misses), for tests and stats."""
 
@@ -71,12 +76,22 @@ class HistoryMemo(Generic[_T]):
         """The value for ``messages``: remembered, else read (and remembered)."""
         if not messages:
             return self._read(messages)
+        found = self._remembered(messages)
+        if found is not None:
+            return found[0]
+        with self._miss:
+            found = self._remembered(messages)  # read by another thread meanwhile
+            if found is not None:
+                return found[0]
+            value = self._read(messages)
+            self.reads += 1
+            refs = _refs(messages)
+            if refs is not None:
+                self._entries.put(messages[-1], (refs, value))
+        return value
+
+    def _remembered(self, messages: Sequence[Any]) -> tuple[_T] | None:
         entry = self._entries.get(messages[-1])
         if entry is not None and _same(entry[0], messages):
-            return entry[1]
-        value = self._read(messages)
-        self.reads += 1
-        refs = _refs(messages)
-        if refs is not None:
-            self._entries.put(messages[-1], (refs, value))
-        return value
+            return (entry[1],)
+        return None

@@ -122,6 +122,40 @@ def test_a_history_is_read_again_when_its_list_holds_other_messages() -> None:
     assert memo.reads == 6
 
 
+def test_calls_of_one_step_in_threads_read_their_history_once() -> None:
+    """ToolNode runs a step's sync calls in threads: they wait for one read, not race to it.
+
+    Before, each thread that missed read the history itself (a step of 40 calls
+    under load read it twice now and then, and the count test above flaked).
+    """
+    import threading
+    import time
+
+    reads: list[int] = []
+    start = threading.Barrier(8)
+
+    def read(messages: Any) -> int:
+        reads.append(1)
+        time.sleep(0.05)  # a slow read: every other thread arrives meanwhile
+        return len(messages)
+
+    memo: HistoryMemo[int] = HistoryMemo(read)
+    history: list[Any] = [HumanMessage("a"), AIMessage("b")]
+    got: list[int] = []
+
+    def step_call() -> None:
+        start.wait()
+        got.append(memo.get(history))
+
+    threads = [threading.Thread(target=step_call) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert got == [2] * 8
+    assert len(reads) == 1 and memo.reads == 1
+
+
 def test_a_remembered_read_keeps_no_message_alive() -> None:
     import gc
     import weakref
