@@ -1,10 +1,14 @@
 """Every text the model sees, in one place so it can be reviewed and snapshot-tested.
 
 Nothing here names a tool that the model has not found through ``search_tools``:
-error texts for unknown or hidden tools never list the library.
+error texts for unknown or hidden tools never list the library. Tool text from
+others (descriptions from MCP servers and catalogs, mapping keys) reaches the
+model only through :func:`model_text`.
 """
 
 from __future__ import annotations
+
+import re
 
 SEARCH_TOOL_NAME = "search_tools"
 LOAD_TOOL_NAME = "load_tool"
@@ -133,3 +137,41 @@ suggest for the called name (only tools this caller may see and load)."""
 TOOL_FAILED_NO_TEXT = "Error: the tool '{name}' failed without an error message."
 
 ARGUMENT_ERROR = "Error: invalid arguments for {tool}: {detail}"
+
+
+# tool text from others, as the model sees it
+_ESCAPE_SEQUENCE = re.compile(
+    r"\x1b\[[0-?]{0,64}[ -/]{0,16}[@-~]"  # CSI: colours, cursor moves ("\x1b[31m")
+    r"|\x1b\][^\x07\x1b\x9c]{0,4096}(?:\x07|\x1b\\|\x9c)"  # OSC: window titles, links
+)
+"""Terminal escape sequences, dropped whole (dropping only ESC would show ``[31m``). Only
+the ESC forms: a lone C1 character is more often mis-decoded text (cp1252's U+203A is
+``\\x9b``) than a terminal's 8-bit CSI, so it is dropped alone, never with the letter after
+it. The repeats are bounded: a hostile run costs at most 64 (4,096) steps per ESC."""
+_HIDDEN = re.compile(
+    "[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f"  # C0, DEL, C1 controls that are not whitespace
+    "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]+"  # bidi marks, embeddings, isolates
+)
+"""Characters dropped from tool text. Whitespace controls (tab, newlines, ``\\x1c``-``\\x1f``,
+NEL) become spaces instead; ZWJ and ZWNJ (U+200D, U+200C) stay: emoji sequences and
+Persian and Indic scripts need them."""
+
+
+def model_text(text: str) -> str:
+    """``text`` as the model may see it: one line, no control or bidi characters.
+
+    Terminal escape sequences (CSI, OSC) are dropped whole, other control
+    characters (C0, DEL, C1) and the bidirectional controls (U+061C, U+200E,
+    U+200F, U+202A-U+202E, U+2066-U+2069) are dropped, and runs of whitespace
+    (tabs and newlines included) become one space. Text of any script, emoji,
+    ZWJ and ZWNJ are kept. Linear in ``len(text)``.
+
+    Args:
+        text: Tool text from a third party (a description, a mapping key).
+
+    Returns:
+        The cleaned text, without leading or trailing spaces.
+    """
+    if _HIDDEN.search(text) is not None:
+        text = _HIDDEN.sub("", _ESCAPE_SEQUENCE.sub("", text))
+    return " ".join(text.split())

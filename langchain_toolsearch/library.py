@@ -29,7 +29,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from langchain_toolsearch._bulk import collector_paused
-from langchain_toolsearch._prompts import META_TOOL_NAMES
+from langchain_toolsearch._prompts import META_TOOL_NAMES, model_text
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.search.index import ToolDocument
 from langchain_toolsearch.search.suggest import NameSuggester
@@ -242,9 +242,12 @@ class LibraryTool:
         """The name "did you mean" shows: its mapping key, else its provider-safe name.
 
         As in Mastra's ToolSearchProcessor, a mapping key is what the user named the tool;
-        ``load_tool`` accepts it and answers with the tool's own name.
+        ``load_tool`` accepts it and answers with the tool's own name. A key that
+        :func:`~langchain_toolsearch._prompts.model_text` would change (control or bidi
+        characters, runs of whitespace) is not shown: the provider-safe name is.
         """
-        return self.key if self.key is not None else self.name
+        key = self.key
+        return key if key is not None and model_text(key) == key else self.name
 
     @property
     def description(self) -> str:
@@ -252,12 +255,15 @@ class LibraryTool:
         return self.tool.description or ""
 
     def short_description(self, limit: int = DESCRIPTION_LIMIT) -> str:
-        """The description in at most ``limit`` characters, ellipsis included.
+        """The description as the model sees it, in at most ``limit`` characters.
 
-        Whitespace is collapsed; a longer text is cut at a word boundary
-        (within the last 30 characters, else mid-word) and ends with ``...``.
+        The text is :func:`~langchain_toolsearch._prompts.model_text` of the
+        description (whitespace collapsed; control and bidi characters
+        dropped); a longer text is cut at a word boundary (within the last 30
+        characters, else mid-word) and ends with ``...`` (counted in ``limit``).
+        Search results and the catalog show this text.
         """
-        text = " ".join(self.description.split())
+        text = model_text(self.description)
         if len(text) <= limit:
             return text
         room = text[: limit - 3]
