@@ -14,11 +14,24 @@ tool matching the query's own words still ranks above one that merely takes
 a date.
 
 Only the patterns below are recognised (English month and weekday names,
-ISO and slashed dates, clock times, e-mail addresses, ``http(s)`` URLs and
-bare domains such as ``example.com`` or ``www.python.org``);
-the scan is one regular expression per type, linear in the query's length,
-and a type whose word the query already says (``what date is ...``) adds
-nothing.
+ISO and slashed dates, clock times, e-mail addresses, ``http(s)`` URLs, bare
+domains such as ``example.com`` or ``www.python.org``, and hosts by address:
+``192.168.0.1:8080``, ``10.0.0.5/admin``, ``localhost:3000``,
+``localhost/api``, bracketed IPv6 such as ``[::1]`` or ``[::1]:8080``, and
+any of them after ``http(s)://``); the scan is one regular expression per
+type, linear in the query's length (every repeat is bounded or stops at a
+character it cannot take), and a type whose word the query already says
+(``what date is ...``) adds nothing.
+
+Not URLs: version numbers and decimals (``3.11.7``, ``1.2.3``, ``3.14``:
+an address has four parts of at most 255), dates, Python slices
+(``a[::2]``: a subscript follows a name), and a host alone, an IPv4
+address or ``localhost`` without a port, path or scheme: that is the value
+of a ``host`` parameter as often as of a ``url`` one ("ping 10.0.0.1",
+"runs on localhost", BFCL's "add a Postgres server, host '192.168.0.10'"),
+so the ``url`` word would be false evidence. A port or a path makes it an address
+a URL-taking tool reads; brackets are URL syntax for IPv6 (RFC 3986), and
+the dot and top-level domain of ``example.com`` name a site.
 """
 
 from __future__ import annotations
@@ -40,6 +53,12 @@ _TLD = (
     r"|fr|jp|cn|ru|in|br|au|ca|es|it|nl|eu|ch|se|kr)"
 )
 
+_OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
+"""One part of a dotted IPv4 address, 0-255: ``3.11.7`` has three parts, ``300.1.1.1`` a
+part too big, neither is an address."""
+_PORT_OR_PATH = r"(?::\d{1,5}(?!\w)|/)"
+"""What makes a host by address a URL value: ``:8080`` or ``/path`` right after it."""
+
 VALUE_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "date",
@@ -51,11 +70,16 @@ VALUE_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("time", re.compile(r"\b\d{1,2}(?::\d{2}\s*(?:[ap]\.?m\.?)?|\s*[ap]\.?m\.?)(?!\w)", re.I)),
-    ("email", re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")),
+    # each run of address characters is tried once from its start: a "\b" start at every word
+    # would scan the rest of a run without "@" again from each (quadratic on hostile input)
+    ("email", re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")),
     (
         "url",
         re.compile(
-            rf"\bhttps?://\S|\bwww\.[\w-]|(?<![@\w.-])(?:[\w-]+\.)+{_TLD}\b(?![.@]?\w)",
+            rf"\bhttps?://\S|\bwww\.[\w-]|(?<![@\w.-])(?:[\w-]+\.)+{_TLD}\b(?![.@]?\w)"
+            rf"|(?<![@\w.]){_OCTET}(?:\.{_OCTET}){{3}}{_PORT_OR_PATH}"  # 192.168.0.1:8080
+            r"|(?<![\w\])])\[(?:[0-9a-f]{0,4}:){2,7}[0-9a-f.]{0,15}\]"  # IPv6: [::1], not a[::2]
+            rf"|(?<![@\w.-])localhost{_PORT_OR_PATH}",
             re.IGNORECASE,
         ),
     ),

@@ -1,4 +1,4 @@
-"""The ``values`` stage: numbers, dates, times, e-mail addresses, URLs and bare domains.
+"""The ``values`` stage: numbers, dates, times, e-mail addresses, URLs, bare domains, hosts.
 
 Each ranking test also checks that it fails with the stage off.
 """
@@ -54,6 +54,30 @@ def _names(index: BM25ToolIndex, query: str, k: int = 5) -> list[str]:
         ("mayday 2023 sunday-school", ["date"]),  # a weekday inside a compound still names a day
         ("version 3.12.1 of python", []),  # dotted version numbers are not dates
         ("a batch of 2000 items", []),
+        # hosts by address: with a port, a path or a scheme
+        ("open 10.0.0.5:8080/admin", ["url"]),
+        ("GET 192.168.0.1/status", ["url"]),
+        ("fetch http://192.168.0.1", ["url"]),
+        ("connect to [::1]:8080", ["url"]),
+        ("GET [2001:db8::1]/health", ["url"]),
+        ("read http://[::1]:8080/", ["url"]),
+        ("try [::ffff:192.168.0.1]", ["url"]),  # brackets are URL syntax for IPv6
+        ("start the app on localhost:3000", ["url"]),
+        ("call LOCALHOST/api/v1", ["url"]),
+        ("open https://localhost", ["url"]),
+        # not URLs: versions, decimals, dates, slices, a host alone, a mail host
+        ("upgrade to python 3.11.7", []),
+        ("release 1.2.3 notes", []),
+        ("pi is 3.14159", []),
+        ("version 256.1.1.1/2", []),  # a part over 255 is no address
+        ("sections 1.2.3.4.5/6", []),  # five parts
+        ("v1.2.3.4:5", []),
+        ("on 2023.04.22", ["date"]),
+        ("reverse a[::-1] or a[::2]", []),  # a subscript, not an IPv6 literal
+        ("ping 192.168.0.1", []),  # a host: as often a `host` parameter's value
+        ("the server runs on localhost", []),
+        ("localhost only", []),
+        ("mail admin@192.168.0.1/x", ["email"]),
     ],
 )
 def test_value_types_found_in_a_query(query: str, expected: list[str]) -> None:
@@ -101,6 +125,43 @@ def test_a_bare_domain_finds_the_tool_taking_a_url() -> None:
     assert _names(BM25ToolIndex.build(docs), query)[0] == "page_summary"
     off = BM25ToolIndex.build(docs, stages=SearchStages().without("values"))
     assert _names(off, query)[0] == "page_stats"  # by name order: a tie without the type
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["page of 192.168.0.1:8080", "page of [::1]:8080", "page of localhost:3000/docs"],
+)
+def test_a_host_by_address_finds_the_tool_taking_a_url(query: str) -> None:
+    tools = [
+        _tool("page_summary", "Read a page", url="The target"),
+        _tool("page_stats", "Read a page", site="The target"),
+    ]
+    docs = ToolLibrary(tools).documents()
+    assert _names(BM25ToolIndex.build(docs), query)[0] == "page_summary"
+    off = BM25ToolIndex.build(docs, stages=SearchStages().without("values"))
+    assert _names(off, query)[0] == "page_stats"  # by name order: a tie without the type
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        "1." * 50_000,  # an address that never ends
+        "1.1.1.1" * 15_000,  # addresses run together
+        "[" + "a:" * 50_000,  # an IPv6 literal that never closes
+        "[::" * 33_000,
+        "localhost" * 11_000,
+        "a." * 50_000 + "co",  # a domain of 50,000 labels
+        "x" * 100_000,
+        "a@" * 50_000,  # mail addresses without a domain
+        "\u00e9-" * 50_000,
+    ],
+)
+def test_work_per_query_is_bounded_on_hostile_input(hostile: str) -> None:
+    # each pattern is linear (bounded repeats, disjoint classes): a catastrophic one
+    # would not return from these 100,000-character queries
+    assert len(hostile) >= 99_000
+    found = value_terms(hostile, lambda w: w, [])
+    assert found == (["url"] if hostile.endswith(".co") else [])
 
 
 def test_a_date_never_outvotes_the_querys_own_words() -> None:
