@@ -10,8 +10,10 @@ is asked about each tool once per call: the needs share its answers.
 Several needs (``queries``) share ``top_k``: their rankings are merged round
 robin (each need's best hit, then each need's second...), a tool found for
 two needs is shown once, for the first, and each hit says which need it
-answers (``"query"``). Every need gets at least its best hit, so a search
-with more needs than ``top_k`` shows one hit per need.
+answers (``"query"``): the need as the model wrote it, or its first
+:data:`QUERY_ECHO_CHARS` characters ending in ``...``, so the result does not
+repeat a long need once per hit. Every need gets at least its best hit, so a
+search with more needs than ``top_k`` shows one hit per need.
 
 Tools this thread has loaded already are marked (``"loaded": true``) and
 rank as if they scored :data:`LOADED_MARGIN` less, behind new tools of
@@ -42,6 +44,7 @@ __all__ = [
     "LOADED_MARGIN",
     "MAX_QUERIES",
     "MAX_QUERY_CHARS",
+    "QUERY_ECHO_CHARS",
     "SearchOutcome",
     "aranked",
     "query_list",
@@ -54,6 +57,12 @@ MAX_QUERY_CHARS = 2000
 """Longest query searched (characters); longer ones are cut, with a note."""
 MAX_QUERIES = 8
 """Most needs in one ``search_tools`` call (count); more is an error."""
+QUERY_ECHO_CHARS = 100
+"""Longest need shown back to the model (characters, ``...`` included), in each hit's
+``"query"`` and in the messages. The model wrote the needs and reads them in its own call:
+a hundred characters (about fifteen words) tell them apart, and a result of ``top_k``
+hits for long needs stays a few kilobytes instead of repeating up to
+:data:`MAX_QUERY_CHARS` per hit."""
 LOADED_MARGIN = 0.15
 """How much lower an already-loaded tool ranks than its score (scores are in [0, 1])."""
 _MAX_BATCH = HOOK_THREADS
@@ -110,6 +119,23 @@ def _strings(value: object) -> list[str] | None:
     if isinstance(value, list | tuple) and all(isinstance(q, str) for q in value):
         return [q.strip() for q in value]
     return None
+
+
+def _labels(needs: Sequence[str]) -> list[str]:
+    """How each need is shown: itself, or its first characters and ``...``; all distinct.
+
+    Each label has at most :data:`QUERY_ECHO_CHARS` characters. Two needs
+    that would look alike (the same first characters) are told apart by
+    their number: ``"<start>... (query 2)"``.
+    """
+    labels: list[str] = []
+    for number, need in enumerate(needs, 1):
+        label = need if len(need) <= QUERY_ECHO_CHARS else need[: QUERY_ECHO_CHARS - 3] + "..."
+        if label in labels:
+            tail = f"... (query {number})"
+            label = need[: QUERY_ECHO_CHARS - len(tail)] + tail
+        labels.append(label)
+    return labels
 
 
 def query_list(query: object, queries: object = None) -> list[str] | None:
@@ -329,15 +355,16 @@ def search(
     for need in needs:
         per_need.append((yield from _need_hits(access, scope, need, pull)))
     several = len(needs) > 1
+    labels = _labels(needs)
     if several:
         results = [
-            replace(per_need[need][position], query=needs[need])
+            replace(per_need[need][position], query=labels[need])
             for need, position in _round_robin(per_need, total)
         ]
     else:
         results = per_need[0][:top_k]
     if not results:  # a failed tool source: "unavailable right now", not "nothing matched"
-        shown = " / ".join(q[:100] for q in needs)
+        shown = " / ".join(labels)
         text = P.SEARCH_UNAVAILABLE if scope.unavailable else P.SEARCH_NO_RESULTS
         return SearchOutcome(results=[], message=text.format(query=shown) + note)
     if scope.unavailable:
@@ -347,9 +374,9 @@ def search(
         message = P.SEARCH_FOUND_NEEDS.format(
             count=len(results), needs=len(needs), followup=followup
         )
-        missing = [q for q, hits in zip(needs, per_need, strict=True) if not hits]
+        missing = [q for q, hits in zip(labels, per_need, strict=True) if not hits]
         if missing:
-            message += P.SEARCH_NEEDS_UNMATCHED.format(queries=", ".join(q[:100] for q in missing))
+            message += P.SEARCH_NEEDS_UNMATCHED.format(queries=", ".join(missing))
     else:
         message = P.SEARCH_FOUND.format(count=len(results), followup=followup)
     if any(r.loaded for r in results):
