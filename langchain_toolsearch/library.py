@@ -241,13 +241,10 @@ class LibraryTool:
     def suggested_name(self) -> str:
         """The name "did you mean" shows: its mapping key, else its provider-safe name.
 
-        As in Mastra's ToolSearchProcessor, a mapping key is what the user named the tool;
-        ``load_tool`` accepts it and answers with the tool's own name. A key that
-        :func:`~langchain_toolsearch._prompts.model_text` would change (control or bidi
-        characters, runs of whitespace) is not shown: the provider-safe name is.
+        As in Mastra's ToolSearchProcessor, a mapping key is what the user named the tool
+        (``load_tool`` accepts it); a key that ``model_text`` would alter shows the safe name.
         """
-        key = self.key
-        return key if key is not None and model_text(key) == key else self.name
+        return self.key if self.key is not None and model_text(self.key) == self.key else self.name
 
     @property
     def description(self) -> str:
@@ -255,13 +252,10 @@ class LibraryTool:
         return self.tool.description or ""
 
     def short_description(self, limit: int = DESCRIPTION_LIMIT) -> str:
-        """The description as the model sees it, in at most ``limit`` characters.
+        """The description as search results and the catalog show it, in ``limit`` characters.
 
-        The text is :func:`~langchain_toolsearch._prompts.model_text` of the
-        description (whitespace collapsed; control and bidi characters
-        dropped); a longer text is cut at a word boundary (within the last 30
-        characters, else mid-word) and ends with ``...`` (counted in ``limit``).
-        Search results and the catalog show this text.
+        ``model_text`` of the description; a longer text is cut at a word boundary (within
+        the last 30 characters, else mid-word) and ends with ``...`` (counted in ``limit``).
         """
         text = model_text(self.description)
         if len(text) <= limit:
