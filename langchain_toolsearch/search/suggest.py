@@ -108,7 +108,7 @@ class NameSuggester:
         found: list[str] = []
         order = self._forward
         at = bisect.bisect_left(order, needle)
-        for folded in islice(order, at, at + limit):
+        for folded in order[at : at + limit]:  # a slice: islice would step over order[:at]
             if not folded.startswith(needle):
                 break
             found.extend(self._folded[folded])

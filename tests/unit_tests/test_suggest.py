@@ -40,6 +40,27 @@ def test_near_spellings_compare_a_bounded_number_of_names(monkeypatch: pytest.Mo
         assert len(made) <= 4 * 6  # two sort orders, six neighbours each side
 
 
+def test_names_starting_with_the_asked_one_are_read_from_its_place_only() -> None:
+    """The prefix lookup reads at most ``limit`` sorted names, wherever the asked name sorts.
+
+    It used to step through every name sorted before the asked one (an
+    ``islice`` over the list): about 0.7 ms per unknown name at 100,000 tools.
+    """
+    read: list[int] = []
+
+    class Counting(list):  # type: ignore[type-arg]
+        def __iter__(self) -> Any:
+            for item in super().__iter__():
+                read.append(1)
+                yield item
+
+    names = _suggester(20_000)
+    names._forward = Counting(names._forward)
+    assert names._prefixed("svc19990get", 5) == ["svc_19990_get_record"]
+    assert names._prefixed("zzz", 5) == []
+    assert len(read) <= 2 * 5
+
+
 def test_common_words_stop_after_the_limit() -> None:
     names = _suggester(20_000)
     assert names.suggest("get_record", limit=3) == [
