@@ -64,6 +64,7 @@ MAX_PARTS = 6
 _MIN_PART = 2  # letters of a part of a split ("to" in "addcommenttopendingreview")
 _MAX_RUN = 48  # letters of a run-together word split (a whole tool name)
 _SUFFIX = 3  # letters a stem may lack of the word it comes from ("navig" of "navigate")
+_DIGITS = "0123456789"
 _NEIGHBOURS = 32  # name endings compared on each side of a run-together word, per sort order
 
 
@@ -140,8 +141,9 @@ class SpellingFallback:
             with self._lock:
                 if self._grams is None:
                     built: dict[str, list[str]] = {}
+                    low, high = _MIN_CHARS, _MAX_CHARS  # _word, inline: one pass over the vocab
                     for term in self._vocab:
-                        if _word(term):
+                        if low <= len(term) <= high and term.isascii() and term.isalpha():
                             for gram in _bigrams(term):
                                 built.setdefault(gram, []).append(term)
                     self._grams = built
@@ -284,6 +286,8 @@ class _Endings:
         words_of: dict[str, list[str]] = {}  # ending -> its name's words (one list per name)
         keep = words_of.setdefault
         for name in names:
+            if name[-1:] in _DIGITS:  # its last word is a number ("get_items_v2"): no ending
+                continue
             words = name_words(name)
             joined = words[-1] if words else ""
             if not joined.isalpha():

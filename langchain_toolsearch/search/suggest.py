@@ -42,6 +42,9 @@ def fold_name(name: str) -> str:
 
 def name_words(name: str) -> list[str]:
     """Lowercase words of a name: ``getWeather_now`` -> ``get``, ``weather``, ``now``."""
+    plain = name.replace("_", "").replace("-", "").replace(".", "")
+    if plain.isascii() and plain.isalpha() and plain.islower():  # most names: no regex needed
+        return [w for w in name.replace("-", "_").replace(".", "_").split("_") if w]
     return [w.lower() for w in _WORDS.findall(name)]
 
 

@@ -161,6 +161,42 @@ def test_name_suggester_maps_of_plain_names_are_the_general_ones() -> None:
     assert all(len(found) == len(set(found)) for found in suggester._by_word.values())
 
 
+def test_name_words_of_plain_names_are_the_regex_ones() -> None:
+    from langchain_toolsearch.search import suggest
+
+    rnd = random.Random(17)
+    names = ["get_weather", "list-issues", "weather.get", "a..b", "_", "x.-_y", "getWeather"]
+    names += ["".join(rnd.choices("abzAZ09_-./é", k=rnd.randint(0, 16))) for _ in range(20_000)]
+    for name in names:
+        assert name_words(name) == [w.lower() for w in suggest._WORDS.findall(name)], name
+
+
+def test_spelling_name_endings_skip_names_ending_in_a_number_as_the_definition_does() -> None:
+    """The spelling fallback's name endings, with names ending in a digit skipped unsplit,
+    are the endings of every name split by ``name_words``."""
+    from langchain_toolsearch.search import spelling
+
+    rnd = random.Random(13)
+    names = ["add_issue_comment", "list-issues", "weather.get", "addCommentToIssue", "get_v2"]
+    names += ["x_" + "é" * 6, "a--b__c", "issue_comment_", "ÀddIssue_comment", "run9_tests"]
+    names += ["".join(rnd.choices("abcdeZ9_-.é", k=rnd.randint(1, 24))) for _ in range(5_000)]
+    fast = spelling._Endings(names)
+    general: dict[str, list[str]] = {}
+    for name in names:  # _Endings as defined: every name through name_words
+        words = name_words(name)
+        joined = words[-1] if words else ""
+        if not joined.isalpha():
+            continue
+        for word in reversed(words[-spelling.MAX_PARTS : -1]):
+            joined = word + joined
+            if not word.isalpha() or len(joined) > spelling._MAX_RUN:
+                break
+            if len(joined) >= 2 * spelling._MIN_CHARS:
+                general.setdefault(joined, words)
+    assert fast._words_of == general
+    assert fast._forwards == sorted(general)
+
+
 def test_name_matcher_keys_with_and_without_aliases() -> None:
     docs = [
         ToolDocument(name="get_weather", description=""),
