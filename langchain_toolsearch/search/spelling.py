@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -48,6 +49,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from langchain_toolsearch._bulk import collector_paused
 from langchain_toolsearch.search.suggest import name_words
 
 __all__ = ["MAX_CANDIDATES", "MAX_PARTS", "MAX_POSTINGS", "SpellingFallback", "distance"]
@@ -65,6 +67,7 @@ _MIN_PART = 2  # letters of a part of a split ("to" in "addcommenttopendingrevie
 _MAX_RUN = 48  # letters of a run-together word split (a whole tool name)
 _SUFFIX = 3  # letters a stem may lack of the word it comes from ("navig" of "navigate")
 _DIGITS = "0123456789"
+_TERM_WORDS = re.compile(rf"^[A-Za-z]{{{_MIN_CHARS},{_MAX_CHARS}}}$", re.MULTILINE)  # _word
 _NEIGHBOURS = 32  # name endings compared on each side of a run-together word, per sort order
 
 
@@ -99,6 +102,22 @@ def _budget(word: str) -> int:
 def _bigrams(word: str) -> set[str]:
     padded = f"^{word}$"
     return {padded[i : i + 2] for i in range(len(padded) - 1)}
+
+
+def _grams(vocab: Iterable[str]) -> dict[str, list[str]]:
+    """The library terms (words of 3 to 24 ASCII letters) by character bigram.
+
+    Built with the cyclic garbage collector paused: left on, the allocations
+    start full collections over everything the process holds, which next to
+    a large tool library cost more than the build itself (1.9 s of a first
+    fallback at 100,000 tools behind a ``ToolSearchNode``).
+    """
+    built: dict[str, list[str]] = {}
+    with collector_paused():
+        for term in _TERM_WORDS.findall("\n".join(vocab)):  # terms hold no line breaks
+            for gram in _bigrams(term):
+                built.setdefault(gram, []).append(term)
+    return built
 
 
 def _word(word: str) -> bool:
@@ -140,13 +159,7 @@ class SpellingFallback:
         if grams is None:
             with self._lock:
                 if self._grams is None:
-                    built: dict[str, list[str]] = {}
-                    low, high = _MIN_CHARS, _MAX_CHARS  # _word, inline: one pass over the vocab
-                    for term in self._vocab:
-                        if low <= len(term) <= high and term.isascii() and term.isalpha():
-                            for gram in _bigrams(term):
-                                built.setdefault(gram, []).append(term)
-                    self._grams = built
+                    self._grams = _grams(self._vocab)
                 grams = self._grams
         return grams
 
@@ -166,7 +179,8 @@ class SpellingFallback:
         if endings is None:
             with self._lock:
                 if self._endings is None:
-                    self._endings = _Endings(self._names())
+                    with collector_paused():  # see _grams
+                        self._endings = _Endings(self._names())
                 endings = self._endings
         words = endings.nearest(word, _budget(word))
         if not words:

@@ -377,3 +377,21 @@ def test_collector_paused_restores_the_collector_state() -> None:
     with pytest.raises(RuntimeError), collector_paused():
         raise RuntimeError("boom")
     assert gc.isenabled()
+
+
+def test_spelling_bigram_index_holds_the_words_of_its_definition() -> None:
+    """The spelling fallback's bigram index, read with one regex over the vocabulary,
+    holds exactly the terms of 3 to 24 ASCII letters, in vocabulary order."""
+    from langchain_toolsearch.search import spelling
+
+    rnd = random.Random(19)
+    vocab = ["ab", "abc", "Abc", "ab1c", "café", "a_b_c", "x" * 24, "y" * 25, "naïve", "get"]
+    vocab += ["".join(rnd.choices("abzAZ9_é", k=rnd.randint(1, 27))) for _ in range(5_000)]
+    vocab = list(dict.fromkeys(vocab))
+    expected: dict[str, list[str]] = {}
+    for term in vocab:
+        if spelling._word(term):
+            for gram in spelling._bigrams(term):
+                expected.setdefault(gram, []).append(term)
+    assert spelling._grams(vocab) == expected
+    assert "abc" in spelling._grams(["abc", "ab"])["^a"]
