@@ -208,7 +208,7 @@ class SpellingFallback:
             postings = grams.get(gram, ())
             if len(postings) <= MAX_POSTINGS:
                 shared.update(postings)
-        best: tuple[int, int, str] | None = None
+        best: tuple[int, int, int, str] | None = None
         need = max(len(term) + 1 - 3 * limit, 1)  # bigrams kept by `limit` edits (a swap: 3)
         checked = 0
         for candidate, count in shared.most_common():
@@ -218,13 +218,13 @@ class SpellingFallback:
             if not -limit <= cut <= limit + _SUFFIX or candidate == term:
                 continue
             checked += 1
-            found = distance(term, candidate, limit)
+            whole = found = distance(term, candidate, limit)
             if cut > 0:  # a stem is the start of a word: "naviagte" against "navig"
                 found = min(found, distance(term[: len(candidate)], candidate, limit) + 1)
-            if found <= limit:
-                key = (found, -self._df_of(candidate), candidate)
+            if found <= limit:  # equally close: the closer whole word ("databas", not "data")
+                key = (found, whole, -self._df_of(candidate), candidate)
                 best = key if best is None or key < best else best
-        return best[2] if best is not None else None
+        return best[3] if best is not None else None
 
     def split(self, word: str) -> tuple[str, ...] | None:
         """Library terms ``word`` runs together, fewest parts first (``websearch`` -> web, search).
@@ -276,14 +276,21 @@ class SpellingFallback:
         unknown = [w for w in dict.fromkeys(words) if self._analyse(w) not in vocab]
         for word in unknown[:_MAX_WORDS]:
             # a tool name run together (a typo allowed) says more than any split of it
-            # into library words ("isuse" is "is" + "use"), and a split more than a fix
-            parts = self.run_together(word) or self.split(word)
+            # into library words ("isuse" is "is" + "use"), and a split more than a fix,
+            # unless the split needs words of two letters where a fix needs none: a large
+            # library has them ("se", "ra", "ch"), and "serach" is "search", not those
+            parts = self.run_together(word)
+            split = () if parts else self.split(word)
+            if split and min(map(len, split)) >= _MIN_CHARS:
+                parts = list(split)
             if parts:
                 out.extend(parts)
                 continue
             fixed = self.correct(word)
             if fixed is not None:
                 out.append(fixed)
+            elif split:  # fragments, and no fix: "addcommenttopendingreview" has "to"
+                out.extend(split)
         return list(dict.fromkeys(out))
 
 

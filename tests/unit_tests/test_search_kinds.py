@@ -317,6 +317,36 @@ def test_a_query_within_a_couple_of_edits_is_never_empty(query: str, expected: s
     assert expected not in _names(_browser(SearchStages().without("spelling")), query)
 
 
+_FRAGMENTS = [  # a large library holds two-letter words: ids, initials, language codes
+    ToolDocument("se_lookup", "Look up a Swedish company."),
+    ToolDocument("ra_index", "Right ascension index."),
+    ToolDocument("ch_convert", "Convert Swiss francs."),
+    ToolDocument("da_report", "Danish report."),
+    ToolDocument("tab_close", "Close a tab."),
+    ToolDocument("database_query", "Query a database."),
+    ToolDocument("data_export", "Export data."),
+    ToolDocument("data_import", "Import data."),  # "data" is in more tools than "database"
+    ToolDocument("add_comment_to_pending_review", "Add a review comment."),
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("serach", {"web_search", "crate_search"}),  # not "se" + "ra" + "ch"
+        ("databse", {"database_query"}),  # not "da" + "tab" + "se"
+        ("websearch", {"web_search"}),  # a split into words stays a split
+        ("addcommenttopendingreveiw", {"add_comment_to_pending_review"}),  # no fix is near
+    ],
+)
+def test_a_word_a_fix_reaches_is_not_broken_into_short_fragments(
+    query: str, expected: set[str]
+) -> None:
+    docs = [*(ToolDocument(n, d) for n, d in BROWSER), *_FRAGMENTS]
+    found = _names(BM25ToolIndex.build(docs), query)
+    assert set(found[: len(expected)]) == expected, found
+
+
 def test_two_words_join_into_a_library_word() -> None:
     docs = [ToolDocument("websearch", "Find pages."), ToolDocument("news", "Read the news.")]
     query = "web search"
