@@ -71,8 +71,8 @@ class ToolSearchResult:
             mapping, else its own name before the provider-safe mapping), to map
             hits back to a registry; never shown to the model. Empty when unknown.
         query: With several queries in one search, the query (need) this hit
-            answers, as the model is shown it (a need longer than
-            ``_engine.search.QUERY_ECHO_CHARS`` is cut and ends with ``...``);
+            answers, as the model is shown it (a need longer than 100
+            characters is cut and ends with ``...``);
             ``None`` for a one-query search.
         loaded: Whether this thread had loaded the tool before the search
             (such hits rank behind new tools of similar score).
