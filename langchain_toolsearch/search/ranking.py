@@ -1,11 +1,8 @@
 """Best-first order of scored tools: scores rounded to 6 decimals, ties by name, 64 up front.
 
-:func:`ranked` turns the scores of :class:`~langchain_toolsearch.search.index.BM25ToolIndex`
-into hits. Scores are rounded to 6 decimals so that floating-point noise never
-reorders ties, and ties are broken by name. Only the first 64 hits are
-rounded and sorted up front (in a large set of hits, taken from those scoring
-near the best when that provably gives the same 64, :func:`first_batch`); the
-rest are if the caller keeps pulling.
+Rounding keeps floating-point noise from reordering ties. Only the first 64
+hits of :class:`~langchain_toolsearch.search.index.BM25ToolIndex`'s scores are
+sorted up front (:func:`ranked`, :func:`first_batch`); the rest if pulled.
 """
 
 from __future__ import annotations
@@ -53,32 +50,18 @@ def ranked(
         only if pulled.
     """
     first = first_batch(score)
-    if first is not None:  # found among the high scores: the rest only if pulled
+    if first is None:
+        cand = np.flatnonzero(score > 0.0)  # a bool scan: far faster than one on floats
+        if cand.size > _FIRST_BATCH:
+            values = np.minimum(score[cand], 1.0)
+            at, rounded = _top(values, _cut(values))
+            yield from _batch(cand[at], rounded, raw, name_order, documents, keep)
+            cand = np.delete(cand, at)
+    else:  # found among the high scores: the other hits only if pulled
         yield from _batch(*first, raw, name_order, documents, keep)
         cand = np.flatnonzero(score > 0.0)
-        rest = np.ones(cand.size, dtype=bool)
-        rest[np.searchsorted(cand, first[0])] = False
-        cand = cand[rest]
-        rounded = np.minimum(score[cand], 1.0).round(6)
-        live = rounded > 0.0
-        yield from _batch(cand[live], rounded[live], raw, name_order, documents, keep)
-        return
-    cand = np.flatnonzero(score > 0.0)  # a bool scan: far faster than one on floats
-    if cand.size == 0:
-        return
-    values: _FloatArray = np.minimum(score[cand], 1.0)
-    if cand.size > _FIRST_BATCH:
-        # rounding keeps order: the 64th best score, rounded, is the 64th best rounded one
-        kth = cand.size - _FIRST_BATCH
-        cut = np.partition(values, kth)[kth : kth + 1].round(6)[0]
-        near = np.flatnonzero(values >= cut - _ROUNDING)  # holds every rounded >= cut
-        rounded = values[near].round(6)
-        top = (rounded >= cut) & (rounded > 0.0)
-        yield from _batch(cand[near[top]], rounded[top], raw, name_order, documents, keep)
-        rest = np.ones(cand.size, dtype=bool)
-        rest[near[top]] = False
-        cand, values = cand[rest], values[rest]
-    rounded = values.round(6)
+        cand = np.delete(cand, np.searchsorted(cand, first[0]))
+    rounded = np.minimum(score[cand], 1.0).round(6)
     live = rounded > 0.0
     yield from _batch(cand[live], rounded[live], raw, name_order, documents, keep)
 
@@ -104,15 +87,26 @@ def first_batch(score: _FloatArray) -> tuple[_IntArray, _FloatArray] | None:
         if high.size <= _FIRST_BATCH:
             continue
         values = np.minimum(score[high], 1.0)
-        kth = high.size - _FIRST_BATCH
-        cut = np.partition(values, kth)[kth : kth + 1].round(6)[0]
+        cut = _cut(values)
         if cut - _ROUNDING < bound:  # a lower score might round into the batch
             continue
-        near = np.flatnonzero(values >= cut - _ROUNDING)
-        rounded = values[near].round(6)
-        top = (rounded >= cut) & (rounded > 0.0)
-        return high[near[top]], rounded[top]
+        at, rounded = _top(values, cut)
+        return high[at], rounded
     return None
+
+
+def _cut(values: _FloatArray) -> float:
+    """The 64th best of ``values`` (more than 64), rounded (rounding keeps order)."""
+    kth = values.size - _FIRST_BATCH
+    return float(np.partition(values, kth)[kth : kth + 1].round(6)[0])
+
+
+def _top(values: _FloatArray, cut: float) -> tuple[_IntArray, _FloatArray]:
+    """Positions and rounded values of ``values`` that round to ``cut`` or more, in order."""
+    near = np.flatnonzero(values >= cut - _ROUNDING)  # holds every rounded >= cut
+    rounded = values[near].round(6)
+    top = (rounded >= cut) & (rounded > 0.0)
+    return near[top], rounded[top]
 
 
 def _batch(
