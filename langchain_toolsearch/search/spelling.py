@@ -1,40 +1,35 @@
 """The spelling fallback: library terms within a couple of edits, or a split or joined word.
 
-When a query finds nothing (no tool matches a content word) because of words the library has
-never seen (``naviagte``, ``serach isues``, ``websearch``), the
-``spelling`` stage of
+When a query finds nothing because of words the library has never seen
+(``naviagte``, ``serach isues``, ``websearch``), the ``spelling`` stage of
 :class:`~langchain_toolsearch.search.stages.SearchStages` looks each unknown
-word up here, in the style of Lucene's ``SpellChecker`` and ``FuzzyQuery``:
+word up here, in the style of Lucene's ``SpellChecker`` and ``FuzzyQuery``,
+joins first, then per word the first of the others that finds terms:
 
-* **corrections**: candidates are the library terms sharing character
-  bigrams with the word (an n-gram index, as Lucene's ``SpellChecker``
-  keeps), of a length within the edit budget; the closest by
-  optimal-string-alignment distance (Damerau-Levenshtein with adjacent
-  swaps) within Lucene's automatic budget (``Fuzziness.AUTO``: 1 edit for
-  words of 3 to 5 letters, 2 for longer ones) wins, ties to the term in
-  more tools, then alphabetically;
-* **splits**: a run-together word whose parts are library terms, the
-  fewest parts first (``websearch`` -> ``web``, ``search``;
-  ``addissuecomment`` -> ``add``, ``issue``, ``comment``: a tool name
-  written without its separators; at most :data:`MAX_PARTS` parts, of 2 or
-  more letters in a split in three or more, words up to 48 letters);
 * **joins**: two neighbouring query words that are one library term
-  together (``web search`` -> ``websearch``);
-* **names run together**, first: a word that is a tool name's last 2 to
+  (``web search`` -> ``websearch``);
+* **names run together**: a word that is a tool name's last 2 to
   :data:`MAX_PARTS` words without separators, within the edit budget
-  (``addissueocmment`` -> ``add``, ``issue``, ``comment`` and the name's
-  joined term), found among the endings next to it in alphabetical order,
-  forwards and backwards (a typo keeps one end of the word); the endings are
-  read from the names on the first fallback that needs them (about 1 s per
-  100,000 names on the 2-core machine, once per index, as the bigram index
-  of the terms is).
+  (``addissueocmment`` -> ``add``, ``issue``, ``comment``), found among the
+  name endings next to it in alphabetical order, forwards and backwards (a
+  typo keeps one end of the word);
+* **splits**: a run-together word whose parts are library terms, the fewest
+  parts first (``websearch`` -> ``web``, ``search``; at most
+  :data:`MAX_PARTS` parts, of 2 or more letters in a split in three or more,
+  words up to 48 letters);
+* **corrections**: among the library terms sharing character bigrams with
+  the word (an n-gram index, as Lucene's ``SpellChecker`` keeps) the closest
+  by optimal-string-alignment distance (Damerau-Levenshtein with adjacent
+  swaps) within Lucene's automatic budget (``Fuzziness.AUTO``: 1 edit for 3
+  to 5 letters, 2 for longer words), ties to the term in more tools, then
+  alphabetically.
 
 Work is bounded: only ASCII letter words of 3 to 24 characters, at most 4
-words per query, at most :data:`MAX_CANDIDATES` distances computed per
-word, and bigram lists longer than :data:`MAX_POSTINGS` (bigrams in most
-terms, which say little) are skipped. The bigram index is built on the
-first fallback, not with the index, so building a library costs nothing
-for it.
+words per query, at most :data:`MAX_CANDIDATES` distances computed per word,
+and bigrams held by more than :data:`MAX_POSTINGS` terms are skipped. The
+bigram index and the name endings are built on the first fallback that needs
+them, once per index (the endings: about 1 s per 100,000 names on the 2-core
+machine), so building a library costs nothing for them.
 """
 
 from __future__ import annotations
@@ -124,6 +119,11 @@ def _word(word: str) -> bool:
     return _MIN_CHARS <= len(word) <= _MAX_CHARS and word.isascii() and word.isalpha()
 
 
+def _run_word(word: str) -> bool:
+    """Whether ``word`` may be several words run together (6 to 48 ASCII letters)."""
+    return 2 * _MIN_CHARS <= len(word) <= _MAX_RUN and word.isascii() and word.isalpha()
+
+
 class SpellingFallback:
     """Library terms near unknown query words (module docstring).
 
@@ -167,13 +167,10 @@ class SpellingFallback:
         """The library terms of the tool name ``word`` writes run together, or ``[]``.
 
         ``addissueocmment`` -> ``add``, ``issu``, ``comment`` and the name's
-        joined term ``add_issue_comment`` (where the library has one): a name's last 2 to
-        :data:`MAX_PARTS` words written without separators, within the edit
-        budget (2 for these words of 6 to 48 letters), found among the endings
-        next to ``word`` in alphabetical order, forwards and backwards (a slip
-        keeps one end of the word), closest first, then alphabetically.
+        joined term ``add_issue_comment`` where the library has one (module doc);
+        the closest ending wins, then the first alphabetically.
         """
-        if not (2 * _MIN_CHARS <= len(word) <= _MAX_RUN and word.isascii() and word.isalpha()):
+        if not _run_word(word):
             return []
         endings = self._endings
         if endings is None:
@@ -233,7 +230,7 @@ class SpellingFallback:
         most tools wins, then alphabetically. Words of 6 to 48 ASCII letters;
         parts of 2 to 24 letters (3 in a split in two), at most :data:`MAX_PARTS`.
         """
-        if not (2 * _MIN_CHARS <= len(word) <= _MAX_RUN and word.isascii() and word.isalpha()):
+        if not _run_word(word):
             return None
         # best[i]: the best split of word[:i] as (parts, -fewest tools of a part, terms)
         best: list[tuple[int, int, tuple[str, ...]] | None] = [None] * (len(word) + 1)
@@ -250,10 +247,9 @@ class SpellingFallback:
                 if best[end] is None or key < best[end]:  # type: ignore[operator]
                     best[end] = key
         found = best[-1]
+        # two parts: both of 3 letters or more ("pr" + "icing" is no split)
         if found is None or (found[0] == 2 and min(map(len, found[2])) < _MIN_CHARS):
-            return (
-                None  # two parts: both of 3 letters or more, as ever ("pr" + "icing" is no split)
-            )
+            return None
         return found[2]
 
     def fixes(self, words: Sequence[str]) -> list[str]:

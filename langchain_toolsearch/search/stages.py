@@ -2,66 +2,54 @@
 
 :class:`~langchain_toolsearch.search.index.BM25ToolIndex` is BM25F over a
 tool's fields (the core: tokenizing, field weights, ``k1``, ``b``, exact
-names). Each addition on top of it is a named stage, switched on or off by
-one :class:`SearchStages` value (``BM25ToolIndex.build(docs,
-stages=SearchStages(stemming=False))``), with its weights declared here and
-nowhere else. Each stage stays only because it helps on a data set it was
-not tuned on (``docs/benchmarks.md`` shows every stage's on/off effect on
-the tuning sets and on the validation set; ``make bench`` prints it).
-
-The stages:
+names). Each addition is a named stage, switched by one :class:`SearchStages`
+value (``BM25ToolIndex.build(docs, stages=SearchStages(stemming=False))``),
+with its weights declared here and nowhere else. A stage stays only because
+it helps on data it was not tuned on (``docs/benchmarks.md`` shows each
+stage's on/off effect on the tuning and validation sets; ``make bench``
+prints it). The store-backed index's own ranking (vector similarity) has no
+lexical stages; with ``fuse_bm25`` its in-process BM25 side has them all.
 
 * ``stemming``: the Snowball English (Porter 2) stemmer on ASCII words of
-  more than 3 letters (``issues`` -> ``issu``); other words are left as
-  written, so it never touches text in another script.
+  more than 3 letters (``issues`` -> ``issu``); other scripts are untouched.
 * ``exact_forms``: with ``stemming`` on, the query's words as written also
   match the tools' words as written, at :attr:`SearchStages.exact_weight`
-  of a term on top of their stems' match, so ``star the repository`` ranks
-  ``star_repository`` above ``list_starred_repositories`` (stemming
-  conflates ``star``/``starred`` and ``repository``/``repositories``). The
-  usual pairing of a stemmed field with an exact one (Elasticsearch's
-  "mixing exact search with stemming"; Lucene's ``KeywordRepeatFilter``):
-  one tokenizing pass gives both forms, and the written forms share the
-  stems' postings arrays
-  (:class:`~langchain_toolsearch.search.postings.Postings`). Only words
-  whose stem the library writes in more than one way count as written
-  (elsewhere the stem's match says it all); 0.25 was chosen on the tuning
-  sets (``docs/benchmarks.md``, round four). The
-  store-backed index's own ranking (the store's vector similarity) has no
-  lexical stages; with ``fuse_bm25`` its in-process BM25 part has them all.
+  on top of their stems' match, so ``star the repository`` ranks
+  ``star_repository`` above ``list_starred_repositories``: the usual pairing
+  of a stemmed field with an exact one (Elasticsearch's "mixing exact search
+  with stemming"; Lucene's ``KeywordRepeatFilter``). One tokenizing pass
+  gives both forms, sharing the stems' postings
+  (:class:`~langchain_toolsearch.search.postings.Postings`); only words whose
+  stem the library writes in more than one way count as written.
 * ``request_words``: English words that frame a request to an assistant
   (``could``, ``help``, ``want``, ``looking``) count
-  :attr:`SearchStages.request_weight` of a term (Bendersky & Croft 2008,
-  "Discovering key concepts in verbose queries"). The list matches ASCII
-  words only.
-* ``values``: the values of the call count less than its intent: a number
-  or an English day or month word counts :attr:`SearchStages.number_weight`,
-  and a typed value (a date, a clock time, an e-mail address, a URL or a
-  bare domain) adds its parameter word (``date``, ``url``...) at
-  :attr:`SearchStages.value_type_weight`
+  :attr:`SearchStages.request_weight` (Bendersky & Croft 2008, "Discovering
+  key concepts in verbose queries"; ASCII words only).
+* ``values``: a number or an English day or month word counts
+  :attr:`SearchStages.number_weight`, and a typed value (a date, a clock
+  time, an e-mail address, a URL or a bare domain) adds its parameter word
+  (``date``, ``url``...) at :attr:`SearchStages.value_type_weight`
   (:mod:`~langchain_toolsearch.search.value_types`).
-* ``content_match``: a tool is a hit only if it matches a content word of
-  the query, when the query has one: day and month words, request words
-  and English function words (``about``, ``more``, ``any``: the rest
-  of the Snowball English stop list) still score but never make a hit
-  alone, so a tool with a long boilerplate description ("details and
-  information about any ID") is not the first hit of every chatty request
-  (Lucene's minimum-should-match over the content terms;
-  :func:`~langchain_toolsearch.search.query_weights.weak_terms`).
+* ``content_match``: when the query has a content word, a tool is a hit only
+  if it matches one: day and month words, request words and English function
+  words (``about``, ``more``, ``any``: the rest of the Snowball English stop
+  list) still score but never make a hit alone, so a tool with a long
+  boilerplate description ("details and information about any ID, and
+  more") is not the first hit of every chatty request (Lucene's
+  minimum-should-match over the content terms;
+  :mod:`~langchain_toolsearch.search.content_match`).
 * ``name_words``: a query made of the exact words that end a tool's name
   (``create issue`` for ``github__create_issue``) closes
   :attr:`SearchStages.name_words_lift` of the gap to the exact-name floor,
   so the name said word for word beats longer siblings
   (``github__create_issue_comment``); 2 to 4 words also in another order
   (``create issue`` for ``jira.issue.create`` over ``jira.issue.create.meta``).
-* ``spelling``: when the query has words the library does not know and the
-  ranking finds nothing (under ``content_match``: no tool matches a content
-  word of the query, only function or request words), the unknown words
-  are matched to a tool name written run together (``addissueocmment``),
-  split or joined (``websearch``, ``web search``) or corrected to library
-  terms within Lucene's automatic edit distance, scored at
-  :attr:`SearchStages.spelling_weight` of a written term
-  (:mod:`~langchain_toolsearch.search.spelling`).
+* ``spelling``: when the ranking finds nothing (under ``content_match``: no
+  tool matches a content word) for a query with words the library does not
+  know, those words are matched to a tool name written run together
+  (``addissueocmment``), split or joined (``websearch``, ``web search``) or
+  corrected within Lucene's automatic edit distance, scored at
+  :attr:`SearchStages.spelling_weight` (:mod:`~langchain_toolsearch.search.spelling`).
 """
 
 from __future__ import annotations

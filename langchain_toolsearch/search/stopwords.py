@@ -1,11 +1,9 @@
 """The English stopwords (dropped from queries and documents) and the other function words.
 
-Names keep the stopwords (``get_me`` keeps ``me``); see
-:mod:`~langchain_toolsearch.search.tokenize` and the BM25 index's query terms.
-:data:`FUNCTION_WORDS` are the rest of the Snowball English stop list: they
-stay terms (dropping them cost recall on BFCL, docs/benchmarks.md), but never
-make a tool a hit on their own (the ``content_match`` stage,
-:mod:`~langchain_toolsearch.search.query_weights`).
+Names keep the stopwords (``get_me`` keeps ``me``). :data:`FUNCTION_WORDS`,
+the rest of the Snowball English stop list, stay terms (dropping them cost
+recall on BFCL, docs/benchmarks.md) but never make a hit alone (the
+``content_match`` stage).
 """
 
 from __future__ import annotations
