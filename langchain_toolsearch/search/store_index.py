@@ -17,13 +17,10 @@ shared between processes::
 
 Building (:meth:`StoreToolIndex.build`) writes the library version under
 ``(*namespace, <fingerprint>)``, the fingerprint being a content hash of the
-tool documents: one item per tool (key = tool name, value ``{"name", "text",
-"hash"}``, only ``text`` embedded), then a manifest item. A version already in
-the store (written by another replica or an earlier run) is not written
-again, and two versions side by side never touch each other's items (see
-:mod:`~langchain_toolsearch.search.store_versions` for listing and pruning
-old versions, and ``refresh_seconds`` for how a replica keeps its version
-alive). A request's own tools never reach the store
+tool documents, unless another replica or an earlier run already did; two
+versions side by side never touch each other's items (the layout, listing
+and pruning: :mod:`~langchain_toolsearch.search.store_versions`). A
+request's own tools never reach the store
 (:meth:`StoreIndexFactory.request_index`).
 
 Scores: the store's ``score`` for a query is the cosine similarity of the
@@ -45,10 +42,8 @@ index by reciprocal rank fusion through
 :class:`~langchain_toolsearch.search.store_vectors.StoreVectors`), with the
 same scores, exact-name rule and floors as semantic search.
 
-:class:`HashingEmbeddings` is a cheap local embedding for benchmarks and
-tests: a bag-of-words model by signed feature hashing (Weinberger et al.
-2009, "Feature Hashing for Large Scale Multitask Learning") of this package's
-tokenizer terms, no model weights and no network.
+:class:`HashingEmbeddings` (:mod:`~langchain_toolsearch.search.hashing`) is
+a cheap local embedding for benchmarks and tests.
 """
 
 from __future__ import annotations
@@ -219,12 +214,7 @@ class StoreToolIndex:
     def build(
         cls, store: BaseStore, documents: Sequence[ToolDocument], **options: Any
     ) -> StoreToolIndex:
-        """Sync ``store`` with ``documents`` and return the index (same as the constructor).
-
-        Args:
-            store: The LangGraph store with a vector index.
-            documents: One per tool.
-            **options: Keyword options of the constructor.
+        """Sync ``store`` with ``documents`` and return the index (the constructor's arguments).
 
         Returns:
             The index; ``stats`` says what was written.
@@ -239,14 +229,6 @@ class StoreToolIndex:
 
         Use it with async stores (``AsyncPostgresStore``), whose sync API
         cannot be called from their own event loop.
-
-        Args:
-            store: The LangGraph store with a vector index.
-            documents: One per tool.
-            **options: Keyword options of the constructor.
-
-        Returns:
-            The index; ``stats`` says what was written.
         """
         index = cls(store, documents, _defer_sync=True, **options)
         await index.version.async_sync()
@@ -319,23 +301,13 @@ class StoreToolIndex:
         return neighbour_pairs(items, self.namespace, self._names)
 
     def _floor(self, query: str) -> float | None:
-        """The similarity floor for ``query``, or ``None`` when it can find nothing."""
+        """The store side's similarity floor for ``query``; ``None``: it can find nothing."""
         terms = tokenize(query)
-        if not terms or not self.documents:
-            return None
         if any(t in self._vocabulary for t in terms):
             return self.min_similarity
-        if self.min_similarity_alone is None:
+        if not terms or self.min_similarity_alone is None:
             return None
         return max(self.min_similarity, self.min_similarity_alone)
-
-    def _fused_for(self, query: str) -> tuple[SemanticToolIndex, bool] | None:
-        """The fused index and whether only its BM25 side may answer ``query``."""
-        if self._fused is None:
-            return None
-        terms = tokenize(query)
-        known = any(t in self._vocabulary for t in terms)
-        return self._fused, bool(terms and not known and self.min_similarity_alone is None)
 
     def _page(
         self, pairs: list[tuple[str, float]], limit: int, floor: float, seen: set[str]
@@ -358,13 +330,11 @@ class StoreToolIndex:
         them re-queries with 4x the limit (up to ``max_hits``), holding back
         hits tied with the last item of a full page so ties stay ordered by name.
         """
-        fused = self._fused_for(query)
-        if fused is not None:
-            index, lexical_only = fused
-            yield from (index.bm25.rank(query) if lexical_only else index.rank(query))
-            return
         floor = self._floor(query)
-        if floor is None:
+        if self._fused is not None:
+            yield from (self._fused.bm25 if floor is None else self._fused).rank(query)
+            return
+        if floor is None or not self.documents:
             return
         seen: set[str] = set()
         limit = min(self.page_size, self.max_hits)
@@ -377,18 +347,16 @@ class StoreToolIndex:
 
     async def arank(self, query: str) -> AsyncIterator[ScoredTool]:
         """:meth:`rank` for async callers: the store is queried with ``asearch``."""
-        fused = self._fused_for(query)
-        if fused is not None:
-            index, lexical_only = fused
-            if lexical_only:
-                for hit in index.bm25.rank(query):
+        floor = self._floor(query)
+        if self._fused is not None:
+            if floor is None:
+                for hit in self._fused.bm25.rank(query):
                     yield hit
             else:
-                async for hit in index.arank(query):
+                async for hit in self._fused.arank(query):
                     yield hit
             return
-        floor = self._floor(query)
-        if floor is None:
+        if floor is None or not self.documents:
             return
         seen: set[str] = set()
         limit = min(self.page_size, self.max_hits)
@@ -404,13 +372,11 @@ class StoreToolIndex:
 class StoreIndexFactory:
     """The ``index=`` option for store-served search: ``(documents) -> StoreToolIndex``.
 
-    Each library version syncs its own namespace under the same base, so a
-    version another replica (or an earlier run) wrote is reused as it is, and
-    a new version writes (and embeds) every tool once.
-
-    A request's own tools (``include_resolved_tools``) never go to the
-    store: the middleware and node index them with :meth:`request_index`, an
-    in-memory BM25 index, merged with the shared index for that request only.
+    A library version another replica (or an earlier run) wrote is reused as
+    it is; a new version writes (and embeds) every tool once. A request's own
+    tools (``include_resolved_tools``) never go to the store: the middleware
+    and node index them with :meth:`request_index`, an in-memory BM25 index,
+    merged with the shared index for that request only.
 
     The store's embeddings are fused with in-process BM25 by reciprocal rank
     fusion (``fuse_bm25=True``, the hybrid, unless told otherwise): with a

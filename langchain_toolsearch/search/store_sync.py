@@ -1,20 +1,12 @@
 """Syncing a library version's tools into a LangGraph store (for the store-served index).
 
-Each library version has its own namespace ``(*base, <fingerprint>)``
-(:func:`library_fingerprint`: a content hash of the tool documents), so
-replicas running different versions never write each other's items. One item
-per tool: key = tool name, value ``{"name", "text", "hash"}``, only ``text``
-embedded (see :func:`~langchain_toolsearch.search.semantic.document_text`).
-
-A sync (:func:`sync_flow`) first reads the version's manifest,
-``(*base, "manifests")`` key ``<fingerprint>``: when it is there another
-replica already wrote the version, and the sync only touches its ``seen_at``.
-Otherwise it lists the namespace (a sync cut short resumes), writes the
-tools whose content hash is missing or differs in batches, deletes items
-that are not in the version, and writes the manifest last, so a manifest
-means every tool is in the store. Used by
-:class:`~langchain_toolsearch.search.store_index.StoreToolIndex`; listing and
-pruning versions: :mod:`~langchain_toolsearch.search.store_versions`.
+The namespaces and items: :mod:`~langchain_toolsearch.search.store_versions`.
+A sync (:func:`sync_flow`) first reads the version's manifest: when it is
+there another replica already wrote the version, and the sync only touches
+its ``seen_at``. Otherwise it lists the namespace (a sync cut short resumes),
+writes the tools whose content hash is missing or differs in batches,
+deletes items that are not in the version, and writes the manifest last, so
+a manifest means every tool is in the store.
 """
 
 from __future__ import annotations
@@ -40,6 +32,7 @@ __all__ = [
     "content_hash",
     "hashed_documents",
     "library_fingerprint",
+    "list_flow",
     "manifest_value",
     "sync_flow",
     "touch_flow",
@@ -144,17 +137,15 @@ def touch_flow(base: tuple[str, ...], fingerprint: str, tools: int, now: float) 
     return True
 
 
-def _stored(ns: tuple[str, ...]) -> Flow[dict[str, str]]:
-    """Key -> stored content hash of every item in the namespace."""
-    found: dict[str, str] = {}
+def list_flow(ns: tuple[str, ...]) -> Flow[list[SearchItem]]:
+    """Every item of the namespace ``ns`` itself (not of namespaces below it), 1,000 a query."""
+    found: list[SearchItem] = []
     offset = 0
     while True:
         (result,) = yield [SearchOp(ns, limit=_LIST_PAGE, offset=offset)]
         page = cast(list[SearchItem], result)
         offset += len(page)
-        for item in page:
-            if tuple(item.namespace) == ns:
-                found[item.key] = str((item.value or {}).get("hash", ""))
+        found.extend(item for item in page if tuple(item.namespace) == ns)
         if len(page) < _LIST_PAGE:
             return found
 
@@ -200,7 +191,8 @@ def sync_flow(
     if not force and (yield from touch_flow(base, fingerprint, len(hashed), when)):
         return SyncStats(0, 0, len(hashed), time.perf_counter() - started)
     ns = (*base, fingerprint)
-    batches, written, deleted, unchanged = _plan(hashed, ns, (yield from _stored(ns)))
+    stored = {i.key: str((i.value or {}).get("hash", "")) for i in (yield from list_flow(ns))}
+    batches, written, deleted, unchanged = _plan(hashed, ns, stored)
     for batch in batches:  # sent back results are not needed
         _ = yield batch
     value = manifest_value(fingerprint, len(hashed), when, when)

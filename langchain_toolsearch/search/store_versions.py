@@ -5,7 +5,9 @@ keeps each library version in its own namespace, so replicas running
 different versions side by side never undo each other's writes. Under a base
 namespace ``B`` (default ``("toolsearch", "tools")``):
 
-* ``(*B, <fingerprint>)``: one item per tool of that version (see
+* ``(*B, <fingerprint>)``: one item per tool of that version, key the tool
+  name, value ``{"name", "text", "hash"}``, only ``text`` embedded
+  (:func:`~langchain_toolsearch.search.semantic.document_text`; written by
   :mod:`~langchain_toolsearch.search.store_sync`);
 * ``(*B, "manifests")``: one item per version, key the fingerprint, value
   ``{"fingerprint", "tools", "synced_at", "seen_at"}`` (epoch seconds), written
@@ -14,13 +16,12 @@ namespace ``B`` (default ``("toolsearch", "tools")``):
 
 The fingerprint
 (:func:`~langchain_toolsearch.search.store_sync.library_fingerprint`) is a
-content hash of the library's tool documents (names, descriptions, parameters, aliases and the
-embedded text), independent of their order: equal libraries share a
+content hash of the tool documents (names, descriptions, parameters, aliases
+and the embedded text), independent of their order: equal libraries share a
 namespace and its embeddings, any change gives a new one. Old versions stay
-until pruned: :func:`prune_versions` deletes the namespaces whose manifest was
-not touched for ``older_than`` seconds (a version still served by a replica is
-touched every ``refresh_seconds``, so it is never pruned while
-``older_than`` is well above that).
+until :func:`prune_versions` deletes those whose manifest was not touched for
+``older_than`` seconds (well above ``refresh_seconds``, a version in use is
+never pruned).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from langchain_toolsearch.search.store_sync import (
     Hashed,
     SyncStats,
     library_fingerprint,
+    list_flow,
     sync_flow,
     touch_flow,
 )
@@ -188,23 +190,21 @@ def _version(item: Item) -> IndexVersion | None:
 
 
 def _versions(base: tuple[str, ...]) -> Flow[list[IndexVersion]]:
-    ns = (*base, MANIFESTS)
-    found: list[IndexVersion] = []
-    offset = 0
-    while True:
-        (result,) = yield [SearchOp(ns, limit=_PAGE, offset=offset)]
-        page = cast(list[SearchItem], result)
-        offset += len(page)
-        found.extend(v for i in page if tuple(i.namespace) == ns if (v := _version(i)))
-        if len(page) < _PAGE:
-            return sorted(found, key=lambda v: (-v.seen_at, v.fingerprint))
+    found = [v for i in (yield from list_flow((*base, MANIFESTS))) if (v := _version(i))]
+    return sorted(found, key=lambda v: (-v.seen_at, v.fingerprint))
 
 
-def _prune(base: tuple[str, ...], older_than: float, keep: frozenset[str], now: float) -> Flow[int]:
+def _prune(
+    base: tuple[str, ...], older_than: float, keep: Sequence[str], now: float | None
+) -> Flow[int]:
+    if not older_than > 0:
+        raise ToolSearchConfigError(f"older_than must be > 0 seconds; got {older_than!r}")
+    now = time.time() if now is None else now
+    kept = frozenset(keep)
     stale = [
         v.fingerprint
         for v in (yield from _versions(base))
-        if now - v.seen_at > older_than and v.fingerprint not in keep
+        if now - v.seen_at > older_than and v.fingerprint not in kept
     ]
     for fingerprint in stale:
         ns = (*base, fingerprint)
@@ -217,11 +217,6 @@ def _prune(base: tuple[str, ...], older_than: float, keep: frozenset[str], now: 
             yield ops
         yield [PutOp((*base, MANIFESTS), fingerprint, None)]
     return len(stale)
-
-
-def _check_age(older_than: float) -> None:
-    if not older_than > 0:
-        raise ToolSearchConfigError(f"older_than must be > 0 seconds; got {older_than!r}")
 
 
 def list_versions(store: BaseStore, namespace: tuple[str, ...]) -> list[IndexVersion]:
@@ -268,9 +263,7 @@ def prune_versions(
     Raises:
         ToolSearchConfigError: (a ``ValueError``) If ``older_than`` is not positive.
     """
-    _check_age(older_than)
-    when = time.time() if now is None else now
-    return run_flow(store, _prune(tuple(namespace), older_than, frozenset(keep), when))
+    return run_flow(store, _prune(tuple(namespace), older_than, keep, now))
 
 
 async def aprune_versions(
@@ -282,6 +275,4 @@ async def aprune_versions(
     now: float | None = None,
 ) -> int:
     """Async :func:`prune_versions`."""
-    _check_age(older_than)
-    when = time.time() if now is None else now
-    return await arun_flow(store, _prune(tuple(namespace), older_than, frozenset(keep), when))
+    return await arun_flow(store, _prune(tuple(namespace), older_than, keep, now))
