@@ -10,13 +10,14 @@ terms alone can reach (:class:`ContentFilter.bound`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
 from langchain_toolsearch.search import query_weights
+from langchain_toolsearch.search.ranking import Keep
 from langchain_toolsearch.search.stages import SearchStages
 
 __all__ = ["ContentFilter", "content_filter", "content_hits", "keeper"]
@@ -60,7 +61,7 @@ def content_filter(
         indptr: Per term id, where its postings start (and end, at ``id + 1``).
         max_part: Per term id, the most one of its postings adds to a score.
     """
-    weak = query_weights.weak_terms(terms, stages) if stages.content_match else None
+    weak = query_weights.weak_terms(terms, stages)
     if weak is None:
         return None
     tw = term_weights or [1.0] * len(terms)
@@ -73,9 +74,7 @@ def content_filter(
     return ContentFilter(ranges, bound)
 
 
-def keeper(
-    post_docs: npt.NDArray[np.int32], content: ContentFilter, named: float
-) -> Callable[[_IntArray, _FloatArray], _BoolArray]:
+def keeper(post_docs: npt.NDArray[np.int32], content: ContentFilter, named: float) -> Keep:
     """Which hits of a batch (ids, rounded scores) stay: a content term's, or named.
 
     Args:

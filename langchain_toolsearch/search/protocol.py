@@ -88,10 +88,9 @@ class ScoredTool:
 class ToolIndex(Protocol):
     """Anything that ranks tools for a query: the pluggable retrieval backend.
 
-    The library builds one :class:`ToolDocument` per tool and hands them to
-    an index (see :data:`IndexOption`); ``search_tools`` then pulls hits from
-    :meth:`rank`. Shipped implementations:
-    :class:`~langchain_toolsearch.search.index.BM25ToolIndex` (the
+    The library hands one :class:`ToolDocument` per tool to an index
+    (:data:`IndexOption`); ``search_tools`` pulls hits from :meth:`rank`.
+    Shipped: :class:`~langchain_toolsearch.search.index.BM25ToolIndex` (the
     default), :class:`~langchain_toolsearch.search.semantic.SemanticToolIndex`
     (embeddings fused with BM25) and
     :class:`~langchain_toolsearch.search.store_index.StoreToolIndex` (a
@@ -112,9 +111,8 @@ class ToolIndex(Protocol):
       nor does a query of only function words unless a tool's name holds
       them (``who am i`` -> ``get_me``); ``rank`` never raises on any string.
     * Optionally ``arank(query)``, an async generator of the same hits
-      (:class:`AsyncToolIndex`); async callers go through :func:`arank`.
-    * Instances are immutable after construction and safe to share between
-      threads.
+      (:class:`AsyncToolIndex`, used by :func:`arank`).
+    * Instances are immutable after construction and thread-safe.
     """
 
     def rank(self, query: str) -> Iterator[ScoredTool]:
@@ -150,17 +148,9 @@ _THREAD_BATCH = 64  # hits pulled per worker-thread hop from an index without ar
 async def arank(index: ToolIndex, query: str) -> AsyncIterator[ScoredTool]:
     """Hits of ``index`` for ``query`` from async code, best first, lazily.
 
-    Uses ``index.arank`` when the index has one (:class:`AsyncToolIndex`).
-    Otherwise the index's ``rank`` runs in a worker thread
-    (``asyncio.to_thread``), 64 hits per hop, so a slow user index never
-    blocks the event loop.
-
-    Args:
-        index: Any :class:`ToolIndex`.
-        query: The search text.
-
-    Yields:
-        :class:`ScoredTool` hits, as ``rank`` would.
+    ``index.arank`` when the index has one (:class:`AsyncToolIndex`); else
+    ``index.rank`` in a worker thread (``asyncio.to_thread``), 64 hits per
+    hop, so a slow user index never blocks the event loop.
     """
     native = getattr(index, "arank", None)
     if callable(native):

@@ -116,12 +116,11 @@ def weights(terms: Sequence[str], stages: SearchStages) -> list[float] | None:
 def weak_terms(terms: Sequence[str], stages: SearchStages) -> list[bool] | None:
     """Per query term, whether it cannot make a hit alone (the ``content_match`` stage).
 
-    A weak term is a day or month word, a request word or an English
-    function word; it still scores (:func:`weights`). A number is not weak
-    here: it may name what a tool is about (``ISO 3166``, ``HTTP 404``). ``None`` when
-    the rule does not apply: the stage is off, or the query has no weak term,
-    or no content term (``tell me more`` keeps every hit). With the default
-    stages, ``weak_terms(["more", "about", "jazz"], ...) == [True, True, False]``.
+    Weak: a day or month word, a request word or an English function word (a
+    number may name what a tool is about: ``HTTP 404``). ``None`` when the
+    stage is off or the query has no weak term or no content term (``tell me
+    more`` keeps every hit). With the default stages,
+    ``weak_terms(["more", "about", "jazz"], ...) == [True, True, False]``.
 
     Args:
         terms: Query terms, stemmed when ``stages.stemming`` is on.

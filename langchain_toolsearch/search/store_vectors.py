@@ -12,7 +12,6 @@ them with BM25.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from typing import Any, Protocol
 
 from langchain_core.documents import Document
@@ -92,9 +91,7 @@ def neighbour_pairs(
 
 
 class StoreVectors(VectorStore):
-    """A store index's neighbours as a LangChain ``VectorStore`` (for RRF in semantic.py).
-
-    Read-only: the index writes the store itself.
+    """A store index's neighbours as a read-only LangChain ``VectorStore`` (for RRF in semantic.py).
 
     Args:
         index: The index whose neighbours are served.
@@ -107,12 +104,6 @@ class StoreVectors(VectorStore):
     def embeddings(self) -> Embeddings:
         """The store's embedding model."""
         return self._index.embeddings
-
-    def add_texts(
-        self, texts: Iterable[str], metadatas: list[dict[Any, Any]] | None = None, **kwargs: Any
-    ) -> list[str]:
-        """Not offered (``NotImplementedError``): the index writes the store itself."""
-        raise NotImplementedError("StoreToolIndex writes the store itself")
 
     def similarity_search_with_score(
         self, query: str, k: int = 4, **kwargs: Any

@@ -85,10 +85,7 @@ class NameSuggester:
         self._backward = sorted(f[::-1] for f in self._folded)
 
     def _containing(self, needle: str, words: list[str], limit: int) -> list[str]:
-        """Names whose folded form holds ``needle``, found through its rarest word.
-
-        The first ``limit`` in name order, among at most 5,000 names checked.
-        """
+        """The first ``limit`` names whose folded form holds ``needle``, among the rarest word's."""
         postings = [self._by_word.get(w, []) for w in words]
         if not postings or not all(postings):
             return []
@@ -102,12 +99,7 @@ class NameSuggester:
         return found
 
     def _prefixed(self, needle: str, limit: int) -> list[str]:
-        """Names whose folded form starts with ``needle`` (``weath`` -> ``weather_alias``).
-
-        A cut-off word holds no whole word of a name, so :meth:`_containing`
-        misses it. Bisection into the sorted folded names; at most ``limit``
-        folded forms are read.
-        """
+        """Names whose folded form starts with ``needle`` (``weath``: no whole word to look up)."""
         found: list[str] = []
         order = self._forward
         at = bisect.bisect_left(order, needle)
@@ -127,12 +119,10 @@ class NameSuggester:
         return found
 
     def _near(self, needle: str) -> list[str]:
-        """Near spellings: neighbours in prefix and suffix order, difflib ratio >= 0.8.
+        """Near spellings (module doc): difflib ratio >= 0.8, best first, ties by name.
 
-        A slip leaves either the start or the end of a name intact, so the
-        name sits next to the asked one in the names sorted forwards or
-        backwards; 6 neighbours on each side of each order are compared.
-        Best ratio first, ties by name.
+        A slip leaves the start or the end of a name intact, so it sits next
+        to the asked one in the names sorted forwards or backwards.
         """
         ratios: dict[str, float] = {}
         for order, key, backwards in (
