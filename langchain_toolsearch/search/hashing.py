@@ -74,15 +74,7 @@ class HashingEmbeddings(Embeddings):
         return [v / norm for v in vector] if norm > 0 else vector
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Embed texts.
-
-        Args:
-            texts: Documents.
-
-        Returns:
-            One unit vector (or all zeros for a text without words) of
-            ``dims`` floats per text.
-        """
+        """One unit vector of ``dims`` floats per text (all zeros for a text without words)."""
         return [self._embed(t) for t in texts]
 
     def embed_query(self, text: str) -> list[float]:

@@ -5,16 +5,15 @@ that ranks tools twice, by cosine similarity of embeddings and by the default
 BM25 index, and merges the two rankings with reciprocal rank fusion (RRF,
 Cormack, Clarke & Buettcher 2009, "Reciprocal Rank Fusion outperforms
 Condorcet and individual Rank Learning Methods"):
-``rrf(d) = sum over rankings r of 1 / (k + rank_r(d))`` with ``k = 5``. RRF
-needs no score calibration between the rankers. The paper's ``k = 60`` was
-set for fusing many TREC runs; with two rankers a small ``k`` keeps each
+``rrf(d) = sum over rankings r of 1 / (k + rank_r(d))``, which needs no
+score calibration between the rankers. ``k = 5``, not the paper's 60 (set
+for fusing many TREC runs): with two rankers a small ``k`` keeps each
 ranker's first hits ahead of tools both rank middling (Bruch, Gai & Ingber
 2023, "An Analysis of Fusion Functions for Hybrid Retrieval", find RRF
-sensitive to ``k``); ``k = 5`` was measured with two models on the tuning
-sets (``docs/benchmarks.md``). Equal fused values are common (a tool ranked
-``r`` by one ranker only ties with one ranked ``r`` by the other only): the
-tool BM25 ranks higher goes first (its hits share the query's own words, so
-they are the surer), then the one the embedding ranks higher, then by name.
+sensitive to ``k``; measured in ``docs/benchmarks.md``). Equal fused values
+are common: the tool BM25 ranks higher goes first (its hits share the
+query's own words, so they are the surer), then the one the embedding ranks
+higher, then by name.
 
 Use it through the ``embeddings=`` option of
 :class:`~langchain_toolsearch.ToolSearchMiddleware` /
@@ -52,6 +51,7 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterator, Sequence
+from functools import partial
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
@@ -61,6 +61,7 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.stores import ByteStore, InMemoryByteStore
 
+from langchain_toolsearch._engine.drive import Effect, Logic, adrive, drive
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchDependencyError
 from langchain_toolsearch.search.dense_fallback import DenseFallback
 from langchain_toolsearch.search.fields import searchable_names
@@ -84,7 +85,7 @@ __all__ = [
 ]
 
 RRF_K = 5
-"""RRF's rank constant (60 in Cormack et al. 2009; 5 for two rankers, see the module doc)."""
+"""RRF's rank constant (module doc)."""
 _EXACT_FLOOR = 0.9
 _MAX_TEXT_CHARS = 2000  # embedding models truncate anyway (MiniLM: 256 word pieces)
 _MAX_CACHED_QUERY_CHARS = 2000  # longer queries are embedded each time, never cached
@@ -275,13 +276,6 @@ class SemanticToolIndex:
     def __repr__(self) -> str:
         return f"SemanticToolIndex({len(self)} tools, {type(self.embeddings).__name__})"
 
-    def _cached_query(self, query: str) -> npt.NDArray[np.float32] | None:
-        with self._lock:
-            found = self._queries.get(query)
-            if found is not None:
-                self._queries.move_to_end(query)
-            return found
-
     def _remember_query(self, query: str, raw: list[float]) -> npt.NDArray[np.float32]:
         vector = _normalise(np.asarray(raw, dtype=np.float32))
         if vector.shape != (self._matrix.shape[1],):  # never cached: the model may recover
@@ -296,38 +290,39 @@ class SemanticToolIndex:
                     self._queries.popitem(last=False)
         return vector
 
-    def _query_vector(self, query: str) -> npt.NDArray[np.float32]:
-        found = self._cached_query(query)
-        if found is not None:
-            return found
-        return self._remember_query(query, self.embeddings.embed_query(query))
-
-    async def _aquery_vector(self, query: str) -> npt.NDArray[np.float32]:
-        found = self._cached_query(query)
-        if found is not None:
-            return found
-        return self._remember_query(query, await self.embeddings.aembed_query(query))
+    def _similar(self, query: str) -> Logic[list[tuple[int, float]]]:
+        """:meth:`similar` written once: the store's search or the query's embedding is awaited."""
+        store, depth = self.vector_store, self._depth
+        if store is not None:
+            found = yield Effect(
+                partial(store.similarity_search_with_score, query, k=depth),
+                partial(store.asimilarity_search_with_score, query, k=depth),
+            )
+            return self._store_pairs(found)
+        if self._matrix.size == 0:
+            return []
+        with self._lock:
+            vector = self._queries.get(query)
+            if vector is not None:
+                self._queries.move_to_end(query)
+        if vector is None:
+            embeddings = self.embeddings
+            raw = yield Effect(
+                partial(embeddings.embed_query, query), partial(embeddings.aembed_query, query)
+            )
+            vector = self._remember_query(query, raw)
+        return self._nearest(vector)
 
     def similar(self, query: str) -> list[tuple[int, float]]:
         """Embedding neighbours of ``query``: ``(document position, cosine)``, best first.
 
         At most ``depth`` neighbours, each with similarity >= ``min_similarity``.
         """
-        if self.vector_store is not None:
-            found = self.vector_store.similarity_search_with_score(query, k=self._depth)
-            return self._store_pairs(found)
-        if self._matrix.size == 0:
-            return []
-        return self._nearest(self._query_vector(query))
+        return drive(self._similar(query))
 
     async def asimilar(self, query: str) -> list[tuple[int, float]]:
         """:meth:`similar` without blocking: ``aembed_query`` / the store's async search."""
-        if self.vector_store is not None:
-            found = await self.vector_store.asimilarity_search_with_score(query, k=self._depth)
-            return self._store_pairs(found)
-        if self._matrix.size == 0:
-            return []
-        return self._nearest(await self._aquery_vector(query))
+        return await adrive(self._similar(query))
 
     def _store_pairs(self, found: list[tuple[Document, float]]) -> list[tuple[int, float]]:
         pairs = [
