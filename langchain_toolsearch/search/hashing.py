@@ -1,9 +1,4 @@
-"""Bag-of-words embeddings by feature hashing: a cheap local model for tests and benchmarks.
-
-:class:`HashingEmbeddings` needs no weights and no network: signed feature
-hashing (Weinberger et al. 2009, "Feature Hashing for Large Scale Multitask
-Learning") of this package's tokenizer terms.
-"""
+"""Bag-of-words embeddings by feature hashing: a cheap local model for tests and benchmarks."""
 
 from __future__ import annotations
 
@@ -40,7 +35,8 @@ _cached_bucket = lru_cache(maxsize=1 << 16)(_hash_bucket)
 class HashingEmbeddings(Embeddings):
     """Bag-of-words embeddings by signed feature hashing of tokenizer terms.
 
-    A text's terms (:func:`~langchain_toolsearch.search.tokenize.tokenize`:
+    Weinberger et al. 2009, "Feature Hashing for Large Scale Multitask
+    Learning". A text's terms (:func:`~langchain_toolsearch.search.tokenize.tokenize`:
     lower-cased, stemmed, stopwords dropped; all words if every word is a
     stopword) are hashed with BLAKE2b into ``dims`` buckets with a hash-chosen
     sign; a term's weight is ``1 + ln(tf)`` (sublinear term frequency); the

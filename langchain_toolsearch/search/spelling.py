@@ -125,18 +125,14 @@ def _run_word(word: str) -> bool:
 
 
 class SpellingFallback:
-    """Library terms near unknown query words (module docstring).
-
-    Immutable once built (the bigram index is filled once, on first use,
-    under a lock); thread-safe for reads.
+    """Library terms near unknown query words (module doc); thread-safe.
 
     Args:
         vocab: Term -> term id of the index.
         df: Tools per term id.
         analyse: The index's term of one word (its stem with the stemming
             stage on, else the word).
-        names: The tool names the model can write, read on the first fallback
-            that needs them (:class:`_Endings`); none by default.
+        names: The tool names the model can write, read on first use; none by default.
     """
 
     def __init__(
@@ -291,12 +287,9 @@ class SpellingFallback:
 
 
 class _Endings:
-    """Tool names' last words run together (``issuecomment``, ``addissuecomment``), sorted.
+    """Tool names' last 2 to :data:`MAX_PARTS` words run together (``addissuecomment``).
 
-    Each name's last 2 to :data:`MAX_PARTS` ASCII words, joined when they make
-    6 to 48 letters, kept in alphabetical order of the endings and of the
-    endings reversed, so the endings sharing a start or an end with a word
-    are its neighbours in one of the two orders (a typo keeps one of them).
+    Endings of 6 to 48 letters, sorted forwards and reversed (module doc).
     """
 
     def __init__(self, names: Iterable[str]) -> None:

@@ -110,11 +110,10 @@ class StoreToolIndex:
             already holds them, e.g. a replica with read-only access; such a
             replica never writes, not even the manifest).
         refresh_seconds: Most time between two checks of this version's
-            manifest by this replica (seconds; ``None``: never). A check runs
-            with the first search after the interval: it touches the
-            manifest's ``seen_at`` (so pruning keeps a version in use) and,
-            when the manifest is gone (pruned, store restored), writes the
-            version again. Ignored with ``sync=False``.
+            manifest (seconds; ``None``: never), run by the first search after
+            it: it touches ``seen_at`` (pruning keeps a version in use) and
+            writes the version again if the manifest is gone. Ignored with
+            ``sync=False``.
 
     Attributes:
         version: This replica's library version in the store
@@ -349,13 +348,10 @@ class StoreToolIndex:
 class StoreIndexFactory:
     """The ``index=`` option for store-served search: ``(documents) -> StoreToolIndex``.
 
-    A library version another replica (or an earlier run) wrote is reused as
-    it is; a new version writes (and embeds) every tool once. A request's own
-    tools (``include_resolved_tools``) never go to the store: the middleware
-    and node index them with :meth:`request_index`, an in-memory BM25 index,
-    merged with the shared index for that request only.
-
-    The store's embeddings are fused with in-process BM25 by reciprocal rank
+    A version already in the store is reused as it is; a new one writes (and
+    embeds) every tool once. A request's own tools (``include_resolved_tools``)
+    go to :meth:`request_index`, merged with the shared index for that request
+    only. The store's embeddings are fused with in-process BM25 by reciprocal rank
     fusion (``fuse_bm25=True``, the hybrid, unless told otherwise): with a
     learned model the fusion adds recall over either ranker alone; with
     :class:`HashingEmbeddings` it costs recall against BM25 alone

@@ -82,12 +82,8 @@ def hashed_documents(documents: Sequence[ToolDocument]) -> list[Hashed]:
 def library_fingerprint(hashed: Sequence[Hashed]) -> str:
     """The version of a library: SHA-256 of its ``(name, content hash)`` pairs, sorted.
 
-    Args:
-        hashed: :func:`hashed_documents` of the library.
-
-    Returns:
-        :data:`FINGERPRINT_CHARS` lowercase hex characters (a namespace label).
-        Equal libraries (in any order) have equal fingerprints.
+    :data:`FINGERPRINT_CHARS` lowercase hex characters (a namespace label) of
+    :func:`hashed_documents` of the library; equal in any order.
     """
     digest = hashlib.sha256()
     for name, value in sorted((doc.name, h) for doc, _, h in hashed):

@@ -1,10 +1,8 @@
 """A LangGraph store's vector index as the store-served tool index reads it.
 
-:func:`store_embeddings` checks that a store has a vector index scoring by
-cosine and gives its embedding model; :func:`neighbour_pairs` turns one
-store search into ``(tool name, cosine)`` pairs; :class:`StoreVectors` shows
-a :class:`~langchain_toolsearch.search.store_index.StoreToolIndex`'s
-neighbours as a LangChain ``VectorStore``, so
+:class:`StoreVectors` shows a
+:class:`~langchain_toolsearch.search.store_index.StoreToolIndex`'s neighbours
+as a LangChain ``VectorStore``, so
 :class:`~langchain_toolsearch.search.semantic.SemanticToolIndex` can fuse
 them with BM25.
 """
@@ -43,13 +41,7 @@ class Neighbours(Protocol):
 
 
 def store_embeddings(store: BaseStore) -> Embeddings:
-    """The store's embedding model, once its vector index is known to score by cosine.
-
-    Args:
-        store: A LangGraph ``BaseStore``.
-
-    Returns:
-        The store's ``embeddings``.
+    """The store's ``embeddings``, once its vector index is known to score by cosine.
 
     Raises:
         ToolSearchConfigError: (a ``ValueError``) If the store has no vector
