@@ -197,7 +197,7 @@ class SpellingFallback:
         limit = _budget(word)
         grams = self._index()
         shared: Counter[str] = Counter()
-        for gram in _bigrams(term):
+        for gram in sorted(_bigrams(term)):  # a set's order is per process: it orders ties
             postings = grams.get(gram, ())
             if len(postings) <= MAX_POSTINGS:
                 shared.update(postings)

@@ -50,3 +50,39 @@ def test_same_bytes_in_every_process() -> None:
     exec(_PROBE.replace("print(", "here['out'] = ("), {"here": here})  # this process too
     assert here["out"].strip() == outputs[0].strip()
     assert json.loads(outputs[0])["weather"]  # non-trivial output
+
+
+_SPELLING_PROBE = """
+import random
+from langchain_toolsearch.search.spelling import SpellingFallback
+def bigrams(w):
+    return {f"^{w}$"[i : i + 2] for i in range(len(w) + 1)}
+rnd = random.Random(3)
+word, found = "missing", {}
+while len(found) < 150:  # two-edit neighbours sharing 4 bigrams: more ties than are compared
+    w = list(word)
+    for _ in range(2):
+        w[rnd.randrange(len(w))] = rnd.choice("abcdefghijklmnopqrstuvwxyz")
+    if len(bigrams(word) & bigrams("".join(w))) == 4:
+        found["".join(w)] = None
+vocab = {t: i for i, t in enumerate(found)}
+print(SpellingFallback(vocab, [1] * len(vocab), str).correct(word))
+"""
+
+
+def test_spelling_corrections_are_the_same_in_every_process() -> None:
+    """More candidates tie on shared bigrams than are compared: which are is not set order."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    answers = {
+        subprocess.run(
+            [sys.executable, "-c", _SPELLING_PROBE],
+            env={**env, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            check=True,
+            timeout=120,
+        ).stdout.strip()
+        for seed in ("0", "1", "2", "3", "5", "7")
+    }
+    assert len(answers) == 1 and answers != {"None"}, answers
