@@ -17,15 +17,9 @@ higher, then by name.
 
 Use it through the ``embeddings=`` option of
 :class:`~langchain_toolsearch.ToolSearchMiddleware` /
-:class:`~langchain_toolsearch.ToolSearchNode` (its defaults), or through
-:class:`SemanticIndexFactory`, the ``index=`` option, to set its options::
-
-    from langchain_toolsearch.search.semantic import SemanticIndexFactory
-
-    mw = ToolSearchMiddleware(tools=library, embeddings=embeddings)
-    mw = ToolSearchMiddleware(tools=library, index=SemanticIndexFactory(embeddings, rrf_k=5))
-
-The index needs nothing beyond ``langchain-core``: bring any ``Embeddings``
+:class:`~langchain_toolsearch.ToolSearchNode` (its defaults), or
+``index=SemanticIndexFactory(embeddings, rrf_k=...)`` to set its options.
+It needs nothing beyond ``langchain-core``: bring any ``Embeddings``
 (``docs/search.md`` shows a hosted and a local one); no model weights come
 with the package (:func:`local_minilm_embeddings` for benchmarks).
 Document embeddings are cached by the SHA-256 of the text embedded for a

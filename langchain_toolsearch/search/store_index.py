@@ -4,16 +4,8 @@
 whose tools live in a LangGraph store configured for semantic search, e.g.
 ``InMemoryStore(index={...})`` or ``PostgresStore(..., index={...})`` with
 pgvector, so a large library can be held and searched by a database engine
-shared between processes::
-
-    from langgraph.store.postgres import PostgresStore
-    from langchain_toolsearch.search.store_index import HashingEmbeddings, StoreIndexFactory
-
-    with PostgresStore.from_conn_string(
-        dsn, index={"dims": 256, "embed": HashingEmbeddings()}
-    ) as store:
-        store.setup()  # CREATE EXTENSION vector, tables, HNSW index
-        mw = ToolSearchMiddleware(tools=library, index=StoreIndexFactory(store))
+shared between processes: ``index=StoreIndexFactory(store)`` (``docs/search.md``,
+``docs/deploying.md``).
 
 Building writes the library version under ``(*namespace, <fingerprint>)``
 unless another replica or an earlier run already did (the layout, listing
