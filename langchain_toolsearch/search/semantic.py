@@ -145,11 +145,7 @@ class EmbeddingCache:
         return f"{namespace}:{hashlib.sha256(text.encode('utf-8')).hexdigest()}"
 
     def embed(self, texts: Sequence[str], embeddings: Embeddings) -> npt.NDArray[np.float32]:
-        """Embeddings of ``texts``, calling the model only for texts not cached.
-
-        Args:
-            texts: Documents to embed.
-            embeddings: The model (``embed_documents`` is called once, with the misses).
+        """Embeddings of ``texts``: one ``embed_documents`` call with the texts not cached.
 
         Returns:
             Array of shape ``(len(texts), dim)``, ``float32``.
