@@ -113,6 +113,7 @@ __all__ = [
     "arank",
     "build_index",
     "name_key",
+    "unique_names",
 ]
 
 
@@ -179,12 +180,7 @@ class BM25ToolIndex:
         self._term = stem if self.stages.stemming else str
         self._forms = self.stages.stemming and self.stages.exact_forms
         self._written_stages = replace(self.stages, stemming=False)  # weights of written words
-        names = [d.name for d in self.documents]
-        if len(set(names)) != len(names):
-            dupes = sorted(n for n, c in Counter(names).items() if c > 1)
-            raise ToolSearchConfigError(
-                f"duplicate tool names in the index: {dupes}; names must be unique"
-            )
+        names = unique_names(self.documents)
         p = self.params
         with collector_paused():  # a build tokenizes every text in bulk first
             memo = BatchTokenizer(stemmed=self.stages.stemming, forms=self._forms)
@@ -449,6 +445,16 @@ class BM25ToolIndex:
         """
         for hit in self.rank(query):
             yield hit
+
+
+def unique_names(documents: Sequence[ToolDocument]) -> list[str]:
+    """The documents' names, in order; ``ToolSearchConfigError`` if two are the same."""
+    names = [d.name for d in documents]
+    if len(set(names)) != len(names):
+        dupes = sorted(n for n, c in Counter(names).items() if c > 1)
+        msg = f"duplicate tool names in the index: {dupes}; names must be unique"
+        raise ToolSearchConfigError(msg)
+    return names
 
 
 def _written_names(documents: Sequence[ToolDocument]) -> Iterator[str]:

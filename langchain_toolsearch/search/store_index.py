@@ -29,7 +29,6 @@ with the scores, exact-name rule and floors of semantic search.
 from __future__ import annotations
 
 import itertools
-from collections import Counter
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
@@ -43,6 +42,7 @@ from langchain_toolsearch.search.index import (
     ScoredTool,
     ToolDocument,
     ToolIndex,
+    unique_names,
 )
 from langchain_toolsearch.search.semantic import RRF_K, SemanticToolIndex
 from langchain_toolsearch.search.store_sync import SyncStats, content_hash, hashed_documents
@@ -149,11 +149,7 @@ class StoreToolIndex:
                 f"refresh_seconds >= 0 or None; got {min_similarity=}, "
                 f"{min_similarity_alone=}, {page_size=}, {max_hits=}, {refresh_seconds=}"
             )
-        names = [d.name for d in documents]
-        if len(set(names)) != len(names):
-            dupes = sorted(n for n, c in Counter(names).items() if c > 1)
-            msg = f"duplicate tool names in the index: {dupes}; names must be unique"
-            raise ToolSearchConfigError(msg)
+        names = unique_names(documents)
         self.store = store
         self.embeddings = store_embeddings(store)
         self.documents: tuple[ToolDocument, ...] = tuple(documents)
