@@ -150,19 +150,25 @@ the ESC forms: a lone C1 character is more often mis-decoded text (cp1252's U+20
 it. The repeats are bounded: a hostile run costs at most 64 (4,096) steps per ESC."""
 _HIDDEN = re.compile(
     "[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f"  # C0, DEL, C1 controls that are not whitespace
-    "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]+"  # bidi marks, embeddings, isolates
+    "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"  # bidi marks, embeddings, isolates
+    "\ud800-\udfff"  # lone surrogates: no UTF-8 encoding, a request carrying one fails
+    "\U000e0000-\U000e007f]+"  # tag characters: invisible ASCII a model reads
 )
 """Characters dropped from tool text. Whitespace controls (tab, newlines, ``\\x1c``-``\\x1f``,
 NEL) become spaces instead; ZWJ and ZWNJ (U+200D, U+200C) stay: emoji sequences and
-Persian and Indic scripts need them."""
+Persian and Indic scripts need them. Tag characters (U+E0000-U+E007F) spell ASCII text no
+reader sees ("ASCII smuggling"); a subdivision flag (England's) shows as the plain black
+flag without them. A lone surrogate (``json.loads`` accepts ``"\\ud800"``) would make the
+request that carries it fail to encode as UTF-8 at the provider's client."""
 
 
 def model_text(text: str) -> str:
     """``text`` as the model may see it: one line, no control or bidi characters.
 
     Terminal escape sequences (CSI, OSC) are dropped whole, other control
-    characters (C0, DEL, C1) and the bidirectional controls (U+061C, U+200E,
-    U+200F, U+202A-U+202E, U+2066-U+2069) are dropped, and runs of whitespace
+    characters (C0, DEL, C1), the bidirectional controls (U+061C, U+200E,
+    U+200F, U+202A-U+202E, U+2066-U+2069), tag characters (U+E0000-U+E007F)
+    and lone surrogates are dropped, and runs of whitespace
     (tabs and newlines included) become one space. Text of any script, emoji,
     ZWJ and ZWNJ are kept. Linear in ``len(text)``.
 

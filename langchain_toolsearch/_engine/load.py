@@ -103,7 +103,7 @@ def load(
     if already:
         parts.append(P.LOAD_ALREADY.format(names=", ".join(already)))
     if not_found:
-        text = P.LOAD_NOT_FOUND.format(names=", ".join(n[:80] for n in not_found))
+        text = P.LOAD_NOT_FOUND.format(names=", ".join(P.model_text(n[:80]) for n in not_found))
         similar = yield from suggestions(access, scope, not_found)
         if similar:
             text += P.LOAD_SUGGEST.format(names=", ".join(similar))
@@ -113,7 +113,7 @@ def load(
         success=bool(resolved) and not not_found,
         message=" ".join(parts),
         loaded=fresh,
-        not_found=[n[:200] for n in not_found],
+        not_found=[P.model_text(n[:200]) for n in not_found],  # the model's names, sendable
         already_loaded=already,
     )
     return outcome, update

@@ -10,10 +10,11 @@ is asked about each tool once per call: the needs share its answers.
 Several needs (``queries``) share ``top_k``: their rankings are merged round
 robin (each need's best hit, then each need's second...), a tool found for
 two needs is shown once, for the first, and each hit says which need it
-answers (``"query"``): the need as the model wrote it, or its first
-:data:`QUERY_ECHO_CHARS` characters ending in ``...``, so the result does not
-repeat a long need once per hit. Every need gets at least its best hit, so a
-search with more needs than ``top_k`` shows one hit per need.
+answers (``"query"``): the need as the model wrote it (as one line of
+``model_text``), or its first :data:`QUERY_ECHO_CHARS` characters ending in
+``...``, so the result does not repeat a long need once per hit. Every need
+gets at least its best hit, so a search with more needs than ``top_k`` shows
+one hit per need.
 
 Tools this thread has loaded already are marked (``"loaded": true``) and
 rank as if they scored :data:`LOADED_MARGIN` less, behind new tools of
@@ -124,12 +125,13 @@ def _strings(value: object) -> list[str] | None:
 def _labels(needs: Sequence[str]) -> list[str]:
     """How each need is shown: itself, or its first characters and ``...``; all distinct.
 
-    Each label has at most :data:`QUERY_ECHO_CHARS` characters. Two needs
-    that would look alike (the same first characters) are told apart by
-    their number: ``"<start>... (query 2)"``.
+    Each label is the need's ``model_text`` (one line: a lone surrogate the
+    model's JSON carried would fail the next request's encoding) in at most
+    :data:`QUERY_ECHO_CHARS` characters. Two needs that would look alike (the
+    same first characters) are told apart by their number: ``"<start>... (query 2)"``.
     """
     labels: list[str] = []
-    for number, need in enumerate(needs, 1):
+    for number, need in enumerate(map(P.model_text, needs), 1):
         label = need if len(need) <= QUERY_ECHO_CHARS else need[: QUERY_ECHO_CHARS - 3] + "..."
         if label in labels:
             tail = f"... (query {number})"

@@ -28,12 +28,12 @@ joins first, then per word the first of the others that finds terms:
   then to the term in more tools, then alphabetically.
 
 Work is bounded: only ASCII letter words of 3 to 24 characters, at most 4
-words per query, at most :data:`MAX_CANDIDATES` distances computed per word,
-and bigrams held by more than :data:`MAX_POSTINGS` terms are skipped. The
-bigram index and the name endings are built on the first fallback that needs
-them, once per index, with the garbage collector paused (both together about
-0.2 s at 10,000 or 100,000 tools on the 2-core machine), so building a library
-costs nothing for them.
+words per query, at most :data:`MAX_CANDIDATES` distances computed per word
+(each over the diagonal band of the edit budget), and bigrams held by more
+than :data:`MAX_POSTINGS` terms are skipped. The bigram index and the name
+endings are built on the first fallback that needs them, once per index, with
+the garbage collector paused (both together about 0.2 s at 10,000 or 100,000
+tools on the 2-core machine), so building a library costs nothing for them.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from operator import itemgetter
 
 import numpy as np
 import numpy.typing as npt
@@ -74,23 +75,34 @@ def distance(a: str, b: str, limit: int) -> int:
     """Optimal-string-alignment distance of ``a`` and ``b``, or ``limit + 1`` when above it.
 
     Inserts, deletes, replacements and swaps of two adjacent letters cost 1.
+    Only the diagonal band of ``2 * limit + 1`` cells per row is computed
+    (Ukkonen's cut-off: a cell farther from the diagonal is above ``limit``),
+    so a call costs ``O(len(a) * limit)``, not ``O(len(a) * len(b))``.
     """
     if abs(len(a) - len(b)) > limit:
         return limit + 1
+    over = limit + 1  # every value above limit is held as over
+    width = len(b) + 1
     prev2: list[int] = []
-    prev = list(range(len(b) + 1))
+    prev: list[int] = [*range(min(width, over)), *[over] * (width - over)]
     for i, ca in enumerate(a, 1):
-        row = [i] + [0] * len(b)
-        for j, cb in enumerate(b, 1):
-            cost = 0 if ca == cb else 1
-            best = min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + cost)
-            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
-                best = min(best, prev2[j - 2] + 1)
-            row[j] = best
+        row = [over] * width
+        if i <= limit:
+            row[0] = i
+        for j in range(max(1, i - limit), min(len(b), i + limit) + 1):
+            cb = b[j - 1]
+            best = prev[j - 1] if ca == cb else prev[j - 1] + 1
+            if prev[j] < best:
+                best = prev[j] + 1
+            if row[j - 1] < best:
+                best = row[j - 1] + 1
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb and prev2[j - 2] < best:
+                best = prev2[j - 2] + 1
+            row[j] = best if best < over else over
         if min(row) > limit:
-            return limit + 1
+            return over
         prev2, prev = prev, row
-    return min(prev[-1], limit + 1)
+    return prev[-1]
 
 
 def _budget(word: str) -> int:
@@ -207,14 +219,17 @@ class SpellingFallback:
                 shared.update(postings)
         best: tuple[int, int, int, str] | None = None
         need = max(len(term) + 1 - 3 * limit, 1)  # bigrams kept by `limit` edits (a swap: 3)
-        checked = 0
-        for candidate, count in shared.most_common():
-            if count < need or checked >= MAX_CANDIDATES:
-                break
-            cut = len(term) - len(candidate)
-            if not -limit <= cut <= limit + _SUFFIX or candidate == term:
-                continue
-            checked += 1
+        size = len(term)
+        near = [  # sharing enough bigrams, of a length within the budget (or a stem)
+            (candidate, count)
+            for candidate, count in shared.items()
+            if count >= need
+            and -limit - _SUFFIX <= len(candidate) - size <= limit
+            and candidate != term
+        ]
+        near.sort(key=itemgetter(1), reverse=True)  # most shared first, ties as most_common
+        for candidate, _ in near[:MAX_CANDIDATES]:
+            cut = size - len(candidate)
             whole = found = distance(term, candidate, limit)
             if cut > 0:  # a stem is the start of a word: "naviagte" against "navig"
                 found = min(found, distance(term[: len(candidate)], candidate, limit) + 1)

@@ -26,7 +26,8 @@ def _long(words: str) -> str:
 
 
 def _label(need: str) -> str:
-    return need[: QUERY_ECHO_CHARS - 3] + "..."
+    """A long need as shown: its model text (one line, runs of spaces as one), cut."""
+    return P.model_text(need)[: QUERY_ECHO_CHARS - 3] + "..."
 
 
 def _bound(hits: int) -> int:
@@ -104,3 +105,32 @@ def test_a_search_finding_nothing_names_its_needs_briefly() -> None:
     message = by_id(out)["s"].artifact["message"]
     assert message == P.SEARCH_NO_RESULTS.format(query=" / ".join(_label(n) for n in needs))
     assert len(message) <= len(P.SEARCH_NO_RESULTS) + 2 * QUERY_ECHO_CHARS + len(" / ")
+
+
+def test_needs_are_echoed_as_sendable_one_line_text() -> None:
+    # the model's own needs, echoed: a lone surrogate its JSON carried (json.loads accepts
+    # "\ud83d") made the answer fail to encode in the next request; newlines and escapes
+    # are shown as one line, as every other text the package shows
+    needs = ["weather \ud83d in Paris", "qqzx\nvvbn \x1b[2J\u202e"]
+    h = build("agent", [ai(call("search_tools", {"queries": needs}, "s")), ai(content="ok")])
+    out = h.graph.invoke({"messages": [{"role": "user", "content": "go"}]}, cfg())
+    msg = by_id(out)["s"]
+    msg.text.encode("utf-8")  # raised UnicodeEncodeError
+    assert [r["query"] for r in msg.artifact["results"]] == ["weather in Paris"]
+    assert P.SEARCH_NEEDS_UNMATCHED.format(queries="qqzx vvbn") in msg.artifact["message"]
+    h = build("agent", [ai(call("search_tools", {"query": "qqzx \udfff"}, "s")), ai(content="ok")])
+    out = h.graph.invoke({"messages": [{"role": "user", "content": "go"}]}, cfg())
+    assert by_id(out)["s"].text == json.dumps(
+        {"results": [], "message": P.SEARCH_NO_RESULTS.format(query="qqzx")}, ensure_ascii=False
+    )
+
+
+def test_names_not_found_are_echoed_as_sendable_one_line_text() -> None:
+    h = build(
+        "agent", [ai(call("load_tool", {"tool_name": "get_wether\ud83d\n"}, "l")), ai(content="ok")]
+    )
+    out = h.graph.invoke({"messages": [{"role": "user", "content": "go"}]}, cfg())
+    msg = by_id(out)["l"]
+    msg.text.encode("utf-8")  # raised UnicodeEncodeError
+    assert msg.artifact["not_found"] == ["get_wether"]
+    assert msg.artifact["message"].startswith(P.LOAD_NOT_FOUND.format(names="get_wether"))

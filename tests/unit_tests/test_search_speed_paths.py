@@ -395,3 +395,44 @@ def test_spelling_bigram_index_holds_the_words_of_its_definition() -> None:
                 expected.setdefault(gram, []).append(term)
     assert spelling._grams(vocab) == expected
     assert "abc" in spelling._grams(["abc", "ab"])["^a"]
+
+
+def _full_osa(a: str, b: str, limit: int) -> int:
+    """The spelling fallback's edit distance by its definition: the full table, capped."""
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        row = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            row[j] = min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                row[j] = min(row[j], prev2[j - 2] + 1)
+        prev2, prev = prev, row
+    return min(prev[-1], limit + 1)
+
+
+def test_spelling_distance_of_the_band_is_the_full_tables() -> None:
+    """``spelling.distance`` computes only the diagonal band (2 * limit + 1 cells a row)."""
+    from langchain_toolsearch.search.spelling import distance
+
+    rng = random.Random(20)
+    pairs = [("naviagte", "navigate"), ("ab", "ba"), ("", "abc"), ("abc", ""), ("ca", "abc")]
+    for _ in range(800):
+        alphabet = "abc" if rng.random() < 0.5 else "abcdefgh"
+        a = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        b = list(a) if rng.random() < 0.6 else [rng.choice(alphabet) for _ in range(12)]
+        for _ in range(rng.randint(0, 3)):  # a few slips: replace, delete, insert, swap
+            at = rng.randint(0, max(0, len(b) - 2))
+            kind = rng.randint(0, 3)
+            if kind == 0 and b:
+                b[at] = rng.choice(alphabet)
+            elif kind == 1 and b:
+                del b[at]
+            elif kind == 2:
+                b.insert(at, rng.choice(alphabet))
+            elif len(b) > at + 1:
+                b[at], b[at + 1] = b[at + 1], b[at]
+        pairs.append((a, "".join(b)))
+    for a, b in pairs:
+        for limit in (0, 1, 2, 3):
+            assert distance(a, b, limit) == _full_osa(a, b, limit), (a, b, limit)
