@@ -347,7 +347,8 @@ class MCPSessionPool:
                     return entry.listing
                 try:
                     entry.stale = False
-                    tools = await _list_all(entry.session)
+                    # as a call: a server that died meanwhile fails the listing at once
+                    tools = await _unless_gone(entry, _list_all(entry.session))
                 except Exception as exc:
                     if attempt == 2 or not connection_lost(exc):
                         raise

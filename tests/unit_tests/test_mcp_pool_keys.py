@@ -138,3 +138,49 @@ async def test_a_saved_clients_sessions_are_keyed_by_the_version_resolved(
     assert session_key(connection, server="files", scope="team@1") != session_key(
         connection, server="files", scope="team@2"
     )
+
+
+async def test_a_listing_whose_session_closes_meanwhile_fails_at_once_and_is_retried(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server killed while the pool lists its tools: the listing does not wait out its
+    timeout on the dead session, it is sent again on a new one (listing runs nothing)."""
+    from mcp.types import ListToolsResult, Tool
+
+    from langchain_toolsearch import mcp_pool
+    from langchain_toolsearch.mcp_session import PooledSession
+
+    class Hanging:  # the dead server: the request is never answered
+        async def list_tools(self, cursor: str | None = None) -> ListToolsResult:
+            await asyncio.Event().wait()
+            raise AssertionError("unreachable")
+
+    class Live:
+        async def list_tools(self, cursor: str | None = None) -> ListToolsResult:
+            return ListToolsResult(tools=[Tool(name="t", inputSchema={"type": "object"})])
+
+    pool = MCPSessionPool(idle_timeout=None)
+    key = session_key(HTTP, server="docs")
+    opened: list[Any] = []
+
+    def fake_open(key: Any, connection: Any) -> Any:
+        entry = mcp_pool._Entry(key, connection)
+        entry.session = Hanging() if not opened else Live()  # type: ignore[assignment]
+        entry.ready.set_result(None)
+        pool._entries[key] = entry
+        opened.append(entry)
+        return entry
+
+    monkeypatch.setattr(pool, "_open", fake_open)
+
+    async def kill_first() -> None:
+        while not opened:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.05)
+        opened[0].gone.set()  # what the session's task does when its transport fails
+
+    killer = asyncio.create_task(kill_first())
+    listing = await asyncio.wait_for(pool._listing(PooledSession(pool, key, HTTP)), 5)
+    await killer
+    assert [t.name for t in listing.tools] == ["t"]
+    assert len(opened) == 2 and pool.stats().reconnects == 1
