@@ -44,7 +44,9 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from operator import itemgetter
+from typing import Generic, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -68,6 +70,7 @@ _MAX_RUN = 48  # letters of a run-together word split (a whole tool name)
 _SUFFIX = 3  # letters a stem may lack of the word it comes from ("navig" of "navigate")
 _DIGITS = "0123456789"
 _TERM_WORDS = re.compile(rf"^[A-Za-z]{{{_MIN_CHARS},{_MAX_CHARS}}}$", re.MULTILINE)  # _word
+_T = TypeVar("_T")
 _NEIGHBOURS = 32  # name endings compared on each side of a run-together word, per sort order
 
 
@@ -115,19 +118,40 @@ def _bigrams(word: str) -> set[str]:
     return {padded[i : i + 2] for i in range(len(padded) - 1)}
 
 
-def _grams(vocab: Iterable[str]) -> dict[str, list[str]]:
-    """The library terms (words of 3 to 24 ASCII letters) by character bigram.
+class _Once(Generic[_T]):
+    """A table built on first use, once (under a lock), with the cyclic collector paused.
 
-    Built with the cyclic garbage collector paused: left on, the allocations
-    start full collections over everything the process holds, which next to
-    a large tool library cost more than the build itself (1.9 s of a first
-    fallback at 100,000 tools behind a ``ToolSearchNode``).
+    Left on, the build's allocations start full collections over everything
+    the process holds, which next to a large tool library cost more than the
+    build itself (1.9 s of a first fallback at 100,000 tools behind a
+    ``ToolSearchNode``).
     """
+
+    def __init__(self, build: Callable[[], _T]) -> None:
+        self._build: Callable[[], _T] | None = build
+        self._value: _T | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> _T:
+        """The table, built now if this is the first use."""
+        value = self._value
+        if value is None:
+            with self._lock:
+                if self._value is None:
+                    assert self._build is not None
+                    with collector_paused():
+                        self._value = self._build()
+                    self._build = None  # what it read is not kept past the build
+                value = self._value
+        return value
+
+
+def _grams(vocab: Iterable[str]) -> dict[str, list[str]]:
+    """The library terms (words of 3 to 24 ASCII letters) by character bigram."""
     built: dict[str, list[str]] = {}
-    with collector_paused():
-        for term in _TERM_WORDS.findall("\n".join(vocab)):  # terms hold no line breaks
-            for gram in _bigrams(term):
-                built.setdefault(gram, []).append(term)
+    for term in _TERM_WORDS.findall("\n".join(vocab)):  # terms hold no line breaks
+        for gram in _bigrams(term):
+            built.setdefault(gram, []).append(term)
     return built
 
 
@@ -161,19 +185,8 @@ class SpellingFallback:
         self._vocab = vocab
         self._df = df
         self._analyse = analyse
-        self._names = names
-        self._grams: dict[str, list[str]] | None = None
-        self._endings: _Endings | None = None
-        self._lock = threading.Lock()
-
-    def _index(self) -> dict[str, list[str]]:
-        grams = self._grams
-        if grams is None:
-            with self._lock:
-                if self._grams is None:
-                    self._grams = _grams(self._vocab)
-                grams = self._grams
-        return grams
+        self._grams = _Once(partial(_grams, vocab))
+        self._endings = _Once(lambda: _Endings(names()))
 
     def run_together(self, word: str) -> list[str]:
         """The library terms of the tool name ``word`` writes run together, or ``[]``.
@@ -184,14 +197,7 @@ class SpellingFallback:
         """
         if not _run_word(word):
             return []
-        endings = self._endings
-        if endings is None:
-            with self._lock:
-                if self._endings is None:
-                    with collector_paused():  # see _grams
-                        self._endings = _Endings(self._names())
-                endings = self._endings
-        words = endings.nearest(word, _budget(word))
+        words = self._endings.get().nearest(word, _budget(word))
         if not words:
             return []
         # the words' terms, and the name's own joined term ("add_issue_comment", "addperson")
@@ -211,7 +217,7 @@ class SpellingFallback:
         if not _word(term):
             return None
         limit = _budget(word)
-        grams = self._index()
+        grams = self._grams.get()
         shared: Counter[str] = Counter()
         for gram in sorted(_bigrams(term)):  # a set's order is per process: it orders ties
             postings = grams.get(gram, ())
