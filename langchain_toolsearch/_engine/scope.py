@@ -36,7 +36,7 @@ from langgraph.store.base import BaseStore
 
 from langchain_toolsearch._engine.resolve import Resolver, usable_tools
 from langchain_toolsearch._engine.views import ChainedLibrary, MergedIndex, tool_fingerprint
-from langchain_toolsearch._failures import describe
+from langchain_toolsearch._failures import CauseLog
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument, ToolIndex
 
@@ -148,6 +148,12 @@ class ScopeBuilder:
             getattr(index_factory, "request_index", None) or index_factory
         )
         self.resolver = resolver
+        self.index_failures = CauseLog(
+            logger,
+            "tool search: indexing a request's own tools failed (%s: %s); "
+            "searching them by BM25 alone for this request",
+        )
+        """Logs a failing request-index factory once per cause (then at DEBUG)."""
         self._indexes = _LRU(cache_size)
         self._lock = threading.Lock()
         self.index_builds = 0
@@ -233,12 +239,7 @@ class ScopeBuilder:
 
     def _fallback(self, documents: Sequence[ToolDocument], exc: Exception) -> ToolIndex:
         """A BM25 index of a request's tools when the factory failed on them (not cached)."""
-        logger.warning(
-            "tool search: indexing a request's %d own tools failed (%s: %s); "
-            "searching them by BM25 alone for this request",
-            len(documents),
-            *describe(exc),
-        )
+        self.index_failures.failed(exc)
         return BM25ToolIndex.build(documents)
 
     @staticmethod
