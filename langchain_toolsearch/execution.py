@@ -33,7 +33,7 @@ from langgraph.types import Command
 
 from langchain_toolsearch._engine.drive import adrive, drive
 from langchain_toolsearch._engine.guard import NEEDS_SCOPE, finish
-from langchain_toolsearch._shell import ToolSearchBase
+from langchain_toolsearch._engine.shell import ToolSearchBase
 from langchain_toolsearch.errors import ToolSearchWiringError
 
 __all__ = ["GUARD_MARK", "awrap_tool_call", "guarded_by", "is_guarded", "wrap_tool_call"]

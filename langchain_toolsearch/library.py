@@ -28,7 +28,7 @@ from langgraph.prebuilt import ToolRuntime
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from langchain_toolsearch._bulk import collector_paused
+from langchain_toolsearch._internal.bulk import collector_paused
 from langchain_toolsearch._prompts import META_TOOL_NAMES, model_text
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.search.index import ToolDocument

@@ -28,7 +28,7 @@ from langchain_toolsearch import execution
 from langchain_toolsearch._engine.drive import adrive, drive
 from langchain_toolsearch._engine.engine import ModelStep
 from langchain_toolsearch._engine.scope import RequestScope
-from langchain_toolsearch._shell import ToolSearchBase, current_config
+from langchain_toolsearch._engine.shell import ToolSearchBase, current_config
 from langchain_toolsearch.errors import ToolSearchTypeError
 from langchain_toolsearch.library import ToolLibrary, ToolsInput
 from langchain_toolsearch.options import StorageOption, ToolSearchOptions

@@ -51,13 +51,13 @@ from langgraph.types import Command
 from langchain_toolsearch import execution
 from langchain_toolsearch._engine.drive import adrive, drive
 from langchain_toolsearch._engine.scope import RequestScope
-from langchain_toolsearch._prompts import META_TOOL_NAMES
-from langchain_toolsearch._shell import (
+from langchain_toolsearch._engine.shell import (
     ToolSearchBase,
     current_config,
     current_context,
     current_store,
 )
+from langchain_toolsearch._prompts import META_TOOL_NAMES
 from langchain_toolsearch.errors import ToolSearchTypeError, ToolSearchWiringError
 from langchain_toolsearch.library import ToolLibrary, ToolsInput
 from langchain_toolsearch.options import StorageOption, ToolSearchOptions

@@ -12,7 +12,7 @@ loop (a daemon thread), never on the caller's, so one that blocks cannot
 stall the application's loop; an answer that comes after
 ``filter_timeout`` denies, even ``True``. The cases of one batch (e.g. the hits of one search)
 are decided concurrently, in sync paths too (through
-:func:`langchain_toolsearch._async.run_sync`). The caller's context
+:func:`langchain_toolsearch._internal.bridge.run_sync`). The caller's context
 variables are visible to the hook in every path.
 """
 
@@ -25,13 +25,13 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from langchain_toolsearch._async import (
+from langchain_toolsearch._internal.bridge import (
     detached_timeout,
     in_hook_thread,
     on_bridge_loop,
     run_sync,
 )
-from langchain_toolsearch._failures import FailureLog, request_secrets, source_name
+from langchain_toolsearch._internal.failures import FailureLog, request_secrets, source_name
 from langchain_toolsearch.errors import (
     ToolSearchConfigError,
     ToolSearchTimeoutError,

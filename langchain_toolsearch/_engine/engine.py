@@ -29,7 +29,7 @@ from langchain_toolsearch._engine.drive import Logic
 from langchain_toolsearch._engine.listing import Catalog
 from langchain_toolsearch._engine.resolve import Resolver
 from langchain_toolsearch._engine.scope import RequestScope, ScopeBuilder
-from langchain_toolsearch._failures import CauseLog
+from langchain_toolsearch._internal.failures import CauseLog
 from langchain_toolsearch.errors import ToolSearchError
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.options import ToolSearchOptions

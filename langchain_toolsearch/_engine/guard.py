@@ -25,7 +25,7 @@ from langchain_toolsearch._engine.drive import Logic
 from langchain_toolsearch._engine.load import suggestions
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._engine.search import requested_queries
-from langchain_toolsearch._weakmemo import WeakIdentityMap
+from langchain_toolsearch._internal.weakmemo import WeakIdentityMap
 from langchain_toolsearch.library import LibraryTool, ToolLibrary
 from langchain_toolsearch.storage.receipts import requested_names
 from langchain_toolsearch.storage.state_keys import messages_of

@@ -38,8 +38,8 @@ from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.errors import GraphBubbleUp
 
-from langchain_toolsearch._async import detached_timeout, in_hook_thread, run_sync
-from langchain_toolsearch._failures import (
+from langchain_toolsearch._internal.bridge import detached_timeout, in_hook_thread, run_sync
+from langchain_toolsearch._internal.failures import (
     FailureLog,
     current_runtime,
     describe,

@@ -36,7 +36,7 @@ from langgraph.store.base import BaseStore
 
 from langchain_toolsearch._engine.resolve import Resolver, usable_tools
 from langchain_toolsearch._engine.views import ChainedLibrary, MergedIndex, tool_fingerprint
-from langchain_toolsearch._failures import CauseLog
+from langchain_toolsearch._internal.failures import CauseLog
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument, ToolIndex
 

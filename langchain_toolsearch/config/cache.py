@@ -26,6 +26,7 @@ from typing import Any
 from langgraph.errors import GraphBubbleUp
 from pydantic import BaseModel, SecretBytes, SecretStr
 
+from langchain_toolsearch._internal.store_flow import Flow
 from langchain_toolsearch.config.merging import ResolvedTools
 from langchain_toolsearch.config.models import (
     AUTH_TOKEN_KEY,
@@ -36,7 +37,6 @@ from langchain_toolsearch.config.models import (
 from langchain_toolsearch.config.records import Versioned, VersionedRecords
 from langchain_toolsearch.config.rules import MISSING, lookup
 from langchain_toolsearch.errors import ToolSearchError
-from langchain_toolsearch.store_flow import Flow
 from langchain_toolsearch.types import SourceKind
 
 __all__ = ["ResolutionCache", "StoredRecord", "failure_kind"]

@@ -5,7 +5,7 @@
 HTTP server, ``SSEConnection``); `load_server_tools`
 lists that server's tools through `langchain_toolsearch.mcp.load_mcp_library`
 (one server per client, so each server keeps its own timeout and fails on
-its own). Sessions come from an `langchain_toolsearch.mcp_pool.MCPSessionPool`
+its own). Sessions come from an `langchain_toolsearch.mcp.pool.MCPSessionPool`
 (the shared default pool unless one is given), keyed by the saved client id,
 the server's settings and a fingerprint of the caller's Bearer token: a saved
 server starts once and serves every later request with the same token. Tool
@@ -25,12 +25,12 @@ from langchain_core.tools import BaseTool
 from langchain_toolsearch.config.models import AUTH_TOKEN_KEY
 from langchain_toolsearch.config.servers import HttpServer, MCPServer
 from langchain_toolsearch.errors import ToolSearchError
-from langchain_toolsearch.mcp import MCPToolRoute, list_mcp_library
+from langchain_toolsearch.mcp.library import MCPToolRoute, list_mcp_library
 
 if TYPE_CHECKING:
     from langchain_mcp_adapters.sessions import Connection
 
-    from langchain_toolsearch.mcp_pool import MCPSessionPool
+    from langchain_toolsearch.mcp.pool import MCPSessionPool
 
 __all__ = ["BadAuthToken", "ServerTools", "bearer_token", "connection_for", "load_server_tools"]
 
@@ -204,7 +204,7 @@ async def _load(
     # Imported here so that `import langchain_toolsearch` works where
     # langchain-mcp-adapters cannot be imported (next to mcp>=2, e.g. with
     # `langchain.mcp`); only listing a saved MCP client needs it.
-    from langchain_toolsearch.mcp import multi_server_mcp_client
+    from langchain_toolsearch.mcp.library import multi_server_mcp_client
 
     MultiServerMCPClient = multi_server_mcp_client()
     timeout = server.timeout if server.timeout is not None else default_timeout

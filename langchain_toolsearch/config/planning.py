@@ -17,6 +17,7 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
+from langchain_toolsearch._internal.store_flow import Flow
 from langchain_toolsearch.config.cache import ResolutionCache
 from langchain_toolsearch.config.merging import _active, merge_conditional
 from langchain_toolsearch.config.models import AgentToolConfig, MCPClientRef, VersionSelector
@@ -26,7 +27,6 @@ from langchain_toolsearch.config.rules import request_context
 from langchain_toolsearch.config.servers import MCPClientConfig
 from langchain_toolsearch.config.sources import RequestPlan
 from langchain_toolsearch.config.store import ToolConfigStore
-from langchain_toolsearch.store_flow import Flow
 
 __all__ = ["RequestPlanner"]
 

@@ -1,6 +1,6 @@
 """The store logic of versioned records: flows over a `BaseStore`, and the record types.
 
-Each method of `RecordFlows` is a store flow (`langchain_toolsearch.store_flow`)
+Each method of `RecordFlows` is a store flow (`langchain_toolsearch._internal.store_flow`)
 that `VersionedRecords` runs: reads directly, writes inside the record's
 write guard. The layout and the versioning rules are described in
 `langchain_toolsearch.config.records`.
@@ -16,10 +16,10 @@ from typing import Any, Generic, Literal, TypeVar
 from langgraph.store.base import GetOp, Item, PutOp, SearchOp
 from pydantic import BaseModel, ConfigDict
 
+from langchain_toolsearch._internal.store_flow import Flow
 from langchain_toolsearch.config.models import AgentToolConfig, VersionSelector
 from langchain_toolsearch.config.servers import MCPClientConfig
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchError
-from langchain_toolsearch.store_flow import Flow
 
 __all__ = [
     "RECORD_ID",

@@ -38,6 +38,7 @@ from typing import Any, Generic, TypeVar
 
 from langgraph.store.base import BaseStore
 
+from langchain_toolsearch._internal.store_flow import Flow, arun_flow, run_flow
 from langchain_toolsearch.config.models import VersionSelector
 from langchain_toolsearch.config.record_flows import (
     RECORD_ID,
@@ -52,7 +53,6 @@ from langchain_toolsearch.config.record_flows import (
     expected,
 )
 from langchain_toolsearch.config.write_guard import WriteGuard
-from langchain_toolsearch.store_flow import Flow, arun_flow, run_flow
 
 __all__ = [
     "RECORD_ID",

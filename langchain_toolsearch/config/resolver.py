@@ -76,8 +76,9 @@ from typing import Any, Literal, TypeAlias
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_config
 
-from langchain_toolsearch._async import run_sync
-from langchain_toolsearch._failures import FailureLog, redact, request_secrets
+from langchain_toolsearch._internal.bridge import run_sync
+from langchain_toolsearch._internal.failures import FailureLog, redact, request_secrets
+from langchain_toolsearch._internal.store_flow import arun_flow, run_flow
 from langchain_toolsearch.config.cache import ResolutionCache, failure_kind
 from langchain_toolsearch.config.merging import (
     MCPToolSource,
@@ -98,7 +99,6 @@ from langchain_toolsearch.config.providers import ToolProvider
 from langchain_toolsearch.config.sources import ToolCollector
 from langchain_toolsearch.config.store import ToolConfigStore
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
-from langchain_toolsearch.store_flow import arun_flow, run_flow
 from langchain_toolsearch.types import SourceFailure
 
 __all__ = [

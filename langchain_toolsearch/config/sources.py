@@ -20,7 +20,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from langgraph.errors import GraphBubbleUp
 
-from langchain_toolsearch._async import detached_timeout
+from langchain_toolsearch._internal.bridge import detached_timeout
 from langchain_toolsearch.config.connections import (
     BadAuthToken,
     ServerTools,

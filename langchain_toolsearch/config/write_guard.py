@@ -42,8 +42,8 @@ from typing import Any, TypeVar
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
+from langchain_toolsearch._internal.store_flow import Flow, arun_flow, run_flow
 from langchain_toolsearch.errors import ToolSearchError
-from langchain_toolsearch.store_flow import Flow, arun_flow, run_flow
 
 __all__ = [
     "LOCK_SUFFIX",

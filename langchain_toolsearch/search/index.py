@@ -73,7 +73,7 @@ from typing import TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from langchain_toolsearch._bulk import collector_paused
+from langchain_toolsearch._internal.bulk import collector_paused
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.search import query_weights
 from langchain_toolsearch.search.content_match import ContentFilter, content_filter, keeper

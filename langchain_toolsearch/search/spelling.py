@@ -51,7 +51,7 @@ from typing import Generic, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from langchain_toolsearch._bulk import collector_paused
+from langchain_toolsearch._internal.bulk import collector_paused
 from langchain_toolsearch.search.suggest import name_words
 
 __all__ = ["MAX_CANDIDATES", "MAX_PARTS", "MAX_POSTINGS", "SpellingFallback", "distance"]

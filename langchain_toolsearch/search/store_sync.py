@@ -20,9 +20,9 @@ from typing import Any, cast
 
 from langgraph.store.base import GetOp, Item, Op, PutOp, SearchItem, SearchOp
 
+from langchain_toolsearch._internal.store_flow import Flow
 from langchain_toolsearch.search.protocol import ToolDocument
 from langchain_toolsearch.search.semantic import document_text
-from langchain_toolsearch.store_flow import Flow
 
 __all__ = [
     "FINGERPRINT_CHARS",

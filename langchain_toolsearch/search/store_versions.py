@@ -35,6 +35,7 @@ from typing import Any, TypeVar, cast
 
 from langgraph.store.base import BaseStore, Item, Op, PutOp, SearchItem, SearchOp
 
+from langchain_toolsearch._internal.store_flow import Flow, arun_flow, run_flow
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchUsageError
 from langchain_toolsearch.search.store_sync import (
     MANIFESTS,
@@ -45,7 +46,6 @@ from langchain_toolsearch.search.store_sync import (
     sync_flow,
     touch_flow,
 )
-from langchain_toolsearch.store_flow import Flow, arun_flow, run_flow
 
 __all__ = [
     "IndexVersion",

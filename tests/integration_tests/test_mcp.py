@@ -32,7 +32,7 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, ToolRuntime
 
 from langchain_toolsearch.mcp import MCPLibrary, MCPToolRoute, load_mcp_library
-from langchain_toolsearch.mcp_pool import MCPSessionPool
+from langchain_toolsearch.mcp.pool import MCPSessionPool
 from tests.support.mcp_fixtures import (
     GIT_COMMIT_MESSAGES,
     faulty_server_connection,

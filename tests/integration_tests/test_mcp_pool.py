@@ -28,7 +28,7 @@ from langchain_mcp_adapters.client import MultiServerMCPClient
 from langchain_toolsearch import ToolConfigStore, ToolResolver
 from langchain_toolsearch.config import HttpServer, connection_for
 from langchain_toolsearch.mcp import MCPLibrary, load_mcp_library
-from langchain_toolsearch.mcp_pool import (
+from langchain_toolsearch.mcp.pool import (
     MCPPoolClosedError,
     MCPSessionPool,
     default_pool,
@@ -403,7 +403,7 @@ def test_open_pools_are_closed_at_interpreter_exit(tmp_path: Path) -> None:
     script = f"""
 import asyncio, atexit, sys
 from langchain_mcp_adapters.client import MultiServerMCPClient
-import langchain_toolsearch.mcp_pool as mcp_pool
+import langchain_toolsearch.mcp.pool as mcp_pool
 from langchain_toolsearch.mcp import load_mcp_library
 
 pool = mcp_pool.MCPSessionPool()

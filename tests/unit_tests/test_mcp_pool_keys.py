@@ -10,8 +10,8 @@ import pytest
 
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.mcp import load_mcp_library, load_mcp_tools
-from langchain_toolsearch.mcp_pool import MCPSessionPool, set_default_pool
-from langchain_toolsearch.mcp_pool_types import session_key
+from langchain_toolsearch.mcp.keys import session_key
+from langchain_toolsearch.mcp.pool import MCPSessionPool, set_default_pool
 
 HTTP = {"transport": "streamable_http", "url": "https://mcp.example/mcp", "timeout": 30}
 
@@ -147,8 +147,8 @@ async def test_a_listing_whose_session_closes_meanwhile_fails_at_once_and_is_ret
     timeout on the dead session, it is sent again on a new one (listing runs nothing)."""
     from mcp.types import ListToolsResult, Tool
 
-    from langchain_toolsearch import mcp_pool
-    from langchain_toolsearch.mcp_session import PooledSession
+    from langchain_toolsearch.mcp import pool as mcp_pool
+    from langchain_toolsearch.mcp.session import PooledSession
 
     class Hanging:  # the dead server: the request is never answered
         async def list_tools(self, cursor: str | None = None) -> ListToolsResult:

@@ -30,7 +30,7 @@ from langchain_toolsearch import (
     ToolSearchMiddleware,
     ToolSourceError,
 )
-from langchain_toolsearch._failures import redact, request_secrets
+from langchain_toolsearch._internal.failures import redact, request_secrets
 from langchain_toolsearch.config.providers import ProviderToolInfo
 from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel, Search
 

@@ -10,7 +10,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, HumanMessage
 
 from langchain_toolsearch._engine import guard
-from langchain_toolsearch._weakmemo import WeakIdentityMap
+from langchain_toolsearch._internal.weakmemo import WeakIdentityMap
 from langchain_toolsearch.library import ToolLibrary
 from tests.support.fakes import call
 

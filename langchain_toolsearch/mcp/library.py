@@ -17,7 +17,7 @@ an `MCPLibrary`:
   ``isError`` result with no content) and timeouts become `ToolException`
   so a `ToolNode` answers with an error `ToolMessage` and the run continues.
 
-Sessions are kept in an `langchain_toolsearch.mcp_pool.MCPSessionPool`: a
+Sessions are kept in an `langchain_toolsearch.mcp.pool.MCPSessionPool`: a
 server starts once and serves every later listing and call. Searching,
 loading and binding the returned tools never touches a server.
 """
@@ -34,14 +34,14 @@ from typing import TYPE_CHECKING, Any, Literal
 from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.errors import GraphBubbleUp
 
-from langchain_toolsearch._async import detached_timeout
+from langchain_toolsearch._internal.bridge import detached_timeout
 from langchain_toolsearch._prompts import META_TOOL_NAMES
 from langchain_toolsearch.errors import (
     ToolSearchConfigError,
     ToolSearchDependencyError,
     ToolSearchTypeError,
 )
-from langchain_toolsearch.mcp_calls import describe_failure, guarded_tool
+from langchain_toolsearch.mcp.calls import describe_failure, guarded_tool
 
 if TYPE_CHECKING:
     # Only for annotations: importing this module (which the stored tool
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     # (fastmcp) brings in; tools from `langchain.mcp` need none of this module.
     from langchain_mcp_adapters.client import MultiServerMCPClient
 
-    from langchain_toolsearch.mcp_pool import MCPSessionPool, PooledSession
+    from langchain_toolsearch.mcp.pool import MCPSessionPool, PooledSession
 
 __all__ = [
     "MCPLibrary",
@@ -129,10 +129,10 @@ async def load_mcp_library(
     """List the tools of every server of ``client`` and build an `MCPLibrary`.
 
     Servers are listed concurrently through ``pool`` (default: the shared
-    `langchain_toolsearch.mcp_pool.default_pool`), each bounded by
+    `langchain_toolsearch.mcp.pool.default_pool`), each bounded by
     ``list_timeout`` (default: ``timeout``): a server starts once and its
     session and tool list are reused by later calls (see
-    `langchain_toolsearch.mcp_pool.MCPSessionPool` for bounds, idle timeout,
+    `langchain_toolsearch.mcp.pool.MCPSessionPool` for bounds, idle timeout,
     reconnection and tool-list expiry). A server that fails (cannot start,
     crashes, times out, ...) is recorded in `MCPLibrary.failures` and logged
     as a warning; the others still load. If every server fails the library is
@@ -205,7 +205,7 @@ async def list_mcp_library(
     Stored MCP clients (`ToolResolver`) report failed servers themselves, by their
     full path and once per cause, so they list with ``log_failures=False``.
     """
-    from langchain_toolsearch.mcp_pool import MCPSessionPool, default_pool
+    from langchain_toolsearch.mcp.pool import MCPSessionPool, default_pool
 
     if not isinstance(getattr(client, "connections", None), Mapping):
         msg = (
@@ -311,7 +311,7 @@ async def _list_server(
     """
     from langchain_mcp_adapters.tools import load_mcp_tools as adapter_tools
 
-    from langchain_toolsearch.mcp_pool import MCPPoolClosedError
+    from langchain_toolsearch.mcp.pool import MCPPoolClosedError
 
     connection = client.connections[server]
     handle = bool(getattr(client, "handle_tool_errors", True))

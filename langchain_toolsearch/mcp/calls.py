@@ -17,7 +17,7 @@ import anyio
 from langchain_core.tools import InjectedToolArg, StructuredTool, ToolException
 from langgraph.errors import GraphBubbleUp
 
-from langchain_toolsearch._async import detached_timeout, run_sync
+from langchain_toolsearch._internal.bridge import detached_timeout, run_sync
 from langchain_toolsearch.errors import ToolSearchTypeError
 
 __all__ = ["connection_lost", "describe_failure", "guarded_tool", "never_sent"]

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from langchain_toolsearch._async import on_bridge_loop
-from langchain_toolsearch.mcp_pool_types import SessionKey
+from langchain_toolsearch._internal.bridge import on_bridge_loop
+from langchain_toolsearch.mcp.keys import SessionKey
 
 if TYPE_CHECKING:
     from mcp.types import CallToolResult, ListToolsResult, Tool

@@ -8,7 +8,7 @@ headers (the caller's ``Authorization``). The key never holds a secret; a
 Bearer token never shares a session with another token.
 
 Each session lives in one task on the package's helper event loop
-(`langchain_toolsearch._async`), which opens it with
+(`langchain_toolsearch._internal.bridge`), which opens it with
 ``langchain_mcp_adapters.sessions.create_session`` and closes it when told, so
 a stdio server starts once and is reused across steps, runs, threads and event
 loops. Requests from other loops are handed to the helper loop.
@@ -45,11 +45,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 
-from langchain_toolsearch._async import on_bridge, on_bridge_loop, run_sync
+from langchain_toolsearch._internal.bridge import on_bridge, on_bridge_loop, run_sync
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchError, ToolSearchTypeError
-from langchain_toolsearch.mcp_calls import connection_lost, never_sent
-from langchain_toolsearch.mcp_pool_types import PoolStats, SessionKey, session_key
-from langchain_toolsearch.mcp_session import PooledSession, ToolListing
+from langchain_toolsearch.mcp.calls import connection_lost, never_sent
+from langchain_toolsearch.mcp.keys import PoolStats, SessionKey, session_key
+from langchain_toolsearch.mcp.session import PooledSession, ToolListing
 
 if TYPE_CHECKING:
     from mcp import ClientSession
