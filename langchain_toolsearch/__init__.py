@@ -22,23 +22,6 @@ from langchain_toolsearch.errors import (
     ToolSearchTypeError,
     ToolSourceError,
 )
-from langchain_toolsearch.library import ToolLibrary
-from langchain_toolsearch.middleware import ToolSearchAgentState, ToolSearchMiddleware
-from langchain_toolsearch.node import ToolSearchInput, ToolSearchNode, ToolSearchState
-from langchain_toolsearch.policy import FilterFn
-from langchain_toolsearch.search.index import BM25ToolIndex, ToolIndex
-from langchain_toolsearch.storage import (
-    BaseStoreLoadedToolStore,
-    InMemoryLoadedToolStore,
-    LoadedToolStore,
-)
-from langchain_toolsearch.types import (
-    FilterPhase,
-    SourceFailure,
-    StateStats,
-    ToolSearchFilterArgs,
-    ToolSearchResult,
-)
 
 if TYPE_CHECKING:
     from langchain_toolsearch.config import (
@@ -47,17 +30,52 @@ if TYPE_CHECKING:
         ToolResolver,
         evaluate_rules,
     )
+    from langchain_toolsearch.library import ToolLibrary
+    from langchain_toolsearch.middleware import ToolSearchAgentState, ToolSearchMiddleware
+    from langchain_toolsearch.node import ToolSearchInput, ToolSearchNode, ToolSearchState
+    from langchain_toolsearch.policy import FilterFn
+    from langchain_toolsearch.search.index import BM25ToolIndex, ToolIndex
+    from langchain_toolsearch.storage import (
+        BaseStoreLoadedToolStore,
+        InMemoryLoadedToolStore,
+        LoadedToolStore,
+    )
+    from langchain_toolsearch.types import (
+        FilterPhase,
+        SourceFailure,
+        StateStats,
+        ToolSearchFilterArgs,
+        ToolSearchResult,
+    )
 
 __version__ = "0.1.0"
 
 _LAZY = {
+    "ToolLibrary": "langchain_toolsearch.library",
+    "ToolSearchAgentState": "langchain_toolsearch.middleware",
+    "ToolSearchMiddleware": "langchain_toolsearch.middleware",
+    "ToolSearchInput": "langchain_toolsearch.node",
+    "ToolSearchNode": "langchain_toolsearch.node",
+    "ToolSearchState": "langchain_toolsearch.node",
+    "FilterFn": "langchain_toolsearch.policy",
+    "BM25ToolIndex": "langchain_toolsearch.search.index",
+    "ToolIndex": "langchain_toolsearch.search.index",
+    "BaseStoreLoadedToolStore": "langchain_toolsearch.storage",
+    "InMemoryLoadedToolStore": "langchain_toolsearch.storage",
+    "LoadedToolStore": "langchain_toolsearch.storage",
+    "FilterPhase": "langchain_toolsearch.types",
+    "SourceFailure": "langchain_toolsearch.types",
+    "StateStats": "langchain_toolsearch.types",
+    "ToolSearchFilterArgs": "langchain_toolsearch.types",
+    "ToolSearchResult": "langchain_toolsearch.types",
     "AgentToolConfig": "langchain_toolsearch.config",
     "ToolConfigStore": "langchain_toolsearch.config",
     "ToolResolver": "langchain_toolsearch.config",
     "evaluate_rules": "langchain_toolsearch.config",
 }
-"""Exports imported on first use: stored configuration (and, through it, MCP) is not
-what the tool search itself needs, so ``import langchain_toolsearch`` does not load it."""
+"""Exports imported on first use (PEP 562), so ``import langchain_toolsearch`` and the
+``toolsearch`` command load only what they use: the middleware and node pull in
+LangChain's agents, stored configuration pulls in MCP."""
 
 
 def __getattr__(name: str) -> Any:

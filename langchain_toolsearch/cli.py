@@ -11,12 +11,12 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.tools import BaseTool
-
-from langchain_toolsearch.config.cli import add_config_parser
 from langchain_toolsearch.errors import ToolSearchDataError
+
+if TYPE_CHECKING:
+    from langchain_core.tools import BaseTool
 
 __all__ = ["load_mcp_config", "main"]
 
@@ -309,6 +309,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     evaluate.add_argument("--json", action="store_true", help="print JSON")
     evaluate.set_defaults(func=_cmd_eval)
+    from langchain_toolsearch.config.cli import add_config_parser
+
     add_config_parser(sub)  # `toolsearch config ...` (langchain_toolsearch/config/cli.py)
     return parser
 

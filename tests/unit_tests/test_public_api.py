@@ -225,7 +225,7 @@ def test_version_matches_pyproject_and_changelog() -> None:
 
 
 def test_import_loads_only_what_the_core_needs() -> None:
-    """``import langchain_toolsearch`` leaves configuration, MCP and embeddings for first use."""
+    """``import langchain_toolsearch`` loads nothing but its errors; the rest on first use."""
     import importlib
     import sys
 
@@ -235,13 +235,15 @@ def test_import_loads_only_what_the_core_needs() -> None:
             del sys.modules[key]
         fresh = importlib.import_module("langchain_toolsearch")
         loaded = {k for k in sys.modules if k.split(".")[0] == "langchain_toolsearch"}
+        # the package's import loads its error tree only; each export is imported on first use
+        assert loaded == {"langchain_toolsearch", "langchain_toolsearch.errors"}, sorted(loaded)
+        assert fresh.ToolSearchMiddleware.__module__ == "langchain_toolsearch.middleware"
         for lazy in (
             "langchain_toolsearch.config",
             "langchain_toolsearch.mcp",
             "langchain_toolsearch.search.semantic",
         ):
-            assert lazy not in loaded, lazy
-        assert "langchain_toolsearch.middleware" in loaded
+            assert lazy not in sys.modules, lazy
         assert fresh.ToolResolver.__module__ == "langchain_toolsearch.config.resolver"
         assert "langchain_toolsearch.config" in sys.modules  # loaded on first use
         assert "ToolConfigStore" in dir(fresh)
