@@ -3,7 +3,7 @@
 #   make test     - install the rest and run the whole test suite (lint + types + pytest)
 #   make smoke    - build the wheel and sdist, check them, install the wheel in a clean venv and
 #                   run a smoke test from a folder outside the repository (CI runs it)
-#   make bench, make notebook
+#   make bench, make notebook, make size
 PYTHON ?= python3.11
 VENV ?= .venv
 SERVERS_VENV ?= .venv-mcp-servers
@@ -18,7 +18,7 @@ export TOOLSEARCH_MCP_SERVERS_BIN := $(abspath $(SERVERS_VENV))/bin
 export TOOLSEARCH_LANGCHAIN_MCP_PYTHON := $(abspath $(LCMCP_VENV))/bin/python
 export TOOLSEARCH_SHARED_DATA := $(abspath $(SHARED))/data
 
-.PHONY: setup demo-setup demo test test-unit lint typecheck pytest bench notebook smoke clean
+.PHONY: setup demo-setup demo test test-unit lint typecheck pytest bench notebook smoke size clean
 
 # The demo's environment: the package and langchain-mcp-adapters ([mcp]), nothing else.
 $(VENV)/.demo-installed: pyproject.toml
@@ -109,6 +109,10 @@ smoke: $(VENV)/.installed
 	$(SMOKE)/venv/bin/python -m pip install -q --disable-pip-version-check "$$(ls $(SMOKE)/dist/*.whl)[mcp]"
 	$(SMOKE_RUN)
 	@ls -l $(SMOKE)/dist
+
+# Lines per module and subpackage against the budgets (scripts/size.py; --tree for every module).
+size:
+	$(PYTHON) scripts/size.py --tree
 
 clean:
 	rm -rf $(VENV) $(SERVERS_VENV) $(LCMCP_VENV) build
