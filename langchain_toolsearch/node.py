@@ -39,10 +39,9 @@ from typing import Any
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.messages import ToolMessage
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.tools import BaseTool
-from langgraph.config import get_config
 from langgraph.prebuilt import ToolNode, ToolRuntime
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.store.base import BaseStore
@@ -57,14 +56,21 @@ from langchain_toolsearch._engine.shell import (
     current_context,
     current_store,
 )
-from langchain_toolsearch._prompts import META_TOOL_NAMES
-from langchain_toolsearch.errors import ToolSearchTypeError, ToolSearchWiringError
+from langchain_toolsearch._engine.wiring import (
+    AFTER_PREFIX,
+    SCHEMA_WARNING,
+    after_marker,
+    carries_search_keys,
+    check_tool_step,
+    in_graph_run,
+    outside_guard_error,
+)
+from langchain_toolsearch.errors import ToolSearchTypeError
 from langchain_toolsearch.library import ToolLibrary, ToolsInput
 from langchain_toolsearch.options import StorageOption, ToolSearchOptions
 from langchain_toolsearch.policy import FilterFn
 from langchain_toolsearch.search.index import IndexOption
 from langchain_toolsearch.storage.state_keys import (
-    LOADED_KEY,
     TOOLS_KEY,
     StateSigner,
     ToolSearchInput,
@@ -74,100 +80,15 @@ from langchain_toolsearch.storage.state_keys import (
 )
 from langchain_toolsearch.types import OnError, ResolveToolsFn
 
-__all__ = ["TOOLS_KEY", "ToolSearchInput", "ToolSearchNode", "ToolSearchState"]
+__all__ = [
+    "SCHEMA_WARNING",
+    "TOOLS_KEY",
+    "ToolSearchInput",
+    "ToolSearchNode",
+    "ToolSearchState",
+]
 
 logger = logging.getLogger(__name__)
-
-
-def carries_search_keys(state: Any) -> bool:
-    """Whether ``state`` comes from a graph whose schema has this package's keys.
-
-    The node writes ``toolsearch_tools`` on every step before the model, so a
-    state without it (and without ``toolsearch_loaded``) belongs to a schema
-    that would silently drop loads (e.g. plain ``MessagesState``).
-    """
-    keys = (TOOLS_KEY, LOADED_KEY)
-    if isinstance(state, Mapping):
-        return any(k in state for k in keys)
-    return any(hasattr(state, k) for k in keys)
-
-
-def in_graph_run() -> bool:
-    """Whether the caller runs inside a LangGraph run (a node, a tool)."""
-    try:
-        get_config()
-    except RuntimeError:
-        return False
-    return True
-
-
-SCHEMA_WARNING = (
-    "tool search: tools_for() got a graph state without the 'toolsearch_tools' key, so "
-    "tools loaded with load_tool are never bound: LangGraph drops the tool_search node's "
-    "update when the graph's state schema lacks the key. Build the graph on "
-    "ToolSearchState (or add toolsearch_tools and toolsearch_loaded to your state schema) "
-    "and compile with input_schema=ToolSearchInput"
-)
-
-
-UNGUARDED_TOOL_NODE = (
-    "tool search: the tools node answered {names} without the execution guard, so it "
-    "runs library tools that were never loaded (and tools the filter denies). Build the "
-    "tools node with search.tool_node(), or give your ToolNode "
-    "wrap_tool_call=search.wrap_tool_call, awrap_tool_call=search.awrap_tool_call and "
-    "only search.meta_tools and search.bound_tools"
-)
-META_OUTSIDE_GUARD = (
-    "tool search: {tool} ran in a tools node without this ToolSearchNode's execution "
-    "guard, so loaded tools cannot run there and unloaded ones might. Build the tools "
-    "node with search.tool_node(), or give your ToolNode "
-    "wrap_tool_call=search.wrap_tool_call, awrap_tool_call=search.awrap_tool_call"
-)
-SEARCH_NODE_SKIPPED = (
-    "tool search: the model node ran after a tool step without passing the tool-search "
-    "node, so tools loaded in that step are never bound. Route the tools node back to the "
-    "tool-search node (builder.add_edge('tools', 'tool_search')), not to the model node"
-)
-AFTER_PREFIX = "#after:"
-"""``toolsearch_tools`` entry the node adds: the id of the last message it saw. It has no
-name part, so :meth:`StateSigner.verified` never reads it as a tool."""
-
-
-def graph_tool_step(messages: Sequence[Any], seen: str | None) -> list[tuple[str, ToolMessage]]:
-    """(called name, answer) of each ``ToolMessage`` of the tool step that just ran in the graph.
-
-    That step is the trailing ``ToolMessage`` objects and the ``AIMessage``
-    right before them, when that ``AIMessage`` directly follows ``seen`` (the
-    last message the tool-search node saw before the model step). Tool
-    answers that came in with a run's input (a client holding the history)
-    never follow it, so they are not read.
-    """
-    end = len(messages)
-    start = end
-    while start > 0 and isinstance(messages[start - 1], ToolMessage):
-        start -= 1
-    if seen is None or start == end or start < 2:
-        return []
-    made = messages[start - 1]
-    if not isinstance(made, AIMessage) or getattr(messages[start - 2], "id", None) != seen:
-        return []
-    calls = {c.get("id"): c["name"] for c in made.tool_calls}
-    return [(calls[m.tool_call_id], m) for m in messages[start:end] if m.tool_call_id in calls]
-
-
-def after_marker(messages: Sequence[Any]) -> list[str]:
-    """The :data:`AFTER_PREFIX` entry for ``messages`` (``[]`` when the last has no id)."""
-    last_id = getattr(messages[-1], "id", None) if messages else None
-    return [f"{AFTER_PREFIX}{last_id}"] if isinstance(last_id, str) and last_id else []
-
-
-def seen_message(state: Any) -> str | None:
-    """The id of the last message the tool-search node saw (its :data:`AFTER_PREFIX` entry)."""
-    entries = state_value(state, TOOLS_KEY)
-    last = entries[-1] if isinstance(entries, list) and entries else None
-    if isinstance(last, str) and last.startswith(AFTER_PREFIX):
-        return last[len(AFTER_PREFIX) :]
-    return None
 
 
 class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
@@ -262,18 +183,7 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
     def _check_guarded(self, runtime: ToolRuntime) -> None:
         """Refuse a meta tool run by a tools node without this node's guard."""
         if not execution.guarded_by(self):
-            state = runtime.state
-            name = next(
-                (
-                    c["name"]
-                    for m in reversed(messages_of(state))
-                    if isinstance(m, AIMessage)
-                    for c in m.tool_calls
-                    if c.get("id") == runtime.tool_call_id
-                ),
-                "a meta tool",
-            )
-            raise ToolSearchWiringError(META_OUTSIDE_GUARD.format(tool=name))
+            raise outside_guard_error(runtime.state, runtime.tool_call_id)
 
     def _runtime_scope(self, runtime: ToolRuntime) -> RequestScope:
         self._check_guarded(runtime)
@@ -284,55 +194,21 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         return await super()._aruntime_scope(runtime)
 
     def _check_wiring(self, scope: RequestScope, state: Any, *, model: bool) -> None:
-        """Raise when the step that just ran shows an unsafe wiring (inside a run only).
-
-        Args:
-            scope: This step's request scope.
-            state: The graph state.
-            model: Called from the model node (:meth:`tools_for`): also check
-                that the tool-search node ran after the last tool step.
-
-        Raises:
-            ToolSearchWiringError: A library or meta tool was answered by a
-                tools node without the guard, or the model follows a tool step
-                the tool-search node did not see.
-        """
-        if not in_graph_run():
-            return
-        messages = messages_of(state)
-        seen = seen_message(state)
-        unguarded = sorted(
-            {
-                name[:64]
-                for name, answer in graph_tool_step(messages, seen)
-                if not execution.is_guarded(answer)
-                and (name in META_TOOL_NAMES or scope.library.get(name) is not None)
-            }
+        library = scope.library
+        check_tool_step(
+            state,
+            in_library=lambda name: library.get(name) is not None,
+            guarded=execution.is_guarded,
+            model=model,
         )
-        if unguarded:
-            raise ToolSearchWiringError(UNGUARDED_TOOL_NODE.format(names=unguarded))
-        if model and messages and isinstance(messages[-1], ToolMessage):
-            last_id = messages[-1].id
-            if last_id and carries_search_keys(state) and seen != last_id:
-                raise ToolSearchWiringError(SEARCH_NODE_SKIPPED)
 
-    def _node_scope(self, config: RunnableConfig | None, state: Any) -> dict[str, Any]:
+    def _step_parts(self) -> dict[str, Any]:
         return {
-            "config": config or {},
-            "state": state,
             "graph_store": current_store(),
             "context": current_context(),
             "bound": self._searchable,
             "direct": self._direct,
         }
-
-    def _build(self, config: RunnableConfig | None, state: Any) -> RequestScope:
-        args = self._node_scope(config, state)
-        return self._engine.scopes.build(args.pop("config"), args.pop("state"), **args)
-
-    async def _abuild(self, config: RunnableConfig | None, state: Any) -> RequestScope:
-        args = self._node_scope(config, state)
-        return await self._engine.scopes.abuild(args.pop("config"), args.pop("state"), **args)
 
     # -- the node ------------------------------------------------------------------------
 

@@ -11,6 +11,9 @@ parameter (name, type, default) in both constructors;
 
 from __future__ import annotations
 
+import difflib
+import functools
+import inspect
 import math
 import warnings
 from collections.abc import Callable, Mapping
@@ -33,6 +36,7 @@ __all__ = [
     "StorageOption",
     "TTLUnitWarning",
     "ToolSearchOptions",
+    "check_call",
 ]
 
 DEFAULT_CATALOG_MAX_TOKENS = 4000
@@ -198,4 +202,29 @@ class ToolSearchOptions:
             raise ToolSearchConfigError(
                 "inject_catalog=True lists the tools in the system hint, which "
                 "system_hint=False turns off; set system_hint=True or inject_catalog=False"
+            )
+
+
+@functools.cache
+def _parameters(init: Callable[..., None]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """A constructor's parameter names and its keyword-only options (read once per class)."""
+    params = inspect.signature(init).parameters
+    options = tuple(n for n, p in params.items() if p.kind is inspect.Parameter.KEYWORD_ONLY)
+    return frozenset(params), options
+
+
+def check_call(cls: type[Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """Raise what to change when ``cls(*args, **kwargs)`` does not fit its keyword-only options."""
+    if args:
+        raise ToolSearchTypeError(
+            f"{cls.__name__} takes keyword arguments only: "
+            f"pass the library as {cls.__name__}(tools=[...], ...)"
+        )
+    params, options = _parameters(cls.__init__)
+    for name in kwargs:
+        if name not in params:
+            close = difflib.get_close_matches(name, options, n=1)
+            fix = f"did you mean {close[0]!r}?" if close else "options: " + ", ".join(options)
+            raise ToolSearchTypeError(
+                f"{cls.__name__}.__init__() got an unexpected keyword argument {name!r}; {fix}"
             )

@@ -1,16 +1,12 @@
 """What the middleware and the node share: the engine, the meta tools, the public helpers.
 
-Each step builds one :class:`~langchain_toolsearch._engine.scope.RequestScope`
-from the step's own inputs (config, state, store, context, the tools bound
-on the agent / node) and asks the engine one question. Nothing of a request
-is kept on the instance.
+Each step builds one ``RequestScope`` from its own inputs (config, state, store,
+context, bound tools) and asks the engine one question; nothing of a request is
+kept on the instance.
 """
 
 from __future__ import annotations
 
-import difflib
-import functools
-import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, Self
@@ -32,7 +28,7 @@ from langchain_toolsearch.errors import (
 )
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.meta_tools import build_meta_tools
-from langchain_toolsearch.options import ToolSearchOptions
+from langchain_toolsearch.options import ToolSearchOptions, check_call
 from langchain_toolsearch.search.index import ToolIndex
 from langchain_toolsearch.storage.langgraph_store import LOADED_NAMESPACE
 from langchain_toolsearch.storage.protocol import LoadedToolStore
@@ -63,39 +59,11 @@ def current_context() -> Any:
         runtime = get_runtime()
     except (RuntimeError, KeyError):  # outside a graph run
         return None
-    return getattr(runtime, "context", None)  # None when called outside a graph run
-
-
-@functools.cache
-def _parameters(init: Callable[..., None]) -> tuple[frozenset[str], tuple[str, ...]]:
-    """A constructor's parameter names and its keyword-only options (read once per class)."""
-    params = inspect.signature(init).parameters
-    options = tuple(n for n, p in params.items() if p.kind is inspect.Parameter.KEYWORD_ONLY)
-    return frozenset(params), options
-
-
-def _check_call(cls: type[ToolSearchBase], args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-    """Raise what to change when ``cls(*args, **kwargs)`` does not fit its keyword-only options."""
-    if args:
-        raise ToolSearchTypeError(
-            f"{cls.__name__} takes keyword arguments only: "
-            f"pass the library as {cls.__name__}(tools=[...], ...)"
-        )
-    params, options = _parameters(cls.__init__)
-    for name in kwargs:
-        if name not in params:
-            close = difflib.get_close_matches(name, options, n=1)
-            fix = f"did you mean {close[0]!r}?" if close else "options: " + ", ".join(options)
-            raise ToolSearchTypeError(
-                f"{cls.__name__}.__init__() got an unexpected keyword argument {name!r}; {fix}"
-            )
+    return getattr(runtime, "context", None)
 
 
 class ToolSearchBase:
-    """The engine, meta tools and state helpers of the middleware and the node.
-
-    See :class:`~langchain_toolsearch.ToolSearchMiddleware` for the options.
-    """
+    """The engine, meta tools and state helpers of the middleware and the node."""
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Self:
         """Refuse a positional argument or an unknown option, naming the fix.
@@ -104,7 +72,7 @@ class ToolSearchBase:
             ToolSearchTypeError: (a ``TypeError``) on a positional argument, or an
                 option the constructor does not take (with the closest option's name).
         """
-        _check_call(cls, args, kwargs)
+        check_call(cls, args, kwargs)
         return super().__new__(cls)
 
     def __init__(
@@ -120,45 +88,41 @@ class ToolSearchBase:
 
     def _bound(self, tools: Sequence[BaseTool] | None) -> list[BaseTool]:
         """The tools of a step's tool node that this request searches (per-request only)."""
-        if self._engine.scopes.resolver is None:  # not per request: nothing searched per step
+        if self._engine.scopes.resolver is None:
             return []
         bound, _ = self._engine.split_agent_tools(tools or (), self.meta_tools)
         return bound
 
+    def _runtime_parts(self, runtime: ToolRuntime) -> dict[str, Any]:
+        return {
+            "graph_store": runtime.store,
+            "context": runtime.context,
+            "bound": self._bound(runtime.tools),
+        }
+
     def _runtime_scope(self, runtime: ToolRuntime) -> RequestScope:
-        return self._engine.scopes.build(
-            runtime.config or {},
-            runtime.state,
-            graph_store=runtime.store,
-            context=runtime.context,
-            bound=self._bound(runtime.tools),
-        )
+        parts = self._runtime_parts(runtime)
+        return self._engine.scopes.build(runtime.config or {}, runtime.state, **parts)
 
     async def _aruntime_scope(self, runtime: ToolRuntime) -> RequestScope:
-        return await self._engine.scopes.abuild(
-            runtime.config or {},
-            runtime.state,
-            graph_store=runtime.store,
-            context=runtime.context,
-            bound=self._bound(runtime.tools),
-        )
+        parts = self._runtime_parts(runtime)
+        return await self._engine.scopes.abuild(runtime.config or {}, runtime.state, **parts)
 
     def _outside_scope_bound(self) -> Sequence[BaseTool]:
         """Tools bound on this form that a scope outside a run includes (node: ``bound_tools``)."""
         return ()
 
-    # -- public helpers --------------------------------------------------------------------
+    def _step_parts(self) -> dict[str, Any]:
+        """Keyword arguments of ``scopes.build`` for a step of the running graph."""
+        return {"context": current_context(), "bound": self._outside_scope_bound()}
 
     def _build(self, config: RunnableConfig | None, state: Any) -> RequestScope:
-        """The scope of a step of the running graph (the node adds its graph's parts)."""
-        return self._engine.scopes.build(
-            config or {}, state, context=current_context(), bound=self._outside_scope_bound()
-        )
+        return self._engine.scopes.build(config or {}, state, **self._step_parts())
 
     async def _abuild(self, config: RunnableConfig | None, state: Any) -> RequestScope:
-        return await self._engine.scopes.abuild(
-            config or {}, state, context=current_context(), bound=self._outside_scope_bound()
-        )
+        return await self._engine.scopes.abuild(config or {}, state, **self._step_parts())
+
+    # -- public helpers --------------------------------------------------------------------
 
     def hint_for(self, state: Any = None) -> str:
         """The system hint of the running request: :attr:`system_prompt_hint`, plus its catalog.
@@ -236,17 +200,12 @@ class ToolSearchBase:
         )
         return await adrive(self._engine.search_results(scope, query))
 
-    def _scope_for(
-        self, config: RunnableConfig, state: Any, store: BaseStore | None
-    ) -> RequestScope:
-        return self._engine.scopes.build(
-            config, state or {}, graph_store=store, bound=self._outside_scope_bound()
-        )
-
     def _loaded_scope(
         self, operation: str, config: RunnableConfig, state: Any, store: BaseStore | None
     ) -> RequestScope:
-        scope = self._scope_for(config, state, store)
+        scope = self._engine.scopes.build(
+            config, state or {}, graph_store=store, bound=self._outside_scope_bound()
+        )
         storage = self._engine.storage
         if (
             scope.thread_id is not None
@@ -382,11 +341,8 @@ class ToolSearchBase:
             found.extend(resolver.failures.snapshot())
         return tuple(sorted(found, key=lambda f: f.last_seen))
 
-    def _with_failures(self, stats: StateStats) -> StateStats:
-        return replace(stats, source_failures=self.source_failures())
-
     def _stats(self, operation: str) -> StateStats:
-        return self._with_failures(self._store_stats(operation))
+        return replace(self._store_stats(operation), source_failures=self.source_failures())
 
     def _store_stats(self, operation: str) -> StateStats:
         storage = self._engine.storage
@@ -414,7 +370,7 @@ class ToolSearchBase:
         if self._engine.storage.mode == "store" and callable(astats):
             found = await astats()
             assert isinstance(found, StateStats)
-            return self._with_failures(found)
+            return replace(found, source_failures=self.source_failures())
         return self._stats("aget_state_stats")
 
     def cleanup_now(self) -> int:
