@@ -11,4 +11,6 @@
 * :mod:`.binding`: binding order, tools bound on the agent, bindable schemas.
 * :mod:`.drive`: the one effect type engine logic yields, and its sync and async driver.
 * :mod:`.engine`: ``Engine``, one question per step.
+* :mod:`.shell`: what the middleware and the node share.
+* :mod:`.wiring`: the node's graph wiring checks.
 """

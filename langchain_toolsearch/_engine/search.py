@@ -1,24 +1,14 @@
 """``search_tools``: rank the request's library for one or several needs, keep allowed hits.
 
-Hits the filter denies (phase ``search``; with ``auto_load`` also ``load``)
-do not use up ``top_k``: each need's ranking is pulled lazily until enough
-allowed hits are found or scores fall to ``min_score``. The first batch is
-what ``top_k`` asks for and later ones double (at most 64), so a filter
-hiding most of a large library is asked in a few round trips, and the filter
-is asked about each tool once per call: the needs share its answers.
+Denied hits (filter phase ``search``; with ``auto_load`` also ``load``) do not
+use up ``top_k``: each need's ranking is pulled in batches (the missing count,
+then doubling, at most :data:`_MAX_BATCH`) until enough allowed hits or
+``min_score``; the filter is asked about each tool once per call.
 
-Several needs (``queries``) share ``top_k``: their rankings are merged round
-robin (each need's best hit, then each need's second...), a tool found for
-two needs is shown once, for the first, and each hit says which need it
-answers (``"query"``): the need as the model wrote it (as one line of
-``model_text``), or its first :data:`QUERY_ECHO_CHARS` characters ending in
-``...``, so the result does not repeat a long need once per hit. Every need
-gets at least its best hit, so a search with more needs than ``top_k`` shows
-one hit per need.
-
-Tools this thread has loaded already are marked (``"loaded": true``) and
-rank as if they scored :data:`LOADED_MARGIN` less, behind new tools of
-similar score, so a repeated search surfaces something new.
+Several needs share ``top_k``, merged round robin, each tool once (for its
+first need), each hit labelled with its need (``"query"``, at most
+:data:`QUERY_ECHO_CHARS` characters); every need gets at least its best hit.
+Tools already loaded are marked and rank :data:`LOADED_MARGIN` lower.
 """
 
 from __future__ import annotations
@@ -60,10 +50,7 @@ MAX_QUERIES = 8
 """Most needs in one ``search_tools`` call (count); more is an error."""
 QUERY_ECHO_CHARS = 100
 """Longest need shown back to the model (characters, ``...`` included), in each hit's
-``"query"`` and in the messages. The model wrote the needs and reads them in its own call:
-a hundred characters (about fifteen words) tell them apart, and a result of ``top_k``
-hits for long needs stays a few kilobytes instead of repeating up to
-:data:`MAX_QUERY_CHARS` per hit."""
+``"query"`` and in the messages."""
 LOADED_MARGIN = 0.15
 """How much lower an already-loaded tool ranks than its score (scores are in [0, 1])."""
 _MAX_BATCH = HOOK_THREADS
@@ -104,9 +91,8 @@ def _hit(entry: LibraryTool, hit: ScoredTool, loaded: bool) -> ToolSearchResult:
 def _strings(value: object) -> list[str] | None:
     """One query or several from any shape a model sends, or ``None`` (a bad form).
 
-    A string is one query, unless it is a JSON list of strings; a list (or
-    tuple) must hold strings only. Commas never split a query ("find the
-    route, then a restaurant" is one need).
+    A string is one query (commas never split it) unless it is a JSON list of
+    strings; a list or tuple must hold strings only.
     """
     if isinstance(value, str):
         text = value.strip()
@@ -123,12 +109,9 @@ def _strings(value: object) -> list[str] | None:
 
 
 def _labels(needs: Sequence[str]) -> list[str]:
-    """How each need is shown: itself, or its first characters and ``...``; all distinct.
+    """Each need as shown: its ``model_text`` cut to :data:`QUERY_ECHO_CHARS`; all distinct.
 
-    Each label is the need's ``model_text`` (one line: a lone surrogate the
-    model's JSON carried would fail the next request's encoding) in at most
-    :data:`QUERY_ECHO_CHARS` characters. Two needs that would look alike (the
-    same first characters) are told apart by their number: ``"<start>... (query 2)"``.
+    A cut label ends in ``...``; look-alikes get their number: ``"<start>... (query 2)"``.
     """
     labels: list[str] = []
     for number, need in enumerate(map(P.model_text, needs), 1):
@@ -158,12 +141,7 @@ def query_list(query: object, queries: object = None) -> list[str] | None:
 
 
 def _distinct(queries: Iterable[str]) -> list[str]:
-    """``queries`` in order, each need once: runs of whitespace do not make a new one.
-
-    Queries are compared as searched (cut to :data:`MAX_QUERY_CHARS`), so two
-    long ones that differ only past the cut are one need. Case is kept apart
-    (``createIssue`` and ``createissue`` are searched differently).
-    """
+    """``queries`` in order, each need once (as searched: cut, whitespace collapsed, case kept)."""
     seen: dict[str, str] = {}
     for q in queries:
         seen.setdefault(" ".join(q[:MAX_QUERY_CHARS].split()), q)
@@ -189,11 +167,7 @@ def requested_queries(query: object, queries: object = None) -> list[str] | str:
 
 
 async def aranked(index: ToolIndex, query: str, floor: float) -> list[ScoredTool]:
-    """The hits of ``index`` down to the first one at or below ``floor`` (async path).
-
-    Goes through ``search.index.arank``, so an index whose search is async only
-    (``StoreToolIndex`` over ``AsyncPostgresStore``) works in async runs.
-    """
+    """The hits of ``index`` down to the first at or below ``floor``, through ``arank``."""
     hits: list[ScoredTool] = []
     ranking = arank(index, query)
     try:
@@ -242,8 +216,7 @@ _Kept = tuple[float, int, LibraryTool, ScoredTool, bool]
 def _settled(kept: list[_Kept], fresh: int, limit: int, last: float) -> bool:
     """Whether no later hit (scoring at most ``last``) can enter the best ``limit`` of ``kept``.
 
-    Settled when ``limit`` hits not loaded (``fresh``) are kept (a later hit
-    ties at best and ranks after them), or when ``last`` is below the
+    True when ``limit`` unloaded hits are kept (``fresh``) or ``last`` is below the
     ``limit``-th sort key.
     """
     if len(kept) < limit:
@@ -268,8 +241,6 @@ def _need_hits(
     exhausted = False
     rounds = 0
     while not exhausted and not _settled(kept, fresh, pull.limit, last):
-        # the first batch is what is missing; later ones (denied or loaded hits came
-        # back) double, so a filter hiding most of a library is asked in a few batches
         want = min(max(1, pull.limit - fresh) << rounds, max(pull.limit, _MAX_BATCH))
         rounds = min(rounds + 1, _MAX_BATCH.bit_length())
         batch: list[tuple[LibraryTool, ScoredTool]] = []
