@@ -186,10 +186,9 @@ class ToolSearchMiddleware(
                 ``storage="store"`` with no store anywhere.
             ToolSearchTypeError: (a ``TypeError``) On library entries that are not
                 tools or functions, a filter that is not callable, an ``index``
-                that is neither a ``ToolIndex`` nor a callable, or a ``name`` that
-                is not a non-empty string.
-            TypeError: A misspelled or positional option (Python's own message:
-                ``got an unexpected keyword argument``); every option is keyword-only.
+                that is neither a ``ToolIndex`` nor a callable, a ``name`` that
+                is not a non-empty string, a positional argument, or a misspelled
+                option (naming the closest one).
         """
         if name is not None and (not isinstance(name, str) or not name):
             raise ToolSearchTypeError(f"name must be a non-empty string, got {name!r}")
@@ -210,8 +209,6 @@ class ToolSearchMiddleware(
         runtime = request.runtime
         store = getattr(runtime, "store", None)
         return {
-            "config": current_config(),
-            "state": request.state,
             "graph_store": store if isinstance(store, BaseStore) else None,
             "context": getattr(runtime, "context", None),
             "bound": bound,
@@ -220,11 +217,11 @@ class ToolSearchMiddleware(
 
     def _scope(self, request: ModelRequest[Any]) -> RequestScope:
         args = self._scope_args(request)
-        return self._engine.scopes.build(args.pop("config"), args.pop("state"), **args)
+        return self._engine.scopes.build(current_config(), request.state, **args)
 
     async def _ascope(self, request: ModelRequest[Any]) -> RequestScope:
         args = self._scope_args(request)
-        return await self._engine.scopes.abuild(args.pop("config"), args.pop("state"), **args)
+        return await self._engine.scopes.abuild(current_config(), request.state, **args)
 
     def _apply(self, request: ModelRequest[Any], step: ModelStep) -> ModelRequest[Any]:
         overrides: dict[str, Any] = {"tools": step.tools}

@@ -51,6 +51,15 @@ class Effect(Generic[R]):
 
         return Effect(lambda: value, known)
 
+    @staticmethod
+    def same(run: Callable[[], T]) -> Effect[T]:
+        """``run`` as both forms (the async form calls it on the event loop: no I/O)."""
+
+        async def arun() -> T:
+            return run()
+
+        return Effect(run, arun)
+
 
 Logic = Generator[Effect[Any], Any, T]
 """Engine logic: yields effects, gets their results, returns ``T``."""

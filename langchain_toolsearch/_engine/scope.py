@@ -28,12 +28,14 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from langgraph.store.base import BaseStore
 
+from langchain_toolsearch._engine.drive import Effect, Logic, adrive, drive
 from langchain_toolsearch._engine.resolve import Resolver, usable_tools
 from langchain_toolsearch._engine.views import ChainedLibrary, MergedIndex, tool_fingerprint
 from langchain_toolsearch._internal.failures import CauseLog
@@ -195,13 +197,14 @@ class ScopeBuilder:
         self._indexes.put(key, cached)
         return cached
 
-    def _request_part(self, tools: Sequence[BaseTool]) -> tuple[ToolLibrary, ToolIndex] | None:
+    def _request_part(
+        self, tools: Sequence[BaseTool]
+    ) -> Logic[tuple[ToolLibrary, ToolIndex] | None]:
         """Library and index of a request's own tools (``None`` if none can work).
 
         Which tools can work and their index are cached by the tool set's content
-        fingerprint, so a repeat request with equal tools neither re-checks nor
-        re-indexes them (and a dropped tool is logged once). The library holds
-        this request's own instances.
+        fingerprint (a dropped tool is logged once); the library holds this
+        request's own instances. Async runs use a factory's ``abuild`` if it has one.
         """
         key, cached, keep = self._plan(tools)
         if cached is None:
@@ -210,29 +213,11 @@ class ScopeBuilder:
                 cached = self._store(key, keep, None)
             else:
                 documents = ToolLibrary(kept).documents()
+                build = partial(self._factory, documents)
+                abuild = getattr(self._factory, "abuild", None)
+                effect = Effect(build, partial(abuild, documents)) if abuild else Effect.same(build)
                 try:
-                    cached = self._store(key, keep, self._factory(documents))
-                except Exception as exc:  # the request goes on with BM25 over its tools
-                    cached = (keep, self._fallback(documents, exc))
-        return self._part(tools, cached)
-
-    async def _arequest_part(
-        self, tools: Sequence[BaseTool]
-    ) -> tuple[ToolLibrary, ToolIndex] | None:
-        """Async :meth:`_request_part`: a factory's ``abuild`` (async stores) when it has one."""
-        key, cached, keep = self._plan(tools)
-        if cached is None:
-            kept = self._kept(tools, keep)
-            abuild = getattr(self._factory, "abuild", None)
-            if not kept:
-                cached = self._store(key, keep, None)
-            else:
-                documents = ToolLibrary(kept).documents()
-                try:
-                    built = (
-                        await abuild(documents) if abuild is not None else self._factory(documents)
-                    )
-                    cached = self._store(key, keep, built)
+                    cached = self._store(key, keep, (yield effect))
                 except Exception as exc:  # the request goes on with BM25 over its tools
                     cached = (keep, self._fallback(documents, exc))
         return self._part(tools, cached)
@@ -283,23 +268,14 @@ class ScopeBuilder:
 
     def _views_for(
         self, own: Sequence[BaseTool], bound: Sequence[BaseTool], kept: dict[str, Any]
-    ) -> _Views | None:
+    ) -> Logic[_Views | None]:
         if not own:
             return None
         known = self._known_views(own, len(bound), kept)
         if known is not None:
             return known
-        return self._new_views(own, bound, self._request_part(own), kept)
-
-    async def _aviews_for(
-        self, own: Sequence[BaseTool], bound: Sequence[BaseTool], kept: dict[str, Any]
-    ) -> _Views | None:
-        if not own:
-            return None
-        known = self._known_views(own, len(bound), kept)
-        if known is not None:
-            return known
-        return self._new_views(own, bound, await self._arequest_part(own), kept)
+        part = yield from self._request_part(own)
+        return self._new_views(own, bound, part, kept)
 
     def _scope(
         self,
@@ -324,6 +300,27 @@ class ScopeBuilder:
             unavailable=unavailable,
         )
 
+    def _scope_of(
+        self,
+        config: RunnableConfig,
+        state: Any,
+        graph_store: BaseStore | None,
+        context: Any,
+        bound: Sequence[BaseTool],
+        direct: Sequence[BaseTool | dict[str, Any]],
+    ) -> Logic[RequestScope]:
+        resolver = self.resolver
+        if resolver is None:  # the static library only: nothing to resolve or chain
+            return self._scope(config, state, graph_store, context, direct, None, False)
+        # a fresh resolution, never a shared one: its ``views`` hold this request's tools
+        found = yield Effect(
+            partial(resolver.resolve, config),
+            lambda: resolver.aresolve(config, contextvars.copy_context()),
+        )
+        own = [*bound, *found.tools] if self.per_request else []
+        views = yield from self._views_for(own, bound, found.views)
+        return self._scope(config, state, graph_store, context, direct, views, found.unavailable)
+
     def build(
         self,
         config: RunnableConfig,
@@ -345,13 +342,7 @@ class ScopeBuilder:
                 (``include_resolved_tools``).
             direct: Tools bound as they are.
         """
-        if self.resolver is None:  # the static library only: nothing to resolve or chain
-            return self._scope(config, state, graph_store, context, direct, None, False)
-        # a fresh resolution, never a shared one: its ``views`` hold this request's tools
-        found = self.resolver.resolve(config)
-        own = [*bound, *found.tools] if self.per_request else []
-        views = self._views_for(own, bound, found.views)
-        return self._scope(config, state, graph_store, context, direct, views, found.unavailable)
+        return drive(self._scope_of(config, state, graph_store, context, bound, direct))
 
     async def abuild(
         self,
@@ -364,9 +355,4 @@ class ScopeBuilder:
         direct: Sequence[BaseTool | dict[str, Any]] = (),
     ) -> RequestScope:
         """Async :meth:`build` (resolvers never run on the event loop)."""
-        if self.resolver is None:
-            return self._scope(config, state, graph_store, context, direct, None, False)
-        found = await self.resolver.aresolve(config, contextvars.copy_context())
-        own = [*bound, *found.tools] if self.per_request else []
-        views = await self._aviews_for(own, bound, found.views)
-        return self._scope(config, state, graph_store, context, direct, views, found.unavailable)
+        return await adrive(self._scope_of(config, state, graph_store, context, bound, direct))
