@@ -138,43 +138,31 @@ class ToolSearchMiddleware(
                 ``ToolResolver`` (its ``ResolvedTools.errors`` count as failures);
                 called once per run (the run's later steps reuse its tools).
                 Needs ``include_resolved_tools=True``.
-            system_hint: Append a short explanation of the flow to the system
-                message.
+            system_hint: Append a short explanation of the flow to the system message.
             clock: Epoch-seconds clock for the TTL (for tests).
             store: ``storage="store"`` only: a LangGraph ``BaseStore`` to keep
                 loads in, instead of the agent's store.
-            index: The search backend (see :class:`~langchain_toolsearch.search.index.ToolIndex`):
-                a built ``ToolIndex``, or ``(documents) -> ToolIndex`` such as
-                :class:`~langchain_toolsearch.search.semantic.SemanticIndexFactory`;
-                default :class:`~langchain_toolsearch.BM25ToolIndex`.
+            index: The search backend: a built ``ToolIndex``, or ``(documents) ->
+                ToolIndex`` such as ``SemanticIndexFactory``; default ``BM25ToolIndex``.
             filter_timeout: Seconds one filter decision may take; past it the
                 case is denied (logged once).
             resolve_timeout: Seconds a per-request resolver may take; past it the
                 step goes on without its tools (logged).
             on_error: A failing tool source (resolver, or an MCP server / provider
-                a ``ToolResolver`` reports): ``"skip"`` (default: go on without its
-                tools; logged once per distinct cause, listed by
-                ``get_state_stats().source_failures``, and the model is told some
-                tools are unavailable right now) or ``"raise"`` (``ToolSourceError``).
-            embeddings: Any LangChain ``Embeddings`` (``OpenAIEmbeddings()``,
-                ``HuggingFaceEmbeddings(...)``...): search fuses BM25 with them by
-                reciprocal rank fusion (the same as
-                ``index=SemanticIndexFactory(embeddings)``), which also reaches
-                tools worded differently or (with a multilingual model)
-                described in another language than the query. Not with
-                ``index=`` (``ToolSearchConfigError`` saying which to pass).
-            inject_catalog: List the allowed tools (phase ``search`` of the filter,
-                per request, the request's own tools included) with short
-                descriptions in the system hint, so the model can call
-                ``load_tool`` without searching; ``search_tools`` stays. Needs
-                ``system_hint=True``.
-            catalog_max_tokens: The catalog's budget in estimated tokens
-                (UTF-8 bytes / 4): a static library over it is refused here; a
-                request whose own tools exceed it gets the lines that fit and a
-                note pointing at ``search_tools``. 4,000 by default (GitHub's
-                MCP server, 117 tools, takes about 3,500).
+                a ``ToolResolver`` reports): ``"skip"`` (go on without its tools;
+                logged once per cause, in ``get_state_stats().source_failures``, the
+                model told some are unavailable) or ``"raise"`` (``ToolSourceError``).
+            embeddings: Any LangChain ``Embeddings``: BM25 and the embeddings fused
+                by reciprocal rank fusion (``index=SemanticIndexFactory(embeddings)``).
+                Not with ``index=``.
+            inject_catalog: List the allowed tools of each request (filter phase
+                ``search``) with short descriptions in the system hint, so the model
+                can load without searching. Needs ``system_hint=True``.
+            catalog_max_tokens: The catalog's budget in estimated tokens (UTF-8
+                bytes / 4): a static library over it is refused here; a request
+                over it gets the lines that fit and a note pointing at ``search_tools``.
             name: The middleware's name in the agent graph (default
-                ``"ToolSearchMiddleware"``), e.g. to tell two instances apart.
+                ``"ToolSearchMiddleware"``).
 
         Raises:
             ToolSearchConfigError: (a ``ValueError``) On a bad option value,

@@ -257,12 +257,7 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         return self._signer.verified(entries) if isinstance(entries, list) else []
 
     def _foreign_entries(self, state: Any) -> bool:
-        """Whether ``toolsearch_tools`` holds names this node did not sign.
-
-        After a restart (a new instance, a new process) the entries written by
-        the old instance cannot be verified; a forged entry cannot either.
-        Either way :meth:`tools_for` asks where loads live instead.
-        """
+        """Whether ``toolsearch_tools`` holds names this node did not sign."""
         entries = state_value(state, TOOLS_KEY)
         if not isinstance(entries, list):
             return False
@@ -277,12 +272,7 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         return [t for t in ordered if isinstance(t, BaseTool)]
 
     def _check_schema(self, state: Any) -> None:
-        """Warn (once) when a graph state cannot carry what this node writes.
-
-        The node writes ``toolsearch_tools`` on every step before the model, so
-        inside a run a state without it comes from a schema that drops it.
-        Outside a run (a plain dict in a test) nothing is checked.
-        """
+        """Warn once when, inside a run, ``state`` lacks the keys this node writes."""
         if self._schema_warned or carries_search_keys(state) or not in_graph_run():
             return
         self._schema_warned = True
@@ -291,19 +281,13 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
     def tools_for(self, state: Mapping[str, Any] | Any) -> list[BaseTool]:
         """Tools to bind for ``state``: meta, ``bound_tools``, then loaded tools.
 
-        Reads ``state["toolsearch_tools"]`` as written by this node (names
-        not in the request's library are ignored; the execution guard
-        re-checks anyway). When the key holds entries this node did not sign
-        (a new instance after a restart, or a forged entry), the loaded tools
-        are read where loads live and filter-checked, as the tool-search node
-        does, so a resumed thread binds what it loaded and a forgery binds
-        nothing. With ``include_resolved_tools``
-        the request's resolved tools are looked up through the running graph's
-        config, and ``bound_tools`` are withheld until loaded.
-
-        Inside a run, a state without ``toolsearch_tools`` (a schema such as
-        plain ``MessagesState`` that drops the node's update) logs a WARNING
-        once per node saying how to fix the schema.
+        Reads the entries this node signed in ``state["toolsearch_tools"]``
+        (names not in the request's library are ignored). When the key holds
+        entries it did not sign (a restart, a forgery), the loads are read
+        where they live and filter-checked instead. With
+        ``include_resolved_tools`` the request's tools come through the running
+        graph's config. Inside a run, a state without ``toolsearch_tools`` logs
+        a WARNING once per node (:data:`SCHEMA_WARNING`).
 
         Raises:
             ToolSearchWiringError: Inside a run, the model follows a tool step
