@@ -110,11 +110,8 @@ class Access:
 
     def active(self, scope: RequestScope) -> Logic[list[LibraryTool]]:
         """Loaded tools to bind for this request, in load order, filter-checked, bindable."""
-        library = scope.library
-        names: list[str] = yield self.storage.loaded(
-            scope.thread_id, scope.state, scope.graph_store, library.resolve
-        )
-        get, bindable = library.get, self.bindable
+        names = yield from self.loaded(scope)
+        get, bindable = scope.library.get, self.bindable
         entries = [e for n in names if (e := get(n))]
         if self.policy.enabled:  # no filter: every loaded entry is usable
             entries = yield from self.usable(entries, scope)

@@ -72,6 +72,14 @@ def _requested(args: Mapping[str, Any]) -> list[str] | LoadOutcome:
     return requested
 
 
+def _split_loaded(
+    access: Access, scope: RequestScope, names: Sequence[str]
+) -> Logic[tuple[list[str], list[str]]]:
+    """(already loaded, not yet loaded) of ``names``, each in order."""
+    current = set((yield from access.loaded(scope)))
+    return [n for n in names if n in current], [n for n in names if n not in current]
+
+
 def load(
     access: Access, scope: RequestScope, args: Mapping[str, Any], call_id: str | None
 ) -> Logic[tuple[LoadOutcome, dict[str, Any]]]:
@@ -90,9 +98,7 @@ def load(
     allowed_names = {e.name for e in allowed}
     not_found = [n for n, e in known if e is None or e.name not in allowed_names]
     resolved = list(dict.fromkeys(e.name for _, e in known if e and e.name in allowed_names))
-    current = set((yield from access.loaded(scope)))
-    already = [n for n in resolved if n in current]
-    fresh = [n for n in resolved if n not in current]
+    already, fresh = yield from _split_loaded(access, scope, resolved)
     unstorable = access.unstorable(scope) if fresh else ""
     if unstorable:
         return LoadOutcome(success=False, message=unstorable, not_found=not_found), {}
@@ -125,8 +131,8 @@ def suggestions(access: Access, scope: RequestScope, missing: Sequence[str]) -> 
     The same for ``load_tool`` and for a direct call of a tool that cannot
     run: every suggestion passes the filter in phases ``search``, ``load``
     and ``active`` (judged on the tool's own name), so a hidden tool is never
-    named. A tool given under a mapping key is suggested by its key (the
-    Mastra's way); ``load_tool`` accepts it.
+    named. A tool given under a mapping key is suggested by its key, which
+    ``load_tool`` accepts.
     """
     library = scope.library
     refused = {r for m in missing if (r := library.resolve(m))} | set(missing)
@@ -146,9 +152,7 @@ def activate(
     entries = [e for r in outcome.results if (e := scope.library.get(r.name))]
     allowed = yield from access.allowed(entries, scope, "load")
     allowed_names = [e.name for e in allowed]
-    current = set((yield from access.loaded(scope)))
-    already = [n for n in allowed_names if n in current]
-    fresh = [n for n in allowed_names if n not in current]
+    already, fresh = yield from _split_loaded(access, scope, allowed_names)
     unstored = access.unstorable(scope) if fresh else ""
     if unstored:
         fresh, unstored = [], " " + unstored
