@@ -1,23 +1,16 @@
 """The request scope: everything one step of one request needs, as one immutable value.
 
-A :class:`RequestScope` is built once per model step and once per tool step
-(by :class:`ScopeBuilder`) and passed along; nothing of a request is kept on
-the middleware or node instance. It holds the run's config, thread id and
-context, the graph state and store of this step, and the library and index
-this request sees: the static library chained with the request's own tools
-(``include_resolved_tools``: the resolvers' tools and the tools bound on the
-agent / node, withheld from the prompt until loaded).
+A :class:`RequestScope` is built per model step and per tool step (by
+:class:`ScopeBuilder`) and passed along, never kept on the instance: the run's
+config, thread id and context, the step's state and store, and the library and
+index this request sees (the static ones chained with the request's own tools
+under ``include_resolved_tools``: resolvers' tools and tools bound on the
+agent / node, from ``ModelRequest.tools``, ``ToolRuntime.tools`` or ``bound_tools``).
 
-Nothing is rebuilt for an unchanged tool set: the views (chained library,
-merged index) are kept for the run (with its resolution, gone with it) by
-the identities of the request's tool instances, the per-request index by
-the tool set's content fingerprint. An index factory that fails on a
-request's tools (an embedding service down) leaves that request with a BM25
-index of them, logged and not cached, so the next request tries again.
-
-Tools bound on an agent come from the step itself: ``ModelRequest.tools`` in
-a model step, ``ToolRuntime.tools`` (the calling tool node's tools) in a tool
-step; a node's ``bound_tools`` are fixed at construction.
+The views are kept for the run by the identities of the request's tool
+instances, the per-request index by the tool set's content fingerprint. An
+index factory that fails on a request's tools leaves that request with a BM25
+index of them, logged and not cached.
 """
 
 from __future__ import annotations
