@@ -1,12 +1,9 @@
 """The meta tools the model calls: ``search_tools`` and ``load_tool``.
 
-Both return a :class:`~langgraph.types.Command` carrying one
-:class:`~langchain_core.messages.ToolMessage` whose content is the JSON
-receipt and whose ``artifact`` is the same structure (SPEC section 3), plus
-any graph-state update the storage mode needs. They read the run's config,
-state, store, context and the calling tool node's tools through LangGraph's
-``ToolRuntime`` injection, build the request scope from them, and ask the
-engine one question.
+Each reads its step through LangGraph's ``ToolRuntime`` injection, builds the
+request scope, asks the engine one question, and returns a ``Command`` with one
+``ToolMessage`` (content: the JSON receipt; ``artifact``: the same structure)
+plus any graph-state update the storage mode needs.
 """
 
 from __future__ import annotations
@@ -173,6 +170,24 @@ def _entry_points(
     return run, arun
 
 
+def _tool(
+    func: Callable[..., Command[Any]],
+    coroutine: Callable[..., Awaitable[Command[Any]]],
+    name: str,
+    description: str,
+    signature: Callable[..., None],
+) -> BaseTool:
+    """A meta tool over its sync and async entry points, with ``signature``'s schema."""
+    return StructuredTool.from_function(
+        func=func,
+        coroutine=coroutine,
+        name=name,
+        description=description,
+        args_schema=_args_schema(signature),
+        metadata={"toolsearch_meta": True},
+    )
+
+
 def build_meta_tools(
     engine: Engine,
     scope_of: Callable[[ToolRuntime], RequestScope],
@@ -202,20 +217,11 @@ def build_meta_tools(
         return await search_arun({"query": query, "queries": queries}, runtime)
 
     auto = engine.options.auto_load
-    tools: list[BaseTool] = [
-        StructuredTool.from_function(
-            func=search_tools,
-            coroutine=asearch_tools,
-            name=P.SEARCH_TOOL_NAME,
-            description=P.SEARCH_TOOL_DESCRIPTION.format(
-                followup=P.SEARCH_FOLLOWUP_AUTO if auto else P.SEARCH_FOLLOWUP_LOAD
-            ),
-            args_schema=_args_schema(_search_signature),
-            metadata={"toolsearch_meta": True},
-        )
-    ]
+    followup = P.SEARCH_FOLLOWUP_AUTO if auto else P.SEARCH_FOLLOWUP_LOAD
+    description = P.SEARCH_TOOL_DESCRIPTION.format(followup=followup)
+    search = _tool(search_tools, asearch_tools, P.SEARCH_TOOL_NAME, description, _search_signature)
     if auto:
-        return tools
+        return [search]
 
     load_run, load_arun = _entry_points(
         engine, engine.load_step, P.LOAD_TOOL_NAME, scope_of, ascope_of
@@ -237,14 +243,5 @@ def build_meta_tools(
         """Load tools found with search_tools."""
         return await load_arun({"tool_name": tool_name, "tool_names": tool_names}, runtime)
 
-    tools.append(
-        StructuredTool.from_function(
-            func=load_tool,
-            coroutine=aload_tool,
-            name=P.LOAD_TOOL_NAME,
-            description=P.LOAD_TOOL_DESCRIPTION,
-            args_schema=_args_schema(_load_signature),
-            metadata={"toolsearch_meta": True},
-        )
-    )
-    return tools
+    load = _tool(load_tool, aload_tool, P.LOAD_TOOL_NAME, P.LOAD_TOOL_DESCRIPTION, _load_signature)
+    return [search, load]
