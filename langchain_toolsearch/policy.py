@@ -1,19 +1,14 @@
 """The filter hook: request-aware allow/deny decisions in three phases, failing closed.
 
-The hook is ``filter(ToolSearchFilterArgs) -> bool | Awaitable[bool]`` and
-runs in phase ``search`` (hide hits), ``load`` (refuse ``load_tool``) and
-``active`` (hide a loaded tool from this request without unloading it).
-An exception, a rejected awaitable, a non-``True`` answer, or no answer
-within ``filter_timeout`` seconds denies.
+``filter(ToolSearchFilterArgs) -> bool | Awaitable[bool]`` runs in phase
+``search`` (hide hits), ``load`` (refuse ``load_tool``) and ``active`` (hide a
+loaded tool from this request). An exception, a rejected awaitable, a
+non-``True`` answer, or no answer within ``filter_timeout`` seconds denies.
 
-Where it runs: a sync hook never runs on an event loop (async paths call it
-in a worker thread); an ``async def`` hook runs on the package's own event
-loop (a daemon thread), never on the caller's, so one that blocks cannot
-stall the application's loop; an answer that comes after
-``filter_timeout`` denies, even ``True``. The cases of one batch (e.g. the hits of one search)
-are decided concurrently, in sync paths too (through
-:func:`langchain_toolsearch._internal.bridge.run_sync`). The caller's context
-variables are visible to the hook in every path.
+A sync hook never runs on an event loop (async paths use a worker thread); an
+``async def`` hook runs on the package's own loop in a daemon thread, never the
+caller's. The cases of one batch are decided concurrently, in sync paths too
+(``_internal.bridge.run_sync``); the caller's context variables are visible.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """Engine logic written once, run sync or async: the :class:`Effect` it yields and two drivers.
 
-Engine logic is a generator that yields :class:`Effect` values (one
-operation in its sync and its async form: a filter batch, a store read or
-write, a ranking) and gets each one's result back. :func:`drive` runs the
-sync forms, :func:`adrive` the async ones, so ``invoke`` and ``ainvoke``
-share every decision::
+Engine logic is a generator yielding :class:`Effect` values (one operation in
+its sync and async form: a filter batch, a store read or write, a ranking) and
+getting each result back; :func:`drive` runs the sync forms, :func:`adrive` the
+async ones::
 
     def loaded_count(store, thread_id) -> Logic[int]:
         names = yield Effect(partial(store.get, thread_id), partial(store.aget, thread_id))
@@ -13,9 +12,8 @@ share every decision::
     drive(loaded_count(store, "t1"))          # sync
     await adrive(loaded_count(store, "t1"))   # async
 
-An effect that raises is thrown into the logic at its ``yield`` (as a lazy
-sync ranking raises inside the logic), so the logic may handle a failure
-the same way in both forms; unhandled, it propagates from the driver.
+An effect that raises is thrown into the logic at its ``yield``; unhandled, it
+propagates from the driver.
 """
 
 from __future__ import annotations

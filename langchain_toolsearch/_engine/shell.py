@@ -319,11 +319,10 @@ class ToolSearchBase:
     def get_state_stats(self) -> StateStats:
         """Size of the loaded-tool store: ``thread_count``, ``oldest_access_time`` (epoch s).
 
-        ``"in-memory"``: both figures. ``"store"`` with ``store=``: the number of
-        threads with loads (``oldest_access_time`` is ``None``). ``"context"``
-        keeps nothing: zero. ``source_failures``: the distinct causes of failing
-        tool sources seen by this instance (resolvers, the MCP servers and
-        providers they report, the filter), oldest first, with counts.
+        ``"in-memory"``: both figures; ``"store"`` with ``store=``: threads with
+        loads (``oldest_access_time`` ``None``); ``"context"``: zero.
+        ``source_failures``: distinct causes of failing tool sources seen by this
+        instance, oldest first, with counts.
 
         Raises:
             StoreMissingError: ``"store"`` without ``store=`` (a
