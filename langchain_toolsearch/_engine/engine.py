@@ -1,14 +1,10 @@
 """The engine: one question per step for the shells (middleware, node, meta tools).
 
-* model step: :meth:`Engine.model_step` (the request scope in; the tools to
-  bind, in order, and the system hint out);
-* tool step: :meth:`Engine.tool_step` (allowed, which instance runs, or the
-  error message);
-* the meta tools: :meth:`Engine.search_step` and :meth:`Engine.load_step`.
-
-Each is engine logic written once (see :mod:`._engine.drive`) and run sync
-or async by the shell. The engine holds only what is the same for every
-request: options, static library and index, filter policy, storage strategy.
+:meth:`Engine.model_step` (what to bind, and the hint), :meth:`Engine.tool_step`
+(may a call run, and which instance), :meth:`Engine.search_step` and
+:meth:`Engine.load_step`; each is engine logic (:mod:`.drive`). The engine holds
+only what every request shares: options, static library and index, filter
+policy, storage strategy.
 """
 
 from __future__ import annotations
@@ -43,12 +39,7 @@ logger = logging.getLogger(__name__)
 
 
 def hybrid(embeddings: Any) -> Callable[[Sequence[Any]], ToolIndex]:
-    """The index factory of ``embeddings=``: BM25 and the embeddings fused by RRF.
-
-    :class:`~langchain_toolsearch.search.semantic.SemanticIndexFactory` with
-    its defaults, imported on first use (``import langchain_toolsearch`` does
-    not load the semantic module).
-    """
+    """The index factory of ``embeddings=``: ``SemanticIndexFactory`` (imported on first use)."""
     from langchain_toolsearch.search.semantic import SemanticIndexFactory
 
     return SemanticIndexFactory(embeddings)
