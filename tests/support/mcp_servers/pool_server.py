@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import os
-
 import time
 from typing import Any
 
