@@ -22,10 +22,17 @@ loops. Requests from other loops are handed to the helper loop.
   did not run (the stream was already closed, the connection was refused,
   or the server no longer knew the session) is sent once more on the new
   session; a call lost mid-flight is not (it may have run) and raises.
-  Listing tools is always retried once.
+  Listing tools is always retried once. A broken HTTP connection (default
+  HTTP client) discards the session at once, failing the calls on it.
+* **Hung servers**: after a call was cancelled (timed out) the session must
+  answer ``ping`` within ``ping_timeout`` seconds, else it is replaced.
 * **Tool lists** are cached per session and fetched again after
   ``tools_ttl`` seconds or as soon as the server sends
-  ``notifications/tools/list_changed``.
+  ``notifications/tools/list_changed``; one listing is in flight per
+  session, awaited by every concurrent request.
+* **Client versions**: sessions of scope ``"<client>@<N>"`` are retired once
+  a newer version is asked for, and closed ``retire_after`` seconds after
+  their last call (`langchain_toolsearch.mcp.versions`).
 * **Closing**: ``close()`` / ``aclose()``, ``with`` / ``async with``, and every
   open pool is closed at interpreter exit (``atexit``).
 """
@@ -186,7 +193,7 @@ class MCPSessionPool(SessionHolder):
         return await self.session(connection, server=server, scope=scope).listing()
 
     def stats(self) -> PoolStats:
-        """Counts of open, started, reconnected, evicted and expired sessions."""
+        """Counts of sessions and of tool listings since the pool was made (`PoolStats`)."""
         return PoolStats(open=len(self._entries), **self._counts)
 
     @property
