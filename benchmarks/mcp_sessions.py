@@ -109,7 +109,11 @@ async def _mode(cold: bool, runs: int, folder: Path) -> dict[str, Any]:
         await default_pool().aclose()
         if previous is not None:
             set_default_pool(previous)
-    started = sum(len(log.read_text().splitlines()) for log in logs.values() if log.exists())
+    started = sum(
+        sum(line.startswith("start ") for line in log.read_text().splitlines())
+        for log in logs.values()
+        if log.exists()
+    )
     return {"times": times, "started": started, "wall": wall}
 
 

@@ -102,6 +102,11 @@ class PoolStats:
         evicted: Idle sessions closed to stay within ``max_sessions``.
         expired: Sessions closed after ``idle_timeout``.
         tool_lists: Tool lists fetched from servers.
+        shared_lists: Requests for a tool list that awaited the listing
+            already in flight for their session instead of fetching again.
+        unresponsive: Sessions replaced because they did not answer ``ping``
+            within ``ping_timeout`` after a call on them was cancelled.
+        retired: Sessions of an older client version closed once unused.
     """
 
     open: int
@@ -110,3 +115,6 @@ class PoolStats:
     evicted: int
     expired: int
     tool_lists: int
+    shared_lists: int = 0
+    unresponsive: int = 0
+    retired: int = 0

@@ -22,10 +22,17 @@ loops. Requests from other loops are handed to the helper loop.
   did not run (the stream was already closed, the connection was refused,
   or the server no longer knew the session) is sent once more on the new
   session; a call lost mid-flight is not (it may have run) and raises.
-  Listing tools is always retried once.
+  Listing tools is always retried once. A broken HTTP connection (default
+  HTTP client) discards the session at once, failing the calls on it.
+* **Hung servers**: after a call was cancelled (timed out) the session must
+  answer ``ping`` within ``ping_timeout`` seconds, else it is replaced.
 * **Tool lists** are cached per session and fetched again after
   ``tools_ttl`` seconds or as soon as the server sends
-  ``notifications/tools/list_changed``.
+  ``notifications/tools/list_changed``; one listing is in flight per
+  session, awaited by every concurrent request.
+* **Client versions**: sessions of scope ``"<client>@<N>"`` are retired once
+  a newer version is asked for, and closed ``retire_after`` seconds after
+  their last call (`langchain_toolsearch.mcp.versions`).
 * **Closing**: ``close()`` / ``aclose()``, ``with`` / ``async with``, and every
   open pool is closed at interpreter exit (``atexit``).
 """
@@ -39,21 +46,22 @@ import contextvars
 import logging
 import time
 import weakref
-from collections.abc import AsyncIterator, Coroutine, Mapping
+from collections.abc import AsyncIterator, Mapping
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar
-
-import anyio
+from typing import Any
 
 from langchain_toolsearch._internal.bridge import on_bridge, on_bridge_loop, run_sync
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchError, ToolSearchTypeError
 from langchain_toolsearch.mcp.calls import connection_lost, never_sent
+from langchain_toolsearch.mcp.holding import SessionHolder
 from langchain_toolsearch.mcp.keys import PoolStats, SessionKey, session_key
+from langchain_toolsearch.mcp.lifecycle import (
+    SessionEntry,
+    list_all,
+    unless_gone,
+)
 from langchain_toolsearch.mcp.session import PooledSession, ToolListing
-
-if TYPE_CHECKING:
-    from mcp import ClientSession
-    from mcp.types import Tool
+from langchain_toolsearch.mcp.versions import Retirement
 
 __all__ = [
     "MCPPoolClosedError",
@@ -70,9 +78,16 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-T = TypeVar("T")
-
 _CLOSE_TIMEOUT = 10.0  # seconds allowed for closing all sessions
+_COUNTS: tuple[str, ...] = (
+    "started",
+    "reconnects",
+    "evicted",
+    "expired",
+    "tool_lists",
+    "shared_lists",
+)
+_COUNTS += ("unresponsive", "retired")
 
 
 class MCPPoolError(ToolSearchError, RuntimeError):
@@ -83,31 +98,7 @@ class MCPPoolClosedError(MCPPoolError):
     """A closed `MCPSessionPool` was asked for a session."""
 
 
-class _Entry:
-    """One pooled session and the task that holds it open (helper loop only)."""
-
-    def __init__(self, key: SessionKey, connection: Mapping[str, Any]) -> None:
-        self.key = key
-        self.connection = dict(connection)
-        self.session: ClientSession | None = None
-        self.ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.stop = asyncio.Event()
-        self.gone = asyncio.Event()  # set when the session is closed, for any reason
-        self.task: asyncio.Task[None] | None = None
-        self.busy = 0
-        self.last_used = time.monotonic()
-        self.listing: ToolListing | None = None
-        self.listed_at = 0.0
-        self.stale = False
-        self.dead = False
-
-
-def _is_list_changed(message: Any) -> bool:
-    method = getattr(getattr(message, "root", None), "method", None)
-    return method == "notifications/tools/list_changed"
-
-
-class MCPSessionPool:
+class MCPSessionPool(SessionHolder):
     """Long-lived MCP sessions keyed by `SessionKey` (see the module docstring).
 
     Example:
@@ -125,6 +116,11 @@ class MCPSessionPool:
             ``None``: until the server announces a change.
         connect_timeout: Seconds allowed to start a server and initialize
             the session; ``None``: no limit.
+        ping_timeout: Seconds a session whose call was cancelled (timed
+            out) has to answer an MCP ``ping``; it is replaced if it does not.
+        retire_after: Seconds a session of an older client version (scope
+            ``"<client>@<N>"``, see `langchain_toolsearch.mcp.versions`) may
+            stay unused once a newer version was asked for.
 
     Raises:
         ToolSearchConfigError: (a ``ValueError``) If a count or a number of
@@ -138,6 +134,8 @@ class MCPSessionPool:
         idle_timeout: float | None = 300.0,
         tools_ttl: float | None = 300.0,
         connect_timeout: float | None = 60.0,
+        ping_timeout: float = 5.0,
+        retire_after: float = 5.0,
     ) -> None:
         if isinstance(max_sessions, bool) or not isinstance(max_sessions, int) or max_sessions < 1:
             msg = f"max_sessions must be a positive int, got {max_sessions!r}"
@@ -146,6 +144,8 @@ class MCPSessionPool:
             ("idle_timeout", idle_timeout),
             ("tools_ttl", tools_ttl),
             ("connect_timeout", connect_timeout),
+            ("ping_timeout", ping_timeout),
+            ("retire_after", retire_after),
         ):
             if seconds is not None and not seconds > 0:
                 msg = f"{label} must be a positive number of seconds or None, got {seconds!r}"
@@ -154,13 +154,13 @@ class MCPSessionPool:
         self.idle_timeout = idle_timeout
         self.tools_ttl = tools_ttl
         self.connect_timeout = connect_timeout
-        self._entries: dict[SessionKey, _Entry] = {}
+        self.ping_timeout = ping_timeout
+        self._retirement = Retirement(after=retire_after, close=self._retire)
+        self._entries: dict[SessionKey, SessionEntry] = {}
         self._closing: set[asyncio.Task[None]] = set()
         self._sweeper: asyncio.Task[None] | None = None
         self._closed = False
-        self._counts = dict.fromkeys(
-            ("started", "reconnects", "evicted", "expired", "tool_lists"), 0
-        )
+        self._counts = dict.fromkeys(_COUNTS, 0)
         _OPEN_POOLS.add(self)
 
     # -- public API -------------------------------------------------------------------
@@ -193,7 +193,7 @@ class MCPSessionPool:
         return await self.session(connection, server=server, scope=scope).listing()
 
     def stats(self) -> PoolStats:
-        """Counts of open, started, reconnected, evicted and expired sessions."""
+        """Counts of sessions and of tool listings since the pool was made (`PoolStats`)."""
         return PoolStats(open=len(self._entries), **self._counts)
 
     @property
@@ -245,12 +245,20 @@ class MCPSessionPool:
     # -- helper loop ------------------------------------------------------------------
 
     @contextlib.asynccontextmanager
-    async def _use(self, key: SessionKey, connection: Mapping[str, Any]) -> AsyncIterator[_Entry]:
+    async def _use(
+        self, key: SessionKey, connection: Mapping[str, Any]
+    ) -> AsyncIterator[SessionEntry]:
         if self._closed:
             raise MCPPoolClosedError("this MCPSessionPool is closed; make a new one")
+        self._retirement.asked(key, self._entries.values())
         entry = self._entries.get(key)
+        while entry is not None and entry.checking is not None and not entry.checking.done():
+            await asyncio.shield(entry.checking)  # a suspect session: wait for its verdict
+            entry = self._entries.get(key)
         if entry is None or entry.dead:
             entry = self._open(key, connection)
+            if self._retirement.is_old(key):
+                self._retirement.retire(entry)
         entry.busy += 1
         try:
             await asyncio.shield(entry.ready)
@@ -258,107 +266,37 @@ class MCPSessionPool:
         finally:
             entry.busy -= 1
             entry.last_used = time.monotonic()
-
-    def _open(self, key: SessionKey, connection: Mapping[str, Any]) -> _Entry:
-        idle = sorted((e for e in self._entries.values() if e.busy == 0), key=lambda e: e.last_used)
-        while len(self._entries) >= self.max_sessions and idle:
-            self._discard(idle.pop(0), "evicted")
-        entry = _Entry(key, connection)
-        self._entries[key] = entry
-        # shared for many requests: made in an empty context, never the opener's
-        loop = asyncio.get_running_loop()
-        entry.task = loop.create_task(self._hold(entry), context=contextvars.Context())
-        if self.idle_timeout is not None and (self._sweeper is None or self._sweeper.done()):
-            self._sweeper = loop.create_task(self._sweep(), context=contextvars.Context())
-        return entry
-
-    async def _hold(self, entry: _Entry) -> None:
-        """Open the session, keep it open until told to stop, then close it."""
-        from langchain_mcp_adapters.sessions import create_session
-
-        connection = dict(entry.connection)
-        kwargs = dict(connection.get("session_kwargs") or {})
-        outer = kwargs.get("message_handler")
-
-        async def on_message(message: Any) -> None:
-            if _is_list_changed(message):
-                entry.stale = True
-            if outer is not None:
-                await outer(message)
-
-        kwargs["message_handler"] = on_message
-        connection["session_kwargs"] = kwargs
-        try:
-            async with create_session(connection) as session:  # type: ignore[arg-type]
-                with anyio.fail_after(self.connect_timeout):
-                    await session.initialize()
-                entry.session = session
-                self._counts["started"] += 1
-                entry.ready.set_result(None)
-                await entry.stop.wait()
-        except BaseException as exc:
-            if not entry.ready.done():
-                if isinstance(exc, asyncio.CancelledError):
-                    exc = ConnectionError("the MCP session was closed while starting")
-                entry.ready.set_exception(exc)
-                entry.ready.exception()  # retrieved: no "never retrieved" warning
-            else:
-                logger.debug(
-                    "MCP session %s/%s closed with %r", entry.key.scope, entry.key.server, exc
-                )
-        finally:
-            if not entry.dead and entry.ready.done() and not entry.stop.is_set():
-                self._counts["reconnects"] += 1  # the transport failed on its own
-            entry.session = None
-            entry.dead = True
-            entry.gone.set()
-            if self._entries.get(entry.key) is entry:
-                del self._entries[entry.key]
-
-    def _discard(self, entry: _Entry, reason: str | None) -> None:
-        """Stop using ``entry`` (counted under ``reason``); its task closes it."""
-        if self._entries.get(entry.key) is entry:
-            del self._entries[entry.key]
-        if not entry.dead:
-            entry.dead = True
-            if reason is not None:
-                self._counts[reason] += 1
-        entry.stop.set()
-        if entry.task is not None and not entry.task.done():
-            if not entry.ready.done():
-                entry.task.cancel()
-            self._closing.add(entry.task)
-            entry.task.add_done_callback(self._closing.discard)
-
-    async def _sweep(self) -> None:
-        assert self.idle_timeout is not None
-        interval = max(0.05, min(self.idle_timeout / 4, 30.0))
-        while self._entries and not self._closed:
-            await asyncio.sleep(interval)
-            now = time.monotonic()
-            for entry in list(self._entries.values()):
-                if entry.busy == 0 and now - entry.last_used >= self.idle_timeout:
-                    self._discard(entry, "expired")
+            self._retirement.released(entry)
 
     async def _listing(self, pooled: PooledSession) -> ToolListing:
         for attempt in (1, 2):
             async with self._use(pooled.key, pooled.connection) as entry:
                 if entry.listing is not None and not entry.stale and not self._expired(entry):
                     return entry.listing
+                flight = entry.flight
+                if flight is None or flight.done():
+                    flight = entry.flight = asyncio.get_running_loop().create_task(
+                        self._fetch(entry, pooled), context=contextvars.Context()
+                    )
+                    flight.add_done_callback(_retrieved)
+                else:  # one listing in flight per session: wait for it
+                    self._counts["shared_lists"] += 1
                 try:
-                    entry.stale = False
-                    # as a call: a server that died meanwhile fails the listing at once
-                    tools = await _unless_gone(entry, _list_all(entry.session))
+                    return await asyncio.shield(flight)
                 except Exception as exc:
                     if attempt == 2 or not connection_lost(exc):
                         raise
                     self._discard(entry, "reconnects")
-                    continue
-                self._counts["tool_lists"] += 1
-                entry.listing = ToolListing(session=pooled, tools=tuple(tools))
-                entry.listed_at = time.monotonic()
-                return entry.listing
         raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _fetch(self, entry: SessionEntry, pooled: PooledSession) -> ToolListing:
+        entry.stale = False
+        # as a call: a server that died meanwhile fails the listing at once
+        tools = await unless_gone(entry, list_all(entry.session))
+        self._counts["tool_lists"] += 1
+        entry.listing = ToolListing(session=pooled, tools=tuple(tools))
+        entry.listed_at = time.monotonic()
+        return entry.listing
 
     def _current_listing(self, key: SessionKey) -> ToolListing | None:
         """The cached listing of ``key`` if it can be used as is (any thread)."""
@@ -368,7 +306,7 @@ class MCPSessionPool:
         entry.last_used = time.monotonic()
         return entry.listing
 
-    def _expired(self, entry: _Entry) -> bool:
+    def _expired(self, entry: SessionEntry) -> bool:
         ttl = self.tools_ttl
         return ttl is not None and time.monotonic() - entry.listed_at >= ttl
 
@@ -378,7 +316,10 @@ class MCPSessionPool:
                 session = entry.session
                 assert session is not None
                 try:
-                    return await _unless_gone(entry, session.call_tool(*args, **kw))
+                    return await unless_gone(entry, session.call_tool(*args, **kw))
+                except asyncio.CancelledError:
+                    self._check(entry)  # a hung server must not cost every later call
+                    raise
                 except Exception as exc:
                     if not connection_lost(exc):
                         raise
@@ -402,39 +343,10 @@ class MCPSessionPool:
                 task.cancel()
 
 
-async def _unless_gone(entry: _Entry, request: Coroutine[Any, Any, T]) -> T:
-    """Await ``request``, failing at once if the session closes meanwhile.
-
-    Raises:
-        ConnectionError: The session closed (its transport failed) first.
-    """
-    task = asyncio.ensure_future(request)
-    gone = asyncio.ensure_future(entry.gone.wait())
-    try:
-        await asyncio.wait((task, gone), return_when=asyncio.FIRST_COMPLETED)
-    except asyncio.CancelledError:
-        task.cancel()
-        raise
-    finally:
-        gone.cancel()
-    if not task.done():
-        task.cancel()
-        raise ConnectionError("the connection to the MCP server was lost during the call")
-    return task.result()
-
-
-async def _list_all(session: ClientSession | None) -> list[Tool]:
-    """Every page of ``tools/list`` (at most 1,000 pages)."""
-    assert session is not None
-    tools: list[Tool] = []
-    cursor: str | None = None
-    for _ in range(1000):
-        page = await session.list_tools(cursor=cursor)
-        tools.extend(page.tools)
-        cursor = page.nextCursor
-        if not cursor:
-            return tools
-    raise MCPPoolError("tools/list returned more than 1,000 pages")
+def _retrieved(task: asyncio.Task[Any]) -> None:
+    """Mark a listing's failure retrieved (its waiters may all be gone)."""
+    if not task.cancelled():
+        task.exception()
 
 
 _OPEN_POOLS: weakref.WeakSet[MCPSessionPool] = weakref.WeakSet()

@@ -43,7 +43,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     "pydantic turns it into the model-facing error, never raised to the developer",
     ("mcp/pool.py", "AssertionError"): "unreachable ends of the retry loops (an invariant, "
     "not an error a caller can meet)",
-    ("mcp/pool.py", "ConnectionError"): "a lost MCP transport is the OSError that "
+    ("mcp/lifecycle.py", "ConnectionError"): "a lost MCP transport is the OSError that "
     "connection_lost() and callers recognise (an OSError cannot also be a ToolSearchError "
     "family without a layout clash)",
     ("config/resolver.py", "AssertionError"): "the empty store stand-in is never read (an "

@@ -147,7 +147,7 @@ async def test_a_listing_whose_session_closes_meanwhile_fails_at_once_and_is_ret
     timeout on the dead session, it is sent again on a new one (listing runs nothing)."""
     from mcp.types import ListToolsResult, Tool
 
-    from langchain_toolsearch.mcp import pool as mcp_pool
+    from langchain_toolsearch.mcp.lifecycle import SessionEntry
     from langchain_toolsearch.mcp.session import PooledSession
 
     class Hanging:  # the dead server: the request is never answered
@@ -164,7 +164,7 @@ async def test_a_listing_whose_session_closes_meanwhile_fails_at_once_and_is_ret
     opened: list[Any] = []
 
     def fake_open(key: Any, connection: Any) -> Any:
-        entry = mcp_pool._Entry(key, connection)
+        entry = SessionEntry(key, connection)
         entry.session = Hanging() if not opened else Live()  # type: ignore[assignment]
         entry.ready.set_result(None)
         pool._entries[key] = entry

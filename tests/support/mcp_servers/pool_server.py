@@ -9,6 +9,10 @@ test counts how many times the server was started. Tools:
   sends ``notifications/tools/list_changed``.
 * ``echo`` - returns ``text``.
 * ``sleep`` - waits ``seconds``, then answers.
+* ``freeze`` - blocks the whole process for ``seconds`` (no request, not even
+  ``ping``, is answered meanwhile): a hung server.
+
+Each ``tools/list`` it answers appends ``list <pid>`` to the same log.
 
 Run: ``python pool_server.py --log FILE`` (stdio) or
 ``python pool_server.py --log FILE --port N`` (stateful streamable HTTP on
@@ -19,14 +23,28 @@ from __future__ import annotations
 
 import argparse
 import os
+import time
+from typing import Any
 
 import anyio
 from mcp.server.fastmcp import Context, FastMCP
 
+LOG = ""
+
+
+class _CountingServer(FastMCP):  # type: ignore[type-arg]
+    """FastMCP that logs every ``tools/list`` it answers."""
+
+    async def list_tools(self) -> Any:
+        if LOG:
+            with open(LOG, "a", encoding="utf-8") as log:
+                log.write(f"list {os.getpid()}\n")
+        return await super().list_tools()
+
 
 def build_server() -> FastMCP:
     """The server and its tools."""
-    server = FastMCP("pool", host="127.0.0.1", log_level="WARNING")
+    server = _CountingServer("pool", host="127.0.0.1", log_level="WARNING")
 
     @server.tool()
     def pid() -> int:
@@ -64,6 +82,12 @@ def build_server() -> FastMCP:
         await anyio.sleep(seconds)
         return f"slept {seconds}"
 
+    @server.tool()
+    async def freeze(seconds: float) -> str:
+        """Block the whole server for ``seconds`` (a hung server)."""
+        time.sleep(seconds)
+        return f"froze {seconds}"
+
     return server
 
 
@@ -72,6 +96,7 @@ if __name__ == "__main__":
     parser.add_argument("--log", required=True)
     parser.add_argument("--port", type=int)
     args = parser.parse_args()
+    LOG = args.log
     with open(args.log, "a", encoding="utf-8") as log:
         log.write(f"start {os.getpid()}\n")
     mcp_server = build_server()
