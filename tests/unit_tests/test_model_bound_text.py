@@ -138,7 +138,7 @@ PRODUCERS = {
         "order_tools",
     ): "test_every_message_and_bound_tool_is_clean",
     ("node.py", "_tools_from", "order_tools"): "test_the_node_binds_clean_views",
-    ("testing.py", "step_for", "AIMessage"): "(the scripted model's own messages)",
+    ("testing.py", "_play", "AIMessage"): "(the scripted model's own messages)",
     ("testing.py", "_tool_call", "AIMessage"): "(the scripted model's own messages)",
 }
 """Every place the package builds something the model is sent, and the test that holds it.
@@ -285,7 +285,11 @@ def test_every_message_and_bound_tool_is_clean() -> None:
 )
 def test_every_tool_answer_is_clean(output: Any) -> None:
     clean = _hostile(output)
-    steps = [Load("get_weather"), Call("get_weather", {"city": "Lima"}), Call("nope\ud800", {})]
+    steps = [
+        Load("get_weather"),
+        Call("get_weather", {"city": "Lima"}),
+        Call("nope\ud800", {}, unbound=True),
+    ]
     model, out = _run([clean], [*steps, Answer("ok")])
     _assert_clean(_sent(model)[:2])
     answers = [m for m in out["messages"] if isinstance(m, ToolMessage)]
@@ -308,7 +312,9 @@ def test_a_tool_whose_names_the_model_sends_back_are_hidden_is_not_bound(
         {"name": "get_weather", "description": "W", "inputSchema": schema}
     )
     caplog.set_level(logging.WARNING)
-    model, out = _run([hostile], [Load("get_weather"), Call("get_weather", {}), Answer("ok")])
+    model, out = _run(
+        [hostile], [Load("get_weather"), Call("get_weather", {}, unbound=True), Answer("ok")]
+    )
     assert "get_weather" not in model.bound[-1]
     assert "hidden characters" in caplog.text
     answers = [m for m in out["messages"] if isinstance(m, ToolMessage)]

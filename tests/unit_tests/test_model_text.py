@@ -270,7 +270,9 @@ async def test_the_node_shows_clean_catalog_results_and_suggestions(mode: str) -
 
 def test_a_direct_call_suggests_clean_names() -> None:
     tools = {"weather\u202egnp.exe": DIRTY_TOOLS[0]}
-    model = ScriptedToolSearchModel(steps=[Call("get_wether", {"city": "Lima"}), Answer("ok")])
+    model = ScriptedToolSearchModel(
+        steps=[Call("get_wether", {"city": "Lima"}, unbound=True), Answer("ok")]
+    )
     agent = create_agent(
         model,
         tools=[],
