@@ -38,7 +38,7 @@ def test_threads_and_tasks_share_one_in_memory_store() -> None:
         try:
             for i in range(ROUNDS):
                 run_flow(store, _flow(name, i))
-        except BaseException as exc:  # noqa: BLE001 - any crash fails the test below
+        except BaseException as exc:  # any crash fails the test below
             errors.append(exc)
 
     async def task(name: str) -> None:
