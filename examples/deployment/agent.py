@@ -55,7 +55,7 @@ SCRIPTS = {
     "Weather in Oslo, please.": [Call("get_weather", {"city": "Oslo"}, unbound=True), Answer()],
     "Delete user 42.": [
         Load("admin_delete_user"),
-        Call("admin_delete_user", {"user_id": "42"}),
+        Call("admin_delete_user", {"user_id": "42"}, unbound=True),  # refused unless loaded
         Answer(),
     ],
 }
