@@ -8,7 +8,9 @@ model only through :func:`model_text`.
 
 from __future__ import annotations
 
+import operator
 import re
+from typing import Any
 
 SEARCH_TOOL_NAME = "search_tools"
 LOAD_TOOL_NAME = "load_tool"
@@ -150,34 +152,120 @@ the ESC forms: a lone C1 character is more often mis-decoded text (cp1252's U+20
 it. The repeats are bounded: a hostile run costs at most 64 (4,096) steps per ESC."""
 _HIDDEN = re.compile(
     "[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f"  # C0, DEL, C1 controls that are not whitespace
+    "\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f"  # soft hyphen, CGJ, fillers, FVS
     "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"  # bidi marks, embeddings, isolates
+    "\u200b\u2060-\u2064\u206a-\u206f\ufeff"  # zero-width space, joiners, BOM, invisibles
+    "\u3164\uffa0\ufe00-\ufe0d\ufff9-\ufffb"  # Hangul fillers, VS1-14, interlinear notes
     "\ud800-\udfff"  # lone surrogates: no UTF-8 encoding, a request carrying one fails
-    "\U000e0000-\U000e007f]+"  # tag characters: invisible ASCII a model reads
+    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"  # format controls
+    "\U000e0000-\U000e007f\U000e0100-\U000e01ef]+"  # tag characters, VS17-256
 )
-"""Characters dropped from tool text. Whitespace controls (tab, newlines, ``\\x1c``-``\\x1f``,
-NEL) become spaces instead; ZWJ and ZWNJ (U+200D, U+200C) stay: emoji sequences and
-Persian and Indic scripts need them. Tag characters (U+E0000-U+E007F) spell ASCII text no
-reader sees ("ASCII smuggling"); a subdivision flag (England's) shows as the plain black
-flag without them. A lone surrogate (``json.loads`` accepts ``"\\ud800"``) would make the
-request that carries it fail to encode as UTF-8 at the provider's client."""
+"""HIDDEN: the invisible and format characters that can carry text, dropped wherever
+model-bound text is made. Members: C0, DEL and C1 controls that are not whitespace; every
+format character (category Cf: bidi marks, embeddings, overrides and isolates, zero-width
+space, word joiner, invisible operators, BOM, interlinear annotation U+FFF9-U+FFFB, the
+deprecated format controls U+206A-U+206F, hieroglyph, shorthand and musical format controls,
+tag characters U+E0000-U+E007F) except the visible prepended concatenation marks (U+0600-U+0605,
+U+06DD, U+070F, U+0890-U+0891, U+08E2, U+110BD, U+110CD); lone surrogates; the variation
+selectors (U+180B-U+180D, U+180F, U+FE00-U+FE0F, U+E0100-U+E01EF) and invisible fillers
+(U+034F, U+115F, U+1160, U+17B4, U+17B5, U+3164, U+FFA0, soft hyphen U+00AD). Conditional
+members (:data:`_JOINERS`): ZWNJ and ZWJ (U+200C, U+200D) stay between two letters of a
+script that joins with them (Arabic, Syriac, Thaana, N'Ko, the Indic scripts, Sinhala,
+Tibetan, Myanmar, Khmer, Mongolian) and ZWJ between two emoji; VS15 and VS16 (U+FE0E,
+U+FE0F) stay once after an emoji base. Each variation selector is a byte a reader never
+sees ("emoji smuggling"); tag characters spell ASCII no reader sees ("ASCII smuggling"), so a
+subdivision flag (England's) shows as the plain black flag; an ideographic variation shows
+the default glyph. Whitespace controls (tab, newlines, ``\\x1c``-``\\x1f``, NEL) are not members:
+one-line text makes them spaces."""
+_CONDITIONAL = frozenset("\u200c\u200d\ufe0e\ufe0f")
+_JOINERS = re.compile(f"[{''.join(sorted(_CONDITIONAL))}]")
+"""The conditional members of :data:`_HIDDEN` (see there): kept only in context."""
+_JOINING_SCRIPT = re.compile(
+    "[\u0600-\u08ff\u0900-\u0dff\u0f00-\u0fff\u1000-\u109f\u1780-\u18af"
+    "\ua800-\uabff\ufb50-\ufdff\ufe70-\ufefe\U00011000-\U000111ff]"
+)
+"""Letters and marks of the scripts whose words use ZWNJ/ZWJ (by block)."""
+_EMOJI = re.compile(
+    "[#*0-9\u00a9\u00ae\u203c\u2049\u2122\u2139\u2194-\u21ff\u2300-\u23ff\u24c2"
+    "\u25a0-\u27bf\u2900-\u297f\u2b00-\u2bff\u3030\u303d\u3297\u3299"
+    "\U0001f000-\U0001faff]"
+)
+"""Emoji bases (by block): what VS15/VS16 follow and what ZWJ sequences join."""
+_LAYOUT_SPACE = re.compile("[\x0b\x0c\x1c-\x1f\x85\u2028\u2029]")
+"""Whitespace controls other than tab, CR and LF: a line break in text that keeps its lines."""
 
 
-def model_text(text: str) -> str:
-    """``text`` as the model may see it: one line, no control or bidi characters.
+def _joiner_kept(text: str, at: int) -> bool:
+    """Whether the conditional character at ``text[at]`` stays (see :data:`_HIDDEN`)."""
+    char = text[at]
+    before = text[at - 1] if at > 0 else ""
+    after = text[at + 1] if at + 1 < len(text) else ""
+    if char in "\ufe0e\ufe0f":
+        return bool(before) and _EMOJI.match(before) is not None
+    if before and after and _JOINING_SCRIPT.match(before) and _JOINING_SCRIPT.match(after):
+        return True
+    if char == "\u200d" and after and _EMOJI.match(after):
+        base = text[at - 2] if before == "\ufe0f" and at > 1 else before
+        return bool(base) and _EMOJI.match(base) is not None
+    return False
 
-    Terminal escape sequences (CSI, OSC) are dropped whole, other control
-    characters (C0, DEL, C1), the bidirectional controls (U+061C, U+200E,
-    U+200F, U+202A-U+202E, U+2066-U+2069), tag characters (U+E0000-U+E007F)
-    and lone surrogates are dropped, and runs of whitespace
-    (tabs and newlines included) become one space. Text of any script, emoji,
-    ZWJ and ZWNJ are kept. Linear in ``len(text)``.
+
+def _drop_hidden(text: str) -> str:
+    text = _HIDDEN.sub("", _ESCAPE_SEQUENCE.sub("", text))
+    if _JOINERS.search(text) is None:
+        return text
+    kept = (c for i, c in enumerate(text) if c not in _CONDITIONAL or _joiner_kept(text, i))
+    return "".join(kept)
+
+
+def model_text(text: str, *, lines: bool = False) -> str:
+    """``text`` as the model may see it: no member of :data:`_HIDDEN`, one line by default.
+
+    The one sanitiser of model-bound text (bound tool names, descriptions and
+    parameter texts, search results, the catalog, hints, tool answers).
+    Terminal escape sequences (CSI, OSC) are dropped whole, then every member
+    of :data:`_HIDDEN` (controls, format and bidi characters, variation
+    selectors out of emoji, zero-width characters, fillers, tags, lone
+    surrogates). Text of any script, emoji sequences, and ZWJ/ZWNJ inside
+    words of the scripts that use them are kept. Linear in ``len(text)``.
 
     Args:
-        text: Tool text from a third party (a description, a mapping key).
+        text: Text from a third party (a description, a mapping key, a tool's output).
+        lines: Keep the layout (tabs, line breaks; other whitespace controls
+            become line breaks) instead of making one line (runs of
+            whitespace become one space, no leading or trailing space).
 
     Returns:
-        The cleaned text, without leading or trailing spaces.
+        The cleaned text; ``text`` itself when ``lines`` and nothing changes.
     """
-    if _HIDDEN.search(text) is not None:
-        text = _HIDDEN.sub("", _ESCAPE_SEQUENCE.sub("", text))
+    if _HIDDEN.search(text) is not None or (
+        not text.isascii() and _JOINERS.search(text) is not None
+    ):
+        text = _drop_hidden(text)
+    if lines:
+        return _LAYOUT_SPACE.sub("\n", text) if _LAYOUT_SPACE.search(text) else text
     return " ".join(text.split())
+
+
+def model_content(content: str | list[Any]) -> str | list[Any]:
+    """A message's content as the model may see it: each text through ``model_text``.
+
+    Text keeps its lines; a list keeps its blocks, with ``text`` of text
+    blocks cleaned (other blocks, such as images, as they are). Returns
+    ``content`` itself when nothing changes.
+
+    Args:
+        content: A ``ToolMessage``'s content (a string or a list of blocks).
+    """
+    if isinstance(content, str):
+        return model_text(content, lines=True)
+    out: list[Any] = []
+    for block in content:
+        if isinstance(block, str):
+            out.append(model_text(block, lines=True))
+        elif isinstance(block, dict) and isinstance(block.get("text"), str):
+            text = model_text(block["text"], lines=True)
+            out.append(block if text == block["text"] else {**block, "text": text})
+        else:
+            out.append(block)
+    return content if all(map(operator.is_, out, content)) else out

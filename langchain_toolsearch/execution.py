@@ -12,7 +12,9 @@ The wrapper also keeps a hand-built graph honest:
 * a tool node that lists library tools is refused before any of its calls
   runs (:class:`~langchain_toolsearch.errors.ToolSearchWiringError`): listed
   tools would run by their exact name without being loaded;
-* every answer it returns carries :data:`GUARD_MARK` in its
+* every answer it returns has its text through ``model_text`` (layout kept:
+  a lone surrogate or a tag character in a tool's output never reaches the
+  model) and carries :data:`GUARD_MARK` in its
   ``response_metadata``, so the tool-search node can tell an answer of a
   guarded tool node from one of an unguarded ``ToolNode``;
 * while it runs, :func:`guarded_by` says which instance guards the call (the
@@ -34,6 +36,7 @@ from langgraph.types import Command
 from langchain_toolsearch._engine.drive import adrive, drive
 from langchain_toolsearch._engine.guard import NEEDS_SCOPE, finish
 from langchain_toolsearch._engine.shell import ToolSearchBase
+from langchain_toolsearch._prompts import model_content
 from langchain_toolsearch.errors import ToolSearchWiringError
 
 __all__ = ["GUARD_MARK", "awrap_tool_call", "guarded_by", "is_guarded", "wrap_tool_call"]
@@ -89,6 +92,7 @@ def _mark_messages(value: object, call_id: str | None) -> None:
         for message in value:
             if isinstance(message, ToolMessage) and message.tool_call_id == call_id:
                 message.response_metadata[GUARD_MARK] = True
+                message.content = model_content(message.content)
 
 
 def _mark(result: object, call_id: str | None) -> None:

@@ -48,6 +48,7 @@ from langgraph.store.base import BaseStore
 from langgraph.types import Command
 
 from langchain_toolsearch import execution
+from langchain_toolsearch._engine.binding import order_tools
 from langchain_toolsearch._engine.drive import adrive, drive
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._engine.shell import (
@@ -267,8 +268,7 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
     def _tools_from(self, scope: RequestScope, names: Sequence[str]) -> list[BaseTool]:
         library = scope.library
         loaded = [e for n in names if (e := library.get(n))]
-        bindable = [e for e in loaded if self._engine.access.bindable(e.tool)]
-        ordered = [*self.meta_tools, *self._direct, *(e.tool for e in bindable)]
+        ordered = order_tools(self.meta_tools, self._direct, loaded, self._engine.access.bindable)
         return [t for t in ordered if isinstance(t, BaseTool)]
 
     def _check_schema(self, state: Any) -> None:

@@ -3,7 +3,9 @@
 No LLM API is needed: the model plays a script of steps (search, load, call a
 tool, answer), binds tools like a real chat model (``bind_tools`` works inside
 ``create_agent`` and in a hand-built graph) and records what was bound, so a
-test can assert both the run's messages and the tools each model call saw::
+test can assert both the run's messages and the tools each model call saw. It
+is as strict as a provider: a scripted call to a tool not bound for that model
+call raises :class:`UnboundToolCallError` naming the tools that were bound::
 
     from langchain.agents import create_agent
     from langchain_toolsearch import ToolSearchMiddleware
@@ -36,9 +38,17 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, Field, field_validator
 
 from langchain_toolsearch._prompts import LOAD_TOOL_NAME, SEARCH_TOOL_NAME
-from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
+from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchError, ToolSearchTypeError
 
-__all__ = ["Answer", "Call", "Load", "ScriptStep", "ScriptedToolSearchModel", "Search"]
+__all__ = [
+    "Answer",
+    "Call",
+    "Load",
+    "ScriptStep",
+    "ScriptedToolSearchModel",
+    "Search",
+    "UnboundToolCallError",
+]
 
 
 @dataclass(frozen=True, init=False)
@@ -102,10 +112,16 @@ class Load(_OneOrSeveral, single="tool_name", several="tool_names", noun="tool n
 
 @dataclass(frozen=True)
 class Call:
-    """Call the tool ``name`` with ``args``."""
+    """Call the tool ``name`` with ``args``.
+
+    ``unbound=True``: the tool is not bound for this step on purpose (a model
+    that calls a tool it was never given, to test how the call is refused);
+    otherwise such a call fails the run (:class:`UnboundToolCallError`).
+    """
 
     name: str
     args: Mapping[str, Any] = field(default_factory=dict)
+    unbound: bool = False
 
 
 @dataclass(frozen=True)
@@ -184,20 +200,27 @@ class ScriptedToolSearchModel(BaseChatModel):
     def bind_tools(  # type: ignore[override]
         self, tools: Sequence[Any], **kwargs: Any
     ) -> Runnable[Any, BaseMessage]:
-        """Record the names of ``tools`` in `bound` and return this model.
+        """Record the names of ``tools`` in `bound`; return this model bound to them.
 
         Accepts what ``create_agent`` passes (tools, dict schemas, ``tool_choice``
-        and other keyword arguments, which are ignored).
+        and other keyword arguments, which are ignored). The model returned
+        calls only these tools, as a provider's would: a scripted call to
+        another one fails the run (:class:`UnboundToolCallError`).
 
         Raises:
             ValueError: If a tool cannot be converted to a function schema (as
                 a provider's ``bind_tools`` would).
         """
-        self.bound.append([convert_to_openai_tool(t)["function"]["name"] for t in tools])
-        return self
+        names = [convert_to_openai_tool(t)["function"]["name"] for t in tools]
+        self.bound.append(names)
+        return self.bind(**{_BOUND_KWARG: tuple(names)})
 
     def step_for(self, messages: Sequence[BaseMessage]) -> AIMessage:
         """The message this model sends after ``messages`` (no side effect)."""
+        return self._play(messages)[1]
+
+    def _play(self, messages: Sequence[BaseMessage]) -> tuple[Any, AIMessage]:
+        """(the step played after ``messages``, the message it sends)."""
         last_human = max(
             (i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1
         )
@@ -208,17 +231,18 @@ class ScriptedToolSearchModel(BaseChatModel):
         step = steps[position] if position < len(steps) else Answer()
         call_id = f"scripted_{len(messages)}"
         if isinstance(step, AIMessage):
-            return step.model_copy(deep=True)
+            return step, step.model_copy(deep=True)
         if isinstance(step, Search):
-            return _tool_call(SEARCH_TOOL_NAME, step.tool_args(), call_id)
+            return step, _tool_call(SEARCH_TOOL_NAME, step.tool_args(), call_id)
         if isinstance(step, Load):
-            return _tool_call(LOAD_TOOL_NAME, step.tool_args(), call_id)
+            return step, _tool_call(LOAD_TOOL_NAME, step.tool_args(), call_id)
         if isinstance(step, Call):
-            return _tool_call(step.name, dict(step.args), call_id)
+            return step, _tool_call(step.name, dict(step.args), call_id)
         if isinstance(step, Answer):
-            return AIMessage(content=step.text if step.text is not None else _quote(messages))
+            text = step.text if step.text is not None else _quote(messages)
+            return step, AIMessage(content=text)
         message: AIMessage = step(list(messages))
-        return message
+        return step, message
 
     def _generate(
         self,
@@ -228,9 +252,31 @@ class ScriptedToolSearchModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         self.seen.append(list(messages))
-        return ChatResult(generations=[ChatGeneration(message=self.step_for(messages))])
+        step, message = self._play(messages)
+        bound: tuple[str, ...] = kwargs.get(_BOUND_KWARG, ())
+        unbound = [c["name"] for c in message.tool_calls if c["name"] not in bound]
+        if unbound and not (isinstance(step, Call) and step.unbound):
+            raise UnboundToolCallError(
+                f"ScriptedToolSearchModel: the script calls {unbound} after "
+                f"{len(messages)} message(s), but the tools bound for this step are "
+                f"{list(bound)}; a provider's model could not call "
+                f"{'them' if len(unbound) > 1 else 'it'} (is the tool loaded and bound, "
+                "e.g. does the graph state keep toolsearch_tools? A call meant to name an "
+                "unbound tool is Call(name, args, unbound=True))"
+            )
+        return ChatResult(generations=[ChatGeneration(message=message)])
 
 
+class UnboundToolCallError(ToolSearchError, AssertionError):
+    """A scripted tool call names a tool not bound for that model call (a test failure).
+
+    A provider's model can only call the tools it was bound with; the
+    message lists the ones bound for the step.
+    """
+
+
+_BOUND_KWARG = "toolsearch_scripted_bound"
+"""The keyword ``bind_tools`` binds: the names of the tools bound for the model call."""
 _STEP_KINDS = (Search, Load, Call, Answer, AIMessage)
 
 

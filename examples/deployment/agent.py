@@ -52,10 +52,10 @@ SCRIPTS = {
         Answer(),
     ],
     # calls the tool without loading it: runs only on a thread that loaded it before
-    "Weather in Oslo, please.": [Call("get_weather", {"city": "Oslo"}), Answer()],
+    "Weather in Oslo, please.": [Call("get_weather", {"city": "Oslo"}, unbound=True), Answer()],
     "Delete user 42.": [
         Load("admin_delete_user"),
-        Call("admin_delete_user", {"user_id": "42"}),
+        Call("admin_delete_user", {"user_id": "42"}, unbound=True),  # refused unless loaded
         Answer(),
     ],
 }

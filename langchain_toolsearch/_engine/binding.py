@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import logging
 import operator
-import threading
-import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from langchain_toolsearch._prompts import META_TOOL_NAMES
+from langchain_toolsearch._internal.weakmemo import WeakIdentityMap
+from langchain_toolsearch._prompts import META_TOOL_NAMES, model_text
 from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.library import LibraryTool, ToolLibrary
 
@@ -54,7 +53,8 @@ def split_agent_tools(
     loaded; provider tools (dicts) always stay bound.
 
     Raises:
-        ToolSearchConfigError: A tool is named like a meta tool or a library tool.
+        ToolSearchConfigError: A tool is named like a meta tool or a library tool, or
+            its name is not model text (``model_text`` would alter it).
     """
     if len(tools) == len(meta) and all(map(operator.is_, tools, meta)):
         return [], []  # only the meta tools (every step of an agent with no tools of its own)
@@ -64,6 +64,15 @@ def split_agent_tools(
         raise ToolSearchConfigError(
             f"a tool bound on the agent is named {reserved}, which is reserved for the "
             "tool-search meta tools; rename it (or use a single ToolSearchMiddleware)"
+        )
+    hidden = sorted(
+        ascii(n) for t in others if (n := tool_name(t)) is not None and model_text(n) != n
+    )
+    if hidden:
+        raise ToolSearchConfigError(
+            f"tools bound on the agent are named {hidden}, with invisible, control or "
+            "format characters the model is never shown; rename them (letters, digits, "
+            "_ and -, as providers require)"
         )
     clash = sorted(n for t in others if (n := tool_name(t)) is not None and library.get(n))
     if clash:
@@ -83,40 +92,140 @@ def order_tools(
     meta: Sequence[BaseTool],
     direct: Sequence[BaseTool | dict[str, Any]],
     loaded: Sequence[LibraryTool],
+    bindable: Bindable | None = None,
 ) -> list[BaseTool | dict[str, Any]]:
-    """Binding order: meta tools, tools bound as they are, then loaded tools in load order."""
-    return [*meta, *direct, *(e.tool for e in loaded)]
+    """Binding order: meta tools, tools bound as they are, then loaded tools in load order.
+
+    With ``bindable`` each tool other than the meta tools is its bound view
+    (:meth:`Bindable.view`: texts through ``model_text``); a loaded tool
+    without one is left out.
+    """
+    if bindable is None:
+        return [*meta, *direct, *(e.tool for e in loaded)]
+    view = bindable.view
+    shown = [v for e in loaded if (v := view(e.tool)) is not None]
+    return [*meta, *(bindable.view_direct(t) for t in direct), *shown]
+
+
+_IDENTIFIERS = frozenset({"enum", "const", "required"})
+"""Schema keys whose strings the model sends back: the tool reads them as given."""
+
+
+class _Unusable(Exception):
+    """A schema identifier (parameter name, allowed value) is not model text."""
+
+
+def clean_schema(value: Any, *, identifier: bool = False, depth: int = 0) -> Any:
+    """``value`` (a JSON schema) with every string and key through ``model_text``.
+
+    Returns ``value`` itself when nothing changes. Descriptions keep their
+    lines. Strings the model sends back (property names, ``enum``/``const``
+    values, ``required`` names) are not altered: if one is not clean the
+    schema is unusable.
+
+    Raises:
+        _Unusable: A property name or allowed value carries hidden characters,
+            or the schema is nested over 200 levels.
+    """
+    if depth > 200:
+        raise _Unusable("nested over 200 levels")
+    if isinstance(value, str):
+        if identifier:
+            if model_text(value) != value:
+                raise _Unusable("a parameter name or allowed value carries hidden characters")
+            return value
+        return model_text(value, lines=True)
+    if isinstance(value, list):
+        items = [clean_schema(v, identifier=identifier, depth=depth + 1) for v in value]
+        return value if all(map(operator.is_, items, value)) else items
+    if isinstance(value, Mapping):
+        changed = False
+        out: dict[Any, Any] = {}
+        for key, item in value.items():
+            names = key == "properties"
+            new_key = key
+            if isinstance(key, str) and (model_text(key) != key):
+                if identifier or names:
+                    raise _Unusable("a parameter name carries hidden characters")
+                new_key = model_text(key)
+            if names and isinstance(item, Mapping):
+                for pname in item:
+                    if isinstance(pname, str) and model_text(pname) != pname:
+                        raise _Unusable("a parameter name carries hidden characters")
+            new = clean_schema(item, identifier=key in _IDENTIFIERS, depth=depth + 1)
+            changed = changed or new is not item or new_key != key
+            out[new_key] = new
+        return out if changed else value
+    return value
 
 
 class Bindable:
-    """Whether providers can take a tool's schema (LangChain converts it); cached per tool.
+    """Whether providers can take a tool's schema, and the tool's bound view; cached per tool.
 
-    The cache holds tools weakly: a request's own tools (built with its
-    caller's credentials) never outlive the request because of it.
+    A tool is bindable when LangChain converts its schema and its parameter
+    names and allowed values are model text (``model_text`` leaves them as
+    they are: the model sends them back). Its bound view is the tool itself
+    when its name, description and schema are model text, else a copy
+    (``model_copy``) whose description and ``args_schema`` (the JSON schema
+    the model is sent) went through ``model_text``; the user's tool is never
+    changed, and the copy is never run (the library's tool is). The cache
+    holds tools weakly and keeps only texts: a request's own tools (built
+    with its caller's credentials) never outlive the request because of it.
     """
 
     def __init__(self, max_entries: int = 20_000) -> None:
-        self._known: dict[int, tuple[weakref.ref[BaseTool], bool]] = {}
-        self._lock = threading.Lock()
-        self._max = max_entries
+        self._known: WeakIdentityMap[_Verdict] = WeakIdentityMap(size=max_entries)
 
-    def __call__(self, tool: BaseTool) -> bool:
-        """Check ``tool``, logging a warning the first time it fails."""
-        known = self._known.get(id(tool))  # one dict read: atomic, no lock needed
-        if known is not None and known[0]() is tool:
-            return known[1]
+    def _verdict(self, tool: BaseTool) -> _Verdict:
+        known = self._known.get(tool)
+        if known is not None:
+            return known
+        verdict: _Verdict
         try:
-            convert_to_openai_tool(tool)
-            ok = True
+            function = convert_to_openai_tool(tool)["function"]
+            parameters = function.get("parameters", {})
+            cleaned = clean_schema(parameters)
+            description = model_text(tool.description or "", lines=True)
+            if cleaned is parameters and description == (tool.description or ""):
+                verdict = True
+            else:
+                verdict = (description, cleaned)
         except Exception as exc:
             logger.warning(
                 "tool search: tool %r is not bound: its schema cannot be converted (%s)",
-                tool.name[:80],
-                type(exc).__name__,
+                model_text(tool.name[:80]),
+                model_text(str(exc)[:120]) if isinstance(exc, _Unusable) else type(exc).__name__,
             )
-            ok = False
-        with self._lock:
-            if len(self._known) >= self._max:
-                self._known.clear()
-            self._known[id(tool)] = (weakref.ref(tool), ok)
-        return ok
+            verdict = False
+        self._known.put(tool, verdict)
+        return verdict
+
+    def __call__(self, tool: BaseTool) -> bool:
+        """Check ``tool``, logging a warning the first time it fails."""
+        return self._verdict(tool) is not False
+
+    def view(self, tool: BaseTool) -> BaseTool | None:
+        """What the model is bound with for ``tool`` (see the class), ``None`` if not bindable."""
+        verdict = self._verdict(tool)
+        if verdict is True or verdict is False:
+            return tool if verdict else None
+        description, schema = verdict
+        return tool.model_copy(update={"description": description, "args_schema": schema})
+
+    def view_direct(self, tool: BaseTool | dict[str, Any]) -> BaseTool | dict[str, Any]:
+        """The bound view of a tool bound as it is (a provider dict: its strings cleaned).
+
+        A tool whose schema cannot be converted is bound as it is (the
+        provider answers for it).
+        """
+        if isinstance(tool, BaseTool):
+            return self.view(tool) or tool
+        try:
+            cleaned: dict[str, Any] = clean_schema(tool)
+        except _Unusable:
+            return tool
+        return cleaned
+
+
+_Verdict = bool | tuple[str, Any]
+"""``False``: not bindable; ``True``: bound as it is; else the bound copy's texts."""

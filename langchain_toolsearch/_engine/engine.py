@@ -170,7 +170,7 @@ class Engine:
         if with_hint:
             hint = self.hint if self.catalog is None else (yield from self.hint_for(scope))
         return ModelStep(
-            tools=binding.order_tools(meta, scope.direct, active),
+            tools=binding.order_tools(meta, scope.direct, active, self.access.bindable),
             loaded=[e.name for e in active],
             hint=hint,
         )

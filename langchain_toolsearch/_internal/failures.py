@@ -45,22 +45,61 @@ _SECRET_KEY = re.compile(
     r"private|signature|bearer|jwt|key$",
     re.IGNORECASE,
 )
+_STRONG_KEYS = (
+    r"pass(?:word|wd|phrase)?|pwd|secret|client[-_]?secret|api[-_]?key|apikey|x-api-key|"
+    r"access[-_]?token|refresh[-_]?token|id[-_]?token|private[-_]?key|"
+    r"(?:proxy-)?authorization|(?:set-)?cookie|x-auth-token|signature|sig"
+)
+"""Names whose value is a credential whatever it looks like (headers, parameters, fields)."""
+_WEAK_KEYS = r"token|auth|session|credentials?|[a-z_-]*key"
+"""Names whose value is a credential when assigned (``=``, quoted) or credential-shaped."""
+_PAIR = re.compile(
+    rf"(?P<key>\b(?:(?P<strong>{_STRONG_KEYS})|{_WEAK_KEYS}))"
+    r"(?P<sep>[\"']?\s*(?:=|%3d|:)\s*)"
+    r"(?:(?P<q>[\"'])(?P<quoted>[^\"'\n]{0,2000})(?P=q)"
+    r"|(?P<bare>(?:(?:bearer|basic|digest|token|negotiate)\s+)?[^\s\"',;&}]+))",
+    re.IGNORECASE,
+)
+"""``key=value``, ``key: value``, ``"key": "value"`` (JSON), ``Header: scheme value``."""
+_SCHEME = re.compile(r"\b(?:bearer|basic)(?:\s+|%20|\+)(?P<value>[A-Za-z0-9._~+/=:%-]{4,})", re.I)
+"""An ``Authorization`` scheme and its credentials in prose."""
+_PLAIN_WORD = re.compile(r"[A-Za-z][a-z]{0,11}")
+"""A word of prose ("expired", "Invalid"): a cause, not a credential."""
 _PATTERNS = (
-    # Authorization schemes and header / parameter assignments
-    re.compile(r"\b(?:bearer|basic|token)(?:\s+|%20|\+)[A-Za-z0-9._~+/=:%-]{4,}", re.IGNORECASE),
-    re.compile(
-        r"((?:authorization|x-api-key|api[-_]?key|apikey|access[-_]?token|refresh[-_]?token|"
-        r"token|secret|password|passwd|pass|pwd|sig|signature|session|cookie|auth|"
-        r"credentials?|[a-z_-]*key)"
-        r"[\"']?\s*(?:[:=]|%3d)\s*[\"']?)[^\s\"',;&}]+",
-        re.IGNORECASE,
-    ),
-    re.compile(r"(?<=://)[^/\s:@]+:[^/\s@]+(?=@)"),  # URL user:password@
+    re.compile(r"(?<=://)[^/\s@]+(?=@)"),  # URL user-info: user:password@, token@
     re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_-]{8,}"),
     re.compile(r"\b(?:ghp|gho|ghs|ghu|github_pat|xox[abpr])[-_][A-Za-z0-9_-]{8,}"),
     re.compile(r"\bAKIA[0-9A-Z]{16}\b"),
     re.compile(r"\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"),
 )
+"""Credentials by their own shape (URL user-info, provider key prefixes, JWTs)."""
+
+
+def _pair(match: re.Match[str]) -> str:
+    """A ``key: value`` pair with its value redacted, unless it is a word of prose.
+
+    Assigned (``=``), quoted and strong-key values are always redacted; a
+    weak key's bare value after ``:`` only when it is not a plain word
+    (``token: expired`` keeps its cause).
+    """
+    head = match.group("key") + match.group("sep")
+    bare = match.group("bare")
+    if bare is not None:
+        assigned = "=" in match.group("sep") or "%3d" in match.group("sep").lower()
+        if not assigned and match.group("strong") is None and _PLAIN_WORD.fullmatch(bare):
+            return match.group(0)
+        return head + REDACTED
+    quote = match.group("q")
+    return f"{head}{quote}{REDACTED}{quote}"
+
+
+def _scheme(match: re.Match[str]) -> str:
+    value = match.group("value")
+    if _PLAIN_WORD.fullmatch(value):  # "Bearer token expired": no credential given
+        return match.group(0)
+    return match.group(0)[: match.start("value") - match.start()] + REDACTED
+
+
 _LABELS: dict[str, str] = {
     "resolver": "tool source",
     "mcp": "MCP server",
@@ -169,15 +208,21 @@ def _secrets_under(
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` with ``secrets`` and credential-shaped parts replaced, cut to 300 characters."""
+    """``text`` with its credentials replaced by ``[redacted]``, its causes kept; 300 characters.
+
+    Redacted: the request's ``secrets``; values of credential pairs
+    (``token=``, ``api_key: ...``, ``"password": "..."``, ``Authorization:
+    Bearer ...``, ``Cookie:``; see ``_PAIR``); ``Bearer``/``Basic``
+    credentials; URL user-info; provider key shapes (``sk-``, ``ghp_``,
+    ``AKIA``, JWTs). Kept: words of prose, even after a credential's name
+    (``vault unreachable: token expired``, ``Bearer token rejected``).
+    """
     for secret in sorted(secrets, key=len, reverse=True):
         if secret:
             text = text.replace(secret, REDACTED)
+    text = _SCHEME.sub(_scheme, _PAIR.sub(_pair, text))
     for pattern in _PATTERNS:
-        text = pattern.sub(
-            lambda m: (m.group(1) if m.re.groups else "") + REDACTED,
-            text,
-        )
+        text = pattern.sub(REDACTED, text)
     text = " ".join(text.split())
     return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 3] + "..."
 

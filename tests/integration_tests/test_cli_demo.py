@@ -64,17 +64,17 @@ async def test_demo_prints_bound_tools_before_the_answer_and_never_cuts_words() 
 def test_demo_model_follows_search_load_call() -> None:
     model = demo_model("/r")
     request = DEMO_REQUESTS[1]
-    first = model.invoke([HumanMessage(request.prompt)])
+    first = model.step_for([HumanMessage(request.prompt)])
     assert first.tool_calls[0]["name"] == "search_tools"
     assert first.tool_calls[0]["args"] == {"query": request.query}
     hits = ToolMessage(content="", tool_call_id="a", name="search_tools")
-    second = model.invoke([HumanMessage(request.prompt), first, hits])
+    second = model.step_for([HumanMessage(request.prompt), first, hits])
     assert second.tool_calls[0]["args"] == {"tool_name": "git_log"}
     receipt = ToolMessage(content="", tool_call_id="b", name="load_tool")
-    third = model.invoke([HumanMessage(request.prompt), first, hits, second, receipt])
+    third = model.step_for([HumanMessage(request.prompt), first, hits, second, receipt])
     assert third.tool_calls[0]["args"] == {"repo_path": "/r", "max_count": 1}
     output = ToolMessage(content="commit abc", tool_call_id="c", name="git_log")
-    final = model.invoke(
+    final = model.step_for(
         [HumanMessage(request.prompt), first, hits, second, receipt, third, output]
     )
     assert isinstance(final, AIMessage) and "commit abc" in final.text

@@ -35,7 +35,8 @@ def _tool_messages(messages: list[BaseMessage]) -> list[ToolMessage]:
 def test_is_a_real_chat_model() -> None:
     model = ScriptedToolSearchModel.search_load_call(query="q", tool="t")
     assert isinstance(model, BaseChatModel)
-    assert model.bind_tools([get_weather], tool_choice="auto") is model
+    bound = model.bind_tools([get_weather], tool_choice="auto")
+    assert getattr(bound, "bound", None) is model  # a RunnableBinding, as a provider's
     assert model.bound == [["get_weather"]]
 
 
@@ -94,7 +95,7 @@ def test_general_steps_several_loads_a_refused_call_and_a_custom_step() -> None:
         steps=[
             Search("email"),
             Load("send_email", "list_files"),
-            Call("get_weather", {"city": "Rome"}),  # never loaded: refused
+            Call("get_weather", {"city": "Rome"}, unbound=True),  # never loaded: refused
             Call("send_email", {"to": "ada", "body": "hi"}),
             custom,
         ]
@@ -125,7 +126,7 @@ def test_search_with_several_queries_sends_queries() -> None:
         ("get_weather", "weather"),
         ("list_files", "list files"),
     ]
-    one = ScriptedToolSearchModel(steps=[Search("weather")]).invoke([HumanMessage("go")])
+    one = ScriptedToolSearchModel(steps=[Search("weather")]).step_for([HumanMessage("go")])
     assert one.tool_calls[0]["args"] == {"query": "weather"}
     assert Search("a", "b").query == "a"
     with pytest.raises(ValueError, match="at least one query"):
@@ -154,7 +155,7 @@ def test_a_step_it_cannot_play_is_refused_at_construction() -> None:
         return AIMessage(f"{len(messages)} messages")
 
     steps = [Search("w"), Load("a", "b"), Call("a", {}), Answer(), AIMessage("x"), custom]
-    assert ScriptedToolSearchModel(steps=steps).invoke([HumanMessage("hi")]).tool_calls
+    assert ScriptedToolSearchModel(steps=steps).step_for([HumanMessage("hi")]).tool_calls
 
 
 def test_node_form_in_a_hand_built_graph() -> None:
@@ -183,7 +184,48 @@ def test_scripts_by_user_message() -> None:
         scripts={"a": [Answer("for a")], "b": [Search("x")]},
     )
     assert model.invoke([HumanMessage("a")]).text == "for a"
-    assert model.invoke([HumanMessage("b")]).tool_calls[0]["args"] == {"query": "x"}
+    assert model.step_for([HumanMessage("b")]).tool_calls[0]["args"] == {"query": "x"}
     assert model.invoke([HumanMessage("other")]).text == "default"
     # the latest user message decides, whatever came before
     assert model.invoke([HumanMessage("b"), AIMessage("x"), HumanMessage("a")]).text == "for a"
+
+
+# -- as strict as a provider (issue 28 point 8) ---------------------------------------------------
+
+
+def test_a_call_of_a_tool_not_bound_fails_the_run_naming_the_bound_tools() -> None:
+    from langgraph.graph import MessagesState
+
+    from langchain_toolsearch.testing import UnboundToolCallError
+
+    # MessagesState drops toolsearch_tools: the loaded tool is never bound, so a
+    # provider's model could not call it (this passed before with only a WARNING)
+    model = ScriptedToolSearchModel.search_load_call(
+        query="files", tool="list_files", args={"folder": "/tmp"}
+    )
+    search = ToolSearchNode(tools=LIBRARY)
+
+    def call_model(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [search.bind_tools(model, state).invoke(state["messages"])]}
+
+    graph = wire_node_graph(search, call_model, saver=InMemorySaver(), state_schema=MessagesState)
+    with pytest.raises(
+        UnboundToolCallError,
+        match=r"calls \['list_files'\].*bound for this step "
+        r"are \['search_tools', 'load_tool'\]",
+    ):
+        graph.invoke({"messages": [HumanMessage("ls")]}, {"configurable": {"thread_id": "m"}})
+
+
+def test_unbound_model_calls_nothing_and_a_deliberate_unbound_call_is_played() -> None:
+    from langchain_toolsearch.testing import UnboundToolCallError
+
+    model = ScriptedToolSearchModel(steps=[Search("weather")])
+    with pytest.raises(UnboundToolCallError, match=r"are \[\]"):
+        model.invoke([HumanMessage("go")])  # never bound: no tool to call
+    strict = ScriptedToolSearchModel(steps=[Call("get_weather", {})])
+    with pytest.raises(UnboundToolCallError, match="get_weather"):
+        strict.bind_tools([send_email]).invoke([HumanMessage("go")])
+    assert strict.bind_tools([get_weather]).invoke([HumanMessage("go")]).tool_calls
+    lax = ScriptedToolSearchModel(steps=[Call("get_weather", {}, unbound=True)])
+    assert lax.bind_tools([send_email]).invoke([HumanMessage("go")]).tool_calls
