@@ -15,6 +15,7 @@ from datetime import timedelta
 from typing import Any
 
 from langchain_toolsearch.errors import ToolSearchConfigError
+from langchain_toolsearch.mcp.headers import merge_headers
 
 __all__ = ["PoolStats", "SessionKey", "session_key"]
 
@@ -60,9 +61,9 @@ def session_key(connection: Mapping[str, Any], *, server: str, scope: str = "") 
         scope: Caller's label, e.g. a saved client id.
 
     Returns:
-        The key; headers enter only as a SHA-256 fingerprint (names
-        lower-cased, none dropped: ``Authorization`` and ``authorization``
-        both count).
+        The key; headers enter only as a SHA-256 fingerprint of what is
+        sent (`merge_headers`: names compared lower-cased, the later of
+        ``Authorization`` and ``authorization`` is the one sent and keyed).
 
     Raises:
         ToolSearchConfigError: (a ``ValueError``) If ``connection`` has no
@@ -71,14 +72,12 @@ def session_key(connection: Mapping[str, Any], *, server: str, scope: str = "") 
     if "transport" not in connection:
         msg = f"MCP connection for server {server!r} has no 'transport'"
         raise ToolSearchConfigError(msg)
-    headers = connection.get("headers")
+    headers = merge_headers(connection.get("headers"))  # as sent: one value per name
     settings = {k: v for k, v in connection.items() if k != "headers"}
     credential = None
     if headers:
-        # Every header counts, names in any case: two headers whose names differ
-        # only by case are both sent, so neither may be dropped from the key.
         pairs = sorted(
-            ([str(k).lower(), v] for k, v in dict(headers).items()),
+            ([str(k).lower(), v] for k, v in headers.items()),
             key=lambda pair: json.dumps(pair, sort_keys=True, default=_default),
         )
         credential = _digest(pairs)

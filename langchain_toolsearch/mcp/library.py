@@ -29,19 +29,20 @@ import logging
 import warnings
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.errors import GraphBubbleUp
 
 from langchain_toolsearch._internal.bridge import detached_timeout
-from langchain_toolsearch._prompts import META_TOOL_NAMES
 from langchain_toolsearch.errors import (
     ToolSearchConfigError,
     ToolSearchDependencyError,
     ToolSearchTypeError,
 )
 from langchain_toolsearch.mcp.calls import describe_failure, guarded_tool
+from langchain_toolsearch.mcp.headers import with_headers
+from langchain_toolsearch.mcp.naming import MCPToolRoute, NamespaceMode, assign_names
 
 if TYPE_CHECKING:
     # Only for annotations: importing this module (which the stored tool
@@ -82,23 +83,6 @@ def multi_server_mcp_client() -> type[MultiServerMCPClient]:
     except ImportError as exc:
         raise ToolSearchDependencyError(f"{MCP_EXTRA_HINT} ({exc})") from exc
     return MultiServerMCPClient
-
-
-NamespaceMode = Literal["on-collision", "always"]
-"""How exposed tool names are built from server and tool names."""
-
-
-@dataclass(frozen=True)
-class MCPToolRoute:
-    """Where an exposed MCP tool name is sent.
-
-    Attributes:
-        server: Name of the server in the client's ``connections``.
-        tool: The tool's own name on that server.
-    """
-
-    server: str
-    tool: str
 
 
 @dataclass(frozen=True)
@@ -245,7 +229,7 @@ async def list_mcp_library(
         else:
             listed[name], memos[name] = result
 
-    named = _assign_names(listed, namespace)
+    named = assign_names(listed, namespace)
     handle_errors = bool(getattr(client, "handle_tool_errors", True))
     tools: list[BaseTool] = []
     routes: dict[str, MCPToolRoute] = {}
@@ -370,7 +354,9 @@ class _HeaderRoute:
     """Innermost tool-call interceptor: routes a call to the session of its headers.
 
     A call whose headers an interceptor changed (e.g. to the caller's token)
-    goes through the pooled session for those headers, never the shared one.
+    goes through the pooled session for those headers, never the shared one;
+    the interceptor's headers are merged over the connection's by
+    case-insensitive name (`with_headers`), so the caller's value wins.
     """
 
     def __init__(self, session: PooledSession) -> None:
@@ -381,7 +367,7 @@ class _HeaderRoute:
         connection = self.session.connection
         if not headers or connection.get("transport") == "stdio":
             return await handler(request)
-        changed = {**connection, "headers": {**(connection.get("headers") or {}), **headers}}
+        changed = with_headers(connection, headers)  # the caller's value wins, any case
         key = self.session.key
         pooled = self.session.pool.session(changed, server=key.server, scope=key.scope)
         return await pooled.call_tool(request.name, request.args)
@@ -390,73 +376,3 @@ class _HeaderRoute:
 def _same_items(first: tuple[Any, ...], second: tuple[Any, ...]) -> bool:
     """Whether two tuples hold the very same objects in the same order."""
     return len(first) == len(second) and all(a is b for a, b in zip(first, second, strict=True))
-
-
-def _assign_names(
-    listed: Mapping[str, list[tuple[str, StructuredTool]]], namespace: NamespaceMode
-) -> dict[str, tuple[MCPToolRoute, StructuredTool]]:
-    """Give every listed tool its exposed name.
-
-    Args:
-        listed: Server name -> ``(original name, tool)`` pairs.
-        namespace: The naming mode.
-
-    Returns:
-        Exposed name -> (route, adapter tool). Tools named like a meta tool
-        are always namespaced.
-
-    Raises:
-        ValueError: If two tools get the same exposed name.
-    """
-    owners: dict[str, set[str]] = {}
-    for server, pairs in listed.items():
-        for original, _ in pairs:
-            owners.setdefault(original, set()).add(server)
-
-    named: dict[str, tuple[MCPToolRoute, StructuredTool]] = {}
-    for server in sorted(listed):
-        for original, tool in listed[server]:
-            reserved = original in META_TOOL_NAMES
-            if reserved and namespace != "always":
-                logger.warning(
-                    "MCP server %r has a tool named %r, which is reserved for the tool-search "
-                    "meta tools; it is exposed as %r",
-                    server,
-                    original,
-                    f"{server}_{original}",
-                )
-            if namespace == "always" or reserved or len(owners[original]) > 1:
-                exposed = f"{server}_{original}"
-            else:
-                exposed = original
-            route = MCPToolRoute(server=server, tool=original)
-            if exposed in named:
-                raise ToolSearchConfigError(_collision_message(exposed, named[exposed][0], route))
-            named[exposed] = (route, tool)
-    return named
-
-
-def _collision_message(exposed: str, first: MCPToolRoute, second: MCPToolRoute) -> str:
-    """Explain a name collision and how to fix it.
-
-    Args:
-        exposed: The exposed name both tools would get.
-        first: Route of the tool named first.
-        second: Route of the tool that collides with it.
-
-    Returns:
-        The error message.
-    """
-    if first.server == second.server:
-        return (
-            f"MCP server {first.server!r} lists the tool {first.tool!r} more than once, "
-            f"so {exposed!r} would be ambiguous. Fix the server, or leave it out of the "
-            "MultiServerMCPClient connections."
-        )
-    return (
-        f"MCP tool name collision: tool {first.tool!r} on server {first.server!r} and "
-        f"tool {second.tool!r} on server {second.server!r} would both be exposed as "
-        f"{exposed!r}. Rename one of these servers in the MultiServerMCPClient "
-        f"connections (for example {second.server!r} -> {second.server + '2'!r}) so the "
-        "server-prefixed names differ."
-    )

@@ -48,6 +48,7 @@ import anyio
 from langchain_toolsearch._internal.bridge import on_bridge, on_bridge_loop, run_sync
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchError, ToolSearchTypeError
 from langchain_toolsearch.mcp.calls import connection_lost, never_sent
+from langchain_toolsearch.mcp.headers import with_headers
 from langchain_toolsearch.mcp.keys import PoolStats, SessionKey, session_key
 from langchain_toolsearch.mcp.session import PooledSession, ToolListing
 
@@ -175,6 +176,7 @@ class MCPSessionPool:
         Raises:
             ToolSearchConfigError: If ``connection`` has no ``transport``.
         """
+        connection = with_headers(connection)  # one value per header name, as keyed
         return PooledSession(self, session_key(connection, server=server, scope=scope), connection)
 
     async def list_tools(
