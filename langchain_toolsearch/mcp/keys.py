@@ -101,6 +101,12 @@ class PoolStats:
         evicted: Idle sessions closed to stay within ``max_sessions``.
         expired: Sessions closed after ``idle_timeout``.
         tool_lists: Tool lists fetched from servers.
+        call_failures: Tool calls that failed without an answer from the
+            server (timeout, lost connection, transport or protocol error).
+        list_failures: Listings of a server's tools that failed.
+        session_failures: Open sessions lost on their own (server exited,
+            connection dropped). Each is logged at WARNING once per cause
+            (`langchain_toolsearch.mcp.reports`).
     """
 
     open: int
@@ -109,3 +115,6 @@ class PoolStats:
     evicted: int
     expired: int
     tool_lists: int
+    call_failures: int = 0
+    list_failures: int = 0
+    session_failures: int = 0

@@ -25,7 +25,6 @@ loading and binding the returned tools never touches a server.
 from __future__ import annotations
 
 import asyncio
-import logging
 import warnings
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
@@ -61,7 +60,6 @@ __all__ = [
     "multi_server_mcp_client",
 ]
 
-logger = logging.getLogger(__name__)
 
 MCP_EXTRA_HINT = (
     "langchain-mcp-adapters is needed to talk to MCP servers: "
@@ -215,7 +213,10 @@ async def list_mcp_library(
 
     server_names = sorted(client.connections)
     results = await asyncio.gather(
-        *(_list_server(client, name, list_timeout, pool, scope) for name in server_names)
+        *(
+            _list_server(client, name, list_timeout, pool, scope, log_failures)
+            for name in server_names
+        )
     )
 
     listed: dict[str, list[tuple[str, StructuredTool]]] = {}
@@ -223,9 +224,7 @@ async def list_mcp_library(
     failures: dict[str, str] = {}
     for name, result in zip(server_names, results, strict=True):
         if isinstance(result, str):
-            failures[name] = result
-            if log_failures:
-                logger.warning("MCP server %r contributes no tools: %s", name, result)
+            failures[name] = result  # logged and counted by pool.failures
         else:
             listed[name], memos[name] = result
 
@@ -246,6 +245,7 @@ async def list_mcp_library(
                 original=route.tool,
                 timeout=timeout,
                 handle=handle_errors,
+                failures=pool.failures,
             )
             memos[route.server][memo_key] = wrapped
         tools.append(wrapped)
@@ -278,6 +278,7 @@ async def _list_server(
     timeout: float | None,
     pool: MCPSessionPool,
     scope: str,
+    log: bool,
 ) -> tuple[list[tuple[str, StructuredTool]], dict[Any, Any]] | str:
     """List one server's tools through the pool.
 
@@ -287,6 +288,7 @@ async def _list_server(
         timeout: Seconds allowed for the whole listing, or ``None``.
         pool: The session pool.
         scope: Label for the session key.
+        log: Whether a failure is logged here (else it is only counted).
 
     Returns:
         ``(original tool name, adapter tool)`` pairs and the listing's memo
@@ -337,7 +339,10 @@ async def _list_server(
         # Cancelling the session on timeout may surface as another error
         # (e.g. a broken stream) rather than TimeoutError: ask the deadline.
         if deadline.expired():
-            return f"listing tools timed out after {timeout:g} s"
+            reason = f"listing tools timed out after {timeout:g} s"
+            pool.failures.record("listing", TimeoutError(reason), server=server, log=log)
+            return reason
+        pool.failures.record("listing", exc, server=server, log=log)
         return describe_failure(exc, connection)
     pairs: list[tuple[str, StructuredTool]] = []
     for tool in tools:

@@ -50,6 +50,7 @@ from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchError, 
 from langchain_toolsearch.mcp.calls import connection_lost, never_sent
 from langchain_toolsearch.mcp.headers import with_headers
 from langchain_toolsearch.mcp.keys import PoolStats, SessionKey, session_key
+from langchain_toolsearch.mcp.reports import MCPFailures
 from langchain_toolsearch.mcp.session import PooledSession, ToolListing
 
 if TYPE_CHECKING:
@@ -162,6 +163,8 @@ class MCPSessionPool:
         self._counts = dict.fromkeys(
             ("started", "reconnects", "evicted", "expired", "tool_lists"), 0
         )
+        self.failures = MCPFailures()
+        """MCP failures seen through this pool: logged once per cause, counted in `stats`."""
         _OPEN_POOLS.add(self)
 
     # -- public API -------------------------------------------------------------------
@@ -196,7 +199,7 @@ class MCPSessionPool:
 
     def stats(self) -> PoolStats:
         """Counts of open, started, reconnected, evicted and expired sessions."""
-        return PoolStats(open=len(self._entries), **self._counts)
+        return PoolStats(open=len(self._entries), **self._counts, **self.failures.counts())
 
     @property
     def closed(self) -> bool:
@@ -290,6 +293,7 @@ class MCPSessionPool:
 
         kwargs["message_handler"] = on_message
         connection["session_kwargs"] = kwargs
+        ended: BaseException = ConnectionError("the session ended on its own")
         try:
             async with create_session(connection) as session:  # type: ignore[arg-type]
                 with anyio.fail_after(self.connect_timeout):
@@ -305,12 +309,14 @@ class MCPSessionPool:
                 entry.ready.set_exception(exc)
                 entry.ready.exception()  # retrieved: no "never retrieved" warning
             else:
+                ended = exc
                 logger.debug(
                     "MCP session %s/%s closed with %r", entry.key.scope, entry.key.server, exc
                 )
         finally:
             if not entry.dead and entry.ready.done() and not entry.stop.is_set():
                 self._counts["reconnects"] += 1  # the transport failed on its own
+                self.failures.record("session", ended, server=entry.key.server)
             entry.session = None
             entry.dead = True
             entry.gone.set()
@@ -354,6 +360,7 @@ class MCPSessionPool:
                 except Exception as exc:
                     if attempt == 2 or not connection_lost(exc):
                         raise
+                    self.failures.record("session", exc, server=entry.key.server)
                     self._discard(entry, "reconnects")
                     continue
                 self._counts["tool_lists"] += 1
@@ -384,6 +391,7 @@ class MCPSessionPool:
                 except Exception as exc:
                     if not connection_lost(exc):
                         raise
+                    self.failures.record("session", exc, server=entry.key.server)
                     self._discard(entry, "reconnects")
                     # Only a request that surely did not run is sent again.
                     if attempt == 2 or not never_sent(exc):
