@@ -17,6 +17,11 @@ import anyio
 from langchain_core.tools import InjectedToolArg, StructuredTool, ToolException
 from langgraph.errors import GraphBubbleUp
 
+from langchain_toolsearch._internal.bounds import (
+    DEFAULT_MAX_OUTPUT_CHARS,
+    bound_content,
+    bound_result,
+)
 from langchain_toolsearch._internal.bridge import detached_timeout, run_sync
 from langchain_toolsearch.errors import ToolSearchTypeError
 
@@ -134,6 +139,7 @@ def guarded_tool(
     timeout: float | None,
     handle: bool,
     failures: MCPFailures | None = None,
+    max_output_chars: int | None = DEFAULT_MAX_OUTPUT_CHARS,
 ) -> StructuredTool:
     """Wrap an adapter tool with a timeout, clearer errors and its exposed name.
 
@@ -149,6 +155,9 @@ def guarded_tool(
         failures: Where a call that got no answer (timeout, lost
             connection, transport error) is logged and counted (the pool's
             `MCPFailures`); ``None``: not reported.
+        max_output_chars: Characters of output (and of an error answer) kept;
+            longer output is cut and ends with a marker the model reads
+            (`langchain_toolsearch._internal.bounds`); ``None``: no bound.
 
     Returns:
         A new `StructuredTool` with the same description, JSON schema,
@@ -171,9 +180,14 @@ def guarded_tool(
     async def acall(runtime: Annotated[Any, InjectedToolArg()] = None, **arguments: Any) -> Any:
         if passes_runtime:
             arguments["runtime"] = runtime
-        return await _call_with_guards(
+        result = await _call_with_guards(
             call_inner(**arguments), label=label, timeout=timeout, report=report
         )
+        return bound_result(result, max_output_chars)
+
+    def handle_error(error: ToolException) -> str | list[Any]:
+        content: str | list[Any] = bound_content(_handle_tool_error(error), max_output_chars)
+        return content
 
     def call(runtime: Annotated[Any, InjectedToolArg()] = None, **arguments: Any) -> Any:
         return run_sync(acall(runtime, **arguments))
@@ -190,7 +204,7 @@ def guarded_tool(
         tags=tool.tags,
         extras=tool.extras,
         return_direct=tool.return_direct,
-        handle_tool_error=_handle_tool_error if handle else False,
+        handle_tool_error=handle_error if handle else False,
         handle_validation_error=tool.handle_validation_error,
     )
 

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.errors import GraphBubbleUp
 
+from langchain_toolsearch._internal.bounds import DEFAULT_MAX_OUTPUT_CHARS, check_limit
 from langchain_toolsearch._internal.bridge import detached_timeout
 from langchain_toolsearch.errors import (
     ToolSearchConfigError,
@@ -107,6 +108,7 @@ async def load_mcp_library(
     list_timeout: float | None = None,
     pool: MCPSessionPool | None = None,
     scope: str = "",
+    max_output_chars: int | None = DEFAULT_MAX_OUTPUT_CHARS,
 ) -> MCPLibrary:
     """List the tools of every server of ``client`` and build an `MCPLibrary`.
 
@@ -147,6 +149,10 @@ async def load_mcp_library(
             ``timeout``.
         pool: Where sessions are kept; ``None``: the shared default pool.
         scope: Label kept in the sessions' keys (e.g. a saved client id).
+        max_output_chars: Characters of a tool's answer kept in its
+            ToolMessage (default 100,000); a longer answer is cut and ends
+            with a marker saying how much was shown, and a structured-content
+            artifact over the bound is dropped. ``None``: no bound.
 
     Returns:
         The tools sorted by exposed name, their routes and the failed servers.
@@ -158,7 +164,7 @@ async def load_mcp_library(
         ValueError: If two tools end up with the same exposed name (for
             example server ``foo`` tool ``bar_baz`` and server ``foo_bar`` tool
             ``baz`` both give ``foo_bar_baz``), or if ``namespace``,
-            ``timeout`` or ``list_timeout`` is invalid.
+            ``timeout``, ``list_timeout`` or ``max_output_chars`` is invalid.
         MCPPoolClosedError: (a ``RuntimeError``) If ``pool`` is closed.
     """
     return await list_mcp_library(
@@ -169,6 +175,7 @@ async def load_mcp_library(
         pool=pool,
         scope=scope,
         log_failures=True,
+        max_output_chars=max_output_chars,
     )
 
 
@@ -181,6 +188,7 @@ async def list_mcp_library(
     pool: MCPSessionPool | None,
     scope: str,
     log_failures: bool,
+    max_output_chars: int | None = DEFAULT_MAX_OUTPUT_CHARS,
 ) -> MCPLibrary:
     """`load_mcp_library`; ``log_failures=False`` leaves logging failed servers to the caller.
 
@@ -205,6 +213,7 @@ async def list_mcp_library(
         if value is not None and not value > 0:
             msg = f"{label} must be a positive number of seconds or None, got {value!r}"
             raise ToolSearchConfigError(msg)
+    check_limit("max_output_chars", max_output_chars)
     if list_timeout is None:
         list_timeout = timeout
     if client.tool_name_prefix:
@@ -235,7 +244,7 @@ async def list_mcp_library(
     for exposed in sorted(named):
         route, tool = named[exposed]
         # Wrapped once per tool list, session and settings (same credential).
-        memo_key = ("wrapped", id(tool), exposed, timeout, handle_errors)
+        memo_key = ("wrapped", id(tool), exposed, timeout, handle_errors, max_output_chars)
         wrapped = memos[route.server].get(memo_key)
         if wrapped is None:
             wrapped = guarded_tool(
@@ -246,6 +255,7 @@ async def list_mcp_library(
                 timeout=timeout,
                 handle=handle_errors,
                 failures=pool.failures,
+                max_output_chars=max_output_chars,
             )
             memos[route.server][memo_key] = wrapped
         tools.append(wrapped)
