@@ -140,6 +140,13 @@ TOOL_FAILED_NO_TEXT = "Error: the tool '{name}' failed without an error message.
 
 ARGUMENT_ERROR = "Error: invalid arguments for {tool}: {detail}"
 
+TOOL_OUTPUT_TRUNCATED = (
+    "\n[output truncated: the first {shown:,} of {total:,} characters are shown{dropped}. "
+    "Ask the tool for less: narrower arguments, a filter, or one page at a time.]"
+)
+"""Appended to a tool's output cut at its character bound (``max_output_chars``)."""
+TOOL_OUTPUT_DROPPED = "; {count} non-text block(s) that did not fit were left out"
+
 
 # tool text from others, as the model sees it
 _ESCAPE_SEQUENCE = re.compile(

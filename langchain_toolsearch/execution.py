@@ -27,7 +27,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextvars import ContextVar
 from typing import Any
 
-from langchain_core.messages import ToolMessage
+from langchain_core.messages import ToolCall, ToolMessage
 from langchain_core.tools import BaseTool
 from langgraph.prebuilt import ToolRuntime
 from langgraph.prebuilt.tool_node import ToolCallRequest
@@ -36,7 +36,8 @@ from langgraph.types import Command
 from langchain_toolsearch._engine.drive import adrive, drive
 from langchain_toolsearch._engine.guard import NEEDS_SCOPE, finish
 from langchain_toolsearch._engine.shell import ToolSearchBase
-from langchain_toolsearch._prompts import model_content
+from langchain_toolsearch._internal.bounds import bound_result
+from langchain_toolsearch._prompts import META_TOOL_NAMES, model_content
 from langchain_toolsearch.errors import ToolSearchWiringError
 
 __all__ = ["GUARD_MARK", "awrap_tool_call", "guarded_by", "is_guarded", "wrap_tool_call"]
@@ -114,6 +115,18 @@ def _mark(result: object, call_id: str | None) -> None:
             _mark_messages(getattr(update, "messages", None), call_id)
 
 
+def _bounded(base: ToolSearchBase, result: ToolResult, call: ToolCall) -> ToolResult:
+    """``result`` with a ToolMessage's content cut at ``max_tool_output_chars`` (opt-in).
+
+    Meta tools' answers and ``Command`` results are returned as they are.
+    """
+    limit = base._engine.options.max_tool_output_chars
+    if limit is None or not isinstance(result, ToolMessage) or call["name"] in META_TOOL_NAMES:
+        return result
+    bounded: ToolMessage = bound_result(result, limit)
+    return bounded
+
+
 def wrap_tool_call(
     base: ToolSearchBase,
     request: ToolCallRequest,
@@ -135,10 +148,11 @@ def wrap_tool_call(
         if isinstance(decision, ToolMessage):
             result: ToolResult = decision
         elif decision is None:
-            result = finish(handler(request), request.tool_call)
+            result = _bounded(base, finish(handler(request), request.tool_call), request.tool_call)
         else:
             assert isinstance(decision, BaseTool)
-            result = finish(handler(request.override(tool=decision)), request.tool_call)
+            answer = handler(request.override(tool=decision))
+            result = _bounded(base, finish(answer, request.tool_call), request.tool_call)
     finally:
         _GUARD.reset(token)
     _mark(result, request.tool_call.get("id"))
@@ -166,10 +180,13 @@ async def awrap_tool_call(
         if isinstance(decision, ToolMessage):
             result: ToolResult = decision
         elif decision is None:
-            result = finish(await handler(request), request.tool_call)
+            result = _bounded(
+                base, finish(await handler(request), request.tool_call), request.tool_call
+            )
         else:
             assert isinstance(decision, BaseTool)
-            result = finish(await handler(request.override(tool=decision)), request.tool_call)
+            answer = await handler(request.override(tool=decision))
+            result = _bounded(base, finish(answer, request.tool_call), request.tool_call)
     finally:
         _GUARD.reset(token)
     _mark(result, request.tool_call.get("id"))

@@ -102,6 +102,7 @@ class ToolSearchMiddleware(
         embeddings: Embeddings | None = None,
         inject_catalog: bool = False,
         catalog_max_tokens: int = 4000,
+        max_tool_output_chars: int | None = None,
         name: str | None = None,
     ) -> None:
         """Build the middleware (the library is indexed here).
@@ -161,6 +162,11 @@ class ToolSearchMiddleware(
             catalog_max_tokens: The catalog's budget in estimated tokens (UTF-8
                 bytes / 4): a static library over it is refused here; a request
                 over it gets the lines that fit and a note pointing at ``search_tools``.
+            max_tool_output_chars: Opt-in bound (characters, >= 1) on every
+                tool answer but the meta tools' that this middleware's tool
+                calls return: a longer one is cut and ends with a marker the
+                model reads (``None``, the default: no bound; MCP tools have
+                their own, ``load_mcp_library(max_output_chars=100_000)``).
             name: The middleware's name in the agent graph (default
                 ``"ToolSearchMiddleware"``).
 

@@ -123,6 +123,7 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         embeddings: Embeddings | None = None,
         inject_catalog: bool = False,
         catalog_max_tokens: int = 4000,
+        max_tool_output_chars: int | None = None,
         name: str = "tool_search",
     ) -> None:
         """Build the node (the library is indexed here).
@@ -156,6 +157,7 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
             embeddings: Any LangChain ``Embeddings``: BM25 and embeddings fused.
             inject_catalog: Allowed tools listed in :meth:`hint_for` (per request).
             catalog_max_tokens: The catalog's budget (estimated tokens).
+            max_tool_output_chars: Opt-in bound on tool answers (characters).
             name: The node's name (``Runnable.name``). Every other option means
                 what it means for :class:`~langchain_toolsearch.ToolSearchMiddleware`.
 

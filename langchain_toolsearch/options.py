@@ -23,6 +23,7 @@ from typing import Any, Literal
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore
 
+from langchain_toolsearch._internal.bounds import check_limit
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.library import ToolLibrary, ToolsInput
 from langchain_toolsearch.policy import FilterFn, positive_seconds
@@ -100,6 +101,7 @@ class ToolSearchOptions:
     embeddings: Embeddings | None = None
     inject_catalog: bool = False
     catalog_max_tokens: int = DEFAULT_CATALOG_MAX_TOKENS
+    max_tool_output_chars: int | None = None
 
     @classmethod
     def from_arguments(cls, arguments: Mapping[str, Any]) -> ToolSearchOptions:
@@ -174,6 +176,7 @@ class ToolSearchOptions:
             raise ToolSearchTypeError("clock must be a callable returning epoch seconds")
         self._check_embeddings()
         self._check_catalog()
+        check_limit("max_tool_output_chars", self.max_tool_output_chars)
 
     def _check_embeddings(self) -> None:
         if self.embeddings is None:

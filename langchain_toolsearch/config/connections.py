@@ -25,6 +25,7 @@ from langchain_core.tools import BaseTool
 from langchain_toolsearch.config.models import AUTH_TOKEN_KEY
 from langchain_toolsearch.config.servers import HttpServer, MCPServer
 from langchain_toolsearch.errors import ToolSearchError
+from langchain_toolsearch.mcp.headers import merge_headers
 from langchain_toolsearch.mcp.library import MCPToolRoute, list_mcp_library
 
 if TYPE_CHECKING:
@@ -100,7 +101,7 @@ def connection_for(
         if timeout is not None:
             http["timeout"] = timeout
         if token is not None:
-            http["headers"] = {"Authorization": f"Bearer {token}"}
+            http["headers"] = merge_headers({"Authorization": f"Bearer {token}"})
         return http  # type: ignore[return-value]
     stdio: dict[str, Any] = {
         "transport": "stdio",

@@ -5,6 +5,8 @@
 * :mod:`.session`: a pooled session and its tool listing.
 * :mod:`.calls`: a listed MCP tool as a guarded, time-bounded LangChain tool.
 * :mod:`.keys`: session keys and pool statistics.
+* :mod:`.headers`: request headers merged by case-insensitive name.
+* :mod:`.naming`: exposed tool names and their routes.
 
 Nothing here imports ``langchain-mcp-adapters`` until a server is reached
 (``pip install 'langchain-toolsearch[mcp]'``).

@@ -10,15 +10,23 @@ from __future__ import annotations
 
 import inspect
 import io
-from collections.abc import Awaitable, Iterable, Mapping
-from typing import Annotated, Any
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio
 from langchain_core.tools import InjectedToolArg, StructuredTool, ToolException
 from langgraph.errors import GraphBubbleUp
 
+from langchain_toolsearch._internal.bounds import (
+    DEFAULT_MAX_OUTPUT_CHARS,
+    bound_content,
+    bound_result,
+)
 from langchain_toolsearch._internal.bridge import detached_timeout, run_sync
 from langchain_toolsearch.errors import ToolSearchTypeError
+
+if TYPE_CHECKING:
+    from langchain_toolsearch.mcp.reports import MCPFailures
 
 __all__ = ["connection_lost", "describe_failure", "guarded_tool", "never_sent"]
 
@@ -130,6 +138,8 @@ def guarded_tool(
     original: str,
     timeout: float | None,
     handle: bool,
+    failures: MCPFailures | None = None,
+    max_output_chars: int | None = DEFAULT_MAX_OUTPUT_CHARS,
 ) -> StructuredTool:
     """Wrap an adapter tool with a timeout, clearer errors and its exposed name.
 
@@ -142,6 +152,12 @@ def guarded_tool(
         timeout: Seconds allowed per call, or ``None``.
         handle: Whether `ToolException` becomes an error tool message
             (``handle_tool_error``) instead of propagating.
+        failures: Where a call that got no answer (timeout, lost
+            connection, transport error) is logged and counted (the pool's
+            `MCPFailures`); ``None``: not reported.
+        max_output_chars: Characters of output (and of an error answer) kept;
+            longer output is cut and ends with a marker the model reads
+            (`langchain_toolsearch._internal.bounds`); ``None``: no bound.
 
     Returns:
         A new `StructuredTool` with the same description, JSON schema,
@@ -157,10 +173,21 @@ def guarded_tool(
     passes_runtime = "runtime" in inspect.signature(call_inner).parameters
     label = f"MCP tool {original!r} on server {server!r}"
 
+    def report(exc: BaseException) -> None:
+        if failures is not None:
+            failures.record("call", exc, server=server, tool=original)
+
     async def acall(runtime: Annotated[Any, InjectedToolArg()] = None, **arguments: Any) -> Any:
         if passes_runtime:
             arguments["runtime"] = runtime
-        return await _call_with_guards(call_inner(**arguments), label=label, timeout=timeout)
+        result = await _call_with_guards(
+            call_inner(**arguments), label=label, timeout=timeout, report=report
+        )
+        return bound_result(result, max_output_chars)
+
+    def handle_error(error: ToolException) -> str | list[Any]:
+        content: str | list[Any] = bound_content(_handle_tool_error(error), max_output_chars)
+        return content
 
     def call(runtime: Annotated[Any, InjectedToolArg()] = None, **arguments: Any) -> Any:
         return run_sync(acall(runtime, **arguments))
@@ -177,18 +204,27 @@ def guarded_tool(
         tags=tool.tags,
         extras=tool.extras,
         return_direct=tool.return_direct,
-        handle_tool_error=_handle_tool_error if handle else False,
+        handle_tool_error=handle_error if handle else False,
         handle_validation_error=tool.handle_validation_error,
     )
 
 
-async def _call_with_guards(call: Awaitable[Any], *, label: str, timeout: float | None) -> Any:
+async def _call_with_guards(
+    call: Awaitable[Any],
+    *,
+    label: str,
+    timeout: float | None,
+    report: Callable[[BaseException], None],
+) -> Any:
     """Await one MCP tool call, mapping timeouts and failures to `ToolException`.
 
     Args:
         call: The adapter's tool call.
         label: Names the tool and server in error messages.
         timeout: Seconds allowed, or ``None``.
+        report: Told why a call got no answer (timeout, lost connection,
+            transport or protocol error); not told of the server's own
+            ``isError`` answers.
 
     Returns:
         Whatever the adapter's tool returned.
@@ -207,12 +243,15 @@ async def _call_with_guards(call: Awaitable[Any], *, label: str, timeout: float 
         # Cancelling the session on timeout may surface as another error
         # (e.g. a broken stream) rather than TimeoutError: ask the deadline.
         if deadline.expired():
+            assert timeout is not None
+            report(TimeoutError(f"no answer within {timeout:g} s; the call was cancelled"))
             msg = (
                 f"{label} did not answer within {timeout:g} s; the call was cancelled. "
                 "The server may be slow or stuck: retry later or use another tool."
             )
             raise ToolException(msg) from exc
         if not isinstance(exc, ToolException):
+            report(exc)
             msg = f"{label} failed: {describe_failure(exc, None)}"
             raise ToolException(msg) from exc
         if _is_empty_mcp_error(exc):

@@ -25,6 +25,7 @@ from langchain_toolsearch.mcp.lifecycle import (
     is_list_changed,
     watched_http_factory,
 )
+from langchain_toolsearch.mcp.reports import MCPFailures
 from langchain_toolsearch.mcp.versions import Retirement
 
 __all__ = ["SessionHolder"]
@@ -53,6 +54,7 @@ class SessionHolder:
     _sweeper: asyncio.Task[None] | None
     _closed: bool
     _counts: dict[str, int]
+    failures: MCPFailures
     _retirement: Retirement
 
     def _open(self, key: SessionKey, connection: Mapping[str, Any]) -> SessionEntry:
@@ -88,6 +90,7 @@ class SessionHolder:
             connection["httpx_client_factory"] = watched_http_factory(
                 lambda exc: self._broken(entry, exc)
             )
+        ended: BaseException = ConnectionError("the session ended on its own")
         try:
             async with create_session(connection) as session:  # type: ignore[arg-type]
                 with anyio.fail_after(self.connect_timeout):
@@ -103,12 +106,14 @@ class SessionHolder:
                 entry.ready.set_exception(exc)
                 entry.ready.exception()  # retrieved: no "never retrieved" warning
             else:
+                ended = exc
                 logger.debug(
                     "MCP session %s/%s closed with %r", entry.key.scope, entry.key.server, exc
                 )
         finally:
             if not entry.dead and entry.ready.done() and not entry.stop.is_set():
                 self._counts["reconnects"] += 1  # the transport failed on its own
+                self.failures.record("session", ended, server=entry.key.server)
             entry.session = None
             entry.dead = True
             entry.gone.set()

@@ -15,6 +15,7 @@ from datetime import timedelta
 from typing import Any
 
 from langchain_toolsearch.errors import ToolSearchConfigError
+from langchain_toolsearch.mcp.headers import merge_headers
 
 __all__ = ["PoolStats", "SessionKey", "session_key"]
 
@@ -60,9 +61,9 @@ def session_key(connection: Mapping[str, Any], *, server: str, scope: str = "") 
         scope: Caller's label, e.g. a saved client id.
 
     Returns:
-        The key; headers enter only as a SHA-256 fingerprint (names
-        lower-cased, none dropped: ``Authorization`` and ``authorization``
-        both count).
+        The key; headers enter only as a SHA-256 fingerprint of what is
+        sent (`merge_headers`: names compared lower-cased, the later of
+        ``Authorization`` and ``authorization`` is the one sent and keyed).
 
     Raises:
         ToolSearchConfigError: (a ``ValueError``) If ``connection`` has no
@@ -71,14 +72,12 @@ def session_key(connection: Mapping[str, Any], *, server: str, scope: str = "") 
     if "transport" not in connection:
         msg = f"MCP connection for server {server!r} has no 'transport'"
         raise ToolSearchConfigError(msg)
-    headers = connection.get("headers")
+    headers = merge_headers(connection.get("headers"))  # as sent: one value per name
     settings = {k: v for k, v in connection.items() if k != "headers"}
     credential = None
     if headers:
-        # Every header counts, names in any case: two headers whose names differ
-        # only by case are both sent, so neither may be dropped from the key.
         pairs = sorted(
-            ([str(k).lower(), v] for k, v in dict(headers).items()),
+            ([str(k).lower(), v] for k, v in headers.items()),
             key=lambda pair: json.dumps(pair, sort_keys=True, default=_default),
         )
         credential = _digest(pairs)
@@ -107,6 +106,12 @@ class PoolStats:
         unresponsive: Sessions replaced because they did not answer ``ping``
             within ``ping_timeout`` after a call on them was cancelled.
         retired: Sessions of an older client version closed once unused.
+        call_failures: Tool calls that failed without an answer from the
+            server (timeout, lost connection, transport or protocol error).
+        list_failures: Listings of a server's tools that failed.
+        session_failures: Open sessions lost on their own (server exited,
+            connection dropped). Each is logged at WARNING once per cause
+            (`langchain_toolsearch.mcp.reports`).
     """
 
     open: int
@@ -118,3 +123,6 @@ class PoolStats:
     shared_lists: int = 0
     unresponsive: int = 0
     retired: int = 0
+    call_failures: int = 0
+    list_failures: int = 0
+    session_failures: int = 0

@@ -25,23 +25,24 @@ loading and binding the returned tools never touches a server.
 from __future__ import annotations
 
 import asyncio
-import logging
 import warnings
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.errors import GraphBubbleUp
 
+from langchain_toolsearch._internal.bounds import DEFAULT_MAX_OUTPUT_CHARS, check_limit
 from langchain_toolsearch._internal.bridge import detached_timeout
-from langchain_toolsearch._prompts import META_TOOL_NAMES
 from langchain_toolsearch.errors import (
     ToolSearchConfigError,
     ToolSearchDependencyError,
     ToolSearchTypeError,
 )
 from langchain_toolsearch.mcp.calls import describe_failure, guarded_tool
+from langchain_toolsearch.mcp.headers import with_headers
+from langchain_toolsearch.mcp.naming import MCPToolRoute, NamespaceMode, assign_names
 
 if TYPE_CHECKING:
     # Only for annotations: importing this module (which the stored tool
@@ -60,7 +61,6 @@ __all__ = [
     "multi_server_mcp_client",
 ]
 
-logger = logging.getLogger(__name__)
 
 MCP_EXTRA_HINT = (
     "langchain-mcp-adapters is needed to talk to MCP servers: "
@@ -82,23 +82,6 @@ def multi_server_mcp_client() -> type[MultiServerMCPClient]:
     except ImportError as exc:
         raise ToolSearchDependencyError(f"{MCP_EXTRA_HINT} ({exc})") from exc
     return MultiServerMCPClient
-
-
-NamespaceMode = Literal["on-collision", "always"]
-"""How exposed tool names are built from server and tool names."""
-
-
-@dataclass(frozen=True)
-class MCPToolRoute:
-    """Where an exposed MCP tool name is sent.
-
-    Attributes:
-        server: Name of the server in the client's ``connections``.
-        tool: The tool's own name on that server.
-    """
-
-    server: str
-    tool: str
 
 
 @dataclass(frozen=True)
@@ -125,6 +108,7 @@ async def load_mcp_library(
     list_timeout: float | None = None,
     pool: MCPSessionPool | None = None,
     scope: str = "",
+    max_output_chars: int | None = DEFAULT_MAX_OUTPUT_CHARS,
 ) -> MCPLibrary:
     """List the tools of every server of ``client`` and build an `MCPLibrary`.
 
@@ -165,6 +149,10 @@ async def load_mcp_library(
             ``timeout``.
         pool: Where sessions are kept; ``None``: the shared default pool.
         scope: Label kept in the sessions' keys (e.g. a saved client id).
+        max_output_chars: Characters of a tool's answer kept in its
+            ToolMessage (default 100,000); a longer answer is cut and ends
+            with a marker saying how much was shown, and a structured-content
+            artifact over the bound is dropped. ``None``: no bound.
 
     Returns:
         The tools sorted by exposed name, their routes and the failed servers.
@@ -176,7 +164,7 @@ async def load_mcp_library(
         ValueError: If two tools end up with the same exposed name (for
             example server ``foo`` tool ``bar_baz`` and server ``foo_bar`` tool
             ``baz`` both give ``foo_bar_baz``), or if ``namespace``,
-            ``timeout`` or ``list_timeout`` is invalid.
+            ``timeout``, ``list_timeout`` or ``max_output_chars`` is invalid.
         MCPPoolClosedError: (a ``RuntimeError``) If ``pool`` is closed.
     """
     return await list_mcp_library(
@@ -187,6 +175,7 @@ async def load_mcp_library(
         pool=pool,
         scope=scope,
         log_failures=True,
+        max_output_chars=max_output_chars,
     )
 
 
@@ -199,6 +188,7 @@ async def list_mcp_library(
     pool: MCPSessionPool | None,
     scope: str,
     log_failures: bool,
+    max_output_chars: int | None = DEFAULT_MAX_OUTPUT_CHARS,
 ) -> MCPLibrary:
     """`load_mcp_library`; ``log_failures=False`` leaves logging failed servers to the caller.
 
@@ -223,6 +213,7 @@ async def list_mcp_library(
         if value is not None and not value > 0:
             msg = f"{label} must be a positive number of seconds or None, got {value!r}"
             raise ToolSearchConfigError(msg)
+    check_limit("max_output_chars", max_output_chars)
     if list_timeout is None:
         list_timeout = timeout
     if client.tool_name_prefix:
@@ -231,7 +222,10 @@ async def list_mcp_library(
 
     server_names = sorted(client.connections)
     results = await asyncio.gather(
-        *(_list_server(client, name, list_timeout, pool, scope) for name in server_names)
+        *(
+            _list_server(client, name, list_timeout, pool, scope, log_failures)
+            for name in server_names
+        )
     )
 
     listed: dict[str, list[tuple[str, StructuredTool]]] = {}
@@ -239,20 +233,18 @@ async def list_mcp_library(
     failures: dict[str, str] = {}
     for name, result in zip(server_names, results, strict=True):
         if isinstance(result, str):
-            failures[name] = result
-            if log_failures:
-                logger.warning("MCP server %r contributes no tools: %s", name, result)
+            failures[name] = result  # logged and counted by pool.failures
         else:
             listed[name], memos[name] = result
 
-    named = _assign_names(listed, namespace)
+    named = assign_names(listed, namespace)
     handle_errors = bool(getattr(client, "handle_tool_errors", True))
     tools: list[BaseTool] = []
     routes: dict[str, MCPToolRoute] = {}
     for exposed in sorted(named):
         route, tool = named[exposed]
         # Wrapped once per tool list, session and settings (same credential).
-        memo_key = ("wrapped", id(tool), exposed, timeout, handle_errors)
+        memo_key = ("wrapped", id(tool), exposed, timeout, handle_errors, max_output_chars)
         wrapped = memos[route.server].get(memo_key)
         if wrapped is None:
             wrapped = guarded_tool(
@@ -262,6 +254,8 @@ async def list_mcp_library(
                 original=route.tool,
                 timeout=timeout,
                 handle=handle_errors,
+                failures=pool.failures,
+                max_output_chars=max_output_chars,
             )
             memos[route.server][memo_key] = wrapped
         tools.append(wrapped)
@@ -294,6 +288,7 @@ async def _list_server(
     timeout: float | None,
     pool: MCPSessionPool,
     scope: str,
+    log: bool,
 ) -> tuple[list[tuple[str, StructuredTool]], dict[Any, Any]] | str:
     """List one server's tools through the pool.
 
@@ -303,6 +298,7 @@ async def _list_server(
         timeout: Seconds allowed for the whole listing, or ``None``.
         pool: The session pool.
         scope: Label for the session key.
+        log: Whether a failure is logged here (else it is only counted).
 
     Returns:
         ``(original tool name, adapter tool)`` pairs and the listing's memo
@@ -353,7 +349,10 @@ async def _list_server(
         # Cancelling the session on timeout may surface as another error
         # (e.g. a broken stream) rather than TimeoutError: ask the deadline.
         if deadline.expired():
-            return f"listing tools timed out after {timeout:g} s"
+            reason = f"listing tools timed out after {timeout:g} s"
+            pool.failures.record("listing", TimeoutError(reason), server=server, log=log)
+            return reason
+        pool.failures.record("listing", exc, server=server, log=log)
         return describe_failure(exc, connection)
     pairs: list[tuple[str, StructuredTool]] = []
     for tool in tools:
@@ -370,7 +369,9 @@ class _HeaderRoute:
     """Innermost tool-call interceptor: routes a call to the session of its headers.
 
     A call whose headers an interceptor changed (e.g. to the caller's token)
-    goes through the pooled session for those headers, never the shared one.
+    goes through the pooled session for those headers, never the shared one;
+    the interceptor's headers are merged over the connection's by
+    case-insensitive name (`with_headers`), so the caller's value wins.
     """
 
     def __init__(self, session: PooledSession) -> None:
@@ -381,7 +382,7 @@ class _HeaderRoute:
         connection = self.session.connection
         if not headers or connection.get("transport") == "stdio":
             return await handler(request)
-        changed = {**connection, "headers": {**(connection.get("headers") or {}), **headers}}
+        changed = with_headers(connection, headers)  # the caller's value wins, any case
         key = self.session.key
         pooled = self.session.pool.session(changed, server=key.server, scope=key.scope)
         return await pooled.call_tool(request.name, request.args)
@@ -390,73 +391,3 @@ class _HeaderRoute:
 def _same_items(first: tuple[Any, ...], second: tuple[Any, ...]) -> bool:
     """Whether two tuples hold the very same objects in the same order."""
     return len(first) == len(second) and all(a is b for a, b in zip(first, second, strict=True))
-
-
-def _assign_names(
-    listed: Mapping[str, list[tuple[str, StructuredTool]]], namespace: NamespaceMode
-) -> dict[str, tuple[MCPToolRoute, StructuredTool]]:
-    """Give every listed tool its exposed name.
-
-    Args:
-        listed: Server name -> ``(original name, tool)`` pairs.
-        namespace: The naming mode.
-
-    Returns:
-        Exposed name -> (route, adapter tool). Tools named like a meta tool
-        are always namespaced.
-
-    Raises:
-        ValueError: If two tools get the same exposed name.
-    """
-    owners: dict[str, set[str]] = {}
-    for server, pairs in listed.items():
-        for original, _ in pairs:
-            owners.setdefault(original, set()).add(server)
-
-    named: dict[str, tuple[MCPToolRoute, StructuredTool]] = {}
-    for server in sorted(listed):
-        for original, tool in listed[server]:
-            reserved = original in META_TOOL_NAMES
-            if reserved and namespace != "always":
-                logger.warning(
-                    "MCP server %r has a tool named %r, which is reserved for the tool-search "
-                    "meta tools; it is exposed as %r",
-                    server,
-                    original,
-                    f"{server}_{original}",
-                )
-            if namespace == "always" or reserved or len(owners[original]) > 1:
-                exposed = f"{server}_{original}"
-            else:
-                exposed = original
-            route = MCPToolRoute(server=server, tool=original)
-            if exposed in named:
-                raise ToolSearchConfigError(_collision_message(exposed, named[exposed][0], route))
-            named[exposed] = (route, tool)
-    return named
-
-
-def _collision_message(exposed: str, first: MCPToolRoute, second: MCPToolRoute) -> str:
-    """Explain a name collision and how to fix it.
-
-    Args:
-        exposed: The exposed name both tools would get.
-        first: Route of the tool named first.
-        second: Route of the tool that collides with it.
-
-    Returns:
-        The error message.
-    """
-    if first.server == second.server:
-        return (
-            f"MCP server {first.server!r} lists the tool {first.tool!r} more than once, "
-            f"so {exposed!r} would be ambiguous. Fix the server, or leave it out of the "
-            "MultiServerMCPClient connections."
-        )
-    return (
-        f"MCP tool name collision: tool {first.tool!r} on server {first.server!r} and "
-        f"tool {second.tool!r} on server {second.server!r} would both be exposed as "
-        f"{exposed!r}. Rename one of these servers in the MultiServerMCPClient "
-        f"connections (for example {second.server!r} -> {second.server + '2'!r}) so the "
-        "server-prefixed names differ."
-    )

@@ -53,6 +53,7 @@ from typing import Any
 from langchain_toolsearch._internal.bridge import on_bridge, on_bridge_loop, run_sync
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchError, ToolSearchTypeError
 from langchain_toolsearch.mcp.calls import connection_lost, never_sent
+from langchain_toolsearch.mcp.headers import with_headers
 from langchain_toolsearch.mcp.holding import SessionHolder
 from langchain_toolsearch.mcp.keys import PoolStats, SessionKey, session_key
 from langchain_toolsearch.mcp.lifecycle import (
@@ -60,6 +61,7 @@ from langchain_toolsearch.mcp.lifecycle import (
     list_all,
     unless_gone,
 )
+from langchain_toolsearch.mcp.reports import MCPFailures
 from langchain_toolsearch.mcp.session import PooledSession, ToolListing
 from langchain_toolsearch.mcp.versions import Retirement
 
@@ -161,6 +163,8 @@ class MCPSessionPool(SessionHolder):
         self._sweeper: asyncio.Task[None] | None = None
         self._closed = False
         self._counts = dict.fromkeys(_COUNTS, 0)
+        self.failures = MCPFailures()
+        """MCP failures seen through this pool: logged once per cause, counted in `stats`."""
         _OPEN_POOLS.add(self)
 
     # -- public API -------------------------------------------------------------------
@@ -175,6 +179,7 @@ class MCPSessionPool(SessionHolder):
         Raises:
             ToolSearchConfigError: If ``connection`` has no ``transport``.
         """
+        connection = with_headers(connection)  # one value per header name, as keyed
         return PooledSession(self, session_key(connection, server=server, scope=scope), connection)
 
     async def list_tools(
@@ -194,7 +199,7 @@ class MCPSessionPool(SessionHolder):
 
     def stats(self) -> PoolStats:
         """Counts of sessions and of tool listings since the pool was made (`PoolStats`)."""
-        return PoolStats(open=len(self._entries), **self._counts)
+        return PoolStats(open=len(self._entries), **self._counts, **self.failures.counts())
 
     @property
     def closed(self) -> bool:
@@ -286,6 +291,7 @@ class MCPSessionPool(SessionHolder):
                 except Exception as exc:
                     if attempt == 2 or not connection_lost(exc):
                         raise
+                    self.failures.record("session", exc, server=entry.key.server)
                     self._discard(entry, "reconnects")
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -323,6 +329,7 @@ class MCPSessionPool(SessionHolder):
                 except Exception as exc:
                     if not connection_lost(exc):
                         raise
+                    self.failures.record("session", exc, server=entry.key.server)
                     self._discard(entry, "reconnects")
                     # Only a request that surely did not run is sent again.
                     if attempt == 2 or not never_sent(exc):

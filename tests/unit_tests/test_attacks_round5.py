@@ -292,16 +292,18 @@ def test_an_id_or_server_name_with_a_trailing_newline_is_refused_and_long_ones_n
 def test_headers_whose_names_differ_by_case_never_collapse_into_one_session_key() -> None:
     """A service token in the connection and the caller's token set by an interceptor.
 
-    ``_HeaderRoute`` merges them into ``{"Authorization": A, "authorization": B}``
-    (both sent). The key lower-cased names into a dict, kept only ``B``, and
-    matched a caller who sends ``B`` alone: that caller got the session
-    authenticated with ``A``.
+    Header names are case-insensitive (RFC 9110): ``{"Authorization": A,
+    "authorization": B}`` is sent as one header, ``B`` (the later value), so its
+    session is the session of a caller who sends ``B`` alone, and never the
+    session of ``A``.
     """
     http = {"transport": "streamable_http", "url": "https://mcp.example/mcp"}
     with_service = {**http, "headers": {"Authorization": "Bearer A", "authorization": "Bearer B"}}
     caller_only = {**http, "headers": {"authorization": "Bearer B"}}
+    service_only = {**http, "headers": {"Authorization": "Bearer A"}}
     first = session_key(with_service, server="docs", scope="c")
-    assert first != session_key(caller_only, server="docs", scope="c")
+    assert first == session_key(caller_only, server="docs", scope="c")
+    assert first != session_key(service_only, server="docs", scope="c")
     assert "Bearer" not in repr(first)
     # the same token under a name in another case is still the same session
     assert session_key(

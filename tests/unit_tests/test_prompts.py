@@ -55,6 +55,8 @@ SNAPSHOT: dict[str, str] = {
     "SEARCH_TOO_MANY": "Too many queries ({count}); search for at most {limit} needs at once.",
     "SYSTEM_HINT_ONE_STEP": "You have access to a large tool library that is not bound yet. To use a capability you do not have, call search_tools with a few keywords; the tools it returns are loaded at once and become callable from your next step.",
     "SYSTEM_HINT_TWO_STEP": "You have access to a large tool library that is not bound yet. To use a capability you do not have, first call search_tools with a few keywords, then call load_tool with the names you need; loaded tools become callable from your next step.",
+    "TOOL_OUTPUT_DROPPED": "; {count} non-text block(s) that did not fit were left out",
+    "TOOL_OUTPUT_TRUNCATED": "\n[output truncated: the first {shown:,} of {total:,} characters are shown{dropped}. Ask the tool for less: narrower arguments, a filter, or one page at a time.]",
     "TOOL_FAILED_NO_TEXT": "Error: the tool '{name}' failed without an error message.",
     "TOOL_LOADED_THIS_STEP": "Error: this tool was loaded in this same step and is callable from your next step: call it again now.",
     "TOOL_NOT_LOADED": "Error: this tool is not available. Use search_tools to find a tool for this task and load_tool to load it, then call it.",
@@ -125,6 +127,9 @@ def test_placeholders_format() -> None:
         needs=2,
         queries="q",
         description="d",
+        shown=1,
+        total=2,
+        dropped="",
     )
     for key, text in SNAPSHOT.items():
         assert "{" not in text.format(**fields), key
