@@ -31,15 +31,15 @@ from langchain_toolsearch.config.merging import ResolvedTools
 from langchain_toolsearch.config.models import (
     AUTH_TOKEN_KEY,
     MASTRA_AUTH_TOKEN_KEY,
-    Condition,
     VersionSelector,
 )
 from langchain_toolsearch.config.records import Versioned, VersionedRecords
+from langchain_toolsearch.config.rule_models import MAX_RULE_DEPTH, Condition, RuleGroup
 from langchain_toolsearch.config.rules import MISSING, lookup
 from langchain_toolsearch.errors import ToolSearchError
 from langchain_toolsearch.types import SourceKind
 
-__all__ = ["ResolutionCache", "StoredRecord", "failure_kind"]
+__all__ = ["MAX_RECORD_DEPTH", "ResolutionCache", "StoredRecord", "failure_kind", "rule_fields"]
 
 _SALT = os.urandom(16)
 """Per-process salt of cache keys: a credential is never kept, only a salted hash."""
@@ -51,14 +51,15 @@ class StoredRecord:
 
     Attributes:
         value: The record and its version.
-        fields: Dot paths of every rule condition in it.
+        fields: Dot paths of every rule condition in it; ``None`` when they cannot
+            all be listed (`rule_fields`): no resolution using the record is cached.
         read_at: Clock seconds of the last head read.
         writes: The records object's own write count at that read (a write through
             it in this process makes the next lookup re-read the head at once).
     """
 
     value: Versioned[Any]
-    fields: frozenset[str]
+    fields: frozenset[str] | None
     read_at: float
     writes: int = 0
 
@@ -130,9 +131,7 @@ class ResolutionCache:
             fresh = StoredRecord(known.value, known.fields, now, writes)
         else:
             found = yield from records._get(record_id, number)
-            fields: set[str] = set()
-            _rule_fields(found.value, fields, 0)
-            fresh = StoredRecord(found, frozenset(fields), now, writes)
+            fresh = StoredRecord(found, rule_fields(found.value), now, writes)
         with self._lock:
             self._records[key] = fresh
         return fresh
@@ -208,21 +207,57 @@ class ResolutionCache:
                 self._resolved.popitem(last=False)
 
 
-def _rule_fields(value: Any, found: set[str], depth: int) -> None:
-    """Add the ``field`` of every rule condition inside ``value`` to ``found``."""
-    if depth > 32:
-        return
+MAX_RECORD_DEPTH = 64
+"""Deepest nesting of models, mappings and lists walked in a record outside its rule
+groups (rule groups are bounded by `MAX_RULE_DEPTH`); a deeper record is not cached."""
+
+
+def rule_fields(value: Any) -> frozenset[str] | None:
+    """The ``field`` of every rule condition inside ``value``, or ``None`` if not all known.
+
+    Every `RuleGroup` is walked to the end: validation (`RuleGroup`) refuses groups
+    nested deeper than `MAX_RULE_DEPTH`, and a group past that bound (built without
+    validation) makes the answer ``None``, as does structure outside rule groups
+    nested deeper than `MAX_RECORD_DEPTH`. ``None`` means "not cacheable".
+    """
+    found: set[str] = set()
+    return frozenset(found) if _walk(value, found, 0) else None
+
+
+def _walk(value: Any, found: set[str], depth: int) -> bool:
+    """Add condition fields under ``value`` to ``found``; ``False``: some not reached."""
+    if isinstance(value, RuleGroup):
+        return _group_fields(value, found, 1)
     if isinstance(value, Condition):
         found.add(value.field)
-    elif isinstance(value, BaseModel):
-        for name in type(value).model_fields:
-            _rule_fields(getattr(value, name), found, depth + 1)
+        return True
+    if isinstance(value, str | bytes | int | float | type(None)):
+        return True
+    if depth >= MAX_RECORD_DEPTH:
+        return False
+    if isinstance(value, BaseModel):
+        items: Any = [getattr(value, name) for name in type(value).model_fields]
+        items += list((value.model_extra or {}).values())
     elif isinstance(value, Mapping):
-        for item in value.values():
-            _rule_fields(item, found, depth + 1)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            _rule_fields(item, found, depth + 1)
+        items = list(value.values())
+    elif isinstance(value, list | tuple | set | frozenset):
+        items = list(value)
+    else:
+        return True
+    return all(_walk(item, found, depth + 1) for item in items)
+
+
+def _group_fields(group: RuleGroup, found: set[str], depth: int) -> bool:
+    """Condition fields of ``group`` (at nesting ``depth``); ``False`` past `MAX_RULE_DEPTH`."""
+    if depth > MAX_RULE_DEPTH:
+        return False
+    for item in group.conditions:
+        if isinstance(item, RuleGroup):
+            if not _group_fields(item, found, depth + 1):
+                return False
+        else:
+            found.add(item.field)
+    return True
 
 
 def _read(ctx: Mapping[str, Any], path: str) -> Any:

@@ -408,7 +408,10 @@ def mcp_client_from_mastra(data: Mapping[str, Any]) -> MCPClientConfig:
                 server = {key: value for key, value in server.items() if value is not None}
                 timeout = server.get("timeout")
                 if isinstance(timeout, int | float) and not isinstance(timeout, bool):
-                    server["timeout"] = timeout / 1000
+                    try:
+                        server["timeout"] = timeout / 1000
+                    except OverflowError:  # a number too large for a float: refused below
+                        server["timeout"] = float("inf")
                 if "tools" in server:
                     server["tools"] = _entries_from(server["tools"], f"servers.{name}.tools")
             converted[name] = server

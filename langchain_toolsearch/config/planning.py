@@ -75,6 +75,7 @@ class RequestPlanner:
         agent: Versioned[AgentToolConfig] | None = None
         clients: list[tuple[str, Versioned[MCPClientConfig]]] = []
         fields: set[str] = set()
+        listed = True  # False: a record's rule fields cannot all be listed (not cached)
         selector = self.version if version is None else version
         # A reference without a version follows the agent: published -> published.
         client_default: VersionSelector = "published" if selector == "published" else "draft"
@@ -92,10 +93,11 @@ class RequestPlanner:
             else:
                 agent = record.value
                 stored, info = agent.value, agent.info
-                fields |= record.fields
+                listed = listed and record.fields is not None
+                fields |= record.fields or frozenset()
 
         def keyed(plan: RequestPlan, providers: bool = False) -> tuple[RequestPlan, str | None]:
-            if agent_config is not None:
+            if agent_config is not None or not listed:
                 return plan, None
             versions = {
                 "agent": None if agent is None else [agent.info.record_id, agent.info.version],
@@ -128,7 +130,8 @@ class RequestPlanner:
                 failures[where] = str(exc)
                 continue
             clients.append((client_id, client.value))
-            fields |= client.fields
+            listed = listed and client.fields is not None
+            fields |= client.fields or frozenset()
             mcp.append((client_id, client.value.info.version, ref, client.value.value))
         integrations = _active(merge_conditional(stored.integration_tools, ctx), ctx) or {}
         providers = _active(merge_conditional(stored.tool_providers, ctx), ctx) or {}

@@ -33,6 +33,37 @@ __all__ = ["HttpServer", "MCPClientConfig", "MCPServer", "StdioServer"]
 _SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 
 
+MIN_TIMEOUT = 0.001
+"""Shortest server ``timeout`` accepted, in seconds (1 ms, the seed system's unit)."""
+
+MAX_TIMEOUT = 31_536_000.0
+"""Longest server ``timeout`` accepted, in seconds (365 days)."""
+
+
+def _timeout_seconds(value: Any) -> Any:
+    """Check a server ``timeout``: seconds from `MIN_TIMEOUT` to `MAX_TIMEOUT`.
+
+    Raises:
+        ToolSearchConfigError: Not a number, or outside that range.
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        msg = f"timeout is a number of seconds, got {type(value).__name__}"
+        raise ToolSearchConfigError(msg)
+    try:
+        seconds = float(value)
+    except OverflowError:
+        seconds = float("inf")
+    if not seconds <= MAX_TIMEOUT:  # NaN and too large
+        msg = f"timeout is in seconds and must be at most {MAX_TIMEOUT:.0f} (365 days)"
+        raise ToolSearchConfigError(msg)
+    if seconds < MIN_TIMEOUT:
+        msg = f"timeout is in seconds and must be at least {MIN_TIMEOUT} (1 ms), got {seconds!r}"
+        raise ToolSearchConfigError(msg)
+    return seconds
+
+
 class StdioServer(_Model):
     """A local MCP server started as a subprocess.
 
@@ -53,8 +84,13 @@ class StdioServer(_Model):
     command: str = Field(min_length=1)
     args: list[str] = Field(default_factory=list)
     env: dict[str, str] | None = None
-    timeout: float | None = Field(default=None, gt=0)
+    timeout: float | None = None
     tools: Allowlist = None
+
+    @field_validator("timeout", mode="before")
+    @classmethod
+    def _check_timeout(cls, value: Any) -> Any:
+        return _timeout_seconds(value)
 
 
 class HttpServer(_Model):
@@ -78,8 +114,13 @@ class HttpServer(_Model):
 
     type: Literal["http"] = "http"
     url: str
-    timeout: float | None = Field(default=None, gt=0)
+    timeout: float | None = None
     tools: Allowlist = None
+
+    @field_validator("timeout", mode="before")
+    @classmethod
+    def _check_timeout(cls, value: Any) -> Any:
+        return _timeout_seconds(value)
 
     @model_validator(mode="before")
     @classmethod

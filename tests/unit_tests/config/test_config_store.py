@@ -166,7 +166,11 @@ def test_bad_data_is_rejected_at_save_and_nothing_is_written(configs: ToolConfig
         ({"servers": {"s": {"args": ["x"]}}}, "servers.s", "expected a stdio server"),
         ({"servers": {"s": {"command": ""}}}, "servers.s.command", "at least 1 character"),
         ({"servers": {"s": {"command": "x", "args": "a b"}}}, "servers.s.args", "valid list"),
-        ({"servers": {"s": {"command": "x", "timeout": 0}}}, "servers.s.timeout", "greater than 0"),
+        (
+            {"servers": {"s": {"command": "x", "timeout": 0}}},
+            "servers.s.timeout",
+            "in seconds and must be at least 0.001",
+        ),
         ({"servers": {"s": {"url": "ftp://h/mcp"}}}, "servers.s.url", "http:// or https://"),
         (
             {"servers": {"s": {"url": "https://h/mcp", "headers": {"X-Key": "1"}}}},
