@@ -19,7 +19,8 @@ or ``--kind mcp-client`` is needed only when both kinds use the id)::
     list
     history ID
     diff ID V1 V2
-    publish ID [--version V] [--if-version N]
+    publish ID [--version V] [--if-version N]   never older than the live version
+    rollback ID --version V [--if-version N]    publish an older version on purpose
     resolve AGENT --context JSON [--version V] [--timeout S]
     schema [--kind agent|mcp-client]
 
@@ -61,7 +62,8 @@ from langchain_toolsearch.config.bundle import (
     load_bundle,
     read_json,
 )
-from langchain_toolsearch.config.models import AgentToolConfig, VersionSelector
+from langchain_toolsearch.config.cli_args import if_version_option, store_option, version
+from langchain_toolsearch.config.models import AgentToolConfig
 from langchain_toolsearch.config.opening import DEFAULT_STORE, STORE_ENV, open_store
 from langchain_toolsearch.config.parsing import (
     ToolConfigError,
@@ -76,52 +78,6 @@ __all__ = ["DEFAULT_STORE", "add_config_parser", "open_store", "run"]
 
 
 # -- parser -----------------------------------------------------------------------------
-
-
-def _version(text: str) -> VersionSelector:
-    """Argparse type: ``draft``, ``published`` or an integer >= 1."""
-    if text in ("draft", "published"):
-        return text  # type: ignore[return-value]
-    if text.isascii() and text.isdigit() and len(text) <= _DIGITS and int(text) >= 1:
-        return int(text)
-    msg = f"must be 'draft', 'published' or a number >= 1, got {_short(text)}"
-    raise argparse.ArgumentTypeError(msg)
-
-
-_DIGITS = 15
-"""Longest version number the command line takes (more is a typo, never a version)."""
-
-
-def _short(text: str) -> str:
-    """``repr`` of a command-line value, cut to 40 characters."""
-    return repr(text if len(text) <= 40 else text[:37] + "...")
-
-
-def _base_version(text: str) -> int:
-    """Argparse type of ``--if-version``: an integer >= 0 (0: no record yet)."""
-    if text.isascii() and text.isdigit() and len(text) <= _DIGITS:
-        return int(text)
-    raise argparse.ArgumentTypeError(
-        f"must be a version number, or 0 for no record, got {_short(text)}"
-    )
-
-
-def _store_option(parser: argparse.ArgumentParser, *, default: Any) -> None:
-    parser.add_argument(
-        "--store",
-        default=default,
-        help=f"PostgreSQL DSN or SQLite file (default: ${STORE_ENV}, else {DEFAULT_STORE})",
-    )
-
-
-def _if_version_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--if-version",
-        dest="if_version",
-        type=_base_version,
-        metavar="N",
-        help="compare-and-set: write only if the latest version is still N (0: no record yet)",
-    )
 
 
 def add_config_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -142,10 +98,10 @@ def add_config_parser(subparsers: Any) -> argparse.ArgumentParser:
             "operation, 2 bad usage."
         ),
     )
-    _store_option(config, default=None)
+    store_option(config, default=None)
     # `--store` also after the command; SUPPRESS keeps a value given before it.
     common = argparse.ArgumentParser(add_help=False)
-    _store_option(common, default=argparse.SUPPRESS)
+    store_option(common, default=argparse.SUPPRESS)
 
     commands = config.add_subparsers(dest="config_command", required=True)
 
@@ -170,16 +126,16 @@ def add_config_parser(subparsers: Any) -> argparse.ArgumentParser:
     imp.add_argument(
         "--publish", action="store_true", help="publish each new version in the same write"
     )
-    _if_version_option(imp)
+    if_version_option(imp)
 
     export = with_kind(command("export", help="print one record as an importable file"))
     export.add_argument("id")
-    export.add_argument("--version", type=_version, default="draft")
+    export.add_argument("--version", type=version, default="draft")
     export.add_argument("--to", dest="target", choices=["mastra"], help="Mastra Editor JSON")
 
     show = with_kind(command("show", help="print one version of a record with its info"))
     show.add_argument("id")
-    show.add_argument("--version", type=_version, default="draft")
+    show.add_argument("--version", type=version, default="draft")
 
     command("list", help="list every agent and saved MCP client")
 
@@ -188,13 +144,18 @@ def add_config_parser(subparsers: Any) -> argparse.ArgumentParser:
 
     diff = with_kind(command("diff", help="unified diff between two versions"))
     diff.add_argument("id")
-    diff.add_argument("v1", type=_version)
-    diff.add_argument("v2", type=_version)
+    diff.add_argument("v1", type=version)
+    diff.add_argument("v2", type=version)
 
     publish = with_kind(command("publish", help="mark a version as the published one"))
     publish.add_argument("id")
-    publish.add_argument("--version", type=_version, default="draft")
-    _if_version_option(publish)
+    publish.add_argument("--version", type=version, default="draft")
+    if_version_option(publish)
+
+    rollback = with_kind(command("rollback", help="publish a version older than the live one"))
+    rollback.add_argument("id")
+    rollback.add_argument("--version", type=version, required=True)
+    if_version_option(rollback)
 
     resolve = command(
         "resolve", help="the tools a request with this context gets (contacts MCP servers)"
@@ -203,7 +164,7 @@ def add_config_parser(subparsers: Any) -> argparse.ArgumentParser:
     resolve.add_argument(
         "--context", default="{}", help='request context as a JSON object, e.g. \'{"plan": "pro"}\''
     )
-    resolve.add_argument("--version", type=_version, default="published")
+    resolve.add_argument("--version", type=version, default="published")
     resolve.add_argument(
         "--timeout", type=float, default=30.0, help="seconds per MCP server (default: 30)"
     )
@@ -409,9 +370,11 @@ def _cmd_diff(args: argparse.Namespace) -> int:
 
 
 def _cmd_publish(args: argparse.Namespace) -> int:
+    back = args.config_command == "rollback"
     with _records_of_id(args) as (kind, records):
-        info = records.publish(args.id, args.version, if_version=args.if_version)
-    print(f"published {kind} {args.id} version {info.published_version}")
+        info = records.publish(args.id, args.version, if_version=args.if_version, rollback=back)
+    done = "rolled back" if back else "published"
+    print(f"{done} {kind} {args.id} version {info.published_version}")
     return 0
 
 
@@ -478,6 +441,7 @@ _COMMANDS = {
     "history": _cmd_history,
     "diff": _cmd_diff,
     "publish": _cmd_publish,
+    "rollback": _cmd_publish,
     "resolve": _cmd_resolve,
     "schema": _cmd_schema,
 }

@@ -48,18 +48,27 @@ class VersionConflictError(ToolSearchError):
     """A compare-and-set write found the record at another version than expected.
 
     Read the record again, redo the change on what it holds now, and retry
-    with ``if_version=current``.
+    with ``if_version=current``. Also raised by ``publish`` of a version
+    older than the published one without ``rollback=True``: then
+    ``expected`` is the version asked for and ``current`` the published one.
 
     Attributes:
         record_id: The record's id.
-        expected: The ``if_version`` given (``0``: no record).
-        current: The record's latest version now (``0``: no record).
+        expected: The ``if_version`` given (``0``: no record), or the version
+            a stale ``publish`` asked for.
+        current: The record's latest version now (``0``: no record), or the
+            published version a stale ``publish`` would have moved back.
     """
 
-    def __init__(self, label: str, record_id: str, expected: int, current: int) -> None:
+    def __init__(
+        self, label: str, record_id: str, expected: int, current: int, *, state: str = ""
+    ) -> None:
         self.record_id = record_id
         self.expected = expected
         self.current = current
+        if state:
+            super().__init__(f"{label} {record_id!r} {state}")
+            return
         if not expected:
             state = f"already exists at version {current} (if_version=0 expects no record)"
         elif not current:
@@ -296,9 +305,18 @@ class RecordFlows(Generic[ModelT]):
             offset += _PAGE
 
     def publish(
-        self, record_id: str, version: VersionSelector, expected: int | None
+        self,
+        record_id: str,
+        version: VersionSelector,
+        expected: int | None,
+        rollback: bool = False,
     ) -> Flow[RecordInfo]:
-        """Point the head's published version at ``version`` (write lock held)."""
+        """Point the head's published version at ``version`` (write lock held).
+
+        A version older than the published one is published only with
+        ``rollback``; else `VersionConflictError`, so the live version never
+        moves back when two editors publish out of order.
+        """
         head = yield from self.head(record_id)
         if head is None:
             if expected:
@@ -306,6 +324,15 @@ class RecordFlows(Generic[ModelT]):
             raise RecordNotFoundError(f"no {self.label} with id {record_id!r}")
         self.compare(record_id, head, expected)
         number = self.number(head, version)
+        live = head.published_version
+        if live is not None and number < live and not rollback:
+            state = (
+                f"is published at version {live}, newer than version {number}: publishing "
+                f"{number} would move the live version back (a newer version was published "
+                "since yours was saved); to go back on purpose, roll back "
+                "(publish(..., rollback=True), `toolsearch config rollback`)"
+            )
+            raise VersionConflictError(self.label, record_id, number, live, state=state)
         (item,) = yield [GetOp(self.versions(record_id), f"{number:010d}")]
         if not isinstance(item, Item):
             raise RecordNotFoundError(f"{self.label} {record_id!r} has no version {number}")

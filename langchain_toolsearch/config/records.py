@@ -225,6 +225,7 @@ class VersionedRecords(Generic[ModelT]):
         version: VersionSelector = "draft",
         *,
         if_version: int | None = None,
+        rollback: bool = False,
     ) -> RecordInfo:
         """Mark a version as the published one.
 
@@ -234,15 +235,20 @@ class VersionedRecords(Generic[ModelT]):
             if_version: Compare-and-set: publish only if the record's latest
                 version is still this one (so ``"draft"`` is the draft you
                 reviewed); ``None``: whatever it is.
+            rollback: Allow a version older than the published one (an
+                explicit rollback); without it such a publish raises.
 
         Returns:
             The record's updated info.
 
         Raises:
             RecordNotFoundError: If the record or the version does not exist.
-            VersionConflictError: If ``if_version`` is not the latest version.
+            VersionConflictError: If ``if_version`` is not the latest version,
+                or ``version`` is older than the published one and
+                ``rollback`` is false.
         """
-        return self._write(record_id, self._flows.publish(record_id, version, expected(if_version)))
+        flow = self._flows.publish(record_id, version, expected(if_version), bool(rollback))
+        return self._write(record_id, flow)
 
     def delete(self, record_id: str, *, if_version: int | None = None) -> bool:
         """Delete a record and its whole history.
@@ -321,9 +327,10 @@ class VersionedRecords(Generic[ModelT]):
         version: VersionSelector = "draft",
         *,
         if_version: int | None = None,
+        rollback: bool = False,
     ) -> RecordInfo:
         """Async `publish`."""
-        flow = self._flows.publish(record_id, version, expected(if_version))
+        flow = self._flows.publish(record_id, version, expected(if_version), bool(rollback))
         return await self._awrite(record_id, flow)
 
     async def adelete(self, record_id: str, *, if_version: int | None = None) -> bool:

@@ -48,8 +48,8 @@ def test_if_version_makes_import_and_publish_compare_and_set(cli: Cli) -> None:
         cli, "publish", "support", "--version", "1", "--if-version", "1"
     )
     assert cli.json("show", "support")["published_version"] == 2  # the refusal changed nothing
-    code, out, _ = cli("publish", "support", "--version", "1", "--if-version", "2")
-    assert code == 0 and out == "published agent support version 1\n"
+    code, out, _ = cli("rollback", "support", "--version", "1", "--if-version", "2")
+    assert code == 0 and out == "rolled back agent support version 1\n"
     two = cli.file(
         {
             **one_agent("t3"),

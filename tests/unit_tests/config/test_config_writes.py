@@ -113,7 +113,7 @@ def test_save_and_publish_in_one_write_and_the_revision_counts_changes(
     agents.save("a", agent("t2"), publish=True)
     head = agents.info("a")
     assert (head.latest_version, head.published_version, head.revision) == (2, 2, 2)
-    agents.publish("a", 1)
+    agents.publish("a", 1, rollback=True)
     assert agents.info("a").revision == 3
     agents.delete("a")
     agents.save("a", agent("t3"))  # re-created: revision restarts, created_at tells it apart
