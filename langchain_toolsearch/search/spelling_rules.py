@@ -71,7 +71,7 @@ def spelling_fixes(
     ]
     if any(t not in vocab for t in terms):
         # a request or function word is no misspelling ("let" is not "get")
-        words = [w for w in every if not weak(w)]
+        words = [w for w in _ascii_words(query, keep_stopwords=False) if not weak(w)]
         lead_unknown = bool(terms) and terms[0] not in vocab and len(words) <= SHORT_NEED
         if lead_unknown or not found():
             found_terms.extend(spelling.fixes(words))
