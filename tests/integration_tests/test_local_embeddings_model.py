@@ -48,13 +48,14 @@ def test_the_hybrid_finds_a_tool_no_query_word_names(embeddings: Embeddings) -> 
         _tool("forecast", "Weather forecast: temperature and rain for the coming days."),
         _tool("send_email", "Send an email message to a recipient."),
         _tool("create_invoice", "Create an invoice for a customer order."),
+        _tool("order_food", "Order food for delivery to an address."),
     ]
     library = ToolLibrary(tools)  # type: ignore[arg-type]
-    query = "will I need an umbrella tomorrow"
+    query = "is it going to be sunny for my order tomorrow"
     lexical = [h.name for h in build_index(None, library.documents()).rank(query)]
     hybrid = build_index(SemanticIndexFactory(embeddings), library.documents())
-    assert "forecast" not in lexical[:1]
-    assert next(iter(hybrid.rank(query))).name == "forecast"
+    assert "forecast" not in lexical
+    assert "forecast" in [h.name for h in hybrid.rank(query)]
 
 
 def test_the_middleware_takes_it_in_one_line(embeddings: Embeddings) -> None:
