@@ -38,7 +38,7 @@ _INSTALL = (
 def local_embeddings(**kwargs: Any) -> Embeddings:
     """all-MiniLM-L6-v2 on this machine, offline: unit-length vectors of 384 floats.
 
-    Each call loads the model (about 1 s and 90 MB of memory): build it once
+    Each call loads the model (88 MB of weights): build it once
     and pass it to every middleware, node or index that needs it.
 
     Args:
