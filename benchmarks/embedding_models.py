@@ -87,9 +87,9 @@ def _gemma() -> Embeddings:
 
 
 def _minilm() -> Embeddings:
-    from langchain_toolsearch.search.semantic import local_minilm_embeddings
+    from langchain_toolsearch.search.local_embeddings import local_embeddings
 
-    return local_minilm_embeddings()
+    return local_embeddings()
 
 
 @dataclass(frozen=True)

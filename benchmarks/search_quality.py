@@ -66,6 +66,7 @@ def quality(
         ("BFCL", bfcl, bq),
         ("GitHub MCP", load_github_mcp_tools(), _queries("github")),
         ("ToolSDK", load_toolsdk(), _queries("toolsdk")),
+        ("validation", *load_restbench_toolalpaca()),
     ]
     for title, defs, queries in sets:
         if title in skip:

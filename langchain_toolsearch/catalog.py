@@ -10,7 +10,9 @@ A *definition* is one entry of an MCP ``tools/list`` result::
 :func:`tool_from_definition` turns one definition into a
 :class:`~langchain_core.tools.StructuredTool` whose ``args_schema`` is the raw JSON
 schema, so the tool binds to a chat model exactly as defined.
-:func:`load_catalog` reads definitions from a JSON file or a folder of JSON files.
+:func:`load_catalog` reads definitions from a JSON file or a folder of JSON files,
+in any shape of :mod:`langchain_toolsearch.catalog_shapes` (MCP definitions and
+``tools/list`` results, OpenAI and Anthropic tool lists, registries of servers).
 
 Definitions are meant for search and binding: unless a ``func``/``coroutine`` is
 attached, calling such a tool returns an error message instead of doing anything.
@@ -28,6 +30,7 @@ from typing import Any
 
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 
+from langchain_toolsearch.catalog_shapes import documents_entries, normalize_definition
 from langchain_toolsearch.errors import ToolSearchDataError
 
 __all__ = [
@@ -78,7 +81,9 @@ def _validate_definition(defn: Any, source: str | None) -> tuple[str, str, dict[
     if "inputSchema" not in defn:
         msg = (
             f"{where}tool {name!r} has no 'inputSchema'; add a JSON schema object, "
-            'e.g. "inputSchema": {"type": "object", "properties": {}}'
+            'e.g. "inputSchema": {"type": "object", "properties": {}} (also read: '
+            "'input_schema' (Anthropic), 'parameters' or "
+            "{'type': 'function', 'function': {...}} (OpenAI))"
         )
         raise ToolSearchDataError(msg)
     schema = defn["inputSchema"]
@@ -121,7 +126,9 @@ def tool_from_definition(
 
     Args:
         defn: ``{"name": str, "description": str, "inputSchema": dict}`` (the shape of
-            one MCP ``tools/list`` entry). ``description`` may be missing (treated as
+            one MCP ``tools/list`` entry); an OpenAI tool (``{"type": "function",
+            "function": {...}}`` or ``{"name", "parameters"}``) or an Anthropic tool
+            (``input_schema``) is read as that shape. ``description`` may be missing (treated as
             ``""``). Other keys (``annotations``, ``title``, ``outputSchema``,
             ``_meta``, ...) are copied into ``tool.metadata``.
         func: Optional sync implementation, called with the tool-call arguments as
@@ -149,6 +156,7 @@ def tool_from_definition(
             ``"object"``, or its ``properties`` is not a dict. The message names
             ``source`` (when given) and what to change.
     """
+    defn = normalize_definition(defn)
     name, description, schema = _validate_definition(defn, source)
 
     metadata: dict[str, Any] = {
@@ -189,21 +197,6 @@ def _read_json(path: Path) -> Any:
         raise ToolSearchDataError(msg) from exc
 
 
-def _entries_of(document: Any, path: Path) -> list[tuple[str, Any]]:
-    """Split one JSON document into ``(label, definition)`` pairs."""
-    if isinstance(document, Mapping) and "name" not in document and "tools" in document:
-        document = document["tools"]  # a whole MCP ``tools/list`` result
-    if isinstance(document, list):
-        return [(f"{path}[{index}]", entry) for index, entry in enumerate(document)]
-    if isinstance(document, Mapping):
-        return [(str(path), document)]
-    msg = (
-        f"{path}: expected a tool definition object or a list of them, "
-        f"got {type(document).__name__}"
-    )
-    raise ToolSearchDataError(msg)
-
-
 def _load_labelled(path: str | os.PathLike[str]) -> list[tuple[str, dict[str, Any]]]:
     """Read, validate and sort definitions; return ``(label, definition)`` pairs."""
     root = Path(path)
@@ -222,7 +215,7 @@ def _load_labelled(path: str | os.PathLike[str]) -> list[tuple[str, dict[str, An
 
     definitions: list[tuple[str, dict[str, Any]]] = []
     for file in files:
-        for label, entry in _entries_of(_read_json(file), file):
+        for label, entry in documents_entries(_read_json(file), str(file)):
             name, description, schema = _validate_definition(entry, label)
             definition: dict[str, Any] = copy.deepcopy(dict(entry))
             definition.update(name=name, description=description, inputSchema=schema)
@@ -249,8 +242,11 @@ def load_definitions(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     Args:
         path: One of
 
-            * a JSON file holding a list of definitions (or an MCP ``tools/list``
-              result ``{"tools": [...]}``),
+            * a JSON file holding a list of definitions (MCP, OpenAI
+              ``{"type": "function", ...}`` or Anthropic ``input_schema`` entries),
+              an MCP ``tools/list`` result ``{"tools": [...]}``, or a registry
+              of servers with their tools (see
+              :mod:`langchain_toolsearch.catalog_shapes` for naming),
             * a JSON file holding one definition,
             * a folder of ``*.json`` files, one definition (or list) each; other
               files (``LICENSE``, ``README.md``) and sub-folders are ignored.
@@ -262,7 +258,8 @@ def load_definitions(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
 
     Raises:
         FileNotFoundError: If ``path`` does not exist.
-        ValueError: If a file is not valid JSON, an entry is malformed (the message
+        ValueError: If a file is not valid JSON or fits no shape (the message lists
+            the shapes tried and where the file differs), an entry is malformed (the message
             names the file and entry index), a folder holds no ``*.json`` file, or
             two definitions share a name (all duplicates are listed with their
             files).

@@ -54,7 +54,8 @@ def content_filter(
 
     Args:
         terms: The query's written terms.
-        typed: Parameter words of its typed values (weak).
+        typed: Parameter words of its typed values (weak, unless no content
+            term is in the library: then they are the content).
         term_weights: Weights of ``[*terms, *typed]`` (``None``: all 1).
         stages: Which stages are on.
         vocab: Term -> term id.
@@ -65,7 +66,10 @@ def content_filter(
     if weak is None:
         return None
     tw = term_weights or [1.0] * len(terms)
-    flags = [*weak, *[True] * len(typed)]
+    # a typed value is weak unless no content word is in the library ("go to google.com"):
+    # then it is what the query is about, and its parameter word makes hits
+    known = any(not f and t in vocab for t, f in zip(terms, weak, strict=True))
+    flags = [*weak, *[known] * len(typed)]
     pairs = [(vocab.get(t, -1), w, f) for t, w, f in zip([*terms, *typed], tw, flags, strict=True)]
     bound = sum(float(max_part[i]) * w for i, w, f in pairs if f and i >= 0)
     if bound <= 0.0:

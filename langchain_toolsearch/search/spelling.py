@@ -273,6 +273,11 @@ class SpellingFallback:
             return None
         return found[2]
 
+    def joins(self, words: Sequence[str]) -> list[str]:
+        """Library terms that are two neighbouring ``words`` written as one (``setup``)."""
+        joined = (self._analyse(a + b) for a, b in itertools.pairwise(words) if _word(a + b))
+        return [term for term in joined if term in self._vocab]
+
     def fixes(self, words: Sequence[str]) -> list[str]:
         """Library terms for the query ``words`` the library does not know (at most 4 tried).
 
@@ -284,12 +289,8 @@ class SpellingFallback:
             unknown word, the words of the tool name it writes run together
             (a typo allowed), else its split parts, else its correction.
         """
-        out: list[str] = []
+        out = self.joins(words)
         vocab = self._vocab
-        for a, b in itertools.pairwise(words):
-            joined = self._analyse(a + b)
-            if _word(a + b) and joined in vocab:
-                out.append(joined)
         unknown = [w for w in dict.fromkeys(words) if self._analyse(w) not in vocab]
         for word in unknown[:_MAX_WORDS]:
             # a tool name run together (a typo allowed) says more than any split of it

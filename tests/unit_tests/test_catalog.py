@@ -214,5 +214,5 @@ def test_invalid_json_empty_folder_and_missing_path(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         load_catalog(tmp_path / "missing")
 
-    with pytest.raises(ValueError, match="expected a tool definition object or a list"):
+    with pytest.raises(ValueError, match="not a tool catalog in any shape read"):
         load_catalog(_write(tmp_path / "number.json", 42))
