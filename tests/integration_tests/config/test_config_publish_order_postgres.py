@@ -12,7 +12,7 @@ from tests.unit_tests.config.test_config_publish_order import check_two_editors
 pytest.importorskip("psycopg", reason="needs psycopg (pip install -e '.[dev]')")
 pytest.importorskip("langgraph.store.postgres", reason="needs langgraph-checkpoint-postgres")
 
-from langgraph.store.postgres import PostgresStore  # noqa: E402
+from langgraph.store.postgres import PostgresStore
 
 
 @pytest.mark.parametrize("pooled", [False, True])
