@@ -113,7 +113,8 @@ class SessionHolder:
         finally:
             if not entry.dead and entry.ready.done() and not entry.stop.is_set():
                 self._counts["reconnects"] += 1  # the transport failed on its own
-                self.failures.record("session", ended, server=entry.key.server)
+                if entry.ready.exception() is None:  # a failed start is reported by its caller
+                    self.failures.record("session", ended, server=entry.key.server)
             entry.session = None
             entry.dead = True
             entry.gone.set()

@@ -291,7 +291,8 @@ class MCPSessionPool(SessionHolder):
                 except Exception as exc:
                     if attempt == 2 or not connection_lost(exc):
                         raise
-                    self.failures.record("session", exc, server=entry.key.server)
+                    if not entry.stop.is_set():  # closed on purpose (retired, evicted): no failure
+                        self.failures.record("session", exc, server=entry.key.server)
                     self._discard(entry, "reconnects")
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -329,7 +330,8 @@ class MCPSessionPool(SessionHolder):
                 except Exception as exc:
                     if not connection_lost(exc):
                         raise
-                    self.failures.record("session", exc, server=entry.key.server)
+                    if not entry.stop.is_set():  # closed on purpose (retired, evicted): no failure
+                        self.failures.record("session", exc, server=entry.key.server)
                     self._discard(entry, "reconnects")
                     # Only a request that surely did not run is sent again.
                     if attempt == 2 or not never_sent(exc):
