@@ -166,7 +166,8 @@ async def test_an_async_filter_that_blocks_denies_even_if_it_answers_true_later(
         return True
 
     mw = ToolSearchMiddleware(tools=library(), filter=blocks, filter_timeout=0.1)
-    with caplog.at_level(logging.WARNING):
+    # DEBUG: a cause already logged at WARNING by an earlier test is logged at DEBUG after
+    with caplog.at_level(logging.DEBUG, logger="langchain_toolsearch"):
         hits = mw.search("weather") if mode == "sync" else await mw.asearch("weather")
     assert "get_weather" not in [h.name for h in hits]
     assert "no answer within" in caplog.text
