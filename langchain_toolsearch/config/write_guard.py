@@ -1,29 +1,17 @@
 """Write guards: one writer at a time per stored record, across threads and processes.
 
-`VersionedRecords` runs each write (save, publish, delete) as one store flow
-(read the head, then write) inside the guard `write_guard` picks for its
-store, built on that store's own guarantees through its public API:
+Each write of `VersionedRecords` (read the head, then write) runs as one store flow in:
 
-* ``PostgresStore`` / ``AsyncPostgresStore``: one transaction on one of the
-  store's connections (its ``conn`` under its ``lock``, or one taken from its
-  pool) that first takes ``pg_advisory_xact_lock`` on the record; the flow's
-  reads and writes run in that transaction (through a store built on that
-  connection), so a crash writes nothing and the lock ends with the
-  transaction.
-* ``SqliteStore`` / ``AsyncSqliteStore`` on a file: ``BEGIN IMMEDIATE`` on an
-  empty lock database beside it (``<file>-toolsearch-lock``), held while the
-  flow runs; the flow's writes are one batch, which the store runs as one
-  SQLite transaction. (The store's own connection cannot hold the lock: its
-  ``batch`` opens a transaction of its own.)
-* ``InMemoryStore`` and SQLite ``:memory:``: a lock in this process (no other
-  process sees the data).
-* any other store, or a PostgreSQL store in pipeline mode: the same
-  in-process lock, and a `SingleWriterWarning` at the first write: writers in
-  other processes are not serialised, run one writing process.
+* PostgreSQL: one transaction on a store connection holding ``pg_advisory_xact_lock``
+  on the record (a crash writes nothing);
+* SQLite on a file: ``BEGIN IMMEDIATE`` on an empty ``<file>-toolsearch-lock``
+  database while the flow's one write batch runs;
+* ``InMemoryStore`` and SQLite ``:memory:``: an in-process lock;
+* any other store, or PostgreSQL in pipeline mode: the in-process lock and a
+  `SingleWriterWarning` at the first write.
 
-Waiting for a lock is bounded by ``timeout`` seconds (`WriteLockError`).
-`WriteGuard.hold_store` holds a store-wide lock (used to serialise the stores'
-own ``setup()``, whose migrations race when two processes open a new database).
+Waits are bounded by ``timeout`` seconds (`WriteLockError`). `WriteGuard.hold_store`
+serialises the stores' own ``setup()`` migrations across processes.
 """
 
 from __future__ import annotations
@@ -31,12 +19,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import importlib
 import sqlite3
 import threading
 import time
 import warnings
 import weakref
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
+from functools import partial
 from typing import Any, TypeVar
 
 from langgraph.store.base import BaseStore
@@ -55,8 +45,7 @@ __all__ = [
 
 T = TypeVar("T")
 
-LOCK_SUFFIX = "-toolsearch-lock"
-"""Appended to a SQLite store's file name to name its (empty) write-lock database."""
+LOCK_SUFFIX = "-toolsearch-lock"  # SQLite file name + this: the empty write-lock database
 
 
 class WriteLockError(ToolSearchError, TimeoutError):
@@ -68,25 +57,14 @@ class SingleWriterWarning(UserWarning):
 
 
 class WriteGuard:
-    """Runs a store flow while no other writer of the same record runs.
-
-    Not built directly: `write_guard` picks the subclass for a store.
-
-    Args:
-        store: The store the flows read and write.
-        timeout: Seconds to wait for the lock before `WriteLockError`.
-    """
+    """Runs a store flow of ``store`` while no other writer of the record runs (`write_guard`)."""
 
     def __init__(self, store: BaseStore, timeout: float) -> None:
         self.store = store
         self.timeout = timeout
 
     def run(self, key: str, flow: Flow[T]) -> T:
-        """Run ``flow`` under the write lock of ``key`` (sync flavour).
-
-        Raises:
-            WriteLockError: If the lock is not granted within ``timeout``.
-        """
+        """Run ``flow`` under the write lock of ``key``; `WriteLockError` after ``timeout``."""
         raise NotImplementedError
 
     async def arun(self, key: str, flow: Flow[T]) -> T:
@@ -94,18 +72,12 @@ class WriteGuard:
         raise NotImplementedError
 
     def hold_store(self) -> contextlib.AbstractContextManager[None]:
-        """Hold a store-wide lock of the sync store (SQLite file, PostgreSQL); else nothing.
-
-        Raises:
-            WriteLockError: If the lock is not granted within ``timeout``.
-        """
+        """Hold a store-wide lock (SQLite file, PostgreSQL; else nothing); `WriteLockError`."""
         return contextlib.nullcontext()
 
     def _late(self, what: str) -> WriteLockError:
         return WriteLockError(f"{what} not granted within {self.timeout:g} s; retry later")
 
-
-# -- in this process ------------------------------------------------------------------
 
 _LOCKS: weakref.WeakKeyDictionary[BaseStore, threading.Lock] = weakref.WeakKeyDictionary()
 _WARNED: weakref.WeakSet[BaseStore] = weakref.WeakSet()
@@ -124,15 +96,25 @@ def _local_lock(store: BaseStore) -> threading.Lock:
         return lock
 
 
-async def _acquire(lock: threading.Lock, timeout: float) -> bool:
-    """Take ``lock`` without blocking the event loop (polls; cancel-safe)."""
+async def _apoll(take: Callable[[], bool], timeout: float, delay: float, cap: float) -> bool:
+    """Call ``take`` until true, sleeping ``delay`` doubling to ``cap`` s; false at timeout."""
     deadline = time.monotonic() + timeout
-    delay = 0.0005
-    while not lock.acquire(blocking=False):
+    while not take():
         if time.monotonic() >= deadline:
             return False
         await asyncio.sleep(delay)
-        delay = min(delay * 2, 0.02)
+        delay = min(delay * 2, cap)
+    return True
+
+
+def _poll(take: Callable[[], bool], timeout: float, delay: float, cap: float) -> bool:
+    """`_apoll` blocking the thread."""
+    deadline = time.monotonic() + timeout
+    while not take():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(delay)
+        delay = min(delay * 2, cap)
     return True
 
 
@@ -145,16 +127,12 @@ class _LocalGuard(WriteGuard):
         self._warning = warning
 
     def _warn_once(self) -> None:
-        if self._warning is None:
-            return
-        with _REGISTRY:
-            try:
-                if self.store in _WARNED:
-                    return
-                _WARNED.add(self.store)
-            except TypeError:
-                pass
-        warnings.warn(self._warning, SingleWriterWarning, stacklevel=5)
+        with _REGISTRY, contextlib.suppress(TypeError):
+            if self._warning is None or self.store in _WARNED:
+                return
+            _WARNED.add(self.store)
+        if self._warning is not None:
+            warnings.warn(self._warning, SingleWriterWarning, stacklevel=5)
 
     def run(self, key: str, flow: Flow[T]) -> T:
         self._warn_once()
@@ -167,15 +145,12 @@ class _LocalGuard(WriteGuard):
 
     async def arun(self, key: str, flow: Flow[T]) -> T:
         self._warn_once()
-        if not await _acquire(self._lock, self.timeout):
+        if not await _apoll(partial(self._lock.acquire, blocking=False), self.timeout, 5e-4, 0.02):
             raise self._late("the store's write lock")
         try:
             return await arun_flow(self.store, flow)
         finally:
             self._lock.release()
-
-
-# -- SQLite -----------------------------------------------------------------------------
 
 
 class _SqliteGuard(WriteGuard):
@@ -194,11 +169,7 @@ class _SqliteGuard(WriteGuard):
             raise WriteLockError(f"cannot open the write lock {self.lock_path!r}: {exc}") from None
 
     def _begin(self, conn: sqlite3.Connection) -> bool:
-        """``BEGIN IMMEDIATE``; ``False`` if another writer holds the lock.
-
-        Raises:
-            WriteLockError: Any other SQLite error.
-        """
+        """``BEGIN IMMEDIATE``; ``False`` if another writer holds it, else `WriteLockError`."""
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
@@ -208,7 +179,7 @@ class _SqliteGuard(WriteGuard):
         return True
 
     @contextlib.contextmanager
-    def _held(self) -> Iterator[None]:
+    def hold_store(self) -> Iterator[None]:
         with contextlib.closing(self._connect(self.timeout)) as conn:
             if not self._begin(conn):  # sqlite3 waited up to the timeout already
                 raise self._late(f"the write lock {self.lock_path!r}")
@@ -220,24 +191,16 @@ class _SqliteGuard(WriteGuard):
     @contextlib.asynccontextmanager
     async def _aheld(self) -> AsyncIterator[None]:
         with contextlib.closing(self._connect(0)) as conn:
-            deadline = time.monotonic() + self.timeout
-            delay = 0.001
-            while not self._begin(conn):  # polled: the event loop is never blocked
-                if time.monotonic() >= deadline:
-                    raise self._late(f"the write lock {self.lock_path!r}")
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 0.05)
+            if not await _apoll(partial(self._begin, conn), self.timeout, 0.001, 0.05):
+                raise self._late(f"the write lock {self.lock_path!r}")
             try:
                 yield
             finally:
                 conn.execute("ROLLBACK")
 
     def run(self, key: str, flow: Flow[T]) -> T:
-        with self._held():
+        with self.hold_store():
             return run_flow(self.store, flow)
-
-    def hold_store(self) -> contextlib.AbstractContextManager[None]:
-        return self._held()
 
     async def arun(self, key: str, flow: Flow[T]) -> T:
         if not _native_async(self.store):  # SqliteStore has no abatch: run it in a thread
@@ -246,15 +209,10 @@ class _SqliteGuard(WriteGuard):
             return await arun_flow(self.store, flow)
 
 
-def _sqlite_file(rows: list[Any]) -> str:
-    """The main database's file from ``PRAGMA database_list`` rows ("" if in memory)."""
-    for row in rows:
-        if row[1] == "main":
-            return str(row[2] or "")
-    return ""
-
-
-# -- PostgreSQL -------------------------------------------------------------------------
+def _file_guard(store: BaseStore, timeout: float, rows: list[Any]) -> WriteGuard:
+    """The SQLite guard for the main file of ``PRAGMA database_list`` ``rows``, if any."""
+    path = next((str(row[2] or "") for row in rows if row[1] == "main"), "")
+    return _SqliteGuard(store, timeout, path) if path else _LocalGuard(store, timeout, warning=None)
 
 
 def _lock_id(key: str) -> int:
@@ -302,22 +260,17 @@ class _PostgresGuard(WriteGuard):
     async def arun(self, key: str, flow: Flow[T]) -> T:
         return await asyncio.to_thread(self.run, key, flow)
 
-    def hold_store(self) -> contextlib.AbstractContextManager[None]:
-        return self._held_store()
-
     @contextlib.contextmanager
-    def _held_store(self) -> Iterator[None]:
+    def hold_store(self) -> Iterator[None]:
         lock = _lock_id("setup")
         with self._connection() as conn:
-            # Polled, not waited for: migrations' CREATE INDEX CONCURRENTLY wait for every
-            # open transaction, a waiting pg_advisory_lock included (a deadlock).
-            deadline = time.monotonic() + self.timeout
-            delay = 0.005
-            while not _first(conn.execute("SELECT pg_try_advisory_lock(%s) AS ok", (lock,))):
-                if time.monotonic() >= deadline:
-                    raise self._late("the store's setup lock")
-                time.sleep(delay)
-                delay = min(delay * 2, 0.1)
+            # Polled: CREATE INDEX CONCURRENTLY waits for a waiting pg_advisory_lock (deadlock).
+            def take() -> bool:
+                row = conn.execute("SELECT pg_try_advisory_lock(%s)", (lock,)).fetchone()
+                return bool(next(iter(row.values())) if isinstance(row, dict) else row[0])
+
+            if not _poll(take, self.timeout, 0.005, 0.1):
+                raise self._late("the store's setup lock")
             try:
                 yield
             finally:
@@ -359,26 +312,20 @@ class _AsyncPostgresGuard(WriteGuard):
             return await arun_flow(scoped, flow)
 
     def run(self, key: str, flow: Flow[T]) -> T:
-        loop: asyncio.AbstractEventLoop = self.store.loop  # type: ignore[attr-defined]
-        _not_on(loop, self.store)
-        return asyncio.run_coroutine_threadsafe(self.arun(key, flow), loop).result()
+        return _on_loop(self.store, partial(self.arun, key, flow))
 
 
-def _not_on(loop: asyncio.AbstractEventLoop, store: BaseStore) -> None:
-    """Refuse a sync call from the async store's own event loop (it would deadlock)."""
-    try:
-        running = asyncio.get_running_loop()
-    except RuntimeError:
-        return
-    if running is loop:
-        msg = (
-            f"synchronous writes to {type(store).__name__} from its own event loop would "
-            "deadlock: use the async methods (asave, apublish, ...)"
-        )
-        raise asyncio.InvalidStateError(msg)
-
-
-# -- choosing ---------------------------------------------------------------------------
+def _on_loop(store: BaseStore, make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run ``make()`` on the async store's loop; refused from that loop (it would deadlock)."""
+    loop: asyncio.AbstractEventLoop = store.loop  # type: ignore[attr-defined]
+    with contextlib.suppress(RuntimeError):
+        if asyncio.get_running_loop() is loop:
+            msg = (
+                f"synchronous writes to {type(store).__name__} from its own event loop would "
+                "deadlock: use the async methods (asave, apublish, ...)"
+            )
+            raise asyncio.InvalidStateError(msg)
+    return asyncio.run_coroutine_threadsafe(make(), loop).result()
 
 
 def _native_async(store: BaseStore) -> bool:
@@ -388,65 +335,39 @@ def _native_async(store: BaseStore) -> bool:
     return isinstance(store, AsyncBatchedBaseStore)
 
 
-def _single_writer(store: BaseStore, why: str) -> _LocalGuard:
-    return _LocalGuard(
-        store,
-        0.0,
-        warning=(
-            f"{type(store).__name__} {why}: ToolConfigStore serialises writers in this "
-            "process only; run one writing process (concurrent writers in other processes "
-            "can lose versions). Use PostgresStore, SqliteStore or InMemoryStore for a lock."
-        ),
+def _single_writer(store: BaseStore, timeout: float, why: str) -> _LocalGuard:
+    warning = (
+        f"{type(store).__name__} {why}: ToolConfigStore serialises writers in this "
+        "process only; run one writing process (concurrent writers in other processes "
+        "can lose versions). Use PostgresStore, SqliteStore or InMemoryStore for a lock."
     )
+    return _LocalGuard(store, timeout, warning=warning)
 
 
 def write_guard(store: BaseStore, *, timeout: float) -> WriteGuard:
-    """The write guard for ``store`` (see the module docstring).
-
-    Args:
-        store: The store configurations are written to.
-        timeout: Seconds a write waits for its lock.
-
-    Returns:
-        A `WriteGuard`; for a store this module does not know, one that
-        serialises writers in this process and warns at the first write.
-    """
-    guard = _pick(store)
-    guard.timeout = timeout
-    return guard
-
-
-def _pick(store: BaseStore) -> WriteGuard:
+    """The write guard for ``store`` (module docstring), waiting ``timeout`` seconds."""
+    s: Any = store
     if isinstance(store, InMemoryStore):
-        return _LocalGuard(store, 0.0, warning=None)
+        return _LocalGuard(store, timeout, warning=None)
+    sync_pg = _is(store, "langgraph.store.postgres", "PostgresStore")
+    if sync_pg or _is(store, "langgraph.store.postgres", "AsyncPostgresStore"):
+        if s.pipe is not None:
+            return _single_writer(store, timeout, "in pipeline mode has no per-write transaction")
+        return (_PostgresGuard if sync_pg else _AsyncPostgresGuard)(store, timeout)
+    if _is(store, "langgraph.store.sqlite", "SqliteStore"):
+        with s.lock:
+            return _file_guard(store, timeout, s.conn.execute("PRAGMA database_list").fetchall())
+    if _is(store, "langgraph.store.sqlite.aio", "AsyncSqliteStore"):
+        return _LazySqliteGuard(store, timeout)
+    return _single_writer(store, timeout, "has no write lock this package knows")
+
+
+def _is(store: BaseStore, module: str, name: str) -> bool:
+    """Whether ``store`` is a ``module.name`` (false when the module is not installed)."""
     try:
-        from langgraph.store.postgres import AsyncPostgresStore, PostgresStore
+        return isinstance(store, getattr(importlib.import_module(module), name))
     except ImportError:
-        pass
-    else:
-        if isinstance(store, PostgresStore | AsyncPostgresStore):
-            if store.pipe is not None:
-                return _single_writer(store, "in pipeline mode has no per-write transaction")
-            if isinstance(store, PostgresStore):
-                return _PostgresGuard(store, 0.0)
-            return _AsyncPostgresGuard(store, 0.0)
-    try:
-        from langgraph.store.sqlite import SqliteStore
-    except ImportError:
-        pass
-    else:
-        if isinstance(store, SqliteStore):
-            with store.lock:
-                path = _sqlite_file(store.conn.execute("PRAGMA database_list").fetchall())
-            return _SqliteGuard(store, 0.0, path) if path else _LocalGuard(store, 0.0, warning=None)
-    try:
-        from langgraph.store.sqlite.aio import AsyncSqliteStore
-    except ImportError:
-        pass
-    else:
-        if isinstance(store, AsyncSqliteStore):
-            return _LazySqliteGuard(store, 0.0)
-    return _single_writer(store, "has no write lock this package knows")
+        return False
 
 
 class _LazySqliteGuard(WriteGuard):
@@ -463,12 +384,7 @@ class _LazySqliteGuard(WriteGuard):
                 cursor = await store.conn.execute("PRAGMA database_list")
                 rows = list(await cursor.fetchall())
                 await cursor.close()
-            path = _sqlite_file(rows)
-            self._inner = (
-                _SqliteGuard(store, self.timeout, path)
-                if path
-                else _LocalGuard(store, self.timeout, warning=None)
-            )
+            self._inner = _file_guard(store, self.timeout, rows)
         self._inner.timeout = self.timeout
         return self._inner
 
@@ -476,13 +392,4 @@ class _LazySqliteGuard(WriteGuard):
         return await (await self._guard()).arun(key, flow)
 
     def run(self, key: str, flow: Flow[T]) -> T:
-        loop: asyncio.AbstractEventLoop = self.store.loop  # type: ignore[attr-defined]
-        _not_on(loop, self.store)
-        inner = asyncio.run_coroutine_threadsafe(self._guard(), loop).result()
-        return inner.run(key, flow)
-
-
-def _first(cursor: Any) -> Any:
-    """The first column of a cursor's first row, whatever its row factory."""
-    row = cursor.fetchone()
-    return next(iter(row.values())) if isinstance(row, dict) else row[0]
+        return _on_loop(self.store, self._guard).run(key, flow)

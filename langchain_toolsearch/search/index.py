@@ -1,64 +1,19 @@
 """The default tool index: BM25F with query-analysis stages, and the ``index=`` option.
 
-The default :class:`BM25ToolIndex` is BM25F (Robertson, Zaragoza & Taylor
-2004, "Simple BM25 Extension to Multiple Weighted Fields"; Robertson &
-Zaragoza 2009, "The Probabilistic Relevance Framework: BM25 and Beyond") over
-one document per tool with four weighted fields: the tool name, its
-description, its parameter names, and the parameters' descriptions (with
-their ``enum`` values, see
-:func:`~langchain_toolsearch.library.schema_parameters`). Each field's term
-counts are weighted and normalised by that field's length against the
-field's average before one saturation ``tf / (tf + k1)``, so a tool with
-many long parameter descriptions is not penalised in its name and
-description (plain BM25 over the concatenated fields did that).
-
-Where it departs from textbook Okapi, and why:
-
-* IDF is ``ln(1 + (N - df + 0.5) / (df + 0.5))`` (the Lucene form), which is
-  always positive. Okapi's ``ln((N - df + 0.5) / (df + 0.5))`` is zero for a
-  term in half the documents and negative above that, which inverts rankings
-  on small catalogs (a 2-tool catalog ranks the matching tool last).
-* Field weights: a name term counts 3x, a description or parameter-name term
-  1x, a parameter-description term 0.5x. Parameter descriptions are long and
-  formulaic ("The name of the ...") and say what a tool takes rather than
-  what it does, so they count less than the tool's own description. A
-  parameter name never counts a word of the tool's own name again: the
-  ``meeting_id`` of ``delete_meeting`` would otherwise outvote
-  ``create_meeting`` for every query about meetings.
-* Only what the model can write scores: a generated provider-safe name
-  (``repo_create_a565f1a0``, :attr:`ToolDocument.generated_name`) adds no
-  words, its original name (an alias) does.
-* Scores are normalised to ``[0, 1]`` per query: the BM25 part is divided by
-  the best score any document could reach for the query's terms
-  (``sum(idf(t) * (k1 + 1))``), so a ``min_score`` floor means the same for
-  every query. Query terms the catalog has never seen still count in that
-  maximum, so a half-gibberish query scores at most about half.
-* Query analysis on top of this core is a set of named stages (stemming,
-  exact forms, request words, values, content match, name words, spelling), each switched by
-  :class:`~langchain_toolsearch.search.stages.SearchStages` with its weights
-  declared there. ``raw_score`` stays plain BM25F of the written terms.
-* A query of only function words (``who am i``) has nothing for BM25's
-  content terms; it scores the tools whose names it covers at least half
-  (``get_me``: ``i`` folds to ``me``) at half their coverage.
-* Name matches are boosted before any top-k cut. A query that *is* a tool
-  name (``get_weather``, ``get weather``, ``Get-Weather``), or holds it as an
-  identifier (``call get_weather now``; separators, letters next to digits,
-  or lowerCamelCase), lifts the tool above every non-exact hit. A plain word
-  of a longer query does not: "can you help me ..." is not a request for a
-  tool named ``help``, nor ``list work items`` for a tool named ``list``.
-* Ties are broken by name, and nothing iterates a ``set`` of strings, so the
-  same catalog and query give the same bytes in every process.
-
-Speed: BM25F's sums come from :class:`~langchain_toolsearch.search.postings.Postings`,
-an inverted index in compressed-sparse-row form (NumPy) summed with one
-``numpy.bincount`` per query. A query is tokenized once; hits are found with
-one boolean scan, and only the first 64 are rounded and sorted up front (in a
-large library, taken from the tools scoring near the best when that provably
-gives the same 64). The test suite checks the BM25 part against
-``rank-bm25`` run with the same tokens, field weights and IDF. A build
-tokenizes every text in bulk first, each distinct chunk once
-(:meth:`~langchain_toolsearch.search.tokenize.BatchTokenizer.prime`), with
-the cyclic garbage collector paused.
+BM25F (Robertson, Zaragoza & Taylor 2004; Robertson & Zaragoza 2009) over four
+weighted fields per tool: name (3x), description (1x), parameter names (1x,
+never a word of the tool's own name again), parameter descriptions and
+``enum`` values (0.5x), each normalised by its own average length before one
+saturation ``tf / (tf + k1)``. IDF is Lucene's ``ln(1 + (N - df + 0.5) / (df +
+0.5))``, always positive. Scores are in ``[0, 1]``: BM25 divided by the best
+score the query's terms could reach (unseen terms count), exact names in
+``[0.9, 1]``, the literal name 1.0. Generated provider-safe names add no words.
+A function-word-only query (``who am i``) scores names it covers at least half.
+Query stages (:class:`~langchain_toolsearch.search.stages.SearchStages`) add to
+the score; ``raw_score`` stays plain BM25F of the written terms. Ties break by
+name; nothing iterates a ``set`` of strings, so output is the same bytes in
+every process. Sums come from :class:`~langchain_toolsearch.search.postings.Postings`
+(one ``numpy.bincount`` per query).
 """
 
 from __future__ import annotations
@@ -120,19 +75,15 @@ __all__ = [
 
 @dataclass(frozen=True)
 class BM25Params:
-    """Tuning of :class:`BM25ToolIndex`.
+    """Tuning of :class:`BM25ToolIndex` (defaults chosen in docs/benchmarks.md).
 
     Attributes:
-        k1: Term-frequency saturation (Robertson & Zaragoza 2009); 1.0 by
-            default (chosen on BFCL, GitHub MCP and ToolSDK together,
-            docs/benchmarks.md).
-        b: Length normalisation strength in ``[0, 1]``, applied per field
-            against the field's average length (BM25F); 0.5 by default.
-        name_weight: Weight of a name term against a description term.
+        k1: Term-frequency saturation.
+        b: Per-field length normalisation in ``[0, 1]``.
+        name_weight: Weight of a name term.
         description_weight: Weight of a description term.
         parameter_weight: Weight of a parameter-name term.
-        parameter_description_weight: Weight of a term of a parameter's
-            description or ``enum`` values.
+        parameter_description_weight: Weight of a parameter-description or enum term.
     """
 
     k1: float = 1.0
@@ -153,9 +104,7 @@ _FloatArray: TypeAlias = npt.NDArray[np.float64]
 
 
 class BM25ToolIndex:
-    """BM25 index over tool documents (see the module docstring).
-
-    Immutable once built; thread-safe for reads.
+    """BM25F index over tool documents; immutable once built, thread-safe for reads.
 
     Args:
         documents: One per tool; ``name`` values must be unique.
@@ -209,18 +158,10 @@ class BM25ToolIndex:
         *,
         stages: SearchStages | None = None,
     ) -> BM25ToolIndex:
-        """Index ``documents`` (same as the constructor; usable as an index factory).
-
-        Args:
-            documents: One per tool; ``name`` values must be unique.
-            params: BM25 tuning; defaults to :class:`BM25Params()`.
-            stages: The query-analysis stages; defaults to every stage on.
+        """The constructor as an index factory (same arguments and errors).
 
         Returns:
             The index.
-
-        Raises:
-            ToolSearchConfigError: If two documents share a name (a ``ValueError``).
         """
         return cls(documents, params, stages=stages)
 
@@ -262,11 +203,8 @@ class BM25ToolIndex:
     def query_terms(self, query: str) -> list[str]:
         """The distinct terms a query is scored on, in order.
 
-        Stopwords are dropped unless the query has other terms and the
-        stopword stands next to the same neighbour as in some tool name
-        (``"get me"`` keeps ``me`` for ``github_get_me``; ``"send it to my
-        friend"`` does not keep ``my`` for ``my_core_function``). A
-        stopword-only query gives no terms.
+        Stopwords count only beside the same neighbour as in a tool name
+        (``"get me"`` keeps ``me`` for ``github_get_me``); none for a stopword-only query.
         """
         every = tokenize(query, keep_stopwords=True, stemmed=self.stages.stemming)
         return self._names.content_terms(every)
@@ -287,13 +225,7 @@ class BM25ToolIndex:
         return score, raw
 
     def _scores(self, query: str) -> tuple[_FloatArray, _FloatArray, ContentFilter | None]:
-        """:meth:`scores` before the clip to 1 (no part is ever below 0), and what to keep.
-
-        The third value is the posting ranges of the query's content terms
-        when the ``content_match`` stage filters hits (a hit must be in one of
-        them, or be named), else ``None``: :meth:`rank` filters lazily, only
-        the hits it yields (:func:`~langchain_toolsearch.search.ranking.ranked`).
-        """
+        """:meth:`scores` before the clip to 1, and the ``content_match`` filter or ``None``."""
         stages = self.stages
         if self._forms:  # exact_forms: the words as written too, from the same pass
             every, every_written = tokenize_forms(query)
@@ -351,17 +283,7 @@ class BM25ToolIndex:
         return self._named(query, every, score), raw, content
 
     def _written_forms(self, every_written: list[str]) -> list[tuple[str, float]]:
-        """The ``exact_forms`` stage: the query's words as written, with their weights.
-
-        Only words whose stem the library writes in more than one way count
-        (``star`` beside ``starred``: :attr:`Postings.forms`); elsewhere the
-        stem's match is the word's match already. The words are chosen and
-        weighted as the stemmed terms are (stopwords dropped unless next to
-        a name word, request and value words weighted), each then at
-        :attr:`SearchStages.exact_weight`. A word matched as written is also
-        matched by its stem, so only the scores and the reachable best grow
-        (:meth:`Postings.score`).
-        """
+        """The ``exact_forms`` stage: written words whose stem has several forms, weighted."""
         known = self._postings.forms
         written = [w for w in self._names.content_terms(every_written) if w in known]
         if not written:
@@ -415,23 +337,13 @@ class BM25ToolIndex:
         return score
 
     def rank(self, query: str) -> Iterator[ScoredTool]:
-        """Yield hits with a score above zero, best first, ties by name.
-
-        Scores are rounded to 6 decimals so that floating-point noise never
-        reorders ties. Only the first 64 hits are rounded and sorted up
-        front; the rest are if the caller keeps pulling
-        (:func:`~langchain_toolsearch.search.ranking.ranked`).
-        """
+        """Yield hits scoring above zero, best first, ties by name (scores to 6 decimals)."""
         score, raw, content = self._scores(query)
         keep = None if content is None else keeper(self._postings.docs, content, _EXACT_FLOOR)
         yield from ranked(score, raw, self._name_order, self.documents, keep)
 
     async def arank(self, query: str) -> AsyncIterator[ScoredTool]:
-        """:meth:`rank` for async callers (the same hits).
-
-        Runs on the calling thread: scoring is in-memory and takes well under
-        a millisecond, less than a hop to a worker thread would cost.
-        """
+        """:meth:`rank` for async callers, on the calling thread (in-memory, sub-ms)."""
         for hit in self.rank(query):
             yield hit
 
@@ -455,19 +367,15 @@ def build_index(option: IndexOption | None, documents: Sequence[ToolDocument]) -
     """Resolve the ``index=`` option for a library's documents.
 
     Args:
-        option: ``None`` (the default BM25 index), a built :class:`ToolIndex`
-            (used as is; its hits must name the library's tools), or a
-            callable ``(documents) -> ToolIndex`` such as
-            ``BM25ToolIndex.build`` or a
-            :class:`~langchain_toolsearch.search.semantic.SemanticIndexFactory`.
+        option: ``None`` (BM25), a built :class:`ToolIndex` (used as is), or a
+            callable ``(documents) -> ToolIndex``.
         documents: The library's documents, one per tool.
 
     Returns:
         The index to search.
 
     Raises:
-        ToolSearchTypeError: If ``option`` is neither, or the factory returns
-            something that is not a :class:`ToolIndex` (a ``TypeError``).
+        ToolSearchTypeError: If ``option`` is neither, or the factory returns no ToolIndex.
     """
     if option is None:
         return BM25ToolIndex.build(documents)

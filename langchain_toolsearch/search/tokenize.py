@@ -1,48 +1,12 @@
 """Identifier-aware, word-bounded tokenizing for tool search.
 
-Tool names are identifiers (``snake_case``, ``kebab-case``, ``camelCase``,
-``dotted.names``, ``path/like``, digits), descriptions are prose in any script.
-:func:`tokenize` splits both into lowercase terms:
-
-* words are runs of letters/digits (Unicode-aware); identifiers are further
-  split at ``_ - . / :``, at lower->upper case changes (``addPerson`` ->
-  ``add``, ``person``), at acronym ends (``HTTPServer`` -> ``http``,
-  ``server``) and between letters and digits (``v1`` -> ``v``, ``1``; the
-  joined ``v1`` is kept too);
-* a compound identifier also yields its whole lowercase form
-  (``get_weather``) so an exact-name query matches strongly;
-* combining marks belong to the letter before them, so words of scripts
-  written with vowel signs (Devanagari ``नोट``, Tamil, Bengali) stay whole;
-* CJK runs (Han, Hiragana, Katakana, Hangul) yield character bigrams plus the
-  single characters of one-character runs, so text without spaces still
-  produces terms (the usual CJK treatment in Lucene's ``CJKAnalyzer``);
-  scripts written without spaces between words (Thai, Lao, Khmer, Myanmar)
-  get the same treatment over grapheme clusters (a letter with its marks),
-  since a dictionary segmenter (PyThaiNLP: a 22 MB wheel) is too heavy for
-  a search dependency: ``อากาศ`` then matches inside ``ดูสภาพอากาศวันนี้``;
-* the Snowball English (Porter 2) stemmer folds inflections and common
-  derivations (``issues`` -> ``issu``; ``created``, ``creating`` ->
-  ``creat``) of ASCII words longer than 3 letters; it is a stage
-  (:class:`~langchain_toolsearch.search.stages.SearchStages`, ``stemming``),
-  off with ``stemmed=False``. Stopwords are never stemmed, so dropping them
-  is a plain filter; first-person pronouns fold to ``me`` (``who am i``
-  meets ``get_me``). The same pass gives each term's form as written
-  (:func:`tokenize_forms`, :meth:`BatchTokenizer.written`: the
-  ``exact_forms`` stage); what one chunk yields is
-  :mod:`~langchain_toolsearch.search.analysis`;
-* a Latin word with accents also yields its unaccented form (``résumé`` ->
-  ``résumé``, ``resume``), and a hyphenated word with a part of one or two
-  letters also yields the parts joined (``e-mail`` -> ``e``, ``mail``,
-  ``e_mail``, ``email``; ``to-do`` -> ``todo``; ``sign-in`` -> ``signin``).
-
-Speed and memory: text is split into chunks with one regular expression and
-each distinct chunk of at most 48 characters is analysed once, for its terms,
-its stopword-free terms and its name-phrase words together (a cache bounded
-by its total size, about 32 MiB at most), so tokenizing a long query costs
-little more than the regular-expression scan, and a stream of distinct long
-queries cannot grow memory without bound. An index build tokenizes through a
-:class:`BatchTokenizer`, whose memo lives as long as the build: a large
-library has more distinct chunks than the shared cache keeps.
+Text is split into chunks (letters/digits joined by ``_ - . / :``); what one
+chunk yields is :mod:`~langchain_toolsearch.search.analysis` (identifier
+pieces, the joined name, CJK and Thai-like bigrams, Snowball stems of ASCII
+words over 3 letters, unaccented forms, ``me`` for first-person pronouns).
+Each distinct chunk of at most 48 characters is analysed once into a shared
+cache bounded to about 32 MiB; an index build uses a :class:`BatchTokenizer`
+memo of its own.
 """
 
 from __future__ import annotations
@@ -94,16 +58,9 @@ _CACHE_CHUNK_CHARS = 48  # longer chunks are analysed each time, never cached
 
 
 class _SizedCache:
-    """Chunk -> terms, bounded by approximate bytes: two generations, the older dropped whole.
+    """Chunk -> entry, about ``budget`` bytes in two generations, the older dropped whole.
 
-    Lookups hit the current generation, then the previous one (moving the
-    entry forward). When the current generation passes half the budget it
-    becomes the previous one, so at most about ``budget`` bytes are held.
-    Dict operations are atomic under the GIL; the byte count is approximate
-    (a lost update under a race only shifts the next swap a little).
-    Keys are the chunks themselves, so a tokenizer looks a whole text's
-    chunks up with one C-level ``map``. ``plain`` gives the terms' written
-    forms (``None``: the terms are written forms already).
+    ``plain`` gives the written forms (``None``: the terms are written forms).
     """
 
     def __init__(self, budget: int, word: WordFn, plain: WordFn | None) -> None:
@@ -196,29 +153,23 @@ def tokenize(text: str, *, keep_stopwords: bool = False, stemmed: bool = True) -
     """Split ``text`` into search terms.
 
     Args:
-        text: Any text: a query, a description, a tool or parameter name.
-        keep_stopwords: Keep English function words (used for names, where
-            ``get_me`` must keep ``me``).
+        text: A query, a description, a tool or parameter name.
+        keep_stopwords: Keep English function words (names: ``get_me``).
         stemmed: Stem ASCII words (the ``stemming`` stage).
 
     Returns:
-        Lowercase terms in order of appearance, with repeats. Without
-        ``keep_stopwords`` the result is exactly the ``keep_stopwords``
-        result less the :data:`STOPWORDS`. Empty only when ``text`` has no
-        letters or digits, or (without ``keep_stopwords``) holds only
-        stopwords.
+        Lowercase terms in order, with repeats; without ``keep_stopwords``,
+        the same less the :data:`STOPWORDS`.
     """
     entries = (_CACHE if stemmed else _PLAIN_CACHE).lookup(_chunks(text))
     return list(chain.from_iterable(map(_ALL if keep_stopwords else _CONTENT, entries)))
 
 
 def tokenize_forms(text: str) -> tuple[list[str], list[str]]:
-    """Stemmed terms of ``text`` with stopwords, and each term's form as written, in one pass.
+    """Stemmed terms with stopwords, and the same terms as written, aligned.
 
     ``tokenize_forms("starred repositories")`` is ``(["star", "repositori"],
-    ["starred", "repositories"])``: the first list is ``tokenize(text,
-    keep_stopwords=True)``, the second ``tokenize(text, keep_stopwords=True,
-    stemmed=False)``, aligned one for one (the ``exact_forms`` stage).
+    ["starred", "repositories"])``.
     """
     entries = _CACHE.lookup(_chunks(text))
     terms = list(chain.from_iterable(map(_ALL, entries)))
@@ -231,21 +182,13 @@ def tokenize_name(name: str) -> list[str]:
 
 
 def name_phrase(name: str, *, stemmed: bool = True) -> tuple[str, ...]:
-    """The word sequence of a name, without the joined forms (``getMe_now`` -> get, me, now).
-
-    CJK characters are left out: a CJK name is matched through its bigrams.
-    ``stemmed`` stems ASCII words (the ``stemming`` stage).
-    """
+    """The words of a name without joined forms or CJK (``getMe_now`` -> get, me, now)."""
     cache = _CACHE if stemmed else _PLAIN_CACHE
     return tuple(chain.from_iterable(map(_PHRASE, cache.lookup(_chunks(name)))))
 
 
 def name_words(name: str) -> list[str]:
-    """The words of a name as written: split, lowercased, not stemmed (for embedding).
-
-    ``name_words("getWeather_v2") == ["get", "weather", "v", "2"]``;
-    ``name_words("mutation_type.find") == ["mutation", "type", "find"]``.
-    """
+    """A name's words split, lowercased, unstemmed (``getWeather_v2`` -> get, weather, v, 2)."""
     return [
         word.lower()
         for chunk in _CHUNK.findall(name)
@@ -255,17 +198,9 @@ def name_words(name: str) -> list[str]:
 
 
 class BatchTokenizer:
-    """:func:`tokenize`, :func:`tokenize_name` and :func:`name_phrase` for one index build.
+    """The module's tokenizers for one index build, memoising chunks and whole texts.
 
-    Chunks are analysed once per build in a memo of their own, released
-    with the object: a library has more distinct chunks than the shared,
-    bounded cache holds (about 37,000 at 10,000 tools), which would make
-    every build churn it. Whole texts are memoised too, since parameter
-    names and descriptions repeat across tools. Results are shared between
-    calls: do not mutate them. Same terms as the module functions. With
-    ``forms`` (the ``exact_forms`` stage), :meth:`keys` gives a text's
-    terms with their forms as written, and :meth:`written_name` a name's
-    terms as written, from the same pass.
+    Results are shared between calls: do not mutate them.
     """
 
     __slots__ = ("_cache", "_chunks", "_forms", "_keys", "_names", "_phrases", "_prose", "_written")
@@ -275,9 +210,7 @@ class BatchTokenizer:
 
         Args:
             stemmed: Stem ASCII words (the ``stemming`` stage).
-            forms: Also give the terms' forms as written (with ``stemmed``;
-                without it the terms are as written). Primed prose is then
-                kept as :meth:`keys` only (:meth:`tokenize` joins it again).
+            forms: Also give the terms' forms as written (``exact_forms``).
         """
         self._cache = _CACHE if stemmed else _PLAIN_CACHE
         self._forms = forms and stemmed
@@ -294,14 +227,7 @@ class BatchTokenizer:
         return self._forms
 
     def prime(self, prose: Iterable[str], names: Iterable[str]) -> None:
-        """Tokenize many texts at once, as :meth:`tokenize` and :meth:`tokenize_name` would.
-
-        Later calls for these texts (and :meth:`name_phrase` for ``names``;
-        with ``forms``, :meth:`keys` for ``prose`` instead of :meth:`tokenize`,
-        and :meth:`written_name`) are answered from the memo. In bulk, each
-        distinct chunk is analysed once and each text is joined from them at
-        C speed: a good part of a build's time was the per-text calls.
-        """
+        """Tokenize many prose texts and names at once into the memo (each chunk once)."""
         chunks, shared, fresh = self._chunks, self._cache.current.get, self._cache.analyse
         prose_memo, prose_part = (self._keys, _KEYS) if self._forms else (self._prose, _CONTENT)
         for texts, memo, part, name in (
@@ -363,13 +289,7 @@ class BatchTokenizer:
         return self._joined(self._names, name, _ALL)
 
     def keys(self, text: str) -> list[str]:
-        """:meth:`tokenize`'s terms with their forms as written, one key per term.
-
-        A key is the term, or ``term + KEY_SEPARATOR + written`` where the
-        word is written otherwise
-        (:func:`~langchain_toolsearch.search.analysis.split_key`); without
-        ``forms``, the terms.
-        """
+        """:meth:`tokenize`'s terms as keys: ``term`` or ``term + KEY_SEPARATOR + written``."""
         if not self._forms:
             return self.tokenize(text)
         return self._joined(self._keys, text, _KEYS)
