@@ -1,18 +1,12 @@
 """What one chunk of text yields: its terms, their forms as written, its name-phrase words.
 
 A chunk is a run of letters and digits joined by identifier punctuation
-(``get_weather``, ``addPerson``, ``e-mail``); :mod:`~langchain_toolsearch.search.tokenize`
-splits text into chunks and caches what :func:`analyse` makes of each. The
-rules (identifier splitting, joined forms, script runs, stems, accent folds)
-are described there.
-
-One pass gives both forms of each term: the term (stemmed when the
-``stemming`` stage is on) and, aligned with it, the word as written
-(lowercased, unstemmed), so the ``exact_forms`` stage
-(:class:`~langchain_toolsearch.search.stages.SearchStages`) indexes the
-words as written from the same tokenizing pass as their stems (Lucene's
-``KeywordRepeatFilter`` before a stemmer). Terms that no stemmer changes
-(joined forms, CJK bigrams, stopwords) are their own written form.
+(:mod:`~langchain_toolsearch.search.tokenize` caches :func:`analyse` per
+chunk): identifier pieces (``addPerson`` -> add, person; ``HTTPServer`` ->
+http, server; ``v1`` -> v, 1, v1), the joined form (``get_weather``), CJK and
+spaceless-script bigrams, Snowball stems, unaccented Latin forms, and short
+hyphen parts joined (``e-mail`` -> email). Each term comes with its word as
+written (the ``exact_forms`` stage), from the same pass.
 """
 
 from __future__ import annotations
@@ -84,19 +78,9 @@ _cached_stem = lru_cache(maxsize=65536)(_stem)
 
 
 def stem(word: str) -> str:
-    """English stem of a word: the Snowball English (Porter 2) stemmer (PyStemmer, C).
+    """Snowball English (Porter 2) stem of a lowercase ASCII word over 3 letters, else the word.
 
-    Only ASCII words longer than 3 characters are touched. Porter 2 folds
-    inflections and common derivations alike (``calculate``,
-    ``calculation``, ``calculator`` -> ``calcul``), which a light suffix
-    stripper did not (measured in ``docs/benchmarks.md``).
-
-    Args:
-        word: A lowercase token.
-
-    Returns:
-        The stem, e.g. ``"issues" -> "issu"``, ``"created" -> "creat"``,
-        ``"listing" -> "list"``.
+    ``"issues" -> "issu"``, ``"created" -> "creat"``.
     """
     return _cached_stem(word) if len(word) <= _STEM_CACHE_CHARS else _stem(word)
 

@@ -1,26 +1,10 @@
 """The BM25F postings of a tool library: built once, summed per query.
 
 :class:`Postings` is an inverted index in compressed-sparse-row form (NumPy)
-whose postings hold the finished ``idf * tf-part`` of each (term, tool) pair.
-Each field's term counts are weighted and normalised by that field's length
-against the field's average before one saturation ``tf / (tf + k1)`` (BM25F;
-Robertson, Zaragoza & Taylor 2004). IDF is Lucene's
-``ln(1 + (N - df + 0.5) / (df + 0.5))``, always positive.
-
-A query's postings are concatenated and summed with one ``numpy.bincount``
-(:meth:`Postings.score`), so no Python loop runs over tools;
-``rank_bm25.BM25Okapi.get_scores`` instead scans every document for every
-query term. Query analysis on top of these sums (stages, names, spelling)
-is :class:`~langchain_toolsearch.search.index.BM25ToolIndex`.
-
-Words as written (the ``exact_forms`` stage) live in the same arrays: built
-from a tokenizer with ``forms``, each written form whose postings differ
-from its term's (``starred`` and ``star`` both stem to ``star``) gets term
-postings of its own, counted over the same field lengths. A form that is
-the only one of its term (and of no other term) has exactly its term's
-postings: matching it as written would only count the term again, so it
-gets none, and the arrays grow only by the words stemming conflates.
-:attr:`Postings.forms` maps a written form to its term id.
+holding the finished ``idf * tf-part`` of each (term, tool) pair, summed per
+query with one ``numpy.bincount`` (:meth:`Postings.score`). Words as written
+(the ``exact_forms`` stage) get postings of their own only where their stem
+has several written forms (:attr:`Postings.forms`).
 """
 
 from __future__ import annotations
@@ -165,16 +149,9 @@ class Postings:
     ) -> tuple[_FloatArray, _FloatArray, float]:
         """BM25 of every document: raw, weighted, and the best score reachable.
 
-        ``terms[:written]`` are the query's own terms (all of them when
-        ``written`` is -1); the rest (corrections, related terms) only add
-        to the weighted scores. Raw scores are plain BM25F over the written
-        terms; weighted ones count each term's part times its weight (the
-        same array when every weight is 1), in one pass over the postings.
-        The best reachable score is that of the written terms, weighted.
-        ``forms`` are the query's words as written with their weights (the
-        ``exact_forms`` stage), matched against :attr:`forms` (a word not
-        there is skipped): they add to the weighted scores and to the best,
-        in the same pass.
+        ``terms[:written]`` are the query's own terms (all when -1); the rest
+        only add to the weighted scores, as do ``forms`` (written words with
+        weights, matched against :attr:`forms`), which also add to the best.
 
         Returns:
             ``(raw, weighted, best)``: two arrays of shape ``(n_docs,)`` and a float.
@@ -243,13 +220,7 @@ class Postings:
 def _split_keys(
     keys: dict[str, int], tok_key: _IntArray
 ) -> tuple[dict[str, int], _IntArray, tuple[_IntArray, _IntArray], dict[str, int]]:
-    """Terms and written forms of keyed tokens: the term vocabulary, tokens, extra tokens, forms.
-
-    Each distinct key is a distinct (term, form as written) pair. A form
-    whose term has no other form, and which is the form of no other term,
-    has exactly its term's postings and gets none of its own; every other
-    form gets an id after the terms', and one extra token per token written
-    so. Work per distinct key, then vectorised over the tokens.
+    """Terms and written forms of keyed tokens (a form sole of its term gets no id).
 
     Returns:
         ``(term -> id, each token's term id, (token positions, their form

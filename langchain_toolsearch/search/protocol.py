@@ -55,10 +55,8 @@ class ToolDocument:
             the parameter's description plus its ``enum`` values.
         aliases: Other names that should match as the tool's name (e.g. the
             original name when ``name`` is a provider-safe rewrite of it).
-        generated_name: ``name`` was generated (a provider-safe rewrite with
-            a hash suffix, ``repo_create_a565f1a0``): its words are not
-            indexed, only the aliases' are, so nothing the model did not
-            write can score; the name still matches when written exactly.
+        generated_name: ``name`` is a provider-safe rewrite (``repo_create_a565f1a0``):
+            its words are not indexed, only the aliases'.
     """
 
     name: str
@@ -88,31 +86,11 @@ class ScoredTool:
 class ToolIndex(Protocol):
     """Anything that ranks tools for a query: the pluggable retrieval backend.
 
-    The library hands one :class:`ToolDocument` per tool to an index
-    (:data:`IndexOption`); ``search_tools`` pulls hits from :meth:`rank`.
-    Shipped: :class:`~langchain_toolsearch.search.index.BM25ToolIndex` (the
-    default), :class:`~langchain_toolsearch.search.semantic.SemanticToolIndex`
-    (embeddings fused with BM25) and
-    :class:`~langchain_toolsearch.search.store_index.StoreToolIndex` (a
-    LangGraph store's vector index).
-
-    Contract:
-
-    * ``rank(query)`` yields :class:`ScoredTool` hits best first, each
-      ``name`` a :attr:`ToolDocument.name` (the provider-safe name), each
-      ``score`` in ``(0, 1]`` and comparable across queries (``min_score``
-      is applied to it), ties broken by a fixed rule (by name; the semantic
-      index first by its two rankers' ranks), so equal inputs give equal
-      output in every process.
-    * It is consumed lazily: callers that filter hits (the filter hook's
-      ``search`` phase) keep pulling until ``top_k`` are allowed, so yield
-      the first hits without ranking the whole library if you can.
-    * An empty or gibberish query yields nothing (not an arbitrary top-k),
-      nor does a query of only function words unless a tool's name holds
-      them (``who am i`` -> ``get_me``); ``rank`` never raises on any string.
-    * Optionally ``arank(query)``, an async generator of the same hits
-      (:class:`AsyncToolIndex`, used by :func:`arank`).
-    * Instances are immutable after construction and thread-safe.
+    Contract: ``rank(query)`` yields :class:`ScoredTool` hits lazily, best
+    first, each ``name`` a :attr:`ToolDocument.name`, each ``score`` in
+    ``(0, 1]`` comparable across queries, ties by a fixed rule; an empty or
+    gibberish query yields nothing; it never raises on any string. Instances
+    are immutable and thread-safe. ``arank`` is optional (:class:`AsyncToolIndex`).
     """
 
     def rank(self, query: str) -> Iterator[ScoredTool]:
@@ -130,12 +108,7 @@ IndexOption: TypeAlias = ToolIndex | Callable[[Sequence[ToolDocument]], ToolInde
 
 @runtime_checkable
 class AsyncToolIndex(ToolIndex, Protocol):
-    """A :class:`ToolIndex` with a native async path.
-
-    ``arank(query)`` yields the same hits as ``rank(query)`` without blocking
-    the event loop on I/O: the semantic index embeds the query with
-    ``aembed_query``, the store index queries with ``BaseStore.asearch``.
-    """
+    """A :class:`ToolIndex` whose ``arank(query)`` yields ``rank``'s hits without blocking I/O."""
 
     def arank(self, query: str) -> AsyncIterator[ScoredTool]:
         """Yield hits for ``query``, best first (an async generator)."""
@@ -146,12 +119,7 @@ _THREAD_BATCH = 64  # hits pulled per worker-thread hop from an index without ar
 
 
 async def arank(index: ToolIndex, query: str) -> AsyncIterator[ScoredTool]:
-    """Hits of ``index`` for ``query`` from async code, best first, lazily.
-
-    ``index.arank`` when the index has one (:class:`AsyncToolIndex`); else
-    ``index.rank`` in a worker thread (``asyncio.to_thread``), 64 hits per
-    hop, so a slow user index never blocks the event loop.
-    """
+    """Hits of ``index`` from async code: its ``arank``, else ``rank`` in a thread, 64 per hop."""
     native = getattr(index, "arank", None)
     if callable(native):
         async for hit in native(query):

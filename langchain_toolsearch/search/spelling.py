@@ -1,39 +1,16 @@
 """The spelling fallback: library terms within a couple of edits, or a split or joined word.
 
-When a query finds nothing because of words the library has never seen
-(``naviagte``, ``serach isues``, ``websearch``), the ``spelling`` stage of
-:class:`~langchain_toolsearch.search.stages.SearchStages` looks each unknown
-word up here, in the style of Lucene's ``SpellChecker`` and ``FuzzyQuery``,
-joins first, then per word the first of the others that finds terms:
+For unknown words of a query that finds nothing (``naviagte``, ``websearch``),
+in the style of Lucene's ``SpellChecker``: joins of two neighbouring words
+first, then per word the first that finds terms of: a tool name's last 2 to
+:data:`MAX_PARTS` words run together (``addissueocmment``), a split into
+library terms (fewest parts first), a correction by optimal-string-alignment
+distance within ``Fuzziness.AUTO`` (1 edit for 3-5 letters, 2 above; ties to
+the closer whole word, then more tools, then alphabetically).
 
-* **joins**: two neighbouring query words that are one library term
-  (``web search`` -> ``websearch``);
-* **names run together**: a word that is a tool name's last 2 to
-  :data:`MAX_PARTS` words without separators, within the edit budget
-  (``addissueocmment`` -> ``add``, ``issue``, ``comment``), found among the
-  name endings next to it in alphabetical order, forwards and backwards (a
-  typo keeps one end of the word);
-* **splits**: a run-together word whose parts are library terms, the fewest
-  parts first (``websearch`` -> ``web``, ``search``; at most
-  :data:`MAX_PARTS` parts, of 2 or more letters in a split in three or more,
-  words up to 48 letters); a split with a part of 2 letters comes after a
-  correction (a large library has ``se``, ``ra``, ``ch``; ``serach`` is
-  ``search``);
-* **corrections**: among the library terms sharing character bigrams with
-  the word (an n-gram index, as Lucene's ``SpellChecker`` keeps) the closest
-  by optimal-string-alignment distance (Damerau-Levenshtein with adjacent
-  swaps) within Lucene's automatic budget (``Fuzziness.AUTO``: 1 edit for 3
-  to 5 letters, 2 for longer words), ties to the closer whole word (a stem
-  may match a word's start: ``databse`` is ``database`` before ``data``),
-  then to the term in more tools, then alphabetically.
-
-Work is bounded: only ASCII letter words of 3 to 24 characters, at most 4
-words per query, at most :data:`MAX_CANDIDATES` distances computed per word
-(each over the diagonal band of the edit budget), and bigrams held by more
-than :data:`MAX_POSTINGS` terms are skipped. The bigram index and the name
-endings are built on the first fallback that needs them, once per index, with
-the garbage collector paused (both together about 0.2 s at 10,000 or 100,000
-tools on the 2-core machine), so building a library costs nothing for them.
+Bounded work: ASCII words of 3 to 24 letters, 4 words per query,
+:data:`MAX_CANDIDATES` distances per word, bigrams of more than
+:data:`MAX_POSTINGS` terms skipped; tables built on first use.
 """
 
 from __future__ import annotations
@@ -75,12 +52,9 @@ _NEIGHBOURS = 32  # name endings compared on each side of a run-together word, p
 
 
 def distance(a: str, b: str, limit: int) -> int:
-    """Optimal-string-alignment distance of ``a`` and ``b``, or ``limit + 1`` when above it.
+    """Optimal-string-alignment distance of ``a`` and ``b``, or ``limit + 1`` above it.
 
-    Inserts, deletes, replacements and swaps of two adjacent letters cost 1.
-    Only the diagonal band of ``2 * limit + 1`` cells per row is computed
-    (Ukkonen's cut-off: a cell farther from the diagonal is above ``limit``),
-    so a call costs ``O(len(a) * limit)``, not ``O(len(a) * len(b))``.
+    Computed on the diagonal band only (Ukkonen): ``O(len(a) * limit)``.
     """
     if abs(len(a) - len(b)) > limit:
         return limit + 1
@@ -119,13 +93,7 @@ def _bigrams(word: str) -> set[str]:
 
 
 class _Once(Generic[_T]):
-    """A table built on first use, once (under a lock), with the cyclic collector paused.
-
-    Left on, the build's allocations start full collections over everything
-    the process holds, which next to a large tool library cost more than the
-    build itself (1.9 s of a first fallback at 100,000 tools behind a
-    ``ToolSearchNode``).
-    """
+    """A table built on first use, once (under a lock), with the cyclic collector paused."""
 
     def __init__(self, build: Callable[[], _T]) -> None:
         self._build: Callable[[], _T] | None = build

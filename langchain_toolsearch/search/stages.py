@@ -1,55 +1,23 @@
 """The query-analysis stages on top of the BM25F core: which are on, and every weight, in one place.
 
-:class:`~langchain_toolsearch.search.index.BM25ToolIndex` is BM25F over a
-tool's fields (the core: tokenizing, field weights, ``k1``, ``b``, exact
-names). Each addition is a named stage, switched by one :class:`SearchStages`
-value (``BM25ToolIndex.build(docs, stages=SearchStages(stemming=False))``),
-with its weights declared here and nowhere else. A stage stays only because
-it helps on data it was not tuned on (``docs/benchmarks.md`` shows each
-stage's on/off effect on the tuning and validation sets; ``make bench``
-prints it). The store-backed index's own ranking (vector similarity) has no
-lexical stages; with ``fuse_bm25`` its in-process BM25 side has them all.
+Each stage of :class:`SearchStages` stays only because it helps on data it
+was not tuned on (``docs/benchmarks.md``):
 
-* ``stemming``: the Snowball English (Porter 2) stemmer on ASCII words of
-  more than 3 letters (``issues`` -> ``issu``); other scripts are untouched.
-* ``exact_forms``: with ``stemming`` on, the query's words as written also
-  match the tools' words as written, at :attr:`SearchStages.exact_weight`
-  on top of their stems' match, so ``star the repository`` ranks
-  ``star_repository`` above ``list_starred_repositories``: the usual pairing
-  of a stemmed field with an exact one (Elasticsearch's "mixing exact search
-  with stemming"; Lucene's ``KeywordRepeatFilter``). One tokenizing pass
-  gives both forms, sharing the stems' postings
-  (:class:`~langchain_toolsearch.search.postings.Postings`); only words whose
-  stem the library writes in more than one way count as written.
-* ``request_words``: English words that frame a request to an assistant
-  (``could``, ``help``, ``want``, ``looking``) count
-  :attr:`SearchStages.request_weight` (Bendersky & Croft 2008, "Discovering
-  key concepts in verbose queries"; ASCII words only).
-* ``values``: a number or an English day or month word counts
-  :attr:`SearchStages.number_weight`, and a typed value (a date, a clock
-  time, an e-mail address, a URL or a bare domain) adds its parameter word
-  (``date``, ``url``...) at :attr:`SearchStages.value_type_weight`
-  (:mod:`~langchain_toolsearch.search.value_types`).
-* ``content_match``: when the query has a content word, a tool is a hit only
-  if it matches one: day and month words, request words and English function
-  words (``about``, ``more``, ``any``: the rest of the Snowball English stop
-  list) still score but never make a hit alone, so a tool with a long
-  boilerplate description ("details and information about any ID, and
-  more") is not the first hit of every chatty request (Lucene's
-  minimum-should-match over the content terms;
-  :mod:`~langchain_toolsearch.search.content_match`).
-* ``name_words``: a query made of the exact words that end a tool's name
-  (``create issue`` for ``github__create_issue``) closes
-  :attr:`SearchStages.name_words_lift` of the gap to the exact-name floor,
-  so the name said word for word beats longer siblings
-  (``github__create_issue_comment``); 2 to 4 words also in another order
-  (``create issue`` for ``jira.issue.create`` over ``jira.issue.create.meta``).
-* ``spelling``: when the ranking finds nothing (under ``content_match``: no
-  tool matches a content word) for a query with words the library does not
-  know, those words are matched to a tool name written run together
-  (``addissueocmment``), split or joined (``websearch``, ``web search``) or
-  corrected within Lucene's automatic edit distance, scored at
-  :attr:`SearchStages.spelling_weight` (:mod:`~langchain_toolsearch.search.spelling`).
+* ``stemming``: Snowball English on ASCII words over 3 letters.
+* ``exact_forms``: words as written also match as written, at ``exact_weight``
+  (Lucene's ``KeywordRepeatFilter``), for stems the library writes several ways.
+* ``request_words``: words framing a request (``could``, ``help``) count
+  ``request_weight`` (Bendersky & Croft 2008).
+* ``values``: numbers, day and month words count ``number_weight``; a typed
+  value (date, time, e-mail, URL) adds its parameter word at
+  ``value_type_weight`` (:mod:`~langchain_toolsearch.search.value_types`).
+* ``content_match``: with a content word in the query, weak words (request,
+  date, function words) never make a hit alone
+  (:mod:`~langchain_toolsearch.search.content_match`).
+* ``name_words``: the exact words ending a tool's name close ``name_words_lift``
+  of the gap to the exact-name floor.
+* ``spelling``: when nothing is found, unknown words are joined, split or
+  corrected (:mod:`~langchain_toolsearch.search.spelling`), at ``spelling_weight``.
 """
 
 from __future__ import annotations

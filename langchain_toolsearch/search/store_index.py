@@ -1,29 +1,14 @@
 """Tool search served by a LangGraph ``BaseStore`` with a vector index.
 
-:class:`StoreToolIndex` is a :class:`~langchain_toolsearch.search.index.ToolIndex`
-whose tools live in a LangGraph store configured for semantic search, e.g.
-``InMemoryStore(index={...})`` or ``PostgresStore(..., index={...})`` with
-pgvector, so a large library can be held and searched by a database engine
-shared between processes: ``index=StoreIndexFactory(store)`` (``docs/search.md``,
-``docs/deploying.md``).
-
-Building writes the library version under ``(*namespace, <fingerprint>)``
-unless another replica or an earlier run already did (the layout, listing
-and pruning: :mod:`~langchain_toolsearch.search.store_versions`). A
-request's own tools never reach the store (:meth:`StoreIndexFactory.request_index`).
-
-Scores: the store's cosine similarity of the query and tool embeddings
-(``PostgresStore`` with its default ``distance_type="cosine"``: ``1 - cosine
-distance``); hits below ``min_similarity`` are dropped and the rest clipped
-to ``(0, 1]``, ties broken by name. A query without any content word yields
-nothing; one none of whose words is in the library (gibberish, another
-domain) must clear ``min_similarity_alone``, and yields nothing with
-:class:`HashingEmbeddings`, whose only similarity without shared words is
-hash collisions (random strings reach cosines of 0.5 against BFCL's short
-tool texts). With ``fuse_bm25=True`` the store's ranking is fused with
-in-process BM25 by :class:`~langchain_toolsearch.search.semantic.SemanticToolIndex`
-(its ``vector_store=``: :class:`~langchain_toolsearch.search.store_vectors.StoreVectors`),
-with the scores, exact-name rule and floors of semantic search.
+:class:`StoreToolIndex` keeps a library version under ``(*namespace,
+<fingerprint>)`` (:mod:`~langchain_toolsearch.search.store_versions`), written
+once by whichever replica builds first; a request's own tools never reach the
+store (:meth:`StoreIndexFactory.request_index`). Scores are the store's cosine
+similarity clipped to ``(0, 1]``, hits below ``min_similarity`` dropped, ties by
+name. A query sharing no word with the library must clear
+``min_similarity_alone`` (never, with :class:`HashingEmbeddings`). With
+``fuse_bm25=True`` the ranking is fused with in-process BM25 by
+:class:`~langchain_toolsearch.search.semantic.SemanticToolIndex`.
 """
 
 from __future__ import annotations
@@ -82,30 +67,21 @@ class StoreToolIndex:
         documents: One per tool; ``name`` values must be unique.
         namespace: The base namespace of this library's versions (tools under
             ``(*namespace, fingerprint)``); one base per embedding model.
-        min_similarity: Cosine below which a neighbour is not a hit; also the
-            fused index's embedding floor. 0.2 suits :class:`HashingEmbeddings`
-            and all-MiniLM-L6-v2; calibrate for other models.
-        min_similarity_alone: The floor for a query that shares no word with
-            the library (see :class:`~langchain_toolsearch.search.semantic.SemanticToolIndex`);
-            ``None`` (the default): 0.4, or no hits at all with
-            :class:`HashingEmbeddings`.
-        page_size: Hits fetched by the first store query (count); ``rank``
-            fetches 4x more each time the caller pulls past them.
-        max_hits: Most hits ``rank`` yields (count). pgvector's HNSW scan
-            returns at most ``hnsw.ef_search`` (40 by default) rows per query
-            unless iterative scans are enabled, whatever the limit.
+        min_similarity: Cosine below which a neighbour is not a hit (0.2 suits
+            :class:`HashingEmbeddings` and all-MiniLM-L6-v2).
+        min_similarity_alone: The floor for a query sharing no word with the
+            library; ``None``: 0.4, or no hits with :class:`HashingEmbeddings`.
+        page_size: Hits of the first store query (count); 4x more per refill.
+        max_hits: Most hits ``rank`` yields (count; pgvector HNSW caps a query
+            at ``hnsw.ef_search`` rows).
         fuse_bm25: Fuse with in-process BM25 by reciprocal rank fusion.
         bm25_params: BM25 tuning (with ``fuse_bm25``).
         rrf_k: RRF rank constant (with ``fuse_bm25``).
         depth: Hits of each ranker fused (count, with ``fuse_bm25``).
-        sync: Write the documents to the store (``False``: trust that it
-            already holds them, e.g. a replica with read-only access; such a
-            replica never writes, not even the manifest).
-        refresh_seconds: Most time between two checks of this version's
-            manifest (seconds; ``None``: never), run by the first search after
-            it: it touches ``seen_at`` (pruning keeps a version in use) and
-            writes the version again if the manifest is gone. Ignored with
-            ``sync=False``.
+        sync: Write the documents to the store (``False``: a read-only replica
+            that never writes).
+        refresh_seconds: Most time between two manifest checks (seconds;
+            ``None``: never): touches ``seen_at``, rewrites a pruned version.
 
     Attributes:
         version: This replica's library version in the store
@@ -288,12 +264,7 @@ class StoreToolIndex:
         return fresh, done
 
     def rank(self, query: str) -> Iterator[ScoredTool]:
-        """Yield hits best first, ties by name (see the module docstring).
-
-        Lazy: the first store query asks for ``page_size`` items; pulling past
-        them re-queries with 4x the limit (up to ``max_hits``), holding back
-        hits tied with the last item of a full page so ties stay ordered by name.
-        """
+        """Yield hits best first, ties by name, lazily (``page_size``, then 4x per refill)."""
         floor = self._floor(query)
         if self._fused is not None:
             yield from (self._fused.bm25 if floor is None else self._fused).rank(query)
@@ -336,14 +307,8 @@ class StoreToolIndex:
 class StoreIndexFactory:
     """The ``index=`` option for store-served search: ``(documents) -> StoreToolIndex``.
 
-    A version already in the store is reused as it is; a new one writes (and
-    embeds) every tool once. A request's own tools (``include_resolved_tools``)
-    go to :meth:`request_index`, merged with the shared index for that request
-    only. The store's embeddings are fused with in-process BM25 by reciprocal rank
-    fusion (``fuse_bm25=True``, the hybrid, unless told otherwise): with a
-    learned model the fusion adds recall over either ranker alone; with
-    :class:`HashingEmbeddings` it costs recall against BM25 alone
-    (``docs/search.md``, ``docs/benchmarks.md``).
+    A version already stored is reused; a request's own tools go to
+    :meth:`request_index`. ``fuse_bm25`` defaults to ``True`` here.
 
     Args:
         store: A LangGraph ``BaseStore`` with a vector index.

@@ -1,27 +1,17 @@
 """Library versions in a shared store index: one replica's version, listing, pruning.
 
-A store-served index (:class:`~langchain_toolsearch.search.store_index.StoreToolIndex`)
-keeps each library version in its own namespace, so replicas running
-different versions side by side never undo each other's writes. Under a base
-namespace ``B`` (default ``("toolsearch", "tools")``):
+Under a base namespace ``B`` (default ``("toolsearch", "tools")``):
 
-* ``(*B, <fingerprint>)``: one item per tool of that version, key the tool
-  name, value ``{"name", "text", "hash"}``, only ``text`` embedded
-  (:func:`~langchain_toolsearch.search.semantic.document_text`; written by
-  :mod:`~langchain_toolsearch.search.store_sync`);
+* ``(*B, <fingerprint>)``: one item per tool, key the tool name, value
+  ``{"name", "text", "hash"}``, only ``text`` embedded;
 * ``(*B, "manifests")``: one item per version, key the fingerprint, value
-  ``{"fingerprint", "tools", "synced_at", "seen_at"}`` (epoch seconds), written
-  once every tool of the version is in the store and touched again by every
-  replica serving it at most every ``refresh_seconds``.
+  ``{"fingerprint", "tools", "synced_at", "seen_at"}`` (epoch seconds),
+  written once every tool is stored, touched by serving replicas at most
+  every ``refresh_seconds``.
 
-The fingerprint
-(:func:`~langchain_toolsearch.search.store_sync.library_fingerprint`) is a
-content hash of the tool documents (names, descriptions, parameters, aliases
-and the embedded text), independent of their order: equal libraries share a
-namespace and its embeddings, any change gives a new one. Old versions stay
-until :func:`prune_versions` deletes those whose manifest was not touched for
-``older_than`` seconds (well above ``refresh_seconds``, a version in use is
-never pruned).
+The fingerprint (:func:`~langchain_toolsearch.search.store_sync.library_fingerprint`)
+is an order-independent content hash of the documents. :func:`prune_versions`
+deletes versions not touched for ``older_than`` seconds.
 """
 
 from __future__ import annotations
@@ -244,11 +234,7 @@ def prune_versions(
 ) -> int:
     """Delete the versions no replica touched for ``older_than`` seconds (items and manifest).
 
-    Run it from a cron job or at deploy time. A replica serving a version
-    touches its manifest at most every ``refresh_seconds``; choose
-    ``older_than`` well above the largest ``refresh_seconds`` in use (e.g. a
-    day). A replica whose version was pruned anyway writes it again at its
-    next refresh (``sync=True``).
+    Choose ``older_than`` well above the largest ``refresh_seconds`` (e.g. a day).
 
     Args:
         store: The store holding the shared index.
