@@ -1,16 +1,11 @@
 """Saved MCP servers -> ``langchain-mcp-adapters`` connections -> tools.
 
 `connection_for` turns one saved server into the adapter's connection dict
-(``StdioConnection``, ``StreamableHttpConnection`` or, for the fallback of an
-HTTP server, ``SSEConnection``); `load_server_tools`
-lists that server's tools through `langchain_toolsearch.mcp.load_mcp_library`
-(one server per client, so each server keeps its own timeout and fails on
-its own). Sessions come from an `langchain_toolsearch.mcp.pool.MCPSessionPool`
-(the shared default pool unless one is given), keyed by the saved client id,
-the server's settings and a fingerprint of the caller's Bearer token: a saved
-server starts once and serves every later request with the same token. Tool
-ids are always ``f"{server}_{tool}"`` and come with the route table, so ids
-are never split to find the server.
+(stdio, streamable HTTP, or SSE as the HTTP fallback); `load_server_tools`
+lists its tools through `langchain_toolsearch.mcp.load_mcp_library`, one
+server per client. Sessions come from an `langchain_toolsearch.mcp.pool.MCPSessionPool`
+keyed by the saved client id, the server's settings and a fingerprint of the
+caller's Bearer token. Tool ids are ``f"{server}_{tool}"``, with a route table.
 """
 
 from __future__ import annotations

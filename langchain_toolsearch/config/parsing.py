@@ -1,17 +1,10 @@
 """Validating stored JSON: ``parse_*`` functions and `ToolConfigError`.
 
 Each ``parse_*`` turns JSON (a mapping) into a frozen model or raises
-`ToolConfigError` with one ``field path: problem`` pair per problem. Before
-the models' own rules it refuses, naming the field, what a store could not
-keep exactly or what would crash a reader: strings or keys with NUL
-characters or lone surrogates, numbers beyond ±2**53-1 (however many
-digits), data nested deeper than `MAX_JSON_DEPTH`. So everything a
-`ToolConfigStore` accepts reads back equal, and no input makes parsing
-raise anything but `ToolConfigError`.
-
-A saved MCP server ``timeout`` of 1,000 seconds or more is accepted with a
-warning naming the unit: it is most likely milliseconds (the seed system's
-unit) saved as seconds.
+`ToolConfigError` with one ``field path: problem`` pair per problem, also for
+what a store could not keep exactly (NUL characters, lone surrogates, numbers
+beyond ±2**53-1, nesting deeper than `MAX_JSON_DEPTH`). A saved MCP server
+``timeout`` of 1,000 seconds or more warns: most likely milliseconds.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """Planning one resolution: the stored config read and merged into a `RequestPlan`.
 
-`ToolResolver` hands each request to its `RequestPlanner`: a `Flow` that
-reads the agent config and its saved MCP clients (through the
-`ResolutionCache`), merges their conditional fields for the request, drops
-what the resolver's mode does not use, and gives the plan with the cache key
-of its resolution. Steps 2 and 3 of the resolution, and the version rules,
-are described in `langchain_toolsearch.config.resolver`.
+`RequestPlanner` is a `Flow` that reads the agent config and its saved MCP
+clients through the `ResolutionCache`, merges their conditional fields for the
+request, drops what the resolver's mode does not use, and gives the plan with
+its cache key (`langchain_toolsearch.config.resolver` has the rules).
 """
 
 from __future__ import annotations
@@ -36,10 +34,7 @@ logger = logging.getLogger("langchain_toolsearch.config.resolver")
 
 @dataclass(frozen=True, kw_only=True, eq=False)
 class RequestPlanner:
-    """Reads the store into one request's `RequestPlan` (see the module docstring).
-
-    Not built directly: `ToolResolver` builds one from its validated
-    arguments.
+    """Reads the store into one request's `RequestPlan` (built by `ToolResolver`).
 
     Attributes:
         store: Where the agent config and saved MCP clients live, or ``None``.

@@ -1,34 +1,19 @@
 """`VersionedRecords`: versioned records of one kind in a LangGraph `BaseStore`.
 
-Records live in any ``BaseStore`` (``InMemoryStore``, ``PostgresStore``, ...)
-under one versioning scheme:
-
-* every save appends an immutable version numbered 1, 2, 3, ...;
-* ``"draft"`` is the latest version, ``"published"`` the one last passed
-  to ``publish``, and an ``int`` selects that version;
-* data is validated before it is written (`ToolConfigError` names the bad
-  field), so what is stored always resolves.
-
-Layout under the kind's namespace (`ToolConfigStore` uses
-``(*prefix, kind)``)::
+Every save appends an immutable version 1, 2, 3, ...; ``"draft"`` is the
+latest, ``"published"`` the one last passed to ``publish``, an ``int`` that
+version. Data is validated before it is written (`ToolConfigError`). Layout
+under the kind's namespace (``(*prefix, kind)``)::
 
     (*namespace, "heads")              key record_id -> RecordInfo JSON
     (*namespace, "versions", record_id) key "%010d" % n -> {"record_id", "version",
                                           "created_at", "message", "data": <record JSON>}
 
-Concurrent writers lose nothing: every write (save, publish, delete) reads
-the head and writes under the record's write lock (`write_guard`: a
-PostgreSQL advisory lock in a transaction, a SQLite lock database, an
-in-process lock), so two saves never get the same number and the head never
-goes back; a version row is written only where none is, and in the same
-batch as the head that points to it. ``save`` and ``publish`` take
-``if_version`` (the latest version the caller based its change on; ``0``:
-no record yet) and raise `VersionConflictError` naming the current one when
-it moved (compare-and-set).
-
-Each operation exists in a sync form (``save``) and an async form
-(``asave``); both run the same flow through ``BaseStore.batch`` /
-``BaseStore.abatch``.
+Every write reads the head and writes under the record's write lock
+(`write_guard`), so two saves never get the same number and the head never
+goes back. ``save`` and ``publish`` take ``if_version`` (``0``: no record yet)
+and raise `VersionConflictError` when it moved. Each operation has a sync and
+an async (``a``-prefixed) form.
 """
 
 from __future__ import annotations
@@ -68,17 +53,13 @@ T = TypeVar("T")
 
 
 class VersionedRecords(Generic[ModelT]):
-    """Versioned CRUD for one kind of record (see the module docstring).
+    """Versioned CRUD for one kind of record (``ToolConfigStore.agents``, ``.mcp_clients``).
 
-    Not built directly: use ``ToolConfigStore.agents`` or
-    ``ToolConfigStore.mcp_clients``.
+    Record ids are 1-128 characters from ``A-Z a-z 0-9 _ -``. Every write
+    raises `WriteLockError` when the lock is not granted in ``lock_timeout``.
 
     Attributes:
         label: What a record is called in messages (``"agent tool config"``).
-
-    Record ids are 1-128 characters from ``A-Z a-z 0-9 _ -``. Every write
-    method raises `WriteLockError` when the record's write lock is not
-    granted within the store's ``lock_timeout``.
     """
 
     def __init__(
@@ -153,9 +134,6 @@ class VersionedRecords(Generic[ModelT]):
         publish: bool = False,
     ) -> VersionInfo:
         """Create the record or add a version to it (it becomes the draft).
-
-        Two saves never get the same number, and a save never replaces a
-        stored version.
 
         Args:
             record_id: The record's id.

@@ -67,10 +67,7 @@ class RequestPlan:
 
 
 class ToolCollector:
-    """Turns a `RequestPlan` into `ResolvedTools` (see the module docstring).
-
-    Not built directly: `ToolResolver` builds one from its validated
-    arguments.
+    """Turns a `RequestPlan` into `ResolvedTools` (built by `ToolResolver`).
 
     Args:
         code: Tools defined in code, by id.
