@@ -7,11 +7,13 @@ At the end of the session the private PostgreSQL servers this run started
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import ToolConfigStore
+from tests.support.config_cli import Cli
 from tests.support.servers import served
 
 
@@ -41,3 +43,9 @@ def configs() -> ToolConfigStore:
     """A `ToolConfigStore` over a fresh `InMemoryStore`, with a fixed clock."""
     ticks = iter(range(1_000, 1_000_000))
     return ToolConfigStore(InMemoryStore(), clock=lambda: float(next(ticks)))
+
+
+@pytest.fixture
+def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
+    """`Cli` over a SQLite store file in ``tmp_path`` (created by the first ``import``)."""
+    return Cli(str(tmp_path / "configs.sqlite"), capsys, tmp_path)

@@ -1,4 +1,4 @@
-"""Fixtures of the integration lane: a fresh PostgreSQL database set up for store and saver."""
+"""Fixtures of the integration lane: a fresh PostgreSQL database, an MCP session pool."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from langchain_toolsearch.mcp.pool import MCPSessionPool
 from tests.support.postgres import fresh_database
 
 
@@ -22,3 +23,10 @@ def pg_dsn() -> Iterator[str]:
         with PostgresSaver.from_conn_string(url) as saver:
             saver.setup()
         yield url
+
+
+@pytest.fixture
+def pool() -> Iterator[MCPSessionPool]:
+    """A private `MCPSessionPool` (8 sessions, 60 s idle and tool-list TTL), closed after."""
+    with MCPSessionPool(max_sessions=8, idle_timeout=60, tools_ttl=60) as made:
+        yield made

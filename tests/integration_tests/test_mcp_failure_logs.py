@@ -15,7 +15,6 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +27,6 @@ from langchain_toolsearch.mcp import MCPSessionPool, load_mcp_library
 from tests.integration_tests.test_mcp_pool import by_name, http_server, starts, stdio, text
 
 LOGGER = "langchain_toolsearch.mcp.reports"
-
-
-@pytest.fixture
-def pool() -> Iterator[MCPSessionPool]:
-    with MCPSessionPool(max_sessions=8, idle_timeout=60, tools_ttl=60) as made:
-        yield made
 
 
 def warnings_of(caplog: pytest.LogCaptureFixture) -> list[str]:

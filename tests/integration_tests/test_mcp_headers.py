@@ -27,12 +27,6 @@ def echo_base() -> Iterator[str]:
         yield url
 
 
-@pytest.fixture
-def pool() -> Iterator[MCPSessionPool]:
-    with MCPSessionPool(max_sessions=8, idle_timeout=60, tools_ttl=60) as made:
-        yield made
-
-
 class CallerToken:
     """An interceptor that sends the caller's token under the header spelling given."""
 

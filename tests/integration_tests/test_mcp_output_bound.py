@@ -3,7 +3,6 @@ a marker the model reads, through a real stdio server (``pool_server.py``'s ``ec
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +14,6 @@ from langchain_toolsearch._internal.bounds import DEFAULT_MAX_OUTPUT_CHARS
 from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.mcp import MCPSessionPool, load_mcp_library
 from tests.integration_tests.test_mcp_pool import by_name, stdio, text
-
-
-@pytest.fixture
-def pool() -> Iterator[MCPSessionPool]:
-    with MCPSessionPool(max_sessions=8, idle_timeout=60, tools_ttl=60) as made:
-        yield made
 
 
 async def echo(pool: MCPSessionPool, log: Path, size: int, **options: Any) -> ToolMessage:

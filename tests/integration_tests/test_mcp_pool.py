@@ -91,12 +91,6 @@ def text(result: Any) -> str:
     return "".join(b["text"] if isinstance(b, dict) else str(b) for b in result)
 
 
-@pytest.fixture
-def pool() -> Iterator[MCPSessionPool]:
-    with MCPSessionPool(max_sessions=8, idle_timeout=60, tools_ttl=60) as made:
-        yield made
-
-
 # -- reuse --------------------------------------------------------------------------------
 
 

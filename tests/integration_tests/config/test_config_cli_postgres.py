@@ -18,7 +18,7 @@ import pytest
 
 from langchain_toolsearch import ToolConfigStore
 from langchain_toolsearch.cli import main
-from tests.unit_tests.config.test_config_cli import Cli
+from tests.support.config_cli import Cli
 from tests.unit_tests.config.test_config_roundtrip import (
     check_agent_round_trip,
 )

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from langchain_toolsearch.cli import main
+from tests.support.config_cli import Cli
 
 PRO = {"operator": "AND", "conditions": [{"field": "plan", "operator": "equals", "value": "pro"}]}
 BUNDLE: dict[str, Any] = {
@@ -25,36 +26,6 @@ BUNDLE: dict[str, Any] = {
     },
     "mcp_clients": {"docs": {"servers": {"manual": {"url": "https://docs.example.com/mcp"}}}},
 }
-
-
-class Cli:
-    """Runs ``toolsearch config --store <sqlite file> ...`` and captures its output."""
-
-    def __init__(self, store: str, capsys: pytest.CaptureFixture[str], tmp: Path) -> None:
-        self.store = store
-        self.capsys = capsys
-        self.tmp = tmp
-
-    def __call__(self, *args: str) -> tuple[int, str, str]:
-        self.capsys.readouterr()
-        code = main(["config", "--store", self.store, *args])
-        out, err = self.capsys.readouterr()
-        return code, out, err
-
-    def json(self, *args: str) -> Any:
-        code, out, err = self(*args)
-        assert code == 0, err
-        return json.loads(out)
-
-    def file(self, data: Any, name: str = "in.json") -> str:
-        path = self.tmp / name
-        path.write_text(json.dumps(data) if not isinstance(data, str) else data)
-        return str(path)
-
-
-@pytest.fixture
-def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
-    return Cli(str(tmp_path / "configs.sqlite"), capsys, tmp_path)
 
 
 def test_import_show_history_publish_diff_export(cli: Cli) -> None:

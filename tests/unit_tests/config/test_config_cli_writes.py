@@ -11,12 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit_tests.config.test_config_cli import Cli
-
-
-@pytest.fixture
-def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
-    return Cli(str(tmp_path / "configs.sqlite"), capsys, tmp_path)
+from tests.support.config_cli import Cli
 
 
 def one_agent(tag: str) -> dict[str, object]:

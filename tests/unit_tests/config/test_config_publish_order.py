@@ -14,7 +14,7 @@ from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import ToolConfigStore
 from langchain_toolsearch.config.records import VersionConflictError
-from tests.unit_tests.config.test_config_cli import Cli
+from tests.support.config_cli import Cli
 from tests.unit_tests.config.test_config_writes import agent
 
 
