@@ -57,7 +57,23 @@ def search_load_call_steps(
     ]
 
 
-class ScriptedChatModel(BaseChatModel):
+class ReplyingChatModel(BaseChatModel):
+    """A chat model whose every call answers ``self.reply(messages)`` (the tests' models)."""
+
+    def reply(self, messages: list[BaseMessage]) -> AIMessage:
+        raise NotImplementedError
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        return ChatResult(generations=[ChatGeneration(message=self.reply(messages))])
+
+
+class ScriptedChatModel(ReplyingChatModel):
     """Answers with the next scripted step; records tools bound per call.
 
     ``bound`` holds, for each ``bind_tools`` call, the list of bound tool names;
@@ -82,7 +98,7 @@ class ScriptedChatModel(BaseChatModel):
         self.bound_json.append(json.dumps(schemas, sort_keys=True))
         return self
 
-    def _next(self, messages: list[BaseMessage]) -> AIMessage:
+    def reply(self, messages: list[BaseMessage]) -> AIMessage:
         self.seen.append(list(messages))
         i = self.cursor[0]
         self.cursor[0] += 1
@@ -92,15 +108,6 @@ class ScriptedChatModel(BaseChatModel):
         msg = step(messages) if callable(step) else step
         # fresh ids so a replayed script never reuses a tool-call id
         return msg.model_copy(deep=True)
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        return ChatResult(generations=[ChatGeneration(message=self._next(messages))])
 
 
 def tool_messages(messages: Sequence[BaseMessage]) -> list[ToolMessage]:

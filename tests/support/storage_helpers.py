@@ -21,26 +21,18 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool, StructuredTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, Field
 
 from langchain_toolsearch import _prompts as P
-from tests.support.fakes import call
+from tests.support.fakes import ReplyingChatModel, call
 
 
 def uid_call(name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {
-        "name": name,
-        "args": args or {},
-        "id": f"call-{uuid.uuid4().hex[:12]}",
-        "type": "tool_call",
-    }
+    return call(name, args, f"call-{uuid.uuid4().hex[:12]}")
 
 
 def last_human(messages: Sequence[BaseMessage]) -> str:
@@ -67,7 +59,7 @@ def rule(messages: Sequence[BaseMessage]) -> AIMessage:
     return AIMessage(content="done")
 
 
-class RuleChatModel(BaseChatModel):
+class RuleChatModel(ReplyingChatModel):
     """A chat model that follows :func:`rule` (or ``decide``) and logs every call."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -83,15 +75,9 @@ class RuleChatModel(BaseChatModel):
         names = [convert_to_openai_tool(t)["function"]["name"] for t in tools]
         return self.model_copy(update={"bound_names": names})
 
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
+    def reply(self, messages: list[BaseMessage]) -> AIMessage:
         self.log.append((last_human(messages), list(self.bound_names), list(messages)))
-        return ChatResult(generations=[ChatGeneration(message=self.decide(messages))])
+        return self.decide(messages)
 
     def bound_for(self, human: str) -> list[list[str]]:
         """Tools bound on each model call of the run started by ``human``."""
