@@ -39,11 +39,8 @@ def document_fields(
 ) -> tuple[list[str], list[str], list[str], list[str]]:
     """Terms of the name, description, parameter-name and parameter-text fields.
 
-    A parameter term that the name or description already holds is left
-    out: parameters add recall for words the tool's own text lacks, but
-    never outvote it (``meeting_id`` of ``delete_meeting`` does not count
-    ``meeting`` again). ``memo`` shares tokenization across the documents
-    of one build (parameter names and texts repeat across tools).
+    Parameter terms the name or description holds are left out (``meeting_id``
+    of ``delete_meeting`` does not count ``meeting`` again).
     """
     memo = memo or BatchTokenizer()
     names = _name_terms(doc, memo)
@@ -66,13 +63,7 @@ def _keyed(terms: list[str], written: list[str]) -> list[str]:
 
 
 def field_keys(doc: ToolDocument, memo: BatchTokenizer) -> tuple[list[str], ...]:
-    """:func:`document_fields` as keys: each term with its form as written (``exact_forms``).
-
-    The same terms in the same fields (the name's distinct terms, each with
-    its first written form; parameter names less the name's terms), each a
-    key of :meth:`BatchTokenizer.keys`; with a ``memo`` without ``forms``,
-    :func:`document_fields`.
-    """
+    """:func:`document_fields` as :meth:`BatchTokenizer.keys` (terms with written forms)."""
     if not memo.forms:
         return document_fields(doc, memo)
     first: dict[str, str] = {}

@@ -33,17 +33,10 @@ _cached_bucket = lru_cache(maxsize=1 << 16)(_hash_bucket)
 
 
 class HashingEmbeddings(Embeddings):
-    """Bag-of-words embeddings by signed feature hashing of tokenizer terms.
+    """Bag-of-words embeddings by signed feature hashing of tokenizer terms (Weinberger 2009).
 
-    Weinberger et al. 2009, "Feature Hashing for Large Scale Multitask
-    Learning". A text's terms (:func:`~langchain_toolsearch.search.tokenize.tokenize`:
-    lower-cased, stemmed, stopwords dropped; all words if every word is a
-    stopword) are hashed with BLAKE2b into ``dims`` buckets with a hash-chosen
-    sign; a term's weight is ``1 + ln(tf)`` (sublinear term frequency); the
-    vector is L2-normalised. The cosine of two vectors therefore approximates
-    the cosine of their term-frequency vectors (collisions add noise of about
-    ``1/sqrt(dims)``). Deterministic in every process, no weights, no network;
-    about 20 µs per tool text.
+    Terms hashed with BLAKE2b into ``dims`` signed buckets, weight ``1 + ln(tf)``,
+    L2-normalised; deterministic, no model, about 20 µs per tool text.
 
     Args:
         dims: Vector size (count); 256 by default.

@@ -1,14 +1,10 @@
 """Name matching for the BM25 index: tool names in a query, word for word or as written.
 
-:class:`NameMatcher` holds what a library's tool names contribute to ranking
-besides their BM25 terms (see :mod:`~langchain_toolsearch.search.index` for
-the scores): the name keys a whole query or an identifier in it can hit
-(``get_weather``, ``get weather``, ``Get-Weather``), the names as written
-(case aside), the words that end each name (``create issue`` ends
-``github__create_issue``: the ``name_words`` stage), and the stopword pairs
-of names (``get me`` keeps ``me`` for ``github_get_me``).
-Only what the model can write counts: a generated provider-safe name adds no
-words, its original name (an alias) does.
+:class:`NameMatcher` holds the name keys a query or an identifier in it can
+hit (``get_weather``, ``get weather``, ``Get-Weather``), the names as written,
+the words ending each name (the ``name_words`` stage), and names' stopword
+pairs (``get me`` keeps ``me`` for ``github_get_me``). Generated provider-safe
+names add no words.
 """
 
 from __future__ import annotations
@@ -107,16 +103,10 @@ class NameMatcher:
         return [len(name & asked) / max(len(name), 1) for name in names]
 
     def ending_docs(self, words: tuple[str, ...]) -> list[int]:
-        """Docs whose name is, or ends with, exactly ``words``.
+        """Docs whose name is, or ends with, exactly ``words`` (2 to 4 also in another order).
 
-        ``("create", "issue")`` gives ``github__create_issue``, ``create_issue``
-        (also when the query's function words kept it from being an exact-name
-        hit: "create an issue") and ``create.issue``'s aliases, but not
-        ``create_issue_comment``; 2 to 4 distinct words also in another order
-        (``jira.issue.create``: names put the object first as often as the verb).
-        Checks at most 5,000 names ending in the last word, longest first,
-        and none shorter than the query's words without stopwords (a sentence
-        costs nothing).
+        ``("create", "issue")`` gives ``github__create_issue``, not
+        ``create_issue_comment``. Checks at most 5,000 names, longest first.
 
         Args:
             words: A query's name-phrase words (``name_phrase(query)``).

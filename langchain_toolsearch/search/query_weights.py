@@ -1,15 +1,10 @@
 """How much each query term counts: request phrasing and the values of the call count less.
 
-A request carries the values of the call (``443``, ``2023``, ``April``) and
-its phrasing (``could you help me``); rare in a catalog, they get a high IDF
-from plain BM25 and pull in unrelated tools (``help_me``). As in the
-query-term weighting of verbose queries (Bendersky & Croft 2008,
-"Discovering key concepts in verbose queries"), they keep a share of their
-weight (the ``values`` and ``request_words`` stages), so the intent words
-decide the order. :func:`weak_terms` gives the ``content_match`` stage the
-terms that cannot make a hit alone. What each stage does and weighs:
-:mod:`~langchain_toolsearch.search.stages`. The word lists are English and
-ASCII, so they never apply to a word of another script.
+Values (``443``, ``April``) and request phrasing (``could you help me``) are
+rare in a catalog and get a high IDF; they keep only a share of their weight
+(the ``values`` and ``request_words`` stages; Bendersky & Croft 2008).
+:func:`weak_terms` gives ``content_match`` the terms that cannot make a hit
+alone. English, ASCII word lists.
 """
 
 from __future__ import annotations

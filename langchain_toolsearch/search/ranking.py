@@ -67,15 +67,10 @@ def ranked(
 
 
 def first_batch(score: _FloatArray) -> tuple[_IntArray, _FloatArray] | None:
-    """:func:`ranked`'s first batch (document ids, rounded scores) found among the high scores only.
+    """:func:`ranked`'s first batch (ids, rounded scores) from the scores near the best only.
 
-    A large set of scores has thousands of hits; the first batch (the 64th
-    best score, rounded, and all that round to at least it) is taken from the
-    scores of at least 30% of the best (else 10%) when more than 64 are and
-    no score below that bound could round into the batch: then it is the
-    batch a scan of every hit gives, at the cost of one pass over the scores
-    instead of sorting thousands. ``None`` otherwise (the caller scans every
-    hit), and always for fewer than 2,048 scores.
+    Taken from scores of at least 30% (else 10%) of the best when that provably
+    gives the batch a full scan gives; ``None`` otherwise and under 2,048 scores.
     """
     if score.size < _FAST_MIN_TOOLS:
         return None

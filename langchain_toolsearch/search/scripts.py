@@ -1,13 +1,9 @@
 """Script-specific segmentation: CJK and spaceless-script runs, combining marks.
 
-CJK runs (Han, Hiragana, Katakana, Hangul) yield character bigrams plus the
-single characters of one-character runs (the usual CJK treatment in Lucene's
-``CJKAnalyzer``); scripts written without spaces between words (Thai, Lao,
-Khmer, Myanmar) get the same treatment over grapheme clusters (a letter with
-its marks). Combining marks belong to the letter before them, so words of
-scripts written with vowel signs (Devanagari, Tamil, Bengali) stay whole.
-A Latin word with accents also yields its unaccented form (:func:`fold_accents`).
-Used by :mod:`~langchain_toolsearch.search.tokenize`.
+CJK runs yield character bigrams plus lone characters (Lucene's
+``CJKAnalyzer``); Thai, Lao, Khmer and Myanmar the same over grapheme
+clusters; combining marks stay with their letter; :func:`fold_accents` gives
+a Latin word's unaccented form.
 """
 
 from __future__ import annotations

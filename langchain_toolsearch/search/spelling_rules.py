@@ -1,24 +1,13 @@
 """When the ``spelling`` stage adds library terms to a query, and which.
 
 :class:`~langchain_toolsearch.search.spelling.SpellingFallback` finds the
-terms (joins, names run together, splits, corrections); this module decides
-when they count, for :class:`~langchain_toolsearch.search.index.BM25ToolIndex`:
+terms; they count (at ``spelling_weight``, as content words):
 
-* **compounds, always**: a content word next to a function word (a verb and
-  its particle: ``up``, ``off``, ``in``, ``out``) that the library writes as
-  one term (``set up`` or ``set-up`` for ``setup``, ``sign off`` for
-  ``signoff``), when that term is no function or request word itself; two
-  content words (``mind map``) both match already and are not joined;
-* **every fix, for a short need led by an unknown word**: a query of at most
-  :data:`SHORT_NEED` content words whose first content word the library does
-  not know (``clikc on the link``: the one verb, misspelt, while ``link``
-  still matches other tools);
-* **every fix, when nothing is found**: a query with a word the library does
-  not know and no hit (under ``content_match``: no tool matches a content
-  word).
-
-Added terms score at :attr:`SearchStages.spelling_weight` and stand for
-content words (:mod:`~langchain_toolsearch.search.content_match`).
+* always, for a content word and a particle the library writes as one term
+  (``set up`` for ``setup``), itself no function or request word;
+* every fix, for a query of at most :data:`SHORT_NEED` content words whose
+  first one the library does not know (``clikc on the link``);
+* every fix, when a query with an unknown word finds nothing.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """Syncing a library version's tools into a LangGraph store (for the store-served index).
 
-The namespaces and items: :mod:`~langchain_toolsearch.search.store_versions`.
-A sync (:func:`sync_flow`) first reads the version's manifest: when it is
-there another replica already wrote the version, and the sync only touches
-its ``seen_at``. Otherwise it lists the namespace (a sync cut short resumes),
-writes the tools whose content hash is missing or differs in batches,
-deletes items that are not in the version, and writes the manifest last, so
-a manifest means every tool is in the store.
+:func:`sync_flow` only touches ``seen_at`` when the version's manifest is
+there; otherwise it lists the namespace, writes tools whose content hash is
+missing or differs, deletes the others, and writes the manifest last.
 """
 
 from __future__ import annotations
@@ -50,13 +46,7 @@ Hashed = tuple[ToolDocument, str, str]
 
 
 def content_hash(doc: ToolDocument, text: str | None = None) -> str:
-    """SHA-256 (hex) of everything :class:`StoreToolIndex` stores for a tool.
-
-    The embedded text (``text``, or ``document_text(doc)`` when not given) is
-    part of it, so a release that changes how
-    :func:`~langchain_toolsearch.search.semantic.document_text` writes a tool
-    gives a new library fingerprint (and embeddings), not stale ones.
-    """
+    """SHA-256 (hex) of everything :class:`StoreToolIndex` stores for a tool, embedded text too."""
     payload = json.dumps(
         [
             doc.name,

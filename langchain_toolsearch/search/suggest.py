@@ -1,13 +1,9 @@
 """Bounded "did you mean" suggestions for tool names the model got wrong.
 
-:class:`NameSuggester` answers ``load_tool`` calls that name no tool: names
-that contain the asked name's words or start with it, names the asked name
-contains, and names spelled nearly alike. It never compares the asked name with the whole
-library: candidates come from a word -> names map, a folded-name map and the
-folded names sorted forwards and backwards (bisection), all built once, and
-every step has a cap, so one suggestion costs well under a
-millisecond at 100,000 tools whatever the name (names longer than 128
-characters get none).
+:class:`NameSuggester` gives names holding the asked name's words or held in
+it, then near spellings, from maps and sorted name lists built once; every
+step is capped (well under a millisecond at 100,000 tools; none for names
+over 128 characters).
 """
 
 from __future__ import annotations
@@ -119,11 +115,7 @@ class NameSuggester:
         return found
 
     def _near(self, needle: str) -> list[str]:
-        """Near spellings (module doc): difflib ratio >= 0.8, best first, ties by name.
-
-        A slip leaves the start or the end of a name intact, so it sits next
-        to the asked one in the names sorted forwards or backwards.
-        """
+        """Near spellings: difflib ratio >= 0.8 among sorted neighbours, best first."""
         ratios: dict[str, float] = {}
         for order, key, backwards in (
             (self._forward, needle, False),
@@ -145,12 +137,7 @@ class NameSuggester:
         return sorted(ratios, key=lambda n: (-ratios[n], n))
 
     def suggest(self, name: str, *, limit: int = 5) -> list[str]:
-        """Names like ``name``: holding its words or held in it, then near spellings.
-
-        Case, separators and camelCase are ignored. Names that hold all the
-        asked words, or whose words are a run of them, come first (sorted);
-        then near spellings (difflib ratio >= 0.8 with a name sharing the
-        asked name's start or end; closest first). Bounded work (module doc).
+        """Names holding ``name``'s words or held in it (sorted), then near spellings.
 
         Args:
             name: What the model asked for.

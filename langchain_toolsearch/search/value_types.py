@@ -1,37 +1,15 @@
 """Typed values in a query (dates, times, e-mail addresses, URLs): evidence for parameters.
 
-A request carries the values of the call: ``the weather in Sacramento on
-April 22nd 2023`` needs a tool that can take a date, and of the catalog's
-weather tools the one with a ``date`` parameter is the one that can answer
-it. The words of a value (``april``, ``22nd``) say nothing of that; its type
-does. Like a typed slot in a semantic parser, each value type recognised in
-the query adds the parameter word of that type (``date``, ``time``,
-``email``, ``url``) as a related query term at reduced weight
-(``value_type_weight`` of a written term, the ``values`` stage of
-:class:`~langchain_toolsearch.search.stages.SearchStages`), so among tools
-the query's words rank alike, those that take the value rank first, and a
-tool matching the query's own words still ranks above one that merely takes
-a date.
-
-Only the patterns below are recognised (English month and weekday names,
-ISO and slashed dates, clock times, e-mail addresses, ``http(s)`` URLs, bare
-domains such as ``example.com`` or ``www.python.org``, and hosts by address:
-``192.168.0.1:8080``, ``10.0.0.5/admin``, ``localhost:3000``,
-``localhost/api``, bracketed IPv6 such as ``[::1]`` or ``[::1]:8080``, and
-any of them after ``http(s)://``); the scan is one regular expression per
-type, linear in the query's length (every repeat is bounded or stops at a
-character it cannot take), and a type whose word the query already says
-(``what date is ...``) adds nothing.
-
-Not URLs: version numbers and decimals (``3.11.7``, ``1.2.3``, ``3.14``:
-an address has four parts of at most 255), dates, Python slices
-(``a[::2]``: a subscript follows a name), and a host alone, an IPv4
-address or ``localhost`` without a port, path or scheme: that is the value
-of a ``host`` parameter as often as of a ``url`` one ("ping 10.0.0.1",
-"runs on localhost", BFCL's "add a Postgres server, host '192.168.0.10'"),
-so the ``url`` word would be false evidence. A port or a path makes it an address
-a URL-taking tool reads; brackets are URL syntax for IPv6 (RFC 3986), and
-the dot and top-level domain of ``example.com`` name a site.
+Each value type found in the query adds its parameter word (``date``,
+``time``, ``email``, ``url``) as a query term at ``value_type_weight`` (the
+``values`` stage), unless the query already says it: ``weather in Sacramento
+on April 22nd 2023`` favours the weather tool with a ``date`` parameter.
+Recognised: English month and weekday names, ISO and slashed dates, clock
+times, e-mail addresses, ``http(s)`` URLs, bare domains (``example.com``),
+hosts with a port or path (``192.168.0.1:8080``, ``localhost/api``,
+``[::1]``); one linear regular expression per type. Not URLs: version
+numbers and decimals, slices (``a[::2]``), and a bare host, IPv4 address or
+``localhost`` (as often a ``host`` value as a ``url``).
 """
 
 from __future__ import annotations
