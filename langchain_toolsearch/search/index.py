@@ -45,8 +45,7 @@ from langchain_toolsearch.search.protocol import (
     name_key,
 )
 from langchain_toolsearch.search.ranking import ranked
-from langchain_toolsearch.search.spelling import SpellingFallback
-from langchain_toolsearch.search.spelling_rules import spelling_fixes
+from langchain_toolsearch.search.spelling import SpellingFallback, spelling_fixes
 from langchain_toolsearch.search.stages import SearchStages
 from langchain_toolsearch.search.tokenize import (
     BatchTokenizer,
