@@ -1,12 +1,8 @@
 """Files of stored records (bundles): reading and validating them, ours or Mastra's.
 
-A bundle is ``{"agents": {id: AgentToolConfig}, "mcp_clients": {id:
-MCPClientConfig}}`` (either key may be left out). Mastra Editor's JSON is
-``{"agents": {id: snapshot}, "mcpClients": {id: record}}`` (a list of records
-with ``id`` also works for either key), a single stored record with an
-``id`` (an MCP client when it has ``servers``), or a list of such records.
-`load_bundle` validates every record and reports every problem, each path
-prefixed with where the record sits in the file (``agents.support.tools``).
+Ours: ``{"agents": {id: AgentToolConfig}, "mcp_clients": {id: MCPClientConfig}}``.
+Mastra Editor's: ``{"agents": {id: snapshot}, "mcpClients": {id: record}}``
+(lists of records with ``id`` too), one record with an ``id``, or a list of them.
 """
 
 from __future__ import annotations

@@ -148,18 +148,16 @@ class ResolutionCache:
     ) -> str | None:
         """Salted fingerprint of everything a resolution depends on (``None``: not cacheable).
 
+        Values count by what they hold, never their ``repr`` (which may mask a
+        secret): JSON scalars, lists, tuples, dicts, pydantic secrets, models
+        and dataclasses; anything else is not cached.
+
         Args:
             versions: The agent's and saved clients' ids and version numbers.
             fields: Request-context paths the rules read (their values count).
             ctx: The request context.
-            providers: Whether tool providers take part (then the whole
-                context counts: a provider sees all of it).
+            providers: Whether tool providers take part (the whole context counts).
             failures: What planning already reported.
-
-        A value is fingerprinted by what it holds, never by its ``repr`` (which
-        may mask a secret, as pydantic's ``SecretStr`` does): JSON scalars,
-        lists, tuples, dicts, pydantic secrets, models and dataclasses. A
-        request holding anything else is not cached.
         """
         token_key = self._token_key
         if token_key == AUTH_TOKEN_KEY and ctx.get(token_key) is None:
@@ -213,12 +211,10 @@ groups (rule groups are bounded by `MAX_RULE_DEPTH`); a deeper record is not cac
 
 
 def rule_fields(value: Any) -> frozenset[str] | None:
-    """The ``field`` of every rule condition inside ``value``, or ``None`` if not all known.
+    """The ``field`` of every rule condition inside ``value``; ``None`` (not cacheable) if unknown.
 
-    Every `RuleGroup` is walked to the end: validation (`RuleGroup`) refuses groups
-    nested deeper than `MAX_RULE_DEPTH`, and a group past that bound (built without
-    validation) makes the answer ``None``, as does structure outside rule groups
-    nested deeper than `MAX_RECORD_DEPTH`. ``None`` means "not cacheable".
+    ``None`` for groups deeper than `MAX_RULE_DEPTH` or other structure deeper
+    than `MAX_RECORD_DEPTH`.
     """
     found: set[str] = set()
     return frozenset(found) if _walk(value, found, 0) else None

@@ -50,9 +50,8 @@ def bearer_token(value: Any, *, key: str = AUTH_TOKEN_KEY) -> str | None:
         The bare token, or ``None`` when ``value`` is ``None``.
 
     Raises:
-        BadAuthToken: If the value is not a string, is empty, or has spaces
-            or control characters (which could inject headers). The message
-            never contains the token.
+        BadAuthToken: If the value is not a non-empty string without spaces or
+            control characters (the message never holds the token).
     """
     if value is None:
         return None
@@ -146,18 +145,12 @@ async def load_server_tools(
         scope: The saved client's id and version (``"id@version"``), kept in the
             pooled session's key so a new version never reuses an old session.
         pool: Session pool; ``None``: the shared default pool.
-        default_timeout: Seconds for each call when the server has no
-            ``timeout``; ``None`` waits forever. Listing (which includes
-            starting a stdio server) gets the larger of this and the
-            server's ``timeout``, so a short call timeout does not fail a
-            slow start.
+        default_timeout: Seconds per call without a server ``timeout`` (``None``:
+            forever); listing gets the larger of this and the server's.
 
     Returns:
-        The tools and routes, or a `ServerTools` whose ``failure`` says why
-        the server could not be listed. An HTTP server is tried over
-        streamable HTTP, then over SSE on the same URL; when both fail the
-        failure names both reasons; the transport that answered is tried
-        first next time.
+        The tools and routes, or a ``failure`` saying why. HTTP is tried as
+        streamable HTTP, then SSE (the one that answered first next time).
     """
     if not isinstance(server, HttpServer):
         return await _load(name, server, "stdio", token, default_timeout, scope, pool)

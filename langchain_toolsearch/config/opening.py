@@ -85,12 +85,7 @@ def open_store(spec: str | None, *, create: bool = False) -> Iterator[BaseStore]
 
 
 def setup_store(store: BaseStore, *, timeout: float = 30.0) -> None:
-    """Run a sync store's ``setup()``, under a store-wide lock when migrations are missing.
-
-    A store whose migrations are all applied is set up without waiting, so a
-    writer holding the store's lock never holds up a reader opening it. The
-    lock is `WriteGuard.hold_store` (the SQLite write-lock database, a polled
-    PostgreSQL advisory lock); other stores just run ``setup()``.
+    """Run a sync store's ``setup()``, under `WriteGuard.hold_store` when migrations are missing.
 
     Raises:
         WriteLockError: If the lock is not granted within ``timeout`` seconds.

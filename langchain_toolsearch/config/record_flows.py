@@ -47,10 +47,8 @@ class RecordNotFoundError(ToolSearchError, LookupError):
 class VersionConflictError(ToolSearchError):
     """A compare-and-set write found the record at another version than expected.
 
-    Read the record again, redo the change on what it holds now, and retry
-    with ``if_version=current``. Also raised by ``publish`` of a version
-    older than the published one without ``rollback=True``: then
-    ``expected`` is the version asked for and ``current`` the published one.
+    Reload, redo the change, retry with ``if_version=current``. Also raised by
+    ``publish`` of a version older than the published one without ``rollback``.
 
     Attributes:
         record_id: The record's id.
@@ -90,10 +88,8 @@ class RecordInfo(BaseModel):
         published_version: Number of the published version, or ``None``.
         created_at: Epoch seconds of the first version.
         updated_at: Epoch seconds of the latest change (save or publish).
-        revision: Changes (saves and publishes) since the record was created;
-            it only grows, so ``(created_at, revision)`` names one state of the
-            record (a cache key: it changes at every save, publish and
-            re-creation). ``0`` for heads written before it existed.
+        revision: Saves and publishes since creation; ``(created_at, revision)``
+            names one state of the record (``0`` on older heads).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -311,12 +307,7 @@ class RecordFlows(Generic[ModelT]):
         expected: int | None,
         rollback: bool = False,
     ) -> Flow[RecordInfo]:
-        """Point the head's published version at ``version`` (write lock held).
-
-        A version older than the published one is published only with
-        ``rollback``; else `VersionConflictError`, so the live version never
-        moves back when two editors publish out of order.
-        """
+        """Publish ``version`` (lock held); an older one only with ``rollback``."""
         head = yield from self.head(record_id)
         if head is None:
             if expected:
@@ -365,12 +356,7 @@ class RecordFlows(Generic[ModelT]):
 
 
 def expected(if_version: int | None) -> int | None:
-    """Check an ``if_version`` argument: ``None`` or an integer from 0 to 2**63 - 1.
-
-    Raises:
-        ToolSearchConfigError: Anything else (the message shows at most 40
-            characters of it: a huge int cannot even be printed).
-    """
+    """Check an ``if_version``: ``None`` or an int in ``[0, 2**63 - 1]``, else raise."""
     if if_version is None:
         return None
     if (

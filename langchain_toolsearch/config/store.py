@@ -1,18 +1,13 @@
 """`ToolConfigStore`: versioned agent tool configs and saved MCP clients.
 
-Both kinds of records live in any LangGraph `BaseStore` (``InMemoryStore``,
-``PostgresStore``, ...) as `VersionedRecords`, which owns the versioning
-scheme and the layout under each kind's namespace. ``prefix`` defaults to
-``("toolsearch",)``; the kinds' namespaces are::
+Each kind is `VersionedRecords` in any LangGraph `BaseStore`, under ``prefix``
+(default ``("toolsearch",)``)::
 
     (*prefix, "agent_tool_configs")       agent tool configs (`AgentToolConfig`)
     (*prefix, "mcp_clients")              saved MCP clients (`MCPClientConfig`)
 
-Writes are safe with several writers (threads or processes) on
-``InMemoryStore``, ``SqliteStore`` / ``AsyncSqliteStore`` and
-``PostgresStore`` / ``AsyncPostgresStore``: see
-`langchain_toolsearch.config.write_guard`. Other stores are single-writer
-(a `SingleWriterWarning` at the first write says so).
+Several writers are safe on memory, SQLite and PostgreSQL stores
+(`langchain_toolsearch.config.write_guard`); others warn (`SingleWriterWarning`).
 """
 
 from __future__ import annotations
