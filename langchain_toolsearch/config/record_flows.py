@@ -356,7 +356,7 @@ class RecordFlows(Generic[ModelT]):
 
 
 def expected(if_version: int | None) -> int | None:
-    """Check an ``if_version``: ``None`` or an int in ``[0, 2**63 - 1]``, else raise."""
+    """An ``if_version``: ``None`` or an int in ``[0, 2**63 - 1]``; `ToolSearchConfigError`."""
     if if_version is None:
         return None
     if (
