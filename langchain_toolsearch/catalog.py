@@ -138,23 +138,16 @@ def tool_from_definition(
             stored as ``metadata["catalog_entry"]``.
 
     Returns:
-        A :class:`~langchain_core.tools.StructuredTool` with ``args_schema`` set to a
-        deep copy of ``inputSchema`` (the dict itself, not a pydantic model, so
-        ``convert_to_openai_tool`` emits it unchanged apart from dropping ``title``
-        keys) and ``metadata == {"source": "catalog", ...extra keys}``. It has
-        ``handle_tool_error=True``: a :class:`ToolException` raised by the
-        implementation comes back as the tool's (error) output. With neither
-        ``func`` nor ``coroutine``, every call raises
-        ``ToolException("<name> is a catalog definition with no implementation
-        attached")``, returned as that error message. With only ``func``, async
-        calls run it in an executor; with only ``coroutine``, sync calls fail
-        (LangChain's ``StructuredTool`` behaviour).
+        A :class:`~langchain_core.tools.StructuredTool` whose ``args_schema`` is a
+        deep copy of ``inputSchema`` (a dict, bound as is), ``metadata ==
+        {"source": "catalog", ...extra keys}`` and ``handle_tool_error=True``.
+        Without ``func`` and ``coroutine`` every call answers the error
+        ``"<name> is a catalog definition with no implementation attached"``.
 
     Raises:
-        ValueError: If ``name`` is missing/empty/not a string, ``description`` is not
-            a string, ``inputSchema`` is missing or not a dict, its ``type`` is not
-            ``"object"``, or its ``properties`` is not a dict. The message names
-            ``source`` (when given) and what to change.
+        ValueError: If ``name`` is not a non-empty string, ``description`` not a
+            string, or ``inputSchema`` not an object schema with ``properties``
+            (the message names ``source`` and what to change).
     """
     defn = normalize_definition(defn)
     name, description, schema = _validate_definition(defn, source)
@@ -252,17 +245,14 @@ def load_definitions(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
               files (``LICENSE``, ``README.md``) and sub-folders are ignored.
 
     Returns:
-        Deep copies of the definitions, sorted by ``name``. Each is a dict with at
-        least ``name`` (str), ``description`` (str, ``""`` when absent) and
-        ``inputSchema`` (dict with ``properties``); other keys are kept as found.
+        Deep copies of the definitions, sorted by ``name``, each with at least
+        ``name``, ``description`` (``""`` when absent) and ``inputSchema``.
 
     Raises:
         FileNotFoundError: If ``path`` does not exist.
-        ValueError: If a file is not valid JSON or fits no shape (the message lists
-            the shapes tried and where the file differs), an entry is malformed (the message
-            names the file and entry index), a folder holds no ``*.json`` file, or
-            two definitions share a name (all duplicates are listed with their
-            files).
+        ValueError: If a file is not JSON or fits no shape, an entry is
+            malformed, a folder holds no ``*.json`` file, or two definitions
+            share a name (the message names files and entries).
     """
     return [definition for _, definition in _load_labelled(path)]
 
@@ -271,20 +261,15 @@ def load_catalog(path: str | os.PathLike[str]) -> list[BaseTool]:
     """Load a tool catalog from disk as LangChain tools.
 
     Args:
-        path: A JSON file holding a list of definitions, a JSON file holding one
-            definition, or a folder of ``*.json`` files with one definition each
-            (non-JSON files such as ``LICENSE`` are skipped). See
-            :func:`load_definitions`.
+        path: A file or folder, as for :func:`load_definitions`.
 
     Returns:
-        One tool per definition (see :func:`tool_from_definition`), sorted by name.
-        Tools have no implementation attached; ``metadata["catalog_entry"]`` names
-        the file (plus ``[index]`` for list files) each came from.
+        One tool per definition (:func:`tool_from_definition`), sorted by name,
+        without implementation; ``metadata["catalog_entry"]`` names its file.
 
     Raises:
         FileNotFoundError: If ``path`` does not exist.
-        ValueError: On invalid JSON, malformed definitions, an empty folder or
-            duplicate names (see :func:`load_definitions`).
+        ValueError: As :func:`load_definitions`.
     """
     return [
         tool_from_definition(definition, source=label) for label, definition in _load_labelled(path)

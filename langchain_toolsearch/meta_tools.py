@@ -80,13 +80,7 @@ def _load_signature(
 
 
 def _names_form(data: Any) -> Any:
-    """``load_tool`` arguments with every shape of "one or more names" made plain.
-
-    A bare name or a comma-separated string in ``tool_names``, a list or a
-    JSON list string in ``tool_name``: the names go to ``tool_names`` (a
-    single name stays in ``tool_name``). Other shapes are refused with the
-    text naming the accepted ones.
-    """
+    """``load_tool`` arguments with every shape of "one or more names" made plain (or refused)."""
     if not isinstance(data, dict):
         return data
     one, many = data.get("tool_name"), data.get("tool_names")
@@ -104,12 +98,7 @@ def _names_form(data: Any) -> Any:
 
 
 def _queries_form(data: Any) -> Any:
-    """``search_tools`` arguments with every shape of "one or more queries" made plain.
-
-    A list or a JSON list string in ``query`` and a string in ``queries``
-    are accepted: the queries go to ``queries`` (one plain string stays in
-    ``query``). Other shapes are refused with the text naming the accepted ones.
-    """
+    """``search_tools`` arguments with every shape of "one or more queries" made plain."""
     if not isinstance(data, dict):
         return data
     one, many = data.get("query"), data.get("queries")
@@ -124,12 +113,7 @@ def _queries_form(data: Any) -> Any:
 
 @cache
 def _args_schema(signature: Callable[..., None]) -> ArgsSchema:
-    """The input schema of a meta tool, built once per process.
-
-    Pydantic models are slow to create, and every middleware or node instance
-    needs the same two. ``load_tool`` also takes the other shapes models send
-    (see :func:`_names_form`); its schema still shows a string and a list.
-    """
+    """The input schema of a meta tool, built once per process (pydantic models are slow)."""
     schema = StructuredTool.from_function(
         func=signature, name=signature.__name__, description="-", parse_docstring=True
     ).args_schema
