@@ -112,12 +112,7 @@ class Load(_OneOrSeveral, single="tool_name", several="tool_names", noun="tool n
 
 @dataclass(frozen=True)
 class Call:
-    """Call the tool ``name`` with ``args``.
-
-    ``unbound=True``: the tool is not bound for this step on purpose (a model
-    that calls a tool it was never given, to test how the call is refused);
-    otherwise such a call fails the run (:class:`UnboundToolCallError`).
-    """
+    """Call the tool ``name`` with ``args`` (``unbound=True``: call it even when not bound)."""
 
     name: str
     args: Mapping[str, Any] = field(default_factory=dict)
@@ -137,11 +132,7 @@ function of the messages so far returning the ``AIMessage`` to send."""
 
 
 class ScriptedToolSearchModel(BaseChatModel):
-    """A chat model that plays scripted steps; see the module docstring.
-
-    Build it with :meth:`search_load_call` for the common search -> load ->
-    call -> answer turn, or pass ``steps`` for any other script. After the last
-    step it answers like `Answer()` (the last tool output, or ``"Done."``).
+    """A chat model that plays scripted steps (module docstring); after the last, `Answer()`.
 
     Attributes:
         steps: The script, played from the start at each user message.
@@ -200,12 +191,9 @@ class ScriptedToolSearchModel(BaseChatModel):
     def bind_tools(  # type: ignore[override]
         self, tools: Sequence[Any], **kwargs: Any
     ) -> Runnable[Any, BaseMessage]:
-        """Record the names of ``tools`` in `bound`; return this model bound to them.
+        """Record the names of ``tools`` in `bound`; return this model bound to them only.
 
-        Accepts what ``create_agent`` passes (tools, dict schemas, ``tool_choice``
-        and other keyword arguments, which are ignored). The model returned
-        calls only these tools, as a provider's would: a scripted call to
-        another one fails the run (:class:`UnboundToolCallError`).
+        Accepts what ``create_agent`` passes (``tool_choice`` and other keywords ignored).
 
         Raises:
             ValueError: If a tool cannot be converted to a function schema (as
@@ -268,11 +256,7 @@ class ScriptedToolSearchModel(BaseChatModel):
 
 
 class UnboundToolCallError(ToolSearchError, AssertionError):
-    """A scripted tool call names a tool not bound for that model call (a test failure).
-
-    A provider's model can only call the tools it was bound with; the
-    message lists the ones bound for the step.
-    """
+    """A scripted tool call names a tool not bound for that model call (lists the bound ones)."""
 
 
 _BOUND_KWARG = "toolsearch_scripted_bound"
