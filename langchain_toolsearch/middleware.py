@@ -31,7 +31,7 @@ from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._engine.shell import ToolSearchBase, current_config
 from langchain_toolsearch.errors import ToolSearchTypeError
 from langchain_toolsearch.library import ToolLibrary, ToolsInput
-from langchain_toolsearch.options import StorageOption, ToolSearchOptions
+from langchain_toolsearch.options import NativeProvider, StorageOption, ToolSearchOptions
 from langchain_toolsearch.policy import FilterFn
 from langchain_toolsearch.search.index import IndexOption
 from langchain_toolsearch.storage.state_keys import ToolSearchAgentState
@@ -103,6 +103,7 @@ class ToolSearchMiddleware(
         inject_catalog: bool = False,
         catalog_max_tokens: int = 4000,
         max_tool_output_chars: int | None = None,
+        provider: NativeProvider | None = None,
         name: str | None = None,
     ) -> None:
         """Build the middleware (the library is indexed here).
@@ -167,6 +168,14 @@ class ToolSearchMiddleware(
                 calls return: a longer one is cut and ends with a marker the
                 model reads (``None``, the default: no bound; MCP tools have
                 their own, ``load_mcp_library(max_output_chars=100_000)``).
+            provider: ``"anthropic"`` (experimental, not verified against the
+                live API): Anthropic's client-side tool search. Every tool the
+                request may use (filter phase ``active``) is bound at every step
+                as a deferred definition (``defer_loading: true``), and
+                ``search_tools`` answers with ``tool_reference`` blocks for its
+                hits, which it loads (implies ``auto_load=True``: no
+                ``load_tool``). The system text and tool list stay the same
+                across steps. Needs ``ChatAnthropic`` (``langchain-anthropic``).
             name: The middleware's name in the agent graph (default
                 ``"ToolSearchMiddleware"``).
 
