@@ -164,7 +164,6 @@ def _entry_points(
     ascope_of: Callable[[ToolRuntime], Awaitable[RequestScope]],
 ) -> Runner:
     """Sync and async entry points over one engine step, on the request's own scope."""
-
     native = engine.options.provider is not None and name == P.SEARCH_TOOL_NAME
 
     def run(args: dict[str, Any], runtime: ToolRuntime) -> Command[Any]:

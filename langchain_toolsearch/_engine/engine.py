@@ -185,7 +185,7 @@ class Engine:
     def native_tools(
         self, scope: RequestScope, meta: Sequence[BaseTool]
     ) -> Logic[list[BaseTool | dict[str, Any]]]:
-        """``provider=`` only: meta, direct, then every usable tool deferred (see :mod:`.native`)."""
+        """``provider=`` only: meta, direct, then every usable tool deferred (:mod:`.native`)."""
         deferred = yield from native.deferred(self.access, scope)
         return native.native_tools(meta, scope.direct, self.access.bindable, deferred)
 
