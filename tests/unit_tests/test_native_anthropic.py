@@ -14,6 +14,7 @@ sent, and the guard refuses a deferred tool that was never referenced. A
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -70,7 +71,7 @@ async def test_a_search_call_turn_keeps_system_and_tools_byte_identical(
     for s in sent:  # the documented endpoint, no beta needed for any of this
         assert s.path == "/v1/messages"
         assert s.betas == []
-    for before, after in zip(sent, sent[1:], strict=False):  # messages only grow at the end
+    for before, after in itertools.pairwise(sent):  # messages only grow at the end
         assert after.body["messages"][: len(before.body["messages"])] == before.body["messages"]
     assert sent[1].body["messages"][-1] == {
         "role": "user",
