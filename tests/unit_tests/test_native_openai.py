@@ -64,7 +64,11 @@ def _model(sent: list[dict[str, Any]]) -> ChatOpenAI:
 
     client = httpx2.Client(transport=httpx2.MockTransport(handle))
     return ChatOpenAI(  # type: ignore[call-arg]
-        model="gpt-5.4", api_key="sk-test", use_responses_api=True, max_retries=0, http_client=client
+        model="gpt-5.4",
+        api_key="sk-test",
+        use_responses_api=True,
+        max_retries=0,
+        http_client=client,
     )
 
 
