@@ -15,15 +15,18 @@ sent, and the guard refuses a deferred tool that was never referenced. A
 from __future__ import annotations
 
 import itertools
+import json
 from typing import Any
 
 import pytest
+from langchain_core.messages import HumanMessage
 
 from langchain_toolsearch import ToolSearchFilterArgs, ToolSearchMiddleware, ToolSearchNode
 from langchain_toolsearch.errors import ToolSearchConfigError
 from tests.support.anthropic_wire import Sent, text_reply, tool_use_reply, wired_model
 from tests.support.fakes import by_id
-from tests.support.library_fixtures import CALLS, library
+from tests.support.library_fixtures import CALLS, get_weather, library, send_email
+from tests.support.paths import REPO_ROOT
 from tests.support.toolsearch_harness import build, cfg, form_param, mode_param
 
 LIBRARY_NAMES = [t.name for t in library()]
@@ -177,3 +180,19 @@ def test_provider_implies_the_one_step_flow_and_names_the_choices() -> None:
     assert [t.name for t in node.tools_for({"messages": []})][:1] == ["search_tools"]
     with pytest.raises(ToolSearchConfigError, match="'anthropic'"):
         ToolSearchMiddleware(tools=library(), provider="openai")  # type: ignore[arg-type]
+
+
+def test_the_payload_in_the_docs_is_the_one_sent() -> None:
+    page = (REPO_ROOT / "docs" / "usage.md").read_text(encoding="utf-8")
+    section = page.split("## Provider-native tool search", 1)[1]
+    documented = json.loads(section.split("```json\n", 1)[1].split("\n```", 1)[0])
+    model, wire = wired_model(search_call_turn())
+    h = build(
+        "agent",
+        model=model,
+        provider="anthropic",
+        system_prompt="Be brief.",
+        tools=[get_weather, send_email],
+    )
+    h.graph.invoke({"messages": [HumanMessage("weather in Paris?")]}, cfg())
+    assert wire.sent[1].body == documented
