@@ -25,8 +25,10 @@ from langgraph.types import Command
 from langgraph.typing import ContextT
 
 from langchain_toolsearch import execution
+from langchain_toolsearch._engine.binding import tool_name
 from langchain_toolsearch._engine.drive import adrive, drive
 from langchain_toolsearch._engine.engine import ModelStep
+from langchain_toolsearch._engine.native import prune_references
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._engine.shell import ToolSearchBase, current_config
 from langchain_toolsearch.errors import ToolSearchTypeError
@@ -228,6 +230,11 @@ class ToolSearchMiddleware(
 
     def _apply(self, request: ModelRequest[Any], step: ModelStep) -> ModelRequest[Any]:
         overrides: dict[str, Any] = {"tools": step.tools}
+        if self.options.provider:  # no reference to a tool this request does not bind
+            names = frozenset(n for t in step.tools if (n := tool_name(t)) is not None)
+            pruned = prune_references(request.messages, names)
+            if pruned is not None:
+                overrides["messages"] = pruned
         if self.options.system_hint:
             overrides["system_message"] = with_hint(request, step.hint)
         return request.override(**overrides)

@@ -218,6 +218,7 @@ class Engine:
             top_k=options.top_k,
             min_score=float(options.min_score),
             auto_load=options.auto_load,
+            native=options.provider is not None,
         )
 
     def search_step(

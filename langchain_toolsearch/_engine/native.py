@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from langchain_core.messages import BaseMessage, ToolMessage
 from langchain_core.tools import BaseTool
 
 from langchain_toolsearch._engine.access import Access
@@ -38,6 +39,7 @@ __all__ = [
     "deferred",
     "deferred_view",
     "native_tools",
+    "prune_references",
     "references",
 ]
 
@@ -45,6 +47,8 @@ DEFER_KEY = "defer_loading"
 """The tool ``extras`` key ``langchain-anthropic`` sends as the definition's ``defer_loading``."""
 TOOL_REFERENCE = "tool_reference"
 """The content block type of a reference to a deferred tool (Anthropic Messages API)."""
+GONE = "The tools this search found are not available now."
+"""A past search's answer whose referenced tools are all unbound now (the filter denies them)."""
 
 
 def deferred_view(tool: BaseTool) -> BaseTool:
@@ -91,3 +95,33 @@ def references(receipt: Mapping[str, Any]) -> list[str | dict[str, Any]]:
     if not isinstance(names, list):
         return []
     return [{"type": TOOL_REFERENCE, "tool_name": n} for n in names if isinstance(n, str)]
+
+
+def _dangling(block: object, bound: frozenset[str]) -> bool:
+    return (
+        isinstance(block, Mapping)
+        and block.get("type") == TOOL_REFERENCE
+        and block.get("tool_name") not in bound
+    )
+
+
+def prune_references(
+    messages: Sequence[BaseMessage], bound: frozenset[str]
+) -> list[BaseMessage] | None:
+    """``messages`` without ``tool_reference`` blocks naming a tool not in ``bound``.
+
+    A past search referenced a tool the filter denies now: the request would
+    name a definition it does not carry. Such blocks are dropped from a copy
+    of the message (an answer left empty says :data:`GONE`); the state is
+    not changed. ``None`` when no message names an unbound tool (the usual
+    case: the request is left as it is).
+    """
+    out: list[BaseMessage] | None = None
+    for i, message in enumerate(messages):
+        content = message.content if isinstance(message, ToolMessage) else None
+        if not isinstance(content, list) or not any(_dangling(b, bound) for b in content):
+            continue
+        kept = [b for b in content if not _dangling(b, bound)]
+        out = out if out is not None else list(messages)
+        out[i] = message.model_copy(update={"content": kept or GONE})
+    return out

@@ -22,6 +22,7 @@ import pytest
 from langchain_core.messages import HumanMessage
 
 from langchain_toolsearch import ToolSearchFilterArgs, ToolSearchMiddleware, ToolSearchNode
+from langchain_toolsearch._engine.native import GONE
 from langchain_toolsearch.errors import ToolSearchConfigError
 from tests.support.anthropic_wire import Sent, text_reply, tool_use_reply, wired_model
 from tests.support.fakes import by_id
@@ -55,6 +56,18 @@ def deferred_names(sent: Sent) -> list[str]:
     return [t["name"] for t in sent.body["tools"] if t.get("defer_loading") is True]
 
 
+def assert_references_are_deferred(sent: Sent) -> None:
+    """Every ``tool_reference`` in the messages names a deferred definition of the request."""
+    deferred = set(deferred_names(sent))
+    for message in sent.body["messages"]:
+        content = message["content"]
+        for block in content if isinstance(content, list) else ():
+            inner = block.get("content") if block.get("type") == "tool_result" else None
+            for ref in inner if isinstance(inner, list) else ():
+                if ref.get("type") == "tool_reference":
+                    assert ref["tool_name"] in deferred, ref
+
+
 @form_param
 @mode_param
 async def test_a_search_call_turn_keeps_system_and_tools_byte_identical(
@@ -74,6 +87,7 @@ async def test_a_search_call_turn_keeps_system_and_tools_byte_identical(
     for s in sent:  # the documented endpoint, no beta needed for any of this
         assert s.path == "/v1/messages"
         assert s.betas == []
+        assert_references_are_deferred(s)
     for before, after in itertools.pairwise(sent):  # messages only grow at the end
         assert after.body["messages"][: len(before.body["messages"])] == before.body["messages"]
     assert sent[1].body["messages"][-1] == {
@@ -138,10 +152,17 @@ async def test_the_filter_keeps_denied_tools_out_of_the_request_and_the_guard_re
     for s in sent:
         assert "admin_delete_user" not in tool_names(s)
         assert "admin_delete_user" not in s.prefix()
+    for s in sent:
+        assert_references_are_deferred(s)
     out = await h.run("and Rome?", cfg(hide=["get_weather"]), mode)
     assert by_id(out)["toolu_0004"].status == "error"
     assert CALLS == [("get_weather", "Paris")]
     assert "get_weather" not in tool_names(sent[3])
+    if form == "agent":  # the middleware drops the past reference from the request it sends
+        assert_references_are_deferred(sent[3])
+        past = sent[3].body["messages"][2]["content"][0]
+        assert past["type"] == "tool_result" and past["content"] == GONE
+        assert by_id(out)["toolu_0001"].content[0]["type"] == "tool_reference"  # state kept
     assert len({s.prefix() for s in sent[:3]}) == 1
 
 
