@@ -21,6 +21,9 @@ rank-bm25 baseline where there is one, and printed as Markdown tables:
   :func:`~examples.demo.schema_tokens`) when binding the whole
   library versus the meta tools, the system hint and 3 loaded tools of
   average size.
+* **provider-native** (:mod:`benchmarks.native`): prompt tokens per step and
+  the share servable from the prompt cache (prefix identity) over the same
+  scripted turns, ``provider="anthropic"`` vs today's flow vs binding all.
 * **overhead**: time the middleware's ``wrap_model_call`` (the real path:
   direct-tool check, ``core.active_tools`` over the thread's loads, request
   rewrite) and the node's ``invoke`` + ``tools_for`` add per model step with
@@ -79,6 +82,7 @@ from benchmarks.datasets import (
 from benchmarks.embedding_models import EmbeddingModel, installed_models
 from benchmarks.mcp_sessions import mcp_sessions_section
 from benchmarks.model_step import one_message_request, step_times
+from benchmarks.native import section as native_section
 from benchmarks.resolution import resolution_section
 from benchmarks.steps import section as steps_section
 from langchain_toolsearch.evaluation import EvalReport, evaluate, load_queries
@@ -841,6 +845,7 @@ def run_bench(config: BenchConfig | None = None, out: TextIO | None = None) -> i
     _quality(rep, cfg, bfcl, queries, toolsdk, models, github)
     _speed(rep, cfg, bfcl, queries, toolsdk)
     _cost(rep, bfcl, github)
+    native_section(rep, cfg, bfcl, github)
     _overhead(rep, cfg, bfcl, toolsdk)
     resolution_section(rep, library_size=cfg.overhead_tools, steps=cfg.steps)
     _memory(rep, cfg, [t.name for t in bfcl])

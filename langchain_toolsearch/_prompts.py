@@ -24,6 +24,12 @@ SEARCH_TOOL_DESCRIPTION = (
     "{followup}"
 )
 SEARCH_FOLLOWUP_LOAD = "Call load_tool with the names you need to make them callable."
+SEARCH_TOOL_DESCRIPTION_NATIVE = (
+    "Search the tool library by keywords (what you want to do, names, nouns); "
+    "pass queries to search for several needs at once. "
+    "The matching tools' definitions are returned and they are callable from your next step."
+)
+
 SEARCH_FOLLOWUP_AUTO = "Matching tools are loaded at once and callable from your next step."
 
 LOAD_TOOL_DESCRIPTION = (
@@ -41,6 +47,12 @@ SYSTEM_HINT_ONE_STEP = (
     "You have access to a large tool library that is not bound yet. "
     "To use a capability you do not have, call search_tools with a few keywords; "
     "the tools it returns are loaded at once and become callable from your next step."
+)
+
+SYSTEM_HINT_NATIVE = (
+    "You have access to a large tool library whose tools are deferred. "
+    "To use a capability you do not have, call search_tools with a few keywords; "
+    "the tools it returns become callable from your next step."
 )
 
 # search_tools messages

@@ -3,7 +3,9 @@
 Each reads its step through LangGraph's ``ToolRuntime`` injection, builds the
 request scope, asks the engine one question, and returns a ``Command`` with one
 ``ToolMessage`` (content: the JSON receipt; ``artifact``: the same structure)
-plus any graph-state update the storage mode needs.
+plus any graph-state update the storage mode needs. With ``provider=`` the
+content of a ``search_tools`` answer that loaded tools is their
+``tool_reference`` blocks instead (see :mod:`langchain_toolsearch._engine.native`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pydantic.json_schema import SkipJsonSchema
 from langchain_toolsearch import _prompts as P
 from langchain_toolsearch._engine.drive import Logic, adrive, drive
 from langchain_toolsearch._engine.engine import Engine
+from langchain_toolsearch._engine.native import references
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._engine.search import query_list
 from langchain_toolsearch.storage.receipts import parse_names
@@ -39,10 +42,13 @@ Answer = tuple[dict[str, Any], bool, dict[str, Any]]
 Step = Callable[[RequestScope, dict[str, Any], "str | None"], Logic[Answer]]
 
 
-def _command(name: str, runtime: ToolRuntime, result: Answer) -> Command[Any]:
+def _command(
+    name: str, runtime: ToolRuntime, result: Answer, *, native: bool = False
+) -> Command[Any]:
     body, error, update = result
+    refs = references(body) if native and not error else []
     message = ToolMessage(
-        content=json.dumps(body, ensure_ascii=False),
+        content=refs or json.dumps(body, ensure_ascii=False),
         artifact=body,
         tool_call_id=runtime.tool_call_id or "",
         name=name,
@@ -142,14 +148,15 @@ def _entry_points(
     ascope_of: Callable[[ToolRuntime], Awaitable[RequestScope]],
 ) -> Runner:
     """Sync and async entry points over one engine step, on the request's own scope."""
+    native = engine.options.provider is not None and name == P.SEARCH_TOOL_NAME
 
     def run(args: dict[str, Any], runtime: ToolRuntime) -> Command[Any]:
         logic = step(scope_of(runtime), args, runtime.tool_call_id)
-        return _command(name, runtime, drive(logic))
+        return _command(name, runtime, drive(logic), native=native)
 
     async def arun(args: dict[str, Any], runtime: ToolRuntime) -> Command[Any]:
         logic = step(await ascope_of(runtime), args, runtime.tool_call_id)
-        return _command(name, runtime, await adrive(logic))
+        return _command(name, runtime, await adrive(logic), native=native)
 
     return run, arun
 
@@ -202,7 +209,11 @@ def build_meta_tools(
 
     auto = engine.options.auto_load
     followup = P.SEARCH_FOLLOWUP_AUTO if auto else P.SEARCH_FOLLOWUP_LOAD
-    description = P.SEARCH_TOOL_DESCRIPTION.format(followup=followup)
+    description = (
+        P.SEARCH_TOOL_DESCRIPTION_NATIVE
+        if engine.options.provider
+        else P.SEARCH_TOOL_DESCRIPTION.format(followup=followup)
+    )
     search = _tool(search_tools, asearch_tools, P.SEARCH_TOOL_NAME, description, _search_signature)
     if auto:
         return [search]

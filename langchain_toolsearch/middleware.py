@@ -25,13 +25,15 @@ from langgraph.types import Command
 from langgraph.typing import ContextT
 
 from langchain_toolsearch import execution
+from langchain_toolsearch._engine.binding import tool_name
 from langchain_toolsearch._engine.drive import adrive, drive
 from langchain_toolsearch._engine.engine import ModelStep
+from langchain_toolsearch._engine.native import prune_references
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._engine.shell import ToolSearchBase, current_config
 from langchain_toolsearch.errors import ToolSearchTypeError
 from langchain_toolsearch.library import ToolLibrary, ToolsInput
-from langchain_toolsearch.options import StorageOption, ToolSearchOptions
+from langchain_toolsearch.options import NativeProvider, StorageOption, ToolSearchOptions
 from langchain_toolsearch.policy import FilterFn
 from langchain_toolsearch.search.index import IndexOption
 from langchain_toolsearch.storage.state_keys import ToolSearchAgentState
@@ -103,6 +105,7 @@ class ToolSearchMiddleware(
         inject_catalog: bool = False,
         catalog_max_tokens: int = 4000,
         max_tool_output_chars: int | None = None,
+        provider: NativeProvider | None = None,
         name: str | None = None,
     ) -> None:
         """Build the middleware (the library is indexed here).
@@ -167,6 +170,14 @@ class ToolSearchMiddleware(
                 calls return: a longer one is cut and ends with a marker the
                 model reads (``None``, the default: no bound; MCP tools have
                 their own, ``load_mcp_library(max_output_chars=100_000)``).
+            provider: ``"anthropic"`` (experimental, not verified against the
+                live API): Anthropic's client-side tool search. Every tool the
+                request may use (filter phase ``active``) is bound at every step
+                as a deferred definition (``defer_loading: true``), and
+                ``search_tools`` answers with ``tool_reference`` blocks for its
+                hits, which it loads (implies ``auto_load=True``: no
+                ``load_tool``). The system text and tool list stay the same
+                across steps. Needs ``ChatAnthropic`` (``langchain-anthropic``).
             name: The middleware's name in the agent graph (default
                 ``"ToolSearchMiddleware"``).
 
@@ -219,6 +230,11 @@ class ToolSearchMiddleware(
 
     def _apply(self, request: ModelRequest[Any], step: ModelStep) -> ModelRequest[Any]:
         overrides: dict[str, Any] = {"tools": step.tools}
+        if self.options.provider:  # no reference to a tool this request does not bind
+            names = frozenset(n for t in step.tools if (n := tool_name(t)) is not None)
+            pruned = prune_references(request.messages, names)
+            if pruned is not None:
+                overrides["messages"] = pruned
         if self.options.system_hint:
             overrides["system_message"] = with_hint(request, step.hint)
         return request.override(**overrides)

@@ -68,7 +68,7 @@ from langchain_toolsearch._engine.wiring import (
 )
 from langchain_toolsearch.errors import ToolSearchTypeError
 from langchain_toolsearch.library import ToolLibrary, ToolsInput
-from langchain_toolsearch.options import StorageOption, ToolSearchOptions
+from langchain_toolsearch.options import NativeProvider, StorageOption, ToolSearchOptions
 from langchain_toolsearch.policy import FilterFn
 from langchain_toolsearch.search.index import IndexOption
 from langchain_toolsearch.storage.state_keys import (
@@ -90,6 +90,10 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+
+def _tools_only(tools: Sequence[BaseTool | dict[str, Any]]) -> list[BaseTool]:
+    return [t for t in tools if isinstance(t, BaseTool)]
 
 
 class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
@@ -124,6 +128,7 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         inject_catalog: bool = False,
         catalog_max_tokens: int = 4000,
         max_tool_output_chars: int | None = None,
+        provider: NativeProvider | None = None,
         name: str = "tool_search",
     ) -> None:
         """Build the node (the library is indexed here).
@@ -158,6 +163,8 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
             inject_catalog: Allowed tools listed in :meth:`hint_for` (per request).
             catalog_max_tokens: The catalog's budget (estimated tokens).
             max_tool_output_chars: Opt-in bound on tool answers (characters).
+            provider: ``"anthropic"``: deferred definitions and ``tool_reference``
+                answers (experimental; see the middleware).
             name: The node's name (``Runnable.name``). Every other option means
                 what it means for :class:`~langchain_toolsearch.ToolSearchMiddleware`.
 
@@ -271,7 +278,7 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         library = scope.library
         loaded = [e for n in names if (e := library.get(n))]
         ordered = order_tools(self.meta_tools, self._direct, loaded, self._engine.access.bindable)
-        return [t for t in ordered if isinstance(t, BaseTool)]
+        return _tools_only(ordered)
 
     def _check_schema(self, state: Any) -> None:
         """Warn once when, inside a run, ``state`` lacks the keys this node writes."""
@@ -289,7 +296,9 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         where they live and filter-checked instead. With
         ``include_resolved_tools`` the request's tools come through the running
         graph's config. Inside a run, a state without ``toolsearch_tools`` logs
-        a WARNING once per node (:data:`SCHEMA_WARNING`).
+        a WARNING once per node (:data:`SCHEMA_WARNING`). With ``provider=``:
+        meta, ``bound_tools``, then every tool the request may use (filter
+        phase ``active``) as a deferred definition, in library order.
 
         Raises:
             ToolSearchWiringError: Inside a run, the model follows a tool step
@@ -300,6 +309,8 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         self._check_schema(state)
         scope = self._build(current_config(), state)
         self._check_wiring(scope, state, model=True)
+        if self.options.provider:  # every usable tool, deferred: nothing read from the state
+            return _tools_only(drive(self._engine.native_tools(scope, self.meta_tools)))
         if not self._foreign_entries(state):
             return self._tools_from(scope, self.loaded_names(state))
         step = drive(self._engine.model_step(scope, self.meta_tools))
@@ -310,6 +321,8 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         self._check_schema(state)
         scope = await self._abuild(current_config(), state)
         self._check_wiring(scope, state, model=True)
+        if self.options.provider:
+            return _tools_only(await adrive(self._engine.native_tools(scope, self.meta_tools)))
         if not self._foreign_entries(state):
             return self._tools_from(scope, self.loaded_names(state))
         step = await adrive(self._engine.model_step(scope, self.meta_tools))

@@ -33,6 +33,7 @@ from langchain_toolsearch.types import OnError, ResolveToolsFn
 
 __all__ = [
     "DEFAULT_CATALOG_MAX_TOKENS",
+    "NativeProvider",
     "StorageMode",
     "StorageOption",
     "TTLUnitWarning",
@@ -46,6 +47,10 @@ DEFAULT_CATALOG_MAX_TOKENS = 4000
 StorageMode = Literal["in-memory", "context", "store"]
 StorageOption = StorageMode | LoadedToolStore
 """``storage=``: a mode name, or a :class:`LoadedToolStore` instance to keep loads in."""
+
+
+NativeProvider = Literal["anthropic"]
+"""``provider=``: whose native tool search to speak (deferred definitions, tool references)."""
 
 
 class TTLUnitWarning(UserWarning):
@@ -102,6 +107,7 @@ class ToolSearchOptions:
     inject_catalog: bool = False
     catalog_max_tokens: int = DEFAULT_CATALOG_MAX_TOKENS
     max_tool_output_chars: int | None = None
+    provider: NativeProvider | None = None
 
     @classmethod
     def from_arguments(cls, arguments: Mapping[str, Any]) -> ToolSearchOptions:
@@ -177,6 +183,18 @@ class ToolSearchOptions:
         self._check_embeddings()
         self._check_catalog()
         check_limit("max_tool_output_chars", self.max_tool_output_chars)
+        self._check_provider()
+
+    def _check_provider(self) -> None:
+        if self.provider is None:
+            return
+        if self.provider != "anthropic":
+            raise ToolSearchConfigError(
+                f"provider must be None (the tools are bound when loaded) or 'anthropic' "
+                f"(every usable tool bound deferred, search answers with tool_reference "
+                f"blocks: Anthropic's client-side tool search), got {self.provider!r}"
+            )
+        object.__setattr__(self, "auto_load", True)  # a reference shows and loads at once
 
     def _check_embeddings(self) -> None:
         if self.embeddings is None:

@@ -19,7 +19,7 @@ from langchain_core.tools import BaseTool
 from langgraph.errors import GraphBubbleUp
 
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch._engine import binding, guard, load, search
+from langchain_toolsearch._engine import binding, guard, load, native, search
 from langchain_toolsearch._engine.access import Access
 from langchain_toolsearch._engine.drive import Logic
 from langchain_toolsearch._engine.listing import Catalog
@@ -76,6 +76,8 @@ class Engine:
     ) -> None:
         self.options = options
         self.hint = P.SYSTEM_HINT_ONE_STEP if options.auto_load else P.SYSTEM_HINT_TWO_STEP
+        if options.provider:
+            self.hint = P.SYSTEM_HINT_NATIVE
         """The short system-prompt hint for the configured flow."""
         tools = options.tools
         library = tools if isinstance(tools, ToolLibrary) else ToolLibrary(tools or ())
@@ -169,11 +171,23 @@ class Engine:
         hint = ""
         if with_hint:
             hint = self.hint if self.catalog is None else (yield from self.hint_for(scope))
+        tools = (
+            (yield from self.native_tools(scope, meta))
+            if self.options.provider
+            else binding.order_tools(meta, scope.direct, active, self.access.bindable)
+        )
         return ModelStep(
-            tools=binding.order_tools(meta, scope.direct, active, self.access.bindable),
+            tools=tools,
             loaded=[e.name for e in active],
             hint=hint,
         )
+
+    def native_tools(
+        self, scope: RequestScope, meta: Sequence[BaseTool]
+    ) -> Logic[list[BaseTool | dict[str, Any]]]:
+        """``provider=`` only: meta, direct, then every usable tool deferred (:mod:`.native`)."""
+        deferred = yield from native.deferred(self.access, scope)
+        return native.native_tools(meta, scope.direct, self.access.bindable, deferred)
 
     def hint_for(self, scope: RequestScope) -> Logic[str]:
         """The system hint of this request: :attr:`hint`, plus its catalog (``inject_catalog``)."""
@@ -204,6 +218,7 @@ class Engine:
             top_k=options.top_k,
             min_score=float(options.min_score),
             auto_load=options.auto_load,
+            native=options.provider is not None,
         )
 
     def search_step(

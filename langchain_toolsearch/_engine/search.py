@@ -1,6 +1,7 @@
 """``search_tools``: rank the request's library for one or several needs, keep allowed hits.
 
-Denied hits (filter phase ``search``; with ``auto_load`` also ``load``) do not
+Denied hits (filter phase ``search``; with ``auto_load`` also ``load``; with
+``provider=`` also ``active``, since a referenced tool must be bound) do not
 use up ``top_k``: each need's ranking is pulled in batches (the missing count,
 then doubling, at most :data:`_MAX_BATCH`) until enough allowed hits or
 ``min_score``; the filter is asked about each tool once per call.
@@ -188,6 +189,8 @@ class _Pull:
     min_score: float
     auto_load: bool
     loaded: frozenset[str]
+    native: bool = False
+    """``provider=``: a hit is referenced, so it must be bound now (phase ``active``, bindable)."""
     verdicts: dict[tuple[str, str], bool] = field(default_factory=dict)
     """The filter's answers in this call, by (tool, phase): needs share them."""
 
@@ -260,6 +263,9 @@ def _need_hits(
         allowed = yield from _allowed(access, scope, [e for e, _ in batch], "search", pull)
         if pull.auto_load:  # every hit shown is loaded: load-denied hits are not hits
             allowed = yield from _allowed(access, scope, allowed, "load", pull)
+        if pull.native:  # a reference must name a definition bound in this request
+            allowed = yield from _allowed(access, scope, allowed, "active", pull)
+            allowed = [e for e in allowed if access.bindable(e.tool)]
         keep = {e.name for e in allowed}
         for entry, hit in batch:
             if entry.name in keep:
@@ -302,6 +308,7 @@ def search(
     top_k: int,
     min_score: float,
     auto_load: bool,
+    native: bool = False,
 ) -> Logic[SearchOutcome]:
     """Rank ``scope.library`` for each need; denied hits do not use up ``top_k``.
 
@@ -313,6 +320,8 @@ def search(
         top_k: Most hits (count); with several needs, at least one per need.
         min_score: Hits scoring at or below it (as shown, 4 decimals) are dropped.
         auto_load: Hits are loaded at once, so load-denied hits are no hits.
+        native: ``provider=``: hits are referenced, so hits denied in phase
+            ``active`` (or not bindable) are no hits either.
     """
     needs = requested_queries(query, queries)
     if isinstance(needs, str):
@@ -323,7 +332,9 @@ def search(
         note = " " + P.SEARCH_QUERY_TOO_LONG.format(limit=MAX_QUERY_CHARS)
     total = max(top_k, len(needs))
     loaded = frozenset((yield from access.loaded(scope)))
-    pull = _Pull(limit=total, min_score=min_score, auto_load=auto_load, loaded=loaded)
+    pull = _Pull(
+        limit=total, min_score=min_score, auto_load=auto_load, loaded=loaded, native=native
+    )
     per_need: list[list[ToolSearchResult]] = []
     for need in needs:
         per_need.append((yield from _need_hits(access, scope, need, pull)))
