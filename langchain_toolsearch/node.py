@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
@@ -50,6 +50,7 @@ from langgraph.types import Command
 from langchain_toolsearch import execution
 from langchain_toolsearch._engine.binding import order_tools
 from langchain_toolsearch._engine.drive import adrive, drive
+from langchain_toolsearch._engine.engine import ModelStep
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._engine.shell import (
     ToolSearchBase,
@@ -124,6 +125,11 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         inject_catalog: bool = False,
         catalog_max_tokens: int = 4000,
         max_tool_output_chars: int | None = None,
+        mode: Literal["search", "auto"] = "search",
+        auto_max_tokens: int | None = None,
+        auto_max_tools: int | None = None,
+        max_loaded: int | None = None,
+        max_loaded_tokens: int | None = None,
         name: str = "tool_search",
     ) -> None:
         """Build the node (the library is indexed here).
@@ -158,6 +164,12 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
             inject_catalog: Allowed tools listed in :meth:`hint_for` (per request).
             catalog_max_tokens: The catalog's budget (estimated tokens).
             max_tool_output_chars: Opt-in bound on tool answers (characters).
+            mode: ``"search"`` or ``"auto"`` (bind a small set whole; see
+                :meth:`tools_for` and :meth:`hint_for`).
+            auto_max_tokens: ``mode="auto"``: the budget (estimated schema tokens).
+            auto_max_tools: ``mode="auto"``: the count bound.
+            max_loaded: Most loaded tools kept bound per thread (LRU eviction).
+            max_loaded_tokens: The same bound in estimated schema tokens.
             name: The node's name (``Runnable.name``). Every other option means
                 what it means for :class:`~langchain_toolsearch.ToolSearchMiddleware`.
 
@@ -273,6 +285,11 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         ordered = order_tools(self.meta_tools, self._direct, loaded, self._engine.access.bindable)
         return [t for t in ordered if isinstance(t, BaseTool)]
 
+    def _step_tools(self, scope: RequestScope, step: ModelStep) -> list[BaseTool]:
+        if self._engine.auto is not None:  # decided now: the whole set, or meta and loaded
+            return [t for t in step.tools if isinstance(t, BaseTool)]
+        return self._tools_from(scope, step.loaded)
+
     def _check_schema(self, state: Any) -> None:
         """Warn once when, inside a run, ``state`` lacks the keys this node writes."""
         if self._schema_warned or carries_search_keys(state) or not in_graph_run():
@@ -288,8 +305,10 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         entries it did not sign (a restart, a forgery), the loads are read
         where they live and filter-checked instead. With
         ``include_resolved_tools`` the request's tools come through the running
-        graph's config. Inside a run, a state without ``toolsearch_tools`` logs
-        a WARNING once per node (:data:`SCHEMA_WARNING`).
+        graph's config. With ``mode="auto"`` the request decides here: its
+        tools whole (no meta tool), or as in ``mode="search"``. Inside a run,
+        a state without ``toolsearch_tools`` logs a WARNING once per node
+        (:data:`SCHEMA_WARNING`).
 
         Raises:
             ToolSearchWiringError: Inside a run, the model follows a tool step
@@ -300,20 +319,20 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         self._check_schema(state)
         scope = self._build(current_config(), state)
         self._check_wiring(scope, state, model=True)
-        if not self._foreign_entries(state):
+        if self._engine.auto is None and not self._foreign_entries(state):
             return self._tools_from(scope, self.loaded_names(state))
         step = drive(self._engine.model_step(scope, self.meta_tools))
-        return self._tools_from(scope, step.loaded)
+        return self._step_tools(scope, step)
 
     async def atools_for(self, state: Mapping[str, Any] | Any) -> list[BaseTool]:
         """Async :meth:`tools_for` (resolvers never block the event loop)."""
         self._check_schema(state)
         scope = await self._abuild(current_config(), state)
         self._check_wiring(scope, state, model=True)
-        if not self._foreign_entries(state):
+        if self._engine.auto is None and not self._foreign_entries(state):
             return self._tools_from(scope, self.loaded_names(state))
         step = await adrive(self._engine.model_step(scope, self.meta_tools))
-        return self._tools_from(scope, step.loaded)
+        return self._step_tools(scope, step)
 
     def bind_tools(self, model: BaseChatModel, state: Any, **kwargs: Any) -> Runnable[Any, Any]:
         """``model.bind_tools(self.tools_for(state), **kwargs)``."""

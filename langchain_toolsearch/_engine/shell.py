@@ -18,6 +18,7 @@ from langgraph.prebuilt import ToolRuntime
 from langgraph.runtime import get_runtime
 from langgraph.store.base import BaseStore
 
+from langchain_toolsearch._engine import unload
 from langchain_toolsearch._engine.drive import adrive, drive
 from langchain_toolsearch._engine.engine import Engine
 from langchain_toolsearch._engine.scope import RequestScope
@@ -129,16 +130,19 @@ class ToolSearchBase:
 
         With ``inject_catalog=True`` the allowed tools of this request follow
         the hint (filter phase ``search`` with the running graph's config; the
-        request's own tools included); otherwise it is :attr:`system_prompt_hint`.
-        A node's model node passes it as the system message.
+        request's own tools included); with ``max_loaded`` /
+        ``max_loaded_tokens``, the tools the working set evicted; with
+        ``mode="auto"``, ``""`` when the request's tools are bound whole (add no
+        system text then); otherwise it is :attr:`system_prompt_hint`. A node's
+        model node passes it as the system message.
         """
-        if self._engine.catalog is None:  # nothing per request: no scope to build
+        if self._engine.static_hint:  # nothing per request: no scope to build
             return self._engine.hint
         return drive(self._engine.hint_for(self._build(current_config(), state or {})))
 
     async def ahint_for(self, state: Any = None) -> str:
         """Async :meth:`hint_for` (resolvers and filters never block the event loop)."""
-        if self._engine.catalog is None:
+        if self._engine.static_hint:
             return self._engine.hint
         scope = await self._abuild(current_config(), state or {})
         return await adrive(self._engine.hint_for(scope))
@@ -301,6 +305,30 @@ class ToolSearchBase:
         elif backend is not None:
             backend.clear(thread_id)
 
+    def unload(self, thread_id: str, names: str | Sequence[str]) -> list[str]:
+        """Unload tools of ``thread_id``: unbound and not callable from its next step.
+
+        Returns the names that were loaded and are removed (in load order for
+        ``"store"``); the others keep their order. Loading one again puts it at
+        the end. ``"in-memory"``, ``"store"`` and stores with a ``remove`` method.
+
+        Raises:
+            StoreMissingError: ``storage="store"`` without ``store=``.
+            ToolSearchConfigError: ``storage="context"`` (loads are the message
+                receipts: bound them with ``max_loaded``), or a custom store
+                without ``remove(thread_id, names)``.
+            ToolSearchTypeError: ``thread_id`` is not a non-empty string, or
+                ``names`` not a name or a list of names.
+        """
+        backend = self._stored_loads("unload")
+        return unload.run("unload", self._thread_id("unload", thread_id), names, self, backend)
+
+    async def aunload(self, thread_id: str, names: str | Sequence[str]) -> list[str]:
+        """Async :meth:`unload` (the store's async API when it has one)."""
+        backend = self._stored_loads("aunload")
+        tid = self._thread_id("aunload", thread_id)
+        return await unload.arun("aunload", tid, names, self, backend)
+
     def clear_all_state(self) -> None:
         """Forget the loads of every thread (in-memory, ``store=``, or your store)."""
         backend = self._stored_loads("clear_all_state")
@@ -322,7 +350,8 @@ class ToolSearchBase:
         ``"in-memory"``: both figures; ``"store"`` with ``store=``: threads with
         loads (``oldest_access_time`` ``None``); ``"context"``: zero.
         ``source_failures``: distinct causes of failing tool sources seen by this
-        instance, oldest first, with counts.
+        instance, oldest first, with counts. ``auto_mode``: with ``mode="auto"``,
+        the model steps decided each way and the last decision.
 
         Raises:
             StoreMissingError: ``"store"`` without ``store=`` (a
@@ -341,7 +370,16 @@ class ToolSearchBase:
         return tuple(sorted(found, key=lambda f: f.last_seen))
 
     def _stats(self, operation: str) -> StateStats:
-        return replace(self._store_stats(operation), source_failures=self.source_failures())
+        return self._with_counts(self._store_stats(operation))
+
+    def _with_counts(self, stats: StateStats) -> StateStats:
+        """``stats`` with this instance's source failures and auto-mode decisions."""
+        auto = self._engine.auto
+        return replace(
+            stats,
+            source_failures=self.source_failures(),
+            auto_mode=auto.stats() if auto is not None else None,
+        )
 
     def _store_stats(self, operation: str) -> StateStats:
         storage = self._engine.storage
@@ -369,7 +407,7 @@ class ToolSearchBase:
         if self._engine.storage.mode == "store" and callable(astats):
             found = await astats()
             assert isinstance(found, StateStats)
-            return replace(found, source_failures=self.source_failures())
+            return self._with_counts(found)
         return self._stats("aget_state_stats")
 
     def cleanup_now(self) -> int:
