@@ -305,29 +305,38 @@ class ToolSearchBase:
         elif backend is not None:
             backend.clear(thread_id)
 
-    def unload(self, thread_id: str, names: str | Sequence[str]) -> list[str]:
+    def unload(
+        self, thread_id: str, names: str | Sequence[str], *, store: BaseStore | None = None
+    ) -> list[str]:
         """Unload tools of ``thread_id``: unbound and not callable from its next step.
 
-        Returns the names that were loaded and are removed (in load order for
-        ``"store"``); the others keep their order. Loading one again puts it at
-        the end. ``"in-memory"``, ``"store"`` and stores with a ``remove`` method.
+        Returns the names that were loaded and are removed; the others keep
+        their order, and loading one again puts it at the end. ``"in-memory"``,
+        ``"store"`` (``store``: the graph's store, unless given at
+        construction) and stores with a ``remove(thread_id, names)`` method.
 
         Raises:
-            StoreMissingError: ``storage="store"`` without ``store=``.
+            StoreMissingError: ``storage="store"`` and no store.
             ToolSearchConfigError: ``storage="context"`` (loads are the message
                 receipts: bound them with ``max_loaded``), or a custom store
-                without ``remove(thread_id, names)``.
+                without ``remove``.
             ToolSearchTypeError: ``thread_id`` is not a non-empty string, or
                 ``names`` not a name or a list of names.
         """
-        backend = self._stored_loads("unload")
+        backend = self._unload_backend("unload", store)
         return unload.run("unload", self._thread_id("unload", thread_id), names, self, backend)
 
-    async def aunload(self, thread_id: str, names: str | Sequence[str]) -> list[str]:
+    async def aunload(
+        self, thread_id: str, names: str | Sequence[str], *, store: BaseStore | None = None
+    ) -> list[str]:
         """Async :meth:`unload` (the store's async API when it has one)."""
-        backend = self._stored_loads("aunload")
+        backend = self._unload_backend("aunload", store)
         tid = self._thread_id("aunload", thread_id)
         return await unload.arun("aunload", tid, names, self, backend)
+
+    def _unload_backend(self, operation: str, store: BaseStore | None) -> LoadedToolStore | None:
+        storage = self._engine.storage
+        return storage.backend(store) if store is not None else self._stored_loads(operation)
 
     def clear_all_state(self) -> None:
         """Forget the loads of every thread (in-memory, ``store=``, or your store)."""

@@ -9,20 +9,19 @@ used tool always stays, even alone over ``max_loaded_tokens``.
 
 *Used* means loaded (a ``load_tool`` receipt listing the tool, an auto-load
 activation listing it) or called (a tool call of it that was answered, not
-refused and not failed). Use is
-read from the request's message history, so the working set is a pure
-function of (the loads the storage holds, the messages), whatever the storage
-mode: the same in-memory, in the message receipts (``"context"``), in a
-LangGraph store, after a restart, in every replica. Tools never used in the
-history (loaded in earlier runs whose messages are gone) rank by load order,
-older first, behind every tool used in it.
+refused and not failed). Uses are read from the request's message history,
+so the working set is a pure function of (the loads the storage holds, the
+messages), whatever the storage mode: the same in memory, in the message
+receipts (``"context"``), in a LangGraph store, after a restart, in every
+replica. Loaded tools the history never uses (loaded in earlier runs whose
+messages are gone) start the set in load order and leave it first.
 
-The working set keeps the load order of what stays (a provider's prompt
-cache keeps the prefix up to the first evicted tool). An evicted tool is no
-longer loaded as far as the model, the guard and ``get_loaded_tools`` are
-concerned; ``load_tool`` loads it again (that load is a use, so it stays).
-Nothing is written: the storage keeps the names (unload them for good with
-``unload``).
+The set keeps the order of what stays, and a tool that joins it (newly
+loaded, or loaded again after it left) goes to the end, so a provider's
+prompt cache keeps the prefix up to the first tool that left. An evicted
+tool is no longer loaded as far as the model, the guard and
+``get_loaded_tools`` are concerned; ``load_tool`` loads it again. Nothing is
+written: the storage keeps the names (``unload`` removes them for good).
 """
 
 from __future__ import annotations
@@ -39,7 +38,7 @@ from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.storage.history import HistoryMemo
 from langchain_toolsearch.storage.state_keys import state_value
 
-__all__ = ["EVICTED_SHOWN", "WorkingSet", "last_uses"]
+__all__ = ["EVICTED_SHOWN", "WorkingSet", "uses_in"]
 
 EVICTED_SHOWN = 10
 """Most evicted names the hint lists (the most recently used ones)."""
@@ -49,51 +48,44 @@ def _names(value: object) -> list[str]:
     return [n for n in value if isinstance(n, str)] if isinstance(value, list) else []
 
 
-def _read(messages: Sequence[Any]) -> dict[str, int]:
-    """Name -> index of the ``AIMessage`` whose call last used it.
+def _read(messages: Sequence[Any]) -> tuple[str, ...]:
+    """The tool names used in ``messages``, one per use, oldest first (as written).
 
     A call counts once answered: a tool call by a ``ToolMessage`` that is no
     error (a refused or failed call is no use), a ``load_tool`` call for the
     names its receipt lists as loaded or already loaded, a ``search_tools``
     call for those its auto-load activation lists.
     """
-    uses: dict[str, int] = {}
-    calls: dict[str, tuple[str, int]] = {}
-    for i, message in enumerate(messages):
+    uses: list[str] = []
+    calls: dict[str, str] = {}
+    for message in messages:
         if isinstance(message, AIMessage):
-            for call in message.tool_calls:
-                calls[call.get("id") or ""] = (call["name"], i)
+            calls.update((c.get("id") or "", c["name"]) for c in message.tool_calls)
             continue
         if not isinstance(message, ToolMessage) or message.tool_call_id not in calls:
             continue
-        name, at = calls[message.tool_call_id]
+        name = calls[message.tool_call_id]
         receipt = message.artifact if isinstance(message.artifact, Mapping) else {}
         if name == P.LOAD_TOOL_NAME:
-            listed = [*_names(receipt.get("loaded")), *_names(receipt.get("already_loaded"))]
+            uses += [*_names(receipt.get("loaded")), *_names(receipt.get("already_loaded"))]
         elif name == P.SEARCH_TOOL_NAME:
             activation = receipt.get("activation")
-            listed = _names(activation.get("loaded")) if isinstance(activation, Mapping) else []
-        else:
-            listed = [name] if message.status != "error" else []
-        uses.update(dict.fromkeys(listed, at))
-    return uses
+            uses += _names(activation.get("loaded")) if isinstance(activation, Mapping) else []
+        elif message.status != "error":
+            uses.append(name)
+    return tuple(uses)
 
 
-_HISTORIES: HistoryMemo[dict[str, int]] = HistoryMemo(_read)
+_HISTORIES: HistoryMemo[tuple[str, ...]] = HistoryMemo(_read)
 """Uses per history: the tool calls of one step read their history once."""
 
 
-def last_uses(state: Any, resolve: Callable[[str], str | None]) -> dict[str, int]:
-    """Library name -> index of the last message in ``state["messages"]`` that used it."""
+def uses_in(state: Any, resolve: Callable[[str], str | None]) -> list[str]:
+    """The library names used in ``state["messages"]``, one per use, oldest first."""
     messages = state_value(state, "messages")
     if not isinstance(messages, list) or not messages:
-        return {}
-    found: dict[str, int] = {}
-    for raw, at in _HISTORIES.get(messages).items():
-        name = resolve(raw) or raw
-        if at > found.get(name, -1):
-            found[name] = at
-    return found
+        return []
+    return [resolve(raw) or raw for raw in _HISTORIES.get(messages)]
 
 
 @dataclass(frozen=True)
@@ -114,38 +106,56 @@ class WorkingSet:
     def split(
         self, names: Sequence[str], state: Any, library: ToolLibrary
     ) -> tuple[list[str], list[str]]:
-        """(kept, in load order; evicted, most recently used first) of the loaded ``names``.
+        """(kept, in working order; evicted, most recently used first) of the loaded ``names``.
 
-        Names not in ``library`` (a request's tool that is gone) are kept at
-        no cost: they bind nothing.
+        The history is replayed: the loaded tools it never uses start the
+        set, in load order; each use moves a tool's recency up, and a tool
+        that is not in the set (new, or evicted earlier) joins it at the end;
+        past the bound the least recently used leaves. Names not in
+        ``library`` (a request's tool that is gone) are kept at no cost: they
+        bind nothing.
         """
-        if self.max_count is not None and len(names) <= self.max_count and self.max_tokens is None:
-            return list(names), []
-        uses = last_uses(state, library.resolve)
-        ranked = sorted(range(len(names)), key=lambda p: (uses.get(names[p], -1), p), reverse=True)
-        kept: set[int] = set()
-        evicted: list[str] = []
-        count = tokens = 0
-        full = False
-        for p in ranked:
-            entry = library.get(names[p])
-            if entry is None:
-                kept.add(p)
-                continue
-            cost = self.cost(entry.tool) if self.max_tokens is not None else 0
-            full = full or (
-                count > 0
-                and (
-                    (self.max_count is not None and count + 1 > self.max_count)
-                    or (self.max_tokens is not None and tokens + cost > self.max_tokens)
-                )
-            )
-            if full:
-                evicted.append(names[p])
-                continue
-            kept.add(p)
-            count, tokens = count + 1, tokens + cost
-        return [n for p, n in enumerate(names) if p in kept], evicted
+        stored = dict.fromkeys(names)
+        known = [n for n in stored if library.get(n) is not None]
+        uses = [n for n in uses_in(state, library.resolve) if n in stored and library.get(n)]
+        used = set(uses)
+        order = [n for n in known if n not in used]  # loaded, never used in the history
+        recency = {n: -len(order) + i for i, n in enumerate(order)}  # older loads first
+        left: dict[str, int] = {}
+        self._fit(order, recency, left, None, library)
+        for step, name in enumerate(uses):
+            recency[name] = step
+            left.pop(name, None)
+            if name not in order:
+                order.append(name)
+                self._fit(order, recency, left, name, library)
+        evicted = sorted(left, key=lambda n: recency[n], reverse=True)
+        return [*order, *(n for n in stored if library.get(n) is None)], evicted
+
+    def _fit(
+        self,
+        order: list[str],
+        recency: dict[str, int],
+        left: dict[str, int],
+        newest: str | None,
+        library: ToolLibrary,
+    ) -> None:
+        """Evict from ``order`` (into ``left``) the least recently used until it fits."""
+        while len(order) > 1 and self._over(order, library):
+            victim = min((n for n in order if n != newest), key=lambda n: recency[n])
+            order.remove(victim)
+            left[victim] = recency[victim]
+
+    def _over(self, order: Sequence[str], library: ToolLibrary) -> bool:
+        if self.max_count is not None and len(order) > self.max_count:
+            return True
+        if self.max_tokens is None:
+            return False
+        total = 0
+        for name in order:
+            entry = library.get(name)
+            total += self.cost(entry.tool) if entry is not None else 0
+        return total > self.max_tokens
 
     def notice(self, evicted: Sequence[str], *, auto_load: bool) -> str:
         """The hint's sentence naming the evicted tools (``""`` when none)."""
