@@ -321,7 +321,8 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         self._check_wiring(scope, state, model=True)
         if self._engine.auto is None and not self._foreign_entries(state):
             return self._tools_from(scope, self.loaded_names(state))
-        step = drive(self._engine.model_step(scope, self.meta_tools))
+        auto = self._engine.auto is not None  # counted by this node's own step
+        step = drive(self._engine.model_step(scope, self.meta_tools, count=not auto))
         return self._step_tools(scope, step)
 
     async def atools_for(self, state: Mapping[str, Any] | Any) -> list[BaseTool]:
@@ -331,7 +332,8 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         self._check_wiring(scope, state, model=True)
         if self._engine.auto is None and not self._foreign_entries(state):
             return self._tools_from(scope, self.loaded_names(state))
-        step = await adrive(self._engine.model_step(scope, self.meta_tools))
+        auto = self._engine.auto is not None  # counted by this node's own step
+        step = await adrive(self._engine.model_step(scope, self.meta_tools, count=not auto))
         return self._step_tools(scope, step)
 
     def bind_tools(self, model: BaseChatModel, state: Any, **kwargs: Any) -> Runnable[Any, Any]:

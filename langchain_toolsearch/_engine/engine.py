@@ -174,7 +174,12 @@ class Engine:
         )
 
     def model_step(
-        self, scope: RequestScope, meta: Sequence[BaseTool], *, with_hint: bool = False
+        self,
+        scope: RequestScope,
+        meta: Sequence[BaseTool],
+        *,
+        with_hint: bool = False,
+        count: bool = True,
     ) -> Logic[ModelStep]:
         """What to bind for this model step.
 
@@ -184,13 +189,15 @@ class Engine:
             with_hint: Compute the hint (with ``inject_catalog``, this request's
                 catalog); ``False`` (the node: its model node asks ``hint_for``):
                 :attr:`ModelStep.hint` is ``""``.
+            count: Count a ``mode="auto"`` decision in the stats (``False``: the
+                node's model node, deciding again what its pre-model step decided).
 
         Raises:
             StoreMissingError: ``storage="store"`` and this run has no store.
         """
         self.access.storage.check(scope.thread_id, scope.graph_store)
         if self.auto is not None:
-            decision = yield from self.auto.decide(self.access, scope, record=True)
+            decision = yield from self.auto.decide(self.access, scope, record=count)
             if decision.bind_all:  # the whole set: no meta tool, no hint
                 tools = binding.order_tools((), scope.direct, decision.tools, self.access.bindable)
                 return ModelStep(tools=tools, loaded=[], hint="")
