@@ -253,8 +253,8 @@ class Engine:
         """
         if self.auto is not None:
             whole = yield from self._bound_whole(scope, call, registered)
-            if whole is not _SEARCHED:
-                return whole  # type: ignore[return-value]  # a tool or None, as guard's
+            if whole is None or isinstance(whole, BaseTool):  # bound whole: it runs
+                return whole
         return (
             yield from guard.guard(
                 self.access, scope, call, registered, auto_load=self.options.auto_load
@@ -263,8 +263,11 @@ class Engine:
 
     def _bound_whole(
         self, scope: RequestScope, call: ToolCall, registered: BaseTool | None
-    ) -> Logic[object]:
-        """``mode="auto"``: the tool to run if this request binds ``call``'s tool whole."""
+    ) -> Logic[BaseTool | object | None]:
+        """``mode="auto"``: the tool to run if bound whole (``None``: as registered).
+
+        :data:`_SEARCHED` when this request does not bind it whole.
+        """
         assert self.auto is not None
         name = call["name"]
         if registered is None and name in scope.bound:  # bound on another agent, not this one

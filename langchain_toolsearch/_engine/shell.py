@@ -63,7 +63,7 @@ def current_context() -> Any:
     return getattr(runtime, "context", None)
 
 
-class ToolSearchBase:
+class ToolSearchBase(unload.Unloading):
     """The engine, meta tools and state helpers of the middleware and the node."""
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Self:
@@ -228,6 +228,10 @@ class ToolSearchBase:
     ) -> list[str]:
         """Names loaded for the run of ``config``, in load order (not filter-checked).
 
+        With ``max_loaded`` / ``max_loaded_tokens``: the working set, in its
+        order, judged on ``state``'s messages (pass the state to see what the
+        run sees).
+
         Args:
             config: A run config; its thread id selects the thread.
             state: The graph state (``storage="context"`` and runs without a
@@ -304,35 +308,6 @@ class ToolSearchBase:
             await aclear(thread_id)
         elif backend is not None:
             backend.clear(thread_id)
-
-    def unload(
-        self, thread_id: str, names: str | Sequence[str], *, store: BaseStore | None = None
-    ) -> list[str]:
-        """Unload tools of ``thread_id``: unbound and not callable from its next step.
-
-        Returns the names that were loaded and are removed; the others keep
-        their order, and loading one again puts it at the end. ``"in-memory"``,
-        ``"store"`` (``store``: the graph's store, unless given at
-        construction) and stores with a ``remove(thread_id, names)`` method.
-
-        Raises:
-            StoreMissingError: ``storage="store"`` and no store.
-            ToolSearchConfigError: ``storage="context"`` (loads are the message
-                receipts: bound them with ``max_loaded``), or a custom store
-                without ``remove``.
-            ToolSearchTypeError: ``thread_id`` is not a non-empty string, or
-                ``names`` not a name or a list of names.
-        """
-        backend = self._unload_backend("unload", store)
-        return unload.run("unload", self._thread_id("unload", thread_id), names, self, backend)
-
-    async def aunload(
-        self, thread_id: str, names: str | Sequence[str], *, store: BaseStore | None = None
-    ) -> list[str]:
-        """Async :meth:`unload` (the store's async API when it has one)."""
-        backend = self._unload_backend("aunload", store)
-        tid = self._thread_id("aunload", thread_id)
-        return await unload.arun("aunload", tid, names, self, backend)
 
     def _unload_backend(self, operation: str, store: BaseStore | None) -> LoadedToolStore | None:
         storage = self._engine.storage

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
+
+from langgraph.store.base import BaseStore
 
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
+from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.storage.protocol import LoadedToolStore
 
-__all__ = ["CONTEXT_UNLOAD", "arun", "names_of", "remover", "run"]
+__all__ = ["CONTEXT_UNLOAD", "Unloading", "arun", "names_of", "remover", "run"]
 
 CONTEXT_UNLOAD = (
     '{operation}: storage="context" keeps loads in the message history (load receipts), '
@@ -76,3 +79,51 @@ async def arun(
     wanted = names_of(operation, names, owner.library.resolve)
     found = remover(operation, backend, asynchronous=True)(thread_id, wanted)
     return list(await found if inspect.isawaitable(found) else found)
+
+
+class _Shell(Protocol):
+    """What :class:`Unloading` needs of the middleware / node shell."""
+
+    @property
+    def library(self) -> ToolLibrary: ...
+
+    def _unload_backend(self, operation: str, store: BaseStore | None) -> LoadedToolStore | None:
+        """Where ``operation`` removes from (``store``: the graph's store)."""
+        ...
+
+    def _thread_id(self, operation: str, thread_id: object) -> str:
+        """``thread_id``, checked."""
+        ...
+
+
+class Unloading:
+    """``unload`` / ``aunload``, mixed into the middleware and node shell."""
+
+    def unload(
+        self: _Shell, thread_id: str, names: str | Sequence[str], *, store: BaseStore | None = None
+    ) -> list[str]:
+        """Unload tools of ``thread_id``: unbound and not callable from its next step.
+
+        Returns the names that were loaded and are removed; the others keep
+        their order, and loading one again puts it at the end. ``"in-memory"``,
+        ``"store"`` (``store``: the graph's store, unless given at
+        construction) and stores with a ``remove(thread_id, names)`` method.
+
+        Raises:
+            StoreMissingError: ``storage="store"`` and no store.
+            ToolSearchConfigError: ``storage="context"`` (loads are the message
+                receipts: bound them with ``max_loaded``), or a custom store
+                without ``remove``.
+            ToolSearchTypeError: ``thread_id`` is not a non-empty string, or
+                ``names`` not a name or a list of names.
+        """
+        backend = self._unload_backend("unload", store)
+        return run("unload", self._thread_id("unload", thread_id), names, self, backend)
+
+    async def aunload(
+        self: _Shell, thread_id: str, names: str | Sequence[str], *, store: BaseStore | None = None
+    ) -> list[str]:
+        """Async :meth:`unload` (the store's async API when it has one)."""
+        backend = self._unload_backend("aunload", store)
+        tid = self._thread_id("aunload", thread_id)
+        return await arun("aunload", tid, names, self, backend)

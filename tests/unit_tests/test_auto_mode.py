@@ -171,3 +171,36 @@ def test_options_are_checked_at_construction(
 ) -> None:
     with pytest.raises(ToolSearchConfigError, match=match):
         cls(tools=library(), **options)
+
+
+def _resolver(config: Any) -> list[Any]:
+    """One extra tool (``delta``) for callers with ``extra=True``."""
+    extra = (config.get("configurable") or {}).get("extra")
+    return library(["delta"]) if extra else []
+
+
+@FORMS
+@MODES
+async def test_a_resolver_changes_the_set_per_request(form: str, mode: str) -> None:
+    model = ScriptedToolSearchModel(
+        scripts={
+            "few": [Call("alpha", {"x": "few"}), Answer("done")],
+            "many": [Call("delta", {"x": "many"}, unbound=True), Answer("done")],
+        }
+    )
+    _, g = graph(
+        form,
+        model,
+        saver=InMemorySaver(),
+        tools=library(["alpha", "bravo"]),
+        include_resolved_tools=True,
+        resolve_tools=_resolver,
+        mode="auto",
+        auto_max_tools=2,
+    )
+    few = await run(g, "few", cfg("few"), mode)
+    many = await run(g, "many", cfg("many", extra=True), mode)
+    assert model.bound[0] == ["alpha", "bravo"]
+    assert model.bound[2] == META  # alpha, bravo and the resolved delta: over the budget
+    assert tool_answers(few)[0].content == "alpha:few"
+    assert tool_answers(many)[0].status == "error"
