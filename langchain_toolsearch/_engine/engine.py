@@ -255,11 +255,9 @@ class Engine:
             whole = yield from self._bound_whole(scope, call, registered)
             if whole is None or isinstance(whole, BaseTool):  # bound whole: it runs
                 return whole
-        return (
-            yield from guard.guard(
-                self.access, scope, call, registered, auto_load=self.options.auto_load
-            )
-        )
+        auto_load = self.options.auto_load
+        answer = yield from guard.guard(self.access, scope, call, registered, auto_load=auto_load)
+        return answer
 
     def _bound_whole(
         self, scope: RequestScope, call: ToolCall, registered: BaseTool | None
