@@ -54,6 +54,16 @@ SYSTEM_HINT_NATIVE = (
     "To use a capability you do not have, call search_tools with a few keywords; "
     "the tools it returns become callable from your next step."
 )
+WORKING_SET_EVICTED = (
+    "To keep the tool list short, these tools you loaded earlier were unloaded (the least "
+    "recently used go first): {names}. Load them again with {how} when you need them."
+)
+"""Appended to the system hint while tools loaded in the thread are outside the working
+set (``max_loaded`` / ``max_loaded_tokens``); ``{names}`` are the most recently used ones."""
+WORKING_SET_HOW_LOAD = "load_tool"
+WORKING_SET_HOW_AUTO = "search_tools"
+WORKING_SET_MORE = " and {count} more"
+"""After the names in ``WORKING_SET_EVICTED`` when more were unloaded than are listed."""
 
 # search_tools messages
 SEARCH_EMPTY_QUERY = "The query is empty. Describe the capability you need in a few words."

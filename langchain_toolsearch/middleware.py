@@ -9,7 +9,7 @@ call goes through the execution guard (:mod:`langchain_toolsearch.execution`).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Literal
 
 from langchain.agents.middleware.types import (
     AgentMiddleware,
@@ -106,6 +106,11 @@ class ToolSearchMiddleware(
         catalog_max_tokens: int = 4000,
         max_tool_output_chars: int | None = None,
         provider: NativeProvider | None = None,
+        mode: Literal["search", "auto"] = "search",
+        auto_max_tokens: int | None = None,
+        auto_max_tools: int | None = None,
+        max_loaded: int | None = None,
+        max_loaded_tokens: int | None = None,
         name: str | None = None,
     ) -> None:
         """Build the middleware (the library is indexed here).
@@ -178,6 +183,20 @@ class ToolSearchMiddleware(
                 hits, which it loads (implies ``auto_load=True``: no
                 ``load_tool``). The system text and tool list stay the same
                 across steps. Needs ``ChatAnthropic`` (``langchain-anthropic``).
+            mode: ``"search"`` (the model searches and loads tools) or ``"auto"``:
+                per request, when the tools it may use (filter phases ``load``
+                and ``active``, resolved tools included) fit ``auto_max_tokens``
+                (and ``auto_max_tools``), bind them all, with no meta tool and
+                no hint; above it, search. Counted in ``get_state_stats().auto_mode``.
+            auto_max_tokens: ``mode="auto"``: the budget in estimated schema
+                tokens (UTF-8 bytes / 4 of each tool's definition); default
+                10,000 (10% of a 100k context).
+            auto_max_tools: ``mode="auto"``: also at most this many tools bound whole.
+            max_loaded: Bound the working set: at most this many loaded tools
+                stay bound per thread; past it the least recently used (loaded
+                or called) is evicted, the model told in the hint, and can load
+                it again. ``None`` (default): loads only grow.
+            max_loaded_tokens: The same bound in estimated schema tokens.
             name: The middleware's name in the agent graph (default
                 ``"ToolSearchMiddleware"``).
 
@@ -235,7 +254,7 @@ class ToolSearchMiddleware(
             pruned = prune_references(request.messages, names)
             if pruned is not None:
                 overrides["messages"] = pruned
-        if self.options.system_hint:
+        if self.options.system_hint and step.hint:  # "": mode="auto" bound the tools whole
             overrides["system_message"] = with_hint(request, step.hint)
         return request.override(**overrides)
 

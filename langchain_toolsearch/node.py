@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
@@ -50,6 +50,7 @@ from langgraph.types import Command
 from langchain_toolsearch import execution
 from langchain_toolsearch._engine.binding import order_tools
 from langchain_toolsearch._engine.drive import adrive, drive
+from langchain_toolsearch._engine.engine import ModelStep
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._engine.shell import (
     ToolSearchBase,
@@ -129,6 +130,11 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         catalog_max_tokens: int = 4000,
         max_tool_output_chars: int | None = None,
         provider: NativeProvider | None = None,
+        mode: Literal["search", "auto"] = "search",
+        auto_max_tokens: int | None = None,
+        auto_max_tools: int | None = None,
+        max_loaded: int | None = None,
+        max_loaded_tokens: int | None = None,
         name: str = "tool_search",
     ) -> None:
         """Build the node (the library is indexed here).
@@ -165,6 +171,12 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
             max_tool_output_chars: Opt-in bound on tool answers (characters).
             provider: ``"anthropic"``: deferred definitions and ``tool_reference``
                 answers (experimental; see the middleware).
+            mode: ``"search"`` or ``"auto"`` (bind a small set whole; see
+                :meth:`tools_for` and :meth:`hint_for`).
+            auto_max_tokens: ``mode="auto"``: the budget (estimated schema tokens).
+            auto_max_tools: ``mode="auto"``: the count bound.
+            max_loaded: Most loaded tools kept bound per thread (LRU eviction).
+            max_loaded_tokens: The same bound in estimated schema tokens.
             name: The node's name (``Runnable.name``). Every other option means
                 what it means for :class:`~langchain_toolsearch.ToolSearchMiddleware`.
 
@@ -280,6 +292,11 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         ordered = order_tools(self.meta_tools, self._direct, loaded, self._engine.access.bindable)
         return _tools_only(ordered)
 
+    def _step_tools(self, scope: RequestScope, step: ModelStep) -> list[BaseTool]:
+        if self._engine.auto is not None:  # decided now: the whole set, or meta and loaded
+            return [t for t in step.tools if isinstance(t, BaseTool)]
+        return self._tools_from(scope, step.loaded)
+
     def _check_schema(self, state: Any) -> None:
         """Warn once when, inside a run, ``state`` lacks the keys this node writes."""
         if self._schema_warned or carries_search_keys(state) or not in_graph_run():
@@ -295,10 +312,12 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         entries it did not sign (a restart, a forgery), the loads are read
         where they live and filter-checked instead. With
         ``include_resolved_tools`` the request's tools come through the running
-        graph's config. Inside a run, a state without ``toolsearch_tools`` logs
-        a WARNING once per node (:data:`SCHEMA_WARNING`). With ``provider=``:
-        meta, ``bound_tools``, then every tool the request may use (filter
-        phase ``active``) as a deferred definition, in library order.
+        graph's config. With ``mode="auto"`` the request decides here: its
+        tools whole (no meta tool), or as in ``mode="search"``. With
+        ``provider=``: meta, ``bound_tools``, then every tool the request may
+        use (filter phase ``active``) as a deferred definition, in library
+        order. Inside a run, a state without ``toolsearch_tools`` logs a
+        WARNING once per node (:data:`SCHEMA_WARNING`).
 
         Raises:
             ToolSearchWiringError: Inside a run, the model follows a tool step
@@ -311,10 +330,11 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         self._check_wiring(scope, state, model=True)
         if self.options.provider:  # every usable tool, deferred: nothing read from the state
             return _tools_only(drive(self._engine.native_tools(scope, self.meta_tools)))
-        if not self._foreign_entries(state):
+        if self._engine.auto is None and not self._foreign_entries(state):
             return self._tools_from(scope, self.loaded_names(state))
-        step = drive(self._engine.model_step(scope, self.meta_tools))
-        return self._tools_from(scope, step.loaded)
+        auto = self._engine.auto is not None  # counted by this node's own step
+        step = drive(self._engine.model_step(scope, self.meta_tools, count=not auto))
+        return self._step_tools(scope, step)
 
     async def atools_for(self, state: Mapping[str, Any] | Any) -> list[BaseTool]:
         """Async :meth:`tools_for` (resolvers never block the event loop)."""
@@ -323,10 +343,11 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         self._check_wiring(scope, state, model=True)
         if self.options.provider:
             return _tools_only(await adrive(self._engine.native_tools(scope, self.meta_tools)))
-        if not self._foreign_entries(state):
+        if self._engine.auto is None and not self._foreign_entries(state):
             return self._tools_from(scope, self.loaded_names(state))
-        step = await adrive(self._engine.model_step(scope, self.meta_tools))
-        return self._tools_from(scope, step.loaded)
+        auto = self._engine.auto is not None  # counted by this node's own step
+        step = await adrive(self._engine.model_step(scope, self.meta_tools, count=not auto))
+        return self._step_tools(scope, step)
 
     def bind_tools(self, model: BaseChatModel, state: Any, **kwargs: Any) -> Runnable[Any, Any]:
         """``model.bind_tools(self.tools_for(state), **kwargs)``."""

@@ -108,6 +108,11 @@ class ToolSearchOptions:
     catalog_max_tokens: int = DEFAULT_CATALOG_MAX_TOKENS
     max_tool_output_chars: int | None = None
     provider: NativeProvider | None = None
+    mode: Literal["search", "auto"] = "search"
+    auto_max_tokens: int | None = None
+    auto_max_tools: int | None = None
+    max_loaded: int | None = None
+    max_loaded_tokens: int | None = None
 
     @classmethod
     def from_arguments(cls, arguments: Mapping[str, Any]) -> ToolSearchOptions:
@@ -183,6 +188,7 @@ class ToolSearchOptions:
         self._check_embeddings()
         self._check_catalog()
         check_limit("max_tool_output_chars", self.max_tool_output_chars)
+        self._check_bounds()
         self._check_provider()
 
     def _check_provider(self) -> None:
@@ -193,6 +199,12 @@ class ToolSearchOptions:
                 f"provider must be None (the tools are bound when loaded) or 'anthropic' "
                 f"(every usable tool bound deferred, search answers with tool_reference "
                 f"blocks: Anthropic's client-side tool search), got {self.provider!r}"
+            )
+        if self.mode != "search" or self.max_loaded or self.max_loaded_tokens:
+            raise ToolSearchConfigError(
+                "provider='anthropic' binds every usable tool deferred at every step, so it "
+                "does not combine with mode='auto', max_loaded or max_loaded_tokens: drop "
+                "provider= or those options"
             )
         object.__setattr__(self, "auto_load", True)  # a reference shows and loads at once
 
@@ -224,6 +236,35 @@ class ToolSearchOptions:
                 "inject_catalog=True lists the tools in the system hint, which "
                 "system_hint=False turns off; set system_hint=True or inject_catalog=False"
             )
+
+    def _check_bounds(self) -> None:
+        """``mode`` and its budget, and the working-set bounds."""
+        if self.mode not in ("search", "auto"):
+            raise ToolSearchConfigError(
+                f"mode must be 'search' (the model searches and loads tools) or 'auto' (bind "
+                f"a request's tools whole when they fit auto_max_tokens), got {self.mode!r}"
+            )
+        for name, unit in (
+            ("auto_max_tokens", "estimated schema tokens"),
+            ("auto_max_tools", "tools"),
+            ("max_loaded", "tools"),
+            ("max_loaded_tokens", "estimated schema tokens"),
+        ):
+            value = getattr(self, name)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int) or value < 1
+            ):
+                raise ToolSearchConfigError(
+                    f"{name} must be an int >= 1 ({unit}) or None (no bound), got {value!r}"
+                )
+        if self.mode != "auto":
+            names = ("auto_max_tokens", "auto_max_tools")
+            given = [n for n in names if getattr(self, n) is not None]
+            if given:
+                raise ToolSearchConfigError(
+                    f"{given[0]} is the budget of mode='auto'; pass mode='auto' too, or drop "
+                    f"{given[0]}"
+                )
 
 
 @functools.cache

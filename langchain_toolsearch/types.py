@@ -10,6 +10,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 
 __all__ = [
+    "AutoModeStats",
     "FilterPhase",
     "OnError",
     "ResolveToolsFn",
@@ -163,6 +164,30 @@ class SourceFailure:
 
 
 @dataclass(frozen=True, slots=True)
+class AutoModeStats:
+    """The decisions of ``mode="auto"`` (see ``get_state_stats``), counted per model step.
+
+    Attributes:
+        bind_all: Model steps whose tools were bound whole (no search).
+        search: Model steps over the budget (the request searched).
+        last: The last decision, ``"bind_all"`` or ``"search"`` (``None``: none yet).
+        last_tools: Tools counted by the last decision (when searching: up
+            to the one that passed the budget).
+        last_tokens: Their estimated schema tokens.
+        max_tokens: The budget (``auto_max_tokens``).
+        max_tools: The count bound (``auto_max_tools``), ``None`` if none.
+    """
+
+    bind_all: int = 0
+    search: int = 0
+    last: Literal["bind_all", "search"] | None = None
+    last_tools: int = 0
+    last_tokens: int = 0
+    max_tokens: int = 0
+    max_tools: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class StateStats:
     """Size of the loaded-tool store, and failing tool sources (see ``get_state_stats``).
 
@@ -175,9 +200,12 @@ class StateStats:
             MCP servers and providers reported through them, the filter) seen
             by this middleware / node, oldest first, with counts (the 64 most
             recent causes).
+        auto_mode: With ``mode="auto"``, how its model steps decided
+            (``None`` with ``mode="search"``).
     """
 
     thread_count: int
     oldest_access_time: float | None
     storage: str = "in-memory"
     source_failures: tuple[SourceFailure, ...] = ()
+    auto_mode: AutoModeStats | None = None

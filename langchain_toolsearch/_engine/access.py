@@ -16,6 +16,7 @@ from typing import Any
 from langchain_toolsearch._engine.binding import Bindable
 from langchain_toolsearch._engine.drive import Effect, Logic
 from langchain_toolsearch._engine.scope import RequestScope
+from langchain_toolsearch._engine.working_set import WorkingSet
 from langchain_toolsearch.library import LibraryTool
 from langchain_toolsearch.policy import ToolPolicy
 from langchain_toolsearch.storage.strategy import Storage
@@ -39,12 +40,14 @@ class Access:
         state_ready: Whether a graph state can carry this package's keys (the
             node checks its schema; the middleware's always has them). Loads
             are refused otherwise.
+        working_set: The bound on what stays loaded (``max_loaded``), if any.
     """
 
     policy: ToolPolicy
     storage: Storage
     bindable: Bindable
     state_ready: Callable[[Any], bool] = _always_ready
+    working_set: WorkingSet | None = None
 
     def allowed(
         self, entries: Sequence[LibraryTool], scope: RequestScope, phase: FilterPhase
@@ -68,11 +71,21 @@ class Access:
         return [e for e, ok in zip(entries, verdicts, strict=True) if ok]
 
     def loaded(self, scope: RequestScope) -> Logic[list[str]]:
-        """Loaded names of this request in load order (before the ``active`` filter)."""
+        """Loaded names of this request in load order (before the ``active`` filter).
+
+        With a working set: the names in it (evicted ones are not loaded).
+        """
+        kept, _ = yield from self.working(scope)
+        return kept
+
+    def working(self, scope: RequestScope) -> Logic[tuple[list[str], list[str]]]:
+        """(loaded names in the working set, in load order; evicted, most recent first)."""
         names: list[str] = yield self.storage.loaded(
             scope.thread_id, scope.state, scope.graph_store, scope.library.resolve
         )
-        return names
+        if self.working_set is None:
+            return names, []
+        return self.working_set.split(names, scope.state, scope.library)
 
     def usable(
         self, entries: Sequence[LibraryTool], scope: RequestScope
@@ -111,6 +124,10 @@ class Access:
     def active(self, scope: RequestScope) -> Logic[list[LibraryTool]]:
         """Loaded tools to bind for this request, in load order, filter-checked, bindable."""
         names = yield from self.loaded(scope)
+        return (yield from self.active_of(names, scope))
+
+    def active_of(self, names: Sequence[str], scope: RequestScope) -> Logic[list[LibraryTool]]:
+        """:meth:`active` of loaded ``names`` read already."""
         get, bindable = scope.library.get, self.bindable
         entries = [e for n in names if (e := get(n))]
         if self.policy.enabled:  # no filter: every loaded entry is usable

@@ -21,10 +21,13 @@ from langgraph.errors import GraphBubbleUp
 from langchain_toolsearch import _prompts as P
 from langchain_toolsearch._engine import binding, guard, load, native, search
 from langchain_toolsearch._engine.access import Access
+from langchain_toolsearch._engine.auto_mode import DEFAULT_AUTO_MAX_TOKENS, AutoMode
 from langchain_toolsearch._engine.drive import Logic
 from langchain_toolsearch._engine.listing import Catalog
 from langchain_toolsearch._engine.resolve import Resolver
+from langchain_toolsearch._engine.schema_tokens import schema_tokens
 from langchain_toolsearch._engine.scope import RequestScope, ScopeBuilder
+from langchain_toolsearch._engine.working_set import WorkingSet
 from langchain_toolsearch._internal.failures import CauseLog
 from langchain_toolsearch.errors import ToolSearchError
 from langchain_toolsearch.library import ToolLibrary
@@ -59,6 +62,17 @@ class ModelStep:
     tools: list[BaseTool | dict[str, Any]]
     loaded: list[str]
     hint: str
+
+
+def working_set(options: ToolSearchOptions) -> WorkingSet | None:
+    """The working-set bound of ``max_loaded`` / ``max_loaded_tokens`` (``None``: unbounded)."""
+    if options.max_loaded is None and options.max_loaded_tokens is None:
+        return None
+    return WorkingSet(options.max_loaded, options.max_loaded_tokens, cost=schema_tokens)
+
+
+_SEARCHED = object()
+"""``mode="auto"`` did not bind the called tool whole for this request: the guard decides."""
 
 
 class Engine:
@@ -109,7 +123,17 @@ class Engine:
             ),
             bindable=binding.Bindable(),
             **({"state_ready": state_ready} if state_ready is not None else {}),
+            working_set=working_set(options),
         )
+        self.auto = (
+            AutoMode(
+                max_tokens=options.auto_max_tokens or DEFAULT_AUTO_MAX_TOKENS,
+                max_tools=options.auto_max_tools,
+            )
+            if options.mode == "auto"
+            else None
+        )
+        """``mode="auto"``: its budget and the counts of its decisions."""
         self.catalog = (
             Catalog(library, auto_load=options.auto_load, max_tokens=options.catalog_max_tokens)
             if options.inject_catalog
@@ -152,7 +176,12 @@ class Engine:
         )
 
     def model_step(
-        self, scope: RequestScope, meta: Sequence[BaseTool], *, with_hint: bool = False
+        self,
+        scope: RequestScope,
+        meta: Sequence[BaseTool],
+        *,
+        with_hint: bool = False,
+        count: bool = True,
     ) -> Logic[ModelStep]:
         """What to bind for this model step.
 
@@ -162,15 +191,21 @@ class Engine:
             with_hint: Compute the hint (with ``inject_catalog``, this request's
                 catalog); ``False`` (the node: its model node asks ``hint_for``):
                 :attr:`ModelStep.hint` is ``""``.
+            count: Count a ``mode="auto"`` decision in the stats (``False``: the
+                node's model node, deciding again what its pre-model step decided).
 
         Raises:
             StoreMissingError: ``storage="store"`` and this run has no store.
         """
         self.access.storage.check(scope.thread_id, scope.graph_store)
-        active = yield from self.access.active(scope)
-        hint = ""
-        if with_hint:
-            hint = self.hint if self.catalog is None else (yield from self.hint_for(scope))
+        if self.auto is not None:
+            decision = yield from self.auto.decide(self.access, scope, record=count)
+            if decision.bind_all:  # the whole set: no meta tool, no hint
+                tools = binding.order_tools((), scope.direct, decision.tools, self.access.bindable)
+                return ModelStep(tools=tools, loaded=[], hint="")
+        kept, evicted = yield from self.access.working(scope)
+        active = yield from self.access.active_of(kept, scope)
+        hint = (yield from self._hint(scope, evicted)) if with_hint else ""
         tools = (
             (yield from self.native_tools(scope, meta))
             if self.options.provider
@@ -189,12 +224,34 @@ class Engine:
         deferred = yield from native.deferred(self.access, scope)
         return native.native_tools(meta, scope.direct, self.access.bindable, deferred)
 
+    @property
+    def static_hint(self) -> bool:
+        """Whether every request's hint is :attr:`hint` (no catalog, auto mode or working set)."""
+        return self.catalog is None and self.auto is None and self.access.working_set is None
+
     def hint_for(self, scope: RequestScope) -> Logic[str]:
-        """The system hint of this request: :attr:`hint`, plus its catalog (``inject_catalog``)."""
-        if self.catalog is None:
+        """The system hint of this request.
+
+        :attr:`hint`, plus its catalog (``inject_catalog``) and the tools the
+        working set evicted; ``""`` when ``mode="auto"`` binds its tools whole.
+        """
+        if self.static_hint:
             return self.hint
-        listing = yield from self.catalog.text(self.access, scope)
-        return f"{self.hint}\n\n{listing}" if listing else self.hint
+        if self.auto is not None and (yield from self.auto.decide(self.access, scope)).bind_all:
+            return ""
+        evicted: list[str] = []
+        if self.access.working_set is not None:
+            _, evicted = yield from self.access.working(scope)
+        return (yield from self._hint(scope, evicted))
+
+    def _hint(self, scope: RequestScope, evicted: list[str]) -> Logic[str]:
+        hint = self.hint
+        if self.catalog is not None:
+            listing = yield from self.catalog.text(self.access, scope)
+            hint = f"{hint}\n\n{listing}" if listing else hint
+        working = self.access.working_set
+        notice = working.notice(evicted, auto_load=self.options.auto_load) if working else ""
+        return f"{hint}\n\n{notice}" if notice else hint
 
     def pre_check(self, call: ToolCall, registered: BaseTool | None) -> object:
         """What a tool step decides without a request scope (see :func:`.guard.pre_check`)."""
@@ -203,8 +260,37 @@ class Engine:
     def tool_step(
         self, scope: RequestScope, call: ToolCall, registered: BaseTool | None
     ) -> Logic[BaseTool | ToolMessage | None]:
-        """May ``call`` run (after :meth:`pre_check`): ``None``, the tool to run, or the answer."""
-        return guard.guard(self.access, scope, call, registered, auto_load=self.options.auto_load)
+        """May ``call`` run (after :meth:`pre_check`): ``None``, the tool to run, or the answer.
+
+        With ``mode="auto"`` a tool this request's set binds whole runs; the
+        rest goes through the guard as in ``mode="search"``.
+        """
+        if self.auto is not None:
+            whole = yield from self._bound_whole(scope, call, registered)
+            if whole is None or isinstance(whole, BaseTool):  # bound whole: it runs
+                return whole
+        auto_load = self.options.auto_load
+        answer = yield from guard.guard(self.access, scope, call, registered, auto_load=auto_load)
+        return answer
+
+    def _bound_whole(
+        self, scope: RequestScope, call: ToolCall, registered: BaseTool | None
+    ) -> Logic[BaseTool | object | None]:
+        """``mode="auto"``: the tool to run if bound whole (``None``: as registered).
+
+        :data:`_SEARCHED` when this request does not bind it whole.
+        """
+        assert self.auto is not None
+        name = call["name"]
+        if registered is None and name in scope.bound:  # bound on another agent, not this one
+            return _SEARCHED
+        decision = yield from self.auto.decide(self.access, scope)
+        if not decision.bind_all:
+            return _SEARCHED
+        entry = next((e for e in decision.tools if e.name == name), None)
+        if entry is None:
+            return _SEARCHED
+        return None if registered is not None else entry.tool
 
     def _search(
         self, scope: RequestScope, query: object, queries: object = None

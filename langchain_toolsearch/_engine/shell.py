@@ -18,6 +18,7 @@ from langgraph.prebuilt import ToolRuntime
 from langgraph.runtime import get_runtime
 from langgraph.store.base import BaseStore
 
+from langchain_toolsearch._engine import unload
 from langchain_toolsearch._engine.drive import adrive, drive
 from langchain_toolsearch._engine.engine import Engine
 from langchain_toolsearch._engine.scope import RequestScope
@@ -62,7 +63,7 @@ def current_context() -> Any:
     return getattr(runtime, "context", None)
 
 
-class ToolSearchBase:
+class ToolSearchBase(unload.Unloading):
     """The engine, meta tools and state helpers of the middleware and the node."""
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Self:
@@ -129,16 +130,19 @@ class ToolSearchBase:
 
         With ``inject_catalog=True`` the allowed tools of this request follow
         the hint (filter phase ``search`` with the running graph's config; the
-        request's own tools included); otherwise it is :attr:`system_prompt_hint`.
-        A node's model node passes it as the system message.
+        request's own tools included); with ``max_loaded`` /
+        ``max_loaded_tokens``, the tools the working set evicted; with
+        ``mode="auto"``, ``""`` when the request's tools are bound whole (add no
+        system text then); otherwise it is :attr:`system_prompt_hint`. A node's
+        model node passes it as the system message.
         """
-        if self._engine.catalog is None:  # nothing per request: no scope to build
+        if self._engine.static_hint:  # nothing per request: no scope to build
             return self._engine.hint
         return drive(self._engine.hint_for(self._build(current_config(), state or {})))
 
     async def ahint_for(self, state: Any = None) -> str:
         """Async :meth:`hint_for` (resolvers and filters never block the event loop)."""
-        if self._engine.catalog is None:
+        if self._engine.static_hint:
             return self._engine.hint
         scope = await self._abuild(current_config(), state or {})
         return await adrive(self._engine.hint_for(scope))
@@ -224,6 +228,10 @@ class ToolSearchBase:
     ) -> list[str]:
         """Names loaded for the run of ``config``, in load order (not filter-checked).
 
+        With ``max_loaded`` / ``max_loaded_tokens``: the working set, in its
+        order, judged on ``state``'s messages (pass the state to see what the
+        run sees).
+
         Args:
             config: A run config; its thread id selects the thread.
             state: The graph state (``storage="context"`` and runs without a
@@ -301,6 +309,10 @@ class ToolSearchBase:
         elif backend is not None:
             backend.clear(thread_id)
 
+    def _unload_backend(self, operation: str, store: BaseStore | None) -> LoadedToolStore | None:
+        storage = self._engine.storage
+        return storage.backend(store) if store is not None else self._stored_loads(operation)
+
     def clear_all_state(self) -> None:
         """Forget the loads of every thread (in-memory, ``store=``, or your store)."""
         backend = self._stored_loads("clear_all_state")
@@ -322,7 +334,8 @@ class ToolSearchBase:
         ``"in-memory"``: both figures; ``"store"`` with ``store=``: threads with
         loads (``oldest_access_time`` ``None``); ``"context"``: zero.
         ``source_failures``: distinct causes of failing tool sources seen by this
-        instance, oldest first, with counts.
+        instance, oldest first, with counts. ``auto_mode``: with ``mode="auto"``,
+        the model steps decided each way and the last decision.
 
         Raises:
             StoreMissingError: ``"store"`` without ``store=`` (a
@@ -341,7 +354,16 @@ class ToolSearchBase:
         return tuple(sorted(found, key=lambda f: f.last_seen))
 
     def _stats(self, operation: str) -> StateStats:
-        return replace(self._store_stats(operation), source_failures=self.source_failures())
+        return self._with_counts(self._store_stats(operation))
+
+    def _with_counts(self, stats: StateStats) -> StateStats:
+        """``stats`` with this instance's source failures and auto-mode decisions."""
+        auto = self._engine.auto
+        return replace(
+            stats,
+            source_failures=self.source_failures(),
+            auto_mode=auto.stats() if auto is not None else None,
+        )
 
     def _store_stats(self, operation: str) -> StateStats:
         storage = self._engine.storage
@@ -369,7 +391,7 @@ class ToolSearchBase:
         if self._engine.storage.mode == "store" and callable(astats):
             found = await astats()
             assert isinstance(found, StateStats)
-            return replace(found, source_failures=self.source_failures())
+            return self._with_counts(found)
         return self._stats("aget_state_stats")
 
     def cleanup_now(self) -> int:

@@ -132,6 +132,15 @@ class BaseStoreLoadedToolStore:
         origin = item.value.get("origin") if isinstance(item, Item) else None
         return origin if isinstance(origin, str) else None
 
+    def _remove(self, thread_id: str, names: Iterable[str]) -> Flow[list[str]]:
+        ns = self._ns(thread_id)
+        wanted = set(names)
+        items = yield from self._items(ns)
+        removed = [i.key for i in items if i.key in wanted]
+        if removed:
+            yield [PutOp(ns, n, None) for n in removed]
+        return removed
+
     def _clear(self, namespaces: Sequence[tuple[str, ...]]) -> Flow[None]:
         for ns in namespaces:
             items = yield from self._items(ns)
@@ -186,6 +195,17 @@ class BaseStoreLoadedToolStore:
     async def aorigin(self, thread_id: str, name: str) -> str | None:
         """Async :meth:`origin`."""
         return await arun_flow(self.store, self._origin(thread_id, name))
+
+    def remove(self, thread_id: str, names: Sequence[str]) -> list[str]:
+        """Delete the loads of ``names`` on ``thread_id``; return those removed, in load order.
+
+        A name loaded again later gets a new ``seq``: the end of the load order.
+        """
+        return run_flow(self.store, self._remove(thread_id, names))
+
+    async def aremove(self, thread_id: str, names: Sequence[str]) -> list[str]:
+        """Async :meth:`remove`."""
+        return await arun_flow(self.store, self._remove(thread_id, names))
 
     def clear(self, thread_id: str) -> None:
         """Delete the loads of ``thread_id``."""

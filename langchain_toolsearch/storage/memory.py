@@ -176,6 +176,24 @@ class InMemoryLoadedToolStore:
         """:meth:`origin` (no I/O)."""
         return self.origin(thread_id, name)
 
+    def remove(self, thread_id: str, names: Iterable[str]) -> list[str]:
+        """Unload ``names`` of ``thread_id`` (the others keep their order); return those removed.
+
+        A name loaded again later goes to the end of the load order.
+        """
+        with self._lock:
+            entry = self._touch_locked(thread_id, self._clock(), create=False)
+            if entry is None:
+                return []
+            removed = [n for n in dict.fromkeys(names) if n in entry.names]
+            for name in removed:
+                del entry.names[name]
+            return removed
+
+    async def aremove(self, thread_id: str, names: Sequence[str]) -> list[str]:
+        """:meth:`remove` (no I/O)."""
+        return self.remove(thread_id, names)
+
     def clear(self, thread_id: str) -> None:
         """Forget ``thread_id``; its next run starts with nothing loaded."""
         with self._lock:

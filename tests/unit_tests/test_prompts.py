@@ -65,6 +65,10 @@ SNAPSHOT: dict[str, str] = {
     "TOOL_NOT_LOADED_AUTO": "Error: this tool is not available. Use search_tools to find a tool for this task (its results are loaded at once), then call it.",
     "TOOL_SCHEMA_UNUSABLE": "Error: this tool cannot be used: its input schema is invalid. Use search_tools to find another tool for this task.",
     "TOOL_SUGGEST": " Tools with a similar name: {names}.",
+    "WORKING_SET_EVICTED": "To keep the tool list short, these tools you loaded earlier were unloaded (the least recently used go first): {names}. Load them again with {how} when you need them.",
+    "WORKING_SET_HOW_AUTO": "search_tools",
+    "WORKING_SET_HOW_LOAD": "load_tool",
+    "WORKING_SET_MORE": " and {count} more",
 }
 
 QUERY_PARAM = {
@@ -132,6 +136,7 @@ def test_placeholders_format() -> None:
         shown=1,
         total=2,
         dropped="",
+        how="load_tool",
     )
     for key, text in SNAPSHOT.items():
         assert "{" not in text.format(**fields), key
