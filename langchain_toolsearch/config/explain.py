@@ -13,20 +13,37 @@ dot paths into the agent's stored JSON, a variant by its index:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeAlias, TypeVar
 
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
+from langchain_toolsearch._internal.bounds import estimate_tokens
+from langchain_toolsearch._internal.store_flow import Flow
 from langchain_toolsearch.config.merging import ResolvedTools
 from langchain_toolsearch.config.models import AgentToolConfig, Condition, RuleGroup
-from langchain_toolsearch.config.sources import RequestPlan
+from langchain_toolsearch.config.parsing import parse_agent_config
+from langchain_toolsearch.config.records import VersionInfo
+from langchain_toolsearch.config.rules import recording_rules
+from langchain_toolsearch.config.store import ToolConfigStore
 
-__all__ = ["ResolutionReport", "ToolDecision", "binding_tokens", "explain_resolution", "rule_text"]
+__all__ = [
+    "ResolutionReport",
+    "ToolDecision",
+    "binding_tokens",
+    "explain_resolution",
+    "recorded",
+    "recording",
+    "rule_text",
+    "stored_config",
+]
 
-Outcomes = Sequence[tuple[RuleGroup, bool]]
+Outcomes: TypeAlias = list[tuple[RuleGroup, bool]]
+"""Rule outcomes in evaluation order, as `recording_rules` collects them."""
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -86,35 +103,9 @@ class ResolutionReport:
         """Estimated prompt tokens of binding every included tool."""
         return sum(d.tokens for d in self.included)
 
-    def to_json(self) -> dict[str, Any]:
-        """JSON form: ``agent``, ``version``, ``tools`` / ``excluded`` (decisions), ..."""
-        routes = self.resolved.mcp_routes
-        by_name = {tool.name: tool for tool in self.resolved.tools}
-
-        def item(d: ToolDecision) -> dict[str, Any]:
-            out: dict[str, Any] = {"name": d.name, "source": d.source}
-            if d.included:
-                out["description"] = by_name[d.name].description
-                if d.name in routes:
-                    out["mcp_tool"] = routes[d.name].tool
-            out.update(reason=d.reason, rule_path=d.rule_path, rule=d.rule, tokens=d.tokens)
-            return out
-
-        return {
-            "agent": self.agent_id,
-            "version": self.version,
-            "tools": [item(d) for d in self.included],
-            "excluded": [item(d) for d in self.tools if not d.included],
-            "total_tokens": self.total_tokens,
-            "replaced": [r._asdict() for r in self.resolved.replaced],
-            "failures": dict(self.failures),
-        }
-
 
 def binding_tokens(tool: BaseTool) -> int:
     """Estimated prompt tokens of binding ``tool``: its OpenAI-format JSON, UTF-8 bytes / 4."""
-    from langchain_toolsearch._engine.listing import estimate_tokens
-
     return estimate_tokens(json.dumps(convert_to_openai_tool(tool)))
 
 
@@ -218,16 +209,39 @@ def _chain(*whys: _Why) -> _Why:
     )
 
 
+def recording(on: bool) -> AbstractContextManager[Outcomes]:
+    """`recording_rules` when ``on``, else a context that records nothing."""
+    return recording_rules() if on else nullcontext([])
+
+
+async def recorded(outcomes: Outcomes, coro: Awaitable[T]) -> T:
+    """Await ``coro`` (on another thread) recording its rule outcomes into ``outcomes``."""
+    with recording_rules(outcomes):
+        return await coro
+
+
+def stored_config(
+    store: ToolConfigStore | None,
+    agent_id: str | None,
+    mode: str,
+    version: VersionInfo | None,
+    agent_config: Any,
+) -> Flow[AgentToolConfig]:
+    """The agent config a resolution at ``version`` merged (a version never changes)."""
+    if agent_config is not None and mode != "ignore":
+        return parse_agent_config(agent_config)
+    if store is None or agent_id is None or version is None:
+        return AgentToolConfig()
+    found = yield from store.agents._get(agent_id, version.version)
+    return found.value
+
+
 def explain_resolution(
-    *,
     agent_id: str | None,
     stored: AgentToolConfig,
-    plan: RequestPlan,
     resolved: ResolvedTools,
     outcomes: Outcomes,
-    code: Mapping[str, BaseTool],
-    registry: Mapping[str, BaseTool],
-    integrations: Mapping[str, Mapping[str, BaseTool]],
+    known: tuple[Mapping[str, BaseTool], Mapping[str, BaseTool], Mapping[str, Any]],
     select: bool,
 ) -> ResolutionReport:
     """Read one resolution back into a `ResolutionReport` (see the module docstring).
@@ -235,23 +249,19 @@ def explain_resolution(
     Args:
         agent_id: The agent's id, or ``None``.
         stored: The agent config the resolution merged (empty in mode ``"ignore"``).
-        plan: The resolution's plan (its rules already applied).
         resolved: What the resolution returned.
         outcomes: Every rule outcome it recorded (`recording_rules`).
-        code: Tools defined in code, by id.
-        registry: Registered tools, by id.
-        integrations: Integration id -> its tools by id.
+        known: The resolver's tools by id: defined in code, registered, and
+            integration id -> its tools by id.
         select: Whether the stored config may add and remove tools (mode ``"tools"``).
     """
+    code, registry, integrations = known
     tools = _layers(stored.tools, "tools")
     clients = _layers(stored.mcp_clients, "mcp_clients")
     sources = {
         "integration": _layers(stored.integration_tools, "integration_tools"),
         "provider": _layers(stored.tool_providers, "tool_providers"),
     }
-    known: dict[str, BaseTool] = {**code, **registry}
-    for by_id in integrations.values():
-        known.update(by_id)
     decisions: list[ToolDecision] = []
 
     def add(name: str, source: str, why: _Why, tool: BaseTool | None) -> None:

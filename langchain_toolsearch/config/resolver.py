@@ -23,61 +23,48 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Any, Literal, TypeAlias, TypeVar
+from typing import Any, Literal, TypeAlias
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_config
 
 from langchain_toolsearch._internal.bridge import run_sync
 from langchain_toolsearch._internal.failures import FailureLog, redact, request_secrets
-from langchain_toolsearch._internal.store_flow import arun_flow, run_flow
+from langchain_toolsearch._internal.store_flow import Flow, arun_flow, run_flow
 from langchain_toolsearch.config.cache import ResolutionCache, failure_kind
-from langchain_toolsearch.config.explain import ResolutionReport, explain_resolution
-from langchain_toolsearch.config.merging import (
-    MCPToolSource,
-    Replacement,
-    ResolvedTools,
-    ToolsArg,
-    _tool_map,
-    merge_conditional,
+from langchain_toolsearch.config.explain import (
+    Outcomes,
+    ResolutionReport,
+    explain_resolution,
+    recorded,
+    recording,
+    stored_config,
 )
+from langchain_toolsearch.config.merging import ResolvedTools, ToolsArg, _tool_map
 from langchain_toolsearch.config.models import (
     AUTH_TOKEN_KEY,
     AgentToolConfig,
-    RuleGroup,
     VersionSelector,
     _check_version,
 )
-from langchain_toolsearch.config.parsing import parse_agent_config
 from langchain_toolsearch.config.planning import RequestPlanner
 from langchain_toolsearch.config.providers import ToolProvider
-from langchain_toolsearch.config.rules import recording_rules
-from langchain_toolsearch.config.sources import RequestPlan, ToolCollector
+from langchain_toolsearch.config.sources import ToolCollector
 from langchain_toolsearch.config.store import ToolConfigStore
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.types import SourceFailure
 
-__all__ = [
-    "MCPToolSource",
-    "Replacement",
-    "ResolvedTools",
-    "StoredConfigMode",
-    "ToolResolver",
-    "merge_conditional",
-]
+__all__ = ["StoredConfigMode", "ToolResolver"]
 
 logger = logging.getLogger(__name__)
 
 StoredConfigMode: TypeAlias = Literal["tools", "descriptions", "ignore"]
-"""What a stored config may change for an agent with tools defined in code:
-``"tools"`` add and remove tools and override descriptions; ``"descriptions"``
-only override descriptions of the code-defined tools; ``"ignore"`` nothing."""
+"""What a stored config may change: ``"tools"`` everything; ``"descriptions"``
+only descriptions of the tools defined in code; ``"ignore"`` nothing."""
 
 _MODES = ("tools", "descriptions", "ignore")
-T = TypeVar("T")
 
 
 class ToolResolver:
@@ -95,50 +82,42 @@ class ToolResolver:
         ```
 
     Args:
-        store: Where the agent config and saved MCP clients live. Needed for
-            ``agent_id`` and for ``mcp_clients``.
-        agent_id: Id of the agent's stored config. Without it (and without
-            ``agent_config`` per call) the config is empty: code tools only.
-        code_tools: Tools defined in code for this agent (sequence: ids are
-            names; mapping: id -> tool). Giving it (even empty) makes this a
-            code-defined agent whose stored config cannot add tool provider
-            tools; ``None`` (default): a stand-alone stored agent.
+        store: Where the agent config and saved MCP clients live (needed for
+            ``agent_id`` and ``mcp_clients``).
+        agent_id: Id of the agent's stored config; ``None`` (and no
+            ``agent_config`` per call): an empty config, code tools only.
+        code_tools: Tools defined in code (sequence: ids are names; mapping:
+            id -> tool). Given (even empty): a code-defined agent, which gets
+            no tool provider tools; ``None``: a stand-alone stored agent.
         registry: Tools that stored configs may select by id under ``tools``.
         integrations: Integration id -> its tools (sequence or mapping).
         tool_providers: Provider id -> `ToolProvider`.
-        mode: What the stored config may change (`StoredConfigMode`):
-            ``"tools"`` (default), ``"descriptions"`` (description overrides of
-            code tools only; ``mcp_clients``, integrations and providers are
-            not used) or ``"ignore"``.
-        version: Default version to resolve: ``"draft"`` (latest saved),
-            ``"published"`` or a version number. MCP client references
-            without their own ``version`` use the clients' published version
-            when this is ``"published"``, their draft otherwise.
-        mcp_timeout: Seconds allowed to list a saved MCP server's tools and
-            for each call, when the server has no ``timeout``; ``None``: none.
-        provider_timeout: Seconds allowed per provider (listing + resolving);
-            ``None``: none.
+        mode: What the stored config may change (`StoredConfigMode`);
+            with ``"descriptions"`` MCP clients, integrations and providers
+            are not used.
+        version: Default version: ``"draft"`` (latest saved), ``"published"``
+            or a number; MCP client references without a ``version`` follow
+            it (published -> the clients' published version, else their draft).
+        mcp_timeout: Seconds to list a saved MCP server's tools and per call,
+            when the server has no ``timeout``; ``None``: none.
+        provider_timeout: Seconds per provider (listing + resolving); ``None``: none.
         auth_token_key: Request-context key whose value is sent as
-            ``Authorization: Bearer`` to HTTP MCP servers. With the default
-            key, the seed system's ``"mastra__authToken"`` is accepted too
-            (used when the default key is absent).
-        refresh_interval: Seconds a stored record's head (its draft and
-            published version numbers) is trusted before it is read again:
-            the bound within which a ``save`` / ``publish`` made in any
-            process reaches this resolver. ``0``: read on every call.
-        cache_ttl: Seconds a resolved tool set is reused for requests with
-            the same inputs (see the module docstring); ``0``: no reuse.
+            ``Authorization: Bearer`` to HTTP MCP servers (with the default
+            key, the seed's ``"mastra__authToken"`` when it is absent).
+        refresh_interval: Seconds a stored record's head (draft and published
+            version numbers) is trusted: the bound within which a ``save`` /
+            ``publish`` in any process reaches this resolver; ``0``: always read.
+        cache_ttl: Seconds a resolved tool set is reused for requests with the
+            same inputs (see the module docstring); ``0``: no reuse.
         cache_size: Most resolved tool sets kept (count, >= 1).
         clock: Monotonic seconds clock for both bounds (for tests).
 
     Raises:
         ToolSearchConfigError: (a ``ValueError``) On an unknown ``mode`` or
-            ``version``, a non-positive timeout, a negative
-            ``refresh_interval`` or ``cache_ttl``, a ``cache_size`` below 1,
-            ``agent_id`` without ``store``, or duplicate tool ids.
-        ToolSearchTypeError: (a ``TypeError``) On tools that are not
-            ``BaseTool``, a provider that does not implement `ToolProvider`,
-            or a ``store`` that is not a `ToolConfigStore`.
+            ``version``, a bad timeout, ``refresh_interval``, ``cache_ttl`` or
+            ``cache_size``, ``agent_id`` without ``store``, or duplicate tool ids.
+        ToolSearchTypeError: (a ``TypeError``) On tools that are not ``BaseTool``,
+            a provider not a `ToolProvider` or a ``store`` not a `ToolConfigStore`.
     """
 
     def __init__(
@@ -164,11 +143,11 @@ class ToolResolver:
             msg = f"unknown mode {mode!r}; use one of {', '.join(map(repr, _MODES))}"
             raise ToolSearchConfigError(msg)
         if store is not None and not isinstance(store, ToolConfigStore):
-            msg = f"store must be a ToolConfigStore, got {type(store).__name__}"
-            raise ToolSearchTypeError(msg)
+            raise ToolSearchTypeError(
+                f"store must be a ToolConfigStore, not {type(store).__name__}"
+            )
         if agent_id is not None and store is None:
-            msg = "agent_id needs a store: pass store=ToolConfigStore(...)"
-            raise ToolSearchConfigError(msg)
+            raise ToolSearchConfigError("agent_id needs a store: pass store=ToolConfigStore(...)")
         for label, seconds in (
             ("mcp_timeout", mcp_timeout),
             ("provider_timeout", provider_timeout),
@@ -252,12 +231,7 @@ class ToolResolver:
         return f"ToolResolver(agent_id={self._agent_id!r})"
 
     async def __call__(self, config: RunnableConfig) -> ResolvedTools:
-        """`aresolve` for ``config``: pass the resolver itself as ``resolve_tools=``.
-
-        The tool search then also reads ``errors`` (failing MCP servers and
-        providers are logged under this resolver's name, shown by
-        ``get_state_stats`` and decided by ``on_error``).
-        """
+        """`aresolve` for ``resolve_tools=``: the tool search logs its ``errors``."""
         return (await self._arun(config, None, None, None, log=False))[0]
 
     async def aresolve(
@@ -283,10 +257,9 @@ class ToolResolver:
             a cached one (see the module docstring).
 
         Raises:
-            ToolConfigError: If ``agent_config``, or the stored agent config,
-                is invalid (the stored one only if it was written by other
-                means than `ToolConfigStore`). A missing config is not an
-                error: it is reported under ``"agent_config"``.
+            ToolConfigError: If ``agent_config`` or the stored config (written
+                around `ToolConfigStore`) is invalid; a missing config is not an
+                error but a failure under ``"agent_config"``.
             ValueError: If ``version`` is not a valid selector.
         """
         return (await self._arun(config, context, version, agent_config, log=True))[0]
@@ -299,19 +272,11 @@ class ToolResolver:
         version: VersionSelector | None = None,
         agent_config: AgentToolConfig | Mapping[str, Any] | None = None,
     ) -> ResolvedTools:
-        """Sync `aresolve` (MCP servers and providers run on a private event loop).
-
-        Reads the store with its sync ``batch``; safe to call from a thread
-        that runs an event loop (the async part then runs in a helper thread).
-        """
+        """Sync `aresolve`; the sources run on a private loop (safe inside an event loop)."""
         return self._run(config, context, version, agent_config, log=True)[0]
 
     def call_sync(self, config: RunnableConfig) -> ResolvedTools:
-        """Sync `__call__`: what the tool search runs in a sync run.
-
-        Like `resolve`, but failures are left to the tool search to log (under
-        this resolver's name, once per cause), so each is logged once.
-        """
+        """Sync `__call__`: what the tool search runs in a sync run (it logs failures)."""
         return self._run(config, None, None, None, log=False)[0]
 
     async def aexplain(
@@ -324,15 +289,13 @@ class ToolResolver:
     ) -> ResolutionReport:
         """`aresolve`, never cached, read back into why each tool is in or out.
 
-        The same resolution code runs, recording the rule outcomes it uses
-        (`langchain_toolsearch.config.explain`); failures are in the report,
-        not logged. Arguments and errors as `aresolve`.
+        The same resolution runs, recording the rule outcomes it uses
+        (`langchain_toolsearch.config.explain`); failures are reported, not logged.
         """
-        resolved, plan, outcomes = await self._arun(
-            config, context, version, agent_config, log=False, explain=True
+        run = await self._arun(config, context, version, agent_config, log=False, explain=True)
+        return self._report(
+            run, await arun_flow(self._store_or_none(), self._stored(run, agent_config))
         )
-        assert plan is not None  # explain=True never answers from the cache
-        return self._report(plan, resolved, outcomes, await self._stored(plan, agent_config))
 
     def explain(
         self,
@@ -343,98 +306,56 @@ class ToolResolver:
         agent_config: AgentToolConfig | Mapping[str, Any] | None = None,
     ) -> ResolutionReport:
         """Sync `aexplain`, as `resolve` is to `aresolve`."""
-        resolved, plan, outcomes = self._run(
-            config, context, version, agent_config, log=False, explain=True
-        )
-        assert plan is not None  # explain=True never answers from the cache
-        stored = run_sync(self._stored(plan, agent_config))
-        return self._report(plan, resolved, outcomes, stored)
+        run = self._run(config, context, version, agent_config, log=False, explain=True)
+        return self._report(run, run_flow(self._store_or_none(), self._stored(run, agent_config)))
 
     # -- one request ------------------------------------------------------------------
 
-    async def _arun(
-        self,
-        config: Any,
-        context: Any,
-        version: Any,
-        agent_config: Any,
-        *,
-        log: bool,
-        explain: bool = False,
-    ) -> _Run:
-        """Plan, answer from the cache (not when explaining) or collect, keep."""
+    async def _arun(self, config: Any, *args: Any, log: bool, explain: bool = False) -> _Run:
+        """Plan; then answer from the cache (never when explaining) or collect and keep."""
         config = _config_or_current(config)
-        with _recording(explain) as outcomes:
-            plan_flow = self._planner.plan(config, context, version, agent_config)
-            if self._store is None:
-                plan, key = run_flow(_NO_STORE, plan_flow)
-            else:
-                plan, key = await arun_flow(self._store.store, plan_flow)
+        with recording(explain) as outcomes:
+            plan_flow = self._planner.plan(config, *args)
+            plan, key = await arun_flow(self._store_or_none(), plan_flow)  # none: reads nothing
             cached = None if explain else self._cache.get(key)
             if cached is not None:
-                return cached, None, outcomes
+                return cached, outcomes
             resolved = await self._collector.collect(plan, config)
-        key = None if explain else key
-        return self._keep(key, resolved, config, context, log=log), plan, outcomes
+        return self._keep(key, resolved, config, args[0], log=log, explain=explain), outcomes
 
-    def _run(
-        self,
-        config: Any,
-        context: Any,
-        version: Any,
-        agent_config: Any,
-        *,
-        log: bool,
-        explain: bool = False,
-    ) -> _Run:
+    def _run(self, config: Any, *args: Any, log: bool, explain: bool = False) -> _Run:
         """Sync `_arun`: the store read with ``batch``, sources on the bridge's loop."""
         config = _config_or_current(config)
-        with _recording(explain) as outcomes:
-            plan_flow = self._planner.plan(config, context, version, agent_config)
-            store = self._store.store if self._store is not None else _NO_STORE
-            plan, key = run_flow(store, plan_flow)
+        with recording(explain) as outcomes:
+            plan, key = run_flow(self._store_or_none(), self._planner.plan(config, *args))
             cached = None if explain else self._cache.get(key)
             if cached is not None:
-                return cached, None, outcomes
+                return cached, outcomes
             collect = self._collector.collect(plan, config)
-            resolved = run_sync(_recorded(outcomes, collect) if explain else collect)
-        key = None if explain else key
-        return self._keep(key, resolved, config, context, log=log), plan, outcomes
+            resolved = run_sync(recorded(outcomes, collect) if explain else collect)
+        return self._keep(key, resolved, config, args[0], log=log, explain=explain), outcomes
 
-    async def _stored(self, plan: RequestPlan, agent_config: Any) -> AgentToolConfig:
-        """The agent config ``plan`` merged (a stored version never changes: read again)."""
-        if self._mode == "ignore":
-            return AgentToolConfig()
-        if agent_config is not None:
-            return parse_agent_config(agent_config)
-        if self._store is None or self._agent_id is None or plan.version is None:
-            return AgentToolConfig()
-        return await self._store.agents.aget(self._agent_id, plan.version.version)
+    def _store_or_none(self) -> Any:
+        return self._store.store if self._store is not None else _NO_STORE
 
-    def _report(
-        self, plan: RequestPlan, resolved: ResolvedTools, outcomes: Any, stored: AgentToolConfig
-    ) -> ResolutionReport:
-        code, registry, integrations = self._known
+    def _stored(self, run: _Run, agent_config: Any) -> Flow[AgentToolConfig]:
+        return stored_config(self._store, self._agent_id, self._mode, run[0].version, agent_config)
+
+    def _report(self, run: _Run, stored: AgentToolConfig) -> ResolutionReport:
+        resolved, outcomes = run
         return explain_resolution(
-            agent_id=self._agent_id,
-            stored=stored,
-            plan=plan,
-            resolved=resolved,
-            outcomes=outcomes,
-            code=code,
-            registry=registry,
-            integrations=integrations,
-            select=self._mode == "tools",
+            self._agent_id, stored, resolved, outcomes, self._known, self._mode == "tools"
         )
 
     def _keep(
         self,
-        key: str | None,
+        key: Any,
         resolved: ResolvedTools,
-        config: RunnableConfig,
+        config: Any,
         context: Any,
         *,
         log: bool,
+        explain: bool,
     ) -> ResolvedTools:
         """Add structured errors (logged once per cause); keep the result for equal inputs.
 
@@ -443,36 +364,19 @@ class ToolResolver:
         if resolved.failures:
             secrets = request_secrets(config, context)
             errors = tuple(
-                SourceFailure(
-                    source=path,
-                    kind=failure_kind(path),
-                    error="",
-                    message=redact(reason, secrets),
-                )
+                SourceFailure(path, failure_kind(path), "", redact(reason, secrets))
                 for path, reason in resolved.failures.items()
             )
             resolved = replace(resolved, errors=errors)
             for error in errors if log else ():  # once per distinct cause
                 self._failures.record(replace(error, source=f"{self.name}: {error.source}"))
-        self._cache.put(key, resolved)
+        if not explain:
+            self._cache.put(key, resolved)
         return resolved
 
 
-_Run: TypeAlias = tuple[ResolvedTools, RequestPlan | None, list[tuple[RuleGroup, bool]]]
-"""A request's result, its plan (``None``: from the cache) and the rule outcomes recorded."""
-
-
-def _recording(on: bool) -> AbstractContextManager[list[tuple[RuleGroup, bool]]]:
-    return recording_rules() if on else nullcontext([])
-
-
-async def _recorded(outcomes: list[tuple[RuleGroup, bool]], coro: Awaitable[T]) -> T:
-    """Await ``coro`` recording its rule outcomes into ``outcomes`` (from another thread)."""
-    with recording_rules() as inner:
-        try:
-            return await coro
-        finally:
-            outcomes.extend(inner)
+_Run: TypeAlias = tuple[ResolvedTools, Outcomes]
+"""A request's result and the rule outcomes recorded (when explaining)."""
 
 
 def _config_or_current(config: RunnableConfig | None) -> RunnableConfig:

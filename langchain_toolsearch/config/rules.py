@@ -261,9 +261,9 @@ _RECORDING: ContextVar[list[tuple[RuleGroup, bool]] | None] = ContextVar(
 
 
 @contextmanager
-def recording_rules() -> Iterator[list[tuple[RuleGroup, bool]]]:
+def recording_rules(into: list[Any] | None = None) -> Iterator[list[tuple[RuleGroup, bool]]]:
     """Collect ``(group, matched)`` of each `evaluate_rules` call here (and its tasks)."""
-    outcomes: list[tuple[RuleGroup, bool]] = []
+    outcomes: list[tuple[RuleGroup, bool]] = [] if into is None else into
     token = _RECORDING.set(outcomes)
     try:
         yield outcomes
