@@ -1,9 +1,12 @@
-"""The ``toolsearch`` command line: ``search``, ``eval`` and ``config`` over your own tools."""
+"""The ``toolsearch`` command line: ``search``, ``eval`` and ``config`` over your own tools.
+
+Building the parser imports only the standard library (so ``--help`` and
+usage errors answer at once); each command imports what it needs when it runs.
+"""
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import json
 import logging
@@ -13,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from langchain_toolsearch.config.cli_args import add_config_parser
 from langchain_toolsearch.errors import ToolSearchDataError
 
 if TYPE_CHECKING:
@@ -161,6 +165,8 @@ def _cmd_search(args: argparse.Namespace) -> int:
 
     if not args.query.strip():  # the words search_tools answers an empty query with
         raise _UsageError(P.SEARCH_EMPTY_QUERY)
+    import asyncio
+
     tools = asyncio.run(_library(args.catalog, args.mcp_config))
     if not tools:
         raise _no_tools(args.catalog, args.mcp_config)
@@ -248,12 +254,23 @@ def _version() -> str:
         return "unknown (not installed)"
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: the installed version, looked up only when asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> None:
+        print(f"{parser.prog} {_version()}")  # on stdout, as argparse's own action
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``toolsearch``."""
     parser = argparse.ArgumentParser(
         prog="toolsearch", description="BM25 tool search for LangGraph / LangChain agents."
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action=_VersionAction, help="show the version and exit")
     sub = parser.add_subparsers(dest="command", required=True)
 
     search = sub.add_parser("search", help="print the ranked hits for a query")
@@ -309,10 +326,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     evaluate.add_argument("--json", action="store_true", help="print JSON")
     evaluate.set_defaults(func=_cmd_eval)
-    from langchain_toolsearch.config.cli import add_config_parser
-
-    add_config_parser(sub)  # `toolsearch config ...` (langchain_toolsearch/config/cli.py)
+    # A subcommand is one block: its parser (standard library only: every call of
+    # `toolsearch` builds them all) and a handler that imports its code when it runs.
+    add_config_parser(sub).set_defaults(func=_cmd_config)
     return parser
+
+
+def _cmd_config(args: argparse.Namespace) -> int:
+    from langchain_toolsearch.config.cli import run  # `toolsearch config ...`
+
+    return run(args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

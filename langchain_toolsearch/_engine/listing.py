@@ -30,6 +30,7 @@ from langchain_toolsearch import _prompts as P
 from langchain_toolsearch._engine.access import Access
 from langchain_toolsearch._engine.drive import Logic
 from langchain_toolsearch._engine.scope import RequestScope
+from langchain_toolsearch._internal.bounds import estimate_tokens
 from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.library import LibraryTool, ToolLibrary
 
@@ -38,11 +39,6 @@ __all__ = ["CATALOG_DESCRIPTION_CHARS", "Catalog", "estimate_tokens"]
 CATALOG_DESCRIPTION_CHARS = 150
 """Longest description in a catalog line (characters, ellipsis included), as in search results."""
 _BATCH = 64  # tools per filter batch
-
-
-def estimate_tokens(text: str) -> int:
-    """Estimated tokens of ``text``: UTF-8 bytes / 4, rounded up (characters / 4 for ASCII)."""
-    return (len(text.encode("utf-8", "surrogatepass")) + 3) // 4
 
 
 def catalog_line(entry: LibraryTool) -> str:

@@ -8,6 +8,7 @@ falls; another block (image, file: its string values count) is kept whole
 or left out. `bound_result` applies it to what a tool returns (content, a
 ``(content, artifact)`` pair, a ``ToolMessage``); an artifact whose strings
 exceed the bound is dropped. Work is linear in the output kept.
+`estimate_tokens` is the package's one token estimate of a text.
 """
 
 from __future__ import annotations
@@ -25,7 +26,14 @@ __all__ = [
     "bound_content",
     "bound_result",
     "check_limit",
+    "estimate_tokens",
 ]
+
+
+def estimate_tokens(text: str) -> int:
+    """Estimated tokens of ``text``: UTF-8 bytes / 4, rounded up (characters / 4 for ASCII)."""
+    return (len(text.encode("utf-8", "surrogatepass")) + 3) // 4
+
 
 DEFAULT_MAX_OUTPUT_CHARS = 100_000
 """Characters of an MCP tool's output kept unless ``max_output_chars`` says otherwise."""

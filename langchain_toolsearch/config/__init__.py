@@ -15,55 +15,122 @@ semantics.
 
 from __future__ import annotations
 
-# The Mastra conversions register themselves with the models' ``from_mastra`` /
-# ``to_mastra`` (see ``mastra_hooks``) when imported: import them with the package.
-from langchain_toolsearch.config import mastra as mastra
-from langchain_toolsearch.config import mastra_rules as mastra_rules
-from langchain_toolsearch.config.connections import bearer_token, connection_for
-from langchain_toolsearch.config.models import (
-    ALL_TOOLS,
-    AUTH_TOKEN_KEY,
-    CONDITION_OPERATORS,
-    EXTENSION_OPERATORS,
-    MASTRA_AUTH_TOKEN_KEY,
-    SEED_OPERATORS,
-    AgentToolConfig,
-    AgentToolEntry,
-    Condition,
-    ConditionOperator,
-    MCPClientRef,
-    RuleGroup,
-    SourceRef,
-    ToolEntry,
-    Variant,
-    VersionSelector,
-)
-from langchain_toolsearch.config.parsing import (
-    ToolConfigError,
-    parse_agent_config,
-    parse_mcp_client,
-    parse_rules,
-)
-from langchain_toolsearch.config.providers import ProviderToolInfo, ToolProvider
-from langchain_toolsearch.config.records import (
-    RecordInfo,
-    RecordNotFoundError,
-    VersionConflictError,
-    VersionedRecords,
-    VersionInfo,
-)
-from langchain_toolsearch.config.resolver import (
-    MCPToolSource,
-    Replacement,
-    ResolvedTools,
-    StoredConfigMode,
-    ToolResolver,
-    merge_conditional,
-)
-from langchain_toolsearch.config.rules import MISSING, evaluate_rules, lookup, request_context
-from langchain_toolsearch.config.servers import HttpServer, MCPClientConfig, StdioServer
-from langchain_toolsearch.config.store import ToolConfigStore
-from langchain_toolsearch.config.write_guard import SingleWriterWarning, WriteLockError
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from langchain_toolsearch.config.connections import bearer_token, connection_for
+    from langchain_toolsearch.config.explain import ResolutionReport, ToolDecision
+    from langchain_toolsearch.config.merging import (
+        MCPToolSource,
+        Replacement,
+        ResolvedTools,
+        merge_conditional,
+    )
+    from langchain_toolsearch.config.models import (
+        ALL_TOOLS,
+        AUTH_TOKEN_KEY,
+        CONDITION_OPERATORS,
+        EXTENSION_OPERATORS,
+        MASTRA_AUTH_TOKEN_KEY,
+        SEED_OPERATORS,
+        AgentToolConfig,
+        AgentToolEntry,
+        Condition,
+        ConditionOperator,
+        MCPClientRef,
+        RuleGroup,
+        SourceRef,
+        ToolEntry,
+        Variant,
+        VersionSelector,
+    )
+    from langchain_toolsearch.config.parsing import (
+        ToolConfigError,
+        parse_agent_config,
+        parse_mcp_client,
+        parse_rules,
+    )
+    from langchain_toolsearch.config.providers import ProviderToolInfo, ToolProvider
+    from langchain_toolsearch.config.records import (
+        RecordInfo,
+        RecordNotFoundError,
+        VersionConflictError,
+        VersionedRecords,
+        VersionInfo,
+    )
+    from langchain_toolsearch.config.resolver import StoredConfigMode, ToolResolver
+    from langchain_toolsearch.config.rules import MISSING, evaluate_rules, lookup, request_context
+    from langchain_toolsearch.config.servers import HttpServer, MCPClientConfig, StdioServer
+    from langchain_toolsearch.config.store import ToolConfigStore
+    from langchain_toolsearch.config.write_guard import SingleWriterWarning, WriteLockError
+
+_LAZY = {
+    "ALL_TOOLS": "langchain_toolsearch.config.models",
+    "AUTH_TOKEN_KEY": "langchain_toolsearch.config.models",
+    "CONDITION_OPERATORS": "langchain_toolsearch.config.models",
+    "EXTENSION_OPERATORS": "langchain_toolsearch.config.models",
+    "MASTRA_AUTH_TOKEN_KEY": "langchain_toolsearch.config.models",
+    "MISSING": "langchain_toolsearch.config.rules",
+    "SEED_OPERATORS": "langchain_toolsearch.config.models",
+    "AgentToolConfig": "langchain_toolsearch.config.models",
+    "AgentToolEntry": "langchain_toolsearch.config.models",
+    "Condition": "langchain_toolsearch.config.models",
+    "ConditionOperator": "langchain_toolsearch.config.models",
+    "HttpServer": "langchain_toolsearch.config.servers",
+    "MCPClientConfig": "langchain_toolsearch.config.servers",
+    "MCPClientRef": "langchain_toolsearch.config.models",
+    "MCPToolSource": "langchain_toolsearch.config.merging",
+    "ProviderToolInfo": "langchain_toolsearch.config.providers",
+    "RecordInfo": "langchain_toolsearch.config.records",
+    "RecordNotFoundError": "langchain_toolsearch.config.records",
+    "Replacement": "langchain_toolsearch.config.merging",
+    "ResolutionReport": "langchain_toolsearch.config.explain",
+    "ResolvedTools": "langchain_toolsearch.config.merging",
+    "RuleGroup": "langchain_toolsearch.config.models",
+    "SingleWriterWarning": "langchain_toolsearch.config.write_guard",
+    "SourceRef": "langchain_toolsearch.config.models",
+    "StdioServer": "langchain_toolsearch.config.servers",
+    "StoredConfigMode": "langchain_toolsearch.config.resolver",
+    "ToolConfigError": "langchain_toolsearch.config.parsing",
+    "ToolConfigStore": "langchain_toolsearch.config.store",
+    "ToolDecision": "langchain_toolsearch.config.explain",
+    "ToolEntry": "langchain_toolsearch.config.models",
+    "ToolProvider": "langchain_toolsearch.config.providers",
+    "ToolResolver": "langchain_toolsearch.config.resolver",
+    "Variant": "langchain_toolsearch.config.models",
+    "VersionConflictError": "langchain_toolsearch.config.records",
+    "VersionInfo": "langchain_toolsearch.config.records",
+    "VersionSelector": "langchain_toolsearch.config.models",
+    "VersionedRecords": "langchain_toolsearch.config.records",
+    "WriteLockError": "langchain_toolsearch.config.write_guard",
+    "bearer_token": "langchain_toolsearch.config.connections",
+    "connection_for": "langchain_toolsearch.config.connections",
+    "evaluate_rules": "langchain_toolsearch.config.rules",
+    "lookup": "langchain_toolsearch.config.rules",
+    "merge_conditional": "langchain_toolsearch.config.merging",
+    "parse_agent_config": "langchain_toolsearch.config.parsing",
+    "parse_mcp_client": "langchain_toolsearch.config.parsing",
+    "parse_rules": "langchain_toolsearch.config.parsing",
+    "request_context": "langchain_toolsearch.config.rules",
+}
+"""Exports imported on first use (PEP 562): the ``toolsearch`` parser imports
+``config.cli_args`` without pydantic, LangChain or LangGraph. The Mastra
+conversions register with the models when first needed (``mastra_hooks``)."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # the next lookup is a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "ALL_TOOLS",
@@ -85,6 +152,7 @@ __all__ = [
     "RecordInfo",
     "RecordNotFoundError",
     "Replacement",
+    "ResolutionReport",
     "ResolvedTools",
     "RuleGroup",
     "SingleWriterWarning",
@@ -93,6 +161,7 @@ __all__ = [
     "StoredConfigMode",
     "ToolConfigError",
     "ToolConfigStore",
+    "ToolDecision",
     "ToolEntry",
     "ToolProvider",
     "ToolResolver",

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import Any, TypeAlias
 
+from langchain_toolsearch.config.cli_args import KINDS, Kind
 from langchain_toolsearch.config.models import AgentToolConfig
 from langchain_toolsearch.config.parsing import (
     ToolConfigError,
@@ -33,9 +34,6 @@ __all__ = [
     "read_json",
 ]
 
-Kind: TypeAlias = Literal["agent", "mcp-client"]
-KINDS: tuple[Kind, ...] = ("agent", "mcp-client")
-"""Record kinds, in the order files list them."""
 BUNDLE_KEYS = {"agent": "agents", "mcp-client": "mcp_clients"}
 """Kind -> its key in our bundles."""
 MASTRA_KEYS = {"agent": "agents", "mcp-client": "mcpClients"}

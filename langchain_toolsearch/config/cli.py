@@ -21,7 +21,7 @@ or ``--kind mcp-client`` is needed only when both kinds use the id)::
     diff ID V1 V2
     publish ID [--version V] [--if-version N]   never older than the live version
     rollback ID --version V [--if-version N]    publish an older version on purpose
-    resolve AGENT --context JSON [--version V] [--timeout S]
+    resolve AGENT --context JSON [--version V] [--timeout S] [--registry M:A] [--table]
     schema [--kind agent|mcp-client]
 
 ``FILE`` (and what ``export`` prints) is a bundle: ``{"agents": {id: config},
@@ -38,7 +38,8 @@ record's latest version is still ``N`` (``0``: no record yet; ``import``:
 a file with one record), else it fails naming the current version.
 ``import --publish`` saves and publishes each record in one write.
 
-Output is JSON on stdout (``diff``: a unified diff). Exit codes: 0 done, 1
+Output is JSON on stdout (``diff``: a unified diff; ``resolve --table``: a
+table for people). Exit codes: 0 done, 1
 invalid input or a failed operation (one line on stderr naming the field
 path, never a traceback), 2 bad command-line usage.
 """
@@ -62,118 +63,19 @@ from langchain_toolsearch.config.bundle import (
     load_bundle,
     read_json,
 )
-from langchain_toolsearch.config.cli_args import if_version_option, store_option, version
+from langchain_toolsearch.config.cli_args import add_config_parser
+from langchain_toolsearch.config.cli_resolve import explain_command, report_json, report_table
 from langchain_toolsearch.config.models import AgentToolConfig
-from langchain_toolsearch.config.opening import DEFAULT_STORE, STORE_ENV, open_store
+from langchain_toolsearch.config.opening import DEFAULT_STORE, open_store
 from langchain_toolsearch.config.parsing import (
     ToolConfigError,
 )
 from langchain_toolsearch.config.records import RecordNotFoundError, VersionConflictError
-from langchain_toolsearch.config.resolver import ToolResolver
 from langchain_toolsearch.config.servers import MCPClientConfig
 from langchain_toolsearch.config.store import ToolConfigStore
 from langchain_toolsearch.errors import ToolSearchError
 
 __all__ = ["DEFAULT_STORE", "add_config_parser", "open_store", "run"]
-
-
-# -- parser -----------------------------------------------------------------------------
-
-
-def add_config_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Register ``config`` on a ``toolsearch`` ``add_subparsers()`` object.
-
-    Returns:
-        The ``config`` parser; its ``func`` default is `run`.
-    """
-    config: argparse.ArgumentParser = subparsers.add_parser(
-        "config",
-        help="edit and inspect stored tool configuration (agents, saved MCP clients)",
-        description=(
-            "toolsearch config: edit and inspect stored tool configuration (agents, saved "
-            f"MCP clients) in one store, given by --store before or after the command "
-            f"(default: ${STORE_ENV}, else {DEFAULT_STORE}): a PostgreSQL DSN or a SQLite "
-            "file. Writers may run at once; --if-version N makes a write compare-and-set. "
-            "Output is JSON on stdout; exit code 0 done, 1 invalid input or a failed "
-            "operation, 2 bad usage."
-        ),
-    )
-    store_option(config, default=None)
-    # `--store` also after the command; SUPPRESS keeps a value given before it.
-    common = argparse.ArgumentParser(add_help=False)
-    store_option(common, default=argparse.SUPPRESS)
-
-    commands = config.add_subparsers(dest="config_command", required=True)
-
-    def command(name: str, help: str) -> argparse.ArgumentParser:
-        parser: argparse.ArgumentParser = commands.add_parser(name, help=help, parents=[common])
-        return parser
-
-    def with_kind(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-        parser.add_argument(
-            "--kind", choices=KINDS, help="record kind, when an agent and a client share the id"
-        )
-        return parser
-
-    validate = command("validate", help="check a file; write nothing")
-    validate.add_argument("file")
-    validate.add_argument("--from", dest="source", choices=["mastra"], help="Mastra Editor JSON")
-
-    imp = command("import", help="save every record of a file as a new version")
-    imp.add_argument("file")
-    imp.add_argument("--from", dest="source", choices=["mastra"], help="Mastra Editor JSON")
-    imp.add_argument("--message", help="note stored with each new version")
-    imp.add_argument(
-        "--publish", action="store_true", help="publish each new version in the same write"
-    )
-    if_version_option(imp)
-
-    export = with_kind(command("export", help="print one record as an importable file"))
-    export.add_argument("id")
-    export.add_argument("--version", type=version, default="draft")
-    export.add_argument("--to", dest="target", choices=["mastra"], help="Mastra Editor JSON")
-
-    show = with_kind(command("show", help="print one version of a record with its info"))
-    show.add_argument("id")
-    show.add_argument("--version", type=version, default="draft")
-
-    command("list", help="list every agent and saved MCP client")
-
-    history = with_kind(command("history", help="list the versions of a record"))
-    history.add_argument("id")
-
-    diff = with_kind(command("diff", help="unified diff between two versions"))
-    diff.add_argument("id")
-    diff.add_argument("v1", type=version)
-    diff.add_argument("v2", type=version)
-
-    publish = with_kind(command("publish", help="mark a version as the published one"))
-    publish.add_argument("id")
-    publish.add_argument("--version", type=version, default="draft")
-    if_version_option(publish)
-
-    rollback = with_kind(command("rollback", help="publish a version older than the live one"))
-    rollback.add_argument("id")
-    rollback.add_argument("--version", type=version, required=True)
-    if_version_option(rollback)
-
-    resolve = command(
-        "resolve", help="the tools a request with this context gets (contacts MCP servers)"
-    )
-    resolve.add_argument("id", metavar="AGENT")
-    resolve.add_argument(
-        "--context", default="{}", help='request context as a JSON object, e.g. \'{"plan": "pro"}\''
-    )
-    resolve.add_argument("--version", type=version, default="published")
-    resolve.add_argument(
-        "--timeout", type=float, default=30.0, help="seconds per MCP server (default: 30)"
-    )
-
-    schema = command("schema", help="JSON Schema of the stored records")
-    schema.add_argument("--kind", choices=KINDS, help="only this kind (default: both)")
-
-    config.set_defaults(func=run)
-    return config
 
 
 # -- commands ---------------------------------------------------------------------------
@@ -379,45 +281,12 @@ def _cmd_publish(args: argparse.Namespace) -> int:
 
 
 def _cmd_resolve(args: argparse.Namespace) -> int:
-    try:
-        context = json.loads(args.context)
-    except json.JSONDecodeError as exc:
-        raise ConfigCommandError(f"--context: not valid JSON: {exc.msg}") from None
-    if not isinstance(context, dict):
-        raise ConfigCommandError("--context: expected a JSON object")
-    if not 0 < args.timeout <= _MAX_TIMEOUT:
-        msg = f"--timeout: must be a number of seconds above 0 and at most {_MAX_TIMEOUT:g}"
-        raise ConfigCommandError(msg)
-    with open_store(args.store) as store:
-        configs = ToolConfigStore(store)
-        configs.agents.info(args.id)  # not found -> error, not an empty result
-        resolver = ToolResolver(
-            store=configs, agent_id=args.id, version=args.version, mcp_timeout=args.timeout
-        )
-        resolved = resolver.resolve({}, context=context)
-    routes = resolved.mcp_routes
-    _print_json(
-        {
-            "agent": args.id,
-            "version": resolved.version.version if resolved.version is not None else None,
-            "tools": [
-                {
-                    "name": tool.name,
-                    "source": resolved.sources[tool.name],
-                    "description": tool.description,
-                    **({"mcp_tool": routes[tool.name].tool} if tool.name in routes else {}),
-                }
-                for tool in resolved.tools
-            ],
-            "replaced": [r._asdict() for r in resolved.replaced],
-            "failures": dict(resolved.failures),
-        }
-    )
+    report = explain_command(args)
+    if args.table:
+        print(report_table(report, registry_given=args.registry is not None))
+    else:
+        _print_json(report_json(report))
     return 0
-
-
-_MAX_TIMEOUT = 86400.0
-"""Longest ``resolve --timeout`` in seconds (a day; more is a unit mistake)."""
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:

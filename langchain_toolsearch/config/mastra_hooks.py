@@ -5,12 +5,13 @@
 the models and on ``parsing``, so the models must not import them. Instead the
 conversion modules register their functions here when imported, and the models
 look them up here at call time: the imports go one way only (conversions ->
-models -> this module). ``langchain_toolsearch.config`` imports the conversion
-modules, so the functions are registered before any model can be used.
+models -> this module). The first lookup imports the conversion modules, so
+they register before any conversion runs.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, cast
 
@@ -57,11 +58,13 @@ def exporter(model: type[ModelT]) -> Callable[[ModelT], dict[str, Any]]:
 
 
 def _lookup(table: Mapping[type[Any], Any], model: type[Any]) -> Any:
+    if model not in table:  # they register when imported (once per process)
+        importlib.import_module("langchain_toolsearch.config.mastra")
     try:
         return table[model]
     except KeyError:
         msg = (
             f"no Mastra conversion is registered for {model.__name__}: import "
-            "langchain_toolsearch.config (which imports the conversion modules) first"
+            "langchain_toolsearch.config.mastra (which registers them) first"
         )
         raise ToolSearchUsageError(msg) from None

@@ -20,15 +20,10 @@ from typing import Any
 from langgraph.store.base import BaseStore
 
 from langchain_toolsearch.config.bundle import ConfigCommandError
+from langchain_toolsearch.config.cli_args import DEFAULT_STORE, STORE_ENV
 from langchain_toolsearch.config.write_guard import write_guard
 
 __all__ = ["DEFAULT_STORE", "STORE_ENV", "open_store", "setup_store"]
-
-DEFAULT_STORE = "toolsearch-config.sqlite"
-"""The SQLite file used when neither ``--store`` nor ``$TOOLSEARCH_CONFIG_STORE`` is set."""
-
-STORE_ENV = "TOOLSEARCH_CONFIG_STORE"
-"""Environment variable naming the default store."""
 
 
 @contextlib.contextmanager

@@ -1,68 +1,22 @@
 """`ToolResolver`: an agent's stored tool config + a request -> a list of tools.
 
-Resolution, for one request:
+Per request: the request context (`request_context`); the agent's
+`AgentToolConfig` at the selected version; each conditional field merged
+(matching variants shallow-merged in order; entries whose ``rules`` do not
+match dropped); then tools collected source by source (`ToolCollector`): code
+tools, registered tools selected under ``tools``, saved MCP clients' tools
+(ids ``server_tool``), integration tools, and, for stand-alone stored agents
+only, tool provider tools. A later source's tool with an id already seen
+replaces the earlier one whole (a warning is logged). Allowlists, description
+precedence, client versions and failures: ``docs/config.md`` ("Resolution").
 
-1. Build the request context from the `RunnableConfig` (and the run's
-   context) with `request_context`.
-2. Load the agent's `AgentToolConfig` (draft by default, or the published
-   version, or a version number) from the `ToolConfigStore`.
-3. Merge each conditional field: the variants whose rules match are
-   shallow-merged in order (a later variant's key replaces an earlier
-   one's); when none matches, the field counts as omitted. Entries and
-   references whose own ``rules`` do not match are dropped.
-4. Collect tools (`ToolCollector`, `langchain_toolsearch.config.sources`),
-   source by source, in this order; a later source's tool with an id
-   already seen replaces the earlier tool whole (description override
-   included) and a warning is logged:
-
-   1. tools defined in code (``code_tools``),
-   2. tools registered by id (``registry``) and selected under ``tools``,
-   3. tools of saved MCP clients (``mcp_clients``), ids ``server_tool``,
-   4. integration tools (``integration_tools``),
-   5. tool provider tools (``tool_providers``), for stand-alone stored
-      agents only: an agent with tools defined in code (``code_tools``
-      given, even empty) stops after integration tools, as the seed's
-      code-agent overrides do (its ``tool_providers`` are reported under
-      ``failures["tool_providers"]``).
-
-Allowlists: a saved server's ``tools`` and an integration's or provider's
-``tools``: omitted or ``null`` = no restriction, ``{}`` = nothing. An agent's
-reference to a saved MCP client: omitted, ``null`` or ``{}`` = nothing (a
-warning is logged once per resolver and client), ``"*"`` = everything the
-server level allows, a map = those. Description precedence: the agent's
-entry, then (MCP only) the server's entry, then the tool's own.
-
-Versions of saved MCP clients: a reference without ``version`` follows the
-agent: the client's published version when the agent is resolved at
-``"published"``, its draft otherwise.
-
-An MCP server, integration or provider that fails is reported in
-`ResolvedTools.failures` (and, structured, in `ResolvedTools.errors`) and
-skipped; the rest still resolves.
-
-Caching. Two layers, both per resolver instance and safe to share between
-callers:
-
-* Stored records (the agent config and its saved MCP clients) are read once
-  and reused; their head (which version is the draft / published one) is
-  re-read at most every ``refresh_interval`` seconds (default 5), and at once
-  after a write through the same ``ToolConfigStore``. So a ``save`` or
-  ``publish`` made in this process is used by the next resolution, and one
-  made in any other process by every resolution that starts more than
-  ``refresh_interval`` seconds after it.
-* A resolved tool set is reused while what it depends on is unchanged: the
-  agent id and resolved version, the saved clients' versions, the values of
-  the request-context fields its rules read, a salted fingerprint of the
-  caller's credential (``auth_token_key``) and, when tool providers take
-  part, the whole request context (a provider sees all of it). Entries live
-  ``cache_ttl`` seconds (default 60; MCP servers' and providers' tool lists
-  are fetched again after it), ``refresh_interval`` seconds when a server or
-  provider failed (so a recovered one is seen soon), and the
-  ``cache_size`` most recent (default 256) are kept. ``cache_ttl=0`` turns
-  this layer off; ``agent_config=`` calls are never cached. Values count by
-  what they hold, never by their ``repr`` (a ``SecretStr`` by its secret); a
-  request holding an object other than JSON values, pydantic secrets and
-  models, and dataclasses is not cached.
+Caching, per resolver and safe to share: stored records are re-read at most
+every ``refresh_interval`` seconds (at once after a write through the same
+`ToolConfigStore`); a resolved tool set is reused for ``cache_ttl`` seconds
+while its inputs are unchanged (versions, the rule fields read, the
+credential's salted fingerprint, the whole context when providers take part;
+`langchain_toolsearch.config.cache`). ``explain`` / ``aexplain`` are never
+cached (`langchain_toolsearch.config.explain`).
 """
 
 from __future__ import annotations
@@ -78,16 +32,17 @@ from langgraph.config import get_config
 
 from langchain_toolsearch._internal.bridge import run_sync
 from langchain_toolsearch._internal.failures import FailureLog, redact, request_secrets
-from langchain_toolsearch._internal.store_flow import arun_flow, run_flow
+from langchain_toolsearch._internal.store_flow import Flow, arun_flow, run_flow
 from langchain_toolsearch.config.cache import ResolutionCache, failure_kind
-from langchain_toolsearch.config.merging import (
-    MCPToolSource,
-    Replacement,
-    ResolvedTools,
-    ToolsArg,
-    _tool_map,
-    merge_conditional,
+from langchain_toolsearch.config.explain import (
+    Outcomes,
+    ResolutionReport,
+    explain_resolution,
+    recorded,
+    recording,
+    stored_config,
 )
+from langchain_toolsearch.config.merging import ResolvedTools, ToolsArg, _tool_map
 from langchain_toolsearch.config.models import (
     AUTH_TOKEN_KEY,
     AgentToolConfig,
@@ -101,21 +56,13 @@ from langchain_toolsearch.config.store import ToolConfigStore
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.types import SourceFailure
 
-__all__ = [
-    "MCPToolSource",
-    "Replacement",
-    "ResolvedTools",
-    "StoredConfigMode",
-    "ToolResolver",
-    "merge_conditional",
-]
+__all__ = ["StoredConfigMode", "ToolResolver"]
 
 logger = logging.getLogger(__name__)
 
 StoredConfigMode: TypeAlias = Literal["tools", "descriptions", "ignore"]
-"""What a stored config may change for an agent with tools defined in code:
-``"tools"`` add and remove tools and override descriptions; ``"descriptions"``
-only override descriptions of the code-defined tools; ``"ignore"`` nothing."""
+"""What a stored config may change: ``"tools"`` everything; ``"descriptions"``
+only descriptions of the tools defined in code; ``"ignore"`` nothing."""
 
 _MODES = ("tools", "descriptions", "ignore")
 
@@ -135,50 +82,42 @@ class ToolResolver:
         ```
 
     Args:
-        store: Where the agent config and saved MCP clients live. Needed for
-            ``agent_id`` and for ``mcp_clients``.
-        agent_id: Id of the agent's stored config. Without it (and without
-            ``agent_config`` per call) the config is empty: code tools only.
-        code_tools: Tools defined in code for this agent (sequence: ids are
-            names; mapping: id -> tool). Giving it (even empty) makes this a
-            code-defined agent whose stored config cannot add tool provider
-            tools; ``None`` (default): a stand-alone stored agent.
+        store: Where the agent config and saved MCP clients live (needed for
+            ``agent_id`` and ``mcp_clients``).
+        agent_id: Id of the agent's stored config; ``None`` (and no
+            ``agent_config`` per call): an empty config, code tools only.
+        code_tools: Tools defined in code (sequence: ids are names; mapping:
+            id -> tool). Given (even empty): a code-defined agent, which gets
+            no tool provider tools; ``None``: a stand-alone stored agent.
         registry: Tools that stored configs may select by id under ``tools``.
         integrations: Integration id -> its tools (sequence or mapping).
         tool_providers: Provider id -> `ToolProvider`.
-        mode: What the stored config may change (`StoredConfigMode`):
-            ``"tools"`` (default), ``"descriptions"`` (description overrides of
-            code tools only; ``mcp_clients``, integrations and providers are
-            not used) or ``"ignore"``.
-        version: Default version to resolve: ``"draft"`` (latest saved),
-            ``"published"`` or a version number. MCP client references
-            without their own ``version`` use the clients' published version
-            when this is ``"published"``, their draft otherwise.
-        mcp_timeout: Seconds allowed to list a saved MCP server's tools and
-            for each call, when the server has no ``timeout``; ``None``: none.
-        provider_timeout: Seconds allowed per provider (listing + resolving);
-            ``None``: none.
+        mode: What the stored config may change (`StoredConfigMode`);
+            with ``"descriptions"`` MCP clients, integrations and providers
+            are not used.
+        version: Default version: ``"draft"`` (latest saved), ``"published"``
+            or a number; MCP client references without a ``version`` follow
+            it (published -> the clients' published version, else their draft).
+        mcp_timeout: Seconds to list a saved MCP server's tools and per call,
+            when the server has no ``timeout``; ``None``: none.
+        provider_timeout: Seconds per provider (listing + resolving); ``None``: none.
         auth_token_key: Request-context key whose value is sent as
-            ``Authorization: Bearer`` to HTTP MCP servers. With the default
-            key, the seed system's ``"mastra__authToken"`` is accepted too
-            (used when the default key is absent).
-        refresh_interval: Seconds a stored record's head (its draft and
-            published version numbers) is trusted before it is read again:
-            the bound within which a ``save`` / ``publish`` made in any
-            process reaches this resolver. ``0``: read on every call.
-        cache_ttl: Seconds a resolved tool set is reused for requests with
-            the same inputs (see the module docstring); ``0``: no reuse.
+            ``Authorization: Bearer`` to HTTP MCP servers (with the default
+            key, the seed's ``"mastra__authToken"`` when it is absent).
+        refresh_interval: Seconds a stored record's head (draft and published
+            version numbers) is trusted: the bound within which a ``save`` /
+            ``publish`` in any process reaches this resolver; ``0``: always read.
+        cache_ttl: Seconds a resolved tool set is reused for requests with the
+            same inputs (see the module docstring); ``0``: no reuse.
         cache_size: Most resolved tool sets kept (count, >= 1).
         clock: Monotonic seconds clock for both bounds (for tests).
 
     Raises:
         ToolSearchConfigError: (a ``ValueError``) On an unknown ``mode`` or
-            ``version``, a non-positive timeout, a negative
-            ``refresh_interval`` or ``cache_ttl``, a ``cache_size`` below 1,
-            ``agent_id`` without ``store``, or duplicate tool ids.
-        ToolSearchTypeError: (a ``TypeError``) On tools that are not
-            ``BaseTool``, a provider that does not implement `ToolProvider`,
-            or a ``store`` that is not a `ToolConfigStore`.
+            ``version``, a bad timeout, ``refresh_interval``, ``cache_ttl`` or
+            ``cache_size``, ``agent_id`` without ``store``, or duplicate tool ids.
+        ToolSearchTypeError: (a ``TypeError``) On tools that are not ``BaseTool``,
+            a provider not a `ToolProvider` or a ``store`` not a `ToolConfigStore`.
     """
 
     def __init__(
@@ -204,11 +143,11 @@ class ToolResolver:
             msg = f"unknown mode {mode!r}; use one of {', '.join(map(repr, _MODES))}"
             raise ToolSearchConfigError(msg)
         if store is not None and not isinstance(store, ToolConfigStore):
-            msg = f"store must be a ToolConfigStore, got {type(store).__name__}"
-            raise ToolSearchTypeError(msg)
+            raise ToolSearchTypeError(
+                f"store must be a ToolConfigStore, not {type(store).__name__}"
+            )
         if agent_id is not None and store is None:
-            msg = "agent_id needs a store: pass store=ToolConfigStore(...)"
-            raise ToolSearchConfigError(msg)
+            raise ToolSearchConfigError("agent_id needs a store: pass store=ToolConfigStore(...)")
         for label, seconds in (
             ("mcp_timeout", mcp_timeout),
             ("provider_timeout", provider_timeout),
@@ -229,6 +168,7 @@ class ToolResolver:
             raise ToolSearchConfigError(f"version {exc}") from None
         self._store = store
         self._agent_id = agent_id
+        self._mode = mode
         code = _tool_map(code_tools or (), "code_tools")
         registry_map = _tool_map(registry or {}, "registry")
         integration_maps = {
@@ -261,6 +201,7 @@ class ToolResolver:
             cache=self._cache,
         )
         self._failures = FailureLog(logger)
+        self._known = (code, registry_map, integration_maps)
         self._collector = ToolCollector(
             code=code,
             registry=registry_map,
@@ -290,13 +231,8 @@ class ToolResolver:
         return f"ToolResolver(agent_id={self._agent_id!r})"
 
     async def __call__(self, config: RunnableConfig) -> ResolvedTools:
-        """`aresolve` for ``config``: pass the resolver itself as ``resolve_tools=``.
-
-        The tool search then also reads ``errors`` (failing MCP servers and
-        providers are logged under this resolver's name, shown by
-        ``get_state_stats`` and decided by ``on_error``).
-        """
-        return await self._aresolve(config, None, None, None, log=False)
+        """`aresolve` for ``resolve_tools=``: the tool search logs its ``errors``."""
+        return (await self._arun(config, None, None, None, log=False))[0]
 
     async def aresolve(
         self,
@@ -321,34 +257,12 @@ class ToolResolver:
             a cached one (see the module docstring).
 
         Raises:
-            ToolConfigError: If ``agent_config``, or the stored agent config,
-                is invalid (the stored one only if it was written by other
-                means than `ToolConfigStore`). A missing config is not an
-                error: it is reported under ``"agent_config"``.
+            ToolConfigError: If ``agent_config`` or the stored config (written
+                around `ToolConfigStore`) is invalid; a missing config is not an
+                error but a failure under ``"agent_config"``.
             ValueError: If ``version`` is not a valid selector.
         """
-        return await self._aresolve(config, context, version, agent_config, log=True)
-
-    async def _aresolve(
-        self,
-        config: RunnableConfig | None,
-        context: Any,
-        version: VersionSelector | None,
-        agent_config: AgentToolConfig | Mapping[str, Any] | None,
-        *,
-        log: bool,
-    ) -> ResolvedTools:
-        config = _config_or_current(config)
-        plan_flow = self._planner.plan(config, context, version, agent_config)
-        if self._store is None:
-            plan, key = run_flow(_NO_STORE, plan_flow)
-        else:
-            plan, key = await arun_flow(self._store.store, plan_flow)
-        cached = self._cache.get(key)
-        if cached is not None:
-            return cached
-        resolved = await self._collector.collect(plan, config)
-        return self._keep(key, resolved, config, context, log=log)
+        return (await self._arun(config, context, version, agent_config, log=True))[0]
 
     def resolve(
         self,
@@ -358,50 +272,90 @@ class ToolResolver:
         version: VersionSelector | None = None,
         agent_config: AgentToolConfig | Mapping[str, Any] | None = None,
     ) -> ResolvedTools:
-        """Sync `aresolve` (MCP servers and providers run on a private event loop).
-
-        Reads the store with its sync ``batch``; safe to call from a thread
-        that runs an event loop (the async part then runs in a helper thread).
-        """
-        return self._resolve(config, context, version, agent_config, log=True)
+        """Sync `aresolve`; the sources run on a private loop (safe inside an event loop)."""
+        return self._run(config, context, version, agent_config, log=True)[0]
 
     def call_sync(self, config: RunnableConfig) -> ResolvedTools:
-        """Sync `__call__`: what the tool search runs in a sync run.
+        """Sync `__call__`: what the tool search runs in a sync run (it logs failures)."""
+        return self._run(config, None, None, None, log=False)[0]
 
-        Like `resolve`, but failures are left to the tool search to log (under
-        this resolver's name, once per cause), so each is logged once.
-        """
-        return self._resolve(config, None, None, None, log=False)
-
-    def _resolve(
+    async def aexplain(
         self,
-        config: RunnableConfig | None,
-        context: Any,
-        version: VersionSelector | None,
-        agent_config: AgentToolConfig | Mapping[str, Any] | None,
+        config: RunnableConfig | None = None,
         *,
-        log: bool,
-    ) -> ResolvedTools:
-        config = _config_or_current(config)
-        plan_flow = self._planner.plan(config, context, version, agent_config)
-        store = self._store.store if self._store is not None else _NO_STORE
-        plan, key = run_flow(store, plan_flow)
-        cached = self._cache.get(key)
-        if cached is not None:
-            return cached
-        resolved = run_sync(self._collector.collect(plan, config))
-        return self._keep(key, resolved, config, context, log=log)
+        context: Any = None,
+        version: VersionSelector | None = None,
+        agent_config: AgentToolConfig | Mapping[str, Any] | None = None,
+    ) -> ResolutionReport:
+        """`aresolve`, never cached, read back into why each tool is in or out.
 
-    # -- resolved tool sets -----------------------------------------------------------
+        The same resolution runs, recording the rule outcomes it uses
+        (`langchain_toolsearch.config.explain`); failures are reported, not logged.
+        """
+        run = await self._arun(config, context, version, agent_config, log=False, explain=True)
+        return self._report(
+            run, await arun_flow(self._store_or_none(), self._stored(run, agent_config))
+        )
+
+    def explain(
+        self,
+        config: RunnableConfig | None = None,
+        *,
+        context: Any = None,
+        version: VersionSelector | None = None,
+        agent_config: AgentToolConfig | Mapping[str, Any] | None = None,
+    ) -> ResolutionReport:
+        """Sync `aexplain`, as `resolve` is to `aresolve`."""
+        run = self._run(config, context, version, agent_config, log=False, explain=True)
+        return self._report(run, run_flow(self._store_or_none(), self._stored(run, agent_config)))
+
+    # -- one request ------------------------------------------------------------------
+
+    async def _arun(self, config: Any, *args: Any, log: bool, explain: bool = False) -> _Run:
+        """Plan; then answer from the cache (never when explaining) or collect and keep."""
+        config = _config_or_current(config)
+        with recording(explain) as outcomes:
+            plan_flow = self._planner.plan(config, *args)
+            plan, key = await arun_flow(self._store_or_none(), plan_flow)  # none: reads nothing
+            cached = None if explain else self._cache.get(key)
+            if cached is not None:
+                return cached, outcomes
+            resolved = await self._collector.collect(plan, config)
+        return self._keep(key, resolved, config, args[0], log=log, explain=explain), outcomes
+
+    def _run(self, config: Any, *args: Any, log: bool, explain: bool = False) -> _Run:
+        """Sync `_arun`: the store read with ``batch``, sources on the bridge's loop."""
+        config = _config_or_current(config)
+        with recording(explain) as outcomes:
+            plan, key = run_flow(self._store_or_none(), self._planner.plan(config, *args))
+            cached = None if explain else self._cache.get(key)
+            if cached is not None:
+                return cached, outcomes
+            collect = self._collector.collect(plan, config)
+            resolved = run_sync(recorded(outcomes, collect) if explain else collect)
+        return self._keep(key, resolved, config, args[0], log=log, explain=explain), outcomes
+
+    def _store_or_none(self) -> Any:
+        return self._store.store if self._store is not None else _NO_STORE
+
+    def _stored(self, run: _Run, agent_config: Any) -> Flow[AgentToolConfig]:
+        return stored_config(self._store, self._agent_id, self._mode, run[0].version, agent_config)
+
+    def _report(self, run: _Run, stored: AgentToolConfig) -> ResolutionReport:
+        resolved, outcomes = run
+        return explain_resolution(
+            self._agent_id, stored, resolved, outcomes, self._known, self._mode == "tools"
+        )
 
     def _keep(
         self,
-        key: str | None,
+        key: Any,
         resolved: ResolvedTools,
-        config: RunnableConfig,
+        config: Any,
         context: Any,
         *,
         log: bool,
+        explain: bool,
     ) -> ResolvedTools:
         """Add structured errors (logged once per cause); keep the result for equal inputs.
 
@@ -410,19 +364,19 @@ class ToolResolver:
         if resolved.failures:
             secrets = request_secrets(config, context)
             errors = tuple(
-                SourceFailure(
-                    source=path,
-                    kind=failure_kind(path),
-                    error="",
-                    message=redact(reason, secrets),
-                )
+                SourceFailure(path, failure_kind(path), "", redact(reason, secrets))
                 for path, reason in resolved.failures.items()
             )
             resolved = replace(resolved, errors=errors)
             for error in errors if log else ():  # once per distinct cause
                 self._failures.record(replace(error, source=f"{self.name}: {error.source}"))
-        self._cache.put(key, resolved)
+        if not explain:
+            self._cache.put(key, resolved)
         return resolved
+
+
+_Run: TypeAlias = tuple[ResolvedTools, Outcomes]
+"""A request's result and the rule outcomes recorded (when explaining)."""
 
 
 def _config_or_current(config: RunnableConfig | None) -> RunnableConfig:
