@@ -20,6 +20,7 @@ from __future__ import annotations
 from langchain_toolsearch.config import mastra as mastra
 from langchain_toolsearch.config import mastra_rules as mastra_rules
 from langchain_toolsearch.config.connections import bearer_token, connection_for
+from langchain_toolsearch.config.explain import ResolutionReport, ToolDecision
 from langchain_toolsearch.config.models import (
     ALL_TOOLS,
     AUTH_TOKEN_KEY,
@@ -85,6 +86,7 @@ __all__ = [
     "RecordInfo",
     "RecordNotFoundError",
     "Replacement",
+    "ResolutionReport",
     "ResolvedTools",
     "RuleGroup",
     "SingleWriterWarning",
@@ -93,6 +95,7 @@ __all__ = [
     "StoredConfigMode",
     "ToolConfigError",
     "ToolConfigStore",
+    "ToolDecision",
     "ToolEntry",
     "ToolProvider",
     "ToolResolver",

@@ -1,77 +1,32 @@
 """`ToolResolver`: an agent's stored tool config + a request -> a list of tools.
 
-Resolution, for one request:
+Per request: the request context (`request_context`); the agent's
+`AgentToolConfig` at the selected version; each conditional field merged
+(matching variants shallow-merged in order; entries whose ``rules`` do not
+match dropped); then tools collected source by source (`ToolCollector`): code
+tools, registered tools selected under ``tools``, saved MCP clients' tools
+(ids ``server_tool``), integration tools, and, for stand-alone stored agents
+only, tool provider tools. A later source's tool with an id already seen
+replaces the earlier one whole (a warning is logged). Allowlists, description
+precedence, client versions and failures: ``docs/config.md`` ("Resolution").
 
-1. Build the request context from the `RunnableConfig` (and the run's
-   context) with `request_context`.
-2. Load the agent's `AgentToolConfig` (draft by default, or the published
-   version, or a version number) from the `ToolConfigStore`.
-3. Merge each conditional field: the variants whose rules match are
-   shallow-merged in order (a later variant's key replaces an earlier
-   one's); when none matches, the field counts as omitted. Entries and
-   references whose own ``rules`` do not match are dropped.
-4. Collect tools (`ToolCollector`, `langchain_toolsearch.config.sources`),
-   source by source, in this order; a later source's tool with an id
-   already seen replaces the earlier tool whole (description override
-   included) and a warning is logged:
-
-   1. tools defined in code (``code_tools``),
-   2. tools registered by id (``registry``) and selected under ``tools``,
-   3. tools of saved MCP clients (``mcp_clients``), ids ``server_tool``,
-   4. integration tools (``integration_tools``),
-   5. tool provider tools (``tool_providers``), for stand-alone stored
-      agents only: an agent with tools defined in code (``code_tools``
-      given, even empty) stops after integration tools, as the seed's
-      code-agent overrides do (its ``tool_providers`` are reported under
-      ``failures["tool_providers"]``).
-
-Allowlists: a saved server's ``tools`` and an integration's or provider's
-``tools``: omitted or ``null`` = no restriction, ``{}`` = nothing. An agent's
-reference to a saved MCP client: omitted, ``null`` or ``{}`` = nothing (a
-warning is logged once per resolver and client), ``"*"`` = everything the
-server level allows, a map = those. Description precedence: the agent's
-entry, then (MCP only) the server's entry, then the tool's own.
-
-Versions of saved MCP clients: a reference without ``version`` follows the
-agent: the client's published version when the agent is resolved at
-``"published"``, its draft otherwise.
-
-An MCP server, integration or provider that fails is reported in
-`ResolvedTools.failures` (and, structured, in `ResolvedTools.errors`) and
-skipped; the rest still resolves.
-
-Caching. Two layers, both per resolver instance and safe to share between
-callers:
-
-* Stored records (the agent config and its saved MCP clients) are read once
-  and reused; their head (which version is the draft / published one) is
-  re-read at most every ``refresh_interval`` seconds (default 5), and at once
-  after a write through the same ``ToolConfigStore``. So a ``save`` or
-  ``publish`` made in this process is used by the next resolution, and one
-  made in any other process by every resolution that starts more than
-  ``refresh_interval`` seconds after it.
-* A resolved tool set is reused while what it depends on is unchanged: the
-  agent id and resolved version, the saved clients' versions, the values of
-  the request-context fields its rules read, a salted fingerprint of the
-  caller's credential (``auth_token_key``) and, when tool providers take
-  part, the whole request context (a provider sees all of it). Entries live
-  ``cache_ttl`` seconds (default 60; MCP servers' and providers' tool lists
-  are fetched again after it), ``refresh_interval`` seconds when a server or
-  provider failed (so a recovered one is seen soon), and the
-  ``cache_size`` most recent (default 256) are kept. ``cache_ttl=0`` turns
-  this layer off; ``agent_config=`` calls are never cached. Values count by
-  what they hold, never by their ``repr`` (a ``SecretStr`` by its secret); a
-  request holding an object other than JSON values, pydantic secrets and
-  models, and dataclasses is not cached.
+Caching, per resolver and safe to share: stored records are re-read at most
+every ``refresh_interval`` seconds (at once after a write through the same
+`ToolConfigStore`); a resolved tool set is reused for ``cache_ttl`` seconds
+while its inputs are unchanged (versions, the rule fields read, the
+credential's salted fingerprint, the whole context when providers take part;
+`langchain_toolsearch.config.cache`). ``explain`` / ``aexplain`` are never
+cached (`langchain_toolsearch.config.explain`).
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias, TypeVar
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_config
@@ -80,6 +35,7 @@ from langchain_toolsearch._internal.bridge import run_sync
 from langchain_toolsearch._internal.failures import FailureLog, redact, request_secrets
 from langchain_toolsearch._internal.store_flow import arun_flow, run_flow
 from langchain_toolsearch.config.cache import ResolutionCache, failure_kind
+from langchain_toolsearch.config.explain import ResolutionReport, explain_resolution
 from langchain_toolsearch.config.merging import (
     MCPToolSource,
     Replacement,
@@ -91,12 +47,15 @@ from langchain_toolsearch.config.merging import (
 from langchain_toolsearch.config.models import (
     AUTH_TOKEN_KEY,
     AgentToolConfig,
+    RuleGroup,
     VersionSelector,
     _check_version,
 )
+from langchain_toolsearch.config.parsing import parse_agent_config
 from langchain_toolsearch.config.planning import RequestPlanner
 from langchain_toolsearch.config.providers import ToolProvider
-from langchain_toolsearch.config.sources import ToolCollector
+from langchain_toolsearch.config.rules import recording_rules
+from langchain_toolsearch.config.sources import RequestPlan, ToolCollector
 from langchain_toolsearch.config.store import ToolConfigStore
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.types import SourceFailure
@@ -118,6 +77,7 @@ StoredConfigMode: TypeAlias = Literal["tools", "descriptions", "ignore"]
 only override descriptions of the code-defined tools; ``"ignore"`` nothing."""
 
 _MODES = ("tools", "descriptions", "ignore")
+T = TypeVar("T")
 
 
 class ToolResolver:
@@ -229,6 +189,7 @@ class ToolResolver:
             raise ToolSearchConfigError(f"version {exc}") from None
         self._store = store
         self._agent_id = agent_id
+        self._mode = mode
         code = _tool_map(code_tools or (), "code_tools")
         registry_map = _tool_map(registry or {}, "registry")
         integration_maps = {
@@ -261,6 +222,7 @@ class ToolResolver:
             cache=self._cache,
         )
         self._failures = FailureLog(logger)
+        self._known = (code, registry_map, integration_maps)
         self._collector = ToolCollector(
             code=code,
             registry=registry_map,
@@ -296,7 +258,7 @@ class ToolResolver:
         providers are logged under this resolver's name, shown by
         ``get_state_stats`` and decided by ``on_error``).
         """
-        return await self._aresolve(config, None, None, None, log=False)
+        return (await self._arun(config, None, None, None, log=False))[0]
 
     async def aresolve(
         self,
@@ -327,28 +289,7 @@ class ToolResolver:
                 error: it is reported under ``"agent_config"``.
             ValueError: If ``version`` is not a valid selector.
         """
-        return await self._aresolve(config, context, version, agent_config, log=True)
-
-    async def _aresolve(
-        self,
-        config: RunnableConfig | None,
-        context: Any,
-        version: VersionSelector | None,
-        agent_config: AgentToolConfig | Mapping[str, Any] | None,
-        *,
-        log: bool,
-    ) -> ResolvedTools:
-        config = _config_or_current(config)
-        plan_flow = self._planner.plan(config, context, version, agent_config)
-        if self._store is None:
-            plan, key = run_flow(_NO_STORE, plan_flow)
-        else:
-            plan, key = await arun_flow(self._store.store, plan_flow)
-        cached = self._cache.get(key)
-        if cached is not None:
-            return cached
-        resolved = await self._collector.collect(plan, config)
-        return self._keep(key, resolved, config, context, log=log)
+        return (await self._arun(config, context, version, agent_config, log=True))[0]
 
     def resolve(
         self,
@@ -363,7 +304,7 @@ class ToolResolver:
         Reads the store with its sync ``batch``; safe to call from a thread
         that runs an event loop (the async part then runs in a helper thread).
         """
-        return self._resolve(config, context, version, agent_config, log=True)
+        return self._run(config, context, version, agent_config, log=True)[0]
 
     def call_sync(self, config: RunnableConfig) -> ResolvedTools:
         """Sync `__call__`: what the tool search runs in a sync run.
@@ -371,28 +312,120 @@ class ToolResolver:
         Like `resolve`, but failures are left to the tool search to log (under
         this resolver's name, once per cause), so each is logged once.
         """
-        return self._resolve(config, None, None, None, log=False)
+        return self._run(config, None, None, None, log=False)[0]
 
-    def _resolve(
+    async def aexplain(
         self,
-        config: RunnableConfig | None,
+        config: RunnableConfig | None = None,
+        *,
+        context: Any = None,
+        version: VersionSelector | None = None,
+        agent_config: AgentToolConfig | Mapping[str, Any] | None = None,
+    ) -> ResolutionReport:
+        """`aresolve`, never cached, read back into why each tool is in or out.
+
+        The same resolution code runs, recording the rule outcomes it uses
+        (`langchain_toolsearch.config.explain`); failures are in the report,
+        not logged. Arguments and errors as `aresolve`.
+        """
+        resolved, plan, outcomes = await self._arun(
+            config, context, version, agent_config, log=False, explain=True
+        )
+        assert plan is not None  # explain=True never answers from the cache
+        return self._report(plan, resolved, outcomes, await self._stored(plan, agent_config))
+
+    def explain(
+        self,
+        config: RunnableConfig | None = None,
+        *,
+        context: Any = None,
+        version: VersionSelector | None = None,
+        agent_config: AgentToolConfig | Mapping[str, Any] | None = None,
+    ) -> ResolutionReport:
+        """Sync `aexplain`, as `resolve` is to `aresolve`."""
+        resolved, plan, outcomes = self._run(
+            config, context, version, agent_config, log=False, explain=True
+        )
+        assert plan is not None  # explain=True never answers from the cache
+        stored = run_sync(self._stored(plan, agent_config))
+        return self._report(plan, resolved, outcomes, stored)
+
+    # -- one request ------------------------------------------------------------------
+
+    async def _arun(
+        self,
+        config: Any,
         context: Any,
-        version: VersionSelector | None,
-        agent_config: AgentToolConfig | Mapping[str, Any] | None,
+        version: Any,
+        agent_config: Any,
         *,
         log: bool,
-    ) -> ResolvedTools:
+        explain: bool = False,
+    ) -> _Run:
+        """Plan, answer from the cache (not when explaining) or collect, keep."""
         config = _config_or_current(config)
-        plan_flow = self._planner.plan(config, context, version, agent_config)
-        store = self._store.store if self._store is not None else _NO_STORE
-        plan, key = run_flow(store, plan_flow)
-        cached = self._cache.get(key)
-        if cached is not None:
-            return cached
-        resolved = run_sync(self._collector.collect(plan, config))
-        return self._keep(key, resolved, config, context, log=log)
+        with _recording(explain) as outcomes:
+            plan_flow = self._planner.plan(config, context, version, agent_config)
+            if self._store is None:
+                plan, key = run_flow(_NO_STORE, plan_flow)
+            else:
+                plan, key = await arun_flow(self._store.store, plan_flow)
+            cached = None if explain else self._cache.get(key)
+            if cached is not None:
+                return cached, None, outcomes
+            resolved = await self._collector.collect(plan, config)
+        key = None if explain else key
+        return self._keep(key, resolved, config, context, log=log), plan, outcomes
 
-    # -- resolved tool sets -----------------------------------------------------------
+    def _run(
+        self,
+        config: Any,
+        context: Any,
+        version: Any,
+        agent_config: Any,
+        *,
+        log: bool,
+        explain: bool = False,
+    ) -> _Run:
+        """Sync `_arun`: the store read with ``batch``, sources on the bridge's loop."""
+        config = _config_or_current(config)
+        with _recording(explain) as outcomes:
+            plan_flow = self._planner.plan(config, context, version, agent_config)
+            store = self._store.store if self._store is not None else _NO_STORE
+            plan, key = run_flow(store, plan_flow)
+            cached = None if explain else self._cache.get(key)
+            if cached is not None:
+                return cached, None, outcomes
+            collect = self._collector.collect(plan, config)
+            resolved = run_sync(_recorded(outcomes, collect) if explain else collect)
+        key = None if explain else key
+        return self._keep(key, resolved, config, context, log=log), plan, outcomes
+
+    async def _stored(self, plan: RequestPlan, agent_config: Any) -> AgentToolConfig:
+        """The agent config ``plan`` merged (a stored version never changes: read again)."""
+        if self._mode == "ignore":
+            return AgentToolConfig()
+        if agent_config is not None:
+            return parse_agent_config(agent_config)
+        if self._store is None or self._agent_id is None or plan.version is None:
+            return AgentToolConfig()
+        return await self._store.agents.aget(self._agent_id, plan.version.version)
+
+    def _report(
+        self, plan: RequestPlan, resolved: ResolvedTools, outcomes: Any, stored: AgentToolConfig
+    ) -> ResolutionReport:
+        code, registry, integrations = self._known
+        return explain_resolution(
+            agent_id=self._agent_id,
+            stored=stored,
+            plan=plan,
+            resolved=resolved,
+            outcomes=outcomes,
+            code=code,
+            registry=registry,
+            integrations=integrations,
+            select=self._mode == "tools",
+        )
 
     def _keep(
         self,
@@ -423,6 +456,23 @@ class ToolResolver:
                 self._failures.record(replace(error, source=f"{self.name}: {error.source}"))
         self._cache.put(key, resolved)
         return resolved
+
+
+_Run: TypeAlias = tuple[ResolvedTools, RequestPlan | None, list[tuple[RuleGroup, bool]]]
+"""A request's result, its plan (``None``: from the cache) and the rule outcomes recorded."""
+
+
+def _recording(on: bool) -> AbstractContextManager[list[tuple[RuleGroup, bool]]]:
+    return recording_rules() if on else nullcontext([])
+
+
+async def _recorded(outcomes: list[tuple[RuleGroup, bool]], coro: Awaitable[T]) -> T:
+    """Await ``coro`` recording its rule outcomes into ``outcomes`` (from another thread)."""
+    with recording_rules() as inner:
+        try:
+            return await coro
+        finally:
+            outcomes.extend(inner)
 
 
 def _config_or_current(config: RunnableConfig | None) -> RunnableConfig:

@@ -11,17 +11,13 @@ from the request's `RunnableConfig` by `request_context`:
   A run-context field wins over a ``configurable`` key of the same name.
 
 A condition's ``field`` is a dot path into that mapping (``user.plan``,
-``roles.0``); segments walk mappings by key, lists by integer index and
-other objects by public attribute.
+``roles.0``): mapping keys, list indexes, public attributes.
 
 The operators evaluate as the seed system's (Mastra Editor's) rule
-evaluator does (``cases/mastra-rules.md``): equality is JavaScript's
-``===`` (a list or an object never equals anything), ordering needs two
-numbers, ``in`` needs a list value holding the field's scalar value. The
-extensions this package keeps have names of their own (``deep_equals``,
-``text_greater_than``, ...). Evaluation never raises for the request's
-data: a context value that raises on access or comparison makes its
-condition false (fail closed), whatever the operator.
+evaluator does (``cases/mastra-rules.md``); this package's extensions have
+names of their own (``deep_equals``, ``text_greater_than``, ...). A context
+value that raises on access or comparison makes its condition false (fail
+closed). `recording_rules` collects every outcome (for explanations).
 """
 
 from __future__ import annotations
@@ -29,7 +25,9 @@ from __future__ import annotations
 import dataclasses
 import logging
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, NoReturn
 
 from langchain_core.runnables import RunnableConfig
@@ -41,18 +39,18 @@ from langchain_toolsearch.config.models import Condition, RuleGroup
 from langchain_toolsearch.config.parsing import parse_rules
 from langchain_toolsearch.errors import ToolSearchError
 
-__all__ = ["MISSING", "evaluate_rules", "lookup", "request_context"]
+__all__ = ["MISSING", "evaluate_rules", "lookup", "recording_rules", "request_context"]
 
 logger = logging.getLogger(__name__)
 
 
 class _Missing:
-    """Marker for a dot path that leads nowhere."""
+    """Marker for a dot path that leads nowhere (one instance, copies included: `MISSING`)."""
 
     _instance: _Missing | None = None
 
     def __new__(cls) -> _Missing:
-        if cls._instance is None:
+        if cls._instance is None:  # not `or`: the marker is falsy
             cls._instance = super().__new__(cls)
         return cls._instance
 
@@ -83,11 +81,7 @@ class _Unreadable:
 
 
 class _UnreadableContext(dict[str, Any]):
-    """A request context whose run context could not be listed at all.
-
-    Every lookup raises, so every condition is false (fail closed); plain
-    ``.get`` (used for the auth token) still sees the ``configurable`` keys.
-    """
+    """A request context whose run context could not be listed: every lookup raises."""
 
     def __init__(self, fields: Mapping[str, Any], error: BaseException) -> None:
         super().__init__(fields)
@@ -101,19 +95,16 @@ def request_context(config: RunnableConfig | None, context: Any = None) -> dict[
     """The request context rules are evaluated against.
 
     Args:
-        config: The request's `RunnableConfig` (``None``: empty). Its
-            ``configurable`` keys become fields, except LangGraph's internal
-            ``__``-prefixed keys.
-        context: The run's context object. ``None``: the running graph's
-            context (``langgraph.runtime.get_runtime().context``) when called
-            inside a graph run, else none.
+        config: The request's `RunnableConfig` (``None``: empty); its
+            ``configurable`` keys but the ``__``-prefixed ones become fields.
+        context: The run's context object; ``None``: the running graph's
+            (``get_runtime().context``) inside a run, else none.
 
     Returns:
         A new dict: ``configurable`` fields overlaid by the run context's
-        fields (top-level only; nested values are kept as they are). Never
-        raises for the context's data: a field whose value raises when read
-        makes every condition on it false, and a context whose fields cannot
-        be listed makes every condition false (a warning is logged).
+        top-level fields. Never raises for the context's data: a field that
+        raises when read makes every condition on it false, a context whose
+        fields cannot be listed every condition (a warning is logged).
     """
     configurable: Mapping[str, Any] = (config or {}).get("configurable") or {}
     fields: dict[str, Any] = {
@@ -186,9 +177,8 @@ def lookup(context: Mapping[str, Any], path: str) -> Any:
         The value found, or `MISSING`.
 
     Raises:
-        Exception: Whatever a context object raises when read (a property, a
-            mapping's ``__contains__``...); `evaluate_rules` turns it into a
-            false condition.
+        Exception: Whatever a context object raises when read; `evaluate_rules`
+            turns it into a false condition.
     """
     current: Any = context
     for segment in path.split("."):
@@ -223,36 +213,27 @@ def evaluate_rules(rules: RuleGroup | Mapping[str, Any] | None, context: Mapping
     """Whether a rule group matches a request context, as the seed system decides.
 
     Operators (``actual`` is the value at the condition's ``field``; "absent"
-    means missing or ``None``):
+    means missing or ``None``; ``===`` is JavaScript's: two strings, two
+    numbers (``1 == 1.0``, booleans are not numbers), two booleans or two
+    ``None`` by value, a list or an object never):
 
-    * ``equals`` / ``not_equals``: JavaScript's ``===``: two strings, two
-      numbers (``1 == 1.0``; booleans are not numbers), two booleans or two
-      ``None`` compare by value; a list or an object never equals anything.
-      ``not_equals`` is the negation (so it matches an absent field).
-    * ``deep_equals`` / ``not_deep_equals`` (extension): JSON value equality,
-      lists and objects included.
-    * ``contains``: a string field contains the value as a substring (a
-      number or boolean value as its JavaScript text); a list field holds an
-      element ``===`` the value; anything else is false. ``not_contains`` is
-      its negation (true for an absent field or another type).
+    * ``equals``: ``actual === value``; ``deep_equals`` (extension): JSON
+      value equality, lists and objects included.
+    * ``contains``: a string field holds the value's JavaScript text as a
+      substring, or a list field holds an element ``===`` the value.
     * ``greater_than``, ``less_than``, ``greater_than_or_equal``,
-      ``less_than_or_equal``: two numbers; anything else is false.
-    * ``text_greater_than``, ``text_less_than``, ``text_greater_than_or_equal``,
-      ``text_less_than_or_equal`` (extension): two strings in text order
-      (ISO dates order correctly); anything else is false.
-    * ``in``: the value is a list holding an item ``===`` the field (a list
-      field is never ``===``); ``not_in``: the value is a list that does not.
-      With a value that is not a list both are false.
-    * ``exists`` / ``not_exists``: the field is present and not ``None`` / is
-      absent; ``value`` is ignored.
-    * Any other operator is false (validated data never holds one).
+      ``less_than_or_equal``: two numbers; ``text_*`` (extension): two
+      strings in text order (ISO dates order correctly).
+    * ``in``: the value is a list holding an item ``===`` the field;
+      ``not_in``: a list that does not (a value not a list: both false).
+    * ``exists`` / ``not_exists``: present and not ``None`` / absent.
+    * ``not_equals``, ``not_deep_equals``, ``not_contains``: the negation
+      (true for an absent field). Anything else is false.
 
     A group with no conditions matches; ``"AND"`` needs every item, any
-    other group operator at least one (the seed reads everything but
-    ``"AND"`` as OR); items are evaluated in order and stop when decided.
-    A condition whose field raises when read, or whose comparison raises,
-    is false whatever its operator (fail closed): this never raises for the
-    request's data.
+    other group operator at least one; items are evaluated in order and stop
+    when decided. A condition whose field or comparison raises is false
+    whatever its operator (fail closed): this never raises for the request's data.
 
     Args:
         rules: A `RuleGroup`, its JSON form, or ``None`` (always matches).
@@ -262,13 +243,32 @@ def evaluate_rules(rules: RuleGroup | Mapping[str, Any] | None, context: Mapping
         ``True`` when the rules match.
 
     Raises:
-        ToolConfigError: If ``rules`` is a mapping that is not valid rule data
-            (convert the seed system's rules with ``rules_from_mastra``).
+        ToolConfigError: If ``rules`` is a mapping that is not valid rule data.
     """
     if rules is None:
         return True
     group = rules if isinstance(rules, RuleGroup) else parse_rules(rules)
-    return _group(group, context)
+    matched = _group(group, context)
+    outcomes = _RECORDING.get()
+    if outcomes is not None:
+        outcomes.append((group, matched))
+    return matched
+
+
+_RECORDING: ContextVar[list[tuple[RuleGroup, bool]] | None] = ContextVar(
+    "toolsearch_rule_outcomes", default=None
+)
+
+
+@contextmanager
+def recording_rules() -> Iterator[list[tuple[RuleGroup, bool]]]:
+    """Collect ``(group, matched)`` of each `evaluate_rules` call here (and its tasks)."""
+    outcomes: list[tuple[RuleGroup, bool]] = []
+    token = _RECORDING.set(outcomes)
+    try:
+        yield outcomes
+    finally:
+        _RECORDING.reset(token)
 
 
 def _group(group: RuleGroup, context: Mapping[str, Any]) -> bool:

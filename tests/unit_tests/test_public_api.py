@@ -48,6 +48,56 @@ EXPECTED_ALL = [
     "evaluate_rules",
 ]
 
+EXPECTED_CONFIG_ALL = [
+    "ALL_TOOLS",
+    "AUTH_TOKEN_KEY",
+    "CONDITION_OPERATORS",
+    "EXTENSION_OPERATORS",
+    "MASTRA_AUTH_TOKEN_KEY",
+    "MISSING",
+    "SEED_OPERATORS",
+    "AgentToolConfig",
+    "AgentToolEntry",
+    "Condition",
+    "ConditionOperator",
+    "HttpServer",
+    "MCPClientConfig",
+    "MCPClientRef",
+    "MCPToolSource",
+    "ProviderToolInfo",
+    "RecordInfo",
+    "RecordNotFoundError",
+    "Replacement",
+    "ResolutionReport",
+    "ResolvedTools",
+    "RuleGroup",
+    "SingleWriterWarning",
+    "SourceRef",
+    "StdioServer",
+    "StoredConfigMode",
+    "ToolConfigError",
+    "ToolConfigStore",
+    "ToolDecision",
+    "ToolEntry",
+    "ToolProvider",
+    "ToolResolver",
+    "Variant",
+    "VersionConflictError",
+    "VersionInfo",
+    "VersionSelector",
+    "VersionedRecords",
+    "WriteLockError",
+    "bearer_token",
+    "connection_for",
+    "evaluate_rules",
+    "lookup",
+    "merge_conditional",
+    "parse_agent_config",
+    "parse_mcp_client",
+    "parse_rules",
+    "request_context",
+]
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -55,6 +105,14 @@ def test_all_is_locked() -> None:
     assert langchain_toolsearch.__all__ == EXPECTED_ALL
     for name in EXPECTED_ALL:
         assert hasattr(langchain_toolsearch, name), name
+
+
+def test_config_all_is_locked() -> None:
+    import langchain_toolsearch.config as config
+
+    assert config.__all__ == EXPECTED_CONFIG_ALL
+    for name in EXPECTED_CONFIG_ALL:
+        assert hasattr(config, name), name
 
 
 def test_spec_names_import() -> None:
