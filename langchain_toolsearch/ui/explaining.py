@@ -1,17 +1,16 @@
 """The preview's report: which tools a request context resolves to, why, and their prompt tokens.
 
-`explain` resolves an agent for one request context with the UI's tool
-sources and returns a `Preview`: one row per tool that resolves (its source,
-description and estimated prompt tokens) and the failures.
+`explain` runs `ToolResolver.explain` (the resolution itself, read back:
+`langchain_toolsearch.config.explain`) with the UI's tool sources and turns
+its `ResolutionReport` into rows for ``preview.html``: one per tool let in
+or kept out, with the deciding rule and the estimated prompt tokens of
+binding it.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
-
-from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from langchain_toolsearch.config.models import VersionSelector
 from langchain_toolsearch.ui.state import UIState
@@ -24,20 +23,25 @@ class PreviewRow:
     """One tool of the preview.
 
     Attributes:
-        name: The tool id.
+        name: The tool id (``"<client>:*"`` for a whole source left out).
         included: Whether the request gets it.
         source: Where it comes from (``registry``, ``mcp:<client>/<server>``, ...).
         why: Which rule or entry let it in or kept it out.
-        description: The description the model sees.
-        tokens: Estimated prompt tokens of binding it (``None``: not bound).
+        rule: The deciding rule group as text (``plan equals "pro"``), or ``""``.
+        rule_path: Where that rule sits in the stored config, or ``""``.
+        description: The description the model sees (included tools).
+        tokens: Estimated prompt tokens of binding it (for a tool left out,
+            what it would cost).
     """
 
     name: str
     included: bool
     source: str
     why: str
+    rule: str = ""
+    rule_path: str = ""
     description: str = ""
-    tokens: int | None = None
+    tokens: int = 0
 
 
 @dataclass(frozen=True)
@@ -46,51 +50,43 @@ class Preview:
 
     Attributes:
         version: The stored version resolved (``None``: none).
-        rows: Tools in, then tools kept out.
+        rows: Tools in (resolution order), then tools kept out.
         failures: Source path -> reason.
         total_tokens: Sum of the included tools' tokens.
-        context_fields: The request-context fields the rules read.
     """
 
     version: int | None
     rows: list[PreviewRow]
     failures: dict[str, str] = field(default_factory=dict)
     total_tokens: int = 0
-    context_fields: list[str] = field(default_factory=list)
-
-
-def _tokens(tool: Any) -> int:
-    """Estimated prompt tokens of one bound tool: its JSON schema's characters / 4."""
-    try:
-        schema = convert_to_openai_tool(tool)
-    except Exception:
-        schema = {"name": tool.name, "description": tool.description}
-    return max(1, len(json.dumps(schema, ensure_ascii=False)) // 4)
 
 
 def explain(
     state: UIState, agent_id: str, version: VersionSelector, context: dict[str, Any]
 ) -> Preview:
-    """Resolve ``agent_id`` at ``version`` for ``context`` and report it.
+    """Resolve ``agent_id`` at ``version`` for ``context`` and say why each tool is in or out.
 
     Raises:
         ToolConfigError: If the stored config no longer loads.
     """
-    resolved = state.resolver(agent_id, version).resolve({}, context=context)
+    report = state.resolver(agent_id, version).explain({}, context=context)
+    described = {tool.name: tool.description for tool in report.resolved.tools}
     rows = [
         PreviewRow(
-            name=tool.name,
-            included=True,
-            source=resolved.sources.get(tool.name, ""),
-            why="selected",
-            description=tool.description,
-            tokens=_tokens(tool),
+            name=decision.name,
+            included=decision.included,
+            source=decision.source,
+            why=decision.reason,
+            rule=decision.rule or "",
+            rule_path=decision.rule_path or "",
+            description=described.get(decision.name, "") if decision.included else "",
+            tokens=decision.tokens,
         )
-        for tool in resolved.tools
+        for decision in report.tools
     ]
     return Preview(
-        version=resolved.version.version if resolved.version else None,
+        version=report.version,
         rows=rows,
-        failures=dict(resolved.failures),
-        total_tokens=sum(row.tokens or 0 for row in rows),
+        failures=dict(report.failures),
+        total_tokens=report.total_tokens,
     )

@@ -123,3 +123,11 @@ def test_an_invalid_file_writes_nothing(ui: UIClient) -> None:
     assert problems_of(page.text)[0].startswith("agents.b.tools.x.descripton: unknown key")
     assert ui.configs.agents.list_records() == []
     assert ui.post("/import", {"text": "not json", "format": "ours"}).status_code == 400
+
+
+def test_preview_says_which_rule_kept_a_tool_out(ui: UIClient) -> None:
+    ui.configs.agents.save("support", CONDITIONAL_AGENT)
+    free = ui.post("/agents/support/preview", {"version": "draft", "context": '{"plan": "free"}'})
+    out = re.search(r'<tr class="out" data-tool="github_create_issue">(.*?)</tr>', free.text, re.S)
+    assert out is not None and "<td>no</td>" in out.group(1)
+    assert "plan equals &#34;pro&#34;" in out.group(1) and "tools[1].rules" in out.group(1)
