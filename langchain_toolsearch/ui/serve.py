@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from langchain_toolsearch.config.bundle import ConfigCommandError
-from langchain_toolsearch.config.opening import open_store
+from langchain_toolsearch.config.opening import DEFAULT_STORE, STORE_ENV, open_store
 
 __all__ = ["LOOPBACK", "TOKEN_ENV", "check_binding", "load_object", "run", "serve"]
 
@@ -103,7 +103,9 @@ def run(args: argparse.Namespace) -> int:
                 store, registry=registry, embeddings=embeddings, token=token, allowed_hosts=hosts
             )
             where = f"http://{'localhost' if args.host == '::1' else args.host}:{args.port}/"
-            print(f"toolsearch ui: serving {where} (Ctrl-C to stop)", file=sys.stderr)
+            spec = args.store or os.environ.get(STORE_ENV) or DEFAULT_STORE
+            shown = "PostgreSQL" if spec.startswith(("postgres://", "postgresql://")) else spec
+            print(f"toolsearch ui: serving {where} (store: {shown}; Ctrl-C to stop)", file=sys.stderr)
             serve(app, host=args.host, port=args.port)
     except (ConfigCommandError, ValueError, TypeError) as exc:
         print(f"toolsearch ui: error: {exc}", file=sys.stderr)
