@@ -31,8 +31,10 @@ from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
 from langchain_toolsearch.config.merging import ToolsArg
+from langchain_toolsearch.config.parsing import ToolConfigError
 from langchain_toolsearch.config.providers import ToolProvider
 from langchain_toolsearch.config.store import ToolConfigStore
+from langchain_toolsearch.config.write_guard import WriteLockError
 from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.ui import api, pages_editor, pages_records, playground, transfer
 from langchain_toolsearch.ui.rendering import page
@@ -47,6 +49,17 @@ __all__ = ["create_app"]
 
 async def _csrf_refused(request: Request, exc: Exception) -> Response:
     return page(request, "message.html", 403, title="Refused", message=str(exc))
+
+
+async def _unreadable(request: Request, exc: Exception) -> Response:
+    """A stored version that no longer loads (written by other means, or by older versions)."""
+    message = f"This stored data does not load, nothing was changed: {exc}"
+    return page(request, "message.html", 400, title="Invalid stored data", message=message)
+
+
+async def _busy(request: Request, exc: Exception) -> Response:
+    message = f"The store is busy (another writer holds the lock), nothing was changed: {exc}"
+    return page(request, "message.html", 503, title="Try again", message=message)
 
 
 def create_app(
@@ -119,7 +132,11 @@ def create_app(
     app = Starlette(
         routes=routes,
         middleware=middleware,
-        exception_handlers={CsrfError: _csrf_refused},
+        exception_handlers={
+            CsrfError: _csrf_refused,
+            ToolConfigError: _unreadable,
+            WriteLockError: _busy,
+        },
     )
     app.state.ui = state
     return app

@@ -105,7 +105,9 @@ def run(args: argparse.Namespace) -> int:
             where = f"http://{'localhost' if args.host == '::1' else args.host}:{args.port}/"
             spec = args.store or os.environ.get(STORE_ENV) or DEFAULT_STORE
             shown = "PostgreSQL" if spec.startswith(("postgres://", "postgresql://")) else spec
-            print(f"toolsearch ui: serving {where} (store: {shown}; Ctrl-C to stop)", file=sys.stderr)
+            print(
+                f"toolsearch ui: serving {where} (store: {shown}; Ctrl-C to stop)", file=sys.stderr
+            )
             serve(app, host=args.host, port=args.port)
     except (ConfigCommandError, ValueError, TypeError) as exc:
         print(f"toolsearch ui: error: {exc}", file=sys.stderr)

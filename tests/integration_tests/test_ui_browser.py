@@ -26,7 +26,7 @@ from langchain_toolsearch.config.store import ToolConfigStore
 from langchain_toolsearch.ui import create_app
 from tests.support.browser import SCREENSHOTS_ENV, chromium_context, screenshot, served
 from tests.support.mcp_fixtures import servers_bin
-from tests.support.ui_app import REGISTRY
+from tests.support.ui_app import REGISTRY, SlackProvider, UIClient
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -62,7 +62,9 @@ def test_the_whole_workflow_in_a_browser(store_spec: str, tmp_path: Path) -> Non
     take = store_spec.endswith(".sqlite")  # one set of screenshots
     with (
         open_store(store_spec, create=True) as store,
-        served(create_app(store, registry=REGISTRY)) as url,
+        served(
+            create_app(store, registry=REGISTRY, tool_providers={"slack": SlackProvider()})
+        ) as url,
         chromium_context() as browser,
     ):
         configs = ToolConfigStore(store)
@@ -89,6 +91,8 @@ def test_the_whole_workflow_in_a_browser(store_spec: str, tmp_path: Path) -> Non
         page.click('[data-list-client="time"]')
         page.wait_for_selector('[data-add-client-tool="time_get_current_time"]')
         page.click('[data-add-client-tool="time_get_current_time"]')
+        page.click('[data-list-provider="slack"]')
+        page.click('[data-add-provider-tool="SLACK_SEND_MESSAGE"]')
 
         # a conditional tool set; the rule is checked as it is typed
         _fill(page, "#rules", '{"operator": "and", "conditions": []}')
@@ -119,12 +123,14 @@ def test_the_whole_workflow_in_a_browser(store_spec: str, tmp_path: Path) -> Non
         _fill(page, "#context", '{"plan": "free"}')
         page.click("#resolve")
         free = page.locator("#resolved tr.in").evaluate_all("rows => rows.map(r => r.dataset.tool)")
-        assert sorted(free) == ["get_weather", "send_email", "time_get_current_time"]
+        assert sorted(free) == [
+            "SLACK_SEND_MESSAGE", "get_weather", "send_email", "time_get_current_time"
+        ]  # fmt: skip
         assert "no" in page.inner_text('#resolved tr[data-tool="github_create_issue"]')
         _fill(page, "#context", '{"plan": "pro"}')
         page.click("#resolve")
         pro = page.locator("#resolved tr.in").evaluate_all("rows => rows.map(r => r.dataset.tool)")
-        assert "github_create_issue" in pro and len(pro) == 4
+        assert "github_create_issue" in pro and len(pro) == 5
         if take:
             screenshot(page, "preview", shots)
 
@@ -211,3 +217,13 @@ def test_a_failing_client_shows_its_failure_in_the_editor(tmp_path: Path) -> Non
         page.click('[data-list-client="broken"]')
         page.wait_for_selector("#client-tools-broken li.failure")
         assert "mcp_clients.broken.servers.gone" in page.inner_text("#client-tools-broken")
+
+
+def test_a_client_listing_reports_its_failure() -> None:
+    ui = UIClient()  # no browser: the listing endpoint, with a server that refuses connections
+    ui.configs.mcp_clients.save(
+        "gone", {"servers": {"web": {"url": "http://127.0.0.1:9/mcp", "timeout": 2}}}
+    )
+    listed = ui.api("/api/clients/gone/tools", {"version": "1"}).json()
+    assert listed["tools"] == [] and list(listed["failures"]) == ["mcp_clients.gone.servers.web"]
+    assert ui.api("/api/clients/bad%20id/tools").status_code == 400

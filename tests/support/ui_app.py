@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langchain_core.tools import BaseTool, tool
@@ -33,6 +33,36 @@ def github_create_issue(title: str, body: str = "") -> str:
 
 
 REGISTRY: list[BaseTool] = [send_email, get_weather, github_create_issue]
+
+
+class SlackProvider:
+    """A `ToolProvider` with one tool, ``SLACK_SEND_MESSAGE``."""
+
+    async def list_tools(self) -> list[Any]:
+        return [{"id": "SLACK_SEND_MESSAGE", "description": "Send a Slack message to a channel."}]
+
+    async def resolve_tools(
+        self, tool_ids: Sequence[str], *, config: Any, context: Any
+    ) -> list[BaseTool]:
+        @tool("SLACK_SEND_MESSAGE")
+        def slack(channel: str, text: str) -> str:
+            """Send a Slack message to a channel."""
+            return f"posted to {channel}"
+
+        return [slack] if "SLACK_SEND_MESSAGE" in tool_ids else []
+
+
+class BrokenProvider:
+    """A `ToolProvider` whose listing fails."""
+
+    async def list_tools(self) -> list[Any]:
+        raise ConnectionError("provider API unreachable")
+
+    async def resolve_tools(
+        self, tool_ids: Sequence[str], *, config: Any, context: Any
+    ) -> list[BaseTool]:
+        raise ConnectionError("provider API unreachable")
+
 
 CONDITIONAL_AGENT: dict[str, Any] = {
     "tools": [

@@ -71,21 +71,29 @@
     const client = button.dataset.listClient;
     const list = document.getElementById("client-tools-" + client);
     list.textContent = "Listing tools (starting the servers)...";
-    post("/api/clients/" + encodeURIComponent(client) + "/tools", {}).then((r) => {
+    post("/api/clients/" + encodeURIComponent(client) + "/tools", {version: button.dataset.version || "draft"}).then((r) => {
       list.textContent = "";
       (r.tools || []).forEach((tool) => {
         const item = document.createElement("li");
-        const add = document.createElement("button");
-        add.type = "button"; add.textContent = "Add"; add.dataset.addClientTool = tool.id;
-        add.addEventListener("click", () => edit((data) => {
-          const ref = clientRef(data, client);
-          if (!ref.tools || typeof ref.tools !== "object") ref.tools = {};
-          ref.tools[tool.id] = {};
-          return "Added " + tool.id + " from " + client + ".";
-        }));
         const name = document.createElement("code"); name.textContent = tool.id;
         const text = document.createElement("span"); text.className = "muted small"; text.textContent = " " + (tool.description || "").slice(0, 100) + " ";
-        item.append(name, text, add); list.append(item);
+        item.append(name, text);
+        if (config) {  // in the agent editor: select the tool, optionally re-described
+          const override = document.createElement("input");
+          override.className = "override"; override.placeholder = "description override (optional)";
+          override.dataset.clientOverrideFor = tool.id;
+          const add = document.createElement("button");
+          add.type = "button"; add.textContent = "Add"; add.dataset.addClientTool = tool.id;
+          add.addEventListener("click", () => edit((data) => {
+            const ref = clientRef(data, client);
+            if (!ref.tools || typeof ref.tools !== "object") ref.tools = {};
+            const description = override.value.trim();
+            ref.tools[tool.id] = description ? {description} : {};
+            return "Added " + tool.id + " from " + client + ".";
+          }));
+          item.append(add, override);
+        }
+        list.append(item);
       });
       Object.entries(r.failures || {}).forEach(([path, reason]) => {
         const item = document.createElement("li"); item.className = "failure";
@@ -105,6 +113,7 @@
       (r.tools || []).forEach((tool) => {
         const item = document.createElement("li");
         const add = document.createElement("button"); add.type = "button"; add.textContent = "Add";
+        add.dataset.addProviderTool = tool.id;
         add.addEventListener("click", () => edit((data) => {
           const map = plainMap(data, "tool_providers");
           if (!map[provider] || typeof map[provider] !== "object") map[provider] = {};
@@ -113,7 +122,9 @@
           return "Added " + tool.id + " from " + provider + ".";
         }));
         const name = document.createElement("code"); name.textContent = tool.id;
-        item.append(name, document.createTextNode(" "), add); list.append(item);
+        item.append(name, document.createTextNode(" " + (tool.description || "").slice(0, 100) + " "));
+        if (config) item.append(add);
+        list.append(item);
       });
     });
   }));

@@ -131,3 +131,22 @@ def test_preview_says_which_rule_kept_a_tool_out(ui: UIClient) -> None:
     out = re.search(r'<tr class="out" data-tool="github_create_issue">(.*?)</tr>', free.text, re.S)
     assert out is not None and "<td>no</td>" in out.group(1)
     assert "plan equals &#34;pro&#34;" in out.group(1) and "tools[1].rules" in out.group(1)
+
+
+def test_providers_are_listed_and_failures_shown() -> None:
+    from tests.support.ui_app import BrokenProvider, SlackProvider
+
+    ui = UIClient(tool_providers={"slack": SlackProvider(), "down": BrokenProvider()})
+    assert 'data-list-provider="slack"' in ui.get("/agents/support/edit").text
+    listed = ui.api("/api/providers/slack/tools").json()
+    assert listed == {
+        "tools": [{"id": "SLACK_SEND_MESSAGE", "description": "Send a Slack message to a channel."}]
+    }
+    down = ui.api("/api/providers/down/tools").json()
+    assert down["tools"] == [] and "provider API unreachable" in down["failure"]
+    assert ui.api("/api/providers/nope/tools").status_code == 400
+    ui.configs.agents.save(
+        "support", {"tool_providers": {"slack": {"tools": {"SLACK_SEND_MESSAGE": {}}}}}
+    )
+    page = ui.post("/agents/support/preview", {"version": "draft", "context": "{}"})
+    assert _tools_in(page.text) == ["SLACK_SEND_MESSAGE"]

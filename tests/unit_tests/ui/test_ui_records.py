@@ -130,3 +130,16 @@ def test_unknown_records_and_versions_are_404(ui: UIClient) -> None:
     ui.configs.agents.save("support", {"tools": {}})
     assert ui.get("/agents/support?version=5").status_code == 404
     assert ui.get("/agents/support/edit?from=5").status_code == 404
+
+
+def test_stored_data_that_no_longer_loads_is_a_message(ui: UIClient) -> None:
+    ui.configs.agents.save("support", {"tools": {}})
+    # a version written by other means than ToolConfigStore, which no longer validates
+    namespace = ("toolsearch", "agent_tool_configs", "versions", "support")
+    item = ui.store.get(namespace, f"{1:010d}")
+    assert item is not None
+    ui.store.put(
+        namespace, f"{1:010d}", {**item.value, "data": {"tools": {"x": {"descripton": 1}}}}
+    )
+    page = ui.get("/agents/support")
+    assert page.status_code == 400 and "does not load" in page.text and "descripton" in page.text

@@ -177,3 +177,19 @@ def test_the_page_refuses_stored_headers_as_the_api_does(ui: UIClient) -> None:
 
 def test_csrf_token_is_in_every_page(ui: UIClient) -> None:
     assert csrf_of(ui.get("/").text) == csrf_of(ui.get("/transfer").text)
+
+
+def test_the_registry_is_loaded_from_module_attribute(capsys: pytest.CaptureFixture[str]) -> None:
+    from langchain_toolsearch.ui.serve import load_object
+    from tests.support import ui_app
+
+    assert load_object("tests.support.ui_app:REGISTRY") is ui_app.REGISTRY
+    for spec, problem in (
+        ("no_colon", "expected module:attribute"),
+        ("no_such_module_xyz:TOOLS", "cannot import"),
+        ("tests.support.ui_app:NOPE", "has no attribute"),
+    ):
+        with pytest.raises(ConfigCommandError, match=problem):
+            load_object(spec)
+    assert main(["ui", "--store", ":memory:", "--registry", "nope"]) == 1
+    assert "toolsearch ui: error: --registry: expected module:attribute" in capsys.readouterr().err
