@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from langchain_toolsearch.errors import ToolSearchDataError
+from langchain_toolsearch.errors import ToolSearchDataError, ToolSearchDependencyError
 
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
@@ -333,7 +333,7 @@ def _cmd_ui(args: argparse.Namespace) -> int:
         from langchain_toolsearch.ui.serve import run
     except ImportError as exc:
         msg = f"toolsearch ui needs the [ui] extra: pip install 'langchain-toolsearch[ui]' ({exc})"
-        raise ImportError(msg) from None
+        raise ToolSearchDependencyError(msg) from None
     return run(args)
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from langchain_toolsearch.config.models import VersionSelector
 from langchain_toolsearch.config.parsing import ToolConfigError, json_problems
 from langchain_toolsearch.config.records import RECORD_ID
+from langchain_toolsearch.errors import ToolSearchDataError
 
 __all__ = [
     "InputError",
@@ -29,7 +30,7 @@ MAX_TEXT = 1_000_000
 """Longest JSON text accepted from a form field (characters)."""
 
 
-class InputError(ValueError):
+class InputError(ToolSearchDataError):
     """Bad input from the page: ``errors`` are ``(field path, message)`` pairs."""
 
     def __init__(self, errors: list[tuple[str, str]]) -> None:

@@ -31,6 +31,7 @@ from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from langchain_toolsearch.errors import ToolSearchError
 from langchain_toolsearch.ui.state import UIState
 
 __all__ = [
@@ -59,7 +60,7 @@ _HEADERS = {
 }
 
 
-class CsrfError(Exception):
+class CsrfError(ToolSearchError):
     """A write without a valid CSRF token, or from another origin (answered 403)."""
 
 
