@@ -18,7 +18,7 @@ export TOOLSEARCH_MCP_SERVERS_BIN := $(abspath $(SERVERS_VENV))/bin
 export TOOLSEARCH_LANGCHAIN_MCP_PYTHON := $(abspath $(LCMCP_VENV))/bin/python
 export TOOLSEARCH_SHARED_DATA := $(abspath $(SHARED))/data
 
-.PHONY: setup demo-setup demo test test-unit lint typecheck pytest bench notebook smoke size clean
+.PHONY: setup demo-setup demo test test-unit lint typecheck pytest bench notebook smoke size clean chromium screenshots
 
 # The demo's environment: the package and langchain-mcp-adapters ([mcp]), nothing else.
 $(VENV)/.demo-installed: pyproject.toml
@@ -84,6 +84,17 @@ test: lint typecheck pytest
 # The fast lane alone: no subprocess, no network, no PostgreSQL; one worker per core (2).
 test-unit: $(VENV)/.installed
 	$(VENV)/bin/pytest -q -n 2 tests/unit_tests
+
+# Debian's chromium, which the UI's browser tests drive through Playwright (never `playwright
+# install`: tests/integration_tests/test_ui_browser.py); installed when missing.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+chromium:
+	@command -v chromium >/dev/null 2>&1 || $(SUDO) apt-get install -y chromium || \
+		{ $(SUDO) apt-get update && $(SUDO) apt-get install -y chromium; }
+
+# The UI's screenshots in docs/ui/ (docs/ui.md), taken by its browser test on a SQLite store.
+screenshots: setup chromium
+	TOOLSEARCH_UI_SCREENSHOTS=docs/ui $(VENV)/bin/pytest -q tests/integration_tests/test_ui_browser.py -k "workflow and sqlite"
 
 bench: $(VENV)/.installed
 	$(PY) -m benchmarks

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from langchain_toolsearch.config.cli_args import add_config_parser
-from langchain_toolsearch.errors import ToolSearchDataError
+from langchain_toolsearch.errors import ToolSearchDataError, ToolSearchDependencyError
 
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
@@ -329,12 +329,34 @@ def build_parser() -> argparse.ArgumentParser:
     # A subcommand is one block: its parser (standard library only: every call of
     # `toolsearch` builds them all) and a handler that imports its code when it runs.
     add_config_parser(sub).set_defaults(func=_cmd_config)
+    _add_ui_parser(sub)
     return parser
 
 
 def _cmd_config(args: argparse.Namespace) -> int:
     from langchain_toolsearch.config.cli import run  # `toolsearch config ...`
 
+    return run(args)
+
+
+def _add_ui_parser(sub: Any) -> None:
+    """``toolsearch ui``: the web page (langchain_toolsearch/ui, extra ``[ui]``)."""
+    ui = sub.add_parser("ui", help="serve the web page for stored tool configuration")
+    ui.add_argument("--store", help="PostgreSQL DSN or SQLite file (default: as `config`)")
+    ui.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
+    ui.add_argument("--port", type=_positive_int, default=8765, help="port (default 8765)")
+    ui.add_argument("--token", help="access token (or $TOOLSEARCH_UI_TOKEN); needed off 127.0.0.1")
+    ui.add_argument("--registry", metavar="MODULE:ATTRIBUTE", help="tools agents may select")
+    ui.add_argument("--embeddings", choices=["local"], help="enable hybrid search (local model)")
+    ui.set_defaults(func=_cmd_ui)
+
+
+def _cmd_ui(args: argparse.Namespace) -> int:
+    try:
+        from langchain_toolsearch.ui.serve import run
+    except ImportError as exc:
+        msg = f"toolsearch ui needs the [ui] extra: pip install 'langchain-toolsearch[ui]' ({exc})"
+        raise ToolSearchDependencyError(msg) from None
     return run(args)
 
 
