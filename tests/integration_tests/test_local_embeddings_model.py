@@ -15,6 +15,15 @@ import os
 from pathlib import Path
 
 import pytest
+from langchain_core.embeddings import Embeddings
+
+from langchain_toolsearch.catalog import tool_from_definition
+from langchain_toolsearch.library import ToolLibrary
+from langchain_toolsearch.search.index import build_index
+from langchain_toolsearch.search.local_embeddings import local_embeddings
+from langchain_toolsearch.search.semantic import SemanticIndexFactory
+from langchain_toolsearch.search.vector_cache import EmbeddingCache, model_id
+from langchain_toolsearch.search.vector_file import VectorFile
 
 _MISSING = [
     name
@@ -26,16 +35,6 @@ if _MISSING:
     if os.environ.get("TOOLSEARCH_REQUIRE_LOCAL_EMBEDDINGS") == "1":
         pytest.fail(f"{_WHY}; make setup installs it", pytrace=False)
     pytest.skip(_WHY, allow_module_level=True)
-
-from langchain_core.embeddings import Embeddings
-
-from langchain_toolsearch.catalog import tool_from_definition
-from langchain_toolsearch.library import ToolLibrary
-from langchain_toolsearch.search.index import build_index
-from langchain_toolsearch.search.local_embeddings import local_embeddings
-from langchain_toolsearch.search.semantic import SemanticIndexFactory
-from langchain_toolsearch.search.vector_cache import EmbeddingCache, model_id
-from langchain_toolsearch.search.vector_file import VectorFile
 
 
 @pytest.fixture(scope="module")
