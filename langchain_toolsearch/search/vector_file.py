@@ -44,6 +44,8 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from langchain_toolsearch.errors import ToolSearchConfigError
+
 __all__ = ["CACHE_ENV", "DEFAULT_MAX_BYTES", "VectorFile", "default_cache_dir"]
 
 logger = logging.getLogger(__name__)
@@ -120,18 +122,21 @@ class VectorFile:
         max_bytes: Most bytes of one model's file (older vectors go first).
 
     Raises:
-        ValueError: If ``max_bytes`` is below 4 KiB, or no folder is given
-            while ``$TOOLSEARCH_VECTOR_CACHE`` turns the default off.
+        ToolSearchConfigError: (a ``ValueError``) If ``max_bytes`` is below
+            4 KiB, or no folder is given while ``$TOOLSEARCH_VECTOR_CACHE``
+            turns the default off.
     """
 
     def __init__(
         self, directory: str | os.PathLike[str] | None = None, *, max_bytes: int = DEFAULT_MAX_BYTES
     ) -> None:
         if max_bytes < 4096:
-            raise ValueError(f"max_bytes must be at least 4096, got {max_bytes}")
+            raise ToolSearchConfigError(f"max_bytes must be at least 4096, got {max_bytes}")
         folder = Path(directory) if directory is not None else default_cache_dir()
         if folder is None:
-            raise ValueError(f"${CACHE_ENV} turns the vector cache file off; pass a directory")
+            raise ToolSearchConfigError(
+                f"${CACHE_ENV} turns the vector cache file off; pass a directory"
+            )
         self.directory = folder
         self.max_bytes = max_bytes
         self._lock = threading.Lock()
