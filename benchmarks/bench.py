@@ -102,6 +102,7 @@ SECTIONS = (
     "steps",
     "hybrid",
     "catalog",
+    "hybrid start-up",
 )
 
 
@@ -853,6 +854,9 @@ def run_bench(config: BenchConfig | None = None, out: TextIO | None = None) -> i
     mcp_sessions_section(rep, cfg)
     steps_section(rep, cfg)
     _options(rep, cfg, models, bfcl, github)
+    from benchmarks.vector_cache import vector_cache_section
+
+    vector_cache_section(rep, cfg, bfcl, toolsdk, [q.query for q in queries])
     rep.line(f"Total bench time {time.perf_counter() - started:.0f} s.")
     return 0
 

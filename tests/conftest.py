@@ -6,6 +6,7 @@ At the end of the session the private PostgreSQL servers this run started
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +16,9 @@ from langgraph.store.memory import InMemoryStore
 from langchain_toolsearch import ToolConfigStore
 from tests.support.config_cli import Cli
 from tests.support.servers import served
+
+# Tests never read or write the user's vector cache file: the tests of the file set their own.
+os.environ["TOOLSEARCH_VECTOR_CACHE"] = "off"
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -41,11 +41,16 @@ __all__ = ["Engine", "ModelStep", "hybrid"]
 logger = logging.getLogger(__name__)
 
 
-def hybrid(embeddings: Any) -> Callable[[Sequence[Any]], ToolIndex]:
-    """The index factory of ``embeddings=``: ``SemanticIndexFactory`` (imported on first use)."""
-    from langchain_toolsearch.search.semantic import SemanticIndexFactory
+def hybrid(embeddings: Any, store: Any = None) -> Callable[[Sequence[Any]], ToolIndex]:
+    """The index factory of ``embeddings=``: ``SemanticIndexFactory`` (imported on first use).
 
-    return SemanticIndexFactory(embeddings)
+    Tool vectors are kept in ``store`` (the ``store=`` option) when given, else
+    in the local cache file (``search/vector_cache.py``).
+    """
+    from langchain_toolsearch.search.semantic import SemanticIndexFactory
+    from langchain_toolsearch.search.vector_cache import default_cache
+
+    return SemanticIndexFactory(embeddings, cache=default_cache(store))
 
 
 @dataclass(frozen=True)
@@ -95,7 +100,11 @@ class Engine:
         """The short system-prompt hint for the configured flow."""
         tools = options.tools
         library = tools if isinstance(tools, ToolLibrary) else ToolLibrary(tools or ())
-        index = options.index if options.embeddings is None else hybrid(options.embeddings)
+        index = (
+            options.index
+            if options.embeddings is None
+            else hybrid(options.embeddings, options.store)
+        )
         factory: Callable[[Sequence[Any]], ToolIndex] = (
             index  # a factory, or an index class (a class passes the ToolIndex check too)
             if callable(index) and (isinstance(index, type) or not isinstance(index, ToolIndex))

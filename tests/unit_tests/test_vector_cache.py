@@ -1,0 +1,290 @@
+"""Tools embedded once: vectors kept by content fingerprint (text + model id) in a file or a store.
+
+Every test counts the texts sent to the model with :class:`CountingEmbeddings`;
+a "start" is a new factory (a new process has nothing in memory), so only
+the persistent tier can serve it.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import numpy as np
+import pytest
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langchain_core.stores import InMemoryByteStore
+from langgraph.store.memory import InMemoryStore
+
+from langchain_toolsearch import ToolSearchMiddleware
+from langchain_toolsearch.search.index import ToolDocument
+from langchain_toolsearch.search.semantic import SemanticIndexFactory, document_text
+from langchain_toolsearch.search.store_vector_cache import StoreVectorCache
+from langchain_toolsearch.search.vector_cache import (
+    EmbeddingCache,
+    default_cache,
+    model_id,
+    text_digest,
+)
+from langchain_toolsearch.search.vector_file import CACHE_ENV, VectorFile, default_cache_dir
+from tests.support.library_fixtures import library
+
+
+class CountingEmbeddings(DeterministicFakeEmbedding):
+    """DeterministicFakeEmbedding that counts the texts and queries it embeds."""
+
+    documents_embedded: int = 0
+    queries_embedded: int = 0
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.documents_embedded += len(texts)
+        return super().embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        self.queries_embedded += 1
+        return super().embed_query(text)
+
+
+DOCS = [
+    ToolDocument("get_weather", "Current weather for a city", (("city", "City name"),)),
+    ToolDocument("send_email", "Send an email to a recipient", (("to", "Address"),)),
+    ToolDocument("play_music", "Play a song or an album"),
+    ToolDocument("book_taxi", "Book a taxi to an address"),
+]
+
+
+def start(cache: EmbeddingCache, docs: list[ToolDocument], size: int = 16) -> CountingEmbeddings:
+    """A new process's start: a fresh model and factory over ``cache``'s persistent tier."""
+    embeddings = CountingEmbeddings(size=size)
+    fresh = EmbeddingCache(cache.tier)  # nothing in memory: only the tier can answer
+    SemanticIndexFactory(embeddings, cache=fresh)(docs)
+    return embeddings
+
+
+@pytest.fixture(params=["file", "store", "bytestore"])
+def cache(request: pytest.FixtureRequest, tmp_path: Path) -> EmbeddingCache:
+    tiers: dict[str, object] = {
+        "file": VectorFile(tmp_path / "vectors"),
+        "store": InMemoryStore(),
+        "bytestore": InMemoryByteStore(),
+    }
+    return EmbeddingCache(tiers[request.param])
+
+
+def test_the_second_start_embeds_no_tool(cache: EmbeddingCache) -> None:
+    assert start(cache, DOCS).documents_embedded == len(DOCS)
+    assert start(cache, DOCS).documents_embedded == 0
+    assert start(cache, list(reversed(DOCS))).documents_embedded == 0  # order does not matter
+
+
+def test_a_changed_tool_is_embedded_alone(cache: EmbeddingCache) -> None:
+    start(cache, DOCS)
+    changed = [*DOCS[:3], ToolDocument("book_taxi", "Book a taxi or a shuttle to an address")]
+    assert start(cache, changed).documents_embedded == 1
+    assert start(cache, [*changed, ToolDocument("new_tool", "New")]).documents_embedded == 1
+    assert start(cache, DOCS).documents_embedded == 0  # the old text is still kept
+
+
+def test_another_model_never_reuses_the_vectors(cache: EmbeddingCache) -> None:
+    start(cache, DOCS, size=16)
+    assert start(cache, DOCS, size=24).documents_embedded == len(DOCS)
+
+    class OtherModel(CountingEmbeddings):
+        """Another class: another model id, same size."""
+
+    other = OtherModel(size=16)
+    SemanticIndexFactory(other, cache=EmbeddingCache(cache.tier))(DOCS)
+    assert other.documents_embedded == len(DOCS)
+    assert start(cache, DOCS, size=16).documents_embedded == 0
+
+
+def test_vectors_read_back_are_the_models_own(tmp_path: Path) -> None:
+    texts = [document_text(d) for d in DOCS]
+    embeddings = CountingEmbeddings(size=16)
+    first = EmbeddingCache(VectorFile(tmp_path)).embed(texts, embeddings)
+    again = EmbeddingCache(VectorFile(tmp_path)).embed(texts, embeddings)
+    assert embeddings.documents_embedded == len(texts)
+    np.testing.assert_array_equal(first, again)
+    np.testing.assert_allclose(first[0], embeddings.embed_documents([texts[0]])[0], rtol=1e-6)
+
+
+def test_the_model_id_names_class_model_and_size() -> None:
+    assert model_id(DeterministicFakeEmbedding(size=8)).endswith(
+        "DeterministicFakeEmbedding:/size=8"
+    )
+    assert model_id(DeterministicFakeEmbedding(size=8)) != model_id(
+        DeterministicFakeEmbedding(size=9)
+    )
+    cache = EmbeddingCache(namespace="my-model-v2")
+    assert cache.key("x", DeterministicFakeEmbedding(size=8)) == f"my-model-v2:{text_digest('x')}"
+
+
+def test_a_model_in_an_installed_package_is_named_alike_in_every_environment() -> None:
+    import sys
+
+    site = next(p for p in sys.path if p.endswith("site-packages"))
+
+    class PathModel(DeterministicFakeEmbedding):
+        model_name: str = ""
+
+    named = model_id(PathModel(size=4, model_name=f"{site}/numpy/core"))
+    assert f":numpy/core@{np.__version__}/" in named
+    assert site not in named
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda data: data[: len(data) // 2],  # truncated
+        lambda data: data[:100] + bytes([data[100] ^ 0xFF]) + data[101:],  # one bit flipped
+        lambda data: b"not a cache file at all",
+        lambda data: b"",
+    ],
+    ids=["truncated", "bit-flip", "garbage", "empty"],
+)
+def test_a_corrupt_file_is_ignored_with_a_warning_and_rebuilt(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, damage: object
+) -> None:
+    cache = EmbeddingCache(VectorFile(tmp_path))
+    start(cache, DOCS)
+    [path] = tmp_path.glob("*.vectors")
+    path.write_bytes(damage(path.read_bytes()))  # type: ignore[operator]
+    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch"):
+        assert start(cache, DOCS).documents_embedded == len(DOCS)
+    assert any(
+        "ignoring the vector cache file" in r.getMessage() and r.levelno == logging.WARNING
+        for r in caplog.records
+    )
+    assert start(cache, DOCS).documents_embedded == 0  # rebuilt by the write after embedding
+
+
+def test_a_file_written_for_another_model_is_not_read(tmp_path: Path) -> None:
+    files = VectorFile(tmp_path)
+    files.put("model-a", {text_digest("x"): np.ones(4, dtype=np.float32)})
+    files.path("model-a").rename(files.path("model-b"))  # a hash collision's stand-in
+    assert files.get("model-b", [text_digest("x")]) == {}
+
+
+def test_the_file_is_bounded_and_drops_the_oldest_vectors(tmp_path: Path) -> None:
+    files = VectorFile(tmp_path, max_bytes=4096)  # room for (4096 - 1024) // (32 + 64) = 32
+    for i in range(40):
+        files.put("m", {text_digest(str(i)): np.full(16, i, dtype=np.float32)})
+    kept = files.get("m", [text_digest(str(i)) for i in range(40)])
+    assert len(kept) == 32
+    assert text_digest("0") not in kept and text_digest("39") in kept
+    assert files.path("m").stat().st_size <= 4096
+
+
+def test_writes_replace_the_file_whole_and_leave_no_temporary(tmp_path: Path) -> None:
+    files = VectorFile(tmp_path)
+    files.put("m", {text_digest("a"): np.ones(4, dtype=np.float32)})
+    files.put("m", {text_digest("b"): np.zeros(4, dtype=np.float32)})
+    assert sorted(p.name for p in tmp_path.iterdir()) == [files.path("m").name]
+    assert set(files.get("m", [text_digest("a"), text_digest("b")])) == {
+        text_digest("a"),
+        text_digest("b"),
+    }
+
+
+def test_the_default_folder_is_the_user_cache_and_can_be_moved_or_turned_off(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv(CACHE_ENV, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    if __import__("sys").platform.startswith("linux"):
+        assert default_cache_dir() == tmp_path / "xdg" / "langchain-toolsearch" / "vectors"
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "mine"))
+    assert default_cache_dir() == tmp_path / "mine"
+    cache = default_cache()
+    assert isinstance(cache.tier, VectorFile) and cache.tier.directory == tmp_path / "mine"
+    start(cache, DOCS)
+    assert list((tmp_path / "mine").glob("*.vectors"))
+    monkeypatch.setenv(CACHE_ENV, "off")
+    assert default_cache_dir() is None and default_cache().tier is None
+
+
+def test_embeddings_option_keeps_vectors_in_the_store_option() -> None:
+    store = InMemoryStore()
+    first = CountingEmbeddings(size=16)
+    ToolSearchMiddleware(tools=library(), embeddings=first, storage="store", store=store)
+    assert first.documents_embedded == len(library())
+    second = CountingEmbeddings(size=16)  # another worker on the same store
+    middleware = ToolSearchMiddleware(
+        tools=library(), embeddings=second, storage="store", store=store
+    )
+    assert second.documents_embedded == 0
+    assert middleware.search("weather in Paris")[0].name == "get_weather"
+    namespace = StoreVectorCache(store).namespace(model_id(second))
+    assert len(store.search(namespace, limit=1000)) == len(library())
+
+
+def test_embeddings_option_without_a_store_keeps_vectors_in_the_file(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
+    first = CountingEmbeddings(size=16)
+    ToolSearchMiddleware(tools=library(), embeddings=first)
+    second = CountingEmbeddings(size=16)
+    ToolSearchMiddleware(tools=library(), embeddings=second)
+    assert (first.documents_embedded, second.documents_embedded) == (len(library()), 0)
+
+
+def test_a_failing_store_is_logged_and_the_tools_are_embedded(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    class DownStore(InMemoryStore):
+        def batch(self, ops: object) -> list[object]:
+            raise ConnectionError("store is down")
+
+    embeddings = CountingEmbeddings(size=16)
+    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch"):
+        factory = SemanticIndexFactory(embeddings, cache=EmbeddingCache(DownStore()))
+        index = factory(DOCS)
+    assert embeddings.documents_embedded == len(DOCS)
+    assert [h.name for h in index.rank("weather")][:1] == ["get_weather"]
+    assert any("vector cache" in r.getMessage() for r in caplog.records)
+
+
+def test_bad_store_items_are_embedded_again_and_overwritten() -> None:
+    store = InMemoryStore()
+    cache = EmbeddingCache(store)
+    start(cache, DOCS)
+    tier = StoreVectorCache(store)
+    namespace = tier.namespace(model_id(CountingEmbeddings(size=16)))
+    store.put(namespace, text_digest(document_text(DOCS[0])), {"model": "x", "vector": "!"})
+    assert start(cache, DOCS).documents_embedded == 1
+    assert start(cache, DOCS).documents_embedded == 0
+
+
+def test_a_requests_own_tools_are_kept_in_memory_only(tmp_path: Path) -> None:
+    embeddings = CountingEmbeddings(size=16)
+    factory = SemanticIndexFactory(embeddings, cache=EmbeddingCache(VectorFile(tmp_path)))
+    factory.request_index(DOCS)
+    assert embeddings.documents_embedded == len(DOCS)
+    assert not list(tmp_path.glob("*.vectors"))
+    factory.request_index(DOCS)  # the same tools again: from memory
+    assert embeddings.documents_embedded == len(DOCS)
+
+
+def test_query_vectors_are_shared_by_a_factorys_indexes_and_bounded() -> None:
+    embeddings = CountingEmbeddings(size=16)
+    cache = EmbeddingCache(query_cache_size=2)
+    factory = SemanticIndexFactory(embeddings, cache=cache, min_similarity=-1.0)
+    static, own = factory(DOCS), factory.request_index(DOCS[:2])
+    list(static.rank("weather in Paris"))
+    list(own.rank("weather in Paris"))  # the same query: not embedded again
+    assert embeddings.queries_embedded == 1
+    for query in ("send mail", "play a song", "book a cab"):
+        list(static.rank(query))
+    list(static.rank("weather in Paris"))  # pushed out by the bound of 2
+    assert embeddings.queries_embedded == 5
+
+
+def test_memory_is_bounded(tmp_path: Path) -> None:
+    embeddings = CountingEmbeddings(size=16)  # 64 bytes per vector
+    cache = EmbeddingCache(memory_bytes=64 * 2)
+    cache.embed(["a", "b", "c"], embeddings)
+    cache.embed(["a"], embeddings)  # pushed out of memory, no tier: embedded again
+    assert embeddings.documents_embedded == 4
+    cache.embed(["c"], embeddings)
+    assert embeddings.documents_embedded == 4
