@@ -182,6 +182,8 @@ class StepCalls:
 
     def __init__(self, message: AIMessage | None) -> None:
         calls = message.tool_calls if message is not None else []
+        self.message_id: str = (message.id or "") if message is not None else ""
+        """The ``AIMessage``'s id (``add_messages`` gives every message one; ``""`` if none)."""
         # an empty id is an id too: a meta call answered with tool_call_id "" records
         # origin "", and a direct call with no id must still find its own step
         self.ids = frozenset(c.get("id") or "" for c in calls)

@@ -136,6 +136,10 @@ class Storage(ABC):
         """The per-thread store for a run, if this storage has one."""
         return None
 
+    def started_store(self, graph_store: BaseStore | None) -> BaseStore | None:
+        """Where a run's started-call records go (:mod:`.started`): the graph's store."""
+        return graph_store
+
 
 class ContextStorage(Storage):
     """``storage="context"``: loads are the receipts in the message history."""
@@ -195,6 +199,13 @@ class ThreadStorage(Storage):
         if cached is None or cached[0] is not graph_store:
             cached = self._graph = (graph_store, BaseStoreLoadedToolStore(graph_store))
         return cached[1]
+
+    def started_store(self, graph_store: BaseStore | None) -> BaseStore | None:
+        """``"store"`` mode: the loads' store (``store=`` wins); else the graph's store."""
+        backend = self.backend(graph_store) if self.mode == "store" else None
+        if isinstance(backend, BaseStoreLoadedToolStore):
+            return backend.store
+        return graph_store
 
     def _warn_bypass(self) -> None:
         if not self._bypass_warned:  # once per instance: a setting, not a per-request event
