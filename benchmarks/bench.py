@@ -81,6 +81,7 @@ from benchmarks.mcp_sessions import mcp_sessions_section
 from benchmarks.model_step import one_message_request, step_times
 from benchmarks.resolution import resolution_section
 from benchmarks.steps import section as steps_section
+from benchmarks.store_steps import section as store_steps_section
 from langchain_toolsearch.evaluation import EvalReport, evaluate, load_queries
 from langchain_toolsearch.library import ToolLibrary, schema_parameters
 from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument, ToolIndex
@@ -847,6 +848,7 @@ def run_bench(config: BenchConfig | None = None, out: TextIO | None = None) -> i
     bounds_section(rep, cfg, bfcl, toolsdk)
     mcp_sessions_section(rep, cfg)
     steps_section(rep, cfg)
+    store_steps_section(rep, cfg)
     _options(rep, cfg, models, bfcl, github)
     rep.line(f"Total bench time {time.perf_counter() - started:.0f} s.")
     return 0
