@@ -64,11 +64,6 @@ SEARCH_STORE_FAILED = (
     "you have."
 )
 """The answer of ``search_tools`` when reading or writing the thread's loads failed."""
-LOADS_STORE_FAILED = (
-    "Error: the store that keeps this conversation's loaded tools did not answer, so "
-    "{tool} could not run now. Nothing was done; try again later."
-)
-"""A loaded tool's call or ``load_tool`` when the thread's loads could not be read or written."""
 CALL_OUTCOME_UNKNOWN = (
     "Error: this call of {tool} started before the run was interrupted (a crash or a "
     "stop mid-call), and {tool} may not run twice, so it was not run again. Its outcome is "

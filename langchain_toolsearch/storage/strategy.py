@@ -49,6 +49,7 @@ __all__ = [
     "DEFAULT_TTL",
     "STORAGE_MODES",
     "ContextStorage",
+    "LoadsStoreError",
     "Storage",
     "ThreadStorage",
     "choose_storage",
@@ -79,6 +80,32 @@ STORE_BYPASS = (
     "store this graph runs with (on LangGraph's API server: the server's store); "
     "drop store= to use the graph's store"
 )
+
+
+class LoadsStoreError(Exception):
+    """The store that keeps a thread's loads failed (its cause is ``__cause__``).
+
+    Not a ``ToolSearchError``: an outage, answered to the model as one (the
+    tool index itself is fine).
+    """
+
+
+def _store_effect(effect: Effect[Any]) -> Effect[Any]:
+    """``effect`` with a failure raised as :class:`LoadsStoreError` from its cause."""
+
+    def run() -> Any:
+        try:
+            return effect.run()
+        except Exception as exc:
+            raise LoadsStoreError(f"the loaded-tool store failed: {exc}") from exc
+
+    async def arun() -> Any:
+        try:
+            return await effect.arun()
+        except Exception as exc:
+            raise LoadsStoreError(f"the loaded-tool store failed: {exc}") from exc
+
+    return Effect(run, arun)
 
 
 class Storage(ABC):
@@ -236,7 +263,9 @@ class ThreadStorage(Storage):
         backend = self.backend(graph_store)
         if backend is None:
             return Effect.of([])
-        return Effect(partial(backend.get, thread_id), partial(backend.aget, thread_id))
+        return _store_effect(
+            Effect(partial(backend.get, thread_id), partial(backend.aget, thread_id))
+        )
 
     def unstorable(
         self, thread_id: str | None, graph_store: BaseStore | None, state_ready: bool
@@ -284,7 +313,7 @@ class ThreadStorage(Storage):
             await aadd(thread_id, wanted, origin=origin)
             return {}
 
-        return Effect(run, arun)
+        return _store_effect(Effect(run, arun))
 
     def origin(
         self, thread_id: str | None, graph_store: BaseStore | None, name: str

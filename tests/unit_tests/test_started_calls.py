@@ -117,3 +117,44 @@ def test_concurrent_flows_share_batches_and_ask_a_read_once() -> None:
     assert seen == [0] * 200  # one read, before every put
     assert store.batches == [1, 200]
     assert len(store.search(("ns", "t"), limit=1000)) == 200
+
+
+class DownStore(InMemoryStore):
+    """An InMemoryStore whose batch number ``after + 1`` fails (a short store outage)."""
+
+    def __init__(self, after: int) -> None:
+        super().__init__()
+        self.after, self.seen = after, 0
+
+    def batch(self, ops: Any) -> list[Result]:
+        self.seen += 1
+        if self.seen == self.after + 1:
+            raise ConnectionError("server closed the connection unexpectedly")
+        return super().batch(ops)
+
+
+def test_search_during_a_store_outage_says_the_store_failed() -> None:
+    from langchain_toolsearch.testing import Search
+
+    @tool
+    def pay(amount: int) -> str:
+        """Pay an amount of money."""
+        return "paid"
+
+    agent = create_agent(
+        ScriptedToolSearchModel(steps=[Search("pay money"), Answer("ok")]),
+        tools=[],
+        middleware=[ToolSearchMiddleware(tools=[pay], storage="store")],
+        store=DownStore(after=1),
+    )
+    config: Any = {"configurable": {"thread_id": "outage"}}
+    out = agent.invoke({"messages": [("user", "pay")]}, config)
+    answer = next(m for m in out["messages"] if m.type == "tool")
+    assert "store that keeps this conversation's loaded tools" in answer.text
+    assert "tool index did not answer" not in answer.text
+
+
+def test_search_store_failure_text() -> None:
+    from langchain_toolsearch import _prompts as P
+
+    assert "store" in P.SEARCH_STORE_FAILED and "tool index is fine" in P.SEARCH_STORE_FAILED
