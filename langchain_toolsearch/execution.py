@@ -40,7 +40,13 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command
 
 from langchain_toolsearch._engine.drive import adrive, drive
-from langchain_toolsearch._engine.guard import NEEDS_SCOPE, StepCalls, error_message, finish
+from langchain_toolsearch._engine.guard import (
+    CURRENT_STEP,
+    NEEDS_SCOPE,
+    StepCalls,
+    error_message,
+    finish,
+)
 from langchain_toolsearch._engine.scope import thread_id_of
 from langchain_toolsearch._engine.shell import ToolSearchBase
 from langchain_toolsearch._internal.bounds import bound_result
@@ -165,7 +171,11 @@ def _started(base: ToolSearchBase, request: ToolCallRequest) -> _Started | None:
     thread_id = thread_id_of(getattr(runtime, "config", None))
     if thread_id is None or call["name"] in META_TOOL_NAMES:
         return None  # no checkpoint, no resume
-    step = StepCalls.of(getattr(runtime, "state", None), call)
+    found = CURRENT_STEP.get()  # the guard's, if it ran for this call: the history read once
+    if found is not None and found[0] == (call.get("id") or ""):
+        step = found[1]
+    else:
+        step = StepCalls.of(getattr(runtime, "state", None), call)
     store = base._engine.storage.started_store(getattr(runtime, "store", None))
     return started_calls(store), thread_id, f"{step.message_id}:{call.get('id') or ''}"
 
@@ -235,6 +245,7 @@ def wrap_tool_call(
         ToolSearchWiringError: The tool node lists library tools.
     """
     _check_tool_node(base, request.runtime)
+    CURRENT_STEP.set(None)  # only this call's guard may set it
     token = _GUARD.set(base)
     try:
         engine = base._engine
@@ -264,6 +275,7 @@ async def awrap_tool_call(
         ToolSearchWiringError: The tool node lists library tools.
     """
     _check_tool_node(base, request.runtime)
+    CURRENT_STEP.set(None)  # only this call's guard may set it
     token = _GUARD.set(base)
     try:
         engine = base._engine
