@@ -49,7 +49,6 @@ __all__ = [
     "DEFAULT_TTL",
     "STORAGE_MODES",
     "ContextStorage",
-    "LoadsStoreError",
     "Storage",
     "ThreadStorage",
     "choose_storage",
@@ -82,7 +81,7 @@ STORE_BYPASS = (
 )
 
 
-class LoadsStoreError(Exception):
+class _LoadsStoreError(Exception):
     """The store that keeps a thread's loads failed (its cause is ``__cause__``).
 
     Not a ``ToolSearchError``: an outage, answered to the model as one (the
@@ -91,19 +90,19 @@ class LoadsStoreError(Exception):
 
 
 def _store_effect(effect: Effect[Any]) -> Effect[Any]:
-    """``effect`` with a failure raised as :class:`LoadsStoreError` from its cause."""
+    """``effect`` with a failure raised as :class:`_LoadsStoreError` from its cause."""
 
     def run() -> Any:
         try:
             return effect.run()
         except Exception as exc:
-            raise LoadsStoreError(f"the loaded-tool store failed: {exc}") from exc
+            raise _LoadsStoreError(f"the loaded-tool store failed: {exc}") from exc
 
     async def arun() -> Any:
         try:
             return await effect.arun()
         except Exception as exc:
-            raise LoadsStoreError(f"the loaded-tool store failed: {exc}") from exc
+            raise _LoadsStoreError(f"the loaded-tool store failed: {exc}") from exc
 
     return Effect(run, arun)
 
