@@ -31,7 +31,7 @@ from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.options import ToolSearchOptions
 from langchain_toolsearch.policy import ToolPolicy
 from langchain_toolsearch.search.index import BM25ToolIndex, ToolIndex, build_index
-from langchain_toolsearch.storage.strategy import _LoadsStoreError, Storage, choose_storage
+from langchain_toolsearch.storage.strategy import Storage, _LoadsStoreError, choose_storage
 
 __all__ = ["Engine", "ModelStep", "hybrid"]
 
