@@ -85,6 +85,7 @@ from benchmarks.model_step import one_message_request, step_times
 from benchmarks.native import section as native_section
 from benchmarks.resolution import resolution_section
 from benchmarks.steps import section as steps_section
+from benchmarks.store_steps import section as store_steps_section
 from langchain_toolsearch.evaluation import EvalReport, evaluate, load_queries
 from langchain_toolsearch.library import ToolLibrary, schema_parameters
 from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument, ToolIndex
@@ -853,6 +854,7 @@ def run_bench(config: BenchConfig | None = None, out: TextIO | None = None) -> i
     bounds_section(rep, cfg, bfcl, toolsdk)
     mcp_sessions_section(rep, cfg)
     steps_section(rep, cfg)
+    store_steps_section(rep, cfg)
     _options(rep, cfg, models, bfcl, github)
     from benchmarks.vector_cache import vector_cache_section
 

@@ -80,6 +80,18 @@ SEARCH_FAILED = (
     "continue with the tools you have."
 )
 """The answer of ``search_tools`` when the search itself failed (an index or store outage)."""
+SEARCH_STORE_FAILED = (
+    "Search is unavailable right now: the store that keeps this conversation's loaded tools "
+    "did not answer (the tool index is fine). Try again later, or continue with the tools "
+    "you have."
+)
+"""The answer of ``search_tools`` when reading or writing the thread's loads failed."""
+CALL_OUTCOME_UNKNOWN = (
+    "Error: this call of {tool} started before the run was interrupted (a crash or a "
+    "stop mid-call), and {tool} may not run twice, so it was not run again. Its outcome is "
+    "unknown: it may or may not have taken effect. Check before calling it again."
+)
+"""The answer to a call of a non-idempotent tool that a resumed step would run a second time."""
 SEARCH_SOME_UNAVAILABLE = " Some tools are unavailable right now (a tool source did not answer)."
 """Appended to a search's message when a tool source failed for this request."""
 SEARCH_FOUND = "Found {count} tool(s). {followup}"

@@ -18,11 +18,17 @@ The wrapper also keeps a hand-built graph honest:
   ``response_metadata``, so the tool-search node can tell an answer of a
   guarded tool node from one of an unguarded ``ToolNode``;
 * while it runs, :func:`guarded_by` says which instance guards the call (the
-  node's meta tools refuse to run outside their guard).
+  node's meta tools refuse to run outside their guard);
+* a call of a thread's run is recorded before it runs and the record deleted
+  when it returns (:mod:`langchain_toolsearch.storage.started`): a resumed
+  step that runs a call again whose record is there logs :data:`CALL_RERUN`
+  at WARNING, and a tool that is not idempotent is not run again (the model
+  gets :data:`~langchain_toolsearch._prompts.CALL_OUTCOME_UNKNOWN`).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextvars import ContextVar
 from typing import Any
@@ -34,13 +40,42 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command
 
 from langchain_toolsearch._engine.drive import adrive, drive
-from langchain_toolsearch._engine.guard import NEEDS_SCOPE, finish
+from langchain_toolsearch._engine.guard import (
+    CURRENT_STEP,
+    NEEDS_SCOPE,
+    StepCalls,
+    error_message,
+    finish,
+)
+from langchain_toolsearch._engine.scope import thread_id_of
 from langchain_toolsearch._engine.shell import ToolSearchBase
 from langchain_toolsearch._internal.bounds import bound_result
-from langchain_toolsearch._prompts import META_TOOL_NAMES, model_content
+from langchain_toolsearch._prompts import CALL_OUTCOME_UNKNOWN, META_TOOL_NAMES, model_content
+from langchain_toolsearch._prompts import model_text as _text
 from langchain_toolsearch.errors import ToolSearchWiringError
+from langchain_toolsearch.storage.started import StartedCalls, idempotent, started_calls
 
-__all__ = ["GUARD_MARK", "awrap_tool_call", "guarded_by", "is_guarded", "wrap_tool_call"]
+__all__ = [
+    "CALL_RERUN",
+    "GUARD_MARK",
+    "awrap_tool_call",
+    "guarded_by",
+    "is_guarded",
+    "wrap_tool_call",
+]
+
+logger = logging.getLogger(__name__)
+
+CALL_RERUN = (
+    "tool search: tool call %s (%s, thread %s) started before and never returned (the "
+    "process running it died, the run stopped or the call raised; the record is in this "
+    "%s): %s"
+)
+"""WARNING logged when a resumed step meets a call that already started."""
+RERUN_AGAIN = "running it again"
+RERUN_REFUSED = (
+    "not run again (the tool is not idempotent); the model is told the outcome is unknown"
+)
 
 ToolResult = ToolMessage | Command[Any]
 
@@ -127,6 +162,78 @@ def _bounded(base: ToolSearchBase, result: ToolResult, call: ToolCall) -> ToolRe
     return bounded
 
 
+_Started = tuple[StartedCalls, str, str]
+
+
+def _started(base: ToolSearchBase, request: ToolCallRequest) -> _Started | None:
+    """(records, thread id, key) for a call of a thread's run; ``None`` for meta tools."""
+    call, runtime = request.tool_call, request.runtime
+    thread_id = thread_id_of(getattr(runtime, "config", None))
+    if thread_id is None or call["name"] in META_TOOL_NAMES:
+        return None  # no checkpoint, no resume
+    found = CURRENT_STEP.get()  # the guard's, if it ran for this call: the history read once
+    if found is not None and found[0] == (call.get("id") or ""):
+        step = found[1]
+    else:
+        step = StepCalls.of(getattr(runtime, "state", None), call)
+    store = base._engine.storage.started_store(getattr(runtime, "store", None))
+    return started_calls(store), thread_id, f"{step.message_id}:{call.get('id') or ''}"
+
+
+def _rerun(
+    prior: object, started: _Started, call: ToolCall, tool: BaseTool | None
+) -> ToolMessage | None:
+    """Log a call that started before; the answer instead of running it, if it may not run."""
+    if prior is None:
+        return None
+    again = tool is None or idempotent(tool)
+    logger.warning(
+        CALL_RERUN,
+        _text(str(call.get("id"))[:80]),
+        _text(call["name"][:80]),
+        _text(started[1][:80]),
+        started[0].where,
+        RERUN_AGAIN if again else RERUN_REFUSED,
+    )
+    return None if again else error_message(CALL_OUTCOME_UNKNOWN.format(tool=call["name"]), call)
+
+
+def _run(
+    base: ToolSearchBase,
+    request: ToolCallRequest,
+    tool: BaseTool | None,
+    handler: Callable[[ToolCallRequest], ToolResult],
+) -> ToolResult:
+    started = _started(base, request)
+    if started is not None:
+        prior = started[0].begin(started[1], started[2], request.tool_call["name"])
+        refused = _rerun(prior, started, request.tool_call, tool or request.tool)
+        if refused is not None:
+            return refused
+    answer = handler(request if tool is None else request.override(tool=tool))
+    if started is not None:  # returned: a crash from here on re-runs it, unseen
+        started[0].end(started[1], started[2])
+    return _bounded(base, finish(answer, request.tool_call), request.tool_call)
+
+
+async def _arun(
+    base: ToolSearchBase,
+    request: ToolCallRequest,
+    tool: BaseTool | None,
+    handler: Callable[[ToolCallRequest], Awaitable[ToolResult]],
+) -> ToolResult:
+    started = _started(base, request)
+    if started is not None:
+        prior = await started[0].abegin(started[1], started[2], request.tool_call["name"])
+        refused = _rerun(prior, started, request.tool_call, tool or request.tool)
+        if refused is not None:
+            return refused
+    answer = await handler(request if tool is None else request.override(tool=tool))
+    if started is not None:
+        await started[0].aend(started[1], started[2])
+    return _bounded(base, finish(answer, request.tool_call), request.tool_call)
+
+
 def wrap_tool_call(
     base: ToolSearchBase,
     request: ToolCallRequest,
@@ -138,6 +245,7 @@ def wrap_tool_call(
         ToolSearchWiringError: The tool node lists library tools.
     """
     _check_tool_node(base, request.runtime)
+    CURRENT_STEP.set(None)  # only this call's guard may set it
     token = _GUARD.set(base)
     try:
         engine = base._engine
@@ -147,12 +255,9 @@ def wrap_tool_call(
             decision = drive(engine.tool_step(scope, request.tool_call, request.tool))
         if isinstance(decision, ToolMessage):
             result: ToolResult = decision
-        elif decision is None:
-            result = _bounded(base, finish(handler(request), request.tool_call), request.tool_call)
         else:
-            assert isinstance(decision, BaseTool)
-            answer = handler(request.override(tool=decision))
-            result = _bounded(base, finish(answer, request.tool_call), request.tool_call)
+            assert decision is None or isinstance(decision, BaseTool)
+            result = _run(base, request, decision, handler)
     finally:
         _GUARD.reset(token)
     _mark(result, request.tool_call.get("id"))
@@ -170,6 +275,7 @@ async def awrap_tool_call(
         ToolSearchWiringError: The tool node lists library tools.
     """
     _check_tool_node(base, request.runtime)
+    CURRENT_STEP.set(None)  # only this call's guard may set it
     token = _GUARD.set(base)
     try:
         engine = base._engine
@@ -179,14 +285,9 @@ async def awrap_tool_call(
             decision = await adrive(engine.tool_step(scope, request.tool_call, request.tool))
         if isinstance(decision, ToolMessage):
             result: ToolResult = decision
-        elif decision is None:
-            result = _bounded(
-                base, finish(await handler(request), request.tool_call), request.tool_call
-            )
         else:
-            assert isinstance(decision, BaseTool)
-            answer = await handler(request.override(tool=decision))
-            result = _bounded(base, finish(answer, request.tool_call), request.tool_call)
+            assert decision is None or isinstance(decision, BaseTool)
+            result = await _arun(base, request, decision, handler)
     finally:
         _GUARD.reset(token)
     _mark(result, request.tool_call.get("id"))

@@ -34,7 +34,7 @@ from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.options import ToolSearchOptions
 from langchain_toolsearch.policy import ToolPolicy
 from langchain_toolsearch.search.index import BM25ToolIndex, ToolIndex, build_index
-from langchain_toolsearch.storage.strategy import Storage, choose_storage
+from langchain_toolsearch.storage.strategy import Storage, _LoadsStoreError, choose_storage
 
 __all__ = ["Engine", "ModelStep", "hybrid"]
 
@@ -332,7 +332,8 @@ class Engine:
             if self.options.on_error == "raise":
                 raise
             self.search_failures.failed(exc)
-            outcome = search.SearchOutcome(results=[], message=P.SEARCH_FAILED, error=True)
+            failed = P.SEARCH_STORE_FAILED if isinstance(exc, _LoadsStoreError) else P.SEARCH_FAILED
+            outcome = search.SearchOutcome(results=[], message=failed, error=True)
         update: dict[str, Any] = {}
         if self.options.auto_load and outcome.results:
             outcome, update = yield from load.activate(self.access, scope, outcome, call_id)

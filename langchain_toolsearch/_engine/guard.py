@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import weakref
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 from langchain_core.messages import AIMessage, ToolCall, ToolMessage
@@ -30,7 +31,15 @@ from langchain_toolsearch.library import LibraryTool, ToolLibrary
 from langchain_toolsearch.storage.receipts import requested_names
 from langchain_toolsearch.storage.state_keys import messages_of
 
-__all__ = ["META_ARGS", "NEEDS_SCOPE", "StepCalls", "finish", "guard", "pre_check"]
+__all__ = [
+    "CURRENT_STEP",
+    "META_ARGS",
+    "NEEDS_SCOPE",
+    "StepCalls",
+    "finish",
+    "guard",
+    "pre_check",
+]
 
 _R = TypeVar("_R")
 META_ARGS: dict[str, frozenset[str]] = {
@@ -125,6 +134,7 @@ def guard(
     # decided on the sibling's request, not on whether its load landed yet: the same
     # answer whatever the timing, and whether the tool exists or not
     step = StepCalls.of(scope.state, call)
+    CURRENT_STEP.set((call.get("id") or "", step))
     asking = step.loads_of(resolve(name) or name, scope.library)
     sibling_load = bool(asking)
     entry: LibraryTool | None
@@ -182,6 +192,8 @@ class StepCalls:
 
     def __init__(self, message: AIMessage | None) -> None:
         calls = message.tool_calls if message is not None else []
+        self.message_id: str = (message.id or "") if message is not None else ""
+        """The ``AIMessage``'s id (``add_messages`` gives every message one; ``""`` if none)."""
         # an empty id is an id too: a meta call answered with tool_call_id "" records
         # origin "", and a direct call with no id must still find its own step
         self.ids = frozenset(c.get("id") or "" for c in calls)
@@ -232,6 +244,10 @@ class StepCalls:
 
 
 _STEPS: WeakIdentityMap[StepCalls] = WeakIdentityMap()
+CURRENT_STEP: ContextVar[tuple[str, StepCalls] | None] = ContextVar(
+    "toolsearch_current_step", default=None
+)
+"""(call id, its step) the guard found for the tool call running in this context."""
 """``StepCalls`` of live ``AIMessage`` objects by identity, gone with the message."""
 
 

@@ -172,29 +172,29 @@ class BaseStoreLoadedToolStore:
 
     def get(self, thread_id: str) -> list[str]:
         """Loaded names of ``thread_id`` in load order."""
-        return run_flow(self.store, self._get(thread_id))
+        return run_flow(self.store, self._get(thread_id), coalesce=True)
 
     async def aget(self, thread_id: str) -> list[str]:
         """Async :meth:`get`."""
-        return await arun_flow(self.store, self._get(thread_id))
+        return await arun_flow(self.store, self._get(thread_id), coalesce=True)
 
     def add(self, thread_id: str, names: Sequence[str], *, origin: str | None = None) -> list[str]:
         """Write the names not yet stored for ``thread_id``; return them."""
-        return run_flow(self.store, self._add(thread_id, names, origin))
+        return run_flow(self.store, self._add(thread_id, names, origin), coalesce=True)
 
     async def aadd(
         self, thread_id: str, names: Sequence[str], *, origin: str | None = None
     ) -> list[str]:
         """Async :meth:`add`."""
-        return await arun_flow(self.store, self._add(thread_id, names, origin))
+        return await arun_flow(self.store, self._add(thread_id, names, origin), coalesce=True)
 
     def origin(self, thread_id: str, name: str) -> str | None:
         """The id of the tool call that loaded ``name`` on ``thread_id``."""
-        return run_flow(self.store, self._origin(thread_id, name))
+        return run_flow(self.store, self._origin(thread_id, name), coalesce=True)
 
     async def aorigin(self, thread_id: str, name: str) -> str | None:
         """Async :meth:`origin`."""
-        return await arun_flow(self.store, self._origin(thread_id, name))
+        return await arun_flow(self.store, self._origin(thread_id, name), coalesce=True)
 
     def remove(self, thread_id: str, names: Sequence[str]) -> list[str]:
         """Delete the loads of ``names`` on ``thread_id``; return those removed, in load order.
@@ -209,24 +209,24 @@ class BaseStoreLoadedToolStore:
 
     def clear(self, thread_id: str) -> None:
         """Delete the loads of ``thread_id``."""
-        run_flow(self.store, self._clear([self._ns(thread_id)]))
+        run_flow(self.store, self._clear([self._ns(thread_id)]), coalesce=True)
 
     async def aclear(self, thread_id: str) -> None:
         """Async :meth:`clear`."""
-        await arun_flow(self.store, self._clear([self._ns(thread_id)]))
+        await arun_flow(self.store, self._clear([self._ns(thread_id)]), coalesce=True)
 
     def clear_all(self) -> None:
         """Delete the loads of every thread under :attr:`namespace`."""
-        run_flow(self.store, self._clear_all())
+        run_flow(self.store, self._clear_all(), coalesce=True)
 
     async def aclear_all(self) -> None:
         """Async :meth:`clear_all`."""
-        await arun_flow(self.store, self._clear_all())
+        await arun_flow(self.store, self._clear_all(), coalesce=True)
 
     def stats(self) -> StateStats:
         """Threads with loads under :attr:`namespace` (``oldest_access_time`` is ``None``)."""
-        return run_flow(self.store, self._stats())
+        return run_flow(self.store, self._stats(), coalesce=True)
 
     async def astats(self) -> StateStats:
         """Async :meth:`stats`."""
-        return await arun_flow(self.store, self._stats())
+        return await arun_flow(self.store, self._stats(), coalesce=True)

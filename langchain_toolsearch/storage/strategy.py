@@ -81,6 +81,32 @@ STORE_BYPASS = (
 )
 
 
+class _LoadsStoreError(Exception):
+    """The store that keeps a thread's loads failed (its cause is ``__cause__``).
+
+    Not a ``ToolSearchError``: an outage, answered to the model as one (the
+    tool index itself is fine).
+    """
+
+
+def _store_effect(effect: Effect[Any]) -> Effect[Any]:
+    """``effect`` with a failure raised as :class:`_LoadsStoreError` from its cause."""
+
+    def run() -> Any:
+        try:
+            return effect.run()
+        except Exception as exc:
+            raise _LoadsStoreError(f"the loaded-tool store failed: {exc}") from exc
+
+    async def arun() -> Any:
+        try:
+            return await effect.arun()
+        except Exception as exc:
+            raise _LoadsStoreError(f"the loaded-tool store failed: {exc}") from exc
+
+    return Effect(run, arun)
+
+
 class Storage(ABC):
     """Where the loads of a thread live. All methods are per request; nothing is kept."""
 
@@ -135,6 +161,10 @@ class Storage(ABC):
     def backend(self, graph_store: BaseStore | None = None) -> LoadedToolStore | None:
         """The per-thread store for a run, if this storage has one."""
         return None
+
+    def started_store(self, graph_store: BaseStore | None) -> BaseStore | None:
+        """Where a run's started-call records go (:mod:`.started`): the graph's store."""
+        return graph_store
 
 
 class ContextStorage(Storage):
@@ -196,6 +226,13 @@ class ThreadStorage(Storage):
             cached = self._graph = (graph_store, BaseStoreLoadedToolStore(graph_store))
         return cached[1]
 
+    def started_store(self, graph_store: BaseStore | None) -> BaseStore | None:
+        """``"store"`` mode: the loads' store (``store=`` wins); else the graph's store."""
+        backend = self.backend(graph_store) if self.mode == "store" else None
+        if isinstance(backend, BaseStoreLoadedToolStore):
+            return backend.store
+        return graph_store
+
     def _warn_bypass(self) -> None:
         if not self._bypass_warned:  # once per instance: a setting, not a per-request event
             self._bypass_warned = True
@@ -225,7 +262,9 @@ class ThreadStorage(Storage):
         backend = self.backend(graph_store)
         if backend is None:
             return Effect.of([])
-        return Effect(partial(backend.get, thread_id), partial(backend.aget, thread_id))
+        return _store_effect(
+            Effect(partial(backend.get, thread_id), partial(backend.aget, thread_id))
+        )
 
     def unstorable(
         self, thread_id: str | None, graph_store: BaseStore | None, state_ready: bool
@@ -273,7 +312,7 @@ class ThreadStorage(Storage):
             await aadd(thread_id, wanted, origin=origin)
             return {}
 
-        return Effect(run, arun)
+        return _store_effect(Effect(run, arun))
 
     def origin(
         self, thread_id: str | None, graph_store: BaseStore | None, name: str

@@ -45,6 +45,8 @@ SNAPSHOT: dict[str, str] = {
     "SEARCH_FOUND_NEEDS": "Found {count} tool(s) for {needs} queries; each result's query says which one it answers. {followup}",
     "SEARCH_NEEDS_UNMATCHED": " Nothing matched: {queries}; try other keywords for it.",
     "SEARCH_NO_RESULTS": "No tools matched '{query}'. Try other keywords: the action, the object, or a service name.",
+    "SEARCH_STORE_FAILED": "Search is unavailable right now: the store that keeps this conversation's loaded tools did not answer (the tool index is fine). Try again later, or continue with the tools you have.",
+    "CALL_OUTCOME_UNKNOWN": "Error: this call of {tool} started before the run was interrupted (a crash or a stop mid-call), and {tool} may not run twice, so it was not run again. Its outcome is unknown: it may or may not have taken effect. Check before calling it again.",
     "SEARCH_FAILED": "Search is unavailable right now (the tool index did not answer). Try again later, or continue with the tools you have.",
     "SEARCH_SOME_UNAVAILABLE": " Some tools are unavailable right now (a tool source did not answer).",
     "SEARCH_UNAVAILABLE": "No tools matched '{query}', but some tools are unavailable right now (a tool source did not answer). Try again later, or continue with the tools you have.",

@@ -1,0 +1,182 @@
+"""Started tool calls: a record written before a tool call runs, so a re-run is seen.
+
+LangGraph saves a tool call's result when the call ends. A process killed
+while a call runs leaves the step with no result for it, and the resumed
+step runs the call again with the same id. The execution guard writes a
+record before a call runs and deletes it when the call returns; a call that
+finds its own record (same thread, same AI message, same call id) started
+before and never returned: it is logged, and a tool marked not idempotent
+(see :func:`idempotent`) is not run again.
+
+Where the records live (:func:`started_calls`):
+
+* a LangGraph store (:class:`StoreStartedCalls`), namespace
+  ``("toolsearch", "started", <thread id>)``, key ``"<AI message id>:<call id>"``,
+  value ``{"tool": <name>, "started_at": <epoch seconds>}``, written with the
+  store's default TTL: ``storage="store"``'s store, or in any other mode the
+  graph's store when it has one. Seen by every process sharing the store.
+* this process (:class:`LocalStartedCalls`): at most 10,000 records; a resume
+  in the same process (a run cancelled mid-call, then resumed) sees them, a
+  new process does not.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from langchain_core.tools import BaseTool
+from langgraph.store.base import BaseStore, GetOp, Item, PutOp
+
+from langchain_toolsearch._internal.store_flow import Flow, arun_flow, run_flow
+from langchain_toolsearch.storage.langgraph_store import thread_label
+
+__all__ = [
+    "STARTED_NAMESPACE",
+    "LocalStartedCalls",
+    "StartedCalls",
+    "StoreStartedCalls",
+    "idempotent",
+    "started_calls",
+]
+
+STARTED_NAMESPACE: tuple[str, ...] = ("toolsearch", "started")
+"""Namespace prefix of the store records; the thread id is the last label."""
+LOCAL_LIMIT = 10_000
+"""Records :class:`LocalStartedCalls` keeps (the oldest go first)."""
+
+
+def idempotent(tool: BaseTool) -> bool:
+    """Whether ``tool`` may run again when a crash left its outcome unknown.
+
+    ``tool.metadata["idempotent"]`` decides when it is a bool. Otherwise an
+    MCP tool whose server says ``idempotentHint: false`` (and not
+    ``readOnlyHint: true``; langchain-mcp-adapters copies the annotations
+    into ``metadata``) is not idempotent; every other tool is.
+    """
+    metadata = tool.metadata if isinstance(tool.metadata, Mapping) else {}
+    mark = metadata.get("idempotent")
+    if isinstance(mark, bool):
+        return mark
+    return not (
+        metadata.get("idempotentHint") is False and metadata.get("readOnlyHint") is not True
+    )
+
+
+class StartedCalls(Protocol):
+    """Records of calls that started and did not return (see the module doc)."""
+
+    where: str
+    """``"store"`` or ``"process"`` (the log says where the record was)."""
+
+    def begin(self, thread_id: str, key: str, tool: str) -> dict[str, Any] | None:
+        """Record that ``key`` starts; return the record it already had, if any."""
+        ...
+
+    async def abegin(self, thread_id: str, key: str, tool: str) -> dict[str, Any] | None:
+        """Async :meth:`begin`."""
+        ...
+
+    def end(self, thread_id: str, key: str) -> None:
+        """Delete the record of ``key`` (the call returned)."""
+        ...
+
+    async def aend(self, thread_id: str, key: str) -> None:
+        """Async :meth:`end`."""
+        ...
+
+
+class StoreStartedCalls:
+    """Started-call records in a LangGraph store (one item per running call).
+
+    Concurrent calls of one step share store batches (see
+    :mod:`langchain_toolsearch._internal.store_flow`): 1,000 calls of a step
+    cost a few batches, not 2,000 round trips.
+
+    Args:
+        store: Any LangGraph store.
+        namespace: Namespace prefix; the thread id is appended.
+    """
+
+    where = "store"
+
+    def __init__(self, store: BaseStore, namespace: tuple[str, ...] = STARTED_NAMESPACE) -> None:
+        self.store = store
+        self.namespace = tuple(namespace)
+
+    def _ns(self, thread_id: str) -> tuple[str, ...]:
+        return (*self.namespace, thread_label(thread_id))
+
+    def _begin(self, thread_id: str, key: str, tool: str) -> Flow[dict[str, Any] | None]:
+        ns = self._ns(thread_id)
+        (found,) = yield [GetOp(ns, key, refresh_ttl=False)]
+        config = self.store.ttl_config or {}
+        ttl = config.get("default_ttl") if self.store.supports_ttl else None
+        value = {"tool": tool, "started_at": time.time()}
+        yield [PutOp(ns, key, value, index=False, ttl=ttl)]
+        prior = found.value if isinstance(found, Item) else None
+        return dict(prior) if isinstance(prior, Mapping) else None
+
+    def _end(self, thread_id: str, key: str) -> Flow[None]:
+        yield [PutOp(self._ns(thread_id), key, None)]
+
+    def begin(self, thread_id: str, key: str, tool: str) -> dict[str, Any] | None:
+        """Record that ``key`` starts; return the record it already had, if any."""
+        return run_flow(self.store, self._begin(thread_id, key, tool), coalesce=True)
+
+    async def abegin(self, thread_id: str, key: str, tool: str) -> dict[str, Any] | None:
+        """Async :meth:`begin`."""
+        return await arun_flow(self.store, self._begin(thread_id, key, tool), coalesce=True)
+
+    def end(self, thread_id: str, key: str) -> None:
+        """Delete the record of ``key``."""
+        run_flow(self.store, self._end(thread_id, key), coalesce=True)
+
+    async def aend(self, thread_id: str, key: str) -> None:
+        """Async :meth:`end`."""
+        await arun_flow(self.store, self._end(thread_id, key), coalesce=True)
+
+
+class LocalStartedCalls:
+    """Started-call records in this process (at most :data:`LOCAL_LIMIT`, oldest dropped)."""
+
+    where = "process"
+
+    def __init__(self, limit: int = LOCAL_LIMIT) -> None:
+        self._limit = limit
+        self._records: OrderedDict[tuple[str, str], dict[str, Any]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def begin(self, thread_id: str, key: str, tool: str) -> dict[str, Any] | None:
+        """Record that ``key`` starts; return the record it already had, if any."""
+        with self._lock:
+            prior = self._records.pop((thread_id, key), None)
+            self._records[(thread_id, key)] = {"tool": tool, "started_at": time.time()}
+            while len(self._records) > self._limit:
+                self._records.popitem(last=False)
+            return prior
+
+    async def abegin(self, thread_id: str, key: str, tool: str) -> dict[str, Any] | None:
+        """Async :meth:`begin` (no I/O)."""
+        return self.begin(thread_id, key, tool)
+
+    def end(self, thread_id: str, key: str) -> None:
+        """Delete the record of ``key``."""
+        with self._lock:
+            self._records.pop((thread_id, key), None)
+
+    async def aend(self, thread_id: str, key: str) -> None:
+        """Async :meth:`end` (no I/O)."""
+        self.end(thread_id, key)
+
+
+_LOCAL = LocalStartedCalls()
+"""The process's records (runs without a store)."""
+
+
+def started_calls(store: BaseStore | None) -> StartedCalls:
+    """The records for a run: in ``store`` when there is one, else in this process."""
+    return StoreStartedCalls(store) if store is not None else _LOCAL
