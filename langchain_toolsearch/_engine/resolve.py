@@ -21,8 +21,9 @@ dropped before anything serialises it, its cause reported as a ``"config"``
 failure of the source (logged once per cause, kept for ``get_state_stats``,
 raised with ``on_error="raise"``). A returned tool that cannot work beside
 the others (duplicate name, a name of the static library or a meta tool, a
-schema LangChain cannot convert) is dropped with a warning; the others stay. Returning something that is not a sequence of tools is a
-developer error and raises.
+schema LangChain cannot convert) is dropped with a warning; the others stay.
+Returning something that is not a sequence of tools is a developer error and
+raises.
 """
 
 from __future__ import annotations
