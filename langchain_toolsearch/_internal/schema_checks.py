@@ -67,7 +67,8 @@ def text_problem(text: str, what: str) -> str | None:
         shown = text.encode("utf-8", "backslashreplace").decode("utf-8")
         return (
             f"the {what} '{shown[:80]}' contains a lone surrogate at character {exc.start}, "
-            "which is not valid Unicode text and cannot be sent to a model provider; rename "
+            "which is not valid Unicode text (no UTF-8 form) and cannot be sent to a model "
+            "provider; rename "
             "it (often the text was decoded with the wrong encoding or 'surrogateescape')"
         )
     return None
