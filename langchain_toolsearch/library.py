@@ -29,6 +29,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from langchain_toolsearch._internal.bulk import collector_paused
+from langchain_toolsearch._internal.schema_checks import text_problem, tool_problem
 from langchain_toolsearch._prompts import META_TOOL_NAMES, model_text
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.search.index import ToolDocument
@@ -298,6 +299,10 @@ def provider_schema(schema: Any) -> Any:
     return {**schema, "type": "object", "properties": {}}
 
 
+def _shown(name: str) -> str:
+    return name.encode("utf-8", "backslashreplace").decode("utf-8")[:80]
+
+
 ToolsInput = Sequence[BaseTool | Callable[..., Any]] | Mapping[str, BaseTool | Callable[..., Any]]
 
 
@@ -334,20 +339,6 @@ def _as_base_tool(value: object, where: str) -> BaseTool:
     )
 
 
-def _check_encodable(name: str, what: str) -> None:
-    """Raise if ``name`` is not valid Unicode text (a lone surrogate cannot be encoded)."""
-    if name.isascii():
-        return
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise ToolSearchConfigError(
-            f"the {what} {name!r} contains a lone surrogate at character {exc.start}, which "
-            "is not valid Unicode text and cannot be sent to a model provider; rename it "
-            "(often the name was decoded with the wrong encoding or 'surrogateescape')"
-        ) from None
-
-
 class ToolLibrary:
     """Validated, searchable tools, in the order given.
 
@@ -360,10 +351,11 @@ class ToolLibrary:
     Raises:
         ToolSearchConfigError: On duplicate names (also after the provider-safe
             mapping), on the reserved names ``search_tools`` / ``load_tool``,
-            on an empty name or one with a lone surrogate (not encodable), or a
+            on an empty name, a name or args schema no provider can take (a lone
+            surrogate, a schema that holds itself, is nested too deep or is
+            too large: see `langchain_toolsearch._internal.schema_checks`), or a
             function LangChain cannot convert (no docstring...): the message
-            names the entry (``tools[i]``) and the function, the original
-            error is chained.
+            names the tool or entry (``tools[i]``) and what to change.
         ToolSearchTypeError: If an entry is not a tool or a function.
     """
 
@@ -396,9 +388,9 @@ class ToolLibrary:
                 raise ToolSearchConfigError(
                     "a library tool has an empty name; give every tool a name"
                 )
-            _check_encodable(original, "tool name")
-            if alias is not None:
-                _check_encodable(alias, "tools key")
+            problem = tool_problem(tool) or (alias and text_problem(alias, "tools key"))
+            if problem:
+                raise ToolSearchConfigError(f"library tool '{_shown(original)}': {problem}")
             if original in META_TOOL_NAMES:
                 raise ToolSearchConfigError(
                     f"a library tool is named {original!r}, which is reserved for the meta "

@@ -14,11 +14,16 @@ times out adds nothing (``on_error="skip"``; logged once per distinct cause
 with its name and redacted message) or raises `ToolSourceError`
 (``on_error="raise"``). A resolver may return a result with ``tools`` and
 ``errors`` (`ToolResolver`'s `ResolvedTools`): its errors count as failures of
-that resolver. A returned tool that cannot work (duplicate
-name, a name of the static library or a meta tool, a name that is not valid
-UTF-8, a schema LangChain cannot convert) is dropped with a warning; the
-others stay. Returning something that is not a sequence of tools is a
-developer error and raises.
+that resolver. A returned tool no provider can take (a name with a lone
+surrogate, an args schema that holds itself, is nested deeper than 200
+levels or writes out to over 100,000 values: ``_internal.schema_checks``) is
+dropped before anything serialises it, its cause reported as a ``"config"``
+failure of the source (logged once per cause, kept for ``get_state_stats``,
+raised with ``on_error="raise"``). A returned tool that cannot work beside
+the others (duplicate name, a name of the static library or a meta tool, a
+schema LangChain cannot convert) is dropped with a warning; the others stay.
+Returning something that is not a sequence of tools is a developer error and
+raises.
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ from langchain_toolsearch._internal.failures import (
     request_secrets,
     source_name,
 )
+from langchain_toolsearch._internal.schema_checks import sound_tools, tool_problem
 from langchain_toolsearch._prompts import META_TOOL_NAMES
 from langchain_toolsearch.errors import ToolSearchTypeError, ToolSourceError
 from langchain_toolsearch.library import ToolLibrary
@@ -88,10 +94,9 @@ def _why_unusable(tool: BaseTool, static: ToolLibrary, seen: set[str]) -> str:
     name = tool.name
     if not isinstance(name, str) or not name.strip():
         return "it has no name"
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return "its name is not valid UTF-8"
+    problem = tool_problem(tool)
+    if problem is not None:
+        return problem
     if name in META_TOOL_NAMES:
         return "its name is reserved for the tool-search meta tools"
     if name in seen:
@@ -443,7 +448,20 @@ def _sync_form(source: Any) -> Any:
     return source.call_sync if isinstance(source, ToolResolver) else None
 
 
+def _sound(name: str, resolution: Resolution) -> Resolution:
+    """``resolution`` less the tools no provider can take, each a ``"config"`` failure."""
+    kept, dropped = sound_tools(name, resolution.tools)
+    if not dropped:
+        return resolution
+    return Resolution(tools=kept, failures=(*resolution.failures, *dropped))
+
+
 def _as_resolution(name: str, value: Any, secrets: frozenset[str] = frozenset()) -> Resolution:
+    """See `_answer`; tools no provider can take are dropped (`_sound`)."""
+    return _sound(name, _answer(name, value, secrets))
+
+
+def _answer(name: str, value: Any, secrets: frozenset[str] = frozenset()) -> Resolution:
     """A source's answer: a sequence of tools, or a result with ``tools`` and its failures.
 
     A result is a `ToolsResult` (``errors``: `SourceFailure` values, e.g.

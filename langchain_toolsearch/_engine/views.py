@@ -17,6 +17,7 @@ from typing import Any
 
 from langchain_core.tools import BaseTool
 
+from langchain_toolsearch._internal.schema_checks import tool_problem
 from langchain_toolsearch.library import LibraryTool, ToolLibrary
 from langchain_toolsearch.search.index import ScoredTool, ToolDocument, ToolIndex, arank
 
@@ -60,10 +61,10 @@ def _digest(tool: BaseTool) -> bytes:
         and entry[3] is schema
     ):
         return entry[4]
-    payload = [name, description, _schema_of(tool)]
-    digest = hashlib.sha256(
-        json.dumps(payload, sort_keys=True, default=str).encode("utf-8", "replace")
-    ).digest()
+    problem = tool_problem(tool)  # bounded; such a tool is dropped, its schema never written
+    schema_text = _schema_of(tool) if problem is None else f"unusable: {problem}"
+    text = json.dumps([name, description, schema_text], sort_keys=True, default=str)
+    digest = hashlib.sha256(text.encode("utf-8", "replace")).digest()
     try:
         ref = weakref.ref(tool, partial(_forget_key, key))
     except TypeError:  # not weakly referenceable: not memoised
