@@ -201,6 +201,13 @@ def _entries_from(entries: Any, path: str) -> Any:
     out = {}
     for key, entry in entries.items():
         if isinstance(entry, Mapping) and "rules" in entry:
+            logger.warning(
+                "%s.%s.rules: per-tool rules are evaluated here (Mastra Editor stores them "
+                "without evaluating them): tool %r is absent from requests they do not match",
+                path,
+                key,
+                key,
+            )
             entry = {**entry, "rules": _rules_from(entry["rules"], f"{path}.{key}.rules")}
         out[key] = entry
     return out

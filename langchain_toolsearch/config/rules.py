@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import math
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -219,8 +218,9 @@ def evaluate_rules(rules: RuleGroup | Mapping[str, Any] | None, context: Mapping
 
     * ``equals``: ``actual === value``; ``deep_equals`` (extension): JSON
       value equality, lists and objects included.
-    * ``contains``: a string field holds the value's JavaScript text as a
-      substring, or a list field holds an element ``===`` the value.
+    * ``contains``: a string field holds a string value as a substring (no
+      coercion: ``"5" contains 5`` is false), or a list field holds an
+      element ``===`` the value.
     * ``greater_than``, ``less_than``, ``greater_than_or_equal``,
       ``less_than_or_equal``: two numbers; ``text_*`` (extension): two
       strings in text order (ISO dates order correctly).
@@ -374,25 +374,9 @@ def _deep_equal(left: Any, right: Any) -> bool:
     return _strict_equal(left, right)
 
 
-def _js_text(value: Any) -> str | None:
-    """The text JavaScript's ``String(value)`` gives for a JSON scalar."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float) and math.isfinite(value):
-        return str(int(value)) if value.is_integer() and abs(value) < 1e21 else repr(value)
-    if value is None:
-        return "null"
-    return None
-
-
 def _contains(actual: Any, value: Any) -> bool:
-    if isinstance(actual, str):
-        text = _js_text(value)
-        return text is not None and text in actual
+    if isinstance(actual, str):  # two strings, as the seed's evaluator: "5" contains 5 is false
+        return isinstance(value, str) and value in actual
     if _is_array(actual):
         return any(_strict_equal(item, value) for item in actual)
     return False

@@ -249,3 +249,35 @@ def test_rules_everywhere_in_mastra_data_are_converted_to_the_seed_outcome() -> 
     with pytest.raises(ToolConfigError) as caught:
         ours.to_mastra()
     assert [p for p, _ in caught.value.errors] == ["servers.s.tools.t.rules.conditions[0].operator"]
+
+
+RULE = {"operator": "AND", "conditions": [{"field": "plan", "operator": "equals", "value": "pro"}]}
+
+
+@pytest.mark.parametrize(
+    ("data", "path"),
+    [
+        ({"tools": {"crm_write": {"rules": RULE}}}, "tools.crm_write.rules"),
+        (
+            {"mcpClients": {"docs": {"tools": {"search": {"rules": RULE}}}}},
+            "mcpClients.docs.tools.search.rules",
+        ),
+        (
+            {"integrationTools": {"crm": {"tools": {"crm_write": {"rules": RULE}}}}},
+            "integrationTools.crm.tools.crm_write.rules",
+        ),
+    ],
+)
+def test_per_tool_rules_warn_at_import(
+    caplog: pytest.LogCaptureFixture, data: dict[str, Any], path: str
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch.config.mastra"):
+        AgentToolConfig.from_mastra(data)
+    messages = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any(path in m and "evaluated here" in m and "absent" in m for m in messages), messages
+
+
+def test_reference_rules_alone_do_not_warn_as_per_tool(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch.config.mastra"):
+        AgentToolConfig.from_mastra({"tools": {"crm_write": {"description": "x"}}})
+    assert not [r for r in caplog.records if "per-tool rules" in r.getMessage()]

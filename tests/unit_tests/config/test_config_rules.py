@@ -86,7 +86,7 @@ OPERATOR_CASES: list[tuple[str, str, Any, bool]] = [
     ("contains", "roles", "owner", False),
     ("contains", "user.org", "tier", False),  # an object contains nothing (as the seed)
     ("contains", "seats", 1, False),  # a number contains nothing
-    ("contains", "since", 2024, True),  # a number value as its text (JavaScript's includes)
+    ("contains", "since", 2024, False),  # two strings only, as the seed's evaluator
     ("contains", "user.name", True, False),
     ("contains", "missing", "x", False),
     ("not_contains", "roles", "owner", True),
