@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
+
     from benchmarks.bench import BenchConfig, _Report
     from benchmarks.datasets import ToolDef
 
@@ -81,7 +83,7 @@ def _wired(replies: list[dict[str, Any]]) -> tuple[Any, list[dict[str, Any]]]:
     http = anthropic.DefaultHttpxClient(
         transport=httpx2.MockTransport(handle), base_url="https://api.anthropic.com"
     )
-    model = ChatAnthropic(model=MODEL, api_key="sk-bench", max_tokens=1024, max_retries=0)  # type: ignore[call-arg]
+    model = ChatAnthropic(model=MODEL, api_key="sk-bench", max_tokens=1024, max_retries=0)  # type: ignore[call-arg,arg-type]
     model.__dict__["_client"] = anthropic.Anthropic(
         api_key="sk-bench", max_retries=0, http_client=http
     )
@@ -163,6 +165,7 @@ def _plans(
     ):
         replies: list[dict[str, Any]] = []
         for query, name, own in needs:
+            steps: list[tuple[str, dict[str, Any]]]
             if options is None:
                 steps = [(own, {})]
             elif options:
@@ -204,7 +207,7 @@ def measure(defs: Sequence[ToolDef], queries: Sequence[str]) -> list[Turn]:
             agent = create_agent(
                 model, tools=[], middleware=[middleware], system_prompt=SYSTEM, checkpointer=saver
             )
-        config = {"configurable": {"thread_id": "bench-native"}}
+        config: RunnableConfig = {"configurable": {"thread_id": "bench-native"}}
         for query in queries:
             agent.invoke({"messages": [{"role": "user", "content": query}]}, config)
         turns.append(_turn(label, sent))

@@ -104,7 +104,9 @@ def _agents(
     from langchain_toolsearch import ToolSearchMiddleware
     from langchain_toolsearch.testing import ScriptedToolSearchModel
 
-    library = _LIBRARY or _LIBRARY.extend(_library(CALLS)) or _LIBRARY
+    if not _LIBRARY:
+        _LIBRARY.extend(_library(CALLS))
+    library = _LIBRARY
     bound = library if all_bound else [library[0]]
     plain = create_agent(ScriptedToolSearchModel(steps=plain_steps), tools=bound)
     mw = ToolSearchMiddleware(tools=library, storage="store")
