@@ -17,7 +17,6 @@ every tool, ``{}`` = none, a map = those names. Validate with
 
 from __future__ import annotations
 
-import math
 import re
 import warnings
 from collections.abc import Mapping
@@ -94,16 +93,17 @@ def _warn_milliseconds(name: str, server: object) -> None:
     if (
         isinstance(value, bool)
         or not isinstance(value, int | float)
-        or not math.isfinite(value)
+        or not 0 < value <= MAX_TIMEOUT  # NaN, huge and bad values are refused later
         or not looks_like_ms_timeout(value)
         or ms_conversion_active()
     ):
         return
+    shown, fix = f"{value:.15g}", f"{value / 1000:.15g}"
     warnings.warn(
-        f"servers.{name}.timeout: {value:g} seconds ({_spelled(value)}) looks like "
+        f"servers.{name}.timeout: {shown} seconds ({_spelled(value)}) looks like "
         f"milliseconds; timeouts are in seconds here (Mastra Editor stores milliseconds): "
-        f"write {value / 1000:g} for {value:g} ms, import with from_mastra (which converts), "
-        f"or pass timedelta(seconds={value:g}) to keep {value:g} seconds without this warning",
+        f"write {fix} for {shown} ms, import with from_mastra (which converts), "
+        f"or pass timedelta(seconds={shown}) to keep {shown} seconds without this warning",
         TimeoutUnitWarning,
         stacklevel=2,
     )
