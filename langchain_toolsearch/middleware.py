@@ -9,6 +9,7 @@ call goes through the execution guard (:mod:`langchain_toolsearch.execution`).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from datetime import timedelta
 from typing import Any, Literal
 
 from langchain.agents.middleware.types import (
@@ -90,7 +91,7 @@ class ToolSearchMiddleware(
         min_score: float = 0.0,
         auto_load: bool = False,
         storage: StorageOption = "in-memory",
-        ttl: float | None = None,
+        ttl: float | timedelta | None = None,
         filter: FilterFn | None = None,
         include_resolved_tools: bool = False,
         resolve_tools: ResolveToolsFn | None = None,
@@ -98,8 +99,8 @@ class ToolSearchMiddleware(
         clock: Callable[[], float] | None = None,
         store: BaseStore | None = None,
         index: IndexOption | None = None,
-        filter_timeout: float = 10.0,
-        resolve_timeout: float = 30.0,
+        filter_timeout: float | timedelta = 10.0,
+        resolve_timeout: float | timedelta = 30.0,
         on_error: OnError = "skip",
         embeddings: Embeddings | None = None,
         inject_catalog: bool = False,

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from datetime import timedelta
 from typing import Any, Literal
 
 from langchain_core.embeddings import Embeddings
@@ -114,7 +115,7 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         min_score: float = 0.0,
         auto_load: bool = False,
         storage: StorageOption = "in-memory",
-        ttl: float | None = None,
+        ttl: float | timedelta | None = None,
         filter: FilterFn | None = None,
         include_resolved_tools: bool = False,
         resolve_tools: ResolveToolsFn | None = None,
@@ -122,8 +123,8 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         clock: Callable[[], float] | None = None,
         store: BaseStore | None = None,
         index: IndexOption | None = None,
-        filter_timeout: float = 10.0,
-        resolve_timeout: float = 30.0,
+        filter_timeout: float | timedelta = 10.0,
+        resolve_timeout: float | timedelta = 30.0,
         on_error: OnError = "skip",
         embeddings: Embeddings | None = None,
         inject_catalog: bool = False,

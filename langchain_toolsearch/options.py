@@ -18,12 +18,18 @@ import math
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
+from datetime import timedelta
 from typing import Any, Literal
 
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore
 
 from langchain_toolsearch._internal.bounds import check_limit
+from langchain_toolsearch._internal.durations import (
+    DurationUnitWarning,
+    as_seconds,
+    looks_like_ms_ttl,
+)
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.library import ToolLibrary, ToolsInput
 from langchain_toolsearch.policy import FilterFn, positive_seconds
@@ -53,25 +59,26 @@ NativeProvider = Literal["anthropic"]
 """``provider=``: whose native tool search to speak (deferred definitions, tool references)."""
 
 
-class TTLUnitWarning(UserWarning):
+class TTLUnitWarning(DurationUnitWarning):
     """``ttl`` looks like milliseconds (Mastra's unit) given where seconds are expected."""
 
 
-TTL_MILLISECONDS_HINT = 10_000
+TTL_MILLISECONDS_HINT = 1000
 """A ``ttl`` at or above this many seconds that is a whole multiple of 1,000 warns: it is
-most likely milliseconds ported from Mastra's ``ToolSearchProcessor`` (60000 = one minute
-there, 16.7 hours here). 3600, 7200 and 86400 do not warn."""
+most likely milliseconds ported from Mastra's ``ToolSearchProcessor`` (5000 = five seconds
+there, 83 minutes here). 3600, 7200 and 86400 do not warn; a ``timedelta`` never does."""
 
 
 def _warn_milliseconds(ttl: float) -> None:
     """Warn (`TTLUnitWarning`, at the constructor's caller) when ``ttl`` looks like ms."""
-    if ttl < TTL_MILLISECONDS_HINT or ttl % 1000:
+    if not looks_like_ms_ttl(ttl):
         return
     ms = int(ttl)  # a whole number here
     warnings.warn(
-        f"ttl={ms} seconds ({ms / 3600:.1f} hours) looks like milliseconds; ttl is in "
+        f"ttl={ms} seconds ({ms / 60:.0f} minutes) looks like milliseconds; ttl is in "
         f"seconds here (Mastra's ToolSearchProcessor takes milliseconds): write "
-        f"ttl={ms // 1000} for {ms} ms (divide by 1000)",
+        f"ttl={ms // 1000} for {ms} ms (divide by 1000), or pass "
+        f"ttl=timedelta(seconds={ms}) to keep {ms} seconds without this warning",
         TTLUnitWarning,
         stacklevel=6,  # _warn_milliseconds, __post_init__, __init__, from_arguments, the
         # middleware's / node's __init__, then its caller
@@ -92,7 +99,7 @@ class ToolSearchOptions:
     min_score: float = 0.0
     auto_load: bool = False
     storage: StorageOption = "in-memory"
-    ttl: float | None = None
+    ttl: float | timedelta | None = None
     filter: FilterFn | None = None
     include_resolved_tools: bool = False
     resolve_tools: ResolveToolsFn | None = None
@@ -100,8 +107,8 @@ class ToolSearchOptions:
     clock: Callable[[], float] | None = None
     store: BaseStore | None = None
     index: IndexOption | None = None
-    filter_timeout: float = 10.0
-    resolve_timeout: float = 30.0
+    filter_timeout: float | timedelta = 10.0
+    resolve_timeout: float | timedelta = 30.0
     on_error: OnError = "skip"
     embeddings: Embeddings | None = None
     inject_catalog: bool = False
@@ -126,6 +133,9 @@ class ToolSearchOptions:
 
     def __post_init__(self) -> None:
         top_k, min_score, ttl = self.top_k, self.min_score, self.ttl
+        given, explicit = ttl, isinstance(ttl, timedelta)  # a timedelta never warns
+        ttl = as_seconds(ttl)  # type: ignore[assignment]
+        object.__setattr__(self, "ttl", ttl)
         if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
             raise ToolSearchConfigError(f"top_k must be an int >= 1, got {top_k!r}")
         if (
@@ -157,18 +167,19 @@ class ToolSearchOptions:
             or not math.isfinite(float(ttl))
         ):
             raise ToolSearchConfigError(
-                f"ttl must be seconds >= 0 (0 disables expiry), got {ttl!r}"
+                "ttl must be a number of seconds >= 0 or a timedelta (0 disables expiry), "
+                f"got {given!r}"
             )
-        if ttl is not None:
-            _warn_milliseconds(ttl)
+        if ttl is not None and not explicit:
+            _warn_milliseconds(float(ttl))
         index = self.index
         if index is not None and not isinstance(index, ToolIndex) and not callable(index):
             raise ToolSearchTypeError(
                 "index must be a ToolIndex or a callable (documents) -> ToolIndex, "
                 f"got {type(index).__name__}"
             )
-        positive_seconds("filter_timeout", self.filter_timeout)
-        positive_seconds("resolve_timeout", self.resolve_timeout)
+        for name in ("filter_timeout", "resolve_timeout"):
+            object.__setattr__(self, name, positive_seconds(name, getattr(self, name)))
         if self.resolve_tools is not None and not self.include_resolved_tools:
             raise ToolSearchConfigError(
                 "resolve_tools is set but include_resolved_tools is False; set "

@@ -26,6 +26,7 @@ from langchain_toolsearch._internal.bridge import (
     on_bridge_loop,
     run_sync,
 )
+from langchain_toolsearch._internal.durations import as_seconds
 from langchain_toolsearch._internal.failures import FailureLog, request_secrets, source_name
 from langchain_toolsearch.errors import (
     ToolSearchConfigError,
@@ -50,13 +51,16 @@ def is_async_callable(fn: object) -> bool:
 
 
 def positive_seconds(name: str, value: object) -> float:
-    """``value`` as seconds > 0.
+    """``value`` (seconds, or a ``datetime.timedelta``) as seconds > 0.
 
     Raises:
-        ToolSearchConfigError: Not a finite positive number.
+        ToolSearchConfigError: Not a finite positive number of seconds.
     """
+    given, value = value, as_seconds(value)
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1e9:
-        raise ToolSearchConfigError(f"{name} must be seconds > 0, got {value!r}")
+        raise ToolSearchConfigError(
+            f"{name} must be a number of seconds > 0 (and < 1e9) or a timedelta, got {given!r}"
+        )
     return float(value)
 
 

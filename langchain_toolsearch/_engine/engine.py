@@ -28,6 +28,7 @@ from langchain_toolsearch._engine.resolve import Resolver
 from langchain_toolsearch._engine.schema_tokens import schema_tokens
 from langchain_toolsearch._engine.scope import RequestScope, ScopeBuilder
 from langchain_toolsearch._engine.working_set import WorkingSet
+from langchain_toolsearch._internal.durations import seconds_of
 from langchain_toolsearch._internal.failures import CauseLog
 from langchain_toolsearch.errors import ToolSearchError
 from langchain_toolsearch.library import ToolLibrary
@@ -113,7 +114,7 @@ class Engine:
         resolver = (
             Resolver(
                 options.resolve_tools,
-                timeout=float(options.resolve_timeout),
+                timeout=seconds_of(options.resolve_timeout),
                 on_error=options.on_error,
             )
             if options.include_resolved_tools
@@ -126,9 +127,12 @@ class Engine:
             resolver=resolver,
         )
         self.access = Access(
-            policy=ToolPolicy(options.filter, timeout=options.filter_timeout),
+            policy=ToolPolicy(options.filter, timeout=seconds_of(options.filter_timeout)),
             storage=choose_storage(
-                options.storage, ttl=options.ttl, clock=options.clock, store=options.store
+                options.storage,
+                ttl=None if options.ttl is None else seconds_of(options.ttl),
+                clock=options.clock,
+                store=options.store,
             ),
             bindable=binding.Bindable(),
             **({"state_ready": state_ready} if state_ready is not None else {}),

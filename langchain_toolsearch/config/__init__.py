@@ -61,7 +61,12 @@ if TYPE_CHECKING:
     )
     from langchain_toolsearch.config.resolver import StoredConfigMode, ToolResolver
     from langchain_toolsearch.config.rules import MISSING, evaluate_rules, lookup, request_context
-    from langchain_toolsearch.config.servers import HttpServer, MCPClientConfig, StdioServer
+    from langchain_toolsearch.config.servers import (
+        HttpServer,
+        MCPClientConfig,
+        StdioServer,
+        TimeoutUnitWarning,
+    )
     from langchain_toolsearch.config.store import ToolConfigStore
     from langchain_toolsearch.config.write_guard import SingleWriterWarning, WriteLockError
 
@@ -92,6 +97,7 @@ _LAZY = {
     "SourceRef": "langchain_toolsearch.config.models",
     "StdioServer": "langchain_toolsearch.config.servers",
     "StoredConfigMode": "langchain_toolsearch.config.resolver",
+    "TimeoutUnitWarning": "langchain_toolsearch.config.servers",
     "ToolConfigError": "langchain_toolsearch.config.parsing",
     "ToolConfigStore": "langchain_toolsearch.config.store",
     "ToolDecision": "langchain_toolsearch.config.explain",
@@ -159,6 +165,7 @@ __all__ = [
     "SourceRef",
     "StdioServer",
     "StoredConfigMode",
+    "TimeoutUnitWarning",
     "ToolConfigError",
     "ToolConfigStore",
     "ToolDecision",

@@ -46,6 +46,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from langchain_toolsearch._internal.durations import converted_from_milliseconds
 from langchain_toolsearch.config.mastra_hooks import register
 from langchain_toolsearch.config.mastra_rules import (
     _check_rules_to,
@@ -423,7 +424,8 @@ def mcp_client_from_mastra(data: Mapping[str, Any]) -> MCPClientConfig:
                     server["tools"] = _entries_from(server["tools"], f"servers.{name}.tools")
             converted[name] = server
         out["servers"] = converted
-    return parse_mcp_client(out)
+    with converted_from_milliseconds():  # seconds now: none looks like milliseconds
+        return parse_mcp_client(out)
 
 
 def mcp_client_to_mastra(client: MCPClientConfig) -> Json:

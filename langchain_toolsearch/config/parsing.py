@@ -177,8 +177,6 @@ def _parse(model: type[ModelT], data: Any, what: str) -> ModelT:
         raise ToolConfigError(what, _errors(exc)) from None
     except RecursionError:  # unreachable after json_problems' depth check; never a crash
         raise ToolConfigError(what, [("", "nested too deeply")]) from None
-    if isinstance(parsed, MCPClientConfig):
-        _warn_milliseconds(parsed)
     return parsed
 
 
@@ -261,27 +259,6 @@ def _range_problem(value: int | float) -> str:
 
 
 MILLISECONDS_HINT = 1000.0
-"""A saved server ``timeout`` at or above this many seconds logs a warning: it is most
+"""A saved server ``timeout`` that is a whole multiple of this many seconds warns
+(`TimeoutUnitWarning`), as do 100-999 in steps of 50 that are not whole minutes: most
 likely milliseconds (the seed system's unit)."""
-
-_warned_units: set[tuple[str, float]] = set()
-
-
-def _warn_milliseconds(client: MCPClientConfig) -> None:
-    """Warn (once per server name and value) about a timeout that looks like milliseconds."""
-    for name, server in client.servers.items():
-        seconds = server.timeout
-        if seconds is None or seconds < MILLISECONDS_HINT or (name, seconds) in _warned_units:
-            continue
-        if len(_warned_units) < 1024:
-            _warned_units.add((name, seconds))
-        logger.warning(
-            "servers.%s.timeout: %g seconds (%.1f hours) looks like milliseconds; timeouts are "
-            "stored in seconds here (Mastra Editor stores milliseconds): write %g for %g ms, "
-            "or import with from_mastra, which converts",
-            name,
-            seconds,
-            seconds / 3600,
-            seconds / 1000,
-            seconds,
-        )

@@ -18,17 +18,24 @@ every tool, ``{}`` = none, a map = those names. Validate with
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 
+from langchain_toolsearch._internal.durations import (
+    DurationUnitWarning,
+    as_seconds,
+    looks_like_ms_timeout,
+    ms_conversion_active,
+)
 from langchain_toolsearch.config.mastra_hooks import exporter, importer
 from langchain_toolsearch.config.models import AUTH_TOKEN_KEY, Allowlist, _dump
 from langchain_toolsearch.config.rule_models import _Model
 from langchain_toolsearch.errors import ToolSearchConfigError
 
-__all__ = ["HttpServer", "MCPClientConfig", "MCPServer", "StdioServer"]
+__all__ = ["HttpServer", "MCPClientConfig", "MCPServer", "StdioServer", "TimeoutUnitWarning"]
 
 _SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 
@@ -40,28 +47,66 @@ MAX_TIMEOUT = 31_536_000.0
 """Longest server ``timeout`` accepted, in seconds (365 days)."""
 
 
+class TimeoutUnitWarning(DurationUnitWarning):
+    """A saved server ``timeout`` (seconds) looks like milliseconds, the seed system's unit."""
+
+
 def _timeout_seconds(value: Any) -> Any:
-    """Check a server ``timeout``: seconds from `MIN_TIMEOUT` to `MAX_TIMEOUT`.
+    """Check a server ``timeout``: seconds (or a ``timedelta``) from `MIN_TIMEOUT` to `MAX_TIMEOUT`.
 
     Raises:
-        ToolSearchConfigError: Not a number, or outside that range.
+        ToolSearchConfigError: Not a number of seconds, or outside that range.
     """
+    value = as_seconds(value)
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
-        msg = f"timeout is a number of seconds, got {type(value).__name__}"
+        msg = f"timeout is a number of seconds (or a timedelta), got {type(value).__name__}"
         raise ToolSearchConfigError(msg)
     try:
         seconds = float(value)
     except OverflowError:
         seconds = float("inf")
     if not seconds <= MAX_TIMEOUT:  # NaN and too large
-        msg = f"timeout is in seconds and must be at most {MAX_TIMEOUT:.0f} (365 days)"
+        msg = f"timeout is in seconds and must be at most {MAX_TIMEOUT:.0f} seconds (365 days)"
         raise ToolSearchConfigError(msg)
     if seconds < MIN_TIMEOUT:
-        msg = f"timeout is in seconds and must be at least {MIN_TIMEOUT} (1 ms), got {seconds!r}"
+        msg = (
+            f"timeout is in seconds and must be at least {MIN_TIMEOUT} seconds (1 ms), "
+            f"got {seconds!r}"
+        )
         raise ToolSearchConfigError(msg)
     return seconds
+
+
+def _spelled(seconds: float) -> str:
+    return f"{seconds / 3600:.1f} hours" if seconds >= 3600 else f"{seconds / 60:.1f} minutes"
+
+
+def _warn_milliseconds(name: str, server: object) -> None:
+    """Warn (`TimeoutUnitWarning`) when a plain-number ``timeout`` looks like milliseconds.
+
+    A ``timedelta`` never warns (its unit is explicit), nor values ``from_mastra``
+    converted from milliseconds.
+    """
+    value = server.get("timeout") if isinstance(server, Mapping) else None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not 0 < value <= MAX_TIMEOUT  # NaN, huge and bad values are refused later
+        or not looks_like_ms_timeout(value)
+        or ms_conversion_active()
+    ):
+        return
+    shown, fix = f"{value:.15g}", f"{value / 1000:.15g}"
+    warnings.warn(
+        f"servers.{name}.timeout: {shown} seconds ({_spelled(value)}) looks like "
+        f"milliseconds; timeouts are in seconds here (Mastra Editor stores milliseconds): "
+        f"write {fix} for {shown} ms, import with from_mastra (which converts), "
+        f"or pass timedelta(seconds={shown}) to keep {shown} seconds without this warning",
+        TimeoutUnitWarning,
+        stacklevel=2,
+    )
 
 
 class StdioServer(_Model):
@@ -197,13 +242,14 @@ class MCPClientConfig(_Model):
         if not servers:
             msg = "a saved MCP client needs at least one server"
             raise ToolSearchConfigError(msg)
-        for name in servers:
+        for name, server in servers.items():
             if not _SERVER_NAME.match(name):
                 msg = (
                     f"server name {name!r:.80} must be 1-64 characters from A-Z, a-z, 0-9, '_' "
                     "and '-' (it prefixes tool ids)"
                 )
                 raise ToolSearchConfigError(msg)
+            _warn_milliseconds(name, server)
         return servers
 
     def to_json(self) -> dict[str, Any]:

@@ -28,6 +28,7 @@ import asyncio
 import warnings
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.tools import BaseTool, StructuredTool
@@ -43,6 +44,7 @@ from langchain_toolsearch.errors import (
 from langchain_toolsearch.mcp.calls import describe_failure, guarded_tool
 from langchain_toolsearch.mcp.headers import with_headers
 from langchain_toolsearch.mcp.naming import MCPToolRoute, NamespaceMode, assign_names
+from langchain_toolsearch.policy import positive_seconds
 
 if TYPE_CHECKING:
     # Only for annotations: importing this module (which the stored tool
@@ -103,9 +105,9 @@ class MCPLibrary:
 async def load_mcp_library(
     client: MultiServerMCPClient,
     *,
-    timeout: float | None = 30.0,
+    timeout: float | timedelta | None = 30.0,
     namespace: NamespaceMode = "on-collision",
-    list_timeout: float | None = None,
+    list_timeout: float | timedelta | None = None,
     pool: MCPSessionPool | None = None,
     scope: str = "",
     max_output_chars: int | None = DEFAULT_MAX_OUTPUT_CHARS,
@@ -182,9 +184,9 @@ async def load_mcp_library(
 async def list_mcp_library(
     client: MultiServerMCPClient,
     *,
-    timeout: float | None,
+    timeout: float | timedelta | None,
     namespace: NamespaceMode,
-    list_timeout: float | None,
+    list_timeout: float | timedelta | None,
     pool: MCPSessionPool | None,
     scope: str,
     log_failures: bool,
@@ -209,10 +211,10 @@ async def list_mcp_library(
     if namespace not in ("on-collision", "always"):
         msg = f"namespace must be 'on-collision' or 'always', got {namespace!r}"
         raise ToolSearchConfigError(msg)
-    for label, value in (("timeout", timeout), ("list_timeout", list_timeout)):
-        if value is not None and not value > 0:
-            msg = f"{label} must be a positive number of seconds or None, got {value!r}"
-            raise ToolSearchConfigError(msg)
+    timeout, list_timeout = (
+        None if value is None else positive_seconds(label, value)
+        for label, value in (("timeout", timeout), ("list_timeout", list_timeout))
+    )
     check_limit("max_output_chars", max_output_chars)
     if list_timeout is None:
         list_timeout = timeout

@@ -47,6 +47,7 @@ import logging
 import time
 import weakref
 from collections.abc import AsyncIterator, Mapping
+from datetime import timedelta
 from types import TracebackType
 from typing import Any
 
@@ -64,6 +65,7 @@ from langchain_toolsearch.mcp.lifecycle import (
 from langchain_toolsearch.mcp.reports import MCPFailures
 from langchain_toolsearch.mcp.session import PooledSession, ToolListing
 from langchain_toolsearch.mcp.versions import Retirement
+from langchain_toolsearch.policy import positive_seconds
 
 __all__ = [
     "MCPPoolClosedError",
@@ -133,31 +135,30 @@ class MCPSessionPool(SessionHolder):
         self,
         *,
         max_sessions: int = 32,
-        idle_timeout: float | None = 300.0,
-        tools_ttl: float | None = 300.0,
-        connect_timeout: float | None = 60.0,
-        ping_timeout: float = 5.0,
-        retire_after: float = 5.0,
+        idle_timeout: float | timedelta | None = 300.0,
+        tools_ttl: float | timedelta | None = 300.0,
+        connect_timeout: float | timedelta | None = 60.0,
+        ping_timeout: float | timedelta = 5.0,
+        retire_after: float | timedelta = 5.0,
     ) -> None:
         if isinstance(max_sessions, bool) or not isinstance(max_sessions, int) or max_sessions < 1:
             msg = f"max_sessions must be a positive int, got {max_sessions!r}"
             raise ToolSearchConfigError(msg)
-        for label, seconds in (
-            ("idle_timeout", idle_timeout),
-            ("tools_ttl", tools_ttl),
-            ("connect_timeout", connect_timeout),
-            ("ping_timeout", ping_timeout),
-            ("retire_after", retire_after),
-        ):
-            if seconds is not None and not seconds > 0:
-                msg = f"{label} must be a positive number of seconds or None, got {seconds!r}"
-                raise ToolSearchConfigError(msg)
+        idle_timeout, tools_ttl, connect_timeout = (
+            None if value is None else positive_seconds(label, value)
+            for label, value in (
+                ("idle_timeout", idle_timeout),
+                ("tools_ttl", tools_ttl),
+                ("connect_timeout", connect_timeout),
+            )
+        )
         self.max_sessions = max_sessions
         self.idle_timeout = idle_timeout
         self.tools_ttl = tools_ttl
         self.connect_timeout = connect_timeout
-        self.ping_timeout = ping_timeout
-        self._retirement = Retirement(after=retire_after, close=self._retire)
+        self.ping_timeout = positive_seconds("ping_timeout", ping_timeout)
+        after = positive_seconds("retire_after", retire_after)
+        self._retirement = Retirement(after=after, close=self._retire)
         self._entries: dict[SessionKey, SessionEntry] = {}
         self._closing: set[asyncio.Task[None]] = set()
         self._sweeper: asyncio.Task[None] | None = None

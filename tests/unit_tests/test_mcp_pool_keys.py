@@ -4,6 +4,7 @@ pool's argument checks, and the deprecated ``load_mcp_tools`` name. No server ru
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 from typing import Any, ClassVar
 
 import pytest
@@ -57,14 +58,27 @@ def test_a_connection_without_transport_is_refused() -> None:
     [
         ({"max_sessions": 0}, "max_sessions must be a positive int"),
         ({"max_sessions": True}, "max_sessions must be a positive int"),
-        ({"idle_timeout": 0}, "idle_timeout must be a positive number of seconds"),
-        ({"tools_ttl": -1}, "tools_ttl must be a positive number of seconds"),
-        ({"connect_timeout": 0}, "connect_timeout must be a positive number of seconds"),
+        ({"idle_timeout": 0}, "idle_timeout must be a number of seconds > 0"),
+        ({"tools_ttl": -1}, "tools_ttl must be a number of seconds > 0"),
+        ({"connect_timeout": 0}, "connect_timeout must be a number of seconds > 0"),
+        ({"ping_timeout": timedelta(0)}, "ping_timeout must be a number of seconds > 0"),
+        ({"retire_after": "5s"}, "retire_after must be a number of seconds > 0"),
     ],
 )
 def test_bad_pool_settings_raise_at_construction(options: dict[str, Any], match: str) -> None:
     with pytest.raises(ToolSearchConfigError, match=match):
         MCPSessionPool(**options)
+
+
+def test_pool_durations_take_a_timedelta_as_seconds() -> None:
+    pool = MCPSessionPool(
+        idle_timeout=timedelta(minutes=5),
+        tools_ttl=timedelta(seconds=30),
+        connect_timeout=None,
+        ping_timeout=timedelta(milliseconds=1500),
+    )
+    assert (pool.idle_timeout, pool.tools_ttl, pool.connect_timeout) == (300.0, 30.0, None)
+    assert pool.ping_timeout == 1.5
 
 
 def test_pool_arguments_are_type_checked() -> None:

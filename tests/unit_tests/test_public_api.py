@@ -75,6 +75,7 @@ EXPECTED_CONFIG_ALL = [
     "SourceRef",
     "StdioServer",
     "StoredConfigMode",
+    "TimeoutUnitWarning",
     "ToolConfigError",
     "ToolConfigStore",
     "ToolDecision",

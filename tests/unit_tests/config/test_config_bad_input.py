@@ -8,7 +8,7 @@ derive from `ToolSearchError` with their built-in bases."""
 from __future__ import annotations
 
 import json
-import logging
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from langchain_toolsearch.config import (
     AgentToolConfig,
     MCPClientConfig,
     RecordNotFoundError,
+    TimeoutUnitWarning,
     ToolConfigError,
     parse_agent_config,
     parse_mcp_client,
@@ -208,25 +209,21 @@ def test_mastra_records_may_come_as_a_list_with_ids() -> None:
         load_bundle({"agents": [{"id": "a", "tools": {"t": {}}}]})  # only in the Mastra form
 
 
-def test_a_timeout_that_looks_like_milliseconds_is_accepted_with_a_warning(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch.config.parsing"):
+def test_a_timeout_that_looks_like_milliseconds_is_accepted_with_a_warning() -> None:
+    with pytest.warns(TimeoutUnitWarning) as caught:
         client = parse_mcp_client({"servers": {"slow": {"command": "x", "timeout": 30000}}})
-        parse_mcp_client({"servers": {"slow": {"command": "x", "timeout": 30000}}})  # once
-        parse_mcp_client({"servers": {"ok": {"command": "x", "timeout": 999.5}}})
     assert client.servers["slow"].timeout == 30000  # accepted as given
-    warnings = [r.getMessage() for r in caplog.records]
-    assert len(warnings) == 1
-    assert "servers.slow.timeout: 30000 seconds (8.3 hours) looks like milliseconds" in warnings[0]
-    assert "write 30 for 30000 ms" in warnings[0]
-    caplog.clear()
-    # the seed system's milliseconds are converted by from_mastra: no warning
-    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch.config.parsing"):
+    message = str(caught[0].message)
+    assert "servers.slow.timeout: 30000 seconds (8.3 hours) looks like milliseconds" in message
+    assert "write 30 for 30000 ms" in message
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TimeoutUnitWarning)
+        parse_mcp_client({"servers": {"ok": {"command": "x", "timeout": 999.5}}})
+        # the seed system's milliseconds are converted by from_mastra: no warning
         converted = MCPClientConfig.from_mastra(
             {"servers": {"s2": {"command": "x", "timeout": 30000}}}
         )
-    assert converted.servers["s2"].timeout == 30 and caplog.records == []
+    assert converted.servers["s2"].timeout == 30
 
 
 def test_a_tool_name_that_cannot_be_encoded_says_what_to_change() -> None:
