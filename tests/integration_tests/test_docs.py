@@ -155,7 +155,10 @@ def test_pages_name_what_a_user_has() -> None:
 
 
 @pytest.mark.parametrize("page", [p for p in PAGES if blocks(p.read_text())], ids=lambda p: p.name)
-def test_python_blocks_run(page: Path, pg_dsn: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_python_blocks_run(
+    page: Path, pg_dsn: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)  # files a block writes (a SQLite store) stay out of the clone
     monkeypatch.setenv("PATH", f"{servers_bin()}:{os.environ['PATH']}")
     stand_in_models(monkeypatch)
     ns = namespace(page, pg_dsn)

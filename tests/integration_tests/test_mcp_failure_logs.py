@@ -41,7 +41,11 @@ def call(name: str, **args: Any) -> dict[str, Any]:
 
 async def tools_of(pool: MCPSessionPool, timeout: float, **connections: Any) -> dict[str, Any]:
     lib = await load_mcp_library(
-        MultiServerMCPClient(connections), pool=pool, timeout=timeout, namespace="always"
+        MultiServerMCPClient(connections),
+        pool=pool,
+        timeout=timeout,
+        list_timeout=60,  # a server's start on a loaded machine; calls keep `timeout`
+        namespace="always",
     )
     assert lib.failures == {}
     return by_name(lib)
