@@ -53,31 +53,14 @@ _HYPHENATED = re.compile(r"[^\W\d_]+-[^\W\d_]+")  # "e-mail", "to-do", "sign-in"
 _ACRONYM_PLURAL = re.compile(r"[A-Z]{2,}s")  # "PRs", "APIs": one word, not "P" + "Rs"
 _CASE_OR_DIGIT = re.compile(r"[A-Z0-9]|\d")  # what camelCase splitting can act on
 
-_CJK_RANGES = (
-    (0x3040, 0x30FF),  # Hiragana, Katakana
-    (0x3400, 0x4DBF),  # CJK Extension A
-    (0x4E00, 0x9FFF),  # CJK Unified Ideographs
-    (0xAC00, 0xD7AF),  # Hangul syllables
-    (0xF900, 0xFAFF),  # CJK compatibility ideographs
-    (0xFF66, 0xFF9F),  # half-width Katakana
-    (0x20000, 0x2FA1F),  # CJK extensions B-F
+# Hiragana and Katakana, CJK Extension A, Unified Ideographs, Hangul syllables,
+# compatibility ideographs, half-width Katakana, Extensions B-F
+_CJK_CLASS = (
+    "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
+    "\U00020000-\U0002fa1f"
 )
-_SPACELESS_RANGES = (
-    (0x0E00, 0x0E7F),  # Thai
-    (0x0E80, 0x0EFF),  # Lao
-    (0x1000, 0x109F),  # Myanmar
-    (0x1780, 0x17FF),  # Khmer
-    (0x19E0, 0x19FF),  # Khmer symbols
-    (0xAA60, 0xAA7F),  # Myanmar extended-A
-)
-
-
-def _char_class(ranges: tuple[tuple[int, int], ...]) -> str:
-    return "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in ranges)
-
-
-_CJK_CLASS = _char_class(_CJK_RANGES)
-_SPACELESS_CLASS = _char_class(_SPACELESS_RANGES)
+# Thai, Lao, Myanmar, Khmer, Khmer symbols, Myanmar extended-A
+_SPACELESS_CLASS = "\u0e00-\u0e7f\u0e80-\u0eff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff\uaa60-\uaa7f"
 _CJK_CHAR = re.compile(f"[{_CJK_CLASS}]")
 _RUN_CHAR = re.compile(f"[{_CJK_CLASS}{_SPACELESS_CLASS}]")
 # a chunk's runs: (CJK run, spaceless-script run, anything else)
@@ -99,7 +82,7 @@ def _mark_class() -> str:
                 ranges[-1] = (ranges[-1][0], cp)
             else:
                 ranges.append((cp, cp))
-    return _char_class(tuple(ranges))
+    return "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in ranges)
 
 
 @cache

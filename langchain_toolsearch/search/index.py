@@ -276,11 +276,7 @@ class BM25ToolIndex:
         return sum(float(max_part[ids[f]]) * w for f, w in forms if is_weak(f))
 
     def _spelling_pass(
-        self,
-        query: str,
-        terms: list[str],
-        weighted: _FloatArray,
-        content: ContentFilter | None,
+        self, query: str, terms: list[str], weighted: _FloatArray, content: ContentFilter | None
     ) -> tuple[_FloatArray, list[str]] | None:
         """Weighted scores with the spelling fixes added, and the fixes (:func:`spelling_fixes`)."""
 

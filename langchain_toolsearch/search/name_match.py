@@ -55,17 +55,11 @@ class NameMatcher:
                 words = phrase if not words else (*words, *phrase)
                 if len(phrase) >= 2:
                     self._endings.setdefault(phrase[-1], []).append((i, phrase))
-            if len(all_names) == 1:  # the common case, without the dedupe
-                key = name_key(doc.name)
+            for key in dict.fromkeys(map(name_key, all_names)):
                 if key:
                     name_keys.setdefault(key, []).append(i)
-                literal_names.setdefault(literal(doc.name), []).append(i)
-            else:
-                for key in dict.fromkeys(map(name_key, all_names)):
-                    if key:
-                        name_keys.setdefault(key, []).append(i)
-                for written in dict.fromkeys(map(literal, all_names)):
-                    literal_names.setdefault(written, []).append(i)
+            for written in dict.fromkeys(map(literal, all_names)):
+                literal_names.setdefault(written, []).append(i)
             self._words.append(words)
         for ending in self._endings.values():  # longest first: a search stops at shorter ones
             ending.sort(key=lambda hit: -len(hit[1]))

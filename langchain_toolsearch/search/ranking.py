@@ -1,9 +1,8 @@
 """Best-first hits of scored tools, and which hits stay (the ``content_match`` stage).
 
-Scores are rounded to 6 decimals (so float noise never reorders ties), ties by
-name; only the first 64 hits are sorted up front, the rest if pulled. A hit
-scoring at most what a query's weak terms can reach stays only if a content
-term's postings hold it, checked per batch as it is yielded (:func:`keeper`).
+Scores rounded to 6 decimals (float noise never reorders ties), ties by name;
+the first 64 hits sorted up front, the rest if pulled. A hit scoring at most
+what the weak terms can reach stays if a content term holds it (:func:`keeper`).
 """
 
 from __future__ import annotations
@@ -143,17 +142,11 @@ def content_filter(
     indptr: _IntArray,
     max_part: _FloatArray,
 ) -> ContentFilter | None:
-    """The filter of one query, or ``None`` when no hit can be weak-only.
+    """The filter of a query's written ``terms``, or ``None`` when no hit can be weak-only.
 
-    Args:
-        terms: The query's written terms.
-        typed: Parameter words of its typed values (weak, unless no content
-            term is in the library: then they are the content).
-        term_weights: Weights of ``[*terms, *typed]`` (``None``: all 1).
-        stages: Which stages are on.
-        vocab: Term -> term id.
-        indptr: Per term id, where its postings start (and end, at ``id + 1``).
-        max_part: Per term id, the most one of its postings adds to a score.
+    ``typed`` (typed values' parameter words) are weak unless no content term is in
+    the library; ``term_weights`` weigh ``[*terms, *typed]`` (``None``: all 1);
+    ``vocab``, ``indptr``, ``max_part``: the postings' (``Postings``).
     """
     weak = weak_terms(terms, stages)
     if weak is None:

@@ -37,17 +37,6 @@ __all__ = [
     "weights",
 ]
 
-STAGE_NAMES: tuple[str, ...] = (
-    "stemming",
-    "exact_forms",
-    "request_words",
-    "values",
-    "content_match",
-    "name_words",
-    "spelling",
-)
-"""The switchable stages, in the order they act on a query."""
-
 
 @dataclass(frozen=True)
 class SearchStages:
@@ -103,6 +92,10 @@ class SearchStages:
     def with_(self, *names: str) -> SearchStages:
         """A copy with the named stages on; ``ToolSearchConfigError`` for an unknown name."""
         return replace(self, **dict.fromkeys(_known(names), True))
+
+
+STAGE_NAMES: tuple[str, ...] = tuple(f.name for f in fields(SearchStages) if f.type == "bool")
+"""The switchable stages, in the order they act on a query."""
 
 
 def _known(names: tuple[str, ...]) -> tuple[str, ...]:

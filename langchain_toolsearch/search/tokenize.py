@@ -112,12 +112,8 @@ class _SizedCache:
 
 _CACHE = _SizedCache(_CACHE_BYTES, STEMMED_WORD, PLAIN_WORD)
 _PLAIN_CACHE = _SizedCache(_CACHE_BYTES // 4, PLAIN_WORD, None)  # the stemming stage off
-_ALL = itemgetter(0)
+_ALL, _CONTENT, _PHRASE, _ALL_WRITTEN, _KEYS = map(itemgetter, range(5))  # parts of an Entry
 _is_none = partial(is_, None)
-_CONTENT = itemgetter(1)
-_PHRASE = itemgetter(2)
-_ALL_WRITTEN = itemgetter(3)
-_KEYS = itemgetter(4)
 _Part: TypeAlias = Callable[[Entry], tuple[str, ...]]
 
 
