@@ -15,7 +15,7 @@ import threading
 import unicodedata
 from collections.abc import Callable
 from functools import cache, lru_cache, partial
-from itertools import chain
+from itertools import chain, pairwise
 from typing import TypeAlias
 
 import Stemmer  # type: ignore[import-not-found, import-untyped, unused-ignore]
@@ -103,17 +103,9 @@ def is_cjk(ch: str) -> bool:
     return _CJK_CHAR.match(ch) is not None
 
 
-def _cjk_terms(run: str) -> list[str]:
-    if len(run) == 1:
-        return [run]
-    return [run[i : i + 2] for i in range(len(run) - 1)]
-
-
-def _spaceless_terms(run: str) -> list[str]:
-    clusters: list[str] = _cluster().findall(run)
-    if len(clusters) == 1:
-        return clusters
-    return [clusters[i] + clusters[i + 1] for i in range(len(clusters) - 1)]
+def _pairs(units: list[str]) -> list[str]:
+    """Bigrams of a run's characters or grapheme clusters (a lone one stays)."""
+    return units if len(units) == 1 else [a + b for a, b in pairwise(units)]
 
 
 @lru_cache(maxsize=4096)
@@ -279,10 +271,8 @@ def analyse(chunk: str, word: WordFn, plain: WordFn | None = None) -> Analysed:
     phrase: list[str] = []
     forms: list[str] = []
     for cjk, spaceless, other in _RUNS.findall(chunk):
-        if cjk:
-            found = _cjk_terms(cjk)
-        elif spaceless:
-            found = _spaceless_terms(spaceless)
+        if cjk or spaceless:
+            found = _pairs(list(cjk)) if cjk else _pairs(_cluster().findall(spaceless))
         else:
             with_joined, without, written = identifier_terms(other, word, plain)
             terms.extend(with_joined)

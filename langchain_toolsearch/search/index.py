@@ -223,15 +223,7 @@ class BM25ToolIndex:
             tw = (tw or [1.0] * len(terms)) + [stages.value_type_weight] * len(typed)
         forms = self._written_forms(every_written) if self._forms and terms else []
         raw, weighted, best = self._postings.score([*terms, *typed], tw, len(terms), forms)
-        content = content_filter(
-            terms,
-            typed,
-            tw,
-            stages,
-            self._postings.vocab,
-            self._postings.indptr,
-            self._postings.max_part,
-        )
+        content = content_filter(terms, typed, tw, stages, self._postings)
         if content is not None and forms:  # weak words as written can add to a weak-only hit
             content = ContentFilter(content.ranges, content.bound + self._weak_forms_bound(forms))
         if stages.spelling and terms and best > 0:
@@ -239,11 +231,9 @@ class BM25ToolIndex:
             if fixed is not None:
                 weighted, fixes = fixed
                 if content is not None:  # a fix stands for a written content word
-                    ptr = self._postings.indptr
+                    ptr, ids = self._postings.indptr, map(self._postings.vocab.get, fixes)
                     content.ranges.extend(
-                        (int(ptr[i]), int(ptr[i + 1]))
-                        for i in map(self._postings.vocab.get, fixes)
-                        if i is not None
+                        (int(ptr[i]), int(ptr[i + 1])) for i in ids if i is not None
                     )
         if not len(self.documents):
             return raw, raw, None

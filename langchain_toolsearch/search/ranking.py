@@ -13,6 +13,7 @@ from typing import NamedTuple, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
+from langchain_toolsearch.search.postings import Postings
 from langchain_toolsearch.search.protocol import ScoredTool, ToolDocument
 from langchain_toolsearch.search.stages import SearchStages, weak_terms
 
@@ -138,16 +139,14 @@ def content_filter(
     typed: Sequence[str],
     term_weights: Sequence[float] | None,
     stages: SearchStages,
-    vocab: dict[str, int],
-    indptr: _IntArray,
-    max_part: _FloatArray,
+    postings: Postings,
 ) -> ContentFilter | None:
     """The filter of a query's written ``terms``, or ``None`` when no hit can be weak-only.
 
     ``typed`` (typed values' parameter words) are weak unless no content term is in
-    the library; ``term_weights`` weigh ``[*terms, *typed]`` (``None``: all 1);
-    ``vocab``, ``indptr``, ``max_part``: the postings' (``Postings``).
+    the library; ``term_weights`` weigh ``[*terms, *typed]`` (``None``: all 1).
     """
+    vocab, indptr, max_part = postings.vocab, postings.indptr, postings.max_part
     weak = weak_terms(terms, stages)
     if weak is None:
         return None
