@@ -1,33 +1,26 @@
 """What one chunk of text yields: its terms, their forms as written, its name-phrase words.
 
-A chunk is a run of letters and digits joined by identifier punctuation
-(:mod:`~langchain_toolsearch.search.tokenize` caches :func:`analyse` per
-chunk): identifier pieces (``addPerson`` -> add, person; ``HTTPServer`` ->
-http, server; ``v1`` -> v, 1, v1), the joined form (``get_weather``), CJK and
-spaceless-script bigrams, Snowball stems, unaccented Latin forms, and short
-hyphen parts joined (``e-mail`` -> email). Each term comes with its word as
-written (the ``exact_forms`` stage), from the same pass.
+A chunk is letters and digits joined by ``_ - . / :``. It yields identifier
+pieces (``addPerson`` -> add, person; ``HTTPServer`` -> http, server; ``v1``
+-> v, 1, v1), the joined form (``get_weather``), short hyphen parts joined
+(``e-mail`` -> email), Snowball stems, unaccented Latin forms, and for CJK
+runs character bigrams plus lone characters (Lucene's ``CJKAnalyzer``), for
+Thai, Lao, Khmer and Myanmar bigrams of grapheme clusters.
 """
 
 from __future__ import annotations
 
 import re
 import threading
+import unicodedata
 from collections.abc import Callable
-from functools import lru_cache, partial
-from itertools import chain
+from functools import cache, lru_cache, partial
+from itertools import chain, pairwise
 from typing import TypeAlias
 
 import Stemmer  # type: ignore[import-not-found, import-untyped, unused-ignore]
 
-from langchain_toolsearch.search.scripts import (
-    RUN_CHAR,
-    RUNS,
-    cjk_terms,
-    fold_accents,
-    spaceless_terms,
-)
-from langchain_toolsearch.search.stopwords import STOPWORDS
+from langchain_toolsearch.search.words import STOPWORDS
 
 __all__ = [
     "CAMEL_PIECES",
@@ -41,26 +34,94 @@ __all__ = [
     "analyse",
     "clear_word_caches",
     "entry",
+    "fold_accents",
     "identifier_terms",
+    "is_cjk",
     "make_key",
+    "marked_chunk",
     "split_key",
     "stem",
 ]
 
 SEPARATORS = re.compile(r"[_\-./:]+")
 """Identifier punctuation between the words of a name."""
-# camelCase pieces: case changes count between ASCII letters only, so accented and
-# non-Latin words stay whole ("café", "naïveBayes" -> "naïve", "Bayes")
 CAMEL_PIECES = re.compile(r"[A-Z]+(?=[A-Z][^\W\d_A-Z])|[A-Z]?[^\W\d_A-Z]+|[A-Z]+|\d+", re.UNICODE)
-"""The camelCase pieces of an identifier part (``addPerson`` -> ``add``, ``Person``)."""
-_PLAIN = re.compile(r"[a-z]+")  # the common case: one lowercase ASCII word
+"""camelCase pieces (``addPerson`` -> add, Person); case changes only between ASCII letters."""
+_PLAIN = re.compile(r"[a-z]+")
 _LOWER_SNAKE = re.compile(r"[a-z]+(?:[_\-./:]+[a-z]+)*")  # get_weather, list-issues
 _HYPHENATED = re.compile(r"[^\W\d_]+-[^\W\d_]+")  # "e-mail", "to-do", "sign-in"
 _ACRONYM_PLURAL = re.compile(r"[A-Z]{2,}s")  # "PRs", "APIs": one word, not "P" + "Rs"
 _CASE_OR_DIGIT = re.compile(r"[A-Z0-9]|\d")  # what camelCase splitting can act on
 
+# Hiragana and Katakana, CJK Extension A, Unified Ideographs, Hangul syllables,
+# compatibility ideographs, half-width Katakana, Extensions B-F
+_CJK_CLASS = (
+    "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
+    "\U00020000-\U0002fa1f"
+)
+# Thai, Lao, Myanmar, Khmer, Khmer symbols, Myanmar extended-A
+_SPACELESS_CLASS = "\u0e00-\u0e7f\u0e80-\u0eff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff\uaa60-\uaa7f"
+_CJK_CHAR = re.compile(f"[{_CJK_CLASS}]")
+_RUN_CHAR = re.compile(f"[{_CJK_CLASS}{_SPACELESS_CLASS}]")
+# a chunk's runs: (CJK run, spaceless-script run, anything else)
+_RUNS = re.compile(
+    f"([{_CJK_CLASS}]+)|([{_SPACELESS_CLASS}]+)|([^{_CJK_CLASS}{_SPACELESS_CLASS}]+)"
+)
+
+
+@cache
+def _mark_class() -> str:
+    """All combining marks (Mn, Mc, Me) as a regex class body (built on first use, ~10 ms)."""
+    ranges: list[tuple[int, int]] = []
+    for span in (range(0x0300, 0x20000), range(0xE0100, 0xE01F0)):
+        categories = map(unicodedata.category, map(chr, span))
+        for cp, category in zip(span, categories, strict=True):
+            if category[0] != "M":
+                continue
+            if ranges and ranges[-1][1] == cp - 1:
+                ranges[-1] = (ranges[-1][0], cp)
+            else:
+                ranges.append((cp, cp))
+    return "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in ranges)
+
+
+@cache
+def marked_chunk() -> re.Pattern[str]:
+    """The chunk pattern keeping combining marks inside words (non-ASCII text)."""
+    letter = f"(?:[^\\W_]|[{_mark_class()}])"
+    return re.compile(f"{letter}+(?:[_\\-./:]+{letter}+)*", re.UNICODE)
+
+
+@cache
+def _cluster() -> re.Pattern[str]:
+    """One grapheme cluster, approximately: a character and the marks after it."""
+    return re.compile(f".[{_mark_class()}]*", re.DOTALL)
+
+
+def is_cjk(ch: str) -> bool:
+    """Whether ``ch`` is a CJK character (written without spaces)."""
+    return _CJK_CHAR.match(ch) is not None
+
+
+def _pairs(units: list[str]) -> list[str]:
+    """Bigrams of a run's characters or grapheme clusters (a lone one stays)."""
+    return units if len(units) == 1 else [a + b for a, b in pairwise(units)]
+
+
+@lru_cache(maxsize=4096)
+def fold_accents(word: str) -> str | None:
+    """The word without diacritics if that leaves ASCII letters (``résumé`` -> resume)."""
+    if word.isascii():
+        return None
+    decomposed = unicodedata.normalize("NFKD", word)
+    folded = "".join(c for c in decomposed if not unicodedata.combining(c))
+    if folded.isascii() and folded.isalnum():
+        return folded.lower()
+    return None
+
+
 _STEM_CACHE_CHARS = 32
-_SNOWBALL = threading.local()
+_SNOWBALL = threading.local()  # a Snowball stemmer keeps state while it works: one per thread
 _PRONOUNS = {"i": "me", "my": "me", "myself": "me"}
 
 
@@ -68,7 +129,7 @@ def _stem(word: str) -> str:
     if len(word) <= 3 or not word.isascii() or not word.isalpha():
         return word
     stemmer = getattr(_SNOWBALL, "stemmer", None)
-    if stemmer is None:  # a Snowball stemmer keeps state while it works: one per thread
+    if stemmer is None:
         stemmer = _SNOWBALL.stemmer = Stemmer.Stemmer("english")
     stemmed: str = stemmer.stemWord(word)
     return stemmed
@@ -78,23 +139,18 @@ _cached_stem = lru_cache(maxsize=65536)(_stem)
 
 
 def stem(word: str) -> str:
-    """Snowball English (Porter 2) stem of a lowercase ASCII word over 3 letters, else the word.
-
-    ``"issues" -> "issu"``, ``"created" -> "creat"``.
-    """
+    """Snowball English stem of an ASCII word over 3 letters (``issues`` -> issu), else the word."""
     return _cached_stem(word) if len(word) <= _STEM_CACHE_CHARS else _stem(word)
 
 
 def _analyse_word(word: str, stemmed: bool = True) -> tuple[str, ...]:
-    """The terms of one lowercase word: its stem (or itself) and its accent fold."""
+    """The terms of one lowercase word: its stem (or itself) and its accent fold's."""
     if word in _PRONOUNS:
         return (_PRONOUNS[word],)
     if word in STOPWORDS:
         return (word,)
-    out: tuple[str, ...] = (
-        _stem(word) if stemmed else word,
-    )  # not the stem cache: cached whole below
-    if word.isascii():  # nothing to fold (fold_accents gives None), and no cache entry spent
+    out: tuple[str, ...] = (_stem(word) if stemmed else word,)  # cached whole below
+    if word.isascii():
         return out
     folded = fold_accents(word)
     if folded is not None and folded != word:
@@ -107,22 +163,24 @@ WordFn: TypeAlias = Callable[[str], tuple[str, ...]]
 STEMMED_WORD: WordFn = lru_cache(maxsize=65536)(_analyse_word)
 """A word's terms, stemmed."""
 PLAIN_WORD: WordFn = lru_cache(maxsize=65536)(partial(_analyse_word, stemmed=False))
-"""A word's terms as written: aligned with :data:`STEMMED_WORD`'s, one for one."""
+"""A word's terms as written, aligned one for one with :data:`STEMMED_WORD`'s."""
 
 Analysed: TypeAlias = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
-"""A chunk's terms (with joined forms), its words (without them), and the terms' written forms.
+"""A chunk's terms (with joined forms), its words (without), and the terms' written forms.
 
-The third tuple is aligned with the first, one written form per term; it is
-the first tuple itself when the analysis was asked for no written forms.
+The third is aligned with the first; it is the first itself when no written forms were asked.
 """
 
 
-def _snake_terms(chunk: str, word: WordFn, plain: WordFn | None) -> Analysed:
-    """:func:`identifier_terms` of lowercase ASCII words joined by separators, faster.
+def _joined_hyphen(chunk: str, parts: list[str]) -> str | None:
+    """``email`` of ``e-mail``: two hyphen parts, one of at most 2 letters, run together."""
+    if len(parts) == 2 and min(map(len, parts)) <= 2 and _HYPHENATED.fullmatch(chunk):
+        return (parts[0] + parts[1]).lower()
+    return None
 
-    The common form of tool names (``get_weather``, ``list-issues``): no case
-    or digit splitting, so the terms are the words' terms, then the joined form.
-    """
+
+def _snake_terms(chunk: str, word: WordFn, plain: WordFn | None) -> Analysed:
+    """:func:`identifier_terms` of lowercase ASCII words joined by separators, faster."""
     parts = SEPARATORS.split(chunk)
     words = tuple(chain.from_iterable(map(word, parts)))
     written = words if plain is None else tuple(chain.from_iterable(map(plain, parts)))
@@ -130,20 +188,17 @@ def _snake_terms(chunk: str, word: WordFn, plain: WordFn | None) -> Analysed:
         return words, words, written
     joined = "_".join(parts)
     terms, forms = [*words, joined], [*written, joined]
-    if len(parts) == 2 and min(map(len, parts)) <= 2 and _HYPHENATED.fullmatch(chunk):
-        both = parts[0] + parts[1]  # "e-mail" -> "email"
+    both = _joined_hyphen(chunk, parts)
+    if both is not None:
         terms.extend(word(both))
         forms.extend((plain or word)(both))
     return tuple(terms), words, (tuple(terms) if plain is None else tuple(forms))
 
 
 def identifier_terms(chunk: str, word: WordFn, plain: WordFn | None = None) -> Analysed:
-    """Terms of a chunk without CJK characters, with and without the joined forms.
+    """:data:`Analysed` of a chunk without CJK, stopwords kept; written forms by ``plain``.
 
-    Stopwords kept. The second tuple is the first less the joined forms
-    (``get_weather``, ``addperson``, ``email`` of ``e-mail``), and is the
-    same object when there are none. The third is the terms' written forms
-    by ``plain`` (the terms themselves when ``plain`` is ``None``).
+    The second tuple is the same object as the first when there are no joined forms.
     """
     if _LOWER_SNAKE.fullmatch(chunk):
         return _snake_terms(chunk, word, plain)
@@ -183,8 +238,8 @@ def _mixed_terms(chunk: str, word: WordFn, plain: WordFn | None) -> Analysed:
         joined = "_".join(parts).lower()  # whole identifier: "get_weather"
         terms.append(joined)
         forms.append(joined)
-        if len(parts) == 2 and min(map(len, parts)) <= 2 and _HYPHENATED.fullmatch(chunk):
-            both = (parts[0] + parts[1]).lower()  # "e-mail" -> "email"
+        both = _joined_hyphen(chunk, parts)
+        if both is not None:
             terms.extend(word(both))
             forms.extend(as_written(both))
     whole = tuple(terms)
@@ -196,11 +251,9 @@ def _mixed_terms(chunk: str, word: WordFn, plain: WordFn | None) -> Analysed:
 
 
 def analyse(chunk: str, word: WordFn, plain: WordFn | None = None) -> Analysed:
-    """A chunk's terms with the joined forms (for text), without (name phrases), and as written.
+    """A chunk's :data:`Analysed`; name-phrase words leave CJK and spaceless runs out.
 
-    Name phrases also leave CJK and spaceless-script runs out. ``plain``
-    gives the written forms (:data:`PLAIN_WORD`); ``None`` when they are
-    not wanted (the third tuple is then the first).
+    ``plain`` (:data:`PLAIN_WORD`) gives the written forms; ``None``: not wanted.
     """
     if _PLAIN.fullmatch(chunk) or (
         chunk.isascii()
@@ -212,16 +265,14 @@ def analyse(chunk: str, word: WordFn, plain: WordFn | None = None) -> Analysed:
         lowered = chunk.lower()
         whole = word(lowered)
         return whole, whole, (whole if plain is None else plain(lowered))
-    if chunk.isascii() or not RUN_CHAR.search(chunk):  # ASCII has no script runs
+    if chunk.isascii() or not _RUN_CHAR.search(chunk):
         return identifier_terms(chunk, word, plain)
     terms: list[str] = []
     phrase: list[str] = []
     forms: list[str] = []
-    for cjk, spaceless, other in RUNS.findall(chunk):
-        if cjk:
-            found = cjk_terms(cjk)
-        elif spaceless:
-            found = spaceless_terms(spaceless)
+    for cjk, spaceless, other in _RUNS.findall(chunk):
+        if cjk or spaceless:
+            found = _pairs(list(cjk)) if cjk else _pairs(_cluster().findall(spaceless))
         else:
             with_joined, without, written = identifier_terms(other, word, plain)
             terms.extend(with_joined)
@@ -237,12 +288,10 @@ def analyse(chunk: str, word: WordFn, plain: WordFn | None = None) -> Analysed:
 Entry: TypeAlias = tuple[
     tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]
 ]
-"""A chunk's terms: all, less the stopwords, its name-phrase words, all as written, and keys.
+"""A chunk's terms: all, less the stopwords, name-phrase words, all as written, and keys.
 
-The written forms are aligned with the terms one for one; the keys with the
-terms less the stopwords, each its term or, where the word is written
-otherwise, ``term + KEY_SEPARATOR + written`` (:func:`split_key`). Both are
-the same tuple objects as the terms when no term differs from its written form.
+Keys align with the terms less the stopwords: the term, or ``term + KEY_SEPARATOR +
+written`` where written otherwise. Both are the terms' tuple when no term differs.
 """
 
 KEY_SEPARATOR = "\x00"
@@ -255,7 +304,7 @@ def make_key(term: str, written: str) -> str:
 
 
 def split_key(key: str) -> tuple[str, str]:
-    """A key's term and written form (``("star", "starred")`` for ``star`` written ``starred``)."""
+    """A key's term and written form (``("star", "starred")``)."""
     term, _, written = key.partition(KEY_SEPARATOR)
     return term, written or term
 
@@ -274,7 +323,8 @@ def entry(analysed: Analysed) -> Entry:
 
 
 def clear_word_caches() -> None:
-    """Empty the stem and word caches."""
+    """Empty the stem, word and accent-fold caches."""
     _cached_stem.cache_clear()
     STEMMED_WORD.cache_clear()  # type: ignore[attr-defined]
     PLAIN_WORD.cache_clear()  # type: ignore[attr-defined]
+    fold_accents.cache_clear()

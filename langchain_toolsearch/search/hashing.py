@@ -14,7 +14,7 @@ from langchain_toolsearch.search.tokenize import tokenize
 
 __all__ = ["HashingEmbeddings"]
 
-_CACHED_TERM_CHARS = 48  # longer terms are hashed each time (the cache stays small)
+_CACHED_TERM_CHARS = 48  # longer terms are hashed each time
 
 
 def _bucket(term: str, dims: int) -> tuple[int, float]:
@@ -33,13 +33,12 @@ _cached_bucket = lru_cache(maxsize=1 << 16)(_hash_bucket)
 
 
 class HashingEmbeddings(Embeddings):
-    """Bag-of-words embeddings by signed feature hashing of tokenizer terms (Weinberger 2009).
+    """Signed feature hashing of tokenizer terms (Weinberger 2009), deterministic, ~20 µs a text.
 
-    Terms hashed with BLAKE2b into ``dims`` signed buckets, weight ``1 + ln(tf)``,
-    L2-normalised; deterministic, no model, about 20 µs per tool text.
+    BLAKE2b into ``dims`` signed buckets, weight ``1 + ln(tf)``, L2-normalised.
 
     Args:
-        dims: Vector size (count); 256 by default.
+        dims: Vector size (count).
 
     Raises:
         ToolSearchConfigError: (a ``ValueError``) If ``dims < 2``.
@@ -63,9 +62,9 @@ class HashingEmbeddings(Embeddings):
         return [v / norm for v in vector] if norm > 0 else vector
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """One unit vector of ``dims`` floats per text (all zeros for a text without words)."""
+        """One unit vector of ``dims`` floats per text (zeros for a text without words)."""
         return [self._embed(t) for t in texts]
 
     def embed_query(self, text: str) -> list[float]:
-        """Embed a query (same model as documents); ``dims`` floats."""
+        """A query's vector, as a document's."""
         return self._embed(text)

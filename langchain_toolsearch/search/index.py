@@ -1,19 +1,14 @@
 """The default tool index: BM25F with query-analysis stages, and the ``index=`` option.
 
 BM25F (Robertson, Zaragoza & Taylor 2004; Robertson & Zaragoza 2009) over four
-weighted fields per tool: name (3x), description (1x), parameter names (1x,
-never a word of the tool's own name again), parameter descriptions and
-``enum`` values (0.5x), each normalised by its own average length before one
-saturation ``tf / (tf + k1)``. IDF is Lucene's ``ln(1 + (N - df + 0.5) / (df +
-0.5))``, always positive. Scores are in ``[0, 1]``: BM25 divided by the best
-score the query's terms could reach (unseen terms count), exact names in
-``[0.9, 1]``, the literal name 1.0. Generated provider-safe names add no words.
-A function-word-only query (``who am i``) scores names it covers at least half.
-Query stages (:class:`~langchain_toolsearch.search.stages.SearchStages`) add to
-the score; ``raw_score`` stays plain BM25F of the written terms. Ties break by
-name; nothing iterates a ``set`` of strings, so output is the same bytes in
-every process. Sums come from :class:`~langchain_toolsearch.search.postings.Postings`
-(one ``numpy.bincount`` per query).
+fields (:mod:`~langchain_toolsearch.search.postings`), each normalised by its
+average length before one saturation; Lucene's IDF. Scores in ``[0, 1]``: BM25
+over the best the query's terms could reach (unseen terms count), exact names
+in ``[0.9, 1]``, the literal name 1.0; a function-word-only query (``who am
+i``) scores names it covers at least half. Stages
+(:mod:`~langchain_toolsearch.search.stages`) add to the score; ``raw_score``
+is plain BM25F of the written terms. Ties by name; no ``set`` of strings is
+iterated, so output is the same bytes in every process.
 """
 
 from __future__ import annotations
@@ -30,11 +25,14 @@ import numpy.typing as npt
 
 from langchain_toolsearch._internal.bulk import collector_paused
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
-from langchain_toolsearch.search import query_weights
-from langchain_toolsearch.search.content_match import ContentFilter, content_filter, keeper
-from langchain_toolsearch.search.fields import document_fields, prime_fields, searchable_names
 from langchain_toolsearch.search.name_match import NameMatcher
-from langchain_toolsearch.search.postings import FieldWeights, Postings, idf
+from langchain_toolsearch.search.postings import (
+    FieldWeights,
+    Postings,
+    document_fields,
+    idf,
+    prime_fields,
+)
 from langchain_toolsearch.search.protocol import (
     AsyncToolIndex,
     IndexOption,
@@ -43,10 +41,11 @@ from langchain_toolsearch.search.protocol import (
     ToolIndex,
     arank,
     name_key,
+    searchable_names,
 )
-from langchain_toolsearch.search.ranking import ranked
+from langchain_toolsearch.search.ranking import ContentFilter, content_filter, keeper, ranked
 from langchain_toolsearch.search.spelling import SpellingFallback, spelling_fixes
-from langchain_toolsearch.search.stages import SearchStages
+from langchain_toolsearch.search.stages import SearchStages, is_weak, value_terms, weights
 from langchain_toolsearch.search.tokenize import (
     BatchTokenizer,
     name_phrase,
@@ -54,7 +53,6 @@ from langchain_toolsearch.search.tokenize import (
     tokenize,
     tokenize_forms,
 )
-from langchain_toolsearch.search.value_types import value_terms
 
 __all__ = [
     "AsyncToolIndex",
@@ -74,15 +72,9 @@ __all__ = [
 
 @dataclass(frozen=True)
 class BM25Params:
-    """Tuning of :class:`BM25ToolIndex` (defaults chosen in docs/benchmarks.md).
+    """Tuning of :class:`BM25ToolIndex` (docs/benchmarks.md).
 
-    Attributes:
-        k1: Term-frequency saturation.
-        b: Per-field length normalisation in ``[0, 1]``.
-        name_weight: Weight of a name term.
-        description_weight: Weight of a description term.
-        parameter_weight: Weight of a parameter-name term.
-        parameter_description_weight: Weight of a parameter-description or enum term.
+    ``k1``: saturation; ``b``: per-field length normalisation in ``[0, 1]``; field weights.
     """
 
     k1: float = 1.0
@@ -96,7 +88,7 @@ class BM25Params:
 _EXACT_FLOOR = 0.9  # exact-name hits score in [0.9, 1]; others in [0, 0.9]
 _LITERAL = 0.9999  # only a name written exactly as the query (case aside) reaches 1.0
 _STOPWORD_ONLY = 0.5  # function-word queries score names holding them at most this
-_MAX_STOPWORD_HITS = 10_000  # names checked for a function-word query (bounded work)
+_MAX_STOPWORD_HITS = 10_000  # names checked for a function-word query
 
 _IntArray: TypeAlias = npt.NDArray[np.int64]
 _FloatArray: TypeAlias = npt.NDArray[np.float64]
@@ -106,11 +98,9 @@ class BM25ToolIndex:
     """BM25F index over tool documents; immutable once built, thread-safe for reads.
 
     Args:
-        documents: One per tool; ``name`` values must be unique.
-        params: BM25 tuning; defaults to :class:`BM25Params()`.
-        stages: The query-analysis stages and their weights; defaults to
-            :class:`~langchain_toolsearch.search.stages.SearchStages()`
-            (every stage on).
+        documents: One per tool, names unique.
+        params: BM25 tuning; :class:`BM25Params()` by default.
+        stages: The query-analysis stages; every stage on by default.
 
     Raises:
         ToolSearchConfigError: If two documents share a name (a ``ValueError``).
@@ -157,11 +147,7 @@ class BM25ToolIndex:
         *,
         stages: SearchStages | None = None,
     ) -> BM25ToolIndex:
-        """The constructor as an index factory (same arguments and errors).
-
-        Returns:
-            The index.
-        """
+        """The constructor as an index factory (same arguments and errors)."""
         return cls(documents, params, stages=stages)
 
     def __len__(self) -> int:
@@ -171,14 +157,12 @@ class BM25ToolIndex:
     def __repr__(self) -> str:
         return f"BM25ToolIndex({len(self)} tools, {len(self._postings.vocab)} terms, {self.params})"
 
-    # -- building ----------------------------------------------------------------------
-
     def field_terms(self, doc: ToolDocument) -> dict[str, float]:
         """Weighted term frequencies of one document (for inspection and tests)."""
-        weights = self._field_weights()
         tf: dict[str, float] = {}
         memo = BatchTokenizer(stemmed=self.stages.stemming)
-        for field_terms, weight in zip(document_fields(doc, memo), weights, strict=True):
+        fields = zip(document_fields(doc, memo), self._field_weights(), strict=True)
+        for field_terms, weight in fields:
             for term in field_terms:
                 tf[term] = tf.get(term, 0.0) + weight
         return {t: f for t, f in tf.items() if f > 0}
@@ -192,8 +176,6 @@ class BM25ToolIndex:
             p.parameter_description_weight,
         )
 
-    # -- querying ------------------------------------------------------------------------
-
     @staticmethod
     def idf(df: int, n_docs: int) -> float:
         """Lucene's BM25 IDF: ``ln(1 + (N - df + 0.5) / (df + 0.5))``, always > 0."""
@@ -202,19 +184,14 @@ class BM25ToolIndex:
     def query_terms(self, query: str) -> list[str]:
         """The distinct terms a query is scored on, in order.
 
-        Stopwords count only beside the same neighbour as in a tool name
-        (``"get me"`` keeps ``me`` for ``github_get_me``); none for a stopword-only query.
+        A stopword counts only beside its neighbour in a tool name (``get me`` for
+        ``github_get_me``); none do in a stopword-only query.
         """
         every = tokenize(query, keep_stopwords=True, stemmed=self.stages.stemming)
         return self._names.content_terms(every)
 
     def scores(self, query: str) -> tuple[_FloatArray, _FloatArray]:
-        """Score every document.
-
-        Returns:
-            ``(score, raw)``: normalised scores in ``[0, 1]`` and raw BM25
-            scores, both of shape ``(len(self),)``.
-        """
+        """``(score, raw)`` per document: in ``[0, 1]`` and raw BM25, shape ``(len(self),)``."""
         score, raw, content = self._scores(query)
         if content is not None:  # content_match: weak-only tools are no hits
             hits = np.flatnonzero(score > 0.0)
@@ -241,20 +218,12 @@ class BM25ToolIndex:
         typed: list[str] = []
         if stages.values and terms:  # a typed value adds its type's parameter word
             typed = [t for t in value_terms(query, self._term, terms) if t in self._postings.vocab]
-        tw = query_weights.weights(terms, stages)
+        tw = weights(terms, stages)
         if typed:
             tw = (tw or [1.0] * len(terms)) + [stages.value_type_weight] * len(typed)
         forms = self._written_forms(every_written) if self._forms and terms else []
         raw, weighted, best = self._postings.score([*terms, *typed], tw, len(terms), forms)
-        content = content_filter(
-            terms,
-            typed,
-            tw,
-            stages,
-            self._postings.vocab,
-            self._postings.indptr,
-            self._postings.max_part,
-        )
+        content = content_filter(terms, typed, tw, stages, self._postings)
         if content is not None and forms:  # weak words as written can add to a weak-only hit
             content = ContentFilter(content.ranges, content.bound + self._weak_forms_bound(forms))
         if stages.spelling and terms and best > 0:
@@ -262,11 +231,9 @@ class BM25ToolIndex:
             if fixed is not None:
                 weighted, fixes = fixed
                 if content is not None:  # a fix stands for a written content word
-                    ptr = self._postings.indptr
+                    ptr, ids = self._postings.indptr, map(self._postings.vocab.get, fixes)
                     content.ranges.extend(
-                        (int(ptr[i]), int(ptr[i + 1]))
-                        for i in map(self._postings.vocab.get, fixes)
-                        if i is not None
+                        (int(ptr[i]), int(ptr[i + 1])) for i in ids if i is not None
                     )
         if not len(self.documents):
             return raw, raw, None
@@ -288,22 +255,18 @@ class BM25ToolIndex:
         if not written:
             return []
         share = self.stages.exact_weight
-        weights = query_weights.weights(written, self._written_stages)
-        if weights is None:
+        found = weights(written, self._written_stages)
+        if found is None:
             return [(w, share) for w in written]
-        return [(w, share * x) for w, x in zip(written, weights, strict=True)]
+        return [(w, share * x) for w, x in zip(written, found, strict=True)]
 
     def _weak_forms_bound(self, forms: list[tuple[str, float]]) -> float:
         """What the weak words as written (request, date, function words) add at most."""
         ids, max_part = self._postings.forms, self._postings.max_part
-        return sum(float(max_part[ids[f]]) * w for f, w in forms if query_weights.is_weak(f))
+        return sum(float(max_part[ids[f]]) * w for f, w in forms if is_weak(f))
 
     def _spelling_pass(
-        self,
-        query: str,
-        terms: list[str],
-        weighted: _FloatArray,
-        content: ContentFilter | None,
+        self, query: str, terms: list[str], weighted: _FloatArray, content: ContentFilter | None
     ) -> tuple[_FloatArray, list[str]] | None:
         """Weighted scores with the spelling fixes added, and the fixes (:func:`spelling_fixes`)."""
 
@@ -363,15 +326,7 @@ def _written_names(documents: Sequence[ToolDocument]) -> Iterator[str]:
 
 
 def build_index(option: IndexOption | None, documents: Sequence[ToolDocument]) -> ToolIndex:
-    """Resolve the ``index=`` option for a library's documents.
-
-    Args:
-        option: ``None`` (BM25), a built :class:`ToolIndex` (used as is), or a
-            callable ``(documents) -> ToolIndex``.
-        documents: The library's documents, one per tool.
-
-    Returns:
-        The index to search.
+    """The index of the ``index=`` option: ``None`` (BM25), a :class:`ToolIndex` as is, a factory.
 
     Raises:
         ToolSearchTypeError: If ``option`` is neither, or the factory returns no ToolIndex.

@@ -1,11 +1,4 @@
-"""Name matching for the BM25 index: tool names in a query, word for word or as written.
-
-:class:`NameMatcher` holds the name keys a query or an identifier in it can
-hit (``get_weather``, ``get weather``, ``Get-Weather``), the names as written,
-the words ending each name (the ``name_words`` stage), and names' stopword
-pairs (``get me`` keeps ``me`` for ``github_get_me``). Generated provider-safe
-names add no words.
-"""
+"""Tool names in a query: exact keys, names as written, words ending a name, stopword pairs."""
 
 from __future__ import annotations
 
@@ -14,14 +7,13 @@ import unicodedata
 from collections.abc import Sequence
 from itertools import pairwise
 
-from langchain_toolsearch.search.fields import searchable_names
-from langchain_toolsearch.search.protocol import ToolDocument, name_key
+from langchain_toolsearch.search.protocol import ToolDocument, name_key, searchable_names
 from langchain_toolsearch.search.tokenize import STOPWORDS, BatchTokenizer
 
 __all__ = ["NameMatcher"]
 
-_MAX_ENDINGS = 5_000  # names sharing the query's last word checked (bounded work)
-_MAX_REORDERED = 4  # words of a query matched to a name's last words in any order
+_MAX_ENDINGS = 5_000  # names sharing the query's last word checked
+_MAX_REORDERED = 4  # most query words matched to a name's last words in any order
 _QUERY_CHUNKS = re.compile(r"[\s,;'\"`()\[\]{}<>!?]+")
 # identifier-like: inner separators (get_weather, weather.get, files/read), letters next to
 # digits (v2), or lowerCamelCase (getWeather; "GitHub" in prose is a brand, not a name)
@@ -30,19 +22,17 @@ _IDENTIFIER = re.compile(r"[^\W_][_\-./:]+[^\W_]|[^\W\d_]\d|\d[^\W\d_]|^[a-z]+[A
 
 def literal(text: str) -> str:
     """A name or query as written, ignoring case and surrounding space."""
-    if text.isascii():  # NFKC leaves ASCII as is; casefold is lower on it
+    if text.isascii():  # NFKC and casefold: as is and lower on ASCII
         return text.strip().lower()
     return unicodedata.normalize("NFKC", text).strip().casefold()
 
 
 class NameMatcher:
-    """The tool names of one library, for matching queries against them.
-
-    Immutable once built; thread-safe for reads.
+    """The tool names of one library, matched against queries; immutable, thread-safe.
 
     Args:
         documents: One per tool, in index order (hits are positions in it).
-        memo: The build's tokenizer (shares tokenization with the BM25 build).
+        memo: The build's tokenizer.
     """
 
     def __init__(self, documents: Sequence[ToolDocument], memo: BatchTokenizer) -> None:
@@ -50,7 +40,7 @@ class NameMatcher:
         self._literal_names: dict[str, list[int]] = {}
         self._endings: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
         pairs: set[tuple[str, str]] = set()
-        self._words: list[tuple[str, ...]] = []  # name words per doc (the memo's tuples)
+        self._words: list[tuple[str, ...]] = []  # name words per doc
         name_keys, literal_names = self._name_keys, self._literal_names
         for i, doc in enumerate(documents):
             all_names = list(dict.fromkeys((doc.name, *doc.aliases))) if doc.aliases else [doc.name]
@@ -65,24 +55,18 @@ class NameMatcher:
                 words = phrase if not words else (*words, *phrase)
                 if len(phrase) >= 2:
                     self._endings.setdefault(phrase[-1], []).append((i, phrase))
-            if len(all_names) == 1:  # the common case, without the dedupe
-                key = name_key(doc.name)
+            for key in dict.fromkeys(map(name_key, all_names)):
                 if key:
                     name_keys.setdefault(key, []).append(i)
-                literal_names.setdefault(literal(doc.name), []).append(i)
-            else:
-                for key in dict.fromkeys(map(name_key, all_names)):
-                    if key:
-                        name_keys.setdefault(key, []).append(i)
-                for written in dict.fromkeys(map(literal, all_names)):
-                    literal_names.setdefault(written, []).append(i)
+            for written in dict.fromkeys(map(literal, all_names)):
+                literal_names.setdefault(written, []).append(i)
             self._words.append(words)
         for ending in self._endings.values():  # longest first: a search stops at shorter ones
             ending.sort(key=lambda hit: -len(hit[1]))
         self._name_pairs = frozenset(pairs)
 
     def content_terms(self, every: list[str]) -> list[str]:
-        """The distinct terms of ``every`` to score: see ``BM25ToolIndex.query_terms``."""
+        """The distinct terms of ``every`` to score (``BM25ToolIndex.query_terms``)."""
         if all(t in STOPWORDS for t in every):
             return []
         pairs = self._name_pairs
@@ -103,13 +87,10 @@ class NameMatcher:
         return [len(name & asked) / max(len(name), 1) for name in names]
 
     def ending_docs(self, words: tuple[str, ...]) -> list[int]:
-        """Docs whose name is, or ends with, exactly ``words`` (2 to 4 also in another order).
+        """Docs whose name is or ends with exactly ``words`` (2 to 4 also in another order).
 
-        ``("create", "issue")`` gives ``github__create_issue``, not
-        ``create_issue_comment``. Checks at most 5,000 names, longest first.
-
-        Args:
-            words: A query's name-phrase words (``name_phrase(query)``).
+        ``("create", "issue")``: ``github__create_issue``, not ``create_issue_comment``.
+        ``words`` are a query's ``name_phrase``; at most 5,000 names, longest first.
         """
         if not words or STOPWORDS.issuperset(words):
             return []

@@ -1,10 +1,12 @@
-"""The BM25F postings of a tool library: built once, summed per query.
+"""The BM25F postings of a tool library: a tool's four fields, indexed once, summed per query.
 
-:class:`Postings` is an inverted index in compressed-sparse-row form (NumPy)
-holding the finished ``idf * tf-part`` of each (term, tool) pair, summed per
-query with one ``numpy.bincount`` (:meth:`Postings.score`). Words as written
-(the ``exact_forms`` stage) get postings of their own only where their stem
-has several written forms (:attr:`Postings.forms`).
+Fields: name, description, parameter names, parameter texts (descriptions and
+``enum`` values). Only what the model can write is indexed: a generated
+provider-safe name adds no words, its alias does; a parameter name never counts
+a word of the tool's own name again. :class:`Postings` holds each (term, tool)
+pair's finished ``idf * tf-part`` in compressed-sparse-row form, summed with
+one ``numpy.bincount`` per query. Words as written (``exact_forms``) get
+postings of their own where their stem has several written forms.
 """
 
 from __future__ import annotations
@@ -13,25 +15,58 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import count
+from itertools import chain, count
 from operator import itemgetter
 from typing import TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
-from langchain_toolsearch.search.analysis import split_key
-from langchain_toolsearch.search.fields import field_keys
-from langchain_toolsearch.search.protocol import ToolDocument
+from langchain_toolsearch.search.analysis import make_key, split_key
+from langchain_toolsearch.search.protocol import ToolDocument, searchable_names
 from langchain_toolsearch.search.tokenize import BatchTokenizer
 
-__all__ = ["FieldWeights", "Postings", "idf"]
+__all__ = ["FieldWeights", "Postings", "document_fields", "idf", "prime_fields"]
 
 _IntArray: TypeAlias = npt.NDArray[np.int64]
 _FloatArray: TypeAlias = npt.NDArray[np.float64]
 
 FieldWeights: TypeAlias = tuple[float, float, float, float]
 """Weights of a term in a tool's name, description, parameter names, parameter texts."""
+
+
+def document_fields(doc: ToolDocument, memo: BatchTokenizer) -> tuple[list[str], ...]:
+    """Terms of the name, description, parameter-name and parameter-text fields.
+
+    Keys (:meth:`BatchTokenizer.keys`) with ``memo.forms``. A parameter term the
+    name holds is left out (``meeting_id`` of ``delete_meeting``: no ``meeting``).
+    """
+    first: dict[str, str] = {}
+    for name in searchable_names(doc):
+        for term, form in zip(memo.tokenize_name(name), memo.written_name(name), strict=True):
+            first.setdefault(term, form)
+    names = list(map(make_key, first, first.values()))
+    pnames: list[str] = []
+    ptexts: list[str] = []
+    for pname, ptext in doc.parameters:
+        pterms, written = memo.tokenize_name(pname), memo.written_name(pname)
+        keys = pterms if pterms is written else list(map(make_key, pterms, written))
+        if first.keys().isdisjoint(pterms):
+            pnames.extend(keys)
+        else:
+            pnames.extend(k for t, k in zip(pterms, keys, strict=True) if t not in first)
+        ptexts.extend(memo.keys(ptext))
+    return names, memo.keys(doc.description), pnames, ptexts
+
+
+def prime_fields(documents: Sequence[ToolDocument], memo: BatchTokenizer) -> None:
+    """Tokenize every text :func:`document_fields` reads, in bulk (one index build)."""
+    memo.prime(
+        chain.from_iterable((d.description, *(t for _, t in d.parameters)) for d in documents),
+        chain.from_iterable(
+            (*searchable_names(d), *(p for p, _ in d.parameters)) for d in documents
+        ),
+    )
 
 
 def idf(df: int, n_docs: int) -> float:
@@ -44,19 +79,17 @@ class Postings:
     """BM25F postings in compressed-sparse-row form; immutable once built.
 
     Attributes:
-        vocab: Term -> term id, ids in order of first use.
-        indptr: Shape ``(len(vocab) + 1,)``: term ``i``'s postings are
-            ``docs[indptr[i]:indptr[i + 1]]``.
+        vocab: Term -> term id, in order of first use.
+        indptr: Term ``i``'s postings are ``docs[indptr[i]:indptr[i + 1]]``.
         docs: The document of each posting (int32).
-        weights: The finished ``idf * tf-part`` of each posting.
-        idf: Each term's IDF.
-        df: Each term's document frequency (a count).
-        max_part: Each term's best posting weight (an upper bound of its part).
-        n_docs: Number of documents (tools).
+        weights: Each posting's ``idf * tf-part``.
+        idf: Per term id.
+        df: Per term id, its tools (a count).
+        max_part: Per term id, its best posting weight.
+        n_docs: Number of tools.
         k1: The saturation the weights were built with.
-        forms: Word as written -> term id of its own postings, for the
-            words whose stem the documents write in more than one way
-            (``star``, ``starred``); empty when built without forms.
+        forms: Word as written -> term id of its own postings, for stems written
+            several ways (``star``, ``starred``); empty without forms.
     """
 
     vocab: dict[str, int]
@@ -80,24 +113,15 @@ class Postings:
         k1: float,
         b: float,
     ) -> Postings:
-        """Index ``documents``, tokenized through ``memo`` (which the caller may prime).
+        """Index ``documents`` through ``memo`` (with ``memo.forms``, words as written too).
 
-        Args:
-            documents: One per tool.
-            memo: The tokenizer of the documents' fields; with ``forms``,
-                the words as written are indexed too (:attr:`forms`).
-            weights: The four field weights.
-            k1: Term-frequency saturation.
-            b: Length normalisation strength in ``[0, 1]``, per field.
-
-        Returns:
-            The postings.
+        ``b`` in ``[0, 1]`` normalises each field by its average length.
         """
         n_docs = len(documents)
         terms: list[str] = []  # with forms: keys (term and form as written)
         seg: list[int] = []  # terms per (document, field), four per document
         for doc in documents:
-            for field_terms in field_keys(doc, memo):
+            for field_terms in document_fields(doc, memo):
                 terms.extend(field_terms)
                 seg.append(len(field_terms))
         seg_lens = np.asarray(seg, dtype=np.int64)
@@ -147,14 +171,10 @@ class Postings:
         written: int = -1,
         forms: Sequence[tuple[str, float]] = (),
     ) -> tuple[_FloatArray, _FloatArray, float]:
-        """BM25 of every document: raw, weighted, and the best score reachable.
+        """``(raw, weighted, best)``: BM25 per document (shape ``(n_docs,)``), the best reachable.
 
-        ``terms[:written]`` are the query's own terms (all when -1); the rest
-        only add to the weighted scores, as do ``forms`` (written words with
-        weights, matched against :attr:`forms`), which also add to the best.
-
-        Returns:
-            ``(raw, weighted, best)``: two arrays of shape ``(n_docs,)`` and a float.
+        ``terms[:written]`` (all when -1) are the query's own; the rest add to
+        ``weighted`` only, as do ``forms`` (words as written, weighted), which add to ``best``.
         """
         n_docs = self.n_docs
         written = len(terms) if written < 0 else written
@@ -220,11 +240,9 @@ class Postings:
 def _split_keys(
     keys: dict[str, int], tok_key: _IntArray
 ) -> tuple[dict[str, int], _IntArray, tuple[_IntArray, _IntArray], dict[str, int]]:
-    """Terms and written forms of keyed tokens (a form sole of its term gets no id).
+    """``(term -> id, tokens' term ids, (token positions, form ids), form -> id)`` of keys.
 
-    Returns:
-        ``(term -> id, each token's term id, (token positions, their form
-        ids), form -> id)``, term ids in order of first use as without keys.
+    Term ids in order of first use; a form sole of its term gets no id.
     """
     split = list(map(split_key, keys))
     terms = list(map(itemgetter(0), split))

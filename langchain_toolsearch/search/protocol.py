@@ -1,10 +1,4 @@
-"""What every tool index shares: documents, hits and the :class:`ToolIndex` protocol.
-
-A :class:`ToolDocument` is what an index knows of one tool; a
-:class:`ScoredTool` is one hit; :class:`ToolIndex` is the retrieval backend
-contract (``rank`` and ``__len__``), with an optional async path
-(:class:`AsyncToolIndex`, ``arank``) that :func:`arank` uses when present.
-"""
+"""What every tool index shares: documents, hits, the :class:`ToolIndex` protocol, name keys."""
 
 from __future__ import annotations
 
@@ -24,19 +18,19 @@ __all__ = [
     "ToolIndex",
     "arank",
     "name_key",
+    "searchable_names",
 ]
 
 _KEY_SEP = re.compile(r"[\s_\-./:]+")
 
 
 def name_key(text: str) -> str:
-    """Normalise a name or a query chunk for exact-name comparison.
+    """The exact-name key: ``Get-Weather``, ``get weather`` -> ``get_weather``.
 
-    ``"Get-Weather"``, ``"get weather"`` and ``"get_weather"`` all give
-    ``"get_weather"``; camelCase is not split (``"addPerson"`` -> ``"addperson"``).
+    camelCase is not split (``addPerson`` -> ``addperson``).
     """
     plain = text.replace("_", "").replace("-", "")
-    if plain.isascii() and plain.isalnum():  # a plain name (most): no normalising, no regex
+    if plain.isascii() and plain.isalnum():  # most names: no normalising, no regex
         lowered = text.lower().replace("-", "_")
         if "__" in lowered or lowered[0] == "_" or lowered[-1] == "_":
             return "_".join(filter(None, lowered.split("_")))
@@ -53,10 +47,9 @@ class ToolDocument:
         description: The tool's description.
         parameters: ``(parameter name, parameter text)`` pairs; the text is
             the parameter's description plus its ``enum`` values.
-        aliases: Other names that should match as the tool's name (e.g. the
-            original name when ``name`` is a provider-safe rewrite of it).
-        generated_name: ``name`` is a provider-safe rewrite (``repo_create_a565f1a0``):
-            its words are not indexed, only the aliases'.
+        aliases: Other names matching as the tool's name (the original of a rewritten name).
+        generated_name: ``name`` is a provider-safe rewrite (``repo_create_a565f1a0``)
+            whose words are not indexed, only the aliases'.
     """
 
     name: str
@@ -66,6 +59,13 @@ class ToolDocument:
     generated_name: bool = False
 
 
+def searchable_names(doc: ToolDocument) -> tuple[str, ...]:
+    """The names whose words are indexed: a generated provider-safe name's are not."""
+    if doc.generated_name and doc.aliases:
+        return doc.aliases
+    return (doc.name, *doc.aliases)
+
+
 @dataclass(frozen=True, slots=True)
 class ScoredTool:
     """One ranked hit.
@@ -73,8 +73,7 @@ class ScoredTool:
     Attributes:
         name: The document's ``name``.
         score: Relevance in ``[0, 1]``, comparable across queries.
-        raw_score: The index's unnormalised score (for BM25 the BM25 sum;
-            for debugging and benchmarks).
+        raw_score: The index's unnormalised score (BM25: the BM25F sum).
     """
 
     name: str
@@ -84,13 +83,11 @@ class ScoredTool:
 
 @runtime_checkable
 class ToolIndex(Protocol):
-    """Anything that ranks tools for a query: the pluggable retrieval backend.
+    """The pluggable retrieval backend: immutable, thread-safe.
 
-    Contract: ``rank(query)`` yields :class:`ScoredTool` hits lazily, best
-    first, each ``name`` a :attr:`ToolDocument.name`, each ``score`` in
-    ``(0, 1]`` comparable across queries, ties by a fixed rule; an empty or
-    gibberish query yields nothing; it never raises on any string. Instances
-    are immutable and thread-safe. ``arank`` is optional (:class:`AsyncToolIndex`).
+    ``rank(query)`` yields :class:`ScoredTool` lazily, best first, names of
+    :attr:`ToolDocument.name`, scores in ``(0, 1]`` comparable across queries,
+    ties by a fixed rule; nothing for an empty or gibberish query; never raises.
     """
 
     def rank(self, query: str) -> Iterator[ScoredTool]:
@@ -115,7 +112,7 @@ class AsyncToolIndex(ToolIndex, Protocol):
         ...
 
 
-_THREAD_BATCH = 64  # hits pulled per worker-thread hop from an index without arank
+_THREAD_BATCH = 64
 
 
 async def arank(index: ToolIndex, query: str) -> AsyncIterator[ScoredTool]:

@@ -1,21 +1,31 @@
-"""Best-first order of scored tools: scores rounded to 6 decimals, ties by name, 64 up front.
+"""Best-first hits of scored tools, and which hits stay (the ``content_match`` stage).
 
-Rounding keeps floating-point noise from reordering ties. Only the first 64
-hits of :class:`~langchain_toolsearch.search.index.BM25ToolIndex`'s scores are
-sorted up front (:func:`ranked`, :func:`first_batch`); the rest if pulled.
+Scores rounded to 6 decimals (float noise never reorders ties), ties by name;
+the first 64 hits sorted up front, the rest if pulled. A hit scoring at most
+what the weak terms can reach stays if a content term holds it (:func:`keeper`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import TypeAlias
+from typing import NamedTuple, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
+from langchain_toolsearch.search.postings import Postings
 from langchain_toolsearch.search.protocol import ScoredTool, ToolDocument
+from langchain_toolsearch.search.stages import SearchStages, weak_terms
 
-__all__ = ["first_batch", "ranked"]
+__all__ = [
+    "ContentFilter",
+    "Keep",
+    "content_filter",
+    "content_hits",
+    "first_batch",
+    "keeper",
+    "ranked",
+]
 
 _FIRST_BATCH = 64
 _FAST_MIN_TOOLS = 2_048  # fewer scores: scan every hit (as cheap)
@@ -35,19 +45,10 @@ def ranked(
     documents: Sequence[ToolDocument],
     keep: Keep | None = None,
 ) -> Iterator[ScoredTool]:
-    """Hits with a rounded score above zero, best first, ties by name.
+    """Hits with a rounded score above zero (above 1 counts as 1), best first, ties by name.
 
-    Args:
-        score: Scores (``>= 0``; above 1 counts as 1), one per document.
-        raw: Raw BM25 scores, one per document.
-        name_order: Per document id, its rank by name.
-        documents: The indexed documents.
-        keep: Which hits of a batch stay (the ``content_match`` stage); checked
-            per batch as it is yielded, so a caller taking 5 hits pays for 64.
-
-    Yields:
-        :class:`ScoredTool` per hit: the first 64 sorted up front, the rest
-        only if pulled.
+    ``name_order`` is each document's rank by name; ``keep`` is checked per
+    batch, so a caller taking 5 hits pays for 64.
     """
     first = first_batch(score)
     if first is None:
@@ -69,8 +70,8 @@ def ranked(
 def first_batch(score: _FloatArray) -> tuple[_IntArray, _FloatArray] | None:
     """:func:`ranked`'s first batch (ids, rounded scores) from the scores near the best only.
 
-    Taken from scores of at least 30% (else 10%) of the best when that provably
-    gives the batch a full scan gives; ``None`` otherwise and under 2,048 scores.
+    From scores of at least 30% (else 10%) of the best when that provably gives
+    a full scan's batch; ``None`` otherwise and under 2,048 scores.
     """
     if score.size < _FAST_MIN_TOOLS:
         return None
@@ -122,3 +123,75 @@ def _batch(
     idx = idx[order]
     for i, value, r in zip(idx.tolist(), values[order].tolist(), raw[idx].tolist(), strict=True):
         yield ScoredTool(name=documents[i].name, score=value, raw_score=r)
+
+
+class ContentFilter(NamedTuple):
+    """What a query's hits are checked against (``content_match``)."""
+
+    ranges: list[tuple[int, int]]
+    """Posting ranges ``(lo, hi)`` of the query's content terms (spelling fixes too)."""
+    bound: float
+    """The most a tool reached only by weak terms can score (in the scores' units)."""
+
+
+def content_filter(
+    terms: Sequence[str],
+    typed: Sequence[str],
+    term_weights: Sequence[float] | None,
+    stages: SearchStages,
+    postings: Postings,
+) -> ContentFilter | None:
+    """The filter of a query's written ``terms``, or ``None`` when no hit can be weak-only.
+
+    ``typed`` (typed values' parameter words) are weak unless no content term is in
+    the library; ``term_weights`` weigh ``[*terms, *typed]`` (``None``: all 1).
+    """
+    vocab, indptr, max_part = postings.vocab, postings.indptr, postings.max_part
+    weak = weak_terms(terms, stages)
+    if weak is None:
+        return None
+    tw = term_weights or [1.0] * len(terms)
+    known = any(not f and t in vocab for t, f in zip(terms, weak, strict=True))
+    flags = [*weak, *[known] * len(typed)]
+    pairs = [(vocab.get(t, -1), w, f) for t, w, f in zip([*terms, *typed], tw, flags, strict=True)]
+    bound = sum(float(max_part[i]) * w for i, w, f in pairs if f and i >= 0)
+    if bound <= 0.0:
+        return None
+    ranges = [(int(indptr[i]), int(indptr[i + 1])) for i, _, f in pairs if not f and i >= 0]
+    return ContentFilter(ranges, bound)
+
+
+def keeper(post_docs: npt.NDArray[np.int32], content: ContentFilter, named: float) -> Keep:
+    """Which hits of a batch stay: over ``content.bound``, named (``>= named``), a content term's.
+
+    ``post_docs`` are the postings' documents, sorted within a term.
+    """
+    ranges, bound = content
+
+    def keep(idx: _IntArray, values: _FloatArray) -> _BoolArray:
+        kept = (values > bound + _ROUNDING) | (values >= named)
+        unsure = np.flatnonzero(~kept)
+        if unsure.size:
+            kept[unsure] = content_hits(post_docs, ranges, idx[unsure])
+        return kept
+
+    return keep
+
+
+def content_hits(
+    post_docs: npt.NDArray[np.int32], ranges: Sequence[tuple[int, int]], idx: _IntArray
+) -> _BoolArray:
+    """Per document of ``idx``, whether a range's postings ``post_docs[lo:hi]`` hold it.
+
+    One binary search per range and document of ``idx`` (postings are sorted).
+    """
+    found = np.zeros(idx.size, dtype=bool)
+    if not idx.size:
+        return found
+    ids = idx.astype(np.int32)  # as the postings: searching does not widen them
+    for lo, hi in ranges:
+        if hi > lo:
+            post = post_docs[lo:hi]
+            at = np.minimum(np.searchsorted(post, ids), hi - lo - 1)
+            found |= post[at] == ids
+    return found

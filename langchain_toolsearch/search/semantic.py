@@ -58,13 +58,13 @@ from langchain_core.embeddings import Embeddings
 from langchain_toolsearch._engine.drive import Effect, Logic, adrive, drive
 from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.search.dense_fallback import DenseFallback
-from langchain_toolsearch.search.fields import searchable_names
 from langchain_toolsearch.search.index import (
     BM25Params,
     BM25ToolIndex,
     ScoredTool,
     ToolDocument,
 )
+from langchain_toolsearch.search.protocol import searchable_names
 from langchain_toolsearch.search.tokenize import name_words, tokenize
 from langchain_toolsearch.search.vector_cache import EmbeddingCache, default_cache
 

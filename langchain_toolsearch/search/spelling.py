@@ -1,22 +1,19 @@
 """The spelling fallback: library terms within a couple of edits, or a split or joined word.
 
-For unknown words of a query that finds nothing (``naviagte``, ``websearch``),
-in the style of Lucene's ``SpellChecker``: joins of two neighbouring words
-first, then per word the first that finds terms of: a tool name's last 2 to
-:data:`MAX_PARTS` words run together (``addissueocmment``), a split into
-library terms (fewest parts first), a correction by optimal-string-alignment
-distance within ``Fuzziness.AUTO`` (1 edit for 3-5 letters, 2 above; ties to
-the closer whole word, then more tools, then alphabetically).
+In the style of Lucene's ``SpellChecker``, for unknown query words (``naviagte``,
+``websearch``): joins of two neighbouring words, then per word the first that
+finds terms of: a tool name's last 2 to :data:`MAX_PARTS` words run together
+(``addissueocmment``), a split into library terms (fewest parts first), a
+correction by optimal-string-alignment distance within ``Fuzziness.AUTO`` (1
+edit for 3-5 letters, 2 above; ties to the closer whole word, more tools, then
+alphabetically). Bounded: ASCII words of 3 to 24 letters, 4 words a query,
+:data:`MAX_CANDIDATES` distances a word, bigrams of over :data:`MAX_POSTINGS`
+terms skipped; tables built on first use.
 
-Bounded work: ASCII words of 3 to 24 letters, 4 words per query,
-:data:`MAX_CANDIDATES` distances per word, bigrams of more than
-:data:`MAX_POSTINGS` terms skipped; tables built on first use.
-
-The terms found count (:func:`spelling_fixes`, at ``spelling_weight``, as
-content words): always for a content word and a particle the library writes
-as one term (``set up`` for ``setup``); every fix for a query of at most
-:data:`SHORT_NEED` content words whose first one is unknown (``clikc on the
-link``), or when a query with an unknown word finds nothing.
+The fixes count (:func:`spelling_fixes`) always for a word and particle the
+library writes as one (``set up``: ``setup``); all of them for a query of at most
+:data:`SHORT_NEED` content words whose first is unknown (``clikc on the link``),
+or when a query with an unknown word finds nothing.
 """
 
 from __future__ import annotations
@@ -35,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from langchain_toolsearch._internal.bulk import collector_paused
-from langchain_toolsearch.search import query_weights
+from langchain_toolsearch.search.stages import is_weak
 from langchain_toolsearch.search.suggest import name_words
 from langchain_toolsearch.search.tokenize import tokenize
 
@@ -60,18 +57,15 @@ MAX_PARTS = 6
 """Most library terms one run-together word is split into."""
 _MIN_PART = 2  # letters of a part of a split ("to" in "addcommenttopendingreview")
 _MAX_RUN = 48  # letters of a run-together word split (a whole tool name)
-_SUFFIX = 3  # letters a stem may lack of the word it comes from ("navig" of "navigate")
+_SUFFIX = 3  # letters a stem may lack of its word ("navig" of "navigate")
 _DIGITS = "0123456789"
-_TERM_WORDS = re.compile(rf"^[A-Za-z]{{{_MIN_CHARS},{_MAX_CHARS}}}$", re.MULTILINE)  # _word
+_TERM_WORDS = re.compile(rf"^[A-Za-z]{{{_MIN_CHARS},{_MAX_CHARS}}}$", re.MULTILINE)
 _T = TypeVar("_T")
 _NEIGHBOURS = 32  # name endings compared on each side of a run-together word, per sort order
 
 
 def distance(a: str, b: str, limit: int) -> int:
-    """Optimal-string-alignment distance of ``a`` and ``b``, or ``limit + 1`` above it.
-
-    Computed on the diagonal band only (Ukkonen): ``O(len(a) * limit)``.
-    """
+    """Optimal-string-alignment distance, or ``limit + 1`` above it (Ukkonen's diagonal band)."""
     if abs(len(a) - len(b)) > limit:
         return limit + 1
     over = limit + 1  # every value above limit is held as over
@@ -99,7 +93,7 @@ def distance(a: str, b: str, limit: int) -> int:
 
 
 def _budget(word: str) -> int:
-    """Lucene's automatic fuzziness: 1 edit for 3 to 5 letters, 2 for longer words."""
+    """Lucene's automatic fuzziness: 1 edit for 3 to 5 letters, 2 above."""
     return 1 if len(word) <= 5 else 2
 
 
@@ -109,7 +103,7 @@ def _bigrams(word: str) -> set[str]:
 
 
 class _Once(Generic[_T]):
-    """A table built on first use, once (under a lock), with the cyclic collector paused."""
+    """A table built once on first use (under a lock, the cyclic collector paused)."""
 
     def __init__(self, build: Callable[[], _T]) -> None:
         self._build: Callable[[], _T] | None = build
@@ -117,7 +111,7 @@ class _Once(Generic[_T]):
         self._lock = threading.Lock()
 
     def get(self) -> _T:
-        """The table, built now if this is the first use."""
+        """The table."""
         value = self._value
         if value is None:
             with self._lock:
@@ -125,13 +119,13 @@ class _Once(Generic[_T]):
                     assert self._build is not None
                     with collector_paused():
                         self._value = self._build()
-                    self._build = None  # what it read is not kept past the build
+                    self._build = None  # what it read is not kept
                 value = self._value
         return value
 
 
 def _grams(vocab: Iterable[str]) -> dict[str, list[str]]:
-    """The library terms (words of 3 to 24 ASCII letters) by character bigram."""
+    """The library terms of 3 to 24 ASCII letters by character bigram."""
     built: dict[str, list[str]] = {}
     for term in _TERM_WORDS.findall("\n".join(vocab)):  # terms hold no line breaks
         for gram in _bigrams(term):
@@ -144,7 +138,7 @@ def _word(word: str) -> bool:
 
 
 def _run_word(word: str) -> bool:
-    """Whether ``word`` may be several words run together (6 to 48 ASCII letters)."""
+    """Whether ``word`` may be words run together (6 to 48 ASCII letters)."""
     return 2 * _MIN_CHARS <= len(word) <= _MAX_RUN and word.isascii() and word.isalpha()
 
 
@@ -154,9 +148,8 @@ class SpellingFallback:
     Args:
         vocab: Term -> term id of the index.
         df: Tools per term id.
-        analyse: The index's term of one word (its stem with the stemming
-            stage on, else the word).
-        names: The tool names the model can write, read on first use; none by default.
+        analyse: The index's term of one word (stemmed with ``stemming`` on).
+        names: The tool names the model can write, read on first use.
     """
 
     def __init__(
@@ -173,18 +166,16 @@ class SpellingFallback:
         self._endings = _Once(lambda: _Endings(names()))
 
     def run_together(self, word: str) -> list[str]:
-        """The library terms of the tool name ``word`` writes run together, or ``[]``.
+        """The library terms of the tool name ``word`` runs together (a typo allowed), or ``[]``.
 
-        ``addissueocmment`` -> ``add``, ``issu``, ``comment`` and the name's
-        joined term ``add_issue_comment`` where the library has one (module doc);
-        the closest ending wins, then the first alphabetically.
+        ``addissueocmment`` -> add, issu, comment, ``add_issue_comment`` (where
+        the library has them); the closest ending wins, then alphabetically.
         """
         if not _run_word(word):
             return []
         words = self._endings.get().nearest(word, _budget(word))
         if not words:
             return []
-        # the words' terms, and the name's own joined term ("add_issue_comment", "addperson")
         terms = [self._analyse(w) for w in words] + ["_".join(words), "".join(words)]
         return [t for t in dict.fromkeys(terms) if t in self._vocab]
 
@@ -192,11 +183,7 @@ class SpellingFallback:
         return int(self._df[self._vocab[term]])
 
     def correct(self, word: str) -> str | None:
-        """The library term closest to ``word`` within the edit budget, or ``None``.
-
-        ``word`` is compared as its index term (stemmed with the stemming
-        stage on) against the library's terms.
-        """
+        """The library term closest to ``word``'s index term within the edit budget, or ``None``."""
         term = self._analyse(word)
         if not _word(term):
             return None
@@ -231,9 +218,8 @@ class SpellingFallback:
     def split(self, word: str) -> tuple[str, ...] | None:
         """Library terms ``word`` runs together, fewest parts first (``websearch`` -> web, search).
 
-        Among splits into as few parts, the one whose rarest part is in the
-        most tools wins, then alphabetically. Words of 6 to 48 ASCII letters;
-        parts of 2 to 24 letters (3 in a split in two), at most :data:`MAX_PARTS`.
+        Ties: the split whose rarest part is in most tools, then alphabetically.
+        Words of 6 to 48 ASCII letters; parts of 2 (in two parts: 3) to 24 letters.
         """
         if not _run_word(word):
             return None
@@ -263,24 +249,16 @@ class SpellingFallback:
         return [term for term in joined if term in self._vocab]
 
     def fixes(self, words: Sequence[str]) -> list[str]:
-        """Library terms for the query ``words`` the library does not know (at most 4 tried).
+        """Distinct library terms for the unknown of ``words`` (lowercase, no stopwords; 4 tried).
 
-        Args:
-            words: The query's lowercase words, in order (stopwords left out).
-
-        Returns:
-            Distinct library terms: joins of neighbouring words, then, per
-            unknown word, the words of the tool name it writes run together
-            (a typo allowed), else its split parts, else its correction.
+        Joins of neighbours, then per word: a run-together name, else a split, else a correction.
         """
         out = self.joins(words)
         vocab = self._vocab
         unknown = [w for w in dict.fromkeys(words) if self._analyse(w) not in vocab]
         for word in unknown[:_MAX_WORDS]:
-            # a tool name run together (a typo allowed) says more than any split of it
-            # into library words ("isuse" is "is" + "use"), and a split more than a fix,
-            # unless the split needs words of two letters where a fix needs none: a large
-            # library has them ("se", "ra", "ch"), and "serach" is "search", not those
+            # a name run together says more than a split ("isuse": "is" + "use"), a split
+            # more than a fix unless it needs two-letter parts ("serach": not "se" + "ra" + "ch")
             parts = self.run_together(word)
             split = () if parts else self.split(word)
             if split and min(map(len, split)) >= _MIN_CHARS:
@@ -297,16 +275,13 @@ class SpellingFallback:
 
 
 class _Endings:
-    """Tool names' last 2 to :data:`MAX_PARTS` words run together (``addissuecomment``).
-
-    Endings of 6 to 48 letters, sorted forwards and reversed (module doc).
-    """
+    """Tool names' last 2 to :data:`MAX_PARTS` words run together (6-48 letters), both ways."""
 
     def __init__(self, names: Iterable[str]) -> None:
         words_of: dict[str, list[str]] = {}  # ending -> its name's words (one list per name)
         keep = words_of.setdefault
         for name in names:
-            if name[-1:] in _DIGITS:  # its last word is a number ("get_items_v2"): no ending
+            if name[-1:] in _DIGITS:  # "get_items_v2": no ending
                 continue
             words = name_words(name)
             joined = words[-1] if words else ""
@@ -360,20 +335,13 @@ def spelling_fixes(
     terms: Sequence[str],
     found: Callable[[], bool],
 ) -> list[str]:
-    """The library terms the ``spelling`` stage adds to ``query`` (module docstring).
+    """The distinct library terms the ``spelling`` stage adds to ``query``, none of ``terms``.
 
-    Args:
-        spelling: The index's spelling fallback.
-        vocab: The index's terms.
-        query: The query as written.
-        terms: Its content terms as the index analysed them (stemmed), in order.
-        found: Whether the query has a hit already (called only when needed).
-
-    Returns:
-        Distinct terms not already in ``terms`` (empty: nothing to add).
+    ``terms`` are its content terms as the index analysed them; ``found()``
+    says whether it has a hit already (called only when needed).
     """
     every = _ascii_words(query, keep_stopwords=True)
-    weak = query_weights.is_weak
+    weak = is_weak
     found_terms = [
         term
         for a, b in itertools.pairwise(every)

@@ -1,9 +1,6 @@
 """Bounded "did you mean" suggestions for tool names the model got wrong.
 
-:class:`NameSuggester` gives names holding the asked name's words or held in
-it, then near spellings, from maps and sorted name lists built once; every
-step is capped (well under a millisecond at 100,000 tools; none for names
-over 128 characters).
+Every step is capped: well under a millisecond at 100,000 tools.
 """
 
 from __future__ import annotations
@@ -18,7 +15,7 @@ from operator import itemgetter
 __all__ = ["MAX_NAME_CHARS", "NameSuggester", "fold_name", "name_words"]
 
 MAX_NAME_CHARS = 128
-"""Longer asked names get no suggestions (no tool name is that long in practice)."""
+"""Longer asked names get no suggestions."""
 
 _SEPARATORS = re.compile(r"[\s_\-./:]+")
 _WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_A-Za-z]+")
@@ -31,7 +28,7 @@ _MIN_RATIO = 0.8  # difflib ratio of a near spelling
 def fold_name(name: str) -> str:
     """Lowercase without separators: ``Create-Issue``, ``createIssue`` -> ``createissue``."""
     plain = name.replace("_", "").replace("-", "")
-    if plain.isascii() and plain.isalnum():  # the common name: no regex needed
+    if plain.isascii() and plain.isalnum():  # most names: no regex
         return plain.lower()
     return _SEPARATORS.sub("", name.strip().lower())
 
@@ -39,17 +36,17 @@ def fold_name(name: str) -> str:
 def name_words(name: str) -> list[str]:
     """Lowercase words of a name: ``getWeather_now`` -> ``get``, ``weather``, ``now``."""
     plain = name.replace("_", "").replace("-", "").replace(".", "")
-    if plain.isascii() and plain.isalpha() and plain.islower():  # most names: no regex needed
+    if plain.isascii() and plain.isalpha() and plain.islower():  # most names: no regex
         return [w for w in name.replace("-", "_").replace(".", "_").split("_") if w]
     return [w.lower() for w in _WORDS.findall(name)]
 
 
 class NameSuggester:
-    """Suggestions over a fixed set of names (provider-safe names plus originals).
+    """Suggestions over a fixed set of names, from maps and sorted lists built once.
 
     Args:
-        names: ``(name to suggest, other spellings of it)`` pairs, e.g. a
-            provider-safe name with the original name.
+        names: ``(name to suggest, other spellings of it)`` pairs (a provider-safe
+            name with the original).
     """
 
     def __init__(self, names: Iterable[tuple[str, Sequence[str]]]) -> None:
@@ -63,7 +60,7 @@ class NameSuggester:
                 forms = (name, *others)
                 folds = tuple(dict.fromkeys(map(fold_name, forms)))
                 words = dict.fromkeys(w for form in forms for w in name_words(form))
-            else:  # the common case, without the generators
+            else:  # the common case, faster
                 plain = name.replace("_", "").replace("-", "")
                 if plain.isascii() and plain.isalpha() and plain.islower():  # get_weather
                     folds = (plain,)  # = fold_name(name), and the words are the parts
@@ -81,7 +78,7 @@ class NameSuggester:
         self._backward = sorted(f[::-1] for f in self._folded)
 
     def _containing(self, needle: str, words: list[str], limit: int) -> list[str]:
-        """The first ``limit`` names whose folded form holds ``needle``, among the rarest word's."""
+        """The first ``limit`` of the rarest word's names whose folded form holds ``needle``."""
         postings = [self._by_word.get(w, []) for w in words]
         if not postings or not all(postings):
             return []
@@ -95,7 +92,7 @@ class NameSuggester:
         return found
 
     def _prefixed(self, needle: str, limit: int) -> list[str]:
-        """Names whose folded form starts with ``needle`` (``weath``: no whole word to look up)."""
+        """Names whose folded form starts with ``needle`` (``weath``)."""
         found: list[str] = []
         order = self._forward
         at = bisect.bisect_left(order, needle)
@@ -137,15 +134,9 @@ class NameSuggester:
         return sorted(ratios, key=lambda n: (-ratios[n], n))
 
     def suggest(self, name: str, *, limit: int = 5) -> list[str]:
-        """Names holding ``name``'s words or held in it (sorted), then near spellings.
+        """At most ``limit`` names holding ``name``'s words or held in it (sorted), then near ones.
 
-        Args:
-            name: What the model asked for.
-            limit: Most suggestions returned (count).
-
-        Returns:
-            At most ``limit`` names; ``[]`` for names under 3 or over 128
-            characters (folded).
+        None for a name under 3 (folded) or over 128 characters.
         """
         if len(name) > MAX_NAME_CHARS or limit < 1:
             return []

@@ -1,12 +1,8 @@
-"""Identifier-aware, word-bounded tokenizing for tool search.
+"""Tokenizing text into search terms, chunk by chunk through a bounded shared cache.
 
-Text is split into chunks (letters/digits joined by ``_ - . / :``); what one
-chunk yields is :mod:`~langchain_toolsearch.search.analysis` (identifier
-pieces, the joined name, CJK and Thai-like bigrams, Snowball stems of ASCII
-words over 3 letters, unaccented forms, ``me`` for first-person pronouns).
-Each distinct chunk of at most 48 characters is analysed once into a shared
-cache bounded to about 32 MiB; an index build uses a :class:`BatchTokenizer`
-memo of its own.
+What a chunk yields: :mod:`~langchain_toolsearch.search.analysis`. Chunks of at
+most 48 characters are analysed once into a cache of about 32 MiB; an index
+build memoises in a :class:`BatchTokenizer` of its own.
 """
 
 from __future__ import annotations
@@ -18,6 +14,7 @@ from collections.abc import Callable, Iterable
 from functools import partial
 from itertools import chain, compress
 from operator import is_, itemgetter
+from typing import TypeAlias
 
 from langchain_toolsearch.search.analysis import (
     CAMEL_PIECES,
@@ -29,16 +26,16 @@ from langchain_toolsearch.search.analysis import (
     analyse,
     clear_word_caches,
     entry,
+    is_cjk,
+    marked_chunk,
     stem,
 )
-from langchain_toolsearch.search.scripts import fold_accents, is_cjk, marked_chunk
-from langchain_toolsearch.search.stopwords import STOPWORDS
+from langchain_toolsearch.search.words import STOPWORDS
 
 __all__ = [
     "STOPWORDS",
     "BatchTokenizer",
     "clear_caches",
-    "fold_accents",
     "is_cjk",
     "name_phrase",
     "name_words",
@@ -48,20 +45,16 @@ __all__ = [
     "tokenize_name",
 ]
 
-# An identifier-ish chunk: letters/digits joined by identifier punctuation.
 _CHUNK = re.compile(r"[^\W_]+(?:[_\-./:]+[^\W_]+)*", re.UNICODE)
-# _CHUNK on ASCII text, faster: plain ranges, and possessive (no backtracking state kept)
+# _CHUNK on ASCII text, faster: possessive, no backtracking state kept
 _ASCII_CHUNK = re.compile(r"[A-Za-z0-9]++(?:[_\-./:]++[A-Za-z0-9]++)*+")
 
-_CACHE_BYTES = 32 << 20  # chunk-cache budget (approximate bytes, both generations)
-_CACHE_CHUNK_CHARS = 48  # longer chunks are analysed each time, never cached
+_CACHE_BYTES = 32 << 20  # approximate, both generations
+_CACHE_CHUNK_CHARS = 48  # longer chunks are never cached
 
 
 class _SizedCache:
-    """Chunk -> entry, about ``budget`` bytes in two generations, the older dropped whole.
-
-    ``plain`` gives the written forms (``None``: the terms are written forms).
-    """
+    """Chunk -> entry, about ``budget`` bytes in two generations, the older dropped whole."""
 
     def __init__(self, budget: int, word: WordFn, plain: WordFn | None) -> None:
         self.budget = budget
@@ -86,7 +79,7 @@ class _SizedCache:
         found = self.current.get(chunk)
         if found is not None:
             return found
-        if len(chunk) > _CACHE_CHUNK_CHARS:  # analysed each time, never cached
+        if len(chunk) > _CACHE_CHUNK_CHARS:
             return self.analyse(chunk)
         found = self._previous.get(chunk)
         if found is None:
@@ -100,7 +93,7 @@ class _SizedCache:
         return found
 
     def lookup(self, chunks: list[str]) -> list[Entry]:
-        """The entries of ``chunks``, in order (cached ones without a Python call each)."""
+        """The entries of ``chunks``, in order."""
         found: list[Entry | None] = list(map(self.current.get, chunks))
         if None in found:
             get = self.get
@@ -119,12 +112,9 @@ class _SizedCache:
 
 _CACHE = _SizedCache(_CACHE_BYTES, STEMMED_WORD, PLAIN_WORD)
 _PLAIN_CACHE = _SizedCache(_CACHE_BYTES // 4, PLAIN_WORD, None)  # the stemming stage off
-_ALL = itemgetter(0)
+_ALL, _CONTENT, _PHRASE, _ALL_WRITTEN, _KEYS = map(itemgetter, range(5))  # parts of an Entry
 _is_none = partial(is_, None)
-_CONTENT = itemgetter(1)
-_PHRASE = itemgetter(2)
-_ALL_WRITTEN = itemgetter(3)
-_KEYS = itemgetter(4)
+_Part: TypeAlias = Callable[[Entry], tuple[str, ...]]
 
 
 def clear_caches() -> None:
@@ -132,7 +122,6 @@ def clear_caches() -> None:
     _CACHE.clear()
     _PLAIN_CACHE.clear()
     clear_word_caches()
-    fold_accents.cache_clear()
 
 
 def cache_bytes() -> int:
@@ -150,27 +139,16 @@ def _chunks(text: str) -> list[str]:
 
 
 def tokenize(text: str, *, keep_stopwords: bool = False, stemmed: bool = True) -> list[str]:
-    """Split ``text`` into search terms.
+    """Lowercase terms of ``text`` in order, with repeats, less :data:`STOPWORDS` unless kept.
 
-    Args:
-        text: A query, a description, a tool or parameter name.
-        keep_stopwords: Keep English function words (names: ``get_me``).
-        stemmed: Stem ASCII words (the ``stemming`` stage).
-
-    Returns:
-        Lowercase terms in order, with repeats; without ``keep_stopwords``,
-        the same less the :data:`STOPWORDS`.
+    ``stemmed``: stem ASCII words (the ``stemming`` stage).
     """
     entries = (_CACHE if stemmed else _PLAIN_CACHE).lookup(_chunks(text))
     return list(chain.from_iterable(map(_ALL if keep_stopwords else _CONTENT, entries)))
 
 
 def tokenize_forms(text: str) -> tuple[list[str], list[str]]:
-    """Stemmed terms with stopwords, and the same terms as written, aligned.
-
-    ``tokenize_forms("starred repositories")`` is ``(["star", "repositori"],
-    ["starred", "repositories"])``.
-    """
+    """Stemmed terms with stopwords, and the same as written (``starred`` -> star, starred)."""
     entries = _CACHE.lookup(_chunks(text))
     terms = list(chain.from_iterable(map(_ALL, entries)))
     return terms, list(chain.from_iterable(map(_ALL_WRITTEN, entries)))
@@ -198,20 +176,16 @@ def name_words(name: str) -> list[str]:
 
 
 class BatchTokenizer:
-    """The module's tokenizers for one index build, memoising chunks and whole texts.
+    """The module's tokenizers for one index build, memoising chunks and texts (results shared).
 
-    Results are shared between calls: do not mutate them.
+    Args:
+        stemmed: Stem ASCII words (the ``stemming`` stage).
+        forms: Also give the terms' forms as written (``exact_forms``).
     """
 
     __slots__ = ("_cache", "_chunks", "_forms", "_keys", "_names", "_phrases", "_prose", "_written")
 
     def __init__(self, *, stemmed: bool = True, forms: bool = False) -> None:
-        """A memo for one build.
-
-        Args:
-            stemmed: Stem ASCII words (the ``stemming`` stage).
-            forms: Also give the terms' forms as written (``exact_forms``).
-        """
         self._cache = _CACHE if stemmed else _PLAIN_CACHE
         self._forms = forms and stemmed
         self._chunks: dict[str, Entry] = {}
@@ -227,7 +201,7 @@ class BatchTokenizer:
         return self._forms
 
     def prime(self, prose: Iterable[str], names: Iterable[str]) -> None:
-        """Tokenize many prose texts and names at once into the memo (each chunk once)."""
+        """Tokenize prose texts and names into the memo, each distinct chunk once."""
         chunks, shared, fresh = self._chunks, self._cache.current.get, self._cache.analyse
         prose_memo, prose_part = (self._keys, _KEYS) if self._forms else (self._prose, _CONTENT)
         for texts, memo, part, name in (
@@ -237,7 +211,7 @@ class BatchTokenizer:
             todo = [t for t in dict.fromkeys(texts) if t not in memo]
             lists = list(map(_chunks, todo))
             distinct = list(dict.fromkeys(chain.from_iterable(lists)))
-            for chunk in distinct:  # each distinct chunk analysed once
+            for chunk in distinct:
                 if chunk not in chunks:
                     chunks[chunk] = shared(chunk) or fresh(chunk)
             terms = self._part_of(distinct, part)
@@ -248,15 +222,13 @@ class BatchTokenizer:
             words = self._part_of(distinct, _PHRASE)
             phrases = [tuple(chain.from_iterable(map(words, c))) for c in lists]
             self._phrases.update(zip(todo, phrases, strict=True))
-            if self._forms:  # a name's words as written (names are few words)
+            if self._forms:
                 forms = self._part_of(distinct, _ALL_WRITTEN)
                 written = [list(chain.from_iterable(map(forms, c))) for c in lists]
                 self._written.update(zip(todo, written, strict=True))
 
-    def _part_of(
-        self, chunks: list[str], part: Callable[[Entry], tuple[str, ...]]
-    ) -> Callable[[str], tuple[str, ...]]:
-        """``chunk -> part(entry of chunk)`` for analysed ``chunks`` (a dict lookup)."""
+    def _part_of(self, chunks: list[str], part: _Part) -> Callable[[str], tuple[str, ...]]:
+        """``chunk -> part(entry of chunk)`` for analysed ``chunks``."""
         parts = map(part, map(self._chunks.__getitem__, chunks))
         return dict(zip(chunks, parts, strict=True)).__getitem__
 
@@ -271,9 +243,7 @@ class BatchTokenizer:
                 memo[chunk] = shared(chunk) or fresh(chunk)
         return list(map(memo.__getitem__, chunks))
 
-    def _joined(
-        self, memo: dict[str, list[str]], text: str, part: Callable[[Entry], tuple[str, ...]]
-    ) -> list[str]:
+    def _joined(self, memo: dict[str, list[str]], text: str, part: _Part) -> list[str]:
         found = memo.get(text)
         if found is None:
             entries = self._lookup(_chunks(text))

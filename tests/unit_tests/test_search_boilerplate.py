@@ -17,7 +17,7 @@ from langchain_core.tools import BaseTool
 
 from langchain_toolsearch.catalog import tool_from_definition
 from langchain_toolsearch.library import ToolLibrary
-from langchain_toolsearch.search import query_weights
+from langchain_toolsearch.search import stages as query_weights
 from langchain_toolsearch.search.index import BM25ToolIndex
 from langchain_toolsearch.search.stages import SearchStages
 from tests.support.crud_library import crud_tools

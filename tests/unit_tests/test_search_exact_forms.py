@@ -13,9 +13,8 @@ import random
 import numpy as np
 import pytest
 
-from langchain_toolsearch.search.fields import prime_fields
 from langchain_toolsearch.search.index import ToolDocument
-from langchain_toolsearch.search.postings import Postings
+from langchain_toolsearch.search.postings import Postings, prime_fields
 from langchain_toolsearch.search.tokenize import BatchTokenizer, stem
 
 _WORDS = [

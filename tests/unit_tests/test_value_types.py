@@ -12,11 +12,10 @@ from langchain_core.tools import BaseTool
 
 from langchain_toolsearch.catalog import tool_from_definition
 from langchain_toolsearch.library import ToolLibrary
-from langchain_toolsearch.search import query_weights
+from langchain_toolsearch.search import stages as query_weights
 from langchain_toolsearch.search.index import BM25ToolIndex
-from langchain_toolsearch.search.stages import SearchStages
+from langchain_toolsearch.search.stages import SearchStages, value_terms
 from langchain_toolsearch.search.tokenize import stem
-from langchain_toolsearch.search.value_types import value_terms
 
 
 def _tool(name: str, description: str, **params: str) -> BaseTool:
