@@ -8,7 +8,7 @@ A per-agent `AgentToolConfig` (JSON) and reusable saved MCP clients
 clients' tools, integration tools and `ToolProvider` tools, in that order,
 with conditional variants and rules (`evaluate_rules`) on the request
 context. ``from_mastra`` / ``to_mastra`` convert the seed system's (Mastra
-Editor's) stored JSON; ``toolsearch config`` (`langchain_toolsearch.config.cli`)
+Editor's) stored JSON; ``toolsearch config`` (`langchain_toolsearch.cli.config`)
 edits a store from a shell. See ``docs/config.md`` for the format and the
 semantics.
 """

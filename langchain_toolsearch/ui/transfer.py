@@ -8,7 +8,7 @@ Routes::
                                                    publish, csrf
 
 Files are what ``toolsearch config import`` / ``export`` read and write
-(`langchain_toolsearch.config.bundle`); ``format=mastra`` converts with
+(`langchain_toolsearch.cli.bundle`); ``format=mastra`` converts with
 ``from_mastra`` / ``to_mastra``. Every record of a file is validated before
 anything is written (all problems listed by field path); clients are saved
 before agents, a record whose data did not change is skipped, and each save
@@ -28,7 +28,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from langchain_toolsearch.config.bundle import (
+from langchain_toolsearch.cli.bundle import (
     BUNDLE_KEYS,
     MASTRA_KEYS,
     ConfigCommandError,

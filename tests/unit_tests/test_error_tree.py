@@ -34,7 +34,7 @@ BUILTIN_EXCEPTIONS = frozenset(
 
 ALLOWED: dict[tuple[str, str], str] = {
     ("__init__.py", "AttributeError"): "module __getattr__ protocol (PEP 562)",
-    ("cli.py", "SystemExit"): "the console script's exit code",
+    ("cli/__main__.py", "SystemExit"): "the console script's exit code",
     ("catalog.py", "FileNotFoundError"): "a missing catalog path is the OS error callers "
     "catch (an OSError cannot also be a ToolSearchError family without a layout clash)",
     ("config/write_guard.py", "NotImplementedError"): "the abstract methods of the write "
@@ -138,7 +138,7 @@ def test_each_family_is_also_its_builtin(name: str, builtin: type[BaseException]
 
 
 def test_the_tree_drawn_covers_the_classes_outside_errors_py() -> None:
-    from langchain_toolsearch.config.bundle import ConfigCommandError
+    from langchain_toolsearch.cli.bundle import ConfigCommandError
     from langchain_toolsearch.config.connections import BadAuthToken
     from langchain_toolsearch.config.parsing import ToolConfigError
     from langchain_toolsearch.config.records import RecordNotFoundError

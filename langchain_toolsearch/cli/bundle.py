@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeAlias
 
-from langchain_toolsearch.config.cli_args import KINDS, Kind
+from langchain_toolsearch.cli.args import KINDS, Kind
 from langchain_toolsearch.config.models import AgentToolConfig
 from langchain_toolsearch.config.parsing import (
     ToolConfigError,
