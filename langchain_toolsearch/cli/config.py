@@ -54,6 +54,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from langchain_toolsearch.cli.args import add_config_parser
 from langchain_toolsearch.cli.bundle import (
     BUNDLE_KEYS,
     KINDS,
@@ -63,10 +64,9 @@ from langchain_toolsearch.cli.bundle import (
     load_bundle,
     read_json,
 )
-from langchain_toolsearch.cli.args import add_config_parser
+from langchain_toolsearch.cli.opening import DEFAULT_STORE, open_store
 from langchain_toolsearch.cli.resolve import explain_command, report_json, report_table
 from langchain_toolsearch.config.models import AgentToolConfig
-from langchain_toolsearch.cli.opening import DEFAULT_STORE, open_store
 from langchain_toolsearch.config.parsing import (
     ToolConfigError,
 )

@@ -19,14 +19,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from langchain_toolsearch.config.connections import bearer_token, connection_for
     from langchain_toolsearch.config.explain import ResolutionReport, ToolDecision
-    from langchain_toolsearch.config.merging import (
-        MCPToolSource,
-        Replacement,
-        ResolvedTools,
-        merge_conditional,
-    )
     from langchain_toolsearch.config.models import (
         ALL_TOOLS,
         AUTH_TOKEN_KEY,
@@ -39,19 +32,16 @@ if TYPE_CHECKING:
         Condition,
         ConditionOperator,
         MCPClientRef,
+        ProviderToolInfo,
         RuleGroup,
         SourceRef,
         ToolEntry,
+        ToolProvider,
         Variant,
         VersionSelector,
-    )
-    from langchain_toolsearch.config.parsing import (
-        ToolConfigError,
         parse_agent_config,
-        parse_mcp_client,
-        parse_rules,
     )
-    from langchain_toolsearch.config.providers import ProviderToolInfo, ToolProvider
+    from langchain_toolsearch.config.parsing import ToolConfigError
     from langchain_toolsearch.config.records import (
         RecordInfo,
         RecordNotFoundError,
@@ -60,15 +50,33 @@ if TYPE_CHECKING:
         VersionInfo,
     )
     from langchain_toolsearch.config.resolver import StoredConfigMode, ToolResolver
-    from langchain_toolsearch.config.rules import MISSING, evaluate_rules, lookup, request_context
+    from langchain_toolsearch.config.rules import (
+        MISSING,
+        evaluate_rules,
+        lookup,
+        parse_rules,
+        request_context,
+    )
     from langchain_toolsearch.config.servers import (
         HttpServer,
         MCPClientConfig,
         StdioServer,
         TimeoutUnitWarning,
+        bearer_token,
+        connection_for,
+        parse_mcp_client,
     )
-    from langchain_toolsearch.config.store import ToolConfigStore
-    from langchain_toolsearch.config.write_guard import SingleWriterWarning, WriteLockError
+    from langchain_toolsearch.config.sources import (
+        MCPToolSource,
+        Replacement,
+        ResolvedTools,
+        merge_conditional,
+    )
+    from langchain_toolsearch.config.store import (
+        SingleWriterWarning,
+        ToolConfigStore,
+        WriteLockError,
+    )
 
 _LAZY = {
     "ALL_TOOLS": "langchain_toolsearch.config.models",
@@ -85,15 +93,15 @@ _LAZY = {
     "HttpServer": "langchain_toolsearch.config.servers",
     "MCPClientConfig": "langchain_toolsearch.config.servers",
     "MCPClientRef": "langchain_toolsearch.config.models",
-    "MCPToolSource": "langchain_toolsearch.config.merging",
-    "ProviderToolInfo": "langchain_toolsearch.config.providers",
+    "MCPToolSource": "langchain_toolsearch.config.sources",
+    "ProviderToolInfo": "langchain_toolsearch.config.models",
     "RecordInfo": "langchain_toolsearch.config.records",
     "RecordNotFoundError": "langchain_toolsearch.config.records",
-    "Replacement": "langchain_toolsearch.config.merging",
+    "Replacement": "langchain_toolsearch.config.sources",
     "ResolutionReport": "langchain_toolsearch.config.explain",
-    "ResolvedTools": "langchain_toolsearch.config.merging",
+    "ResolvedTools": "langchain_toolsearch.config.sources",
     "RuleGroup": "langchain_toolsearch.config.models",
-    "SingleWriterWarning": "langchain_toolsearch.config.write_guard",
+    "SingleWriterWarning": "langchain_toolsearch.config.store",
     "SourceRef": "langchain_toolsearch.config.models",
     "StdioServer": "langchain_toolsearch.config.servers",
     "StoredConfigMode": "langchain_toolsearch.config.resolver",
@@ -102,22 +110,22 @@ _LAZY = {
     "ToolConfigStore": "langchain_toolsearch.config.store",
     "ToolDecision": "langchain_toolsearch.config.explain",
     "ToolEntry": "langchain_toolsearch.config.models",
-    "ToolProvider": "langchain_toolsearch.config.providers",
+    "ToolProvider": "langchain_toolsearch.config.models",
     "ToolResolver": "langchain_toolsearch.config.resolver",
     "Variant": "langchain_toolsearch.config.models",
     "VersionConflictError": "langchain_toolsearch.config.records",
     "VersionInfo": "langchain_toolsearch.config.records",
     "VersionSelector": "langchain_toolsearch.config.models",
     "VersionedRecords": "langchain_toolsearch.config.records",
-    "WriteLockError": "langchain_toolsearch.config.write_guard",
-    "bearer_token": "langchain_toolsearch.config.connections",
-    "connection_for": "langchain_toolsearch.config.connections",
+    "WriteLockError": "langchain_toolsearch.config.store",
+    "bearer_token": "langchain_toolsearch.config.servers",
+    "connection_for": "langchain_toolsearch.config.servers",
     "evaluate_rules": "langchain_toolsearch.config.rules",
     "lookup": "langchain_toolsearch.config.rules",
-    "merge_conditional": "langchain_toolsearch.config.merging",
-    "parse_agent_config": "langchain_toolsearch.config.parsing",
-    "parse_mcp_client": "langchain_toolsearch.config.parsing",
-    "parse_rules": "langchain_toolsearch.config.parsing",
+    "merge_conditional": "langchain_toolsearch.config.sources",
+    "parse_agent_config": "langchain_toolsearch.config.models",
+    "parse_mcp_client": "langchain_toolsearch.config.servers",
+    "parse_rules": "langchain_toolsearch.config.rules",
     "request_context": "langchain_toolsearch.config.rules",
 }
 """Exports imported on first use (PEP 562): the ``toolsearch`` parser imports

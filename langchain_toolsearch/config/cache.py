@@ -27,15 +27,14 @@ from langgraph.errors import GraphBubbleUp
 from pydantic import BaseModel, SecretBytes, SecretStr
 
 from langchain_toolsearch._internal.store_flow import Flow
-from langchain_toolsearch.config.merging import ResolvedTools
 from langchain_toolsearch.config.models import (
     AUTH_TOKEN_KEY,
     MASTRA_AUTH_TOKEN_KEY,
     VersionSelector,
 )
 from langchain_toolsearch.config.records import Versioned, VersionedRecords
-from langchain_toolsearch.config.rule_models import MAX_RULE_DEPTH, Condition, RuleGroup
-from langchain_toolsearch.config.rules import MISSING, lookup
+from langchain_toolsearch.config.rules import MAX_RULE_DEPTH, MISSING, Condition, RuleGroup, lookup
+from langchain_toolsearch.config.sources import ResolvedTools
 from langchain_toolsearch.errors import ToolSearchError
 from langchain_toolsearch.types import SourceKind
 

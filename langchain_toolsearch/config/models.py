@@ -37,9 +37,22 @@ Editor) with ``from_mastra`` / ``to_mastra`` (see `langchain_toolsearch.config.m
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Annotated, Any, Generic, Literal, TypeAlias, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import (
+    Annotated,
+    Any,
+    Generic,
+    Literal,
+    NotRequired,
+    Protocol,
+    TypeAlias,
+    TypedDict,
+    TypeVar,
+    runtime_checkable,
+)
 
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -50,8 +63,8 @@ from pydantic import (
     model_validator,
 )
 
-from langchain_toolsearch.config.mastra_hooks import exporter, importer
-from langchain_toolsearch.config.rule_models import (
+from langchain_toolsearch.config.parsing import exporter, importer, parse_model
+from langchain_toolsearch.config.rules import (
     CONDITION_OPERATORS,
     EXTENSION_OPERATORS,
     SEED_OPERATORS,
@@ -62,29 +75,8 @@ from langchain_toolsearch.config.rule_models import (
 )
 from langchain_toolsearch.errors import ToolSearchConfigError
 
-__all__ = [
-    "ALL_TOOLS",
-    "AUTH_TOKEN_KEY",
-    "CONDITION_OPERATORS",
-    "EXTENSION_OPERATORS",
-    "MASTRA_AUTH_TOKEN_KEY",
-    "SEED_OPERATORS",
-    "AgentToolConfig",
-    "AgentToolEntry",
-    "AgentToolSelection",
-    "Condition",
-    "ConditionOperator",
-    "ConditionalMCPClients",
-    "ConditionalSources",
-    "ConditionalTools",
-    "MCPClientRef",
-    "RuleGroup",
-    "SourceRef",
-    "ToolEntry",
-    "ToolSelection",
-    "Variant",
-    "VersionSelector",
-]
+__all__ = ['ALL_TOOLS', 'AUTH_TOKEN_KEY', 'CONDITION_OPERATORS', 'EXTENSION_OPERATORS', 'MASTRA_AUTH_TOKEN_KEY', 'SEED_OPERATORS', 'AgentToolConfig', 'AgentToolEntry', 'AgentToolSelection', 'Condition', 'ConditionOperator', 'ConditionalMCPClients', 'ConditionalSources', 'ConditionalTools', 'MCPClientRef', 'ProviderToolInfo', 'RuleGroup', 'SourceRef', 'ToolEntry', 'ToolProvider', 'ToolSelection', 'Variant', 'VersionSelector', 'parse_agent_config']
+
 
 AUTH_TOKEN_KEY = "toolsearch_auth_token"
 """Reserved request-context key: its value is sent as ``Authorization: Bearer <value>``
@@ -366,3 +358,72 @@ class AgentToolConfig(_Model):
 def _dump(model: BaseModel) -> dict[str, Any]:
     """JSON form of a stored model, omitted (``None``) fields left out."""
     return model.model_dump(mode="json", exclude_none=True)
+
+
+class ProviderToolInfo(TypedDict):
+    """One tool a provider offers (what an editor UI lists).
+
+    Attributes:
+        id: The tool's id; also the name of the tool `ToolProvider.resolve_tools`
+            returns for it.
+        description: Short description, if known.
+    """
+
+    id: str
+    description: NotRequired[str]
+
+
+@runtime_checkable
+class ToolProvider(Protocol):
+    """Lists its tools and resolves chosen ones for one request.
+
+    Both methods are async; a provider that raises or times out is reported
+    in `ResolvedTools.failures` and skipped, the other sources still resolve.
+    """
+
+    async def list_tools(self) -> Sequence[ProviderToolInfo]:
+        """Every tool the provider offers.
+
+        Called when an agent selects the provider without a ``tools``
+        allowlist (every tool), and by editor UIs.
+        """
+        ...
+
+    async def resolve_tools(
+        self,
+        tool_ids: Sequence[str],
+        *,
+        config: RunnableConfig,
+        context: Mapping[str, Any],
+    ) -> Sequence[BaseTool]:
+        """Build the tools ``tool_ids`` for one request.
+
+        Args:
+            tool_ids: Ids from `list_tools`, at least one, no duplicates.
+            config: The request's `RunnableConfig`.
+            context: The request context rules saw (``configurable`` plus the
+                run context; may hold the caller's auth token).
+
+        Returns:
+            One tool per id it could resolve, named by its id. Tools not asked
+            for are ignored; ids left out are reported as failures.
+        """
+        ...
+
+
+def parse_agent_config(data: AgentToolConfig | Mapping[str, Any]) -> AgentToolConfig:
+    """Validate an agent tool configuration.
+
+    Args:
+        data: An `AgentToolConfig`, or its JSON form (a mapping).
+
+    Returns:
+        The validated config.
+
+    Raises:
+        ToolConfigError: With one ``field path: problem`` line per problem
+            (unknown key, unknown operator, wrong value type, empty rule
+            group, ...).
+        TypeError: If ``data`` is neither a mapping nor an `AgentToolConfig`.
+    """
+    return parse_model(AgentToolConfig, data, "agent tool config")

@@ -9,19 +9,19 @@ beyond ±2**53-1, nesting deeper than `MAX_JSON_DEPTH`). A saved MCP server
 
 from __future__ import annotations
 
+import importlib
 import logging
 import math
 import re
-from collections.abc import Mapping
-from typing import Any, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
-from langchain_toolsearch.config.models import AgentToolConfig, RuleGroup
-from langchain_toolsearch.config.servers import MCPClientConfig
 from langchain_toolsearch.errors import (
     ToolSearchDataError,
     ToolSearchTypeError,
+    ToolSearchUsageError,
 )
 
 __all__ = [
@@ -29,9 +29,11 @@ __all__ = [
     "MAX_JSON_INT",
     "MILLISECONDS_HINT",
     "ToolConfigError",
-    "parse_agent_config",
-    "parse_mcp_client",
-    "parse_rules",
+    "exporter",
+    "importer",
+    "json_problems",
+    "parse_model",
+    "register",
 ]
 
 logger = logging.getLogger(__name__)
@@ -105,62 +107,12 @@ def _render(loc: tuple[int | str, ...]) -> str:
     return out
 
 
-def parse_agent_config(data: AgentToolConfig | Mapping[str, Any]) -> AgentToolConfig:
-    """Validate an agent tool configuration.
-
-    Args:
-        data: An `AgentToolConfig`, or its JSON form (a mapping).
-
-    Returns:
-        The validated config.
-
-    Raises:
-        ToolConfigError: With one ``field path: problem`` line per problem
-            (unknown key, unknown operator, wrong value type, empty rule
-            group, ...).
-        TypeError: If ``data`` is neither a mapping nor an `AgentToolConfig`.
-    """
-    return _parse(AgentToolConfig, data, "agent tool config")
-
-
-def parse_mcp_client(data: MCPClientConfig | Mapping[str, Any]) -> MCPClientConfig:
-    """Validate a saved MCP client configuration.
-
-    Args:
-        data: An `MCPClientConfig`, or its JSON form (a mapping).
-
-    Returns:
-        The validated config.
-
-    Raises:
-        ToolConfigError: With one ``field path: problem`` line per problem
-            (missing ``command``/``url``, stored ``headers``, bad server name,
-            bad rules, ...).
-        TypeError: If ``data`` is neither a mapping nor an `MCPClientConfig`.
-    """
-    return _parse(MCPClientConfig, data, "MCP client config")
-
-
-def parse_rules(data: RuleGroup | Mapping[str, Any]) -> RuleGroup:
-    """Validate a rule group.
-
-    Args:
-        data: A `RuleGroup`, or its JSON form.
-
-    Returns:
-        The validated group.
-
-    Raises:
-        ToolConfigError: On bad rule data, naming the field.
-        TypeError: If ``data`` is neither a mapping nor a `RuleGroup`.
-    """
-    return _parse(RuleGroup, data, "rules")
-
-
 ModelT = TypeVar("ModelT", bound=BaseModel)
+HookT = TypeVar("HookT")
 
 
-def _parse(model: type[ModelT], data: Any, what: str) -> ModelT:
+def parse_model(model: type[ModelT], data: Any, what: str) -> ModelT:
+    """Validate ``data`` (a ``model`` or a mapping) as ``model``; `ToolConfigError` naming ``what``."""
     if isinstance(data, model):
         return data
     if not isinstance(data, Mapping):
@@ -262,3 +214,52 @@ MILLISECONDS_HINT = 1000.0
 """A saved server ``timeout`` that is a whole multiple of this many seconds warns
 (`TimeoutUnitWarning`), as do 100-999 in steps of 50 that are not whole minutes: most
 likely milliseconds (the seed system's unit)."""
+
+
+_IMPORTERS: dict[type[Any], Callable[[Mapping[str, Any]], Any]] = {}
+_EXPORTERS: dict[type[Any], Callable[[Any], dict[str, Any]]] = {}
+
+
+def register(
+    model: type[HookT],
+    *,
+    from_mastra: Callable[[Mapping[str, Any]], HookT],
+    to_mastra: Callable[[HookT], dict[str, Any]],
+) -> None:
+    """Make ``model.from_mastra`` / ``model.to_mastra`` call these functions.
+
+    Called once per model by the conversion module that defines them, at import.
+    """
+    _IMPORTERS[model] = from_mastra
+    _EXPORTERS[model] = to_mastra
+
+
+def importer(model: type[HookT]) -> Callable[[Mapping[str, Any]], HookT]:
+    """The registered Mastra -> ``model`` conversion.
+
+    Raises:
+        ToolSearchUsageError: If no conversion module registered one (it was not imported).
+    """
+    return cast("Callable[[Mapping[str, Any]], HookT]", _lookup(_IMPORTERS, model))
+
+
+def exporter(model: type[HookT]) -> Callable[[HookT], dict[str, Any]]:
+    """The registered ``model`` -> Mastra conversion.
+
+    Raises:
+        ToolSearchUsageError: If no conversion module registered one (it was not imported).
+    """
+    return cast("Callable[[HookT], dict[str, Any]]", _lookup(_EXPORTERS, model))
+
+
+def _lookup(table: Mapping[type[Any], Any], model: type[Any]) -> Any:
+    if model not in table:  # they register when imported (once per process)
+        importlib.import_module("langchain_toolsearch.config.mastra")
+    try:
+        return table[model]
+    except KeyError:
+        msg = (
+            f"no Mastra conversion is registered for {model.__name__}: import "
+            "langchain_toolsearch.config.mastra (which registers them) first"
+        )
+        raise ToolSearchUsageError(msg) from None

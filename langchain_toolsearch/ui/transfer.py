@@ -34,7 +34,7 @@ from langchain_toolsearch.cli.bundle import (
     ConfigCommandError,
     load_bundle,
 )
-from langchain_toolsearch.config.parsing import (
+from langchain_toolsearch.config import (
     ToolConfigError,
     parse_agent_config,
     parse_mcp_client,

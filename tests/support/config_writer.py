@@ -34,7 +34,7 @@ from langchain_toolsearch._internal.store_flow import Flow
 from langchain_toolsearch.cli.opening import open_store
 from langchain_toolsearch.config.records import RecordNotFoundError, VersionConflictError
 from langchain_toolsearch.config.store import ToolConfigStore
-from langchain_toolsearch.config.write_guard import write_guard
+from langchain_toolsearch.config.store import write_guard
 
 
 def _emit(**fields: object) -> None:

@@ -24,7 +24,7 @@ import pytest
 
 from langchain_toolsearch.cli.opening import open_store
 from langchain_toolsearch.config.store import ToolConfigStore
-from langchain_toolsearch.config.write_guard import WriteLockError
+from langchain_toolsearch.config.store import WriteLockError
 from tests.support.paths import REPO_ROOT
 
 WRITERS = 4

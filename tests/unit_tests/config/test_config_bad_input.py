@@ -28,7 +28,7 @@ from langchain_toolsearch.config import (
     parse_rules,
 )
 from langchain_toolsearch.cli.bundle import ConfigCommandError, load_bundle, read_json
-from langchain_toolsearch.config.connections import BadAuthToken
+from langchain_toolsearch.config.servers import BadAuthToken
 from langchain_toolsearch.config.parsing import MAX_JSON_DEPTH
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchError
 

@@ -23,7 +23,7 @@ from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import ToolConfigStore
 from langchain_toolsearch.config.records import RecordNotFoundError, VersionConflictError
-from langchain_toolsearch.config.write_guard import (
+from langchain_toolsearch.config.store import (
     LOCK_SUFFIX,
     SingleWriterWarning,
     WriteLockError,
