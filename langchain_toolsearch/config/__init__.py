@@ -101,7 +101,7 @@ _MODULES = {
     "sources": "MCPToolSource Replacement ResolvedTools merge_conditional",
     "store": "SingleWriterWarning ToolConfigStore WriteLockError",
 }
-"""Module -> its public names (space-separated), imported on first use (``toolsearch --help`` loads no pydantic)."""
+"""Module -> its public names, imported on first use (``toolsearch --help`` loads no pydantic)."""
 _LAZY = {
     name: f"{__name__}.{module}" for module, names in _MODULES.items() for name in names.split()
 }
