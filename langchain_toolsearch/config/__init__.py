@@ -21,17 +21,11 @@ if TYPE_CHECKING:
     from langchain_toolsearch.config.models import (
         ALL_TOOLS,
         AUTH_TOKEN_KEY,
-        CONDITION_OPERATORS,
-        EXTENSION_OPERATORS,
         MASTRA_AUTH_TOKEN_KEY,
-        SEED_OPERATORS,
         AgentToolConfig,
         AgentToolEntry,
-        Condition,
-        ConditionOperator,
         MCPClientRef,
         ProviderToolInfo,
-        RuleGroup,
         SourceRef,
         ToolEntry,
         ToolProvider,
@@ -54,7 +48,13 @@ if TYPE_CHECKING:
         ToolResolver,
     )
     from langchain_toolsearch.config.rules import (
+        CONDITION_OPERATORS,
+        EXTENSION_OPERATORS,
         MISSING,
+        SEED_OPERATORS,
+        Condition,
+        ConditionOperator,
+        RuleGroup,
         evaluate_rules,
         lookup,
         parse_rules,
@@ -84,16 +84,17 @@ if TYPE_CHECKING:
 _MODULES = {
     "explain": "ResolutionReport ToolDecision",
     "models": (
-        "ALL_TOOLS AUTH_TOKEN_KEY AgentToolConfig AgentToolEntry "
-        "CONDITION_OPERATORS Condition ConditionOperator EXTENSION_OPERATORS "
-        "MASTRA_AUTH_TOKEN_KEY MCPClientRef ProviderToolInfo RuleGroup "
-        "SEED_OPERATORS SourceRef ToolEntry ToolProvider Variant VersionSelector "
+        "ALL_TOOLS AUTH_TOKEN_KEY AgentToolConfig AgentToolEntry MASTRA_AUTH_TOKEN_KEY "
+        "MCPClientRef ProviderToolInfo SourceRef ToolEntry ToolProvider Variant VersionSelector "
         "parse_agent_config"
     ),
     "parsing": "ToolConfigError",
-    "records": ("RecordInfo RecordNotFoundError VersionConflictError VersionInfo VersionedRecords"),
+    "records": "RecordInfo RecordNotFoundError VersionConflictError VersionInfo VersionedRecords",
     "resolver": "StoredConfigMode ToolResolver",
-    "rules": "MISSING evaluate_rules lookup parse_rules request_context",
+    "rules": (
+        "CONDITION_OPERATORS EXTENSION_OPERATORS SEED_OPERATORS Condition ConditionOperator "
+        "RuleGroup MISSING evaluate_rules lookup parse_rules request_context"
+    ),
     "servers": (
         "HttpServer MCPClientConfig StdioServer TimeoutUnitWarning bearer_token "
         "connection_for parse_mcp_client"

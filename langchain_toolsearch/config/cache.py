@@ -38,8 +38,6 @@ from langchain_toolsearch.config.sources import ResolvedTools
 from langchain_toolsearch.errors import ToolSearchError
 from langchain_toolsearch.types import SourceKind
 
-__all__ = ["MAX_RECORD_DEPTH", "ResolutionCache", "StoredRecord", "failure_kind", "rule_fields"]
-
 _SALT = os.urandom(16)
 """Per-process salt of cache keys: a credential is never kept, only a salted hash."""
 

@@ -33,9 +33,6 @@ from langchain_toolsearch.config.rules import (
 )
 from langchain_toolsearch.config.servers import MCPClientConfig, parse_mcp_client
 
-__all__ = ['MASTRA_FIELDS', 'NEVER', 'agent_from_mastra', 'agent_to_mastra', 'mcp_client_from_mastra', 'mcp_client_to_mastra', 'rules_from_mastra', 'rules_to_mastra']
-
-
 # Conversion warnings keep the name of the module users know (mastra), as before.
 logger = logging.getLogger("langchain_toolsearch.config.mastra")
 

@@ -24,18 +24,6 @@ from langchain_toolsearch.errors import (
     ToolSearchUsageError,
 )
 
-__all__ = [
-    "MAX_JSON_DEPTH",
-    "MAX_JSON_INT",
-    "MILLISECONDS_HINT",
-    "ToolConfigError",
-    "exporter",
-    "importer",
-    "json_problems",
-    "parse_model",
-    "register",
-]
-
 logger = logging.getLogger(__name__)
 
 
@@ -112,7 +100,7 @@ HookT = TypeVar("HookT")
 
 
 def parse_model(model: type[ModelT], data: Any, what: str) -> ModelT:
-    """Validate ``data`` (a ``model`` or a mapping) as ``model``; `ToolConfigError` naming ``what``."""
+    """``data`` (a ``model`` or mapping) as a ``model``; `ToolConfigError` names ``what``."""
     if isinstance(data, model):
         return data
     if not isinstance(data, Mapping):

@@ -516,7 +516,7 @@ class VersionedRecords(Generic[ModelT]):
         self._compare(record_id, head, expected)
         if head is None:
             return False
-        items = yield from self._search(self._versions(record_id))
+        items: list[Item] = yield from self._search(self._versions(record_id))
         yield [
             *(PutOp(i.namespace, i.key, None) for i in items),
             PutOp(self._heads, record_id, None),

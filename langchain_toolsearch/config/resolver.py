@@ -54,9 +54,6 @@ from langchain_toolsearch.config.store import ToolConfigStore
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.types import SourceFailure
 
-__all__ = ['RequestPlanner', 'StoredConfigMode', 'ToolResolver']
-
-
 logger = logging.getLogger("langchain_toolsearch.config.resolver")
 """The resolver's logger: its warnings keep the name users filter on."""
 

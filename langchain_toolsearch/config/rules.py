@@ -36,9 +36,6 @@ from pydantic import (
 from langchain_toolsearch.config.parsing import exporter, importer, parse_model
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchError
 
-__all__ = ['CONDITION_OPERATORS', 'EXTENSION_OPERATORS', 'MAX_RULE_DEPTH', 'MISSING', 'SEED_OPERATORS', 'Condition', 'ConditionOperator', 'RuleGroup', 'evaluate_rules', 'lookup', 'parse_rules', 'recording_rules', 'request_context']
-
-
 ConditionOperator: TypeAlias = Literal[
     "equals",
     "not_equals",

@@ -44,8 +44,6 @@ if TYPE_CHECKING:
 
     from langchain_toolsearch.mcp.pool import MCPSessionPool
 
-__all__ = ['BadAuthToken', 'HttpServer', 'MCPClientConfig', 'MCPServer', 'ServerTools', 'StdioServer', 'TimeoutUnitWarning', 'bearer_token', 'connection_for', 'load_server_tools', 'parse_mcp_client']
-
 
 _SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 

@@ -41,9 +41,6 @@ from langchain_toolsearch.config.servers import (
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.types import SourceFailure
 
-__all__ = ['MCPToolSource', 'Replacement', 'RequestPlan', 'ResolvedTools', 'ToolCollector', 'ToolsArg', 'merge_conditional']
-
-
 logger = logging.getLogger(__name__)
 
 ToolsArg: TypeAlias = Sequence[BaseTool] | Mapping[str, BaseTool]

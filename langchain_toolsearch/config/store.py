@@ -1,17 +1,11 @@
-"""Write guards: one writer at a time per stored record, across threads and processes.
+"""`ToolConfigStore` and its write guards: one writer at a time per record, across processes.
 
 Each write of `VersionedRecords` (read the head, then write) runs as one store flow in:
-
-* PostgreSQL: one transaction on a store connection holding ``pg_advisory_xact_lock``
-  on the record (a crash writes nothing);
-* SQLite on a file: ``BEGIN IMMEDIATE`` on an empty ``<file>-toolsearch-lock``
-  database while the flow's one write batch runs;
-* ``InMemoryStore`` and SQLite ``:memory:``: an in-process lock;
-* any other store, or PostgreSQL in pipeline mode: the in-process lock and a
-  `SingleWriterWarning` at the first write.
-
-Waits are bounded by ``timeout`` seconds (`WriteLockError`). `WriteGuard.hold_store`
-serialises the stores' own ``setup()`` migrations across processes.
+PostgreSQL, one transaction holding ``pg_advisory_xact_lock`` on the record; SQLite on a
+file, ``BEGIN IMMEDIATE`` on an empty ``<file>-toolsearch-lock`` database;
+``InMemoryStore`` and SQLite ``:memory:``, an in-process lock; any other store (or
+PostgreSQL in pipeline mode), the in-process lock and a `SingleWriterWarning`. Waits are
+bounded by ``timeout`` seconds (`WriteLockError`).
 """
 
 from __future__ import annotations
@@ -38,12 +32,10 @@ from langchain_toolsearch.config.records import VersionedRecords
 from langchain_toolsearch.config.servers import MCPClientConfig, parse_mcp_client
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchError, ToolSearchTypeError
 
-__all__ = ['LOCK_SUFFIX', 'SingleWriterWarning', 'ToolConfigStore', 'WriteGuard', 'WriteLockError', 'write_guard']
-
-
 T = TypeVar("T")
 
-LOCK_SUFFIX = "-toolsearch-lock"  # SQLite file name + this: the empty write-lock database
+LOCK_SUFFIX = "-toolsearch-lock"
+"""SQLite file name + this: the empty write-lock database."""
 
 
 class WriteLockError(ToolSearchError, TimeoutError):
