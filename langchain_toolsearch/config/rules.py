@@ -1,12 +1,7 @@
-"""The seam between the configuration models and their Mastra Editor conversions.
+"""Rules: the `Condition` / `RuleGroup` models, the request context, and their evaluation.
 
-`RuleGroup`, `AgentToolConfig` and `MCPClientConfig` offer ``from_mastra`` /
-``to_mastra``, but the conversions (``mastra_rules``, ``mastra``) are built on
-the models and on ``parsing``, so the models must not import them. Instead the
-conversion modules register their functions here when imported, and the models
-look them up here at call time: the imports go one way only (conversions ->
-models -> this module). The first lookup imports the conversion modules, so
-they register before any conversion runs.
+Conditions read the request context only through `lookup` (so what a resolution
+reads is known: the cache keys it, ``config.cache.rule_fields``).
 """
 
 from __future__ import annotations
@@ -60,44 +55,40 @@ ConditionOperator: TypeAlias = Literal[
 
 CONDITION_OPERATORS: tuple[str, ...] = ConditionOperator.__args__  # type: ignore[attr-defined]
 """Every `ConditionOperator`, in documentation order."""
-
 SEED_OPERATORS: tuple[str, ...] = CONDITION_OPERATORS[:12]
-"""The operators of Mastra Editor's rule language (Mastra Editor); the others
-(`EXTENSION_OPERATORS`) are this package's and cannot be exported to it."""
-
+"""Mastra Editor's operators; the others cannot be exported to it."""
 EXTENSION_OPERATORS: tuple[str, ...] = CONDITION_OPERATORS[12:]
-"""This package's operators: ``deep_equals`` / ``not_deep_equals`` (JSON value
-equality, lists and objects included) and ``text_*`` (text order of two strings)."""
+"""This package's: ``deep_equals`` / ``not_deep_equals`` (JSON equality) and ``text_*``."""
 
-_ORDERING = frozenset({"greater_than", "less_than", "greater_than_or_equal", "less_than_or_equal"})
-_TEXT_ORDERING = frozenset(f"text_{name}" for name in _ORDERING)
+_ORDER = {
+    "greater_than": lambda a, b: a > b,
+    "less_than": lambda a, b: a < b,
+    "greater_than_or_equal": lambda a, b: a >= b,
+    "less_than_or_equal": lambda a, b: a <= b,
+}
+_TEXT_ORDER = {f"text_{name}": name for name in _ORDER}
 _NO_VALUE = frozenset({"exists", "not_exists"})
+_NEGATED = {"not_equals": "equals", "not_deep_equals": "deep_equals", "not_contains": "contains"}
 
 MAX_RULE_DEPTH = 16
 """Deepest nesting of rule groups accepted (a group inside a group counts 2)."""
 
 
 class _Model(BaseModel):
-    """Base of the stored models: immutable, unknown keys rejected, finite numbers.
-
-    ``NaN`` / ``Infinity`` are not JSON and would not survive a store.
-    """
+    """Base of the stored models: frozen, unknown keys rejected, no ``NaN`` / ``Infinity``."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class Condition(_Model):
-    """One test on a field of the request context.
+    """One test on a request-context field.
 
     Attributes:
-        field: Dot path into the request context, e.g. ``"user.plan"``; an
-            integer segment indexes a list (``"roles.0"``).
-        operator: One of `CONDITION_OPERATORS` (see `evaluate_rules` for what
-            each does).
-        value: The value to compare with. Required, except for ``exists`` /
-            ``not_exists`` which take none. ``in`` / ``not_in`` take a list;
-            ordering operators a number or a string; ``contains`` /
-            ``not_contains`` a string, number or boolean.
+        field: Dot path, e.g. ``"user.plan"``; an integer segment indexes a list.
+        operator: One of `CONDITION_OPERATORS` (`evaluate_rules`).
+        value: Required except for ``exists`` / ``not_exists``; a list for
+            ``in`` / ``not_in``, a number (a string for ``text_*``) for ordering,
+            a scalar for ``contains``.
     """
 
     field: str
@@ -130,32 +121,27 @@ class Condition(_Model):
 
     @model_serializer(mode="wrap")
     def _keep_null_value(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # ``"value": null`` is a real value for ``equals`` & co.: keep it even when the
-        # rest of the record is dumped without its ``None`` fields (field report C23).
-        data: dict[str, Any] = handler(self)
+        data: dict[str, Any] = handler(self)  # ``"value": null`` is a value: kept
         if self.operator not in _NO_VALUE:
             data["value"] = self.value
         return data
 
 
 def _value_problem(operator: str, value: Any) -> str | None:
-    """Why ``value`` cannot go with ``operator`` (and the fix), or ``None``."""
     if operator in ("in", "not_in") and not isinstance(value, list):
         return (
             f"operator {operator!r} needs a list of values, got {_kind(value)}: write "
             f"[{_short(value)}] (Mastra Editor reads a value that is not a list as never "
             "matching, for 'not_in' too)"
         )
-    if operator in _ORDERING and not (
-        isinstance(value, int | float) and not isinstance(value, bool)
-    ):
+    if operator in _ORDER and not (isinstance(value, int | float) and not isinstance(value, bool)):
         if isinstance(value, str):
             return (
                 f"operator {operator!r} compares numbers (in Mastra Editor a string never "
                 f"matches); for text order (ISO dates) use 'text_{operator}'"
             )
         return f"operator {operator!r} needs a number, got {_kind(value)}"
-    if operator in _TEXT_ORDERING and not isinstance(value, str):
+    if operator in _TEXT_ORDER and not isinstance(value, str):
         return f"operator {operator!r} needs a string, got {_kind(value)}"
     if operator in ("contains", "not_contains") and (
         value is None or isinstance(value, list | dict)
@@ -175,24 +161,14 @@ def _short(value: Any) -> str:
 
 
 def _kind(value: Any) -> str:
-    """JSON kind of ``value`` for error messages."""
+    kinds = ((bool, "a boolean"), (int | float, "a number"), (str, "a string"), (list, "a list"))
     if value is None:
         return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
+    kind = next((name for t, name in kinds if isinstance(value, t)), None)
+    return kind or ("an object" if isinstance(value, dict) else type(value).__name__)
 
 
 def _condition_or_group(value: Any) -> str | None:
-    """Discriminate a `Condition` from a nested `RuleGroup`."""
     if isinstance(value, RuleGroup):
         return "<group>"
     if isinstance(value, Condition):
@@ -203,16 +179,10 @@ def _condition_or_group(value: Any) -> str | None:
 
 
 class RuleGroup(_Model):
-    """Conditions combined with AND or OR; groups nest.
+    """`Condition` and nested `RuleGroup` items combined by ``"AND"`` or ``"OR"``.
 
-    Attributes:
-        operator: ``"AND"`` (every item matches) or ``"OR"`` (at least one),
-            upper case: the seed system reads any other value (``"and"``
-            too) as OR, so only these two are accepted here; ``from_mastra``
-            converts the others to ``"OR"``.
-        conditions: `Condition` items and nested `RuleGroup` items. An empty
-            list means "no constraints": the group matches every request,
-            with either operator and at any depth (as in the seed system).
+    Upper case only (the seed reads any other value as OR; ``from_mastra``
+    converts so). No conditions: matches every request, as in the seed.
     """
 
     operator: Literal["AND", "OR"]
@@ -239,18 +209,11 @@ class RuleGroup(_Model):
 
     @classmethod
     def from_mastra(cls, data: Mapping[str, Any]) -> RuleGroup:
-        """Convert a Mastra Editor rule group, keeping its outcome for every request.
-
-        See `langchain_toolsearch.config.mastra.rules_from_mastra`.
-        """
+        """A Mastra Editor rule group, same outcome for every request (`config.mastra`)."""
         return importer(RuleGroup)(data)
 
     def to_mastra(self) -> dict[str, Any]:
-        """The Mastra Editor form of this group (see ``mastra_rules.rules_to_mastra``).
-
-        Raises:
-            ToolConfigError: If it uses an extension operator the seed does not have.
-        """
+        """The Mastra Editor form; `ToolConfigError` for an extension operator."""
         return exporter(RuleGroup)(self)
 
     def depth(self) -> int:
@@ -265,18 +228,7 @@ logger = logging.getLogger(__name__)
 
 
 def parse_rules(data: RuleGroup | Mapping[str, Any]) -> RuleGroup:
-    """Validate a rule group.
-
-    Args:
-        data: A `RuleGroup`, or its JSON form.
-
-    Returns:
-        The validated group.
-
-    Raises:
-        ToolConfigError: On bad rule data, naming the field.
-        TypeError: If ``data`` is neither a mapping nor a `RuleGroup`.
-    """
+    """Validate a `RuleGroup` or its JSON: `ToolConfigError` naming the field, or TypeError."""
     return parse_model(RuleGroup, data, "rules")
 
 
@@ -328,19 +280,11 @@ class _UnreadableContext(dict[str, Any]):
 
 
 def request_context(config: RunnableConfig | None, context: Any = None) -> dict[str, Any]:
-    """The request context rules are evaluated against.
+    """The request context rules see: ``configurable`` (not ``__`` keys) under ``context``'s fields.
 
-    Args:
-        config: The request's `RunnableConfig` (``None``: empty); its
-            ``configurable`` keys but the ``__``-prefixed ones become fields.
-        context: The run's context object; ``None``: the running graph's
-            (``get_runtime().context``) inside a run, else none.
-
-    Returns:
-        A new dict: ``configurable`` fields overlaid by the run context's
-        top-level fields. Never raises for the context's data: a field that
-        raises when read makes every condition on it false, a context whose
-        fields cannot be listed every condition (a warning is logged).
+    ``context`` defaults to the running graph's (``get_runtime().context``). Never
+    raises for the data: a field that raises makes conditions on it false; a
+    context whose fields cannot be listed, every condition (warned).
     """
     configurable: Mapping[str, Any] = (config or {}).get("configurable") or {}
     fields: dict[str, Any] = {
@@ -368,7 +312,6 @@ def request_context(config: RunnableConfig | None, context: Any = None) -> dict[
 
 
 def _run_context() -> Any:
-    """The running graph's context, or ``None`` outside a run."""
     try:
         runtime = get_runtime()
     except RuntimeError:  # not inside a runnable
@@ -403,18 +346,10 @@ def _fields_of(obj: Any) -> dict[str, Any]:
 
 
 def lookup(context: Mapping[str, Any], path: str) -> Any:
-    """Follow a dot path through ``context``.
+    """The value at dot path ``"a.b.0.c"`` (keys, list indexes, public attributes), or `MISSING`.
 
-    Args:
-        context: The request context.
-        path: ``"a.b.0.c"``: mapping keys, list indexes, public attributes.
-
-    Returns:
-        The value found, or `MISSING`.
-
-    Raises:
-        Exception: Whatever a context object raises when read; `evaluate_rules`
-            turns it into a false condition.
+    The one accessor of the request context for rules. Raises whatever a context
+    object raises when read (`evaluate_rules` makes that a false condition).
     """
     current: Any = context
     for segment in path.split("."):
@@ -446,41 +381,16 @@ def lookup(context: Mapping[str, Any], path: str) -> Any:
 
 
 def evaluate_rules(rules: RuleGroup | Mapping[str, Any] | None, context: Mapping[str, Any]) -> bool:
-    """Whether a rule group matches a request context, as the seed system decides.
+    """Whether ``rules`` (a `RuleGroup`, its JSON, ``None``: always) match, as the seed decides.
 
-    Operators (``actual`` is the value at the condition's ``field``; "absent"
-    means missing or ``None``; ``===`` is JavaScript's: two strings, two
-    numbers (``1 == 1.0``, booleans are not numbers), two booleans or two
-    ``None`` by value, a list or an object never):
-
-    * ``equals``: ``actual === value``; ``deep_equals`` (extension): JSON
-      value equality, lists and objects included.
-    * ``contains``: a string field holds a string value as a substring (no
-      coercion: ``"5" contains 5`` is false), or a list field holds an
-      element ``===`` the value.
-    * ``greater_than``, ``less_than``, ``greater_than_or_equal``,
-      ``less_than_or_equal``: two numbers; ``text_*`` (extension): two
-      strings in text order (ISO dates order correctly).
-    * ``in``: the value is a list holding an item ``===`` the field;
-      ``not_in``: a list that does not (a value not a list: both false).
-    * ``exists`` / ``not_exists``: present and not ``None`` / absent.
-    * ``not_equals``, ``not_deep_equals``, ``not_contains``: the negation
-      (true for an absent field). Anything else is false.
-
-    A group with no conditions matches; ``"AND"`` needs every item, any
-    other group operator at least one; items are evaluated in order and stop
-    when decided. A condition whose field or comparison raises is false
-    whatever its operator (fail closed): this never raises for the request's data.
-
-    Args:
-        rules: A `RuleGroup`, its JSON form, or ``None`` (always matches).
-        context: The request context (see `request_context`).
-
-    Returns:
-        ``True`` when the rules match.
-
-    Raises:
-        ToolConfigError: If ``rules`` is a mapping that is not valid rule data.
+    ``===`` is JavaScript's (scalars by value, ``1 == 1.0``, booleans not numbers,
+    containers never); absent: missing or ``None``. ``equals``: ``===``;
+    ``deep_equals``: JSON equality; ``contains``: substring of a string, or a list
+    item ``===``; ordering: two numbers (``text_*``: two strings); ``in`` /
+    ``not_in``: a list value holding the field / not (not a list: false);
+    ``exists`` / ``not_exists``; ``not_*``: the negation (true when absent).
+    ``"AND"`` needs every item, ``"OR"`` one, in order, stopping when decided. A
+    condition that raises is false (fail closed). `ToolConfigError` for bad JSON.
     """
     if rules is None:
         return True
@@ -528,13 +438,6 @@ def _condition(condition: Condition, context: Mapping[str, Any]) -> bool:
         return False
 
 
-_NEGATED = {
-    "not_equals": "equals",
-    "not_deep_equals": "deep_equals",
-    "not_contains": "contains",
-}
-
-
 def _evaluate(operator: str, actual: Any, value: Any) -> bool:
     absent = actual is MISSING or actual is None
     if operator == "exists":
@@ -557,23 +460,11 @@ def _evaluate(operator: str, actual: Any, value: Any) -> bool:
     if operator == "contains":
         return _contains(actual, value)
     if operator in _ORDER:
-        if _number(actual) and _number(value):
-            return bool(_ORDER[operator](actual, value))
-        return False
+        return _number(actual) and _number(value) and bool(_ORDER[operator](actual, value))
     if operator in _TEXT_ORDER:
-        if isinstance(actual, str) and isinstance(value, str):
-            return bool(_ORDER[_TEXT_ORDER[operator]](actual, value))
-        return False
+        both = isinstance(actual, str) and isinstance(value, str)
+        return both and bool(_ORDER[_TEXT_ORDER[operator]](actual, value))
     return False  # an operator the seed does not know: false, as there
-
-
-_ORDER = {
-    "greater_than": lambda a, b: a > b,
-    "less_than": lambda a, b: a < b,
-    "greater_than_or_equal": lambda a, b: a >= b,
-    "less_than_or_equal": lambda a, b: a <= b,
-}
-_TEXT_ORDER = {f"text_{name}": name for name in _ORDER}
 
 
 def _number(value: Any) -> bool:
