@@ -1,7 +1,6 @@
-"""Saved MCP clients: the stored JSON of reusable stdio and HTTP MCP servers.
+"""Saved MCP clients: stored stdio / HTTP servers, and their connections and tool listing.
 
-The shapes (``?`` marks an optional key; ``null`` means the same as an
-omitted key)::
+Shapes (``?``: optional; ``null`` = omitted)::
 
     MCPClientConfig = {"name"?: str, "description"?: str,
                        "servers": {server_name: StdioServer | HttpServer}}
@@ -10,9 +9,7 @@ omitted key)::
     HttpServer  = {"type"?: "http", "url": "http(s)://...", "timeout"?: seconds,
                    "tools"?: {tool_name: ToolEntry}}
 
-A server's ``tools`` is the server-level allowlist: omitted or ``null`` =
-every tool, ``{}`` = none, a map = those names. Validate with
-`langchain_toolsearch.config.parsing.parse_mcp_client`.
+A server's ``tools`` allowlist: omitted or ``null`` = every tool, ``{}`` = none.
 """
 
 from __future__ import annotations
@@ -46,13 +43,10 @@ if TYPE_CHECKING:
 
 
 _SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
-
-
 MIN_TIMEOUT = 0.001
-"""Shortest server ``timeout`` accepted, in seconds (1 ms, the seed system's unit)."""
-
+"""Shortest server ``timeout``, in seconds (1 ms, the seed system's unit)."""
 MAX_TIMEOUT = 31_536_000.0
-"""Longest server ``timeout`` accepted, in seconds (365 days)."""
+"""Longest server ``timeout``, in seconds (365 days)."""
 
 
 class TimeoutUnitWarning(DurationUnitWarning):
@@ -60,11 +54,7 @@ class TimeoutUnitWarning(DurationUnitWarning):
 
 
 def _timeout_seconds(value: Any) -> Any:
-    """Check a server ``timeout``: seconds (or a ``timedelta``) from `MIN_TIMEOUT` to `MAX_TIMEOUT`.
-
-    Raises:
-        ToolSearchConfigError: Not a number of seconds, or outside that range.
-    """
+    """A server ``timeout`` (seconds or ``timedelta``) checked against the bounds."""
     value = as_seconds(value)
     if value is None:
         return None
@@ -92,11 +82,7 @@ def _spelled(seconds: float) -> str:
 
 
 def _warn_milliseconds(name: str, server: object) -> None:
-    """Warn (`TimeoutUnitWarning`) when a plain-number ``timeout`` looks like milliseconds.
-
-    A ``timedelta`` never warns (its unit is explicit), nor values ``from_mastra``
-    converted from milliseconds.
-    """
+    """`TimeoutUnitWarning` for a plain-number ``timeout`` like milliseconds (not converted)."""
     value = server.get("timeout") if isinstance(server, Mapping) else None
     if (
         isinstance(value, bool)
@@ -118,19 +104,11 @@ def _warn_milliseconds(name: str, server: object) -> None:
 
 
 class StdioServer(_Model):
-    """A local MCP server started as a subprocess.
+    """A local MCP server run as a subprocess.
 
-    Attributes:
-        type: ``"stdio"`` (inferred from ``command`` when omitted).
-        command: Executable to run.
-        args: Its arguments.
-        env: Extra environment variables (added to the MCP SDK's safe
-            default environment; ``${VAR}`` is expanded by the adapter).
-        timeout: Seconds allowed to list tools and for each call; default:
-            the resolver's ``mcp_timeout``.
-        tools: Server-level allowlist by tool name (the tool's own name or
-            ``"serverName_toolName"``) with descriptions for every agent.
-            Omitted: every tool; ``{}``: none.
+    ``env`` is added to the MCP SDK's safe default environment; ``timeout``: seconds
+    to list tools and per call (default: the resolver's ``mcp_timeout``); ``tools``:
+    allowlist by the tool's own name or ``"server_tool"``, with descriptions.
     """
 
     type: Literal["stdio"] = "stdio"
@@ -147,22 +125,10 @@ class StdioServer(_Model):
 
 
 class HttpServer(_Model):
-    """A remote MCP server reached over streamable HTTP, falling back to SSE.
+    """A remote MCP server at ``url``: streamable HTTP, then SSE on the same URL (as the seed).
 
-    The resolver first tries the streamable HTTP transport on ``url``; when
-    that fails it tries the legacy SSE transport on the same ``url`` (as the
-    seed system's MCP client does), so an SSE-only server is saved with its
-    SSE endpoint, e.g. ``https://host/sse``.
-
-    Custom headers cannot be stored; an auth token in the request context
-    under `AUTH_TOKEN_KEY` is sent as ``Authorization: Bearer <token>``.
-
-    Attributes:
-        type: ``"http"`` (inferred from ``url`` when omitted).
-        url: ``http://`` or ``https://`` endpoint, e.g. ``https://host/mcp``.
-        timeout: Seconds for HTTP operations, listing tools and each call;
-            default: the resolver's ``mcp_timeout``.
-        tools: Server-level allowlist, as for `StdioServer`.
+    No stored headers: the request context's `AUTH_TOKEN_KEY` is sent as
+    ``Authorization: Bearer <token>``. ``timeout`` and ``tools`` as `StdioServer`'s.
     """
 
     type: Literal["http"] = "http"
@@ -197,7 +163,6 @@ class HttpServer(_Model):
 
 
 def _transport(value: Any) -> str | None:
-    """Discriminate stdio from HTTP servers (``type``, else ``command`` / ``url``)."""
     if isinstance(value, StdioServer | HttpServer):
         return value.type
     if not isinstance(value, Mapping):
@@ -226,16 +191,9 @@ MCPServer: TypeAlias = Annotated[
 
 
 class MCPClientConfig(_Model):
-    """A saved, reusable MCP client: one or more servers.
+    """A saved MCP client: ``name``, ``description``, ``servers`` (name ``[A-Za-z0-9_-]{1,64}``).
 
-    Tools of a server are exposed as ``f"{server_name}_{tool_name}"``; the
-    resolver keeps a table from those ids to (server, tool), so server names
-    may contain ``_``.
-
-    Attributes:
-        name: Display name.
-        description: What the client is for.
-        servers: Server name (``[A-Za-z0-9_-]``, at most 64) -> server.
+    A server's tools are exposed as ``f"{server_name}_{tool_name}"``.
     """
 
     name: str | None = None
@@ -266,17 +224,11 @@ class MCPClientConfig(_Model):
 
     @classmethod
     def from_mastra(cls, data: Mapping[str, Any]) -> MCPClientConfig:
-        """Convert a Mastra Editor stored MCP client snapshot to this format.
-
-        See `langchain_toolsearch.config.mastra.mcp_client_from_mastra`.
-        """
+        """A Mastra Editor stored MCP client (`config.mastra.mcp_client_from_mastra`)."""
         return importer(MCPClientConfig)(data)
 
     def to_mastra(self) -> dict[str, Any]:
-        """The Mastra Editor form of this client (milliseconds, camelCase).
-
-        See `langchain_toolsearch.config.mastra.mcp_client_to_mastra`.
-        """
+        """The Mastra Editor form (milliseconds, camelCase)."""
         return exporter(MCPClientConfig)(self)
 
 
@@ -289,19 +241,11 @@ class BadAuthToken(ToolSearchError, ValueError):
 
 
 def bearer_token(value: Any, *, key: str = AUTH_TOKEN_KEY) -> str | None:
-    """The token to send as ``Authorization: Bearer <token>``.
-
-    Args:
-        value: The request context's value under ``key`` (``None``: absent).
-            A leading ``"Bearer "`` is accepted and not doubled.
-        key: The key, for error messages.
-
-    Returns:
-        The bare token, or ``None`` when ``value`` is ``None``.
+    """The bare token of the context's ``value`` under ``key`` (``"Bearer "`` dropped), or ``None``.
 
     Raises:
-        BadAuthToken: If the value is not a non-empty string without spaces or
-            control characters (the message never holds the token).
+        BadAuthToken: Not a non-empty string without spaces or control characters
+            (the message never holds the token).
     """
     if value is None:
         return None
@@ -325,19 +269,10 @@ def connection_for(
     default_timeout: float | None = None,
     transport: Literal["streamable_http", "sse"] = "streamable_http",
 ) -> Connection:
-    """The adapter connection for one saved server.
+    """The adapter connection of a saved server; ``token`` and ``transport`` are HTTP's.
 
-    Args:
-        server: A saved `StdioServer` or `HttpServer`.
-        token: Bearer token for HTTP servers (see `bearer_token`); ignored
-            for stdio servers.
-        default_timeout: Seconds used when the server has no ``timeout``.
-        transport: For HTTP servers: ``"streamable_http"`` (tried first) or
-            ``"sse"`` (the fallback).
-
-    Returns:
-        ``{"transport": "stdio", "command", "args", "env"?}`` or
-        ``{"transport": "streamable_http" | "sse", "url", "timeout"?, "headers"?}``.
+    Returns ``{"transport": "stdio", "command", "args", "env"?}`` or ``{"transport":
+    "streamable_http" | "sse", "url", "timeout"?, "headers"?}``.
     """
     timeout = server.timeout if server.timeout is not None else default_timeout
     if isinstance(server, HttpServer):
@@ -359,15 +294,9 @@ def connection_for(
 
 @dataclass(frozen=True)
 class ServerTools:
-    """The tools one saved server offered.
+    """A saved server's tools (``f"{server}_{tool}"``, sorted), routes, or ``failure``.
 
-    Attributes:
-        server: Server name in the saved client.
-        tools: Tools named ``f"{server}_{tool}"``, sorted.
-        routes: Tool id -> (server, the tool's own name).
-        failure: Why the server contributed nothing, or ``None``.
-        transport: The transport that answered (``"stdio"``,
-            ``"streamable_http"`` or ``"sse"``), or ``None`` on failure.
+    ``transport``: the one that answered (``"stdio"``, ``"streamable_http"``, ``"sse"``).
     """
 
     server: str
@@ -386,21 +315,11 @@ async def load_server_tools(
     scope: str = "",
     pool: MCPSessionPool | None = None,
 ) -> ServerTools:
-    """List one saved server's tools; never raises for server problems.
+    """List one saved server's tools, or a ``failure`` (never raises for server problems).
 
-    Args:
-        name: The server's name (prefixes tool ids).
-        server: The saved server.
-        token: Bearer token for an HTTP server.
-        scope: The saved client's id and version (``"id@version"``), kept in the
-            pooled session's key so a new version never reuses an old session.
-        pool: Session pool; ``None``: the shared default pool.
-        default_timeout: Seconds per call without a server ``timeout`` (``None``:
-            forever); listing gets the larger of this and the server's.
-
-    Returns:
-        The tools and routes, or a ``failure`` saying why. HTTP is tried as
-        streamable HTTP, then SSE (the one that answered first next time).
+    ``scope`` (``"id@version"``) keys the pooled session; ``default_timeout``:
+    seconds per call without a server ``timeout`` (listing: the larger). HTTP
+    tries streamable HTTP then SSE (the one that answered first next time).
     """
     if not isinstance(server, HttpServer):
         return await _load(name, server, "stdio", token, default_timeout, scope, pool)
@@ -424,10 +343,9 @@ async def load_server_tools(
 
 
 _HttpTransport = Literal["streamable_http", "sse"]
-# (client id, server name, url) -> the transport that answered last when it
-# was not the first one tried; bounded (cleared when full).
 _ANSWERED: dict[tuple[str, str, str], _HttpTransport] = {}
 _ANSWERED_MAX = 1024
+"""``_ANSWERED``: (scope, server, url) -> the fallback transport that answered; bounded."""
 
 
 async def _load(
@@ -439,10 +357,7 @@ async def _load(
     scope: str,
     pool: MCPSessionPool | None,
 ) -> ServerTools:
-    """List one server's tools over one transport (pooled session)."""
-    # Imported here so that `import langchain_toolsearch` works where
-    # langchain-mcp-adapters cannot be imported (next to mcp>=2, e.g. with
-    # `langchain.mcp`); only listing a saved MCP client needs it.
+    # imported here: langchain-mcp-adapters may not import (next to mcp>=2)
     from langchain_toolsearch.mcp.library import multi_server_mcp_client
 
     MultiServerMCPClient = multi_server_mcp_client()
@@ -477,18 +392,10 @@ async def _load(
 
 
 def parse_mcp_client(data: MCPClientConfig | Mapping[str, Any]) -> MCPClientConfig:
-    """Validate a saved MCP client configuration.
-
-    Args:
-        data: An `MCPClientConfig`, or its JSON form (a mapping).
-
-    Returns:
-        The validated config.
+    """Validate an `MCPClientConfig` or its JSON.
 
     Raises:
-        ToolConfigError: With one ``field path: problem`` line per problem
-            (missing ``command``/``url``, stored ``headers``, bad server name,
-            bad rules, ...).
+        ToolConfigError: One ``field path: problem`` line per problem.
         TypeError: If ``data`` is neither a mapping nor an `MCPClientConfig`.
     """
     return parse_model(MCPClientConfig, data, "MCP client config")
