@@ -1,9 +1,9 @@
-"""Planning one resolution: the stored config read and merged into a `RequestPlan`.
+"""`ToolResolver`: an agent's tools per request, from its stored config; and its planner.
 
-`RequestPlanner` is a `Flow` that reads the agent config and its saved MCP
-clients through the `ResolutionCache`, merges their conditional fields for the
-request, drops what the resolver's mode does not use, and gives the plan with
-its cache key (`langchain_toolsearch.config.resolver` has the rules).
+Sources, in order: code tools, registered tools, saved MCP clients' tools,
+integrations', tool providers' (`config.sources`). A resolution is reused for
+``cache_ttl`` seconds by requests with the same records' versions, values at the
+rules' fields and auth token (`config.cache`).
 """
 
 from __future__ import annotations
@@ -54,22 +54,14 @@ from langchain_toolsearch.config.store import ToolConfigStore
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.types import SourceFailure
 
-logger = logging.getLogger("langchain_toolsearch.config.resolver")
-"""The resolver's logger: its warnings keep the name users filter on."""
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
 class RequestPlanner:
-    """Reads the store into one request's `RequestPlan` (built by `ToolResolver`).
+    """Reads the store (through ``cache``) into one request's `RequestPlan` and cache key.
 
-    Attributes:
-        store: Where the agent config and saved MCP clients live, or ``None``.
-        agent_id: Id of the agent's stored config, or ``None``.
-        mode: What the stored config may change (``StoredConfigMode``).
-        version: Default version to resolve.
-        code_agent: Whether the agent has tools defined in code (its stored
-            config then gets no tool provider tools).
-        cache: Where stored records are read through, and keys are made.
+    ``code_agent``: the agent has code tools (its stored config gets no providers).
     """
 
     store: ToolConfigStore | None
@@ -79,7 +71,7 @@ class RequestPlanner:
     code_agent: bool
     cache: ResolutionCache
     warned_empty: set[str] = field(default_factory=set)
-    """Client ids already warned about (a reference selecting no tools)."""
+    """Client ids warned about (a reference selecting no tools)."""
 
     def plan(
         self,
@@ -132,8 +124,7 @@ class RequestPlanner:
 
         refs = _active(merge_conditional(stored.mcp_clients, ctx), ctx) or {}
         mcp: list[tuple[str, int, MCPClientRef, MCPClientConfig]] = []
-        # By id, not by key order: stores such as PostgreSQL (jsonb) do not keep key
-        # order, and which client wins a shared tool id must not depend on the store.
+        # By id: jsonb keeps no key order, and which client wins a tool id must not vary.
         for client_id, ref in sorted(refs.items()):
             where = f"mcp_clients.{client_id}"
             if not ref.tools:  # omitted, null or {}: selects nothing (as the seed)
@@ -166,7 +157,6 @@ class RequestPlanner:
         return keyed(plan, bool(providers))
 
     def _warn_empty(self, client_id: str) -> None:
-        """Log once per client id that a reference selects no tools."""
         if client_id in self.warned_empty:
             return
         self.warned_empty.add(client_id)
@@ -178,11 +168,8 @@ class RequestPlanner:
         )
 
 
-logger = logging.getLogger(__name__)
-
 StoredConfigMode: TypeAlias = Literal["tools", "descriptions", "ignore"]
-"""What a stored config may change: ``"tools"`` everything; ``"descriptions"``
-only descriptions of the tools defined in code; ``"ignore"`` nothing."""
+"""What a stored config may change: ``"tools"`` all, ``"descriptions"`` code tools', or nothing."""
 
 _MODES = ("tools", "descriptions", "ignore")
 
@@ -202,42 +189,33 @@ class ToolResolver:
         ```
 
     Args:
-        store: Where the agent config and saved MCP clients live (needed for
-            ``agent_id`` and ``mcp_clients``).
-        agent_id: Id of the agent's stored config; ``None`` (and no
-            ``agent_config`` per call): an empty config, code tools only.
-        code_tools: Tools defined in code (sequence: ids are names; mapping:
-            id -> tool). Given (even empty): a code-defined agent, which gets
-            no tool provider tools; ``None``: a stand-alone stored agent.
-        registry: Tools that stored configs may select by id under ``tools``.
-        integrations: Integration id -> its tools (sequence or mapping).
+        store: Holds the agent config and saved MCP clients.
+        agent_id: The stored config's id; ``None``: empty (code tools only).
+        code_tools: Tools in code (sequence by name, or id -> tool); given (even
+            empty): a code-defined agent, which gets no provider tools.
+        registry: Tools stored configs may select by id.
+        integrations: Integration id -> its tools.
         tool_providers: Provider id -> `ToolProvider`.
-        mode: What the stored config may change (`StoredConfigMode`);
-            with ``"descriptions"`` MCP clients, integrations and providers
-            are not used.
-        version: Default version: ``"draft"`` (latest saved), ``"published"``
-            or a number; MCP client references without a ``version`` follow
-            it (published -> the clients' published version, else their draft).
-        mcp_timeout: Seconds to list a saved MCP server's tools and per call,
-            when the server has no ``timeout``; ``None``: none.
-        provider_timeout: Seconds per provider (listing + resolving); ``None``: none.
-        auth_token_key: Request-context key whose value is sent as
-            ``Authorization: Bearer`` to HTTP MCP servers (with the default
-            key, the seed's ``"mastra__authToken"`` when it is absent).
-        refresh_interval: Seconds a stored record's head (draft and published
-            version numbers) is trusted: the bound within which a ``save`` /
-            ``publish`` in any process reaches this resolver; ``0``: always read.
-        cache_ttl: Seconds a resolved tool set is reused for requests with the
-            same inputs (see the module docstring); ``0``: no reuse.
-        cache_size: Most resolved tool sets kept (count, >= 1).
-        clock: Monotonic seconds clock for both bounds (for tests).
+        mode: `StoredConfigMode`; ``"descriptions"`` uses no MCP, integrations
+            or providers.
+        version: ``"draft"``, ``"published"`` or a number; MCP references
+            without a ``version`` follow it (published -> published, else draft).
+        mcp_timeout: Seconds to list a server's tools and per call, when it has
+            no ``timeout``; ``None``: none.
+        provider_timeout: Seconds per provider (list + resolve); ``None``: none.
+        auth_token_key: Context key sent as ``Authorization: Bearer`` to HTTP
+            servers (default key: else the seed's ``"mastra__authToken"``).
+        refresh_interval: Seconds a record's head is trusted (how soon another
+            process's ``save`` / ``publish`` is seen); ``0``: always read.
+        cache_ttl: Seconds a resolution is reused for equal inputs; ``0``: never.
+        cache_size: Most resolutions kept (>= 1).
+        clock: Monotonic seconds clock (for tests).
 
     Raises:
-        ToolSearchConfigError: (a ``ValueError``) On an unknown ``mode`` or
-            ``version``, a bad timeout, ``refresh_interval``, ``cache_ttl`` or
-            ``cache_size``, ``agent_id`` without ``store``, or duplicate tool ids.
-        ToolSearchTypeError: (a ``TypeError``) On tools that are not ``BaseTool``,
-            a provider not a `ToolProvider` or a ``store`` not a `ToolConfigStore`.
+        ToolSearchConfigError: Unknown ``mode`` / ``version``, bad seconds or
+            ``cache_size``, ``agent_id`` without ``store``, duplicate tool ids.
+        ToolSearchTypeError: Tools not ``BaseTool``, a provider not a
+            `ToolProvider`, a ``store`` not a `ToolConfigStore`.
     """
 
     def __init__(
@@ -333,8 +311,6 @@ class ToolResolver:
             token_key=auth_token_key,
         )
 
-    # -- public API -------------------------------------------------------------------
-
     @property
     def cache_hits(self) -> int:
         """Resolutions answered from the cache (count; for tests and benchmarks)."""
@@ -362,25 +338,18 @@ class ToolResolver:
         version: VersionSelector | None = None,
         agent_config: AgentToolConfig | Mapping[str, Any] | None = None,
     ) -> ResolvedTools:
-        """Resolve the tools for one request.
+        """The tools for one request, with failures, sources and replacements (maybe cached).
 
         Args:
-            config: The request's `RunnableConfig`; ``None`` uses the running
-                graph's config (or an empty one outside a run).
-            context: The run's context (``runtime.context``); ``None`` takes it
-                from ``config`` when it is a running graph's.
-            version: Overrides the resolver's default version for this call.
-            agent_config: Use this config instead of the stored one (never cached).
-
-        Returns:
-            The tools and a report (failures, sources, replacements), possibly
-            a cached one (see the module docstring).
+            config: The request's config; ``None``: the running graph's (or empty).
+            context: The run's context; ``None``: the running graph's.
+            version: This call's version.
+            agent_config: Used instead of the stored config (never cached).
 
         Raises:
-            ToolConfigError: If ``agent_config`` or the stored config (written
-                around `ToolConfigStore`) is invalid; a missing config is not an
-                error but a failure under ``"agent_config"``.
-            ValueError: If ``version`` is not a valid selector.
+            ToolConfigError: An invalid ``agent_config`` or stored config (a missing
+                one is a failure under ``"agent_config"``).
+            ValueError: A bad ``version``.
         """
         return (await self._arun(config, context, version, agent_config, log=True))[0]
 
@@ -407,11 +376,7 @@ class ToolResolver:
         version: VersionSelector | None = None,
         agent_config: AgentToolConfig | Mapping[str, Any] | None = None,
     ) -> ResolutionReport:
-        """`aresolve`, never cached, read back into why each tool is in or out.
-
-        The same resolution runs, recording the rule outcomes it uses
-        (`langchain_toolsearch.config.explain`); failures are reported, not logged.
-        """
+        """`aresolve` (never cached) recording its rule outcomes: why each tool is in or out."""
         run = await self._arun(config, context, version, agent_config, log=False, explain=True)
         return self._report(
             run, await arun_flow(self._store_or_none(), self._stored(run, agent_config))
@@ -428,8 +393,6 @@ class ToolResolver:
         """Sync `aexplain`, as `resolve` is to `aresolve`."""
         run = self._run(config, context, version, agent_config, log=False, explain=True)
         return self._report(run, run_flow(self._store_or_none(), self._stored(run, agent_config)))
-
-    # -- one request ------------------------------------------------------------------
 
     async def _arun(self, config: Any, *args: Any, log: bool, explain: bool = False) -> _Run:
         """Plan; then answer from the cache (never when explaining) or collect and keep."""
@@ -477,10 +440,7 @@ class ToolResolver:
         log: bool,
         explain: bool,
     ) -> ResolvedTools:
-        """Add structured errors (logged once per cause); keep the result for equal inputs.
-
-        Called as ``resolve_tools`` (``log=False``), the tool search logs them.
-        """
+        """Add redacted errors (logged once per cause unless ``log=False``); cache the result."""
         if resolved.failures:
             secrets = request_secrets(config, context)
             errors = tuple(
