@@ -1,18 +1,10 @@
-"""The seed system's (Mastra Editor's) rule groups: import with the seed's outcomes.
+"""The seed system's (Mastra Editor's) stored JSON: rule groups, agents, MCP clients, both ways.
 
-Rule groups have the same JSON shape in both systems, but the seed accepts
-rules this package's validation refuses, and evaluates them so:
-
-* a group operator other than ``"AND"`` (``"and"``, ``"or"``, ...) is OR;
-* ``exists`` / ``not_exists`` ignore a ``value``;
-* an operator it does not know, ``in`` / ``not_in`` with a value that is not
-  a list, and an ordering operator with a value that is not a number never
-  match.
-
-`rules_from_mastra` converts each to the same outcome (``"OR"``; the value
-dropped; ``{"field", "operator": "in", "value": []}``, which never matches
-in either system), logging a warning with the field path. `rules_to_mastra`
-refuses this package's extension operators, which the seed does not have.
+Importing keeps the seed's outcome for what this package refuses, warning with
+the field path: a group operator other than ``"AND"`` becomes ``"OR"``; a value
+on ``exists`` / ``not_exists`` is dropped; an unknown operator, ``in`` /
+``not_in`` without a list, or ordering without a number becomes `NEVER`.
+Exporting refuses what the seed cannot express (extension operators, ...).
 """
 
 from __future__ import annotations
@@ -33,8 +25,7 @@ from langchain_toolsearch.config.rules import (
 )
 from langchain_toolsearch.config.servers import MCPClientConfig, parse_mcp_client
 
-# Conversion warnings keep the name of the module users know (mastra), as before.
-logger = logging.getLogger("langchain_toolsearch.config.mastra")
+logger = logging.getLogger(__name__)
 
 NEVER = {"operator": "in", "value": []}
 """A condition's operator and value that never match, in Mastra Editor and here."""
@@ -43,28 +34,12 @@ _ORDERING = ("greater_than", "less_than", "greater_than_or_equal", "less_than_or
 
 
 def rules_from_mastra(data: Mapping[str, Any]) -> RuleGroup:
-    """Convert a seed system rule group, keeping its outcome for every request.
-
-    Args:
-        data: ``{"operator", "conditions": [...]}`` as Mastra Editor stores it.
-
-    Returns:
-        The validated `RuleGroup`; see the module docstring for what is
-        converted (each logged as a warning).
-
-    Raises:
-        ToolConfigError: If the data is not a rule group even for the seed
-            (no ``conditions`` list, a condition without ``field``...).
-    """
+    """A seed rule group ``{"operator", "conditions"}``, same outcomes; `ToolConfigError`."""
     return parse_rules(_rules_from(data, "rules"))
 
 
 def rules_to_mastra(rules: RuleGroup) -> dict[str, Any]:
-    """The seed system's form of a rule group (the same JSON).
-
-    Raises:
-        ToolConfigError: If it uses an extension operator the seed does not have.
-    """
+    """The seed's form of a rule group (the same JSON); `ToolConfigError` for extensions."""
     errors: list[tuple[str, str]] = []
     data = rules.model_dump(mode="json")
     _check_rules_to(data, "", errors)
@@ -74,7 +49,6 @@ def rules_to_mastra(rules: RuleGroup) -> dict[str, Any]:
 
 
 def _rules_from(group: Any, path: str, depth: int = 1) -> Any:
-    """A seed rule group with what our validation refuses turned into its seed outcome."""
     if not isinstance(group, Mapping) or depth > MAX_RULE_DEPTH + 1:
         return group  # validation reports it
     out = dict(group)
@@ -127,25 +101,16 @@ def _condition_from(condition: Any, path: str) -> Any:
 
 
 def _check_rules_to(group: Any, path: str, errors: list[tuple[str, str]]) -> None:
-    """Report extension operators in a rule group's JSON (bounded by validation's depth)."""
     for index, item in enumerate(group.get("conditions", [])):
         where = f"{path}.conditions[{index}]" if path else f"conditions[{index}]"
         if "conditions" in item:
             _check_rules_to(item, where, errors)
         elif item.get("operator") in EXTENSION_OPERATORS:
-            errors.append(
-                (
-                    f"{where}.operator",
-                    f"Mastra Editor has no operator {item['operator']!r} (an extension of "
-                    "this package)",
-                )
+            why = (
+                f"Mastra Editor has no operator {item['operator']!r} (an extension of this package)"
             )
+            errors.append((f"{where}.operator", why))
 
-
-register(RuleGroup, from_mastra=rules_from_mastra, to_mastra=rules_to_mastra)
-
-
-logger = logging.getLogger(__name__)
 
 MASTRA_FIELDS: dict[str, str] = {
     "tools": "tools",
@@ -175,11 +140,7 @@ def _conditional(
     keys_list: bool = False,
     rules: Callable[[Any, str], Any] | None = None,
 ) -> Any:
-    """Apply ``convert`` to a plain value or to each variant's ``value``.
-
-    With ``keys_list``, a list of strings (older snapshots' ``tools``) is read
-    as a map of those keys. ``rules`` converts each variant's ``rules``.
-    """
+    """``convert`` a plain value or each variant's (``rules``: their rules; ``keys_list``: ids)."""
     if value is None:
         return None
     if isinstance(value, list):
@@ -204,7 +165,6 @@ def _conditional(
 
 
 def _rename_paths(exc: ToolConfigError, what: str, names: Mapping[str, str]) -> ToolConfigError:
-    """The same errors, with paths starting with Mastra's field names."""
     renamed = []
     for path, message in exc.errors:
         head, sep, rest = path.partition(".")
@@ -216,25 +176,12 @@ def _rename_paths(exc: ToolConfigError, what: str, names: Mapping[str, str]) -> 
     return ToolConfigError(what, renamed)
 
 
-# -- agents -----------------------------------------------------------------------------
-
-
 def agent_from_mastra(data: Mapping[str, Any]) -> AgentToolConfig:
-    """Convert the tool fields of a Mastra Editor agent snapshot.
+    """The `AgentToolConfig` of a Mastra agent snapshot's `MASTRA_FIELDS` (others ignored).
 
-    Args:
-        data: A ``StorageAgentSnapshotType`` (or a resolved agent record):
-            ``tools``, ``mcpClients``, ``integrationTools`` and
-            ``toolProviders`` are read, every other key is ignored. A
-            ``tools`` list of keys (older snapshots) becomes a map.
-
-    Returns:
-        The validated `AgentToolConfig`. An MCP client reference with
-        ``tools: {}`` (Mastra: every tool) becomes ``"tools": "*"``.
-
-    Raises:
-        ToolConfigError: If the data is invalid; paths use Mastra's field
-            names (``mcpClients.docs.tools``).
+    A ``tools`` list of ids (older snapshots) becomes a map; an MCP reference's
+    ``tools: {}`` (Mastra: every tool) becomes ``"*"``. `ToolConfigError` paths
+    use Mastra's names (``mcpClients.docs.tools``).
     """
     what = "Mastra agent tool config"
     source = _object(data, "", what)
@@ -269,7 +216,6 @@ def _refs_from(convert_ref: Callable[[Any, str], Any]) -> Callable[[Any, str], A
 
 
 def _entries_from(entries: Any, path: str) -> Any:
-    """A map of tool entries, each entry's ``rules`` converted."""
     if not isinstance(entries, Mapping):
         return entries
     out = {}
@@ -288,7 +234,6 @@ def _entries_from(entries: Any, path: str) -> Any:
 
 
 def _ref_rules_from(ref: Any, path: str) -> Any:
-    """A reference with its ``rules`` and its tool entries' ``rules`` converted."""
     if not isinstance(ref, Mapping):
         return ref
     out = dict(ref)
@@ -342,20 +287,11 @@ _AGENT_FROM: dict[str, Callable[[Any, str], Any]] = {
 
 
 def agent_to_mastra(config: AgentToolConfig) -> Json:
-    """The tool fields of a Mastra Editor agent snapshot for ``config``.
+    """A Mastra agent snapshot's tool fields (``mcpClients``, ...) for ``config``.
 
-    Args:
-        config: The config to convert.
-
-    Returns:
-        ``{"tools"?, "mcpClients"?, "integrationTools"?, "toolProviders"?}``
-        (omitted fields stay omitted). ``"tools": "*"`` on an MCP client
-        reference becomes ``{}``; ``null`` or ``{}`` (nothing) becomes an
-        omitted ``tools``; a provider reference gets ``"connections": {}``.
-
-    Raises:
-        ToolConfigError: For what Mastra's format cannot express (see the
-            module docstring), naming the field.
+    An MCP reference's ``"*"`` becomes ``{}``, nothing an omitted ``tools``; a
+    provider reference gets ``"connections": {}``. `ToolConfigError` names each
+    field Mastra cannot express.
     """
     what = "agent tool config (for Mastra)"
     data = config.to_json()
@@ -376,29 +312,23 @@ def agent_to_mastra(config: AgentToolConfig) -> Json:
 
 
 def _agent_to(field: str, errors: list[tuple[str, str]]) -> Callable[[Any, str], Any]:
+    def fail(path: str, why: str) -> None:
+        errors.append((path, why))
+
     def entries(value: Any, path: str) -> Any:
         for key, entry in (value if isinstance(value, Mapping) else {}).items():
             if "rules" in entry:
                 _check_rules_to(entry["rules"], f"{path}.{key}.rules", errors)
             if entry.get("remove"):
-                errors.append(
-                    (
-                        f"{path}.{key}.remove",
-                        "Mastra Editor cannot remove a code agent's tool from stored configuration",
-                    )
-                )
+                why = "Mastra Editor cannot remove a code agent's tool from stored configuration"
+                fail(f"{path}.{key}.remove", why)
         return value
 
     def ref_rules(ref: Mapping[str, Any], path: str) -> None:
         entries(ref.get("tools"), f"{path}.tools")
         if "rules" in ref:
-            errors.append(
-                (
-                    f"{path}.rules",
-                    "Mastra Editor has no rules on a reference; move the reference into "
-                    "a conditional variant with these rules",
-                )
-            )
+            why = "Mastra Editor has no rules on a reference; move the reference into "
+            fail(f"{path}.rules", why + "a conditional variant with these rules")
 
     def mcp(value: Any, path: str) -> Any:
         out = {}
@@ -406,9 +336,7 @@ def _agent_to(field: str, errors: list[tuple[str, str]]) -> Callable[[Any, str],
             where = f"{path}.{client_id}"
             ref_rules(ref, where)
             if "version" in ref:
-                errors.append(
-                    (f"{where}.version", "Mastra Editor references cannot pin a client version")
-                )
+                fail(f"{where}.version", "Mastra Editor references cannot pin a client version")
             tools = ref.get("tools")
             converted: Json = {}
             if tools == ALL_TOOLS:
@@ -429,22 +357,15 @@ def _agent_to(field: str, errors: list[tuple[str, str]]) -> Callable[[Any, str],
             where = f"{path}.{provider_id}"
             ref_rules(ref, where)
             if "tools" not in ref:
-                errors.append(
-                    (
-                        f"{where}.tools",
-                        "Mastra Editor needs the provider's tools listed; 'all tools' "
-                        "cannot be expressed",
-                    )
-                )
+                why = "Mastra Editor needs the provider's tools listed; 'all tools' "
+                fail(f"{where}.tools", why + "cannot be expressed")
                 continue
             tools = {}
             for slug, entry in ref["tools"].items():
                 if "rules" in entry:
-                    errors.append(
-                        (
-                            f"{where}.tools.{slug}.rules",
-                            "Mastra Editor has no rules on a provider's tool",
-                        )
+                    fail(
+                        f"{where}.tools.{slug}.rules",
+                        "Mastra Editor has no rules on a provider's tool",
                     )
                 tools[slug] = {k: v for k, v in entry.items() if k != "rules"}
             out[provider_id] = {"tools": tools, "connections": {}}
@@ -458,25 +379,14 @@ def _agent_to(field: str, errors: list[tuple[str, str]]) -> Callable[[Any, str],
     }[field]
 
 
-# -- MCP clients ------------------------------------------------------------------------
-
 _CLIENT_KEYS = ("name", "description", "servers")
 
 
 def mcp_client_from_mastra(data: Mapping[str, Any]) -> MCPClientConfig:
-    """Convert a Mastra Editor stored MCP client (``StorageMCPClientSnapshotType``).
+    """The `MCPClientConfig` of a Mastra stored MCP client (timeouts ms -> s; metadata ignored).
 
-    Args:
-        data: ``{"name", "description"?, "servers": {name: {type, command?,
-            args?, env?, url?, timeout? (ms), tools?}}}``; record metadata
-            (``id``, ``status``, ``authorId``, ``metadata``, timestamps, ...)
-            is ignored.
-
-    Returns:
-        The validated `MCPClientConfig` (timeouts in seconds).
-
-    Raises:
-        ToolConfigError: If the data is invalid, naming the field.
+    ``data``: ``{"name", "description"?, "servers": {name: {type, command?, args?,
+    env?, url?, timeout?, tools?}}}``. Raises `ToolConfigError` naming the field.
     """
     what = "Mastra MCP client"
     source = _object(data, "", what)
@@ -502,15 +412,9 @@ def mcp_client_from_mastra(data: Mapping[str, Any]) -> MCPClientConfig:
 
 
 def mcp_client_to_mastra(client: MCPClientConfig) -> Json:
-    """The Mastra Editor form of a saved MCP client.
+    """The Mastra form of a saved MCP client: timeouts in ms (int when whole), no empty ``args``.
 
-    Returns:
-        ``{"name"?, "description"?, "servers": {...}}`` with timeouts in
-        milliseconds (an integer when whole) and empty ``args`` left out.
-        ``name`` is required by Mastra: set it before importing there.
-
-    Raises:
-        ToolConfigError: If a tool entry's rules use an extension operator.
+    Mastra requires ``name``. `ToolConfigError` for an extension operator in rules.
     """
     data = client.to_json()
     errors: list[tuple[str, str]] = []
@@ -529,5 +433,6 @@ def mcp_client_to_mastra(client: MCPClientConfig) -> Json:
     return data
 
 
+register(RuleGroup, from_mastra=rules_from_mastra, to_mastra=rules_to_mastra)
 register(AgentToolConfig, from_mastra=agent_from_mastra, to_mastra=agent_to_mastra)
 register(MCPClientConfig, from_mastra=mcp_client_from_mastra, to_mastra=mcp_client_to_mastra)
