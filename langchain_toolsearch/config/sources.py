@@ -1,9 +1,8 @@
-"""What a resolution returns, and how tools from several sources are merged.
+"""Tool sources of a resolution: collected, merged in order, returned as `ResolvedTools`.
 
-`ResolvedTools` (tools + report), `Replacement`, `MCPToolSource`,
-`merge_conditional` (conditional variants -> one value for a request) and the
-merge rule of `ToolResolver`: a later source's tool with an id already seen
-replaces the earlier one whole, with a warning.
+Sources: code tools, registered tools, saved MCP servers', integrations',
+providers'; a later source's tool with an id already seen replaces the earlier
+one whole (warned, `Replacement`). `merge_conditional` picks a field's variants.
 """
 
 from __future__ import annotations
@@ -41,7 +40,7 @@ from langchain_toolsearch.config.servers import (
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.types import SourceFailure
 
-logger = logging.getLogger(__name__)
+logger = logging.getLogger("langchain_toolsearch.config.resolver")
 
 ToolsArg: TypeAlias = Sequence[BaseTool] | Mapping[str, BaseTool]
 """Tools as a sequence (ids are the tool names) or a mapping id -> tool."""
@@ -50,13 +49,7 @@ ValueT = TypeVar("ValueT")
 
 
 class Replacement(NamedTuple):
-    """A tool id found in two sources: the later one won.
-
-    Attributes:
-        tool_id: The id.
-        replaced: Source of the tool that was dropped.
-        by: Source of the tool that was kept.
-    """
+    """A ``tool_id`` two sources gave: ``replaced`` (the dropped one's source) ``by`` the kept."""
 
     tool_id: str
     replaced: str
@@ -65,13 +58,7 @@ class Replacement(NamedTuple):
 
 @dataclass(frozen=True)
 class MCPToolSource:
-    """Where a resolved MCP tool comes from.
-
-    Attributes:
-        client: Saved MCP client id.
-        server: Server name in that client.
-        tool: The tool's own name on that server.
-    """
+    """Where a resolved MCP tool comes from: saved ``client`` id, ``server``, own ``tool`` name."""
 
     client: str
     server: str
@@ -83,23 +70,15 @@ class ResolvedTools:
     """The tools resolved for one request.
 
     Attributes:
-        tools: The tools, each named by its id, ready for
-            ``ToolSearchMiddleware(tools=...)`` / ``ToolSearchNode(tools=...)``
-            or for binding; ids are unique.
-        failures: Source path -> reason for everything skipped, e.g.
-            ``"mcp_clients.docs.servers.search"``, ``"tool_providers.composio"``,
-            ``"tools.unknown_id"``, ``"agent_config"``, ``"tool_providers"``
-            (a code-defined agent's providers, not used).
-        sources: Tool id -> its source: ``"code"``, ``"registry"``,
-            ``"mcp:<client>/<server>"``, ``"integration:<id>"``,
-            ``"provider:<id>"``.
-        replaced: Ids that more than one source produced, in merge order.
-        mcp_routes: MCP tool id -> client, server and original tool name.
-        version: The stored config version used, or ``None`` (none stored,
-            ``agent_config`` given, or mode ``"ignore"``).
-        errors: The same failures in structured form (`SourceFailure`: source
-            path, kind, error type, message without secrets), in ``failures``
-            order.
+        tools: Named by their (unique) ids, for ``ToolSearchMiddleware(tools=...)``.
+        failures: Source path (``"mcp_clients.docs.servers.search"``,
+            ``"tools.unknown_id"``, ``"agent_config"``, ...) -> why it was skipped.
+        sources: Tool id -> ``"code"``, ``"registry"``, ``"mcp:<client>/<server>"``,
+            ``"integration:<id>"`` or ``"provider:<id>"``.
+        replaced: Ids more than one source gave, in merge order.
+        mcp_routes: MCP tool id -> its `MCPToolSource`.
+        version: The stored config version used, or ``None``.
+        errors: ``failures`` as `SourceFailure` (redacted), in order.
     """
 
     tools: list[BaseTool]
@@ -119,16 +98,9 @@ class ResolvedTools:
 def merge_conditional(
     value: ValueT | list[Variant[ValueT]] | None, context: Mapping[str, Any]
 ) -> ValueT | None:
-    """The value of a conditional field for a request.
+    """A conditional field's value for a request (a plain value as is).
 
-    Args:
-        value: A plain value (returned as is), a list of variants, or ``None``.
-        context: The request context.
-
-    Returns:
-        For variants: the shallow merge, in order, of the values of the
-        variants whose rules match (a later key replaces an earlier one), or
-        ``None`` (as if omitted) when none matches.
+    For variants: the shallow merge, in order, of those whose rules match (``None``: none).
     """
     if not isinstance(value, list):
         return value
@@ -181,7 +153,6 @@ class _Merged:
 
 
 def _pick(entries: Mapping[str, ToolEntry] | None, keys: Sequence[str]) -> ToolEntry | None:
-    """The first of ``keys`` (namespaced id first) found in ``entries``."""
     if entries is None:
         return None
     for key in keys:
@@ -219,10 +190,6 @@ def _tool_map(tools: ToolsArg, label: str) -> dict[str, BaseTool]:
     return out
 
 
-# Resolution warnings keep the resolver's logger name, whichever module logs them.
-logger = logging.getLogger("langchain_toolsearch.config.resolver")
-
-
 @dataclass
 class RequestPlan:
     """Everything read from the store for one request."""
@@ -238,20 +205,9 @@ class RequestPlan:
 
 
 class ToolCollector:
-    """Turns a `RequestPlan` into `ResolvedTools` (built by `ToolResolver`).
+    """Turns a `RequestPlan` into `ResolvedTools` (`ToolResolver`'s arguments, by id).
 
-    Args:
-        code: Tools defined in code, by id.
-        registry: Tools that stored configs may select by id.
-        integrations: Integration id -> its tools by id.
-        providers: Provider id -> `ToolProvider`.
-        select: Whether the stored config may add and remove tools
-            (``mode="tools"``); otherwise it only overrides descriptions of
-            the code tools.
-        mcp_timeout: Seconds per saved MCP server without its own
-            ``timeout``; ``None``: none.
-        provider_timeout: Seconds per provider; ``None``: none.
-        token_key: Request-context key of the bearer token for HTTP servers.
+    ``select``: the stored config may add and remove tools (``mode="tools"``).
     """
 
     def __init__(
@@ -325,7 +281,6 @@ class ToolCollector:
         routes: dict[str, MCPToolSource],
         failures: dict[str, str],
     ) -> None:
-        """Source 3: one server of a saved MCP client, through both allowlists."""
         where = f"mcp_clients.{client_id}.servers.{result.server}"
         if result.failure is not None:
             failures[where] = result.failure  # logged by the resolver, once, without secrets
@@ -350,7 +305,6 @@ class ToolCollector:
     def _add_integrations(
         self, plan: RequestPlan, merged: _Merged, failures: dict[str, str]
     ) -> None:
-        """Source 4: integration tools."""
         for integration_id, source in plan.integrations.items():
             where = f"integration_tools.{integration_id}"
             if integration_id not in self._integrations:
@@ -375,7 +329,6 @@ class ToolCollector:
         merged: _Merged,
         failures: dict[str, str],
     ) -> None:
-        """Source 5: tool provider tools."""
         for provider_id, source in plan.providers.items():
             where = f"tool_providers.{provider_id}"
             if provider_id not in self._providers:
@@ -404,12 +357,6 @@ class ToolCollector:
         merged: _Merged,
         failures: dict[str, str],
     ) -> None:
-        """Sources 1 and 2: tools defined in code, then registered tools.
-
-        Code tools are kept (as the seed system's code agents keep theirs):
-        an entry re-describes one, ``{"remove": true}`` removes one (mode
-        ``"tools"`` only), any other id adds that registered tool.
-        """
         entries = selection or {}
         for tool_id, tool in self._code.items():
             entry = entries.get(tool_id)
@@ -449,7 +396,6 @@ class ToolCollector:
             bad_token = str(exc)
         jobs: list[tuple[str, MCPClientRef, MCPClientConfig, Awaitable[ServerTools]]] = []
         for client_id, version, ref, client in plan.mcp:
-            # The version is in the pool key: a new version never reuses the old one's session.
             scope = f"{client_id}@{version}"
             for name, server in client.servers.items():
                 if bad_token is not None and server.type == "http":

@@ -3,7 +3,8 @@
 So whatever a resolution reads is known: the resolution cache keys the value at every
 condition's ``field`` (`rule_fields`, read through `lookup` too) and the auth token. The
 package's source is read as an AST; a function that reads a request context (a name
-``ctx`` / ``context``, or an attribute ``.context``, subscripted, ``.get()`` or ``in``)
+``ctx`` / ``context``, or an attribute ``.context``, subscripted, ``.get()``, ``in`` or
+copied whole by ``dict()``)
 or calls `lookup` fails this test unless it is listed below with its reason.
 """
 
@@ -25,6 +26,8 @@ READERS: dict[tuple[str, str], str] = {
     ("config/cache.py", "_read"): "the cache key's value at each rule field, through lookup",
     ("config/cache.py", "ResolutionCache.key"): "the auth token, keyed by the cache",
     ("config/sources.py", "ToolCollector._mcp_jobs"): "the auth token sent to MCP servers",
+    ("config/sources.py", "ToolCollector._provider_job"): "all of it, handed to a tool provider "
+    "(the cache key then holds all of it)",
 }
 """``(module, function)`` that read a request context, with what they read."""
 
@@ -43,8 +46,10 @@ def _reads_context(node: ast.AST) -> bool:
         return any(isinstance(op, ast.In | ast.NotIn) for op in node.ops) and any(
             is_context(c) for c in node.comparators
         )
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-        return node.func.id == "lookup"
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):  # lookup, or all of it
+        return node.func.id == "lookup" or (
+            node.func.id == "dict" and any(map(is_context, node.args))
+        )
     return False
 
 
