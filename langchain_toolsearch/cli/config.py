@@ -66,11 +66,14 @@ from langchain_toolsearch.cli.bundle import (
 )
 from langchain_toolsearch.cli.opening import DEFAULT_STORE, open_store
 from langchain_toolsearch.cli.resolve import explain_command, report_json, report_table
-from langchain_toolsearch.config.models import AgentToolConfig
+from langchain_toolsearch.config.models import (
+    AgentToolConfig,
+    RecordNotFoundError,
+    VersionConflictError,
+)
 from langchain_toolsearch.config.parsing import (
     ToolConfigError,
 )
-from langchain_toolsearch.config.records import RecordNotFoundError, VersionConflictError
 from langchain_toolsearch.config.servers import MCPClientConfig
 from langchain_toolsearch.config.store import ToolConfigStore
 from langchain_toolsearch.errors import ToolSearchError

@@ -26,22 +26,25 @@ if TYPE_CHECKING:
         AgentToolEntry,
         MCPClientRef,
         ProviderToolInfo,
+        RecordInfo,
+        RecordNotFoundError,
         SourceRef,
         ToolEntry,
         ToolProvider,
         Variant,
+        VersionConflictError,
+        VersionInfo,
         VersionSelector,
         parse_agent_config,
     )
     from langchain_toolsearch.config.parsing import (
+        MISSING,
         ToolConfigError,
+        lookup,
+        request_context,
     )
     from langchain_toolsearch.config.records import (
-        RecordInfo,
-        RecordNotFoundError,
-        VersionConflictError,
         VersionedRecords,
-        VersionInfo,
     )
     from langchain_toolsearch.config.resolver import (
         StoredConfigMode,
@@ -50,15 +53,12 @@ if TYPE_CHECKING:
     from langchain_toolsearch.config.rules import (
         CONDITION_OPERATORS,
         EXTENSION_OPERATORS,
-        MISSING,
         SEED_OPERATORS,
         Condition,
         ConditionOperator,
         RuleGroup,
         evaluate_rules,
-        lookup,
         parse_rules,
-        request_context,
     )
     from langchain_toolsearch.config.servers import (
         HttpServer,
@@ -85,15 +85,15 @@ _MODULES = {
     "explain": "ResolutionReport ToolDecision",
     "models": (
         "ALL_TOOLS AUTH_TOKEN_KEY AgentToolConfig AgentToolEntry MASTRA_AUTH_TOKEN_KEY "
-        "MCPClientRef ProviderToolInfo SourceRef ToolEntry ToolProvider Variant VersionSelector "
-        "parse_agent_config"
+        "MCPClientRef ProviderToolInfo RecordInfo RecordNotFoundError SourceRef ToolEntry "
+        "ToolProvider Variant VersionConflictError VersionInfo VersionSelector parse_agent_config"
     ),
-    "parsing": "ToolConfigError",
-    "records": "RecordInfo RecordNotFoundError VersionConflictError VersionInfo VersionedRecords",
+    "parsing": "MISSING ToolConfigError lookup request_context",
+    "records": "VersionedRecords",
     "resolver": "StoredConfigMode ToolResolver",
     "rules": (
         "CONDITION_OPERATORS EXTENSION_OPERATORS SEED_OPERATORS Condition ConditionOperator "
-        "RuleGroup MISSING evaluate_rules lookup parse_rules request_context"
+        "RuleGroup evaluate_rules parse_rules"
     ),
     "servers": (
         "HttpServer MCPClientConfig StdioServer TimeoutUnitWarning bearer_token "

@@ -30,10 +30,12 @@ from langchain_toolsearch._internal.store_flow import Flow
 from langchain_toolsearch.config.models import (
     AUTH_TOKEN_KEY,
     MASTRA_AUTH_TOKEN_KEY,
+    Versioned,
     VersionSelector,
 )
-from langchain_toolsearch.config.records import Versioned, VersionedRecords
-from langchain_toolsearch.config.rules import MAX_RULE_DEPTH, MISSING, Condition, RuleGroup, lookup
+from langchain_toolsearch.config.parsing import MISSING, lookup
+from langchain_toolsearch.config.records import VersionedRecords
+from langchain_toolsearch.config.rules import MAX_RULE_DEPTH, Condition, RuleGroup
 from langchain_toolsearch.config.sources import ResolvedTools
 from langchain_toolsearch.errors import ToolSearchError
 from langchain_toolsearch.types import SourceKind

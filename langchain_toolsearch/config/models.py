@@ -1,4 +1,4 @@
-"""Agent tool configs: frozen pydantic models of the stored JSON, and `ToolProvider`.
+"""The stored models: agent tool configs, record heads and versions; and `ToolProvider`.
 
 Bad data is rejected when saved (`ToolConfigError` naming the field), never when a
 request is served. Saved MCP clients are in `config.servers`. Shapes (``?``: optional;
@@ -28,6 +28,7 @@ stricter, as in the seed system: omitted, ``null`` or ``{}`` = none, ``"*"`` = a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import (
     Annotated,
     Any,
@@ -46,6 +47,7 @@ from langchain_core.tools import BaseTool
 from pydantic import (
     AfterValidator,
     BaseModel,
+    ConfigDict,
     Discriminator,
     PlainValidator,
     Tag,
@@ -58,7 +60,7 @@ from langchain_toolsearch.config.rules import (
     RuleGroup,
     _Model,
 )
-from langchain_toolsearch.errors import ToolSearchConfigError
+from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchError
 
 AUTH_TOKEN_KEY = "toolsearch_auth_token"
 """Reserved request-context key: sent as ``Authorization: Bearer <value>`` to the HTTP
@@ -323,3 +325,78 @@ def parse_agent_config(data: AgentToolConfig | Mapping[str, Any]) -> AgentToolCo
         TypeError: If ``data`` is neither a mapping nor an `AgentToolConfig`.
     """
     return parse_model(AgentToolConfig, data, "agent tool config")
+
+
+RecordT = TypeVar("RecordT")
+
+
+class RecordNotFoundError(ToolSearchError, LookupError):
+    """A record, or the requested version of it, does not exist."""
+
+
+class VersionConflictError(ToolSearchError):
+    """A compare-and-set write found the record at another version than expected.
+
+    Reload, redo the change, retry with ``if_version=current``. Also raised by
+    ``publish`` of a version older than the published one without ``rollback``.
+
+    Attributes: ``record_id``; ``expected``, the ``if_version`` given (``0``: no record) or
+    the version a stale ``publish`` asked for; ``current``, the latest version (``0``: no
+    record) or the published one a stale ``publish`` would have moved back.
+    """
+
+    def __init__(
+        self, label: str, record_id: str, expected: int, current: int, *, state: str = ""
+    ) -> None:
+        self.record_id = record_id
+        self.expected = expected
+        self.current = current
+        if state:
+            super().__init__(f"{label} {record_id!r} {state}")
+            return
+        if not expected:
+            state = f"already exists at version {current} (if_version=0 expects no record)"
+        elif not current:
+            state = f"does not exist (if_version={expected} expects version {expected})"
+        else:
+            state = f"is at version {current}, not version {expected} (if_version={expected})"
+        super().__init__(
+            f"{label} {record_id!r} {state}: it changed since it was read; read it again "
+            f"and retry with if_version={current}"
+        )
+
+
+class RecordInfo(BaseModel):
+    """A record's head: latest and published (or ``None``) versions, epoch-second times.
+
+    ``revision`` counts saves and publishes (``0`` on older heads): ``(created_at,
+    revision)`` names one state of the record.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    record_id: str
+    latest_version: int
+    published_version: int | None = None
+    created_at: float
+    updated_at: float
+    revision: int = 0
+
+
+class VersionInfo(BaseModel):
+    """One saved version: ``record_id``, ``version`` (from 1), ``created_at`` (epoch s), note."""
+
+    model_config = ConfigDict(frozen=True)
+
+    record_id: str
+    version: int
+    created_at: float
+    message: str | None = None
+
+
+@dataclass(frozen=True)
+class Versioned(Generic[RecordT]):
+    """A validated record ``value`` with the `VersionInfo` it came from."""
+
+    value: RecordT
+    info: VersionInfo

@@ -16,16 +16,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from langgraph.store.base import BaseStore, GetOp, Item, PutOp, SearchOp
-from pydantic import BaseModel, ConfigDict
 
 from langchain_toolsearch._internal.store_flow import Flow, arun_flow, run_flow
-from langchain_toolsearch.config.models import AgentToolConfig, VersionSelector
+from langchain_toolsearch.config.models import (
+    AgentToolConfig,
+    RecordInfo,
+    RecordNotFoundError,
+    VersionConflictError,
+    Versioned,
+    VersionInfo,
+    VersionSelector,
+)
 from langchain_toolsearch.config.servers import MCPClientConfig
-from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchError
+from langchain_toolsearch.errors import ToolSearchConfigError
 
 RECORD_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}\Z")
 """What a record id may be: 1-128 characters from ``A-Z a-z 0-9 _ -``."""
@@ -36,78 +42,6 @@ _MAX_VERSION = 2**63 - 1
 ModelT = TypeVar("ModelT", AgentToolConfig, MCPClientConfig)
 T = TypeVar("T")
 SaveMode = Literal["create", "update", "save"]
-
-
-class RecordNotFoundError(ToolSearchError, LookupError):
-    """A record, or the requested version of it, does not exist."""
-
-
-class VersionConflictError(ToolSearchError):
-    """A compare-and-set write found the record at another version than expected.
-
-    Reload, redo the change, retry with ``if_version=current``. Also raised by
-    ``publish`` of a version older than the published one without ``rollback``.
-
-    Attributes: ``record_id``; ``expected``, the ``if_version`` given (``0``: no record) or
-    the version a stale ``publish`` asked for; ``current``, the latest version (``0``: no
-    record) or the published one a stale ``publish`` would have moved back.
-    """
-
-    def __init__(
-        self, label: str, record_id: str, expected: int, current: int, *, state: str = ""
-    ) -> None:
-        self.record_id = record_id
-        self.expected = expected
-        self.current = current
-        if state:
-            super().__init__(f"{label} {record_id!r} {state}")
-            return
-        if not expected:
-            state = f"already exists at version {current} (if_version=0 expects no record)"
-        elif not current:
-            state = f"does not exist (if_version={expected} expects version {expected})"
-        else:
-            state = f"is at version {current}, not version {expected} (if_version={expected})"
-        super().__init__(
-            f"{label} {record_id!r} {state}: it changed since it was read; read it again "
-            f"and retry with if_version={current}"
-        )
-
-
-class RecordInfo(BaseModel):
-    """A record's head: latest and published (or ``None``) versions, epoch-second times.
-
-    ``revision`` counts saves and publishes (``0`` on older heads): ``(created_at,
-    revision)`` names one state of the record.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    record_id: str
-    latest_version: int
-    published_version: int | None = None
-    created_at: float
-    updated_at: float
-    revision: int = 0
-
-
-class VersionInfo(BaseModel):
-    """One saved version: ``record_id``, ``version`` (from 1), ``created_at`` (epoch s), note."""
-
-    model_config = ConfigDict(frozen=True)
-
-    record_id: str
-    version: int
-    created_at: float
-    message: str | None = None
-
-
-@dataclass(frozen=True)
-class Versioned(Generic[ModelT]):
-    """A validated record ``value`` with the `VersionInfo` it came from."""
-
-    value: ModelT
-    info: VersionInfo
 
 
 class WriteGuard(Protocol):

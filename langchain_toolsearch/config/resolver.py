@@ -33,13 +33,15 @@ from langchain_toolsearch.config.models import (
     AUTH_TOKEN_KEY,
     AgentToolConfig,
     MCPClientRef,
+    RecordNotFoundError,
     ToolProvider,
+    Versioned,
+    VersionInfo,
     VersionSelector,
     _check_version,
     parse_agent_config,
 )
-from langchain_toolsearch.config.records import RecordNotFoundError, Versioned, VersionInfo
-from langchain_toolsearch.config.rules import request_context
+from langchain_toolsearch.config.parsing import request_context
 from langchain_toolsearch.config.servers import MCPClientConfig
 from langchain_toolsearch.config.sources import (
     RequestPlan,

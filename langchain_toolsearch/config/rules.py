@@ -1,21 +1,18 @@
-"""Rules: the `Condition` / `RuleGroup` models, the request context, and their evaluation.
+"""Rules: the `Condition` / `RuleGroup` models and their evaluation on a request context.
 
-Conditions read the request context only through `lookup` (so what a resolution
-reads is known: the cache keys it, ``config.cache.rule_fields``).
+Conditions read the request context only through `config.parsing.lookup` (so what
+a resolution reads is known: the cache keys it, ``config.cache.rule_fields``).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import logging
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Annotated, Any, Literal, NoReturn, TypeAlias
+from typing import Annotated, Any, Literal, TypeAlias
 
-from langchain_core.runnables import RunnableConfig
 from langgraph.errors import GraphBubbleUp
-from langgraph.runtime import get_runtime
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -28,8 +25,8 @@ from pydantic import (
     model_validator,
 )
 
-from langchain_toolsearch.config.parsing import exporter, importer, parse_model
-from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchError
+from langchain_toolsearch.config.parsing import MISSING, exporter, importer, lookup, parse_model
+from langchain_toolsearch.errors import ToolSearchConfigError
 
 ConditionOperator: TypeAlias = Literal[
     "equals",
@@ -230,154 +227,6 @@ logger = logging.getLogger(__name__)
 def parse_rules(data: RuleGroup | Mapping[str, Any]) -> RuleGroup:
     """Validate a `RuleGroup` or its JSON: `ToolConfigError` naming the field, or TypeError."""
     return parse_model(RuleGroup, data, "rules")
-
-
-class _Missing:
-    """Marker for a dot path that leads nowhere (one instance, copies included: `MISSING`)."""
-
-    _instance: _Missing | None = None
-
-    def __new__(cls) -> _Missing:
-        if cls._instance is None:  # not `or`: the marker is falsy
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "MISSING"
-
-    def __bool__(self) -> bool:
-        return False
-
-
-MISSING: Any = _Missing()
-"""What `lookup` returns for a path that does not exist."""
-
-
-class _UnreadableValue(ToolSearchError, LookupError):
-    """A request-context value could not be read; conditions on it are false (never escapes)."""
-
-
-class _Unreadable:
-    """Stands for a run-context field whose value raised when it was read."""
-
-    def __init__(self, name: str, error: BaseException) -> None:
-        self.name = name
-        self.error = f"{type(error).__name__}: {error}"
-
-    def fail(self) -> NoReturn:
-        raise _UnreadableValue(f"context field {self.name!r} raised {self.error}")
-
-
-class _UnreadableContext(dict[str, Any]):
-    """A request context whose run context could not be listed: every lookup raises."""
-
-    def __init__(self, fields: Mapping[str, Any], error: BaseException) -> None:
-        super().__init__(fields)
-        self.error = f"{type(error).__name__}: {error}"
-
-    def __contains__(self, key: object) -> bool:
-        raise _UnreadableValue(f"the run context could not be read: {self.error}")
-
-
-def request_context(config: RunnableConfig | None, context: Any = None) -> dict[str, Any]:
-    """The request context rules see: ``configurable`` (not ``__`` keys) under ``context``'s fields.
-
-    ``context`` defaults to the running graph's (``get_runtime().context``). Never
-    raises for the data: a field that raises makes conditions on it false; a
-    context whose fields cannot be listed, every condition (warned).
-    """
-    configurable: Mapping[str, Any] = (config or {}).get("configurable") or {}
-    fields: dict[str, Any] = {
-        key: value
-        for key, value in configurable.items()
-        if isinstance(key, str) and not key.startswith("__")
-    }
-    if context is None:
-        context = _run_context()
-    if context is not None:
-        try:
-            fields.update(_fields_of(context))
-        except GraphBubbleUp:
-            raise
-        except Exception as exc:
-            logger.warning(
-                "the run context (%s) could not be read, so every rule condition is false "
-                "for this request: %s: %s",
-                type(context).__name__,
-                type(exc).__name__,
-                exc,
-            )
-            return _UnreadableContext(fields, exc)
-    return fields
-
-
-def _run_context() -> Any:
-    try:
-        runtime = get_runtime()
-    except RuntimeError:  # not inside a runnable
-        return None
-    return getattr(runtime, "context", None)
-
-
-def _fields_of(obj: Any) -> dict[str, Any]:
-    """Top-level fields of a run-context object; a field that raises is `_Unreadable`."""
-    names: list[Any]
-    if isinstance(obj, Mapping):
-        return {str(key): value for key, value in obj.items()}
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        names = [f.name for f in dataclasses.fields(obj)]
-    elif isinstance(obj, BaseModel):
-        names = list(type(obj).model_fields)
-    else:
-        try:
-            attributes = vars(obj)
-        except TypeError:
-            return {}
-        names = [key for key in attributes if isinstance(key, str) and not key.startswith("_")]
-    out: dict[str, Any] = {}
-    for name in names:
-        try:
-            out[name] = getattr(obj, name)
-        except GraphBubbleUp:
-            raise
-        except Exception as exc:
-            out[name] = _Unreadable(name, exc)
-    return out
-
-
-def lookup(context: Mapping[str, Any], path: str) -> Any:
-    """The value at dot path ``"a.b.0.c"`` (keys, list indexes, public attributes), or `MISSING`.
-
-    The one accessor of the request context for rules. Raises whatever a context
-    object raises when read (`evaluate_rules` makes that a false condition).
-    """
-    current: Any = context
-    for segment in path.split("."):
-        if isinstance(current, _Unreadable):
-            current.fail()
-        if isinstance(current, Mapping):
-            if segment not in current:
-                return MISSING
-            current = current[segment]
-        elif isinstance(current, Sequence) and not isinstance(current, str | bytes):
-            try:
-                current = current[int(segment)]
-            except (ValueError, IndexError):
-                return MISSING
-        elif (
-            current is not None
-            and not isinstance(current, str | bytes | int | float)
-            and not segment.startswith("_")
-        ):
-            try:  # read once: a property may be costly, or count its reads
-                current = getattr(current, segment)
-            except AttributeError:
-                return MISSING
-        else:
-            return MISSING
-    if isinstance(current, _Unreadable):
-        current.fail()
-    return current
 
 
 def evaluate_rules(rules: RuleGroup | Mapping[str, Any] | None, context: Mapping[str, Any]) -> bool:

@@ -27,8 +27,8 @@ from langchain_toolsearch.config.models import (
     ToolEntry,
     ToolProvider,
     Variant,
+    VersionInfo,
 )
-from langchain_toolsearch.config.records import VersionInfo
 from langchain_toolsearch.config.rules import evaluate_rules
 from langchain_toolsearch.config.servers import (
     BadAuthToken,

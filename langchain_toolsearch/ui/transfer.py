@@ -39,7 +39,7 @@ from langchain_toolsearch.config import (
     parse_agent_config,
     parse_mcp_client,
 )
-from langchain_toolsearch.config.records import RecordNotFoundError, VersionConflictError
+from langchain_toolsearch.config.models import RecordNotFoundError, VersionConflictError
 from langchain_toolsearch.ui.forms import (
     MAX_TEXT,
     InputError,

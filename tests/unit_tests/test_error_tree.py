@@ -138,8 +138,8 @@ def test_each_family_is_also_its_builtin(name: str, builtin: type[BaseException]
 
 def test_the_tree_drawn_covers_the_classes_outside_errors_py() -> None:
     from langchain_toolsearch.cli.bundle import ConfigCommandError
+    from langchain_toolsearch.config.models import RecordNotFoundError
     from langchain_toolsearch.config.parsing import ToolConfigError
-    from langchain_toolsearch.config.records import RecordNotFoundError
     from langchain_toolsearch.config.servers import BadAuthToken
     from langchain_toolsearch.mcp.pool import MCPPoolClosedError, MCPPoolError
 

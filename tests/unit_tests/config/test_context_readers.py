@@ -86,9 +86,9 @@ def _readers() -> set[tuple[str, str]]:
 
 def test_every_reader_of_the_request_context_is_known() -> None:
     found = _readers()
-    assert found - set(READERS) == set(), "read rule fields through config.rules.lookup"
+    assert found - set(READERS) == set(), "read rule fields through config.parsing.lookup"
     assert set(READERS) <= found, "a listed reader is gone: drop it from READERS"
-    assert callable(lookup), "the accessor: config.rules.lookup"
+    assert callable(lookup), "the accessor: config.parsing.lookup"
 
 
 class _Recording(Mapping[str, Any]):
