@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Literal, TypeAlias
 
 from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool
 from langgraph.config import get_config
 
 from langchain_toolsearch._internal.bridge import run_sync
@@ -40,7 +41,6 @@ from langchain_toolsearch.config.sources import (
     ResolvedTools,
     ToolCollector,
     ToolsArg,
-    _tool_map,
 )
 from langchain_toolsearch.config.store import ToolConfigStore
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
@@ -357,3 +357,28 @@ class _NoStore:
 
 
 _NO_STORE: Any = _NoStore()
+
+
+def _tool_map(tools: ToolsArg, label: str) -> dict[str, BaseTool]:
+    """Tools by id; raises on duplicates and non-tools."""
+    pairs: list[tuple[str, Any]]
+    if isinstance(tools, Mapping):
+        pairs = [(str(key), value) for key, value in tools.items()]
+    elif isinstance(tools, Sequence) and not isinstance(tools, str):
+        pairs = [(getattr(value, "name", ""), value) for value in tools]
+    else:
+        kind = type(tools).__name__
+        msg = f"{label} must be a sequence of tools or a mapping id -> tool, got {kind}"
+        raise ToolSearchTypeError(msg)
+    out: dict[str, BaseTool] = {}
+    for tool_id, tool in pairs:
+        if not isinstance(tool, BaseTool):
+            msg = f"{label}: {tool_id or tool!r} is a {type(tool).__name__}, not a BaseTool"
+            raise ToolSearchTypeError(msg)
+        if not tool_id:
+            raise ToolSearchConfigError(f"{label}: a tool has an empty id")
+        if tool_id in out:
+            msg = f"{label}: two tools have the id {tool_id!r}; ids must be unique"
+            raise ToolSearchConfigError(msg)
+        out[tool_id] = tool
+    return out

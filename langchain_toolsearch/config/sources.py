@@ -37,7 +37,6 @@ from langchain_toolsearch.config.servers import (
     bearer_token,
     load_server_tools,
 )
-from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.types import SourceFailure
 
 logger = logging.getLogger("langchain_toolsearch.config.resolver")
@@ -163,31 +162,6 @@ def _pick(entries: Mapping[str, ToolEntry] | None, keys: Sequence[str]) -> ToolE
 
 def _description(entry: ToolEntry | None) -> str | None:
     return entry.description if entry is not None else None
-
-
-def _tool_map(tools: ToolsArg, label: str) -> dict[str, BaseTool]:
-    """Tools by id; raises on duplicates and non-tools."""
-    pairs: list[tuple[str, Any]]
-    if isinstance(tools, Mapping):
-        pairs = [(str(key), value) for key, value in tools.items()]
-    elif isinstance(tools, Sequence) and not isinstance(tools, str):
-        pairs = [(getattr(value, "name", ""), value) for value in tools]
-    else:
-        kind = type(tools).__name__
-        msg = f"{label} must be a sequence of tools or a mapping id -> tool, got {kind}"
-        raise ToolSearchTypeError(msg)
-    out: dict[str, BaseTool] = {}
-    for tool_id, tool in pairs:
-        if not isinstance(tool, BaseTool):
-            msg = f"{label}: {tool_id or tool!r} is a {type(tool).__name__}, not a BaseTool"
-            raise ToolSearchTypeError(msg)
-        if not tool_id:
-            raise ToolSearchConfigError(f"{label}: a tool has an empty id")
-        if tool_id in out:
-            msg = f"{label}: two tools have the id {tool_id!r}; ids must be unique"
-            raise ToolSearchConfigError(msg)
-        out[tool_id] = tool
-    return out
 
 
 @dataclass

@@ -47,7 +47,7 @@ class SingleWriterWarning(UserWarning):
 
 
 class WriteGuard:
-    """Runs a store flow of ``store`` while no other writer of the record runs (`write_guard`)."""
+    """Runs a store flow while no other writer of the record runs (`write_guard`)."""
 
     def __init__(self, store: BaseStore, timeout: float) -> None:
         self.store = store
@@ -58,12 +58,15 @@ class WriteGuard:
         raise NotImplementedError
 
     async def arun(self, key: str, flow: Flow[T]) -> T:
-        """Async flavour of `run`."""
+        """Async `run`."""
         raise NotImplementedError
 
     def hold_store(self) -> contextlib.AbstractContextManager[None]:
         """Hold a store-wide lock (SQLite file, PostgreSQL; else nothing); `WriteLockError`."""
         return contextlib.nullcontext()
+
+    def _pg_timeout(self) -> str:
+        return f"{max(1, int(self.timeout * 1000))}ms"
 
     def _late(self, what: str) -> WriteLockError:
         return WriteLockError(f"{what} not granted within {self.timeout:g} s; retry later")
@@ -75,7 +78,6 @@ _REGISTRY = threading.Lock()
 
 
 def _local_lock(store: BaseStore) -> threading.Lock:
-    """The one in-process write lock of ``store`` (shared by every guard on it)."""
     with _REGISTRY:
         try:
             lock = _LOCKS.get(store)
@@ -98,7 +100,6 @@ async def _apoll(take: Callable[[], bool], timeout: float, delay: float, cap: fl
 
 
 def _poll(take: Callable[[], bool], timeout: float, delay: float, cap: float) -> bool:
-    """`_apoll` blocking the thread."""
     deadline = time.monotonic() + timeout
     while not take():
         if time.monotonic() >= deadline:
@@ -159,7 +160,6 @@ class _SqliteGuard(WriteGuard):
             raise WriteLockError(f"cannot open the write lock {self.lock_path!r}: {exc}") from None
 
     def _begin(self, conn: sqlite3.Connection) -> bool:
-        """``BEGIN IMMEDIATE``; ``False`` if another writer holds it, else `WriteLockError`."""
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
@@ -200,13 +200,11 @@ class _SqliteGuard(WriteGuard):
 
 
 def _file_guard(store: BaseStore, timeout: float, rows: list[Any]) -> WriteGuard:
-    """The SQLite guard for the main file of ``PRAGMA database_list`` ``rows``, if any."""
     path = next((str(row[2] or "") for row in rows if row[1] == "main"), "")
     return _SqliteGuard(store, timeout, path) if path else _LocalGuard(store, timeout, warning=None)
 
 
 def _lock_id(key: str) -> int:
-    """A signed 64-bit advisory lock id for ``key``."""
     digest = hashlib.blake2b(f"langchain_toolsearch\x1f{key}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big", signed=True)
 
@@ -239,7 +237,7 @@ class _PostgresGuard(WriteGuard):
         from psycopg.errors import LockNotAvailable
 
         with self._connection() as conn, conn.transaction():
-            conn.execute(_TIMEOUT_SQL, (f"{max(1, int(self.timeout * 1000))}ms",))
+            conn.execute(_TIMEOUT_SQL, (self._pg_timeout(),))
             try:
                 conn.execute(_LOCK_SQL, (_lock_id(key),))
             except LockNotAvailable:
@@ -293,7 +291,7 @@ class _AsyncPostgresGuard(WriteGuard):
         from psycopg.errors import LockNotAvailable
 
         async with self._connection() as conn, conn.transaction():
-            await conn.execute(_TIMEOUT_SQL, (f"{max(1, int(self.timeout * 1000))}ms",))
+            await conn.execute(_TIMEOUT_SQL, (self._pg_timeout(),))
             try:
                 await conn.execute(_LOCK_SQL, (_lock_id(key),))
             except LockNotAvailable:
@@ -319,7 +317,6 @@ def _on_loop(store: BaseStore, make: Callable[[], Coroutine[Any, Any, T]]) -> T:
 
 
 def _native_async(store: BaseStore) -> bool:
-    """Whether the store's ``abatch`` is its own (not the sync store's thread hop)."""
     from langgraph.store.base.batch import AsyncBatchedBaseStore
 
     return isinstance(store, AsyncBatchedBaseStore)
@@ -353,7 +350,6 @@ def write_guard(store: BaseStore, *, timeout: float) -> WriteGuard:
 
 
 def _is(store: BaseStore, module: str, name: str) -> bool:
-    """Whether ``store`` is a ``module.name`` (false when the module is not installed)."""
     try:
         return isinstance(store, getattr(importlib.import_module(module), name))
     except ImportError:
@@ -386,42 +382,25 @@ class _LazySqliteGuard(WriteGuard):
 
 
 class ToolConfigStore:
-    """Versioned agent tool configs and saved MCP clients in a LangGraph `BaseStore`.
+    """Versioned agent tool configs (``agents``) and saved MCP clients (``mcp_clients``).
 
     Example:
         ```python
-        from langgraph.store.memory import InMemoryStore
-        from langchain_toolsearch import ToolConfigStore
-
         configs = ToolConfigStore(InMemoryStore())
-        configs.mcp_clients.create("time", {"servers": {"time": {"command": "mcp-server-time"}}})
-        configs.agents.save("support", {"tools": {"get_weather": {}},
-                                        "mcp_clients": {"time": {}}})
-        configs.agents.publish("support")            # the draft becomes published
-        configs.agents.get("support", "published")   # -> AgentToolConfig
-
-        # compare-and-set: save only if nobody saved since version 1 was read
-        seen = configs.agents.info("support").latest_version
-        configs.agents.save("support", {"tools": {}}, if_version=seen, publish=True)
+        configs.agents.save("support", {"tools": {"get_weather": {}}})  # -> VersionInfo
+        configs.agents.publish("support")
+        configs.agents.get("support", "published")  # -> AgentToolConfig
         ```
 
-    Attributes:
-        agents: `VersionedRecords` of `AgentToolConfig`, keyed by agent id.
-        mcp_clients: `VersionedRecords` of `MCPClientConfig`, keyed by client id.
-
     Args:
-        store: Any LangGraph `BaseStore`; sync methods need its ``batch``,
-            async ones its ``abatch``.
-        namespace: Namespace prefix for every item written (labels must not
-            contain ``"."``).
-        clock: Epoch-seconds clock used for timestamps (for tests).
-        lock_timeout: Seconds a write waits for its record's write lock
-            before `WriteLockError` (default 30).
+        store: Any LangGraph `BaseStore` (sync methods use ``batch``, async ``abatch``).
+        namespace: Prefix of every item written (labels without ``"."``).
+        clock: Epoch-seconds clock for timestamps.
+        lock_timeout: Seconds a write waits for its record's lock (`WriteLockError`).
 
     Raises:
-        TypeError: If ``store`` is not a `BaseStore`.
-        ValueError: If ``namespace`` is empty or has an empty label or one
-            containing ``"."``, or ``lock_timeout`` is not a positive number.
+        TypeError: ``store`` is not a `BaseStore`.
+        ValueError: A bad ``namespace`` or ``lock_timeout``.
     """
 
     def __init__(
@@ -450,14 +429,10 @@ class ToolConfigStore:
             raise ToolSearchConfigError(msg)
         self.store = store
         guard = write_guard(store, timeout=float(lock_timeout))
+        agents, clients = (*prefix, "agent_tool_configs"), (*prefix, "mcp_clients")
         self.agents: VersionedRecords[AgentToolConfig] = VersionedRecords(
-            store,
-            (*prefix, "agent_tool_configs"),
-            parse_agent_config,
-            "agent tool config",
-            clock,
-            guard,
+            store, agents, parse_agent_config, "agent tool config", clock, guard
         )
         self.mcp_clients: VersionedRecords[MCPClientConfig] = VersionedRecords(
-            store, (*prefix, "mcp_clients"), parse_mcp_client, "saved MCP client", clock, guard
+            store, clients, parse_mcp_client, "saved MCP client", clock, guard
         )
