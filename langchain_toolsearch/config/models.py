@@ -16,8 +16,6 @@ request is served. Saved MCP clients are in `config.servers`. Shapes (``?``: opt
     SourceRef      = {"tools"?: {tool_name: ToolEntry}, "rules"?: RuleGroup}
     MCPClientRef   = {"tools"?: "*" | {tool_name: ToolEntry}, "rules"?: RuleGroup,
                       "version"?: "draft" | "published" | int}
-    RuleGroup      = {"operator": "AND" | "OR", "conditions": [Condition | RuleGroup, ...]}
-    Condition      = {"field": "dot.path", "operator": <ConditionOperator>, "value"?: JSON}
 
 Allowlists (a server's ``tools``, a `SourceRef`'s): omitted or ``null`` = no restriction,
 ``{}`` = nothing, else the listed names whose ``rules`` match. An `MCPClientRef`'s is
@@ -337,12 +335,9 @@ class RecordNotFoundError(ToolSearchError, LookupError):
 class VersionConflictError(ToolSearchError):
     """A compare-and-set write found the record at another version than expected.
 
-    Reload, redo the change, retry with ``if_version=current``. Also raised by
-    ``publish`` of a version older than the published one without ``rollback``.
-
-    Attributes: ``record_id``; ``expected``, the ``if_version`` given (``0``: no record) or
-    the version a stale ``publish`` asked for; ``current``, the latest version (``0``: no
-    record) or the published one a stale ``publish`` would have moved back.
+    Also raised by ``publish`` of a version older than the published one without
+    ``rollback``. ``expected``: the ``if_version`` given, or the version that publish
+    asked for; ``current``: the latest version (``0``: no record), or the published one.
     """
 
     def __init__(

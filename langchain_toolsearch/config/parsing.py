@@ -127,12 +127,10 @@ def parse_model(model: type[ModelT], data: Any, what: str) -> ModelT:
 
 
 MAX_JSON_INT = 2**53 - 1
-"""Largest number magnitude accepted in stored data: what every JSON reader (JavaScript,
-SQLite's 64-bit integers, PostgreSQL jsonb) keeps exactly."""
+"""Largest number magnitude stored: what every JSON reader (JavaScript, jsonb) keeps exactly."""
 
 MAX_JSON_DEPTH = 64
-"""Deepest nesting of objects and lists accepted in stored data (the root object is 1);
-rule groups are limited further by `langchain_toolsearch.config.models.MAX_RULE_DEPTH`."""
+"""Deepest nesting of objects and lists stored (the root is 1; rules: `MAX_RULE_DEPTH`)."""
 
 _NUL = "contains a NUL character (\\u0000), which stores such as PostgreSQL reject"
 
@@ -204,12 +202,6 @@ def _range_problem(value: int | float) -> str:
     return f"{shown} is out of the range JSON keeps exactly (±2**53-1)"
 
 
-MILLISECONDS_HINT = 1000.0
-"""A saved server ``timeout`` that is a whole multiple of this many seconds warns
-(`TimeoutUnitWarning`), as do 100-999 in steps of 50 that are not whole minutes: most
-likely milliseconds (the seed system's unit)."""
-
-
 _IMPORTERS: dict[type[Any], Callable[[Mapping[str, Any]], Any]] = {}
 _EXPORTERS: dict[type[Any], Callable[[Any], dict[str, Any]]] = {}
 
@@ -220,29 +212,18 @@ def register(
     from_mastra: Callable[[Mapping[str, Any]], HookT],
     to_mastra: Callable[[HookT], dict[str, Any]],
 ) -> None:
-    """Make ``model.from_mastra`` / ``model.to_mastra`` call these functions.
-
-    Called once per model by the conversion module that defines them, at import.
-    """
+    """Make ``model.from_mastra`` / ``model.to_mastra`` call these (``config.mastra`` does)."""
     _IMPORTERS[model] = from_mastra
     _EXPORTERS[model] = to_mastra
 
 
 def importer(model: type[HookT]) -> Callable[[Mapping[str, Any]], HookT]:
-    """The registered Mastra -> ``model`` conversion.
-
-    Raises:
-        ToolSearchUsageError: If no conversion module registered one (it was not imported).
-    """
+    """The registered Mastra -> ``model`` conversion; `ToolSearchUsageError` if none."""
     return cast("Callable[[Mapping[str, Any]], HookT]", _lookup(_IMPORTERS, model))
 
 
 def exporter(model: type[HookT]) -> Callable[[HookT], dict[str, Any]]:
-    """The registered ``model`` -> Mastra conversion.
-
-    Raises:
-        ToolSearchUsageError: If no conversion module registered one (it was not imported).
-    """
+    """The registered ``model`` -> Mastra conversion; `ToolSearchUsageError` if none."""
     return cast("Callable[[HookT], dict[str, Any]]", _lookup(_EXPORTERS, model))
 
 
