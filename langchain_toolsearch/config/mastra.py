@@ -54,22 +54,17 @@ def _rules_from(group: Any, path: str, depth: int = 1) -> Any:
     out = dict(group)
     operator = out.get("operator")
     if operator not in ("AND", "OR"):
-        logger.warning(
-            "%s.operator: Mastra Editor reads group operator %r as OR; converted to 'OR'",
-            path,
-            operator,
-        )
+        why = "%s.operator: Mastra Editor reads group operator %r as OR; converted to 'OR'"
+        logger.warning(why, path, operator)
         out["operator"] = "OR"
     conditions = out.get("conditions")
     if isinstance(conditions, list):
-        converted = []
-        for index, item in enumerate(conditions):
-            where = f"{path}.conditions[{index}]"
-            if isinstance(item, Mapping) and "conditions" in item:
-                converted.append(_rules_from(item, where, depth + 1))
-            else:
-                converted.append(_condition_from(item, where))
-        out["conditions"] = converted
+        out["conditions"] = [
+            _rules_from(item, f"{path}.conditions[{i}]", depth + 1)
+            if isinstance(item, Mapping) and "conditions" in item
+            else _condition_from(item, f"{path}.conditions[{i}]")
+            for i, item in enumerate(conditions)
+        ]
     return out
 
 
@@ -188,14 +183,9 @@ def agent_from_mastra(data: Mapping[str, Any]) -> AgentToolConfig:
     out: Json = {}
     for theirs, ours in MASTRA_FIELDS.items():
         if theirs in source and source[theirs] is not None:
-            convert = _AGENT_FROM[ours]
+            convert, ids = _AGENT_FROM[ours], ours == "tools"
             out[ours] = _conditional(
-                source[theirs],
-                convert,
-                theirs,
-                what,
-                keys_list=ours == "tools",
-                rules=_rules_from,
+                source[theirs], convert, theirs, what, keys_list=ids, rules=_rules_from
             )
     try:
         return parse_agent_config(out)
@@ -265,12 +255,12 @@ def _provider_ref_from(ref: Any, path: str) -> Any:
         )
     tools = out.get("tools")
     if isinstance(tools, Mapping):
-        converted = {}
-        for slug, meta in tools.items():
-            if isinstance(meta, Mapping) and "toolkit" in meta:
-                meta = {key: value for key, value in meta.items() if key != "toolkit"}
-            converted[slug] = meta
-        out["tools"] = converted
+        out["tools"] = {
+            slug: {k: v for k, v in meta.items() if k != "toolkit"}
+            if isinstance(meta, Mapping) and "toolkit" in meta
+            else meta
+            for slug, meta in tools.items()
+        }
     return out
 
 

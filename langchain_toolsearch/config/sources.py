@@ -206,12 +206,11 @@ class ToolCollector:
         self._token_key = token_key
 
     async def collect(self, plan: RequestPlan, config: RunnableConfig) -> ResolvedTools:
-        """Contact the plan's MCP servers and providers, then merge every source in order."""
+        """Contact the MCP servers and providers concurrently, then merge sources in order."""
         failures = dict(plan.failures)
         merged = _Merged()
         routes: dict[str, MCPToolSource] = {}
 
-        # MCP servers and providers are contacted concurrently, merged in order.
         mcp_jobs = self._mcp_jobs(plan)
         provider_jobs = {
             provider_id: self._provider_job(provider_id, source, plan, config)
@@ -231,18 +230,9 @@ class ToolCollector:
         outcomes = dict(zip(provider_jobs, provider_results, strict=True))
         self._add_providers(plan, outcomes, merged, failures)
 
-        return ResolvedTools(
-            tools=list(merged.tools.values()),
-            failures=failures,
-            sources=dict(merged.sources),
-            replaced=tuple(merged.replaced),
-            mcp_routes={
-                key: value
-                for key, value in routes.items()
-                if merged.sources.get(key, "").startswith("mcp:")
-            },
-            version=plan.version,
-        )
+        kept = {k: v for k, v in routes.items() if merged.sources.get(k, "").startswith("mcp:")}
+        tools, sources = list(merged.tools.values()), dict(merged.sources)
+        return ResolvedTools(tools, failures, sources, tuple(merged.replaced), kept, plan.version)
 
     def _add_mcp_server(
         self,
