@@ -18,7 +18,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.errors import GraphBubbleUp
@@ -67,8 +67,7 @@ class StoredRecord:
     writes: int = 0
 
 
-@dataclass(frozen=True)
-class _Entry:
+class _Entry(NamedTuple):
     resolved: ResolvedTools
     expires: float
 
@@ -99,11 +98,7 @@ class ResolutionCache:
         self.misses = 0
 
     def record(
-        self,
-        records: VersionedRecords[Any],
-        kind: str,
-        record_id: str,
-        selector: VersionSelector,
+        self, records: VersionedRecords[Any], kind: str, record_id: str, selector: VersionSelector
     ) -> Flow[StoredRecord]:
         """A record, its head re-read at most every ``refresh_interval``; `RecordNotFoundError`."""
         key = (kind, record_id, selector)
@@ -241,7 +236,7 @@ def _read(ctx: Mapping[str, Any], path: str) -> Any:
 
 
 class _Uncacheable(ToolSearchError):
-    """A request value that cannot be fingerprinted by what it holds."""  # never escapes
+    """A request value that cannot be fingerprinted by what it holds (never escapes)."""
 
 
 _SCALARS = (str, int, float, bool, type(None))

@@ -41,7 +41,6 @@ if TYPE_CHECKING:
 
     from langchain_toolsearch.mcp.pool import MCPSessionPool
 
-
 _SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 MIN_TIMEOUT = 0.001
 """Shortest server ``timeout``, in seconds (1 ms, the seed system's unit)."""
