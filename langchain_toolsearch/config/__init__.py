@@ -14,10 +14,7 @@ from typing import TYPE_CHECKING
 from langchain_toolsearch._internal.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from langchain_toolsearch.config.explain import (
-        ResolutionReport,
-        ToolDecision,
-    )
+    from langchain_toolsearch.config.explain import ResolutionReport, ToolDecision
     from langchain_toolsearch.config.models import (
         ALL_TOOLS,
         AUTH_TOKEN_KEY,
@@ -43,13 +40,8 @@ if TYPE_CHECKING:
         lookup,
         request_context,
     )
-    from langchain_toolsearch.config.records import (
-        VersionedRecords,
-    )
-    from langchain_toolsearch.config.resolver import (
-        StoredConfigMode,
-        ToolResolver,
-    )
+    from langchain_toolsearch.config.records import VersionedRecords
+    from langchain_toolsearch.config.resolver import StoredConfigMode, ToolResolver
     from langchain_toolsearch.config.rules import (
         CONDITION_OPERATORS,
         EXTENSION_OPERATORS,

@@ -54,10 +54,7 @@ from pydantic import (
 )
 
 from langchain_toolsearch.config.parsing import exporter, importer, parse_model
-from langchain_toolsearch.config.rules import (
-    RuleGroup,
-    _Model,
-)
+from langchain_toolsearch.config.rules import RuleGroup, _Model
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchError
 
 AUTH_TOKEN_KEY = "toolsearch_auth_token"
@@ -301,11 +298,7 @@ class ToolProvider(Protocol):
         ...
 
     async def resolve_tools(
-        self,
-        tool_ids: Sequence[str],
-        *,
-        config: RunnableConfig,
-        context: Mapping[str, Any],
+        self, tool_ids: Sequence[str], *, config: RunnableConfig, context: Mapping[str, Any]
     ) -> Sequence[BaseTool]:
         """One tool per id of ``tool_ids`` (distinct, from `list_tools`), named by its id.
 

@@ -37,11 +37,7 @@ from langchain_toolsearch.config.models import (
     VersionSelector,
     _check_version,
 )
-from langchain_toolsearch.config.sources import (
-    ResolvedTools,
-    ToolCollector,
-    ToolsArg,
-)
+from langchain_toolsearch.config.sources import ResolvedTools, ToolCollector, ToolsArg
 from langchain_toolsearch.config.store import ToolConfigStore
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.types import SourceFailure

@@ -216,8 +216,7 @@ class RuleGroup(_Model):
     def depth(self) -> int:
         """Nesting depth: 1 for a group of plain conditions."""
         return 1 + max(
-            (item.depth() for item in self.conditions if isinstance(item, RuleGroup)),
-            default=0,
+            (item.depth() for item in self.conditions if isinstance(item, RuleGroup)), default=0
         )
 
 

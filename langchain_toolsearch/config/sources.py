@@ -218,8 +218,7 @@ class ToolCollector:
             if provider_id in self._providers
         }
         mcp_results, provider_results = await asyncio.gather(
-            asyncio.gather(*(job for *_, job in mcp_jobs)),
-            asyncio.gather(*provider_jobs.values()),
+            asyncio.gather(*(job for *_, job in mcp_jobs)), asyncio.gather(*provider_jobs.values())
         )
         self._add_code_and_registry(plan.tools, merged, failures)
         for (client_id, ref, client, _), result in zip(mcp_jobs, mcp_results, strict=True):
@@ -316,10 +315,7 @@ class ToolCollector:
                     )
 
     def _add_code_and_registry(
-        self,
-        selection: dict[str, AgentToolEntry] | None,
-        merged: _Merged,
-        failures: dict[str, str],
+        self, selection: dict[str, AgentToolEntry] | None, merged: _Merged, failures: dict[str, str]
     ) -> None:
         entries = selection or {}
         for tool_id, tool in self._code.items():
@@ -366,11 +362,7 @@ class ToolCollector:
                     job: Awaitable[ServerTools] = _done(ServerTools(server=name, failure=bad_token))
                 else:
                     job = load_server_tools(
-                        name,
-                        server,
-                        token=token,
-                        default_timeout=self._mcp_timeout,
-                        scope=scope,
+                        name, server, token=token, default_timeout=self._mcp_timeout, scope=scope
                     )
                 jobs.append((client_id, ref, client, job))
         return jobs
