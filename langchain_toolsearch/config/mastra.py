@@ -17,6 +17,7 @@ from langchain_toolsearch._internal.durations import converted_from_milliseconds
 from langchain_toolsearch.config.models import ALL_TOOLS, AgentToolConfig, parse_agent_config
 from langchain_toolsearch.config.parsing import ToolConfigError, register
 from langchain_toolsearch.config.rules import (
+    _ORDER,
     EXTENSION_OPERATORS,
     MAX_RULE_DEPTH,
     SEED_OPERATORS,
@@ -29,8 +30,6 @@ logger = logging.getLogger(__name__)
 
 NEVER = {"operator": "in", "value": []}
 """A condition's operator and value that never match, in Mastra Editor and here."""
-
-_ORDERING = ("greater_than", "less_than", "greater_than_or_equal", "less_than_or_equal")
 
 
 def rules_from_mastra(data: Mapping[str, Any]) -> RuleGroup:
@@ -84,11 +83,9 @@ def _condition_from(condition: Any, path: str) -> Any:
         why = f"operator {operator!r} is unknown to Mastra Editor, which evaluates it as false"
     elif operator in ("in", "not_in") and not isinstance(value, list):
         why = f"{operator!r} with a value that is not a list is false in Mastra Editor"
-    elif operator in _ORDERING and (isinstance(value, bool) or not isinstance(value, int | float)):
-        why = (
-            f"{operator!r} compares numbers only in Mastra Editor, so this value never matches"
-            f" (for text order here use 'text_{operator}')"
-        )
+    elif operator in _ORDER and (isinstance(value, bool) or not isinstance(value, int | float)):
+        why = f"{operator!r} compares numbers only in Mastra Editor, so this value never matches"
+        why += f" (for text order here use 'text_{operator}')"
     if why is None:
         return out
     logger.warning("%s: %s; imported as a condition that never matches ('in' [])", path, why)
@@ -264,14 +261,10 @@ def _provider_ref_from(ref: Any, path: str) -> Any:
     return out
 
 
-def _same(value: Any, path: str) -> Any:
-    return value
-
-
 _AGENT_FROM: dict[str, Callable[[Any, str], Any]] = {
     "tools": _entries_from,
     "mcp_clients": _refs_from(_mcp_ref_from),
-    "integration_tools": _refs_from(_same),
+    "integration_tools": _refs_from(lambda ref, path: ref),
     "tool_providers": _refs_from(_provider_ref_from),
 }
 
@@ -328,12 +321,7 @@ def _agent_to(field: str, errors: list[tuple[str, str]]) -> Callable[[Any, str],
             if "version" in ref:
                 fail(f"{where}.version", "Mastra Editor references cannot pin a client version")
             tools = ref.get("tools")
-            converted: Json = {}
-            if tools == ALL_TOOLS:
-                converted["tools"] = {}
-            elif tools:
-                converted["tools"] = tools
-            out[client_id] = converted
+            out[client_id] = {"tools": {} if tools == ALL_TOOLS else tools} if tools else {}
         return out
 
     def integrations(value: Any, path: str) -> Any:

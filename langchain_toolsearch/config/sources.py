@@ -140,24 +140,15 @@ class _Merged:
             tool = tool.model_copy(update=update)
         if tool_id in self.tools:
             previous = self.sources[tool_id]
-            logger.warning(
-                "tool id %r from %s replaces the tool from %s (a later source wins whole)",
-                tool_id,
-                source,
-                previous,
-            )
+            why = "tool id %r from %s replaces the tool from %s (a later source wins whole)"
+            logger.warning(why, tool_id, source, previous)
             self.replaced.append(Replacement(tool_id, previous, source))
         self.tools[tool_id] = tool
         self.sources[tool_id] = source
 
 
 def _pick(entries: Mapping[str, ToolEntry] | None, keys: Sequence[str]) -> ToolEntry | None:
-    if entries is None:
-        return None
-    for key in keys:
-        if key in entries:
-            return entries[key]
-    return None
+    return next((entries[key] for key in keys if key in entries), None) if entries else None
 
 
 def _description(entry: ToolEntry | None) -> str | None:
