@@ -1,10 +1,9 @@
 """The seed system's (Mastra Editor's) stored JSON: rule groups, agents, MCP clients, both ways.
 
-Importing keeps the seed's outcome for what this package refuses, warning with
-the field path: a group operator other than ``"AND"`` becomes ``"OR"``; a value
-on ``exists`` / ``not_exists`` is dropped; an unknown operator, ``in`` /
-``not_in`` without a list, or ordering without a number becomes `NEVER`.
-Exporting refuses what the seed cannot express (extension operators, ...).
+Import keeps the seed's outcome for what validation refuses (warned with the path):
+a group operator other than ``"AND"`` is ``"OR"``; ``exists`` drops a value; an
+unknown operator, or a value the seed never matches, becomes `NEVER`. Export refuses
+what the seed cannot express.
 """
 
 from __future__ import annotations
@@ -138,11 +137,8 @@ def _conditional(
     if isinstance(value, list):
         if value and all(isinstance(item, str) for item in value):
             if not keys_list:
-                msg = (
-                    "a list of ids (an older Mastra format) is only understood for 'tools'; "
-                    "use a map {id: {...}}"
-                )
-                raise ToolConfigError(what, [(path, msg)])
+                msg = "a list of ids (an older Mastra format) is only understood for 'tools'; "
+                raise ToolConfigError(what, [(path, msg + "use a map {id: {...}}")])
             return convert({item: {} for item in value}, path)
         out = []
         for index, variant in enumerate(value):
@@ -371,22 +367,24 @@ def mcp_client_from_mastra(data: Mapping[str, Any]) -> MCPClientConfig:
     out: Json = {key: source[key] for key in _CLIENT_KEYS if key in source}
     servers = out.get("servers")
     if isinstance(servers, Mapping):
-        converted = {}
-        for name, server in servers.items():
-            if isinstance(server, Mapping):
-                server = {key: value for key, value in server.items() if value is not None}
-                timeout = server.get("timeout")
-                if isinstance(timeout, int | float) and not isinstance(timeout, bool):
-                    try:
-                        server["timeout"] = timeout / 1000
-                    except OverflowError:  # a number too large for a float: refused below
-                        server["timeout"] = float("inf")
-                if "tools" in server:
-                    server["tools"] = _entries_from(server["tools"], f"servers.{name}.tools")
-            converted[name] = server
-        out["servers"] = converted
+        out["servers"] = {name: _server_from(name, s) for name, s in servers.items()}
     with converted_from_milliseconds():  # seconds now: none looks like milliseconds
         return parse_mcp_client(out)
+
+
+def _server_from(name: str, server: Any) -> Any:
+    if not isinstance(server, Mapping):
+        return server
+    server = {key: value for key, value in server.items() if value is not None}
+    timeout = server.get("timeout")
+    if isinstance(timeout, int | float) and not isinstance(timeout, bool):
+        try:
+            server["timeout"] = timeout / 1000
+        except OverflowError:  # a number too large for a float: refused below
+            server["timeout"] = float("inf")
+    if "tools" in server:
+        server["tools"] = _entries_from(server["tools"], f"servers.{name}.tools")
+    return server
 
 
 def mcp_client_to_mastra(client: MCPClientConfig) -> Json:
