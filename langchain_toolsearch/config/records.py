@@ -1,8 +1,7 @@
-"""`VersionedRecords`: versioned records of one kind in a LangGraph `BaseStore`, and their types.
+"""`VersionedRecords`: versioned records of one kind in a LangGraph `BaseStore`.
 
-Every save appends an immutable version 1, 2, 3, ...; ``"draft"`` is the latest,
-``"published"`` the one last published, an ``int`` that version. Layout under the
-kind's namespace::
+A save appends an immutable version 1, 2, 3, ...; ``"draft"`` is the latest,
+``"published"`` the one last published. Layout under the kind's namespace::
 
     (*namespace, "heads")               key record_id -> RecordInfo JSON
     (*namespace, "versions", record_id) key "%010d" % n -> {"record_id", "version",
@@ -56,15 +55,10 @@ def expected(if_version: int | None) -> int | None:
     """An ``if_version``: ``None`` or an int in ``[0, 2**63 - 1]``; `ToolSearchConfigError`."""
     if if_version is None:
         return None
-    if (
-        isinstance(if_version, bool)
-        or not isinstance(if_version, int)
-        or not 0 <= if_version <= _MAX_VERSION
-    ):
-        if isinstance(if_version, int) and abs(if_version) > _MAX_VERSION:
-            shown = f"an int of {if_version.bit_length()} bits"
-        else:
-            shown = repr(if_version)[:40]
+    valid = isinstance(if_version, int) and not isinstance(if_version, bool)
+    if not valid or not 0 <= if_version <= _MAX_VERSION:
+        big = isinstance(if_version, int) and abs(if_version) > _MAX_VERSION
+        shown = f"an int of {if_version.bit_length()} bits" if big else repr(if_version)[:40]
         msg = f"if_version must be a version number >= 1, 0 (no record yet) or None, got {shown}"
         raise ToolSearchConfigError(msg)
     return if_version
@@ -73,17 +67,11 @@ def expected(if_version: int | None) -> int | None:
 class VersionedRecords(Generic[ModelT]):
     """Versioned CRUD for one kind of record (``ToolConfigStore.agents``, ``.mcp_clients``).
 
-    Each operation has a sync and an async (``a``-prefixed) form. Values are
-    validated before any write (`ToolConfigError`); ids are `RECORD_ID`
-    (``ValueError``); a write raises `WriteLockError` when the lock is not
-    granted in the store's ``lock_timeout``. ``if_version`` is compare-and-set:
-    write only if the latest version is still this one (``0``: no record yet),
-    else `VersionConflictError`; ``None`` writes whatever the record holds.
-
-    Attributes:
-        label: What a record is called in messages (``"agent tool config"``).
-        writes: Writes made through this object in this process (a cache of
-            what it read re-reads once this moves).
+    Sync and async (``a``-prefixed) forms. Values are validated before any write
+    (`ToolConfigError`), ids are `RECORD_ID` (``ValueError``); a write raises
+    `WriteLockError` past the store's ``lock_timeout``. ``if_version``: write only if
+    the latest version is still this one (``0``: no record), else `VersionConflictError`.
+    ``label`` names a record in messages; ``writes`` counts this object's writes.
     """
 
     def __init__(
