@@ -107,8 +107,7 @@ class VersionedRecords(Generic[ModelT]):
         publish: bool = False,
     ) -> VersionInfo:
         """`save` to an existing record (`RecordNotFoundError` if none)."""
-        save = self._save(record_id, value, message, "update", if_version, publish)
-        return self._write(*save)
+        return self._write(*self._save(record_id, value, message, "update", if_version, publish))
 
     def save(
         self,
@@ -121,12 +120,8 @@ class VersionedRecords(Generic[ModelT]):
     ) -> VersionInfo:
         """Create the record or add a version (the new draft); the new version.
 
-        Args:
-            record_id: The record's id.
-            value: The record (model or JSON mapping).
-            message: Optional note stored with the version.
-            if_version: Compare-and-set (class docstring).
-            publish: Publish the new version in the same write.
+        ``value``: a model or its JSON; ``message``: a note kept with the version;
+        ``publish``: publish it in the same write; ``if_version``: class docstring.
         """
         return self._write(*self._save(record_id, value, message, "save", if_version, publish))
 
