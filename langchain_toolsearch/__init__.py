@@ -12,9 +12,9 @@ back as error ``ToolMessage`` objects and the run goes on.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from langchain_toolsearch._internal.lazy import lazy_exports
 from langchain_toolsearch.errors import (
     StoreMissingError,
     ToolSearchConfigError,
@@ -78,18 +78,7 @@ _LAZY = {
 LangChain's agents, stored configuration pulls in MCP."""
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # the next lookup is a plain attribute
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
-
+__getattr__, __dir__ = lazy_exports(globals(), _LAZY)
 
 __all__ = [
     "AgentToolConfig",

@@ -1,143 +1,104 @@
-"""Stored tool configuration: which tools an agent gets, per request.
+"""Stored tool configuration: which tools an agent gets, per request (``docs/config.md``).
 
-A per-agent `AgentToolConfig` (JSON) and reusable saved MCP clients
-(`MCPClientConfig`) are kept, versioned, in a LangGraph ``BaseStore`` by
-`ToolConfigStore`. `ToolResolver` turns the config plus a request's
-``RunnableConfig`` into a plain list of tools for ``ToolSearchMiddleware`` /
-``ToolSearchNode`` (or for binding): code tools, registered tools, saved MCP
-clients' tools, integration tools and `ToolProvider` tools, in that order,
-with conditional variants and rules (`evaluate_rules`) on the request
-context. ``from_mastra`` / ``to_mastra`` convert the seed system's (Mastra
-Editor's) stored JSON; ``toolsearch config`` (`langchain_toolsearch.config.cli`)
-edits a store from a shell. See ``docs/config.md`` for the format and the
-semantics.
+`ToolConfigStore` keeps versioned `AgentToolConfig` and `MCPClientConfig` records in a
+LangGraph ``BaseStore``; `ToolResolver` turns a config and a request's ``RunnableConfig``
+into tools (code, registered, saved MCP clients', integrations', `ToolProvider`), with
+conditional variants and rules (`evaluate_rules`). ``from_mastra`` / ``to_mastra``
+convert Mastra Editor's stored JSON; ``toolsearch config`` edits a store from a shell.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from langchain_toolsearch._internal.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from langchain_toolsearch.config.connections import bearer_token, connection_for
     from langchain_toolsearch.config.explain import ResolutionReport, ToolDecision
-    from langchain_toolsearch.config.merging import (
-        MCPToolSource,
-        Replacement,
-        ResolvedTools,
-        merge_conditional,
-    )
     from langchain_toolsearch.config.models import (
         ALL_TOOLS,
         AUTH_TOKEN_KEY,
-        CONDITION_OPERATORS,
-        EXTENSION_OPERATORS,
         MASTRA_AUTH_TOKEN_KEY,
-        SEED_OPERATORS,
         AgentToolConfig,
         AgentToolEntry,
-        Condition,
-        ConditionOperator,
         MCPClientRef,
-        RuleGroup,
-        SourceRef,
-        ToolEntry,
-        Variant,
-        VersionSelector,
-    )
-    from langchain_toolsearch.config.parsing import (
-        ToolConfigError,
-        parse_agent_config,
-        parse_mcp_client,
-        parse_rules,
-    )
-    from langchain_toolsearch.config.providers import ProviderToolInfo, ToolProvider
-    from langchain_toolsearch.config.records import (
+        ProviderToolInfo,
         RecordInfo,
         RecordNotFoundError,
+        SourceRef,
+        ToolEntry,
+        ToolProvider,
+        Variant,
         VersionConflictError,
-        VersionedRecords,
         VersionInfo,
+        VersionSelector,
+        parse_agent_config,
     )
+    from langchain_toolsearch.config.parsing import (
+        MISSING,
+        ToolConfigError,
+        lookup,
+        request_context,
+    )
+    from langchain_toolsearch.config.records import VersionedRecords
     from langchain_toolsearch.config.resolver import StoredConfigMode, ToolResolver
-    from langchain_toolsearch.config.rules import MISSING, evaluate_rules, lookup, request_context
+    from langchain_toolsearch.config.rules import (
+        CONDITION_OPERATORS,
+        EXTENSION_OPERATORS,
+        SEED_OPERATORS,
+        Condition,
+        ConditionOperator,
+        RuleGroup,
+        evaluate_rules,
+        parse_rules,
+    )
     from langchain_toolsearch.config.servers import (
         HttpServer,
         MCPClientConfig,
         StdioServer,
         TimeoutUnitWarning,
+        bearer_token,
+        connection_for,
+        parse_mcp_client,
     )
-    from langchain_toolsearch.config.store import ToolConfigStore
-    from langchain_toolsearch.config.write_guard import SingleWriterWarning, WriteLockError
+    from langchain_toolsearch.config.sources import (
+        MCPToolSource,
+        Replacement,
+        ResolvedTools,
+        merge_conditional,
+    )
+    from langchain_toolsearch.config.store import (
+        SingleWriterWarning,
+        ToolConfigStore,
+        WriteLockError,
+    )
 
-_LAZY = {
-    "ALL_TOOLS": "langchain_toolsearch.config.models",
-    "AUTH_TOKEN_KEY": "langchain_toolsearch.config.models",
-    "CONDITION_OPERATORS": "langchain_toolsearch.config.models",
-    "EXTENSION_OPERATORS": "langchain_toolsearch.config.models",
-    "MASTRA_AUTH_TOKEN_KEY": "langchain_toolsearch.config.models",
-    "MISSING": "langchain_toolsearch.config.rules",
-    "SEED_OPERATORS": "langchain_toolsearch.config.models",
-    "AgentToolConfig": "langchain_toolsearch.config.models",
-    "AgentToolEntry": "langchain_toolsearch.config.models",
-    "Condition": "langchain_toolsearch.config.models",
-    "ConditionOperator": "langchain_toolsearch.config.models",
-    "HttpServer": "langchain_toolsearch.config.servers",
-    "MCPClientConfig": "langchain_toolsearch.config.servers",
-    "MCPClientRef": "langchain_toolsearch.config.models",
-    "MCPToolSource": "langchain_toolsearch.config.merging",
-    "ProviderToolInfo": "langchain_toolsearch.config.providers",
-    "RecordInfo": "langchain_toolsearch.config.records",
-    "RecordNotFoundError": "langchain_toolsearch.config.records",
-    "Replacement": "langchain_toolsearch.config.merging",
-    "ResolutionReport": "langchain_toolsearch.config.explain",
-    "ResolvedTools": "langchain_toolsearch.config.merging",
-    "RuleGroup": "langchain_toolsearch.config.models",
-    "SingleWriterWarning": "langchain_toolsearch.config.write_guard",
-    "SourceRef": "langchain_toolsearch.config.models",
-    "StdioServer": "langchain_toolsearch.config.servers",
-    "StoredConfigMode": "langchain_toolsearch.config.resolver",
-    "TimeoutUnitWarning": "langchain_toolsearch.config.servers",
-    "ToolConfigError": "langchain_toolsearch.config.parsing",
-    "ToolConfigStore": "langchain_toolsearch.config.store",
-    "ToolDecision": "langchain_toolsearch.config.explain",
-    "ToolEntry": "langchain_toolsearch.config.models",
-    "ToolProvider": "langchain_toolsearch.config.providers",
-    "ToolResolver": "langchain_toolsearch.config.resolver",
-    "Variant": "langchain_toolsearch.config.models",
-    "VersionConflictError": "langchain_toolsearch.config.records",
-    "VersionInfo": "langchain_toolsearch.config.records",
-    "VersionSelector": "langchain_toolsearch.config.models",
-    "VersionedRecords": "langchain_toolsearch.config.records",
-    "WriteLockError": "langchain_toolsearch.config.write_guard",
-    "bearer_token": "langchain_toolsearch.config.connections",
-    "connection_for": "langchain_toolsearch.config.connections",
-    "evaluate_rules": "langchain_toolsearch.config.rules",
-    "lookup": "langchain_toolsearch.config.rules",
-    "merge_conditional": "langchain_toolsearch.config.merging",
-    "parse_agent_config": "langchain_toolsearch.config.parsing",
-    "parse_mcp_client": "langchain_toolsearch.config.parsing",
-    "parse_rules": "langchain_toolsearch.config.parsing",
-    "request_context": "langchain_toolsearch.config.rules",
+_MODULES = {
+    "explain": "ResolutionReport ToolDecision",
+    "models": (
+        "ALL_TOOLS AUTH_TOKEN_KEY AgentToolConfig AgentToolEntry MASTRA_AUTH_TOKEN_KEY "
+        "MCPClientRef ProviderToolInfo RecordInfo RecordNotFoundError SourceRef ToolEntry "
+        "ToolProvider Variant VersionConflictError VersionInfo VersionSelector parse_agent_config"
+    ),
+    "parsing": "MISSING ToolConfigError lookup request_context",
+    "records": "VersionedRecords",
+    "resolver": "StoredConfigMode ToolResolver",
+    "rules": (
+        "CONDITION_OPERATORS EXTENSION_OPERATORS SEED_OPERATORS Condition ConditionOperator "
+        "RuleGroup evaluate_rules parse_rules"
+    ),
+    "servers": (
+        "HttpServer MCPClientConfig StdioServer TimeoutUnitWarning bearer_token "
+        "connection_for parse_mcp_client"
+    ),
+    "sources": "MCPToolSource Replacement ResolvedTools merge_conditional",
+    "store": "SingleWriterWarning ToolConfigStore WriteLockError",
 }
-"""Exports imported on first use (PEP 562): the ``toolsearch`` parser imports
-``config.cli_args`` without pydantic, LangChain or LangGraph. The Mastra
-conversions register with the models when first needed (``mastra_hooks``)."""
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # the next lookup is a plain attribute
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
-
-
+"""Module -> its public names, imported on first use (``toolsearch --help`` loads no pydantic)."""
+_LAZY = {
+    name: f"{__name__}.{module}" for module, names in _MODULES.items() for name in names.split()
+}
+__getattr__, __dir__ = lazy_exports(globals(), _LAZY)
 __all__ = [
     "ALL_TOOLS",
     "AUTH_TOKEN_KEY",

@@ -1,14 +1,10 @@
-"""`ResolutionCache`: what `ToolResolver` keeps between requests, and for how long.
+"""What a resolution reads and keeps: `RequestPlanner` (store -> plan + key), `ResolutionCache`.
 
-Two layers, both safe to share between callers (see
-`langchain_toolsearch.config.resolver` for the contract):
-
-* stored records (agent configs, saved MCP clients) with the request fields
-  their rules read; a record's head is re-read at most every
-  ``refresh_interval`` seconds;
-* resolved tool sets, keyed by a salted SHA-256 of everything a resolution
-  depends on (`ResolutionCache.key`), kept ``cache_ttl`` seconds
-  (``refresh_interval`` when a source failed), the ``cache_size`` most recent.
+The cache has two layers, safe to share between callers: stored records with the
+request fields their rules read (a head re-read at most every ``refresh_interval``
+seconds), and resolved tool sets keyed by a salted SHA-256 of everything a
+resolution depends on (`ResolutionCache.key`), kept ``cache_ttl`` seconds
+(``refresh_interval`` after an outage), the ``cache_size`` most recent.
 """
 
 from __future__ import annotations
@@ -16,30 +12,43 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import logging
 import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.errors import GraphBubbleUp
 from pydantic import BaseModel, SecretBytes, SecretStr
 
 from langchain_toolsearch._internal.store_flow import Flow
-from langchain_toolsearch.config.merging import ResolvedTools
 from langchain_toolsearch.config.models import (
     AUTH_TOKEN_KEY,
     MASTRA_AUTH_TOKEN_KEY,
+    AgentToolConfig,
+    MCPClientRef,
+    RecordNotFoundError,
+    Versioned,
+    VersionInfo,
     VersionSelector,
+    parse_agent_config,
 )
-from langchain_toolsearch.config.records import Versioned, VersionedRecords
-from langchain_toolsearch.config.rule_models import MAX_RULE_DEPTH, Condition, RuleGroup
-from langchain_toolsearch.config.rules import MISSING, lookup
+from langchain_toolsearch.config.parsing import MISSING, lookup, request_context
+from langchain_toolsearch.config.records import VersionedRecords
+from langchain_toolsearch.config.rules import MAX_RULE_DEPTH, Condition, RuleGroup
+from langchain_toolsearch.config.servers import MCPClientConfig
+from langchain_toolsearch.config.sources import (
+    RequestPlan,
+    ResolvedTools,
+    _active,
+    merge_conditional,
+)
+from langchain_toolsearch.config.store import ToolConfigStore
 from langchain_toolsearch.errors import ToolSearchError
 from langchain_toolsearch.types import SourceKind
-
-__all__ = ["MAX_RECORD_DEPTH", "ResolutionCache", "StoredRecord", "failure_kind", "rule_fields"]
 
 _SALT = os.urandom(16)
 """Per-process salt of cache keys: a credential is never kept, only a salted hash."""
@@ -47,15 +56,9 @@ _SALT = os.urandom(16)
 
 @dataclass(frozen=True)
 class StoredRecord:
-    """A stored record as last read, the request fields its rules read, and when.
+    """A record as last read (clock ``read_at``), with its `rule_fields` (``None``: not cached).
 
-    Attributes:
-        value: The record and its version.
-        fields: Dot paths of every rule condition in it; ``None`` when they cannot
-            all be listed (`rule_fields`): no resolution using the record is cached.
-        read_at: Clock seconds of the last head read.
-        writes: The records object's own write count at that read (a write through
-            it in this process makes the next lookup re-read the head at once).
+    ``writes``: the records object's write count then (a write through it re-reads).
     """
 
     value: Versioned[Any]
@@ -64,23 +67,13 @@ class StoredRecord:
     writes: int = 0
 
 
-@dataclass(frozen=True)
-class _Entry:
+class _Entry(NamedTuple):
     resolved: ResolvedTools
     expires: float
 
 
 class ResolutionCache:
-    """Stored records and resolved tool sets of one `ToolResolver` (thread-safe).
-
-    Args:
-        refresh_interval: Seconds a record's head is trusted.
-        cache_ttl: Seconds a resolved set is reused; ``0``: never.
-        cache_size: Most resolved sets kept (count).
-        clock: Monotonic seconds.
-        mode: The resolver's mode (part of every key).
-        token_key: Request-context key of the caller's credential.
-    """
+    """Stored records and resolved tool sets of one `ToolResolver` (thread-safe; its arguments)."""
 
     def __init__(
         self,
@@ -104,20 +97,10 @@ class ResolutionCache:
         self.hits = 0
         self.misses = 0
 
-    # -- stored records -------------------------------------------------------------------
-
     def record(
-        self,
-        records: VersionedRecords[Any],
-        kind: str,
-        record_id: str,
-        selector: VersionSelector,
+        self, records: VersionedRecords[Any], kind: str, record_id: str, selector: VersionSelector
     ) -> Flow[StoredRecord]:
-        """A stored record, its head re-read at most every ``refresh_interval`` seconds.
-
-        Raises:
-            RecordNotFoundError: The record or the version does not exist.
-        """
+        """A record, its head re-read at most every ``refresh_interval``; `RecordNotFoundError`."""
         key = (kind, record_id, selector)
         now = self._clock()
         with self._lock:
@@ -136,8 +119,6 @@ class ResolutionCache:
             self._records[key] = fresh
         return fresh
 
-    # -- resolved tool sets ----------------------------------------------------------------
-
     def key(
         self,
         versions: Mapping[str, Any],
@@ -146,18 +127,12 @@ class ResolutionCache:
         providers: bool,
         failures: Mapping[str, str],
     ) -> str | None:
-        """Salted fingerprint of everything a resolution depends on (``None``: not cacheable).
+        """Salted fingerprint of a resolution's inputs (``None``: not cacheable).
 
-        Values count by what they hold, never their ``repr`` (which may mask a
-        secret): JSON scalars, lists, tuples, dicts, pydantic secrets, models
-        and dataclasses; anything else is not cached.
-
-        Args:
-            versions: The agent's and saved clients' ids and version numbers.
-            fields: Request-context paths the rules read (their values count).
-            ctx: The request context.
-            providers: Whether tool providers take part (the whole context counts).
-            failures: What planning already reported.
+        The records' ``versions``, the values at the rules' ``fields``, the token,
+        all of ``ctx`` when ``providers`` take part, the plan's ``failures``. Values
+        count by what they hold, never their ``repr``: JSON scalars, lists, tuples,
+        dicts, pydantic secrets, models and dataclasses; anything else: ``None``.
         """
         token_key = self._token_key
         if token_key == AUTH_TOKEN_KEY and ctx.get(token_key) is None:
@@ -206,22 +181,16 @@ class ResolutionCache:
 
 
 MAX_RECORD_DEPTH = 64
-"""Deepest nesting of models, mappings and lists walked in a record outside its rule
-groups (rule groups are bounded by `MAX_RULE_DEPTH`); a deeper record is not cached."""
+"""Deepest nesting walked in a record outside its rule groups; a deeper one is not cached."""
 
 
 def rule_fields(value: Any) -> frozenset[str] | None:
-    """The ``field`` of every rule condition inside ``value``; ``None`` (not cacheable) if unknown.
-
-    ``None`` for groups deeper than `MAX_RULE_DEPTH` or other structure deeper
-    than `MAX_RECORD_DEPTH`.
-    """
+    """Every condition's ``field`` in ``value``; ``None`` past the depth bounds (not cached)."""
     found: set[str] = set()
     return frozenset(found) if _walk(value, found, 0) else None
 
 
 def _walk(value: Any, found: set[str], depth: int) -> bool:
-    """Add condition fields under ``value`` to ``found``; ``False``: some not reached."""
     if isinstance(value, RuleGroup):
         return _group_fields(value, found, 1)
     if isinstance(value, Condition):
@@ -244,7 +213,6 @@ def _walk(value: Any, found: set[str], depth: int) -> bool:
 
 
 def _group_fields(group: RuleGroup, found: set[str], depth: int) -> bool:
-    """Condition fields of ``group`` (at nesting ``depth``); ``False`` past `MAX_RULE_DEPTH`."""
     if depth > MAX_RULE_DEPTH:
         return False
     for item in group.conditions:
@@ -268,7 +236,7 @@ def _read(ctx: Mapping[str, Any], path: str) -> Any:
 
 
 class _Uncacheable(ToolSearchError):
-    """A request value that cannot be fingerprinted by what it holds."""
+    """A request value that cannot be fingerprinted by what it holds (never escapes)."""
 
 
 _SCALARS = (str, int, float, bool, type(None))
@@ -280,11 +248,7 @@ def _canonical(value: Any) -> Any:
 
 
 def _held(value: Any, depth: int) -> Any:
-    """JSON of what ``value`` holds, each level tagged with its exact type.
-
-    Raises:
-        _Uncacheable: A type not listed in `ResolutionCache.key`, or nesting over 32.
-    """
+    """JSON of what ``value`` holds, tagged with exact types; `_Uncacheable` (type, depth > 32)."""
     kind = type(value)
     if depth > 32:
         raise _Uncacheable
@@ -323,3 +287,113 @@ def failure_kind(path: str) -> SourceKind:
     if path.startswith("tool_providers."):
         return "provider"
     return "config"
+
+
+_RESOLVER_LOG = logging.getLogger("langchain_toolsearch.config.resolver")
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class RequestPlanner:
+    """Reads the store (through ``cache``) into a request's `RequestPlan` and its cache key."""
+
+    store: ToolConfigStore | None
+    agent_id: str | None
+    mode: str
+    version: VersionSelector
+    code_agent: bool
+    cache: ResolutionCache
+    warned_empty: set[str] = field(default_factory=set)  # clients whose reference selects none
+
+    def plan(
+        self,
+        config: RunnableConfig,
+        context: Any,
+        version: VersionSelector | None,
+        agent_config: AgentToolConfig | Mapping[str, Any] | None,
+    ) -> Flow[tuple[RequestPlan, str | None]]:
+        """The plan, and its resolution's cache key (``None``: not cached)."""
+        ctx = request_context(config, context)
+        failures: dict[str, str] = {}
+        info: VersionInfo | None = None
+        stored = AgentToolConfig()
+        agent: Versioned[AgentToolConfig] | None = None
+        clients: list[tuple[str, Versioned[MCPClientConfig]]] = []
+        fields: set[str] = set()
+        listed = True  # False: a record's rule fields cannot all be listed (not cached)
+        selector = self.version if version is None else version
+        # A reference without a version follows the agent: published -> published.
+        client_default: VersionSelector = "published" if selector == "published" else "draft"
+        if self.mode == "ignore":
+            pass
+        elif agent_config is not None:
+            stored = parse_agent_config(agent_config)
+        elif self.store is not None and self.agent_id is not None:
+            try:
+                record = yield from self.cache.record(
+                    self.store.agents, "agent", self.agent_id, selector
+                )
+            except RecordNotFoundError as exc:
+                failures["agent_config"] = f"{exc}; resolved without a stored config"
+            else:
+                agent = record.value
+                stored, info = agent.value, agent.info
+                listed = listed and record.fields is not None
+                fields |= record.fields or frozenset()
+
+        def keyed(plan: RequestPlan, providers: bool = False) -> tuple[RequestPlan, str | None]:
+            if agent_config is not None or not listed:
+                return plan, None
+            versions = {
+                "agent": None if agent is None else [agent.info.record_id, agent.info.version],
+                "clients": [[cid, found.info.version] for cid, found in clients],
+            }
+            return plan, self.cache.key(versions, fields, ctx, providers, plan.failures)
+
+        tools = _active(merge_conditional(stored.tools, ctx), ctx)
+        if self.mode != "tools":
+            return keyed(RequestPlan(ctx, tools, [], {}, {}, failures, info))
+
+        refs = _active(merge_conditional(stored.mcp_clients, ctx), ctx) or {}
+        mcp: list[tuple[str, int, MCPClientRef, MCPClientConfig]] = []
+        # By id: jsonb keeps no key order, and which client wins a tool id must not vary.
+        for client_id, ref in sorted(refs.items()):
+            where = f"mcp_clients.{client_id}"
+            if not ref.tools:  # omitted, null or {}: selects nothing (as the seed)
+                self._warn_empty(client_id)
+                continue
+            if self.store is None:
+                failures[where] = "no ToolConfigStore given to the resolver to load saved clients"
+                continue
+            client_version = ref.version if ref.version is not None else client_default
+            try:
+                client = yield from self.cache.record(
+                    self.store.mcp_clients, "mcp_client", client_id, client_version
+                )
+            except (RecordNotFoundError, ValueError) as exc:
+                failures[where] = str(exc)
+                continue
+            clients.append((client_id, client.value))
+            listed = listed and client.fields is not None
+            fields |= client.fields or frozenset()
+            mcp.append((client_id, client.value.info.version, ref, client.value.value))
+        integrations = _active(merge_conditional(stored.integration_tools, ctx), ctx) or {}
+        providers = _active(merge_conditional(stored.tool_providers, ctx), ctx) or {}
+        if providers and self.code_agent:
+            why = "not used: a code-defined agent's stored config merges code, registry, MCP "
+            failures["tool_providers"] = why + (
+                "and integration tools only (tool providers serve stand-alone stored agents)"
+            )
+            providers = {}
+        plan = RequestPlan(ctx, tools, mcp, integrations, providers, failures, info)
+        return keyed(plan, bool(providers))
+
+    def _warn_empty(self, client_id: str) -> None:
+        if client_id in self.warned_empty:
+            return
+        self.warned_empty.add(client_id)
+        _RESOLVER_LOG.warning(
+            "agent %r: the reference to saved MCP client %r selects no tools ('tools' omitted, "
+            'null or {}); use "tools": "*" for every tool of the client',
+            self.agent_id,
+            client_id,
+        )

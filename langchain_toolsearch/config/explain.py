@@ -23,23 +23,10 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from langchain_toolsearch._internal.bounds import estimate_tokens
 from langchain_toolsearch._internal.store_flow import Flow
-from langchain_toolsearch.config.merging import ResolvedTools
-from langchain_toolsearch.config.models import AgentToolConfig, Condition, RuleGroup
-from langchain_toolsearch.config.parsing import parse_agent_config
-from langchain_toolsearch.config.records import VersionInfo
-from langchain_toolsearch.config.rules import recording_rules
+from langchain_toolsearch.config.models import AgentToolConfig, VersionInfo, parse_agent_config
+from langchain_toolsearch.config.rules import Condition, RuleGroup, recording_rules
+from langchain_toolsearch.config.sources import ResolvedTools
 from langchain_toolsearch.config.store import ToolConfigStore
-
-__all__ = [
-    "ResolutionReport",
-    "ToolDecision",
-    "binding_tokens",
-    "explain_resolution",
-    "recorded",
-    "recording",
-    "rule_text",
-    "stored_config",
-]
 
 Outcomes: TypeAlias = list[tuple[RuleGroup, bool]]
 """Rule outcomes in evaluation order, as `recording_rules` collects them."""

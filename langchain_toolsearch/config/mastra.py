@@ -1,43 +1,9 @@
-"""Conversion to and from the stored JSON of the seed system (Mastra Editor).
+"""The seed system's (Mastra Editor's) stored JSON: rule groups, agents, MCP clients, both ways.
 
-The seed document (``002_e52be0fb32df3a1f.txt``) describes Mastra Editor's
-stored tool configuration; its storage types (``@mastra/core/storage``:
-``StorageAgentSnapshotType``, ``StorageMCPClientSnapshotType``) differ from
-ours in four ways, each converted here:
-
-* field names are camelCase: ``mcpClients``, ``integrationTools``,
-  ``toolProviders`` (``tools`` is the same);
-* a saved server's ``timeout`` is in milliseconds (ours: seconds);
-* an agent's reference to a saved MCP client reads ``tools: {}`` as "every
-  tool" (ours: ``"*"``; ours ``{}`` selects nothing) and an omitted ``tools``
-  as nothing (the same as ours);
-* a tool provider reference is ``{tools: {slug: {toolkit?, description?}},
-  connections}``: ``toolkit`` and ``connections`` (the seed's per-toolkit
-  account pins) have no equivalent here and are dropped with a warning.
-
-Conditional variants (``[{value, rules?}]``) and rule groups (``{operator,
-conditions: [{field, operator, value} | group]}``) have the same shape in
-both, and the same outcomes: rules the seed accepts but this package's
-validation refuses are converted to what the seed evaluates them as, each
-with a warning naming the field (`langchain_toolsearch.config.mastra_rules`):
-
-* a group operator other than ``"AND"`` (``"and"``, ``"or"``, ...) is OR
-  there: it becomes ``"OR"``;
-* a ``value`` on ``exists`` / ``not_exists`` is ignored there: dropped;
-* a condition the seed evaluates as never matching (an operator it does not
-  know, ``in`` / ``not_in`` with a value that is not a list, an ordering
-  operator with a value that is not a number) becomes
-  ``{"field", "operator": "in", "value": []}``, which never matches in
-  either system. Fields of a Mastra agent snapshot that are not about tools (``name``,
-``instructions``, ``model``, ``memory``, ...) are ignored on import and not
-produced on export: ``agent_to_mastra`` gives the tool fields to merge into a
-snapshot.
-
-What cannot be expressed in Mastra's format raises `ToolConfigError` on
-export (never silently dropped): ``rules`` or a pinned ``version`` on a
-reference, per-tool ``rules`` on a provider's tools, a provider reference
-without a ``tools`` map, a ``remove`` entry, and this package's extension
-operators (``deep_equals``, ``text_greater_than``, ...).
+Import keeps the seed's outcome for what validation refuses (warned with the path):
+a group operator other than ``"AND"`` is ``"OR"``; ``exists`` drops a value; an
+unknown operator, or a value the seed never matches, becomes `NEVER`. Export refuses
+what the seed cannot express.
 """
 
 from __future__ import annotations
@@ -47,32 +13,95 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from langchain_toolsearch._internal.durations import converted_from_milliseconds
-from langchain_toolsearch.config.mastra_hooks import register
-from langchain_toolsearch.config.mastra_rules import (
-    _check_rules_to,
-    _rules_from,
-    rules_from_mastra,
-    rules_to_mastra,
+from langchain_toolsearch.config.models import ALL_TOOLS, AgentToolConfig, parse_agent_config
+from langchain_toolsearch.config.parsing import ToolConfigError, register
+from langchain_toolsearch.config.rules import (
+    _ORDER,
+    EXTENSION_OPERATORS,
+    MAX_RULE_DEPTH,
+    SEED_OPERATORS,
+    RuleGroup,
+    parse_rules,
 )
-from langchain_toolsearch.config.models import ALL_TOOLS, AgentToolConfig
-from langchain_toolsearch.config.parsing import (
-    ToolConfigError,
-    parse_agent_config,
-    parse_mcp_client,
-)
-from langchain_toolsearch.config.servers import MCPClientConfig
-
-__all__ = [
-    "MASTRA_FIELDS",
-    "agent_from_mastra",
-    "agent_to_mastra",
-    "mcp_client_from_mastra",
-    "mcp_client_to_mastra",
-    "rules_from_mastra",
-    "rules_to_mastra",
-]
+from langchain_toolsearch.config.servers import MCPClientConfig, parse_mcp_client
 
 logger = logging.getLogger(__name__)
+
+NEVER = {"operator": "in", "value": []}
+"""A condition's operator and value that never match, in Mastra Editor and here."""
+
+
+def rules_from_mastra(data: Mapping[str, Any]) -> RuleGroup:
+    """A seed rule group ``{"operator", "conditions"}``, same outcomes; `ToolConfigError`."""
+    return parse_rules(_rules_from(data, "rules"))
+
+
+def rules_to_mastra(rules: RuleGroup) -> dict[str, Any]:
+    """The seed's form of a rule group (the same JSON); `ToolConfigError` for extensions."""
+    errors: list[tuple[str, str]] = []
+    data = rules.model_dump(mode="json")
+    _check_rules_to(data, "", errors)
+    if errors:
+        raise ToolConfigError("rules (for Mastra)", errors)
+    return data
+
+
+def _rules_from(group: Any, path: str, depth: int = 1) -> Any:
+    if not isinstance(group, Mapping) or depth > MAX_RULE_DEPTH + 1:
+        return group  # validation reports it
+    out = dict(group)
+    operator = out.get("operator")
+    if operator not in ("AND", "OR"):
+        why = "%s.operator: Mastra Editor reads group operator %r as OR; converted to 'OR'"
+        logger.warning(why, path, operator)
+        out["operator"] = "OR"
+    conditions = out.get("conditions")
+    if isinstance(conditions, list):
+        out["conditions"] = [
+            _rules_from(item, f"{path}.conditions[{i}]", depth + 1)
+            if isinstance(item, Mapping) and "conditions" in item
+            else _condition_from(item, f"{path}.conditions[{i}]")
+            for i, item in enumerate(conditions)
+        ]
+    return out
+
+
+def _condition_from(condition: Any, path: str) -> Any:
+    if not isinstance(condition, Mapping):
+        return condition
+    out = dict(condition)
+    operator = out.get("operator")
+    value = out.get("value")
+    why: str | None = None
+    if operator in ("exists", "not_exists"):
+        if "value" in out:
+            logger.warning("%s.value: ignored by Mastra Editor for %r; dropped", path, operator)
+            del out["value"]
+        return out
+    if operator not in SEED_OPERATORS:
+        why = f"operator {operator!r} is unknown to Mastra Editor, which evaluates it as false"
+    elif operator in ("in", "not_in") and not isinstance(value, list):
+        why = f"{operator!r} with a value that is not a list is false in Mastra Editor"
+    elif operator in _ORDER and (isinstance(value, bool) or not isinstance(value, int | float)):
+        why = f"{operator!r} compares numbers only in Mastra Editor, so this value never matches"
+        why += f" (for text order here use 'text_{operator}')"
+    if why is None:
+        return out
+    logger.warning("%s: %s; imported as a condition that never matches ('in' [])", path, why)
+    return {"field": out.get("field"), **NEVER}
+
+
+def _check_rules_to(group: Any, path: str, errors: list[tuple[str, str]]) -> None:
+    for index, item in enumerate(group.get("conditions", [])):
+        where = f"{path}.conditions[{index}]" if path else f"conditions[{index}]"
+        if "conditions" in item:
+            _check_rules_to(item, where, errors)
+        elif item.get("operator") in EXTENSION_OPERATORS:
+            why = (
+                f"Mastra Editor has no operator {item['operator']!r} (an extension of this package)"
+            )
+            errors.append((f"{where}.operator", why))
+
 
 MASTRA_FIELDS: dict[str, str] = {
     "tools": "tools",
@@ -102,21 +131,14 @@ def _conditional(
     keys_list: bool = False,
     rules: Callable[[Any, str], Any] | None = None,
 ) -> Any:
-    """Apply ``convert`` to a plain value or to each variant's ``value``.
-
-    With ``keys_list``, a list of strings (older snapshots' ``tools``) is read
-    as a map of those keys. ``rules`` converts each variant's ``rules``.
-    """
+    """``convert`` a plain value or each variant's (``rules``: their rules; ``keys_list``: ids)."""
     if value is None:
         return None
     if isinstance(value, list):
         if value and all(isinstance(item, str) for item in value):
             if not keys_list:
-                msg = (
-                    "a list of ids (an older Mastra format) is only understood for 'tools'; "
-                    "use a map {id: {...}}"
-                )
-                raise ToolConfigError(what, [(path, msg)])
+                msg = "a list of ids (an older Mastra format) is only understood for 'tools'; "
+                raise ToolConfigError(what, [(path, msg + "use a map {id: {...}}")])
             return convert({item: {} for item in value}, path)
         out = []
         for index, variant in enumerate(value):
@@ -131,7 +153,6 @@ def _conditional(
 
 
 def _rename_paths(exc: ToolConfigError, what: str, names: Mapping[str, str]) -> ToolConfigError:
-    """The same errors, with paths starting with Mastra's field names."""
     renamed = []
     for path, message in exc.errors:
         head, sep, rest = path.partition(".")
@@ -143,39 +164,21 @@ def _rename_paths(exc: ToolConfigError, what: str, names: Mapping[str, str]) -> 
     return ToolConfigError(what, renamed)
 
 
-# -- agents -----------------------------------------------------------------------------
-
-
 def agent_from_mastra(data: Mapping[str, Any]) -> AgentToolConfig:
-    """Convert the tool fields of a Mastra Editor agent snapshot.
+    """The `AgentToolConfig` of a Mastra agent snapshot's `MASTRA_FIELDS` (others ignored).
 
-    Args:
-        data: A ``StorageAgentSnapshotType`` (or a resolved agent record):
-            ``tools``, ``mcpClients``, ``integrationTools`` and
-            ``toolProviders`` are read, every other key is ignored. A
-            ``tools`` list of keys (older snapshots) becomes a map.
-
-    Returns:
-        The validated `AgentToolConfig`. An MCP client reference with
-        ``tools: {}`` (Mastra: every tool) becomes ``"tools": "*"``.
-
-    Raises:
-        ToolConfigError: If the data is invalid; paths use Mastra's field
-            names (``mcpClients.docs.tools``).
+    A ``tools`` list of ids (older snapshots) becomes a map; an MCP reference's
+    ``tools: {}`` (Mastra: every tool) becomes ``"*"``. `ToolConfigError` paths
+    use Mastra's names (``mcpClients.docs.tools``).
     """
     what = "Mastra agent tool config"
     source = _object(data, "", what)
     out: Json = {}
     for theirs, ours in MASTRA_FIELDS.items():
         if theirs in source and source[theirs] is not None:
-            convert = _AGENT_FROM[ours]
+            convert, ids = _AGENT_FROM[ours], ours == "tools"
             out[ours] = _conditional(
-                source[theirs],
-                convert,
-                theirs,
-                what,
-                keys_list=ours == "tools",
-                rules=_rules_from,
+                source[theirs], convert, theirs, what, keys_list=ids, rules=_rules_from
             )
     try:
         return parse_agent_config(out)
@@ -196,7 +199,6 @@ def _refs_from(convert_ref: Callable[[Any, str], Any]) -> Callable[[Any, str], A
 
 
 def _entries_from(entries: Any, path: str) -> Any:
-    """A map of tool entries, each entry's ``rules`` converted."""
     if not isinstance(entries, Mapping):
         return entries
     out = {}
@@ -215,7 +217,6 @@ def _entries_from(entries: Any, path: str) -> Any:
 
 
 def _ref_rules_from(ref: Any, path: str) -> Any:
-    """A reference with its ``rules`` and its tool entries' ``rules`` converted."""
     if not isinstance(ref, Mapping):
         return ref
     out = dict(ref)
@@ -247,42 +248,29 @@ def _provider_ref_from(ref: Any, path: str) -> Any:
         )
     tools = out.get("tools")
     if isinstance(tools, Mapping):
-        converted = {}
-        for slug, meta in tools.items():
-            if isinstance(meta, Mapping) and "toolkit" in meta:
-                meta = {key: value for key, value in meta.items() if key != "toolkit"}
-            converted[slug] = meta
-        out["tools"] = converted
+        out["tools"] = {
+            slug: {k: v for k, v in meta.items() if k != "toolkit"}
+            if isinstance(meta, Mapping) and "toolkit" in meta
+            else meta
+            for slug, meta in tools.items()
+        }
     return out
-
-
-def _same(value: Any, path: str) -> Any:
-    return value
 
 
 _AGENT_FROM: dict[str, Callable[[Any, str], Any]] = {
     "tools": _entries_from,
     "mcp_clients": _refs_from(_mcp_ref_from),
-    "integration_tools": _refs_from(_same),
+    "integration_tools": _refs_from(lambda ref, path: ref),
     "tool_providers": _refs_from(_provider_ref_from),
 }
 
 
 def agent_to_mastra(config: AgentToolConfig) -> Json:
-    """The tool fields of a Mastra Editor agent snapshot for ``config``.
+    """A Mastra agent snapshot's tool fields (``mcpClients``, ...) for ``config``.
 
-    Args:
-        config: The config to convert.
-
-    Returns:
-        ``{"tools"?, "mcpClients"?, "integrationTools"?, "toolProviders"?}``
-        (omitted fields stay omitted). ``"tools": "*"`` on an MCP client
-        reference becomes ``{}``; ``null`` or ``{}`` (nothing) becomes an
-        omitted ``tools``; a provider reference gets ``"connections": {}``.
-
-    Raises:
-        ToolConfigError: For what Mastra's format cannot express (see the
-            module docstring), naming the field.
+    An MCP reference's ``"*"`` becomes ``{}``, nothing an omitted ``tools``; a
+    provider reference gets ``"connections": {}``. `ToolConfigError` names each
+    field Mastra cannot express.
     """
     what = "agent tool config (for Mastra)"
     data = config.to_json()
@@ -303,29 +291,23 @@ def agent_to_mastra(config: AgentToolConfig) -> Json:
 
 
 def _agent_to(field: str, errors: list[tuple[str, str]]) -> Callable[[Any, str], Any]:
+    def fail(path: str, why: str) -> None:
+        errors.append((path, why))
+
     def entries(value: Any, path: str) -> Any:
         for key, entry in (value if isinstance(value, Mapping) else {}).items():
             if "rules" in entry:
                 _check_rules_to(entry["rules"], f"{path}.{key}.rules", errors)
             if entry.get("remove"):
-                errors.append(
-                    (
-                        f"{path}.{key}.remove",
-                        "Mastra Editor cannot remove a code agent's tool from stored configuration",
-                    )
-                )
+                why = "Mastra Editor cannot remove a code agent's tool from stored configuration"
+                fail(f"{path}.{key}.remove", why)
         return value
 
     def ref_rules(ref: Mapping[str, Any], path: str) -> None:
         entries(ref.get("tools"), f"{path}.tools")
         if "rules" in ref:
-            errors.append(
-                (
-                    f"{path}.rules",
-                    "Mastra Editor has no rules on a reference; move the reference into "
-                    "a conditional variant with these rules",
-                )
-            )
+            why = "Mastra Editor has no rules on a reference; move the reference into "
+            fail(f"{path}.rules", why + "a conditional variant with these rules")
 
     def mcp(value: Any, path: str) -> Any:
         out = {}
@@ -333,16 +315,9 @@ def _agent_to(field: str, errors: list[tuple[str, str]]) -> Callable[[Any, str],
             where = f"{path}.{client_id}"
             ref_rules(ref, where)
             if "version" in ref:
-                errors.append(
-                    (f"{where}.version", "Mastra Editor references cannot pin a client version")
-                )
+                fail(f"{where}.version", "Mastra Editor references cannot pin a client version")
             tools = ref.get("tools")
-            converted: Json = {}
-            if tools == ALL_TOOLS:
-                converted["tools"] = {}
-            elif tools:
-                converted["tools"] = tools
-            out[client_id] = converted
+            out[client_id] = {"tools": {} if tools == ALL_TOOLS else tools} if tools else {}
         return out
 
     def integrations(value: Any, path: str) -> Any:
@@ -356,22 +331,15 @@ def _agent_to(field: str, errors: list[tuple[str, str]]) -> Callable[[Any, str],
             where = f"{path}.{provider_id}"
             ref_rules(ref, where)
             if "tools" not in ref:
-                errors.append(
-                    (
-                        f"{where}.tools",
-                        "Mastra Editor needs the provider's tools listed; 'all tools' "
-                        "cannot be expressed",
-                    )
-                )
+                why = "Mastra Editor needs the provider's tools listed; 'all tools' "
+                fail(f"{where}.tools", why + "cannot be expressed")
                 continue
             tools = {}
             for slug, entry in ref["tools"].items():
                 if "rules" in entry:
-                    errors.append(
-                        (
-                            f"{where}.tools.{slug}.rules",
-                            "Mastra Editor has no rules on a provider's tool",
-                        )
+                    fail(
+                        f"{where}.tools.{slug}.rules",
+                        "Mastra Editor has no rules on a provider's tool",
                     )
                 tools[slug] = {k: v for k, v in entry.items() if k != "rules"}
             out[provider_id] = {"tools": tools, "connections": {}}
@@ -385,59 +353,44 @@ def _agent_to(field: str, errors: list[tuple[str, str]]) -> Callable[[Any, str],
     }[field]
 
 
-# -- MCP clients ------------------------------------------------------------------------
-
 _CLIENT_KEYS = ("name", "description", "servers")
 
 
 def mcp_client_from_mastra(data: Mapping[str, Any]) -> MCPClientConfig:
-    """Convert a Mastra Editor stored MCP client (``StorageMCPClientSnapshotType``).
+    """The `MCPClientConfig` of a Mastra stored MCP client (timeouts ms -> s; metadata ignored).
 
-    Args:
-        data: ``{"name", "description"?, "servers": {name: {type, command?,
-            args?, env?, url?, timeout? (ms), tools?}}}``; record metadata
-            (``id``, ``status``, ``authorId``, ``metadata``, timestamps, ...)
-            is ignored.
-
-    Returns:
-        The validated `MCPClientConfig` (timeouts in seconds).
-
-    Raises:
-        ToolConfigError: If the data is invalid, naming the field.
+    ``data``: ``{"name", "description"?, "servers": {name: {type, command?, args?,
+    env?, url?, timeout?, tools?}}}``. Raises `ToolConfigError` naming the field.
     """
     what = "Mastra MCP client"
     source = _object(data, "", what)
     out: Json = {key: source[key] for key in _CLIENT_KEYS if key in source}
     servers = out.get("servers")
     if isinstance(servers, Mapping):
-        converted = {}
-        for name, server in servers.items():
-            if isinstance(server, Mapping):
-                server = {key: value for key, value in server.items() if value is not None}
-                timeout = server.get("timeout")
-                if isinstance(timeout, int | float) and not isinstance(timeout, bool):
-                    try:
-                        server["timeout"] = timeout / 1000
-                    except OverflowError:  # a number too large for a float: refused below
-                        server["timeout"] = float("inf")
-                if "tools" in server:
-                    server["tools"] = _entries_from(server["tools"], f"servers.{name}.tools")
-            converted[name] = server
-        out["servers"] = converted
+        out["servers"] = {name: _server_from(name, s) for name, s in servers.items()}
     with converted_from_milliseconds():  # seconds now: none looks like milliseconds
         return parse_mcp_client(out)
 
 
+def _server_from(name: str, server: Any) -> Any:
+    if not isinstance(server, Mapping):
+        return server
+    server = {key: value for key, value in server.items() if value is not None}
+    timeout = server.get("timeout")
+    if isinstance(timeout, int | float) and not isinstance(timeout, bool):
+        try:
+            server["timeout"] = timeout / 1000
+        except OverflowError:  # a number too large for a float: refused below
+            server["timeout"] = float("inf")
+    if "tools" in server:
+        server["tools"] = _entries_from(server["tools"], f"servers.{name}.tools")
+    return server
+
+
 def mcp_client_to_mastra(client: MCPClientConfig) -> Json:
-    """The Mastra Editor form of a saved MCP client.
+    """The Mastra form of a saved MCP client: timeouts in ms (int when whole), no empty ``args``.
 
-    Returns:
-        ``{"name"?, "description"?, "servers": {...}}`` with timeouts in
-        milliseconds (an integer when whole) and empty ``args`` left out.
-        ``name`` is required by Mastra: set it before importing there.
-
-    Raises:
-        ToolConfigError: If a tool entry's rules use an extension operator.
+    Mastra requires ``name``. `ToolConfigError` for an extension operator in rules.
     """
     data = client.to_json()
     errors: list[tuple[str, str]] = []
@@ -456,5 +409,6 @@ def mcp_client_to_mastra(client: MCPClientConfig) -> Json:
     return data
 
 
+register(RuleGroup, from_mastra=rules_from_mastra, to_mastra=rules_to_mastra)
 register(AgentToolConfig, from_mastra=agent_from_mastra, to_mastra=agent_to_mastra)
 register(MCPClientConfig, from_mastra=mcp_client_from_mastra, to_mastra=mcp_client_to_mastra)

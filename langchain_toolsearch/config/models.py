@@ -1,13 +1,8 @@
-"""The stored JSON format of agent tool configs and their rules.
+"""The stored models: agent tool configs, record heads and versions; and `ToolProvider`.
 
-Everything here is a frozen pydantic model that validates the JSON a user
-or an editor UI saves, so bad data is rejected when it is saved (see
-`langchain_toolsearch.config.parsing`) with a `ToolConfigError` naming the
-field, never when a request is served. Saved MCP clients are in
-`langchain_toolsearch.config.servers`.
-
-The shapes (``?`` marks an optional key; ``null`` means the same as an
-omitted key)::
+Bad data is rejected when saved (`ToolConfigError` naming the field), never when a
+request is served. Saved MCP clients are in `config.servers`. Shapes (``?``: optional;
+``null`` = omitted)::
 
     AgentToolConfig = {
         "tools"?:             Conditional[{tool_id: AgentToolEntry}],
@@ -21,28 +16,36 @@ omitted key)::
     SourceRef      = {"tools"?: {tool_name: ToolEntry}, "rules"?: RuleGroup}
     MCPClientRef   = {"tools"?: "*" | {tool_name: ToolEntry}, "rules"?: RuleGroup,
                       "version"?: "draft" | "published" | int}
-    RuleGroup      = {"operator": "AND" | "OR", "conditions": [Condition | RuleGroup, ...]}
-    Condition      = {"field": "dot.path", "operator": <ConditionOperator>, "value"?: JSON}
 
-Allowlists: a saved server's ``tools``, and ``tools`` of integration and
-provider references: omitted or ``null`` = no restriction, ``{}`` = nothing,
-otherwise exactly the listed names whose entry ``rules`` (if any) match the
-request. An agent's reference to a saved MCP client (`MCPClientRef`) is
-stricter, as in the seed system: omitted, ``null`` or ``{}`` = none of the
-client's tools, ``"*"`` = every tool its servers allow.
-
-Every model converts to and from the stored JSON of the seed system (Mastra
-Editor) with ``from_mastra`` / ``to_mastra`` (see `langchain_toolsearch.config.mastra`).
+Allowlists (a server's ``tools``, a `SourceRef`'s): omitted or ``null`` = no restriction,
+``{}`` = nothing, else the listed names whose ``rules`` match. An `MCPClientRef`'s is
+stricter, as in the seed system: omitted, ``null`` or ``{}`` = none, ``"*"`` = all.
+``from_mastra`` / ``to_mastra`` convert Mastra Editor's JSON (`config.mastra`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Annotated, Any, Generic, Literal, TypeAlias, TypeVar
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import (
+    Annotated,
+    Any,
+    Generic,
+    Literal,
+    NotRequired,
+    Protocol,
+    TypeAlias,
+    TypedDict,
+    TypeVar,
+    runtime_checkable,
+)
 
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool
 from pydantic import (
     AfterValidator,
     BaseModel,
+    ConfigDict,
     Discriminator,
     PlainValidator,
     Tag,
@@ -50,50 +53,16 @@ from pydantic import (
     model_validator,
 )
 
-from langchain_toolsearch.config.mastra_hooks import exporter, importer
-from langchain_toolsearch.config.rule_models import (
-    CONDITION_OPERATORS,
-    EXTENSION_OPERATORS,
-    SEED_OPERATORS,
-    Condition,
-    ConditionOperator,
-    RuleGroup,
-    _Model,
-)
-from langchain_toolsearch.errors import ToolSearchConfigError
-
-__all__ = [
-    "ALL_TOOLS",
-    "AUTH_TOKEN_KEY",
-    "CONDITION_OPERATORS",
-    "EXTENSION_OPERATORS",
-    "MASTRA_AUTH_TOKEN_KEY",
-    "SEED_OPERATORS",
-    "AgentToolConfig",
-    "AgentToolEntry",
-    "AgentToolSelection",
-    "Condition",
-    "ConditionOperator",
-    "ConditionalMCPClients",
-    "ConditionalSources",
-    "ConditionalTools",
-    "MCPClientRef",
-    "RuleGroup",
-    "SourceRef",
-    "ToolEntry",
-    "ToolSelection",
-    "Variant",
-    "VersionSelector",
-]
+from langchain_toolsearch.config.parsing import exporter, importer, parse_model
+from langchain_toolsearch.config.rules import RuleGroup, _Model
+from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchError
 
 AUTH_TOKEN_KEY = "toolsearch_auth_token"
-"""Reserved request-context key: its value is sent as ``Authorization: Bearer <value>``
-to every HTTP server of the saved MCP clients an agent uses (never to stdio servers,
-never stored)."""
+"""Reserved request-context key: sent as ``Authorization: Bearer <value>`` to the HTTP
+servers of the agent's saved MCP clients (never to stdio servers, never stored)."""
 
 MASTRA_AUTH_TOKEN_KEY = "mastra__authToken"
-"""The seed system's reserved request-context key for the same token; accepted as an
-alias of `AUTH_TOKEN_KEY` (which wins when both are set)."""
+"""The seed system's key for the same token; `AUTH_TOKEN_KEY` wins when both are set."""
 
 ALL_TOOLS = "*"
 """``MCPClientRef.tools`` value selecting every tool the client's servers allow."""
@@ -111,35 +80,18 @@ def _check_version(value: Any) -> Any:
 VersionSelector: TypeAlias = Annotated[
     Literal["draft", "published"] | int, PlainValidator(_check_version)
 ]
-"""Which version of a stored record: ``"draft"`` (the latest saved version),
-``"published"`` (the version last published) or a version number (1, 2, ...)."""
+"""``"draft"`` (latest), ``"published"`` (last published) or a version number >= 1."""
 
 
 class ToolEntry(_Model):
-    """One selected tool.
-
-    Attributes:
-        description: Replaces the tool's description for this agent (or, on
-            a saved MCP server, for every agent using it).
-        rules: The entry counts only for requests that match; for others it
-            is as if the entry were not there.
-    """
+    """One selected tool: a ``description`` replacing the tool's, ``rules`` it counts under."""
 
     description: str | None = None
     rules: RuleGroup | None = None
 
 
 class AgentToolEntry(ToolEntry):
-    """One entry of an agent's ``tools`` map.
-
-    Attributes:
-        description: Replaces the tool's description for this agent.
-        rules: The entry counts only for requests that match.
-        remove: ``true``: remove this tool defined in code from the agent
-            (when the entry's rules match). Takes no ``description``. Only
-            the ``"tools"`` mode applies it; stand-alone stored agents have
-            no code tools to remove.
-    """
+    """An agent's ``tools`` entry; ``remove: true`` removes a code tool (``"tools"`` mode)."""
 
     remove: bool | None = None
 
@@ -169,19 +121,11 @@ def _checked_selection(tools: ToolSelection | None) -> ToolSelection | None:
 
 
 Allowlist: TypeAlias = Annotated[ToolSelection | None, AfterValidator(_checked_selection)]
-"""An optional allowlist (``None``: no restriction, ``{}``: nothing) with checked names."""
-"""Tool name or id -> `ToolEntry`; an allowlist wherever it appears."""
+"""Tool name or id -> `ToolEntry` (``None``: no restriction, ``{}``: nothing)."""
 
 
 class SourceRef(_Model):
-    """An agent's use of one source (integration or tool provider).
-
-    Attributes:
-        tools: Allowlist of the source's tools by id, with per-tool
-            overrides. Omitted or ``null``: every tool of the source; ``{}``:
-            none.
-        rules: The whole reference counts only for matching requests.
-    """
+    """An agent's use of an integration or tool provider: ``tools`` allowlist, ``rules``."""
 
     tools: Allowlist = None
     rules: RuleGroup | None = None
@@ -194,7 +138,6 @@ def _checked_agent_selection(tools: Any) -> Any:
 
 
 def _all_or_map(value: Any) -> str | None:
-    """Discriminate ``"*"`` from a map of tool entries."""
     if isinstance(value, str):
         return "<all>"
     if isinstance(value, Mapping):
@@ -223,18 +166,12 @@ class MCPClientRef(_Model):
     """An agent's use of one saved MCP client.
 
     Attributes:
-        tools: Agent-level allowlist. Omitted, ``null`` or ``{}``: none of the
-            client's tools (the resolver logs a warning once); ``"*"``: every
-            tool the servers' own allowlists leave; a map: those names, keys
-            being namespaced ids (``"serverName_toolName"``) or a tool's own
-            name on its server (matching that name on every server of the
-            client). A ``description`` here beats the server-level one.
-        version: Version of the saved client to use. Omitted: the client's
-            published version when the agent itself is resolved at
-            ``"published"`` (so unpublished edits of a shared client never
-            change a published agent), else its draft (latest version).
-            ``"draft"``, ``"published"`` or a number pins that version.
-        rules: The whole reference counts only for matching requests.
+        tools: Omitted, ``null`` or ``{}``: none (warned once); ``"*"``: every tool
+            the servers allow; a map: namespaced ids (``"server_tool"``) or a
+            tool's own name (on every server). Its ``description`` wins.
+        version: Omitted: the client's published version when the agent is
+            resolved at ``"published"``, else its draft; else pinned.
+        rules: The reference counts only for matching requests.
     """
 
     tools: AgentAllowlist = None
@@ -246,19 +183,13 @@ ValueT = TypeVar("ValueT")
 
 
 class Variant(_Model, Generic[ValueT]):
-    """One conditional value of a field.
-
-    Attributes:
-        value: The field's value when this variant matches.
-        rules: When the variant matches; omitted: always.
-    """
+    """A field's ``value`` when ``rules`` match (omitted: always)."""
 
     value: ValueT
     rules: RuleGroup | None = None
 
 
 def _map_or_variants(value: Any) -> str | None:
-    """Discriminate a plain field value (an object) from a list of variants."""
     if isinstance(value, list):
         return "<variants>"
     if isinstance(value, Mapping):
@@ -267,7 +198,6 @@ def _map_or_variants(value: Any) -> str | None:
 
 
 def _not_empty_variants(variants: list[Any]) -> list[Any]:
-    """Reject ``[]``: it could be read as "no variants" or as "nothing selected"."""
     if not variants:
         msg = (
             "an empty list of variants is ambiguous: use {} to select nothing, or omit "
@@ -307,24 +237,14 @@ ConditionalSources: TypeAlias = Annotated[
 
 
 class AgentToolConfig(_Model):
-    """One agent's stored tool configuration (JSON-serialisable).
-
-    Build it from JSON with `parse_agent_config` (or ``model_validate``) and
-    turn it back into JSON with ``to_json()``. Every field is optional;
-    omitted and ``null`` mean the same.
+    """One agent's stored tool configuration (`parse_agent_config` in, ``to_json()`` out).
 
     Attributes:
-        tools: Tools by id. An agent with tools defined in code keeps them
-            (as the seed system's code agents do): an entry re-describes a
-            code tool, adds a registered tool, or removes a code tool with
-            ``{"remove": true}``; omitted or ``{}``: the code tools,
-            unchanged. A stand-alone stored agent gets exactly the
-            registered tools listed.
-        mcp_clients: Saved MCP clients (by id) whose tools the agent uses.
-        integration_tools: Integrations (by id, registered with the
-            resolver) whose tools the agent uses.
-        tool_providers: Tool providers (by id, registered with the resolver)
-            whose tools the agent uses.
+        tools: By id: re-describes or removes (``{"remove": true}``) a code tool, or
+            adds a registered one; a stand-alone stored agent gets exactly these.
+        mcp_clients: Saved MCP clients by id.
+        integration_tools: Integrations by id (registered with the resolver).
+        tool_providers: Tool providers by id (registered with the resolver).
     """
 
     tools: ConditionalTools | None = None
@@ -349,20 +269,122 @@ class AgentToolConfig(_Model):
 
     @classmethod
     def from_mastra(cls, data: Mapping[str, Any]) -> AgentToolConfig:
-        """Convert a Mastra Editor agent snapshot (its tool fields) to this format.
-
-        See `langchain_toolsearch.config.mastra.agent_from_mastra`.
-        """
+        """A Mastra Editor agent snapshot's tool fields (`config.mastra.agent_from_mastra`)."""
         return importer(AgentToolConfig)(data)
 
     def to_mastra(self) -> dict[str, Any]:
-        """The Mastra Editor form of this config (the tool fields of an agent snapshot).
-
-        See `langchain_toolsearch.config.mastra.agent_to_mastra`.
-        """
+        """The Mastra Editor form (`config.mastra.agent_to_mastra`)."""
         return exporter(AgentToolConfig)(self)
 
 
 def _dump(model: BaseModel) -> dict[str, Any]:
     """JSON form of a stored model, omitted (``None``) fields left out."""
     return model.model_dump(mode="json", exclude_none=True)
+
+
+class ProviderToolInfo(TypedDict):
+    """A tool a provider offers: ``id`` (the name of the tool it resolves to), ``description``."""
+
+    id: str
+    description: NotRequired[str]
+
+
+@runtime_checkable
+class ToolProvider(Protocol):
+    """Lists its tools and resolves chosen ones per request (async; failures are reported)."""
+
+    async def list_tools(self) -> Sequence[ProviderToolInfo]:
+        """Every tool the provider offers (for an agent without an allowlist, and UIs)."""
+        ...
+
+    async def resolve_tools(
+        self, tool_ids: Sequence[str], *, config: RunnableConfig, context: Mapping[str, Any]
+    ) -> Sequence[BaseTool]:
+        """One tool per id of ``tool_ids`` (distinct, from `list_tools`), named by its id.
+
+        ``context`` is the request context rules saw (may hold the auth token).
+        Tools not asked for are ignored; ids left out are reported as failures.
+        """
+        ...
+
+
+def parse_agent_config(data: AgentToolConfig | Mapping[str, Any]) -> AgentToolConfig:
+    """Validate an `AgentToolConfig` or its JSON.
+
+    Raises:
+        ToolConfigError: One ``field path: problem`` line per problem.
+        TypeError: If ``data`` is neither a mapping nor an `AgentToolConfig`.
+    """
+    return parse_model(AgentToolConfig, data, "agent tool config")
+
+
+RecordT = TypeVar("RecordT")
+
+
+class RecordNotFoundError(ToolSearchError, LookupError):
+    """A record, or the requested version of it, does not exist."""
+
+
+class VersionConflictError(ToolSearchError):
+    """A compare-and-set write found the record at another version than expected.
+
+    Also raised by ``publish`` of a version older than the published one without
+    ``rollback``. ``expected``: the ``if_version`` given, or the version that publish
+    asked for; ``current``: the latest version (``0``: no record), or the published one.
+    """
+
+    def __init__(
+        self, label: str, record_id: str, expected: int, current: int, *, state: str = ""
+    ) -> None:
+        self.record_id = record_id
+        self.expected = expected
+        self.current = current
+        if state:
+            super().__init__(f"{label} {record_id!r} {state}")
+            return
+        if not expected:
+            state = f"already exists at version {current} (if_version=0 expects no record)"
+        elif not current:
+            state = f"does not exist (if_version={expected} expects version {expected})"
+        else:
+            state = f"is at version {current}, not version {expected} (if_version={expected})"
+        super().__init__(
+            f"{label} {record_id!r} {state}: it changed since it was read; read it again "
+            f"and retry with if_version={current}"
+        )
+
+
+class RecordInfo(BaseModel):
+    """A record's head: latest and published (or ``None``) versions, epoch-second times.
+
+    ``revision`` counts saves and publishes (``0`` on older heads): ``(created_at,
+    revision)`` names one state of the record.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    record_id: str
+    latest_version: int
+    published_version: int | None = None
+    created_at: float
+    updated_at: float
+    revision: int = 0
+
+
+class VersionInfo(BaseModel):
+    """One saved version: ``record_id``, ``version`` (from 1), ``created_at`` (epoch s), note."""
+
+    model_config = ConfigDict(frozen=True)
+
+    record_id: str
+    version: int
+    created_at: float
+    message: str | None = None
+
+
+@dataclass(frozen=True)
+class Versioned(Generic[RecordT]):
+    """A validated record ``value`` with the `VersionInfo` it came from."""
+
+    value: RecordT
+    info: VersionInfo

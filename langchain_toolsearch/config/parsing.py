@@ -1,38 +1,34 @@
-"""Validating stored JSON: ``parse_*`` functions and `ToolConfigError`.
+"""The configuration's inputs: stored JSON's validation, and the request context rules read.
 
-Each ``parse_*`` turns JSON (a mapping) into a frozen model or raises
-`ToolConfigError` with one ``field path: problem`` pair per problem, also for
-what a store could not keep exactly (NUL characters, lone surrogates, numbers
-beyond ±2**53-1, nesting deeper than `MAX_JSON_DEPTH`). A saved MCP server
-``timeout`` of 1,000 seconds or more warns: most likely milliseconds.
+`parse_model` turns JSON into a frozen model or raises `ToolConfigError`, one
+``field path: problem`` pair per problem, also for what a store cannot keep
+exactly (NUL, lone surrogates, numbers beyond ±2**53-1, nesting deeper than
+`MAX_JSON_DEPTH`). `register` / `importer` / `exporter`: the models' Mastra
+conversions. `request_context` builds a request's context; `lookup` is the one
+accessor rule conditions read it through.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 import logging
 import math
 import re
-from collections.abc import Mapping
-from typing import Any, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NoReturn, TypeVar, cast
 
+from langchain_core.runnables import RunnableConfig
+from langgraph.errors import GraphBubbleUp
+from langgraph.runtime import get_runtime
 from pydantic import BaseModel, ValidationError
 
-from langchain_toolsearch.config.models import AgentToolConfig, RuleGroup
-from langchain_toolsearch.config.servers import MCPClientConfig
 from langchain_toolsearch.errors import (
     ToolSearchDataError,
+    ToolSearchError,
     ToolSearchTypeError,
+    ToolSearchUsageError,
 )
-
-__all__ = [
-    "MAX_JSON_DEPTH",
-    "MAX_JSON_INT",
-    "MILLISECONDS_HINT",
-    "ToolConfigError",
-    "parse_agent_config",
-    "parse_mcp_client",
-    "parse_rules",
-]
 
 logger = logging.getLogger(__name__)
 
@@ -105,62 +101,12 @@ def _render(loc: tuple[int | str, ...]) -> str:
     return out
 
 
-def parse_agent_config(data: AgentToolConfig | Mapping[str, Any]) -> AgentToolConfig:
-    """Validate an agent tool configuration.
-
-    Args:
-        data: An `AgentToolConfig`, or its JSON form (a mapping).
-
-    Returns:
-        The validated config.
-
-    Raises:
-        ToolConfigError: With one ``field path: problem`` line per problem
-            (unknown key, unknown operator, wrong value type, empty rule
-            group, ...).
-        TypeError: If ``data`` is neither a mapping nor an `AgentToolConfig`.
-    """
-    return _parse(AgentToolConfig, data, "agent tool config")
-
-
-def parse_mcp_client(data: MCPClientConfig | Mapping[str, Any]) -> MCPClientConfig:
-    """Validate a saved MCP client configuration.
-
-    Args:
-        data: An `MCPClientConfig`, or its JSON form (a mapping).
-
-    Returns:
-        The validated config.
-
-    Raises:
-        ToolConfigError: With one ``field path: problem`` line per problem
-            (missing ``command``/``url``, stored ``headers``, bad server name,
-            bad rules, ...).
-        TypeError: If ``data`` is neither a mapping nor an `MCPClientConfig`.
-    """
-    return _parse(MCPClientConfig, data, "MCP client config")
-
-
-def parse_rules(data: RuleGroup | Mapping[str, Any]) -> RuleGroup:
-    """Validate a rule group.
-
-    Args:
-        data: A `RuleGroup`, or its JSON form.
-
-    Returns:
-        The validated group.
-
-    Raises:
-        ToolConfigError: On bad rule data, naming the field.
-        TypeError: If ``data`` is neither a mapping nor a `RuleGroup`.
-    """
-    return _parse(RuleGroup, data, "rules")
-
-
 ModelT = TypeVar("ModelT", bound=BaseModel)
+HookT = TypeVar("HookT")
 
 
-def _parse(model: type[ModelT], data: Any, what: str) -> ModelT:
+def parse_model(model: type[ModelT], data: Any, what: str) -> ModelT:
+    """``data`` (a ``model`` or mapping) as a ``model``; `ToolConfigError` names ``what``."""
     if isinstance(data, model):
         return data
     if not isinstance(data, Mapping):
@@ -181,12 +127,10 @@ def _parse(model: type[ModelT], data: Any, what: str) -> ModelT:
 
 
 MAX_JSON_INT = 2**53 - 1
-"""Largest number magnitude accepted in stored data: what every JSON reader (JavaScript,
-SQLite's 64-bit integers, PostgreSQL jsonb) keeps exactly."""
+"""Largest number magnitude stored: what every JSON reader (JavaScript, jsonb) keeps exactly."""
 
 MAX_JSON_DEPTH = 64
-"""Deepest nesting of objects and lists accepted in stored data (the root object is 1);
-rule groups are limited further by `langchain_toolsearch.config.models.MAX_RULE_DEPTH`."""
+"""Deepest nesting of objects and lists stored (the root is 1; rules: `MAX_RULE_DEPTH`)."""
 
 _NUL = "contains a NUL character (\\u0000), which stores such as PostgreSQL reject"
 
@@ -258,7 +202,187 @@ def _range_problem(value: int | float) -> str:
     return f"{shown} is out of the range JSON keeps exactly (±2**53-1)"
 
 
-MILLISECONDS_HINT = 1000.0
-"""A saved server ``timeout`` that is a whole multiple of this many seconds warns
-(`TimeoutUnitWarning`), as do 100-999 in steps of 50 that are not whole minutes: most
-likely milliseconds (the seed system's unit)."""
+_IMPORTERS: dict[type[Any], Callable[[Mapping[str, Any]], Any]] = {}
+_EXPORTERS: dict[type[Any], Callable[[Any], dict[str, Any]]] = {}
+
+
+def register(
+    model: type[HookT],
+    *,
+    from_mastra: Callable[[Mapping[str, Any]], HookT],
+    to_mastra: Callable[[HookT], dict[str, Any]],
+) -> None:
+    """Make ``model.from_mastra`` / ``model.to_mastra`` call these (``config.mastra`` does)."""
+    _IMPORTERS[model] = from_mastra
+    _EXPORTERS[model] = to_mastra
+
+
+def importer(model: type[HookT]) -> Callable[[Mapping[str, Any]], HookT]:
+    """The registered Mastra -> ``model`` conversion; `ToolSearchUsageError` if none."""
+    return cast("Callable[[Mapping[str, Any]], HookT]", _lookup(_IMPORTERS, model))
+
+
+def exporter(model: type[HookT]) -> Callable[[HookT], dict[str, Any]]:
+    """The registered ``model`` -> Mastra conversion; `ToolSearchUsageError` if none."""
+    return cast("Callable[[HookT], dict[str, Any]]", _lookup(_EXPORTERS, model))
+
+
+def _lookup(table: Mapping[type[Any], Any], model: type[Any]) -> Any:
+    if model not in table:  # they register when imported (once per process)
+        importlib.import_module("langchain_toolsearch.config.mastra")
+    try:
+        return table[model]
+    except KeyError:
+        msg = (
+            f"no Mastra conversion is registered for {model.__name__}: import "
+            "langchain_toolsearch.config.mastra (which registers them) first"
+        )
+        raise ToolSearchUsageError(msg) from None
+
+
+class _Missing:
+    """Marker for a dot path that leads nowhere (one instance, copies included: `MISSING`)."""
+
+    _instance: _Missing | None = None
+
+    def __new__(cls) -> _Missing:
+        if cls._instance is None:  # not `or`: the marker is falsy
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+MISSING: Any = _Missing()
+"""What `lookup` returns for a path that does not exist."""
+
+
+class _UnreadableValue(ToolSearchError, LookupError):
+    """A request-context value could not be read; conditions on it are false (never escapes)."""
+
+
+class _Unreadable:
+    """Stands for a run-context field whose value raised when it was read."""
+
+    def __init__(self, name: str, error: BaseException) -> None:
+        self.name = name
+        self.error = f"{type(error).__name__}: {error}"
+
+    def fail(self) -> NoReturn:
+        raise _UnreadableValue(f"context field {self.name!r} raised {self.error}")
+
+
+class _UnreadableContext(dict[str, Any]):
+    """A request context whose run context could not be listed: every lookup raises."""
+
+    def __init__(self, fields: Mapping[str, Any], error: BaseException) -> None:
+        super().__init__(fields)
+        self.error = f"{type(error).__name__}: {error}"
+
+    def __contains__(self, key: object) -> bool:
+        raise _UnreadableValue(f"the run context could not be read: {self.error}")
+
+
+def request_context(config: RunnableConfig | None, context: Any = None) -> dict[str, Any]:
+    """The request context rules see: ``configurable`` (not ``__`` keys) under ``context``'s fields.
+
+    ``context`` defaults to the running graph's (``get_runtime().context``). Never
+    raises for the data: a field that raises makes conditions on it false; a
+    context whose fields cannot be listed, every condition (warned).
+    """
+    configurable: Mapping[str, Any] = (config or {}).get("configurable") or {}
+    fields: dict[str, Any] = {
+        key: value
+        for key, value in configurable.items()
+        if isinstance(key, str) and not key.startswith("__")
+    }
+    if context is None:
+        context = _run_context()
+    if context is not None:
+        try:
+            fields.update(_fields_of(context))
+        except GraphBubbleUp:
+            raise
+        except Exception as exc:
+            logger.warning(
+                "the run context (%s) could not be read, so every rule condition is false "
+                "for this request: %s: %s",
+                type(context).__name__,
+                type(exc).__name__,
+                exc,
+            )
+            return _UnreadableContext(fields, exc)
+    return fields
+
+
+def _run_context() -> Any:
+    try:
+        runtime = get_runtime()
+    except RuntimeError:  # not inside a runnable
+        return None
+    return getattr(runtime, "context", None)
+
+
+def _fields_of(obj: Any) -> dict[str, Any]:
+    """Top-level fields of a run-context object; a field that raises is `_Unreadable`."""
+    names: list[Any]
+    if isinstance(obj, Mapping):
+        return {str(key): value for key, value in obj.items()}
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        names = [f.name for f in dataclasses.fields(obj)]
+    elif isinstance(obj, BaseModel):
+        names = list(type(obj).model_fields)
+    else:
+        try:
+            attributes = vars(obj)
+        except TypeError:
+            return {}
+        names = [key for key in attributes if isinstance(key, str) and not key.startswith("_")]
+    out: dict[str, Any] = {}
+    for name in names:
+        try:
+            out[name] = getattr(obj, name)
+        except GraphBubbleUp:
+            raise
+        except Exception as exc:
+            out[name] = _Unreadable(name, exc)
+    return out
+
+
+def lookup(context: Mapping[str, Any], path: str) -> Any:
+    """The value at dot path ``"a.b.0.c"`` (keys, list indexes, public attributes), or `MISSING`.
+
+    The one accessor of the request context for rules. Raises whatever a context
+    object raises when read (`evaluate_rules` makes that a false condition).
+    """
+    current: Any = context
+    for segment in path.split("."):
+        if isinstance(current, _Unreadable):
+            current.fail()
+        if isinstance(current, Mapping):
+            if segment not in current:
+                return MISSING
+            current = current[segment]
+        elif isinstance(current, Sequence) and not isinstance(current, str | bytes):
+            try:
+                current = current[int(segment)]
+            except (ValueError, IndexError):
+                return MISSING
+        elif (
+            current is not None
+            and not isinstance(current, str | bytes | int | float)
+            and not segment.startswith("_")
+        ):
+            try:  # read once: a property may be costly, or count its reads
+                current = getattr(current, segment)
+            except AttributeError:
+                return MISSING
+        else:
+            return MISSING
+    if isinstance(current, _Unreadable):
+        current.fail()
+    return current

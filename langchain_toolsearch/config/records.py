@@ -1,65 +1,77 @@
 """`VersionedRecords`: versioned records of one kind in a LangGraph `BaseStore`.
 
-Every save appends an immutable version 1, 2, 3, ...; ``"draft"`` is the
-latest, ``"published"`` the one last passed to ``publish``, an ``int`` that
-version. Data is validated before it is written (`ToolConfigError`). Layout
-under the kind's namespace (``(*prefix, kind)``)::
+A save appends an immutable version 1, 2, 3, ...; ``"draft"`` is the latest,
+``"published"`` the one last published. Layout under the kind's namespace::
 
-    (*namespace, "heads")              key record_id -> RecordInfo JSON
+    (*namespace, "heads")               key record_id -> RecordInfo JSON
     (*namespace, "versions", record_id) key "%010d" % n -> {"record_id", "version",
-                                          "created_at", "message", "data": <record JSON>}
+                                        "created_at", "message", "data": <record JSON>}
 
-Every write reads the head and writes under the record's write lock
-(`write_guard`), so two saves never get the same number and the head never
-goes back. ``save`` and ``publish`` take ``if_version`` (``0``: no record yet)
-and raise `VersionConflictError` when it moved. Each operation has a sync and
-an async (``a``-prefixed) form.
+Each write reads the head and writes under the record's write lock (`config.store`),
+so two saves never get the same number and the head never goes back.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, Generic, TypeVar
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Generic, Literal, Protocol, TypeVar
 
-from langgraph.store.base import BaseStore
+from langgraph.store.base import BaseStore, GetOp, Item, PutOp, SearchOp
 
 from langchain_toolsearch._internal.store_flow import Flow, arun_flow, run_flow
-from langchain_toolsearch.config.models import VersionSelector
-from langchain_toolsearch.config.record_flows import (
-    RECORD_ID,
-    ModelT,
-    RecordFlows,
+from langchain_toolsearch.config.models import (
+    AgentToolConfig,
     RecordInfo,
     RecordNotFoundError,
-    SaveMode,
     VersionConflictError,
     Versioned,
     VersionInfo,
-    expected,
+    VersionSelector,
 )
-from langchain_toolsearch.config.write_guard import WriteGuard
+from langchain_toolsearch.config.servers import MCPClientConfig
+from langchain_toolsearch.errors import ToolSearchConfigError
 
-__all__ = [
-    "RECORD_ID",
-    "RecordInfo",
-    "RecordNotFoundError",
-    "VersionConflictError",
-    "VersionInfo",
-    "Versioned",
-    "VersionedRecords",
-]
+RECORD_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}\Z")
+"""What a record id may be: 1-128 characters from ``A-Z a-z 0-9 _ -``."""
+_PAGE = 100
+_MAX_VERSION = 2**63 - 1
+"""Largest version number (PostgreSQL's bigint)."""
 
+ModelT = TypeVar("ModelT", AgentToolConfig, MCPClientConfig)
 T = TypeVar("T")
+SaveMode = Literal["create", "update", "save"]
+
+
+class WriteGuard(Protocol):
+    """Runs a store flow under a record's write lock (`langchain_toolsearch.config.store`)."""
+
+    def run(self, key: str, flow: Flow[T]) -> T: ...  # noqa: D102
+
+    async def arun(self, key: str, flow: Flow[T]) -> T: ...  # noqa: D102
+
+
+def expected(if_version: int | None) -> int | None:
+    """An ``if_version``: ``None`` or an int in ``[0, 2**63 - 1]``; `ToolSearchConfigError`."""
+    if if_version is None:
+        return None
+    valid = isinstance(if_version, int) and not isinstance(if_version, bool)
+    if not valid or not 0 <= if_version <= _MAX_VERSION:
+        big = isinstance(if_version, int) and abs(if_version) > _MAX_VERSION
+        shown = f"an int of {if_version.bit_length()} bits" if big else repr(if_version)[:40]
+        msg = f"if_version must be a version number >= 1, 0 (no record yet) or None, got {shown}"
+        raise ToolSearchConfigError(msg)
+    return if_version
 
 
 class VersionedRecords(Generic[ModelT]):
     """Versioned CRUD for one kind of record (``ToolConfigStore.agents``, ``.mcp_clients``).
 
-    Record ids are 1-128 characters from ``A-Z a-z 0-9 _ -``. Every write
-    raises `WriteLockError` when the lock is not granted in ``lock_timeout``.
-
-    Attributes:
-        label: What a record is called in messages (``"agent tool config"``).
+    Sync and async (``a``-prefixed) forms. Values are validated before any write
+    (`ToolConfigError`), ids are `RECORD_ID` (``ValueError``); a write raises
+    `WriteLockError` past the store's ``lock_timeout``. ``if_version``: write only if
+    the latest version is still this one (``0``: no record), else `VersionConflictError`.
+    ``label`` names a record in messages; ``writes`` counts this object's writes.
     """
 
     def __init__(
@@ -72,34 +84,17 @@ class VersionedRecords(Generic[ModelT]):
         guard: WriteGuard,
     ) -> None:
         self._store = store
-        self.label = label
-        self._flows: RecordFlows[ModelT] = RecordFlows(namespace, parse, label, clock)
         self._namespace = namespace
+        self._parse: Callable[[Any], ModelT] = parse
+        self.label = label
+        self._clock = clock
         self._guard = guard
         self.writes = 0
-        """Writes (save, publish, delete) made through this object, in this process: a
-        cache of what it read re-reads once this moves (another process's writes are
-        seen through the cache's own refresh interval)."""
-
-    # -- sync API ---------------------------------------------------------------------
 
     def create(
         self, record_id: str, value: ModelT | Mapping[str, Any], *, message: str | None = None
     ) -> VersionInfo:
-        """Create a record with its version 1.
-
-        Args:
-            record_id: New record's id.
-            value: The record (model or JSON mapping); validated first.
-            message: Optional note stored with the version.
-
-        Returns:
-            The new version.
-
-        Raises:
-            ToolConfigError: If ``value`` is invalid (names the field).
-            ValueError: If the id is malformed or the record already exists.
-        """
+        """Create a record with its version 1 (``ValueError`` if it exists); the new version."""
         return self._write(*self._save(record_id, value, message, "create", None, False))
 
     def update(
@@ -111,18 +106,8 @@ class VersionedRecords(Generic[ModelT]):
         if_version: int | None = None,
         publish: bool = False,
     ) -> VersionInfo:
-        """Save a new version of an existing record (it becomes the draft).
-
-        Takes ``if_version`` and ``publish`` as `save` does.
-
-        Raises:
-            ToolConfigError: If ``value`` is invalid.
-            RecordNotFoundError: If the record does not exist.
-            VersionConflictError: If ``if_version`` is not the latest version.
-            ValueError: If the id is malformed.
-        """
-        save = self._save(record_id, value, message, "update", if_version, publish)
-        return self._write(*save)
+        """`save` to an existing record (`RecordNotFoundError` if none)."""
+        return self._write(*self._save(record_id, value, message, "update", if_version, publish))
 
     def save(
         self,
@@ -133,69 +118,32 @@ class VersionedRecords(Generic[ModelT]):
         if_version: int | None = None,
         publish: bool = False,
     ) -> VersionInfo:
-        """Create the record or add a version to it (it becomes the draft).
+        """Create the record or add a version (the new draft); the new version.
 
-        Args:
-            record_id: The record's id.
-            value: The record (model or JSON mapping); validated first.
-            message: Optional note stored with the version.
-            if_version: Compare-and-set: save only if the record's latest
-                version is still this one (``0``: only if there is no
-                record); ``None`` saves whatever the record holds.
-            publish: Publish the new version in the same write.
-
-        Returns:
-            The new version.
-
-        Raises:
-            ToolConfigError: If ``value`` is invalid.
-            VersionConflictError: If ``if_version`` is not the latest version.
-            ValueError: If the id or ``if_version`` is malformed.
+        ``value``: a model or its JSON; ``message``: a note kept with the version;
+        ``publish``: publish it in the same write; ``if_version``: class docstring.
         """
         return self._write(*self._save(record_id, value, message, "save", if_version, publish))
 
     def get(self, record_id: str, version: VersionSelector = "draft") -> ModelT:
-        """One version of a record.
-
-        Args:
-            record_id: The record's id.
-            version: ``"draft"`` (latest), ``"published"`` or a version number.
-
-        Returns:
-            The validated record.
-
-        Raises:
-            RecordNotFoundError: If the record or that version does not exist
-                (including ``"published"`` when nothing was published).
-        """
-        return self._run(self._flows.get(record_id, version)).value
+        """One version (``"draft"``, ``"published"``, a number); `RecordNotFoundError`."""
+        return self._run(self._get(record_id, version)).value
 
     def get_version(self, record_id: str, version: VersionSelector = "draft") -> Versioned[ModelT]:
-        """Like `get`, with the `VersionInfo` of the version returned."""
-        return self._run(self._flows.get(record_id, version))
+        """`get`, with the version's `VersionInfo`."""
+        return self._run(self._get(record_id, version))
 
     def info(self, record_id: str) -> RecordInfo:
-        """Latest and published version numbers, timestamps and revision of a record.
-
-        One store read: cheap enough to check before using a cached value
-        (``(created_at, revision)`` changes at every write).
-
-        Raises:
-            RecordNotFoundError: If the record does not exist.
-        """
-        return self._run(self._flows.info(record_id))
+        """The record's head (one read; ``(created_at, revision)`` moves at every write)."""
+        return self._run(self._info(record_id))
 
     def history(self, record_id: str) -> list[VersionInfo]:
-        """Every version of a record, oldest first.
-
-        Raises:
-            RecordNotFoundError: If the record does not exist.
-        """
-        return self._run(self._flows.history(record_id))
+        """Every version, oldest first; `RecordNotFoundError`."""
+        return self._run(self._history(record_id))
 
     def list_records(self) -> list[RecordInfo]:
         """Every record of this kind, sorted by id."""
-        return self._run(self._flows.list())
+        return self._run(self._list())
 
     def publish(
         self,
@@ -205,45 +153,17 @@ class VersionedRecords(Generic[ModelT]):
         if_version: int | None = None,
         rollback: bool = False,
     ) -> RecordInfo:
-        """Mark a version as the published one.
+        """Mark a version (default the draft) as the published one; the updated head.
 
-        Args:
-            record_id: The record's id.
-            version: Which version to publish; default the draft (latest).
-            if_version: Compare-and-set: publish only if the record's latest
-                version is still this one (so ``"draft"`` is the draft you
-                reviewed); ``None``: whatever it is.
-            rollback: Allow a version older than the published one (an
-                explicit rollback); without it such a publish raises.
-
-        Returns:
-            The record's updated info.
-
-        Raises:
-            RecordNotFoundError: If the record or the version does not exist.
-            VersionConflictError: If ``if_version`` is not the latest version,
-                or ``version`` is older than the published one and
-                ``rollback`` is false.
+        ``rollback`` allows a version older than the published one, which else
+        raises `VersionConflictError`; ``if_version`` as in `save`.
         """
-        flow = self._flows.publish(record_id, version, expected(if_version), bool(rollback))
+        flow = self._publish(record_id, version, expected(if_version), bool(rollback))
         return self._write(record_id, flow)
 
     def delete(self, record_id: str, *, if_version: int | None = None) -> bool:
-        """Delete a record and its whole history.
-
-        Args:
-            record_id: The record's id.
-            if_version: Compare-and-set as in `save`.
-
-        Returns:
-            ``True`` if it existed.
-
-        Raises:
-            VersionConflictError: If ``if_version`` is not the latest version.
-        """
-        return self._write(record_id, self._flows.delete(record_id, expected(if_version)))
-
-    # -- async API --------------------------------------------------------------------
+        """Delete a record and its history; whether it existed."""
+        return self._write(record_id, self._delete(record_id, expected(if_version)))
 
     async def acreate(
         self, record_id: str, value: ModelT | Mapping[str, Any], *, message: str | None = None
@@ -279,25 +199,25 @@ class VersionedRecords(Generic[ModelT]):
 
     async def aget(self, record_id: str, version: VersionSelector = "draft") -> ModelT:
         """Async `get`."""
-        return (await self._arun(self._flows.get(record_id, version))).value
+        return (await self._arun(self._get(record_id, version))).value
 
     async def aget_version(
         self, record_id: str, version: VersionSelector = "draft"
     ) -> Versioned[ModelT]:
         """Async `get_version`."""
-        return await self._arun(self._flows.get(record_id, version))
+        return await self._arun(self._get(record_id, version))
 
     async def ainfo(self, record_id: str) -> RecordInfo:
         """Async `info`."""
-        return await self._arun(self._flows.info(record_id))
+        return await self._arun(self._info(record_id))
 
     async def ahistory(self, record_id: str) -> list[VersionInfo]:
         """Async `history`."""
-        return await self._arun(self._flows.history(record_id))
+        return await self._arun(self._history(record_id))
 
     async def alist_records(self) -> list[RecordInfo]:
         """Async `list_records`."""
-        return await self._arun(self._flows.list())
+        return await self._arun(self._list())
 
     async def apublish(
         self,
@@ -308,25 +228,12 @@ class VersionedRecords(Generic[ModelT]):
         rollback: bool = False,
     ) -> RecordInfo:
         """Async `publish`."""
-        flow = self._flows.publish(record_id, version, expected(if_version), bool(rollback))
+        flow = self._publish(record_id, version, expected(if_version), bool(rollback))
         return await self._awrite(record_id, flow)
 
     async def adelete(self, record_id: str, *, if_version: int | None = None) -> bool:
         """Async `delete`."""
-        return await self._awrite(record_id, self._flows.delete(record_id, expected(if_version)))
-
-    # -- flows that other store flows compose (ToolResolver reads through these) ------
-
-    def _info(self, record_id: str) -> Flow[RecordInfo]:
-        return self._flows.info(record_id)
-
-    def _number(self, head: RecordInfo, version: VersionSelector) -> int:
-        return self._flows.number(head, version)
-
-    def _get(self, record_id: str, version: VersionSelector) -> Flow[Versioned[ModelT]]:
-        return self._flows.get(record_id, version)
-
-    # -- drivers ----------------------------------------------------------------------
+        return await self._awrite(record_id, self._delete(record_id, expected(if_version)))
 
     def _run(self, flow: Flow[T]) -> T:
         return run_flow(self._store, flow)
@@ -334,19 +241,17 @@ class VersionedRecords(Generic[ModelT]):
     async def _arun(self, flow: Flow[T]) -> T:
         return await arun_flow(self._store, flow)
 
-    def _lock_key(self, record_id: str) -> str:
-        self._flows.check_id(record_id)
-        return "\x1f".join((*self._namespace, record_id))
-
     def _write(self, record_id: str, flow: Flow[T]) -> T:
         try:
-            return self._guard.run(self._lock_key(record_id), flow)
+            self._check_id(record_id)
+            return self._guard.run("\x1f".join((*self._namespace, record_id)), flow)
         finally:
             self.writes += 1
 
     async def _awrite(self, record_id: str, flow: Flow[T]) -> T:
         try:
-            return await self._guard.arun(self._lock_key(record_id), flow)
+            self._check_id(record_id)
+            return await self._guard.arun("\x1f".join((*self._namespace, record_id)), flow)
         finally:
             self.writes += 1
 
@@ -359,8 +264,178 @@ class VersionedRecords(Generic[ModelT]):
         if_version: int | None,
         publish: bool,
     ) -> tuple[str, Flow[VersionInfo]]:
-        """Validate now (before any lock), return ``(record_id, flow)`` for `_write`."""
-        self._flows.check_id(record_id)
-        parsed = self._flows.parse(value)
+        """Validate now (before any lock); ``(record_id, flow)`` for `_write`."""
+        self._check_id(record_id)
+        parsed = self._parse(value)
         base = expected(if_version)
-        return record_id, self._flows.save(record_id, parsed, message, mode, base, publish)
+        return record_id, self._save_flow(record_id, parsed, message, mode, base, publish)
+
+    # -- store flows (reads run directly, writes inside the guard; others compose them) --
+
+    @property
+    def _heads(self) -> tuple[str, ...]:
+        return (*self._namespace, "heads")
+
+    def _versions(self, record_id: str) -> tuple[str, ...]:
+        return (*self._namespace, "versions", record_id)
+
+    def _check_id(self, record_id: str) -> None:
+        if not isinstance(record_id, str) or not RECORD_ID.match(record_id):
+            msg = (
+                f"{self.label} id must be 1-128 characters from A-Z, a-z, 0-9, '_' and '-', "
+                f"got {record_id!r:.80}"
+            )
+            raise ToolSearchConfigError(msg)
+
+    def _missing(self, record_id: str, hint: str = "") -> RecordNotFoundError:
+        return RecordNotFoundError(f"no {self.label} with id {record_id!r}{hint}")
+
+    def _head(self, record_id: str) -> Flow[RecordInfo | None]:
+        self._check_id(record_id)
+        (item,) = yield [GetOp(self._heads, record_id)]
+        return RecordInfo.model_validate(item.value) if isinstance(item, Item) else None
+
+    def _info(self, record_id: str) -> Flow[RecordInfo]:
+        head = yield from self._head(record_id)
+        if head is None:
+            raise self._missing(record_id)
+        return head
+
+    def _compare(self, record_id: str, head: RecordInfo | None, expected: int | None) -> None:
+        current = 0 if head is None else head.latest_version
+        if expected is not None and expected != current:
+            raise VersionConflictError(self.label, record_id, expected, current)
+
+    def _save_flow(
+        self,
+        record_id: str,
+        parsed: ModelT,
+        message: str | None,
+        mode: SaveMode,
+        expected: int | None,
+        publish: bool,
+    ) -> Flow[VersionInfo]:
+        head = yield from self._head(record_id)
+        self._compare(record_id, head, expected)
+        if head is not None and mode == "create":
+            msg = f"{self.label} {record_id!r} already exists; use update() or save()"
+            raise ToolSearchConfigError(msg)
+        if head is None and mode == "update":
+            raise self._missing(record_id, "; use create()")
+        number = 1 if head is None else head.latest_version + 1
+        while True:  # a version is written only where none is (one left by a failed write)
+            (found,) = yield [GetOp(self._versions(record_id), f"{number:010d}")]
+            if found is None:
+                break
+            number += 1
+        now = self._clock()
+        info = VersionInfo(record_id=record_id, version=number, created_at=now, message=message)
+        published = head.published_version if head is not None else None
+        new_head = RecordInfo(
+            record_id=record_id,
+            latest_version=number,
+            published_version=number if publish else published,
+            created_at=now if head is None else head.created_at,
+            updated_at=now,
+            revision=1 if head is None else head.revision + 1,
+        )
+        stored = {**info.model_dump(mode="json"), "data": parsed.to_json()}
+        yield [  # one batch: one transaction on the SQL stores; version row first
+            PutOp(self._versions(record_id), f"{number:010d}", stored, index=False),
+            PutOp(self._heads, record_id, new_head.model_dump(mode="json"), index=False),
+        ]
+        return info
+
+    def _number(self, head: RecordInfo, version: VersionSelector) -> int:
+        if version == "draft":
+            return head.latest_version
+        if version == "published":
+            if head.published_version is None:
+                msg = f"{self.label} {head.record_id!r} has no published version"
+                raise RecordNotFoundError(msg)
+            return head.published_version
+        if isinstance(version, int) and not isinstance(version, bool) and version >= 1:
+            return version
+        msg = f"version must be 'draft', 'published' or a version number >= 1, got {version!r}"
+        raise ToolSearchConfigError(msg)
+
+    def _version_item(self, record_id: str, number: int) -> Flow[Item]:
+        (item,) = yield [GetOp(self._versions(record_id), f"{number:010d}")]
+        if not isinstance(item, Item):
+            raise RecordNotFoundError(f"{self.label} {record_id!r} has no version {number}")
+        return item
+
+    def _get(self, record_id: str, version: VersionSelector) -> Flow[Versioned[ModelT]]:
+        head = yield from self._info(record_id)
+        item = yield from self._version_item(record_id, self._number(head, version))
+        stored = dict(item.value)
+        info = VersionInfo.model_validate({k: v for k, v in stored.items() if k != "data"})
+        return Versioned(value=self._parse(stored["data"]), info=info)
+
+    def _search(self, namespace: tuple[str, ...]) -> Flow[list[Item]]:
+        """Every item directly under ``namespace``, page by page."""
+        found: list[Item] = []
+        offset = 0
+        while True:
+            (page,) = yield [SearchOp(namespace, limit=_PAGE, offset=offset)]
+            items = list(page) if isinstance(page, Sequence) else []
+            found.extend(i for i in items if isinstance(i, Item) and i.namespace == namespace)
+            if len(items) < _PAGE:
+                return found
+            offset += _PAGE
+
+    def _history(self, record_id: str) -> Flow[list[VersionInfo]]:
+        yield from self._info(record_id)
+        items = yield from self._search(self._versions(record_id))
+        infos = [
+            VersionInfo.model_validate({k: v for k, v in item.value.items() if k != "data"})
+            for item in items
+        ]
+        return sorted(infos, key=lambda info: info.version)
+
+    def _list(self) -> Flow[list[RecordInfo]]:
+        items = yield from self._search(self._heads)
+        heads = [RecordInfo.model_validate(item.value) for item in items]
+        return sorted(heads, key=lambda head: head.record_id)
+
+    def _publish(
+        self, record_id: str, version: VersionSelector, expected: int | None, rollback: bool
+    ) -> Flow[RecordInfo]:
+        head = yield from self._head(record_id)
+        if head is None:
+            if expected:
+                raise VersionConflictError(self.label, record_id, expected, 0)
+            raise self._missing(record_id)
+        self._compare(record_id, head, expected)
+        number = self._number(head, version)
+        live = head.published_version
+        if live is not None and number < live and not rollback:
+            state = (
+                f"is published at version {live}, newer than version {number}: publishing "
+                f"{number} would move the live version back (a newer version was published "
+                "since yours was saved); to go back on purpose, roll back "
+                "(publish(..., rollback=True), `toolsearch config rollback`)"
+            )
+            raise VersionConflictError(self.label, record_id, number, live, state=state)
+        yield from self._version_item(record_id, number)
+        new_head = head.model_copy(
+            update={
+                "published_version": number,
+                "updated_at": self._clock(),
+                "revision": head.revision + 1,
+            }
+        )
+        yield [PutOp(self._heads, record_id, new_head.model_dump(mode="json"), index=False)]
+        return new_head
+
+    def _delete(self, record_id: str, expected: int | None) -> Flow[bool]:
+        head = yield from self._head(record_id)
+        self._compare(record_id, head, expected)
+        if head is None:
+            return False
+        items: list[Item] = yield from self._search(self._versions(record_id))
+        yield [
+            *(PutOp(i.namespace, i.key, None) for i in items),
+            PutOp(self._heads, record_id, None),
+        ]
+        return True

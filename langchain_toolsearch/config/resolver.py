@@ -1,39 +1,27 @@
-"""`ToolResolver`: an agent's stored tool config + a request -> a list of tools.
+"""`ToolResolver`: an agent's tools per request, from its stored config; and its planner.
 
-Per request: the request context (`request_context`); the agent's
-`AgentToolConfig` at the selected version; each conditional field merged
-(matching variants shallow-merged in order; entries whose ``rules`` do not
-match dropped); then tools collected source by source (`ToolCollector`): code
-tools, registered tools selected under ``tools``, saved MCP clients' tools
-(ids ``server_tool``), integration tools, and, for stand-alone stored agents
-only, tool provider tools. A later source's tool with an id already seen
-replaces the earlier one whole (a warning is logged). Allowlists, description
-precedence, client versions and failures: ``docs/config.md`` ("Resolution").
-
-Caching, per resolver and safe to share: stored records are re-read at most
-every ``refresh_interval`` seconds (at once after a write through the same
-`ToolConfigStore`); a resolved tool set is reused for ``cache_ttl`` seconds
-while its inputs are unchanged (versions, the rule fields read, the
-credential's salted fingerprint, the whole context when providers take part;
-`langchain_toolsearch.config.cache`). ``explain`` / ``aexplain`` are never
-cached (`langchain_toolsearch.config.explain`).
+Sources, in order: code tools, registered tools, saved MCP clients' tools,
+integrations', tool providers' (`config.sources`). A resolution is reused for
+``cache_ttl`` seconds by requests with the same records' versions, values at the
+rules' fields and auth token (`config.cache`).
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Literal, TypeAlias
 
 from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool
 from langgraph.config import get_config
 
 from langchain_toolsearch._internal.bridge import run_sync
 from langchain_toolsearch._internal.failures import FailureLog, redact, request_secrets
 from langchain_toolsearch._internal.store_flow import Flow, arun_flow, run_flow
-from langchain_toolsearch.config.cache import ResolutionCache, failure_kind
+from langchain_toolsearch.config.cache import RequestPlanner, ResolutionCache, failure_kind
 from langchain_toolsearch.config.explain import (
     Outcomes,
     ResolutionReport,
@@ -42,27 +30,23 @@ from langchain_toolsearch.config.explain import (
     recording,
     stored_config,
 )
-from langchain_toolsearch.config.merging import ResolvedTools, ToolsArg, _tool_map
 from langchain_toolsearch.config.models import (
     AUTH_TOKEN_KEY,
     AgentToolConfig,
+    ToolProvider,
     VersionSelector,
     _check_version,
 )
-from langchain_toolsearch.config.planning import RequestPlanner
-from langchain_toolsearch.config.providers import ToolProvider
-from langchain_toolsearch.config.sources import ToolCollector
+from langchain_toolsearch.config.sources import ResolvedTools, ToolCollector, ToolsArg
 from langchain_toolsearch.config.store import ToolConfigStore
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.types import SourceFailure
 
-__all__ = ["StoredConfigMode", "ToolResolver"]
-
 logger = logging.getLogger(__name__)
 
+
 StoredConfigMode: TypeAlias = Literal["tools", "descriptions", "ignore"]
-"""What a stored config may change: ``"tools"`` everything; ``"descriptions"``
-only descriptions of the tools defined in code; ``"ignore"`` nothing."""
+"""What a stored config may change: ``"tools"`` all, ``"descriptions"`` code tools', or nothing."""
 
 _MODES = ("tools", "descriptions", "ignore")
 
@@ -82,42 +66,33 @@ class ToolResolver:
         ```
 
     Args:
-        store: Where the agent config and saved MCP clients live (needed for
-            ``agent_id`` and ``mcp_clients``).
-        agent_id: Id of the agent's stored config; ``None`` (and no
-            ``agent_config`` per call): an empty config, code tools only.
-        code_tools: Tools defined in code (sequence: ids are names; mapping:
-            id -> tool). Given (even empty): a code-defined agent, which gets
-            no tool provider tools; ``None``: a stand-alone stored agent.
-        registry: Tools that stored configs may select by id under ``tools``.
-        integrations: Integration id -> its tools (sequence or mapping).
+        store: Holds the agent config and saved MCP clients.
+        agent_id: The stored config's id; ``None``: empty (code tools only).
+        code_tools: Tools in code (sequence by name, or id -> tool); given (even
+            empty): a code-defined agent, which gets no provider tools.
+        registry: Tools stored configs may select by id.
+        integrations: Integration id -> its tools.
         tool_providers: Provider id -> `ToolProvider`.
-        mode: What the stored config may change (`StoredConfigMode`);
-            with ``"descriptions"`` MCP clients, integrations and providers
-            are not used.
-        version: Default version: ``"draft"`` (latest saved), ``"published"``
-            or a number; MCP client references without a ``version`` follow
-            it (published -> the clients' published version, else their draft).
-        mcp_timeout: Seconds to list a saved MCP server's tools and per call,
-            when the server has no ``timeout``; ``None``: none.
-        provider_timeout: Seconds per provider (listing + resolving); ``None``: none.
-        auth_token_key: Request-context key whose value is sent as
-            ``Authorization: Bearer`` to HTTP MCP servers (with the default
-            key, the seed's ``"mastra__authToken"`` when it is absent).
-        refresh_interval: Seconds a stored record's head (draft and published
-            version numbers) is trusted: the bound within which a ``save`` /
-            ``publish`` in any process reaches this resolver; ``0``: always read.
-        cache_ttl: Seconds a resolved tool set is reused for requests with the
-            same inputs (see the module docstring); ``0``: no reuse.
-        cache_size: Most resolved tool sets kept (count, >= 1).
-        clock: Monotonic seconds clock for both bounds (for tests).
+        mode: `StoredConfigMode`; ``"descriptions"`` uses no MCP, integrations
+            or providers.
+        version: ``"draft"``, ``"published"`` or a number; MCP references
+            without a ``version`` follow it (published -> published, else draft).
+        mcp_timeout: Seconds to list a server's tools and per call, when it has
+            no ``timeout``; ``None``: none.
+        provider_timeout: Seconds per provider (list + resolve); ``None``: none.
+        auth_token_key: Context key sent as ``Authorization: Bearer`` to HTTP
+            servers (default key: else the seed's ``"mastra__authToken"``).
+        refresh_interval: Seconds a record's head is trusted (how soon another
+            process's ``save`` / ``publish`` is seen); ``0``: always read.
+        cache_ttl: Seconds a resolution is reused for equal inputs; ``0``: never.
+        cache_size: Most resolutions kept (>= 1).
+        clock: Monotonic seconds clock (for tests).
 
     Raises:
-        ToolSearchConfigError: (a ``ValueError``) On an unknown ``mode`` or
-            ``version``, a bad timeout, ``refresh_interval``, ``cache_ttl`` or
-            ``cache_size``, ``agent_id`` without ``store``, or duplicate tool ids.
-        ToolSearchTypeError: (a ``TypeError``) On tools that are not ``BaseTool``,
-            a provider not a `ToolProvider` or a ``store`` not a `ToolConfigStore`.
+        ToolSearchConfigError: Unknown ``mode`` / ``version``, bad seconds or
+            ``cache_size``, ``agent_id`` without ``store``, duplicate tool ids.
+        ToolSearchTypeError: Tools not ``BaseTool``, a provider not a
+            `ToolProvider`, a ``store`` not a `ToolConfigStore`.
     """
 
     def __init__(
@@ -213,8 +188,6 @@ class ToolResolver:
             token_key=auth_token_key,
         )
 
-    # -- public API -------------------------------------------------------------------
-
     @property
     def cache_hits(self) -> int:
         """Resolutions answered from the cache (count; for tests and benchmarks)."""
@@ -242,25 +215,18 @@ class ToolResolver:
         version: VersionSelector | None = None,
         agent_config: AgentToolConfig | Mapping[str, Any] | None = None,
     ) -> ResolvedTools:
-        """Resolve the tools for one request.
+        """The tools for one request, with failures, sources and replacements (maybe cached).
 
         Args:
-            config: The request's `RunnableConfig`; ``None`` uses the running
-                graph's config (or an empty one outside a run).
-            context: The run's context (``runtime.context``); ``None`` takes it
-                from ``config`` when it is a running graph's.
-            version: Overrides the resolver's default version for this call.
-            agent_config: Use this config instead of the stored one (never cached).
-
-        Returns:
-            The tools and a report (failures, sources, replacements), possibly
-            a cached one (see the module docstring).
+            config: The request's config; ``None``: the running graph's (or empty).
+            context: The run's context; ``None``: the running graph's.
+            version: This call's version.
+            agent_config: Used instead of the stored config (never cached).
 
         Raises:
-            ToolConfigError: If ``agent_config`` or the stored config (written
-                around `ToolConfigStore`) is invalid; a missing config is not an
-                error but a failure under ``"agent_config"``.
-            ValueError: If ``version`` is not a valid selector.
+            ToolConfigError: An invalid ``agent_config`` or stored config (a missing
+                one is a failure under ``"agent_config"``).
+            ValueError: A bad ``version``.
         """
         return (await self._arun(config, context, version, agent_config, log=True))[0]
 
@@ -287,11 +253,7 @@ class ToolResolver:
         version: VersionSelector | None = None,
         agent_config: AgentToolConfig | Mapping[str, Any] | None = None,
     ) -> ResolutionReport:
-        """`aresolve`, never cached, read back into why each tool is in or out.
-
-        The same resolution runs, recording the rule outcomes it uses
-        (`langchain_toolsearch.config.explain`); failures are reported, not logged.
-        """
+        """`aresolve` (never cached) recording its rule outcomes: why each tool is in or out."""
         run = await self._arun(config, context, version, agent_config, log=False, explain=True)
         return self._report(
             run, await arun_flow(self._store_or_none(), self._stored(run, agent_config))
@@ -308,8 +270,6 @@ class ToolResolver:
         """Sync `aexplain`, as `resolve` is to `aresolve`."""
         run = self._run(config, context, version, agent_config, log=False, explain=True)
         return self._report(run, run_flow(self._store_or_none(), self._stored(run, agent_config)))
-
-    # -- one request ------------------------------------------------------------------
 
     async def _arun(self, config: Any, *args: Any, log: bool, explain: bool = False) -> _Run:
         """Plan; then answer from the cache (never when explaining) or collect and keep."""
@@ -357,10 +317,7 @@ class ToolResolver:
         log: bool,
         explain: bool,
     ) -> ResolvedTools:
-        """Add structured errors (logged once per cause); keep the result for equal inputs.
-
-        Called as ``resolve_tools`` (``log=False``), the tool search logs them.
-        """
+        """Add redacted errors (logged once per cause unless ``log=False``); cache the result."""
         if resolved.failures:
             secrets = request_secrets(config, context)
             errors = tuple(
@@ -396,3 +353,28 @@ class _NoStore:
 
 
 _NO_STORE: Any = _NoStore()
+
+
+def _tool_map(tools: ToolsArg, label: str) -> dict[str, BaseTool]:
+    """Tools by id; raises on duplicates and non-tools."""
+    pairs: list[tuple[str, Any]]
+    if isinstance(tools, Mapping):
+        pairs = [(str(key), value) for key, value in tools.items()]
+    elif isinstance(tools, Sequence) and not isinstance(tools, str):
+        pairs = [(getattr(value, "name", ""), value) for value in tools]
+    else:
+        kind = type(tools).__name__
+        msg = f"{label} must be a sequence of tools or a mapping id -> tool, got {kind}"
+        raise ToolSearchTypeError(msg)
+    out: dict[str, BaseTool] = {}
+    for tool_id, tool in pairs:
+        if not isinstance(tool, BaseTool):
+            msg = f"{label}: {tool_id or tool!r} is a {type(tool).__name__}, not a BaseTool"
+            raise ToolSearchTypeError(msg)
+        if not tool_id:
+            raise ToolSearchConfigError(f"{label}: a tool has an empty id")
+        if tool_id in out:
+            msg = f"{label}: two tools have the id {tool_id!r}; ids must be unique"
+            raise ToolSearchConfigError(msg)
+        out[tool_id] = tool
+    return out

@@ -1,7 +1,6 @@
-"""Saved MCP clients: the stored JSON of reusable stdio and HTTP MCP servers.
+"""Saved MCP clients: stored stdio / HTTP servers, and their connections and tool listing.
 
-The shapes (``?`` marks an optional key; ``null`` means the same as an
-omitted key)::
+Shapes (``?``: optional; ``null`` = omitted)::
 
     MCPClientConfig = {"name"?: str, "description"?: str,
                        "servers": {server_name: StdioServer | HttpServer}}
@@ -10,9 +9,7 @@ omitted key)::
     HttpServer  = {"type"?: "http", "url": "http(s)://...", "timeout"?: seconds,
                    "tools"?: {tool_name: ToolEntry}}
 
-A server's ``tools`` is the server-level allowlist: omitted or ``null`` =
-every tool, ``{}`` = none, a map = those names. Validate with
-`langchain_toolsearch.config.parsing.parse_mcp_client`.
+A server's ``tools`` allowlist: omitted or ``null`` = every tool, ``{}`` = none.
 """
 
 from __future__ import annotations
@@ -20,8 +17,10 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal, TypeAlias
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
+from langchain_core.tools import BaseTool
 from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 
 from langchain_toolsearch._internal.durations import (
@@ -30,21 +29,23 @@ from langchain_toolsearch._internal.durations import (
     looks_like_ms_timeout,
     ms_conversion_active,
 )
-from langchain_toolsearch.config.mastra_hooks import exporter, importer
 from langchain_toolsearch.config.models import AUTH_TOKEN_KEY, Allowlist, _dump
-from langchain_toolsearch.config.rule_models import _Model
-from langchain_toolsearch.errors import ToolSearchConfigError
+from langchain_toolsearch.config.parsing import exporter, importer, parse_model
+from langchain_toolsearch.config.rules import _Model
+from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchError
+from langchain_toolsearch.mcp.headers import merge_headers
+from langchain_toolsearch.mcp.library import MCPToolRoute, list_mcp_library
 
-__all__ = ["HttpServer", "MCPClientConfig", "MCPServer", "StdioServer", "TimeoutUnitWarning"]
+if TYPE_CHECKING:
+    from langchain_mcp_adapters.sessions import Connection
+
+    from langchain_toolsearch.mcp.pool import MCPSessionPool
 
 _SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
-
-
 MIN_TIMEOUT = 0.001
-"""Shortest server ``timeout`` accepted, in seconds (1 ms, the seed system's unit)."""
-
+"""Shortest server ``timeout``, in seconds (1 ms, the seed system's unit)."""
 MAX_TIMEOUT = 31_536_000.0
-"""Longest server ``timeout`` accepted, in seconds (365 days)."""
+"""Longest server ``timeout``, in seconds (365 days)."""
 
 
 class TimeoutUnitWarning(DurationUnitWarning):
@@ -52,11 +53,7 @@ class TimeoutUnitWarning(DurationUnitWarning):
 
 
 def _timeout_seconds(value: Any) -> Any:
-    """Check a server ``timeout``: seconds (or a ``timedelta``) from `MIN_TIMEOUT` to `MAX_TIMEOUT`.
-
-    Raises:
-        ToolSearchConfigError: Not a number of seconds, or outside that range.
-    """
+    """A server ``timeout`` (seconds or ``timedelta``) checked against the bounds."""
     value = as_seconds(value)
     if value is None:
         return None
@@ -84,11 +81,7 @@ def _spelled(seconds: float) -> str:
 
 
 def _warn_milliseconds(name: str, server: object) -> None:
-    """Warn (`TimeoutUnitWarning`) when a plain-number ``timeout`` looks like milliseconds.
-
-    A ``timedelta`` never warns (its unit is explicit), nor values ``from_mastra``
-    converted from milliseconds.
-    """
+    """`TimeoutUnitWarning` for a plain-number ``timeout`` like milliseconds (not converted)."""
     value = server.get("timeout") if isinstance(server, Mapping) else None
     if (
         isinstance(value, bool)
@@ -110,19 +103,11 @@ def _warn_milliseconds(name: str, server: object) -> None:
 
 
 class StdioServer(_Model):
-    """A local MCP server started as a subprocess.
+    """A local MCP server run as a subprocess.
 
-    Attributes:
-        type: ``"stdio"`` (inferred from ``command`` when omitted).
-        command: Executable to run.
-        args: Its arguments.
-        env: Extra environment variables (added to the MCP SDK's safe
-            default environment; ``${VAR}`` is expanded by the adapter).
-        timeout: Seconds allowed to list tools and for each call; default:
-            the resolver's ``mcp_timeout``.
-        tools: Server-level allowlist by tool name (the tool's own name or
-            ``"serverName_toolName"``) with descriptions for every agent.
-            Omitted: every tool; ``{}``: none.
+    ``env`` is added to the MCP SDK's safe default environment; ``timeout``: seconds
+    to list tools and per call (default: the resolver's ``mcp_timeout``); ``tools``:
+    allowlist by the tool's own name or ``"server_tool"``, with descriptions.
     """
 
     type: Literal["stdio"] = "stdio"
@@ -139,22 +124,10 @@ class StdioServer(_Model):
 
 
 class HttpServer(_Model):
-    """A remote MCP server reached over streamable HTTP, falling back to SSE.
+    """A remote MCP server at ``url``: streamable HTTP, then SSE on the same URL (as the seed).
 
-    The resolver first tries the streamable HTTP transport on ``url``; when
-    that fails it tries the legacy SSE transport on the same ``url`` (as the
-    seed system's MCP client does), so an SSE-only server is saved with its
-    SSE endpoint, e.g. ``https://host/sse``.
-
-    Custom headers cannot be stored; an auth token in the request context
-    under `AUTH_TOKEN_KEY` is sent as ``Authorization: Bearer <token>``.
-
-    Attributes:
-        type: ``"http"`` (inferred from ``url`` when omitted).
-        url: ``http://`` or ``https://`` endpoint, e.g. ``https://host/mcp``.
-        timeout: Seconds for HTTP operations, listing tools and each call;
-            default: the resolver's ``mcp_timeout``.
-        tools: Server-level allowlist, as for `StdioServer`.
+    No stored headers: the request context's `AUTH_TOKEN_KEY` is sent as
+    ``Authorization: Bearer <token>``. ``timeout`` and ``tools`` as `StdioServer`'s.
     """
 
     type: Literal["http"] = "http"
@@ -189,7 +162,6 @@ class HttpServer(_Model):
 
 
 def _transport(value: Any) -> str | None:
-    """Discriminate stdio from HTTP servers (``type``, else ``command`` / ``url``)."""
     if isinstance(value, StdioServer | HttpServer):
         return value.type
     if not isinstance(value, Mapping):
@@ -218,16 +190,9 @@ MCPServer: TypeAlias = Annotated[
 
 
 class MCPClientConfig(_Model):
-    """A saved, reusable MCP client: one or more servers.
+    """A saved MCP client: ``name``, ``description``, ``servers`` (name ``[A-Za-z0-9_-]{1,64}``).
 
-    Tools of a server are exposed as ``f"{server_name}_{tool_name}"``; the
-    resolver keeps a table from those ids to (server, tool), so server names
-    may contain ``_``.
-
-    Attributes:
-        name: Display name.
-        description: What the client is for.
-        servers: Server name (``[A-Za-z0-9_-]``, at most 64) -> server.
+    A server's tools are exposed as ``f"{server_name}_{tool_name}"``.
     """
 
     name: str | None = None
@@ -258,15 +223,178 @@ class MCPClientConfig(_Model):
 
     @classmethod
     def from_mastra(cls, data: Mapping[str, Any]) -> MCPClientConfig:
-        """Convert a Mastra Editor stored MCP client snapshot to this format.
-
-        See `langchain_toolsearch.config.mastra.mcp_client_from_mastra`.
-        """
+        """A Mastra Editor stored MCP client (`config.mastra.mcp_client_from_mastra`)."""
         return importer(MCPClientConfig)(data)
 
     def to_mastra(self) -> dict[str, Any]:
-        """The Mastra Editor form of this client (milliseconds, camelCase).
-
-        See `langchain_toolsearch.config.mastra.mcp_client_to_mastra`.
-        """
+        """The Mastra Editor form (milliseconds, camelCase)."""
         return exporter(MCPClientConfig)(self)
+
+
+_BEARER_PREFIX = re.compile(r"^bearer(\s+|$)", re.IGNORECASE)
+_TOKEN = re.compile(r"^[\x21-\x7e]+\Z")
+
+
+class BadAuthToken(ToolSearchError, ValueError):
+    """The request context's auth token cannot be sent as a bearer token."""
+
+
+def bearer_token(value: Any, *, key: str = AUTH_TOKEN_KEY) -> str | None:
+    """The bare token of the context's ``value`` under ``key`` (``"Bearer "`` dropped), or ``None``.
+
+    Raises:
+        BadAuthToken: Not a non-empty string without spaces or control characters
+            (the message never holds the token).
+    """
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        msg = f"request context key {key!r} must be a string token, got {type(value).__name__}"
+        raise BadAuthToken(msg)
+    token = _BEARER_PREFIX.sub("", value.strip(), count=1)
+    if not token or not _TOKEN.match(token):
+        msg = (
+            f"request context key {key!r} is not a usable bearer token (empty, or has spaces "
+            "or control characters); HTTP servers were not contacted"
+        )
+        raise BadAuthToken(msg)
+    return token
+
+
+def connection_for(
+    server: MCPServer,
+    *,
+    token: str | None = None,
+    default_timeout: float | None = None,
+    transport: Literal["streamable_http", "sse"] = "streamable_http",
+) -> Connection:
+    """The adapter connection of a saved server; ``token`` and ``transport`` are HTTP's.
+
+    Returns ``{"transport": "stdio", "command", "args", "env"?}`` or ``{"transport":
+    "streamable_http" | "sse", "url", "timeout"?, "headers"?}``.
+    """
+    timeout = server.timeout if server.timeout is not None else default_timeout
+    if isinstance(server, HttpServer):
+        http: dict[str, Any] = {"transport": transport, "url": server.url}
+        if timeout is not None:
+            http["timeout"] = timeout
+        if token is not None:
+            http["headers"] = merge_headers({"Authorization": f"Bearer {token}"})
+        return http  # type: ignore[return-value]
+    stdio: dict[str, Any] = {
+        "transport": "stdio",
+        "command": server.command,
+        "args": list(server.args),
+    }
+    if server.env is not None:
+        stdio["env"] = dict(server.env)
+    return stdio  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class ServerTools:
+    """A saved server's tools (``f"{server}_{tool}"``, sorted), routes, or ``failure``.
+
+    ``transport``: the one that answered (``"stdio"``, ``"streamable_http"``, ``"sse"``).
+    """
+
+    server: str
+    tools: list[BaseTool] = field(default_factory=list)
+    routes: Mapping[str, MCPToolRoute] = field(default_factory=dict)
+    failure: str | None = None
+    transport: str | None = None
+
+
+async def load_server_tools(
+    name: str,
+    server: MCPServer,
+    *,
+    token: str | None = None,
+    default_timeout: float | None = 30.0,
+    scope: str = "",
+    pool: MCPSessionPool | None = None,
+) -> ServerTools:
+    """List one saved server's tools, or a ``failure`` (never raises for server problems).
+
+    ``scope`` (``"id@version"``) keys the pooled session; ``default_timeout``:
+    seconds per call without a server ``timeout`` (listing: the larger). HTTP
+    tries streamable HTTP then SSE (the one that answered first next time).
+    """
+    if not isinstance(server, HttpServer):
+        return await _load(name, server, "stdio", token, default_timeout, scope, pool)
+    order: tuple[_HttpTransport, _HttpTransport] = ("streamable_http", "sse")
+    if _ANSWERED.get((scope, name, server.url)) == "sse":
+        order = ("sse", "streamable_http")
+    first = await _load(name, server, order[0], token, default_timeout, scope, pool)
+    if first.failure is None:
+        return first
+    fallback = await _load(name, server, order[1], token, default_timeout, scope, pool)
+    if fallback.failure is None:
+        if len(_ANSWERED) >= _ANSWERED_MAX:
+            _ANSWERED.clear()
+        _ANSWERED[(scope, name, server.url)] = order[1]
+        return fallback
+    failures = dict(zip(order, (first.failure, fallback.failure), strict=True))
+    return ServerTools(
+        server=name,
+        failure=f"streamable HTTP: {failures['streamable_http']}; SSE: {failures['sse']}",
+    )
+
+
+_HttpTransport = Literal["streamable_http", "sse"]
+_ANSWERED: dict[tuple[str, str, str], _HttpTransport] = {}
+_ANSWERED_MAX = 1024
+"""``_ANSWERED``: (scope, server, url) -> the fallback transport that answered; bounded."""
+
+
+async def _load(
+    name: str,
+    server: MCPServer,
+    transport: Literal["stdio", "streamable_http", "sse"],
+    token: str | None,
+    default_timeout: float | None,
+    scope: str,
+    pool: MCPSessionPool | None,
+) -> ServerTools:
+    # imported here: langchain-mcp-adapters may not import (next to mcp>=2)
+    from langchain_toolsearch.mcp.library import multi_server_mcp_client
+
+    MultiServerMCPClient = multi_server_mcp_client()
+    timeout = server.timeout if server.timeout is not None else default_timeout
+    connection = connection_for(
+        server,
+        token=token,
+        default_timeout=default_timeout,
+        transport="sse" if transport == "sse" else "streamable_http",
+    )
+    client = MultiServerMCPClient({name: connection})
+    try:
+        list_timeout = (
+            None if timeout is None or default_timeout is None else max(timeout, default_timeout)
+        )
+        library = await list_mcp_library(  # failures are reported by the resolver
+            client,
+            timeout=timeout,
+            list_timeout=list_timeout,
+            namespace="always",
+            pool=pool,
+            scope=scope,
+            log_failures=False,
+        )
+    except ValueError as exc:  # e.g. the server lists one tool twice
+        return ServerTools(server=name, failure=str(exc))
+    if name in library.failures:
+        return ServerTools(server=name, failure=library.failures[name])
+    return ServerTools(
+        server=name, tools=list(library.tools), routes=dict(library.routes), transport=transport
+    )
+
+
+def parse_mcp_client(data: MCPClientConfig | Mapping[str, Any]) -> MCPClientConfig:
+    """Validate an `MCPClientConfig` or its JSON.
+
+    Raises:
+        ToolConfigError: One ``field path: problem`` line per problem.
+        TypeError: If ``data`` is neither a mapping nor an `MCPClientConfig`.
+    """
+    return parse_model(MCPClientConfig, data, "MCP client config")

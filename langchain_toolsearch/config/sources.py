@@ -1,55 +1,158 @@
-"""Collecting one request's tools, source by source, into `ResolvedTools`.
+"""Tool sources of a resolution: collected, merged in order, returned as `ResolvedTools`.
 
-`ToolResolver` reads the store into a `RequestPlan`, then a `ToolCollector`
-contacts the plan's MCP servers and tool providers concurrently and merges
-the sources in order: code tools, registered tools, saved MCP servers'
-tools (through the server's and the agent's allowlists), integration tools,
-tool provider tools. Source order, allowlists and description precedence are
-described in `langchain_toolsearch.config.resolver`.
+Sources: code tools, registered tools, saved MCP servers', integrations',
+providers'; a later source's tool with an id already seen replaces the earlier
+one whole (warned, `Replacement`). `merge_conditional` picks a field's variants.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Awaitable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, TypeAlias, TypeVar, cast
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from langgraph.errors import GraphBubbleUp
 
 from langchain_toolsearch._internal.bridge import detached_timeout
-from langchain_toolsearch.config.connections import (
-    BadAuthToken,
-    ServerTools,
-    bearer_token,
-    load_server_tools,
-)
-from langchain_toolsearch.config.merging import (
-    MCPToolSource,
-    ResolvedTools,
-    _active,
-    _description,
-    _Merged,
-    _pick,
-)
 from langchain_toolsearch.config.models import (
     AUTH_TOKEN_KEY,
     MASTRA_AUTH_TOKEN_KEY,
     AgentToolEntry,
     MCPClientRef,
     SourceRef,
+    ToolEntry,
+    ToolProvider,
+    Variant,
+    VersionInfo,
 )
-from langchain_toolsearch.config.providers import ToolProvider
-from langchain_toolsearch.config.records import VersionInfo
-from langchain_toolsearch.config.servers import MCPClientConfig
+from langchain_toolsearch.config.rules import evaluate_rules
+from langchain_toolsearch.config.servers import (
+    BadAuthToken,
+    MCPClientConfig,
+    ServerTools,
+    bearer_token,
+    load_server_tools,
+)
+from langchain_toolsearch.types import SourceFailure
 
-__all__ = ["RequestPlan", "ToolCollector"]
-
-# Resolution warnings keep the resolver's logger name, whichever module logs them.
 logger = logging.getLogger("langchain_toolsearch.config.resolver")
+
+ToolsArg: TypeAlias = Sequence[BaseTool] | Mapping[str, BaseTool]
+"""Tools as a sequence (ids are the tool names) or a mapping id -> tool."""
+
+ValueT = TypeVar("ValueT")
+
+
+class Replacement(NamedTuple):
+    """A ``tool_id`` two sources gave: ``replaced`` (the dropped one's source) ``by`` the kept."""
+
+    tool_id: str
+    replaced: str
+    by: str
+
+
+@dataclass(frozen=True)
+class MCPToolSource:
+    """Where a resolved MCP tool comes from: saved ``client`` id, ``server``, own ``tool`` name."""
+
+    client: str
+    server: str
+    tool: str
+
+
+@dataclass(frozen=True)
+class ResolvedTools:
+    """The tools resolved for one request.
+
+    Attributes:
+        tools: Named by their (unique) ids, for ``ToolSearchMiddleware(tools=...)``.
+        failures: Source path (``"mcp_clients.docs.servers.search"``,
+            ``"tools.unknown_id"``, ``"agent_config"``, ...) -> why it was skipped.
+        sources: Tool id -> ``"code"``, ``"registry"``, ``"mcp:<client>/<server>"``,
+            ``"integration:<id>"`` or ``"provider:<id>"``.
+        replaced: Ids more than one source gave, in merge order.
+        mcp_routes: MCP tool id -> its `MCPToolSource`.
+        version: The stored config version used, or ``None``.
+        errors: ``failures`` as `SourceFailure` (redacted), in order.
+    """
+
+    tools: list[BaseTool]
+    failures: Mapping[str, str] = field(default_factory=dict)
+    sources: Mapping[str, str] = field(default_factory=dict)
+    replaced: Sequence[Replacement] = ()
+    mcp_routes: Mapping[str, MCPToolSource] = field(default_factory=dict)
+    version: VersionInfo | None = None
+    errors: Sequence[SourceFailure] = ()
+
+    @property
+    def names(self) -> list[str]:
+        """Tool names, in order."""
+        return [tool.name for tool in self.tools]
+
+
+def merge_conditional(
+    value: ValueT | list[Variant[ValueT]] | None, context: Mapping[str, Any]
+) -> ValueT | None:
+    """A conditional field's value for a request (a plain value as is).
+
+    For variants: the shallow merge, in order, of those whose rules match (``None``: none).
+    """
+    if not isinstance(value, list):
+        return value
+    merged: dict[str, Any] | None = None
+    for variant in value:
+        if evaluate_rules(variant.rules, context):
+            merged = {**(merged or {}), **cast("Mapping[str, Any]", variant.value)}
+    return cast("ValueT | None", merged)
+
+
+EntryT = TypeVar("EntryT", AgentToolEntry, ToolEntry, SourceRef, MCPClientRef)
+
+
+def _active(
+    entries: Mapping[str, EntryT] | None, context: Mapping[str, Any]
+) -> dict[str, EntryT] | None:
+    """Drop entries whose rules do not match; keep ``None`` (no allowlist) as is."""
+    if entries is None:
+        return None
+    return {key: entry for key, entry in entries.items() if evaluate_rules(entry.rules, context)}
+
+
+@dataclass
+class _Merged:
+    """Tools collected so far, by id, in first-seen order."""
+
+    tools: dict[str, BaseTool] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
+    replaced: list[Replacement] = field(default_factory=list)
+
+    def put(self, tool_id: str, tool: BaseTool, source: str, description: str | None) -> None:
+        update: dict[str, Any] = {}
+        if tool.name != tool_id:
+            update["name"] = tool_id
+        if description is not None and description != tool.description:
+            update["description"] = description
+        if update:
+            tool = tool.model_copy(update=update)
+        if tool_id in self.tools:
+            previous = self.sources[tool_id]
+            why = "tool id %r from %s replaces the tool from %s (a later source wins whole)"
+            logger.warning(why, tool_id, source, previous)
+            self.replaced.append(Replacement(tool_id, previous, source))
+        self.tools[tool_id] = tool
+        self.sources[tool_id] = source
+
+
+def _pick(entries: Mapping[str, ToolEntry] | None, keys: Sequence[str]) -> ToolEntry | None:
+    return next((entries[key] for key in keys if key in entries), None) if entries else None
+
+
+def _description(entry: ToolEntry | None) -> str | None:
+    return entry.description if entry is not None else None
 
 
 @dataclass
@@ -67,20 +170,9 @@ class RequestPlan:
 
 
 class ToolCollector:
-    """Turns a `RequestPlan` into `ResolvedTools` (built by `ToolResolver`).
+    """Turns a `RequestPlan` into `ResolvedTools` (`ToolResolver`'s arguments, by id).
 
-    Args:
-        code: Tools defined in code, by id.
-        registry: Tools that stored configs may select by id.
-        integrations: Integration id -> its tools by id.
-        providers: Provider id -> `ToolProvider`.
-        select: Whether the stored config may add and remove tools
-            (``mode="tools"``); otherwise it only overrides descriptions of
-            the code tools.
-        mcp_timeout: Seconds per saved MCP server without its own
-            ``timeout``; ``None``: none.
-        provider_timeout: Seconds per provider; ``None``: none.
-        token_key: Request-context key of the bearer token for HTTP servers.
+    ``select``: the stored config may add and remove tools (``mode="tools"``).
     """
 
     def __init__(
@@ -105,12 +197,11 @@ class ToolCollector:
         self._token_key = token_key
 
     async def collect(self, plan: RequestPlan, config: RunnableConfig) -> ResolvedTools:
-        """Contact the plan's MCP servers and providers, then merge every source in order."""
+        """Contact the MCP servers and providers concurrently, then merge sources in order."""
         failures = dict(plan.failures)
         merged = _Merged()
         routes: dict[str, MCPToolSource] = {}
 
-        # MCP servers and providers are contacted concurrently, merged in order.
         mcp_jobs = self._mcp_jobs(plan)
         provider_jobs = {
             provider_id: self._provider_job(provider_id, source, plan, config)
@@ -118,8 +209,7 @@ class ToolCollector:
             if provider_id in self._providers
         }
         mcp_results, provider_results = await asyncio.gather(
-            asyncio.gather(*(job for *_, job in mcp_jobs)),
-            asyncio.gather(*provider_jobs.values()),
+            asyncio.gather(*(job for *_, job in mcp_jobs)), asyncio.gather(*provider_jobs.values())
         )
         self._add_code_and_registry(plan.tools, merged, failures)
         for (client_id, ref, client, _), result in zip(mcp_jobs, mcp_results, strict=True):
@@ -130,18 +220,9 @@ class ToolCollector:
         outcomes = dict(zip(provider_jobs, provider_results, strict=True))
         self._add_providers(plan, outcomes, merged, failures)
 
-        return ResolvedTools(
-            tools=list(merged.tools.values()),
-            failures=failures,
-            sources=dict(merged.sources),
-            replaced=tuple(merged.replaced),
-            mcp_routes={
-                key: value
-                for key, value in routes.items()
-                if merged.sources.get(key, "").startswith("mcp:")
-            },
-            version=plan.version,
-        )
+        kept = {k: v for k, v in routes.items() if merged.sources.get(k, "").startswith("mcp:")}
+        tools, sources = list(merged.tools.values()), dict(merged.sources)
+        return ResolvedTools(tools, failures, sources, tuple(merged.replaced), kept, plan.version)
 
     def _add_mcp_server(
         self,
@@ -154,7 +235,6 @@ class ToolCollector:
         routes: dict[str, MCPToolSource],
         failures: dict[str, str],
     ) -> None:
-        """Source 3: one server of a saved MCP client, through both allowlists."""
         where = f"mcp_clients.{client_id}.servers.{result.server}"
         if result.failure is not None:
             failures[where] = result.failure  # logged by the resolver, once, without secrets
@@ -179,7 +259,6 @@ class ToolCollector:
     def _add_integrations(
         self, plan: RequestPlan, merged: _Merged, failures: dict[str, str]
     ) -> None:
-        """Source 4: integration tools."""
         for integration_id, source in plan.integrations.items():
             where = f"integration_tools.{integration_id}"
             if integration_id not in self._integrations:
@@ -204,7 +283,6 @@ class ToolCollector:
         merged: _Merged,
         failures: dict[str, str],
     ) -> None:
-        """Source 5: tool provider tools."""
         for provider_id, source in plan.providers.items():
             where = f"tool_providers.{provider_id}"
             if provider_id not in self._providers:
@@ -228,17 +306,8 @@ class ToolCollector:
                     )
 
     def _add_code_and_registry(
-        self,
-        selection: dict[str, AgentToolEntry] | None,
-        merged: _Merged,
-        failures: dict[str, str],
+        self, selection: dict[str, AgentToolEntry] | None, merged: _Merged, failures: dict[str, str]
     ) -> None:
-        """Sources 1 and 2: tools defined in code, then registered tools.
-
-        Code tools are kept (as the seed system's code agents keep theirs):
-        an entry re-describes one, ``{"remove": true}`` removes one (mode
-        ``"tools"`` only), any other id adds that registered tool.
-        """
         entries = selection or {}
         for tool_id, tool in self._code.items():
             entry = entries.get(tool_id)
@@ -278,18 +347,13 @@ class ToolCollector:
             bad_token = str(exc)
         jobs: list[tuple[str, MCPClientRef, MCPClientConfig, Awaitable[ServerTools]]] = []
         for client_id, version, ref, client in plan.mcp:
-            # The version is in the pool key: a new version never reuses the old one's session.
             scope = f"{client_id}@{version}"
             for name, server in client.servers.items():
                 if bad_token is not None and server.type == "http":
                     job: Awaitable[ServerTools] = _done(ServerTools(server=name, failure=bad_token))
                 else:
                     job = load_server_tools(
-                        name,
-                        server,
-                        token=token,
-                        default_timeout=self._mcp_timeout,
-                        scope=scope,
+                        name, server, token=token, default_timeout=self._mcp_timeout, scope=scope
                     )
                 jobs.append((client_id, ref, client, job))
         return jobs

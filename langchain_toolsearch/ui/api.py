@@ -28,7 +28,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from langchain_toolsearch._internal.bridge import run_sync
-from langchain_toolsearch.config.parsing import (
+from langchain_toolsearch.config import (
     ToolConfigError,
     parse_agent_config,
     parse_mcp_client,

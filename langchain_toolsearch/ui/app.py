@@ -30,11 +30,10 @@ from starlette.responses import Response
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
-from langchain_toolsearch.config.merging import ToolsArg
+from langchain_toolsearch.config.models import ToolProvider
 from langchain_toolsearch.config.parsing import ToolConfigError
-from langchain_toolsearch.config.providers import ToolProvider
-from langchain_toolsearch.config.store import ToolConfigStore
-from langchain_toolsearch.config.write_guard import WriteLockError
+from langchain_toolsearch.config.sources import ToolsArg
+from langchain_toolsearch.config.store import ToolConfigStore, WriteLockError
 from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.ui import api, pages_editor, pages_records, playground, transfer
 from langchain_toolsearch.ui.rendering import page

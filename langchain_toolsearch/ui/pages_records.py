@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from langchain_toolsearch.config.records import RecordNotFoundError, VersionConflictError
+from langchain_toolsearch.config.models import RecordNotFoundError, VersionConflictError
 from langchain_toolsearch.config.servers import MCPClientConfig
 from langchain_toolsearch.ui.forms import (
     InputError,

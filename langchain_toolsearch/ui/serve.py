@@ -13,8 +13,8 @@ import os
 import sys
 from typing import Any
 
-from langchain_toolsearch.config.bundle import ConfigCommandError
-from langchain_toolsearch.config.opening import DEFAULT_STORE, STORE_ENV, open_store
+from langchain_toolsearch.cli.bundle import ConfigCommandError
+from langchain_toolsearch.cli.opening import DEFAULT_STORE, STORE_ENV, open_store
 
 __all__ = ["LOOPBACK", "TOKEN_ENV", "check_binding", "load_object", "run", "serve"]
 

@@ -15,11 +15,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from langchain_toolsearch.config.merging import ToolsArg, _tool_map
-from langchain_toolsearch.config.models import VersionSelector
-from langchain_toolsearch.config.providers import ToolProvider
+from langchain_toolsearch.config.models import ToolProvider, VersionSelector
 from langchain_toolsearch.config.records import VersionedRecords
-from langchain_toolsearch.config.resolver import ToolResolver
+from langchain_toolsearch.config.resolver import ToolResolver, _tool_map
+from langchain_toolsearch.config.sources import ToolsArg
 from langchain_toolsearch.config.store import ToolConfigStore
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ Routes::
                                                    publish, csrf
 
 Files are what ``toolsearch config import`` / ``export`` read and write
-(`langchain_toolsearch.config.bundle`); ``format=mastra`` converts with
+(`langchain_toolsearch.cli.bundle`); ``format=mastra`` converts with
 ``from_mastra`` / ``to_mastra``. Every record of a file is validated before
 anything is written (all problems listed by field path); clients are saved
 before agents, a record whose data did not change is skipped, and each save
@@ -28,18 +28,18 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from langchain_toolsearch.config.bundle import (
+from langchain_toolsearch.cli.bundle import (
     BUNDLE_KEYS,
     MASTRA_KEYS,
     ConfigCommandError,
     load_bundle,
 )
-from langchain_toolsearch.config.parsing import (
+from langchain_toolsearch.config import (
     ToolConfigError,
     parse_agent_config,
     parse_mcp_client,
 )
-from langchain_toolsearch.config.records import RecordNotFoundError, VersionConflictError
+from langchain_toolsearch.config.models import RecordNotFoundError, VersionConflictError
 from langchain_toolsearch.ui.forms import (
     MAX_TEXT,
     InputError,

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from langchain_toolsearch.config.opening import open_store
+from langchain_toolsearch.cli.opening import open_store
 from langchain_toolsearch.config.store import ToolConfigStore
 from langchain_toolsearch.ui import create_app
 from tests.support.browser import SCREENSHOTS_ENV, chromium_context, screenshot, served

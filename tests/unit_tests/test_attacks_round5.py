@@ -20,7 +20,7 @@ from langgraph.store.memory import InMemoryStore
 from pydantic import SecretStr
 
 from langchain_toolsearch import ToolConfigStore, ToolResolver, ToolSearchMiddleware
-from langchain_toolsearch.config.providers import ProviderToolInfo
+from langchain_toolsearch.config.models import ProviderToolInfo
 from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.mcp.keys import session_key
 from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel, Search

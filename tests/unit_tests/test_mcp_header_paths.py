@@ -25,7 +25,7 @@ BUILDERS = {
     "langchain_toolsearch.mcp.headers": "defines merge_headers / with_headers",
     "langchain_toolsearch.mcp.keys": "session key: fingerprint of the merged headers",
     "langchain_toolsearch.mcp.library": "interceptor route: with_headers(connection, caller's)",
-    "langchain_toolsearch.config.connections": "saved server: merge_headers(Authorization)",
+    "langchain_toolsearch.config.servers": "saved server: merge_headers(Authorization)",
 }
 REFUSERS = {"langchain_toolsearch.config.servers": "stored HTTP servers refuse custom headers"}
 

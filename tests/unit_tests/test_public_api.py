@@ -295,7 +295,12 @@ def test_import_loads_only_what_the_core_needs() -> None:
         fresh = importlib.import_module("langchain_toolsearch")
         loaded = {k for k in sys.modules if k.split(".")[0] == "langchain_toolsearch"}
         # the package's import loads its error tree only; each export is imported on first use
-        assert loaded == {"langchain_toolsearch", "langchain_toolsearch.errors"}, sorted(loaded)
+        assert loaded == {
+            "langchain_toolsearch",
+            "langchain_toolsearch._internal",
+            "langchain_toolsearch._internal.lazy",
+            "langchain_toolsearch.errors",
+        }, sorted(loaded)
         assert fresh.ToolSearchMiddleware.__module__ == "langchain_toolsearch.middleware"
         for lazy in (
             "langchain_toolsearch.config",

@@ -21,7 +21,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import ToolConfigStore, ToolResolver, ToolSearchMiddleware
-from langchain_toolsearch.config.providers import ProviderToolInfo
+from langchain_toolsearch.config.models import ProviderToolInfo
 from langchain_toolsearch.testing import ScriptedToolSearchModel
 from tests.support.fakes import ai, call
 from tests.support.toolsearch_harness import build, cfg, form_param, mode_param, tool_msgs

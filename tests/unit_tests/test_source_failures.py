@@ -31,7 +31,7 @@ from langchain_toolsearch import (
     ToolSourceError,
 )
 from langchain_toolsearch._internal.failures import redact, request_secrets
-from langchain_toolsearch.config.providers import ProviderToolInfo
+from langchain_toolsearch.config.models import ProviderToolInfo
 from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel, Search
 
 TOKEN = "sk-live-abcdef0123456789"

@@ -22,9 +22,8 @@ from typing import Any
 
 import pytest
 
-from langchain_toolsearch.config.opening import open_store
-from langchain_toolsearch.config.store import ToolConfigStore
-from langchain_toolsearch.config.write_guard import WriteLockError
+from langchain_toolsearch.cli.opening import open_store
+from langchain_toolsearch.config.store import ToolConfigStore, WriteLockError
 from tests.support.paths import REPO_ROOT
 
 WRITERS = 4

@@ -15,7 +15,7 @@ import pytest
 
 from langchain_toolsearch import ToolConfigStore, ToolResolver
 from langchain_toolsearch.config import AUTH_TOKEN_KEY, HttpServer
-from langchain_toolsearch.config.connections import load_server_tools
+from langchain_toolsearch.config.servers import load_server_tools
 from tests.integration_tests.config.test_config_mcp import by_name, call, faulty, text
 
 ALL_SSE = ["legacy_add", "legacy_search", "legacy_whoami"]

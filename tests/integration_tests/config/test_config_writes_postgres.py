@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from langchain_toolsearch import ToolConfigStore
-from langchain_toolsearch.config.records import VersionConflictError
-from langchain_toolsearch.config.write_guard import WriteLockError, _lock_id
+from langchain_toolsearch.config.models import VersionConflictError
+from langchain_toolsearch.config.store import WriteLockError, _lock_id
 from tests.unit_tests.config.test_config_writes import (
     agent,
     check_ids_that_prefix_each_other,

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from langchain_toolsearch import ToolConfigStore, ToolResolver
 from langchain_toolsearch.config.cache import MAX_RECORD_DEPTH, rule_fields
-from langchain_toolsearch.config.rule_models import MAX_RULE_DEPTH, RuleGroup
+from langchain_toolsearch.config.rules import MAX_RULE_DEPTH, RuleGroup
 from langchain_toolsearch.config.servers import MCPClientConfig
 
 

@@ -17,6 +17,7 @@ from langchain_core.tools import StructuredTool
 from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import ToolConfigStore, ToolSearchMiddleware
+from langchain_toolsearch.cli.bundle import ConfigCommandError, load_bundle, read_json
 from langchain_toolsearch.config import (
     AgentToolConfig,
     MCPClientConfig,
@@ -27,9 +28,8 @@ from langchain_toolsearch.config import (
     parse_mcp_client,
     parse_rules,
 )
-from langchain_toolsearch.config.bundle import ConfigCommandError, load_bundle, read_json
-from langchain_toolsearch.config.connections import BadAuthToken
 from langchain_toolsearch.config.parsing import MAX_JSON_DEPTH
+from langchain_toolsearch.config.servers import BadAuthToken
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchError
 
 SURROGATE = "\udc80"

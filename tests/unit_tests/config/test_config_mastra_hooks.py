@@ -1,4 +1,4 @@
-"""The models' ``from_mastra`` / ``to_mastra`` go through ``mastra_hooks`` (no import circle)."""
+"""The models' ``from_mastra`` / ``to_mastra`` go through ``parsing``'s registry (no import circle)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,9 @@ from typing import Any
 
 import pytest
 
-from langchain_toolsearch.config import (
-    AgentToolConfig,
-    MCPClientConfig,
-    RuleGroup,
-    mastra,
-    mastra_hooks,
-    mastra_rules,
-)
+from langchain_toolsearch.config import AgentToolConfig, MCPClientConfig, RuleGroup, mastra
+from langchain_toolsearch.config import mastra as mastra_rules
+from langchain_toolsearch.config import parsing as mastra_hooks
 from langchain_toolsearch.errors import ToolSearchError, ToolSearchUsageError
 
 

@@ -22,8 +22,8 @@ from langgraph.store.base import BaseStore, Op, PutOp, Result
 from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import ToolConfigStore
-from langchain_toolsearch.config.records import RecordNotFoundError, VersionConflictError
-from langchain_toolsearch.config.write_guard import (
+from langchain_toolsearch.config.models import RecordNotFoundError, VersionConflictError
+from langchain_toolsearch.config.store import (
     LOCK_SUFFIX,
     SingleWriterWarning,
     WriteLockError,

@@ -8,7 +8,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from langchain_toolsearch.cli import main
-from langchain_toolsearch.config.bundle import ConfigCommandError
+from langchain_toolsearch.cli.bundle import ConfigCommandError
 from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.ui.masking import KEEP
 from langchain_toolsearch.ui.serve import check_binding

@@ -19,9 +19,9 @@ from typing import Any
 
 from langgraph.store.base import BaseStore
 
-from langchain_toolsearch.config.bundle import ConfigCommandError
-from langchain_toolsearch.config.cli_args import DEFAULT_STORE, STORE_ENV
-from langchain_toolsearch.config.write_guard import write_guard
+from langchain_toolsearch.cli.args import DEFAULT_STORE, STORE_ENV
+from langchain_toolsearch.cli.bundle import ConfigCommandError
+from langchain_toolsearch.config.store import write_guard
 
 __all__ = ["DEFAULT_STORE", "STORE_ENV", "open_store", "setup_store"]
 

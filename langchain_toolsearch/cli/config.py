@@ -54,7 +54,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from langchain_toolsearch.config.bundle import (
+from langchain_toolsearch.cli.args import add_config_parser
+from langchain_toolsearch.cli.bundle import (
     BUNDLE_KEYS,
     KINDS,
     MASTRA_KEYS,
@@ -63,14 +64,16 @@ from langchain_toolsearch.config.bundle import (
     load_bundle,
     read_json,
 )
-from langchain_toolsearch.config.cli_args import add_config_parser
-from langchain_toolsearch.config.cli_resolve import explain_command, report_json, report_table
-from langchain_toolsearch.config.models import AgentToolConfig
-from langchain_toolsearch.config.opening import DEFAULT_STORE, open_store
+from langchain_toolsearch.cli.opening import DEFAULT_STORE, open_store
+from langchain_toolsearch.cli.resolve import explain_command, report_json, report_table
+from langchain_toolsearch.config.models import (
+    AgentToolConfig,
+    RecordNotFoundError,
+    VersionConflictError,
+)
 from langchain_toolsearch.config.parsing import (
     ToolConfigError,
 )
-from langchain_toolsearch.config.records import RecordNotFoundError, VersionConflictError
 from langchain_toolsearch.config.servers import MCPClientConfig
 from langchain_toolsearch.config.store import ToolConfigStore
 from langchain_toolsearch.errors import ToolSearchError

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from langchain_toolsearch.config.cli_args import add_config_parser
+from langchain_toolsearch.cli.args import add_config_parser
 from langchain_toolsearch.errors import ToolSearchDataError, ToolSearchDependencyError
 
 if TYPE_CHECKING:
@@ -334,7 +334,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _cmd_config(args: argparse.Namespace) -> int:
-    from langchain_toolsearch.config.cli import run  # `toolsearch config ...`
+    from langchain_toolsearch.cli.config import run  # `toolsearch config ...`
 
     return run(args)
 
@@ -384,7 +384,3 @@ def main(argv: Sequence[str] | None = None) -> int:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     return code
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -2,7 +2,7 @@
 
 Built for every ``toolsearch`` call (``--help`` included), so it imports
 nothing but the standard library; each command's code is imported when it
-runs (`langchain_toolsearch.config.cli`).
+runs (`langchain_toolsearch.cli.config`).
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def add_config_parser(subparsers: Any) -> argparse.ArgumentParser:
 
     Returns:
         The ``config`` parser; set its ``func`` default to a handler that
-        imports and calls `langchain_toolsearch.config.cli.run`.
+        imports and calls `langchain_toolsearch.cli.config.run`.
     """
     config: argparse.ArgumentParser = subparsers.add_parser(
         "config",

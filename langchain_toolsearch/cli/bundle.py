@@ -12,15 +12,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeAlias
 
-from langchain_toolsearch.config.cli_args import KINDS, Kind
-from langchain_toolsearch.config.models import AgentToolConfig
-from langchain_toolsearch.config.parsing import (
-    ToolConfigError,
-    parse_agent_config,
-    parse_mcp_client,
-)
+from langchain_toolsearch.cli.args import KINDS, Kind
+from langchain_toolsearch.config.models import AgentToolConfig, parse_agent_config
+from langchain_toolsearch.config.parsing import ToolConfigError
 from langchain_toolsearch.config.records import RECORD_ID
-from langchain_toolsearch.config.servers import MCPClientConfig
+from langchain_toolsearch.config.servers import MCPClientConfig, parse_mcp_client
 from langchain_toolsearch.errors import ToolSearchError
 
 __all__ = [

@@ -19,9 +19,9 @@ from typing import Any
 
 from langchain_core.tools import BaseTool
 
-from langchain_toolsearch.config.bundle import ConfigCommandError
+from langchain_toolsearch.cli.bundle import ConfigCommandError
+from langchain_toolsearch.cli.opening import open_store
 from langchain_toolsearch.config.explain import ResolutionReport, ToolDecision
-from langchain_toolsearch.config.opening import open_store
 from langchain_toolsearch.config.resolver import ToolResolver
 from langchain_toolsearch.config.store import ToolConfigStore
 
