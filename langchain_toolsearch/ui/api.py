@@ -92,16 +92,10 @@ async def client_tools(request: Request, body: dict[str, Any]) -> dict[str, Any]
 def _list_client(state: UIState, client_id: str, version: Any) -> dict[str, Any]:
     config = {"mcp_clients": {client_id: {"tools": "*", "version": version}}}
     resolved = state.resolver("__ui_client_listing__").resolve({}, agent_config=config)
-    routes = resolved.mcp_routes
     tools = [
-        {
-            "id": tool.name,
-            "server": routes[tool.name].server,
-            "name": routes[tool.name].tool,
-            "description": tool.description,
-        }
-        for tool in resolved.tools
-        if tool.name in routes
+        {"id": t.name, "server": route.server, "name": route.tool, "description": t.description}
+        for t in resolved.tools
+        if (route := resolved.mcp_routes.get(t.name)) is not None
     ]
     failures = {k: v for k, v in resolved.failures.items() if k.startswith("mcp_clients")}
     return {"tools": tools, "failures": failures}
@@ -116,11 +110,10 @@ async def provider_tools(request: Request, body: dict[str, Any]) -> dict[str, An
         listed = await run_in_threadpool(run_sync, provider.list_tools())
     except Exception as exc:
         return {"tools": [], "failure": ": ".join(describe(exc))}
-    return {
-        "tools": [
-            {"id": str(i.get("id")), "description": str(i.get("description") or "")} for i in listed
-        ]
-    }
+    tools = [
+        {"id": str(i.get("id")), "description": str(i.get("description") or "")} for i in listed
+    ]
+    return {"tools": tools}
 
 
 def _route(path: str, handler: Callable[..., Awaitable[dict[str, Any]]], **refusal: Any) -> Route:

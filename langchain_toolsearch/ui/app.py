@@ -94,14 +94,9 @@ def create_app(
         token=token,
         auth=auth,
     )
-    routes: list[Any] = [
-        Mount("/static", StaticFiles(packages=[("langchain_toolsearch.ui", "static")])),
-        *api.ROUTES,
-        *transfer.ROUTES,
-        *playground.ROUTES,
-        *pages_editor.ROUTES,
-        *pages_records.ROUTES,
-    ]
+    static = Mount("/static", StaticFiles(packages=[("langchain_toolsearch.ui", "static")]))
+    modules = (api, transfer, playground, pages_editor, pages_records)  # in matching order
+    routes = [static, *(route for module in modules for route in module.ROUTES)]
     middleware = [Middleware(GuardMiddleware)]
     if allowed_hosts is not None:
         middleware.insert(0, Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)))

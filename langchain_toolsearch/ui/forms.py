@@ -17,17 +17,8 @@ from langchain_toolsearch.config.records import RECORD_ID
 from langchain_toolsearch.errors import ToolSearchDataError
 from langchain_toolsearch.ui.state import PATH_KINDS
 
-__all__ = [
-    "MAX_TEXT",
-    "InputError",
-    "parse_if_version",
-    "parse_json_object",
-    "parse_record_id",
-    "parse_version",
-    "problems_of",
-    "target",
-    "whole_number",
-]
+__all__ = ["MAX_TEXT", "InputError", "parse_if_version", "parse_json_object", "parse_record_id"]
+__all__ += ["parse_version", "problems_of", "target", "whole_number"]
 
 MAX_TEXT = 1_000_000
 """Longest JSON text accepted from a form field (characters)."""

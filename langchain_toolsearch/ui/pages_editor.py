@@ -22,7 +22,6 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from langchain_toolsearch.config.parsing import ToolConfigError
 from langchain_toolsearch.config.records import RecordNotFoundError, VersionConflictError
 from langchain_toolsearch.config.servers import MCPClientConfig
 from langchain_toolsearch.ui.forms import (
@@ -62,18 +61,9 @@ def _editor(
     request: Request, kind: str, record_id: str, status: int = 200, **context: Any
 ) -> Response:
     """``editor.html`` with text, seen, base [, problems, conflict, message, secrets]."""
-    sources = _sources(request.app.state.ui) if kind == "agent" else None
-    return page(
-        request,
-        "editor.html",
-        status,
-        kind=kind,
-        kind_path=KIND_PATHS[kind],
-        label=KIND_LABELS[kind],
-        record_id=record_id,
-        sources=sources,
-        **context,
-    )
+    context["sources"] = _sources(request.app.state.ui) if kind == "agent" else None
+    names = {"kind": kind, "kind_path": KIND_PATHS[kind], "label": KIND_LABELS[kind]}
+    return page(request, "editor.html", status, record_id=record_id, **names, **context)
 
 
 def edit_form(request: Request) -> Response:
@@ -117,6 +107,8 @@ def _save(request: Request, form: dict[str, Any]) -> Response:
     text = str(form.get("config") or "")
     message = str(form.get("message") or "").strip()
     base = whole_number(form.get("base")) or None
+    shown_seen = whole_number(form.get("if_version")) or 0
+    typed = {"text": text, "seen": shown_seen, "base": base, "message": message}
     try:
         seen = parse_if_version(form)
         override = whole_number(form.get("override_version"))
@@ -132,27 +124,10 @@ def _save(request: Request, form: dict[str, Any]) -> Response:
             if_version=seen if override is None else override,
             publish=form.get("publish") == "on",
         )
-    except (
-        VersionConflictError,
-        InputError,
-        ToolConfigError,
-        RecordNotFoundError,
-        ValueError,
-        TypeError,
-    ) as exc:
-        conflict = exc if isinstance(exc, VersionConflictError) else None
-        return _editor(
-            request,
-            kind,
-            record_id,
-            409 if conflict else 400,
-            text=text,
-            seen=whole_number(form.get("if_version")) or 0,
-            base=base,
-            conflict=conflict,
-            problems=[] if conflict else problems_of(exc),
-            message=message,
-        )
+    except (VersionConflictError, RecordNotFoundError, ValueError, TypeError) as exc:
+        conflict = exc if isinstance(exc, VersionConflictError) else None  # ValueError: InputError
+        typed.update(conflict=conflict, problems=[] if conflict else problems_of(exc))
+        return _editor(request, kind, record_id, 409 if conflict else 400, **typed)
     target_url = f"/{KIND_PATHS[kind]}/{record_id}?done=saved-{version.version}"
     return RedirectResponse(target_url, status_code=303)
 

@@ -33,22 +33,16 @@ from langchain_toolsearch.ui.forms import (
     target,
 )
 from langchain_toolsearch.ui.masking import shown_json
-from langchain_toolsearch.ui.rendering import not_found, page, record_context
+from langchain_toolsearch.ui.rendering import listing, not_found, page, record_context
 from langchain_toolsearch.ui.security import check_csrf
 from langchain_toolsearch.ui.state import KIND_PATHS, UIState
 
 __all__ = ["ROUTES"]
 
 
-def _home(request: Request, status: int = 200, **context: Any) -> Response:
-    configs = request.app.state.ui.configs
-    agents, clients = configs.agents.list_records(), configs.mcp_clients.list_records()
-    return page(request, "index.html", status, agents=agents, clients=clients, **context)
-
-
 def index(request: Request) -> Response:
     """Every agent and saved MCP client."""
-    return _home(request)
+    return listing(request, "index.html")
 
 
 def new_record(request: Request) -> Response:
@@ -59,7 +53,9 @@ def new_record(request: Request) -> Response:
         if kind not in KIND_PATHS:
             raise InputError([("kind", "expected 'agent' or 'mcp-client'")])
     except InputError as exc:
-        return _home(request, 400, problem="; ".join(f"{p}: {m}" for p, m in exc.errors))
+        return listing(
+            request, "index.html", 400, problem="; ".join(f"{p}: {m}" for p, m in exc.errors)
+        )
     return RedirectResponse(f"/{KIND_PATHS[kind]}/{record_id}/edit", status_code=303)
 
 
@@ -98,15 +94,8 @@ def diff(request: Request) -> Response:
         json.dumps(shown_json(v), indent=2, sort_keys=True).splitlines()
         for v in (old.value, new.value)
     )
-    rows = list(
-        difflib.unified_diff(
-            before,
-            after,
-            fromfile=f"{record_id}@{old.info.version}",
-            tofile=f"{record_id}@{new.info.version}",
-            lineterm="",
-        )
-    )
+    names = (f"{record_id}@{old.info.version}", f"{record_id}@{new.info.version}")
+    rows = list(difflib.unified_diff(before, after, *names, lineterm=""))
     secrets_only = not rows and old.value != new.value
     shown = {"old": old.info, "new": new.info, "rows": rows, "secrets_only": secrets_only}
     return page(request, "diff.html", **shown, **context)

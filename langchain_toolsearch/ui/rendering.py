@@ -14,7 +14,7 @@ from langchain_toolsearch.ui.forms import problems_of
 from langchain_toolsearch.ui.security import csrf_token, session_of
 from langchain_toolsearch.ui.state import KIND_LABELS, KIND_PATHS, UIState
 
-__all__ = ["not_found", "page", "record_context", "when"]
+__all__ = ["listing", "not_found", "page", "record_context", "when"]
 
 
 def when(epoch: float | None) -> str:
@@ -41,6 +41,13 @@ def page(request: Request, template: str, status_code: int = 200, **context: Any
     csrf = csrf_token(state, session_of(request))
     html = _ENV.get_template(template).render(request=request, csrf=csrf, state=state, **context)
     return HTMLResponse(html, status_code=status_code)
+
+
+def listing(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
+    """``template`` with every agent and saved MCP client (``agents``, ``clients``)."""
+    configs = request.app.state.ui.configs
+    agents, clients = configs.agents.list_records(), configs.mcp_clients.list_records()
+    return page(request, template, status, agents=agents, clients=clients, **context)
 
 
 def not_found(request: Request, why: str | Exception) -> HTMLResponse:

@@ -25,14 +25,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from langchain_toolsearch.errors import ToolSearchError
 from langchain_toolsearch.ui.state import UIState
 
-__all__ = [
-    "AUTH_COOKIE",
-    "SESSION_COOKIE",
-    "CsrfError",
-    "GuardMiddleware",
-    "check_csrf",
-    "csrf_token",
-]
+__all__ = ["AUTH_COOKIE", "SESSION_COOKIE", "CsrfError", "GuardMiddleware", "check_csrf"]
+__all__ += ["csrf_token", "session_of"]
 
 SESSION_COOKIE = "tsui_session"
 """Random per-browser session id; CSRF tokens are bound to it."""

@@ -45,8 +45,8 @@ from langchain_toolsearch.ui.forms import (
     parse_version,
     problems_of,
 )
-from langchain_toolsearch.ui.masking import mask_client, shown_json, unmask_client
-from langchain_toolsearch.ui.rendering import page
+from langchain_toolsearch.ui.masking import mask_client, unmask_client
+from langchain_toolsearch.ui.rendering import listing
 from langchain_toolsearch.ui.security import check_csrf
 from langchain_toolsearch.ui.state import UIState
 
@@ -55,15 +55,9 @@ __all__ = ["ROUTES"]
 _Plan = tuple[str, str, Any, Any, list[tuple[str, str]]]
 
 
-def _transfer(request: Request, status: int = 200, **context: Any) -> Response:
-    configs = request.app.state.ui.configs
-    agents, clients = configs.agents.list_records(), configs.mcp_clients.list_records()
-    return page(request, "transfer.html", status, agents=agents, clients=clients, **context)
-
-
 def transfer(request: Request) -> Response:
     """The import and export forms."""
-    return _transfer(request)
+    return listing(request, "transfer.html")
 
 
 def export(request: Request) -> Response:
@@ -76,15 +70,11 @@ def export(request: Request) -> Response:
         record_id = parse_record_id(query.get("id", ""))
         version = parse_version(query.get("version", "draft"))
         value = request.app.state.ui.records(kind).get(record_id, version)
-        if mastra:
-            shown = value.to_mastra()
-            data = {
-                MASTRA_KEYS[kind]: {record_id: mask_client(shown) if kind != "agent" else shown}
-            }
-        else:
-            data = {BUNDLE_KEYS[kind]: {record_id: shown_json(value)}}
+        shown = value.to_mastra() if mastra else value.to_json()
+        shown = mask_client(shown) if kind == "mcp-client" else shown
+        data = {(MASTRA_KEYS if mastra else BUNDLE_KEYS)[kind]: {record_id: shown}}
     except (InputError, RecordNotFoundError, ToolConfigError, ValueError) as exc:
-        return _transfer(request, 400, problems=problems_of(exc))
+        return listing(request, "transfer.html", 400, problems=problems_of(exc))
     name = f"{record_id}-{'mastra' if query.get('format') == 'mastra' else 'toolsearch'}.json"
     return Response(
         json.dumps(data, indent=2, ensure_ascii=False),
@@ -119,8 +109,8 @@ def _import(request: Request, text: str, fields: dict[str, Any]) -> Response:
             raise InputError(problems)
         done = [_save(state, k, i, value, now, fields) for k, i, value, now, _ in planned]
     except (InputError, ToolConfigError, ConfigCommandError, VersionConflictError) as exc:
-        return _transfer(request, 400, problems=problems_of(exc), text=text)
-    return _transfer(request, imported=done)
+        return listing(request, "transfer.html", 400, problems=problems_of(exc), text=text)
+    return listing(request, "transfer.html", imported=done)
 
 
 def _any_json(text: str) -> Any:
