@@ -72,16 +72,9 @@ def rank_tools(
     hits = []
     for hit in islice(index.rank(query), top_k):
         found = library.get(hit.name)
-        name, description = (
-            (found.given_name, found.short_description()) if found else (hit.name, "")
-        )
+        name, text = (found.given_name, found.short_description()) if found else (hit.name, "")
         hits.append(
-            {
-                "name": name,
-                "score": hit.score,
-                "raw_score": hit.raw_score,
-                "description": description,
-            }
+            {"name": name, "score": hit.score, "raw_score": hit.raw_score, "description": text}
         )
     return hits
 
