@@ -1,9 +1,4 @@
-"""A web page for stored tool configuration: browse, edit, diff, publish, preview, search.
-
-Needs the ``[ui]`` extra (Starlette, Jinja2, uvicorn). ``toolsearch ui``
-serves it for the store given by ``--store``; `create_app` builds it over
-any LangGraph ``BaseStore`` from Python. See ``docs/ui.md``.
-"""
+"""A web page for stored tool configuration (extra ``[ui]``; ``toolsearch ui``; docs/ui.md)."""
 
 from __future__ import annotations
 

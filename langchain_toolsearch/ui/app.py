@@ -1,19 +1,8 @@
 """`create_app`: the configuration UI as a Starlette application over any store.
 
-```python
-from langgraph.store.memory import InMemoryStore
-from langchain_toolsearch.ui import create_app
-
-app = create_app(store=InMemoryStore(), registry=[send_email, get_weather],
-                 token="a long random string")        # serve with uvicorn app ...
-```
-
-The pages are server-rendered (Jinja2 templates shipped in the package);
-the only script (``static/ui.js``) and stylesheet come from this server (no
-CDN). `GuardMiddleware` checks access (token / ``auth`` hook), sets the
-session cookie and the security headers; every ``POST`` checks the CSRF
-token (`check_csrf`). Serving it on another address than 127.0.0.1 needs a
-token or an ``auth`` hook: `langchain_toolsearch.ui.serve` refuses otherwise.
+Server-rendered Jinja2 pages; the one script and stylesheet come from this
+server. `GuardMiddleware` checks access and sets cookies and headers; every
+``POST`` checks the CSRF token (`check_csrf`).
 """
 
 from __future__ import annotations
@@ -32,6 +21,7 @@ from starlette.staticfiles import StaticFiles
 
 from langchain_toolsearch.config.models import ToolProvider
 from langchain_toolsearch.config.parsing import ToolConfigError
+from langchain_toolsearch.config.resolver import _tool_map
 from langchain_toolsearch.config.sources import ToolsArg
 from langchain_toolsearch.config.store import ToolConfigStore, WriteLockError
 from langchain_toolsearch.errors import ToolSearchConfigError
@@ -45,20 +35,18 @@ if TYPE_CHECKING:
 
 __all__ = ["create_app"]
 
-
-async def _csrf_refused(request: Request, exc: Exception) -> Response:
-    return page(request, "message.html", 403, title="Refused", message=str(exc))
-
-
-async def _unreadable(request: Request, exc: Exception) -> Response:
-    """A stored version that no longer loads (written by other means, or by older versions)."""
-    message = f"This stored data does not load, nothing was changed: {exc}"
-    return page(request, "message.html", 400, title="Invalid stored data", message=message)
+_REFUSALS = {
+    CsrfError: (403, "Refused", ""),
+    ToolConfigError: (400, "Invalid stored data", "This stored data does not load"),
+    WriteLockError: (503, "Try again", "The store is busy (another writer holds the lock)"),
+}
+"""Exception -> (status, page title, message before ``, nothing was changed: <error>``)."""
 
 
-async def _busy(request: Request, exc: Exception) -> Response:
-    message = f"The store is busy (another writer holds the lock), nothing was changed: {exc}"
-    return page(request, "message.html", 503, title="Try again", message=message)
+async def _refused(request: Request, exc: Exception) -> Response:
+    status, title, what = next(v for k, v in _REFUSALS.items() if isinstance(exc, k))
+    message = f"{what}, nothing was changed: {exc}" if what else str(exc)
+    return page(request, "message.html", status, title=title, message=message)
 
 
 def create_app(
@@ -74,68 +62,45 @@ def create_app(
     allowed_hosts: Sequence[str] | None = None,
     mcp_timeout: float = 20.0,
 ) -> Starlette:
-    """The configuration UI over ``store``.
+    """The configuration UI over ``store`` (serve it with any ASGI server).
 
     Args:
-        store: A LangGraph ``BaseStore`` (SQLite, PostgreSQL, in memory...)
-            or a `ToolConfigStore` over one (for a non-default namespace).
-        registry: Tools agents may select by id (as ``ToolResolver(registry=)``).
-        code_tools: Tools defined in code for the agents (``ToolResolver(code_tools=)``);
-            ``None``: agents are resolved as stand-alone stored agents.
+        store: A LangGraph ``BaseStore``, or a `ToolConfigStore` over one.
+        registry: Tools agents may select by id (``ToolResolver(registry=)``).
+        code_tools: The agents' tools in code (``ToolResolver(code_tools=)``);
+            ``None``: agents resolve as stand-alone stored agents.
         integrations: Integration id -> its tools.
         tool_providers: Provider id -> `ToolProvider`.
-        embeddings: LangChain ``Embeddings`` for the search playground's
-            hybrid mode; ``None``: BM25 only.
-        token: Access token every request must carry (see `GuardMiddleware`);
-            at least 16 characters.
-        auth: ``auth(request) -> bool``, a check of your own (an SSO header,
-            a client certificate...).
-        allowed_hosts: ``Host`` header values accepted (DNS-rebinding
-            protection; the CLI passes the loopback names when bound to
-            127.0.0.1); ``None``: any.
-        mcp_timeout: Seconds allowed per MCP server when listing its tools.
-
-    Returns:
-        The Starlette application (serve it with any ASGI server).
+        embeddings: For the search playground's hybrid mode; ``None``: BM25 only.
+        token: Access token (16+ characters) every request must carry.
+        auth: ``auth(request) -> bool``, a check of your own.
+        allowed_hosts: ``Host`` values accepted (DNS rebinding); ``None``: any.
+        mcp_timeout: Seconds per MCP server when listing its tools.
 
     Raises:
-        ToolSearchConfigError: A token shorter than 16 characters.
-        ToolSearchTypeError: ``store`` is neither a ``BaseStore`` nor a
-            `ToolConfigStore`, or tools that are not ``BaseTool``.
+        ToolSearchConfigError: A token shorter than 16 characters, duplicate tool ids.
+        ToolSearchTypeError: ``store`` is not a store, or tools are not ``BaseTool``.
     """
     if token is not None and len(token) < 16:
         raise ToolSearchConfigError("token: use at least 16 characters (a random string)")
-    configs = store if isinstance(store, ToolConfigStore) else ToolConfigStore(store)
-    state = UIState.build(
-        configs,
-        registry=registry,
-        code_tools=code_tools,
-        integrations=integrations,
-        tool_providers=tool_providers,
+    state = UIState(
+        store if isinstance(store, ToolConfigStore) else ToolConfigStore(store),
+        registry=_tool_map(registry, "registry") if registry else {},
+        code_tools=None if code_tools is None else _tool_map(code_tools, "code_tools"),
+        integrations=dict(integrations or {}),
+        tool_providers=dict(tool_providers or {}),
         embeddings=embeddings,
+        mcp_timeout=mcp_timeout,
         token=token,
         auth=auth,
-        mcp_timeout=mcp_timeout,
     )
-    routes: list[Any] = [
-        Mount("/static", StaticFiles(packages=[("langchain_toolsearch.ui", "static")])),
-        *api.ROUTES,
-        *transfer.ROUTES,
-        *playground.ROUTES,
-        *pages_editor.ROUTES,
-        *pages_records.ROUTES,
-    ]
+    static = Mount("/static", StaticFiles(packages=[("langchain_toolsearch.ui", "static")]))
+    modules = (api, transfer, playground, pages_editor, pages_records)  # in matching order
+    routes = [static, *(route for module in modules for route in module.ROUTES)]
     middleware = [Middleware(GuardMiddleware)]
     if allowed_hosts is not None:
         middleware.insert(0, Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)))
-    app = Starlette(
-        routes=routes,
-        middleware=middleware,
-        exception_handlers={
-            CsrfError: _csrf_refused,
-            ToolConfigError: _unreadable,
-            WriteLockError: _busy,
-        },
-    )
+    handlers: Any = dict.fromkeys(_REFUSALS, _refused)
+    app = Starlette(routes=routes, middleware=middleware, exception_handlers=handlers)
     app.state.ui = state
     return app

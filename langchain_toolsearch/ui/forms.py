@@ -1,8 +1,6 @@
-"""Reading the page's input: JSON text, record ids, versions, ``if_version``, with field paths.
+"""Reading the page's input (JSON text, ids, versions) into values or `InputError` problems.
 
-Every helper raises `InputError` with ``(field path, message)`` pairs, the
-shape `ToolConfigError` uses, so the page shows one list of problems whether
-the JSON did not parse, an id was malformed or the API refused the data.
+Problems are ``(field path, message)`` pairs, as `ToolConfigError` reports them.
 """
 
 from __future__ import annotations
@@ -11,20 +9,16 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from starlette.requests import Request
+
 from langchain_toolsearch.config.models import VersionSelector
 from langchain_toolsearch.config.parsing import ToolConfigError, json_problems
 from langchain_toolsearch.config.records import RECORD_ID
 from langchain_toolsearch.errors import ToolSearchDataError
+from langchain_toolsearch.ui.state import PATH_KINDS
 
-__all__ = [
-    "InputError",
-    "parse_if_version",
-    "parse_json_object",
-    "parse_record_id",
-    "parse_version",
-    "problems_of",
-    "whole_number",
-]
+__all__ = ["MAX_TEXT", "InputError", "parse_if_version", "parse_json_object", "parse_record_id"]
+__all__ += ["parse_version", "problems_of", "target", "whole_number"]
 
 MAX_TEXT = 1_000_000
 """Longest JSON text accepted from a form field (characters)."""
@@ -39,11 +33,9 @@ class InputError(ToolSearchDataError):
 
 
 def whole_number(value: Any) -> int | None:
-    """``value`` as a whole number >= 0 written in ASCII digits (at most 11), else ``None``."""
+    """``value`` as a whole number >= 0 in ASCII digits (at most 11), else ``None``."""
     text = str(value if value is not None else "").strip()
-    if text.isascii() and text.isdigit() and len(text) <= 11:
-        return int(text)
-    return None
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 11 else None
 
 
 def problems_of(exc: Exception) -> list[tuple[str, str]]:
@@ -80,22 +72,14 @@ def parse_json_object(text: Any, field: str) -> dict[str, Any]:
 
 
 def parse_record_id(value: Any, field: str = "id") -> str:
-    """A record id (1-128 characters from ``A-Z a-z 0-9 _ -``).
-
-    Raises:
-        InputError: If it is not one.
-    """
+    """A record id (1-128 characters from ``A-Z a-z 0-9 _ -``); else `InputError`."""
     if not isinstance(value, str) or not RECORD_ID.match(value):
         raise InputError([(field, "ids are 1-128 characters from A-Z, a-z, 0-9, '_' and '-'")])
     return value
 
 
 def parse_version(value: Any, field: str = "version") -> VersionSelector:
-    """``"draft"``, ``"published"`` or a version number >= 1.
-
-    Raises:
-        InputError: On anything else.
-    """
+    """``"draft"``, ``"published"`` or a version number >= 1; else `InputError`."""
     if value in ("draft", "published"):
         return str(value)  # type: ignore[return-value]
     number = whole_number(value)
@@ -105,12 +89,16 @@ def parse_version(value: Any, field: str = "version") -> VersionSelector:
 
 
 def parse_if_version(form: Mapping[str, Any]) -> int:
-    """The ``if_version`` field: the latest version the page was built on (``0``: none).
-
-    Raises:
-        InputError: If it is missing or not a whole number >= 0.
-    """
+    """``if_version``: the latest version the page showed (``0``: none); else `InputError`."""
     number = whole_number(form.get("if_version"))
     if number is None:
         raise InputError([("if_version", "missing or not a version number: reload the page")])
     return number
+
+
+def target(request: Request) -> tuple[str, str]:
+    """``(kind, record id)`` of a ``/{kind}/{record_id}/...`` path; else `InputError`."""
+    kind = PATH_KINDS.get(request.path_params["kind"])
+    if kind is None:
+        raise InputError([("kind", "expected 'agents' or 'clients'")])
+    return kind, parse_record_id(request.path_params["record_id"])

@@ -1,4 +1,4 @@
-"""What a request gets, on the page: the preview (tools, why, tokens) and the search playground.
+"""What a request gets: the preview (tools, why, prompt tokens) and the search playground.
 
 Routes::
 
@@ -7,17 +7,15 @@ Routes::
                                     top_k, csrf
 
 Both resolve the agent with the UI's tool sources (`UIState.resolver`) for
-the request context typed on the page (the keys rules read, as
-``configurable`` / run-context values), through `langchain_toolsearch.ui.explaining`.
-The search playground indexes the resolved tools as the tool search does
-(`ToolLibrary` documents) with `BM25ToolIndex`, or `SemanticToolIndex`
-(BM25 fused with the UI's ``embeddings``) for ``hybrid``, and lists the
-ranked hits with their scores. The forms ``POST`` (a context may hold a
-token) with the CSRF token, though they write nothing.
+the typed request context; the preview reads `ToolResolver.explain`, the
+search ranks the resolved tools with `BM25ToolIndex` or, for ``hybrid``,
+`SemanticToolIndex` over the UI's ``embeddings``. They write nothing but
+``POST`` with the CSRF token (a context may hold a credential).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import islice
 from typing import Any
 
@@ -31,7 +29,6 @@ from langchain_toolsearch.config.parsing import ToolConfigError
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.search.index import BM25ToolIndex
 from langchain_toolsearch.search.protocol import ToolIndex
-from langchain_toolsearch.ui.explaining import explain
 from langchain_toolsearch.ui.forms import (
     InputError,
     parse_json_object,
@@ -40,59 +37,20 @@ from langchain_toolsearch.ui.forms import (
     problems_of,
     whole_number,
 )
-from langchain_toolsearch.ui.pages_records import not_found, record_context
-from langchain_toolsearch.ui.rendering import page
+from langchain_toolsearch.ui.rendering import not_found, page, record_context
 from langchain_toolsearch.ui.security import check_csrf
 from langchain_toolsearch.ui.state import UIState
 
 __all__ = ["ROUTES", "rank_tools"]
 
-
-async def _form(request: Request) -> dict[str, Any]:
-    if request.method != "POST":
-        return {}
-    form = await request.form()
-    check_csrf(request, form)
-    return {key: form.get(key) for key in form}
-
-
-def _common(request: Request, form: dict[str, Any]) -> tuple[str, Any, str]:
-    agent_id = parse_record_id(request.path_params["record_id"])
-    version = parse_version(form.get("version") or "draft")
-    return agent_id, version, str(form.get("context") or "{}")
-
-
-async def preview(request: Request) -> Response:
-    """The tools a request with the typed context gets, why, and their prompt tokens."""
-    form = await _form(request)
-    return await run_in_threadpool(_preview, request, form)
-
-
-def _preview(request: Request, form: dict[str, Any]) -> Response:
-    state: UIState = request.app.state.ui
-    try:
-        agent_id, version, text = _common(request, form)
-        context = record_context(state, "agent", agent_id)
-    except (InputError, RecordNotFoundError) as exc:
-        return not_found(request, "; ".join(m for _, m in problems_of(exc)))
-    shown: dict[str, Any] = {"version": version, "context_text": text, **context}
-    if request.method != "POST":
-        return page(request, "preview.html", **shown)
-    try:
-        request_context = parse_json_object(text, "context")
-        report = explain(state, agent_id, version, request_context)
-    except (InputError, ToolConfigError, RecordNotFoundError, ValueError) as exc:
-        return page(request, "preview.html", 400, problems=problems_of(exc), **shown)
-    return page(request, "preview.html", report=report, **shown)
+_Run = Callable[[UIState, dict[str, Any]], dict[str, Any]]
+"""``run(state, shown fields) -> what the template shows``; raises on bad input."""
 
 
 def rank_tools(
     state: UIState, tools: list[Any], query: str, mode: str, top_k: int
 ) -> list[dict[str, Any]]:
-    """The ``top_k`` hits of ``query`` over ``tools``.
-
-    Returns:
-        ``{"name", "score", "raw_score", "description"}`` per hit, best first.
+    """``{"name", "score", "raw_score", "description"}`` of ``query``'s ``top_k`` best hits.
 
     Raises:
         InputError: ``hybrid`` without embeddings, or an unknown mode.
@@ -114,66 +72,68 @@ def rank_tools(
     hits = []
     for hit in islice(index.rank(query), top_k):
         found = library.get(hit.name)
+        name, text = (found.given_name, found.short_description()) if found else (hit.name, "")
         hits.append(
-            {
-                "name": found.given_name if found else hit.name,
-                "score": hit.score,
-                "raw_score": hit.raw_score,
-                "description": found.short_description() if found else "",
-            }
+            {"name": name, "score": hit.score, "raw_score": hit.raw_score, "description": text}
         )
     return hits
 
 
-async def search(request: Request) -> Response:
-    """Ranked hits for a need over the agent's resolved tools, BM25 or hybrid."""
-    form = await _form(request)
-    return await run_in_threadpool(_search, request, form)
+def _explain(state: UIState, shown: dict[str, Any]) -> dict[str, Any]:
+    context = parse_json_object(shown["context_text"], "context")
+    report = state.resolver(shown["record_id"], shown["version"]).explain({}, context=context)
+    return {"report": report, "described": {t.name: t.description for t in report.resolved.tools}}
 
 
-def _search(request: Request, form: dict[str, Any]) -> Response:
-    state: UIState = request.app.state.ui
-    try:
-        agent_id, version, text = _common(request, form)
-        context = record_context(state, "agent", agent_id)
-    except (InputError, RecordNotFoundError) as exc:
-        return not_found(request, "; ".join(m for _, m in problems_of(exc)))
-    query = str(form.get("query") or "")[:2000]
-    mode = str(form.get("mode") or "bm25")
-    top = str(form.get("top_k") or "10")
-    shown: dict[str, Any] = {
-        "version": version,
-        "context_text": text,
-        "query": query,
-        "mode": mode,
-        "top_k": top,
-        **context,
-    }
-    if request.method != "POST":
-        return page(request, "search.html", **shown)
-    try:
-        top_k = whole_number(top)
-        if top_k is None or not 1 <= top_k <= 100:
-            raise InputError([("top_k", "expected a whole number from 1 to 100")])
-        request_context = parse_json_object(text, "context")
-        resolved = state.resolver(agent_id, version).resolve({}, context=request_context)
-        hits = rank_tools(state, list(resolved.tools), query, mode, top_k)
-    except (InputError, ToolConfigError, RecordNotFoundError, ValueError) as exc:
-        return page(request, "search.html", 400, problems=problems_of(exc), **shown)
+def _search(state: UIState, shown: dict[str, Any]) -> dict[str, Any]:
+    top_k = whole_number(shown["top_k"])
+    if top_k is None or not 1 <= top_k <= 100:
+        raise InputError([("top_k", "expected a whole number from 1 to 100")])
+    context = parse_json_object(shown["context_text"], "context")
+    resolved = state.resolver(shown["record_id"], shown["version"]).resolve({}, context=context)
+    hits = rank_tools(state, list(resolved.tools), shown["query"], shown["mode"], top_k)
     for hit in hits:
         hit["source"] = resolved.sources.get(hit["name"], "")
-    return page(
-        request,
-        "search.html",
-        hits=hits,
-        library_size=len(resolved.tools),
-        failures=dict(resolved.failures),
-        **shown,
-    )
+    return {"hits": hits, "library_size": len(resolved.tools), "failures": dict(resolved.failures)}
+
+
+def _playground(request: Request, template: str, run: _Run, form: dict[str, Any]) -> Response:
+    state: UIState = request.app.state.ui
+    try:
+        agent_id = parse_record_id(request.path_params["record_id"])
+        shown: dict[str, Any] = {
+            "version": parse_version(form.get("version") or "draft"),
+            "context_text": str(form.get("context") or "{}"),
+            "query": str(form.get("query") or "")[:2000],
+            "mode": str(form.get("mode") or "bm25"),
+            "top_k": str(form.get("top_k") or "10"),
+            **record_context(state, "agent", agent_id),
+        }
+    except (InputError, RecordNotFoundError) as exc:
+        return not_found(request, exc)
+    if request.method != "POST":
+        return page(request, template, **shown)
+    try:
+        result = run(state, shown)
+    except (InputError, ToolConfigError, RecordNotFoundError, ValueError) as exc:
+        return page(request, template, 400, problems=problems_of(exc), **shown)
+    return page(request, template, **result, **shown)
+
+
+def _route(template: str, run: _Run) -> Callable[[Request], Any]:
+    async def endpoint(request: Request) -> Response:
+        form: dict[str, Any] = {}
+        if request.method == "POST":
+            posted = await request.form()
+            check_csrf(request, posted)
+            form = {key: posted.get(key) for key in posted}
+        return await run_in_threadpool(_playground, request, template, run, form)
+
+    return endpoint
 
 
 ROUTES = [
-    Route("/agents/{record_id}/preview", preview, methods=["GET", "POST"]),
-    Route("/agents/{record_id}/search", search, methods=["GET", "POST"]),
+    Route("/agents/{record_id}/preview", _route("preview.html", _explain), methods=["GET", "POST"]),
+    Route("/agents/{record_id}/search", _route("search.html", _search), methods=["GET", "POST"]),
 ]
-"""This module's routes."""
+"""This module's routes: the preview (tools in and out, why, tokens) and the ranked search."""

@@ -1,21 +1,12 @@
-"""The UI's request guard: access token or auth hook, a session cookie, CSRF tokens, headers.
+"""The UI's request guard: access token or auth hook, session cookie, CSRF tokens, headers.
 
-Every request passes `GuardMiddleware`:
-
-* **Access.** With a token (``toolsearch ui --token``, ``$TOOLSEARCH_UI_TOKEN``
-  or ``create_app(token=...)``) a request needs ``Authorization: Bearer
-  <token>``, the cookie set by the login form (it holds an HMAC of the
-  token, never the token), or ``?token=<token>`` once (answered by a
-  redirect that drops it from the address and sets the cookie). With an
-  ``auth`` hook, ``auth(request)`` must return true. Both, when both are set.
-  Otherwise 401 (with the login form when a token is configured).
-* **Session.** A random ``tsui_session`` cookie (``HttpOnly``,
-  ``SameSite=Strict``) is set on the first answer.
-* **CSRF.** Every write (every ``POST``) must carry ``csrf_token(session)``
-  in the form field ``csrf`` or the ``X-CSRF-Token`` header, and an
-  ``Origin`` header, when sent, must be this server's: `check_csrf`.
-* **Headers.** ``Content-Security-Policy`` allows only this server's scripts
-  and styles (no inline script), frames are refused, no referrer is sent.
+* Access: with a token, ``Authorization: Bearer <token>``, the cookie the
+  login form or ``?token=`` (dropped from the address by a redirect) sets
+  (an HMAC of the token), else 401; with an ``auth`` hook, ``auth(request)``.
+* Session: a random ``HttpOnly``, ``SameSite=Strict`` cookie.
+* CSRF: every ``POST`` carries ``csrf_token(session)`` (field ``csrf`` or
+  ``X-CSRF-Token``) and no foreign ``Origin`` (`check_csrf`).
+* Headers: a CSP of this server's script and style only, no frames, no referrer.
 """
 
 from __future__ import annotations
@@ -34,14 +25,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from langchain_toolsearch.errors import ToolSearchError
 from langchain_toolsearch.ui.state import UIState
 
-__all__ = [
-    "AUTH_COOKIE",
-    "SESSION_COOKIE",
-    "CsrfError",
-    "GuardMiddleware",
-    "check_csrf",
-    "csrf_token",
-]
+__all__ = ["AUTH_COOKIE", "SESSION_COOKIE", "CsrfError", "GuardMiddleware", "check_csrf"]
+__all__ += ["csrf_token", "session_of"]
 
 SESSION_COOKIE = "tsui_session"
 """Random per-browser session id; CSRF tokens are bound to it."""
@@ -79,11 +64,7 @@ def session_of(request: Request) -> str:
 
 
 def check_csrf(request: Request, form: Mapping[str, Any]) -> None:
-    """Refuse a write that does not carry this session's CSRF token.
-
-    Args:
-        request: The request.
-        form: Its parsed form (the ``csrf`` field is read from it).
+    """Refuse a write without this session's CSRF token (``form["csrf"]`` or the header).
 
     Raises:
         CsrfError: No session, a missing or wrong token, or a foreign ``Origin``.
@@ -104,12 +85,12 @@ def check_csrf(request: Request, form: Mapping[str, Any]) -> None:
 
 
 class GuardMiddleware(BaseHTTPMiddleware):
-    """Access check, session cookie and security headers (see the module docstring)."""
+    """Access check, session cookie and security headers."""
 
     async def dispatch(
         self, request: Request, call_next: Callable[[Request], Awaitable[Response]]
     ) -> Response:
-        """Let the request through only when allowed; set the session cookie."""
+        """The answer: the route's when access is granted, else a 401."""
         state: UIState = request.app.state.ui
         public = request.url.path.startswith("/static/")  # the stylesheet of the login page
         response = None if public else await self._access(request, state)
@@ -129,7 +110,7 @@ class GuardMiddleware(BaseHTTPMiddleware):
         return response
 
     async def _access(self, request: Request, state: UIState) -> Response | None:
-        """``None`` when the request may go on, else the answer that stops it."""
+        """``None`` when the request may go on, else the answer stopping it."""
         if state.token is not None:
             granted = _mac(state.csrf_secret, "auth", state.token)
             bearer = request.headers.get("authorization", "")

@@ -1,9 +1,4 @@
-"""Serving the UI: ``toolsearch ui`` (address and token checks, ``--registry`` loading, uvicorn).
-
-`serve` refuses to listen on anything but a loopback address without a
-token or an ``auth`` hook: the page edits what tools agents get, and a
-stored stdio server runs a command on the machine that resolves it.
-"""
+"""Serving the UI: ``toolsearch ui``, `serve` (uvicorn; off loopback only with a token or hook)."""
 
 from __future__ import annotations
 
@@ -42,8 +37,7 @@ def load_object(spec: str, what: str = "--registry") -> Any:
     """The object ``module:attribute`` names (called when it is a function without arguments).
 
     Raises:
-        ConfigCommandError: A malformed spec, a module that does not import, a
-            missing attribute.
+        ConfigCommandError: A malformed spec, a module that does not import, no such attribute.
     """
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
@@ -68,8 +62,7 @@ def serve(app: Any, *, host: str = "127.0.0.1", port: int = 8765) -> None:
     """Serve ``app`` (from `create_app`) with uvicorn until interrupted.
 
     Raises:
-        ConfigCommandError: ``host`` is not loopback and the app has neither
-            a token nor an auth hook.
+        ConfigCommandError: ``host`` is not loopback and the app has no token or auth hook.
     """
     import uvicorn
 
@@ -79,11 +72,7 @@ def serve(app: Any, *, host: str = "127.0.0.1", port: int = 8765) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """``toolsearch ui``: open ``--store`` (created when missing) and serve the page.
-
-    Returns:
-        The exit code (0 after Ctrl-C; 1 with a one-line error).
-    """
+    """``toolsearch ui``: serve the page over ``--store`` (created when missing); the exit code."""
     from langchain_toolsearch.ui.app import create_app
 
     token = args.token or os.environ.get(TOKEN_ENV) or None
@@ -96,9 +85,7 @@ def run(args: argparse.Namespace) -> int:
 
             embeddings = local_embeddings()
         with open_store(args.store, create=True) as store:
-            hosts = None
-            if args.host in LOOPBACK:
-                hosts = ["127.0.0.1", "localhost", "[::1]", "::1"]
+            hosts = ["127.0.0.1", "localhost", "[::1]", "::1"] if args.host in LOOPBACK else None
             app = create_app(
                 store, registry=registry, embeddings=embeddings, token=token, allowed_hosts=hosts
             )

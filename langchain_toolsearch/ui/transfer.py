@@ -7,14 +7,11 @@ Routes::
     POST /import                                   fields: text or file, format, message,
                                                    publish, csrf
 
-Files are what ``toolsearch config import`` / ``export`` read and write
-(`langchain_toolsearch.cli.bundle`); ``format=mastra`` converts with
-``from_mastra`` / ``to_mastra``. Every record of a file is validated before
-anything is written (all problems listed by field path); clients are saved
-before agents, a record whose data did not change is skipped, and each save
-is compare-and-set against the version read just before it. A saved
-client's ``env`` values are exported as `KEEP` (secrets never reach the
-page) and an import keeps the stored value where it finds `KEEP`.
+Files are those of ``toolsearch config import`` / ``export``. An import
+validates every record (and every masked secret it must keep) before it
+writes; clients go first, unchanged records are skipped, each save is
+compare-and-set. Exports mask a client's secrets (`masking`); importing
+them keeps the stored values.
 """
 
 from __future__ import annotations
@@ -48,55 +45,36 @@ from langchain_toolsearch.ui.forms import (
     parse_version,
     problems_of,
 )
-from langchain_toolsearch.ui.masking import KEEP, mask_client, unmask_client
-from langchain_toolsearch.ui.rendering import page
+from langchain_toolsearch.ui.masking import mask_client, unmask_client
+from langchain_toolsearch.ui.rendering import listing
 from langchain_toolsearch.ui.security import check_csrf
 from langchain_toolsearch.ui.state import UIState
 
 __all__ = ["ROUTES"]
 
-
-def _lists(state: UIState) -> dict[str, Any]:
-    return {
-        "agents": state.configs.agents.list_records(),
-        "clients": state.configs.mcp_clients.list_records(),
-    }
+_Plan = tuple[str, str, Any, Any, list[tuple[str, str]]]
 
 
 def transfer(request: Request) -> Response:
     """The import and export forms."""
-    return page(request, "transfer.html", **_lists(request.app.state.ui))
-
-
-def _mask_mastra(data: dict[str, Any]) -> dict[str, Any]:
-    for server in (data.get("servers") or {}).values():
-        if isinstance(server, dict) and isinstance(server.get("env"), dict):
-            server["env"] = {k: KEEP if v else "" for k, v in server["env"].items()}
-    return data
+    return listing(request, "transfer.html")
 
 
 def export(request: Request) -> Response:
-    """One record as an importable JSON file (a download)."""
-    state: UIState = request.app.state.ui
+    """One record as an importable JSON file (a download), secrets masked."""
     query = request.query_params
-    kind = query.get("kind", "agent")
+    kind, mastra = query.get("kind", "agent"), query.get("format", "ours") == "mastra"
     try:
         if kind not in BUNDLE_KEYS:
             raise InputError([("kind", "expected 'agent' or 'mcp-client'")])
         record_id = parse_record_id(query.get("id", ""))
         version = parse_version(query.get("version", "draft"))
-        value = state.records(kind).get(record_id, version)
-        if query.get("format", "ours") == "mastra":
-            shown = value.to_mastra()
-            data = {
-                MASTRA_KEYS[kind]: {record_id: _mask_mastra(shown) if kind != "agent" else shown}
-            }
-        else:
-            shown = value.to_json() if kind == "agent" else mask_client(value)
-            data = {BUNDLE_KEYS[kind]: {record_id: shown}}
+        value = request.app.state.ui.records(kind).get(record_id, version)
+        shown = value.to_mastra() if mastra else value.to_json()
+        shown = mask_client(shown) if kind == "mcp-client" else shown
+        data = {(MASTRA_KEYS if mastra else BUNDLE_KEYS)[kind]: {record_id: shown}}
     except (InputError, RecordNotFoundError, ToolConfigError, ValueError) as exc:
-        problems = problems_of(exc)
-        return page(request, "transfer.html", 400, problems=problems, **_lists(state))
+        return listing(request, "transfer.html", 400, problems=problems_of(exc))
     name = f"{record_id}-{'mastra' if query.get('format') == 'mastra' else 'toolsearch'}.json"
     return Response(
         json.dumps(data, indent=2, ensure_ascii=False),
@@ -112,26 +90,27 @@ async def import_file(request: Request) -> Response:
     text = form.get("text") or ""
     upload = form.get("file")
     if isinstance(upload, UploadFile) and upload.filename:
-        raw = await upload.read(MAX_TEXT + 1)
-        text = raw.decode("utf-8", "replace")
+        text = (await upload.read(MAX_TEXT + 1)).decode("utf-8", "replace")
     fields = {k: form.get(k) for k in ("format", "message", "publish")}
     return await run_in_threadpool(_import, request, str(text), fields)
 
 
 def _import(request: Request, text: str, fields: dict[str, Any]) -> Response:
     state: UIState = request.app.state.ui
-    mastra = fields.get("format") == "mastra"
     try:
-        bundle = load_bundle(_any_json(text), mastra=mastra)
-        done = [
-            _save_one(state, kind, record_id, value, fields)
+        bundle = load_bundle(_any_json(text), mastra=fields.get("format") == "mastra")
+        planned = [
+            _plan(state, kind, record_id, value)
             for kind in ("mcp-client", "agent")  # clients first: agents reference them
             for record_id, value in bundle[kind].items()
         ]
+        problems = [problem for *_, missing in planned for problem in missing]
+        if problems:
+            raise InputError(problems)
+        done = [_save(state, k, i, value, now, fields) for k, i, value, now, _ in planned]
     except (InputError, ToolConfigError, ConfigCommandError, VersionConflictError) as exc:
-        problems = problems_of(exc)
-        return page(request, "transfer.html", 400, problems=problems, text=text, **_lists(state))
-    return page(request, "transfer.html", imported=done, **_lists(state))
+        return listing(request, "transfer.html", 400, problems=problems_of(exc), text=text)
+    return listing(request, "transfer.html", imported=done)
 
 
 def _any_json(text: str) -> Any:
@@ -145,24 +124,30 @@ def _any_json(text: str) -> Any:
     return parse_json_object(text, "file")
 
 
-def _save_one(state: UIState, kind: str, record_id: str, value: Any, fields: dict[str, Any]) -> str:
-    records = state.records(kind)
+def _plan(state: UIState, kind: str, record_id: str, value: Any) -> _Plan:
+    """``(kind, id, value to save, current version or None, problems)`` of one record."""
     try:
-        current = records.get_version(record_id)
+        current = state.records(kind).get_version(record_id)
     except RecordNotFoundError:
         current = None
+    if kind != "mcp-client":
+        return kind, record_id, value, current, []
+    data, missing = unmask_client(value.to_json(), current.value if current else None)
+    return kind, record_id, data, current, [(f"mcp_clients.{record_id}.{p}", m) for p, m in missing]
+
+
+def _save(
+    state: UIState, kind: str, record_id: str, value: Any, current: Any, fields: dict[str, Any]
+) -> str:
     seen = current.info.version if current is not None else 0
-    if kind == "mcp-client":
-        data, missing = unmask_client(value.to_json(), current.value if current else None)
-        if missing:
-            raise InputError([(f"mcp_clients.{record_id}.{p}", m) for p, m in missing])
-        value = data
     parse = parse_mcp_client if kind == "mcp-client" else parse_agent_config
     if current is not None and current.value == parse(value):
         return f"unchanged {kind} {record_id} version {seen}"
     publish = fields.get("publish") == "on"
     message = str(fields.get("message") or "").strip()[:2000] or None
-    saved = records.save(record_id, value, message=message, if_version=seen, publish=publish)
+    saved = state.records(kind).save(
+        record_id, value, message=message, if_version=seen, publish=publish
+    )
     return f"saved {kind} {record_id} version {saved.version}" + (" (published)" if publish else "")
 
 

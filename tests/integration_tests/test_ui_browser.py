@@ -227,3 +227,15 @@ def test_a_client_listing_reports_its_failure() -> None:
     listed = ui.api("/api/clients/gone/tools", {"version": "1"}).json()
     assert listed["tools"] == [] and list(listed["failures"]) == ["mcp_clients.gone.servers.web"]
     assert ui.api("/api/clients/bad%20id/tools").status_code == 400
+
+
+def test_a_failing_url_with_credentials_shows_none_of_them() -> None:
+    ui = UIClient()  # no browser: the listing endpoint and the preview, a server that refuses
+    url = "http://ann-user-0:pw-secret-1@127.0.0.1:9/mcp?token=tok-secret-2&api_key=ak-secret-3"
+    ui.configs.mcp_clients.save("gone", {"servers": {"web": {"url": url, "timeout": 2}}})
+    ui.configs.agents.save("support", {"mcp_clients": {"gone": {"tools": "*"}}})
+    listed = ui.api("/api/clients/gone/tools", {"version": "1"}).text
+    preview = ui.post("/agents/support/preview", {"version": "draft", "context": "{}"}).text
+    assert "mcp_clients.gone.servers.web" in listed and "mcp_clients.gone" in preview
+    for secret in ("ann-user-0", "pw-secret-1", "tok-secret-2", "ak-secret-3"):
+        assert secret not in listed and secret not in preview, secret

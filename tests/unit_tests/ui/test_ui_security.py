@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
 
 import pytest
 from starlette.testclient import TestClient
@@ -119,15 +121,15 @@ def test_allowed_hosts_refuse_other_host_headers() -> None:
     assert ui.http.get("/", headers={"host": "localhost:8765"}).status_code == 200
 
 
-def _everything_shown(ui: UIClient) -> str:
+def _everything_shown(ui: UIClient, record: str = "crm") -> str:
     pages = [
         ui.get("/"),
-        ui.get("/clients/crm"),
-        ui.get("/clients/crm?version=1"),
-        ui.get("/clients/crm/edit"),
-        ui.get("/clients/crm/diff?a=1&b=draft"),
-        ui.get("/export?kind=mcp-client&id=crm"),
-        ui.get("/export?kind=mcp-client&id=crm&format=mastra"),
+        ui.get(f"/clients/{record}"),
+        ui.get(f"/clients/{record}?version=1"),
+        ui.get(f"/clients/{record}/edit"),
+        ui.get(f"/clients/{record}/diff?a=1&b=draft"),
+        ui.get(f"/export?kind=mcp-client&id={record}"),
+        ui.get(f"/export?kind=mcp-client&id={record}&format=mastra"),
     ]
     assert all(page.status_code == 200 for page in pages)
     return "\n".join(page.text for page in pages)
@@ -193,3 +195,70 @@ def test_the_registry_is_loaded_from_module_attribute(capsys: pytest.CaptureFixt
             load_object(spec)
     assert main(["ui", "--store", ":memory:", "--registry", "nope"]) == 1
     assert "toolsearch ui: error: --registry: expected module:attribute" in capsys.readouterr().err
+
+
+URL_SECRETS = ["pa55-alice-x", "tok-123456", "ak-999999", "k-777777", "s-888888", "pw-666666"]
+URL_SECRETS += ["au-555555", "bob-user-y"]
+SECRET_URL = (
+    "https://bob-user-y:pa55-alice-x@docs.example.com/mcp?token=tok-123456&api_key=ak-999999"
+    "&key=k-777777&secret=s-888888&password=pw-666666&auth=au-555555&region=eu"
+)
+URL_CLIENT = {"servers": {"docs": {"url": SECRET_URL}, "plain": {"url": "https://p.example/mcp"}}}
+
+
+def test_credentials_in_server_urls_are_never_sent_to_the_page(ui: UIClient) -> None:
+    ui.configs.mcp_clients.save("docs", URL_CLIENT)
+    other = SECRET_URL.replace("tok-123456", "tok-new-654321")
+    ui.configs.mcp_clients.save(
+        "docs", {"servers": {**URL_CLIENT["servers"], "docs": {"url": other}}}
+    )
+    shown = _everything_shown(ui, "docs")
+    for secret in [*URL_SECRETS, "tok-new-654321"]:
+        assert secret not in shown, secret
+    assert "https://[redacted]@docs.example.com/mcp?token=[redacted]&amp;" in shown
+    assert "region=eu" in shown and "https://p.example/mcp" in shown  # the rest stays readable
+    diff = ui.get("/clients/docs/diff?a=1&b=2").text
+    assert "differ only in secrets" in diff and "tok-" not in diff
+    editor = ui.get("/clients/docs/edit").text
+    assert (
+        '<td>docs</td><td><code>(URL credentials)</code></td><td><span class="tag live">set'
+        in editor
+    )
+
+
+def test_saving_or_importing_a_masked_url_keeps_the_stored_one(ui: UIClient) -> None:
+    ui.configs.mcp_clients.save("docs", URL_CLIENT)
+    page = ui.get("/clients/docs/edit").text
+    textarea = re.search(r'<textarea id="config"[^>]*>(.*?)</textarea>', page, re.S)
+    assert textarea is not None
+    masked = json.loads(html.unescape(textarea.group(1)))
+    masked["name"] = "Docs"
+    assert ui.save("docs", json.dumps(masked), 1, base="1", kind="clients").status_code == 200
+    stored = ui.configs.mcp_clients.get("docs")
+    assert stored.name == "Docs" and stored.servers["docs"].url == SECRET_URL
+    exported = ui.get("/export?kind=mcp-client&id=docs").text
+    again = ui.post("/import", {"text": exported, "format": "ours"})
+    assert "unchanged mcp-client docs version 2" in again.text
+    mastra = ui.get("/export?kind=mcp-client&id=docs&format=mastra").text
+    assert (
+        "unchanged mcp-client docs" in ui.post("/import", {"text": mastra, "format": "mastra"}).text
+    )
+    assert ui.configs.mcp_clients.get("docs").servers["docs"].url == SECRET_URL
+
+
+def test_a_masked_url_with_nothing_stored_to_keep_is_an_error(ui: UIClient) -> None:
+    ui.configs.mcp_clients.save("docs", URL_CLIENT)
+    exported = ui.get("/export?kind=mcp-client&id=docs").text
+    other = UIClient()
+    page = other.post("/import", {"text": exported, "format": "ours"})
+    assert page.status_code == 400 and other.configs.mcp_clients.list_records() == []
+    assert problems_of(page.text) == [
+        "mcp_clients.docs.servers.docs.url: no stored URL to take the [redacted] parts from: "
+        "type the whole URL"
+    ]
+    typed = json.loads(exported)["mcp_clients"]["docs"]
+    typed["servers"]["docs"]["url"] = typed["servers"]["docs"]["url"].replace("eu", "us")
+    edit = ui.save("docs", json.dumps(typed), 1, base="1", kind="clients")
+    assert edit.status_code == 400
+    assert problems_of(edit.text)[0].startswith("servers.docs.url: no stored URL")
+    assert ui.configs.mcp_clients.info("docs").latest_version == 1
