@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shlex
 import signal
 import subprocess
 import sys
@@ -36,24 +35,13 @@ from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import ToolConfigStore, ToolResolver, ToolSearchMiddleware
 from langchain_toolsearch.testing import Answer, ScriptedToolSearchModel, Search
-from tests.support.mcp_fixtures import TEST_SERVERS_DIR
+from tests.support.mcp_fixtures import counted_server
 from tests.support.paths import REPO_ROOT
 from tests.support.toolsearch_harness import run_on_threads
 
 WORKER = [sys.executable, "-m", "tests.support.operator_worker"]
 REFRESH = 1.0  # tests.support.operator_worker.REFRESH
 GHOST = {"command": "/nonexistent/mcp-ghost", "args": [], "timeout": 10}
-
-
-def counted_server(name: str, starts: Path) -> dict[str, Any]:
-    """A stdio server ``name`` (tool ``send_email``) that logs ``<name> <pid>`` to ``starts``."""
-    script = TEST_SERVERS_DIR / "faulty_server.py"
-    command = " ".join(
-        shlex.quote(p)
-        for p in (sys.executable, str(script), "--name", name, "--tools", "send_email")
-    )
-    line = f"echo {name} $$ >> {shlex.quote(str(starts))}; exec {command}"
-    return {"command": "/bin/sh", "args": ["-c", line], "timeout": 30}
 
 
 def started(starts: Path) -> list[tuple[str, int]]:

@@ -17,6 +17,7 @@ Two kinds of servers are used:
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -128,3 +129,14 @@ def faulty_server_connection(name: str, tools: list[str] | None = None) -> dict[
     if tools is not None:
         args += ["--tools", ",".join(tools)]
     return {"transport": "stdio", "command": sys.executable, "args": args}
+
+
+def counted_server(name: str, starts: Path) -> dict[str, Any]:
+    """A stdio server ``name`` (tool ``send_email``) that logs ``<name> <pid>`` to ``starts``."""
+    script = TEST_SERVERS_DIR / "faulty_server.py"
+    command = " ".join(
+        shlex.quote(p)
+        for p in (sys.executable, str(script), "--name", name, "--tools", "send_email")
+    )
+    line = f"echo {name} $$ >> {shlex.quote(str(starts))}; exec {command}"
+    return {"command": "/bin/sh", "args": ["-c", line], "timeout": 30}

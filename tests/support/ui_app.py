@@ -12,18 +12,13 @@ from langgraph.store.memory import InMemoryStore
 from starlette.testclient import TestClient
 
 from langchain_toolsearch.ui import create_app
+from tests.support.example_tools import get_weather
 
 
 @tool
 def send_email(to: str, body: str) -> str:
     """Send an e-mail to a customer."""
     return f"sent to {to}"
-
-
-@tool
-def get_weather(city: str) -> str:
-    """Get the current weather for a city."""
-    return f"sunny in {city}"
 
 
 @tool

@@ -23,6 +23,7 @@ from langchain_toolsearch.errors import (
     ToolSearchError,
     ToolSearchTypeError,
 )
+from tests.support.source_tree import parse, walk
 
 PACKAGE = Path(errors.__file__).resolve().parent
 
@@ -59,7 +60,7 @@ def _sources() -> list[tuple[str, ast.Module]]:
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(PACKAGE).as_posix()
-        found.append((rel, ast.parse(path.read_text(encoding="utf-8"), filename=rel)))
+        found.append((rel, parse(path)))
     return found
 
 
@@ -73,7 +74,7 @@ def _raised_name(node: ast.Raise) -> str | None:
 def test_no_bare_builtin_raise_outside_the_allow_list() -> None:
     offenders = []
     for rel, tree in _sources():
-        for node in ast.walk(tree):
+        for node in walk(tree):
             if not isinstance(node, ast.Raise):
                 continue
             name = _raised_name(node)
@@ -87,7 +88,7 @@ def test_no_bare_builtin_raise_outside_the_allow_list() -> None:
 def test_no_exception_class_outside_the_tree() -> None:
     offenders = []
     for rel, tree in _sources():
-        for node in ast.walk(tree):
+        for node in walk(tree):
             if not isinstance(node, ast.ClassDef) or rel == "errors.py":
                 continue
             if node.name.startswith("_"):  # a module's own signal, caught where it is raised
@@ -107,7 +108,7 @@ def test_the_allow_list_has_no_stale_entries() -> None:
     seen = {
         (rel, name)
         for rel, tree in _sources()
-        for node in ast.walk(tree)
+        for node in walk(tree)
         if isinstance(node, ast.Raise) and (name := _raised_name(node)) is not None
     }
     assert set(ALLOWED) <= seen

@@ -7,6 +7,7 @@ import ast
 from pathlib import Path
 
 import langchain_toolsearch
+from tests.support.source_tree import parse, walk
 
 PACKAGE = Path(langchain_toolsearch.__file__).parent
 NAME = "langchain_toolsearch"
@@ -22,7 +23,7 @@ def imports_of(path: Path, modules: set[str]) -> set[str]:
     here = module_name(path)
     is_package = path.name == "__init__.py"
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in walk(parse(path)):
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):

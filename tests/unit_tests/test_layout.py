@@ -7,6 +7,7 @@ import ast
 from pathlib import Path
 
 import langchain_toolsearch
+from tests.support.source_tree import parse, walk
 
 PACKAGE = Path(langchain_toolsearch.__file__).parent
 NAME = "langchain_toolsearch"
@@ -32,7 +33,7 @@ def _is_type_checking(node: ast.If) -> bool:
 def runtime_imports(module: str, path: Path, known: set[str]) -> set[str]:
     """Package modules imported when ``module`` is imported (module level, not TYPE_CHECKING)."""
     found: set[str] = set()
-    body = list(ast.parse(path.read_text()).body)
+    body = list(parse(path).body)
     while body:
         node = body.pop(0)
         if isinstance(node, ast.If) and not _is_type_checking(node):
@@ -78,7 +79,7 @@ def test_no_runtime_import_cycle() -> None:
 
 def test_every_module_says_what_it_owns() -> None:
     for name, path in modules().items():
-        doc = ast.get_docstring(ast.parse(path.read_text()))
+        doc = ast.get_docstring(parse(path))
         assert doc and doc.splitlines()[0].strip(), name
 
 
@@ -100,8 +101,7 @@ def test_no_langgraph_or_langchain_private_names() -> None:
     modules or names) are never used: only their public APIs."""
     offenders: list[str] = []
     for module, path in modules().items():
-        tree = ast.parse(path.read_text())
-        for node in ast.walk(tree):
+        for node in walk(parse(path)):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 if node.value.startswith("__pregel"):
                     offenders.append(f"{module}: {node.value!r}")

@@ -17,6 +17,7 @@ from langchain_toolsearch.mcp.headers import merge_headers, with_headers
 from langchain_toolsearch.mcp.keys import session_key
 from langchain_toolsearch.mcp.library import _HeaderRoute
 from langchain_toolsearch.mcp.pool import MCPSessionPool
+from tests.support.source_tree import parse, walk
 from tests.unit_tests.test_layout import modules
 
 HTTP = {"transport": "streamable_http", "url": "https://mcp.example/mcp"}
@@ -32,10 +33,10 @@ REFUSERS = {"langchain_toolsearch.config.servers": "stored HTTP servers refuse c
 
 def _mentions_headers(path: Any) -> bool:
     """Whether code (not a docstring) uses the string ``"headers"``."""
-    tree = ast.parse(path.read_text())
+    tree = parse(path)
     docstrings = {
         id(node.body[0].value)
-        for node in ast.walk(tree)
+        for node in walk(tree)
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
         and node.body
         and isinstance(node.body[0], ast.Expr)
@@ -43,7 +44,7 @@ def _mentions_headers(path: Any) -> bool:
     }
     return any(
         isinstance(node, ast.Constant) and node.value == "headers" and id(node) not in docstrings
-        for node in ast.walk(tree)
+        for node in walk(tree)
     )
 
 

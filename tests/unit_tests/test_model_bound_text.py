@@ -33,6 +33,7 @@ from langchain_toolsearch.catalog import tool_from_definition
 from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel, Search
 from tests.support.node_graph import wire_node_graph
+from tests.support.source_tree import parse, walk
 from tests.support.toolsearch_harness import cfg
 
 PACKAGE = Path(langchain_toolsearch.__file__).parent
@@ -152,11 +153,10 @@ def found_producers() -> set[tuple[str, str, str]]:
     found: set[tuple[str, str, str]] = set()
     for path in PACKAGE.rglob("*.py"):
         module = path.relative_to(PACKAGE).as_posix()
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for func in ast.walk(tree):
+        for func in walk(parse(path)):
             if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
                 continue
-            for node in ast.walk(func):
+            for node in walk(func):
                 if not isinstance(node, ast.Call):
                     continue
                 callee = node.func

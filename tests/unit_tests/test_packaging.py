@@ -13,12 +13,12 @@ import ast
 import re
 import sys
 import tomllib
-from importlib.metadata import packages_distributions
 from pathlib import Path
 
 import pytest
 
 from tests.support.paths import REPO_ROOT
+from tests.support.source_tree import distributions, parse
 
 PACKAGE = REPO_ROOT / "langchain_toolsearch"
 PYPROJECT = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
@@ -72,7 +72,7 @@ def _imports(tree: ast.Module) -> tuple[set[str], set[str]]:
 
 def _third_party(modules: set[str]) -> dict[str, set[str]]:
     """``{module: {distributions}}`` for the modules not in the standard library."""
-    dists = packages_distributions()
+    dists = distributions()
     out: dict[str, set[str]] = {}
     for module in modules - set(sys.stdlib_module_names) - {"langchain_toolsearch", "__future__"}:
         # an extra that is not installed here: its distribution is named like the module
@@ -91,7 +91,7 @@ def _scan(
     module_level: set[str] = set()
     lazy: set[str] = set()
     for path in paths if paths is not None else _core_modules():
-        top, inner = _imports(ast.parse(path.read_text(), str(path)))
+        top, inner = _imports(parse(path))
         module_level |= top
         lazy |= inner
     return _third_party(module_level), _third_party(lazy - module_level)
@@ -109,8 +109,7 @@ def test_the_ui_subpackage_imports_only_the_ui_extra_and_is_imported_lazily() ->
     for module, dists in lazy.items():
         assert dists & RUNTIME.union(*EXTRAS.values()), f"{module}: in no extra"
     for path in _core_modules():
-        tree = ast.parse(path.read_text())
-        for node in tree.body:  # module level: nothing outside ui needs the [ui] extra
+        for node in parse(path).body:  # module level: nothing outside ui needs the [ui] extra
             if isinstance(node, ast.ImportFrom) and node.module:
                 assert not node.module.startswith("langchain_toolsearch.ui"), path.name
 

@@ -10,27 +10,19 @@ tool out; each test checks that it flips with the stage off.
 
 from __future__ import annotations
 
-import itertools
+import functools
 
 import pytest
-from langchain_core.tools import BaseTool
 
-from langchain_toolsearch.catalog import tool_from_definition
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.search import stages as query_weights
 from langchain_toolsearch.search.index import BM25ToolIndex
 from langchain_toolsearch.search.stages import SearchStages
 from tests.support.crud_library import crud_tools
+from tests.support.index_docs import defined_tool as _tool
+from tests.support.index_docs import top_names as _top
 
 HUB = "entity_details"
-
-
-def _tool(name: str, description: str, **params: str) -> BaseTool:
-    schema = {
-        "type": "object",
-        "properties": {p: {"type": "string", "description": d} for p, d in params.items()},
-    }
-    return tool_from_definition({"name": name, "description": description, "inputSchema": schema})
 
 
 # a ToolBench-style wrapper around a boilerplate description, as public API catalogs have them
@@ -82,13 +74,10 @@ UNRELATED = [
 ]
 
 
+@functools.cache  # one index per stage set: ranking never changes it
 def _index(stages: SearchStages | None = None) -> BM25ToolIndex:
     docs = ToolLibrary([*crud_tools(), *_OTHERS, _HUB]).documents()
     return BM25ToolIndex.build(docs, stages=stages)
-
-
-def _top(index: BM25ToolIndex, query: str, k: int = 5) -> list[str]:
-    return [h.name for h in itertools.islice(index.rank(query), k)]
 
 
 def test_a_boilerplate_tool_stays_out_of_unrelated_chatty_requests() -> None:

@@ -7,26 +7,17 @@ of a stage (:class:`SearchStages`) also checks that it fails with the stage off.
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
 from langchain_core.tools import BaseTool
 
-from langchain_toolsearch.catalog import tool_from_definition
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument, build_index
 from langchain_toolsearch.search.stages import SearchStages
 from tests.support.crud_library import CRUD_DEFINITIONS, crud_tools
 from tests.support.fakes import ai, call
+from tests.support.index_docs import defined_tool as _tool
+from tests.support.index_docs import top_names as _names
 from tests.support.toolsearch_harness import build, cfg, form_param, tool_msgs
-
-
-def _tool(name: str, description: str, **params: str) -> BaseTool:
-    schema = {
-        "type": "object",
-        "properties": {p: {"type": "string", "description": d} for p, d in params.items()},
-    }
-    return tool_from_definition({"name": name, "description": description, "inputSchema": schema})
 
 
 def _index(tools: list[BaseTool]) -> tuple[ToolLibrary, BM25ToolIndex]:
@@ -34,10 +25,6 @@ def _index(tools: list[BaseTool]) -> tuple[ToolLibrary, BM25ToolIndex]:
     index = build_index(None, library.documents())
     assert isinstance(index, BM25ToolIndex)
     return library, index
-
-
-def _names(index: BM25ToolIndex, query: str, k: int = 5) -> list[str]:
-    return [h.name for h in itertools.islice(index.rank(query), k)]
 
 
 def _scores(index: BM25ToolIndex, query: str) -> dict[str, float]:

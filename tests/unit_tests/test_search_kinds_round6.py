@@ -4,24 +4,16 @@ need, and a bare domain. Default BM25 index built through the public library."""
 
 from __future__ import annotations
 
+import functools
 import itertools
+from typing import Any
 
 import pytest
-from langchain_core.tools import BaseTool
 
-from langchain_toolsearch.catalog import tool_from_definition
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.search.index import build_index
 from langchain_toolsearch.search.stages import SearchStages
-
-
-def _tool(name: str, description: str, **params: str) -> BaseTool:
-    schema = {
-        "type": "object",
-        "properties": {p: {"type": "string", "description": d} for p, d in params.items()},
-    }
-    return tool_from_definition({"name": name, "description": description, "inputSchema": schema})
-
+from tests.support.index_docs import defined_tool as _tool
 
 LIBRARY = [
     _tool("weather.get", "Get the current weather for a city.", city="City name"),
@@ -42,11 +34,17 @@ LIBRARY = [
 ]
 
 
-def _names(query: str, stages: SearchStages | None = None, k: int = 5) -> list[str]:
+@functools.cache  # one index per stage set: ranking never changes it
+def _built(stages: SearchStages | None) -> tuple[ToolLibrary, Any]:
     library = ToolLibrary(LIBRARY)
     index = build_index(None, library.documents())
     if stages is not None:
         index = type(index).build(library.documents(), stages=stages)  # type: ignore[attr-defined]
+    return library, index
+
+
+def _names(query: str, stages: SearchStages | None = None, k: int = 5) -> list[str]:
+    library, index = _built(stages)
     names = [h.name for h in itertools.islice(index.rank(query), k)]
     by_safe = {library.resolve(t.name): t.name for t in LIBRARY}
     return [by_safe.get(n, n) for n in names]
@@ -75,9 +73,7 @@ def test_a_verb_and_its_particle_match_the_joined_word(query: str, tool: str) ->
 
 
 def _score(query: str, name: str, stages: SearchStages) -> float:
-    library = ToolLibrary(LIBRARY)
-    index = build_index(None, library.documents())
-    index = type(index).build(library.documents(), stages=stages)  # type: ignore[attr-defined]
+    _, index = _built(stages)
     return next(h.score for h in index.rank(query) if h.name == name)
 
 

@@ -5,29 +5,15 @@ Each ranking test also checks that it fails with the stage off.
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
-from langchain_core.tools import BaseTool
 
-from langchain_toolsearch.catalog import tool_from_definition
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.search import stages as query_weights
 from langchain_toolsearch.search.index import BM25ToolIndex
 from langchain_toolsearch.search.stages import SearchStages, value_terms
 from langchain_toolsearch.search.tokenize import stem
-
-
-def _tool(name: str, description: str, **params: str) -> BaseTool:
-    schema = {
-        "type": "object",
-        "properties": {p: {"type": "string", "description": d} for p, d in params.items()},
-    }
-    return tool_from_definition({"name": name, "description": description, "inputSchema": schema})
-
-
-def _names(index: BM25ToolIndex, query: str, k: int = 5) -> list[str]:
-    return [h.name for h in itertools.islice(index.rank(query), k)]
+from tests.support.index_docs import defined_tool as _tool
+from tests.support.index_docs import top_names as _names
 
 
 @pytest.mark.parametrize(

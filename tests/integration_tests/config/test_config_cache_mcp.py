@@ -5,10 +5,7 @@ cache), instead of on every model and tool step."""
 
 from __future__ import annotations
 
-import shlex
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from langchain.agents import create_agent
@@ -18,29 +15,15 @@ from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import ToolConfigStore, ToolResolver, ToolSearchMiddleware
 from langchain_toolsearch.testing import ScriptedToolSearchModel
-from tests.support.mcp_fixtures import TEST_SERVERS_DIR
+from tests.support.mcp_fixtures import counted_server
 from tests.support.toolsearch_harness import run_on_threads
-
-
-def counted_server(starts: Path) -> dict[str, Any]:
-    """A stdio server (faulty_server.py) that appends a line to ``starts`` when it starts."""
-    script = TEST_SERVERS_DIR / "faulty_server.py"
-    command = " ".join(
-        shlex.quote(part)
-        for part in (sys.executable, str(script), "--name", "crm", "--tools", "send_email")
-    )
-    return {
-        "command": "/bin/sh",
-        "args": ["-c", f"echo start >> {shlex.quote(str(starts))}; exec {command}"],
-        "timeout": 30,
-    }
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
 async def test_two_runs_list_the_stored_agents_mcp_server_once(mode: str, tmp_path: Path) -> None:
     starts = tmp_path / "starts.txt"
     configs = ToolConfigStore(InMemoryStore())
-    configs.mcp_clients.create("local", {"servers": {"crm": counted_server(starts)}})
+    configs.mcp_clients.create("local", {"servers": {"crm": counted_server("crm", starts)}})
     configs.mcp_clients.publish("local")
     configs.agents.save("support", {"mcp_clients": {"local": {"tools": "*"}}})
     configs.agents.publish("support")
