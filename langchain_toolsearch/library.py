@@ -1,15 +1,7 @@
 """The tool library: validated, provider-safe, searchable tools.
 
-A :class:`ToolLibrary` takes the user's tools (a sequence, or a mapping of
-id -> tool), rejects what would be ambiguous (duplicate names, the reserved
-meta-tool names), maps names that providers refuse to safe ones, and
-builds one :class:`~langchain_toolsearch.search.index.ToolDocument` per tool.
-
-Provider-safe names match ``^[A-Za-z0-9_-]{1,64}$``. Other names (dots,
-spaces, slashes, non-ASCII, too long) are rewritten deterministically: the
-name is ASCII-folded, other characters become ``_``, and a short hash of the
-original keeps the result unique and stable across processes. Search still
-matches the original name (it is indexed as an alias).
+Names outside ``^[A-Za-z0-9_-]{1,64}$`` become ``<ASCII-folded>_<8 hex of sha1>``;
+search still matches the original name (an alias).
 """
 
 from __future__ import annotations
@@ -54,11 +46,7 @@ DESCRIPTION_LIMIT = 150
 
 
 def safe_tool_name(name: str) -> str:
-    """Map ``name`` to a provider-safe name; safe names are returned unchanged.
-
-    Unsafe names become ``<folded>_<8 hex of sha1(name)>`` (at most 64
-    characters), so two different originals never share a safe name.
-    """
+    """Map ``name`` to a provider-safe name (safe names unchanged, distinct names stay distinct)."""
     if SAFE_NAME.match(name):
         return name
     folded = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
@@ -91,11 +79,7 @@ class LibraryTool:
 
     @property
     def suggested_name(self) -> str:
-        """The name "did you mean" shows: its mapping key, else its provider-safe name.
-
-        As in Mastra's ToolSearchProcessor, a mapping key is what the user named the tool
-        (``load_tool`` accepts it); a key that ``model_text`` would alter shows the safe name.
-        """
+        """The name "did you mean" shows: the key if ``model_text`` keeps it, else ``name``."""
         return self.key if self.key is not None and model_text(self.key) == self.key else self.name
 
     @property
@@ -104,11 +88,7 @@ class LibraryTool:
         return self.tool.description or ""
 
     def short_description(self, limit: int = DESCRIPTION_LIMIT) -> str:
-        """The description as search results and the catalog show it, in ``limit`` characters.
-
-        ``model_text`` of the description; a longer text is cut at a word boundary (within
-        the last 30 characters, else mid-word) and ends with ``...`` (counted in ``limit``).
-        """
+        """``model_text`` of the description in ``limit`` characters (cut at a word, ``...``)."""
         text = model_text(self.description)
         if len(text) <= limit:
             return text
@@ -178,20 +158,14 @@ class ToolLibrary:
     """Validated, searchable tools, in the order given.
 
     Args:
-        tools: A sequence of tools or a mapping of id -> tool. Every tool is
-            searched, loaded, filtered and bound by its own ``tool.name``; a
-            mapping id is an alias ``load_tool`` also accepts. Plain functions
-            are converted with ``langchain_core.tools.tool``.
+        tools: A sequence of tools or functions, or a mapping of id -> tool (the id is an
+            alias ``load_tool`` accepts). Functions go through ``langchain_core.tools.tool``.
 
     Raises:
-        ToolSearchConfigError: On duplicate names (also after the provider-safe
-            mapping), on the reserved names ``search_tools`` / ``load_tool``,
-            on an empty name, a name or args schema no provider can take (a lone
-            surrogate, a schema that holds itself, is nested too deep or is
-            too large: see `langchain_toolsearch._internal.schema_checks`), or a
-            function LangChain cannot convert (no docstring...): the message
-            names the tool or entry (``tools[i]``) and what to change.
-        ToolSearchTypeError: If an entry is not a tool or a function.
+        ToolSearchConfigError: A duplicate name (also after the provider-safe mapping), a
+            reserved or empty name, a name or schema no provider takes
+            (``_internal.schema_checks``), or a function LangChain cannot convert.
+        ToolSearchTypeError: An entry is not a tool or a function.
     """
 
     def __init__(self, tools: ToolsInput) -> None:
@@ -306,20 +280,11 @@ class ToolLibrary:
             return [t.document() for t in self._tools.values()]
 
     def suggest(self, name: str, *, limit: int = 5) -> list[str]:
-        """Names like ``name``: holding it or held in it, then near spellings.
-
-        Case, ``-``/``_``/``.`` and camelCase differences are ignored; near
-        spellings (``creat_issue``) are one typing slip away and have a
-        :func:`difflib.SequenceMatcher` ratio >= 0.8. Hits that hold the
-        name or are held in it come first, each group sorted. Bounded work
-        whatever the name: candidates come from word and folded-name maps
-        built with the library, never from a scan of every tool; names over
-        128 characters get none (see
-        :class:`~langchain_toolsearch.search.suggest.NameSuggester`).
+        """Names like ``name``: holding it or held in it, then near spellings (ratio >= 0.8).
 
         Args:
-            name: The name the model asked for.
-            limit: Most suggestions (count).
+            name: The name the model asked for (over 128 characters: none).
+            limit: Most suggestions.
 
         Returns:
             Provider-safe names, at most ``limit``.

@@ -1,29 +1,11 @@
 """Per-request tools: running resolvers safely and keeping only tools that can work.
 
-Sources of a request's tools (``include_resolved_tools=True``): the
-``resolve_tools`` callable, ``config["configurable"]["toolsearch_resolve_tools"]``
-(a callable or a list of tools) and the tools bound on the agent / node.
-
-The sources run once per run: every later step of the same run (LangGraph
-makes one ``Runtime.control`` and stream writer per ``invoke`` / ``stream``)
-reuses the first step's tools, and they are dropped with the run; a new run,
-a resume included, resolves again. Outside a run (``search()``, ``get_loaded_tools()``) they run
-each time. A resolver never runs on an event loop (a sync one runs in a worker
-thread in async paths) and gets ``resolve_timeout`` seconds. One that fails or
-times out adds nothing (``on_error="skip"``; logged once per distinct cause
-with its name and redacted message) or raises `ToolSourceError`
-(``on_error="raise"``). A resolver may return a result with ``tools`` and
-``errors`` (`ToolResolver`'s `ResolvedTools`): its errors count as failures of
-that resolver. A returned tool no provider can take (a name with a lone
-surrogate, an args schema that holds itself, is nested deeper than 200
-levels or writes out to over 100,000 values: ``_internal.schema_checks``) is
-dropped before anything serialises it, its cause reported as a ``"config"``
-failure of the source (logged once per cause, kept for ``get_state_stats``,
-raised with ``on_error="raise"``). A returned tool that cannot work beside
-the others (duplicate name, a name of the static library or a meta tool, a
-schema LangChain cannot convert) is dropped with a warning; the others stay.
-Returning something that is not a sequence of tools is a developer error and
-raises.
+Sources: ``resolve_tools``, ``config["configurable"]["toolsearch_resolve_tools"]``
+(a callable or tools) and the tools bound on the agent / node. They run once per run
+(outside a run, each time), never on an event loop, within ``resolve_timeout`` seconds.
+A failing source adds nothing (``on_error="skip"``, logged once per cause) or raises
+`ToolSourceError`. Tools no provider takes become ``"config"`` failures; tools that
+clash with others are dropped with a warning; an answer that is not tools raises.
 """
 
 from __future__ import annotations
@@ -128,8 +110,7 @@ class Resolution:
     Attributes:
         tools: Their tools, in source order.
         failures: Sources that failed (or reported failing parts), never a secret.
-        views: The run's library / index views over these tools (filled by the
-            scope builder; shared by the run's steps, gone with the run).
+        views: The run's library / index views over these tools (filled by the scope builder).
     """
 
     tools: tuple[BaseTool, ...] = ()
@@ -148,8 +129,7 @@ class Resolver:
     Args:
         resolver: ``resolve_tools`` (sync or async), or ``None``.
         timeout: Seconds each source may take.
-        on_error: ``"skip"``: a failing source adds nothing (logged once per
-            distinct cause); ``"raise"``: raise `ToolSourceError`.
+        on_error: ``"skip"`` (a failing source adds nothing) or ``"raise"``.
     """
 
     def __init__(
@@ -162,7 +142,7 @@ class Resolver:
         """Distinct failure causes seen (for ``get_state_stats``)."""
         self._runs = Runs()
         self.calls = 0
-        """Resolutions run (not answered from a run's cache), for tests and benchmarks."""
+        """Resolutions run (not from a run's cache)."""
 
     def _sources(self, config: RunnableConfig) -> list[tuple[str, Any]]:
         sources: list[tuple[str, Any]] = []
@@ -221,9 +201,6 @@ class Resolver:
     ) -> Resolution:
         """The tools of every source for ``config``, in source order; once per run.
 
-        Steps of one run share the first step's resolution, concurrent steps
-        included; outside a run the sources run each time.
-
         Raises:
             ToolSourceError: A source failed and ``on_error="raise"``.
             ToolSearchTypeError: A source returned something that is not tools.
@@ -266,7 +243,7 @@ class Resolver:
         return Resolution(failures=(SourceFailure(name, "resolver", error, message),))
 
     def _resolve_here(self, sources: list[tuple[str, Any]], config: RunnableConfig) -> Resolution:
-        """Sources with a sync form (plain tool lists, `ToolResolver`), run in this thread."""
+        """Sources with a sync form, run in this thread."""
         self.calls += 1
         parts: list[Resolution] = []
         for name, source in sources:
@@ -288,12 +265,7 @@ class Resolver:
         )
 
     def resolve(self, config: RunnableConfig) -> Resolution:
-        """Sync :meth:`aresolve` (on the package's helper loop).
-
-        Sources that have a sync form (tool lists, a `ToolResolver`, whose
-        sync ``resolve`` answers from its cache without touching an event
-        loop) run in this thread when it runs no event loop.
-        """
+        """Sync :meth:`aresolve`; sources with a sync form run in this thread outside a loop."""
         sources = self._sources(config)
         run = run_of(config)
         cached = self._runs.get(run) if run is not None else None
@@ -335,17 +307,12 @@ def _sound(name: str, resolution: Resolution) -> Resolution:
 
 
 def _as_resolution(name: str, value: Any, secrets: frozenset[str] = frozenset()) -> Resolution:
-    """See `_answer`; tools no provider can take are dropped (`_sound`)."""
+    """`_answer`, less the tools no provider can take (`_sound`)."""
     return _sound(name, _answer(name, value, secrets))
 
 
 def _answer(name: str, value: Any, secrets: frozenset[str] = frozenset()) -> Resolution:
-    """A source's answer: a sequence of tools, or a result with ``tools`` and its failures.
-
-    A result is a `ToolsResult` (``errors``: `SourceFailure` values, e.g.
-    `ToolResolver`'s `ResolvedTools`) or has ``failures`` (server -> reason,
-    e.g. ``langchain_toolsearch.mcp.load_mcp_tools``'s `MCPLibrary`, whose
-    servers count as MCP servers of this source).
+    """A source's answer: tools, or a result with ``tools`` and ``errors`` or ``failures``.
 
     Raises:
         ToolSearchTypeError: Anything else.

@@ -23,19 +23,15 @@ _PER_STEP_KEYS = frozenset({"checkpoint_id", "checkpoint_map", "checkpoint_ns"})
 
 @dataclass(frozen=True, eq=False)
 class RunId:
-    """One run's identity: its control (by identity) and what its caller passed.
+    """One run's identity: its control and the caller's ``configurable`` values and context.
 
-    A graph invoked from inside another graph's node shares that run's control
-    (and, when streamed with ``subgraphs=True``, its stream writer), so two such
-    invocations for different callers differ only by their ``configurable``
-    values and run context: those count too (by identity, which LangGraph keeps
-    for a run's steps; the values are held so an id is not reused while kept).
+    A graph invoked inside another's node shares its control; the caller's values (by
+    identity, held while kept) tell such runs apart.
 
     Attributes:
         control: The run's ``Runtime.control``.
-        inputs: ``id`` of the run context and ``(id(key), id(value))`` of the
-            caller's ``configurable`` items (in order).
-        held: The values themselves (compared never, kept alive with the entry).
+        inputs: ``id`` of the run context and ``(id(key), id(value))`` of the items.
+        held: The values themselves (kept alive, never compared).
     """
 
     control: Any
@@ -44,16 +40,7 @@ class RunId:
 
 
 class Runs:
-    """Resolutions of the runs in progress, gone with their run.
-
-    LangGraph makes, for every run (``invoke`` / ``stream`` and their async
-    forms), one ``Runtime.control`` and one ``Runtime.stream_writer``, shared
-    by all the run's steps and by no other top-level run. Entries are weakly
-    keyed by the run's stream writer (a function made per run) and checked
-    against its `RunId` (control and the caller's inputs), so nothing of a run
-    outlives it here and nested runs of different callers never share one.
-    Thread-safe.
-    """
+    """Resolutions of the runs in progress, weakly keyed by the run's stream writer; thread-safe."""
 
     def __init__(self) -> None:
         self._done: weakref.WeakKeyDictionary[
@@ -106,13 +93,7 @@ class Runs:
 
 
 def run_of(config: RunnableConfig) -> tuple[Any, RunId] | None:
-    """``(stream writer, RunId)`` of the running graph run, or ``None`` outside a run.
-
-    The writer and control are made fresh by LangGraph for every top-level
-    invoke / stream and shared by its steps (read through LangGraph's public
-    ``get_runtime``); a nested invoke also differs by ``config``'s caller
-    values and the run context (see `RunId`).
-    """
+    """``(stream writer, RunId)`` of the running graph run, or ``None`` outside a run."""
     runtime = current_runtime()
     control = getattr(runtime, "control", None)
     writer = getattr(runtime, "stream_writer", None)

@@ -51,13 +51,7 @@ _SIMPLE: tuple[Any, ...] = (str, int, float, bool, bytes, type(None), Any, dict,
 
 
 def _fast_parameters(tool: BaseTool) -> tuple[tuple[str, str], ...] | None:
-    """Parameters straight from a pydantic ``args_schema`` with simple fields.
-
-    Building the model-facing schema of a pydantic tool costs about a
-    millisecond (a subset model plus its JSON schema); reading the fields
-    gives the same names, descriptions and enum values in microseconds.
-    ``None`` when the schema needs the full path (nested models, dicts).
-    """
+    """Parameters read off a pydantic schema of simple fields (fast); ``None`` otherwise."""
     schema = tool.args_schema
     if not (isinstance(schema, type) and issubclass(schema, BaseModel)):
         return None
@@ -100,19 +94,16 @@ _MAX_ENUM_VALUES = 50
 
 
 def schema_parameters(schema: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
-    """The parameters of a JSON schema object as ``(name, text)`` pairs for search.
+    """A JSON schema object's parameters as ``(name, description + enum values)`` for search.
 
-    ``text`` is the parameter's description followed by its ``enum`` values
-    (first 50; also those of array items, ``anyOf``/``oneOf`` members and
-    local ``$ref`` targets), since the values a tool accepts are often the
-    words a user says ("concerts" -> ``event_type: ["Music", "Theater"]``).
-    Properties of nested objects follow their parent, up to 3 levels deep.
+    Enum values (first 50) come also from array items, ``anyOf``/``oneOf`` members and
+    local ``$ref`` targets; nested objects' properties follow their parent, 3 levels deep.
 
     Args:
         schema: A JSON schema object (``{"properties": {...}, "$defs": ...}``).
 
     Returns:
-        The pairs in schema order; ``()`` when there are no properties.
+        The pairs in schema order; ``()`` without properties.
     """
     if not schema.get("properties") and "$ref" not in schema:
         return ()  # no parameters (most catalog tools): skip the walk
@@ -165,12 +156,7 @@ def schema_parameters(schema: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
 
 
 def provider_schema(schema: Any) -> Any:
-    """A JSON-schema ``args_schema`` as providers accept it (others unchanged).
-
-    An object schema without ``properties`` (``{"type": "object"}``, common
-    for MCP tools without arguments) gets ``"properties": {}``: OpenAI
-    rejects it otherwise. Returns ``schema`` itself when nothing changes.
-    """
+    """``schema`` with ``"properties": {}`` if an object schema lacks it (OpenAI needs it)."""
     if not isinstance(schema, _MAPPING) or "properties" in schema:
         return schema
     if schema.get("type", "object") != "object" or any(
