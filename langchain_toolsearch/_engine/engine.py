@@ -231,7 +231,7 @@ class Engine:
         return self.catalog is None and self.auto is None and self.access.working_set is None
 
     def hint_for(self, scope: RequestScope) -> Logic[str]:
-        """The request's hint: :attr:`hint`, its catalog and evicted tools; ``""`` if bound whole."""
+        """The request's hint: :attr:`hint`, catalog, evicted tools; ``""`` if bound whole."""
         if self.static_hint:
             return self.hint
         if self.auto is not None and (yield from self.auto.decide(self.access, scope)).bind_all:
@@ -269,7 +269,7 @@ class Engine:
     def _bound_whole(
         self, scope: RequestScope, call: ToolCall, registered: BaseTool | None
     ) -> Logic[BaseTool | object | None]:
-        """``mode="auto"``: the tool to run if bound whole (``None``: as registered), else `_SEARCHED`."""
+        """Auto mode: the tool to run if bound whole (``None``: registered), or `_SEARCHED`."""
         assert self.auto is not None
         name = call["name"]
         if registered is None and name in scope.bound:  # bound on another agent, not this one

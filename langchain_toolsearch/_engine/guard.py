@@ -160,7 +160,7 @@ def guard(
 def _missing(
     access: Access, scope: RequestScope, call: ToolCall, *, auto_load: bool
 ) -> Logic[ToolMessage]:
-    """The same answer for unknown, hidden and not-loaded tools, with ``load_tool``'s suggestions."""
+    """One answer for unknown, hidden and not-loaded tools, with ``load_tool``'s suggestions."""
     text = P.TOOL_NOT_LOADED_AUTO if auto_load else P.TOOL_NOT_LOADED
     similar = yield from suggestions(access, scope, [call["name"]])
     if similar:
@@ -169,7 +169,7 @@ def _missing(
 
 
 class StepCalls:
-    """The calls of one tool-calling ``AIMessage``, read once and kept while it lives (by identity)."""
+    """The calls of one tool-calling ``AIMessage``, read once, kept while it lives (by id)."""
 
     def __init__(self, message: AIMessage | None) -> None:
         calls = message.tool_calls if message is not None else []

@@ -181,7 +181,7 @@ class ScopeBuilder:
     def _request_part(
         self, tools: Sequence[BaseTool]
     ) -> Logic[tuple[ToolLibrary, ToolIndex] | None]:
-        """Library and index of a request's own tools (``None`` if none can work); cached by content."""
+        """Library and index of a request's own tools (``None``: none works); cached by content."""
         key, cached, keep = self._plan(tools)
         if cached is None:
             kept = self._kept(tools, keep)
