@@ -1,12 +1,7 @@
 """Unloading for code: take tools out of a thread's loads (``unload`` / ``aunload``).
 
-The storage forgets the names, so they are no longer bound or callable from
-the thread's next step, and a later load puts them at the end of the load
-order. Thread storages only (``"in-memory"``, ``"store"``, a
-:class:`~langchain_toolsearch.LoadedToolStore` with a ``remove(thread_id,
-names)`` method): ``"context"`` keeps loads in the message receipts, which
-code does not rewrite here (bound them with ``max_loaded``, or remove the
-receipts from the messages).
+Thread storages only (``"in-memory"``, ``"store"``, a store with ``remove``):
+``"context"`` keeps loads in the message receipts, which code does not rewrite here.
 """
 
 from __future__ import annotations
@@ -49,8 +44,7 @@ def remover(operation: str, backend: LoadedToolStore | None, *, asynchronous: bo
     """The backend's ``remove`` (``aremove`` when ``asynchronous`` and it has one).
 
     Raises:
-        ToolSearchConfigError: ``"context"`` (``backend`` is ``None``), or a
-            custom store without ``remove``.
+        ToolSearchConfigError: ``"context"`` (no backend), or a store without ``remove``.
     """
     if backend is None:
         raise ToolSearchConfigError(CONTEXT_UNLOAD.format(operation=operation))
@@ -104,18 +98,14 @@ class Unloading:
     ) -> list[str]:
         """Unload tools of ``thread_id``: unbound and not callable from its next step.
 
-        Returns the names that were loaded and are removed; the others keep
-        their order, and loading one again puts it at the end. ``"in-memory"``,
-        ``"store"`` (``store``: the graph's store, unless given at
-        construction) and stores with a ``remove(thread_id, names)`` method.
+        Returns the names removed; the others keep their order (a reload goes to the end).
+        ``store``: the graph's store, unless one was given at construction.
 
         Raises:
             StoreMissingError: ``storage="store"`` and no store.
-            ToolSearchConfigError: ``storage="context"`` (loads are the message
-                receipts: bound them with ``max_loaded``), or a custom store
-                without ``remove``.
-            ToolSearchTypeError: ``thread_id`` is not a non-empty string, or
-                ``names`` not a name or a list of names.
+            ToolSearchConfigError: ``storage="context"``, or a custom store without ``remove``.
+            ToolSearchTypeError: ``thread_id`` is not a non-empty string, or ``names`` not a
+                name or a list of names.
         """
         backend = self._unload_backend("unload", store)
         return run("unload", self._thread_id("unload", thread_id), names, self, backend)
@@ -123,7 +113,7 @@ class Unloading:
     async def aunload(
         self: _Shell, thread_id: str, names: str | Sequence[str], *, store: BaseStore | None = None
     ) -> list[str]:
-        """Async :meth:`unload` (the store's async API when it has one)."""
+        """Async :meth:`unload`."""
         backend = self._unload_backend("aunload", store)
         tid = self._thread_id("aunload", thread_id)
         return await arun("aunload", tid, names, self, backend)
