@@ -79,7 +79,7 @@ class Access:
     def usable(
         self, entries: Sequence[LibraryTool], scope: RequestScope
     ) -> Logic[list[LibraryTool]]:
-        """Loaded ``entries`` this request may use (forgeable loads re-checked in phase ``load``)."""
+        """Loaded ``entries`` this request may use (forgeable loads checked in phase ``load``)."""
         storage = self.storage
         if storage.receipts or storage.shared or scope.thread_id is None:
             entries = yield from self.allowed(entries, scope, "load")
