@@ -20,12 +20,7 @@ from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from langchain_toolsearch.catalog_shapes import documents_entries, normalize_definition
 from langchain_toolsearch.errors import ToolSearchDataError
 
-__all__ = [
-    "CATALOG_SOURCE",
-    "load_catalog",
-    "load_definitions",
-    "tool_from_definition",
-]
+__all__ = ["CATALOG_SOURCE", "load_catalog", "load_definitions", "tool_from_definition"]
 
 CATALOG_SOURCE = "catalog"
 """Value of ``tool.metadata["source"]`` for every tool built by this module."""

@@ -124,9 +124,7 @@ class EvalReport:
 
 
 def evaluate(
-    search: SearchFn,
-    queries: Sequence[EvalQuery],
-    ks: Sequence[int] = (1, 5, 10),
+    search: SearchFn, queries: Sequence[EvalQuery], ks: Sequence[int] = (1, 5, 10)
 ) -> EvalReport:
     """Run ``search(query.query, max(*ks, 10))`` per query; average recall@k and NDCG@10.
 
@@ -206,9 +204,7 @@ def load_queries(path: str | Path) -> list[EvalQuery]:
             raise ToolSearchDataError(f"{where}: needs 'gold', a non-empty list of tool names")
         queries.append(
             EvalQuery(
-                id=str(record.get("id", position)),
-                query=query,
-                gold=tuple(dict.fromkeys(gold)),
+                id=str(record.get("id", position)), query=query, gold=tuple(dict.fromkeys(gold))
             )
         )
     return queries

@@ -219,17 +219,13 @@ def build_meta_tools(
     )
 
     def load_tool(
-        runtime: ToolRuntime,
-        tool_name: str | None = None,
-        tool_names: list[str] | None = None,
+        runtime: ToolRuntime, tool_name: str | None = None, tool_names: list[str] | None = None
     ) -> Command[Any]:
         """Load tools found with search_tools."""
         return load_run({"tool_name": tool_name, "tool_names": tool_names}, runtime)
 
     async def aload_tool(
-        runtime: ToolRuntime,
-        tool_name: str | None = None,
-        tool_names: list[str] | None = None,
+        runtime: ToolRuntime, tool_name: str | None = None, tool_names: list[str] | None = None
     ) -> Command[Any]:
         """Load tools found with search_tools."""
         return await load_arun({"tool_name": tool_name, "tool_names": tool_names}, runtime)

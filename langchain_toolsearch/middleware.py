@@ -197,9 +197,7 @@ class ToolSearchMiddleware(
         return request.override(**overrides)
 
     def wrap_model_call(
-        self,
-        request: ModelRequest[Any],
-        handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
+        self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
     ) -> ModelResponse[Any] | AIMessage:
         """Bind meta, direct and loaded tools, then call the model."""
         scope, hinted = self._scope(request), self.options.system_hint

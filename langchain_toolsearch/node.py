@@ -78,13 +78,7 @@ from langchain_toolsearch.storage.state_keys import (
 )
 from langchain_toolsearch.types import OnError, ResolveToolsFn
 
-__all__ = [
-    "SCHEMA_WARNING",
-    "TOOLS_KEY",
-    "ToolSearchInput",
-    "ToolSearchNode",
-    "ToolSearchState",
-]
+__all__ = ["SCHEMA_WARNING", "TOOLS_KEY", "ToolSearchInput", "ToolSearchNode", "ToolSearchState"]
 
 logger = logging.getLogger(__name__)
 

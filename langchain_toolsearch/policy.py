@@ -168,8 +168,7 @@ class ToolPolicy:
             return [True] * len(batch)
         try:  # the cases run concurrently: the batch takes about one timeout at most
             return run_sync(
-                self.acheck_many(batch, contextvars.copy_context()),
-                timeout=self.timeout + _GRACE,
+                self.acheck_many(batch, contextvars.copy_context()), timeout=self.timeout + _GRACE
             )
         except TimeoutError as exc:  # the package's loop is held by a blocking async hook
             return [self._deny(args, exc) for args in batch]

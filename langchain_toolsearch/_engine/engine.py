@@ -212,11 +212,7 @@ class Engine:
             if self.options.provider
             else binding.order_tools(meta, scope.direct, active, self.access.bindable)
         )
-        return ModelStep(
-            tools=tools,
-            loaded=[e.name for e in active],
-            hint=hint,
-        )
+        return ModelStep(tools=tools, loaded=[e.name for e in active], hint=hint)
 
     def native_tools(
         self, scope: RequestScope, meta: Sequence[BaseTool]

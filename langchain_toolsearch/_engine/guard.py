@@ -26,15 +26,7 @@ from langchain_toolsearch.library import LibraryTool, ToolLibrary
 from langchain_toolsearch.storage.receipts import requested_names
 from langchain_toolsearch.storage.state_keys import messages_of
 
-__all__ = [
-    "CURRENT_STEP",
-    "META_ARGS",
-    "NEEDS_SCOPE",
-    "StepCalls",
-    "finish",
-    "guard",
-    "pre_check",
-]
+__all__ = ["CURRENT_STEP", "META_ARGS", "NEEDS_SCOPE", "StepCalls", "finish", "guard", "pre_check"]
 
 _R = TypeVar("_R")
 META_ARGS: dict[str, frozenset[str]] = {

@@ -39,13 +39,7 @@ from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.policy import is_async_callable
 from langchain_toolsearch.types import OnError, ResolveToolsFn, SourceFailure
 
-__all__ = [
-    "CONFIG_RESOLVER_KEY",
-    "Resolution",
-    "ResolveToolsFn",
-    "Resolver",
-    "usable_tools",
-]
+__all__ = ["CONFIG_RESOLVER_KEY", "Resolution", "ResolveToolsFn", "Resolver", "usable_tools"]
 
 logger = logging.getLogger(__name__)
 

@@ -115,11 +115,7 @@ def outside_guard_error(state: Any, tool_call_id: str | None) -> ToolSearchWirin
 
 
 def check_tool_step(
-    state: Any,
-    *,
-    in_library: Callable[[str], bool],
-    guarded: Callable[[object], bool],
-    model: bool,
+    state: Any, *, in_library: Callable[[str], bool], guarded: Callable[[object], bool], model: bool
 ) -> None:
     """Raise when the step that just ran shows an unsafe wiring (inside a run only).
 

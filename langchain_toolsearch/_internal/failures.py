@@ -254,9 +254,7 @@ class FailureLog:
         new = self._seen.put(
             key,
             lambda previous: replace(
-                failure,
-                count=1 if previous is None else previous.count + 1,
-                last_seen=now,
+                failure, count=1 if previous is None else previous.count + 1, last_seen=now
             ),
         )
         level = logging.WARNING if new else logging.DEBUG
@@ -271,11 +269,7 @@ class FailureLog:
         )
 
     def failed(
-        self,
-        source: str,
-        exc: BaseException,
-        kind: SourceKind,
-        secrets: Iterable[str] = (),
+        self, source: str, exc: BaseException, kind: SourceKind, secrets: Iterable[str] = ()
     ) -> SourceFailure:
         """Record an exception of ``source``; return its description."""
         error, message = describe(exc, secrets)

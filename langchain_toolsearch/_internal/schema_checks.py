@@ -19,13 +19,7 @@ from pydantic import BaseModel
 from langchain_toolsearch._internal.weakmemo import WeakIdentityMap
 from langchain_toolsearch.types import SourceFailure
 
-__all__ = [
-    "MAX_SCHEMA_DEPTH",
-    "MAX_SCHEMA_NODES",
-    "sound_tools",
-    "text_problem",
-    "tool_problem",
-]
+__all__ = ["MAX_SCHEMA_DEPTH", "MAX_SCHEMA_NODES", "sound_tools", "text_problem", "tool_problem"]
 
 MAX_SCHEMA_DEPTH = 200
 """Deepest nesting of dicts and lists accepted in an args schema (the root is 1)."""

@@ -24,11 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = ["connection_lost", "describe_failure", "guarded_tool", "never_sent"]
 
-_CLOSED_STREAM_ERRORS = (
-    anyio.BrokenResourceError,
-    anyio.ClosedResourceError,
-    anyio.EndOfStream,
-)
+_CLOSED_STREAM_ERRORS = (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream)
 
 # langchain-mcp-adapters 0.2.x raised `ToolException(str(content))` for an
 # `isError` result, which is "[]" when the content was empty (0.3 carries the

@@ -38,11 +38,7 @@ from langchain_toolsearch.mcp.calls import connection_lost, never_sent
 from langchain_toolsearch.mcp.headers import with_headers
 from langchain_toolsearch.mcp.holding import SessionHolder
 from langchain_toolsearch.mcp.keys import PoolStats, SessionKey, session_key
-from langchain_toolsearch.mcp.lifecycle import (
-    SessionEntry,
-    list_all,
-    unless_gone,
-)
+from langchain_toolsearch.mcp.lifecycle import SessionEntry, list_all, unless_gone
 from langchain_toolsearch.mcp.reports import MCPFailures
 from langchain_toolsearch.mcp.session import PooledSession, ToolListing
 from langchain_toolsearch.mcp.versions import Retirement
