@@ -111,7 +111,6 @@ class Access:
         return (yield from self.active_of(names, scope))
 
     def active_of(self, names: Sequence[str], scope: RequestScope) -> Logic[list[LibraryTool]]:
-        """:meth:`active` of loaded ``names`` read already."""
         get, bindable = scope.library.get, self.bindable
         entries = [e for n in names if (e := get(n))]
         if self.policy.enabled:  # no filter: every loaded entry is usable

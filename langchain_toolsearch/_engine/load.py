@@ -33,7 +33,6 @@ class LoadOutcome:
     already_loaded: list[str] = field(default_factory=list)
 
     def receipt(self) -> dict[str, Any]:
-        """The model-facing JSON shape (also the ToolMessage artifact)."""
         return {
             "success": self.success,
             "message": self.message,

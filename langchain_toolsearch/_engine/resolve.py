@@ -113,7 +113,6 @@ class Resolution:
 
     @property
     def unavailable(self) -> bool:
-        """Whether tools are missing this step because a source is out."""
         return any(f.unavailable for f in self.failures)
 
 

@@ -82,8 +82,6 @@ class _Views:
 
 
 class _LRU:
-    """A small thread-safe LRU map (count-bounded)."""
-
     def __init__(self, size: int) -> None:
         self._data: OrderedDict[str, Any] = OrderedDict()
         self._size = size
@@ -323,5 +321,4 @@ class ScopeBuilder:
         bound: Sequence[BaseTool] = (),
         direct: Sequence[BaseTool | dict[str, Any]] = (),
     ) -> RequestScope:
-        """Async :meth:`build`."""
         return await adrive(self._scope_of(config, state, graph_store, context, bound, direct))

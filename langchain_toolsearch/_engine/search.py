@@ -159,8 +159,6 @@ async def aranked(index: ToolIndex, query: str, floor: float) -> list[ScoredTool
 
 @dataclass(frozen=True)
 class _Pull:
-    """How one need's ranking is pulled."""
-
     limit: int
     min_score: float
     auto_load: bool

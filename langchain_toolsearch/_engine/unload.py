@@ -85,9 +85,7 @@ class _Shell(Protocol):
         """Where ``operation`` removes from (``store``: the graph's store)."""
         ...
 
-    def _thread_id(self, operation: str, thread_id: object) -> str:
-        """``thread_id``, checked."""
-        ...
+    def _thread_id(self, operation: str, thread_id: object) -> str: ...
 
 
 class Unloading:

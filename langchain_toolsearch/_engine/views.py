@@ -97,20 +97,16 @@ class ChainedLibrary(ToolLibrary):
         return name in self._first or name in self._second
 
     def get(self, name: str) -> LibraryTool | None:
-        """The tool named ``name`` in either part."""
         return self._first.get(name) or self._second.get(name)
 
     @property
     def names(self) -> list[str]:
-        """Provider-safe names, static library first."""
         return [*self._first.names, *self._second.names]
 
     def documents(self) -> list[ToolDocument]:
-        """Search documents of both parts."""
         return [*self._first.documents(), *self._second.documents()]
 
     def suggest(self, name: str, *, limit: int = 5) -> list[str]:
-        """Suggestions from both parts, sorted."""
         both = self._first.suggest(name, limit=limit) + self._second.suggest(name, limit=limit)
         return sorted(dict.fromkeys(both))[:limit]
 
@@ -147,5 +143,4 @@ class MergedIndex:
                 await close(part)
 
     def __len__(self) -> int:
-        """Number of indexed tools."""
         return sum(len(i) for i in self._indexes)

@@ -131,7 +131,6 @@ class Deadline:
         await self._inner.__aexit__(*exc_info)
 
     def expired(self) -> bool:
-        """Whether the deadline passed (and cancelled the block)."""
         return self._inner.expired()
 
 
