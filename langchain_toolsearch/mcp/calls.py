@@ -26,9 +26,7 @@ __all__ = ["connection_lost", "describe_failure", "guarded_tool", "never_sent"]
 
 _CLOSED_STREAM_ERRORS = (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream)
 
-# langchain-mcp-adapters 0.2.x raised `ToolException(str(content))` for an
-# `isError` result, which is "[]" when the content was empty (0.3 carries the
-# content blocks in `tool_content` and uses a generic placeholder text).
+# texts of an `isError` result with no content ("[]": `str(content)`, adapters 0.2)
 _EMPTY_ERROR_TEXTS = frozenset({"", "[]"})
 
 

@@ -32,10 +32,8 @@ from langchain_toolsearch.mcp.naming import MCPToolRoute, NamespaceMode, assign_
 from langchain_toolsearch.policy import positive_seconds
 
 if TYPE_CHECKING:
-    # Only for annotations: importing this module (which the stored tool
-    # configuration does) must not need a working langchain-mcp-adapters. It
-    # needs mcp<2 and fails to import next to mcp>=2, which `langchain.mcp`
-    # (fastmcp) brings in; tools from `langchain.mcp` need none of this module.
+    # annotations only: importing this module must not need langchain-mcp-adapters
+    # (it needs mcp<2, which fails next to `langchain.mcp`'s mcp>=2)
     from langchain_mcp_adapters.client import MultiServerMCPClient
 
     from langchain_toolsearch.mcp.pool import MCPSessionPool, PooledSession
