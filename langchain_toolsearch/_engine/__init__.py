@@ -2,6 +2,6 @@
 
 Modules: ``scope`` (the per-request value), ``resolve`` and ``runs`` (per-request tool
 sources), ``views``, ``access`` (filter and storage per request), ``search``, ``load``,
-``guard`` (the execution guard), ``binding``, ``drive``, ``engine``, ``shell`` (what
-the middleware and the node share), ``wiring`` (the node's checks).
+``guard`` (the execution guard), ``binding``, ``drive``, ``engine``, ``thread_state``
+(unload, clear, stats), ``shell`` (what the middleware and the node share), ``wiring``.
 """

@@ -6,7 +6,6 @@ Each step builds one ``RequestScope`` from its own inputs; nothing of a request 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import Any, Self
 
 from langchain_core.runnables import RunnableConfig
@@ -16,22 +15,18 @@ from langgraph.prebuilt import ToolRuntime
 from langgraph.runtime import get_runtime
 from langgraph.store.base import BaseStore
 
-from langchain_toolsearch._engine import unload
 from langchain_toolsearch._engine.drive import adrive, drive
 from langchain_toolsearch._engine.engine import Engine
 from langchain_toolsearch._engine.scope import RequestScope
+from langchain_toolsearch._engine.thread_state import ThreadState
 from langchain_toolsearch.errors import (
     StoreMissingError,
-    ToolSearchConfigError,
-    ToolSearchTypeError,
 )
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.meta_tools import build_meta_tools
 from langchain_toolsearch.options import ToolSearchOptions, check_call
 from langchain_toolsearch.search.index import ToolIndex
-from langchain_toolsearch.storage.langgraph_store import LOADED_NAMESPACE
-from langchain_toolsearch.storage.protocol import LoadedToolStore
-from langchain_toolsearch.types import SourceFailure, StateStats, ToolSearchResult
+from langchain_toolsearch.types import ToolSearchResult
 
 __all__ = ["ToolSearchBase", "current_config", "current_context", "current_store"]
 
@@ -61,7 +56,7 @@ def current_context() -> Any:
     return getattr(runtime, "context", None)
 
 
-class ToolSearchBase(unload.Unloading):
+class ToolSearchBase(ThreadState):
     """The engine, meta tools and state helpers of the middleware and the node."""
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Self:
@@ -231,141 +226,3 @@ class ToolSearchBase(unload.Unloading):
         """Async :meth:`get_loaded_tools`."""
         scope = self._loaded_scope("aget_loaded_tools", config, state, store)
         return await adrive(self._engine.loaded(scope))
-
-    @property
-    def loaded_tool_store(self) -> LoadedToolStore | None:
-        """Where thread loads live, if fixed at construction (``None``: context, or graph store)."""
-        return self._engine.storage.backend()
-
-    def _stored_loads(self, operation: str) -> LoadedToolStore | None:
-        """Where ``operation`` reads or clears (``None`` for ``"context"``).
-
-        Raises:
-            StoreMissingError: ``storage="store"`` without ``store=``.
-        """
-        storage = self._engine.storage
-        backend = storage.backend()
-        if backend is None and storage.mode == "store":
-            raise StoreMissingError(
-                f'{operation} with storage="store" needs the store: pass store=... to the '
-                f"tool search (the graph's store is only known inside a run); the loads live "
-                f"in the namespace {LOADED_NAMESPACE} + (<thread id>,) of your LangGraph store"
-            )
-        return backend
-
-    @staticmethod
-    def _thread_id(operation: str, thread_id: object) -> str:
-        if not isinstance(thread_id, str) or not thread_id:
-            raise ToolSearchTypeError(
-                f"{operation} expects a thread id string (config['configurable']['thread_id']), "
-                f"got {thread_id!r}"
-            )
-        return thread_id
-
-    def clear_state(self, thread_id: str) -> None:
-        """Forget the loads of ``thread_id`` (a no-op for ``"context"``).
-
-        Raises:
-            StoreMissingError: ``storage="store"`` without ``store=``.
-            ToolSearchTypeError: ``thread_id`` is not a non-empty string.
-        """
-        thread_id = self._thread_id("clear_state", thread_id)
-        backend = self._stored_loads("clear_state")
-        if backend is not None:
-            backend.clear(thread_id)
-
-    async def aclear_state(self, thread_id: str) -> None:
-        """Async :meth:`clear_state`."""
-        thread_id = self._thread_id("aclear_state", thread_id)
-        backend = self._stored_loads("aclear_state")
-        aclear = getattr(backend, "aclear", None)
-        if aclear is not None:
-            await aclear(thread_id)
-        elif backend is not None:
-            backend.clear(thread_id)
-
-    def _unload_backend(self, operation: str, store: BaseStore | None) -> LoadedToolStore | None:
-        storage = self._engine.storage
-        return storage.backend(store) if store is not None else self._stored_loads(operation)
-
-    def clear_all_state(self) -> None:
-        """Forget the loads of every thread."""
-        backend = self._stored_loads("clear_all_state")
-        if backend is not None:
-            backend.clear_all()
-
-    async def aclear_all_state(self) -> None:
-        """Async :meth:`clear_all_state`."""
-        backend = self._stored_loads("aclear_all_state")
-        aclear_all = getattr(backend, "aclear_all", None)
-        if aclear_all is not None:
-            await aclear_all()
-        elif backend is not None:
-            backend.clear_all()
-
-    def get_state_stats(self) -> StateStats:
-        """The loaded-tool store's size, the source failures seen, and auto-mode decisions.
-
-        ``thread_count`` and ``oldest_access_time`` (epoch s; ``None`` for ``"store"``);
-        zero for ``"context"``.
-
-        Raises:
-            StoreMissingError: ``"store"`` without ``store=``.
-            ToolSearchConfigError: A custom store without a ``stats()`` method.
-        """
-        return self._stats("get_state_stats")
-
-    def source_failures(self) -> tuple[SourceFailure, ...]:
-        """Distinct causes of failing tool sources seen by this instance, oldest first."""
-        resolver = self._engine.scopes.resolver
-        found = [*self._engine.policy.failures.snapshot()]
-        if resolver is not None:
-            found.extend(resolver.failures.snapshot())
-        return tuple(sorted(found, key=lambda f: f.last_seen))
-
-    def _stats(self, operation: str) -> StateStats:
-        return self._with_counts(self._store_stats(operation))
-
-    def _with_counts(self, stats: StateStats) -> StateStats:
-        """``stats`` with this instance's source failures and auto-mode decisions."""
-        auto = self._engine.auto
-        return replace(
-            stats,
-            source_failures=self.source_failures(),
-            auto_mode=auto.stats() if auto is not None else None,
-        )
-
-    def _store_stats(self, operation: str) -> StateStats:
-        storage = self._engine.storage
-        if storage.mode == "context":
-            return StateStats(thread_count=0, oldest_access_time=None, storage="context")
-        backend = self._stored_loads(operation)
-        stats = getattr(backend, "stats", None)
-        if callable(stats):
-            found = stats()
-            if isinstance(found, StateStats):
-                return found
-        threads = getattr(backend, "thread_ids", None)
-        if callable(threads):
-            count = len(threads())
-            return StateStats(thread_count=count, oldest_access_time=None, storage=storage.mode)
-        raise ToolSearchConfigError(
-            f"{operation} cannot read a {type(backend).__name__}: give it a stats() "
-            f"method returning StateStats (namespace {LOADED_NAMESPACE} for LangGraph stores)"
-        )
-
-    async def aget_state_stats(self) -> StateStats:
-        """Async :meth:`get_state_stats`."""
-        backend = self._engine.storage.backend()
-        astats = getattr(backend, "astats", None)
-        if self._engine.storage.mode == "store" and callable(astats):
-            found = await astats()
-            assert isinstance(found, StateStats)
-            return self._with_counts(found)
-        return self._stats("aget_state_stats")
-
-    def cleanup_now(self) -> int:
-        """Run the in-memory TTL sweep now; the number of threads evicted."""
-        backend = self._engine.storage.backend()
-        cleanup = getattr(backend, "cleanup_now", None)
-        return int(cleanup()) if callable(cleanup) else 0
