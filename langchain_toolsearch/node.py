@@ -45,7 +45,7 @@ from langgraph.types import Command
 
 from langchain_toolsearch import execution
 from langchain_toolsearch._engine.binding import order_tools
-from langchain_toolsearch._engine.drive import adrive, drive
+from langchain_toolsearch._engine.drive import Logic, adrive, drive
 from langchain_toolsearch._engine.engine import ModelStep
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._engine.shell import (
@@ -287,27 +287,21 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
                 one a tools node without the execution guard answered.
         """
         self._check_schema(state)
-        scope = self._build(current_config(), state)
-        self._check_wiring(scope, state, model=True)
-        if self.options.provider:  # every usable tool, deferred: nothing read from the state
-            return _tools_only(drive(self._engine.native_tools(scope, self.meta_tools)))
-        if self._engine.auto is None and not self._foreign_entries(state):
-            return self._tools_from(scope, self.loaded_names(state))
-        auto = self._engine.auto is not None  # counted by this node's own step
-        step = drive(self._engine.model_step(scope, self.meta_tools, count=not auto))
-        return self._step_tools(scope, step)
+        return drive(self._tools_logic(self._build(current_config(), state), state))
 
     async def atools_for(self, state: Mapping[str, Any] | Any) -> list[BaseTool]:
         """Async :meth:`tools_for`."""
         self._check_schema(state)
-        scope = await self._abuild(current_config(), state)
+        return await adrive(self._tools_logic(await self._abuild(current_config(), state), state))
+
+    def _tools_logic(self, scope: RequestScope, state: Any) -> Logic[list[BaseTool]]:
         self._check_wiring(scope, state, model=True)
-        if self.options.provider:
-            return _tools_only(await adrive(self._engine.native_tools(scope, self.meta_tools)))
+        if self.options.provider:  # every usable tool, deferred: nothing read from the state
+            return _tools_only((yield from self._engine.native_tools(scope, self.meta_tools)))
         if self._engine.auto is None and not self._foreign_entries(state):
             return self._tools_from(scope, self.loaded_names(state))
         auto = self._engine.auto is not None  # counted by this node's own step
-        step = await adrive(self._engine.model_step(scope, self.meta_tools, count=not auto))
+        step = yield from self._engine.model_step(scope, self.meta_tools, count=not auto)
         return self._step_tools(scope, step)
 
     def bind_tools(self, model: BaseChatModel, state: Any, **kwargs: Any) -> Runnable[Any, Any]:
