@@ -29,7 +29,6 @@ import time
 import weakref
 from collections.abc import AsyncIterator, Mapping
 from datetime import timedelta
-from types import TracebackType
 from typing import Any
 
 from langchain_toolsearch._internal.bridge import on_bridge, on_bridge_loop, run_sync
@@ -193,23 +192,13 @@ class MCPSessionPool(SessionHolder):
     def __enter__(self) -> MCPSessionPool:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     async def __aenter__(self) -> MCPSessionPool:
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
     # -- helper loop ------------------------------------------------------------------
@@ -256,9 +245,7 @@ class MCPSessionPool(SessionHolder):
                 except Exception as exc:
                     if attempt == 2 or not connection_lost(exc):
                         raise
-                    if not entry.stop.is_set():  # closed on purpose (retired, evicted): no failure
-                        self.failures.record("session", exc, server=entry.key.server)
-                    self._discard(entry, "reconnects")
+                    self._lost(entry, exc)
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _fetch(self, entry: SessionEntry, pooled: PooledSession) -> ToolListing:
@@ -295,13 +282,16 @@ class MCPSessionPool(SessionHolder):
                 except Exception as exc:
                     if not connection_lost(exc):
                         raise
-                    if not entry.stop.is_set():  # closed on purpose (retired, evicted): no failure
-                        self.failures.record("session", exc, server=entry.key.server)
-                    self._discard(entry, "reconnects")
+                    self._lost(entry, exc)
                     # Only a request that surely did not run is sent again.
                     if attempt == 2 or not never_sent(exc):
                         raise
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _lost(self, entry: SessionEntry, exc: Exception) -> None:
+        if not entry.stop.is_set():  # closed on purpose (retired, evicted): no failure
+            self.failures.record("session", exc, server=entry.key.server)
+        self._discard(entry, "reconnects")
 
     async def _close_all(self) -> None:
         self._closed = True
