@@ -133,7 +133,7 @@ class Resolver:
         self.on_error: OnError = on_error
         self.failures = FailureLog(logger)
         """Distinct failure causes seen (for ``get_state_stats``)."""
-        self._runs = Runs()
+        self._runs = Runs[Resolution]()
         self.calls = 0
         """Resolutions run (not from a run's cache)."""
 

@@ -6,16 +6,15 @@ import asyncio
 import threading
 import weakref
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Generic, TypeVar
 
 from langchain_core.runnables import RunnableConfig
 
 from langchain_toolsearch._internal.failures import current_runtime
 
-if TYPE_CHECKING:
-    from langchain_toolsearch._engine.resolve import Resolution
-
 __all__ = ["RunId", "Runs", "run_of"]
+
+Resolution = TypeVar("Resolution")
 
 _PER_STEP_KEYS = frozenset({"checkpoint_id", "checkpoint_map", "checkpoint_ns"})
 """``configurable`` keys LangGraph sets anew for each step (not part of a caller's identity)."""
@@ -39,7 +38,7 @@ class RunId:
     held: tuple[Any, ...] = field(repr=False)
 
 
-class Runs:
+class Runs(Generic[Resolution]):
     """Resolutions of the runs in progress, weakly keyed by the run's stream writer; thread-safe."""
 
     def __init__(self) -> None:
