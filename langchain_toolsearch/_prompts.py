@@ -1,9 +1,7 @@
 """Every text the model sees, in one place so it can be reviewed and snapshot-tested.
 
-Nothing here names a tool that the model has not found through ``search_tools``:
-error texts for unknown or hidden tools never list the library. Tool text from
-others (descriptions from MCP servers and catalogs, mapping keys) reaches the
-model only through :func:`model_text`.
+No text names a tool the model has not found; third-party text reaches the model only
+through :func:`model_text`.
 """
 
 from __future__ import annotations
@@ -58,12 +56,13 @@ WORKING_SET_EVICTED = (
     "To keep the tool list short, these tools you loaded earlier were unloaded (the least "
     "recently used go first): {names}. Load them again with {how} when you need them."
 )
-"""Appended to the system hint while tools loaded in the thread are outside the working
-set (``max_loaded`` / ``max_loaded_tokens``); ``{names}`` are the most recently used ones."""
+"""Appended to the hint while loaded tools are outside the working set (``{names}``: the
+most recently used).
+"""
 WORKING_SET_HOW_LOAD = "load_tool"
 WORKING_SET_HOW_AUTO = "search_tools"
 WORKING_SET_MORE = " and {count} more"
-"""After the names in ``WORKING_SET_EVICTED`` when more were unloaded than are listed."""
+"""After the names in ``WORKING_SET_EVICTED`` when more were unloaded than listed."""
 
 # search_tools messages
 SEARCH_EMPTY_QUERY = "The query is empty. Describe the capability you need in a few words."
@@ -79,19 +78,19 @@ SEARCH_FAILED = (
     "Search is unavailable right now (the tool index did not answer). Try again later, or "
     "continue with the tools you have."
 )
-"""The answer of ``search_tools`` when the search itself failed (an index or store outage)."""
+"""``search_tools``' answer when the search itself failed (an index or store outage)."""
 SEARCH_STORE_FAILED = (
     "Search is unavailable right now: the store that keeps this conversation's loaded tools "
     "did not answer (the tool index is fine). Try again later, or continue with the tools "
     "you have."
 )
-"""The answer of ``search_tools`` when reading or writing the thread's loads failed."""
+"""``search_tools``' answer when reading or writing the thread's loads failed."""
 CALL_OUTCOME_UNKNOWN = (
     "Error: this call of {tool} started before the run was interrupted (a crash or a "
     "stop mid-call), and {tool} may not run twice, so it was not run again. Its outcome is "
     "unknown: it may or may not have taken effect. Check before calling it again."
 )
-"""The answer to a call of a non-idempotent tool that a resumed step would run a second time."""
+"""The answer to a non-idempotent tool call a resumed step would run a second time."""
 SEARCH_SOME_UNAVAILABLE = " Some tools are unavailable right now (a tool source did not answer)."
 """Appended to a search's message when a tool source failed for this request."""
 SEARCH_FOUND = "Found {count} tool(s). {followup}"
@@ -152,8 +151,7 @@ TOOL_NOT_LOADED = (
     "Error: this tool is not available. Use search_tools to find a tool for this "
     "task and load_tool to load it, then call it."
 )
-"""Same text for unknown, hidden and not-loaded tools: it names no tool, not even the one
-called, so the answer never tells a hidden tool from a missing one."""
+"""One text for unknown, hidden and not-loaded tools, naming no tool (not even the one called)."""
 TOOL_NOT_LOADED_AUTO = (
     "Error: this tool is not available. Use search_tools to find a tool for this task "
     "(its results are loaded at once), then call it."
@@ -168,8 +166,7 @@ TOOL_SCHEMA_UNUSABLE = (
     "Use search_tools to find another tool for this task."
 )
 TOOL_SUGGEST = " Tools with a similar name: {names}."
-"""Appended to the not-available answer of a direct call: the names ``load_tool`` would
-suggest for the called name (only tools this caller may see and load)."""
+"""Appended to a direct call's not-available answer: ``load_tool``'s suggestions."""
 TOOL_FAILED_NO_TEXT = "Error: the tool '{name}' failed without an error message."
 
 ARGUMENT_ERROR = "Error: invalid arguments for {tool}: {detail}"
@@ -178,7 +175,7 @@ TOOL_OUTPUT_TRUNCATED = (
     "\n[output truncated: the first {shown:,} of {total:,} characters are shown{dropped}. "
     "Ask the tool for less: narrower arguments, a filter, or one page at a time.]"
 )
-"""Appended to a tool's output cut at its character bound (``max_output_chars``)."""
+"""Appended to a tool's output cut at ``max_output_chars``."""
 TOOL_OUTPUT_DROPPED = "; {count} non-text block(s) that did not fit were left out"
 
 
@@ -187,10 +184,7 @@ _ESCAPE_SEQUENCE = re.compile(
     r"\x1b\[[0-?]{0,64}[ -/]{0,16}[@-~]"  # CSI: colours, cursor moves ("\x1b[31m")
     r"|\x1b\][^\x07\x1b\x9c]{0,4096}(?:\x07|\x1b\\|\x9c)"  # OSC: window titles, links
 )
-"""Terminal escape sequences, dropped whole (dropping only ESC would show ``[31m``). Only
-the ESC forms: a lone C1 character is more often mis-decoded text (cp1252's U+203A is
-``\\x9b``) than a terminal's 8-bit CSI, so it is dropped alone, never with the letter after
-it. The repeats are bounded: a hostile run costs at most 64 (4,096) steps per ESC."""
+"""Terminal escape sequences (ESC forms only; a lone C1 is dropped alone), bounded repeats."""
 _HIDDEN = re.compile(
     "[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f"  # C0, DEL, C1 controls that are not whitespace
     "\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f"  # soft hyphen, CGJ, fillers, FVS
@@ -201,26 +195,18 @@ _HIDDEN = re.compile(
     "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"  # format controls
     "\U000e0000-\U000e007f\U000e0100-\U000e01ef]+"  # tag characters, VS17-256
 )
-"""HIDDEN: the invisible and format characters that can carry text, dropped wherever
-model-bound text is made. Members: C0, DEL and C1 controls that are not whitespace; every
-format character (category Cf: bidi marks, embeddings, overrides and isolates, zero-width
-space, word joiner, invisible operators, BOM, interlinear annotation U+FFF9-U+FFFB, the
-deprecated format controls U+206A-U+206F, hieroglyph, shorthand and musical format controls,
-tag characters U+E0000-U+E007F) except the visible prepended concatenation marks (U+0600-U+0605,
-U+06DD, U+070F, U+0890-U+0891, U+08E2, U+110BD, U+110CD); lone surrogates; the variation
-selectors (U+180B-U+180D, U+180F, U+FE00-U+FE0F, U+E0100-U+E01EF) and invisible fillers
-(U+034F, U+115F, U+1160, U+17B4, U+17B5, U+3164, U+FFA0, soft hyphen U+00AD). Conditional
-members (:data:`_JOINERS`): ZWNJ and ZWJ (U+200C, U+200D) stay between two letters of a
-script that joins with them (Arabic, Syriac, Thaana, N'Ko, the Indic scripts, Sinhala,
-Tibetan, Myanmar, Khmer, Mongolian) and ZWJ between two emoji; VS15 and VS16 (U+FE0E,
-U+FE0F) stay once after an emoji base. Each variation selector is a byte a reader never
-sees ("emoji smuggling"); tag characters spell ASCII no reader sees ("ASCII smuggling"), so a
-subdivision flag (England's) shows as the plain black flag; an ideographic variation shows
-the default glyph. Whitespace controls (tab, newlines, ``\\x1c``-``\\x1f``, NEL) are not members:
-one-line text makes them spaces."""
+"""HIDDEN: invisible and format characters that can carry text, dropped from model-bound text.
+
+C0, DEL and C1 controls but whitespace; format characters (Cf) but the visible
+prepended concatenation marks (U+0600-U+0605, U+06DD, U+070F, U+0890-U+0891, U+08E2,
+U+110BD, U+110CD); lone surrogates; variation selectors (U+180B-U+180D, U+180F,
+U+FE00-U+FE0F, U+E0100-U+E01EF) and fillers (U+034F, U+115F, U+1160, U+17B4, U+17B5,
+U+3164, U+FFA0, U+00AD). Conditional (:data:`_JOINERS`): ZWNJ/ZWJ stay between letters
+of a joining script, ZWJ between emoji, VS15/VS16 once after an emoji base.
+"""
 _CONDITIONAL = frozenset("\u200c\u200d\ufe0e\ufe0f")
 _JOINERS = re.compile(f"[{''.join(sorted(_CONDITIONAL))}]")
-"""The conditional members of :data:`_HIDDEN` (see there): kept only in context."""
+"""The conditional members of :data:`_HIDDEN`: kept only in context."""
 _JOINING_SCRIPT = re.compile(
     "[\u0600-\u08ff\u0900-\u0dff\u0f00-\u0fff\u1000-\u109f\u1780-\u18af"
     "\ua800-\uabff\ufb50-\ufdff\ufe70-\ufefe\U00011000-\U000111ff]"
@@ -233,7 +219,7 @@ _EMOJI = re.compile(
 )
 """Emoji bases (by block): what VS15/VS16 follow and what ZWJ sequences join."""
 _LAYOUT_SPACE = re.compile("[\x0b\x0c\x1c-\x1f\x85\u2028\u2029]")
-"""Whitespace controls other than tab, CR and LF: a line break in text that keeps its lines."""
+"""Whitespace controls other than tab, CR and LF: line breaks where text keeps its lines."""
 
 
 def _joiner_kept(text: str, at: int) -> bool:
@@ -262,19 +248,13 @@ def _drop_hidden(text: str) -> str:
 def model_text(text: str, *, lines: bool = False) -> str:
     """``text`` as the model may see it: no member of :data:`_HIDDEN`, one line by default.
 
-    The one sanitiser of model-bound text (bound tool names, descriptions and
-    parameter texts, search results, the catalog, hints, tool answers).
-    Terminal escape sequences (CSI, OSC) are dropped whole, then every member
-    of :data:`_HIDDEN` (controls, format and bidi characters, variation
-    selectors out of emoji, zero-width characters, fillers, tags, lone
-    surrogates). Text of any script, emoji sequences, and ZWJ/ZWNJ inside
-    words of the scripts that use them are kept. Linear in ``len(text)``.
+    The one sanitiser of model-bound text. Escape sequences (CSI, OSC) are dropped whole;
+    text of any script, emoji sequences and in-word joiners are kept. Linear time.
 
     Args:
         text: Text from a third party (a description, a mapping key, a tool's output).
-        lines: Keep the layout (tabs, line breaks; other whitespace controls
-            become line breaks) instead of making one line (runs of
-            whitespace become one space, no leading or trailing space).
+        lines: Keep tabs and line breaks (other whitespace controls become breaks)
+            instead of one line with single spaces, stripped.
 
     Returns:
         The cleaned text; ``text`` itself when ``lines`` and nothing changes.
@@ -289,11 +269,7 @@ def model_text(text: str, *, lines: bool = False) -> str:
 
 
 def model_content(content: str | list[Any]) -> str | list[Any]:
-    """A message's content as the model may see it: each text through ``model_text``.
-
-    Text keeps its lines; a list keeps its blocks, with ``text`` of text
-    blocks cleaned (other blocks, such as images, as they are). Returns
-    ``content`` itself when nothing changes.
+    """A message content with each text through ``model_text`` (lines kept; other blocks as is).
 
     Args:
         content: A ``ToolMessage``'s content (a string or a list of blocks).

@@ -1,21 +1,8 @@
-"""Tool definitions as data, turned into LangChain tools.
+"""Tool definitions as data (MCP ``tools/list`` entries), turned into LangChain tools.
 
-A *definition* is one entry of an MCP ``tools/list`` result::
-
-    {"name": "create_issue",
-     "description": "Open a new issue in a GitHub repository.",
-     "inputSchema": {"type": "object", "properties": {...}, "required": [...]},
-     "annotations": {...}}          # optional, kept in the tool's metadata
-
-:func:`tool_from_definition` turns one definition into a
-:class:`~langchain_core.tools.StructuredTool` whose ``args_schema`` is the raw JSON
-schema, so the tool binds to a chat model exactly as defined.
-:func:`load_catalog` reads definitions from a JSON file or a folder of JSON files,
-in any shape of :mod:`langchain_toolsearch.catalog_shapes` (MCP definitions and
-``tools/list`` results, OpenAI and Anthropic tool lists, registries of servers).
-
-Definitions are meant for search and binding: unless a ``func``/``coroutine`` is
-attached, calling such a tool returns an error message instead of doing anything.
+A definition: ``{"name", "description", "inputSchema", "annotations"?}``. Tools keep
+the raw JSON schema as ``args_schema``; without ``func``/``coroutine`` a call answers
+an error. Files may hold any shape of :mod:`langchain_toolsearch.catalog_shapes`.
 """
 
 from __future__ import annotations
@@ -33,12 +20,7 @@ from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from langchain_toolsearch.catalog_shapes import documents_entries, normalize_definition
 from langchain_toolsearch.errors import ToolSearchDataError
 
-__all__ = [
-    "CATALOG_SOURCE",
-    "load_catalog",
-    "load_definitions",
-    "tool_from_definition",
-]
+__all__ = ["CATALOG_SOURCE", "load_catalog", "load_definitions", "tool_from_definition"]
 
 CATALOG_SOURCE = "catalog"
 """Value of ``tool.metadata["source"]`` for every tool built by this module."""
@@ -51,10 +33,10 @@ def _where(source: str | None) -> str:
 
 
 def _validate_definition(defn: Any, source: str | None) -> tuple[str, str, dict[str, Any]]:
-    """Check one definition and return ``(name, description, input_schema)``.
+    """``(name, description, input_schema)`` of one definition.
 
     Raises:
-        ValueError: If the definition is malformed (message names ``source``).
+        ValueError: The definition is malformed (the message names ``source``).
     """
     where = _where(source)
     if not isinstance(defn, Mapping):
@@ -122,32 +104,22 @@ def tool_from_definition(
     coroutine: Callable[..., Awaitable[Any]] | None = None,
     source: str | None = None,
 ) -> BaseTool:
-    """Build a LangChain tool from one MCP-style tool definition.
+    """Build a LangChain tool from one tool definition.
 
     Args:
-        defn: ``{"name": str, "description": str, "inputSchema": dict}`` (the shape of
-            one MCP ``tools/list`` entry); an OpenAI tool (``{"type": "function",
-            "function": {...}}`` or ``{"name", "parameters"}``) or an Anthropic tool
-            (``input_schema``) is read as that shape. ``description`` may be missing (treated as
-            ``""``). Other keys (``annotations``, ``title``, ``outputSchema``,
-            ``_meta``, ...) are copied into ``tool.metadata``.
-        func: Optional sync implementation, called with the tool-call arguments as
-            keyword arguments.
+        defn: ``{"name", "description"?, "inputSchema"}`` (MCP), or an OpenAI or
+            Anthropic tool; other keys go into ``tool.metadata``.
+        func: Optional sync implementation, called with the arguments as keywords.
         coroutine: Optional async implementation, called the same way.
-        source: Optional label (file name, ``file[3]``) used in error messages and
-            stored as ``metadata["catalog_entry"]``.
+        source: Optional label for messages, kept as ``metadata["catalog_entry"]``.
 
     Returns:
-        A :class:`~langchain_core.tools.StructuredTool` whose ``args_schema`` is a
-        deep copy of ``inputSchema`` (a dict, bound as is), ``metadata ==
-        {"source": "catalog", ...extra keys}`` and ``handle_tool_error=True``.
-        Without ``func`` and ``coroutine`` every call answers the error
-        ``"<name> is a catalog definition with no implementation attached"``.
+        A ``StructuredTool`` with a copy of ``inputSchema`` as ``args_schema``,
+        ``metadata["source"] == "catalog"`` and ``handle_tool_error=True``; without an
+        implementation every call answers an error.
 
     Raises:
-        ValueError: If ``name`` is not a non-empty string, ``description`` not a
-            string, or ``inputSchema`` not an object schema with ``properties``
-            (the message names ``source`` and what to change).
+        ValueError: A bad ``name``, ``description`` or ``inputSchema`` (naming ``source``).
     """
     defn = normalize_definition(defn)
     name, description, schema = _validate_definition(defn, source)
@@ -191,7 +163,7 @@ def _read_json(path: Path) -> Any:
 
 
 def _load_labelled(path: str | os.PathLike[str]) -> list[tuple[str, dict[str, Any]]]:
-    """Read, validate and sort definitions; return ``(label, definition)`` pairs."""
+    """``(label, definition)`` pairs, validated and sorted."""
     root = Path(path)
     if not root.exists():
         msg = f"tool catalog not found: {root}"
@@ -233,42 +205,33 @@ def load_definitions(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """Read and validate tool definitions without building tools.
 
     Args:
-        path: One of
-
-            * a JSON file holding a list of definitions (MCP, OpenAI
-              ``{"type": "function", ...}`` or Anthropic ``input_schema`` entries),
-              an MCP ``tools/list`` result ``{"tools": [...]}``, or a registry
-              of servers with their tools (see
-              :mod:`langchain_toolsearch.catalog_shapes` for naming),
-            * a JSON file holding one definition,
-            * a folder of ``*.json`` files, one definition (or list) each; other
-              files (``LICENSE``, ``README.md``) and sub-folders are ignored.
+        path: A JSON file (a list of definitions, a ``{"tools": [...]}`` result, a
+            registry of servers, or one definition), or a folder of ``*.json`` files
+            (other files and sub-folders ignored).
 
     Returns:
-        Deep copies of the definitions, sorted by ``name``, each with at least
-        ``name``, ``description`` (``""`` when absent) and ``inputSchema``.
+        Copies of the definitions sorted by ``name``, each with ``name``,
+        ``description`` (``""`` when absent) and ``inputSchema``.
 
     Raises:
-        FileNotFoundError: If ``path`` does not exist.
-        ValueError: If a file is not JSON or fits no shape, an entry is
-            malformed, a folder holds no ``*.json`` file, or two definitions
-            share a name (the message names files and entries).
+        FileNotFoundError: ``path`` does not exist.
+        ValueError: A file not JSON or of no shape, a malformed entry, a folder
+            without ``*.json``, or a duplicate name.
     """
     return [definition for _, definition in _load_labelled(path)]
 
 
 def load_catalog(path: str | os.PathLike[str]) -> list[BaseTool]:
-    """Load a tool catalog from disk as LangChain tools.
+    """Load a tool catalog from disk as LangChain tools, sorted by name, unimplemented.
 
     Args:
         path: A file or folder, as for :func:`load_definitions`.
 
     Returns:
-        One tool per definition (:func:`tool_from_definition`), sorted by name,
-        without implementation; ``metadata["catalog_entry"]`` names its file.
+        One tool per definition; ``metadata["catalog_entry"]`` names its file.
 
     Raises:
-        FileNotFoundError: If ``path`` does not exist.
+        FileNotFoundError: ``path`` does not exist.
         ValueError: As :func:`load_definitions`.
     """
     return [

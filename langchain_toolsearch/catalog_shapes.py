@@ -1,23 +1,15 @@
 """The JSON shapes a tool catalog file may have, each turned into MCP-style definitions.
 
-Shapes read (a file is one of them; a folder's files may differ):
+* ``mcp``: ``{"name", "description", "inputSchema"}``, or a list of them.
+* ``mcp-tools-list``: ``{"tools": [...]}``, also as ``{"result": {"tools": [...]}}``.
+* ``openai``: ``[{"type": "function", "function": {...}}]`` or bare functions.
+* ``anthropic``: ``[{"name", "description", "input_schema"}]``.
+* ``registry``: ``{server: {"tools": {name: {...}} | [...]}}``, a list of ``{"name":
+  server, "tools": ...}``, or either under ``"servers"``. A missing schema is the
+  empty object; ``metadata["server"]`` is the key; a name several servers publish
+  stays with the first (sorted), the others become ``<name>__<server slug>``.
 
-* ``mcp``: one MCP tool definition ``{"name", "description", "inputSchema"}``,
-  or a list of them.
-* ``mcp-tools-list``: an MCP ``tools/list`` result ``{"tools": [...]}``, also
-  inside a JSON-RPC response ``{"result": {"tools": [...]}}``.
-* ``openai``: OpenAI tools ``[{"type": "function", "function": {"name",
-  "description", "parameters"}}]`` or bare functions ``[{"name", "description",
-  "parameters"}]``.
-* ``anthropic``: Anthropic tools ``[{"name", "description", "input_schema"}]``.
-* ``registry``: servers with their tools, ``{server: {"tools": {name: {...}} |
-  [...], ...}}``, a list of ``{"name": server, "tools": ...}``, or either under a
-  top-level ``"servers"`` key. Registry tools may omit a schema (the empty object
-  schema is used), carry ``metadata["server"]`` (the server key), and when several
-  servers publish one name, the first (servers in sorted order) keeps it and the
-  others become ``<name>__<server slug>`` (``__2``, ``__3``, ... if still taken).
-
-Entries of lists may mix the ``mcp``, ``openai`` and ``anthropic`` shapes.
+List entries may mix the ``mcp``, ``openai`` and ``anthropic`` shapes.
 """
 
 from __future__ import annotations
@@ -38,14 +30,7 @@ _SCHEMA_KEYS = ("inputSchema", "input_schema", "parameters")
 
 
 def normalize_definition(defn: Any) -> Any:
-    """Return ``defn`` in the MCP shape when it is an OpenAI or Anthropic tool.
-
-    ``{"type": "function", "function": {...}}`` and ``{"name", "parameters"}``
-    become ``{"name", "description", "inputSchema"}`` (other keys of the function
-    and of the wrapper, except ``type``, are kept); ``input_schema`` is renamed
-    ``inputSchema``. Anything else (MCP definitions, malformed entries) is
-    returned unchanged, for the validator to judge.
-    """
+    """``defn`` in the MCP shape when it is an OpenAI or Anthropic tool (else unchanged)."""
     if not isinstance(defn, Mapping):
         return defn
     if defn.get("type") == "function" and isinstance(defn.get("function"), Mapping):
@@ -158,17 +143,14 @@ def documents_entries(document: Any, label: str) -> list[tuple[str, Any]]:
 
     Args:
         document: The parsed JSON of one catalog file.
-        label: The file's name, used in entry labels (``file[3]``,
-            ``file['server']['tool']``).
+        label: The file's name, for entry labels (``file[3]``, ``file['server']['tool']``).
 
     Returns:
-        The entries found, each passed through :func:`normalize_definition`;
-        entries are not validated here.
+        The entries, through :func:`normalize_definition`, not validated.
 
     Raises:
-        ToolSearchDataError: If ``document`` fits none of :data:`SHAPES` (the message
-            lists each shape and where the document differs from it), or is a
-            registry with no tools.
+        ToolSearchDataError: ``document`` fits none of :data:`SHAPES` (each difference
+            said), or is a registry with no tools.
     """
     if isinstance(document, Mapping) and "name" not in document:
         result = document.get("result")

@@ -2,51 +2,27 @@
 
 ::
 
-    ToolSearchError                          anything this package raises on purpose
-    ├── ToolSearchConfigError (ValueError)   a value the developer gave is wrong: an option
-    │   │                                    out of range, duplicate or reserved tool names,
-    │   │                                    an unknown storage mode, no tools=, a tool name
-    │   │                                    that is not valid Unicode text
-    │   ├── StoreMissingError                storage="store" and no LangGraph store where the
-    │   │                                    loads live (first model step, get_loaded_tools,
-    │   │                                    get_state_stats, clear_state)
-    │   ├── ToolSearchWiringError            a hand-built graph that would run tools
-    │   │                                    unguarded or leave loads unbound (raised at
-    │   │                                    the first step where it shows)
-    │   └── ToolSearchDataError              a file or document given is malformed: a tool
-    │       │                                catalog, an evaluation query file, an MCP
-    │       │                                config file
-    │       └── config.ToolConfigError       stored tool configuration is invalid (one
-    │                                        "field path: problem" line per problem)
-    ├── ToolSearchTypeError (TypeError)      an object of the wrong kind: a tool that is not
-    │                                        a tool, a filter that is not callable, an
-    │                                        index= that is not an index
-    ├── ToolSearchDependencyError (ImportError)  an optional extra is not installed; the
-    │                                        message names it ([mcp], [semantic])
-    ├── ToolSearchTimeoutError (TimeoutError)    something waited for gave no answer in
-    │                                        time (a resolver, a bridged coroutine)
-    ├── ToolSourceError (RuntimeError)       a tool source failed and on_error="raise"
-    ├── ToolSearchUsageError (RuntimeError)  an object used where it cannot work (a sync
-    │                                        call on an async store from its own loop)
-    ├── config.RecordNotFoundError (LookupError)  a stored record or version does not exist
-    ├── config.VersionConflictError          a save / publish / delete based on a version
-    │                                        that moved (compare-and-set, if_version=)
-    ├── config.WriteLockError (TimeoutError) a record's write lock not granted in
-    │                                        lock_timeout seconds
-    ├── config.connections.BadAuthToken (ValueError)  the request's auth token cannot be
-    │                                        sent as a bearer token
-    ├── config.bundle.ConfigCommandError     a ``toolsearch config`` user error (printed as
-    │                                        one line, exit code 1)
-    └── mcp_pool.MCPPoolError (RuntimeError) an ``MCPSessionPool`` used in a way it cannot
-        └── mcp_pool.MCPPoolClosedError      serve (e.g. after ``close()``)
+    ToolSearchError                              raised on purpose
+    ├── ToolSearchConfigError (ValueError)       a developer's value is wrong
+    │   ├── StoreMissingError                    storage="store" and no store
+    │   ├── ToolSearchWiringError                a graph that runs tools unguarded
+    │   └── ToolSearchDataError                  a malformed file or document
+    │       └── config.ToolConfigError           invalid stored tool configuration
+    ├── ToolSearchTypeError (TypeError)          an object of the wrong kind
+    ├── ToolSearchDependencyError (ImportError)  an optional extra is missing
+    ├── ToolSearchTimeoutError (TimeoutError)    no answer in time
+    ├── ToolSourceError (RuntimeError)           a tool source failed, on_error="raise"
+    ├── ToolSearchUsageError (RuntimeError)      an object used where it cannot work
+    ├── config.RecordNotFoundError (LookupError) no such stored record or version
+    ├── config.VersionConflictError              a write based on a version that moved
+    ├── config.WriteLockError (TimeoutError)     a record's write lock not granted
+    ├── config.connections.BadAuthToken (ValueError)  an auth token not sendable
+    ├── config.bundle.ConfigCommandError         a ``toolsearch config`` user error
+    └── mcp.pool.MCPPoolError (RuntimeError)     an ``MCPSessionPool`` misused
+        └── mcp.pool.MCPPoolClosedError          ... after ``close()``
 
-(``config.X`` is ``langchain_toolsearch.config.X``.) Each family also
-subclasses the matching built-in, so ``except ValueError`` / ``TypeError`` /
-``ImportError`` / ``TimeoutError`` keep working, and ``except ToolSearchError``
-catches everything the package raises on purpose. Mistakes of the *model*
-never raise: they come back as error ``ToolMessage`` objects and the run goes
-on (a tool's own failure is LangChain's ``ToolException``, answered the same
-way).
+(``config.X`` is ``langchain_toolsearch.config.X``.) Mistakes of the model never
+raise: they come back as error ``ToolMessage`` objects.
 """
 
 from __future__ import annotations
@@ -82,11 +58,9 @@ class StoreMissingError(ToolSearchConfigError):
 
 
 class ToolSearchWiringError(ToolSearchConfigError):
-    """A ``ToolSearchNode`` graph is wired so tools could run unguarded or loads stay unbound.
+    """A ``ToolSearchNode`` graph wired so tools could run unguarded or loads stay unbound.
 
-    Raised during a run, at the first step where the wiring shows (a tools
-    node without the execution guard or listing library tools, a tools edge
-    that skips the tool-search node); the message names the fix.
+    Raised at the first step of a run where it shows; the message names the fix.
     """
 
 

@@ -1,10 +1,7 @@
 """Retrieval metrics for a tool library: recall@k, NDCG@10, and an evaluation loop.
 
-A *search function* has the shape ``search(query: str, k: int) -> Sequence[str]``
-and returns up to ``k`` tool names, best first. :func:`evaluate` runs one over
-:class:`EvalQuery` records and reports mean recall@k and NDCG@10 with binary
-relevance. :func:`load_queries` reads your own queries from a JSON/JSONL file;
-``toolsearch eval LIBRARY QUERIES`` runs the package's search over them.
+A search function is ``search(query: str, k: int) -> Sequence[str]`` (up to ``k``
+tool names, best first); ``toolsearch eval LIBRARY QUERIES`` runs the package's.
 """
 
 from __future__ import annotations
@@ -36,8 +33,7 @@ class EvalQuery:
     Attributes:
         id: Source identifier (e.g. BFCL's ``"multiple_0"``, or the line number).
         query: The request text.
-        gold: Names of the tools the query needs, de-duplicated, in answer order
-            (never empty).
+        gold: Names of the tools the query needs, de-duplicated, in order (never empty).
     """
 
     id: str
@@ -61,7 +57,7 @@ def _check(gold: Iterable[str], k: int) -> set[str]:
 
 
 def recall_at_k(ranked: Sequence[str], gold: Sequence[str], k: int) -> float:
-    """Share of the gold tools found in the top ``k`` results.
+    """Share of the gold tools found in the top ``k`` results, in ``[0, 1]``.
 
     Args:
         ranked: Tool names, best first (may be shorter than ``k``).
@@ -69,21 +65,20 @@ def recall_at_k(ranked: Sequence[str], gold: Sequence[str], k: int) -> float:
         k: Cut-off (>= 1).
 
     Returns:
-        ``|top_k & gold| / |gold|``, in ``[0, 1]``.
+        ``|top_k & gold| / |gold|``.
 
     Raises:
-        ValueError: If ``k < 1`` or ``gold`` is empty.
+        ValueError: ``k < 1`` or ``gold`` is empty.
     """
     gold_set = _check(gold, k)
     return len(gold_set.intersection(ranked[:k])) / len(gold_set)
 
 
 def ndcg_at_k(ranked: Sequence[str], gold: Sequence[str], k: int = 10) -> float:
-    """Normalised discounted cumulative gain at ``k`` with binary relevance.
+    """NDCG at ``k`` with binary relevance, in ``[0, 1]``.
 
-    ``DCG = sum(1 / log2(rank + 1))`` over 1-based ranks ``<= k`` holding a gold
-    tool (a name repeated in ``ranked`` counts at its first rank only);
-    ``IDCG`` is the DCG of ``min(|gold|, k)`` hits at ranks 1, 2, ...
+    ``DCG = sum(1 / log2(rank + 1))`` over 1-based ranks ``<= k`` holding a gold tool
+    (first rank only); ``IDCG`` is the DCG of ``min(|gold|, k)`` hits at ranks 1, 2, ...
 
     Args:
         ranked: Tool names, best first.
@@ -91,10 +86,10 @@ def ndcg_at_k(ranked: Sequence[str], gold: Sequence[str], k: int = 10) -> float:
         k: Cut-off (>= 1).
 
     Returns:
-        ``DCG / IDCG``, in ``[0, 1]``.
+        ``DCG / IDCG``.
 
     Raises:
-        ValueError: If ``k < 1`` or ``gold`` is empty.
+        ValueError: ``k < 1`` or ``gold`` is empty.
     """
     gold_set = _check(gold, k)
     seen: set[str] = set()
@@ -112,8 +107,8 @@ class EvalReport:
     """Mean retrieval quality over a query set.
 
     Attributes:
-        recall: ``{k: mean recall@k}`` for each requested ``k``, values in ``[0, 1]``.
-        ndcg10: Mean NDCG@10 (binary relevance), in ``[0, 1]``.
+        recall: ``{k: mean recall@k}`` for each requested ``k``, in ``[0, 1]``.
+        ndcg10: Mean NDCG@10, in ``[0, 1]``.
         queries: Number of queries averaged over.
     """
 
@@ -122,25 +117,16 @@ class EvalReport:
     queries: int
 
     def summary(self) -> str:
-        """One-line text form, e.g. ``"recall@1 0.394  recall@5 0.587  ndcg@10 0.530  (n=2501)"``.
-
-        Returns:
-            The formatted line (three decimals).
-        """
+        """One line, e.g. ``"recall@1 0.394  recall@5 0.587  ndcg@10 0.530  (n=2501)"``."""
         parts = [f"recall@{k} {value:.3f}" for k, value in sorted(self.recall.items())]
         parts.append(f"ndcg@10 {self.ndcg10:.3f}")
         return "  ".join(parts) + f"  (n={self.queries})"
 
 
 def evaluate(
-    search: SearchFn,
-    queries: Sequence[EvalQuery],
-    ks: Sequence[int] = (1, 5, 10),
+    search: SearchFn, queries: Sequence[EvalQuery], ks: Sequence[int] = (1, 5, 10)
 ) -> EvalReport:
-    """Run ``search`` over ``queries`` and average recall@k and NDCG@10.
-
-    ``search`` is called once per query as ``search(query.query, max(*ks, 10))``;
-    extra results beyond that depth are ignored.
+    """Run ``search(query.query, max(*ks, 10))`` per query; average recall@k and NDCG@10.
 
     Args:
         search: ``(query text, k) -> tool names`` best first.
@@ -151,8 +137,7 @@ def evaluate(
         An :class:`EvalReport` over all queries.
 
     Raises:
-        ValueError: If ``queries`` or ``ks`` is empty, a ``k < 1``, or a query has
-            empty ``gold``.
+        ValueError: ``queries`` or ``ks`` is empty, a ``k < 1``, or an empty ``gold``.
     """
     if not queries:
         msg = "evaluate needs at least one query"
@@ -179,21 +164,18 @@ def evaluate(
 def load_queries(path: str | Path) -> list[EvalQuery]:
     """Read evaluation queries from a JSON list or a JSONL file.
 
-    Each record is ``{"query": str, "gold": [tool names], "id": str (optional)}``;
-    ``gold`` may also be one name as a string. Records without an ``id`` get
-    their 1-based position (``"1"``, ``"2"``, ...).
+    Records are ``{"query": str, "gold": [names] or name, "id": str (optional)}``; a
+    record without ``id`` gets its 1-based position.
 
     Args:
-        path: A ``.json`` file holding a list of records, or a file with one
-            record per line (blank lines skipped).
+        path: A ``.json`` list of records, or one record per line (blank lines skipped).
 
     Returns:
         The queries in file order.
 
     Raises:
-        OSError: If the file cannot be read.
-        ValueError: If the file is empty, not JSON, or a record lacks a
-            non-empty ``query`` or ``gold`` (the message names the record).
+        OSError: The file cannot be read.
+        ValueError: The file is empty or not JSON, or a record lacks ``query`` or ``gold``.
     """
     text = Path(path).read_text(encoding="utf-8")
     stripped = text.lstrip()
@@ -222,9 +204,7 @@ def load_queries(path: str | Path) -> list[EvalQuery]:
             raise ToolSearchDataError(f"{where}: needs 'gold', a non-empty list of tool names")
         queries.append(
             EvalQuery(
-                id=str(record.get("id", position)),
-                query=query,
-                gold=tuple(dict.fromkeys(gold)),
+                id=str(record.get("id", position)), query=query, gold=tuple(dict.fromkeys(gold))
             )
         )
     return queries

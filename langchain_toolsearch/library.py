@@ -1,35 +1,28 @@
 """The tool library: validated, provider-safe, searchable tools.
 
-A :class:`ToolLibrary` takes the user's tools (a sequence, or a mapping of
-id -> tool), rejects what would be ambiguous (duplicate names, the reserved
-meta-tool names), maps names that providers refuse to safe ones, and
-builds one :class:`~langchain_toolsearch.search.index.ToolDocument` per tool.
-
-Provider-safe names match ``^[A-Za-z0-9_-]{1,64}$``. Other names (dots,
-spaces, slashes, non-ASCII, too long) are rewritten deterministically: the
-name is ASCII-folded, other characters become ``_``, and a short hash of the
-original keeps the result unique and stable across processes. Search still
-matches the original name (it is indexed as an alias).
+Names outside ``^[A-Za-z0-9_-]{1,64}$`` become ``<ASCII-folded>_<8 hex of sha1>``;
+search still matches the original name (an alias).
 """
 
 from __future__ import annotations
 
-import enum
 import hashlib
 import re
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar, get_args, get_origin
+from typing import Any
 
-from langchain_core.tools import BaseTool, InjectedToolArg
+from langchain_core.tools import BaseTool
 from langchain_core.tools import tool as as_tool
-from langgraph.prebuilt import ToolRuntime
-from pydantic import BaseModel
-from pydantic.fields import FieldInfo
 
 from langchain_toolsearch._internal.bulk import collector_paused
 from langchain_toolsearch._internal.schema_checks import text_problem, tool_problem
+from langchain_toolsearch._internal.tool_schema import (
+    provider_schema,
+    schema_parameters,
+    tool_parameters,
+)
 from langchain_toolsearch._prompts import META_TOOL_NAMES, model_text
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.search.index import ToolDocument
@@ -53,167 +46,13 @@ DESCRIPTION_LIMIT = 150
 
 
 def safe_tool_name(name: str) -> str:
-    """Map ``name`` to a provider-safe name; safe names are returned unchanged.
-
-    Unsafe names become ``<folded>_<8 hex of sha1(name)>`` (at most 64
-    characters), so two different originals never share a safe name.
-    """
+    """Map ``name`` to a provider-safe name (safe names unchanged, distinct names stay distinct)."""
     if SAFE_NAME.match(name):
         return name
     folded = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
     folded = _UNSAFE.sub("_", folded).strip("_") or "tool"
     digest = hashlib.sha1(name.encode("utf-8")).hexdigest()[:8]
     return f"{folded[: 64 - 9]}_{digest}"
-
-
-def _is_injected(field: FieldInfo) -> bool:
-    """Whether LangGraph injects this argument (never shown to the model)."""
-    annotation = field.annotation
-    if isinstance(annotation, type) and issubclass(annotation, ToolRuntime):
-        return True
-    return any(
-        isinstance(m, InjectedToolArg) or (isinstance(m, type) and issubclass(m, InjectedToolArg))
-        for m in field.metadata
-    )
-
-
-class _NotSimple(Exception):
-    """An annotation that needs the full JSON schema (nested models, ...)."""
-
-
-def _enum_values(annotation: Any, out: list[str]) -> None:
-    """Collect ``Literal`` / ``Enum`` values of a simple annotation; raise if not simple."""
-    origin = get_origin(annotation)
-    if origin is Literal:
-        out.extend(str(v) for v in get_args(annotation) if isinstance(v, str | int | float))
-    elif isinstance(annotation, type) and issubclass(annotation, enum.Enum):
-        out.extend(str(m.value) for m in annotation if isinstance(m.value, str | int | float))
-    elif origin is not None:
-        for arg in get_args(annotation):
-            if arg is not Ellipsis:
-                _enum_values(arg, out)
-    elif (isinstance(annotation, type) and issubclass(annotation, BaseModel)) or (
-        annotation not in _SIMPLE and not isinstance(annotation, TypeVar)
-    ):
-        raise _NotSimple
-
-
-_TOOL_CALL_SCHEMA = BaseTool.tool_call_schema
-_SIMPLE: tuple[Any, ...] = (str, int, float, bool, bytes, type(None), Any, dict, list, object)
-
-
-def _fast_parameters(tool: BaseTool) -> tuple[tuple[str, str], ...] | None:
-    """Parameters straight from a pydantic ``args_schema`` with simple fields.
-
-    Building the model-facing schema of a pydantic tool costs about a
-    millisecond (a subset model plus its JSON schema); reading the fields
-    gives the same names, descriptions and enum values in microseconds.
-    ``None`` when the schema needs the full path (nested models, dicts).
-    """
-    schema = tool.args_schema
-    if not (isinstance(schema, type) and issubclass(schema, BaseModel)):
-        return None
-    out: list[tuple[str, str]] = []
-    try:
-        for name, field in schema.model_fields.items():
-            if _is_injected(field):
-                continue
-            values: list[str] = []
-            _enum_values(field.annotation, values)
-            desc = field.description or ""
-            if values:
-                values = list(dict.fromkeys(values))[:_MAX_ENUM_VALUES]
-                desc = f"{desc} {' '.join(values)}".strip()
-            out.append((field.alias or name, desc))
-    except _NotSimple:
-        return None
-    return tuple(out)
-
-
-def tool_parameters(tool: BaseTool) -> tuple[tuple[str, str], ...]:
-    """The model-visible parameters of ``tool``; see :func:`schema_parameters`."""
-    fast = _fast_parameters(tool)
-    if fast is not None:
-        return fast
-    schema: Any = tool.args_schema
-    if not isinstance(schema, dict) or type(tool).tool_call_schema is not _TOOL_CALL_SCHEMA:
-        schema = tool.tool_call_schema  # a JSON-schema dict is its own (less the description)
-    if not isinstance(schema, _MAPPING):  # dict first: the ABC check alone is slow
-        try:
-            schema = schema.model_json_schema()
-        except Exception:  # exotic schemas: index the name and description only
-            schema = {}
-    return schema_parameters(schema)
-
-
-_MAX_NESTING = 3
-_MAPPING = (dict, Mapping)  # dict first: the ABC check alone is slow
-_MAX_ENUM_VALUES = 50
-
-
-def schema_parameters(schema: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
-    """The parameters of a JSON schema object as ``(name, text)`` pairs for search.
-
-    ``text`` is the parameter's description followed by its ``enum`` values
-    (first 50; also those of array items, ``anyOf``/``oneOf`` members and
-    local ``$ref`` targets), since the values a tool accepts are often the
-    words a user says ("concerts" -> ``event_type: ["Music", "Theater"]``).
-    Properties of nested objects follow their parent, up to 3 levels deep.
-
-    Args:
-        schema: A JSON schema object (``{"properties": {...}, "$defs": ...}``).
-
-    Returns:
-        The pairs in schema order; ``()`` when there are no properties.
-    """
-    if not schema.get("properties") and "$ref" not in schema:
-        return ()  # no parameters (most catalog tools): skip the walk
-    defs = schema.get("$defs") or schema.get("definitions") or {}
-    out: list[tuple[str, str]] = []
-
-    def resolve(node: Any) -> Mapping[str, Any]:
-        if node is None or not isinstance(node, _MAPPING):
-            return {}
-        ref = node.get("$ref")
-        if isinstance(ref, str) and isinstance(defs, _MAPPING):
-            target = defs.get(ref.rsplit("/", 1)[-1])
-            if isinstance(target, _MAPPING):
-                return {**target, **{k: v for k, v in node.items() if k != "$ref"}}
-        return node
-
-    def variants(node: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-        found = [node]
-        for key in ("anyOf", "oneOf", "allOf"):
-            found.extend(resolve(sub) for sub in node.get(key) or () if isinstance(sub, _MAPPING))
-        items = resolve(node.get("items"))
-        if items:
-            found.append(items)
-        return found
-
-    def walk(node: Mapping[str, Any], depth: int) -> None:
-        props = node.get("properties")
-        if not isinstance(props, _MAPPING):
-            return
-        for pname, raw in props.items():
-            pschema = resolve(raw)
-            desc = str(pschema.get("description") or "")
-            values: list[str] = []
-            forms = variants(pschema)
-            for variant in forms:
-                enum = variant.get("enum")
-                if isinstance(enum, list):
-                    values.extend(str(v) for v in enum if isinstance(v, str | int | float))
-            if values:
-                values = list(dict.fromkeys(values))[:_MAX_ENUM_VALUES]
-                desc = f"{desc} {' '.join(values)}".strip()
-            out.append((str(pname), desc))
-            if depth < _MAX_NESTING:
-                for variant in forms:
-                    if variant.get("properties") is not None:  # walk() would return at once
-                        walk(variant, depth + 1)
-
-    walk(resolve(schema), 1)
-    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,11 +79,7 @@ class LibraryTool:
 
     @property
     def suggested_name(self) -> str:
-        """The name "did you mean" shows: its mapping key, else its provider-safe name.
-
-        As in Mastra's ToolSearchProcessor, a mapping key is what the user named the tool
-        (``load_tool`` accepts it); a key that ``model_text`` would alter shows the safe name.
-        """
+        """The name "did you mean" shows: the key if ``model_text`` keeps it, else ``name``."""
         return self.key if self.key is not None and model_text(self.key) == self.key else self.name
 
     @property
@@ -253,11 +88,7 @@ class LibraryTool:
         return self.tool.description or ""
 
     def short_description(self, limit: int = DESCRIPTION_LIMIT) -> str:
-        """The description as search results and the catalog show it, in ``limit`` characters.
-
-        ``model_text`` of the description; a longer text is cut at a word boundary (within
-        the last 30 characters, else mid-word) and ends with ``...`` (counted in ``limit``).
-        """
+        """``model_text`` of the description in ``limit`` characters (cut at a word, ``...``)."""
         text = model_text(self.description)
         if len(text) <= limit:
             return text
@@ -281,22 +112,6 @@ class LibraryTool:
             aliases=aliases,
             generated_name=rewritten,
         )
-
-
-def provider_schema(schema: Any) -> Any:
-    """A JSON-schema ``args_schema`` as providers accept it (others unchanged).
-
-    An object schema without ``properties`` (``{"type": "object"}``, common
-    for MCP tools without arguments) gets ``"properties": {}``: OpenAI
-    rejects it otherwise. Returns ``schema`` itself when nothing changes.
-    """
-    if not isinstance(schema, _MAPPING) or "properties" in schema:
-        return schema
-    if schema.get("type", "object") != "object" or any(
-        k in schema for k in ("anyOf", "oneOf", "allOf", "$ref")
-    ):
-        return schema
-    return {**schema, "type": "object", "properties": {}}
 
 
 def _shown(name: str) -> str:
@@ -343,20 +158,14 @@ class ToolLibrary:
     """Validated, searchable tools, in the order given.
 
     Args:
-        tools: A sequence of tools or a mapping of id -> tool. Every tool is
-            searched, loaded, filtered and bound by its own ``tool.name``; a
-            mapping id is an alias ``load_tool`` also accepts. Plain functions
-            are converted with ``langchain_core.tools.tool``.
+        tools: A sequence of tools or functions, or a mapping of id -> tool (the id is an
+            alias ``load_tool`` accepts). Functions go through ``langchain_core.tools.tool``.
 
     Raises:
-        ToolSearchConfigError: On duplicate names (also after the provider-safe
-            mapping), on the reserved names ``search_tools`` / ``load_tool``,
-            on an empty name, a name or args schema no provider can take (a lone
-            surrogate, a schema that holds itself, is nested too deep or is
-            too large: see `langchain_toolsearch._internal.schema_checks`), or a
-            function LangChain cannot convert (no docstring...): the message
-            names the tool or entry (``tools[i]``) and what to change.
-        ToolSearchTypeError: If an entry is not a tool or a function.
+        ToolSearchConfigError: A duplicate name (also after the provider-safe mapping), a
+            reserved or empty name, a name or schema no provider takes
+            (``_internal.schema_checks``), or a function LangChain cannot convert.
+        ToolSearchTypeError: An entry is not a tool or a function.
     """
 
     def __init__(self, tools: ToolsInput) -> None:
@@ -471,20 +280,11 @@ class ToolLibrary:
             return [t.document() for t in self._tools.values()]
 
     def suggest(self, name: str, *, limit: int = 5) -> list[str]:
-        """Names like ``name``: holding it or held in it, then near spellings.
-
-        Case, ``-``/``_``/``.`` and camelCase differences are ignored; near
-        spellings (``creat_issue``) are one typing slip away and have a
-        :func:`difflib.SequenceMatcher` ratio >= 0.8. Hits that hold the
-        name or are held in it come first, each group sorted. Bounded work
-        whatever the name: candidates come from word and folded-name maps
-        built with the library, never from a scan of every tool; names over
-        128 characters get none (see
-        :class:`~langchain_toolsearch.search.suggest.NameSuggester`).
+        """Names like ``name``: holding it or held in it, then near spellings (ratio >= 0.8).
 
         Args:
-            name: The name the model asked for.
-            limit: Most suggestions (count).
+            name: The name the model asked for (over 128 characters: none).
+            limit: Most suggestions.
 
         Returns:
             Provider-safe names, at most ``limit``.

@@ -1,11 +1,8 @@
 """The meta tools the model calls: ``search_tools`` and ``load_tool``.
 
-Each reads its step through LangGraph's ``ToolRuntime`` injection, builds the
-request scope, asks the engine one question, and returns a ``Command`` with one
-``ToolMessage`` (content: the JSON receipt; ``artifact``: the same structure)
-plus any graph-state update the storage mode needs. With ``provider=`` the
-content of a ``search_tools`` answer that loaded tools is their
-``tool_reference`` blocks instead (see :mod:`langchain_toolsearch._engine.native`).
+Each builds the request scope from its ``ToolRuntime``, asks the engine one question
+and returns a ``Command``: one ``ToolMessage`` (JSON receipt, the same as artifact;
+``tool_reference`` blocks with ``provider=``) plus the storage's state update.
 """
 
 from __future__ import annotations
@@ -34,8 +31,7 @@ from langchain_toolsearch.storage.receipts import parse_names
 __all__ = ["build_meta_tools"]
 
 AnyRuntime = ToolRuntime[Any, Any]
-"""The runtime the meta tools take: any context type, so pydantic never warns about
-(and prints) a run's context, which may carry credentials."""
+"""The runtime the meta tools take: any context type, so pydantic never prints a context."""
 
 Answer = tuple[dict[str, Any], bool, dict[str, Any]]
 """An engine step's answer: (receipt, is error, graph-state update)."""
@@ -119,7 +115,7 @@ def _queries_form(data: Any) -> Any:
 
 @cache
 def _args_schema(signature: Callable[..., None]) -> ArgsSchema:
-    """The input schema of a meta tool, built once per process (pydantic models are slow)."""
+    """The input schema of a meta tool, built once per process."""
     schema = StructuredTool.from_function(
         func=signature, name=signature.__name__, description="-", parse_docstring=True
     ).args_schema
@@ -188,7 +184,7 @@ def build_meta_tools(
 
     Args:
         engine: The engine answering them.
-        scope_of: Builds the request scope of a tool step from its ``ToolRuntime``.
+        scope_of: Builds a tool step's request scope from its ``ToolRuntime``.
         ascope_of: Async ``scope_of``.
     """
     search_run, search_arun = _entry_points(
@@ -223,17 +219,13 @@ def build_meta_tools(
     )
 
     def load_tool(
-        runtime: ToolRuntime,
-        tool_name: str | None = None,
-        tool_names: list[str] | None = None,
+        runtime: ToolRuntime, tool_name: str | None = None, tool_names: list[str] | None = None
     ) -> Command[Any]:
         """Load tools found with search_tools."""
         return load_run({"tool_name": tool_name, "tool_names": tool_names}, runtime)
 
     async def aload_tool(
-        runtime: ToolRuntime,
-        tool_name: str | None = None,
-        tool_names: list[str] | None = None,
+        runtime: ToolRuntime, tool_name: str | None = None, tool_names: list[str] | None = None
     ) -> Command[Any]:
         """Load tools found with search_tools."""
         return await load_arun({"tool_name": tool_name, "tool_names": tool_names}, runtime)

@@ -1,10 +1,4 @@
-"""``ToolSearchMiddleware``: tool search for ``langchain.agents.create_agent``.
-
-The middleware registers the meta tools with the agent; on each model step
-it builds the request scope and asks the engine which tools to bind (meta
-tools, tools bound as they are, then loaded tools in load order); each tool
-call goes through the execution guard (:mod:`langchain_toolsearch.execution`).
-"""
+"""``ToolSearchMiddleware``: tool search for ``langchain.agents.create_agent``."""
 
 from __future__ import annotations
 
@@ -57,18 +51,10 @@ def with_hint(request: ModelRequest[Any], hint: str) -> SystemMessage:
 class ToolSearchMiddleware(
     ToolSearchBase, AgentMiddleware[ToolSearchAgentState[ResponseT], ContextT, ResponseT]
 ):
-    """Tool search as ``create_agent`` middleware.
-
-    The model sees ``search_tools`` and ``load_tool`` (only ``search_tools``
-    with ``auto_load=True``) plus the tools bound on the agent; library tools
-    are bound from the step after they are loaded.
+    """Tool search as ``create_agent`` middleware; options on :meth:`__init__`.
 
     Example:
         ```python
-        from langchain.agents import create_agent
-        from langgraph.checkpoint.memory import InMemorySaver
-        from langchain_toolsearch import ToolSearchMiddleware
-
         agent = create_agent(
             model,
             tools=[],
@@ -77,8 +63,6 @@ class ToolSearchMiddleware(
         )
         agent.invoke({"messages": [...]}, {"configurable": {"thread_id": "t1"}})
         ```
-
-    The options are documented on :meth:`__init__`.
     """
 
     state_schema = ToolSearchAgentState  # type: ignore[assignment]  # as LangChain's own
@@ -117,103 +101,56 @@ class ToolSearchMiddleware(
         """Build the middleware (the library is indexed here).
 
         Args:
-            tools: The searchable library: a sequence of tools, a mapping
-                id -> tool, or a :class:`~langchain_toolsearch.ToolLibrary`. Not
-                bound until loaded. Required unless ``include_resolved_tools=True``
-                (then the tools given to ``create_agent(tools=...)`` are searched,
-                the way LangChain's tool-selection middleware reads them).
-            top_k: Most hits per search (count, >= 1).
-            min_score: Relevance floor in ``[0, 1)``; hits with ``score <= min_score``
-                are dropped.
+            tools: The searchable library: tools, a mapping id -> tool, or a
+                :class:`~langchain_toolsearch.ToolLibrary`; bound once loaded. Required
+                unless ``include_resolved_tools=True``.
+            top_k: Most hits per search (>= 1).
+            min_score: Relevance floor in ``[0, 1)``; hits with ``score <= min_score`` drop.
             auto_load: ``search_tools`` loads its hits at once; no ``load_tool``.
-            storage: Where loads live: ``"in-memory"`` (per thread id, TTL),
-                ``"context"`` (derived from the message history), ``"store"``
-                (the agent's LangGraph store, e.g. ``create_agent(..., store=...)``;
-                ``PostgresStore`` and ``AsyncPostgresStore`` work), or your own
-                :class:`~langchain_toolsearch.LoadedToolStore` instance.
-            ttl: Seconds an idle thread's in-memory state lives; ``0`` disables
-                expiry; default (``None``) 3600. Only for ``"in-memory"``: with
-                another ``storage`` it raises ``ToolSearchConfigError`` (for
-                ``"store"`` set the store's ``ttl_config``).
-            filter: ``(ToolSearchFilterArgs) -> bool | Awaitable[bool]``, run in
-                phases ``search``, ``load`` and ``active`` with the run's config and
-                context; fails closed. A sync filter never runs on the event loop.
-            include_resolved_tools: Index the tools resolved for each request
-                (``resolve_tools``, ``config["configurable"]["toolsearch_resolve_tools"]``,
-                and the tools bound on the agent) for that request only, withhold
-                them from the prompt until loaded, and run the request's own
-                instance.
-            resolve_tools: ``(RunnableConfig) -> Sequence[BaseTool] | Awaitable[...]``,
-                e.g. MCP tools built with the caller's credentials, or a
-                ``ToolResolver`` (its ``ResolvedTools.errors`` count as failures);
-                called once per run (the run's later steps reuse its tools).
-                Needs ``include_resolved_tools=True``.
+            storage: ``"in-memory"`` (per thread id, TTL), ``"context"`` (from the
+                messages), ``"store"`` (a LangGraph store) or a ``LoadedToolStore``.
+            ttl: Seconds an idle thread's in-memory state lives (``0``: forever; default
+                3600); ``"in-memory"`` only.
+            filter: ``(ToolSearchFilterArgs) -> bool | Awaitable[bool]`` for phases
+                ``search``, ``load`` and ``active``; fails closed, never on the event loop.
+            include_resolved_tools: Search each request's own tools (``resolve_tools``, the
+                ``toolsearch_resolve_tools`` config key, the agent's tools), withheld until
+                loaded.
+            resolve_tools: ``(RunnableConfig) -> Sequence[BaseTool] | Awaitable[...]`` or a
+                ``ToolResolver``; once per run. Needs ``include_resolved_tools=True``.
             system_hint: Append a short explanation of the flow to the system message.
             clock: Epoch-seconds clock for the TTL (for tests).
-            store: ``storage="store"`` only: a LangGraph ``BaseStore`` to keep
-                loads in, instead of the agent's store.
-            index: The search backend: a built ``ToolIndex``, or ``(documents) ->
-                ToolIndex`` such as ``SemanticIndexFactory``; default ``BM25ToolIndex``.
-            filter_timeout: Seconds one filter decision may take; past it the
-                case is denied (logged once).
-            resolve_timeout: Seconds a per-request resolver may take; past it the
-                step goes on without its tools (logged).
-            on_error: A failing tool source (resolver, or an MCP server / provider
-                a ``ToolResolver`` reports): ``"skip"`` (go on without its tools;
-                logged once per cause, in ``get_state_stats().source_failures``, the
-                model told some are unavailable) or ``"raise"`` (``ToolSourceError``).
-            embeddings: Any LangChain ``Embeddings``: BM25 and the embeddings fused
-                by reciprocal rank fusion (``index=SemanticIndexFactory(embeddings)``).
-                Not with ``index=``.
-            inject_catalog: List the allowed tools of each request (filter phase
-                ``search``) with short descriptions in the system hint, so the model
-                can load without searching. Needs ``system_hint=True``.
-            catalog_max_tokens: The catalog's budget in estimated tokens (UTF-8
-                bytes / 4): a static library over it is refused here; a request
-                over it gets the lines that fit and a note pointing at ``search_tools``.
-            max_tool_output_chars: Opt-in bound (characters, >= 1) on every
-                tool answer but the meta tools' that this middleware's tool
-                calls return: a longer one is cut and ends with a marker the
-                model reads (``None``, the default: no bound; MCP tools have
-                their own, ``load_mcp_library(max_output_chars=100_000)``).
-            provider: ``"anthropic"`` (experimental, not verified against the
-                live API): Anthropic's client-side tool search. Every tool the
-                request may use (filter phase ``active``) is bound at every step
-                as a deferred definition (``defer_loading: true``), and
-                ``search_tools`` answers with ``tool_reference`` blocks for its
-                hits, which it loads (implies ``auto_load=True``: no
-                ``load_tool``). The system text and tool list stay the same
-                across steps. Needs ``ChatAnthropic`` (``langchain-anthropic``).
-            mode: ``"search"`` (the model searches and loads tools) or ``"auto"``:
-                per request, when the tools it may use (filter phases ``load``
-                and ``active``, resolved tools included) fit ``auto_max_tokens``
-                (and ``auto_max_tools``), bind them all, with no meta tool and
-                no hint; above it, search. Counted in ``get_state_stats().auto_mode``.
-            auto_max_tokens: ``mode="auto"``: the budget in estimated schema
-                tokens (UTF-8 bytes / 4 of each tool's definition); default
-                10,000 (10% of a 100k context).
-            auto_max_tools: ``mode="auto"``: also at most this many tools bound whole.
-            max_loaded: Bound the working set: at most this many loaded tools
-                stay bound per thread; past it the least recently used (loaded
-                or called) is evicted, the model told in the hint, and can load
-                it again. ``None`` (default): loads only grow.
+            store: ``storage="store"`` only: a ``BaseStore`` instead of the agent's.
+            index: A ``ToolIndex`` or ``(documents) -> ToolIndex``; default ``BM25ToolIndex``.
+            filter_timeout: Seconds one filter decision may take (then denied).
+            resolve_timeout: Seconds a resolver may take (then the step goes on without it).
+            on_error: A failing tool source: ``"skip"`` (logged once per cause, in
+                ``get_state_stats().source_failures``) or ``"raise"`` (``ToolSourceError``).
+            embeddings: Any LangChain ``Embeddings``, fused with BM25; not with ``index=``.
+            inject_catalog: List the allowed tools in the system hint. Needs ``system_hint``.
+            catalog_max_tokens: The catalog's budget (estimated tokens, UTF-8 bytes / 4).
+            max_tool_output_chars: Bound (characters) on tool answers but the meta tools';
+                ``None``: none.
+            provider: ``"anthropic"`` (experimental): every allowed tool bound deferred
+                (``defer_loading``); ``search_tools`` answers ``tool_reference`` blocks and
+                loads its hits. Needs ``langchain-anthropic``.
+            mode: ``"search"``, or ``"auto"``: bind a request's allowed tools whole when they
+                fit ``auto_max_tokens`` and ``auto_max_tools`` (no meta tool, no hint).
+            auto_max_tokens: ``mode="auto"``: the budget in estimated schema tokens
+                (default 10,000).
+            auto_max_tools: ``mode="auto"``: at most this many tools bound whole.
+            max_loaded: Most loaded tools kept bound per thread (least recently used evicted;
+                the model told). ``None``: loads only grow.
             max_loaded_tokens: The same bound in estimated schema tokens.
-            name: The middleware's name in the agent graph (default
-                ``"ToolSearchMiddleware"``).
+            name: The middleware's name in the agent graph.
 
         Raises:
-            ToolSearchConfigError: (a ``ValueError``) On a bad option value,
-                duplicate or reserved tool names, no ``tools=`` without
-                ``include_resolved_tools``, an unknown storage mode, ``ttl`` given
-                with a storage other than ``"in-memory"``, or a LangGraph store
-                passed as ``storage`` (pass ``storage="store", store=...``). At the
-                first model call (not here): ``StoreMissingError`` for
-                ``storage="store"`` with no store anywhere.
-            ToolSearchTypeError: (a ``TypeError``) On library entries that are not
-                tools or functions, a filter that is not callable, an ``index``
-                that is neither a ``ToolIndex`` nor a callable, a ``name`` that
-                is not a non-empty string, a positional argument, or a misspelled
-                option (naming the closest one).
+            ToolSearchConfigError: A bad option value, duplicate or reserved tool names, no
+                ``tools=`` without ``include_resolved_tools``, an unknown storage, ``ttl``
+                with a storage other than ``"in-memory"``, or a LangGraph store as ``storage``.
+            ToolSearchTypeError: A library entry that is not a tool or function, a filter
+                not callable, a bad ``index`` or ``name``, a positional argument, or a
+                misspelled option (naming the closest one).
         """
         if name is not None and (not isinstance(name, str) or not name):
             raise ToolSearchTypeError(f"name must be a non-empty string, got {name!r}")
@@ -260,9 +197,7 @@ class ToolSearchMiddleware(
         return request.override(**overrides)
 
     def wrap_model_call(
-        self,
-        request: ModelRequest[Any],
-        handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
+        self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
     ) -> ModelResponse[Any] | AIMessage:
         """Bind meta, direct and loaded tools, then call the model."""
         scope, hinted = self._scope(request), self.options.system_hint

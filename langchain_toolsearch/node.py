@@ -1,14 +1,9 @@
 """``ToolSearchNode``: tool search for hand-built LangGraph ``StateGraph`` objects.
 
-Add the node before your model node. Each run it writes the names of the
-loaded tools to bind into ``state["toolsearch_tools"]``; your model node
-binds :meth:`ToolSearchNode.tools_for` (meta tools, your ``bound_tools``,
-then loaded tools in load order), and your tools node is
-:meth:`ToolSearchNode.tool_node` (or any ``ToolNode`` given
-``wrap_tool_call=node.wrap_tool_call, awrap_tool_call=node.awrap_tool_call``),
-which runs loaded library tools and refuses the rest. Compile with
-``input_schema=ToolSearchInput`` so a run's input cannot set the package's
-own state keys::
+The node runs before the model node and writes the loaded names to
+``state["toolsearch_tools"]``; the model binds :meth:`ToolSearchNode.tools_for`; the
+tools node is :meth:`ToolSearchNode.tool_node`. Compile with
+``input_schema=ToolSearchInput`` so input cannot set the package's state keys::
 
     class State(ToolSearchState):
         pass
@@ -50,7 +45,7 @@ from langgraph.types import Command
 
 from langchain_toolsearch import execution
 from langchain_toolsearch._engine.binding import order_tools
-from langchain_toolsearch._engine.drive import adrive, drive
+from langchain_toolsearch._engine.drive import Logic, adrive, drive
 from langchain_toolsearch._engine.engine import ModelStep
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._engine.shell import (
@@ -83,13 +78,7 @@ from langchain_toolsearch.storage.state_keys import (
 )
 from langchain_toolsearch.types import OnError, ResolveToolsFn
 
-__all__ = [
-    "SCHEMA_WARNING",
-    "TOOLS_KEY",
-    "ToolSearchInput",
-    "ToolSearchNode",
-    "ToolSearchState",
-]
+__all__ = ["SCHEMA_WARNING", "TOOLS_KEY", "ToolSearchInput", "ToolSearchNode", "ToolSearchState"]
 
 logger = logging.getLogger(__name__)
 
@@ -99,10 +88,7 @@ def _tools_only(tools: Sequence[BaseTool | dict[str, Any]]) -> list[BaseTool]:
 
 
 class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
-    """Tool search as a pre-model node (a ``Runnable``: sync and async).
-
-    The options are documented on :meth:`__init__`.
-    """
+    """Tool search as a pre-model node (a sync and async ``Runnable``); options on ``__init__``."""
 
     name: str | None = "tool_search"
 
@@ -141,21 +127,16 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         """Build the node (the library is indexed here).
 
         Args:
-            tools: The searchable library: a sequence of tools, a mapping
-                id -> tool, or a :class:`~langchain_toolsearch.ToolLibrary`. Not
-                bound until loaded. Required unless ``include_resolved_tools=True``
-                (then ``bound_tools`` are searched).
-            bound_tools: Tools your model node binds directly (not searched,
-                not filtered). They come after the meta tools in
-                :meth:`tools_for`, and :meth:`tool_node` runs them. With
-                ``include_resolved_tools`` they are searchable and withheld
-                until loaded instead.
-            top_k: Most hits per search (count, >= 1).
+            tools: The searchable library: tools, a mapping id -> tool, or a
+                :class:`~langchain_toolsearch.ToolLibrary`. Required unless
+                ``include_resolved_tools=True``.
+            bound_tools: Tools your model binds directly, after the meta tools (searchable
+                and withheld until loaded with ``include_resolved_tools``).
+            top_k: Most hits per search (>= 1).
             min_score: Relevance floor in ``[0, 1)``.
             auto_load: ``search_tools`` loads its hits at once; no ``load_tool``.
-            storage: ``"in-memory"``, ``"context"``, ``"store"`` or a
-                :class:`~langchain_toolsearch.LoadedToolStore`.
-            ttl: Seconds an idle thread's in-memory state lives (``"in-memory"`` only).
+            storage: ``"in-memory"``, ``"context"``, ``"store"`` or a ``LoadedToolStore``.
+            ttl: Seconds an idle thread's in-memory state lives.
             filter: The filter hook (phases ``search``, ``load``, ``active``).
             include_resolved_tools: Search each request's own tools.
             resolve_tools: The per-request tool resolver.
@@ -170,21 +151,17 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
             inject_catalog: Allowed tools listed in :meth:`hint_for` (per request).
             catalog_max_tokens: The catalog's budget (estimated tokens).
             max_tool_output_chars: Opt-in bound on tool answers (characters).
-            provider: ``"anthropic"``: deferred definitions and ``tool_reference``
-                answers (experimental; see the middleware).
-            mode: ``"search"`` or ``"auto"`` (bind a small set whole; see
-                :meth:`tools_for` and :meth:`hint_for`).
+            provider: ``"anthropic"``: deferred definitions and ``tool_reference`` answers.
+            mode: ``"search"`` or ``"auto"`` (bind a small set whole).
             auto_max_tokens: ``mode="auto"``: the budget (estimated schema tokens).
             auto_max_tools: ``mode="auto"``: the count bound.
             max_loaded: Most loaded tools kept bound per thread (LRU eviction).
             max_loaded_tokens: The same bound in estimated schema tokens.
-            name: The node's name (``Runnable.name``). Every other option means
-                what it means for :class:`~langchain_toolsearch.ToolSearchMiddleware`.
+            name: The node's name (``Runnable.name``). Other options are the middleware's.
 
         Raises:
-            ToolSearchConfigError: As the middleware; also when a bound tool shares
-                a name with a library tool or a meta tool. With ``storage="store"``
-                the graph needs a store: ``builder.compile(store=...)`` or ``store=``.
+            ToolSearchConfigError: As the middleware; also a bound tool named as a library
+                or meta tool.
             ToolSearchTypeError: As the middleware.
         """
         if not isinstance(name, str) or not name:
@@ -238,18 +215,15 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
     def invoke(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> dict[str, Any]:
-        """Compute the loaded tools to bind for this step.
+        """The loaded tools to bind for this step.
 
         Returns:
-            ``{"toolsearch_tools": [entries]}`` in load order, filter-checked;
-            each entry is a tool name signed by this node (read them with
-            :meth:`loaded_names`), then one entry naming the last message
-            this node saw (so :meth:`tools_for` can tell the node ran).
+            ``{"toolsearch_tools": [entries]}``: signed tool names in load order
+            (:meth:`loaded_names` reads them), then one naming the last message seen.
 
         Raises:
-            ToolSearchWiringError: Inside a run, the tool step that just ran
-                answered a library or meta tool without the execution guard
-                (a ``ToolNode`` not built by :meth:`tool_node`).
+            ToolSearchWiringError: The tool step that just ran answered a library or meta
+                tool without the execution guard.
         """
         scope = self._build(config, input)
         self._check_wiring(scope, input, model=False)
@@ -259,7 +233,7 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
     async def ainvoke(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> dict[str, Any]:
-        """Async :meth:`invoke` (resolvers and filters never block the event loop)."""
+        """Async :meth:`invoke`."""
         scope = await self._abuild(config, input)
         self._check_wiring(scope, input, model=False)
         step = await adrive(self._engine.model_step(scope, self.meta_tools))
@@ -271,11 +245,7 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
     # -- for the model node ------------------------------------------------------------------
 
     def loaded_names(self, state: Mapping[str, Any] | Any) -> list[str]:
-        """The loaded tool names this node wrote to ``state["toolsearch_tools"]``, in order.
-
-        Entries this node did not write (a run's input, a resume's
-        ``Command(update=...)``, another process) are ignored.
-        """
+        """The loaded names this node signed in ``state["toolsearch_tools"]``, in order."""
         entries = state_value(state, TOOLS_KEY)
         return self._signer.verified(entries) if isinstance(entries, list) else []
 
@@ -308,46 +278,30 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
     def tools_for(self, state: Mapping[str, Any] | Any) -> list[BaseTool]:
         """Tools to bind for ``state``: meta, ``bound_tools``, then loaded tools.
 
-        Reads the entries this node signed in ``state["toolsearch_tools"]``
-        (names not in the request's library are ignored). When the key holds
-        entries it did not sign (a restart, a forgery), the loads are read
-        where they live and filter-checked instead. With
-        ``include_resolved_tools`` the request's tools come through the running
-        graph's config. With ``mode="auto"`` the request decides here: its
-        tools whole (no meta tool), or as in ``mode="search"``. With
-        ``provider=``: meta, ``bound_tools``, then every tool the request may
-        use (filter phase ``active``) as a deferred definition, in library
-        order. Inside a run, a state without ``toolsearch_tools`` logs a
-        WARNING once per node (:data:`SCHEMA_WARNING`).
+        Entries this node did not sign are ignored and the loads read where they live.
+        ``mode="auto"`` may bind the request's tools whole; ``provider=`` binds every
+        allowed tool deferred. A state without ``toolsearch_tools`` warns once.
 
         Raises:
-            ToolSearchWiringError: Inside a run, the model follows a tool step
-                that the tool-search node did not see (a tools edge back to the
-                model node), or that a tools node without the execution guard
-                answered.
+            ToolSearchWiringError: The model follows a tool step this node did not see, or
+                one a tools node without the execution guard answered.
         """
         self._check_schema(state)
-        scope = self._build(current_config(), state)
-        self._check_wiring(scope, state, model=True)
-        if self.options.provider:  # every usable tool, deferred: nothing read from the state
-            return _tools_only(drive(self._engine.native_tools(scope, self.meta_tools)))
-        if self._engine.auto is None and not self._foreign_entries(state):
-            return self._tools_from(scope, self.loaded_names(state))
-        auto = self._engine.auto is not None  # counted by this node's own step
-        step = drive(self._engine.model_step(scope, self.meta_tools, count=not auto))
-        return self._step_tools(scope, step)
+        return drive(self._tools_logic(self._build(current_config(), state), state))
 
     async def atools_for(self, state: Mapping[str, Any] | Any) -> list[BaseTool]:
-        """Async :meth:`tools_for` (resolvers never block the event loop)."""
+        """Async :meth:`tools_for`."""
         self._check_schema(state)
-        scope = await self._abuild(current_config(), state)
+        return await adrive(self._tools_logic(await self._abuild(current_config(), state), state))
+
+    def _tools_logic(self, scope: RequestScope, state: Any) -> Logic[list[BaseTool]]:
         self._check_wiring(scope, state, model=True)
-        if self.options.provider:
-            return _tools_only(await adrive(self._engine.native_tools(scope, self.meta_tools)))
+        if self.options.provider:  # every usable tool, deferred: nothing read from the state
+            return _tools_only((yield from self._engine.native_tools(scope, self.meta_tools)))
         if self._engine.auto is None and not self._foreign_entries(state):
             return self._tools_from(scope, self.loaded_names(state))
         auto = self._engine.auto is not None  # counted by this node's own step
-        step = await adrive(self._engine.model_step(scope, self.meta_tools, count=not auto))
+        step = yield from self._engine.model_step(scope, self.meta_tools, count=not auto)
         return self._step_tools(scope, step)
 
     def bind_tools(self, model: BaseChatModel, state: Any, **kwargs: Any) -> Runnable[Any, Any]:
@@ -373,12 +327,9 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         return await execution.awrap_tool_call(self, request, handler)
 
     def tool_node(self, **kwargs: Any) -> ToolNode:
-        """The tools node of a hand-built graph: the safe wiring, nothing to add.
+        """A ``ToolNode`` over the meta and bound tools with this node's execution guard.
 
-        A ``ToolNode`` over the meta tools and ``bound_tools`` with this node's
-        execution guard: loaded library tools run through it, anything else
-        the model names gets an error ``ToolMessage``. Route its edge back to
-        this node (``builder.add_edge("tools", "tool_search")``).
+        Route its edge back to this node; tools not loaded get an error ``ToolMessage``.
 
         Args:
             **kwargs: Passed to ``ToolNode`` (e.g. ``handle_tool_errors``, ``name``).

@@ -1,12 +1,7 @@
 """The options shared by ``ToolSearchMiddleware`` and ``ToolSearchNode``, validated once.
 
-Both constructors list every option as a keyword-only parameter with its
-default (so ``help()`` and IDEs show them) and hand their arguments to
-:meth:`ToolSearchOptions.from_arguments`; every check of a
-developer-supplied value happens here, at construction, with a message
-saying what to change. Adding an option: a field here, and the same
-parameter (name, type, default) in both constructors;
-``tests/unit_tests/test_public_api.py`` checks that the three agree.
+An option is a field here plus the same keyword-only parameter in both constructors
+(``tests/unit_tests/test_public_api.py`` checks they agree).
 """
 
 from __future__ import annotations
@@ -52,11 +47,11 @@ DEFAULT_CATALOG_MAX_TOKENS = 4000
 
 StorageMode = Literal["in-memory", "context", "store"]
 StorageOption = StorageMode | LoadedToolStore
-"""``storage=``: a mode name, or a :class:`LoadedToolStore` instance to keep loads in."""
+"""``storage=``: a mode name, or a :class:`LoadedToolStore` to keep loads in."""
 
 
 NativeProvider = Literal["anthropic"]
-"""``provider=``: whose native tool search to speak (deferred definitions, tool references)."""
+"""``provider=``: whose native tool search to speak."""
 
 
 class TTLUnitWarning(DurationUnitWarning):
@@ -64,9 +59,7 @@ class TTLUnitWarning(DurationUnitWarning):
 
 
 TTL_MILLISECONDS_HINT = 1000
-"""A ``ttl`` at or above this many seconds that is a whole multiple of 1,000 warns: it is
-most likely milliseconds ported from Mastra's ``ToolSearchProcessor`` (5000 = five seconds
-there, 83 minutes here). 3600, 7200 and 86400 do not warn; a ``timedelta`` never does."""
+"""A ``ttl`` at or above this, a whole multiple of 1,000 seconds, warns (likely Mastra's ms)."""
 
 
 def _warn_milliseconds(ttl: float) -> None:
@@ -90,8 +83,8 @@ class ToolSearchOptions:
     """Every option of the tool search, validated (see ``ToolSearchMiddleware`` for each).
 
     Raises:
-        ToolSearchConfigError: A value out of range (also a ``ValueError``).
-        ToolSearchTypeError: An object of the wrong kind (also a ``TypeError``).
+        ToolSearchConfigError: A value out of range.
+        ToolSearchTypeError: An object of the wrong kind.
     """
 
     tools: ToolsInput | ToolLibrary | None = None
@@ -123,11 +116,11 @@ class ToolSearchOptions:
 
     @classmethod
     def from_arguments(cls, arguments: Mapping[str, Any]) -> ToolSearchOptions:
-        """Validate a constructor's arguments (its ``locals()``): the ones named like a field.
+        """Validate a constructor's ``locals()``: the ones named like a field.
 
         Raises:
-            ToolSearchConfigError: A value out of range (also a ``ValueError``).
-            ToolSearchTypeError: An object of the wrong kind (also a ``TypeError``).
+            ToolSearchConfigError: A value out of range.
+            ToolSearchTypeError: An object of the wrong kind.
         """
         return cls(**{f.name: arguments[f.name] for f in fields(cls)})
 
@@ -280,14 +273,14 @@ class ToolSearchOptions:
 
 @functools.cache
 def _parameters(init: Callable[..., None]) -> tuple[frozenset[str], tuple[str, ...]]:
-    """A constructor's parameter names and its keyword-only options (read once per class)."""
+    """A constructor's parameter names and its keyword-only options (once per class)."""
     params = inspect.signature(init).parameters
     options = tuple(n for n, p in params.items() if p.kind is inspect.Parameter.KEYWORD_ONLY)
     return frozenset(params), options
 
 
 def check_call(cls: type[Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-    """Raise what to change when ``cls(*args, **kwargs)`` does not fit its keyword-only options."""
+    """Raise what to change when ``cls(*args, **kwargs)`` does not fit its options."""
     if args:
         raise ToolSearchTypeError(
             f"{cls.__name__} takes keyword arguments only: "

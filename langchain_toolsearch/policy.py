@@ -1,14 +1,9 @@
 """The filter hook: request-aware allow/deny decisions in three phases, failing closed.
 
-``filter(ToolSearchFilterArgs) -> bool | Awaitable[bool]`` runs in phase
-``search`` (hide hits), ``load`` (refuse ``load_tool``) and ``active`` (hide a
-loaded tool from this request). An exception, a rejected awaitable, a
-non-``True`` answer, or no answer within ``filter_timeout`` seconds denies.
-
-A sync hook never runs on an event loop (async paths use a worker thread); an
-``async def`` hook runs on the package's own loop in a daemon thread, never the
-caller's. The cases of one batch are decided concurrently, in sync paths too
-(``_internal.bridge.run_sync``); the caller's context variables are visible.
+``filter(ToolSearchFilterArgs) -> bool | Awaitable[bool]`` runs in phases ``search``,
+``load`` and ``active``; an exception, a non-``True`` answer or no answer within
+``filter_timeout`` seconds denies. Sync hooks never run on an event loop; a batch is
+decided concurrently, with the caller's context variables.
 """
 
 from __future__ import annotations
@@ -51,7 +46,7 @@ def is_async_callable(fn: object) -> bool:
 
 
 def positive_seconds(name: str, value: object) -> float:
-    """``value`` (seconds, or a ``datetime.timedelta``) as seconds > 0.
+    """``value`` (seconds or a ``timedelta``) as seconds > 0.
 
     Raises:
         ToolSearchConfigError: Not a finite positive number of seconds.
@@ -82,14 +77,12 @@ class ToolPolicy:
 
     Args:
         filter: The hook, or ``None`` to allow everything.
-        timeout: Seconds one decision may take; past it the case is denied
-            (logged once per policy at WARNING, then at DEBUG). A hook that
-            raises denies too, logged with its name and message (secrets
-            redacted) at WARNING once per distinct cause, then at DEBUG.
+        timeout: Seconds one decision may take (then denied). Timeouts and raising
+            hooks are logged at WARNING once per cause (redacted), then at DEBUG.
 
     Raises:
-        ToolSearchTypeError: If ``filter`` is not callable.
-        ToolSearchConfigError: If ``timeout`` is not seconds > 0.
+        ToolSearchTypeError: ``filter`` is not callable.
+        ToolSearchConfigError: ``timeout`` is not seconds > 0.
     """
 
     def __init__(self, filter: FilterFn | None = None, *, timeout: float = 10.0) -> None:
@@ -170,13 +163,12 @@ class ToolPolicy:
         return list(await asyncio.gather(*(self._one(a, context) for a in batch)))
 
     def check_many(self, batch: Sequence[ToolSearchFilterArgs]) -> list[bool]:
-        """Decide a batch from sync code: concurrently, on the package's helper loop."""
+        """Decide a batch from sync code, concurrently on the package's helper loop."""
         if self._filter is None or not batch:
             return [True] * len(batch)
         try:  # the cases run concurrently: the batch takes about one timeout at most
             return run_sync(
-                self.acheck_many(batch, contextvars.copy_context()),
-                timeout=self.timeout + _GRACE,
+                self.acheck_many(batch, contextvars.copy_context()), timeout=self.timeout + _GRACE
             )
         except TimeoutError as exc:  # the package's loop is held by a blocking async hook
             return [self._deny(args, exc) for args in batch]

@@ -1,15 +1,8 @@
 """Offline chat models for testing agents that use tool search: `ScriptedToolSearchModel`.
 
-No LLM API is needed: the model plays a script of steps (search, load, call a
-tool, answer), binds tools like a real chat model (``bind_tools`` works inside
-``create_agent`` and in a hand-built graph) and records what was bound, so a
-test can assert both the run's messages and the tools each model call saw. It
-is as strict as a provider: a scripted call to a tool not bound for that model
-call raises :class:`UnboundToolCallError` naming the tools that were bound::
-
-    from langchain.agents import create_agent
-    from langchain_toolsearch import ToolSearchMiddleware
-    from langchain_toolsearch.testing import ScriptedToolSearchModel
+The model plays a script of steps, binds tools like a real chat model and records what
+was bound; a scripted call to a tool not bound raises :class:`UnboundToolCallError`.
+The script restarts at every user message, so one instance serves any threads::
 
     model = ScriptedToolSearchModel.search_load_call(
         query="weather", tool="get_weather", args={"city": "Paris"}
@@ -17,10 +10,6 @@ call raises :class:`UnboundToolCallError` naming the tools that were bound::
     agent = create_agent(model, tools=[], middleware=[ToolSearchMiddleware(tools=library)])
     result = agent.invoke({"messages": [{"role": "user", "content": "Weather in Paris?"}]})
     assert model.bound[-1] == ["search_tools", "load_tool", "get_weather"]
-
-The script restarts at every user message: the step played is the number of AI
-messages since the last ``HumanMessage``, so one model instance serves any
-number of threads and turns, and nothing depends on call order across threads.
 """
 
 from __future__ import annotations
@@ -66,10 +55,10 @@ class _OneOrSeveral:
         cls.single, cls.several, cls.noun = single, several, noun
 
     def __init__(self, *items: str) -> None:
-        """Keep ``items`` (at least one).
+        """Keep ``items``.
 
         Raises:
-            ValueError: If none is given.
+            ValueError: None is given.
         """
         if not items:
             raise ToolSearchConfigError(f"{type(self).__name__} needs at least one {self.noun}")
@@ -84,10 +73,7 @@ class _OneOrSeveral:
 
 @dataclass(frozen=True, init=False)
 class Search(_OneOrSeveral, single="query", several="queries", noun="query"):
-    """Call ``search_tools`` with one query (``query``) or several (``queries``).
-
-    ``Search("weather")``, ``Search("find the route", "book a restaurant")``.
-    """
+    """Call ``search_tools``: ``Search("weather")``, ``Search("find a route", "book a table")``."""
 
     @property
     def queries(self) -> tuple[str, ...]:
@@ -127,19 +113,16 @@ class Answer:
 
 
 ScriptStep = Search | Load | Call | Answer | AIMessage | Callable[[list[BaseMessage]], AIMessage]
-"""One step: a `Search`/`Load`/`Call`/`Answer`, a ready ``AIMessage``, or a
-function of the messages so far returning the ``AIMessage`` to send."""
+"""One step: a `Search`/`Load`/`Call`/`Answer`, an ``AIMessage``, or messages -> ``AIMessage``."""
 
 
 class ScriptedToolSearchModel(BaseChatModel):
-    """A chat model that plays scripted steps (module docstring); after the last, `Answer()`.
+    """A chat model that plays scripted steps; after the last, `Answer()`.
 
     Attributes:
         steps: The script, played from the start at each user message.
-        scripts: Scripts chosen by the text of the last user message (exact
-            match); a message not in it plays ``steps``.
-        bound: For each ``bind_tools`` call, the names of the tools bound, in
-            order (``create_agent`` binds before every model call).
+        scripts: Scripts by the exact text of the last user message (else ``steps``).
+        bound: For each ``bind_tools`` call, the names bound, in order.
         seen: For each model call, the messages it was given.
     """
 
@@ -193,11 +176,8 @@ class ScriptedToolSearchModel(BaseChatModel):
     ) -> Runnable[Any, BaseMessage]:
         """Record the names of ``tools`` in `bound`; return this model bound to them only.
 
-        Accepts what ``create_agent`` passes (``tool_choice`` and other keywords ignored).
-
         Raises:
-            ValueError: If a tool cannot be converted to a function schema (as
-                a provider's ``bind_tools`` would).
+            ValueError: A tool cannot be converted to a function schema.
         """
         names = [convert_to_openai_tool(t)["function"]["name"] for t in tools]
         self.bound.append(names)
@@ -265,11 +245,10 @@ _STEP_KINDS = (Search, Load, Call, Answer, AIMessage)
 
 
 def _check_script(where: str, steps: Sequence[Any]) -> None:
-    """Refuse a step the model could not play, at construction rather than mid-run.
+    """Refuse a step the model could not play, at construction.
 
     Raises:
-        TypeError: If a step is not a `ScriptStep`, or a `Call`'s ``args`` is
-            not a mapping; the message names the step (``steps[2]``).
+        TypeError: A step is not a `ScriptStep`, or a `Call`'s ``args`` not a mapping.
     """
     for i, step in enumerate(steps):
         if isinstance(step, Call) and not isinstance(step.args, Mapping):

@@ -41,21 +41,16 @@ ResolveToolsFn = Callable[
     [RunnableConfig],
     "Sequence[BaseTool] | ToolsResult | Awaitable[Sequence[BaseTool]] | Awaitable[ToolsResult]",
 ]
-"""Builds a request's tools from its config (``resolve_tools=``); sync or async. It may
-return the tools, or a `ToolsResult` (a `ToolResolver` itself is such a resolver)."""
+"""Builds a request's tools from its config, sync or async: tools or a `ToolsResult`."""
 
 OnError = Literal["skip", "raise"]
-"""``on_error=``: what a failing tool source does to a step: ``"skip"`` (go on
-without its tools, logged once per distinct cause) or ``"raise"``."""
+"""``on_error=``: a failing tool source is skipped (logged once per cause) or raises."""
 
 SourceKind = Literal["resolver", "mcp", "provider", "filter", "config"]
-"""What failed: a ``resolve_tools`` resolver, a saved MCP client's server, a tool
-provider, the filter hook, or the stored configuration (an unknown tool id, a
-missing record: not a passing outage)."""
+"""What failed: resolver, MCP server, provider, filter, or stored configuration (a mistake)."""
 
 FilterPhase = Literal["search", "load", "active"]
-"""Where the filter hook runs: ``search`` (hits), ``load`` (``load_tool``),
-``active`` (loaded tools bound to this request)."""
+"""Where the filter runs: ``search`` (hits), ``load`` (``load_tool``), ``active`` (bound)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,19 +59,14 @@ class ToolSearchResult:
 
     Attributes:
         name: The tool's name as bound to the model (provider-safe).
-        description: The description, truncated to about 150 characters.
-        score: Relevance in ``[0, 1]``: the share of the best score reachable
-            for the query (see :mod:`langchain_toolsearch.search.index`).
+        description: The description, cut to about 150 characters.
+        score: Relevance in ``[0, 1]``: the share of the best score reachable.
         raw_score: The unnormalised BM25 score (not shown to the model).
-        original_name: The name the user gave the tool (its key in a ``tools``
-            mapping, else its own name before the provider-safe mapping), to map
-            hits back to a registry; never shown to the model. Empty when unknown.
-        query: With several queries in one search, the query (need) this hit
-            answers, as the model is shown it (a need longer than 100
-            characters is cut and ends with ``...``);
-            ``None`` for a one-query search.
-        loaded: Whether this thread had loaded the tool before the search
-            (such hits rank behind new tools of similar score).
+        original_name: The name the user gave the tool (mapping key, else its own
+            name); never shown to the model. Empty when unknown.
+        query: With several queries, the need this hit answers as shown (over 100
+            characters: cut, ending ``...``); ``None`` for one query.
+        loaded: Whether the thread had loaded the tool before (ranks behind new ones).
     """
 
     name: str
@@ -88,11 +78,7 @@ class ToolSearchResult:
     loaded: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        """The model-facing JSON shape: ``{"name", "description", "score"}``.
-
-        Plus ``"query"`` with several queries in one search and ``"loaded": true``
-        on a tool loaded before the search.
-        """
+        """The model-facing JSON: ``name``, ``description``, ``score`` (+ ``query``, ``loaded``)."""
         body: dict[str, Any] = {
             "name": self.name,
             "description": self.description,
@@ -112,12 +98,9 @@ class ToolSearchFilterArgs:
     Attributes:
         tool_name: The tool's name as ``search_tools`` returns it.
         tool: The library tool.
-        config: The run's ``RunnableConfig`` (``configurable``, ``metadata``,
-            ...); ``{}`` outside a run.
+        config: The run's ``RunnableConfig``; ``{}`` outside a run.
         phase: ``"search"``, ``"load"`` or ``"active"``.
-        context: The run's context (``create_agent(context_schema=...)``,
-            ``graph.invoke(..., context=...)``; LangGraph's ``Runtime.context``),
-            ``None`` when the run has none.
+        context: The run's context (LangGraph's ``Runtime.context``), or ``None``.
     """
 
     tool_name: str
@@ -129,25 +112,17 @@ class ToolSearchFilterArgs:
 
 @dataclass(frozen=True, slots=True)
 class SourceFailure:
-    """A tool source that failed, as the application can read it (never a secret).
-
-    Found on ``ResolvedTools.errors`` (one resolution) and in
-    ``StateStats.source_failures`` (distinct causes seen by a middleware / node).
+    """A tool source that failed, never with a secret (``ResolvedTools.errors``, ``StateStats``).
 
     Attributes:
-        source: The source's name: a resolver's (``"caller_tools"``,
-            ``"ToolResolver(agent_id='support')"``), a stored-config path
-            (``"mcp_clients.docs.servers.search"``, ``"tool_providers.composio"``)
-            prefixed by the resolver's name when reported through it, or the
-            filter's name.
-        kind: A `SourceKind`: ``"resolver"``, ``"mcp"``, ``"provider"``,
-            ``"filter"`` or ``"config"``.
-        error: The exception type name (``"ConnectError"``, ``"TimeoutError"``),
-            ``""`` when the source reported a reason without one.
-        message: Why, with credential-like values replaced by ``[redacted]``
-            (at most 300 characters).
-        count: Times this cause was seen (``1`` on a resolution result).
-        last_seen: Epoch seconds of the last time (``0.0`` on a resolution result).
+        source: The source's name: a resolver's, a stored-config path
+            (``"mcp_clients.docs.servers.search"``), prefixed by the resolver's name
+            when reported through it, or the filter's.
+        kind: ``"resolver"``, ``"mcp"``, ``"provider"``, ``"filter"`` or ``"config"``.
+        error: The exception type name; ``""`` for a reason without one.
+        message: Why, credentials ``[redacted]`` (at most 300 characters).
+        count: Times this cause was seen (``1`` on a resolution).
+        last_seen: Epoch seconds of the last time (``0.0`` on a resolution).
     """
 
     source: str
@@ -165,14 +140,13 @@ class SourceFailure:
 
 @dataclass(frozen=True, slots=True)
 class AutoModeStats:
-    """The decisions of ``mode="auto"`` (see ``get_state_stats``), counted per model step.
+    """The decisions of ``mode="auto"``, counted per model step.
 
     Attributes:
-        bind_all: Model steps whose tools were bound whole (no search).
-        search: Model steps over the budget (the request searched).
+        bind_all: Model steps whose tools were bound whole.
+        search: Model steps over the budget (searched).
         last: The last decision, ``"bind_all"`` or ``"search"`` (``None``: none yet).
-        last_tools: Tools counted by the last decision (when searching: up
-            to the one that passed the budget).
+        last_tools: Tools counted by the last decision.
         last_tokens: Their estimated schema tokens.
         max_tokens: The budget (``auto_max_tokens``).
         max_tools: The count bound (``auto_max_tools``), ``None`` if none.
@@ -189,19 +163,14 @@ class AutoModeStats:
 
 @dataclass(frozen=True, slots=True)
 class StateStats:
-    """Size of the loaded-tool store, and failing tool sources (see ``get_state_stats``).
+    """Size of the loaded-tool store and failing tool sources (``get_state_stats``).
 
     Attributes:
         thread_count: Threads with state.
-        oldest_access_time: Epoch seconds of the least recently used thread,
-            ``None`` when empty.
+        oldest_access_time: Epoch seconds of the least recently used thread, or ``None``.
         storage: The storage mode the figures describe.
-        source_failures: Distinct causes of failing tool sources (resolvers,
-            MCP servers and providers reported through them, the filter) seen
-            by this middleware / node, oldest first, with counts (the 64 most
-            recent causes).
-        auto_mode: With ``mode="auto"``, how its model steps decided
-            (``None`` with ``mode="search"``).
+        source_failures: The 64 most recent distinct failure causes, oldest first.
+        auto_mode: With ``mode="auto"``, how its model steps decided, else ``None``.
     """
 
     thread_count: int

@@ -1,10 +1,4 @@
-"""What a request may see, has loaded and may use: the filter and the storage as engine logic.
-
-:class:`Access` is what the step helpers (:mod:`.guard`, :mod:`.load`,
-:mod:`.search`) get from the engine: the filter policy, the storage strategy,
-the bindable-schema check, and whether a graph state can carry loads. Every
-method is engine logic (see :mod:`.drive`) over one request's scope.
-"""
+"""What a request may see, has loaded and may use: the filter and the storage as engine logic."""
 
 from __future__ import annotations
 
@@ -37,9 +31,7 @@ class Access:
         policy: The filter hook, fail-closed, with its timeout.
         storage: Where loads live.
         bindable: Whether providers can take a tool's schema.
-        state_ready: Whether a graph state can carry this package's keys (the
-            node checks its schema; the middleware's always has them). Loads
-            are refused otherwise.
+        state_ready: Whether a graph state can carry this package's keys.
         working_set: The bound on what stays loaded (``max_loaded``), if any.
     """
 
@@ -71,10 +63,7 @@ class Access:
         return [e for e, ok in zip(entries, verdicts, strict=True) if ok]
 
     def loaded(self, scope: RequestScope) -> Logic[list[str]]:
-        """Loaded names of this request in load order (before the ``active`` filter).
-
-        With a working set: the names in it (evicted ones are not loaded).
-        """
+        """Loaded names of this request in load order, within the working set."""
         kept, _ = yield from self.working(scope)
         return kept
 
@@ -90,12 +79,7 @@ class Access:
     def usable(
         self, entries: Sequence[LibraryTool], scope: RequestScope
     ) -> Logic[list[LibraryTool]]:
-        """Loaded ``entries`` this request may use.
-
-        Loads read from messages or graph state (a run's input can forge both)
-        or from a LangGraph store (its clients can write it) are re-checked in
-        phase ``load``.
-        """
+        """Loaded ``entries`` this request may use (forgeable loads checked in phase ``load``)."""
         storage = self.storage
         if storage.receipts or storage.shared or scope.thread_id is None:
             entries = yield from self.allowed(entries, scope, "load")
@@ -127,7 +111,6 @@ class Access:
         return (yield from self.active_of(names, scope))
 
     def active_of(self, names: Sequence[str], scope: RequestScope) -> Logic[list[LibraryTool]]:
-        """:meth:`active` of loaded ``names`` read already."""
         get, bindable = scope.library.get, self.bindable
         entries = [e for n in names if (e := get(n))]
         if self.policy.enabled:  # no filter: every loaded entry is usable

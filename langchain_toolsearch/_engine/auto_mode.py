@@ -1,19 +1,10 @@
 """``mode="auto"``: bind a request's whole library when it fits a budget, else search.
 
-Per request, the tools it may use (its library: the static tools and its own,
-those the filter allows in phases ``load`` and ``active``, with a bindable
-schema) are counted and their schemas' tokens estimated
-(:mod:`~langchain_toolsearch._engine.schema_tokens`). Within the budget
-(``auto_max_tokens``, and ``auto_max_tools`` when given) they are all bound,
-in library order, with no meta tool and no hint; over it the request searches
-as in ``mode="search"``. The filter runs in batches and stops once the
-allowed tools are over the budget, so a large library costs a batch or two.
-
-The tool step decides again on its own scope, so a tool bound whole for one
-request runs for that request only: another caller whose set is over the
-budget (or whose filter denies the tool) is refused it unless it loaded it.
-Decisions of model steps are counted for ``get_state_stats().auto_mode`` and
-logged at DEBUG; the instance keeps counts only, nothing of a request.
+The tools a request may use (phases ``load`` and ``active``, bindable) are counted in
+filter batches until over the budget (``auto_max_tokens`` estimated schema tokens,
+``auto_max_tools``); within it they are bound in library order with no meta tool and
+no hint. The tool step decides again on its own scope. Decisions are counted for
+``get_state_stats().auto_mode``.
 """
 
 from __future__ import annotations
@@ -36,8 +27,7 @@ __all__ = ["DEFAULT_AUTO_MAX_TOKENS", "AutoDecision", "AutoMode"]
 logger = logging.getLogger(__name__)
 
 DEFAULT_AUTO_MAX_TOKENS = 10_000
-"""``auto_max_tokens`` unless given: 10% of a 100k-token context (Claude Code defers tools
-above 10% of the context window)."""
+"""``auto_max_tokens`` unless given: 10% of a 100k-token context."""
 _BATCH = 64  # tools per filter batch
 
 
@@ -46,10 +36,9 @@ class AutoDecision:
     """One request's decision.
 
     Attributes:
-        bind_all: Whether the request's tools are bound whole (no search).
+        bind_all: Whether the request's tools are bound whole.
         tools: The tools bound whole, in library order (``()`` when searching).
-        count: Tools counted (all of them when ``bind_all``; when searching,
-            as many as it took to pass the budget).
+        count: Tools counted (when searching, up to the one over the budget).
         tokens: Their estimated schema tokens.
     """
 

@@ -1,19 +1,12 @@
 """Engine logic written once, run sync or async: the :class:`Effect` it yields and two drivers.
 
-Engine logic is a generator yielding :class:`Effect` values (one operation in
-its sync and async form: a filter batch, a store read or write, a ranking) and
-getting each result back; :func:`drive` runs the sync forms, :func:`adrive` the
-async ones::
+Logic is a generator yielding effects (one operation in sync and async form) and
+getting results back; :func:`drive` runs the sync forms, :func:`adrive` the async
+ones. An effect that raises is thrown in at its ``yield``::
 
     def loaded_count(store, thread_id) -> Logic[int]:
         names = yield Effect(partial(store.get, thread_id), partial(store.aget, thread_id))
         return len(names)
-
-    drive(loaded_count(store, "t1"))          # sync
-    await adrive(loaded_count(store, "t1"))   # async
-
-An effect that raises is thrown into the logic at its ``yield``; unhandled, it
-propagates from the driver.
 """
 
 from __future__ import annotations
@@ -30,12 +23,7 @@ R = TypeVar("R")
 
 @dataclass(frozen=True, slots=True)
 class Effect(Generic[R]):
-    """One operation in its sync and its async form (same result).
-
-    Attributes:
-        run: Performs the operation synchronously.
-        arun: Performs it asynchronously.
-    """
+    """One operation in its sync form ``run`` and its async form ``arun`` (same result)."""
 
     run: Callable[[], R]
     arun: Callable[[], Awaitable[R]]
@@ -51,7 +39,7 @@ class Effect(Generic[R]):
 
     @staticmethod
     def same(run: Callable[[], T]) -> Effect[T]:
-        """``run`` as both forms (the async form calls it on the event loop: no I/O)."""
+        """``run`` as both forms (no I/O)."""
 
         async def arun() -> T:
             return run()

@@ -1,10 +1,7 @@
 """The engine: one question per step for the shells (middleware, node, meta tools).
 
-:meth:`Engine.model_step` (what to bind, and the hint), :meth:`Engine.tool_step`
-(may a call run, and which instance), :meth:`Engine.search_step` and
-:meth:`Engine.load_step`; each is engine logic (:mod:`.drive`). The engine holds
-only what every request shares: options, static library and index, filter
-policy, storage strategy.
+``model_step`` (what to bind, the hint), ``tool_step`` (may a call run, which
+instance), ``search_step`` and ``load_step``. It holds only what every request shares.
 """
 
 from __future__ import annotations
@@ -43,11 +40,7 @@ logger = logging.getLogger(__name__)
 
 
 def hybrid(embeddings: Any, store: Any = None) -> Callable[[Sequence[Any]], ToolIndex]:
-    """The index factory of ``embeddings=``: ``SemanticIndexFactory`` (imported on first use).
-
-    Tool vectors are kept in ``store`` (the ``store=`` option) when given, else
-    in the local cache file (``search/vector_cache.py``).
-    """
+    """The index factory of ``embeddings=`` (vectors in ``store`` if given, else a local file)."""
     from langchain_toolsearch.search.semantic import SemanticIndexFactory
     from langchain_toolsearch.search.vector_cache import default_cache
 
@@ -59,10 +52,9 @@ class ModelStep:
     """The answer to a model step.
 
     Attributes:
-        tools: What to bind, in order: meta tools, tools bound as they are,
-            then loaded tools in load order.
+        tools: What to bind: meta tools, tools bound as they are, then loaded tools.
         loaded: Names of the loaded tools among :attr:`tools`.
-        hint: The system-prompt hint for the configured flow.
+        hint: The system-prompt hint.
     """
 
     tools: list[BaseTool | dict[str, Any]]
@@ -78,7 +70,7 @@ def working_set(options: ToolSearchOptions) -> WorkingSet | None:
 
 
 _SEARCHED = object()
-"""``mode="auto"`` did not bind the called tool whole for this request: the guard decides."""
+"""``mode="auto"`` did not bind the called tool whole: the guard decides."""
 
 
 class Engine:
@@ -86,9 +78,8 @@ class Engine:
 
     Args:
         options: The validated options.
-        state_ready: Whether a graph state can carry this package's keys (the
-            node checks its schema; the middleware's always has them). Loads
-            are refused otherwise.
+        state_ready: Whether a graph state can carry this package's keys (else loads
+            are refused).
     """
 
     def __init__(
@@ -155,7 +146,7 @@ class Engine:
         self.search_failures = CauseLog(
             logger, "tool search: search_tools failed (%s): %s; answered as unavailable"
         )
-        """Logs failed searches once per cause (see :meth:`search_step`)."""
+        """Logs failed searches once per cause."""
 
     # -- what every request shares ------------------------------------------------------
 
@@ -201,11 +192,8 @@ class Engine:
         Args:
             scope: The request scope.
             meta: The meta tools.
-            with_hint: Compute the hint (with ``inject_catalog``, this request's
-                catalog); ``False`` (the node: its model node asks ``hint_for``):
-                :attr:`ModelStep.hint` is ``""``.
-            count: Count a ``mode="auto"`` decision in the stats (``False``: the
-                node's model node, deciding again what its pre-model step decided).
+            with_hint: Compute the hint (``False``: :attr:`ModelStep.hint` is ``""``).
+            count: Count a ``mode="auto"`` decision in the stats.
 
         Raises:
             StoreMissingError: ``storage="store"`` and this run has no store.
@@ -224,30 +212,22 @@ class Engine:
             if self.options.provider
             else binding.order_tools(meta, scope.direct, active, self.access.bindable)
         )
-        return ModelStep(
-            tools=tools,
-            loaded=[e.name for e in active],
-            hint=hint,
-        )
+        return ModelStep(tools=tools, loaded=[e.name for e in active], hint=hint)
 
     def native_tools(
         self, scope: RequestScope, meta: Sequence[BaseTool]
     ) -> Logic[list[BaseTool | dict[str, Any]]]:
-        """``provider=`` only: meta, direct, then every usable tool deferred (:mod:`.native`)."""
+        """``provider=`` only: meta, direct, then every usable tool deferred."""
         deferred = yield from native.deferred(self.access, scope)
         return native.native_tools(meta, scope.direct, self.access.bindable, deferred)
 
     @property
     def static_hint(self) -> bool:
-        """Whether every request's hint is :attr:`hint` (no catalog, auto mode or working set)."""
+        """Whether every request's hint is :attr:`hint`."""
         return self.catalog is None and self.auto is None and self.access.working_set is None
 
     def hint_for(self, scope: RequestScope) -> Logic[str]:
-        """The system hint of this request.
-
-        :attr:`hint`, plus its catalog (``inject_catalog``) and the tools the
-        working set evicted; ``""`` when ``mode="auto"`` binds its tools whole.
-        """
+        """The request's hint: :attr:`hint`, catalog, evicted tools; ``""`` if bound whole."""
         if self.static_hint:
             return self.hint
         if self.auto is not None and (yield from self.auto.decide(self.access, scope)).bind_all:
@@ -267,17 +247,13 @@ class Engine:
         return f"{hint}\n\n{notice}" if notice else hint
 
     def pre_check(self, call: ToolCall, registered: BaseTool | None) -> object:
-        """What a tool step decides without a request scope (see :func:`.guard.pre_check`)."""
+        """What a tool step decides without a request scope (:func:`.guard.pre_check`)."""
         return guard.pre_check(call, registered, per_request=self.scopes.per_request)
 
     def tool_step(
         self, scope: RequestScope, call: ToolCall, registered: BaseTool | None
     ) -> Logic[BaseTool | ToolMessage | None]:
-        """May ``call`` run (after :meth:`pre_check`): ``None``, the tool to run, or the answer.
-
-        With ``mode="auto"`` a tool this request's set binds whole runs; the
-        rest goes through the guard as in ``mode="search"``.
-        """
+        """May ``call`` run: ``None``, the tool to run, or the answer (auto-mode sets run whole)."""
         if self.auto is not None:
             whole = yield from self._bound_whole(scope, call, registered)
             if whole is None or isinstance(whole, BaseTool):  # bound whole: it runs
@@ -289,10 +265,7 @@ class Engine:
     def _bound_whole(
         self, scope: RequestScope, call: ToolCall, registered: BaseTool | None
     ) -> Logic[BaseTool | object | None]:
-        """``mode="auto"``: the tool to run if bound whole (``None``: as registered).
-
-        :data:`_SEARCHED` when this request does not bind it whole.
-        """
+        """Auto mode: the tool to run if bound whole (``None``: registered), or `_SEARCHED`."""
         assert self.auto is not None
         name = call["name"]
         if registered is None and name in scope.bound:  # bound on another agent, not this one
@@ -323,11 +296,7 @@ class Engine:
     def search_step(
         self, scope: RequestScope, args: Mapping[str, Any], call_id: str | None
     ) -> Logic[tuple[dict[str, Any], bool, dict[str, Any]]]:
-        """Run ``search_tools`` (``args``: ``query``, ``queries``): (receipt, is error, update).
-
-        A search that fails (the index or its store raises) answers an error
-        receipt and is logged once per cause, unless ``on_error="raise"``.
-        """
+        """Run ``search_tools``: (receipt, is error, update); a failing index answers an error."""
         try:
             outcome = yield from self._search(scope, args.get("query"), args.get("queries"))
         except (ToolSearchError, GraphBubbleUp):  # ours, or LangGraph's interrupt: not an outage
@@ -352,6 +321,6 @@ class Engine:
         return outcome.receipt(), not outcome.success, update
 
     def search_results(self, scope: RequestScope, query: object) -> Logic[list[Any]]:
-        """The hits ``search_tools`` would show for ``query`` (one or several) in this request."""
+        """The hits ``search_tools`` would show for ``query`` in this request."""
         outcome = yield from self._search(scope, query)
         return outcome.results

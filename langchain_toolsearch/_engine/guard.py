@@ -1,14 +1,9 @@
 """The execution guard: may this tool call run, and which instance runs it.
 
-* Meta tools run as registered, after an unknown-argument check.
-* Tools bound as they are (no ``include_resolved_tools``) run untouched.
-* Library tools, per-request tools, and tools bound on the agent / node with
-  ``include_resolved_tools`` run only if loaded for this thread, allowed in
-  phase ``active`` now, bindable, and not loaded by a sibling call of the
-  same model step. A tool bound on the agent always runs as the instance
-  registered on the calling agent's own tool node.
-* Anything else is answered with one error ``ToolMessage`` that points at
-  ``search_tools`` and names no hidden tool.
+Meta tools run after an argument check; tools bound as they are run untouched;
+library, per-request and guarded bound tools run only if loaded for this thread,
+allowed in phase ``active``, bindable and not loaded by a sibling call. Anything else
+gets one error ``ToolMessage`` pointing at ``search_tools``, naming no hidden tool.
 """
 
 from __future__ import annotations
@@ -31,15 +26,7 @@ from langchain_toolsearch.library import LibraryTool, ToolLibrary
 from langchain_toolsearch.storage.receipts import requested_names
 from langchain_toolsearch.storage.state_keys import messages_of
 
-__all__ = [
-    "CURRENT_STEP",
-    "META_ARGS",
-    "NEEDS_SCOPE",
-    "StepCalls",
-    "finish",
-    "guard",
-    "pre_check",
-]
+__all__ = ["CURRENT_STEP", "META_ARGS", "NEEDS_SCOPE", "StepCalls", "finish", "guard", "pre_check"]
 
 _R = TypeVar("_R")
 META_ARGS: dict[str, frozenset[str]] = {
@@ -56,7 +43,7 @@ def error_message(text: str, call: ToolCall) -> ToolMessage:
 
 
 def _argument_error(call: ToolCall) -> ToolMessage | None:
-    """Unknown arguments, or a ``load_tool`` argument form we do not accept (never echoed)."""
+    """Unknown arguments, or a ``load_tool`` form we do not accept (never echoed)."""
     name = call["name"]
     args = call.get("args") or {}
     extra = sorted(set(args) - META_ARGS[name])
@@ -94,8 +81,7 @@ def pre_check(call: ToolCall, registered: BaseTool | None, *, per_request: bool)
     Args:
         call: The model's tool call.
         registered: The tool the tool node has under that name, if any.
-        per_request: Whether tools bound on the agent / node are searched per
-            request (``include_resolved_tools``) and so guarded.
+        per_request: Whether agent / node tools are guarded (``include_resolved_tools``).
 
     Returns:
         ``None`` (run as registered), an error ``ToolMessage``, or :data:`NEEDS_SCOPE`.
@@ -123,11 +109,10 @@ def guard(
         scope: The request scope of this tool step.
         call: The model's tool call.
         registered: The tool the tool node has under that name, if any.
-        auto_load: Whether ``search_tools`` loads its hits (no ``load_tool``).
+        auto_load: Whether ``search_tools`` loads its hits.
 
     Returns:
-        ``None`` to run the registered tool as is, a tool to run instead, or
-        an error ``ToolMessage`` to answer with.
+        ``None`` (run as registered), a tool to run instead, or an error ``ToolMessage``.
     """
     name = call["name"]
     resolve = scope.library.resolve
@@ -167,13 +152,7 @@ def guard(
 def _missing(
     access: Access, scope: RequestScope, call: ToolCall, *, auto_load: bool
 ) -> Logic[ToolMessage]:
-    """The answer to a call of a tool this request cannot run now.
-
-    The same text for unknown, hidden and not-loaded tools; the suggestions
-    are the ones ``load_tool`` gives for that name (tools this request may
-    see and load, never the called name itself), so the answer does not
-    tell a hidden tool from a missing one.
-    """
+    """One answer for unknown, hidden and not-loaded tools, with ``load_tool``'s suggestions."""
     text = P.TOOL_NOT_LOADED_AUTO if auto_load else P.TOOL_NOT_LOADED
     similar = yield from suggestions(access, scope, [call["name"]])
     if similar:
@@ -182,25 +161,19 @@ def _missing(
 
 
 class StepCalls:
-    """The calls of the ``AIMessage`` that made a tool call: ids, searches, ``load_tool`` requests.
-
-    Read once per ``AIMessage`` object and remembered while it lives
-    (`WeakIdentityMap`: by identity, dropped with the message): the calls of one model step all run
-    on the same message, so a message with ``n`` calls costs ``O(n)`` in
-    all, not ``O(n**2)``. Only the message itself leads to its entry.
-    """
+    """The calls of one tool-calling ``AIMessage``, read once, kept while it lives (by id)."""
 
     def __init__(self, message: AIMessage | None) -> None:
         calls = message.tool_calls if message is not None else []
         self.message_id: str = (message.id or "") if message is not None else ""
-        """The ``AIMessage``'s id (``add_messages`` gives every message one; ``""`` if none)."""
+        """The ``AIMessage``'s id (``""`` if none)."""
         # an empty id is an id too: a meta call answered with tool_call_id "" records
         # origin "", and a direct call with no id must still find its own step
         self.ids = frozenset(c.get("id") or "" for c in calls)
         self.searches = frozenset(
             c.get("id") or "" for c in calls if c["name"] == P.SEARCH_TOOL_NAME
         )
-        """Ids of this step's ``search_tools`` calls (they load their hits with auto-load)."""
+        """Ids of this step's ``search_tools`` calls."""
         self._loads: list[tuple[str, list[str]]] = [
             (c.get("id") or "", requested_names(c.get("args") or {}) or [])
             for c in calls
@@ -224,13 +197,7 @@ class StepCalls:
         return cls(None)
 
     def loads_of(self, name: str, library: ToolLibrary) -> frozenset[str]:
-        """Ids of this step's ``load_tool`` calls asking for ``name`` (under any of its names).
-
-        The names asked for are indexed once per step and library, so each of
-        the step's ``n`` calls asks in ``O(1)``, not ``O(n)``. The step keeps
-        the library only by weak reference: a request's own library never
-        lives on with the message.
-        """
+        """Ids of this step's ``load_tool`` calls asking for ``name`` (any of its names), O(1)."""
         if self._asked is None or self._asked[0]() is not library:
             asked: dict[str, set[str]] = {}
             for call_id, names in self._loads:
@@ -247,7 +214,7 @@ _STEPS: WeakIdentityMap[StepCalls] = WeakIdentityMap()
 CURRENT_STEP: ContextVar[tuple[str, StepCalls] | None] = ContextVar(
     "toolsearch_current_step", default=None
 )
-"""(call id, its step) the guard found for the tool call running in this context."""
+"""(call id, its step) of the tool call running in this context."""
 """``StepCalls`` of live ``AIMessage`` objects by identity, gone with the message."""
 
 

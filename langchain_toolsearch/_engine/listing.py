@@ -1,24 +1,9 @@
 """The catalog in the system hint (``inject_catalog=True``): allowed tools, one line each.
 
-Each step lists the request's library (the static tools, then the request's
-own) that the filter allows in phase ``search``, as ``- `name`: short
-description`` lines under a short intro, so the model can load a tool without
-searching first (the seed system's ``injectCatalog``). ``search_tools`` stays.
-
-The catalog has a token budget (``catalog_max_tokens``), estimated by
-:func:`estimate_tokens` (UTF-8 bytes / 4, rounded up: characters / 4 for
-English, the usual rule of thumb with OpenAI's and Anthropic's tokenizers,
-and about a token per CJK character or emoji, which take one or more tokens
-each, where characters / 4 would let a catalog four times over the budget in):
-
-* a static library whose catalog exceeds it is refused at construction
-  (:class:`~langchain_toolsearch.ToolSearchConfigError` saying what to change);
-* a request whose own tools push it past the budget gets the lines that fit
-  and a closing line pointing at ``search_tools`` (the count of the tools
-  left out is not given: some may be hidden from this caller).
-
-Work per step is bounded: tools are filtered in batches, and listing stops
-when the budget is full.
+Lines ``- `name`: short description`` for the tools allowed in phase ``search``,
+within ``catalog_max_tokens`` (:func:`estimate_tokens`: UTF-8 bytes / 4, rounded up).
+A static library over the budget is refused; a request over it gets the lines that
+fit and a line pointing at ``search_tools``.
 """
 
 from __future__ import annotations
@@ -82,7 +67,7 @@ class Catalog:
         return "\n".join([self._head, *lines]) if lines else ""
 
     def _tokens(self, lines: list[str]) -> int:
-        """Estimated tokens of the block of ``lines``: head and each line, newlines counted."""
+        """Estimated tokens of the block of ``lines`` (head, lines, newlines)."""
         if not lines:
             return 0
         return estimate_tokens(self._head) + sum(estimate_tokens(x) + 1 for x in lines)

@@ -1,10 +1,7 @@
 """``load_tool`` and auto-load: resolve names, ask the filter, store, answer with a receipt.
 
-A name is loaded only if it is in the request's library and the filter
-allows it in phase ``load`` and ``active`` (a tool this request could not
-call is not offered as loaded). A call that finds only some names answers
-``success: false`` and lists both what it loaded and what it did not.
-Unknown names get at most five suggestions the model could really use.
+A name loads only if in the request's library and allowed in phases ``load`` and
+``active``; a partial load answers ``success: false`` listing both sides.
 """
 
 from __future__ import annotations
@@ -36,7 +33,6 @@ class LoadOutcome:
     already_loaded: list[str] = field(default_factory=list)
 
     def receipt(self) -> dict[str, Any]:
-        """The model-facing JSON shape (also the ToolMessage artifact)."""
         return {
             "success": self.success,
             "message": self.message,
@@ -47,11 +43,7 @@ class LoadOutcome:
 
 
 def _requested(args: Mapping[str, Any]) -> list[str] | LoadOutcome:
-    """The names asked for, de-duplicated, or the refusal naming the accepted forms.
-
-    Either argument takes one name or several, in any form a model sends
-    (see :func:`~langchain_toolsearch.storage.receipts.parse_names`).
-    """
+    """The names asked for (de-duplicated, any form), or the refusal naming the accepted forms."""
     names: list[str] = []
     for key in ("tool_name", "tool_names"):
         value = args.get(key)
@@ -83,11 +75,7 @@ def _split_loaded(
 def load(
     access: Access, scope: RequestScope, args: Mapping[str, Any], call_id: str | None
 ) -> Logic[tuple[LoadOutcome, dict[str, Any]]]:
-    """Run ``load_tool``: the outcome and the graph-state update to apply.
-
-    ``call_id`` is the ``load_tool`` call's id (tools it loads cannot run in
-    the same model step).
-    """
+    """Run ``load_tool`` (call ``call_id``): the outcome and the graph-state update."""
     requested = _requested(args)
     if isinstance(requested, LoadOutcome):
         return requested, {}
@@ -126,14 +114,7 @@ def load(
 
 
 def suggestions(access: Access, scope: RequestScope, missing: Sequence[str]) -> Logic[list[str]]:
-    """At most five names like ``missing`` this request may see and load (never ``missing``).
-
-    The same for ``load_tool`` and for a direct call of a tool that cannot
-    run: every suggestion passes the filter in phases ``search``, ``load``
-    and ``active`` (judged on the tool's own name), so a hidden tool is never
-    named. A tool given under a mapping key is suggested by its key, which
-    ``load_tool`` accepts.
-    """
+    """At most five names like ``missing`` this request may see and load (never ``missing``)."""
     library = scope.library
     refused = {r for m in missing if (r := library.resolve(m))} | set(missing)
     names: dict[str, None] = {}

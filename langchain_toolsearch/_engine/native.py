@@ -1,23 +1,10 @@
 """Provider-native tool search (``provider="anthropic"``): deferred definitions and references.
 
-Anthropic's Messages API takes tool definitions marked ``defer_loading: true``
-(kept out of the model's context until referenced) and a client-side search
-tool whose ``tool_result`` holds ``{"type": "tool_reference", "tool_name": ...}``
-blocks; the API expands each reference into the tool's definition in place.
-``langchain-anthropic`` sends a tool's ``extras["defer_loading"]`` as the
-definition's ``defer_loading`` and a ``ToolMessage`` whose content is a list
-of ``tool_reference`` blocks as that ``tool_result`` content.
-
-So in this mode every tool a request may use (its library allowed in filter
-phase ``active``, resolved tools included, bindable) is bound at every step
-as a deferred definition, in library order, after the meta tool and the
-tools bound as they are: the system text and the tool list never change when
-a tool is found, and the provider's prompt cache keeps its prefix.
-``search_tools`` ranks as always, loads its hits (the one-step flow: a
-referenced tool counts as loaded) and answers with their references; the
-receipt stays the ``ToolMessage`` artifact (storage ``"context"`` reads it).
-The execution guard is unchanged: a call runs only if loaded for this caller
-and allowed now.
+Every tool a request may use (allowed in phase ``active``, bindable) is bound at every
+step with ``extras["defer_loading"]``, in library order after the meta tool and the
+direct tools, so the system text and tool list never change. ``search_tools`` loads its
+hits and answers with ``tool_reference`` blocks (the receipt stays the artifact); the
+guard is unchanged.
 """
 
 from __future__ import annotations
@@ -48,24 +35,17 @@ DEFER_KEY = "defer_loading"
 TOOL_REFERENCE = "tool_reference"
 """The content block type of a reference to a deferred tool (Anthropic Messages API)."""
 GONE = "The tools this search found are not available now."
-"""A past search's answer whose referenced tools are all unbound now (the filter denies them)."""
+"""A past search's answer whose referenced tools are all unbound now."""
 
 
 def deferred_view(tool: BaseTool) -> BaseTool:
-    """A copy of ``tool`` (a bound view) whose ``extras`` mark it ``defer_loading: true``.
-
-    The copy is only bound, never run (the guard runs the library's tool).
-    """
+    """A bound-only copy of ``tool`` whose ``extras`` mark it ``defer_loading: true``."""
     extras = {**(tool.extras or {}), DEFER_KEY: True}
     return tool.model_copy(update={"extras": extras})
 
 
 def deferred(access: Access, scope: RequestScope) -> Logic[list[BaseTool]]:
-    """The deferred definitions of this request, in library order.
-
-    Every tool of ``scope.library`` the filter allows in phase ``active`` now
-    and whose schema a provider can take, each as its :func:`deferred_view`.
-    """
+    """The deferred definitions of this request: allowed in phase ``active``, bindable."""
     entries = list(scope.library)
     if access.policy.enabled:
         entries = yield from access.allowed(entries, scope, "active")
@@ -84,12 +64,7 @@ def native_tools(
 
 
 def references(receipt: Mapping[str, Any]) -> list[str | dict[str, Any]]:
-    """The ``tool_reference`` blocks answering a ``search_tools`` receipt: its loaded hits.
-
-    Only what the receipt's activation lists as loaded (newly or before) is
-    referenced, in that order; ``[]`` when nothing is (the answer is then
-    the receipt's text).
-    """
+    """The ``tool_reference`` blocks of a search receipt's loaded hits, in order (``[]``: none)."""
     activation = receipt.get("activation")
     names = activation.get("loaded") if isinstance(activation, Mapping) else None
     if not isinstance(names, list):
@@ -108,13 +83,9 @@ def _dangling(block: object, bound: frozenset[str]) -> bool:
 def prune_references(
     messages: Sequence[BaseMessage], bound: frozenset[str]
 ) -> list[BaseMessage] | None:
-    """``messages`` without ``tool_reference`` blocks naming a tool not in ``bound``.
+    """``messages`` less ``tool_reference`` blocks naming a tool not in ``bound`` (copies).
 
-    A past search referenced a tool the filter denies now: the request would
-    name a definition it does not carry. Such blocks are dropped from a copy
-    of the message (an answer left empty says :data:`GONE`); the state is
-    not changed. ``None`` when no message names an unbound tool (the usual
-    case: the request is left as it is).
+    An answer left empty says :data:`GONE`; ``None`` when no message needs it.
     """
     out: list[BaseMessage] | None = None
     for i, message in enumerate(messages):

@@ -1,29 +1,11 @@
 """Per-request tools: running resolvers safely and keeping only tools that can work.
 
-Sources of a request's tools (``include_resolved_tools=True``): the
-``resolve_tools`` callable, ``config["configurable"]["toolsearch_resolve_tools"]``
-(a callable or a list of tools) and the tools bound on the agent / node.
-
-The sources run once per run: every later step of the same run (LangGraph
-makes one ``Runtime.control`` and stream writer per ``invoke`` / ``stream``)
-reuses the first step's tools, and they are dropped with the run; a new run,
-a resume included, resolves again. Outside a run (``search()``, ``get_loaded_tools()``) they run
-each time. A resolver never runs on an event loop (a sync one runs in a worker
-thread in async paths) and gets ``resolve_timeout`` seconds. One that fails or
-times out adds nothing (``on_error="skip"``; logged once per distinct cause
-with its name and redacted message) or raises `ToolSourceError`
-(``on_error="raise"``). A resolver may return a result with ``tools`` and
-``errors`` (`ToolResolver`'s `ResolvedTools`): its errors count as failures of
-that resolver. A returned tool no provider can take (a name with a lone
-surrogate, an args schema that holds itself, is nested deeper than 200
-levels or writes out to over 100,000 values: ``_internal.schema_checks``) is
-dropped before anything serialises it, its cause reported as a ``"config"``
-failure of the source (logged once per cause, kept for ``get_state_stats``,
-raised with ``on_error="raise"``). A returned tool that cannot work beside
-the others (duplicate name, a name of the static library or a meta tool, a
-schema LangChain cannot convert) is dropped with a warning; the others stay.
-Returning something that is not a sequence of tools is a developer error and
-raises.
+Sources: ``resolve_tools``, ``config["configurable"]["toolsearch_resolve_tools"]``
+(a callable or tools) and the tools bound on the agent / node. They run once per run
+(outside a run, each time), never on an event loop, within ``resolve_timeout`` seconds.
+A failing source adds nothing (``on_error="skip"``, logged once per cause) or raises
+`ToolSourceError`. Tools no provider takes become ``"config"`` failures; tools that
+clash with others are dropped with a warning; an answer that is not tools raises.
 """
 
 from __future__ import annotations
@@ -32,8 +14,6 @@ import asyncio
 import contextvars
 import inspect
 import logging
-import threading
-import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -43,10 +23,10 @@ from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.errors import GraphBubbleUp
 
+from langchain_toolsearch._engine.runs import Runs, run_of
 from langchain_toolsearch._internal.bridge import detached_timeout, in_hook_thread, run_sync
 from langchain_toolsearch._internal.failures import (
     FailureLog,
-    current_runtime,
     describe,
     redact,
     request_secrets,
@@ -59,15 +39,7 @@ from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.policy import is_async_callable
 from langchain_toolsearch.types import OnError, ResolveToolsFn, SourceFailure
 
-__all__ = [
-    "CONFIG_RESOLVER_KEY",
-    "Resolution",
-    "ResolveToolsFn",
-    "Resolver",
-    "RunId",
-    "run_of",
-    "usable_tools",
-]
+__all__ = ["CONFIG_RESOLVER_KEY", "Resolution", "ResolveToolsFn", "Resolver", "usable_tools"]
 
 logger = logging.getLogger(__name__)
 
@@ -132,8 +104,7 @@ class Resolution:
     Attributes:
         tools: Their tools, in source order.
         failures: Sources that failed (or reported failing parts), never a secret.
-        views: The run's library / index views over these tools (filled by the
-            scope builder; shared by the run's steps, gone with the run).
+        views: The run's library / index views over these tools (filled by the scope builder).
     """
 
     tools: tuple[BaseTool, ...] = ()
@@ -142,126 +113,7 @@ class Resolution:
 
     @property
     def unavailable(self) -> bool:
-        """Whether tools are missing this step because a source is out."""
         return any(f.unavailable for f in self.failures)
-
-
-_PER_STEP_KEYS = frozenset({"checkpoint_id", "checkpoint_map", "checkpoint_ns"})
-"""``configurable`` keys LangGraph sets anew for each step (not part of a caller's identity)."""
-
-
-@dataclass(frozen=True, eq=False)
-class RunId:
-    """One run's identity: its control (by identity) and what its caller passed.
-
-    A graph invoked from inside another graph's node shares that run's control
-    (and, when streamed with ``subgraphs=True``, its stream writer), so two such
-    invocations for different callers differ only by their ``configurable``
-    values and run context: those count too (by identity, which LangGraph keeps
-    for a run's steps; the values are held so an id is not reused while kept).
-
-    Attributes:
-        control: The run's ``Runtime.control``.
-        inputs: ``id`` of the run context and ``(id(key), id(value))`` of the
-            caller's ``configurable`` items (in order).
-        held: The values themselves (compared never, kept alive with the entry).
-    """
-
-    control: Any
-    inputs: tuple[Any, ...]
-    held: tuple[Any, ...] = field(repr=False)
-
-
-class _Runs:
-    """Resolutions of the runs in progress, gone with their run.
-
-    LangGraph makes, for every run (``invoke`` / ``stream`` and their async
-    forms), one ``Runtime.control`` and one ``Runtime.stream_writer``, shared
-    by all the run's steps and by no other top-level run. Entries are weakly
-    keyed by the run's stream writer (a function made per run) and checked
-    against its `RunId` (control and the caller's inputs), so nothing of a run
-    outlives it here and nested runs of different callers never share one.
-    Thread-safe.
-    """
-
-    def __init__(self) -> None:
-        self._done: weakref.WeakKeyDictionary[
-            Any, dict[tuple[Any, ...], tuple[RunId, Resolution]]
-        ] = weakref.WeakKeyDictionary()
-        self._pending: weakref.WeakKeyDictionary[
-            Any, dict[tuple[Any, ...], tuple[RunId, asyncio.Future[Resolution]]]
-        ] = weakref.WeakKeyDictionary()
-        self._lock = threading.Lock()
-
-    @staticmethod
-    def _find(table: Any, run: tuple[Any, RunId]) -> Any:
-        entry = table.get(run[0], {}).get(run[1].inputs)
-        return entry[1] if entry is not None and entry[0].control is run[1].control else None
-
-    def get(self, run: tuple[Any, RunId]) -> Resolution | None:
-        with self._lock:
-            found: Resolution | None = self._find(self._done, run)
-        return found
-
-    def put(self, run: tuple[Any, RunId], value: Resolution) -> Resolution:
-        """Keep ``value`` for the run, unless another step kept one first (returned then)."""
-        with self._lock:
-            found: Resolution | None = self._find(self._done, run)
-            if found is not None:
-                return found
-            self._done.setdefault(run[0], {})[run[1].inputs] = (run[1], value)
-            return value
-
-    def pending(self, run: tuple[Any, RunId]) -> asyncio.Future[Resolution] | None:
-        """The resolution of ``run`` under way on this event loop, if any."""
-        with self._lock:
-            future: asyncio.Future[Resolution] | None = self._find(self._pending, run)
-        if future is None:
-            return None
-        return future if future.get_loop() is asyncio.get_running_loop() else None
-
-    def start(self, run: tuple[Any, RunId]) -> asyncio.Future[Resolution]:
-        future: asyncio.Future[Resolution] = asyncio.get_running_loop().create_future()
-        with self._lock:
-            self._pending.setdefault(run[0], {})[run[1].inputs] = (run[1], future)
-        return future
-
-    def finish(self, run: tuple[Any, RunId], future: asyncio.Future[Resolution]) -> None:
-        with self._lock:
-            table = self._pending.get(run[0], {})
-            entry = table.get(run[1].inputs)
-            if entry is not None and entry[1] is future:
-                del table[run[1].inputs]
-
-
-def run_of(config: RunnableConfig) -> tuple[Any, RunId] | None:
-    """``(stream writer, RunId)`` of the running graph run, or ``None`` outside a run.
-
-    The writer and control are made fresh by LangGraph for every top-level
-    invoke / stream and shared by its steps (read through LangGraph's public
-    ``get_runtime``); a nested invoke also differs by ``config``'s caller
-    values and the run context (see `RunId`).
-    """
-    runtime = current_runtime()
-    control = getattr(runtime, "control", None)
-    writer = getattr(runtime, "stream_writer", None)
-    if control is None or writer is None:
-        return None
-    try:
-        weakref.ref(writer)
-        hash(writer)
-    except TypeError:
-        return None
-    configurable = config.get("configurable") or {}
-    items = [
-        (key, value)
-        for key, value in configurable.items()
-        if not (isinstance(key, str) and (key.startswith("__") or key in _PER_STEP_KEYS))
-    ]
-    context = getattr(runtime, "context", None)
-    inputs = (id(context), *((id(key), id(value)) for key, value in items))
-    held = (context, *items)
-    return writer, RunId(control, inputs, held)
 
 
 class Resolver:
@@ -270,8 +122,7 @@ class Resolver:
     Args:
         resolver: ``resolve_tools`` (sync or async), or ``None``.
         timeout: Seconds each source may take.
-        on_error: ``"skip"``: a failing source adds nothing (logged once per
-            distinct cause); ``"raise"``: raise `ToolSourceError`.
+        on_error: ``"skip"`` (a failing source adds nothing) or ``"raise"``.
     """
 
     def __init__(
@@ -282,9 +133,9 @@ class Resolver:
         self.on_error: OnError = on_error
         self.failures = FailureLog(logger)
         """Distinct failure causes seen (for ``get_state_stats``)."""
-        self._runs = _Runs()
+        self._runs = Runs[Resolution]()
         self.calls = 0
-        """Resolutions run (not answered from a run's cache), for tests and benchmarks."""
+        """Resolutions run (not from a run's cache)."""
 
     def _sources(self, config: RunnableConfig) -> list[tuple[str, Any]]:
         sources: list[tuple[str, Any]] = []
@@ -343,9 +194,6 @@ class Resolver:
     ) -> Resolution:
         """The tools of every source for ``config``, in source order; once per run.
 
-        Steps of one run share the first step's resolution, concurrent steps
-        included; outside a run the sources run each time.
-
         Raises:
             ToolSourceError: A source failed and ``on_error="raise"``.
             ToolSearchTypeError: A source returned something that is not tools.
@@ -388,7 +236,7 @@ class Resolver:
         return Resolution(failures=(SourceFailure(name, "resolver", error, message),))
 
     def _resolve_here(self, sources: list[tuple[str, Any]], config: RunnableConfig) -> Resolution:
-        """Sources with a sync form (plain tool lists, `ToolResolver`), run in this thread."""
+        """Sources with a sync form, run in this thread."""
         self.calls += 1
         parts: list[Resolution] = []
         for name, source in sources:
@@ -410,12 +258,7 @@ class Resolver:
         )
 
     def resolve(self, config: RunnableConfig) -> Resolution:
-        """Sync :meth:`aresolve` (on the package's helper loop).
-
-        Sources that have a sync form (tool lists, a `ToolResolver`, whose
-        sync ``resolve`` answers from its cache without touching an event
-        loop) run in this thread when it runs no event loop.
-        """
+        """Sync :meth:`aresolve`; sources with a sync form run in this thread outside a loop."""
         sources = self._sources(config)
         run = run_of(config)
         cached = self._runs.get(run) if run is not None else None
@@ -457,17 +300,12 @@ def _sound(name: str, resolution: Resolution) -> Resolution:
 
 
 def _as_resolution(name: str, value: Any, secrets: frozenset[str] = frozenset()) -> Resolution:
-    """See `_answer`; tools no provider can take are dropped (`_sound`)."""
+    """`_answer`, less the tools no provider can take (`_sound`)."""
     return _sound(name, _answer(name, value, secrets))
 
 
 def _answer(name: str, value: Any, secrets: frozenset[str] = frozenset()) -> Resolution:
-    """A source's answer: a sequence of tools, or a result with ``tools`` and its failures.
-
-    A result is a `ToolsResult` (``errors``: `SourceFailure` values, e.g.
-    `ToolResolver`'s `ResolvedTools`) or has ``failures`` (server -> reason,
-    e.g. ``langchain_toolsearch.mcp.load_mcp_tools``'s `MCPLibrary`, whose
-    servers count as MCP servers of this source).
+    """A source's answer: tools, or a result with ``tools`` and ``errors`` or ``failures``.
 
     Raises:
         ToolSearchTypeError: Anything else.

@@ -1,13 +1,7 @@
-"""The estimated prompt tokens a bound tool costs: its provider schema, measured once per tool.
+"""The estimated prompt tokens a bound tool costs, measured once per live tool.
 
-A tool's cost is :func:`~langchain_toolsearch._engine.listing.estimate_tokens`
-(UTF-8 bytes / 4, rounded up; the estimate ``catalog_max_tokens`` uses) of
-the JSON of its OpenAI-format definition (name, description, parameters), as
-LangChain converts it for ``bind_tools``; providers send about that much per
-tool on every model call. A tool whose schema cannot be converted costs its
-name and description alone. The figure is remembered per live tool instance
-(by identity, weakly: see
-:class:`~langchain_toolsearch._internal.weakmemo.WeakIdentityMap`).
+``estimate_tokens`` of the JSON of its OpenAI-format definition (name and description
+alone if it cannot be converted).
 """
 
 from __future__ import annotations

@@ -1,16 +1,10 @@
 """The request scope: everything one step of one request needs, as one immutable value.
 
-A :class:`RequestScope` is built per model step and per tool step (by
-:class:`ScopeBuilder`) and passed along, never kept on the instance: the run's
-config, thread id and context, the step's state and store, and the library and
-index this request sees (the static ones chained with the request's own tools
-under ``include_resolved_tools``: resolvers' tools and tools bound on the
-agent / node, from ``ModelRequest.tools``, ``ToolRuntime.tools`` or ``bound_tools``).
-
-The views are kept for the run by the identities of the request's tool
-instances, the per-request index by the tool set's content fingerprint. An
-index factory that fails on a request's tools leaves that request with a BM25
-index of them, logged and not cached.
+Built per model or tool step (:class:`ScopeBuilder`), never kept: the run's config,
+thread id and context, the step's state and store, and the library and index the
+request sees (the static ones chained with its own tools under
+``include_resolved_tools``). Views are kept for the run by tool identity, request
+indexes by content fingerprint; a failing index factory falls back to BM25 (uncached).
 """
 
 from __future__ import annotations
@@ -60,12 +54,9 @@ class RequestScope:
         graph_store: The graph's LangGraph store of this step, or ``None``.
         library: The static library, chained with this request's tools.
         index: The index over :attr:`library`.
-        bound: Names of tools bound on the agent / node that this request
-            searches and withholds until loaded.
-        direct: Tools bound as they are, after the meta tools (provider tools,
-            or the agent's tools without ``include_resolved_tools``).
-        unavailable: Whether a tool source failed for this request (the model
-            is told that some tools are unavailable right now).
+        bound: Names of agent / node tools this request searches and withholds.
+        direct: Tools bound as they are, after the meta tools.
+        unavailable: Whether a tool source failed for this request.
     """
 
     config: RunnableConfig
@@ -91,8 +82,6 @@ class _Views:
 
 
 class _LRU:
-    """A small thread-safe LRU map (count-bounded)."""
-
     def __init__(self, size: int) -> None:
         self._data: OrderedDict[str, Any] = OrderedDict()
         self._size = size
@@ -119,13 +108,10 @@ class ScopeBuilder:
     Args:
         library: The static library.
         index: The static index.
-        index_factory: Builds the index of a request's tools; a factory with a
-            ``request_index`` method (a shared, store-backed index such as
-            ``StoreIndexFactory``) builds them with that instead, so a
-            request's tools stay in this request's overlay and never reach
-            the shared index.
+        index_factory: Builds a request's index (one with ``request_index``, a shared
+            store-backed index, keeps request tools in an overlay).
         resolver: The request's tool sources (``None`` without ``include_resolved_tools``).
-        cache_size: Most per-request indexes kept (LRU, count).
+        cache_size: Most per-request indexes kept (LRU).
     """
 
     def __init__(
@@ -148,13 +134,13 @@ class ScopeBuilder:
             "tool search: indexing a request's own tools failed (%s: %s); "
             "searching them by BM25 alone for this request",
         )
-        """Logs a failing request-index factory once per cause (then at DEBUG)."""
+        """Logs a failing request-index factory once per cause."""
         self._indexes = _LRU(cache_size)
         self._lock = threading.Lock()
         self.index_builds = 0
-        """Per-request indexes built (cache misses), for tests and stats."""
+        """Per-request indexes built (cache misses)."""
         self.library_builds = 0
-        """Per-request libraries built (new tool instances), for tests and stats."""
+        """Per-request libraries built (new tool instances)."""
 
     @property
     def per_request(self) -> bool:
@@ -193,12 +179,7 @@ class ScopeBuilder:
     def _request_part(
         self, tools: Sequence[BaseTool]
     ) -> Logic[tuple[ToolLibrary, ToolIndex] | None]:
-        """Library and index of a request's own tools (``None`` if none can work).
-
-        Which tools can work and their index are cached by the tool set's content
-        fingerprint (a dropped tool is logged once); the library holds this
-        request's own instances. Async runs use a factory's ``abuild`` if it has one.
-        """
+        """Library and index of a request's own tools (``None``: none works); cached by content."""
         key, cached, keep = self._plan(tools)
         if cached is None:
             kept = self._kept(tools, keep)
@@ -216,7 +197,7 @@ class ScopeBuilder:
         return self._part(tools, cached)
 
     def _fallback(self, documents: Sequence[ToolDocument], exc: Exception) -> ToolIndex:
-        """A BM25 index of a request's tools when the factory failed on them (not cached)."""
+        """A BM25 index of a request's tools when the factory failed (not cached)."""
         self.index_failures.failed(exc)
         return BM25ToolIndex.build(documents)
 
@@ -227,13 +208,7 @@ class ScopeBuilder:
     def _known_views(
         self, tools: Sequence[BaseTool], bound: int, kept: dict[str, Any]
     ) -> _Views | None:
-        """The views of these very tool instances, if this run built them before.
-
-        ``kept`` is the run's (`Resolution.views`: gone with the run), keyed by
-        the instances' identities (the entry holds them, so an id is not
-        reused meanwhile): a step never sees another request's instances, and
-        the steps of a run after the first build no library or index.
-        """
+        """The run's views of these very tool instances (`Resolution.views`), if built before."""
         views: _Views | None = kept.get(self._identity(tools, bound))
         if views is None or len(views.tools) != len(tools):
             return None
@@ -331,8 +306,7 @@ class ScopeBuilder:
             state: The graph state.
             graph_store: The graph's store.
             context: The run's context.
-            bound: Tools bound on the agent / node to search this request
-                (``include_resolved_tools``).
+            bound: Agent / node tools to search this request (``include_resolved_tools``).
             direct: Tools bound as they are.
         """
         return drive(self._scope_of(config, state, graph_store, context, bound, direct))
@@ -347,5 +321,4 @@ class ScopeBuilder:
         bound: Sequence[BaseTool] = (),
         direct: Sequence[BaseTool | dict[str, Any]] = (),
     ) -> RequestScope:
-        """Async :meth:`build` (resolvers never run on the event loop)."""
         return await adrive(self._scope_of(config, state, graph_store, context, bound, direct))

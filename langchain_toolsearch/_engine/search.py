@@ -1,15 +1,9 @@
 """``search_tools``: rank the request's library for one or several needs, keep allowed hits.
 
-Denied hits (filter phase ``search``; with ``auto_load`` also ``load``; with
-``provider=`` also ``active``, since a referenced tool must be bound) do not
-use up ``top_k``: each need's ranking is pulled in batches (the missing count,
-then doubling, at most :data:`_MAX_BATCH`) until enough allowed hits or
-``min_score``; the filter is asked about each tool once per call.
-
-Several needs share ``top_k``, merged round robin, each tool once (for its
-first need), each hit labelled with its need (``"query"``, at most
-:data:`QUERY_ECHO_CHARS` characters); every need gets at least its best hit.
-Tools already loaded are marked and rank :data:`LOADED_MARGIN` lower.
+Denied hits do not use up ``top_k``: each need's ranking is pulled in growing batches
+(at most :data:`_MAX_BATCH`) until enough are allowed or ``min_score``. Needs share
+``top_k`` round robin, each tool once, each hit labelled with its need; loaded tools
+rank :data:`LOADED_MARGIN` lower.
 """
 
 from __future__ import annotations
@@ -50,13 +44,11 @@ MAX_QUERY_CHARS = 2000
 MAX_QUERIES = 8
 """Most needs in one ``search_tools`` call (count); more is an error."""
 QUERY_ECHO_CHARS = 100
-"""Longest need shown back to the model (characters, ``...`` included), in each hit's
-``"query"`` and in the messages."""
+"""Longest need shown back to the model (characters, ``...`` included)."""
 LOADED_MARGIN = 0.15
 """How much lower an already-loaded tool ranks than its score (scores are in [0, 1])."""
 _MAX_BATCH = HOOK_THREADS
-"""Most hits pulled (and asked of the filter) at once, unless ``top_k`` is more: one
-batch is one wave of the filter's threads, so none waits out ``filter_timeout`` queued."""
+"""Most hits asked of the filter at once (one wave of its threads), unless ``top_k`` is more."""
 
 
 @dataclass(frozen=True)
@@ -90,11 +82,7 @@ def _hit(entry: LibraryTool, hit: ScoredTool, loaded: bool) -> ToolSearchResult:
 
 
 def _strings(value: object) -> list[str] | None:
-    """One query or several from any shape a model sends, or ``None`` (a bad form).
-
-    A string is one query (commas never split it) unless it is a JSON list of
-    strings; a list or tuple must hold strings only.
-    """
+    """One query or several (a string, a JSON list string, a list of strings), or ``None``."""
     if isinstance(value, str):
         text = value.strip()
         if not text.startswith("["):
@@ -110,10 +98,7 @@ def _strings(value: object) -> list[str] | None:
 
 
 def _labels(needs: Sequence[str]) -> list[str]:
-    """Each need as shown: its ``model_text`` cut to :data:`QUERY_ECHO_CHARS`; all distinct.
-
-    A cut label ends in ``...``; look-alikes get their number: ``"<start>... (query 2)"``.
-    """
+    """Each need's ``model_text`` cut to :data:`QUERY_ECHO_CHARS`; look-alikes numbered."""
     labels: list[str] = []
     for number, need in enumerate(map(P.model_text, needs), 1):
         label = need if len(need) <= QUERY_ECHO_CHARS else need[: QUERY_ECHO_CHARS - 3] + "..."
@@ -125,11 +110,7 @@ def _labels(needs: Sequence[str]) -> list[str]:
 
 
 def query_list(query: object, queries: object = None) -> list[str] | None:
-    """Every query of a search in order (``query`` first), blanks dropped; ``None``: a bad form.
-
-    Either argument takes one query or several (a string, a JSON list string,
-    a list of strings).
-    """
+    """Every query of a search in order (``query`` first), blanks dropped; ``None``: a bad form."""
     found: list[str] = []
     for value in (query, queries):
         if value is None:
@@ -142,7 +123,7 @@ def query_list(query: object, queries: object = None) -> list[str] | None:
 
 
 def _distinct(queries: Iterable[str]) -> list[str]:
-    """``queries`` in order, each need once (as searched: cut, whitespace collapsed, case kept)."""
+    """``queries`` in order, each need once (as searched)."""
     seen: dict[str, str] = {}
     for q in queries:
         seen.setdefault(" ".join(q[:MAX_QUERY_CHARS].split()), q)
@@ -150,12 +131,7 @@ def _distinct(queries: Iterable[str]) -> list[str]:
 
 
 def requested_queries(query: object, queries: object = None) -> list[str] | str:
-    """The needs a search asks for (``query`` first, de-duplicated), or the error message.
-
-    Returns:
-        The queries (see :func:`query_list`), or the model-facing error text:
-        nothing to search, a bad form, or more than :data:`MAX_QUERIES`.
-    """
+    """The needs a search asks for (de-duplicated), or the model-facing error text."""
     found = query_list(query, queries)
     if found is None:
         return P.SEARCH_BAD_FORM
@@ -183,14 +159,12 @@ async def aranked(index: ToolIndex, query: str, floor: float) -> list[ScoredTool
 
 @dataclass(frozen=True)
 class _Pull:
-    """How one need's ranking is pulled."""
-
     limit: int
     min_score: float
     auto_load: bool
     loaded: frozenset[str]
     native: bool = False
-    """``provider=``: a hit is referenced, so it must be bound now (phase ``active``, bindable)."""
+    """``provider=``: hits must be bindable and allowed in phase ``active``."""
     verdicts: dict[tuple[str, str], bool] = field(default_factory=dict)
     """The filter's answers in this call, by (tool, phase): needs share them."""
 
@@ -217,11 +191,7 @@ _Kept = tuple[float, int, LibraryTool, ScoredTool, bool]
 
 
 def _settled(kept: list[_Kept], fresh: int, limit: int, last: float) -> bool:
-    """Whether no later hit (scoring at most ``last``) can enter the best ``limit`` of ``kept``.
-
-    True when ``limit`` unloaded hits are kept (``fresh``) or ``last`` is below the
-    ``limit``-th sort key.
-    """
+    """Whether no later hit (scoring at most ``last``) can enter the best ``limit`` of ``kept``."""
     if len(kept) < limit:
         return False
     if fresh >= limit:
@@ -315,13 +285,12 @@ def search(
     Args:
         access: The filter and the thread's loads.
         scope: The request scope.
-        query: The model's ``query`` (any shape; see :func:`requested_queries`).
+        query: The model's ``query`` (any shape).
         queries: The model's ``queries`` (any shape).
-        top_k: Most hits (count); with several needs, at least one per need.
-        min_score: Hits scoring at or below it (as shown, 4 decimals) are dropped.
-        auto_load: Hits are loaded at once, so load-denied hits are no hits.
-        native: ``provider=``: hits are referenced, so hits denied in phase
-            ``active`` (or not bindable) are no hits either.
+        top_k: Most hits; with several needs, at least one per need.
+        min_score: Hits scoring at or below it (4 decimals) are dropped.
+        auto_load: Hits are loaded at once (load-denied hits are no hits).
+        native: ``provider=``: hits denied in phase ``active`` are no hits.
     """
     needs = requested_queries(query, queries)
     if isinstance(needs, str):

@@ -1,14 +1,11 @@
 """What the middleware and the node share: the engine, the meta tools, the public helpers.
 
-Each step builds one ``RequestScope`` from its own inputs (config, state, store,
-context, bound tools) and asks the engine one question; nothing of a request is
-kept on the instance.
+Each step builds one ``RequestScope`` from its own inputs; nothing of a request is kept.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import Any, Self
 
 from langchain_core.runnables import RunnableConfig
@@ -18,22 +15,18 @@ from langgraph.prebuilt import ToolRuntime
 from langgraph.runtime import get_runtime
 from langgraph.store.base import BaseStore
 
-from langchain_toolsearch._engine import unload
 from langchain_toolsearch._engine.drive import adrive, drive
 from langchain_toolsearch._engine.engine import Engine
 from langchain_toolsearch._engine.scope import RequestScope
+from langchain_toolsearch._engine.thread_state import ThreadState
 from langchain_toolsearch.errors import (
     StoreMissingError,
-    ToolSearchConfigError,
-    ToolSearchTypeError,
 )
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.meta_tools import build_meta_tools
 from langchain_toolsearch.options import ToolSearchOptions, check_call
 from langchain_toolsearch.search.index import ToolIndex
-from langchain_toolsearch.storage.langgraph_store import LOADED_NAMESPACE
-from langchain_toolsearch.storage.protocol import LoadedToolStore
-from langchain_toolsearch.types import SourceFailure, StateStats, ToolSearchResult
+from langchain_toolsearch.types import ToolSearchResult
 
 __all__ = ["ToolSearchBase", "current_config", "current_context", "current_store"]
 
@@ -63,15 +56,14 @@ def current_context() -> Any:
     return getattr(runtime, "context", None)
 
 
-class ToolSearchBase(unload.Unloading):
+class ToolSearchBase(ThreadState):
     """The engine, meta tools and state helpers of the middleware and the node."""
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Self:
         """Refuse a positional argument or an unknown option, naming the fix.
 
         Raises:
-            ToolSearchTypeError: (a ``TypeError``) on a positional argument, or an
-                option the constructor does not take (with the closest option's name).
+            ToolSearchTypeError: A positional argument, or an unknown option (naming the closest).
         """
         check_call(cls, args, kwargs)
         return super().__new__(cls)
@@ -88,7 +80,7 @@ class ToolSearchBase(unload.Unloading):
     # -- scopes ----------------------------------------------------------------------------
 
     def _bound(self, tools: Sequence[BaseTool] | None) -> list[BaseTool]:
-        """The tools of a step's tool node that this request searches (per-request only)."""
+        """The step's tool-node tools this request searches (per-request only)."""
         if self._engine.scopes.resolver is None:
             return []
         bound, _ = self._engine.split_agent_tools(tools or (), self.meta_tools)
@@ -110,7 +102,7 @@ class ToolSearchBase(unload.Unloading):
         return await self._engine.scopes.abuild(runtime.config or {}, runtime.state, **parts)
 
     def _outside_scope_bound(self) -> Sequence[BaseTool]:
-        """Tools bound on this form that a scope outside a run includes (node: ``bound_tools``)."""
+        """Tools of this form a scope outside a run includes (node: ``bound_tools``)."""
         return ()
 
     def _step_parts(self) -> dict[str, Any]:
@@ -126,22 +118,17 @@ class ToolSearchBase(unload.Unloading):
     # -- public helpers --------------------------------------------------------------------
 
     def hint_for(self, state: Any = None) -> str:
-        """The system hint of the running request: :attr:`system_prompt_hint`, plus its catalog.
+        """The running request's system hint: :attr:`system_prompt_hint` and what it adds.
 
-        With ``inject_catalog=True`` the allowed tools of this request follow
-        the hint (filter phase ``search`` with the running graph's config; the
-        request's own tools included); with ``max_loaded`` /
-        ``max_loaded_tokens``, the tools the working set evicted; with
-        ``mode="auto"``, ``""`` when the request's tools are bound whole (add no
-        system text then); otherwise it is :attr:`system_prompt_hint`. A node's
-        model node passes it as the system message.
+        Adds the allowed tools (``inject_catalog=True``) and the evicted tools (``max_loaded``
+        / ``max_loaded_tokens``); ``""`` with ``mode="auto"`` when the tools are bound whole.
         """
         if self._engine.static_hint:  # nothing per request: no scope to build
             return self._engine.hint
         return drive(self._engine.hint_for(self._build(current_config(), state or {})))
 
     async def ahint_for(self, state: Any = None) -> str:
-        """Async :meth:`hint_for` (resolvers and filters never block the event loop)."""
+        """Async :meth:`hint_for`."""
         if self._engine.static_hint:
             return self._engine.hint
         scope = await self._abuild(current_config(), state or {})
@@ -171,20 +158,14 @@ class ToolSearchBase(unload.Unloading):
     ) -> list[ToolSearchResult]:
         """Search as ``search_tools`` would in a run with ``config``, filter included.
 
-        With ``include_resolved_tools`` the request's resolved tools (and a
-        node's ``bound_tools``) are searched too, exactly as in that run; the
-        tools bound on an agent are only known inside its run.
-
         Args:
-            query: Keywords, or several queries (one per need: they share
-                ``top_k``, each hit's ``query`` says which it answers).
+            query: Keywords, or up to 8 queries (one per need, sharing ``top_k``; each hit's
+                ``query`` says which it answers).
             config: The run's ``RunnableConfig`` (``{}`` if omitted).
             context: The run's context, as the filter would see it.
 
         Returns:
-            Up to ``top_k`` hits, best first, scores in ``[0, 1]`` (with
-            several queries at least one per query); ``[]`` for an empty query,
-            more than 8 queries, or when nothing matches.
+            Up to ``top_k`` hits, best first, scores in ``[0, 1]``; ``[]`` when none.
         """
         scope = self._engine.scopes.build(
             config or {}, {}, context=context, bound=self._outside_scope_bound()
@@ -198,7 +179,7 @@ class ToolSearchBase(unload.Unloading):
         *,
         context: Any = None,
     ) -> list[ToolSearchResult]:
-        """Async :meth:`search` (resolvers and filters never block the event loop)."""
+        """Async :meth:`search`."""
         scope = await self._engine.scopes.abuild(
             config or {}, {}, context=context, bound=self._outside_scope_bound()
         )
@@ -226,22 +207,15 @@ class ToolSearchBase(unload.Unloading):
     def get_loaded_tools(
         self, config: RunnableConfig, state: Any = None, *, store: BaseStore | None = None
     ) -> list[str]:
-        """Names loaded for the run of ``config``, in load order (not filter-checked).
-
-        With ``max_loaded`` / ``max_loaded_tokens``: the working set, in its
-        order, judged on ``state``'s messages (pass the state to see what the
-        run sees).
+        """Names loaded for the run of ``config``, in load order (the working set, if bounded).
 
         Args:
             config: A run config; its thread id selects the thread.
-            state: The graph state (``storage="context"`` and runs without a
-                thread id keep their loads there), e.g. ``graph.get_state(config).values``.
+            state: The graph state, where ``storage="context"`` and thread-less runs keep loads.
             store: ``storage="store"`` without ``store=``: the graph's store.
 
         Raises:
-            StoreMissingError: ``storage="store"``, a thread id, and no store
-                (neither ``store=`` here nor at construction): the loads cannot be
-                read, rather than answering ``[]``.
+            StoreMissingError: ``storage="store"``, a thread id, and no store.
         """
         scope = self._loaded_scope("get_loaded_tools", config, state, store)
         return drive(self._engine.loaded(scope))
@@ -249,153 +223,6 @@ class ToolSearchBase(unload.Unloading):
     async def aget_loaded_tools(
         self, config: RunnableConfig, state: Any = None, *, store: BaseStore | None = None
     ) -> list[str]:
-        """Async :meth:`get_loaded_tools` (uses the store's async API)."""
+        """Async :meth:`get_loaded_tools`."""
         scope = self._loaded_scope("aget_loaded_tools", config, state, store)
         return await adrive(self._engine.loaded(scope))
-
-    @property
-    def loaded_tool_store(self) -> LoadedToolStore | None:
-        """Where the loads of runs with a thread id live, if fixed at construction.
-
-        ``None`` for ``"context"``, and for ``"store"`` without ``store=`` (the
-        graph's store is used then).
-        """
-        return self._engine.storage.backend()
-
-    def _stored_loads(self, operation: str) -> LoadedToolStore | None:
-        """Where ``operation`` reads or clears (``None`` for ``"context"``: nothing is kept).
-
-        Raises:
-            StoreMissingError: ``storage="store"`` without ``store=``.
-        """
-        storage = self._engine.storage
-        backend = storage.backend()
-        if backend is None and storage.mode == "store":
-            raise StoreMissingError(
-                f'{operation} with storage="store" needs the store: pass store=... to the '
-                f"tool search (the graph's store is only known inside a run); the loads live "
-                f"in the namespace {LOADED_NAMESPACE} + (<thread id>,) of your LangGraph store"
-            )
-        return backend
-
-    @staticmethod
-    def _thread_id(operation: str, thread_id: object) -> str:
-        if not isinstance(thread_id, str) or not thread_id:
-            raise ToolSearchTypeError(
-                f"{operation} expects a thread id string (config['configurable']['thread_id']), "
-                f"got {thread_id!r}"
-            )
-        return thread_id
-
-    def clear_state(self, thread_id: str) -> None:
-        """Forget the loads of ``thread_id``; a no-op for ``"context"`` (trim the messages).
-
-        Raises:
-            StoreMissingError: ``storage="store"`` without ``store=``.
-            ToolSearchTypeError: ``thread_id`` is not a non-empty string.
-        """
-        thread_id = self._thread_id("clear_state", thread_id)
-        backend = self._stored_loads("clear_state")
-        if backend is not None:
-            backend.clear(thread_id)
-
-    async def aclear_state(self, thread_id: str) -> None:
-        """Async :meth:`clear_state` (uses the store's async API when it has one)."""
-        thread_id = self._thread_id("aclear_state", thread_id)
-        backend = self._stored_loads("aclear_state")
-        aclear = getattr(backend, "aclear", None)
-        if aclear is not None:
-            await aclear(thread_id)
-        elif backend is not None:
-            backend.clear(thread_id)
-
-    def _unload_backend(self, operation: str, store: BaseStore | None) -> LoadedToolStore | None:
-        storage = self._engine.storage
-        return storage.backend(store) if store is not None else self._stored_loads(operation)
-
-    def clear_all_state(self) -> None:
-        """Forget the loads of every thread (in-memory, ``store=``, or your store)."""
-        backend = self._stored_loads("clear_all_state")
-        if backend is not None:
-            backend.clear_all()
-
-    async def aclear_all_state(self) -> None:
-        """Async :meth:`clear_all_state`."""
-        backend = self._stored_loads("aclear_all_state")
-        aclear_all = getattr(backend, "aclear_all", None)
-        if aclear_all is not None:
-            await aclear_all()
-        elif backend is not None:
-            backend.clear_all()
-
-    def get_state_stats(self) -> StateStats:
-        """Size of the loaded-tool store: ``thread_count``, ``oldest_access_time`` (epoch s).
-
-        ``"in-memory"``: both figures; ``"store"`` with ``store=``: threads with
-        loads (``oldest_access_time`` ``None``); ``"context"``: zero.
-        ``source_failures``: distinct causes of failing tool sources seen by this
-        instance, oldest first, with counts. ``auto_mode``: with ``mode="auto"``,
-        the model steps decided each way and the last decision.
-
-        Raises:
-            StoreMissingError: ``"store"`` without ``store=`` (a
-                ``ToolSearchConfigError``).
-            ToolSearchConfigError: A custom store without a ``stats()`` method:
-                the figures cannot be read.
-        """
-        return self._stats("get_state_stats")
-
-    def source_failures(self) -> tuple[SourceFailure, ...]:
-        """Distinct causes of failing tool sources seen by this instance, oldest first."""
-        resolver = self._engine.scopes.resolver
-        found = [*self._engine.policy.failures.snapshot()]
-        if resolver is not None:
-            found.extend(resolver.failures.snapshot())
-        return tuple(sorted(found, key=lambda f: f.last_seen))
-
-    def _stats(self, operation: str) -> StateStats:
-        return self._with_counts(self._store_stats(operation))
-
-    def _with_counts(self, stats: StateStats) -> StateStats:
-        """``stats`` with this instance's source failures and auto-mode decisions."""
-        auto = self._engine.auto
-        return replace(
-            stats,
-            source_failures=self.source_failures(),
-            auto_mode=auto.stats() if auto is not None else None,
-        )
-
-    def _store_stats(self, operation: str) -> StateStats:
-        storage = self._engine.storage
-        if storage.mode == "context":
-            return StateStats(thread_count=0, oldest_access_time=None, storage="context")
-        backend = self._stored_loads(operation)
-        stats = getattr(backend, "stats", None)
-        if callable(stats):
-            found = stats()
-            if isinstance(found, StateStats):
-                return found
-        threads = getattr(backend, "thread_ids", None)
-        if callable(threads):
-            count = len(threads())
-            return StateStats(thread_count=count, oldest_access_time=None, storage=storage.mode)
-        raise ToolSearchConfigError(
-            f"{operation} cannot read a {type(backend).__name__}: give it a stats() "
-            f"method returning StateStats (namespace {LOADED_NAMESPACE} for LangGraph stores)"
-        )
-
-    async def aget_state_stats(self) -> StateStats:
-        """Async :meth:`get_state_stats` (the store's async API, e.g. ``AsyncPostgresStore``)."""
-        backend = self._engine.storage.backend()
-        astats = getattr(backend, "astats", None)
-        if self._engine.storage.mode == "store" and callable(astats):
-            found = await astats()
-            assert isinstance(found, StateStats)
-            return self._with_counts(found)
-        return self._stats("aget_state_stats")
-
-    def cleanup_now(self) -> int:
-        """Run the in-memory TTL sweep now; the number of threads evicted (0 otherwise)."""
-        backend = self._engine.storage.backend()
-        cleanup = getattr(backend, "cleanup_now", None)
-        return int(cleanup()) if callable(cleanup) else 0

@@ -1,9 +1,4 @@
-"""Views that chain the static library and index with one request's tools.
-
-Nothing is copied: a request's library is the static library followed by the
-request's own :class:`~langchain_toolsearch.library.ToolLibrary`, its index
-the two indexes merged by score.
-"""
+"""Views that chain the static library and index with one request's tools (no copies)."""
 
 from __future__ import annotations
 
@@ -45,11 +40,7 @@ def _forget_key(key: int, ref: weakref.ref[BaseTool]) -> None:
 
 
 def _digest(tool: BaseTool) -> bytes:
-    """SHA-256 of one tool's name, description and call schema, memoised per live instance.
-
-    The memo is checked against the tool's current name, description and
-    ``args_schema`` object, so a tool changed in place is digested again.
-    """
+    """SHA-256 of a tool's name, description and call schema, memoised per live instance."""
     key = id(tool)
     name, description, schema = tool.name, tool.description or "", tool.args_schema
     entry = _DIGESTS.get(key)
@@ -106,20 +97,16 @@ class ChainedLibrary(ToolLibrary):
         return name in self._first or name in self._second
 
     def get(self, name: str) -> LibraryTool | None:
-        """The tool named ``name`` in either part."""
         return self._first.get(name) or self._second.get(name)
 
     @property
     def names(self) -> list[str]:
-        """Provider-safe names, static library first."""
         return [*self._first.names, *self._second.names]
 
     def documents(self) -> list[ToolDocument]:
-        """Search documents of both parts."""
         return [*self._first.documents(), *self._second.documents()]
 
     def suggest(self, name: str, *, limit: int = 5) -> list[str]:
-        """Suggestions from both parts, sorted."""
         both = self._first.suggest(name, limit=limit) + self._second.suggest(name, limit=limit)
         return sorted(dict.fromkeys(both))[:limit]
 
@@ -137,11 +124,7 @@ class MergedIndex:
         )
 
     async def arank(self, query: str) -> AsyncIterator[ScoredTool]:
-        """Async :meth:`rank`, lazily, each index through ``search.index.arank``.
-
-        An index's own ``arank`` runs if it has one, else its ``rank`` in a
-        worker thread, so async-only indexes (async stores) work.
-        """
+        """Async :meth:`rank`, lazily (``arank`` of each index, else ``rank`` in a thread)."""
         parts = [arank(index, query) for index in self._indexes]
         heads: list[tuple[float, str, int, ScoredTool]] = []
         try:
@@ -160,5 +143,4 @@ class MergedIndex:
                 await close(part)
 
     def __len__(self) -> int:
-        """Number of indexed tools."""
         return sum(len(i) for i in self._indexes)

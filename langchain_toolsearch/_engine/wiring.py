@@ -1,10 +1,4 @@
-"""Graph wiring checks of ``ToolSearchNode``: schema keys, guarded tool steps, node order.
-
-The node's ``toolsearch_tools`` update ends with an :data:`AFTER_PREFIX`
-entry naming the last message it saw; the checks read it back to find the
-tool step that ran since (:func:`graph_tool_step`) and whether the node ran
-after it.
-"""
+"""Graph wiring checks of ``ToolSearchNode``: schema keys, guarded tool steps, node order."""
 
 from __future__ import annotations
 
@@ -55,8 +49,7 @@ SEARCH_NODE_SKIPPED = (
     "tool-search node (builder.add_edge('tools', 'tool_search')), not to the model node"
 )
 AFTER_PREFIX = "#after:"
-"""``toolsearch_tools`` entry the node adds: the id of the last message it saw. It has no
-name part, so ``StateSigner.verified`` never reads it as a tool."""
+"""``toolsearch_tools`` entry naming the last message the node saw (never read as a tool)."""
 
 
 def carries_search_keys(state: Any) -> bool:
@@ -77,12 +70,7 @@ def in_graph_run() -> bool:
 
 
 def graph_tool_step(messages: Sequence[Any], seen: str | None) -> list[tuple[str, ToolMessage]]:
-    """(called name, answer) of each ``ToolMessage`` of the tool step that just ran in the graph.
-
-    That step is the trailing ``ToolMessage`` objects and the ``AIMessage``
-    right before them, when that ``AIMessage`` directly follows ``seen``.
-    Tool answers that came with a run's input never follow it, so are not read.
-    """
+    """(called name, answer) of each ``ToolMessage`` of the tool step that followed ``seen``."""
     end = len(messages)
     start = end
     while start > 0 and isinstance(messages[start - 1], ToolMessage):
@@ -127,11 +115,7 @@ def outside_guard_error(state: Any, tool_call_id: str | None) -> ToolSearchWirin
 
 
 def check_tool_step(
-    state: Any,
-    *,
-    in_library: Callable[[str], bool],
-    guarded: Callable[[object], bool],
-    model: bool,
+    state: Any, *, in_library: Callable[[str], bool], guarded: Callable[[object], bool], model: bool
 ) -> None:
     """Raise when the step that just ran shows an unsafe wiring (inside a run only).
 
@@ -139,13 +123,11 @@ def check_tool_step(
         state: The graph state.
         in_library: Whether a name is a tool of the request's library.
         guarded: Whether a ``ToolMessage`` came from the execution guard.
-        model: Called from the model node: also check that the tool-search
-            node ran after the last tool step.
+        model: Called from the model node: also check the tool-search node ran last.
 
     Raises:
-        ToolSearchWiringError: A library or meta tool was answered by a
-            tools node without the guard, or the model follows a tool step
-            the tool-search node did not see.
+        ToolSearchWiringError: A library or meta tool answered by an unguarded tools
+            node, or the model follows a tool step the tool-search node did not see.
     """
     if not in_graph_run():
         return

@@ -1,27 +1,12 @@
 """The bounded working set: which of a thread's loaded tools stay bound (``max_loaded``).
 
-Loads accumulate in a thread; with ``max_loaded`` (a count) and/or
-``max_loaded_tokens`` (estimated schema tokens, see
-:mod:`~langchain_toolsearch._engine.schema_tokens`) only the most recently
-used of them are bound and callable, the *working set*; the others are
-evicted, least recently used first, until the set fits. The most recently
-used tool always stays, even alone over ``max_loaded_tokens``.
-
-*Used* means loaded (a ``load_tool`` receipt listing the tool, an auto-load
-activation listing it) or called (a tool call of it that was answered, not
-refused and not failed). Uses are read from the request's message history,
-so the working set is a pure function of (the loads the storage holds, the
-messages), whatever the storage mode: the same in memory, in the message
-receipts (``"context"``), in a LangGraph store, after a restart, in every
-replica. Loaded tools the history never uses (loaded in earlier runs whose
-messages are gone) start the set in load order and leave it first.
-
-The set keeps the order of what stays, and a tool that joins it (newly
-loaded, or loaded again after it left) goes to the end, so a provider's
-prompt cache keeps the prefix up to the first tool that left. An evicted
-tool is no longer loaded as far as the model, the guard and
-``get_loaded_tools`` are concerned; ``load_tool`` loads it again. Nothing is
-written: the storage keeps the names (``unload`` removes them for good).
+With ``max_loaded`` (count) and/or ``max_loaded_tokens`` (estimated schema tokens) only
+the most recently used loaded tools stay bound and callable; the least recently used
+are evicted until the set fits (the most recent always stays). A use is a load or an
+answered call, read from the message history, so the set is a function of the stored
+loads and the messages in every storage mode. Tools the history never uses start the
+set in load order; a tool joining the set goes to the end (prompt-cache friendly).
+Nothing is written: ``load_tool`` brings an evicted tool back.
 """
 
 from __future__ import annotations
@@ -49,13 +34,7 @@ def _names(value: object) -> list[str]:
 
 
 def _read(messages: Sequence[Any]) -> tuple[str, ...]:
-    """The tool names used in ``messages``, one per use, oldest first (as written).
-
-    A call counts once answered: a tool call by a ``ToolMessage`` that is no
-    error (a refused or failed call is no use), a ``load_tool`` call for the
-    names its receipt lists as loaded or already loaded, a ``search_tools``
-    call for those its auto-load activation lists.
-    """
+    """The tool names used in ``messages`` (answered calls, load receipts), oldest first."""
     uses: list[str] = []
     calls: dict[str, str] = {}
     for message in messages:
@@ -90,13 +69,12 @@ def uses_in(state: Any, resolve: Callable[[str], str | None]) -> list[str]:
 
 @dataclass(frozen=True)
 class WorkingSet:
-    """The bound of the working set (``max_loaded``, ``max_loaded_tokens``; ``None``: none).
+    """The bound of the working set (``None``: none).
 
     Attributes:
-        max_count: Most tools kept (count).
+        max_count: Most tools kept.
         max_tokens: Most estimated schema tokens kept.
-        cost: A tool's estimated schema tokens
-            (:func:`~langchain_toolsearch._engine.schema_tokens.schema_tokens`).
+        cost: A tool's estimated schema tokens.
     """
 
     max_count: int | None = None
@@ -106,14 +84,10 @@ class WorkingSet:
     def split(
         self, names: Sequence[str], state: Any, library: ToolLibrary
     ) -> tuple[list[str], list[str]]:
-        """(kept, in working order; evicted, most recently used first) of the loaded ``names``.
+        """(kept, in working order; evicted, most recent first) of the loaded ``names``.
 
-        The history is replayed: the loaded tools it never uses start the
-        set, in load order; each use moves a tool's recency up, and a tool
-        that is not in the set (new, or evicted earlier) joins it at the end;
-        past the bound the least recently used leaves. Names not in
-        ``library`` (a request's tool that is gone) are kept at no cost: they
-        bind nothing.
+        Replays the history: unused loads start the set, each use refreshes or appends a
+        tool, past the bound the least recently used leaves. Names not in ``library`` cost 0.
         """
         stored = dict.fromkeys(names)
         known = [n for n in stored if library.get(n) is not None]

@@ -1,14 +1,7 @@
 """Tool output cut to a number of characters, with a marker the model can read.
 
-`bound_content` cuts a ``ToolMessage`` content (a string, or a list of
-strings and content blocks) to ``limit`` characters of output and appends
-`langchain_toolsearch._prompts.TOOL_OUTPUT_TRUNCATED` saying how much was
-shown. Text (strings, ``{"type": "text"}`` blocks) is cut where the bound
-falls; another block (image, file: its string values count) is kept whole
-or left out. `bound_result` applies it to what a tool returns (content, a
-``(content, artifact)`` pair, a ``ToolMessage``); an artifact whose strings
-exceed the bound is dropped. Work is linear in the output kept.
-`estimate_tokens` is the package's one token estimate of a text.
+Text is cut where the bound falls; other blocks are kept whole or left out; an
+artifact over the bound is dropped. Also the package's one token estimate.
 """
 
 from __future__ import annotations
@@ -43,7 +36,7 @@ def check_limit(name: str, limit: object) -> int | None:
     """``limit`` if it is ``None`` or an int >= 1.
 
     Raises:
-        ToolSearchConfigError: (a ``ValueError``) Otherwise, naming ``name``.
+        ToolSearchConfigError: Otherwise, naming ``name``.
     """
     if limit is None:
         return None
@@ -77,15 +70,14 @@ def _text_of(block: Any) -> str | None:
 
 
 def bound_content(content: Any, limit: int | None) -> Any:
-    """``content`` cut to ``limit`` characters of output plus the marker (as is when it fits).
+    """``content`` cut to ``limit`` characters plus the marker (itself when it fits).
 
     Args:
         content: A string or a list of strings and content blocks.
         limit: Characters kept (``None``: no bound).
 
     Returns:
-        ``content`` itself when it fits; else a string (for a string) or a
-        list ending with the marker text block.
+        ``content``, or a string (for a string) or a list ending with the marker block.
     """
     if limit is None:
         return content
@@ -125,9 +117,8 @@ def bound_result(result: Any, limit: int | None) -> Any:
     """A tool's return value with its content bounded (`bound_content`).
 
     Args:
-        result: Content, a ``(content, artifact)`` pair (tools with
-            ``response_format="content_and_artifact"``), or a ``ToolMessage``;
-            anything else (a ``Command``) is returned as is.
+        result: Content, a ``(content, artifact)`` pair, or a ``ToolMessage``; anything
+            else (a ``Command``) is returned as is.
         limit: Characters kept (``None``: no bound).
 
     Returns:

@@ -1,19 +1,9 @@
 """The package's one bridge from synchronous code to awaitables: a daemon event loop.
 
-Sync paths (``invoke``, a sync filter check, a sync MCP tool call) that meet an
-awaitable hand it to one long-lived loop in a daemon thread and wait for it.
-This is safe inside a thread that already runs an event loop (a Jupyter cell,
-an async server calling sync code), where ``asyncio.run`` would raise.
-
-Timers the package sets on a request's path (:func:`detached_timeout`) carry no
-context variables: a cancelled asyncio timer stays queued until its deadline
-with the context it was made in, and a request's context holds its whole run
-(config, runtime, per-request tools).
-
-The other way round, :func:`in_hook_thread` runs a user's sync hook (filter,
-resolver) from async code in the package's own worker threads: a hook that
-hangs past its timeout keeps its thread, and must never hold one of the
-application's default executor (which LangGraph also runs sync tools on).
+Sync paths hand awaitables to one loop in a daemon thread (safe under a running loop,
+where ``asyncio.run`` raises). Timers carry no request context
+(:func:`detached_timeout`); users' sync hooks run in the package's own threads
+(:func:`in_hook_thread`), never the default executor.
 """
 
 from __future__ import annotations
@@ -43,7 +33,7 @@ _loop: asyncio.AbstractEventLoop | None = None
 _hooks: concurrent.futures.ThreadPoolExecutor | None = None
 
 HOOK_THREADS = 64
-"""Most threads running users' sync hooks at once (count; started on demand)."""
+"""Most threads running users' sync hooks at once (started on demand)."""
 
 
 def _background_loop() -> asyncio.AbstractEventLoop:
@@ -68,8 +58,7 @@ def run_sync(value: Awaitable[T], *, timeout: float | None = None) -> T:
 
     Args:
         value: A coroutine or other awaitable, not yet awaited.
-        timeout: Seconds to wait, or ``None`` for no limit. On expiry the
-            awaitable is cancelled.
+        timeout: Seconds to wait (then it is cancelled), or ``None``.
 
     Returns:
         The awaitable's result.
@@ -96,10 +85,7 @@ def on_bridge() -> bool:
 
 
 async def on_bridge_loop(coro: Coroutine[Any, Any, T]) -> T:
-    """Await ``coro`` on the bridge's event loop, from any event loop.
-
-    For objects bound to that loop (pooled MCP sessions). Cancelling the
-    caller cancels ``coro``.
+    """Await ``coro`` on the bridge's event loop from any loop (cancelling the caller cancels it).
 
     Returns:
         ``coro``'s result.
@@ -124,11 +110,7 @@ def _hook_pool() -> concurrent.futures.ThreadPoolExecutor:
 
 
 async def in_hook_thread(fn: Callable[..., T], *args: Any) -> T:
-    """``fn(*args)`` in the package's hook threads, awaited from async code.
-
-    Like ``asyncio.to_thread`` (without copying context variables: pass
-    ``ctx.run`` as ``fn``), but never on the running loop's default executor.
-    """
+    """``fn(*args)`` in the package's hook threads, awaited (to copy a context: ``ctx.run``)."""
     return await asyncio.get_running_loop().run_in_executor(_hook_pool(), fn, *args)
 
 
@@ -149,17 +131,11 @@ class Deadline:
         await self._inner.__aexit__(*exc_info)
 
     def expired(self) -> bool:
-        """Whether the deadline passed (and cancelled the block)."""
         return self._inner.expired()
 
 
 def detached_timeout(delay: float | None) -> Deadline:
-    """``asyncio.timeout(delay)`` whose timer holds none of the caller's context.
-
-    Same behaviour (``TimeoutError`` on expiry, ``expired()``); only the
-    queued timer differs: once cancelled it keeps an empty context until its
-    deadline instead of the request's, so nothing of a finished request stays
-    reachable through the event loop.
+    """``asyncio.timeout(delay)`` whose queued timer keeps an empty context, not the caller's.
 
     Args:
         delay: Seconds from now, or ``None`` for no limit.

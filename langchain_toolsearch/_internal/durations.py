@@ -1,10 +1,7 @@
 """Durations given by developers: seconds or ``timedelta``, and millisecond-looking values.
 
-Every duration of this package is in seconds; the seed system (Mastra) takes
-milliseconds, so a ported ``5000`` or ``500`` would silently mean 83 minutes or
-8 minutes here. `as_seconds` turns a ``datetime.timedelta`` into seconds (a
-``timedelta`` never warns: its unit is explicit); `looks_like_ms_ttl` and
-`looks_like_ms_timeout` say which plain numbers warn (`DurationUnitWarning`).
+Durations are seconds; a number ported from Mastra's milliseconds warns
+(`DurationUnitWarning`); a ``timedelta`` never does.
 """
 
 from __future__ import annotations
@@ -45,11 +42,7 @@ def looks_like_ms_ttl(seconds: float) -> bool:
 
 
 def looks_like_ms_timeout(seconds: float) -> bool:
-    """A timeout that looks like milliseconds.
-
-    A whole multiple of 1,000 from 1,000 up, or 100-999 in steps of 50 that is
-    not a whole number of minutes (500 is; 300 and 600 are not).
-    """
+    """Looks like ms: a multiple of 1,000, or 100-999 in steps of 50 but not whole minutes."""
     if looks_like_ms_ttl(seconds):
         return True
     return 100 <= seconds < 1000 and seconds % 50 == 0 and seconds % 60 != 0

@@ -1,17 +1,8 @@
 """Failing tool sources: redacted messages, logged once per distinct cause, kept for stats.
 
-A tool source (a ``resolve_tools`` resolver, a saved MCP client's server, a
-tool provider, the filter) that fails is described by a
-:class:`~langchain_toolsearch.types.SourceFailure`: the source's name, the
-exception type and its message with every secret replaced by ``[redacted]``.
-Secrets are the request's credential-like values (``configurable`` keys and
-run-context fields whose name says token, secret, password, auth, key,
-cookie, session, credential...) and anything shaped like one (``Bearer ...``,
-``Authorization: ...``, ``api_key=...``, URL user info, ``sk-...`` keys, JWTs).
-
-:class:`FailureLog` logs a cause (source, type, redacted message) at
-WARNING the first time it is seen and at DEBUG afterwards, and keeps the
-most recent distinct causes with their counts for ``get_state_stats``.
+Secrets are the request's credential-named values (``configurable`` keys, context
+fields) and anything credential-shaped (``Bearer ...``, ``api_key=...``, URL user
+info, ``sk-...``, JWTs); they become ``[redacted]``.
 """
 
 from __future__ import annotations
@@ -76,12 +67,7 @@ _PATTERNS = (
 
 
 def _pair(match: re.Match[str]) -> str:
-    """A ``key: value`` pair with its value redacted, unless it is a word of prose.
-
-    Assigned (``=``), quoted and strong-key values are always redacted; a
-    weak key's bare value after ``:`` only when it is not a plain word
-    (``token: expired`` keeps its cause).
-    """
+    """A ``key: value`` pair with its value redacted, unless a weak key's bare word."""
     head = match.group("key") + match.group("sep")
     bare = match.group("bare")
     if bare is not None:
@@ -155,10 +141,7 @@ def _fields(obj: Any) -> Mapping[str, Any]:
 
 
 def current_runtime() -> Any:
-    """The running graph's ``Runtime`` (LangGraph's public ``get_runtime``), or ``None``.
-
-    ``None`` outside a graph run (no runnable context).
-    """
+    """The running graph's ``Runtime``, or ``None`` outside a run."""
     try:
         return get_runtime()
     except (RuntimeError, KeyError):
@@ -173,10 +156,7 @@ def request_secrets(config: Mapping[str, Any] | None, context: Any = None) -> fr
         context: The run's context; ``None``: the running graph's, if any.
 
     Returns:
-        The string values (nested ones too; a pydantic ``SecretStr``'s secret)
-        of every ``configurable`` key and run-context field whose name looks
-        like a credential, and of such keys nested under other keys (mappings,
-        lists, pydantic models, dataclasses; bounded depth and count).
+        The strings of credential-named keys and fields, nested ones too (bounded).
     """
     configurable = (config or {}).get("configurable") or {}
     if context is None:
@@ -208,15 +188,7 @@ def _secrets_under(
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` with its credentials replaced by ``[redacted]``, its causes kept; 300 characters.
-
-    Redacted: the request's ``secrets``; values of credential pairs
-    (``token=``, ``api_key: ...``, ``"password": "..."``, ``Authorization:
-    Bearer ...``, ``Cookie:``; see ``_PAIR``); ``Bearer``/``Basic``
-    credentials; URL user-info; provider key shapes (``sk-``, ``ghp_``,
-    ``AKIA``, JWTs). Kept: words of prose, even after a credential's name
-    (``vault unreachable: token expired``, ``Bearer token rejected``).
-    """
+    """``text`` with credentials ``[redacted]``, words of prose kept; at most 300 characters."""
     for secret in sorted(secrets, key=len, reverse=True):
         if secret:
             text = text.replace(secret, REDACTED)
@@ -245,7 +217,7 @@ def source_name(source: object) -> str:
 
 
 class _Recent(Generic[_K, _V]):
-    """The latest ``size`` distinct keys with a value each, oldest forgotten first (thread-safe)."""
+    """The latest ``size`` distinct keys with a value each (thread-safe)."""
 
     def __init__(self, size: int) -> None:
         self._size = size
@@ -253,7 +225,7 @@ class _Recent(Generic[_K, _V]):
         self._lock = threading.Lock()
 
     def put(self, key: _K, make: Callable[[_V | None], _V]) -> bool:
-        """Set ``key`` to ``make(its previous value or None)``, as the newest; whether it is new."""
+        """Set ``key`` to ``make(previous or None)`` as the newest; whether it is new."""
         with self._lock:
             new = key not in self._items
             previous = self._items.pop(key, None)
@@ -269,13 +241,7 @@ class _Recent(Generic[_K, _V]):
 
 
 class FailureLog:
-    """Logs each distinct failure cause once and keeps the latest ones (thread-safe).
-
-    Args:
-        logger: Where to log.
-        size: Most distinct causes kept (count); the oldest is forgotten first
-            (and would be logged again if it came back).
-    """
+    """Logs each distinct failure cause once and keeps the latest ``size`` (thread-safe)."""
 
     def __init__(self, logger: logging.Logger, *, size: int = 64) -> None:
         self._logger = logger
@@ -288,9 +254,7 @@ class FailureLog:
         new = self._seen.put(
             key,
             lambda previous: replace(
-                failure,
-                count=1 if previous is None else previous.count + 1,
-                last_seen=now,
+                failure, count=1 if previous is None else previous.count + 1, last_seen=now
             ),
         )
         level = logging.WARNING if new else logging.DEBUG
@@ -305,11 +269,7 @@ class FailureLog:
         )
 
     def failed(
-        self,
-        source: str,
-        exc: BaseException,
-        kind: SourceKind,
-        secrets: Iterable[str] = (),
+        self, source: str, exc: BaseException, kind: SourceKind, secrets: Iterable[str] = ()
     ) -> SourceFailure:
         """Record an exception of ``source``; return its description."""
         error, message = describe(exc, secrets)
@@ -323,16 +283,12 @@ class FailureLog:
 
 
 class CauseLog:
-    """Logs a failure at WARNING the first time its cause is seen, at DEBUG after (thread-safe).
-
-    For failures that are not a tool source's (an embedding model, the tool
-    index): the cause is the exception type and its redacted message.
+    """Logs a non-source failure's cause at WARNING once, at DEBUG after (thread-safe).
 
     Args:
         logger: Where to log.
         message: ``%``-format with two ``%s``: the exception type and message.
-        size: Most distinct causes remembered (count); a forgotten one is logged
-            at WARNING again.
+        size: Most distinct causes remembered.
     """
 
     def __init__(self, logger: logging.Logger, message: str, *, size: int = 64) -> None:

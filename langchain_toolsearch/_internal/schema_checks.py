@@ -1,30 +1,11 @@
 """Whether a tool can be sent to a model provider at all: its name and its args schema.
 
-`tool_problem` says, in a phrase naming what to change, why a tool would
-crash a run if it were indexed, fingerprinted or bound, or ``None`` when it
-can work:
-
-* a name or mapping key that is not valid Unicode text (a lone surrogate
-  cannot be encoded, so no provider request can carry it);
-* a JSON-schema ``args_schema`` (a dict, as MCP and catalog tools have)
-  that holds itself (a Python reference cycle: JSON serialisation raises
-  "Circular reference detected"), is nested deeper than `MAX_SCHEMA_DEPTH`
-  containers (serialisers raise ``RecursionError``), writes out to more than
-  `MAX_SCHEMA_NODES` values (a small structure that shares parts can expand
-  past any budget), or has a parameter name, allowed value (``enum`` /
-  ``const``) or ``required`` name with a lone surrogate (the model sends
-  those back as they are, so they cannot be cleaned).
-
-A ``$ref`` that points back at its own definition is a recursive type, not a
-cycle: it is valid JSON schema and is accepted. Descriptions are not checked:
-every model-bound text goes through ``model_text``, which drops lone
-surrogates. Pydantic ``args_schema`` classes build their JSON schema
-themselves (recursive models become ``$ref``); only their field aliases are
-checked here, so the check costs microseconds per tool.
-
-The walk is iterative and stops at `MAX_SCHEMA_NODES` values: the work per
-tool is bounded whatever the schema. Verdicts are memoised per live tool
-instance (checked against its current name and ``args_schema`` object).
+`tool_problem` names why a tool would crash a run, or ``None``: a name or key with a
+lone surrogate; a JSON-schema ``args_schema`` that holds itself, is nested deeper than
+`MAX_SCHEMA_DEPTH`, writes out to over `MAX_SCHEMA_NODES` values, or has a parameter
+name, ``enum``/``const`` value or ``required`` name with a lone surrogate. A
+self-``$ref`` is valid. Pydantic schemas have only field aliases checked. The walk is
+bounded; verdicts are memoised per live tool.
 """
 
 from __future__ import annotations
@@ -38,17 +19,10 @@ from pydantic import BaseModel
 from langchain_toolsearch._internal.weakmemo import WeakIdentityMap
 from langchain_toolsearch.types import SourceFailure
 
-__all__ = [
-    "MAX_SCHEMA_DEPTH",
-    "MAX_SCHEMA_NODES",
-    "sound_tools",
-    "text_problem",
-    "tool_problem",
-]
+__all__ = ["MAX_SCHEMA_DEPTH", "MAX_SCHEMA_NODES", "sound_tools", "text_problem", "tool_problem"]
 
 MAX_SCHEMA_DEPTH = 200
-"""Deepest nesting of dicts and lists accepted in an args schema (the root is 1); the
-bound the binding's schema cleaner also uses."""
+"""Deepest nesting of dicts and lists accepted in an args schema (the root is 1)."""
 
 MAX_SCHEMA_NODES = 100_000
 """Most values (dicts, lists, strings, numbers) an args schema may write out to."""
@@ -118,12 +92,7 @@ def _render(keys: list[Any]) -> str:
 
 
 def schema_problem(schema: Any) -> str | None:
-    """Why a JSON-schema dict cannot be serialised or sent, or ``None`` (bounded walk).
-
-    A reference cycle always reaches `MAX_SCHEMA_DEPTH`; only then are the
-    containers above looked at (at most `MAX_SCHEMA_DEPTH` of them), so the
-    walk costs O(values) up to `MAX_SCHEMA_NODES`.
-    """
+    """Why a JSON-schema dict cannot be serialised or sent, or ``None`` (O(values) walk)."""
     if not isinstance(schema, Mapping):
         return None
     visits = 0
@@ -211,13 +180,7 @@ def tool_problem(tool: BaseTool) -> str | None:
 def sound_tools(
     source: str, tools: Sequence[BaseTool]
 ) -> tuple[tuple[BaseTool, ...], tuple[SourceFailure, ...]]:
-    """``tools`` less those with a `tool_problem`, and one ``"config"`` failure per tool dropped.
-
-    For a request's own tools (a resolver's, a `ToolResolver`'s, an MCP
-    library's): one that would crash the run is dropped before anything
-    serialises it; the failure's source is ``"<source>: tool '<name>'"`` and
-    its message says why and what to change.
-    """
+    """``tools`` less those with a `tool_problem`, and a ``"config"`` failure per tool dropped."""
     kept: list[BaseTool] = []
     dropped: list[SourceFailure] = []
     for tool in tools:

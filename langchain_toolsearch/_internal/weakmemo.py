@@ -1,13 +1,4 @@
-"""Values remembered per live object, by identity, gone when the object is collected.
-
-The package derives a few values from a request's own objects once and lets
-that request's other calls reuse them (the calls of one AI message, one
-message history). Those objects are often unhashable (pydantic messages), so
-:class:`WeakIdentityMap` keys by ``id()`` and keeps a weak reference: an entry
-is found only for the very object it was made for, never keeps it alive, and
-is dropped by the reference's callback when the object dies. Nothing derived
-from one request outlives that request's objects on a shared instance.
-"""
+"""Values remembered per live object, by identity, gone when the object is collected."""
 
 from __future__ import annotations
 
@@ -21,13 +12,12 @@ _V = TypeVar("_V")
 
 
 class WeakIdentityMap(Generic[_V]):
-    """``object -> value`` by identity while the object lives, at most ``size`` entries.
+    """``object -> value`` by identity while the object lives, at most ``size`` (oldest out).
 
-    Thread-safe. Past ``size`` the oldest entry goes (a long run keeps many
-    messages alive: the bound keeps what is remembered for them linear).
+    Thread-safe; unhashable objects work.
 
     Args:
-        size: Most entries kept (count).
+        size: Most entries kept.
     """
 
     def __init__(self, *, size: int = 256) -> None:
@@ -45,7 +35,7 @@ class WeakIdentityMap(Generic[_V]):
         return entry[1] if entry is not None and entry[0]() is key else None
 
     def put(self, key: object, value: _V) -> bool:
-        """Remember ``value`` for ``key``; ``False`` (nothing kept) if it has no weak reference."""
+        """Remember ``value`` for ``key``; ``False`` if it has no weak reference."""
         data, slot = self._data, id(key)
 
         def gone(ref: weakref.ref[Any]) -> None:

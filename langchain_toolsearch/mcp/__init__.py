@@ -1,15 +1,8 @@
 """MCP servers as tool libraries: listing, the session pool, guarded calls.
 
-* :mod:`.library`: ``load_mcp_library`` and ``MCPLibrary`` (servers -> tools).
-* :mod:`.pool`: ``MCPSessionPool``, one started session per server and key.
-* :mod:`.session`: a pooled session and its tool listing.
-* :mod:`.calls`: a listed MCP tool as a guarded, time-bounded LangChain tool.
-* :mod:`.keys`: session keys and pool statistics.
-* :mod:`.headers`: request headers merged by case-insensitive name.
-* :mod:`.naming`: exposed tool names and their routes.
-
-Nothing here imports ``langchain-mcp-adapters`` until a server is reached
-(``pip install 'langchain-toolsearch[mcp]'``).
+``library`` (``load_mcp_library``), ``pool`` (``MCPSessionPool``), ``session``,
+``calls``, ``keys``, ``headers``, ``naming``; ``langchain-mcp-adapters`` (the
+``[mcp]`` extra) is imported only when a server is reached.
 """
 
 from __future__ import annotations

@@ -1,10 +1,4 @@
-"""A listed MCP tool made safe to call, and what an MCP failure means.
-
-`guarded_tool` wraps an adapter tool with its exposed name, a timeout and
-clear `ToolException` messages; `describe_failure` says in one line why a
-server or call failed; `connection_lost` tells a dead session from an error
-the server answered with.
-"""
+"""A listed MCP tool made safe to call, and what an MCP failure means."""
 
 from __future__ import annotations
 
@@ -30,25 +24,14 @@ if TYPE_CHECKING:
 
 __all__ = ["connection_lost", "describe_failure", "guarded_tool", "never_sent"]
 
-_CLOSED_STREAM_ERRORS = (
-    anyio.BrokenResourceError,
-    anyio.ClosedResourceError,
-    anyio.EndOfStream,
-)
+_CLOSED_STREAM_ERRORS = (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream)
 
-# langchain-mcp-adapters 0.2.x raised `ToolException(str(content))` for an
-# `isError` result, which is "[]" when the content was empty (0.3 carries the
-# content blocks in `tool_content` and uses a generic placeholder text).
+# texts of an `isError` result with no content ("[]": `str(content)`, adapters 0.2)
 _EMPTY_ERROR_TEXTS = frozenset({"", "[]"})
 
 
 def connection_lost(exc: BaseException) -> bool:
-    """Whether ``exc`` means an MCP session can no longer be used.
-
-    True for closed or broken streams (the server process exited), OS and
-    HTTP transport errors, and MCP's "Connection closed" / "Session
-    terminated" errors; false for errors the server answered with.
-    """
+    """Whether ``exc`` means the session is unusable (closed stream, transport error)."""
     if isinstance(exc, BaseExceptionGroup):
         return any(connection_lost(inner) for inner in exc.exceptions)
     if isinstance(exc, (*_CLOSED_STREAM_ERRORS, OSError, EOFError)):
@@ -64,13 +47,7 @@ def connection_lost(exc: BaseException) -> bool:
 
 
 def never_sent(exc: BaseException) -> bool:
-    """Whether a request that failed with ``exc`` surely did not run on the server.
-
-    True when the session's stream was already closed (a stdio server that
-    exited), the HTTP connection could not be made, or the server no longer
-    knew the session (HTTP 404, "Session terminated"): sending it again on a
-    new session cannot run it twice.
-    """
+    """Whether a request that failed with ``exc`` surely did not run (safe to resend)."""
     if isinstance(exc, BaseExceptionGroup):
         return all(never_sent(inner) for inner in exc.exceptions)
     if isinstance(exc, (anyio.ClosedResourceError, anyio.BrokenResourceError)):
@@ -85,15 +62,14 @@ def never_sent(exc: BaseException) -> bool:
 
 
 def describe_failure(exc: BaseException, connection: Mapping[str, Any] | None) -> str:
-    """Describe why a server could not be listed or a call failed.
+    """One line saying why a server could not be listed or a call failed.
 
     Args:
         exc: The exception raised (exception groups are flattened).
-        connection: The server's connection config; for a stdio server its
-            command is named in the description.
+        connection: The server's connection config (a stdio command is named).
 
     Returns:
-        A one-line, human-readable description.
+        The description.
     """
     parts: list[str] = []
     for leaf in _leaf_exceptions(exc):
@@ -115,14 +91,7 @@ def describe_failure(exc: BaseException, connection: Mapping[str, Any] | None) -
 
 
 def _leaf_exceptions(exc: BaseException) -> Iterable[BaseException]:
-    """Yield the non-group exceptions inside ``exc``.
-
-    Args:
-        exc: An exception, possibly an exception group.
-
-    Yields:
-        Every leaf exception, depth first.
-    """
+    """Yield the non-group exceptions inside ``exc``, depth first."""
     if isinstance(exc, BaseExceptionGroup):
         for inner in exc.exceptions:
             yield from _leaf_exceptions(inner)
@@ -141,30 +110,25 @@ def guarded_tool(
     failures: MCPFailures | None = None,
     max_output_chars: int | None = DEFAULT_MAX_OUTPUT_CHARS,
 ) -> StructuredTool:
-    """Wrap an adapter tool with a timeout, clearer errors and its exposed name.
+    """Wrap an adapter tool with its exposed name, a timeout and clear `ToolException`.
 
     Args:
-        tool: A tool made by langchain-mcp-adapters (async `StructuredTool`
-            whose coroutine calls the server under its original name).
+        tool: An async `StructuredTool` made by langchain-mcp-adapters.
         exposed: The name the model sees.
         server: Name of the tool's server.
         original: The tool's own name on that server.
-        timeout: Seconds allowed per call, or ``None``.
-        handle: Whether `ToolException` becomes an error tool message
-            (``handle_tool_error``) instead of propagating.
-        failures: Where a call that got no answer (timeout, lost
-            connection, transport error) is logged and counted (the pool's
-            `MCPFailures`); ``None``: not reported.
-        max_output_chars: Characters of output (and of an error answer) kept;
-            longer output is cut and ends with a marker the model reads
-            (`langchain_toolsearch._internal.bounds`); ``None``: no bound.
+        timeout: Seconds per call, or ``None``.
+        handle: Whether `ToolException` becomes an error tool message.
+        failures: Where calls that got no answer are reported; ``None``: nowhere.
+        max_output_chars: Characters of output kept (longer: cut with a marker);
+            ``None``: all.
 
     Returns:
-        A new `StructuredTool` with the same description, JSON schema,
-        response format and metadata (plus ``mcp_server``/``mcp_tool``).
+        A `StructuredTool` with the same description, schema, response format and
+        metadata (plus ``mcp_server``/``mcp_tool``).
 
     Raises:
-        TypeError: If ``tool`` has no coroutine.
+        TypeError: ``tool`` has no coroutine.
     """
     call_inner = tool.coroutine
     if call_inner is None:  # ruled out when listing; kept for the type checker
@@ -216,22 +180,10 @@ async def _call_with_guards(
     timeout: float | None,
     report: Callable[[BaseException], None],
 ) -> Any:
-    """Await one MCP tool call, mapping timeouts and failures to `ToolException`.
-
-    Args:
-        call: The adapter's tool call.
-        label: Names the tool and server in error messages.
-        timeout: Seconds allowed, or ``None``.
-        report: Told why a call got no answer (timeout, lost connection,
-            transport or protocol error); not told of the server's own
-            ``isError`` answers.
-
-    Returns:
-        Whatever the adapter's tool returned.
+    """Await one MCP tool call; timeouts and failures become `ToolException`.
 
     Raises:
-        ToolException: On timeout, on an MCP ``isError`` result, or when the
-            server could not be reached or failed mid-call.
+        ToolException: A timeout, an ``isError`` result, or an unreachable or failing server.
     """
     deadline = detached_timeout(timeout)
     try:
@@ -261,14 +213,7 @@ async def _call_with_guards(
 
 
 def _is_empty_mcp_error(error: ToolException) -> bool:
-    """Whether an MCP ``isError`` result carried no content at all.
-
-    Args:
-        error: The exception raised by the adapter's tool.
-
-    Returns:
-        ``True`` when there is nothing for the model to read.
-    """
+    """Whether an MCP ``isError`` result carried no content."""
     blocks = getattr(error, "tool_content", None)
     if isinstance(blocks, list):  # langchain-mcp-adapters >= 0.3
         return not blocks
@@ -276,17 +221,7 @@ def _is_empty_mcp_error(error: ToolException) -> bool:
 
 
 def _handle_tool_error(error: ToolException) -> str | list[Any]:
-    """Turn a `ToolException` into the content of an error tool message.
-
-    Content blocks carried by the adapter's ``isError`` exception (text,
-    images, files) are kept as they are; otherwise the message text is used.
-
-    Args:
-        error: The exception raised by the tool.
-
-    Returns:
-        Non-empty tool message content.
-    """
+    """The content of an error tool message (the ``isError`` blocks, else the text)."""
     blocks = getattr(error, "tool_content", None)
     if isinstance(blocks, list) and blocks:
         return blocks

@@ -1,11 +1,4 @@
-"""Opening, holding, checking and closing the sessions of an `MCPSessionPool` (helper loop).
-
-`SessionHolder` is the part of the pool that owns each session's task: it
-opens a session (closing the least recently used idle one beyond
-``max_sessions``), keeps it open until told to stop, closes idle sessions,
-replaces a session that does not answer ``ping`` after a cancelled call, and
-discards a session whose HTTP connection failed.
-"""
+"""Opening, holding, checking and closing the sessions of an `MCPSessionPool` (helper loop)."""
 
 from __future__ import annotations
 
@@ -36,7 +29,7 @@ _HTTP = frozenset({"streamable_http", "streamable-http", "http", "sse"})
 
 
 class SessionHolder:
-    """The session lifecycle of `langchain_toolsearch.mcp.pool.MCPSessionPool`.
+    """The session lifecycle of an `MCPSessionPool`.
 
     Attributes:
         max_sessions: Most sessions kept open.
@@ -122,7 +115,7 @@ class SessionHolder:
                 del self._entries[entry.key]
 
     def _broken(self, entry: SessionEntry, exc: BaseException) -> None:
-        """The HTTP connection of ``entry`` failed: its requests fail now, not at their timeout."""
+        """The HTTP connection of ``entry`` failed: its requests fail now."""
         if entry.dead or not entry.ready.done():
             return  # closing already, or still opening (the open fails by itself)
         logger.info(
@@ -140,7 +133,7 @@ class SessionHolder:
         self._discard(entry, "retired")
 
     def _check(self, entry: SessionEntry) -> None:
-        """A call on ``entry`` was cancelled (e.g. timed out): ask the server for a ``ping``."""
+        """A call on ``entry`` was cancelled: ask the server for a ``ping``."""
         if entry.dead or (entry.checking is not None and not entry.checking.done()):
             return
         entry.checking = asyncio.get_running_loop().create_task(

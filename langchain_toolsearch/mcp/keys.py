@@ -1,9 +1,4 @@
-"""Value types of the MCP session pool: `SessionKey` (and `session_key`), `PoolStats`.
-
-Headers (the caller's ``Authorization``) enter a key only as a SHA-256
-fingerprint, so a key can be logged or compared and never holds a secret;
-two different tokens always give two different keys.
-"""
+"""Value types of the MCP session pool: `SessionKey` (and `session_key`), `PoolStats`."""
 
 from __future__ import annotations
 
@@ -28,10 +23,8 @@ class SessionKey:
         scope: Caller's label, e.g. the saved MCP client id (``""``: none).
         server: Server name.
         transport: ``"stdio"``, ``"streamable_http"``, ``"sse"``, ...
-        settings: SHA-256 (hex) of every other connection setting but headers
-            (command, args, env, url, timeouts; objects such as ``auth`` count
-            by identity).
-        credential: SHA-256 (hex) of the headers, or ``None`` without headers.
+        settings: SHA-256 (hex) of every other setting but headers (objects by identity).
+        credential: SHA-256 (hex) of the merged headers, or ``None`` without headers.
     """
 
     scope: str
@@ -61,13 +54,10 @@ def session_key(connection: Mapping[str, Any], *, server: str, scope: str = "") 
         scope: Caller's label, e.g. a saved client id.
 
     Returns:
-        The key; headers enter only as a SHA-256 fingerprint of what is
-        sent (`merge_headers`: names compared lower-cased, the later of
-        ``Authorization`` and ``authorization`` is the one sent and keyed).
+        The key; headers enter as a SHA-256 of what is sent (`merge_headers`).
 
     Raises:
-        ToolSearchConfigError: (a ``ValueError``) If ``connection`` has no
-            ``transport``.
+        ToolSearchConfigError: ``connection`` has no ``transport``.
     """
     if "transport" not in connection:
         msg = f"MCP connection for server {server!r} has no 'transport'"
@@ -96,22 +86,17 @@ class PoolStats:
 
     Attributes:
         open: Sessions open (or opening) now.
-        started: Sessions opened successfully (stdio: server processes started).
+        started: Sessions opened (stdio: server processes started).
         reconnects: Sessions discarded because the server or connection failed.
         evicted: Idle sessions closed to stay within ``max_sessions``.
         expired: Sessions closed after ``idle_timeout``.
         tool_lists: Tool lists fetched from servers.
-        shared_lists: Requests for a tool list that awaited the listing
-            already in flight for their session instead of fetching again.
-        unresponsive: Sessions replaced because they did not answer ``ping``
-            within ``ping_timeout`` after a call on them was cancelled.
+        shared_lists: Tool-list requests that awaited the listing in flight.
+        unresponsive: Sessions replaced for not answering ``ping`` after a cancelled call.
         retired: Sessions of an older client version closed once unused.
-        call_failures: Tool calls that failed without an answer from the
-            server (timeout, lost connection, transport or protocol error).
-        list_failures: Listings of a server's tools that failed.
-        session_failures: Open sessions lost on their own (server exited,
-            connection dropped). Each is logged at WARNING once per cause
-            (`langchain_toolsearch.mcp.reports`).
+        call_failures: Tool calls that got no answer (timeout, lost connection, ...).
+        list_failures: Failed listings of a server's tools.
+        session_failures: Open sessions lost on their own (server exited, connection dropped).
     """
 
     open: int

@@ -1,25 +1,10 @@
 """Load MCP server tools into a tool library, one server at a time.
 
-`load_mcp_library` lists the tools of every server configured on a
-`langchain_mcp_adapters.client.MultiServerMCPClient` concurrently and returns
-an `MCPLibrary`:
-
-* a server that cannot be started or listed is reported in
-  `MCPLibrary.failures` (and logged) while the other servers still load;
-* a tool name found on several servers is exposed as ``f"{server}_{tool}"``
-  for each of them, routed through a stored table (`MCPLibrary.routes`), never
-  by splitting the exposed name again; names that still collide after
-  namespacing are an error when the library is built;
-* a tool named like a meta tool (``search_tools``, ``load_tool``) is likewise
-  exposed as ``f"{server}_{tool}"`` (with a warning), so the library can be
-  built and the model still reaches it;
-* every tool call is bounded by a timeout, and MCP errors (including an
-  ``isError`` result with no content) and timeouts become `ToolException`
-  so a `ToolNode` answers with an error `ToolMessage` and the run continues.
-
-Sessions are kept in an `langchain_toolsearch.mcp.pool.MCPSessionPool`: a
-server starts once and serves every later listing and call. Searching,
-loading and binding the returned tools never touches a server.
+`load_mcp_library` lists every server of a ``MultiServerMCPClient`` concurrently
+through an `~langchain_toolsearch.mcp.pool.MCPSessionPool` (a server starts once) and
+returns an `MCPLibrary`: failed servers in ``failures`` while the others load; names
+on several servers, or named like a meta tool, exposed as ``f"{server}_{tool}"`` and
+routed by ``routes``; calls bounded by a timeout, MCP errors as `ToolException`.
 """
 
 from __future__ import annotations
@@ -47,10 +32,8 @@ from langchain_toolsearch.mcp.naming import MCPToolRoute, NamespaceMode, assign_
 from langchain_toolsearch.policy import positive_seconds
 
 if TYPE_CHECKING:
-    # Only for annotations: importing this module (which the stored tool
-    # configuration does) must not need a working langchain-mcp-adapters. It
-    # needs mcp<2 and fails to import next to mcp>=2, which `langchain.mcp`
-    # (fastmcp) brings in; tools from `langchain.mcp` need none of this module.
+    # annotations only: importing this module must not need langchain-mcp-adapters
+    # (it needs mcp<2, which fails next to `langchain.mcp`'s mcp>=2)
     from langchain_mcp_adapters.client import MultiServerMCPClient
 
     from langchain_toolsearch.mcp.pool import MCPSessionPool, PooledSession
@@ -69,15 +52,14 @@ MCP_EXTRA_HINT = (
     "pip install 'langchain-toolsearch[mcp]' (it needs mcp<2; not in the same environment "
     "as langchain[mcp])"
 )
-"""The one-line message of the ImportError raised when the ``[mcp]`` extra is missing."""
+"""The message of the ImportError raised when the ``[mcp]`` extra is missing."""
 
 
 def multi_server_mcp_client() -> type[MultiServerMCPClient]:
     """``langchain_mcp_adapters.client.MultiServerMCPClient``, imported on first use.
 
     Raises:
-        ImportError: If langchain-mcp-adapters (the ``[mcp]`` extra) is not
-            installed or cannot be imported; the message names the extra.
+        ImportError: langchain-mcp-adapters (the ``[mcp]`` extra) cannot be imported.
     """
     try:
         from langchain_mcp_adapters.client import MultiServerMCPClient
@@ -91,10 +73,9 @@ class MCPLibrary:
     """Tools listed from the servers of a `MultiServerMCPClient`.
 
     Attributes:
-        tools: Ready-to-use tools sorted by exposed name; names are unique.
+        tools: Tools sorted by exposed name (unique).
         routes: Exposed tool name -> `MCPToolRoute` (server and original name).
-        failures: Server name -> human-readable reason the server's tools could
-            not be listed. Servers in here contributed no tools.
+        failures: Server name -> why its tools could not be listed (no tools from it).
     """
 
     tools: list[BaseTool]
@@ -114,60 +95,35 @@ async def load_mcp_library(
 ) -> MCPLibrary:
     """List the tools of every server of ``client`` and build an `MCPLibrary`.
 
-    Servers are listed concurrently through ``pool`` (default: the shared
-    `langchain_toolsearch.mcp.pool.default_pool`), each bounded by
-    ``list_timeout`` (default: ``timeout``): a server starts once and its
-    session and tool list are reused by later calls (see
-    `langchain_toolsearch.mcp.pool.MCPSessionPool` for bounds, idle timeout,
-    reconnection and tool-list expiry). A server that fails (cannot start,
-    crashes, times out, ...) is recorded in `MCPLibrary.failures` and logged
-    as a warning; the others still load. If every server fails the library is
-    simply empty: the caller decides whether that is fatal.
-
-    Naming: with ``namespace="on-collision"`` a tool name that is unique
-    across the servers that answered keeps its name, and a name found on two
-    or more servers is exposed as ``f"{server}_{tool}"`` on each of them; so
-    is a tool named ``search_tools`` or ``load_tool``, which are reserved for
-    the meta tools (a warning is logged). With ``namespace="always"`` (also
-    used when the client was built with ``tool_name_prefix=True``) every tool
-    is ``f"{server}_{tool}"``.
-
-    Each returned tool calls the server with its original name through the
-    pooled session (reconnecting after a failure), gives up after
-    ``timeout`` seconds and turns MCP failures into `ToolException` (handled
-    as error tool messages unless the client was built with
-    ``handle_tool_errors=False``). The client's ``callbacks`` (progress) and
-    ``tool_interceptors`` apply to calls; a call whose headers an interceptor
-    changed goes through the pooled session for those headers.
+    Servers are listed concurrently through ``pool``; a failing one is recorded in
+    ``failures`` and logged, the others still load (all failing: an empty library).
+    ``namespace="on-collision"`` exposes a name found on several servers, or reserved for
+    a meta tool, as ``f"{server}_{tool}"``; ``"always"`` (or the client's
+    ``tool_name_prefix=True``) does so for every tool. Calls go through the pooled
+    session under the original name; MCP failures become `ToolException` (error tool
+    messages unless ``handle_tool_errors=False``). The client's ``callbacks`` and
+    ``tool_interceptors`` apply; changed headers get their own pooled session.
 
     Args:
         client: The client whose ``connections`` are listed.
-        timeout: Seconds allowed for each tool call, and for listing one
-            server's tools unless ``list_timeout`` is given; ``None`` waits
-            forever.
-        namespace: ``"on-collision"`` or ``"always"`` (see above).
-        list_timeout: Seconds allowed for listing one server's tools (starting
-            a server can take longer than a call should); ``None`` uses
-            ``timeout``.
+        timeout: Seconds per tool call, and per server listing unless ``list_timeout``;
+            ``None`` waits forever.
+        namespace: ``"on-collision"`` or ``"always"``.
+        list_timeout: Seconds for listing one server; ``None`` uses ``timeout``.
         pool: Where sessions are kept; ``None``: the shared default pool.
         scope: Label kept in the sessions' keys (e.g. a saved client id).
-        max_output_chars: Characters of a tool's answer kept in its
-            ToolMessage (default 100,000); a longer answer is cut and ends
-            with a marker saying how much was shown, and a structured-content
-            artifact over the bound is dropped. ``None``: no bound.
+        max_output_chars: Characters of an answer kept (default 100,000; longer ones
+            cut with a marker, an oversized structured artifact dropped); ``None``: all.
 
     Returns:
         The tools sorted by exposed name, their routes and the failed servers.
 
     Raises:
-        ToolSearchTypeError: (a ``TypeError``) If ``client`` is not a
-            ``MultiServerMCPClient`` (has no ``connections`` mapping), or
-            ``pool`` is not an ``MCPSessionPool``.
-        ValueError: If two tools end up with the same exposed name (for
-            example server ``foo`` tool ``bar_baz`` and server ``foo_bar`` tool
-            ``baz`` both give ``foo_bar_baz``), or if ``namespace``,
-            ``timeout``, ``list_timeout`` or ``max_output_chars`` is invalid.
-        MCPPoolClosedError: (a ``RuntimeError``) If ``pool`` is closed.
+        ToolSearchTypeError: ``client`` has no ``connections`` mapping, or ``pool`` is
+            not an ``MCPSessionPool``.
+        ValueError: Two tools end up with the same exposed name, or an invalid
+            ``namespace``, ``timeout``, ``list_timeout`` or ``max_output_chars``.
+        MCPPoolClosedError: ``pool`` is closed.
     """
     return await list_mcp_library(
         client,
@@ -192,11 +148,7 @@ async def list_mcp_library(
     log_failures: bool,
     max_output_chars: int | None = DEFAULT_MAX_OUTPUT_CHARS,
 ) -> MCPLibrary:
-    """`load_mcp_library`; ``log_failures=False`` leaves logging failed servers to the caller.
-
-    Stored MCP clients (`ToolResolver`) report failed servers themselves, by their
-    full path and once per cause, so they list with ``log_failures=False``.
-    """
+    """`load_mcp_library`; ``log_failures=False`` leaves logging failed servers to the caller."""
     from langchain_toolsearch.mcp.pool import MCPSessionPool, default_pool
 
     if not isinstance(getattr(client, "connections", None), Mapping):
@@ -266,10 +218,7 @@ async def list_mcp_library(
 
 
 def load_mcp_tools(client: MultiServerMCPClient, **options: Any) -> Coroutine[Any, Any, MCPLibrary]:
-    """Deprecated name of `load_mcp_library` (same arguments); removed in the next release.
-
-    Renamed because ``langchain_mcp_adapters.tools.load_mcp_tools`` takes a
-    session, not a client, and returns a list, not an `MCPLibrary`.
+    """Deprecated name of `load_mcp_library` (same arguments).
 
     Raises:
         DeprecationWarning: Warned (not raised) on every call.
@@ -292,21 +241,7 @@ async def _list_server(
     scope: str,
     log: bool,
 ) -> tuple[list[tuple[str, StructuredTool]], dict[Any, Any]] | str:
-    """List one server's tools through the pool.
-
-    Args:
-        client: The client holding the server's connection.
-        server: Server name in ``client.connections``.
-        timeout: Seconds allowed for the whole listing, or ``None``.
-        pool: The session pool.
-        scope: Label for the session key.
-        log: Whether a failure is logged here (else it is only counted).
-
-    Returns:
-        ``(original tool name, adapter tool)`` pairs and the listing's memo
-        (for values derived from them), or a description of why the server
-        could not be listed.
-    """
+    """One server's ``(original name, adapter tool)`` pairs and listing memo, or why not."""
     from langchain_mcp_adapters.tools import load_mcp_tools as adapter_tools
 
     from langchain_toolsearch.mcp.pool import MCPPoolClosedError
@@ -368,13 +303,7 @@ async def _list_server(
 
 
 class _HeaderRoute:
-    """Innermost tool-call interceptor: routes a call to the session of its headers.
-
-    A call whose headers an interceptor changed (e.g. to the caller's token)
-    goes through the pooled session for those headers, never the shared one;
-    the interceptor's headers are merged over the connection's by
-    case-insensitive name (`with_headers`), so the caller's value wins.
-    """
+    """Innermost tool-call interceptor: a call with changed headers uses their own session."""
 
     def __init__(self, session: PooledSession) -> None:
         self.session = session

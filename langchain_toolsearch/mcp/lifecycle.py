@@ -1,14 +1,4 @@
-"""One pooled MCP session's state and the requests that watch it (helper loop only).
-
-`SessionEntry` is what an `MCPSessionPool` keeps per `SessionKey`: the open
-``ClientSession``, how many requests use it, its cached tool list and the one
-listing in flight (single-flight), the health check (``ping``) running after
-a cancelled call, and whether a newer version of its client retired it.
-`unless_gone` fails a request at once when the session closes meanwhile;
-`watched_http_factory` makes the HTTP client of a session report a broken
-connection, so a killed HTTP server fails its calls when the connection
-breaks instead of after the call's timeout.
-"""
+"""One pooled MCP session's state and the requests that watch it (helper loop only)."""
 
 from __future__ import annotations
 
@@ -48,11 +38,10 @@ class SessionEntry:
         key: The session's key.
         connection: The adapter connection it was opened with.
         session: The open session (``None`` until ready and after it closed).
-        busy: Requests using it now (count).
+        busy: Requests using it now.
         last_used: ``time.monotonic()`` of the last request's end.
         listing: The cached tool list; ``listed_at`` when it was fetched.
-        flight: The tool listing in flight, awaited by every concurrent
-            request for the list (``None`` when none runs).
+        flight: The tool listing in flight (``None`` when none runs).
         checking: The ``ping`` check in flight after a cancelled call.
         failure: The transport error that broke the connection, if any.
         retired: A newer version of its client was asked for.
@@ -88,9 +77,7 @@ async def unless_gone(entry: SessionEntry, request: Coroutine[Any, Any, T]) -> T
     """Await ``request``, failing at once if the session closes meanwhile.
 
     Raises:
-        Exception: The transport error that broke the connection (e.g.
-            ``httpx.ReadError``), else ``ConnectionError``: the session
-            closed first.
+        Exception: The transport error that broke the connection, else ``ConnectionError``.
     """
     task = asyncio.ensure_future(request)
     gone = asyncio.ensure_future(entry.gone.wait())
@@ -123,10 +110,10 @@ async def answers_ping(entry: SessionEntry, timeout: float) -> bool:
 
 
 async def list_all(session: ClientSession | None) -> list[Tool]:
-    """Every page of ``tools/list`` (at most 1,000 pages).
+    """Every page of ``tools/list``.
 
     Raises:
-        ToolSearchError: If the server returned more than 1,000 pages.
+        ToolSearchError: The server returned more than 1,000 pages.
     """
     assert session is not None
     tools: list[Tool] = []
@@ -141,12 +128,7 @@ async def list_all(session: ClientSession | None) -> list[Tool]:
 
 
 def watched_http_factory(on_broken: Callable[[BaseException], None]) -> Any:
-    """An ``httpx_client_factory`` whose clients report a broken connection.
-
-    The clients have ``mcp``'s default settings (``create_mcp_http_client``); a transport
-    error while sending a request or reading a response (the server died, the
-    connection was reset) calls ``on_broken`` with it before it is raised.
-    """
+    """An ``httpx_client_factory`` (``mcp``'s defaults) calling ``on_broken`` on a broken link."""
     import httpx
     from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
 

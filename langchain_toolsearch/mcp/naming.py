@@ -1,9 +1,4 @@
-"""Exposed names of MCP tools: `MCPToolRoute`, namespacing and collision messages.
-
-A tool name found on several servers, or named like a meta tool, is exposed
-as ``f"{server}_{tool}"``; names that still collide are an error naming the
-fix.
-"""
+"""Exposed names of MCP tools: `MCPToolRoute`, namespacing and collision messages."""
 
 from __future__ import annotations
 
@@ -41,18 +36,17 @@ class MCPToolRoute:
 def assign_names(
     listed: Mapping[str, list[tuple[str, StructuredTool]]], namespace: NamespaceMode
 ) -> dict[str, tuple[MCPToolRoute, StructuredTool]]:
-    """Give every listed tool its exposed name.
+    """Exposed name -> (route, adapter tool) of every listed tool (meta names namespaced).
 
     Args:
         listed: Server name -> ``(original name, tool)`` pairs.
         namespace: The naming mode.
 
     Returns:
-        Exposed name -> (route, adapter tool). Tools named like a meta tool
-        are always namespaced.
+        The exposed names.
 
     Raises:
-        ValueError: If two tools get the same exposed name.
+        ValueError: Two tools get the same exposed name.
     """
     owners: dict[str, set[str]] = {}
     for server, pairs in listed.items():
@@ -83,16 +77,7 @@ def assign_names(
 
 
 def collision_message(exposed: str, first: MCPToolRoute, second: MCPToolRoute) -> str:
-    """Explain a name collision and how to fix it.
-
-    Args:
-        exposed: The exposed name both tools would get.
-        first: Route of the tool named first.
-        second: Route of the tool that collides with it.
-
-    Returns:
-        The error message.
-    """
+    """The error message for two routes given the same exposed name, with the fix."""
     if first.server == second.server:
         return (
             f"MCP server {first.server!r} lists the tool {first.tool!r} more than once, "

@@ -1,40 +1,21 @@
 """A bounded pool of long-lived MCP client sessions, shared by sync and async callers.
 
-An `MCPSessionPool` keeps one ``mcp.ClientSession`` per `SessionKey`: the
-caller's scope (e.g. the saved client id and version, ``"id@3"``), the server
-name, the transport, a SHA-256 digest of the other transport settings
-(command, args, env, url, timeout, ...) and a SHA-256 fingerprint of the
-headers (the caller's ``Authorization``). The key never holds a secret; a
-Bearer token never shares a session with another token.
+One ``mcp.ClientSession`` per `SessionKey` (scope, server, transport, SHA-256 digests
+of the other settings and of the headers: never a secret), each living in a task on
+the package's helper loop (`langchain_toolsearch._internal.bridge`).
 
-Each session lives in one task on the package's helper event loop
-(`langchain_toolsearch._internal.bridge`), which opens it with
-``langchain_mcp_adapters.sessions.create_session`` and closes it when told, so
-a stdio server starts once and is reused across steps, runs, threads and event
-loops. Requests from other loops are handed to the helper loop.
-
-* **Bounded**: at most ``max_sessions`` sessions; opening one more closes the
-  least recently used idle session (a session in use is never closed, so the
-  count may exceed the bound while more than ``max_sessions`` are busy).
+* **Bounded**: at most ``max_sessions``; one more closes the least recently used
+  idle session (busy ones are never closed).
 * **Idle**: a session unused for ``idle_timeout`` seconds is closed.
-* **Reconnects**: a session whose server exited or whose connection dropped
-  is discarded; the next request opens a new one. A tool call that surely
-  did not run (the stream was already closed, the connection was refused,
-  or the server no longer knew the session) is sent once more on the new
-  session; a call lost mid-flight is not (it may have run) and raises.
-  Listing tools is always retried once. A broken HTTP connection (default
-  HTTP client) discards the session at once, failing the calls on it.
-* **Hung servers**: after a call was cancelled (timed out) the session must
-  answer ``ping`` within ``ping_timeout`` seconds, else it is replaced.
-* **Tool lists** are cached per session and fetched again after
-  ``tools_ttl`` seconds or as soon as the server sends
-  ``notifications/tools/list_changed``; one listing is in flight per
-  session, awaited by every concurrent request.
-* **Client versions**: sessions of scope ``"<client>@<N>"`` are retired once
-  a newer version is asked for, and closed ``retire_after`` seconds after
-  their last call (`langchain_toolsearch.mcp.versions`).
-* **Closing**: ``close()`` / ``aclose()``, ``with`` / ``async with``, and every
-  open pool is closed at interpreter exit (``atexit``).
+* **Reconnects**: a dead session is discarded; a call that surely never ran is sent
+  once more on a new one, a call lost mid-flight raises; listings retry once.
+* **Hung servers**: after a cancelled call the session must answer ``ping`` within
+  ``ping_timeout`` seconds, else it is replaced.
+* **Tool lists** are cached per session for ``tools_ttl`` seconds or until
+  ``notifications/tools/list_changed``; one listing in flight per session.
+* **Client versions**: sessions of scope ``"<client>@<N>"`` retire once a newer
+  version is asked for, closed ``retire_after`` seconds after their last call.
+* **Closing**: ``close()`` / ``aclose()``, ``with`` / ``async with``, and ``atexit``.
 """
 
 from __future__ import annotations
@@ -48,7 +29,6 @@ import time
 import weakref
 from collections.abc import AsyncIterator, Mapping
 from datetime import timedelta
-from types import TracebackType
 from typing import Any
 
 from langchain_toolsearch._internal.bridge import on_bridge, on_bridge_loop, run_sync
@@ -57,11 +37,7 @@ from langchain_toolsearch.mcp.calls import connection_lost, never_sent
 from langchain_toolsearch.mcp.headers import with_headers
 from langchain_toolsearch.mcp.holding import SessionHolder
 from langchain_toolsearch.mcp.keys import PoolStats, SessionKey, session_key
-from langchain_toolsearch.mcp.lifecycle import (
-    SessionEntry,
-    list_all,
-    unless_gone,
-)
+from langchain_toolsearch.mcp.lifecycle import SessionEntry, list_all, unless_gone
 from langchain_toolsearch.mcp.reports import MCPFailures
 from langchain_toolsearch.mcp.session import PooledSession, ToolListing
 from langchain_toolsearch.mcp.versions import Retirement
@@ -112,23 +88,17 @@ class MCPSessionPool(SessionHolder):
         ```
 
     Args:
-        max_sessions: Most sessions kept open (count, >= 1).
-        idle_timeout: Seconds a session may stay unused before it is closed;
-            ``None``: never.
-        tools_ttl: Seconds a fetched tool list is reused before it is fetched
-            again (a ``tools/list_changed`` notification refetches at once);
-            ``None``: until the server announces a change.
-        connect_timeout: Seconds allowed to start a server and initialize
-            the session; ``None``: no limit.
-        ping_timeout: Seconds a session whose call was cancelled (timed
-            out) has to answer an MCP ``ping``; it is replaced if it does not.
-        retire_after: Seconds a session of an older client version (scope
-            ``"<client>@<N>"``, see `langchain_toolsearch.mcp.versions`) may
-            stay unused once a newer version was asked for.
+        max_sessions: Most sessions kept open (>= 1).
+        idle_timeout: Seconds a session may stay unused; ``None``: forever.
+        tools_ttl: Seconds a tool list is reused; ``None``: until the server announces
+            a change.
+        connect_timeout: Seconds to start a server and initialize; ``None``: no limit.
+        ping_timeout: Seconds a session whose call was cancelled has to answer ``ping``.
+        retire_after: Seconds an older client version's session may stay unused once a
+            newer version was asked for.
 
     Raises:
-        ToolSearchConfigError: (a ``ValueError``) If a count or a number of
-            seconds is not positive.
+        ToolSearchConfigError: A count or a number of seconds is not positive.
     """
 
     def __init__(
@@ -173,12 +143,10 @@ class MCPSessionPool(SessionHolder):
     def session(
         self, connection: Mapping[str, Any], *, server: str, scope: str = ""
     ) -> PooledSession:
-        """A stand-in ``ClientSession`` for ``connection`` whose requests use this pool.
-
-        Nothing is started until its first request.
+        """A stand-in ``ClientSession`` for ``connection`` (started at its first request).
 
         Raises:
-            ToolSearchConfigError: If ``connection`` has no ``transport``.
+            ToolSearchConfigError: ``connection`` has no ``transport``.
         """
         connection = with_headers(connection)  # one value per header name, as keyed
         return PooledSession(self, session_key(connection, server=server, scope=scope), connection)
@@ -186,15 +154,11 @@ class MCPSessionPool(SessionHolder):
     async def list_tools(
         self, connection: Mapping[str, Any], *, server: str, scope: str = ""
     ) -> ToolListing:
-        """The server's tools, from the cache while it is current.
-
-        Starts (or reuses) the session. The same `ToolListing` object is
-        returned until the list is fetched again.
+        """The server's tools (the same `ToolListing` while cached).
 
         Raises:
-            MCPPoolClosedError: If the pool is closed.
-            Exception: Whatever starting the server or listing raised (the
-                session is discarded first when the connection failed).
+            MCPPoolClosedError: The pool is closed.
+            Exception: Whatever starting the server or listing raised.
         """
         return await self.session(connection, server=server, scope=scope).listing()
 
@@ -215,8 +179,7 @@ class MCPSessionPool(SessionHolder):
         """Sync `aclose`.
 
         Raises:
-            MCPPoolError: (a ``RuntimeError``) If called on the package's
-                helper event loop (use ``await aclose()`` there).
+            MCPPoolError: Called on the package's helper event loop (use ``await aclose()``).
         """
         if not self._entries and not self._closing:  # nothing runs: no loop needed
             self._closed = True
@@ -229,23 +192,13 @@ class MCPSessionPool(SessionHolder):
     def __enter__(self) -> MCPSessionPool:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     async def __aenter__(self) -> MCPSessionPool:
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
     # -- helper loop ------------------------------------------------------------------
@@ -292,9 +245,7 @@ class MCPSessionPool(SessionHolder):
                 except Exception as exc:
                     if attempt == 2 or not connection_lost(exc):
                         raise
-                    if not entry.stop.is_set():  # closed on purpose (retired, evicted): no failure
-                        self.failures.record("session", exc, server=entry.key.server)
-                    self._discard(entry, "reconnects")
+                    self._lost(entry, exc)
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _fetch(self, entry: SessionEntry, pooled: PooledSession) -> ToolListing:
@@ -331,13 +282,16 @@ class MCPSessionPool(SessionHolder):
                 except Exception as exc:
                     if not connection_lost(exc):
                         raise
-                    if not entry.stop.is_set():  # closed on purpose (retired, evicted): no failure
-                        self.failures.record("session", exc, server=entry.key.server)
-                    self._discard(entry, "reconnects")
+                    self._lost(entry, exc)
                     # Only a request that surely did not run is sent again.
                     if attempt == 2 or not never_sent(exc):
                         raise
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _lost(self, entry: SessionEntry, exc: Exception) -> None:
+        if not entry.stop.is_set():  # closed on purpose (retired, evicted): no failure
+            self.failures.record("session", exc, server=entry.key.server)
+        self._discard(entry, "reconnects")
 
     async def _close_all(self) -> None:
         self._closed = True
@@ -364,11 +318,7 @@ _default: MCPSessionPool | None = None
 
 
 def default_pool() -> MCPSessionPool:
-    """The process-wide pool used by stored MCP clients and `load_mcp_library`.
-
-    Made on first use with the default settings; made again after it was
-    closed. Replace it with `set_default_pool`.
-    """
+    """The process-wide default pool (made on first use and after it was closed)."""
     global _default
     if _default is None or _default.closed:
         _default = MCPSessionPool()
@@ -379,7 +329,7 @@ def set_default_pool(pool: MCPSessionPool) -> MCPSessionPool | None:
     """Use ``pool`` where no pool is given; returns the previous one (not closed).
 
     Raises:
-        ToolSearchTypeError: (a ``TypeError``) If ``pool`` is not an `MCPSessionPool`.
+        ToolSearchTypeError: ``pool`` is not an `MCPSessionPool`.
     """
     global _default
     if not isinstance(pool, MCPSessionPool):

@@ -1,19 +1,10 @@
 """MCP failures as an operator sees them: one WARNING per cause, and counts for `PoolStats`.
 
-`MCPFailures` (one per `MCPSessionPool`, ``pool.failures``) logs through the
-package's one failure path (`langchain_toolsearch._internal.failures.CauseLog`):
-a cause is what failed (a tool call, a listing, a session), the server, the
-tool, the exception type and its message with secrets redacted. A cause is
-logged at WARNING the first time it is seen and at DEBUG after; every failure
-is counted (`counts`, shown by ``pool.stats()``). The lines, on the logger
-``langchain_toolsearch.mcp.reports``::
+Logged through `langchain_toolsearch._internal.failures.CauseLog` on the logger
+``langchain_toolsearch.mcp.reports``, e.g.::
 
     tool search: MCP call to tool 'sleep' on server 'p' failed (TimeoutError): no answer
     within 3 s; the call was cancelled; the model got an error message
-    tool search: MCP server 'p' could not be listed (ConnectionError): ...; continuing
-    without its tools
-    tool search: MCP session to server 'p' was lost (ConnectionError): ...; a new session
-    is opened for the next request
 """
 
 from __future__ import annotations
@@ -58,8 +49,7 @@ class MCPFailures:
     """Logs MCP failures once per cause and counts them (thread-safe).
 
     Args:
-        size: Most (what, server, tool) places remembered (count); each keeps
-            its latest 64 causes. A forgotten cause is logged at WARNING again.
+        size: Most (what, server, tool) places remembered, each with 64 causes.
     """
 
     def __init__(self, *, size: int = 256) -> None:
@@ -77,15 +67,14 @@ class MCPFailures:
         tool: str = "",
         log: bool = True,
     ) -> None:
-        """Count a failure of ``kind`` and, unless ``log`` is false, log it (WARNING if new).
+        """Count a failure of ``kind``; log it (WARNING if new) unless ``log`` is false.
 
         Args:
             kind: What failed.
             exc: Why (exception groups: their first leaf).
             server: The server's name.
             tool: The tool's own name (calls).
-            log: ``False`` when the caller reports it itself (a saved MCP
-                client's listing goes to ``get_state_stats``).
+            log: ``False`` when the caller reports it itself.
         """
         with self._lock:
             self._counts[_COUNTERS[kind]] += 1

@@ -40,8 +40,7 @@ class ToolListing:
     Attributes:
         session: Stand-in session whose requests go through the pool.
         tools: The server's tools (all pages).
-        memo: Values derived from ``tools`` by callers (e.g. LangChain tools),
-            kept as long as this listing is current.
+        memo: Values callers derive from ``tools``, kept while this listing is current.
     """
 
     session: PooledSession
@@ -52,9 +51,8 @@ class ToolListing:
 class PooledSession:
     """Stands in for an ``mcp.ClientSession``: each request goes through the pool.
 
-    Pass it to ``langchain_mcp_adapters.tools.load_mcp_tools(session, ...)``:
-    the tools made call the server through the pooled session from any
-    event loop or thread, and reconnect after a failure.
+    Works with ``langchain_mcp_adapters.tools.load_mcp_tools(session, ...)`` from any
+    loop or thread.
 
     Attributes:
         key: The session's `SessionKey`.
@@ -87,10 +85,8 @@ class PooledSession:
         """``ClientSession.call_tool`` on the pooled session (same arguments).
 
         Raises:
-            MCPPoolClosedError: If the pool is closed.
-            Exception: What the session raised; after a lost connection the
-                session is discarded first (and the call retried once when it
-                never reached the server).
+            MCPPoolClosedError: The pool is closed.
+            Exception: What the session raised (a call that never reached it is retried once).
         """
         result: CallToolResult = await on_bridge_loop(self.pool._call(self, args, kwargs))
         return result

@@ -1,12 +1,7 @@
 """Retiring the pooled sessions of a client's older versions (helper loop only).
 
-A session scope of the form ``"<client>@<N>"`` (``N`` an integer, as stored
-MCP clients use: ``"<client id>@<version>"``) names version ``N`` of a
-client. `Retirement` remembers the newest version asked for per client; a
-session of an older version is *retired* and closed once no request has
-used it for ``after`` seconds, so an edited client's old server exits
-soon after its last call instead of after the pool's ``idle_timeout``.
-Other scopes are never retired.
+Scopes ``"<client>@<N>"`` name version ``N``; once a newer version is asked for, an
+older one's sessions close ``after`` seconds after their last call.
 """
 
 from __future__ import annotations
