@@ -16,8 +16,8 @@
     ├── config.RecordNotFoundError (LookupError) no such stored record or version
     ├── config.VersionConflictError              a write based on a version that moved
     ├── config.WriteLockError (TimeoutError)     a record's write lock not granted
-    ├── config.connections.BadAuthToken (ValueError)  an auth token not sendable
-    ├── config.bundle.ConfigCommandError         a ``toolsearch config`` user error
+    ├── config.servers.BadAuthToken (ValueError) an auth token not sendable
+    ├── cli.bundle.ConfigCommandError            a ``toolsearch config`` user error
     └── mcp.pool.MCPPoolError (RuntimeError)     an ``MCPSessionPool`` misused
         └── mcp.pool.MCPPoolClosedError          ... after ``close()``
 
