@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from contextvars import ContextVar
 from typing import Any
 
@@ -41,7 +42,6 @@ from langgraph.types import Command
 
 from langchain_toolsearch._engine.drive import adrive, drive
 from langchain_toolsearch._engine.guard import (
-    CURRENT_STEP,
     NEEDS_SCOPE,
     StepCalls,
     error_message,
@@ -50,10 +50,16 @@ from langchain_toolsearch._engine.guard import (
 from langchain_toolsearch._engine.scope import thread_id_of
 from langchain_toolsearch._engine.shell import ToolSearchBase
 from langchain_toolsearch._internal.bounds import bound_result
+from langchain_toolsearch._internal.store_flow import Attached, attached
 from langchain_toolsearch._prompts import CALL_OUTCOME_UNKNOWN, META_TOOL_NAMES, model_content
 from langchain_toolsearch._prompts import model_text as _text
 from langchain_toolsearch.errors import ToolSearchWiringError
-from langchain_toolsearch.storage.started import StartedCalls, idempotent, started_calls
+from langchain_toolsearch.storage.started import (
+    StartedCalls,
+    StoreStartedCalls,
+    idempotent,
+    started_calls,
+)
 
 __all__ = [
     "CALL_RERUN",
@@ -171,11 +177,7 @@ def _started(base: ToolSearchBase, request: ToolCallRequest) -> _Started | None:
     thread_id = thread_id_of(getattr(runtime, "config", None))
     if thread_id is None or call["name"] in META_TOOL_NAMES:
         return None  # no checkpoint, no resume
-    found = CURRENT_STEP.get()  # the guard's, if it ran for this call: the history read once
-    if found is not None and found[0] == (call.get("id") or ""):
-        step = found[1]
-    else:
-        step = StepCalls.of(getattr(runtime, "state", None), call)
+    step = StepCalls.of(getattr(runtime, "state", None), call)  # remembered per AIMessage
     store = base._engine.storage.started_store(getattr(runtime, "store", None))
     return started_calls(store), thread_id, f"{step.message_id}:{call.get('id') or ''}"
 
@@ -198,20 +200,42 @@ def _rerun(
     return None if again else error_message(CALL_OUTCOME_UNKNOWN.format(tool=call["name"]), call)
 
 
+def _attach(started: _Started | None, call: ToolCall) -> AbstractContextManager[Attached | None]:
+    """Send a store record's write with the guard's first store read (one round trip)."""
+    if started is None or not isinstance(started[0], StoreStartedCalls):
+        return nullcontext(None)
+    records, thread_id, key = started
+    return attached(records.store, records.begin_ops(thread_id, key, call["name"]))
+
+
+def _sent(holder: Attached | None) -> bool:
+    return holder is not None and holder.results is not None
+
+
+def _prior(holder: Attached | None) -> tuple[bool, dict[str, Any] | None]:
+    """(record written with the guard's read, the prior record it found)."""
+    if holder is None or holder.results is None:
+        return False, None
+    return True, StoreStartedCalls.prior(holder.results)
+
+
 def _run(
     base: ToolSearchBase,
     request: ToolCallRequest,
     tool: BaseTool | None,
     handler: Callable[[ToolCallRequest], ToolResult],
+    started: _Started | None,
+    holder: Attached | None,
 ) -> ToolResult:
-    started = _started(base, request)
     if started is not None:
-        prior = started[0].begin(started[1], started[2], request.tool_call["name"])
+        sent, prior = _prior(holder)
+        if not sent:
+            prior = started[0].begin(started[1], started[2], request.tool_call["name"])
         refused = _rerun(prior, started, request.tool_call, tool or request.tool)
         if refused is not None:
             return refused
     answer = handler(request if tool is None else request.override(tool=tool))
-    if started is not None:  # returned: a crash from here on re-runs it, unseen
+    if started is not None:  # returned
         started[0].end(started[1], started[2])
     return _bounded(base, finish(answer, request.tool_call), request.tool_call)
 
@@ -221,10 +245,13 @@ async def _arun(
     request: ToolCallRequest,
     tool: BaseTool | None,
     handler: Callable[[ToolCallRequest], Awaitable[ToolResult]],
+    started: _Started | None,
+    holder: Attached | None,
 ) -> ToolResult:
-    started = _started(base, request)
     if started is not None:
-        prior = await started[0].abegin(started[1], started[2], request.tool_call["name"])
+        sent, prior = _prior(holder)
+        if not sent:
+            prior = await started[0].abegin(started[1], started[2], request.tool_call["name"])
         refused = _rerun(prior, started, request.tool_call, tool or request.tool)
         if refused is not None:
             return refused
@@ -245,19 +272,25 @@ def wrap_tool_call(
         ToolSearchWiringError: The tool node lists library tools.
     """
     _check_tool_node(base, request.runtime)
-    CURRENT_STEP.set(None)  # only this call's guard may set it
     token = _GUARD.set(base)
     try:
-        engine = base._engine
-        decision = engine.pre_check(request.tool_call, request.tool)
+        engine, call = base._engine, request.tool_call
+        decision = engine.pre_check(call, request.tool)
+        started, holder = None, None
         if decision is NEEDS_SCOPE:
-            scope = base._runtime_scope(request.runtime)
-            decision = drive(engine.tool_step(scope, request.tool_call, request.tool))
+            started = _started(base, request)
+            with _attach(started, call) as holder:
+                scope = base._runtime_scope(request.runtime)
+                decision = drive(engine.tool_step(scope, call, request.tool))
+        elif decision is None:
+            started = _started(base, request)
         if isinstance(decision, ToolMessage):
+            if started is not None and _sent(holder):  # recorded, but it does not run
+                started[0].end(started[1], started[2])
             result: ToolResult = decision
         else:
             assert decision is None or isinstance(decision, BaseTool)
-            result = _run(base, request, decision, handler)
+            result = _run(base, request, decision, handler, started, holder)
     finally:
         _GUARD.reset(token)
     _mark(result, request.tool_call.get("id"))
@@ -275,19 +308,25 @@ async def awrap_tool_call(
         ToolSearchWiringError: The tool node lists library tools.
     """
     _check_tool_node(base, request.runtime)
-    CURRENT_STEP.set(None)  # only this call's guard may set it
     token = _GUARD.set(base)
     try:
-        engine = base._engine
-        decision = engine.pre_check(request.tool_call, request.tool)
+        engine, call = base._engine, request.tool_call
+        decision = engine.pre_check(call, request.tool)
+        started, holder = None, None
         if decision is NEEDS_SCOPE:
-            scope = await base._aruntime_scope(request.runtime)
-            decision = await adrive(engine.tool_step(scope, request.tool_call, request.tool))
+            started = _started(base, request)
+            with _attach(started, call) as holder:
+                scope = await base._aruntime_scope(request.runtime)
+                decision = await adrive(engine.tool_step(scope, call, request.tool))
+        elif decision is None:
+            started = _started(base, request)
         if isinstance(decision, ToolMessage):
+            if started is not None and _sent(holder):
+                await started[0].aend(started[1], started[2])
             result: ToolResult = decision
         else:
             assert decision is None or isinstance(decision, BaseTool)
-            result = await _arun(base, request, decision, handler)
+            result = await _arun(base, request, decision, handler, started, holder)
     finally:
         _GUARD.reset(token)
     _mark(result, request.tool_call.get("id"))

@@ -22,6 +22,15 @@ Within one batch the LangGraph stores answer reads before they apply puts
 (``InMemoryStore``, ``PostgresStore``), so flows that joined the same batch
 behave as if they ran at the same moment. The 1,000 tool calls of one model
 step that each read the thread's loads cost one read, not 1,000.
+
+Two more ways to save round trips:
+
+* :func:`attached`: ops of a caller that ride on the first batch a flow on the
+  same store sends in the caller's context (a tool call's started record goes
+  with the guard's read of the thread's loads);
+* :func:`defer`: writes nobody waits for (a returned call's record delete),
+  sent before the ops of the next batch on the store, or alone after
+  :data:`DEFER_FLUSH_S`. Dropped if that batch fails.
 """
 
 from __future__ import annotations
@@ -29,14 +38,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 import weakref
-from collections.abc import Generator, Hashable, Sequence
+from collections.abc import Generator, Hashable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TypeAlias, TypeVar
 
 from langgraph.store.base import BaseStore, GetOp, ListNamespacesOp, Op, Result, SearchOp
 from langgraph.store.memory import InMemoryStore
 
-__all__ = ["Flow", "arun_flow", "run_flow"]
+__all__ = ["DEFER_FLUSH_S", "Attached", "Flow", "arun_flow", "attached", "defer", "run_flow"]
 
 logger = logging.getLogger(__name__)
 
@@ -52,16 +64,176 @@ _LOCKS: weakref.WeakKeyDictionary[BaseStore, threading.Lock] = weakref.WeakKeyDi
 _LOCKS_GUARD = threading.Lock()
 
 
+DEFER_FLUSH_S = 1.0
+"""Seconds deferred writes wait for another batch on their store before going alone."""
+
+
+class _Deferred:
+    """A store's deferred writes, when the oldest was deferred, and whether a timer waits."""
+
+    __slots__ = ("ops", "since", "timer")
+
+    def __init__(self) -> None:
+        self.ops: list[Op] = []
+        self.since = 0.0
+        self.timer = False
+
+
+_DEFERRED: weakref.WeakKeyDictionary[BaseStore, _Deferred] = weakref.WeakKeyDictionary()
+_FLUSHES: set[asyncio.Task[None]] = set()
+"""Running flush tasks (kept referenced until done)."""
+
+
+def defer(store: BaseStore, ops: Sequence[Op]) -> None:
+    """Send ``ops`` (writes whose results nobody reads) with the next batch on ``store``."""
+    with _LOCKS_GUARD:
+        pending = _DEFERRED.get(store)
+        if pending is None:
+            pending = _DEFERRED[store] = _Deferred()
+        if not pending.ops:
+            pending.since = time.monotonic()
+        pending.ops.extend(ops)
+        start, pending.timer = not pending.timer, True
+    if start:
+        _schedule_flush(weakref.ref(store), DEFER_FLUSH_S)
+
+
+def _take_deferred(store: BaseStore) -> list[Op]:
+    with _LOCKS_GUARD:
+        pending = _DEFERRED.get(store)
+        if pending is None or not pending.ops:
+            return []
+        ops, pending.ops = pending.ops, []
+        return ops
+
+
+def _restore_deferred(store: BaseStore, ops: list[Op]) -> None:
+    with _LOCKS_GUARD:
+        pending = _DEFERRED.get(store)
+        if pending is None:
+            pending = _DEFERRED[store] = _Deferred()
+        pending.ops[:0] = ops
+
+
+def _due(ref: weakref.ref[BaseStore]) -> tuple[BaseStore | None, float]:
+    """(the store if its deferred writes waited long enough, else seconds to wait more)."""
+    store = ref()
+    with _LOCKS_GUARD:
+        pending = _DEFERRED.get(store) if store is not None else None
+        if pending is None or not pending.ops:
+            if pending is not None:
+                pending.timer = False
+            return None, 0.0
+        left = pending.since + DEFER_FLUSH_S - time.monotonic()
+        if left <= 0:
+            pending.timer = False
+            return store, 0.0
+        return None, left
+
+
+def _schedule_flush(ref: weakref.ref[BaseStore], delay: float) -> None:
+    """Flush the deferred writes once the oldest waited :data:`DEFER_FLUSH_S`."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        timer = threading.Timer(delay, _flush_sync, (ref,))
+        timer.daemon = True
+        timer.start()
+        return
+
+    def start() -> None:
+        task = loop.create_task(_flush_async(ref))
+        _FLUSHES.add(task)
+        task.add_done_callback(_FLUSHES.discard)
+
+    loop.call_later(delay, start)
+
+
+def _flush_sync(ref: weakref.ref[BaseStore]) -> None:
+    store, left = _due(ref)
+    if left > 0:
+        _schedule_flush(ref, left)
+    elif store is not None:
+        try:
+            _sync_group(store).batch([])
+        except Exception as exc:  # the writes are dropped (see the module doc)
+            logger.debug("deferred store writes failed: %s", type(exc).__name__)
+
+
+async def _flush_async(ref: weakref.ref[BaseStore]) -> None:
+    store, left = _due(ref)
+    if left > 0:
+        _schedule_flush(ref, left)
+    elif store is not None:
+        try:
+            await _async_group(store).batch([])
+        except Exception as exc:
+            logger.debug("deferred store writes failed: %s", type(exc).__name__)
+
+
+class Attached:
+    """Ops sent with the first batch a flow on ``store`` sends in this context; their results.
+
+    ``results`` stays ``None`` until that batch answered (never, if no flow ran).
+    """
+
+    __slots__ = ("_claimed", "ops", "results", "store")
+
+    def __init__(self, store: BaseStore, ops: list[Op]) -> None:
+        self.store, self.ops = store, ops
+        self.results: list[Result] | None = None
+        self._claimed = False
+
+    def claim(self, store: BaseStore) -> bool:
+        """Take the ops for a batch on ``store`` (once)."""
+        with _LOCKS_GUARD:
+            if self._claimed or store is not self.store:
+                return False
+            self._claimed = True
+            return True
+
+
+_ATTACHED: ContextVar[Attached | None] = ContextVar("toolsearch_attached", default=None)
+
+
+@contextmanager
+def attached(store: BaseStore, ops: list[Op]) -> Iterator[Attached]:
+    """Within the block, the first flow batch on ``store`` in this context carries ``ops``."""
+    holder = Attached(store, ops)
+    token = _ATTACHED.set(holder)
+    try:
+        yield holder
+    finally:
+        _ATTACHED.reset(token)
+
+
+def _with_attached(store: BaseStore, ops: list[Op]) -> tuple[Attached | None, list[Op]]:
+    holder = _ATTACHED.get()
+    if holder is None or not holder.claim(store):
+        return None, ops
+    return holder, [*holder.ops, *ops]
+
+
+def _split(holder: Attached | None, results: list[Result]) -> list[Result]:
+    if holder is None:
+        return results
+    holder.results = results[: len(holder.ops)]
+    return results[len(holder.ops) :]
+
+
 def _batch(store: BaseStore, ops: list[Op]) -> list[Result]:
-    """``store.batch(ops)``; an ``InMemoryStore``'s one batch at a time (its lock)."""
+    """``store.batch`` with the deferred writes first; an ``InMemoryStore``'s one at a time."""
+    extra = _take_deferred(store)
+    if not extra and not ops:
+        return []
     if not isinstance(store, InMemoryStore):
-        return store.batch(ops)
+        return store.batch([*extra, *ops])[len(extra) :]
     with _LOCKS_GUARD:
         lock = _LOCKS.get(store)
         if lock is None:
             lock = _LOCKS[store] = threading.Lock()
     with lock:
-        return store.batch(ops)
+        return store.batch([*extra, *ops])[len(extra) :]
 
 
 def _read_key(op: Op) -> Hashable | None:
@@ -238,7 +410,8 @@ def run_flow(store: BaseStore, flow: Flow[T], *, coalesce: bool = False) -> T:
     try:
         ops = next(flow)
         while True:
-            ops = flow.send(send(ops))
+            holder, ops = _with_attached(store, ops)
+            ops = flow.send(_split(holder, send(ops)))
     except StopIteration as done:
         return done.value  # type: ignore[no-any-return]
 
@@ -247,9 +420,13 @@ async def _abatch(store: BaseStore, ops: list[Op]) -> list[Result]:
     """``store.abatch``, or its sync ``batch`` in a worker thread (sync-only, in-memory)."""
     kind = type(store)
     if kind not in _SYNC_ONLY and not isinstance(store, InMemoryStore):
+        extra = _take_deferred(store)
+        if not extra and not ops:
+            return []
         try:
-            return await store.abatch(ops)
+            return (await store.abatch([*extra, *ops]))[len(extra) :]
         except NotImplementedError:
+            _restore_deferred(store, extra)  # sent by the sync batch below
             _SYNC_ONLY.add(kind)
             logger.info(
                 "%s has no async API; its sync methods run in a worker thread in async code",
@@ -269,6 +446,8 @@ async def arun_flow(store: BaseStore, flow: Flow[T], *, coalesce: bool = False) 
     try:
         ops = next(flow)
         while True:
-            ops = flow.send(await (group.batch(ops) if group else _abatch(store, ops)))
+            holder, ops = _with_attached(store, ops)
+            found = await (group.batch(ops) if group else _abatch(store, ops))
+            ops = flow.send(_split(holder, found))
     except StopIteration as done:
         return done.value  # type: ignore[no-any-return]

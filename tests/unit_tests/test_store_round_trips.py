@@ -1,0 +1,129 @@
+"""``storage="store"`` round trips of a turn: the started record rides on the loads read.
+
+A turn (model -> tool call -> tool -> answer) costs three store batches: the
+first model step's read, the tool step's read with the call's record
+(get + put), the second model step's read with the record's delete
+(issue 30 point 7). Deferred writes go alone once they waited
+``DEFER_FLUSH_S``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import pytest
+from langchain.agents import create_agent
+from langchain_core.tools import tool
+from langgraph.store.base import GetOp, PutOp, Result, SearchOp
+from langgraph.store.memory import InMemoryStore
+
+from langchain_toolsearch import ToolSearchMiddleware
+from langchain_toolsearch._internal import store_flow
+from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore
+from langchain_toolsearch.storage.started import STARTED_NAMESPACE
+from langchain_toolsearch.testing import Answer, Call, ScriptedToolSearchModel
+
+
+class LoggingStore(InMemoryStore):
+    def __init__(self) -> None:
+        super().__init__()
+        self.batches: list[list[str]] = []
+
+    def batch(self, ops: Any) -> list[Result]:
+        ops = list(ops)
+        self.batches.append(
+            [
+                f"{type(o).__name__}:{'started' if STARTED_NAMESPACE[1] in o.namespace else 'x'}"
+                for o in ops
+                if isinstance(o, GetOp | PutOp)
+            ]
+            + ["SearchOp" for o in ops if isinstance(o, SearchOp)]
+        )
+        return super().batch(ops)
+
+
+def _agent(store: InMemoryStore, steps: list[Any]) -> Any:
+    @tool
+    def weather(city: str) -> str:
+        """Weather of a city."""
+        return f"sunny in {city}"
+
+    return create_agent(
+        ScriptedToolSearchModel(steps=steps),
+        tools=[],
+        middleware=[ToolSearchMiddleware(tools=[weather], storage="store")],
+        store=store,
+    )
+
+
+def _started(store: InMemoryStore) -> list[Any]:
+    return [i for i in store.search(STARTED_NAMESPACE, limit=100)]
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_a_turn_costs_three_batches(mode: str) -> None:
+    store = LoggingStore()
+    agent = _agent(store, [Call("weather", {"city": "Paris"}), Answer("done")])
+    BaseStoreLoadedToolStore(store).add("t", ["weather"])
+    store.batches.clear()
+    config: Any = {"configurable": {"thread_id": "t"}}
+    message = {"messages": [("user", "weather?")]}
+    if mode == "sync":
+        out = agent.invoke(message, config)
+    else:
+        out = asyncio.run(agent.ainvoke(message, config))
+    assert out["messages"][2].text == "sunny in Paris"
+    assert store.batches == [
+        ["SearchOp"],
+        ["GetOp:started", "PutOp:started", "SearchOp"],
+        ["PutOp:started", "SearchOp"],
+    ]
+    assert _started(store) == []
+
+
+def test_a_refused_call_leaves_no_record() -> None:
+    store = LoggingStore()
+    steps = [Call("weather", {"city": "Paris"}, unbound=True), Answer("done")]
+    agent = _agent(store, steps)  # never loaded
+    out = agent.invoke({"messages": [("user", "weather?")]}, {"configurable": {"thread_id": "r"}})
+    assert out["messages"][2].status == "error"
+    assert ["GetOp:started", "PutOp:started", "SearchOp"] in store.batches
+    assert store.batches[-1][0] == "PutOp:started"  # the delete, with the last read
+    assert _started(store) == []
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_deferred_writes_go_alone_after_the_wait(mode: str, monkeypatch: Any) -> None:
+    monkeypatch.setattr(store_flow, "DEFER_FLUSH_S", 0.05)
+    store = LoggingStore()
+    store.put(("ns",), "k", {"v": 1})
+
+    async def defer_and_wait() -> None:
+        store_flow.defer(store, [PutOp(("ns",), "k", None)])
+        await asyncio.sleep(0.3)
+
+    if mode == "sync":
+        store_flow.defer(store, [PutOp(("ns",), "k", None)])
+        deadline = time.monotonic() + 5
+        while store.get(("ns",), "k") is not None and time.monotonic() < deadline:
+            time.sleep(0.01)
+    else:
+        asyncio.run(defer_and_wait())
+    assert store.get(("ns",), "k") is None
+    assert ["PutOp:x"] in store.batches  # alone (store.get reads the store directly)
+
+
+def test_deferred_writes_go_before_the_next_batch_ops() -> None:
+    store = LoggingStore()
+    store_flow.defer(store, [PutOp(("ns",), "k", None)])
+
+    def flow() -> store_flow.Flow[Any]:
+        (found,) = yield [PutOp(("ns",), "k", {"v": 2})]
+        return found
+
+    store_flow.run_flow(store, flow(), coalesce=True)
+    assert store.batches[-1] == ["PutOp:x", "PutOp:x"]
+    item = store.get(("ns",), "k")
+    assert item is not None and item.value == {"v": 2}  # the flow's own write wins
