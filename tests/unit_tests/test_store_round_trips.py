@@ -1,10 +1,11 @@
-"""``storage="store"`` round trips of a turn: the started record rides on the loads read.
+"""``storage="store"`` cost: a turn's store batches, deferred writes, schemas off the loop.
 
 A turn (model -> tool call -> tool -> answer) costs three store batches: the
 first model step's read, the tool step's read with the call's record
 (get + put), the second model step's read with the record's delete
 (issue 30 point 7). Deferred writes go alone once they waited
-``DEFER_FLUSH_S``.
+``DEFER_FLUSH_S``. An async model step checks new tools' schemas in a worker
+thread.
 """
 
 from __future__ import annotations
@@ -127,3 +128,39 @@ def test_deferred_writes_go_before_the_next_batch_ops() -> None:
     assert store.batches[-1] == ["PutOp:x", "PutOp:x"]
     item = store.get(("ns",), "k")
     assert item is not None and item.value == {"v": 2}  # the flow's own write wins
+
+
+def test_new_schemas_are_checked_off_the_event_loop(monkeypatch: Any) -> None:
+    import threading
+
+    from langchain_toolsearch._engine import binding
+
+    threads: list[int] = []
+    convert = binding.convert_to_openai_tool
+
+    def recording(tool: Any) -> Any:
+        threads.append(threading.get_ident())
+        return convert(tool)
+
+    monkeypatch.setattr(binding, "convert_to_openai_tool", recording)
+    store = InMemoryStore()
+    agent = _agent(store, [Call("weather", {"city": "Paris"}), Answer("done")])
+    BaseStoreLoadedToolStore(store).add("w", ["weather"])
+
+    async def main() -> int:
+        await agent.ainvoke({"messages": [("user", "w")]}, {"configurable": {"thread_id": "w"}})
+        return threading.get_ident()
+
+    loop_thread = asyncio.run(main())
+    assert threads and loop_thread not in threads
+    threads.clear()
+    bindable = binding.Bindable()
+
+    @tool
+    def forecast(city: str) -> str:
+        """Forecast of a city."""
+        return city
+
+    bindable.warm([forecast]).run()  # sync: inline, then remembered
+    assert threads == [threading.get_ident()]
+    assert bindable.warm([forecast]).run() is None and len(threads) == 1
