@@ -202,9 +202,10 @@ def _rerun(
 
 def _attach(started: _Started | None, call: ToolCall) -> AbstractContextManager[Attached | None]:
     """Send a store record's write with the guard's first store read (one round trip)."""
-    if started is None or not isinstance(started[0], StoreStartedCalls):
+    records = started[0] if started is not None else None
+    if started is None or not isinstance(records, StoreStartedCalls):
         return nullcontext(None)
-    records, thread_id, key = started
+    _, thread_id, key = started
     return attached(records.store, records.begin_ops(thread_id, key, call["name"]))
 
 

@@ -2,43 +2,31 @@
 
 A flow is a generator that yields batches of store ops (``GetOp``, ``PutOp``,
 ``SearchOp``, ...) and receives their results; :func:`run_flow` answers with
-the store's ``batch``, :func:`arun_flow` with ``abatch``. Used by the stored
-tool configuration (:mod:`langchain_toolsearch.config.records`) and by the
-``"store"`` loaded-tool storage (:mod:`langchain_toolsearch.storage.langgraph_store`).
-
-LangGraph's ``InMemoryStore`` is not safe for concurrent use: a batch that
-iterates its dicts while another thread writes raises ``RuntimeError:
-dictionary changed size during iteration``. The flows run an
-``InMemoryStore``'s batches one at a time per store (a lock in this process),
-its async batches too, through its sync ``batch`` in a worker thread.
+the store's ``batch``, :func:`arun_flow` with ``abatch`` (through
+:mod:`.store_batch`: an ``InMemoryStore`` one batch at a time, deferred writes
+first). Used by the stored tool configuration, the ``"store"`` loaded-tool
+storage and the started-call records.
 
 With ``coalesce=True`` the flows of concurrent callers on one store share
 batches (group commit): a flow's ops wait while the store runs a batch, and
 every flow that waited joins the next batch, sent as one ``batch`` /
-``abatch`` call with identical reads asked once. Each flow still gets exactly
-its own results, and its ops are sent only after its previous batch
-answered, so a read sees every write acknowledged before the flow asked.
-Within one batch the LangGraph stores answer reads before they apply puts
-(``InMemoryStore``, ``PostgresStore``), so flows that joined the same batch
-behave as if they ran at the same moment. The 1,000 tool calls of one model
-step that each read the thread's loads cost one read, not 1,000.
+``abatch`` call with identical reads asked once. Each flow gets exactly its
+own results, and its ops are sent only after its previous batch answered, so
+a read sees every write acknowledged before the flow asked. Within one batch
+the LangGraph stores answer reads before they apply puts (``InMemoryStore``,
+``PostgresStore``, ``SqliteStore``): flows that joined the same batch behave
+as if they ran at the same moment. The 1,000 tool calls of one model step
+that each read the thread's loads cost one read, not 1,000.
 
-Two more ways to save round trips:
-
-* :func:`attached`: ops of a caller that ride on the first batch a flow on the
-  same store sends in the caller's context (a tool call's started record goes
-  with the guard's read of the thread's loads);
-* :func:`defer`: writes nobody waits for (a returned call's record delete),
-  sent before the ops of the next batch on the store, or alone after
-  :data:`DEFER_FLUSH_S`. Dropped if that batch fails.
+:func:`attached`: a caller's ops ride on the first batch a flow on the same
+store sends in the caller's context (a tool call's started record goes with
+the guard's read of the thread's loads).
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import threading
-import time
 import weakref
 from collections.abc import Generator, Hashable, Iterator, Sequence
 from contextlib import contextmanager
@@ -46,129 +34,20 @@ from contextvars import ContextVar
 from typing import TypeAlias, TypeVar
 
 from langgraph.store.base import BaseStore, GetOp, ListNamespacesOp, Op, Result, SearchOp
-from langgraph.store.memory import InMemoryStore
+
+from langchain_toolsearch._internal.store_batch import (
+    DEFER_FLUSH_S,
+    LOCKS_GUARD,
+    abatch,
+    batch,
+    defer,
+)
 
 __all__ = ["DEFER_FLUSH_S", "Attached", "Flow", "arun_flow", "attached", "defer", "run_flow"]
 
-logger = logging.getLogger(__name__)
-
 T = TypeVar("T")
-_SYNC_ONLY: set[type] = set()
-"""Store classes whose ``abatch`` raised ``NotImplementedError`` (e.g. ``SqliteStore``)."""
 Flow: TypeAlias = Generator[list[Op], list[Result], T]
 """Store logic written once: yields batches of ops, receives their results."""
-
-
-_LOCKS: weakref.WeakKeyDictionary[BaseStore, threading.Lock] = weakref.WeakKeyDictionary()
-"""One lock per live ``InMemoryStore`` (gone with the store)."""
-_LOCKS_GUARD = threading.Lock()
-
-
-DEFER_FLUSH_S = 1.0
-"""Seconds deferred writes wait for another batch on their store before going alone."""
-
-
-class _Deferred:
-    """A store's deferred writes, when the oldest was deferred, and whether a timer waits."""
-
-    __slots__ = ("ops", "since", "timer")
-
-    def __init__(self) -> None:
-        self.ops: list[Op] = []
-        self.since = 0.0
-        self.timer = False
-
-
-_DEFERRED: weakref.WeakKeyDictionary[BaseStore, _Deferred] = weakref.WeakKeyDictionary()
-_FLUSHES: set[asyncio.Task[None]] = set()
-"""Running flush tasks (kept referenced until done)."""
-
-
-def defer(store: BaseStore, ops: Sequence[Op]) -> None:
-    """Send ``ops`` (writes whose results nobody reads) with the next batch on ``store``."""
-    with _LOCKS_GUARD:
-        pending = _DEFERRED.get(store)
-        if pending is None:
-            pending = _DEFERRED[store] = _Deferred()
-        if not pending.ops:
-            pending.since = time.monotonic()
-        pending.ops.extend(ops)
-        start, pending.timer = not pending.timer, True
-    if start:
-        _schedule_flush(weakref.ref(store), DEFER_FLUSH_S)
-
-
-def _take_deferred(store: BaseStore) -> list[Op]:
-    with _LOCKS_GUARD:
-        pending = _DEFERRED.get(store)
-        if pending is None or not pending.ops:
-            return []
-        ops, pending.ops = pending.ops, []
-        return ops
-
-
-def _restore_deferred(store: BaseStore, ops: list[Op]) -> None:
-    with _LOCKS_GUARD:
-        pending = _DEFERRED.get(store)
-        if pending is None:
-            pending = _DEFERRED[store] = _Deferred()
-        pending.ops[:0] = ops
-
-
-def _due(ref: weakref.ref[BaseStore]) -> tuple[BaseStore | None, float]:
-    """(the store if its deferred writes waited long enough, else seconds to wait more)."""
-    store = ref()
-    with _LOCKS_GUARD:
-        pending = _DEFERRED.get(store) if store is not None else None
-        if pending is None or not pending.ops:
-            if pending is not None:
-                pending.timer = False
-            return None, 0.0
-        left = pending.since + DEFER_FLUSH_S - time.monotonic()
-        if left <= 0:
-            pending.timer = False
-            return store, 0.0
-        return None, left
-
-
-def _schedule_flush(ref: weakref.ref[BaseStore], delay: float) -> None:
-    """Flush the deferred writes once the oldest waited :data:`DEFER_FLUSH_S`."""
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        timer = threading.Timer(delay, _flush_sync, (ref,))
-        timer.daemon = True
-        timer.start()
-        return
-
-    def start() -> None:
-        task = loop.create_task(_flush_async(ref))
-        _FLUSHES.add(task)
-        task.add_done_callback(_FLUSHES.discard)
-
-    loop.call_later(delay, start)
-
-
-def _flush_sync(ref: weakref.ref[BaseStore]) -> None:
-    store, left = _due(ref)
-    if left > 0:
-        _schedule_flush(ref, left)
-    elif store is not None:
-        try:
-            _sync_group(store).batch([])
-        except Exception as exc:  # the writes are dropped (see the module doc)
-            logger.debug("deferred store writes failed: %s", type(exc).__name__)
-
-
-async def _flush_async(ref: weakref.ref[BaseStore]) -> None:
-    store, left = _due(ref)
-    if left > 0:
-        _schedule_flush(ref, left)
-    elif store is not None:
-        try:
-            await _async_group(store).batch([])
-        except Exception as exc:
-            logger.debug("deferred store writes failed: %s", type(exc).__name__)
 
 
 class Attached:
@@ -186,7 +65,7 @@ class Attached:
 
     def claim(self, store: BaseStore) -> bool:
         """Take the ops for a batch on ``store`` (once)."""
-        with _LOCKS_GUARD:
+        with LOCKS_GUARD:
             if self._claimed or store is not self.store:
                 return False
             self._claimed = True
@@ -219,21 +98,6 @@ def _split(holder: Attached | None, results: list[Result]) -> list[Result]:
         return results
     holder.results = results[: len(holder.ops)]
     return results[len(holder.ops) :]
-
-
-def _batch(store: BaseStore, ops: list[Op]) -> list[Result]:
-    """``store.batch`` with the deferred writes first; an ``InMemoryStore``'s one at a time."""
-    extra = _take_deferred(store)
-    if not extra and not ops:
-        return []
-    if not isinstance(store, InMemoryStore):
-        return store.batch([*extra, *ops])[len(extra) :]
-    with _LOCKS_GUARD:
-        lock = _LOCKS.get(store)
-        if lock is None:
-            lock = _LOCKS[store] = threading.Lock()
-    with lock:
-        return store.batch([*extra, *ops])[len(extra) :]
 
 
 def _read_key(op: Op) -> Hashable | None:
@@ -315,7 +179,7 @@ class _SyncGroup:
             outcome: object
             try:
                 assert store is not None  # the caller holds it
-                outcome = _batch(store, merged)
+                outcome = batch(store, merged)
             except BaseException as exc:  # every flow of the batch gets it
                 outcome = exc
             with self._cond:
@@ -357,7 +221,7 @@ class _AsyncGroup:
                 outcome: object
                 try:
                     assert store is not None  # the callers hold it
-                    outcome = await _abatch(store, merged)
+                    outcome = await abatch(store, merged)
                 except BaseException as exc:  # every flow of the batch gets it
                     outcome = exc
                 _settle([s for s, _ in group], merged, places, outcome)
@@ -375,7 +239,7 @@ _ASYNC_GROUPS: weakref.WeakKeyDictionary[
 
 
 def _sync_group(store: BaseStore) -> _SyncGroup:
-    with _LOCKS_GUARD:
+    with LOCKS_GUARD:
         group = _SYNC_GROUPS.get(store)
         if group is None:
             group = _SYNC_GROUPS[store] = _SyncGroup(store)
@@ -384,7 +248,7 @@ def _sync_group(store: BaseStore) -> _SyncGroup:
 
 def _async_group(store: BaseStore) -> _AsyncGroup:
     loop = asyncio.get_running_loop()
-    with _LOCKS_GUARD:
+    with LOCKS_GUARD:
         per_loop = _ASYNC_GROUPS.get(store)
         if per_loop is None:
             per_loop = _ASYNC_GROUPS[store] = weakref.WeakKeyDictionary()
@@ -406,7 +270,7 @@ def run_flow(store: BaseStore, flow: Flow[T], *, coalesce: bool = False) -> T:
     Returns:
         The flow's return value.
     """
-    send = _sync_group(store).batch if coalesce else (lambda ops: _batch(store, ops))
+    send = _sync_group(store).batch if coalesce else (lambda ops: batch(store, ops))
     try:
         ops = next(flow)
         while True:
@@ -414,25 +278,6 @@ def run_flow(store: BaseStore, flow: Flow[T], *, coalesce: bool = False) -> T:
             ops = flow.send(_split(holder, send(ops)))
     except StopIteration as done:
         return done.value  # type: ignore[no-any-return]
-
-
-async def _abatch(store: BaseStore, ops: list[Op]) -> list[Result]:
-    """``store.abatch``, or its sync ``batch`` in a worker thread (sync-only, in-memory)."""
-    kind = type(store)
-    if kind not in _SYNC_ONLY and not isinstance(store, InMemoryStore):
-        extra = _take_deferred(store)
-        if not extra and not ops:
-            return []
-        try:
-            return (await store.abatch([*extra, *ops]))[len(extra) :]
-        except NotImplementedError:
-            _restore_deferred(store, extra)  # sent by the sync batch below
-            _SYNC_ONLY.add(kind)
-            logger.info(
-                "%s has no async API; its sync methods run in a worker thread in async code",
-                kind.__name__,
-            )
-    return await asyncio.to_thread(_batch, store, ops)
 
 
 async def arun_flow(store: BaseStore, flow: Flow[T], *, coalesce: bool = False) -> T:
@@ -447,7 +292,7 @@ async def arun_flow(store: BaseStore, flow: Flow[T], *, coalesce: bool = False) 
         ops = next(flow)
         while True:
             holder, ops = _with_attached(store, ops)
-            found = await (group.batch(ops) if group else _abatch(store, ops))
+            found = await (group.batch(ops) if group else abatch(store, ops))
             ops = flow.send(_split(holder, found))
     except StopIteration as done:
         return done.value  # type: ignore[no-any-return]

@@ -21,7 +21,7 @@ from langgraph.store.base import GetOp, PutOp, Result, SearchOp
 from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import ToolSearchMiddleware
-from langchain_toolsearch._internal import store_flow
+from langchain_toolsearch._internal import store_batch, store_flow
 from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore
 from langchain_toolsearch.storage.started import STARTED_NAMESPACE
 from langchain_toolsearch.testing import Answer, Call, ScriptedToolSearchModel
@@ -97,7 +97,7 @@ def test_a_refused_call_leaves_no_record() -> None:
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_deferred_writes_go_alone_after_the_wait(mode: str, monkeypatch: Any) -> None:
-    monkeypatch.setattr(store_flow, "DEFER_FLUSH_S", 0.05)
+    monkeypatch.setattr(store_batch, "DEFER_FLUSH_S", 0.05)
     store = LoggingStore()
     store.put(("ns",), "k", {"v": 1})
 
