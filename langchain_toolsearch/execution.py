@@ -1,29 +1,26 @@
 """The tool-step wrapper for LangGraph's ``ToolNode`` (middleware and node alike).
 
-Each tool call builds the request scope from the call's own ``ToolRuntime``
-(config, state, store, context, and the calling node's tools) and asks the
-engine whether it may run (see :mod:`langchain_toolsearch._engine.guard`).
-Library tools run through the tool node with the request overridden, so
-they get the run's config, ``InjectedState`` and ``ToolRuntime`` exactly as
-statically bound tools do.
+Each tool call builds the request scope from its own ``ToolRuntime`` and asks
+the engine whether it may run (:mod:`langchain_toolsearch._engine.guard`).
+Library tools run through the tool node with the request overridden, so they
+get the run's config, ``InjectedState`` and ``ToolRuntime`` as bound tools do.
 
-The wrapper also keeps a hand-built graph honest:
+The wrapper also:
 
-* a tool node that lists library tools is refused before any of its calls
-  runs (:class:`~langchain_toolsearch.errors.ToolSearchWiringError`): listed
-  tools would run by their exact name without being loaded;
-* every answer it returns has its text through ``model_text`` (layout kept:
-  a lone surrogate or a tag character in a tool's output never reaches the
-  model) and carries :data:`GUARD_MARK` in its
-  ``response_metadata``, so the tool-search node can tell an answer of a
-  guarded tool node from one of an unguarded ``ToolNode``;
-* while it runs, :func:`guarded_by` says which instance guards the call (the
-  node's meta tools refuse to run outside their guard);
-* a call of a thread's run is recorded before it runs and the record deleted
-  when it returns (:mod:`langchain_toolsearch.storage.started`): a resumed
-  step that runs a call again whose record is there logs :data:`CALL_RERUN`
-  at WARNING, and a tool that is not idempotent is not run again (the model
-  gets :data:`~langchain_toolsearch._prompts.CALL_OUTCOME_UNKNOWN`).
+* refuses a tool node that lists library tools before any call runs
+  (:class:`~langchain_toolsearch.errors.ToolSearchWiringError`: they would run
+  by exact name, unloaded);
+* passes every answer's text through ``model_content`` and marks it with
+  :data:`GUARD_MARK` in ``response_metadata`` (the tool-search node tells a
+  guarded answer from an unguarded ``ToolNode``'s);
+* sets :func:`guarded_by` while a call runs (meta tools refuse to run outside
+  their guard);
+* records a thread's call before it runs and deletes the record once it
+  returned (:mod:`langchain_toolsearch.storage.started`; in a store, the
+  record goes with the guard's read of the thread's loads): a call that finds
+  its record logs :data:`CALL_RERUN` at WARNING, and a tool that is not
+  idempotent is not run again (the model gets
+  :data:`~langchain_toolsearch._prompts.CALL_OUTCOME_UNKNOWN`).
 """
 
 from __future__ import annotations
@@ -42,6 +39,7 @@ from langgraph.types import Command
 
 from langchain_toolsearch._engine.drive import adrive, drive
 from langchain_toolsearch._engine.guard import (
+    CURRENT_STEP,
     NEEDS_SCOPE,
     StepCalls,
     error_message,
@@ -177,7 +175,8 @@ def _started(base: ToolSearchBase, request: ToolCallRequest) -> _Started | None:
     thread_id = thread_id_of(getattr(runtime, "config", None))
     if thread_id is None or call["name"] in META_TOOL_NAMES:
         return None  # no checkpoint, no resume
-    step = StepCalls.of(getattr(runtime, "state", None), call)  # remembered per AIMessage
+    step = StepCalls.of(getattr(runtime, "state", None), call)
+    CURRENT_STEP.set((call.get("id") or "", step))  # the guard reads the history no more
     store = base._engine.storage.started_store(getattr(runtime, "store", None))
     return started_calls(store), thread_id, f"{step.message_id}:{call.get('id') or ''}"
 
@@ -203,7 +202,7 @@ def _rerun(
 def _attach(started: _Started | None, call: ToolCall) -> AbstractContextManager[Attached | None]:
     """Send a store record's write with the guard's first store read (one round trip)."""
     records = started[0] if started is not None else None
-    if started is None or not isinstance(records, StoreStartedCalls):
+    if started is None or not isinstance(records, StoreStartedCalls) or not records.combined:
         return nullcontext(None)
     _, thread_id, key = started
     return attached(records.store, records.begin_ops(thread_id, key, call["name"]))
@@ -273,6 +272,7 @@ def wrap_tool_call(
         ToolSearchWiringError: The tool node lists library tools.
     """
     _check_tool_node(base, request.runtime)
+    CURRENT_STEP.set(None)  # only this call's wrapper and guard set it
     token = _GUARD.set(base)
     try:
         engine, call = base._engine, request.tool_call
@@ -309,6 +309,7 @@ async def awrap_tool_call(
         ToolSearchWiringError: The tool node lists library tools.
     """
     _check_tool_node(base, request.runtime)
+    CURRENT_STEP.set(None)  # only this call's wrapper and guard set it
     token = _GUARD.set(base)
     try:
         engine, call = base._engine, request.tool_call

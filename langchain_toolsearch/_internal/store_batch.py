@@ -7,8 +7,9 @@
 * A store without an async API (``abatch`` raises ``NotImplementedError``,
   as ``SqliteStore``'s does) runs its async batches in a worker thread too.
 * :func:`defer`: writes nobody waits for (a returned call's record delete)
-  go before the ops of the next batch on their store, or alone once they
-  waited :data:`DEFER_FLUSH_S`. They are dropped if that batch fails.
+  go before the ops of the next batch on their store, or (deferred in async
+  code) alone once they waited :data:`DEFER_FLUSH_S`. They are dropped if
+  that batch fails.
 """
 
 from __future__ import annotations
@@ -103,13 +104,18 @@ def _due(ref: weakref.ref[BaseStore]) -> tuple[BaseStore | None, float]:
 
 
 def _schedule_flush(ref: weakref.ref[BaseStore], delay: float) -> None:
-    """Flush the deferred writes once the oldest waited :data:`DEFER_FLUSH_S`."""
+    """Flush the deferred writes on this event loop once the oldest waited long enough.
+
+    Without a running loop nothing is scheduled: the writes go with the next batch.
+    """
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:
-        timer = threading.Timer(delay, _flush_sync, (ref,))
-        timer.daemon = True
-        timer.start()
+        store = ref()
+        with LOCKS_GUARD:
+            pending = _DEFERRED.get(store) if store is not None else None
+            if pending is not None:
+                pending.timer = False
         return
 
     def start() -> None:
@@ -118,17 +124,6 @@ def _schedule_flush(ref: weakref.ref[BaseStore], delay: float) -> None:
         task.add_done_callback(_FLUSHES.discard)
 
     loop.call_later(delay, start)
-
-
-def _flush_sync(ref: weakref.ref[BaseStore]) -> None:
-    store, left = _due(ref)
-    if left > 0:
-        _schedule_flush(ref, left)
-    elif store is not None:
-        try:
-            batch(store, [])
-        except Exception as exc:  # the writes are dropped (see the module doc)
-            logger.debug("deferred store writes failed: %s", type(exc).__name__)
 
 
 async def _flush_async(ref: weakref.ref[BaseStore]) -> None:

@@ -13,9 +13,12 @@ Where the records live (:func:`started_calls`):
   ``("toolsearch", "started", <thread id>)``, key ``"<AI message id>:<call id>"``,
   value ``{"tool": <name>, "started_at": <epoch seconds>}``, the store's default
   TTL: ``storage="store"``'s store, else the graph's store when it has one.
-  Seen by every process sharing the store. The delete goes with the store's
-  next batch (at most ``DEFER_FLUSH_S``, 1 s, later), so a process that dies
-  after a call returned but before its step was saved leaves the record too.
+  Seen by every process sharing the store. With ``InMemoryStore`` and the
+  PostgreSQL stores the record's write shares a batch with reads, and in
+  async steps the delete goes
+  with the store's next batch (at most ``DEFER_FLUSH_S``, 1 s, later), so a
+  process that dies after a call returned but before its step was saved
+  leaves the record too; sync steps delete at once.
 * this process (:class:`LocalStartedCalls`): at most 10,000 records, seen by
   a resume in the same process only.
 """
@@ -30,6 +33,7 @@ from typing import Any, Protocol
 
 from langchain_core.tools import BaseTool
 from langgraph.store.base import BaseStore, GetOp, Item, Op, PutOp, Result
+from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch._internal.store_flow import Flow, arun_flow, defer, run_flow
 from langchain_toolsearch.storage.langgraph_store import thread_label
@@ -95,7 +99,8 @@ class StoreStartedCalls:
     A record is written in one batch with the read of any prior one
     (:meth:`begin_ops`; the execution guard sends them with its read of the
     thread's loads); the delete of a returned call's record is deferred to
-    the store's next batch (:func:`~langchain_toolsearch._internal.store_flow.defer`).
+    the store's next batch in async steps
+    (:func:`~langchain_toolsearch._internal.store_flow.defer`).
 
     Args:
         store: Any LangGraph store (reads answered before puts within a batch).
@@ -110,6 +115,18 @@ class StoreStartedCalls:
 
     def _ns(self, thread_id: str) -> tuple[str, ...]:
         return (*self.namespace, thread_label(thread_id))
+
+    @property
+    def combined(self) -> bool:
+        """Whether reads and writes may share a batch: ``InMemoryStore`` and the PostgreSQL stores.
+
+        Elsewhere (``SqliteStore``: a transaction that reads, then writes, fails
+        at once while another connection writes) each goes in a batch of its own.
+        """
+        kind = type(self.store)
+        return isinstance(self.store, InMemoryStore) or any(
+            c.__module__.startswith("langgraph.store.postgres") for c in kind.__mro__
+        )
 
     def begin_ops(self, thread_id: str, key: str, tool: str) -> list[Op]:
         """``[GetOp, PutOp]`` of :meth:`begin`; their results go to :meth:`prior`."""
@@ -127,7 +144,12 @@ class StoreStartedCalls:
         return dict(value) if isinstance(value, Mapping) else None
 
     def _begin(self, thread_id: str, key: str, tool: str) -> Flow[dict[str, Any] | None]:
-        return self.prior((yield self.begin_ops(thread_id, key, tool)))
+        get, put = self.begin_ops(thread_id, key, tool)
+        if self.combined:
+            return self.prior((yield [get, put]))
+        found = yield [get]
+        yield [put]
+        return self.prior(found)
 
     def begin(self, thread_id: str, key: str, tool: str) -> dict[str, Any] | None:
         """Record that ``key`` starts; return the record it already had, if any."""
@@ -137,13 +159,19 @@ class StoreStartedCalls:
         """Async :meth:`begin`."""
         return await arun_flow(self.store, self._begin(thread_id, key, tool), coalesce=True)
 
+    def _end(self, thread_id: str, key: str) -> Flow[None]:
+        yield [PutOp(self._ns(thread_id), key, None)]
+
     def end(self, thread_id: str, key: str) -> None:
-        """Delete the record of ``key`` with the store's next batch."""
-        defer(self.store, [PutOp(self._ns(thread_id), key, None)])
+        """Delete the record of ``key`` (a batch of its own)."""
+        run_flow(self.store, self._end(thread_id, key), coalesce=True)
 
     async def aend(self, thread_id: str, key: str) -> None:
-        """Async :meth:`end` (no I/O now)."""
-        self.end(thread_id, key)
+        """Delete the record of ``key``: with the store's next batch if :attr:`combined`."""
+        if not self.combined:
+            await arun_flow(self.store, self._end(thread_id, key), coalesce=True)
+            return
+        defer(self.store, [PutOp(self._ns(thread_id), key, None)])
 
 
 class LocalStartedCalls:

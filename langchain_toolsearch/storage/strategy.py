@@ -81,7 +81,7 @@ STORE_BYPASS = (
 )
 
 
-class LoadedToolStoreError(Exception):
+class _LoadsStoreError(Exception):
     """The store that keeps a thread's loads failed (its cause is ``__cause__``).
 
     Not a ``ToolSearchError``: an outage, answered to the model as one (the
@@ -89,11 +89,9 @@ class LoadedToolStoreError(Exception):
     """
 
 
-_LoadsStoreError = LoadedToolStoreError
 
-
-def _failed(exc: Exception) -> LoadedToolStoreError:
-    return LoadedToolStoreError(f"the loaded-tool store failed: {type(exc).__name__}: {exc}")
+def _failed(exc: Exception) -> _LoadsStoreError:
+    return _LoadsStoreError(f"the loaded-tool store failed: {type(exc).__name__}: {exc}")
 
 
 def _store_effect(effect: Effect[Any]) -> Effect[Any]:

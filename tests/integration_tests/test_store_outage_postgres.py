@@ -135,7 +135,7 @@ def test_a_stopped_postgres_store_is_named_and_the_next_step_works(
         logged = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
         failed = [line for line in logged if "search_tools failed" in line]
         assert len(failed) == 1, logged
-        assert "(LoadedToolStoreError): the loaded-tool store failed: PoolTimeout:" in failed[0]
+        assert "(_LoadsStoreError): the loaded-tool store failed: PoolTimeout:" in failed[0]
         assert "toolsearch:toolsearch@" not in "\n".join(logged)  # the DSN's password
         out = agent.invoke({"messages": [("user", "rome")]}, config)  # server back
         assert [m.text for m in out["messages"] if m.type == "tool"][-1] == "sunny in Rome"

@@ -2,8 +2,8 @@
 
 A turn (model -> tool call -> tool -> answer) costs three store batches: the
 first model step's read, the tool step's read with the call's record
-(get + put), the second model step's read with the record's delete
-(issue 30 point 7). Deferred writes go alone once they waited
+(get + put), the second model step's read with the record's delete (async;
+sync steps delete at once). Deferred writes go alone once they waited
 ``DEFER_FLUSH_S``. An async model step checks new tools' schemas in a worker
 thread.
 """
@@ -11,7 +11,6 @@ thread.
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
 import pytest
@@ -64,7 +63,7 @@ def _started(store: InMemoryStore) -> list[Any]:
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
-def test_a_turn_costs_three_batches(mode: str) -> None:
+def test_a_turn_costs_three_batches_async(mode: str) -> None:
     store = LoggingStore()
     agent = _agent(store, [Call("weather", {"city": "Paris"}), Answer("done")])
     BaseStoreLoadedToolStore(store).add("t", ["weather"])
@@ -76,11 +75,11 @@ def test_a_turn_costs_three_batches(mode: str) -> None:
     else:
         out = asyncio.run(agent.ainvoke(message, config))
     assert out["messages"][2].text == "sunny in Paris"
-    assert store.batches == [
-        ["SearchOp"],
-        ["GetOp:started", "PutOp:started", "SearchOp"],
-        ["PutOp:started", "SearchOp"],
-    ]
+    read, record = ["SearchOp"], ["GetOp:started", "PutOp:started", "SearchOp"]
+    if mode == "sync":  # the delete at once
+        assert store.batches == [read, record, ["PutOp:started"], read]
+    else:  # the delete with the next read
+        assert store.batches == [read, record, ["PutOp:started", "SearchOp"]]
     assert _started(store) == []
 
 
@@ -88,15 +87,15 @@ def test_a_refused_call_leaves_no_record() -> None:
     store = LoggingStore()
     steps = [Call("weather", {"city": "Paris"}, unbound=True), Answer("done")]
     agent = _agent(store, steps)  # never loaded
-    out = agent.invoke({"messages": [("user", "weather?")]}, {"configurable": {"thread_id": "r"}})
+    config: Any = {"configurable": {"thread_id": "r"}}
+    out = asyncio.run(agent.ainvoke({"messages": [("user", "weather?")]}, config))
     assert out["messages"][2].status == "error"
     assert ["GetOp:started", "PutOp:started", "SearchOp"] in store.batches
     assert store.batches[-1][0] == "PutOp:started"  # the delete, with the last read
     assert _started(store) == []
 
 
-@pytest.mark.parametrize("mode", ["sync", "async"])
-def test_deferred_writes_go_alone_after_the_wait(mode: str, monkeypatch: Any) -> None:
+def test_deferred_writes_go_alone_after_the_wait(monkeypatch: Any) -> None:
     monkeypatch.setattr(store_batch, "DEFER_FLUSH_S", 0.05)
     store = LoggingStore()
     store.put(("ns",), "k", {"v": 1})
@@ -105,13 +104,7 @@ def test_deferred_writes_go_alone_after_the_wait(mode: str, monkeypatch: Any) ->
         store_flow.defer(store, [PutOp(("ns",), "k", None)])
         await asyncio.sleep(0.3)
 
-    if mode == "sync":
-        store_flow.defer(store, [PutOp(("ns",), "k", None)])
-        deadline = time.monotonic() + 5
-        while store.get(("ns",), "k") is not None and time.monotonic() < deadline:
-            time.sleep(0.01)
-    else:
-        asyncio.run(defer_and_wait())
+    asyncio.run(defer_and_wait())
     assert store.get(("ns",), "k") is None
     assert ["PutOp:x"] in store.batches  # alone (store.get reads the store directly)
 
@@ -164,3 +157,19 @@ def test_new_schemas_are_checked_off_the_event_loop(monkeypatch: Any) -> None:
     bindable.warm([forecast]).run()  # sync: inline, then remembered
     assert threads == [threading.get_ident()]
     assert bindable.warm([forecast]).run() is None and len(threads) == 1
+
+
+def test_sqlite_records_keep_reads_and_writes_apart(tmp_path: Any) -> None:
+    from langgraph.store.sqlite import SqliteStore
+
+    from langchain_toolsearch.storage.started import StoreStartedCalls
+
+    assert StoreStartedCalls(InMemoryStore()).combined
+    with SqliteStore.from_conn_string(str(tmp_path / "s.db")) as sqlite:
+        sqlite.setup()
+        records = StoreStartedCalls(sqlite)
+        assert not records.combined  # a read-then-write transaction fails under a writer
+        assert records.begin("t", "m:c", "pay") is None
+        assert records.begin("t", "m:c", "pay") is not None
+        records.end("t", "m:c")
+        assert records.begin("t", "m:c", "pay") is None
