@@ -89,7 +89,6 @@ class _LoadsStoreError(Exception):
     """
 
 
-
 def _failed(exc: Exception) -> _LoadsStoreError:
     return _LoadsStoreError(f"the loaded-tool store failed: {type(exc).__name__}: {exc}")
 
