@@ -1,35 +1,33 @@
 """The tool-step wrapper for LangGraph's ``ToolNode`` (middleware and node alike).
 
-Each tool call builds the request scope from the call's own ``ToolRuntime``
-(config, state, store, context, and the calling node's tools) and asks the
-engine whether it may run (see :mod:`langchain_toolsearch._engine.guard`).
-Library tools run through the tool node with the request overridden, so
-they get the run's config, ``InjectedState`` and ``ToolRuntime`` exactly as
-statically bound tools do.
+Each tool call builds the request scope from its own ``ToolRuntime`` and asks
+the engine whether it may run (:mod:`langchain_toolsearch._engine.guard`).
+Library tools run through the tool node with the request overridden, so they
+get the run's config, ``InjectedState`` and ``ToolRuntime`` as bound tools do.
 
-The wrapper also keeps a hand-built graph honest:
+The wrapper also:
 
-* a tool node that lists library tools is refused before any of its calls
-  runs (:class:`~langchain_toolsearch.errors.ToolSearchWiringError`): listed
-  tools would run by their exact name without being loaded;
-* every answer it returns has its text through ``model_text`` (layout kept:
-  a lone surrogate or a tag character in a tool's output never reaches the
-  model) and carries :data:`GUARD_MARK` in its
-  ``response_metadata``, so the tool-search node can tell an answer of a
-  guarded tool node from one of an unguarded ``ToolNode``;
-* while it runs, :func:`guarded_by` says which instance guards the call (the
-  node's meta tools refuse to run outside their guard);
-* a call of a thread's run is recorded before it runs and the record deleted
-  when it returns (:mod:`langchain_toolsearch.storage.started`): a resumed
-  step that runs a call again whose record is there logs :data:`CALL_RERUN`
-  at WARNING, and a tool that is not idempotent is not run again (the model
-  gets :data:`~langchain_toolsearch._prompts.CALL_OUTCOME_UNKNOWN`).
+* refuses a tool node that lists library tools before any call runs
+  (:class:`~langchain_toolsearch.errors.ToolSearchWiringError`: they would run
+  by exact name, unloaded);
+* passes every answer's text through ``model_content`` and marks it with
+  :data:`GUARD_MARK` in ``response_metadata`` (the tool-search node tells a
+  guarded answer from an unguarded ``ToolNode``'s);
+* sets :func:`guarded_by` while a call runs (meta tools refuse to run outside
+  their guard);
+* records a thread's call before it runs and deletes the record once it
+  returned (:mod:`langchain_toolsearch.storage.started`; in a store, the
+  record goes with the guard's read of the thread's loads): a call that finds
+  its record logs :data:`CALL_RERUN` at WARNING, and a tool that is not
+  idempotent is not run again (the model gets
+  :data:`~langchain_toolsearch._prompts.CALL_OUTCOME_UNKNOWN`).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from contextvars import ContextVar
 from typing import Any
 
@@ -50,10 +48,16 @@ from langchain_toolsearch._engine.guard import (
 from langchain_toolsearch._engine.scope import thread_id_of
 from langchain_toolsearch._engine.shell import ToolSearchBase
 from langchain_toolsearch._internal.bounds import bound_result
+from langchain_toolsearch._internal.store_flow import Attached, attached
 from langchain_toolsearch._prompts import CALL_OUTCOME_UNKNOWN, META_TOOL_NAMES, model_content
 from langchain_toolsearch._prompts import model_text as _text
 from langchain_toolsearch.errors import ToolSearchWiringError
-from langchain_toolsearch.storage.started import StartedCalls, idempotent, started_calls
+from langchain_toolsearch.storage.started import (
+    StartedCalls,
+    StoreStartedCalls,
+    idempotent,
+    started_calls,
+)
 
 __all__ = [
     "CALL_RERUN",
@@ -171,11 +175,8 @@ def _started(base: ToolSearchBase, request: ToolCallRequest) -> _Started | None:
     thread_id = thread_id_of(getattr(runtime, "config", None))
     if thread_id is None or call["name"] in META_TOOL_NAMES:
         return None  # no checkpoint, no resume
-    found = CURRENT_STEP.get()  # the guard's, if it ran for this call: the history read once
-    if found is not None and found[0] == (call.get("id") or ""):
-        step = found[1]
-    else:
-        step = StepCalls.of(getattr(runtime, "state", None), call)
+    step = StepCalls.of(getattr(runtime, "state", None), call)
+    CURRENT_STEP.set((call.get("id") or "", step))  # the guard reads the history no more
     store = base._engine.storage.started_store(getattr(runtime, "store", None))
     return started_calls(store), thread_id, f"{step.message_id}:{call.get('id') or ''}"
 
@@ -198,20 +199,43 @@ def _rerun(
     return None if again else error_message(CALL_OUTCOME_UNKNOWN.format(tool=call["name"]), call)
 
 
+def _attach(started: _Started | None, call: ToolCall) -> AbstractContextManager[Attached | None]:
+    """Send a store record's write with the guard's first store read (one round trip)."""
+    records = started[0] if started is not None else None
+    if started is None or not isinstance(records, StoreStartedCalls) or not records.combined:
+        return nullcontext(None)
+    _, thread_id, key = started
+    return attached(records.store, records.begin_ops(thread_id, key, call["name"]))
+
+
+def _sent(holder: Attached | None) -> bool:
+    return holder is not None and holder.results is not None
+
+
+def _prior(holder: Attached | None) -> tuple[bool, dict[str, Any] | None]:
+    """(record written with the guard's read, the prior record it found)."""
+    if holder is None or holder.results is None:
+        return False, None
+    return True, StoreStartedCalls.prior(holder.results)
+
+
 def _run(
     base: ToolSearchBase,
     request: ToolCallRequest,
     tool: BaseTool | None,
     handler: Callable[[ToolCallRequest], ToolResult],
+    started: _Started | None,
+    holder: Attached | None,
 ) -> ToolResult:
-    started = _started(base, request)
     if started is not None:
-        prior = started[0].begin(started[1], started[2], request.tool_call["name"])
+        sent, prior = _prior(holder)
+        if not sent:
+            prior = started[0].begin(started[1], started[2], request.tool_call["name"])
         refused = _rerun(prior, started, request.tool_call, tool or request.tool)
         if refused is not None:
             return refused
     answer = handler(request if tool is None else request.override(tool=tool))
-    if started is not None:  # returned: a crash from here on re-runs it, unseen
+    if started is not None:  # returned
         started[0].end(started[1], started[2])
     return _bounded(base, finish(answer, request.tool_call), request.tool_call)
 
@@ -221,10 +245,13 @@ async def _arun(
     request: ToolCallRequest,
     tool: BaseTool | None,
     handler: Callable[[ToolCallRequest], Awaitable[ToolResult]],
+    started: _Started | None,
+    holder: Attached | None,
 ) -> ToolResult:
-    started = _started(base, request)
     if started is not None:
-        prior = await started[0].abegin(started[1], started[2], request.tool_call["name"])
+        sent, prior = _prior(holder)
+        if not sent:
+            prior = await started[0].abegin(started[1], started[2], request.tool_call["name"])
         refused = _rerun(prior, started, request.tool_call, tool or request.tool)
         if refused is not None:
             return refused
@@ -245,19 +272,26 @@ def wrap_tool_call(
         ToolSearchWiringError: The tool node lists library tools.
     """
     _check_tool_node(base, request.runtime)
-    CURRENT_STEP.set(None)  # only this call's guard may set it
+    CURRENT_STEP.set(None)  # only this call's wrapper and guard set it
     token = _GUARD.set(base)
     try:
-        engine = base._engine
-        decision = engine.pre_check(request.tool_call, request.tool)
+        engine, call = base._engine, request.tool_call
+        decision = engine.pre_check(call, request.tool)
+        started, holder = None, None
         if decision is NEEDS_SCOPE:
-            scope = base._runtime_scope(request.runtime)
-            decision = drive(engine.tool_step(scope, request.tool_call, request.tool))
+            started = _started(base, request)
+            with _attach(started, call) as holder:
+                scope = base._runtime_scope(request.runtime)
+                decision = drive(engine.tool_step(scope, call, request.tool))
+        elif decision is None:
+            started = _started(base, request)
         if isinstance(decision, ToolMessage):
+            if started is not None and _sent(holder):  # recorded, but it does not run
+                started[0].end(started[1], started[2])
             result: ToolResult = decision
         else:
             assert decision is None or isinstance(decision, BaseTool)
-            result = _run(base, request, decision, handler)
+            result = _run(base, request, decision, handler, started, holder)
     finally:
         _GUARD.reset(token)
     _mark(result, request.tool_call.get("id"))
@@ -275,19 +309,26 @@ async def awrap_tool_call(
         ToolSearchWiringError: The tool node lists library tools.
     """
     _check_tool_node(base, request.runtime)
-    CURRENT_STEP.set(None)  # only this call's guard may set it
+    CURRENT_STEP.set(None)  # only this call's wrapper and guard set it
     token = _GUARD.set(base)
     try:
-        engine = base._engine
-        decision = engine.pre_check(request.tool_call, request.tool)
+        engine, call = base._engine, request.tool_call
+        decision = engine.pre_check(call, request.tool)
+        started, holder = None, None
         if decision is NEEDS_SCOPE:
-            scope = await base._aruntime_scope(request.runtime)
-            decision = await adrive(engine.tool_step(scope, request.tool_call, request.tool))
+            started = _started(base, request)
+            with _attach(started, call) as holder:
+                scope = await base._aruntime_scope(request.runtime)
+                decision = await adrive(engine.tool_step(scope, call, request.tool))
+        elif decision is None:
+            started = _started(base, request)
         if isinstance(decision, ToolMessage):
+            if started is not None and _sent(holder):
+                await started[0].aend(started[1], started[2])
             result: ToolResult = decision
         else:
             assert decision is None or isinstance(decision, BaseTool)
-            result = await _arun(base, request, decision, handler)
+            result = await _arun(base, request, decision, handler, started, holder)
     finally:
         _GUARD.reset(token)
     _mark(result, request.tool_call.get("id"))

@@ -115,4 +115,5 @@ class Access:
         entries = [e for n in names if (e := get(n))]
         if self.policy.enabled:  # no filter: every loaded entry is usable
             entries = yield from self.usable(entries, scope)
+        yield bindable.warm([e.tool for e in entries])  # new schemas: off the event loop
         return [e for e in entries if bindable(e.tool)]

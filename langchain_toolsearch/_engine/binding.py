@@ -8,6 +8,7 @@ error ``ToolMessage`` (see :mod:`langchain_toolsearch._engine.guard`).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import operator
 from collections.abc import Mapping, Sequence
@@ -16,6 +17,7 @@ from typing import Any, cast
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
+from langchain_toolsearch._engine.drive import Effect
 from langchain_toolsearch._internal.weakmemo import WeakIdentityMap
 from langchain_toolsearch._prompts import META_TOOL_NAMES, model_text
 from langchain_toolsearch.errors import ToolSearchConfigError
@@ -199,6 +201,25 @@ class Bindable:
             verdict = False
         self._known.put(tool, verdict)
         return verdict
+
+    def warm(self, tools: Sequence[BaseTool]) -> Effect[None]:
+        """Check the tools not checked yet: inline when sync, in a worker thread when async.
+
+        Converting many schemas (1,000 tools loaded in one step) takes seconds;
+        off the event loop, other requests go on meanwhile.
+        """
+        cold = [t for t in tools if self._known.get(t) is None]
+        if not cold:
+            return Effect.of(None)
+
+        def run() -> None:
+            for tool in cold:
+                self._verdict(tool)
+
+        async def arun() -> None:
+            await asyncio.to_thread(run)
+
+        return Effect(run, arun)
 
     def __call__(self, tool: BaseTool) -> bool:
         """Check ``tool``, logging a warning the first time it fails."""

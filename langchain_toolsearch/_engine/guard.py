@@ -118,7 +118,9 @@ def guard(
     resolve = scope.library.resolve
     # decided on the sibling's request, not on whether its load landed yet: the same
     # answer whatever the timing, and whether the tool exists or not
-    step = StepCalls.of(scope.state, call)
+    found = CURRENT_STEP.get()  # the wrapper's (it read the history for the call's record)
+    mine = found is not None and found[0] == (call.get("id") or "")
+    step = found[1] if found is not None and mine else StepCalls.of(scope.state, call)
     CURRENT_STEP.set((call.get("id") or "", step))
     asking = step.loads_of(resolve(name) or name, scope.library)
     sibling_load = bool(asking)

@@ -2,66 +2,102 @@
 
 A flow is a generator that yields batches of store ops (``GetOp``, ``PutOp``,
 ``SearchOp``, ...) and receives their results; :func:`run_flow` answers with
-the store's ``batch``, :func:`arun_flow` with ``abatch``. Used by the stored
-tool configuration (:mod:`langchain_toolsearch.config.records`) and by the
-``"store"`` loaded-tool storage (:mod:`langchain_toolsearch.storage.langgraph_store`).
-
-LangGraph's ``InMemoryStore`` is not safe for concurrent use: a batch that
-iterates its dicts while another thread writes raises ``RuntimeError:
-dictionary changed size during iteration``. The flows run an
-``InMemoryStore``'s batches one at a time per store (a lock in this process),
-its async batches too, through its sync ``batch`` in a worker thread.
+the store's ``batch``, :func:`arun_flow` with ``abatch`` (through
+:mod:`.store_batch`: an ``InMemoryStore`` one batch at a time, deferred writes
+first). Used by the stored tool configuration, the ``"store"`` loaded-tool
+storage and the started-call records.
 
 With ``coalesce=True`` the flows of concurrent callers on one store share
 batches (group commit): a flow's ops wait while the store runs a batch, and
 every flow that waited joins the next batch, sent as one ``batch`` /
-``abatch`` call with identical reads asked once. Each flow still gets exactly
-its own results, and its ops are sent only after its previous batch
-answered, so a read sees every write acknowledged before the flow asked.
-Within one batch the LangGraph stores answer reads before they apply puts
-(``InMemoryStore``, ``PostgresStore``), so flows that joined the same batch
-behave as if they ran at the same moment. The 1,000 tool calls of one model
-step that each read the thread's loads cost one read, not 1,000.
+``abatch`` call with identical reads asked once. Each flow gets exactly its
+own results, and its ops are sent only after its previous batch answered, so
+a read sees every write acknowledged before the flow asked. Within one batch
+the LangGraph stores answer reads before they apply puts (``InMemoryStore``,
+``PostgresStore``, ``SqliteStore``): flows that joined the same batch behave
+as if they ran at the same moment. The 1,000 tool calls of one model step
+that each read the thread's loads cost one read, not 1,000.
+
+:func:`attached`: a caller's ops ride on the first batch a flow on the same
+store sends in the caller's context (a tool call's started record goes with
+the guard's read of the thread's loads).
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import threading
 import weakref
-from collections.abc import Generator, Hashable, Sequence
+from collections.abc import Generator, Hashable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TypeAlias, TypeVar
 
 from langgraph.store.base import BaseStore, GetOp, ListNamespacesOp, Op, Result, SearchOp
-from langgraph.store.memory import InMemoryStore
 
-__all__ = ["Flow", "arun_flow", "run_flow"]
+from langchain_toolsearch._internal.store_batch import (
+    DEFER_FLUSH_S,
+    LOCKS_GUARD,
+    abatch,
+    batch,
+    defer,
+)
 
-logger = logging.getLogger(__name__)
+__all__ = ["DEFER_FLUSH_S", "Attached", "Flow", "arun_flow", "attached", "defer", "run_flow"]
 
 T = TypeVar("T")
-_SYNC_ONLY: set[type] = set()
-"""Store classes whose ``abatch`` raised ``NotImplementedError`` (e.g. ``SqliteStore``)."""
 Flow: TypeAlias = Generator[list[Op], list[Result], T]
 """Store logic written once: yields batches of ops, receives their results."""
 
 
-_LOCKS: weakref.WeakKeyDictionary[BaseStore, threading.Lock] = weakref.WeakKeyDictionary()
-"""One lock per live ``InMemoryStore`` (gone with the store)."""
-_LOCKS_GUARD = threading.Lock()
+class Attached:
+    """Ops sent with the first batch a flow on ``store`` sends in this context; their results.
+
+    ``results`` stays ``None`` until that batch answered (never, if no flow ran).
+    """
+
+    __slots__ = ("_claimed", "ops", "results", "store")
+
+    def __init__(self, store: BaseStore, ops: list[Op]) -> None:
+        self.store, self.ops = store, ops
+        self.results: list[Result] | None = None
+        self._claimed = False
+
+    def claim(self, store: BaseStore) -> bool:
+        """Take the ops for a batch on ``store`` (once)."""
+        with LOCKS_GUARD:
+            if self._claimed or store is not self.store:
+                return False
+            self._claimed = True
+            return True
 
 
-def _batch(store: BaseStore, ops: list[Op]) -> list[Result]:
-    """``store.batch(ops)``; an ``InMemoryStore``'s one batch at a time (its lock)."""
-    if not isinstance(store, InMemoryStore):
-        return store.batch(ops)
-    with _LOCKS_GUARD:
-        lock = _LOCKS.get(store)
-        if lock is None:
-            lock = _LOCKS[store] = threading.Lock()
-    with lock:
-        return store.batch(ops)
+_ATTACHED: ContextVar[Attached | None] = ContextVar("toolsearch_attached", default=None)
+
+
+@contextmanager
+def attached(store: BaseStore, ops: list[Op]) -> Iterator[Attached]:
+    """Within the block, the first flow batch on ``store`` in this context carries ``ops``."""
+    holder = Attached(store, ops)
+    token = _ATTACHED.set(holder)
+    try:
+        yield holder
+    finally:
+        _ATTACHED.reset(token)
+
+
+def _with_attached(store: BaseStore, ops: list[Op]) -> tuple[Attached | None, list[Op]]:
+    holder = _ATTACHED.get()
+    if holder is None or not holder.claim(store):
+        return None, ops
+    return holder, [*holder.ops, *ops]
+
+
+def _split(holder: Attached | None, results: list[Result]) -> list[Result]:
+    if holder is None:
+        return results
+    holder.results = results[: len(holder.ops)]
+    return results[len(holder.ops) :]
 
 
 def _read_key(op: Op) -> Hashable | None:
@@ -143,7 +179,7 @@ class _SyncGroup:
             outcome: object
             try:
                 assert store is not None  # the caller holds it
-                outcome = _batch(store, merged)
+                outcome = batch(store, merged)
             except BaseException as exc:  # every flow of the batch gets it
                 outcome = exc
             with self._cond:
@@ -185,7 +221,7 @@ class _AsyncGroup:
                 outcome: object
                 try:
                     assert store is not None  # the callers hold it
-                    outcome = await _abatch(store, merged)
+                    outcome = await abatch(store, merged)
                 except BaseException as exc:  # every flow of the batch gets it
                     outcome = exc
                 _settle([s for s, _ in group], merged, places, outcome)
@@ -203,7 +239,7 @@ _ASYNC_GROUPS: weakref.WeakKeyDictionary[
 
 
 def _sync_group(store: BaseStore) -> _SyncGroup:
-    with _LOCKS_GUARD:
+    with LOCKS_GUARD:
         group = _SYNC_GROUPS.get(store)
         if group is None:
             group = _SYNC_GROUPS[store] = _SyncGroup(store)
@@ -212,7 +248,7 @@ def _sync_group(store: BaseStore) -> _SyncGroup:
 
 def _async_group(store: BaseStore) -> _AsyncGroup:
     loop = asyncio.get_running_loop()
-    with _LOCKS_GUARD:
+    with LOCKS_GUARD:
         per_loop = _ASYNC_GROUPS.get(store)
         if per_loop is None:
             per_loop = _ASYNC_GROUPS[store] = weakref.WeakKeyDictionary()
@@ -234,28 +270,14 @@ def run_flow(store: BaseStore, flow: Flow[T], *, coalesce: bool = False) -> T:
     Returns:
         The flow's return value.
     """
-    send = _sync_group(store).batch if coalesce else (lambda ops: _batch(store, ops))
+    send = _sync_group(store).batch if coalesce else (lambda ops: batch(store, ops))
     try:
         ops = next(flow)
         while True:
-            ops = flow.send(send(ops))
+            holder, ops = _with_attached(store, ops)
+            ops = flow.send(_split(holder, send(ops)))
     except StopIteration as done:
         return done.value  # type: ignore[no-any-return]
-
-
-async def _abatch(store: BaseStore, ops: list[Op]) -> list[Result]:
-    """``store.abatch``, or its sync ``batch`` in a worker thread (sync-only, in-memory)."""
-    kind = type(store)
-    if kind not in _SYNC_ONLY and not isinstance(store, InMemoryStore):
-        try:
-            return await store.abatch(ops)
-        except NotImplementedError:
-            _SYNC_ONLY.add(kind)
-            logger.info(
-                "%s has no async API; its sync methods run in a worker thread in async code",
-                kind.__name__,
-            )
-    return await asyncio.to_thread(_batch, store, ops)
 
 
 async def arun_flow(store: BaseStore, flow: Flow[T], *, coalesce: bool = False) -> T:
@@ -269,6 +291,8 @@ async def arun_flow(store: BaseStore, flow: Flow[T], *, coalesce: bool = False) 
     try:
         ops = next(flow)
         while True:
-            ops = flow.send(await (group.batch(ops) if group else _abatch(store, ops)))
+            holder, ops = _with_attached(store, ops)
+            found = await (group.batch(ops) if group else abatch(store, ops))
+            ops = flow.send(_split(holder, found))
     except StopIteration as done:
         return done.value  # type: ignore[no-any-return]

@@ -1,23 +1,26 @@
 """Started tool calls: a record written before a tool call runs, so a re-run is seen.
 
-LangGraph saves a tool call's result when the call ends. A process killed
-while a call runs leaves the step with no result for it, and the resumed
-step runs the call again with the same id. The execution guard writes a
-record before a call runs and deletes it when the call returns; a call that
-finds its own record (same thread, same AI message, same call id) started
-before and never returned: it is logged, and a tool marked not idempotent
-(see :func:`idempotent`) is not run again.
+A process killed while a call runs leaves its step with no result, and the
+resumed step runs the call again with the same id. The execution guard
+writes a record (same thread, AI message and call id) before the call runs
+and deletes it once the call returned; a call that finds its own record is
+logged, and a tool marked not idempotent (:func:`idempotent`) is not run
+again.
 
 Where the records live (:func:`started_calls`):
 
 * a LangGraph store (:class:`StoreStartedCalls`), namespace
   ``("toolsearch", "started", <thread id>)``, key ``"<AI message id>:<call id>"``,
-  value ``{"tool": <name>, "started_at": <epoch seconds>}``, written with the
-  store's default TTL: ``storage="store"``'s store, or in any other mode the
-  graph's store when it has one. Seen by every process sharing the store.
-* this process (:class:`LocalStartedCalls`): at most 10,000 records; a resume
-  in the same process (a run cancelled mid-call, then resumed) sees them, a
-  new process does not.
+  value ``{"tool": <name>, "started_at": <epoch seconds>}``, the store's default
+  TTL: ``storage="store"``'s store, else the graph's store when it has one.
+  Seen by every process sharing the store. With ``InMemoryStore`` and the
+  PostgreSQL stores the record's write shares a batch with reads, and in
+  async steps the delete goes
+  with the store's next batch (at most ``DEFER_FLUSH_S``, 1 s, later), so a
+  process that dies after a call returned but before its step was saved
+  leaves the record too; sync steps delete at once.
+* this process (:class:`LocalStartedCalls`): at most 10,000 records, seen by
+  a resume in the same process only.
 """
 
 from __future__ import annotations
@@ -25,13 +28,14 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from langchain_core.tools import BaseTool
-from langgraph.store.base import BaseStore, GetOp, Item, PutOp
+from langgraph.store.base import BaseStore, GetOp, Item, Op, PutOp, Result
+from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch._internal.store_flow import Flow, arun_flow, run_flow
+from langchain_toolsearch._internal.store_flow import Flow, arun_flow, defer, run_flow
 from langchain_toolsearch.storage.langgraph_store import thread_label
 
 __all__ = [
@@ -92,12 +96,14 @@ class StartedCalls(Protocol):
 class StoreStartedCalls:
     """Started-call records in a LangGraph store (one item per running call).
 
-    Concurrent calls of one step share store batches (see
-    :mod:`langchain_toolsearch._internal.store_flow`): 1,000 calls of a step
-    cost a few batches, not 2,000 round trips.
+    A record is written in one batch with the read of any prior one
+    (:meth:`begin_ops`; the execution guard sends them with its read of the
+    thread's loads); the delete of a returned call's record is deferred to
+    the store's next batch in async steps
+    (:func:`~langchain_toolsearch._internal.store_flow.defer`).
 
     Args:
-        store: Any LangGraph store.
+        store: Any LangGraph store (reads answered before puts within a batch).
         namespace: Namespace prefix; the thread id is appended.
     """
 
@@ -110,18 +116,40 @@ class StoreStartedCalls:
     def _ns(self, thread_id: str) -> tuple[str, ...]:
         return (*self.namespace, thread_label(thread_id))
 
-    def _begin(self, thread_id: str, key: str, tool: str) -> Flow[dict[str, Any] | None]:
+    @property
+    def combined(self) -> bool:
+        """Whether reads and writes may share a batch: ``InMemoryStore`` and the PostgreSQL stores.
+
+        Elsewhere (``SqliteStore``: a transaction that reads, then writes, fails
+        at once while another connection writes) each goes in a batch of its own.
+        """
+        kind = type(self.store)
+        return isinstance(self.store, InMemoryStore) or any(
+            c.__module__.startswith("langgraph.store.postgres") for c in kind.__mro__
+        )
+
+    def begin_ops(self, thread_id: str, key: str, tool: str) -> list[Op]:
+        """``[GetOp, PutOp]`` of :meth:`begin`; their results go to :meth:`prior`."""
         ns = self._ns(thread_id)
-        (found,) = yield [GetOp(ns, key, refresh_ttl=False)]
         config = self.store.ttl_config or {}
         ttl = config.get("default_ttl") if self.store.supports_ttl else None
         value = {"tool": tool, "started_at": time.time()}
-        yield [PutOp(ns, key, value, index=False, ttl=ttl)]
-        prior = found.value if isinstance(found, Item) else None
-        return dict(prior) if isinstance(prior, Mapping) else None
+        return [GetOp(ns, key, refresh_ttl=False), PutOp(ns, key, value, index=False, ttl=ttl)]
 
-    def _end(self, thread_id: str, key: str) -> Flow[None]:
-        yield [PutOp(self._ns(thread_id), key, None)]
+    @staticmethod
+    def prior(results: Sequence[Result]) -> dict[str, Any] | None:
+        """The record found by :meth:`begin_ops`' read, if any."""
+        found = results[0] if results else None
+        value = found.value if isinstance(found, Item) else None
+        return dict(value) if isinstance(value, Mapping) else None
+
+    def _begin(self, thread_id: str, key: str, tool: str) -> Flow[dict[str, Any] | None]:
+        get, put = self.begin_ops(thread_id, key, tool)
+        if self.combined:
+            return self.prior((yield [get, put]))
+        found = yield [get]
+        yield [put]
+        return self.prior(found)
 
     def begin(self, thread_id: str, key: str, tool: str) -> dict[str, Any] | None:
         """Record that ``key`` starts; return the record it already had, if any."""
@@ -131,13 +159,19 @@ class StoreStartedCalls:
         """Async :meth:`begin`."""
         return await arun_flow(self.store, self._begin(thread_id, key, tool), coalesce=True)
 
+    def _end(self, thread_id: str, key: str) -> Flow[None]:
+        yield [PutOp(self._ns(thread_id), key, None)]
+
     def end(self, thread_id: str, key: str) -> None:
-        """Delete the record of ``key``."""
+        """Delete the record of ``key`` (a batch of its own)."""
         run_flow(self.store, self._end(thread_id, key), coalesce=True)
 
     async def aend(self, thread_id: str, key: str) -> None:
-        """Async :meth:`end`."""
-        await arun_flow(self.store, self._end(thread_id, key), coalesce=True)
+        """Delete the record of ``key``: with the store's next batch if :attr:`combined`."""
+        if not self.combined:
+            await arun_flow(self.store, self._end(thread_id, key), coalesce=True)
+            return
+        defer(self.store, [PutOp(self._ns(thread_id), key, None)])
 
 
 class LocalStartedCalls:

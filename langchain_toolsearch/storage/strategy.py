@@ -85,8 +85,12 @@ class _LoadsStoreError(Exception):
     """The store that keeps a thread's loads failed (its cause is ``__cause__``).
 
     Not a ``ToolSearchError``: an outage, answered to the model as one (the
-    tool index itself is fine).
+    tool index itself is fine). The message names the cause's type and text.
     """
+
+
+def _failed(exc: Exception) -> _LoadsStoreError:
+    return _LoadsStoreError(f"the loaded-tool store failed: {type(exc).__name__}: {exc}")
 
 
 def _store_effect(effect: Effect[Any]) -> Effect[Any]:
@@ -96,13 +100,13 @@ def _store_effect(effect: Effect[Any]) -> Effect[Any]:
         try:
             return effect.run()
         except Exception as exc:
-            raise _LoadsStoreError(f"the loaded-tool store failed: {exc}") from exc
+            raise _failed(exc) from exc
 
     async def arun() -> Any:
         try:
             return await effect.arun()
         except Exception as exc:
-            raise _LoadsStoreError(f"the loaded-tool store failed: {exc}") from exc
+            raise _failed(exc) from exc
 
     return Effect(run, arun)
 
