@@ -58,12 +58,12 @@ def _sources(state: UIState) -> dict[str, Any]:
 
 
 def _editor(
-    request: Request, kind: str, record_id: str, status: int = 200, **context: Any
+    request: Request, kind: str, record_id: str, status: int = 200, **fields: Any
 ) -> Response:
     """``editor.html`` with text, seen, base [, problems, conflict, message, secrets]."""
-    context["sources"] = _sources(request.app.state.ui) if kind == "agent" else None
+    fields["sources"] = _sources(request.app.state.ui) if kind == "agent" else None
     names = {"kind": kind, "kind_path": KIND_PATHS[kind], "label": KIND_LABELS[kind]}
-    return page(request, "editor.html", status, record_id=record_id, **names, **context)
+    return page(request, "editor.html", status, record_id=record_id, **names, **fields)
 
 
 def edit_form(request: Request) -> Response:
