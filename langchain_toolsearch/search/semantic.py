@@ -161,6 +161,7 @@ class SemanticToolIndex:
         vector_store: VectorStore | None = None,
         query_cache_size: int | None = None,
         persist: bool = True,
+        _vectors: npt.NDArray[np.float32] | None = None,
     ) -> None:
         if (
             rrf_k < 1
@@ -187,11 +188,31 @@ class SemanticToolIndex:
         self._min_similarity_alone = min_similarity_alone
         self._position = {d.name: i for i, d in enumerate(self.documents)}
         if vector_store is None and self.documents:
-            texts = [document_text(d) for d in self.documents]
-            self._matrix = _normalise(self.cache.embed(texts, embeddings, persist=persist))
+            if _vectors is None:
+                texts = [document_text(d) for d in self.documents]
+                _vectors = self.cache.embed(texts, embeddings, persist=persist)
+            self._matrix = _normalise(_vectors)
         else:
             self._matrix = np.zeros((0, 0), dtype=np.float32)
         self._fallback = DenseFallback(type(embeddings).__name__)
+
+    @classmethod
+    async def abuild(
+        cls,
+        documents: Sequence[ToolDocument],
+        embeddings: Embeddings,
+        *,
+        cache: EmbeddingCache | None = None,
+        persist: bool = True,
+        **options: Any,
+    ) -> SemanticToolIndex:
+        """The index; tool vectors through ``aembed_documents`` and the cache's async API."""
+        cache = cache if cache is not None else default_cache()
+        vectors = None
+        if options.get("vector_store") is None and documents:
+            texts = [document_text(d) for d in documents]
+            vectors = await cache.aembed(texts, embeddings, persist=persist)
+        return cls(documents, embeddings, cache=cache, persist=persist, _vectors=vectors, **options)
 
     def __len__(self) -> int:
         """Number of indexed tools."""
@@ -342,6 +363,12 @@ class SemanticIndexFactory:
     def __call__(self, documents: Sequence[ToolDocument]) -> SemanticToolIndex:
         """Build the index for ``documents`` (one per tool)."""
         return SemanticToolIndex(documents, self.embeddings, cache=self.cache, **self.options)
+
+    async def abuild(self, documents: Sequence[ToolDocument]) -> SemanticToolIndex:
+        """:meth:`__call__` for async code: the model's and the cache's async API."""
+        return await SemanticToolIndex.abuild(
+            documents, self.embeddings, cache=self.cache, **self.options
+        )
 
     def request_index(self, documents: Sequence[ToolDocument]) -> SemanticToolIndex:
         """The index of one request's own tools: vectors kept in memory, never persisted."""

@@ -127,11 +127,17 @@ class StoreToolIndex:
             )
         names = unique_names(documents)
         self.store = store
-        self.embeddings = store_embeddings(store)
+        self.embedder = store_embeddings(store)
+        self.embeddings = self.embedder.model
         self.documents: tuple[ToolDocument, ...] = tuple(documents)
         hashed = hashed_documents(self.documents)
         self.version = LibraryVersion(
-            store, tuple(namespace), hashed, writes=sync, refresh_seconds=refresh_seconds
+            store,
+            tuple(namespace),
+            hashed,
+            writes=sync,
+            refresh_seconds=refresh_seconds,
+            embedder=self.embedder,
         )
         self.min_similarity = min_similarity
         self.page_size = page_size

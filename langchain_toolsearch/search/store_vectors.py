@@ -1,26 +1,116 @@
-"""A LangGraph store's vector index as the store-served tool index reads it.
+"""A LangGraph store's vector index as the store-served tool index reads and fills it.
 
-:class:`StoreVectors` shows a
+:class:`StoreEmbedder` takes the place of the store's ``embeddings`` so the
+store embeds a tool text only when no version holds its vector yet
+(:class:`~langchain_toolsearch.search.vector_cache.EmbeddingCache`, keyed by
+text and model id, persisted by
+:class:`~langchain_toolsearch.search.store_vector_cache.StoreVectorCache` in
+the same store). :class:`StoreVectors` shows a
 :class:`~langchain_toolsearch.search.store_index.StoreToolIndex`'s neighbours
-as a LangChain ``VectorStore``, so
-:class:`~langchain_toolsearch.search.semantic.SemanticToolIndex` can fuse
-them with BM25.
+as a LangChain ``VectorStore`` for
+:class:`~langchain_toolsearch.search.semantic.SemanticToolIndex` to fuse with BM25.
 """
 
 from __future__ import annotations
 
 import math
+import threading
+from collections.abc import Sequence
 from typing import Any, Protocol
 
+import numpy as np
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
 from langgraph.store.base import BaseStore, SearchItem
 
+from langchain_toolsearch._internal.store_flow import Flow
 from langchain_toolsearch.errors import ToolSearchConfigError
+from langchain_toolsearch.search.store_vector_cache import StoreVectorCache, Vector
 from langchain_toolsearch.search.tokenize import tokenize
+from langchain_toolsearch.search.vector_cache import EmbeddingCache, text_digest
 
-__all__ = ["Neighbours", "StoreVectors", "neighbour_pairs", "store_embeddings"]
+__all__ = ["Neighbours", "StoreEmbedder", "StoreVectors", "neighbour_pairs", "store_embeddings"]
+_MAX_PENDING = 100_000  # vectors made outside a sync (another writer's puts) are not kept past it
+
+
+class StoreEmbedder(Embeddings):
+    """A store's embedding model behind a tool-vector cache (module doc).
+
+    The store calls it inside its own ``batch``, so it reads and writes
+    memory only; a sync loads the vectors of the texts it will write first
+    (:meth:`load_flow`) and writes the new ones after (:meth:`save_flow`).
+
+    Args:
+        model: The store's own embedding model.
+        tier: Where vectors persist (the same store).
+
+    Attributes:
+        cache: Tool vectors in memory (``cache.misses``: texts the model embedded).
+    """
+
+    def __init__(self, model: Embeddings, tier: StoreVectorCache) -> None:
+        self.model = model
+        self.tier = tier
+        self.cache = EmbeddingCache(None)
+        self._pending: dict[str, Vector] = {}
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"StoreEmbedder({type(self.model).__name__})"
+
+    def _keep(self, fresh: dict[str, Vector]) -> None:
+        with self._lock:
+            self._pending.update(fresh)
+            while len(self._pending) > _MAX_PENDING:
+                del self._pending[next(iter(self._pending))]
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Vectors of ``texts``; the model embeds only those not in memory."""
+        fresh: dict[str, Vector] = {}
+        vectors = self.cache.embed(texts, self.model, persist=False, fresh=fresh)
+        self._keep(fresh)
+        return [v.tolist() for v in vectors]
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        """:meth:`embed_documents` through the model's ``aembed_documents``."""
+        fresh: dict[str, Vector] = {}
+        vectors = await self.cache.aembed(texts, self.model, persist=False, fresh=fresh)
+        self._keep(fresh)
+        return [v.tolist() for v in vectors]
+
+    def embed_query(self, text: str) -> list[float]:
+        """The model's vector of ``text`` (kept per process, LRU)."""
+        known = self.cache.query(text, self.model)
+        if known is not None:
+            return [float(x) for x in known]
+        raw = self.model.embed_query(text)
+        self.cache.remember_query(text, self.model, np.asarray(raw, dtype=np.float32))
+        return list(raw)
+
+    async def aembed_query(self, text: str) -> list[float]:
+        """:meth:`embed_query` through the model's ``aembed_query``."""
+        known = self.cache.query(text, self.model)
+        if known is not None:
+            return [float(x) for x in known]
+        raw = await self.model.aembed_query(text)
+        self.cache.remember_query(text, self.model, np.asarray(raw, dtype=np.float32))
+        return list(raw)
+
+    def load_flow(self, texts: Sequence[str]) -> Flow[None]:
+        """Read the stored vectors of ``texts`` missing from memory into it."""
+        model = self.cache.model(self.model)
+        digests = [text_digest(t) for t in texts]
+        missing = [d for d in digests if d not in self.cache.recall(model, digests)]
+        if missing:
+            self.cache.remember(model, (yield from self.tier.get_flow(model, missing)))
+
+    def save_flow(self) -> Flow[None]:
+        """Write the vectors the model made since the last save."""
+        with self._lock:
+            pending, self._pending = self._pending, {}
+        if pending:
+            yield from self.tier.put_flow(self.cache.model(self.model), pending)
 
 
 class Neighbours(Protocol):
@@ -40,8 +130,8 @@ class Neighbours(Protocol):
         ...
 
 
-def store_embeddings(store: BaseStore) -> Embeddings:
-    """The store's ``embeddings``, once its vector index is known to score by cosine.
+def store_embeddings(store: BaseStore) -> StoreEmbedder:
+    """The store's :class:`StoreEmbedder`, set as its ``embeddings`` on first use.
 
     Raises:
         ToolSearchConfigError: (a ``ValueError``) If the store has no vector
@@ -59,7 +149,11 @@ def store_embeddings(store: BaseStore) -> Embeddings:
         raise ToolSearchConfigError(
             f"StoreToolIndex needs cosine similarity scores; the store uses {distance!r}"
         )
-    return embeddings
+    if isinstance(embeddings, StoreEmbedder):
+        return embeddings
+    embedder = StoreEmbedder(embeddings, StoreVectorCache(store))
+    setattr(store, "embeddings", embedder)  # noqa: B010 - BaseStore does not declare it
+    return embedder
 
 
 def neighbour_pairs(

@@ -28,6 +28,7 @@ Query vectors are kept per cache (so per process and factory): the last
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import importlib.metadata
 import json
@@ -36,6 +37,7 @@ import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -45,6 +47,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.stores import BaseStore as LangChainStore
 from langgraph.store.base import BaseStore as LangGraphStore
 
+from langchain_toolsearch._engine.drive import Effect, Logic, adrive, drive
 from langchain_toolsearch._internal.failures import CauseLog
 from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.search.store_vector_cache import StoreVectorCache
@@ -95,21 +98,32 @@ class ByteStoreVectors:
     def get(self, model: str, digests: Iterable[str]) -> dict[str, Vector]:
         """The stored vectors of ``digests``; missing ones left out."""
         wanted = list(digests)
-        values = self.store.mget([f"{model}:{d}" for d in wanted])
-        return {
-            d: np.frombuffer(v, dtype=np.float32)
-            for d, v in zip(wanted, values, strict=True)
-            if v is not None
-        }
+        return _decoded(wanted, self.store.mget([f"{model}:{d}" for d in wanted]))
+
+    async def aget(self, model: str, digests: Iterable[str]) -> dict[str, Vector]:
+        """:meth:`get` through ``amget``."""
+        wanted = list(digests)
+        return _decoded(wanted, await self.store.amget([f"{model}:{d}" for d in wanted]))
 
     def put(self, model: str, vectors: Mapping[str, Vector]) -> None:
         """Store ``vectors`` as ``float32`` bytes."""
-        self.store.mset(
-            [
-                (f"{model}:{d}", np.asarray(v, dtype=np.float32).tobytes())
-                for d, v in vectors.items()
-            ]
-        )
+        self.store.mset(_encoded(model, vectors))
+
+    async def aput(self, model: str, vectors: Mapping[str, Vector]) -> None:
+        """:meth:`put` through ``amset``."""
+        await self.store.amset(_encoded(model, vectors))
+
+
+def _decoded(digests: list[str], values: Sequence[bytes | None]) -> dict[str, Vector]:
+    return {
+        d: np.frombuffer(v, dtype=np.float32)
+        for d, v in zip(digests, values, strict=True)
+        if v is not None
+    }
+
+
+def _encoded(model: str, vectors: Mapping[str, Vector]) -> list[tuple[str, bytes]]:
+    return [(f"{model}:{d}", np.asarray(v, dtype=np.float32).tobytes()) for d, v in vectors.items()]
 
 
 def text_digest(text: str) -> str:
@@ -257,7 +271,8 @@ class EmbeddingCache:
 
     # -- tool vectors -------------------------------------------------------------------
 
-    def _remember(self, model: str, vectors: Mapping[str, Vector]) -> None:
+    def remember(self, model: str, vectors: Mapping[str, Vector]) -> None:
+        """Keep ``vectors`` (SHA-256 hex -> vector) of ``model`` in memory (LRU)."""
         with self._lock:
             for digest, vector in vectors.items():
                 key = (model, digest)
@@ -270,7 +285,8 @@ class EmbeddingCache:
                 _, dropped = self._memory.popitem(last=False)
                 self._memory_used -= dropped.nbytes
 
-    def _recall(self, model: str, digests: Iterable[str]) -> dict[str, Vector]:
+    def recall(self, model: str, digests: Iterable[str]) -> dict[str, Vector]:
+        """The vectors of ``digests`` in memory; missing ones left out."""
         found: dict[str, Vector] = {}
         with self._lock:
             for digest in digests:
@@ -280,26 +296,32 @@ class EmbeddingCache:
                     found[digest] = vector
         return found
 
-    def _from_tier(self, model: str, digests: list[str], persist: bool) -> dict[str, Vector]:
-        if self.tier is None or not persist or not digests:
-            return {}
-        try:
-            return self.tier.get(model, digests)
-        except Exception as exc:  # a cache outage must not stop the index build
-            self._failures.failed(exc)
-            return {}
+    def _tier_get(self, model: str, digests: list[str]) -> Effect[dict[str, Vector]]:
+        tier = self.tier
+        assert tier is not None
+        aget = getattr(tier, "aget", None)
+        return Effect(
+            partial(tier.get, model, digests),
+            partial(aget, model, digests)
+            if aget
+            else partial(asyncio.to_thread, tier.get, model, digests),
+        )
 
-    def _to_tier(self, model: str, vectors: Mapping[str, Vector], persist: bool) -> None:
-        if self.tier is None or not persist or not vectors:
-            return
-        try:
-            self.tier.put(model, vectors)
-        except Exception as exc:  # a cache outage must not stop the index build
-            self._failures.failed(exc)
+    def _tier_put(self, model: str, vectors: Mapping[str, Vector]) -> Effect[None]:
+        tier = self.tier
+        assert tier is not None
+        aput = getattr(tier, "aput", None)
+        return Effect(
+            partial(tier.put, model, vectors),
+            partial(aput, model, vectors)
+            if aput
+            else partial(asyncio.to_thread, tier.put, model, vectors),
+        )
 
     @staticmethod
-    def _call(embeddings: Embeddings, texts: list[str]) -> list[Vector]:
-        vectors = embeddings.embed_documents(texts)
+    def _checked(
+        embeddings: Embeddings, texts: list[str], vectors: list[list[float]]
+    ) -> list[Vector]:
         if len(vectors) != len(texts):
             raise ToolSearchConfigError(
                 f"{type(embeddings).__name__}.embed_documents returned {len(vectors)} "
@@ -307,43 +329,50 @@ class EmbeddingCache:
             )
         return [np.asarray(v, dtype=np.float32) for v in vectors]
 
-    def embed(
-        self, texts: Sequence[str], embeddings: Embeddings, *, persist: bool = True
-    ) -> npt.NDArray[np.float32]:
-        """Vectors of ``texts``: one ``embed_documents`` call with the texts found nowhere.
+    def _call(self, embeddings: Embeddings, texts: list[str]) -> Logic[dict[str, Vector]]:
+        raw = yield Effect(
+            partial(embeddings.embed_documents, texts),
+            partial(embeddings.aembed_documents, texts),
+        )
+        vectors = self._checked(embeddings, texts, raw)
+        return dict(zip((text_digest(t) for t in texts), vectors, strict=True))
 
-        Args:
-            texts: The texts (a repeated text is embedded once).
-            embeddings: The model.
-            persist: Read and write the persistent tier (``False``: memory
-                only, e.g. for one request's own tools).
-
-        Returns:
-            Array of shape ``(len(texts), dim)``, ``float32``.
-
-        Raises:
-            ToolSearchConfigError: (a ``ValueError``) If the model returns a
-                different number of vectors or vectors of different sizes.
-        """
+    def _embed(
+        self,
+        texts: Sequence[str],
+        embeddings: Embeddings,
+        persist: bool,
+        fresh_out: dict[str, Vector] | None,
+    ) -> Logic[npt.NDArray[np.float32]]:
         model = self.model(embeddings)
         digests = [text_digest(t) for t in texts]
         unique = dict(zip(digests, texts, strict=True))
-        found = self._recall(model, unique)
-        stored = self._from_tier(model, [d for d in unique if d not in found], persist)
+        found = self.recall(model, unique)
+        stored: dict[str, Vector] = {}
+        persist = persist and self.tier is not None
+        if persist and len(found) < len(unique):
+            try:
+                stored = yield self._tier_get(model, [d for d in unique if d not in found])
+            except Exception as exc:  # a cache outage must not stop the index build
+                self._failures.failed(exc)
         found.update(stored)
-        todo = [d for d in unique if d not in found]
-        fresh: dict[str, Vector] = {}
-        if todo:
-            fresh = dict(zip(todo, self._call(embeddings, [unique[d] for d in todo]), strict=True))
+        todo = [t for d, t in unique.items() if d not in found]
+        fresh = (yield from self._call(embeddings, todo)) if todo else {}
         sizes = {v.size for v in (*found.values(), *fresh.values())}
         if len(sizes) > 1 and found:  # cached vectors of another size: this model changed
             found, stored = {}, {}
-            fresh = dict(zip(unique, self._call(embeddings, list(unique.values())), strict=True))
+            fresh = yield from self._call(embeddings, list(unique.values()))
             sizes = {v.size for v in fresh.values()}
         if len(sizes) > 1:
             raise ToolSearchConfigError("the embedding model returned vectors of different sizes")
-        self._to_tier(model, fresh, persist)
-        self._remember(model, {**stored, **fresh})
+        if persist and fresh:
+            try:
+                yield self._tier_put(model, fresh)
+            except Exception as exc:  # a cache outage must not stop the index build
+                self._failures.failed(exc)
+        self.remember(model, {**stored, **fresh})
+        if fresh_out is not None:
+            fresh_out.update(fresh)
         with self._lock:
             self.misses += len(fresh)
             self.loaded += len(stored)
@@ -353,6 +382,42 @@ class EmbeddingCache:
         every = {**found, **fresh}
         stacked: npt.NDArray[np.float32] = np.vstack([every[d] for d in digests])
         return stacked
+
+    def embed(
+        self,
+        texts: Sequence[str],
+        embeddings: Embeddings,
+        *,
+        persist: bool = True,
+        fresh: dict[str, Vector] | None = None,
+    ) -> npt.NDArray[np.float32]:
+        """Vectors of ``texts``: one ``embed_documents`` call with the texts found nowhere.
+
+        Args:
+            texts: The texts (a repeated text is embedded once).
+            embeddings: The model.
+            persist: Read and write the persistent tier (``False``: memory only).
+            fresh: Filled with the vectors the model made (SHA-256 hex -> vector).
+
+        Returns:
+            Array of shape ``(len(texts), dim)``, ``float32``.
+
+        Raises:
+            ToolSearchConfigError: (a ``ValueError``) If the model returns a
+                different number of vectors or vectors of different sizes.
+        """
+        return drive(self._embed(texts, embeddings, persist, fresh))
+
+    async def aembed(
+        self,
+        texts: Sequence[str],
+        embeddings: Embeddings,
+        *,
+        persist: bool = True,
+        fresh: dict[str, Vector] | None = None,
+    ) -> npt.NDArray[np.float32]:
+        """:meth:`embed` through ``aembed_documents`` and the tier's ``aget`` / ``aput``."""
+        return await adrive(self._embed(texts, embeddings, persist, fresh))
 
     # -- query vectors ------------------------------------------------------------------
 

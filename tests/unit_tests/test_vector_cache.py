@@ -27,23 +27,8 @@ from langchain_toolsearch.search.vector_cache import (
     text_digest,
 )
 from langchain_toolsearch.search.vector_file import CACHE_ENV, VectorFile, default_cache_dir
+from tests.support.embeddings import CountingEmbeddings
 from tests.support.library_fixtures import library
-
-
-class CountingEmbeddings(DeterministicFakeEmbedding):
-    """DeterministicFakeEmbedding that counts the texts and queries it embeds."""
-
-    documents_embedded: int = 0
-    queries_embedded: int = 0
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        self.documents_embedded += len(texts)
-        return super().embed_documents(texts)
-
-    def embed_query(self, text: str) -> list[float]:
-        self.queries_embedded += 1
-        return super().embed_query(text)
-
 
 DOCS = [
     ToolDocument("get_weather", "Current weather for a city", (("city", "City name"),)),
