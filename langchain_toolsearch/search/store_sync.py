@@ -185,15 +185,13 @@ def sync_flow(
     ns = (*base, fingerprint)
     stored = {i.key: str((i.value or {}).get("hash", "")) for i in (yield from list_flow(ns))}
     batches, written, deleted, unchanged = _plan(hashed, ns, stored)
+    texts = [text for doc, text, digest in hashed if stored.get(doc.name) != digest]
     if embedder is not None:
-        texts = [
-            op.value["text"] for b in batches for op in b if isinstance(op, PutOp) and op.value
-        ]
         yield from embedder.load_flow(texts)
     for batch in batches:  # sent back results are not needed
         _ = yield batch
     if embedder is not None:
-        yield from embedder.save_flow()
+        yield from embedder.save_flow(texts)
     value = manifest_value(fingerprint, len(hashed), when, when)
     yield [PutOp((*base, MANIFESTS), fingerprint, value, index=False)]
     return SyncStats(written, deleted, unchanged, time.perf_counter() - started)

@@ -18,7 +18,6 @@ import threading
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-import numpy as np
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
@@ -31,28 +30,29 @@ from langchain_toolsearch.search.tokenize import tokenize
 from langchain_toolsearch.search.vector_cache import EmbeddingCache, text_digest
 
 __all__ = ["Neighbours", "StoreEmbedder", "StoreVectors", "neighbour_pairs", "store_embeddings"]
-_MAX_PENDING = 100_000  # vectors made outside a sync (another writer's puts) are not kept past it
 
 
 class StoreEmbedder(Embeddings):
     """A store's embedding model behind a tool-vector cache (module doc).
 
     The store calls it inside its own ``batch``, so it reads and writes
-    memory only; a sync loads the vectors of the texts it will write first
-    (:meth:`load_flow`) and writes the new ones after (:meth:`save_flow`).
+    memory only; a sync reads the stored vectors of the texts it will write
+    first (:meth:`load_flow`) and saves the ones the model made after
+    (:meth:`save_flow`). Other texts (queries, other items) are never saved.
 
     Args:
         model: The store's own embedding model.
         tier: Where vectors persist (the same store).
 
     Attributes:
-        cache: Tool vectors in memory (``cache.misses``: texts the model embedded).
+        cache: Vectors in memory (``cache.misses``: texts the model embedded).
     """
 
     def __init__(self, model: Embeddings, tier: StoreVectorCache) -> None:
         self.model = model
         self.tier = tier
         self.cache = EmbeddingCache(None)
+        self._expected: set[str] = set()
         self._pending: dict[str, Vector] = {}
         self._lock = threading.Lock()
 
@@ -61,56 +61,50 @@ class StoreEmbedder(Embeddings):
 
     def _keep(self, fresh: dict[str, Vector]) -> None:
         with self._lock:
-            self._pending.update(fresh)
-            while len(self._pending) > _MAX_PENDING:
-                del self._pending[next(iter(self._pending))]
+            self._pending.update((d, v) for d, v in fresh.items() if d in self._expected)
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Vectors of ``texts``; the model embeds only those not in memory."""
         fresh: dict[str, Vector] = {}
         vectors = self.cache.embed(texts, self.model, persist=False, fresh=fresh)
         self._keep(fresh)
-        return [v.tolist() for v in vectors]
+        return [[float(x) for x in v] for v in vectors]
 
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
         """:meth:`embed_documents` through the model's ``aembed_documents``."""
         fresh: dict[str, Vector] = {}
         vectors = await self.cache.aembed(texts, self.model, persist=False, fresh=fresh)
         self._keep(fresh)
-        return [v.tolist() for v in vectors]
+        return [[float(x) for x in v] for v in vectors]
 
     def embed_query(self, text: str) -> list[float]:
-        """The model's vector of ``text`` (kept per process, LRU)."""
-        known = self.cache.query(text, self.model)
-        if known is not None:
-            return [float(x) for x in known]
-        raw = self.model.embed_query(text)
-        self.cache.remember_query(text, self.model, np.asarray(raw, dtype=np.float32))
-        return list(raw)
+        """The model's vector of ``text``."""
+        return self.model.embed_query(text)
 
     async def aembed_query(self, text: str) -> list[float]:
         """:meth:`embed_query` through the model's ``aembed_query``."""
-        known = self.cache.query(text, self.model)
-        if known is not None:
-            return [float(x) for x in known]
-        raw = await self.model.aembed_query(text)
-        self.cache.remember_query(text, self.model, np.asarray(raw, dtype=np.float32))
-        return list(raw)
+        return await self.model.aembed_query(text)
 
     def load_flow(self, texts: Sequence[str]) -> Flow[None]:
         """Read the stored vectors of ``texts`` missing from memory into it."""
         model = self.cache.model(self.model)
         digests = [text_digest(t) for t in texts]
+        with self._lock:
+            self._expected.update(digests)
         missing = [d for d in digests if d not in self.cache.recall(model, digests)]
         if missing:
             self.cache.remember(model, (yield from self.tier.get_flow(model, missing)))
 
-    def save_flow(self) -> Flow[None]:
-        """Write the vectors the model made since the last save."""
+    def save_flow(self, texts: Sequence[str]) -> Flow[None]:
+        """Write the vectors of ``texts`` the model made since :meth:`load_flow`."""
         with self._lock:
-            pending, self._pending = self._pending, {}
-        if pending:
-            yield from self.tier.put_flow(self.cache.model(self.model), pending)
+            made = {}
+            for digest in map(text_digest, texts):
+                self._expected.discard(digest)
+                if (vector := self._pending.pop(digest, None)) is not None:
+                    made[digest] = vector
+        if made:
+            yield from self.tier.put_flow(self.cache.model(self.model), made)
 
 
 class Neighbours(Protocol):
