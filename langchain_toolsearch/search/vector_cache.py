@@ -29,6 +29,7 @@ Query vectors are kept per cache (so per process and factory): the last
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import importlib.metadata
 import json
@@ -37,7 +38,6 @@ import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
-from functools import partial
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -131,6 +131,20 @@ def text_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def _version(top: str) -> str:
+    """The version of the distribution holding the top-level package ``top`` (``?``: none)."""
+    try:  # most distributions are named as their package; the scan below reads them all
+        return importlib.metadata.version(top)
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        pass
+    names = importlib.metadata.packages_distributions().get(top, [])
+    try:
+        return importlib.metadata.version(names[0]) if names else "?"
+    except importlib.metadata.PackageNotFoundError:
+        return "?"
+
+
+@functools.lru_cache(maxsize=64)
 def _portable(value: str) -> str:
     """A model path inside an installed package as ``<path in site-packages>@<version>``.
 
@@ -149,12 +163,7 @@ def _portable(value: str) -> str:
         except ValueError:
             continue
         top = inside.parts[0] if inside.parts else ""
-        names = importlib.metadata.packages_distributions().get(top, [])
-        try:
-            version = importlib.metadata.version(names[0]) if names else "?"
-        except importlib.metadata.PackageNotFoundError:
-            version = "?"
-        return f"{inside.as_posix()}@{version}"
+        return f"{inside.as_posix()}@{_version(top)}"
     return value
 
 
@@ -252,6 +261,7 @@ class EmbeddingCache:
         self._memory: OrderedDict[tuple[str, str], Vector] = OrderedDict()
         self._memory_used = 0
         self._queries: OrderedDict[tuple[str, str], Vector] = OrderedDict()
+        self._model_ids: dict[int, tuple[Embeddings, str]] = {}
         self._lock = threading.Lock()
         self._failures = CauseLog(
             logger,
@@ -262,8 +272,17 @@ class EmbeddingCache:
         return f"EmbeddingCache({self.tier!r})"
 
     def model(self, embeddings: Embeddings) -> str:
-        """The model id vectors of ``embeddings`` are kept under."""
-        return self.namespace if self.namespace is not None else model_id(embeddings)
+        """The model id vectors of ``embeddings`` are kept under (read once per model object)."""
+        if self.namespace is not None:
+            return self.namespace
+        known = self._model_ids.get(id(embeddings))
+        if known is None or known[0] is not embeddings:
+            known = (embeddings, model_id(embeddings))
+            with self._lock:
+                if len(self._model_ids) >= 16:
+                    self._model_ids.clear()
+                self._model_ids[id(embeddings)] = known
+        return known[1]
 
     def key(self, text: str, embeddings: Embeddings) -> str:
         """The fingerprint of ``text`` for ``embeddings``: ``<model id>:<sha256 hex>``."""
@@ -301,10 +320,10 @@ class EmbeddingCache:
         assert tier is not None
         aget = getattr(tier, "aget", None)
         return Effect(
-            partial(tier.get, model, digests),
-            partial(aget, model, digests)
+            functools.partial(tier.get, model, digests),
+            functools.partial(aget, model, digests)
             if aget
-            else partial(asyncio.to_thread, tier.get, model, digests),
+            else functools.partial(asyncio.to_thread, tier.get, model, digests),
         )
 
     def _tier_put(self, model: str, vectors: Mapping[str, Vector]) -> Effect[None]:
@@ -312,10 +331,10 @@ class EmbeddingCache:
         assert tier is not None
         aput = getattr(tier, "aput", None)
         return Effect(
-            partial(tier.put, model, vectors),
-            partial(aput, model, vectors)
+            functools.partial(tier.put, model, vectors),
+            functools.partial(aput, model, vectors)
             if aput
-            else partial(asyncio.to_thread, tier.put, model, vectors),
+            else functools.partial(asyncio.to_thread, tier.put, model, vectors),
         )
 
     @staticmethod
@@ -331,8 +350,8 @@ class EmbeddingCache:
 
     def _call(self, embeddings: Embeddings, texts: list[str]) -> Logic[dict[str, Vector]]:
         raw = yield Effect(
-            partial(embeddings.embed_documents, texts),
-            partial(embeddings.aembed_documents, texts),
+            functools.partial(embeddings.embed_documents, texts),
+            functools.partial(embeddings.aembed_documents, texts),
         )
         vectors = self._checked(embeddings, texts, raw)
         return dict(zip((text_digest(t) for t in texts), vectors, strict=True))

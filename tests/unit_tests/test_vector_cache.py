@@ -117,6 +117,33 @@ def test_a_model_in_an_installed_package_is_named_alike_in_every_environment() -
     assert site not in named
 
 
+def test_the_model_id_is_read_once_per_model_and_without_scanning_every_package(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib.metadata
+    import sys
+
+    import langchain_toolsearch.search.vector_cache as vector_cache
+
+    site = next(p for p in sys.path if p.endswith("site-packages"))
+
+    class PathModel(DeterministicFakeEmbedding):
+        model_name: str = ""
+
+    def no_scan() -> None:
+        raise AssertionError("packages_distributions() reads every installed package")
+
+    monkeypatch.setattr(importlib.metadata, "packages_distributions", no_scan)
+    model = PathModel(size=4, model_name=f"{site}/pytest/fresh")  # a name not seen before
+    assert f":pytest/fresh@{pytest.__version__}" in model_id(model)
+    reads = []
+    monkeypatch.setattr(vector_cache, "model_id", lambda e: reads.append(e) or "m")
+    cache = EmbeddingCache()
+    for query in ("a", "b", "c"):  # every query looks its vector up under the model id
+        cache.query(query, model)
+    assert len(reads) == 1
+
+
 @pytest.mark.parametrize(
     "damage",
     [
