@@ -243,12 +243,11 @@ def prune_versions(
 ) -> int:
     """Delete the versions no replica touched for ``older_than`` seconds (items and manifest).
 
-    Choose ``older_than`` well above the largest ``refresh_seconds`` (e.g. a day).
-
     Args:
         store: The store holding the shared index.
         namespace: The base namespace.
-        older_than: Age of the manifest's ``seen_at`` above which a version goes (seconds).
+        older_than: Age of the manifest's ``seen_at`` above which a version goes
+            (seconds; well above the largest ``refresh_seconds``, e.g. a day).
         keep: Fingerprints never pruned (e.g. the one being deployed).
         now: The current time (epoch seconds; tests).
 
