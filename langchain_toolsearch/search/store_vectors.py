@@ -68,14 +68,16 @@ class StoreEmbedder(Embeddings):
         fresh: dict[str, Vector] = {}
         vectors = self.cache.embed(texts, self.model, persist=False, fresh=fresh)
         self._keep(fresh)
-        return [[float(x) for x in v] for v in vectors]
+        out: list[list[float]] = vectors.tolist()
+        return out
 
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
         """:meth:`embed_documents` through the model's ``aembed_documents``."""
         fresh: dict[str, Vector] = {}
         vectors = await self.cache.aembed(texts, self.model, persist=False, fresh=fresh)
         self._keep(fresh)
-        return [[float(x) for x in v] for v in vectors]
+        out: list[list[float]] = vectors.tolist()
+        return out
 
     def embed_query(self, text: str) -> list[float]:
         """The model's vector of ``text``."""
