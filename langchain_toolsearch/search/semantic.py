@@ -1,46 +1,26 @@
 """Semantic tool search: any LangChain ``Embeddings`` fused with BM25.
 
-:class:`SemanticToolIndex` is a :class:`~langchain_toolsearch.search.index.ToolIndex`
-that ranks tools twice, by cosine similarity of embeddings and by the default
-BM25 index, and merges the two rankings with reciprocal rank fusion (RRF,
-Cormack, Clarke & Buettcher 2009, "Reciprocal Rank Fusion outperforms
-Condorcet and individual Rank Learning Methods"):
-``rrf(d) = sum over rankings r of 1 / (k + rank_r(d))``, which needs no
-score calibration between the rankers. ``k = 5``, not the paper's 60 (set
-for fusing many TREC runs): with two rankers a small ``k`` keeps each
-ranker's first hits ahead of tools both rank middling (Bruch, Gai & Ingber
-2023, "An Analysis of Fusion Functions for Hybrid Retrieval", find RRF
-sensitive to ``k``; measured in ``docs/benchmarks.md``). Equal fused values
-are common: the tool BM25 ranks higher goes first (its hits share the
-query's own words, so they are the surer), then the one the embedding ranks
-higher, then by name.
+:class:`SemanticToolIndex` ranks tools by cosine similarity of embeddings and
+by the default BM25 index, and merges the rankings by reciprocal rank fusion
+(Cormack, Clarke & Buettcher 2009): ``rrf(d) = sum over rankings r of 1 / (k
++ rank_r(d))``, ``k = 5`` (two rankers: a small ``k`` keeps each one's first
+hits ahead of tools both rank middling; Bruch, Gai & Ingber 2023).
+Equal fused values: the BM25 rank, then the embedding rank, then the name.
 
-Use it through the ``embeddings=`` option of
-:class:`~langchain_toolsearch.ToolSearchMiddleware` /
-:class:`~langchain_toolsearch.ToolSearchNode` (its defaults), or
-``index=SemanticIndexFactory(embeddings, rrf_k=...)`` to set its options.
-It needs nothing beyond ``langchain-core``: bring any ``Embeddings``
-(``docs/search.md`` shows a hosted and a local one); no model weights come
-with the package itself; the ``[local-embeddings]`` extra brings a local one
-(:func:`~langchain_toolsearch.search.local_embeddings.local_embeddings`).
-Tool vectors are kept by content fingerprint (the SHA-256 of the text
-embedded for a tool, under the model id) by
-:class:`~langchain_toolsearch.search.vector_cache.EmbeddingCache`: in memory,
-and in a LangGraph store or a local cache file shared by processes, so a
-restart, a second worker or a rebuilt library embeds only tools it has never
-seen; query vectors are kept there too (LRU).
+Scores: ``rrf / rrf_max`` (``rrf_max = 2 / (k + 1)``: first for both), in
+``(0, 1]``; a query naming a tool exactly (BM25 score >= 0.9) keeps it in
+``[0.9, 1]``, the others in ``(0, 0.9)``. Neighbours below ``min_similarity``
+(cosine) do not count, nor below ``min_similarity_alone`` when BM25 finds
+nothing; a query without a content word yields nothing. When the embedding
+side fails, that search ranks by BM25 alone (:mod:`.dense_fallback`).
 
-Scores: ``rrf / rrf_max`` where ``rrf_max = 2 / (k + 1)`` is a tool ranked
-first by both rankers, so scores are in ``(0, 1]`` and a tool ranked first by
-one ranker only scores about 0.5. As in BM25, a query that names a tool
-exactly (BM25 score >= 0.9) keeps it above every other hit: exact hits score
-in ``[0.9, 1]``, the others in ``(0, 0.9)``. Embedding neighbours below
-``min_similarity`` (cosine) do not count, nor, when BM25 finds nothing,
-those below ``min_similarity_alone``; a query without any content word yields
-nothing. So gibberish and stopword-only queries find no tools (calibrate the
-two floors for other models). When the embedding side fails (the model or
-store raises, or a query vector has another size than the tools'), that
-search ranks by BM25 alone and the cause is logged (:mod:`.dense_fallback`).
+Tool and query vectors are kept by content fingerprint (SHA-256 of the
+embedded text, under the model id) by
+:class:`~langchain_toolsearch.search.vector_cache.EmbeddingCache`. Used by
+``embeddings=`` of :class:`~langchain_toolsearch.ToolSearchMiddleware` /
+:class:`~langchain_toolsearch.ToolSearchNode`, or
+``index=SemanticIndexFactory(embeddings, ...)``; a local model:
+:func:`~langchain_toolsearch.search.local_embeddings.local_embeddings`.
 """
 
 from __future__ import annotations
@@ -85,16 +65,11 @@ _MAX_TEXT_CHARS = 2000  # embedding models truncate anyway (MiniLM: 256 word pie
 
 
 def document_text(doc: ToolDocument) -> str:
-    """The text embedded for a tool: its name as words, description and parameters.
+    """The text embedded for a tool, at most 2,000 characters.
 
-    ``get_weather`` with parameter ``city`` becomes
-    ``"get weather: <description> Parameters: city (<text>)."``; cut to 2,000
-    characters (models truncate longer input anyway). The name's words are
-    as written (not stemmed: a model knows ``mutation``, not ``mutat``), and
-    a generated provider-safe name is replaced by its original
-    (``repo.create``, not ``repo_create_a565f1a0``): only what the model can
-    write is embedded, as only that is indexed by BM25. The best shape
-    measured on the tuning sets (``docs/benchmarks.md``).
+    ``get_weather`` with parameter ``city``: ``"get weather: <description>
+    Parameters: city (<text>)."``; the name's words as written (unstemmed),
+    a generated provider-safe name replaced by its original.
     """
     name = searchable_names(doc)[0]
     words = " ".join(name_words(name)) or name
@@ -118,29 +93,20 @@ class SemanticToolIndex:
     Args:
         documents: One per tool; ``name`` values must be unique.
         embeddings: Any LangChain ``Embeddings``.
-        cache: Where tool and query vectors are kept
-            (:class:`~langchain_toolsearch.search.vector_cache.EmbeddingCache`);
-            :func:`~langchain_toolsearch.search.vector_cache.default_cache`
-            (the local cache file) if omitted; :class:`SemanticIndexFactory`
-            shares one across builds.
+        cache: Where tool and query vectors are kept;
+            :func:`~langchain_toolsearch.search.vector_cache.default_cache` if omitted.
         bm25_params: Tuning of the BM25 side.
         rrf_k: RRF rank constant (module doc).
-        depth: How many hits of each ranker are fused (count); ``rank``
-            yields at most ``2 * depth`` hits.
-        min_similarity: Cosine similarity below which an embedding neighbour
-            is not a hit (model-dependent; 0.2 suits all-MiniLM-L6-v2).
-        min_similarity_alone: The floor when BM25 finds nothing for the query
-            (no word of it is in the library): the embedding side alone must
-            be surer, since gibberish still has neighbours (all-MiniLM-L6-v2
-            gives random strings up to about 0.3 against BFCL's tools).
-        vector_store: A LangChain ``VectorStore`` already holding the tools
-            (``metadata["name"]`` = tool name), e.g. pgvector for very large
-            libraries, run instead of embedding ``documents`` in process.
-        query_cache_size: Query embeddings remembered (LRU, count) by the
-            cache this index makes when ``cache`` is omitted (256 then);
-            a given cache keeps its own setting.
-        persist: Read and write the cache's persistent tier (``False``:
-            memory only; a request's own tools are never written to it).
+        depth: Hits of each ranker fused (count); ``rank`` yields at most ``2 * depth``.
+        min_similarity: Cosine below which a neighbour is not a hit (0.2 suits
+            all-MiniLM-L6-v2).
+        min_similarity_alone: The floor when BM25 finds nothing (all-MiniLM-L6-v2
+            puts random strings up to about 0.3).
+        vector_store: A LangChain ``VectorStore`` holding the tools
+            (``metadata["name"]``), searched instead of embedding ``documents``.
+        query_cache_size: Query vectors kept (LRU, count) by the cache made
+            when ``cache`` is omitted (256 then).
+        persist: Read and write the cache's persistent tier (``False``: memory only).
 
     Raises:
         ToolSearchConfigError: (a ``ValueError``) If two documents share a
@@ -161,6 +127,7 @@ class SemanticToolIndex:
         vector_store: VectorStore | None = None,
         query_cache_size: int | None = None,
         persist: bool = True,
+        _vectors: npt.NDArray[np.float32] | None = None,
     ) -> None:
         if (
             rrf_k < 1
@@ -187,11 +154,31 @@ class SemanticToolIndex:
         self._min_similarity_alone = min_similarity_alone
         self._position = {d.name: i for i, d in enumerate(self.documents)}
         if vector_store is None and self.documents:
-            texts = [document_text(d) for d in self.documents]
-            self._matrix = _normalise(self.cache.embed(texts, embeddings, persist=persist))
+            if _vectors is None:
+                texts = [document_text(d) for d in self.documents]
+                _vectors = self.cache.embed(texts, embeddings, persist=persist)
+            self._matrix = _normalise(_vectors)
         else:
             self._matrix = np.zeros((0, 0), dtype=np.float32)
         self._fallback = DenseFallback(type(embeddings).__name__)
+
+    @classmethod
+    async def abuild(
+        cls,
+        documents: Sequence[ToolDocument],
+        embeddings: Embeddings,
+        *,
+        cache: EmbeddingCache | None = None,
+        persist: bool = True,
+        **options: Any,
+    ) -> SemanticToolIndex:
+        """The index; tool vectors through ``aembed_documents`` and the cache's async API."""
+        cache = cache if cache is not None else default_cache()
+        vectors = None
+        if options.get("vector_store") is None and documents:
+            texts = [document_text(d) for d in documents]
+            vectors = await cache.aembed(texts, embeddings, persist=persist)
+        return cls(documents, embeddings, cache=cache, persist=persist, _vectors=vectors, **options)
 
     def __len__(self) -> int:
         """Number of indexed tools."""
@@ -265,11 +252,7 @@ class SemanticToolIndex:
         yield from self._fuse(lexical, self._fallback.run(self.similar, query))
 
     async def arank(self, query: str) -> AsyncIterator[ScoredTool]:
-        """:meth:`rank` for async callers: the query is embedded with ``aembed_query``.
-
-        The BM25 side runs on the calling thread (in-memory, under a
-        millisecond); only the embedding call is awaited.
-        """
+        """:meth:`rank` for async callers: only the query's embedding is awaited."""
         if not tokenize(query):
             for hit in self.bm25.rank(query):
                 yield hit
@@ -317,11 +300,8 @@ class SemanticToolIndex:
 class SemanticIndexFactory:
     """The ``index=`` option for semantic search: ``(documents) -> SemanticToolIndex``.
 
-    Keeps one :class:`~langchain_toolsearch.search.vector_cache.EmbeddingCache`
-    across builds, so a library rebuilt with a few changed tools embeds only
-    those, and a restart or another worker reads the vectors from its
-    persistent tier. A request's own tools (:meth:`request_index`) are kept
-    in memory only.
+    One :class:`~langchain_toolsearch.search.vector_cache.EmbeddingCache`
+    serves every build; a request's own tools (:meth:`request_index`) stay in memory.
 
     Args:
         embeddings: Any LangChain ``Embeddings``.
@@ -342,6 +322,12 @@ class SemanticIndexFactory:
     def __call__(self, documents: Sequence[ToolDocument]) -> SemanticToolIndex:
         """Build the index for ``documents`` (one per tool)."""
         return SemanticToolIndex(documents, self.embeddings, cache=self.cache, **self.options)
+
+    async def abuild(self, documents: Sequence[ToolDocument]) -> SemanticToolIndex:
+        """:meth:`__call__` for async code: the model's and the cache's async API."""
+        return await SemanticToolIndex.abuild(
+            documents, self.embeddings, cache=self.cache, **self.options
+        )
 
     def request_index(self, documents: Sequence[ToolDocument]) -> SemanticToolIndex:
         """The index of one request's own tools: vectors kept in memory, never persisted."""

@@ -2,13 +2,12 @@
 
 :class:`StoreToolIndex` keeps a library version under ``(*namespace,
 <fingerprint>)`` (:mod:`~langchain_toolsearch.search.store_versions`), written
-once by whichever replica builds first; a request's own tools never reach the
-store (:meth:`StoreIndexFactory.request_index`). Scores are the store's cosine
-similarity clipped to ``(0, 1]``, hits below ``min_similarity`` dropped, ties by
-name. A query sharing no word with the library must clear
-``min_similarity_alone`` (never, with :class:`HashingEmbeddings`). With
-``fuse_bm25=True`` the ranking is fused with in-process BM25 by
-:class:`~langchain_toolsearch.search.semantic.SemanticToolIndex`.
+once by whichever replica builds first; a tool whose text any version holds
+is not embedded again (:class:`~langchain_toolsearch.search.store_vectors.StoreEmbedder`).
+A request's own tools never reach the store. Scores: the store's cosine
+clipped to ``(0, 1]``, below ``min_similarity`` dropped, ties by name; a
+query sharing no word with the library must clear ``min_similarity_alone``.
+``fuse_bm25=True`` fuses with in-process BM25 (``SemanticToolIndex``).
 """
 
 from __future__ import annotations
@@ -57,13 +56,14 @@ DEFAULT_REFRESH_SECONDS = 60.0
 class StoreToolIndex:
     """A :class:`~langchain_toolsearch.search.index.ToolIndex` served by a LangGraph store.
 
-    Construction syncs the store with ``documents``; then the instance is immutable.
+    Construction syncs the store with ``documents`` and sets the store's
+    ``embeddings`` to a :class:`~langchain_toolsearch.search.store_vectors.StoreEmbedder`
+    over its model.
 
     Args:
-        store: A LangGraph ``BaseStore`` with a vector index (sync API:
-            ``InMemoryStore``, ``PostgresStore``...). Its ``distance_type``
-            must be ``"cosine"`` (the default) or ``"inner_product"`` with
-            normalised embeddings.
+        store: A LangGraph ``BaseStore`` with a vector index whose
+            ``distance_type`` is ``"cosine"`` (the default) or
+            ``"inner_product"`` with normalised embeddings.
         documents: One per tool; ``name`` values must be unique.
         namespace: The base namespace of this library's versions (tools under
             ``(*namespace, fingerprint)``); one base per embedding model.
@@ -84,10 +84,9 @@ class StoreToolIndex:
             ``None``: never): touches ``seen_at``, rewrites a pruned version.
 
     Attributes:
-        version: This replica's library version in the store
-            (:class:`~langchain_toolsearch.search.store_versions.LibraryVersion`);
-            ``base``, ``fingerprint``, ``namespace``, ``stats`` and ``resyncs``
-            are read from it.
+        version: This replica's library version
+            (:class:`~langchain_toolsearch.search.store_versions.LibraryVersion`).
+        embeddings: The store's own model.
 
     Raises:
         ToolSearchConfigError: (a ``ValueError``) If two documents share a
@@ -127,11 +126,17 @@ class StoreToolIndex:
             )
         names = unique_names(documents)
         self.store = store
-        self.embeddings = store_embeddings(store)
+        self.embedder = store_embeddings(store)
+        self.embeddings = self.embedder.model
         self.documents: tuple[ToolDocument, ...] = tuple(documents)
         hashed = hashed_documents(self.documents)
         self.version = LibraryVersion(
-            store, tuple(namespace), hashed, writes=sync, refresh_seconds=refresh_seconds
+            store,
+            tuple(namespace),
+            hashed,
+            writes=sync,
+            refresh_seconds=refresh_seconds,
+            embedder=self.embedder,
         )
         self.min_similarity = min_similarity
         self.page_size = page_size
@@ -173,11 +178,7 @@ class StoreToolIndex:
     async def abuild(
         cls, store: BaseStore, documents: Sequence[ToolDocument], **options: Any
     ) -> StoreToolIndex:
-        """:meth:`build` for async code: syncs through ``asearch`` / ``abatch``.
-
-        Use it with async stores (``AsyncPostgresStore``), whose sync API
-        cannot be called from their own event loop.
-        """
+        """:meth:`build` through the store's ``abatch`` (for ``AsyncPostgresStore``)."""
         index = cls(store, documents, _defer_sync=True, **options)
         await index.version.async_sync()
         return index

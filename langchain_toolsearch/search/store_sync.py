@@ -12,13 +12,16 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from langgraph.store.base import GetOp, Item, Op, PutOp, SearchItem, SearchOp
 
 from langchain_toolsearch._internal.store_flow import Flow
 from langchain_toolsearch.search.protocol import ToolDocument
 from langchain_toolsearch.search.semantic import document_text
+
+if TYPE_CHECKING:
+    from langchain_toolsearch.search.store_vectors import StoreEmbedder
 
 __all__ = [
     "FINGERPRINT_CHARS",
@@ -162,6 +165,7 @@ def sync_flow(
     *,
     now: float | None = None,
     force: bool = False,
+    embedder: StoreEmbedder | None = None,
 ) -> Flow[SyncStats]:
     """Make ``(*base, fingerprint)`` hold exactly ``hashed``, then write its manifest.
 
@@ -171,6 +175,8 @@ def sync_flow(
         hashed: The version's tools.
         now: The manifest's time (epoch seconds; default ``time.time()``).
         force: List and compare the items even when the manifest is there.
+        embedder: The store's embedder: vectors of the texts written are
+            read from its cache first and the new ones saved after.
     """
     started = time.perf_counter()
     when = time.time() if now is None else now
@@ -179,8 +185,13 @@ def sync_flow(
     ns = (*base, fingerprint)
     stored = {i.key: str((i.value or {}).get("hash", "")) for i in (yield from list_flow(ns))}
     batches, written, deleted, unchanged = _plan(hashed, ns, stored)
+    texts = [text for doc, text, digest in hashed if stored.get(doc.name) != digest]
+    if embedder is not None:
+        yield from embedder.load_flow(texts)
     for batch in batches:  # sent back results are not needed
         _ = yield batch
+    if embedder is not None:
+        yield from embedder.save_flow(texts)
     value = manifest_value(fingerprint, len(hashed), when, when)
     yield [PutOp((*base, MANIFESTS), fingerprint, value, index=False)]
     return SyncStats(written, deleted, unchanged, time.perf_counter() - started)

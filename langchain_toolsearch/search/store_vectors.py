@@ -1,15 +1,21 @@
-"""A LangGraph store's vector index as the store-served tool index reads it.
+"""A LangGraph store's vector index as the store-served tool index reads and fills it.
 
-:class:`StoreVectors` shows a
+:class:`StoreEmbedder` takes the place of the store's ``embeddings`` so the
+store embeds a tool text only when no version holds its vector yet
+(:class:`~langchain_toolsearch.search.vector_cache.EmbeddingCache`, keyed by
+text and model id, persisted by
+:class:`~langchain_toolsearch.search.store_vector_cache.StoreVectorCache` in
+the same store). :class:`StoreVectors` shows a
 :class:`~langchain_toolsearch.search.store_index.StoreToolIndex`'s neighbours
-as a LangChain ``VectorStore``, so
-:class:`~langchain_toolsearch.search.semantic.SemanticToolIndex` can fuse
-them with BM25.
+as a LangChain ``VectorStore`` for
+:class:`~langchain_toolsearch.search.semantic.SemanticToolIndex` to fuse with BM25.
 """
 
 from __future__ import annotations
 
 import math
+import threading
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from langchain_core.documents import Document
@@ -17,10 +23,90 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
 from langgraph.store.base import BaseStore, SearchItem
 
+from langchain_toolsearch._internal.store_flow import Flow
 from langchain_toolsearch.errors import ToolSearchConfigError
+from langchain_toolsearch.search.store_vector_cache import StoreVectorCache, Vector
 from langchain_toolsearch.search.tokenize import tokenize
+from langchain_toolsearch.search.vector_cache import EmbeddingCache, text_digest
 
-__all__ = ["Neighbours", "StoreVectors", "neighbour_pairs", "store_embeddings"]
+__all__ = ["Neighbours", "StoreEmbedder", "StoreVectors", "neighbour_pairs", "store_embeddings"]
+
+
+class StoreEmbedder(Embeddings):
+    """A store's embedding model behind a tool-vector cache (module doc).
+
+    The store calls it inside its own ``batch``, so it reads and writes
+    memory only; a sync reads the stored vectors of the texts it will write
+    first (:meth:`load_flow`) and saves the ones the model made after
+    (:meth:`save_flow`). Other texts (queries, other items) are never saved.
+
+    Args:
+        model: The store's own embedding model.
+        tier: Where vectors persist (the same store).
+
+    Attributes:
+        cache: Vectors in memory (``cache.misses``: texts the model embedded).
+    """
+
+    def __init__(self, model: Embeddings, tier: StoreVectorCache) -> None:
+        self.model = model
+        self.tier = tier
+        self.cache = EmbeddingCache(None)
+        self._expected: set[str] = set()
+        self._pending: dict[str, Vector] = {}
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"StoreEmbedder({type(self.model).__name__})"
+
+    def _keep(self, fresh: dict[str, Vector]) -> None:
+        with self._lock:
+            self._pending.update((d, v) for d, v in fresh.items() if d in self._expected)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Vectors of ``texts``; the model embeds only those not in memory."""
+        fresh: dict[str, Vector] = {}
+        vectors = self.cache.embed(texts, self.model, persist=False, fresh=fresh)
+        self._keep(fresh)
+        out: list[list[float]] = vectors.tolist()
+        return out
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        """:meth:`embed_documents` through the model's ``aembed_documents``."""
+        fresh: dict[str, Vector] = {}
+        vectors = await self.cache.aembed(texts, self.model, persist=False, fresh=fresh)
+        self._keep(fresh)
+        out: list[list[float]] = vectors.tolist()
+        return out
+
+    def embed_query(self, text: str) -> list[float]:
+        """The model's vector of ``text``."""
+        return self.model.embed_query(text)
+
+    async def aembed_query(self, text: str) -> list[float]:
+        """:meth:`embed_query` through the model's ``aembed_query``."""
+        return await self.model.aembed_query(text)
+
+    def load_flow(self, texts: Sequence[str]) -> Flow[None]:
+        """Read the stored vectors of ``texts`` missing from memory into it."""
+        model = self.cache.model(self.model)
+        digests = [text_digest(t) for t in texts]
+        with self._lock:
+            self._expected.update(digests)
+        missing = [d for d in digests if d not in self.cache.recall(model, digests)]
+        if missing:
+            self.cache.remember(model, (yield from self.tier.get_flow(model, missing)))
+
+    def save_flow(self, texts: Sequence[str]) -> Flow[None]:
+        """Write the vectors of ``texts`` the model made since :meth:`load_flow`."""
+        with self._lock:
+            made = {}
+            for digest in map(text_digest, texts):
+                self._expected.discard(digest)
+                if (vector := self._pending.pop(digest, None)) is not None:
+                    made[digest] = vector
+        if made:
+            yield from self.tier.put_flow(self.cache.model(self.model), made)
 
 
 class Neighbours(Protocol):
@@ -40,8 +126,8 @@ class Neighbours(Protocol):
         ...
 
 
-def store_embeddings(store: BaseStore) -> Embeddings:
-    """The store's ``embeddings``, once its vector index is known to score by cosine.
+def store_embeddings(store: BaseStore) -> StoreEmbedder:
+    """The store's :class:`StoreEmbedder`, set as its ``embeddings`` on first use.
 
     Raises:
         ToolSearchConfigError: (a ``ValueError``) If the store has no vector
@@ -59,7 +145,11 @@ def store_embeddings(store: BaseStore) -> Embeddings:
         raise ToolSearchConfigError(
             f"StoreToolIndex needs cosine similarity scores; the store uses {distance!r}"
         )
-    return embeddings
+    if isinstance(embeddings, StoreEmbedder):
+        return embeddings
+    embedder = StoreEmbedder(embeddings, StoreVectorCache(store))
+    setattr(store, "embeddings", embedder)  # noqa: B010 - BaseStore does not declare it
+    return embedder
 
 
 def neighbour_pairs(

@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from langgraph.store.base import BaseStore, Item, Op, PutOp, SearchItem, SearchOp
 
@@ -36,6 +36,9 @@ from langchain_toolsearch.search.store_sync import (
     sync_flow,
     touch_flow,
 )
+
+if TYPE_CHECKING:
+    from langchain_toolsearch.search.store_vectors import StoreEmbedder
 
 __all__ = [
     "IndexVersion",
@@ -59,6 +62,8 @@ class LibraryVersion:
         hashed: The version's tools (``store_sync.hashed_documents``).
         writes: Whether this replica writes (``False``: read-only, never refreshes).
         refresh_seconds: Most time between two manifest checks (seconds; ``None``: never).
+        embedder: The store's embedder (``store_vectors.StoreEmbedder``): a
+            tool whose text another version holds is not embedded again.
 
     Attributes:
         fingerprint: The version (``store_sync.library_fingerprint``).
@@ -75,8 +80,10 @@ class LibraryVersion:
         *,
         writes: bool,
         refresh_seconds: float | None,
+        embedder: StoreEmbedder | None = None,
     ) -> None:
         self.store = store
+        self.embedder = embedder
         self.base = tuple(base)
         self._hashed = hashed
         self.fingerprint = library_fingerprint(hashed)
@@ -89,7 +96,9 @@ class LibraryVersion:
         self.resyncs = 0
 
     def _sync_flow(self, *, force: bool = False) -> Flow[SyncStats]:
-        return sync_flow(self.base, self.fingerprint, self._hashed, force=force)
+        return sync_flow(
+            self.base, self.fingerprint, self._hashed, force=force, embedder=self.embedder
+        )
 
     def _run(self, flow: Flow[T]) -> T:
         try:
@@ -234,12 +243,11 @@ def prune_versions(
 ) -> int:
     """Delete the versions no replica touched for ``older_than`` seconds (items and manifest).
 
-    Choose ``older_than`` well above the largest ``refresh_seconds`` (e.g. a day).
-
     Args:
         store: The store holding the shared index.
         namespace: The base namespace.
-        older_than: Age of the manifest's ``seen_at`` above which a version goes (seconds).
+        older_than: Age of the manifest's ``seen_at`` above which a version goes
+            (seconds; well above the largest ``refresh_seconds``, e.g. a day).
         keep: Fingerprints never pruned (e.g. the one being deployed).
         now: The current time (epoch seconds; tests).
 

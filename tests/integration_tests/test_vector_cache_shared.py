@@ -15,12 +15,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from langchain_core.embeddings import DeterministicFakeEmbedding
 
 from langchain_toolsearch.search.index import ToolDocument
 from langchain_toolsearch.search.semantic import SemanticIndexFactory
 from langchain_toolsearch.search.vector_cache import EmbeddingCache, model_id
 from langchain_toolsearch.search.vector_file import CACHE_ENV, VectorFile
+from tests.support.embeddings import CountingEmbeddings
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -84,16 +84,6 @@ def test_processes_writing_at_once_never_leave_a_corrupt_file(tmp_path: Path) ->
     assert [worker(tmp_path, p, 30)["embedded"] for p in prefixes] == [0, 0, 0, 0]
 
 
-class Counting(DeterministicFakeEmbedding):
-    """Counts the texts it embeds."""
-
-    embedded: int = 0
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        self.embedded += len(texts)
-        return super().embed_documents(texts)
-
-
 DOCS = [ToolDocument(f"tool_{i}", f"Does thing number {i} for a user") for i in range(60)]
 
 
@@ -101,10 +91,10 @@ def replica_start(dsn: str, docs: list[ToolDocument]) -> int:
     """A replica: its own PostgresStore connection and model; the texts it embedded."""
     from langgraph.store.postgres import PostgresStore
 
-    embeddings = Counting(size=32)
+    embeddings = CountingEmbeddings(size=32)
     with PostgresStore.from_conn_string(dsn) as store:
         SemanticIndexFactory(embeddings, cache=EmbeddingCache(store))(docs)
-    return embeddings.embedded
+    return embeddings.documents_embedded
 
 
 def test_replicas_share_vectors_through_postgres(pg_dsn: str) -> None:
@@ -129,7 +119,7 @@ def test_the_middleware_keeps_vectors_in_its_postgres_store(pg_dsn: str) -> None
     ]
     counts = []
     for _ in range(2):
-        embeddings = Counting(size=24)
+        embeddings = CountingEmbeddings(size=24)
         with PostgresStore.from_conn_string(pg_dsn) as store:
             middleware = ToolSearchMiddleware(
                 tools=tools, embeddings=embeddings, storage="store", store=store
@@ -137,12 +127,12 @@ def test_the_middleware_keeps_vectors_in_its_postgres_store(pg_dsn: str) -> None
             assert middleware.search("tool_7")[0].name == "tool_7"
             namespace = StoreVectorCache(store).namespace(model_id(embeddings))
             assert len(store.search(namespace, limit=100)) == 20
-        counts.append(embeddings.embedded)
+        counts.append(embeddings.documents_embedded)
     assert counts == [20, 0]
 
 
 def test_a_file_cache_is_private_to_its_user(tmp_path: Path) -> None:
     files = VectorFile(tmp_path / "cache")
-    SemanticIndexFactory(Counting(size=8), cache=EmbeddingCache(files))(DOCS[:3])
+    SemanticIndexFactory(CountingEmbeddings(size=8), cache=EmbeddingCache(files))(DOCS[:3])
     assert (tmp_path / "cache").stat().st_mode & 0o077 == 0
     assert all(p.stat().st_mode & 0o077 == 0 for p in (tmp_path / "cache").iterdir())

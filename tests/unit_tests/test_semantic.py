@@ -6,13 +6,11 @@ The real model (all-MiniLM-L6-v2 from the ``[semantic]`` extra) is measured by
 
 from __future__ import annotations
 
-import hashlib
 import itertools
-import math
 from typing import ClassVar
 
 import pytest
-from langchain_core.embeddings import DeterministicFakeEmbedding, Embeddings
+from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_core.stores import InMemoryByteStore
 
 from langchain_toolsearch import ToolIndex, ToolSearchMiddleware, ToolSearchNode
@@ -23,49 +21,8 @@ from langchain_toolsearch.search.semantic import (
     SemanticToolIndex,
     document_text,
 )
-from langchain_toolsearch.search.tokenize import tokenize
+from tests.support.embeddings import BagOfWordsEmbeddings, CountingEmbeddings
 from tests.support.library_fixtures import library
-
-
-class CountingEmbeddings(DeterministicFakeEmbedding):
-    """DeterministicFakeEmbedding that counts the texts it embeds."""
-
-    documents_embedded: int = 0
-    queries_embedded: int = 0
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        self.documents_embedded += len(texts)
-        return super().embed_documents(texts)
-
-    def embed_query(self, text: str) -> list[float]:
-        self.queries_embedded += 1
-        return super().embed_query(text)
-
-
-class BagOfWordsEmbeddings(Embeddings):
-    """A tiny deterministic 'semantic' model: hashed word counts plus a synonym table.
-
-    Texts sharing words (or listed synonyms) get similar vectors; unrelated
-    texts are orthogonal, so similarity behaves like a real model's would.
-    """
-
-    SYNONYMS: ClassVar[dict[str, str]] = {"tune": "music", "song": "music", "cab": "taxi"}
-    DIM = 512
-
-    def _vector(self, text: str) -> list[float]:
-        vec = [0.0] * self.DIM
-        for word in tokenize(text):
-            word = self.SYNONYMS.get(word, word)
-            vec[int(hashlib.sha256(word.encode()).hexdigest(), 16) % self.DIM] += 1.0
-        norm = math.sqrt(sum(v * v for v in vec)) or 1.0
-        return [v / norm for v in vec]
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return [self._vector(t) for t in texts]
-
-    def embed_query(self, text: str) -> list[float]:
-        return self._vector(text)
-
 
 DOCS = [
     ToolDocument("play_music", "Play music by an artist", (("artist", "Who sings"),)),

@@ -27,23 +27,8 @@ from langchain_toolsearch.search.vector_cache import (
     text_digest,
 )
 from langchain_toolsearch.search.vector_file import CACHE_ENV, VectorFile, default_cache_dir
+from tests.support.embeddings import CountingEmbeddings
 from tests.support.library_fixtures import library
-
-
-class CountingEmbeddings(DeterministicFakeEmbedding):
-    """DeterministicFakeEmbedding that counts the texts and queries it embeds."""
-
-    documents_embedded: int = 0
-    queries_embedded: int = 0
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        self.documents_embedded += len(texts)
-        return super().embed_documents(texts)
-
-    def embed_query(self, text: str) -> list[float]:
-        self.queries_embedded += 1
-        return super().embed_query(text)
-
 
 DOCS = [
     ToolDocument("get_weather", "Current weather for a city", (("city", "City name"),)),
@@ -130,6 +115,33 @@ def test_a_model_in_an_installed_package_is_named_alike_in_every_environment() -
     named = model_id(PathModel(size=4, model_name=f"{site}/numpy/core"))
     assert f":numpy/core@{np.__version__}/" in named
     assert site not in named
+
+
+def test_the_model_id_is_read_once_per_model_and_without_scanning_every_package(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib.metadata
+    import sys
+
+    import langchain_toolsearch.search.vector_cache as vector_cache
+
+    site = next(p for p in sys.path if p.endswith("site-packages"))
+
+    class PathModel(DeterministicFakeEmbedding):
+        model_name: str = ""
+
+    def no_scan() -> None:
+        raise AssertionError("packages_distributions() reads every installed package")
+
+    monkeypatch.setattr(importlib.metadata, "packages_distributions", no_scan)
+    model = PathModel(size=4, model_name=f"{site}/pytest/fresh")  # a name not seen before
+    assert f":pytest/fresh@{pytest.__version__}" in model_id(model)
+    reads = []
+    monkeypatch.setattr(vector_cache, "model_id", lambda e: reads.append(e) or "m")
+    cache = EmbeddingCache()
+    for query in ("a", "b", "c"):  # every query looks its vector up under the model id
+        cache.query(query, model)
+    assert len(reads) == 1
 
 
 @pytest.mark.parametrize(
