@@ -4,7 +4,7 @@ The kind: a tool whose long boilerplate description ("provide details and
 information about the ID ... and more") shares only function words with a
 chatty request (``about``, ``more``, ``any``) was the first hit of every
 request the library has no tool for. The ``content_match`` stage
-(:func:`~langchain_toolsearch.search.query_weights.weak_terms`) keeps such a
+(:func:`~langchain_toolsearch.search.stages.weak_terms`) keeps such a
 tool out; each test checks that it flips with the stage off.
 """
 
