@@ -25,7 +25,7 @@ from langchain_toolsearch import ToolSearchNode, ToolSearchState
 from langchain_toolsearch.search.tokenize import clear_caches, tokenize
 
 if TYPE_CHECKING:
-    from benchmarks.bench import BenchConfig, _Report
+    from benchmarks.report import BenchConfig, _Report
 
 RESERVED = {"search_tools", "load_tool"}
 

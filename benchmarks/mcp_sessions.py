@@ -38,7 +38,7 @@ from langchain_toolsearch.mcp.pool import MCPSessionPool, default_pool, set_defa
 from langchain_toolsearch.testing import ScriptedToolSearchModel
 
 if TYPE_CHECKING:
-    from benchmarks.bench import BenchConfig, _Report
+    from benchmarks.report import BenchConfig, _Report
 
 SERVER = Path(__file__).resolve().parents[1] / "tests/support/mcp_servers/pool_server.py"
 

@@ -35,8 +35,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
 
-    from benchmarks.bench import BenchConfig, _Report
     from benchmarks.datasets import ToolDef
+    from benchmarks.report import BenchConfig, _Report
 
 __all__ = ["Turn", "measure", "native_section", "render", "section"]
 
@@ -286,8 +286,8 @@ def main() -> None:
     """Print the section alone on the shared data (``python -m benchmarks.native``)."""
     import sys
 
-    from benchmarks.bench import BenchConfig, _Report
     from benchmarks.datasets import load_bfcl, load_github_mcp_tools
+    from benchmarks.report import BenchConfig, _Report
 
     section(_Report(sys.stdout), BenchConfig(), load_bfcl()[0], load_github_mcp_tools())
 

@@ -30,7 +30,7 @@ from benchmarks.datasets import ToolDef
 from langchain_toolsearch.evaluation import EvalQuery, EvalReport, evaluate
 
 if TYPE_CHECKING:
-    from benchmarks.bench import _Report
+    from benchmarks.report import _Report
 
 VALIDATION = "restbench-toolalpaca"
 
@@ -132,9 +132,9 @@ def main() -> int:
     """``python -m benchmarks.options [--semantic]``."""
     import sys
 
-    from benchmarks.bench import _Report
     from benchmarks.datasets import default_data_dir, load_bfcl, load_github_mcp_tools
     from benchmarks.embedding_models import installed_models
+    from benchmarks.report import _Report
 
     rep = _Report(sys.stdout)
     data_dir = default_data_dir()

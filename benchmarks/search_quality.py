@@ -34,7 +34,6 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.baseline import Bm25sBaseline
-from benchmarks.bench import index_search
 from benchmarks.datasets import (
     EvalQuery,
     ToolDef,
@@ -46,6 +45,7 @@ from benchmarks.datasets import (
     scale_library,
 )
 from benchmarks.embedding_models import MODELS, installed_models
+from benchmarks.report import index_search
 from langchain_toolsearch.evaluation import evaluate, load_queries
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.middleware import ToolSearchMiddleware

@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from benchmarks.bench import BenchConfig, _Report
+    from benchmarks.report import BenchConfig, _Report
     from langchain_toolsearch.options import StorageMode
 
 THREAD = "bench-steps"
@@ -362,7 +362,7 @@ def section(rep: _Report, cfg: BenchConfig) -> None:
 
 
 if __name__ == "__main__":
-    from benchmarks.bench import BenchConfig, _Report
+    from benchmarks.report import BenchConfig, _Report
 
     quick = "--quick" in sys.argv
     section(_Report(sys.stdout), BenchConfig.make(quick=quick, semantic=False, data_dir=None))

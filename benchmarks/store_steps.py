@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 from benchmarks.steps import _library, _timed_with_stall
 
 if TYPE_CHECKING:
-    from benchmarks.bench import BenchConfig, _Report
+    from benchmarks.report import BenchConfig, _Report
 
 CALLS = 1_000
 
@@ -269,7 +269,7 @@ def section(rep: _Report, cfg: BenchConfig) -> None:
 
 
 if __name__ == "__main__":
-    from benchmarks.bench import BenchConfig, _Report
+    from benchmarks.report import BenchConfig, _Report
 
     section(
         _Report(sys.stdout),

@@ -44,7 +44,7 @@ from langchain_toolsearch.search.vector_cache import EmbeddingCache
 from langchain_toolsearch.search.vector_file import VectorFile
 
 if TYPE_CHECKING:
-    from benchmarks.bench import BenchConfig, _Report
+    from benchmarks.report import BenchConfig, _Report
 
 __all__ = ["vector_cache_section"]
 
@@ -184,8 +184,8 @@ def main() -> int:
     """``python -m benchmarks.vector_cache [--quick]``: this section alone."""
     import sys
 
-    from benchmarks.bench import BenchConfig, _Report
     from benchmarks.datasets import load_bfcl, load_toolsdk
+    from benchmarks.report import BenchConfig, _Report
 
     cfg = BenchConfig.make(quick="--quick" in sys.argv, semantic=False, data_dir=None)
     bfcl, queries = load_bfcl(None)

@@ -23,6 +23,7 @@ from langgraph.errors import GraphBubbleUp
 from langgraph.runtime import get_runtime
 from pydantic import BaseModel, ValidationError
 
+from langchain_toolsearch._internal.failures import describe, request_secrets
 from langchain_toolsearch.errors import (
     ToolSearchDataError,
     ToolSearchError,
@@ -270,7 +271,7 @@ class _Unreadable:
 
     def __init__(self, name: str, error: BaseException) -> None:
         self.name = name
-        self.error = f"{type(error).__name__}: {error}"
+        self.error = ": ".join(describe(error))
 
     def fail(self) -> NoReturn:
         raise _UnreadableValue(f"context field {self.name!r} raised {self.error}")
@@ -281,7 +282,7 @@ class _UnreadableContext(dict[str, Any]):
 
     def __init__(self, fields: Mapping[str, Any], error: BaseException) -> None:
         super().__init__(fields)
-        self.error = f"{type(error).__name__}: {error}"
+        self.error = ": ".join(describe(error))
 
     def __contains__(self, key: object) -> bool:
         raise _UnreadableValue(f"the run context could not be read: {self.error}")
@@ -312,8 +313,7 @@ def request_context(config: RunnableConfig | None, context: Any = None) -> dict[
                 "the run context (%s) could not be read, so every rule condition is false "
                 "for this request: %s: %s",
                 type(context).__name__,
-                type(exc).__name__,
-                exc,
+                *describe(exc, request_secrets(config, {})),
             )
             return _UnreadableContext(fields, exc)
     return fields
