@@ -46,10 +46,8 @@ class WriteGuard(Protocol):
 
 def expected(if_version: int | None) -> int | None:
     """An ``if_version``: ``None`` or an int in ``[0, 2**63 - 1]``; `ToolSearchConfigError`."""
-    if if_version is None:
-        return None
     valid = isinstance(if_version, int) and not isinstance(if_version, bool)
-    if not valid or not 0 <= if_version <= _MAX_VERSION:
+    if if_version is not None and (not valid or not 0 <= if_version <= _MAX_VERSION):
         big = isinstance(if_version, int) and abs(if_version) > _MAX_VERSION
         shown = f"an int of {if_version.bit_length()} bits" if big else repr(if_version)[:40]
         msg = f"if_version must be a version number >= 1, 0 (no record yet) or None, got {shown}"
@@ -146,7 +144,7 @@ class VersionedRecords(Generic[ModelT]):
         if_version: int | None = None,
         rollback: bool = False,
     ) -> RecordInfo:
-        """Publish a version; the new head. Older than the published: ``rollback`` needed."""
+        """Publish ``version``; the new head. One older than the published needs ``rollback``."""
         flow = self._publish(record_id, version, expected(if_version), bool(rollback))
         return self._write(record_id, flow)
 
@@ -341,7 +339,8 @@ class VersionedRecords(Generic[ModelT]):
     def _get(self, record_id: str, version: VersionSelector) -> Flow[Versioned[ModelT]]:
         head = yield from self._info(record_id)
         item = yield from self._version_item(record_id, self._number(head, version))
-        return Versioned(value=self._parse(item.value["data"]), info=_version_info(item))
+        info = _version_info(item)
+        return Versioned(value=self._parse(item.value["data"]), info=info)
 
     def _search(self, namespace: tuple[str, ...]) -> Flow[list[Item]]:
         found: list[Item] = []
