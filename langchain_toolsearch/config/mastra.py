@@ -1,9 +1,8 @@
 """The seed system's (Mastra Editor's) stored JSON: rule groups, agents, MCP clients, both ways.
 
-Import keeps the seed's outcome for what validation refuses (warned with the path):
-a group operator other than ``"AND"`` is ``"OR"``; ``exists`` drops a value; an
-unknown operator, or a value the seed never matches, becomes `NEVER`. Export refuses
-what the seed cannot express.
+Import keeps the seed's outcome for what validation refuses (warned with the path): a group
+operator other than ``"AND"`` is ``"OR"``; ``exists`` drops a value; an unknown operator, or a
+value the seed never matches, becomes `NEVER`. Export refuses what the seed cannot express.
 """
 
 from __future__ import annotations
@@ -114,6 +113,7 @@ MASTRA_FIELDS: dict[str, str] = {
 _OURS_TO_MASTRA = {ours: theirs for theirs, ours in MASTRA_FIELDS.items()}
 
 Json = dict[str, Any]
+Convert = Callable[[Any, str], Any]
 
 
 def _object(value: Any, path: str, what: str) -> Mapping[str, Any]:
@@ -123,20 +123,14 @@ def _object(value: Any, path: str, what: str) -> Mapping[str, Any]:
 
 
 def _conditional(
-    value: Any,
-    convert: Callable[[Any, str], Any],
-    path: str,
-    what: str,
-    *,
-    keys_list: bool = False,
-    rules: Callable[[Any, str], Any] | None = None,
+    value: Any, convert: Convert, path: str, what: str, *, rules: Convert, ids: bool = False
 ) -> Any:
-    """``convert`` a plain value or each variant's (``rules``: their rules; ``keys_list``: ids)."""
+    """``convert`` a plain value or each variant's (``rules``: their rules; ``ids``: id lists)."""
     if value is None:
         return None
     if isinstance(value, list):
         if value and all(isinstance(item, str) for item in value):
-            if not keys_list:
+            if not ids:
                 msg = "a list of ids (an older Mastra format) is only understood for 'tools'; "
                 raise ToolConfigError(what, [(path, msg + "use a map {id: {...}}")])
             return convert({item: {} for item in value}, path)
@@ -145,7 +139,7 @@ def _conditional(
             variant = dict(_object(variant, f"{path}[{index}]", what))
             if "value" in variant:
                 variant["value"] = convert(variant["value"], f"{path}[{index}].value")
-            if rules is not None and "rules" in variant:
+            if "rules" in variant:
                 variant["rules"] = rules(variant["rules"], f"{path}[{index}].rules")
             out.append(variant)
         return out
@@ -175,18 +169,16 @@ def agent_from_mastra(data: Mapping[str, Any]) -> AgentToolConfig:
     source = _object(data, "", what)
     out: Json = {}
     for theirs, ours in MASTRA_FIELDS.items():
-        if theirs in source and source[theirs] is not None:
+        if (value := source.get(theirs)) is not None:
             convert, ids = _AGENT_FROM[ours], ours == "tools"
-            out[ours] = _conditional(
-                source[theirs], convert, theirs, what, keys_list=ids, rules=_rules_from
-            )
+            out[ours] = _conditional(value, convert, theirs, what, rules=_rules_from, ids=ids)
     try:
         return parse_agent_config(out)
     except ToolConfigError as exc:
         raise _rename_paths(exc, what, _OURS_TO_MASTRA) from None
 
 
-def _refs_from(convert_ref: Callable[[Any, str], Any]) -> Callable[[Any, str], Any]:
+def _refs_from(convert_ref: Convert) -> Convert:
     def convert(value: Any, path: str) -> Any:
         if not isinstance(value, Mapping):
             return value  # validation reports it
@@ -204,13 +196,9 @@ def _entries_from(entries: Any, path: str) -> Any:
     out = {}
     for key, entry in entries.items():
         if isinstance(entry, Mapping) and "rules" in entry:
-            logger.warning(
-                "%s.%s.rules: per-tool rules are evaluated here (Mastra Editor stores them "
-                "without evaluating them): tool %r is absent from requests they do not match",
-                path,
-                key,
-                key,
-            )
+            why = "%s.%s.rules: per-tool rules are evaluated here (Mastra Editor stores them "
+            why += "without evaluating them): tool %r is absent from requests they do not match"
+            logger.warning(why, path, key, key)
             entry = {**entry, "rules": _rules_from(entry["rules"], f"{path}.{key}.rules")}
         out[key] = entry
     return out
@@ -257,7 +245,7 @@ def _provider_ref_from(ref: Any, path: str) -> Any:
     return out
 
 
-_AGENT_FROM: dict[str, Callable[[Any, str], Any]] = {
+_AGENT_FROM: dict[str, Convert] = {
     "tools": _entries_from,
     "mcp_clients": _refs_from(_mcp_ref_from),
     "integration_tools": _refs_from(lambda ref, path: ref),
@@ -268,9 +256,8 @@ _AGENT_FROM: dict[str, Callable[[Any, str], Any]] = {
 def agent_to_mastra(config: AgentToolConfig) -> Json:
     """A Mastra agent snapshot's tool fields (``mcpClients``, ...) for ``config``.
 
-    An MCP reference's ``"*"`` becomes ``{}``, nothing an omitted ``tools``; a
-    provider reference gets ``"connections": {}``. `ToolConfigError` names each
-    field Mastra cannot express.
+    An MCP reference's ``"*"`` becomes ``{}``, nothing an omitted ``tools``; a provider reference
+    gets ``"connections": {}``. `ToolConfigError` names each field Mastra cannot express.
     """
     what = "agent tool config (for Mastra)"
     data = config.to_json()
@@ -290,7 +277,7 @@ def agent_to_mastra(config: AgentToolConfig) -> Json:
     return out
 
 
-def _agent_to(field: str, errors: list[tuple[str, str]]) -> Callable[[Any, str], Any]:
+def _agent_to(field: str, errors: list[tuple[str, str]]) -> Convert:
     def fail(path: str, why: str) -> None:
         errors.append((path, why))
 
@@ -345,12 +332,8 @@ def _agent_to(field: str, errors: list[tuple[str, str]]) -> Callable[[Any, str],
             out[provider_id] = {"tools": tools, "connections": {}}
         return out
 
-    return {
-        "tools": entries,
-        "mcp_clients": mcp,
-        "integration_tools": integrations,
-        "tool_providers": providers,
-    }[field]
+    converters = {"tools": entries, "mcp_clients": mcp, "integration_tools": integrations}
+    return {**converters, "tool_providers": providers}[field]
 
 
 _CLIENT_KEYS = ("name", "description", "servers")

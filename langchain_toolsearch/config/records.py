@@ -1,14 +1,8 @@
 """`VersionedRecords`: versioned records of one kind in a LangGraph `BaseStore`.
 
-A save appends an immutable version 1, 2, 3, ...; ``"draft"`` is the latest,
-``"published"`` the one last published. Layout under the kind's namespace::
-
-    (*namespace, "heads")               key record_id -> RecordInfo JSON
-    (*namespace, "versions", record_id) key "%010d" % n -> {"record_id", "version",
-                                        "created_at", "message", "data": <record JSON>}
-
-Each write reads the head and writes under the record's write lock (`config.store`),
-so two saves never get the same number and the head never goes back.
+Versions 1, 2, ... are immutable; ``"draft"`` is the latest, ``"published"`` the last published.
+Items: ``(*namespace, "heads")`` record_id -> `RecordInfo`; ``(*namespace, "versions", record_id)``
+``"%010d" % n`` -> `VersionInfo` with ``"data"``. Writes hold the record's lock (`config.store`).
 """
 
 from __future__ import annotations
@@ -35,8 +29,7 @@ from langchain_toolsearch.errors import ToolSearchConfigError
 RECORD_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}\Z")
 """What a record id may be: 1-128 characters from ``A-Z a-z 0-9 _ -``."""
 _PAGE = 100
-_MAX_VERSION = 2**63 - 1
-"""Largest version number (PostgreSQL's bigint)."""
+_MAX_VERSION = 2**63 - 1  # the largest version number (PostgreSQL's bigint)
 
 ModelT = TypeVar("ModelT", AgentToolConfig, MCPClientConfig)
 T = TypeVar("T")
@@ -53,10 +46,8 @@ class WriteGuard(Protocol):
 
 def expected(if_version: int | None) -> int | None:
     """An ``if_version``: ``None`` or an int in ``[0, 2**63 - 1]``; `ToolSearchConfigError`."""
-    if if_version is None:
-        return None
     valid = isinstance(if_version, int) and not isinstance(if_version, bool)
-    if not valid or not 0 <= if_version <= _MAX_VERSION:
+    if if_version is not None and (not valid or not 0 <= if_version <= _MAX_VERSION):
         big = isinstance(if_version, int) and abs(if_version) > _MAX_VERSION
         shown = f"an int of {if_version.bit_length()} bits" if big else repr(if_version)[:40]
         msg = f"if_version must be a version number >= 1, 0 (no record yet) or None, got {shown}"
@@ -64,14 +55,17 @@ def expected(if_version: int | None) -> int | None:
     return if_version
 
 
+def _version_info(item: Item) -> VersionInfo:
+    return VersionInfo.model_validate({k: v for k, v in item.value.items() if k != "data"})
+
+
 class VersionedRecords(Generic[ModelT]):
     """Versioned CRUD for one kind of record (``ToolConfigStore.agents``, ``.mcp_clients``).
 
-    Sync and async (``a``-prefixed) forms. Values are validated before any write
-    (`ToolConfigError`), ids are `RECORD_ID` (``ValueError``); a write raises
-    `WriteLockError` past the store's ``lock_timeout``. ``if_version``: write only if
-    the latest version is still this one (``0``: no record), else `VersionConflictError`.
-    ``label`` names a record in messages; ``writes`` counts this object's writes.
+    Sync and ``a``-prefixed async forms. Values are validated before any write (`ToolConfigError`),
+    ids are `RECORD_ID` (``ValueError``); `WriteLockError` past the store's ``lock_timeout``.
+    ``if_version``: write only if the latest version is still this one (``0``: no record), else
+    `VersionConflictError`. ``label`` names a record in messages; ``writes`` counts writes.
     """
 
     def __init__(
@@ -85,6 +79,7 @@ class VersionedRecords(Generic[ModelT]):
     ) -> None:
         self._store = store
         self._namespace = namespace
+        self._heads = (*namespace, "heads")
         self._parse: Callable[[Any], ModelT] = parse
         self.label = label
         self._clock = clock
@@ -118,32 +113,28 @@ class VersionedRecords(Generic[ModelT]):
         if_version: int | None = None,
         publish: bool = False,
     ) -> VersionInfo:
-        """Create the record or add a version (the new draft); the new version.
-
-        ``value``: a model or its JSON; ``message``: a note kept with the version;
-        ``publish``: publish it in the same write; ``if_version``: class docstring.
-        """
+        """Add a version (the new draft; ``message`` kept with it, ``publish`` it too)."""
         return self._write(*self._save(record_id, value, message, "save", if_version, publish))
 
     def get(self, record_id: str, version: VersionSelector = "draft") -> ModelT:
         """One version (``"draft"``, ``"published"``, a number); `RecordNotFoundError`."""
-        return self._run(self._get(record_id, version)).value
+        return run_flow(self._store, self._get(record_id, version)).value
 
     def get_version(self, record_id: str, version: VersionSelector = "draft") -> Versioned[ModelT]:
         """`get`, with the version's `VersionInfo`."""
-        return self._run(self._get(record_id, version))
+        return run_flow(self._store, self._get(record_id, version))
 
     def info(self, record_id: str) -> RecordInfo:
         """The record's head (one read; ``(created_at, revision)`` moves at every write)."""
-        return self._run(self._info(record_id))
+        return run_flow(self._store, self._info(record_id))
 
     def history(self, record_id: str) -> list[VersionInfo]:
         """Every version, oldest first; `RecordNotFoundError`."""
-        return self._run(self._history(record_id))
+        return run_flow(self._store, self._history(record_id))
 
     def list_records(self) -> list[RecordInfo]:
         """Every record of this kind, sorted by id."""
-        return self._run(self._list())
+        return run_flow(self._store, self._list())
 
     def publish(
         self,
@@ -153,11 +144,7 @@ class VersionedRecords(Generic[ModelT]):
         if_version: int | None = None,
         rollback: bool = False,
     ) -> RecordInfo:
-        """Mark a version (default the draft) as the published one; the updated head.
-
-        ``rollback`` allows a version older than the published one, which else
-        raises `VersionConflictError`; ``if_version`` as in `save`.
-        """
+        """Publish ``version``; the new head. One older than the published needs ``rollback``."""
         flow = self._publish(record_id, version, expected(if_version), bool(rollback))
         return self._write(record_id, flow)
 
@@ -199,25 +186,25 @@ class VersionedRecords(Generic[ModelT]):
 
     async def aget(self, record_id: str, version: VersionSelector = "draft") -> ModelT:
         """Async `get`."""
-        return (await self._arun(self._get(record_id, version))).value
+        return (await arun_flow(self._store, self._get(record_id, version))).value
 
     async def aget_version(
         self, record_id: str, version: VersionSelector = "draft"
     ) -> Versioned[ModelT]:
         """Async `get_version`."""
-        return await self._arun(self._get(record_id, version))
+        return await arun_flow(self._store, self._get(record_id, version))
 
     async def ainfo(self, record_id: str) -> RecordInfo:
         """Async `info`."""
-        return await self._arun(self._info(record_id))
+        return await arun_flow(self._store, self._info(record_id))
 
     async def ahistory(self, record_id: str) -> list[VersionInfo]:
         """Async `history`."""
-        return await self._arun(self._history(record_id))
+        return await arun_flow(self._store, self._history(record_id))
 
     async def alist_records(self) -> list[RecordInfo]:
         """Async `list_records`."""
-        return await self._arun(self._list())
+        return await arun_flow(self._store, self._list())
 
     async def apublish(
         self,
@@ -235,25 +222,21 @@ class VersionedRecords(Generic[ModelT]):
         """Async `delete`."""
         return await self._awrite(record_id, self._delete(record_id, expected(if_version)))
 
-    def _run(self, flow: Flow[T]) -> T:
-        return run_flow(self._store, flow)
-
-    async def _arun(self, flow: Flow[T]) -> T:
-        return await arun_flow(self._store, flow)
-
     def _write(self, record_id: str, flow: Flow[T]) -> T:
         try:
-            self._check_id(record_id)
-            return self._guard.run("\x1f".join((*self._namespace, record_id)), flow)
+            return self._guard.run(self._lock_key(record_id), flow)
         finally:
             self.writes += 1
 
     async def _awrite(self, record_id: str, flow: Flow[T]) -> T:
         try:
-            self._check_id(record_id)
-            return await self._guard.arun("\x1f".join((*self._namespace, record_id)), flow)
+            return await self._guard.arun(self._lock_key(record_id), flow)
         finally:
             self.writes += 1
+
+    def _lock_key(self, record_id: str) -> str:
+        self._check_id(record_id)
+        return "\x1f".join((*self._namespace, record_id))
 
     def _save(
         self,
@@ -264,28 +247,18 @@ class VersionedRecords(Generic[ModelT]):
         if_version: int | None,
         publish: bool,
     ) -> tuple[str, Flow[VersionInfo]]:
-        """Validate now (before any lock); ``(record_id, flow)`` for `_write`."""
+        """Validate before any lock; ``(record_id, flow)`` for `_write`."""
         self._check_id(record_id)
-        parsed = self._parse(value)
-        base = expected(if_version)
+        parsed, base = self._parse(value), expected(if_version)
         return record_id, self._save_flow(record_id, parsed, message, mode, base, publish)
-
-    # -- store flows (reads run directly, writes inside the guard; others compose them) --
-
-    @property
-    def _heads(self) -> tuple[str, ...]:
-        return (*self._namespace, "heads")
 
     def _versions(self, record_id: str) -> tuple[str, ...]:
         return (*self._namespace, "versions", record_id)
 
     def _check_id(self, record_id: str) -> None:
         if not isinstance(record_id, str) or not RECORD_ID.match(record_id):
-            msg = (
-                f"{self.label} id must be 1-128 characters from A-Z, a-z, 0-9, '_' and '-', "
-                f"got {record_id!r:.80}"
-            )
-            raise ToolSearchConfigError(msg)
+            msg = f"{self.label} id must be 1-128 characters from A-Z, a-z, 0-9, '_' and '-', got "
+            raise ToolSearchConfigError(msg + f"{record_id!r:.80}")
 
     def _missing(self, record_id: str, hint: str = "") -> RecordNotFoundError:
         return RecordNotFoundError(f"no {self.label} with id {record_id!r}{hint}")
@@ -323,10 +296,8 @@ class VersionedRecords(Generic[ModelT]):
         if head is None and mode == "update":
             raise self._missing(record_id, "; use create()")
         number = 1 if head is None else head.latest_version + 1
-        while True:  # a version is written only where none is (one left by a failed write)
-            (found,) = yield [GetOp(self._versions(record_id), f"{number:010d}")]
-            if found is None:
-                break
+        # a version is written only where none is (one left by a failed write)
+        while (yield [GetOp(self._versions(record_id), f"{number:010d}")])[0] is not None:
             number += 1
         now = self._clock()
         info = VersionInfo(record_id=record_id, version=number, created_at=now, message=message)
@@ -368,12 +339,10 @@ class VersionedRecords(Generic[ModelT]):
     def _get(self, record_id: str, version: VersionSelector) -> Flow[Versioned[ModelT]]:
         head = yield from self._info(record_id)
         item = yield from self._version_item(record_id, self._number(head, version))
-        stored = dict(item.value)
-        info = VersionInfo.model_validate({k: v for k, v in stored.items() if k != "data"})
-        return Versioned(value=self._parse(stored["data"]), info=info)
+        info = _version_info(item)
+        return Versioned(value=self._parse(item.value["data"]), info=info)
 
     def _search(self, namespace: tuple[str, ...]) -> Flow[list[Item]]:
-        """Every item directly under ``namespace``, page by page."""
         found: list[Item] = []
         offset = 0
         while True:
@@ -387,11 +356,7 @@ class VersionedRecords(Generic[ModelT]):
     def _history(self, record_id: str) -> Flow[list[VersionInfo]]:
         yield from self._info(record_id)
         items = yield from self._search(self._versions(record_id))
-        infos = [
-            VersionInfo.model_validate({k: v for k, v in item.value.items() if k != "data"})
-            for item in items
-        ]
-        return sorted(infos, key=lambda info: info.version)
+        return sorted(map(_version_info, items), key=lambda info: info.version)
 
     def _list(self) -> Flow[list[RecordInfo]]:
         items = yield from self._search(self._heads)
@@ -402,11 +367,9 @@ class VersionedRecords(Generic[ModelT]):
         self, record_id: str, version: VersionSelector, expected: int | None, rollback: bool
     ) -> Flow[RecordInfo]:
         head = yield from self._head(record_id)
+        self._compare(record_id, head, expected)  # no record: a conflict unless expected is 0
         if head is None:
-            if expected:
-                raise VersionConflictError(self.label, record_id, expected, 0)
             raise self._missing(record_id)
-        self._compare(record_id, head, expected)
         number = self._number(head, version)
         live = head.published_version
         if live is not None and number < live and not rollback:
@@ -418,13 +381,8 @@ class VersionedRecords(Generic[ModelT]):
             )
             raise VersionConflictError(self.label, record_id, number, live, state=state)
         yield from self._version_item(record_id, number)
-        new_head = head.model_copy(
-            update={
-                "published_version": number,
-                "updated_at": self._clock(),
-                "revision": head.revision + 1,
-            }
-        )
+        new = {"published_version": number, "updated_at": self._clock()}
+        new_head = head.model_copy(update={**new, "revision": head.revision + 1})
         yield [PutOp(self._heads, record_id, new_head.model_dump(mode="json"), index=False)]
         return new_head
 

@@ -1,10 +1,9 @@
 """`ToolConfigStore` and its write guards: one writer at a time per record, across processes.
 
-Each write of `VersionedRecords` (read the head, then write) runs as one store flow in:
-PostgreSQL, one transaction holding ``pg_advisory_xact_lock`` on the record; SQLite on a
-file, ``BEGIN IMMEDIATE`` on an empty ``<file>-toolsearch-lock`` database;
-``InMemoryStore`` and SQLite ``:memory:``, an in-process lock; any other store (or
-PostgreSQL in pipeline mode), the in-process lock and a `SingleWriterWarning`. Waits are
+Each `VersionedRecords` write is one store flow in: PostgreSQL, a transaction holding the
+record's ``pg_advisory_xact_lock``; SQLite on a file, ``BEGIN IMMEDIATE`` on an empty
+``<file>-toolsearch-lock`` database; ``InMemoryStore``, SQLite ``:memory:``, an in-process lock;
+others (or PostgreSQL in pipeline mode), that lock and a `SingleWriterWarning`. Waits are
 bounded by ``timeout`` seconds (`WriteLockError`).
 """
 
@@ -21,18 +20,16 @@ import warnings
 import weakref
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Sequence
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any
 
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch._internal.store_flow import Flow, arun_flow, run_flow
 from langchain_toolsearch.config.models import AgentToolConfig, parse_agent_config
-from langchain_toolsearch.config.records import VersionedRecords
+from langchain_toolsearch.config.records import T, VersionedRecords
 from langchain_toolsearch.config.servers import MCPClientConfig, parse_mcp_client
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchError, ToolSearchTypeError
-
-T = TypeVar("T")
 
 LOCK_SUFFIX = "-toolsearch-lock"
 """SQLite file name + this: the empty write-lock database."""
@@ -80,16 +77,12 @@ _REGISTRY = threading.Lock()
 def _local_lock(store: BaseStore) -> threading.Lock:
     with _REGISTRY:
         try:
-            lock = _LOCKS.get(store)
-            if lock is None:
-                lock = _LOCKS[store] = threading.Lock()
+            return _LOCKS.setdefault(store, threading.Lock())
         except TypeError:  # a store that cannot be weakly referenced: one lock per guard
-            lock = threading.Lock()
-        return lock
+            return threading.Lock()
 
 
 async def _apoll(take: Callable[[], bool], timeout: float, delay: float, cap: float) -> bool:
-    """Call ``take`` until true, sleeping ``delay`` doubling to ``cap`` s; false at timeout."""
     deadline = time.monotonic() + timeout
     while not take():
         if time.monotonic() >= deadline:
@@ -112,17 +105,21 @@ def _poll(take: Callable[[], bool], timeout: float, delay: float, cap: float) ->
 class _LocalGuard(WriteGuard):
     """An in-process lock per store; warns once when other processes may write too."""
 
-    def __init__(self, store: BaseStore, timeout: float, *, warning: str | None) -> None:
+    def __init__(self, store: BaseStore, timeout: float, why: str | None = None) -> None:
         super().__init__(store, timeout)
         self._lock = _local_lock(store)
-        self._warning = warning
+        self._warning = why and (  # why the store has no cross-process lock
+            f"{type(store).__name__} {why}: ToolConfigStore serialises writers in this "
+            "process only; run one writing process (concurrent writers in other processes "
+            "can lose versions). Use PostgresStore, SqliteStore or InMemoryStore for a lock."
+        )
 
     def _warn_once(self) -> None:
         with _REGISTRY, contextlib.suppress(TypeError):
-            if self._warning is None or self.store in _WARNED:
+            if not self._warning or self.store in _WARNED:
                 return
             _WARNED.add(self.store)
-        if self._warning is not None:
+        if self._warning:
             warnings.warn(self._warning, SingleWriterWarning, stacklevel=5)
 
     def run(self, key: str, flow: Flow[T]) -> T:
@@ -145,8 +142,6 @@ class _LocalGuard(WriteGuard):
 
 
 class _SqliteGuard(WriteGuard):
-    """``BEGIN IMMEDIATE`` on ``<database file>-toolsearch-lock`` while the flow runs."""
-
     def __init__(self, store: BaseStore, timeout: float, path: str) -> None:
         super().__init__(store, timeout)
         self.lock_path = path + LOCK_SUFFIX
@@ -193,7 +188,7 @@ class _SqliteGuard(WriteGuard):
             return run_flow(self.store, flow)
 
     async def arun(self, key: str, flow: Flow[T]) -> T:
-        if not _native_async(self.store):  # SqliteStore has no abatch: run it in a thread
+        if not _is(self.store, "langgraph.store.base.batch", "AsyncBatchedBaseStore"):  # no abatch
             return await asyncio.to_thread(self.run, key, flow)
         async with self._aheld():
             return await arun_flow(self.store, flow)
@@ -201,7 +196,7 @@ class _SqliteGuard(WriteGuard):
 
 def _file_guard(store: BaseStore, timeout: float, rows: list[Any]) -> WriteGuard:
     path = next((str(row[2] or "") for row in rows if row[1] == "main"), "")
-    return _SqliteGuard(store, timeout, path) if path else _LocalGuard(store, timeout, warning=None)
+    return _SqliteGuard(store, timeout, path) if path else _LocalGuard(store, timeout)
 
 
 def _lock_id(key: str) -> int:
@@ -214,8 +209,6 @@ _TIMEOUT_SQL = "SELECT set_config('lock_timeout', %s, true)"
 
 
 class _PostgresGuard(WriteGuard):
-    """``PostgresStore``: the flow in one transaction holding the record's advisory lock."""
-
     @contextlib.contextmanager
     def _connection(self) -> Iterator[Any]:
         from psycopg import Connection
@@ -308,45 +301,28 @@ def _on_loop(store: BaseStore, make: Callable[[], Coroutine[Any, Any, T]]) -> T:
     loop: asyncio.AbstractEventLoop = store.loop  # type: ignore[attr-defined]
     with contextlib.suppress(RuntimeError):
         if asyncio.get_running_loop() is loop:
-            msg = (
-                f"synchronous writes to {type(store).__name__} from its own event loop would "
-                "deadlock: use the async methods (asave, apublish, ...)"
-            )
-            raise asyncio.InvalidStateError(msg)
+            name = type(store).__name__
+            msg = f"synchronous writes to {name} from its own event loop would deadlock: use the "
+            raise asyncio.InvalidStateError(msg + "async methods (asave, apublish, ...)")
     return asyncio.run_coroutine_threadsafe(make(), loop).result()
-
-
-def _native_async(store: BaseStore) -> bool:
-    from langgraph.store.base.batch import AsyncBatchedBaseStore
-
-    return isinstance(store, AsyncBatchedBaseStore)
-
-
-def _single_writer(store: BaseStore, timeout: float, why: str) -> _LocalGuard:
-    warning = (
-        f"{type(store).__name__} {why}: ToolConfigStore serialises writers in this "
-        "process only; run one writing process (concurrent writers in other processes "
-        "can lose versions). Use PostgresStore, SqliteStore or InMemoryStore for a lock."
-    )
-    return _LocalGuard(store, timeout, warning=warning)
 
 
 def write_guard(store: BaseStore, *, timeout: float) -> WriteGuard:
     """The write guard for ``store`` (module docstring), waiting ``timeout`` seconds."""
     s: Any = store
     if isinstance(store, InMemoryStore):
-        return _LocalGuard(store, timeout, warning=None)
+        return _LocalGuard(store, timeout)
     sync_pg = _is(store, "langgraph.store.postgres", "PostgresStore")
     if sync_pg or _is(store, "langgraph.store.postgres", "AsyncPostgresStore"):
         if s.pipe is not None:
-            return _single_writer(store, timeout, "in pipeline mode has no per-write transaction")
+            return _LocalGuard(store, timeout, "in pipeline mode has no per-write transaction")
         return (_PostgresGuard if sync_pg else _AsyncPostgresGuard)(store, timeout)
     if _is(store, "langgraph.store.sqlite", "SqliteStore"):
         with s.lock:
             return _file_guard(store, timeout, s.conn.execute("PRAGMA database_list").fetchall())
     if _is(store, "langgraph.store.sqlite.aio", "AsyncSqliteStore"):
         return _LazySqliteGuard(store, timeout)
-    return _single_writer(store, timeout, "has no write lock this package knows")
+    return _LocalGuard(store, timeout, "has no write lock this package knows")
 
 
 def _is(store: BaseStore, module: str, name: str) -> bool:
@@ -359,9 +335,7 @@ def _is(store: BaseStore, module: str, name: str) -> bool:
 class _LazySqliteGuard(WriteGuard):
     """``AsyncSqliteStore``: finds its database file at the first write, then as SQLite."""
 
-    def __init__(self, store: BaseStore, timeout: float) -> None:
-        super().__init__(store, timeout)
-        self._inner: WriteGuard | None = None
+    _inner: WriteGuard | None = None
 
     async def _guard(self) -> WriteGuard:
         if self._inner is None:
@@ -383,14 +357,6 @@ class _LazySqliteGuard(WriteGuard):
 
 class ToolConfigStore:
     """Versioned agent tool configs (``agents``) and saved MCP clients (``mcp_clients``).
-
-    Example:
-        ```python
-        configs = ToolConfigStore(InMemoryStore())
-        configs.agents.save("support", {"tools": {"get_weather": {}}})  # -> VersionInfo
-        configs.agents.publish("support")
-        configs.agents.get("support", "published")  # -> AgentToolConfig
-        ```
 
     Args:
         store: Any LangGraph `BaseStore` (sync methods use ``batch``, async ``abatch``).
@@ -414,17 +380,12 @@ class ToolConfigStore:
         if not isinstance(store, BaseStore):
             msg = f"store must be a langgraph BaseStore (e.g. InMemoryStore), got {store!r}"
             raise ToolSearchTypeError(msg)
-        if (
-            isinstance(lock_timeout, bool)
-            or not isinstance(lock_timeout, int | float)
-            or not 0 < lock_timeout < float("inf")
-        ):
+        number = isinstance(lock_timeout, int | float) and not isinstance(lock_timeout, bool)
+        if not number or not 0 < lock_timeout < float("inf"):
             msg = f"lock_timeout must be a positive number of seconds, got {lock_timeout!r}"
             raise ToolSearchConfigError(msg)
         prefix = tuple(namespace)
-        if not prefix or any(
-            not isinstance(label, str) or not label or "." in label for label in prefix
-        ):
+        if not prefix or not all(isinstance(x, str) and x and "." not in x for x in prefix):
             msg = f"namespace must be non-empty labels without '.', got {namespace!r}"
             raise ToolSearchConfigError(msg)
         self.store = store
