@@ -129,8 +129,8 @@ class ScopeBuilder:
         self.index = index
         request = getattr(index_factory, "request_index", None)
         self._factory: Callable[[Sequence[ToolDocument]], ToolIndex] = request or index_factory
-        self._afactory: Callable[[Sequence[ToolDocument]], Awaitable[ToolIndex]] | None = (
-            getattr(index_factory, "arequest_index" if request else "abuild", None)
+        self._afactory: Callable[[Sequence[ToolDocument]], Awaitable[ToolIndex]] | None = getattr(
+            index_factory, "arequest_index" if request else "abuild", None
         )
         """The async form of :attr:`_factory` (``None``: the sync one, on the loop)."""
         self.resolver = resolver
