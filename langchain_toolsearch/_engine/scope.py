@@ -4,7 +4,8 @@ Built per model or tool step (:class:`ScopeBuilder`), never kept: the run's conf
 thread id and context, the step's state and store, and the library and index the
 request sees (the static ones chained with its own tools under
 ``include_resolved_tools``). Views are kept for the run by tool identity, request
-indexes by content fingerprint; a failing index factory falls back to BM25 (uncached).
+indexes by content fingerprint; async runs await the factory's async build (no model
+call on the event loop); a failing index factory falls back to BM25 (uncached).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import contextvars
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -108,8 +109,9 @@ class ScopeBuilder:
     Args:
         library: The static library.
         index: The static index.
-        index_factory: Builds a request's index (one with ``request_index``, a shared
-            store-backed index, keeps request tools in an overlay).
+        index_factory: Builds a request's index: its ``request_index`` if it has one
+            (async runs: ``arequest_index``), else itself (async runs: ``abuild``); a
+            factory without the async form is called as is in async runs too.
         resolver: The request's tool sources (``None`` without ``include_resolved_tools``).
         cache_size: Most per-request indexes kept (LRU).
     """
@@ -125,9 +127,12 @@ class ScopeBuilder:
     ) -> None:
         self.library = library
         self.index = index
-        self._factory: Callable[[Sequence[ToolDocument]], ToolIndex] = (
-            getattr(index_factory, "request_index", None) or index_factory
+        request = getattr(index_factory, "request_index", None)
+        self._factory: Callable[[Sequence[ToolDocument]], ToolIndex] = request or index_factory
+        self._afactory: Callable[[Sequence[ToolDocument]], Awaitable[ToolIndex]] | None = getattr(
+            index_factory, "arequest_index" if request else "abuild", None
         )
+        """The async form of :attr:`_factory` (``None``: the sync one, on the loop)."""
         self.resolver = resolver
         self.index_failures = CauseLog(
             logger,
@@ -187,8 +192,7 @@ class ScopeBuilder:
                 cached = self._store(key, keep, None)
             else:
                 documents = ToolLibrary(kept).documents()
-                build = partial(self._factory, documents)
-                abuild = getattr(self._factory, "abuild", None)
+                build, abuild = partial(self._factory, documents), self._afactory
                 effect = Effect(build, partial(abuild, documents)) if abuild else Effect.same(build)
                 try:
                     cached = self._store(key, keep, (yield effect))
@@ -321,4 +325,5 @@ class ScopeBuilder:
         bound: Sequence[BaseTool] = (),
         direct: Sequence[BaseTool | dict[str, Any]] = (),
     ) -> RequestScope:
+        """Async :meth:`build`: resolvers and the request index's async build awaited."""
         return await adrive(self._scope_of(config, state, graph_store, context, bound, direct))

@@ -301,7 +301,8 @@ class SemanticIndexFactory:
     """The ``index=`` option for semantic search: ``(documents) -> SemanticToolIndex``.
 
     One :class:`~langchain_toolsearch.search.vector_cache.EmbeddingCache`
-    serves every build; a request's own tools (:meth:`request_index`) stay in memory.
+    serves every build; a request's own tools (:meth:`request_index`,
+    :meth:`arequest_index`) stay in memory.
 
     Args:
         embeddings: Any LangChain ``Embeddings``.
@@ -332,5 +333,11 @@ class SemanticIndexFactory:
     def request_index(self, documents: Sequence[ToolDocument]) -> SemanticToolIndex:
         """The index of one request's own tools: vectors kept in memory, never persisted."""
         return SemanticToolIndex(
+            documents, self.embeddings, cache=self.cache, persist=False, **self.options
+        )
+
+    async def arequest_index(self, documents: Sequence[ToolDocument]) -> SemanticToolIndex:
+        """:meth:`request_index` for async code: ``aembed_documents``, memory only."""
+        return await SemanticToolIndex.abuild(
             documents, self.embeddings, cache=self.cache, persist=False, **self.options
         )
