@@ -173,7 +173,10 @@ class SemanticToolIndex:
         **options: Any,
     ) -> SemanticToolIndex:
         """The index; tool vectors through ``aembed_documents`` and the cache's async API."""
-        cache = cache if cache is not None else default_cache()
+        if cache is None:
+            cache = default_cache()
+            if options.get("query_cache_size") is not None:
+                cache.query_cache_size = options["query_cache_size"]
         vectors = None
         if options.get("vector_store") is None and documents:
             texts = [document_text(d) for d in documents]

@@ -213,3 +213,12 @@ async def test_arequest_index_embeds_asynchronously_and_keeps_vectors_in_memory(
     assert embeddings.async_texts == 1 and embeddings.sync_calls == 0
     await factory.abuild(ToolLibrary(STATIC).documents())  # a static build persists
     assert list(tmp_path.iterdir())
+
+
+async def test_abuild_applies_query_cache_size_as_the_constructor_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("TOOLSEARCH_VECTOR_CACHE", "off")
+    documents = ToolLibrary(STATIC).documents()
+    built = await SemanticToolIndex.abuild(documents, AsyncOnlyEmbeddings(), query_cache_size=3)
+    assert built.cache.query_cache_size == 3
