@@ -46,10 +46,8 @@ from langchain_toolsearch.storage.state_keys import (
     StateSigner,
     state_names,
 )
-from langchain_toolsearch.storage.store_effect import (  # noqa: F401 (engine reads it here)
-    _LoadsStoreError,
-    _store_effect,
-)
+from langchain_toolsearch.storage.store_effect import _LoadsStoreError as _LoadsStoreError
+from langchain_toolsearch.storage.store_effect import _store_effect
 
 __all__ = [
     "DEFAULT_TTL",
