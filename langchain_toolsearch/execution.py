@@ -52,6 +52,7 @@ from langchain_toolsearch._internal.store_flow import Attached, attached
 from langchain_toolsearch._prompts import CALL_OUTCOME_UNKNOWN, META_TOOL_NAMES, model_content
 from langchain_toolsearch._prompts import model_text as _text
 from langchain_toolsearch.errors import ToolSearchWiringError
+from langchain_toolsearch.storage.run_reads import TOOL_STEP
 from langchain_toolsearch.storage.started import (
     StartedCalls,
     StoreStartedCalls,
@@ -273,7 +274,7 @@ def wrap_tool_call(
     """
     _check_tool_node(base, request.runtime)
     CURRENT_STEP.set(None)  # only this call's wrapper and guard set it
-    token = _GUARD.set(base)
+    token, reuse = _GUARD.set(base), TOOL_STEP.set(True)
     try:
         engine, call = base._engine, request.tool_call
         decision = engine.pre_check(call, request.tool)
@@ -293,6 +294,7 @@ def wrap_tool_call(
             assert decision is None or isinstance(decision, BaseTool)
             result = _run(base, request, decision, handler, started, holder)
     finally:
+        TOOL_STEP.reset(reuse)
         _GUARD.reset(token)
     _mark(result, request.tool_call.get("id"))
     return result
@@ -310,7 +312,7 @@ async def awrap_tool_call(
     """
     _check_tool_node(base, request.runtime)
     CURRENT_STEP.set(None)  # only this call's wrapper and guard set it
-    token = _GUARD.set(base)
+    token, reuse = _GUARD.set(base), TOOL_STEP.set(True)
     try:
         engine, call = base._engine, request.tool_call
         decision = engine.pre_check(call, request.tool)
@@ -330,6 +332,7 @@ async def awrap_tool_call(
             assert decision is None or isinstance(decision, BaseTool)
             result = await _arun(base, request, decision, handler, started, holder)
     finally:
+        TOOL_STEP.reset(reuse)
         _GUARD.reset(token)
     _mark(result, request.tool_call.get("id"))
     return result

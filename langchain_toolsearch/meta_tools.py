@@ -127,6 +127,11 @@ def _args_schema(signature: Callable[..., None]) -> ArgsSchema:
         _form = model_validator(mode="before")(form)
 
     MetaToolArgs.__name__ = schema.__name__
+    # never dumped: LangChain validates then dumps a tool's input per call, and a dumped
+    # ToolRuntime copies the whole graph state (quadratic in one message's calls);
+    # LangChain passes an injected argument missing from the dump as it came
+    MetaToolArgs.model_fields["runtime"].exclude = True
+    MetaToolArgs.model_rebuild(force=True)
     return MetaToolArgs
 
 

@@ -70,7 +70,7 @@ class Access:
     def working(self, scope: RequestScope) -> Logic[tuple[list[str], list[str]]]:
         """(loaded names in the working set, in load order; evicted, most recent first)."""
         names: list[str] = yield self.storage.loaded(
-            scope.thread_id, scope.state, scope.graph_store, scope.library.resolve
+            scope.thread_id, scope.state, scope.graph_store, scope.library.resolve, scope.config
         )
         if self.working_set is None:
             return names, []
@@ -96,7 +96,7 @@ class Access:
     ) -> Logic[dict[str, Any]]:
         """Store loads; return the graph-state update that carries them (if any)."""
         update: dict[str, Any] = yield self.storage.record(
-            scope.thread_id, scope.graph_store, names, origin, scope.state
+            scope.thread_id, scope.graph_store, names, origin, scope.state, scope.config
         )
         return update
 

@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.store.base import BaseStore
 
 from langchain_toolsearch import _prompts as P
@@ -39,11 +40,14 @@ from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStor
 from langchain_toolsearch.storage.memory import InMemoryLoadedToolStore
 from langchain_toolsearch.storage.protocol import LoadedToolStore
 from langchain_toolsearch.storage.receipts import receipts_of
+from langchain_toolsearch.storage.run_reads import RunReads
 from langchain_toolsearch.storage.state_keys import (
     LOADED_KEY,
     StateSigner,
     state_names,
 )
+from langchain_toolsearch.storage.store_effect import _LoadsStoreError as _LoadsStoreError
+from langchain_toolsearch.storage.store_effect import _store_effect
 
 __all__ = [
     "DEFAULT_TTL",
@@ -81,36 +85,6 @@ STORE_BYPASS = (
 )
 
 
-class _LoadsStoreError(Exception):
-    """The store that keeps a thread's loads failed (its cause is ``__cause__``).
-
-    Not a ``ToolSearchError``: an outage, answered to the model as one (the
-    tool index itself is fine). The message names the cause's type and text.
-    """
-
-
-def _failed(exc: Exception) -> _LoadsStoreError:
-    return _LoadsStoreError(f"the loaded-tool store failed: {type(exc).__name__}: {exc}")
-
-
-def _store_effect(effect: Effect[Any]) -> Effect[Any]:
-    """``effect`` with a failure raised as :class:`_LoadsStoreError` from its cause."""
-
-    def run() -> Any:
-        try:
-            return effect.run()
-        except Exception as exc:
-            raise _failed(exc) from exc
-
-    async def arun() -> Any:
-        try:
-            return await effect.arun()
-        except Exception as exc:
-            raise _failed(exc) from exc
-
-    return Effect(run, arun)
-
-
 class Storage(ABC):
     """Where the loads of a thread live. All methods are per request; nothing is kept."""
 
@@ -129,8 +103,12 @@ class Storage(ABC):
         state: Any,
         graph_store: BaseStore | None,
         resolve: Callable[[str], str | None],
+        config: RunnableConfig | None = None,
     ) -> Effect[list[str]]:
-        """Loaded names of this run in load order (not filter-checked)."""
+        """Loaded names of this run in load order (not filter-checked).
+
+        ``config`` is the run's (a tool step may reuse its model step's read).
+        """
 
     def unstorable(
         self, thread_id: str | None, graph_store: BaseStore | None, state_ready: bool
@@ -145,6 +123,7 @@ class Storage(ABC):
         names: Sequence[str],
         origin: str | None,
         state: Any = None,
+        config: RunnableConfig | None = None,
     ) -> Effect[dict[str, Any]]:
         """Store ``names``; return the graph-state update that carries them (if any).
 
@@ -183,6 +162,7 @@ class ContextStorage(Storage):
         state: Any,
         graph_store: BaseStore | None,
         resolve: Callable[[str], str | None],
+        config: RunnableConfig | None = None,
     ) -> Effect[list[str]]:
         """Names with genuine receipts in ``state["messages"]``."""
         return Effect.of(receipts_of(state, resolve))
@@ -214,6 +194,7 @@ class ThreadStorage(Storage):
         self._graph: tuple[BaseStore, BaseStoreLoadedToolStore] | None = None
         self._signer = StateSigner()
         self._bypass_warned = False
+        self._reads = RunReads()
 
     def backend(self, graph_store: BaseStore | None = None) -> LoadedToolStore | None:
         """The fixed store, else ``store=``, else a wrapper of the graph's store."""
@@ -253,6 +234,7 @@ class ThreadStorage(Storage):
         state: Any,
         graph_store: BaseStore | None,
         resolve: Callable[[str], str | None],
+        config: RunnableConfig | None = None,
     ) -> Effect[list[str]]:
         """The thread's stored names, or the run's ``toolsearch_loaded`` without a thread id.
 
@@ -266,8 +248,12 @@ class ThreadStorage(Storage):
         backend = self.backend(graph_store)
         if backend is None:
             return Effect.of([])
+        reads, get, aget = self._reads, partial(backend.get, thread_id), backend.aget
         return _store_effect(
-            Effect(partial(backend.get, thread_id), partial(backend.aget, thread_id))
+            Effect(
+                partial(reads.read, config, backend, thread_id, get),
+                partial(reads.aread, config, backend, thread_id, partial(aget, thread_id)),
+            )
         )
 
     def unstorable(
@@ -292,6 +278,7 @@ class ThreadStorage(Storage):
         names: Sequence[str],
         origin: str | None,
         state: Any = None,
+        config: RunnableConfig | None = None,
     ) -> Effect[dict[str, Any]]:
         """Write to the thread's store, or return the state update of a thread-less run.
 
@@ -306,14 +293,16 @@ class ThreadStorage(Storage):
             return Effect.of({LOADED_KEY: self._signer.sign_all(names)})
         backend = self.backend(graph_store)
         assert backend is not None  # unstorable() refused the load otherwise
-        add, aadd, wanted = backend.add, backend.aadd, list(names)
+        add, aadd, wanted, writing = backend.add, backend.aadd, list(names), self._reads.writing
 
         def run() -> dict[str, Any]:
-            add(thread_id, wanted, origin=origin)
+            with writing(config):
+                add(thread_id, wanted, origin=origin)
             return {}
 
         async def arun() -> dict[str, Any]:
-            await aadd(thread_id, wanted, origin=origin)
+            with writing(config):
+                await aadd(thread_id, wanted, origin=origin)
             return {}
 
         return _store_effect(Effect(run, arun))

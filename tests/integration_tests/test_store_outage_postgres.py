@@ -120,12 +120,22 @@ def test_a_stopped_postgres_store_is_named_and_the_next_step_works(
             ],
             checkpointer=InMemorySaver(),
             store=store,
+            # each tool step resumed as a run of its own: its reads go to the store (in the
+            # model step's run, a tool step reuses that step's read of the thread's loads)
+            interrupt_before=["tools"],
         )
         config: Any = {"configurable": {"thread_id": "outage"}}
-        out = agent.invoke({"messages": [("user", "paris")]}, config)
+
+        def invoke(text: str) -> Any:
+            out = agent.invoke({"messages": [("user", text)]}, config)
+            while agent.get_state(config).next:
+                out = agent.invoke(None, config)
+            return out
+
+        out = invoke("paris")
         assert out["messages"][-1].text == "1"
         with caplog.at_level(logging.WARNING, logger="langchain_toolsearch"):
-            out = agent.invoke({"messages": [("user", "down")]}, config)
+            out = invoke("down")
         answer = [m for m in out["messages"] if m.type == "tool"][-1]
         assert answer.name == "search_tools" and answer.status == "error"
         assert P.SEARCH_STORE_FAILED in answer.text
@@ -137,6 +147,6 @@ def test_a_stopped_postgres_store_is_named_and_the_next_step_works(
         assert len(failed) == 1, logged
         assert "(_LoadsStoreError): the loaded-tool store failed: PoolTimeout:" in failed[0]
         assert "toolsearch:toolsearch@" not in "\n".join(logged)  # the DSN's password
-        out = agent.invoke({"messages": [("user", "rome")]}, config)  # server back
+        out = invoke("rome")  # server back
         assert [m.text for m in out["messages"] if m.type == "tool"][-1] == "sunny in Rome"
         assert out["messages"][-1].text == "3"

@@ -141,14 +141,19 @@ def test_search_during_a_store_outage_says_the_store_failed() -> None:
         """Pay an amount of money."""
         return "paid"
 
+    from langgraph.checkpoint.memory import InMemorySaver
+
     agent = create_agent(
         ScriptedToolSearchModel(steps=[Search("pay money"), Answer("ok")]),
         tools=[],
         middleware=[ToolSearchMiddleware(tools=[pay], storage="store")],
         store=DownStore(after=1),
+        checkpointer=InMemorySaver(),
+        interrupt_before=["tools"],  # the resumed run's search reads the store itself
     )
     config: Any = {"configurable": {"thread_id": "outage"}}
-    out = agent.invoke({"messages": [("user", "pay")]}, config)
+    agent.invoke({"messages": [("user", "pay")]}, config)
+    out = agent.invoke(None, config)
     answer = next(m for m in out["messages"] if m.type == "tool")
     assert "store that keeps this conversation's loaded tools" in answer.text
     assert "tool index did not answer" not in answer.text
