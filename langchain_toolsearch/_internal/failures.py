@@ -58,6 +58,8 @@ _PLAIN_WORD = re.compile(r"[A-Za-z][a-z]{0,11}")
 """A word of prose ("expired", "Invalid"): a cause, not a credential."""
 _PATTERNS = (
     re.compile(r"(?<=://)[^/\s@]+(?=@)"),  # URL user-info: user:password@, token@
+    # the same, percent-encoded in another URL's query (?next=https%3A%2F%2Fuser%3Apw%40host)
+    re.compile(r"(?i)(?<=%3A%2F%2F)(?:(?!%2F)[^/\s@&])+?(?=%40)"),
     re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_-]{8,}"),
     re.compile(r"\b(?:ghp|gho|ghs|ghu|github_pat|xox[abpr])[-_][A-Za-z0-9_-]{8,}"),
     re.compile(r"\bAKIA[0-9A-Z]{16}\b"),

@@ -43,6 +43,11 @@ CASES: list[tuple[str, list[str], list[str]]] = [
     ("key sk-live-0123456789abcdef rejected: quota", ["0123456789abcdef"], ["rejected", "quota"]),
     ("AKIAABCDEFGHIJKLMNOP not allowed", ["AKIAABCDEFGH"], ["allowed"]),
     ("token: 9f8e7d6c5b4a stale", ["9f8e7d6c5b4a"], ["stale"]),
+    (
+        "GET https://sso.example/login?next=https%3A%2F%2Fann%3Apa55word%40git.example%2Frepo 502",
+        ["pa55word", "ann%3A"],
+        ["502", "git.example"],
+    ),
 ]
 
 
