@@ -134,20 +134,25 @@ def _steps() -> list[Any]:
     ]
 
 
+def _hybrid_in_store(embeddings: Embeddings, store: InMemoryStore) -> dict[str, Any]:
+    """Options of a hybrid search in store mode with one tool per request (``own``)."""
+    return {
+        "tools": STATIC,
+        "embeddings": embeddings,
+        "store": store,
+        "storage": "store",
+        "include_resolved_tools": True,
+        "resolve_tools": own,
+    }
+
+
 def test_an_async_agent_run_embeds_request_tools_with_the_async_api_only(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     embeddings = AsyncOnlyEmbeddings()
     store = InMemoryStore()
     asyncio.run(_warm(store, embeddings))
-    mw = ToolSearchMiddleware(
-        tools=STATIC,
-        embeddings=embeddings,
-        store=store,
-        storage="store",
-        include_resolved_tools=True,
-        resolve_tools=own,
-    )
+    mw = ToolSearchMiddleware(**_hybrid_in_store(embeddings, store))
     model = ScriptedChatModel(steps=_steps())
     agent = create_agent(model, tools=[], middleware=[mw], checkpointer=InMemorySaver())
     config = cfg("t-async-hybrid", user="ann")
@@ -183,16 +188,7 @@ async def test_an_async_node_run_embeds_request_tools_with_the_async_api_only() 
     embeddings = AsyncOnlyEmbeddings()
     store = InMemoryStore()
     await _warm(store, embeddings)
-    h = build(
-        "node",
-        _steps(),
-        tools=STATIC,
-        embeddings=embeddings,
-        store=store,
-        storage="store",
-        include_resolved_tools=True,
-        resolve_tools=own,
-    )
+    h = build("node", _steps(), **_hybrid_in_store(embeddings, store))
     out = await h.run("rain?", cfg("t-node-hybrid", user="ann"), "async")
     found = tool_msgs(out, "search_tools")[0].artifact["results"]
     assert found[0]["name"] == "ann_rain_gauge"
