@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_toolsearch._engine.drive import Effect
+from langchain_toolsearch._internal.failures import describe
 
 __all__ = ["_LoadsStoreError", "_store_effect"]
 
@@ -13,12 +14,12 @@ class _LoadsStoreError(Exception):
     """The store that keeps a thread's loads failed (its cause is ``__cause__``).
 
     Not a ``ToolSearchError``: an outage, answered to the model as one (the
-    tool index itself is fine). The message names the cause's type and text.
+    tool index itself is fine). The message names the cause's type and its text, redacted.
     """
 
 
 def _failed(exc: Exception) -> _LoadsStoreError:
-    return _LoadsStoreError(f"the loaded-tool store failed: {type(exc).__name__}: {exc}")
+    return _LoadsStoreError("the loaded-tool store failed: " + ": ".join(describe(exc)))
 
 
 def _store_effect(effect: Effect[Any]) -> Effect[Any]:

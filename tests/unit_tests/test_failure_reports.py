@@ -137,3 +137,19 @@ def test_an_unreadable_run_context_is_logged_without_its_secret(
     assert "sk-live-abcdef1234567890" not in caplog.text
     rule = {"operator": "AND", "conditions": [{"field": "plan", "operator": "exists"}]}
     assert not evaluate_rules(rule, ctx)  # every condition is false
+
+
+def test_a_loaded_tool_store_failure_names_its_cause_redacted() -> None:
+    from langchain_toolsearch._engine.drive import Effect
+    from langchain_toolsearch.storage.store_effect import _LoadsStoreError, _store_effect
+
+    def fail() -> None:
+        raise OSError("connect failed: password=hunter2secret host=db")
+
+    async def afail() -> None:
+        fail()
+
+    with pytest.raises(_LoadsStoreError) as raised:
+        _store_effect(Effect(fail, afail)).run()
+    assert "OSError" in str(raised.value) and "connect failed" in str(raised.value)
+    assert "hunter2secret" not in str(raised.value)
