@@ -197,3 +197,25 @@ async def test_a_listing_whose_session_closes_meanwhile_fails_at_once_and_is_ret
     await killer
     assert [t.name for t in listing.tools] == ["t"]
     assert len(opened) == 2 and pool.stats().reconnects == 1
+
+
+def test_headers_whose_names_differ_by_case_never_collapse_into_one_session_key() -> None:
+    """A service token in the connection and the caller's token set by an interceptor.
+
+    Header names are case-insensitive (RFC 9110): ``{"Authorization": A,
+    "authorization": B}`` is sent as one header, ``B`` (the later value), so its
+    session is the session of a caller who sends ``B`` alone, and never the
+    session of ``A``.
+    """
+    http = {"transport": "streamable_http", "url": "https://mcp.example/mcp"}
+    with_service = {**http, "headers": {"Authorization": "Bearer A", "authorization": "Bearer B"}}
+    caller_only = {**http, "headers": {"authorization": "Bearer B"}}
+    service_only = {**http, "headers": {"Authorization": "Bearer A"}}
+    first = session_key(with_service, server="docs", scope="c")
+    assert first == session_key(caller_only, server="docs", scope="c")
+    assert first != session_key(service_only, server="docs", scope="c")
+    assert "Bearer" not in repr(first)
+    # the same token under a name in another case is still the same session
+    assert session_key(
+        {**http, "headers": {"Authorization": "Bearer B"}}, server="docs", scope="c"
+    ) == session_key(caller_only, server="docs", scope="c")

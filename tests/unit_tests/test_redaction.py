@@ -10,11 +10,14 @@ from __future__ import annotations
 import logging
 
 import pytest
+from langchain.agents import create_agent
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
+from pydantic import SecretStr
 
 from langchain_toolsearch import ToolSearchMiddleware
 from langchain_toolsearch._internal.failures import REDACTED, redact
+from langchain_toolsearch.testing import Answer, ScriptedToolSearchModel, Search
 
 CASES: list[tuple[str, list[str], list[str]]] = [
     # (message, secrets never shown, words always shown)
@@ -78,3 +81,56 @@ def test_a_failing_source_logs_its_cause_and_no_secret(
         assert secret not in caplog.text
     for word in words:
         assert word in caplog.text
+
+
+# -- a failing resolver: secrets nested, as SecretStr, in URL query strings -------------------
+
+
+NESTED = "nst-zq81Kp0wL3mN"
+
+
+WRAPPED = "sec-Hq72Lm0vT5xR"
+
+
+QUERY = "qry-Pw93Nx1bK7yZ"
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+async def test_a_failing_resolvers_message_shows_no_secret_nested_wrapped_or_in_a_url(
+    mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The secrets sit under a non-credential key, in a ``SecretStr``, in a query string.
+
+    Only top-level credential-named keys with plain strings were redacted, and
+    ``?key=`` / ``?auth=`` / ``%3D`` forms were not recognised.
+    """
+
+    def failing(config: RunnableConfig) -> list[BaseTool]:
+        tenant = config["configurable"]["tenant"]
+        key = config["configurable"]["crm_key"].get_secret_value()
+        raise RuntimeError(
+            f"upstream refused {tenant['profile']['api_token']} and {key}; "
+            f"401 for url 'https://crm.example/mcp?key={QUERY}&auth={QUERY}' "
+            f"(retry token%3D{QUERY}, Bearer%20{QUERY})"
+        )
+
+    mw = ToolSearchMiddleware(tools=[], include_resolved_tools=True, resolve_tools=failing)
+    steps = [Search("crm lookup"), Answer()]
+    agent = create_agent(ScriptedToolSearchModel(steps=steps), tools=[], middleware=[mw])
+    config: RunnableConfig = {
+        "configurable": {
+            "tenant": {"profile": {"api_token": NESTED}},
+            "crm_key": SecretStr(WRAPPED),
+        }
+    }
+    payload = {"messages": [{"role": "user", "content": "crm?"}]}
+    with caplog.at_level(logging.DEBUG, logger="langchain_toolsearch"):
+        if mode == "sync":
+            agent.invoke(payload, config)
+        else:
+            await agent.ainvoke(payload, config)
+    (failure,) = mw.get_state_stats().source_failures
+    assert "upstream refused" in failure.message and "crm.example" in failure.message
+    for secret in (NESTED, WRAPPED, QUERY):
+        assert secret not in failure.message
+        assert secret not in caplog.text

@@ -11,18 +11,21 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, TypedDict
 
 import pytest
 from langchain.agents import create_agent
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import START, StateGraph
 from langgraph.store.memory import InMemoryStore
+from pydantic import SecretStr
 
 from langchain_toolsearch import ToolConfigStore, ToolResolver, ToolSearchMiddleware
 from langchain_toolsearch.config.models import ProviderToolInfo
-from langchain_toolsearch.testing import ScriptedToolSearchModel
+from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel, Search
 from tests.support.fakes import ai, call
 from tests.support.toolsearch_harness import build, cfg, form_param, mode_param, tool_msgs
 
@@ -335,3 +338,175 @@ async def test_a_runs_steps_resolve_once_in_both_forms(form: str, mode: str) -> 
     out = await h.run("weather?", cfg("t-forms"), mode)
     assert tool_msgs(out, "crm_lookup")[0].text == "crm_lookup: acme"
     assert len(calls) == 1
+
+
+# -- nested runs and cache keys: values whose repr or == hides what they hold ------------------
+
+
+def user_tool(user: str) -> BaseTool:
+    def run(city: str) -> str:
+        return f"records of {user}"
+
+    return StructuredTool.from_function(run, name="crm_lookup", description="crm lookup")
+
+
+class Parent(TypedDict):
+    out: list[str]
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+async def test_nested_runs_of_two_callers_in_one_parent_step_never_share_a_resolution(
+    mode: str,
+) -> None:
+    """A parent node runs the agent for alice then bob, streamed with ``subgraphs=True``.
+
+    LangGraph then gives both nested runs the parent's stream writer and
+    control: keyed on those alone, bob's run got alice's resolved tools.
+    """
+    calls: list[str] = []
+
+    def resolve(config: RunnableConfig) -> list[BaseTool]:
+        user = config["configurable"]["user"]
+        calls.append(user)
+        return [user_tool(user)]
+
+    mw = ToolSearchMiddleware(tools=[], include_resolved_tools=True, resolve_tools=resolve)
+    steps = [
+        Search("crm lookup"),
+        Load("crm_lookup"),
+        Call("crm_lookup", {"city": "Oslo"}),
+        Answer(),
+    ]
+    agent = create_agent(ScriptedToolSearchModel(steps=steps), tools=[], middleware=[mw])
+    payload = {"messages": [{"role": "user", "content": "crm?"}]}
+
+    def node(state: Parent) -> dict[str, Any]:
+        outs = []
+        for user in ("alice", "bob"):
+            result = agent.invoke(payload, {"configurable": {"user": user}})
+            outs.append(result["messages"][-2].text)
+        return {"out": outs}
+
+    async def anode(state: Parent) -> dict[str, Any]:
+        outs = []
+        for user in ("alice", "bob"):
+            result = await agent.ainvoke(payload, {"configurable": {"user": user}})
+            outs.append(result["messages"][-2].text)
+        return {"out": outs}
+
+    graph = StateGraph(Parent)
+    graph.add_node("n", node if mode == "sync" else anode)
+    graph.add_edge(START, "n")
+    parent = graph.compile()
+    chunks: list[Any] = []
+    if mode == "sync":
+        chunks = list(parent.stream({"out": []}, subgraphs=True, stream_mode="values"))
+    else:
+        chunks = [
+            c async for c in parent.astream({"out": []}, subgraphs=True, stream_mode="values")
+        ]
+    assert chunks[-1] == ((), {"out": ["records of alice", "records of bob"]})
+    assert calls == ["alice", "bob"]  # still once per (nested) run
+
+
+class KeyedProvider:
+    """Builds ``crm_lookup`` with the caller's CRM key (read from the request context)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def list_tools(self) -> list[ProviderToolInfo]:
+        return [{"id": "crm_lookup", "name": "crm_lookup", "description": "crm"}]
+
+    async def resolve_tools(
+        self, tool_ids: list[str], *, config: RunnableConfig, context: dict[str, Any]
+    ) -> list[BaseTool]:
+        self.calls += 1
+        key = context["crm_key"]
+        secret = key.get_secret_value() if isinstance(key, SecretStr) else key.value
+
+        def run(q: str) -> str:
+            return f"crm as {secret}"
+
+        return [StructuredTool.from_function(run, name="crm_lookup", description="crm")]
+
+
+class MaskedCreds:
+    def __init__(self, value: str) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return "MaskedCreds(***)"
+
+
+@dataclass(frozen=True)
+class DataCreds:
+    value: str = field(repr=False)
+
+
+@pytest.mark.parametrize("kind", [SecretStr, MaskedCreds, DataCreds])
+async def test_a_credential_whose_repr_is_masked_is_never_shared_by_the_resolution_cache(
+    kind: Any,
+) -> None:
+    """A provider reads the caller's key from another context key than the auth token.
+
+    The cache fingerprinted values by ``repr``: every ``SecretStr`` (or any
+    value that masks its secret in ``repr``) looked the same, so bob got the
+    tools built with alice's key.
+    """
+    provider = KeyedProvider()
+    configs = ToolConfigStore(InMemoryStore())
+    configs.agents.save("a", {"tool_providers": {"crm": {"tools": {"crm_lookup": {}}}}})
+    resolver = ToolResolver(store=configs, agent_id="a", tool_providers={"crm": provider})
+
+    async def answer(key: str) -> str:
+        resolved = await resolver.aresolve({"configurable": {"crm_key": kind(key)}})
+        return str(resolved.tools[0].invoke({"q": "x"}))
+
+    assert await answer("alice-key") == "crm as alice-key"
+    assert await answer("bob-key") == "crm as bob-key"
+    assert resolver.resolve({"configurable": {"crm_key": kind("bob-key")}}).tools[0].invoke(
+        {"q": "x"}
+    ) == ("crm as bob-key")
+    if kind is MaskedCreds:  # what it holds is unknown: never cached
+        assert provider.calls == 3 and resolver.cache_hits == 0
+    else:  # fingerprinted by what it holds: an equal value still hits
+        assert provider.calls == 2 and resolver.cache_hits == 1
+
+
+class Liar(str):
+    """A rule value whose ``==`` says yes to everything."""
+
+    __hash__ = str.__hash__
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+
+async def test_a_rule_value_whose_eq_lies_does_not_key_as_the_plain_string() -> None:
+    configs = ToolConfigStore(InMemoryStore())
+    configs.agents.save(
+        "a",
+        {
+            "tools": [
+                {"value": {"get_weather": {}}},
+                {
+                    "value": {"get_weather": {}, "crm_lookup": {}},
+                    "rules": {
+                        "operator": "AND",
+                        "conditions": [{"field": "plan", "operator": "equals", "value": "pro"}],
+                    },
+                },
+            ]
+        },
+    )
+    weather = StructuredTool.from_function(
+        lambda city: city, name="get_weather", description="weather"
+    )
+    resolver = ToolResolver(
+        store=configs, agent_id="a", registry={"get_weather": weather, "crm_lookup": user_tool("x")}
+    )
+    liar = (await resolver.aresolve({"configurable": {"plan": Liar("free")}})).names
+    plain = (await resolver.aresolve({"configurable": {"plan": "free"}})).names
+    assert plain == ["get_weather"]
+    assert resolver.cache_hits == 0, liar

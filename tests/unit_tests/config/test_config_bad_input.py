@@ -264,3 +264,43 @@ def test_developer_mistakes_in_config_raise_tool_search_errors() -> None:
         ToolResolver(registry={"x": "not a tool"})  # type: ignore[dict-item]
     with pytest.raises(ToolSearchTypeError, match="JSON object"):
         parse_agent_config("tools")  # type: ignore[arg-type]
+
+
+# -- hostile if_version and ids ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "if_version",
+    [10**100, 10**5000, -(10**5000), 2**63, -1, True, 1.0, "1"],
+    ids=["1e100", "1e5000", "-1e5000", "2**63", "-1", "True", "1.0", "str"],
+)
+@pytest.mark.parametrize("op", ["save", "publish", "delete"])
+def test_a_hostile_if_version_is_a_config_error_with_a_short_message(
+    if_version: Any, op: str
+) -> None:
+    """``10**5000`` raised a bare ValueError (an int too long to print in the message)."""
+    configs = ToolConfigStore(InMemoryStore())
+    configs.agents.save("a", {"tools": {}})
+    with pytest.raises(ToolSearchConfigError, match="if_version must be") as raised:
+        if op == "save":
+            configs.agents.save("a", {"tools": {}}, if_version=if_version)
+        elif op == "publish":
+            configs.agents.publish("a", if_version=if_version)
+        else:
+            configs.agents.delete("a", if_version=if_version)
+    assert len(str(raised.value)) < 200
+    assert configs.agents.get_version("a").info.version == 1  # nothing written
+
+
+def test_an_id_or_server_name_with_a_trailing_newline_is_refused_and_long_ones_not_echoed() -> None:
+    """``$`` matched before a trailing newline: ``"a\\n"`` was saved beside ``"a"``."""
+    configs = ToolConfigStore(InMemoryStore())
+    server = {"command": "python", "args": ["-c", "pass"]}
+    for bad in ("a\n", "a" * 100_000):
+        with pytest.raises(ToolSearchConfigError) as raised:
+            configs.agents.save(bad, {"tools": {}})
+        assert len(str(raised.value)) < 300
+        with pytest.raises(ToolSearchConfigError) as raised:
+            configs.mcp_clients.save("c", {"servers": {bad: server}})
+        assert len(str(raised.value)) < 300
+    assert configs.agents.list_records() == []
