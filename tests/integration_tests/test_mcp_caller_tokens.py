@@ -1,5 +1,7 @@
-"""Round 5 attacks that need real servers: a streamable-HTTP MCP server that echoes
-the ``Authorization`` header each call carried (``tests/support/mcp_servers``)."""
+"""Each caller's token reaches the MCP server, never another caller's: nested runs of
+two callers from one parent step, and a service token beside a caller's token in
+another header case. A streamable-HTTP MCP server echoes the ``Authorization``
+header each call carried (``tests/support/mcp_servers``)."""
 
 from __future__ import annotations
 

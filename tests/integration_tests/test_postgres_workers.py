@@ -1,9 +1,9 @@
-"""Operator checks (round 5): the pooled PostgreSQL setup of docs/storage.md run as
-an operator would, with a stored agent whose saved MCP client has stdio servers.
+"""Worker processes on the pooled PostgreSQL setup of docs/storage.md, run as an
+operator would, with a stored agent whose saved MCP client has stdio servers.
 
 * Failing MCP servers are logged once (one line, source path and cause), in a
-  sync run too (before: three WARNING lines per cause, and the MCP module's line
-  again at every re-listing, i.e. every ``refresh_interval`` while it failed).
+  sync run too, and not again at every re-listing (every ``refresh_interval``
+  while it fails).
 * Several worker processes on one database: each starts a stdio server once for
   all its runs, sees a publish made by another process within the resolver's
   ``refresh_interval``, restarts a server killed between runs, and logs nothing
@@ -23,7 +23,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -273,76 +272,3 @@ def test_a_pooled_worker_recovers_from_a_postgres_restart(tmp_path: Path) -> Non
         if worker is not None:
             worker.kill()
         _pg_script(folder, "stop", "--private")
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def config_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield str(tmp_path / "configs.sqlite")
-        return
-    from tests.support.postgres import fresh_database
-
-    with fresh_database("opcfg", "parallel config imports") as url:
-        yield url
-
-
-@pytest.mark.timeout(120)
-def test_parallel_cli_imports_with_if_version_publish_exactly_one(
-    config_store: str, tmp_path: Path
-) -> None:
-    """Four shells run ``toolsearch config import --publish --if-version 1`` at once."""
-    cli = [sys.executable, "-m", "langchain_toolsearch.cli", "config", "import"]
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    first = tmp_path / "first.json"
-    first.write_text(json.dumps({"agents": {"support": {"tools": {"v1": {}}}}}))
-    done = subprocess.run(
-        [*cli, str(first), "--store", config_store, "--publish"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    procs = []
-    for shell in range(4):
-        path = tmp_path / f"shell{shell}.json"
-        path.write_text(json.dumps({"agents": {"support": {"tools": {f"s{shell}": {}}}}}))
-        args = [*cli, str(path), "--store", config_store, "--publish", "--if-version", "1"]
-        procs.append(
-            subprocess.Popen(
-                args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-            )
-        )
-    results = [(p.wait(timeout=90), *p.communicate()) for p in procs]
-    won = [out for code, out, _ in results if code == 0]
-    lost = [err for code, _, err in results if code != 0]
-    assert len(won) == 1 and won[0].strip() == "saved agent support version 2 (published)"
-    assert len(lost) == 3
-    for err in lost:  # one readable line each, no traceback
-        assert err.count("\n") == 1 and "Traceback" not in err
-        assert err.startswith("toolsearch config: error: conflict: ")
-        assert "is at version 2, not version 1" in err
-    show = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "langchain_toolsearch.cli",
-            "config",
-            "show",
-            "support",
-            "--store",
-            config_store,
-            "--version",
-            "published",
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    shown = json.loads(show.stdout)
-    assert shown["version"] == 2 and shown["latest_version"] == 2
-    winner = next(i for i, (code, _, _) in enumerate(results) if code == 0)
-    assert shown["data"] == {"tools": {f"s{winner}": {}}}

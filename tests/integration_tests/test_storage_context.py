@@ -5,8 +5,8 @@ activation receipt, for it answers a tool call the model really made (the
 ToolMessage's call id matches a tool call of an earlier AIMessage), read from
 the artifact or, failing that, the JSON content; receipts are re-checked with
 the filter. Nothing is kept in process, so a new instance in a new process
-resumes a thread from its checkpointer, after an ``interrupt()`` too. The
-field-report forms of C2b, C3 and C5 are in ``tests/unit_tests/test_field_reports.py``;
+resumes a thread from its checkpointer, after an ``interrupt()`` too. Context
+receipts through real graphs, forged and filtered, are in ``tests/unit_tests/test_load_guarantees.py``;
 trimming is in ``tests/unit_tests/test_storage_composition.py``.
 """
 

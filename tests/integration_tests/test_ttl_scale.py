@@ -1,7 +1,7 @@
-"""Field report C8 at scale: 100,000 in-memory threads shrink back after the TTL.
+"""The TTL at scale: 100,000 in-memory threads shrink back after the TTL.
 
-Moved out of the unit lane (it takes seconds); the TTL behaviour itself is
-pinned in tests/unit_tests/test_field_reports.py.
+An integration test because it takes seconds; the TTL behaviour itself is
+pinned in tests/unit_tests/test_load_guarantees.py.
 """
 
 from __future__ import annotations

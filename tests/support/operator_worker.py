@@ -1,4 +1,4 @@
-"""One worker process of the operator checks (tests/integration_tests/test_operator_round5.py).
+"""One worker process of the operator checks (tests/integration_tests/test_postgres_workers.py).
 
 ``python -m tests.support.operator_worker <dsn> <agent_id> <storage> <runs> <pause> [sync|async]``
 

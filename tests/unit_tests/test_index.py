@@ -621,3 +621,27 @@ def test_a_name_written_exactly_ranks_above_names_that_only_fold_to_it() -> None
         assert library.get(top.name).original_name.casefold() == query.casefold()  # type: ignore[union-attr]
         assert top.score == 1.0
         assert all(h.score < 1.0 for h in mw.search(query)[1:])
+
+
+# -- small catalogs score correctly -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", [1, 2, 4])
+def test_small_catalogs_rank_the_matching_tool_first(size: int) -> None:
+    others = [t for t in library() if t.name != "get_weather"][: size - 1]
+    for catalog in ([*others, library()[0]], [library()[0], *others]):
+        mw = ToolSearchMiddleware(tools=catalog, top_k=5)
+        hits = mw.search("weather")
+        assert hits[0].name == "get_weather"
+        assert hits[0].score > 0 and hits[0].raw_score > 0
+        assert all(h.score >= 0 and h.raw_score >= 0 for h in hits)
+
+
+def test_three_github_tools_are_all_returned() -> None:
+    gh = [
+        t
+        for t in library()
+        if t.name in ("github_get_me", "github_list_repos", "github_create_issue")
+    ]
+    mw = ToolSearchMiddleware(tools=gh, top_k=5)
+    assert sorted(h.name for h in mw.search("github")) == sorted(t.name for t in gh)

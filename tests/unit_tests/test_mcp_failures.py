@@ -1,4 +1,4 @@
-"""Issue 30.1: `MCPFailures` logs each MCP failure once per cause with secrets redacted,
+"""`MCPFailures` logs each MCP failure once per cause with secrets redacted,
 and counts every one. No server runs (the real failures are in
 ``tests/integration_tests/test_mcp_failure_logs.py``)."""
 

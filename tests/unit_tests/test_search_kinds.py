@@ -8,8 +8,9 @@ of a stage (:class:`SearchStages`) also checks that it fails with the stage off.
 from __future__ import annotations
 
 import pytest
-from langchain_core.tools import BaseTool
+from langchain_core.tools import BaseTool, StructuredTool
 
+from langchain_toolsearch import ToolSearchMiddleware
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument, build_index
 from langchain_toolsearch.search.stages import SearchStages
@@ -452,3 +453,74 @@ def test_search_stages_are_checked() -> None:
     with pytest.raises(ToolSearchConfigError, match="must be in"):
         SearchStages(request_weight=2.0)
     assert SearchStages.core().only("spelling") == SearchStages.core().with_("spelling")
+
+
+# -- tool names in every identifier style, among GitHub-like siblings -----------------------
+
+
+def _named(name: str, description: str) -> BaseTool:
+    def run(x: str) -> str:
+        return name
+
+    return StructuredTool.from_function(run, name=name, description=description)
+
+
+GITHUB = {
+    "github_get_me": "Get the authenticated user's GitHub profile",
+    "github_list_repos": "List repositories of a GitHub user or organisation",
+    "github_create_issue": "Create an issue in a GitHub repository",
+    "github_get_issue": "Get details of a specific issue in a GitHub repository",
+    "github_list_issues": "List issues in a GitHub repository",
+    "github_update_issue": "Update an existing issue in a GitHub repository",
+    "github_add_comment_to_pending_review": (
+        "Add a review comment to the requester's latest pending pull request review"
+    ),
+    "github_create_pull_request": "Create a new pull request in a GitHub repository",
+    "github_merge_pull_request": "Merge a pull request in a GitHub repository",
+    "github_list_commits": "Get list of commits of a branch in a GitHub repository",
+    "github_search_code": "Search for code across GitHub repositories",
+    "github_get_file_contents": "Get the contents of a file or directory from a GitHub repository",
+}
+
+
+C11_OTHERS = {
+    "addPerson_mcp_pipedrive": "Add a person to Pipedrive",
+    "addActivity_mcp_pipedrive": "Add an activity to Pipedrive",
+    "bitable_v1_appTableRecord_search": "Query rows of a multidimensional sheet",
+    "mcp__plugin_x__ask_codex": "Delegate a question to another assistant",
+}
+
+
+def _c11() -> ToolSearchMiddleware:
+    tools = [_named(n, d) for n, d in {**C11_OTHERS, **GITHUB}.items()]
+    return ToolSearchMiddleware(tools=tools, top_k=5)
+
+
+def test_tool_names_in_every_identifier_style_are_found() -> None:
+    mw = _c11()
+
+    def top(query: str) -> list[str]:
+        return [h.name for h in mw.search(query)]
+
+    assert len(GITHUB) == 12
+    assert top("addPerson")[0] == "addPerson_mcp_pipedrive"
+    assert "bitable_v1_appTableRecord_search" in top("table record")
+    assert top("ask_codex")[0] == "mcp__plugin_x__ask_codex"
+    assert "github_get_me" in top("github profile")
+    get_me = top("get me")
+    assert get_me[0] == "github_get_me"
+    assert "github_add_comment_to_pending_review" not in get_me
+    assert all(len(top(q)) <= 5 for q in ("github", "get", "issue"))
+    for name in [*GITHUB, *C11_OTHERS]:  # an exact tool name always ranks first
+        hits = mw.search(name)
+        assert hits[0].name == name, name
+        assert hits[0].score >= 0.9
+
+
+def test_text_variants_of_a_name_rank_it_first() -> None:
+    mw = _c11()
+    for query in ("github get me", "GitHub-Get-Me", "add person", "appTableRecord"):
+        assert mw.search(query), query
+    assert mw.search("github get me")[0].name == "github_get_me"
+    assert mw.search("add person")[0].name == "addPerson_mcp_pipedrive"
+    assert mw.search("appTableRecord")[0].name == "bitable_v1_appTableRecord_search"

@@ -1,4 +1,4 @@
-"""Issue 33's lexical kinds, each on its own small library: a quoted dotted name, a verb
+"""Word forms a query takes, each on its own small library: a quoted dotted name, a verb
 with its particle written joined, split or hyphenated, a typo in the one verb of a short
 need, and a bare domain. Default BM25 index built through the public library."""
 

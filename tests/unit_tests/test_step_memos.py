@@ -1,11 +1,9 @@
-"""Attacks on the per-step memos and the same-step rule (no subprocess).
+"""The per-step memos and the same-step rule hold under hostile call ids and histories.
 
-Each test is an attack that was tried on the history memo (receipts read once
-per message history), the step-calls memo (an AI message's calls by
-identity), the same-step refusal (a tool loaded in a step runs from the next
-model turn only) and the context a user's hook sees. The one that broke (a
-call id of ``""`` escaped the same-step refusal) is pinned with its fix; the
-others held and are pinned so they keep holding.
+The history memo (receipts read once per message history), the step-calls memo
+(an AI message's calls by identity), the same-step refusal (a tool loaded in a
+step runs from the next model turn only, whatever the call ids, ``""`` included)
+and the context a user's hook sees. No subprocess.
 """
 
 from __future__ import annotations

@@ -5,8 +5,9 @@ and publishes, and plain saves that publish) on one record, then: every
 acknowledged version holds its writer's data, numbers are unique and gapless, the
 head equals the highest version, a compare-and-set save got exactly ``base + 1``,
 and every refusal was a `VersionConflictError` naming a newer version. The same
-through parallel ``toolsearch config import --publish`` processes; and a writer
-killed mid-write leaves a readable record and no stale lock.
+through parallel ``toolsearch config import --publish`` processes (with ``--if-version``:
+exactly one publishes); and a writer killed mid-write leaves a readable record and no
+stale lock.
 """
 
 from __future__ import annotations
@@ -229,3 +230,79 @@ def test_a_writer_killed_mid_write_leaves_a_readable_record_and_no_stale_lock(
 def agents_tag(store_spec: str, version: int) -> str:
     with open_store(store_spec) as store:
         return _tag(ToolConfigStore(store).agents.get("crash", version))
+
+
+# -- if_version publishes through parallel CLI imports -------------------------------------
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def config_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield str(tmp_path / "configs.sqlite")
+        return
+    from tests.support.postgres import fresh_database
+
+    with fresh_database("opcfg", "parallel config imports") as url:
+        yield url
+
+
+@pytest.mark.timeout(120)
+def test_parallel_cli_imports_with_if_version_publish_exactly_one(
+    config_store: str, tmp_path: Path
+) -> None:
+    """Four shells run ``toolsearch config import --publish --if-version 1`` at once."""
+    cli = [sys.executable, "-m", "langchain_toolsearch.cli", "config", "import"]
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    first = tmp_path / "first.json"
+    first.write_text(json.dumps({"agents": {"support": {"tools": {"v1": {}}}}}))
+    done = subprocess.run(
+        [*cli, str(first), "--store", config_store, "--publish"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    procs = []
+    for shell in range(4):
+        path = tmp_path / f"shell{shell}.json"
+        path.write_text(json.dumps({"agents": {"support": {"tools": {f"s{shell}": {}}}}}))
+        args = [*cli, str(path), "--store", config_store, "--publish", "--if-version", "1"]
+        procs.append(
+            subprocess.Popen(
+                args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            )
+        )
+    results = [(p.wait(timeout=90), *p.communicate()) for p in procs]
+    won = [out for code, out, _ in results if code == 0]
+    lost = [err for code, _, err in results if code != 0]
+    assert len(won) == 1 and won[0].strip() == "saved agent support version 2 (published)"
+    assert len(lost) == 3
+    for err in lost:  # one readable line each, no traceback
+        assert err.count("\n") == 1 and "Traceback" not in err
+        assert err.startswith("toolsearch config: error: conflict: ")
+        assert "is at version 2, not version 1" in err
+    show = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "langchain_toolsearch.cli",
+            "config",
+            "show",
+            "support",
+            "--store",
+            config_store,
+            "--version",
+            "published",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    shown = json.loads(show.stdout)
+    assert shown["version"] == 2 and shown["latest_version"] == 2
+    winner = next(i for i, (code, _, _) in enumerate(results) if code == 0)
+    assert shown["data"] == {"tools": {f"s{winner}": {}}}

@@ -1,6 +1,9 @@
-"""The field reports (shared/cases/field-reports.md), one test (or group) per
-case, run through real ``create_agent`` and ``StateGraph`` graphs, sync and
-async. C12-C14 are MCP cases (tests/integration_tests/test_mcp.py).
+"""What a load promises, through real ``create_agent`` and ``StateGraph`` graphs, sync
+and async: threads never share loaded tools, a load is never reported without being
+stored, search hits are not loads, unloaded tools never run, the filter holds in every
+phase and fails closed, loaded tools get the caller's config, messy load arguments load,
+the TTL frees a thread, and repeat loads keep the bound bytes (prompt caching).
+The MCP forms of these promises are in ``tests/integration_tests/test_mcp.py``.
 """
 
 from __future__ import annotations
@@ -12,7 +15,6 @@ import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
 
-from langchain_toolsearch import ToolSearchMiddleware
 from langchain_toolsearch import _prompts as P
 from tests.support.fakes import ai, by_id, call
 from tests.support.library_fixtures import CALLS, library, plan_filter
@@ -27,12 +29,12 @@ def _receipt_history(call_args: dict[str, Any], loaded: list[str], *, artifact: 
     return load_receipt_history("weather in Paris?", call_args, loaded, artifact=artifact)
 
 
-# -- C1 Threads never share loaded tools ---------------------------------------------------------
+# -- Threads never share loaded tools ---------------------------------------------------------
 
 
 @form_param
 @mode_param
-async def test_c1_threads_never_share_loaded_tools(form: str, mode: str) -> None:
+async def test_threads_never_share_loaded_tools(form: str, mode: str) -> None:
     steps = [
         ai(call("load_tool", {"tool_name": "admin_delete_user"})),
         ai(content="loaded on t1"),
@@ -55,7 +57,7 @@ async def test_c1_threads_never_share_loaded_tools(form: str, mode: str) -> None
 
 @form_param
 @mode_param
-async def test_c1_context_storage_threads_never_share(form: str, mode: str) -> None:
+async def test_context_storage_threads_never_share(form: str, mode: str) -> None:
     steps = [
         ai(call("load_tool", {"tool_name": "admin_delete_user"})),
         ai(content="loaded on t1"),
@@ -69,7 +71,7 @@ async def test_c1_context_storage_threads_never_share(form: str, mode: str) -> N
     assert h.bound == [META, [*META, "admin_delete_user"], META, [*META, "admin_delete_user"]]
 
 
-# -- C2 A load is never reported without being stored --------------------------------------------
+# -- A load is never reported without being stored --------------------------------------------
 
 
 @form_param
@@ -77,7 +79,7 @@ async def test_c1_context_storage_threads_never_share(form: str, mode: str) -> N
 @pytest.mark.parametrize(
     "config", [None, {"configurable": {}}, {"configurable": {"thread_id": ""}}]
 )
-async def test_c2a_no_thread_id_load_holds_for_the_rest_of_the_run(
+async def test_a_threadless_load_holds_for_the_rest_of_the_run(
     form: str, mode: str, config: Any
 ) -> None:
     steps = [
@@ -96,7 +98,7 @@ async def test_c2a_no_thread_id_load_holds_for_the_rest_of_the_run(
 
 
 @mode_param
-async def test_c2a_graph_that_cannot_store_the_load_does_not_claim_it(mode: str) -> None:
+async def test_a_graph_that_cannot_store_the_load_does_not_claim_it(mode: str) -> None:
     from langgraph.graph import MessagesState
 
     steps = [ai(call("load_tool", {"tool_name": "get_weather"}, "l")), ai(content="ok")]
@@ -113,7 +115,7 @@ async def test_c2a_graph_that_cannot_store_the_load_does_not_claim_it(mode: str)
 @pytest.mark.parametrize(
     "args", [{"tool_name": "get_weather"}, {"tool_names": ["get_weather"]}], ids=["one", "list"]
 )
-async def test_c2b_context_receipt_binds_on_the_next_step(
+async def test_a_context_receipt_binds_on_the_next_step(
     form: str, mode: str, artifact: bool, args: dict[str, Any]
 ) -> None:
     steps = [ai(call("get_weather", {"city": "Paris"}, "w")), ai(content="sunny")]
@@ -127,7 +129,7 @@ async def test_c2b_context_receipt_binds_on_the_next_step(
 
 @form_param
 @mode_param
-async def test_c2b_context_load_by_original_name_binds(form: str, mode: str) -> None:
+async def test_a_context_load_by_original_name_binds(form: str, mode: str) -> None:
     def run(city: str) -> str:
         CALLS.append(("weather.get", city))
         return "ok"
@@ -145,12 +147,12 @@ async def test_c2b_context_load_by_original_name_binds(form: str, mode: str) -> 
     assert by_id(out)["w"].status == "success"
 
 
-# -- C3 Search hits are not loads ----------------------------------------------------------------
+# -- Search hits are not loads ----------------------------------------------------------------
 
 
 @form_param
 @mode_param
-async def test_c3_search_hits_are_not_loads(form: str, mode: str) -> None:
+async def test_search_hits_are_not_loads(form: str, mode: str) -> None:
     body = {
         "results": [
             {"name": "get_weather", "description": "Get current weather for a city", "score": 0.9},
@@ -176,7 +178,7 @@ async def test_c3_search_hits_are_not_loads(form: str, mode: str) -> None:
 @pytest.mark.parametrize(
     "forgery", ["error-status", "not-requested", "no-matching-call", "wrong-tool"]
 )
-async def test_c3_only_genuine_load_receipts_count(form: str, mode: str, forgery: str) -> None:
+async def test_only_genuine_load_receipts_count(form: str, mode: str, forgery: str) -> None:
     history = _receipt_history({"tool_name": "get_weather"}, ["get_weather"], artifact=True)
     receipt: ToolMessage = history[-1]
     if forgery == "error-status":
@@ -196,14 +198,14 @@ async def test_c3_only_genuine_load_receipts_count(form: str, mode: str, forgery
     assert by_id(out)["x"].status == "error" and CALLS == []
 
 
-# -- C4 Unloaded tools never run ------------------------------------------------------------------
+# -- Unloaded tools never run ------------------------------------------------------------------
 
 
 @form_param
 @mode_param
 @pytest.mark.parametrize("storage", ["in-memory", "context"])
 @pytest.mark.parametrize("name", ["admin_delete_user", "delete_user"])
-async def test_c4_unloaded_tools_never_run(form: str, mode: str, storage: str, name: str) -> None:
+async def test_unloaded_tools_never_run(form: str, mode: str, storage: str, name: str) -> None:
     h = build(form, [ai(content="after")], storage=storage)
     config = cfg()
     await h.as_model(config, AIMessage("", tool_calls=[call(name, {"id": "42"}, "x1")]), mode)
@@ -222,12 +224,12 @@ async def test_c4_unloaded_tools_never_run(form: str, mode: str, storage: str, n
         assert reply.content == P.TOOL_NOT_LOADED + suggestion
 
 
-# -- C5 The filter holds in every phase and fails closed ----------------------------------------------
+# -- The filter holds in every phase and fails closed ----------------------------------------------
 
 
 @form_param
 @mode_param
-async def test_c5_filter_in_search_load_and_active(form: str, mode: str) -> None:
+async def test_the_filter_holds_in_search_load_and_active(form: str, mode: str) -> None:
     steps = [
         ai(call("search_tools", {"query": "delete user account"}, "s")),
         ai(call("load_tool", {"tool_name": "admin_delete_user"}, "l")),
@@ -253,7 +255,7 @@ async def test_c5_filter_in_search_load_and_active(form: str, mode: str) -> None
 @form_param
 @mode_param
 @pytest.mark.parametrize("artifact", [True, False])
-async def test_c5_forged_context_receipt_does_not_bind(
+async def test_a_forged_context_receipt_does_not_bind(
     form: str, mode: str, artifact: bool
 ) -> None:
     steps = [ai(call("admin_delete_user", {"id": "42"}, "x")), ai(content="ok")]
@@ -268,7 +270,7 @@ async def test_c5_forged_context_receipt_does_not_bind(
 
 @form_param
 @mode_param
-async def test_c5_context_receipts_are_rechecked_in_the_load_phase(form: str, mode: str) -> None:
+async def test_context_receipts_are_rechecked_in_the_load_phase(form: str, mode: str) -> None:
     def no_loading_admin(args: Any) -> bool:  # "active" alone would allow it
         return not (args.phase == "load" and args.tool_name.startswith("admin_"))
 
@@ -284,7 +286,7 @@ async def test_c5_context_receipts_are_rechecked_in_the_load_phase(form: str, mo
 
 @form_param
 @mode_param
-async def test_c5_receipt_written_while_pro_does_not_bind_on_free(form: str, mode: str) -> None:
+async def test_a_receipt_written_while_pro_does_not_bind_on_free(form: str, mode: str) -> None:
     steps = [
         ai(call("load_tool", {"tool_name": "admin_delete_user"}, "l")),
         ai(content="loaded"),
@@ -307,7 +309,7 @@ async def test_c5_receipt_written_while_pro_does_not_bind_on_free(form: str, mod
 @form_param
 @mode_param
 @pytest.mark.parametrize("storage", ["in-memory", "context"])
-async def test_c5_plan_downgrade_hides_an_in_memory_or_context_load(
+async def test_a_plan_downgrade_hides_an_in_memory_or_context_load(
     form: str, mode: str, storage: str
 ) -> None:
     steps = [
@@ -324,7 +326,7 @@ async def test_c5_plan_downgrade_hides_an_in_memory_or_context_load(
 
 @form_param
 @mode_param
-async def test_c5_a_raising_filter_denies(form: str, mode: str) -> None:
+async def test_a_raising_filter_denies(form: str, mode: str) -> None:
     def broken(args: Any) -> bool:
         if args.tool_name.startswith("admin_"):
             raise RuntimeError("billing service unreachable")
@@ -344,12 +346,12 @@ async def test_c5_a_raising_filter_denies(form: str, mode: str) -> None:
     assert msgs["x"].status == "error" and CALLS == []
 
 
-# -- C6 Loaded tools get the caller's config -------------------------------------------------------
+# -- Loaded tools get the caller's config -------------------------------------------------------
 
 
 @form_param
 @mode_param
-async def test_c6_loaded_tool_sees_the_callers_user_id(form: str, mode: str) -> None:
+async def test_a_loaded_tool_sees_the_callers_user_id(form: str, mode: str) -> None:
     steps = [
         ai(call("load_tool", {"tool_name": "whoami"})),
         ai(call("whoami", {}, "w1")),
@@ -365,12 +367,12 @@ async def test_c6_loaded_tool_sees_the_callers_user_id(form: str, mode: str) -> 
     assert CALLS == [("whoami", "u1"), ("whoami", "u2")]
 
 
-# -- C7 Messy load arguments --------------------------------------------------------------------------
+# -- Messy load arguments --------------------------------------------------------------------------
 
 
 @form_param
 @mode_param
-async def test_c7_messy_load_arguments(form: str, mode: str) -> None:
+async def test_messy_load_arguments(form: str, mode: str) -> None:
     steps = [
         ai(call("load_tool", {"tool_names": ["get_weather", "get_weather", "nope"]}, "a")),
         ai(call("load_tool", {"tool_names": []}, "b")),
@@ -398,7 +400,7 @@ async def test_c7_messy_load_arguments(form: str, mode: str) -> None:
     assert msgs["f"].status == "success" and out["messages"][-1].content == "ok"
 
 
-# -- C8 TTL and memory ---------------------------------------------------------------------------------
+# -- TTL and memory ---------------------------------------------------------------------------------
 
 
 class Clock:
@@ -411,7 +413,7 @@ class Clock:
 
 @form_param
 @mode_param
-async def test_c8_ttl_expires_a_thread_and_clear_state_resets_it(form: str, mode: str) -> None:
+async def test_ttl_expires_a_thread_and_clear_state_resets_it(form: str, mode: str) -> None:
     clock = Clock()
     steps = [
         ai(call("load_tool", {"tool_name": "get_weather"})),
@@ -438,7 +440,7 @@ async def test_c8_ttl_expires_a_thread_and_clear_state_resets_it(form: str, mode
 # C8 at scale (100,000 threads): tests/integration_tests/test_ttl_scale.py
 
 
-# -- C9 Prompt-cache stable order ---------------------------------------------------------------------------
+# -- Prompt-cache stable order ---------------------------------------------------------------------------
 
 
 def _named(name: str, description: str) -> BaseTool:
@@ -450,7 +452,7 @@ def _named(name: str, description: str) -> BaseTool:
 
 @form_param
 @mode_param
-async def test_c9_repeat_load_keeps_the_bound_bytes(form: str, mode: str) -> None:
+async def test_a_repeat_load_keeps_the_bound_bytes(form: str, mode: str) -> None:
     tools = [_named("zeta_tool", "Zeta things"), _named("alpha_tool", "Alpha things"), *library()]
     steps = [
         ai(call("load_tool", {"tool_name": "zeta_tool"})),
@@ -465,92 +467,6 @@ async def test_c9_repeat_load_keeps_the_bound_bytes(form: str, mode: str) -> Non
     assert h.bound[3] == [*META, "zeta_tool", "alpha_tool"]
     assert h.model.bound_json[3] == h.model.bound_json[2]  # byte-identical after the repeat
     assert h.model.bound_json[2].startswith(h.model.bound_json[1][:-1])  # loads only append
-
-
-# -- C10 Small catalogs score correctly ---------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("size", [1, 2, 4])
-def test_c10_small_catalogs_rank_the_matching_tool_first(size: int) -> None:
-    others = [t for t in library() if t.name != "get_weather"][: size - 1]
-    for catalog in ([*others, library()[0]], [library()[0], *others]):
-        mw = ToolSearchMiddleware(tools=catalog, top_k=5)
-        hits = mw.search("weather")
-        assert hits[0].name == "get_weather"
-        assert hits[0].score > 0 and hits[0].raw_score > 0
-        assert all(h.score >= 0 and h.raw_score >= 0 for h in hits)
-
-
-def test_c10_three_github_tools_all_returned() -> None:
-    gh = [
-        t
-        for t in library()
-        if t.name in ("github_get_me", "github_list_repos", "github_create_issue")
-    ]
-    mw = ToolSearchMiddleware(tools=gh, top_k=5)
-    assert sorted(h.name for h in mw.search("github")) == sorted(t.name for t in gh)
-
-
-# -- C11 Tool-name tokens ----------------------------------------------------------------------------------
-
-
-GITHUB = {
-    "github_get_me": "Get the authenticated user's GitHub profile",
-    "github_list_repos": "List repositories of a GitHub user or organisation",
-    "github_create_issue": "Create an issue in a GitHub repository",
-    "github_get_issue": "Get details of a specific issue in a GitHub repository",
-    "github_list_issues": "List issues in a GitHub repository",
-    "github_update_issue": "Update an existing issue in a GitHub repository",
-    "github_add_comment_to_pending_review": (
-        "Add a review comment to the requester's latest pending pull request review"
-    ),
-    "github_create_pull_request": "Create a new pull request in a GitHub repository",
-    "github_merge_pull_request": "Merge a pull request in a GitHub repository",
-    "github_list_commits": "Get list of commits of a branch in a GitHub repository",
-    "github_search_code": "Search for code across GitHub repositories",
-    "github_get_file_contents": "Get the contents of a file or directory from a GitHub repository",
-}
-C11_OTHERS = {
-    "addPerson_mcp_pipedrive": "Add a person to Pipedrive",
-    "addActivity_mcp_pipedrive": "Add an activity to Pipedrive",
-    "bitable_v1_appTableRecord_search": "Query rows of a multidimensional sheet",
-    "mcp__plugin_x__ask_codex": "Delegate a question to another assistant",
-}
-
-
-def _c11() -> ToolSearchMiddleware:
-    tools = [_named(n, d) for n, d in {**C11_OTHERS, **GITHUB}.items()]
-    return ToolSearchMiddleware(tools=tools, top_k=5)
-
-
-def test_c11_identifier_tokens() -> None:
-    mw = _c11()
-
-    def top(query: str) -> list[str]:
-        return [h.name for h in mw.search(query)]
-
-    assert len(GITHUB) == 12
-    assert top("addPerson")[0] == "addPerson_mcp_pipedrive"
-    assert "bitable_v1_appTableRecord_search" in top("table record")
-    assert top("ask_codex")[0] == "mcp__plugin_x__ask_codex"
-    assert "github_get_me" in top("github profile")
-    get_me = top("get me")
-    assert get_me[0] == "github_get_me"
-    assert "github_add_comment_to_pending_review" not in get_me
-    assert all(len(top(q)) <= 5 for q in ("github", "get", "issue"))
-    for name in [*GITHUB, *C11_OTHERS]:  # an exact tool name always ranks first
-        hits = mw.search(name)
-        assert hits[0].name == name, name
-        assert hits[0].score >= 0.9
-
-
-def test_c11_text_variants_of_a_name_rank_it_first() -> None:
-    mw = _c11()
-    for query in ("github get me", "GitHub-Get-Me", "add person", "appTableRecord"):
-        assert mw.search(query), query
-    assert mw.search("github get me")[0].name == "github_get_me"
-    assert mw.search("add person")[0].name == "addPerson_mcp_pipedrive"
-    assert mw.search("appTableRecord")[0].name == "bitable_v1_appTableRecord_search"
 
 
 def _messages(h: Any) -> list[BaseMessage]:  # pragma: no cover - debugging helper
