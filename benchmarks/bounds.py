@@ -1,4 +1,4 @@
-"""Worst-case meta-tool calls and tokenizer memory (issue 9: bounded work for hostile input).
+"""Worst-case meta-tool calls and tokenizer memory (bounded work for hostile input).
 
 Each case is one model tool call answered by the node form's real ``ToolNode``
 in a one-node LangGraph graph (in-memory storage, a thread id), so the time

@@ -1,5 +1,5 @@
 """Per-request tools per step: ``include_resolved_tools`` against a plain step, and a
-stored agent's resolution cold versus warm (issue 18).
+stored agent's resolution cold versus warm.
 
 Every row times ``ToolSearchMiddleware.wrap_model_call`` with a no-op model
 handler, as the "Overhead per model step" section does, inside a run: the

@@ -290,7 +290,7 @@ def test_demo_finds_servers_on_path_then_in_the_repository(
         demo_module.find_server_command("mcp-server-time")
 
 
-# -- from the new-user trial ------------------------------------------------------------------
+# -- what a new user runs first ------------------------------------------------------------------
 
 
 def test_demo_model_without_its_provider_package_is_one_line(

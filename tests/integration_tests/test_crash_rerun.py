@@ -1,4 +1,4 @@
-"""A worker killed (SIGKILL) mid-tool, resumed in a new process: the re-run is logged (issue 30.6).
+"""A worker killed (SIGKILL) mid-tool, resumed in a new process: the re-run is logged.
 
 Real parts: a ``create_agent`` graph with ``SqliteSaver`` and ``SqliteStore``
 (``storage="store"``), ``durability="sync"``, a child process killed while its

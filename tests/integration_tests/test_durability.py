@@ -1,4 +1,4 @@
-"""A worker killed mid-run resumes in another process with nothing lost (issue 18, point 5).
+"""A worker killed mid-run resumes in another process with nothing lost.
 
 The production setup of docs/storage.md and docs/deploying.md: ``storage="context"``
 (loads live in the thread's messages), a pooled PostgreSQL saver and store

@@ -18,8 +18,8 @@ setup`` creates it with ``pip install -e ".[langchain-mcp]"``; point
   that interpreter and requires each of those tests to pass. A missing
   environment fails the test (it never skips).
 
-``test_package_imports_without_langchain_mcp_adapters`` runs in both: it locks
-the fix that lets ``import langchain_toolsearch`` work next to ``mcp>=2``.
+``test_package_imports_without_langchain_mcp_adapters`` runs in both:
+``import langchain_toolsearch`` works next to ``mcp>=2``.
 """
 
 from __future__ import annotations

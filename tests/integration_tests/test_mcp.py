@@ -1,7 +1,7 @@
 """`langchain_toolsearch.mcp` against real MCP servers over stdio (no mocks).
 
-Covers SPEC section 9 and field reports C12 (same name on two servers,
-prefix collisions, ``my_db``), C13 (schemas survive) and C14 (``isError``
+Covers SPEC section 9: names (same name on two servers, prefix collisions,
+``my_db``), schemas that survive, and errors (``isError``
 with empty content, slow servers, no session opened by search/load).
 
 Servers are started by the adapter for every listing and every call (one
@@ -202,7 +202,7 @@ async def test_every_server_failing_gives_an_empty_library() -> None:
     assert set(library.failures) == {"missing"}
 
 
-# --- C12: names --------------------------------------------------------------
+# --- names -------------------------------------------------------------------
 
 
 async def test_same_tool_on_two_servers_is_namespaced_and_routed(
@@ -289,7 +289,7 @@ async def test_listing_order_does_not_change_the_library(test_library: MCPLibrar
     assert _openai_schemas(other).encode() == _openai_schemas(test_library).encode()
 
 
-# --- C13: schemas ------------------------------------------------------------
+# --- schemas -----------------------------------------------------------------
 
 
 async def test_schema_survives(test_library: MCPLibrary) -> None:
@@ -333,7 +333,7 @@ async def test_schema_survives(test_library: MCPLibrary) -> None:
     assert _text(echo) == "echo: still fine"
 
 
-# --- C14: errors, timeouts, sessions ------------------------------------------
+# --- errors, timeouts, sessions -----------------------------------------------
 
 
 async def test_is_error_with_empty_content_becomes_error_tool_message(

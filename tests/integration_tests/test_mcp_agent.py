@@ -1,4 +1,5 @@
-"""MCP tools through real agents: SPEC section 9 and cases C9, C12, C13, C14 end to end.
+"""MCP tools through real agents: SPEC section 9 end to end: stable bound
+bytes, names across servers, schemas, errors and slow servers.
 
 Every test drives ``create_agent(ScriptedChatModel, middleware=[ToolSearchMiddleware])``
 (or, once, a hand-built ``StateGraph`` with ``ToolSearchNode``) with ``ainvoke``,
@@ -339,7 +340,7 @@ class SessionCounter:
         return len(self.sessions) + len(self.processes) + len(self.requests)
 
 
-# --- C12: same tool name on two servers, my_db --------------------------------------------
+# --- same tool name on two servers, my_db --------------------------------------------------
 
 
 async def test_same_tool_on_two_servers_through_the_agent(libs: Libraries) -> None:
@@ -390,7 +391,7 @@ async def test_same_tool_on_two_servers_through_the_agent(libs: Libraries) -> No
     assert library.routes["my_db_execute_sql"] == MCPToolRoute("my_db", "execute_sql")
 
 
-# --- C13: schemas survive ---------------------------------------------------------------
+# --- schemas survive --------------------------------------------------------------------
 
 
 async def test_awkward_schema_is_found_loaded_bound_and_called(libs: Libraries) -> None:
@@ -441,7 +442,7 @@ async def test_awkward_schema_is_found_loaded_bound_and_called(libs: Libraries) 
     assert "echo: hello" in messages[-1].text
 
 
-# --- C14: errors, slow servers, no sessions for search and load ---------------------------
+# --- errors, slow servers, no sessions for search and load --------------------------------
 
 
 async def test_silent_mcp_error_becomes_error_message_and_search_load_open_no_session(
@@ -587,7 +588,7 @@ async def test_failing_server_does_not_stop_the_agent(libs: Libraries) -> None:
     assert "Asia/Tokyo" in messages[-1].text
 
 
-# --- C9 second half: listing order does not change the bound bytes ---------------------
+# --- listing order does not change the bound bytes ---------------------------------
 
 
 async def test_listing_order_gives_identical_bound_bytes(libs: Libraries) -> None:

@@ -1,4 +1,4 @@
-"""Issue 30.1: MCP failures reach the logs, once per cause, and the pool counts them.
+"""MCP failures reach the logs, once per cause, and the pool counts them.
 
 Real servers: ``pool_server.py`` over stdio (killed mid-call, killed while idle,
 hung) and over streamable HTTP (killed mid-call), and a stdio command that

@@ -1,4 +1,4 @@
-"""Issue 28.2: one credential per request, whatever the header's case.
+"""One credential per request, whatever the header's case.
 
 A real loopback server (``header_echo_server.py``: streamable HTTP on ``/mcp``,
 SSE on ``/sse``) answers with every header line it received. A connection's

@@ -1,4 +1,4 @@
-"""Issue 30.3: an MCP tool's output is bounded in characters (default 100,000), cut with
+"""An MCP tool's output is bounded in characters (default 100,000), cut with
 a marker the model reads, through a real stdio server (``pool_server.py``'s ``echo``)."""
 
 from __future__ import annotations

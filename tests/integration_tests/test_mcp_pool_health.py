@@ -51,7 +51,7 @@ async def tools(pool: MCPSessionPool, log: Path) -> dict[str, Any]:
     return by_name(lib)
 
 
-# -- point 2: a hung server -------------------------------------------------------------
+# -- a hung server ---------------------------------------------------------------------
 
 
 async def test_a_hung_server_is_replaced_after_a_timed_out_call(
@@ -104,7 +104,7 @@ async def test_a_server_that_is_only_slow_keeps_its_session(tmp_path: Path) -> N
         assert len(starts(log)) == 1 and pool.stats().unresponsive == 0
 
 
-# -- point 4: one listing in flight -------------------------------------------------------
+# -- one listing in flight ---------------------------------------------------------------
 
 
 async def test_concurrent_first_listings_fetch_the_tool_list_once(tmp_path: Path) -> None:
@@ -149,7 +149,7 @@ async def test_stored_clients_resolved_concurrently_list_each_server_once(
             set_default_pool(previous)
 
 
-# -- point 5: an edited client ------------------------------------------------------------
+# -- an edited client --------------------------------------------------------------------
 
 
 async def test_an_edited_clients_old_server_exits_once_unused(

@@ -1,4 +1,4 @@
-"""Tools resolved per request (include_resolved_tools, SPEC section 7, field report C6)."""
+"""Tools resolved per request (include_resolved_tools, SPEC section 7)."""
 
 from __future__ import annotations
 

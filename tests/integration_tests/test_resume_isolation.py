@@ -1,4 +1,4 @@
-"""Issue 9 fault 2 / C15: a pending call of an agent-bound tool resumed by a new process.
+"""A pending call of an agent-bound tool resumed by a new process.
 
 Process 1 runs an agent (``include_resolved_tools=True``, a real SQLite
 checkpointer, ``interrupt_before=["tools"]``) until the model has called the

@@ -1,4 +1,4 @@
-"""Replicas sharing a store-served index and a load store on PostgreSQL (issue 18 point 4).
+"""Replicas sharing a store-served index and a load store on PostgreSQL.
 
 Each replica is a separate process (:mod:`tests.support.shared_index_worker`)
 on the same PostgreSQL + pgvector database: per-request tools never reach the

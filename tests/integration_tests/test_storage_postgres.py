@@ -137,7 +137,7 @@ def test_a_process_killed_right_after_an_acknowledged_load_loses_nothing(pg_dsn:
         fresh.close()
 
 
-# -- both store classes, both forms (issue 9) ---------------------------------------------------
+# -- both store classes, both forms -----------------------------------------------------------
 
 
 @pytest.mark.parametrize("form", ["agent", "node"])

@@ -317,7 +317,7 @@ def test_postgres_replicas_embed_a_changed_tool_alone_and_an_unchanged_library_n
 
 
 async def test_async_postgres_store_with_pgvector_serves_the_index(pgvector_dsn: str) -> None:
-    """Issue 9: ``AsyncPostgresStore`` works through ``abuild`` and ``arank``."""
+    """``AsyncPostgresStore`` works through ``abuild`` and ``arank``."""
     from langgraph.store.postgres.aio import AsyncPostgresStore
 
     from langchain_toolsearch.search.index import arank

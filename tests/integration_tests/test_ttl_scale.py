@@ -22,7 +22,7 @@ class Clock:
         return self.now
 
 
-async def test_c8_100k_threads_shrink_back_after_the_ttl() -> None:
+async def test_100k_threads_shrink_back_after_the_ttl() -> None:
     clock = Clock()
     h = build("agent", [ai(content="hi")], clock=clock, ttl=60)
     store = h.ts.loaded_tool_store

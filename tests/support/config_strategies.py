@@ -2,7 +2,7 @@
 
 They generate what `parse_agent_config` / `parse_mcp_client` accept: every
 operator (the seed's and the extensions) with every kind of value it takes
-(``null`` included, field report C23), empty and nested rule groups, removal
+(``null`` included), empty and nested rule groups, removal
 entries of an agent's ``tools``, conditional variants, every allowlist
 form and version selector, stdio and HTTP servers with float timeouts.
 """

@@ -1,4 +1,4 @@
-"""The field reports' library (shared/cases/field-reports.md) as real LangChain tools."""
+"""The shared test library (shared/cases/field-reports.md) as real LangChain tools."""
 
 from __future__ import annotations
 
@@ -96,7 +96,7 @@ def library() -> list[BaseTool]:
 
 
 def plan_filter(args: Any) -> bool:
-    """C5: allow unless plan != "pro" and the name starts with admin_."""
+    """Allow unless plan != "pro" and the name starts with admin_."""
     plan = (args.config.get("configurable") or {}).get("plan")
     return not (plan != "pro" and args.tool_name.startswith("admin_"))
 

@@ -109,7 +109,7 @@ def real_connections(repo_path: Path) -> dict[str, Any]:
 
 
 def schema_server_connection() -> dict[str, Any]:
-    """Stdio connection for ``tests/mcp_servers/schema_server.py`` (case C13)."""
+    """Stdio connection for ``tests/mcp_servers/schema_server.py``."""
     return {
         "transport": "stdio",
         "command": sys.executable,

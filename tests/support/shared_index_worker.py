@@ -1,4 +1,4 @@
-"""A replica sharing a store-served tool index and a ``"store"`` load store (issue 18 point 4).
+"""A replica sharing a store-served tool index and a ``"store"`` load store.
 
 Run as ``python -m tests.support.shared_index_worker --dsn DSN [options]`` from the
 repository root. The replica holds a ``ToolSearchMiddleware`` whose index is a

@@ -114,7 +114,7 @@ def build(
     after: Sequence[Any] = (),
     **options: Any,
 ) -> Harness:
-    """Build one integration form over the field-report library (unless ``tools=``).
+    """Build one integration form over the shared test library (unless ``tools=``).
 
     ``storage="store"`` compiles the graph with ``graph_store`` (a fresh
     ``InMemoryStore`` unless given or ``graph_store=False``); ``saver`` replaces the

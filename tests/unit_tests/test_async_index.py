@@ -1,4 +1,4 @@
-"""Issue 9: the async path of tool indexes (``arank``), equal to ``rank``, never blocking."""
+"""The async path of tool indexes (``arank``), equal to ``rank``, never blocking."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 9, async and production: filters and resolvers never run on the event loop,
+"""Async and production: filters and resolvers never run on the event loop,
 async filters of one search run concurrently in sync paths too, ``filter_timeout`` and
 ``resolve_timeout`` fail closed / go on, and a resolver's bad tools are dropped alone."""
 

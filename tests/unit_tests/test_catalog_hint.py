@@ -1,5 +1,5 @@
 """``inject_catalog=True``: the allowed tools listed in the system hint, per request, with a
-token budget (issue 20, point 6; the seed system's ``injectCatalog``).
+token budget (as Mastra's ``injectCatalog``).
 """
 
 from __future__ import annotations

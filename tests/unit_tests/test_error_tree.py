@@ -1,4 +1,4 @@
-"""Every deliberate raise in the package is a ``ToolSearchError`` (issue 21 point 1).
+"""Every deliberate raise in the package is a ``ToolSearchError``.
 
 The package's source is read as an AST: a ``raise`` of a built-in exception
 class, or an exception class derived straight from a built-in, fails this
@@ -190,7 +190,7 @@ def test_evaluation_arguments_and_files_raise_the_tree(tmp_path: Path) -> None:
 
 
 def test_the_resolver_and_store_index_options_raise_the_tree() -> None:
-    """The files converted last (issue 21): each family keeps its built-in."""
+    """The resolver and store index options: each family keeps its built-in."""
     from langgraph.store.memory import InMemoryStore
 
     from langchain_toolsearch.config.resolver import ToolResolver
@@ -208,7 +208,7 @@ def test_the_resolver_and_store_index_options_raise_the_tree() -> None:
 
 
 def test_the_search_index_raises_the_tree() -> None:
-    """``search/index.py``'s raises keep their built-in and join the tree (issue 21)."""
+    """``search/index.py``'s raises keep their built-in and join the tree."""
     from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument, build_index
 
     twice = [ToolDocument(name="a", description="x"), ToolDocument(name="a", description="y")]

@@ -1,4 +1,4 @@
-"""Issue 10: the public extension points work (storage=, tools=, loaded-tool and state
+"""The public extension points work (storage=, tools=, loaded-tool and state
 helpers, result and filter fields) and the exception tree holds."""
 
 from __future__ import annotations
@@ -163,7 +163,7 @@ def test_filter_errors_are_logged_once_by_name_and_message_without_secrets(
 @form_param
 @mode_param
 async def test_a_mapping_key_loads_the_tool_under_its_own_name(form: str, mode: str) -> None:
-    """Issue 10, peer conformance: bound and called by its own name; the key is an alias."""
+    """Bound and called by its own name; the key is an alias."""
     tools = {"forecast": library()[0], **{t.name: t for t in library()[1:]}}
     steps = [
         ai(call("load_tool", {"tool_name": "forecast"})),

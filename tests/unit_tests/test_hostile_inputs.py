@@ -1,22 +1,22 @@
-"""Faults found by attacking the merged engine (issue 9's promises), one test per fault.
+"""Hostile inputs never break a promise of the engine; one test per kind of input.
 
-* deeply nested JSON (in ``tool_names`` or in a loaded tool's answer) raised
-  ``RecursionError`` out of the run instead of an error ``ToolMessage``;
-* a run without a thread id took ``Command(update={"toolsearch_loaded": [...]})``
-  as its input (which bypasses the input schema) and ran a tool never loaded,
-  or replayed the signed entries of an earlier run's output past a filter
-  that now refuses the load;
-* a sync filter or resolver hanging past its timeout kept a thread of the
-  application's default executor: a few hangs stalled every ``to_thread`` of
-  the application (and LangGraph's sync tools in async runs);
+* deeply nested JSON (in ``tool_names`` or in a loaded tool's answer) gives an
+  error ``ToolMessage``, never a ``RecursionError`` out of the run;
+* a run without a thread id given ``Command(update={"toolsearch_loaded": [...]})``
+  as its input (which bypasses the input schema) runs no tool that was never
+  loaded, and a replay of the signed entries of an earlier run's output is asked
+  of the filter again;
+* a sync filter or resolver hanging past its timeout keeps no thread of the
+  application's default executor (so ``to_thread`` calls of the application,
+  and LangGraph's sync tools in async runs, go on);
 * node form: a resume ``Command(update={"toolsearch_tools": [...]})`` (or one
-  that jumps to the model node) bound a tool that was never loaded (entries
-  are now signed by the node that wrote them);
-* a request's own tools (with its caller's credentials) stayed referenced by
-  the shared instance's schema cache after the request ended;
+  that jumps to the model node) binds no tool that was never loaded (entries
+  are signed by the node that wrote them);
+* a request's own tools (with its caller's credentials) are not referenced by
+  the shared instance's schema cache after the request ends;
 * ``storage="store"``: a load written into the LangGraph store by someone else
-  (a deployment's clients can use its store API) skipped the filter's ``load``
-  phase.
+  (a deployment's clients can use its store API) is asked of the filter's
+  ``load`` phase.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Hostile tools never crash a run (issue 28 point 4).
+"""Hostile tools never crash a run.
 
 Each hostile kind (an args schema that holds itself, one 3,000 levels deep, one whose
 shared parts write out past any budget, a lone surrogate in the tool's name, in a

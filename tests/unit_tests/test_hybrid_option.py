@@ -1,5 +1,5 @@
 """``embeddings=``: BM25 and any LangChain ``Embeddings`` fused, in both constructors and the
-store-served index (issue 20, point 5).
+store-served index.
 
 A small deterministic ``Embeddings`` stands in for a model: it maps words of
 several languages to shared concepts, so a query reaches a tool whose text

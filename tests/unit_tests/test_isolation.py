@@ -1,6 +1,6 @@
-"""Issue 9 / field reports C15-C17: no caller ever reaches another caller's tools.
+"""No caller ever reaches another caller's tools.
 
-Each test pins one fault kind of the isolation issue, in both forms where the
+Each test pins one way a caller could reach another's tools, in both forms where the
 form matters, sync and async, every storage mode:
 
 1. interleaved callers (A model step, B model step, A tool step) reach their
@@ -102,7 +102,7 @@ def last_tool_text(out: dict[str, Any]) -> str:
 async def test_interleaved_callers_each_reach_their_own_instance(
     form: str, mode: str, storage: str
 ) -> None:
-    """Fault 1 (C15): A model step, B model step, A tool step -> A's own instance answers."""
+    """Interleaved callers: A model step, B model step, A tool step -> A's own instance answers."""
     RAN.clear()
     if form == "agent":  # one middleware shared by two agents binding different crm_lookup
         mw = ToolSearchMiddleware(tools=library(), include_resolved_tools=True, storage=storage)
@@ -134,7 +134,7 @@ async def test_interleaved_callers_each_reach_their_own_instance(
 async def test_a_pending_call_before_any_model_step_is_refused_until_loaded(
     mode: str, storage: str
 ) -> None:
-    """Fault 2 (C15): a new instance resumes a pending call of an agent-bound tool."""
+    """A pending call: a new instance resumes a pending call of an agent-bound tool."""
     RAN.clear()
     saver, store = InMemorySaver(), InMemoryStore()
     first = ToolSearchMiddleware(tools=library(), include_resolved_tools=True, storage=storage)
@@ -166,7 +166,7 @@ async def test_a_pending_call_before_any_model_step_is_refused_until_loaded(
 
 @mode_param
 async def test_one_instance_shared_by_two_agents_refuses_the_others_tools(mode: str) -> None:
-    """Fault 2 (C15): agent A's model step never makes agent B's bound tool callable."""
+    """One instance, two agents: agent A's model step never makes agent B's bound tool callable."""
     RAN.clear()
     mw = ToolSearchMiddleware(tools=library(), include_resolved_tools=True)
     a = create_agent(
@@ -197,7 +197,7 @@ HOSTILE = {"toolsearch_loaded": ["admin_delete_user"], "toolsearch_tools": ["adm
 async def test_input_cannot_write_the_packages_state(
     form: str, mode: str, storage: str, thread: str | None
 ) -> None:
-    """Fault 3 (C16): input carrying loaded names / tools to bind loads and binds nothing."""
+    """Input carrying loaded names / tools to bind loads and binds nothing."""
     asked: list[tuple[str, str]] = []
 
     def spy(args: ToolSearchFilterArgs) -> bool:
@@ -237,7 +237,7 @@ def automation_tools(config: RunnableConfig) -> list[BaseTool]:
 @form_param
 @mode_param
 async def test_public_search_sees_the_requests_tools(form: str, mode: str) -> None:
-    """Fault 4 (C17): search(query, config) returns what search_tools returns in that run."""
+    """search(query, config) returns what search_tools returns in that run."""
     steps = [ai(call("search_tools", {"query": "automation_update"})), ai(content="ok")]
     h = build(form, steps, include_resolved_tools=True, resolve_tools=automation_tools)
     config = cfg("t-search", user="u1")
@@ -253,7 +253,7 @@ async def test_public_search_sees_the_requests_tools(form: str, mode: str) -> No
 
 @mode_param
 async def test_forged_loads_are_ignored_even_without_an_input_schema(mode: str) -> None:
-    """Fault 3 (C16), defence in depth: a node graph compiled without ``input_schema``
+    """Input carrying loads, defence in depth: a node graph compiled without ``input_schema``
     takes ``toolsearch_loaded`` from the input, but the forged (unsigned) entry binds
     and runs nothing; the node's own load of the same run still works."""
     node = ToolSearchNode(tools=library())

@@ -1,4 +1,4 @@
-"""Issue 10: the package's shape. No runtime import cycle, every module says what it
+"""The package's shape. No runtime import cycle, every module says what it
 owns in its first docstring line, and every module stays small."""
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def test_every_module_says_what_it_owns() -> None:
 
 
 MAX_LINES = 500
-"""No module of the package is longer (issue 21: one concept per module)."""
+"""No module of the package is longer (one concept per module)."""
 
 
 def test_no_module_over_500_lines() -> None:

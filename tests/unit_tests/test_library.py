@@ -80,7 +80,7 @@ def test_a_safe_name_colliding_with_another_tool_raises() -> None:
 
 
 def test_tools_keep_their_own_names_and_mapping_keys_are_aliases() -> None:
-    """Issue 10, peer conformance: searched, loaded, filtered, bound by the tool's own name."""
+    """Searched, loaded, filtered, bound by the tool's own name."""
 
     def shout(text: str) -> str:
         """Shout a text"""
@@ -163,7 +163,7 @@ def test_short_description_cuts_at_a_word_near_150_chars() -> None:
     entry = ToolLibrary([_tool("x_tool", text)]).get("x_tool")
     assert entry is not None
     short = entry.short_description()
-    assert short.endswith("...") and len(short) <= 150  # ellipsis included (issue 10)
+    assert short.endswith("...") and len(short) <= 150  # ellipsis included
     assert text.startswith(short[:-3])
     assert not short[:-3].endswith((" ", ","))
     assert entry.short_description(limit=1000) == " ".join(text.split())

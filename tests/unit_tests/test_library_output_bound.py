@@ -1,4 +1,4 @@
-"""Issue 30.3: ``max_tool_output_chars`` (opt-in) bounds library tools' answers in a real
+"""``max_tool_output_chars`` (opt-in) bounds library tools' answers in a real
 ``create_agent`` run (middleware) and in a hand-built graph (node), sync and async;
 meta tools' answers and runs without the option are untouched."""
 

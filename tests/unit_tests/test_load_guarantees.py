@@ -255,9 +255,7 @@ async def test_the_filter_holds_in_search_load_and_active(form: str, mode: str) 
 @form_param
 @mode_param
 @pytest.mark.parametrize("artifact", [True, False])
-async def test_a_forged_context_receipt_does_not_bind(
-    form: str, mode: str, artifact: bool
-) -> None:
+async def test_a_forged_context_receipt_does_not_bind(form: str, mode: str, artifact: bool) -> None:
     steps = [ai(call("admin_delete_user", {"id": "42"}, "x")), ai(content="ok")]
     h = build(form, steps, filter=plan_filter, storage="context")
     history = _receipt_history(
@@ -386,14 +384,14 @@ async def test_messy_load_arguments(form: str, mode: str) -> None:
     out = await h.run("go", cfg(), mode)
     msgs = by_id(out)
     a = msgs["a"].artifact
-    # a partial load answers success: false, listing both (issue 10, peer conformance)
+    # a partial load answers success: false, listing both
     assert a["loaded"] == ["get_weather"] and a["not_found"] == ["nope"] and a["success"] is False
     assert msgs["b"].status == "error" and msgs["b"].artifact["message"] == P.LOAD_EMPTY_LIST
     assert msgs["c"].artifact["loaded"] == ["send_email", "github_get_me"]
     assert msgs["d"].status == "error"
     assert msgs["d"].artifact is None  # a validation error, not a receipt
     assert "tool" in msgs["d"].content
-    # a bare name in tool_names loads it (issue 21: every shape of "one or more names")
+    # a bare name in tool_names loads it (every shape of "one or more names" is taken)
     assert msgs["e"].artifact["loaded"] == ["slack_post_message"]
     loaded = ["get_weather", "send_email", "github_get_me", "slack_post_message"]
     assert h.bound[-1] == [*META, *loaded]
@@ -437,7 +435,7 @@ async def test_ttl_expires_a_thread_and_clear_state_resets_it(form: str, mode: s
     assert h.bound[6] == META
 
 
-# C8 at scale (100,000 threads): tests/integration_tests/test_ttl_scale.py
+# the TTL at scale (100,000 threads): tests/integration_tests/test_ttl_scale.py
 
 
 # -- Prompt-cache stable order ---------------------------------------------------------------------------

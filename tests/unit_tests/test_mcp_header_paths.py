@@ -1,4 +1,4 @@
-"""Issue 28.2: every outbound path that builds MCP request headers merges them by
+"""Every outbound path that builds MCP request headers merges them by
 case-insensitive name through ``langchain_toolsearch.mcp.headers`` (the caller's value
 wins, a header is never sent twice). No server runs; the wire is tested in
 ``tests/integration_tests/test_mcp_headers.py``."""

@@ -110,7 +110,7 @@ def test_the_old_load_mcp_tools_name_warns_and_forwards() -> None:
 async def test_a_saved_clients_sessions_are_keyed_by_the_version_resolved(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Issue 18 point 1: a new version of a saved MCP client never reuses the old
+    """A new version of a saved MCP client never reuses the old
     version's pooled session, even when its server settings are unchanged."""
     from langgraph.store.memory import InMemoryStore
 

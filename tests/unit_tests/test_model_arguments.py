@@ -1,5 +1,5 @@
-"""Field reports C19 (sloppy arguments) and C20 (schemas providers accept), plus the
-peer-conformance answers of ``load_tool`` (issue 10)."""
+"""Sloppy ``load_tool`` arguments, schemas providers accept, and what ``load_tool``
+answers (a partial load, descriptions cut at 150 characters)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from tests.support.toolsearch_harness import META, build, cfg, form_param, mode_
 
 @form_param
 @mode_param
-async def test_c19_a_json_list_in_a_string_loads_every_name(form: str, mode: str) -> None:
+async def test_a_json_list_in_a_string_loads_every_name(form: str, mode: str) -> None:
     steps = [
         ai(call("load_tool", {"tool_names": '["get_weather","send_email"]'})),
         ai(content="ok"),
@@ -78,7 +78,7 @@ async def test_a_bare_name_in_tool_names_loads_it(form: str, mode: str) -> None:
         {"tool_name": "[broken"},
     ],
 )
-async def test_c19_a_refused_form_names_the_accepted_ones(
+async def test_a_refused_form_names_the_accepted_ones(
     form: str, mode: str, args: dict[str, object]
 ) -> None:
     h = build(form, [ai(call("load_tool", args)), ai(content="ok")])
@@ -119,7 +119,7 @@ def broken_tool() -> StructuredTool:
 
 @form_param
 @mode_param
-async def test_c20_object_schemas_get_properties(form: str, mode: str) -> None:
+async def test_object_schemas_get_properties(form: str, mode: str) -> None:
     steps = [ai(call("load_tool", {"tool_name": "mcp_ping"})), ai(call("mcp_ping", {})), ai()]
     h = build(form, steps, tools=[*library(), mcp_style_tool()])
     out = await h.run("ping", cfg(), mode)
@@ -131,7 +131,7 @@ async def test_c20_object_schemas_get_properties(form: str, mode: str) -> None:
 
 @form_param
 @mode_param
-async def test_c20_an_unconvertible_tool_is_skipped_and_its_calls_answered(
+async def test_an_unconvertible_tool_is_skipped_and_its_calls_answered(
     form: str, mode: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     steps = [
@@ -169,7 +169,7 @@ async def test_a_partial_load_answers_false_listing_both(mode: str) -> None:
 def test_search_descriptions_are_at_most_150_characters_with_the_ellipsis(
     length: int, word: int
 ) -> None:
-    """Issue 10, peer conformance: the cut text plus ``...`` never exceeds 150."""
+    """The cut text plus ``...`` never exceeds 150."""
     from langchain_toolsearch.library import LibraryTool
 
     text = " ".join(" ".join(["w" * word] * length)[:length].split())

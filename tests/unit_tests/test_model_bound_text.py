@@ -1,4 +1,4 @@
-"""Every text the model sees goes through one sanitiser, bound tools included (issue 28 point 3).
+"""Every text the model sees goes through one sanitiser, bound tools included.
 
 The class (``_prompts._HIDDEN``, invisible and format characters that can carry text) is
 pinned against ``unicodedata`` over every code point; the producers of model-bound text are

@@ -1,6 +1,5 @@
 """What the model is told when it goes wrong: no loops, no self-suggestions, no dead ends.
-
-Found by a user trial: each case here once sent a model round in circles.
+Each case is one where a model would otherwise go round in circles.
 """
 
 from __future__ import annotations
@@ -130,7 +129,7 @@ def test_a_failing_resolver_is_logged_and_the_static_library_still_works(
     assert "get_weather" in search.text
     assert weather.text == "Sunny in Oslo"
     assert "ConnectionError" in caplog.text and "'broken'" in caplog.text
-    assert "crm is down" in caplog.text  # issue 18: the cause, by name and message ...
+    assert "crm is down" in caplog.text  # the cause, by name and message ...
     assert "sk-live" not in caplog.text  # ... never a secret
     assert "tool source" in caplog.text and caplog.text.count("crm is down") == 1
     assert "unavailable right now" in search.text  # the model hears why tools may be missing

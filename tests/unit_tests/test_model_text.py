@@ -1,4 +1,4 @@
-"""Tool text from others reaches the model without control or bidi characters (issue 20 probe).
+"""Tool text from others reaches the model without control or bidi characters.
 
 Descriptions from MCP servers and catalogs are third-party text: terminal escapes, NUL,
 C1 controls and bidirectional overrides (Trojan Source) must not reach the catalog in the

@@ -1,4 +1,4 @@
-"""A search for several needs names each hit's need in bounded text (issue 20 probe).
+"""A search for several needs names each hit's need in bounded text.
 
 Each hit says which need it answers (``"query"``); a need may be up to 2,000 characters,
 and was repeated in full once per hit. It is now shown by its first

@@ -1,4 +1,4 @@
-"""Issue 30.3: tool output cut to a number of characters with a marker the model reads
+"""Tool output cut to a number of characters with a marker the model reads
 (``langchain_toolsearch._internal.bounds``), for strings, content blocks, artifacts and
 ToolMessages."""
 

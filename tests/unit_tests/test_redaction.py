@@ -1,4 +1,4 @@
-"""Redaction hides secrets, not causes (issue 28 point 5).
+"""Redaction hides secrets, not causes.
 
 A table of failure messages: each row names the secrets that must never reach the log
 and the distinctive words (the cause) that must. Checked on ``redact`` and through a

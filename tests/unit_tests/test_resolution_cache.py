@@ -1,4 +1,4 @@
-"""Issue 18 point 2: resolution cached by what it depends on, a run's steps resolve once.
+"""Resolution cached by what it depends on, a run's steps resolve once.
 
 `ToolResolver` reuses a resolved tool set while its inputs are unchanged
 (agent version, the context values its rules read, the credential) and sees a

@@ -32,7 +32,7 @@ def _scores(index: BM25ToolIndex, query: str) -> dict[str, float]:
     return {h.name: h.score for h in index.rank(query)}
 
 
-# -- 1. nothing the model did not write may score (C21) ----------------------------------
+# -- 1. nothing the model did not write may score ---------------------------------------
 
 
 @pytest.mark.parametrize("query", ["create repo", "create a repo", "repo", "create"])
@@ -55,7 +55,7 @@ def test_hash_fragments_are_not_terms() -> None:
     assert _names(index, safe) == [safe]  # the safe name written exactly still does
 
 
-# -- 2. every script (C22) -------------------------------------------------------------------
+# -- 2. every script -------------------------------------------------------------------------
 
 
 def test_thai_word_found_inside_text_without_spaces() -> None:
@@ -67,7 +67,7 @@ def test_thai_word_found_inside_text_without_spaces() -> None:
 @pytest.mark.parametrize(
     ("texts", "query", "expected"),
     [
-        ({"note": "नोट", "pay": "भुगतान"}, "नोट", ["note"]),  # Devanagari (C22)
+        ({"note": "नोट", "pay": "भुगतान"}, "नोट", ["note"]),  # Devanagari
         ({"note": "नोट", "pay": "भुगतान"}, "भुगतान", ["pay"]),
         ({"news": "செய்தி படிக்க", "send": "அனுப்பு"}, "செய்தி", ["news"]),  # Tamil
         ({"news": "খবর পড়ুন", "pay": "টাকা পাঠান"}, "খবর", ["news"]),  # Bengali
@@ -92,7 +92,7 @@ def test_accents_fold_in_descriptions_and_names() -> None:
             _tool("crème_menu", "Dessert menu"),
         ]
     )
-    assert _names(index, "resume")[0] == "upload_cv"  # C22
+    assert _names(index, "resume")[0] == "upload_cv"  # accents folded
     assert _names(index, "cafe")[0] == "order_coffee"
     assert _names(index, "creme")[0].startswith("cr")
 

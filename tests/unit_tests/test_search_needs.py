@@ -1,5 +1,5 @@
 """``search_tools`` with several needs (``queries``), and already-loaded tools marked and
-ranked behind new ones, through both integration forms, sync and async (issue 20, point 4).
+ranked behind new ones, through both integration forms, sync and async.
 """
 
 from __future__ import annotations

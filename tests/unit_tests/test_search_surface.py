@@ -1,7 +1,6 @@
-"""The issue-20 search surface probed as a user and as an attacker: an embedding model that
-fails, hostile ``search_tools`` arguments, filters that hide most of a library.
-
-Each test pins a defect found by probing (it failed before its fix).
+"""The search surface under a user's and an attacker's inputs: an embedding model that
+fails, hostile ``search_tools`` arguments, filters that hide most of a library,
+concurrent callers' catalogs, names written run together, failing indexes.
 """
 
 from __future__ import annotations

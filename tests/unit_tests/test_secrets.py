@@ -1,4 +1,4 @@
-"""Issue 9: no secret in any log, warning, error or ToolMessage.
+"""No secret in any log, warning, error or ToolMessage.
 
 A Bearer token passed as the run's context (``toolsearch_auth_token``) and in
 the config, a filter and a resolver whose errors quote it: the whole run,

@@ -1,4 +1,4 @@
-"""A store-served index shared by replicas (issue 18 point 4), on ``InMemoryStore``.
+"""A store-served index shared by replicas, on ``InMemoryStore``.
 
 Per-request tools stay in the request's overlay and never reach the shared
 store (sync, async, real ``create_agent`` runs); each library version has its

@@ -1,4 +1,4 @@
-"""Issue 18 point 3: failures you can see.
+"""Failures you can see.
 
 A failing tool source is logged once per distinct cause with its name and
 message (never a secret), readable in structured form on the resolution

@@ -2,8 +2,8 @@
 
 Real create_agent graphs with a checkpointer (``durability="sync"``): the tool
 raises on its first run (the run fails with the call started and no result),
-then ``invoke(None, config)`` resumes the step (issue 30 point 6). Also: the
-store flows of concurrent calls share batches (issue 30 point 7).
+then ``invoke(None, config)`` resumes the step. Also: the
+store flows of concurrent calls share batches.
 """
 
 from __future__ import annotations

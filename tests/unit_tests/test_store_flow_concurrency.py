@@ -1,4 +1,4 @@
-"""One LangGraph ``InMemoryStore`` shared by threads and asyncio tasks at once (issue 28 point 6).
+"""One LangGraph ``InMemoryStore`` shared by threads and asyncio tasks at once.
 
 Unguarded, a search iterating the store's dicts while another thread puts raised
 ``RuntimeError: dictionary changed size during iteration`` inside LangGraph (2 of 5 runs).

@@ -190,7 +190,7 @@ def test_scripts_by_user_message() -> None:
     assert model.invoke([HumanMessage("b"), AIMessage("x"), HumanMessage("a")]).text == "for a"
 
 
-# -- as strict as a provider (issue 28 point 8) ---------------------------------------------------
+# -- as strict as a provider ---------------------------------------------------------------------
 
 
 def test_a_call_of_a_tool_not_bound_fails_the_run_naming_the_bound_tools() -> None:

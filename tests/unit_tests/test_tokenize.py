@@ -126,7 +126,7 @@ def test_tokens_exist_for_any_text_with_letters_or_digits(text: str) -> None:
 
 
 def test_accented_and_non_latin_words_stay_whole() -> None:
-    # a Latin word with accents is kept as written and also folded (C22: "resume" finds "résumé")
+    # a Latin word with accents is kept as written and also folded ("resume" finds "résumé")
     assert tokenize("café crème brûlée") == ["café", "cafe", "crème", "creme", "brûlée", "brule"]
     assert tokenize_name("naïveBayes") == ["naïve", "naiv", stem("bayes"), "naïvebayes"]
     assert tokenize("Перевод текста") == ["перевод", "текста"]
@@ -203,7 +203,7 @@ def test_words_with_combining_marks_stay_whole(text: str, word: str) -> None:
 
 
 def test_scripts_without_spaces_give_cluster_bigrams() -> None:
-    # Thai: a word inside a run without spaces shares all its bigrams with the run (C22)
+    # Thai: a word inside a run without spaces shares all its bigrams with the run
     sentence = set(tokenize("ดูสภาพอากาศวันนี้"))
     word = tokenize("อากาศ")
     assert word and set(word) <= sentence

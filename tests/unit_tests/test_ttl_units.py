@@ -1,4 +1,4 @@
-"""A ``ttl`` that looks like milliseconds (Mastra's unit) warns (issue 19 point 5).
+"""A ``ttl`` that looks like milliseconds (Mastra's unit) warns.
 
 Mastra's ``ToolSearchProcessor`` takes ``ttl`` in milliseconds; here it is
 seconds, so a ported ``60000`` would keep loads 16.7 hours instead of one

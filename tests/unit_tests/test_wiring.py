@@ -1,4 +1,4 @@
-"""Safe wiring of a hand-built ``ToolSearchNode`` graph (issue 18, point 5).
+"""Safe wiring of a hand-built ``ToolSearchNode`` graph.
 
 The documented wiring (``search.tool_node()``, its edge back to the
 tool-search node) runs; every unsafe one stops the run with a

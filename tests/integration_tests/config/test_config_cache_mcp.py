@@ -1,4 +1,4 @@
-"""Issue 18 point 2 with a real stdio MCP server: a stored agent passed as
+"""The resolution cache with a real stdio MCP server: a stored agent passed as
 ``resolve_tools`` lists its MCP server once for two search -> load -> call runs
 (the run's steps share one resolution, the second run hits the resolver's
 cache), instead of on every model and tool step."""

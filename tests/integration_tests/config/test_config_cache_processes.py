@@ -1,4 +1,4 @@
-"""Issue 18 point 2 across processes: a publish made by another process reaches a
+"""The resolution cache across processes: a publish made by another process reaches a
 resolver's cache within ``refresh_interval`` seconds (real PostgreSQL store).
 
 The test process resolves (and caches) version 1; a second Python process

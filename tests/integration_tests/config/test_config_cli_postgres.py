@@ -3,7 +3,7 @@
 The server comes from ``TOOLSEARCH_TEST_POSTGRES_DSN`` as in
 ``tests/integration_tests/test_storage_postgres.py`` (each module works in a
 fresh database, dropped afterwards). Also: a null condition value survives
-PostgreSQL's jsonb (field report C23; every generated config round-trips there in
+PostgreSQL's jsonb (every generated config round-trips there in
 ``test_config_roundtrip_properties.py``).
 """
 

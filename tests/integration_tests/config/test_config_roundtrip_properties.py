@@ -1,4 +1,4 @@
-"""Every config the store accepts round-trips exactly (field report C23), over hypothesis.
+"""Every config the store accepts round-trips exactly, over hypothesis.
 
 Save -> publish -> read back -> resolve on an ``InMemoryStore``, on
 LangGraph's ``SqliteStore`` (a file) and ``PostgresStore``, and through Mastra's format, over configs
@@ -39,8 +39,8 @@ def new_configs(
 ) -> Iterator[Callable[[], ToolConfigStore]]:
     """A `ToolConfigStore` per hypothesis example on one store of each kind.
 
-    PostgreSQL (the integration lane's ``pg_dsn`` database; its jsonb is where
-    field report C23 lost values) gets a fresh namespace per example.
+    PostgreSQL (the integration lane's ``pg_dsn`` database; its jsonb drops what
+    a careless write loses, null values among them) gets a fresh namespace per example.
     """
     if request.param == "memory":
         memory = InMemoryStore()

@@ -1,4 +1,4 @@
-"""Name-agnostic MCP server with misbehaving tools (cases C12 and C14).
+"""Name-agnostic MCP server with misbehaving tools (same names, errors, slow calls).
 
 Tools (default set, change with ``--tools a,b,c``):
 

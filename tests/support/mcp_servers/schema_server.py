@@ -1,4 +1,4 @@
-"""MCP server whose ``fetch_page`` tool has an awkward input schema (case C13).
+"""MCP server whose ``fetch_page`` tool has an awkward input schema.
 
 The input schema uses a ``$ref`` into ``$defs`` (``Page`` with a required
 integer ``n``), an integer enum ``[0, 1, 3]``, ``anyOf[string, null]`` and a

@@ -1,4 +1,4 @@
-"""Issue 28 point 1: the resolution cache key covers every condition validation accepts.
+"""The resolution cache key covers every condition validation accepts.
 
 A rule nested at any depth `RuleGroup` validation lets through, wherever it
 sits in a stored record, is in the cache key: a guest after an admin never

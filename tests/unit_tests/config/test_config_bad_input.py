@@ -1,4 +1,4 @@
-"""Bad input to stored configuration (issue 19, points 5 and 6): every string field
+"""Bad input to stored configuration: every string field
 refuses lone surrogates with its path, deep nesting and 400-digit numbers are
 validation errors with a path (never a crash), a millisecond-looking timeout is
 accepted with a warning naming the unit, a tool name that cannot be encoded is a

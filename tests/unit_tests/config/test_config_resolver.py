@@ -250,7 +250,7 @@ async def test_modes_for_code_defined_agents() -> None:
 async def test_a_code_agent_keeps_its_code_tools_when_the_stored_map_adds_one(
     configs: ToolConfigStore,
 ) -> None:
-    """Issue 19: ``{"tools": {"reg_only": {}}}`` used to resolve to ``["reg_only"]``."""
+    """``{"tools": {"reg_only": {}}}`` adds ``reg_only`` to the code tools, never replaces them."""
     shared, code_only = make_tool("shared", answer="code"), make_tool("code_only")
     configs.agents.save("agent", {"tools": {"reg_only": {}}})
     resolver = ToolResolver(

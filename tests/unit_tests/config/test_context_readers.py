@@ -1,4 +1,4 @@
-"""Rule conditions read the request context through one accessor, `lookup` (issue 29 point 1).
+"""Rule conditions read the request context through one accessor, `lookup`.
 
 So whatever a resolution reads is known: the resolution cache keys the value at every
 condition's ``field`` (`rule_fields`, read through `lookup` too) and the auth token. The

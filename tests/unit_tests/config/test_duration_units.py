@@ -1,4 +1,4 @@
-"""Durations are seconds or ``timedelta``; millisecond-looking seconds warn (issue 28.7).
+"""Durations are seconds or ``timedelta``; millisecond-looking seconds warn.
 
 The seed system (Mastra) takes milliseconds: a saved MCP ``timeout: 500`` there
 is half a second, here 500 seconds. Plain numbers that look like milliseconds

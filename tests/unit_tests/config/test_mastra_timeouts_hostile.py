@@ -1,4 +1,4 @@
-"""Issue 28 point 4: hostile Mastra timeouts get a clear error; what is exported re-imports.
+"""Hostile Mastra timeouts get a clear error; what is exported re-imports.
 
 A 400-digit timeout, ``0`` and sub-millisecond values are refused at
 construction naming seconds, never an ``OverflowError``; every client that
