@@ -1,6 +1,8 @@
 """Async and production: filters and resolvers never run on the event loop,
 async filters of one search run concurrently in sync paths too, ``filter_timeout`` and
-``resolve_timeout`` fail closed / go on, and a resolver's bad tools are dropped alone."""
+``resolve_timeout`` fail closed / go on, a resolver's bad tools are dropped alone, and a
+sync filter or resolver hanging past its timeout keeps no thread of the application's
+default executor."""
 
 from __future__ import annotations
 
@@ -8,8 +10,10 @@ import asyncio
 import contextvars
 import gc
 import logging
+import os
 import threading
 import weakref
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -259,3 +263,47 @@ def test_the_bridge_loop_keeps_nothing_of_the_caller_that_started_it() -> None:
         made, _async._loop = _async._loop, before
         if made is not None and made is not before:
             made.call_soon_threadsafe(made.stop)
+
+
+# -- hanging sync hooks keep none of the application's threads ---------------------------
+
+DEFAULT_EXECUTOR_THREADS = min(32, (os.cpu_count() or 1) + 4)
+"""``asyncio``'s default executor size (``ThreadPoolExecutor``'s default)."""
+
+
+async def hang_then_check_the_app(hang: Callable[[], Awaitable[object]], times: int) -> None:
+    """Hang ``times`` hooks, then the application's own ``to_thread`` must still run."""
+    await asyncio.gather(*(hang() for _ in range(times)))
+    assert await asyncio.wait_for(asyncio.to_thread(lambda: "free"), timeout=20) == "free"
+
+
+async def test_a_hanging_sync_filter_never_holds_the_applications_threads() -> None:
+    release = threading.Event()
+
+    def hangs_on_github(args: ToolSearchFilterArgs) -> bool:
+        if args.tool_name.startswith("github_"):
+            release.wait()
+        return True
+
+    mw = ToolSearchMiddleware(tools=library(), filter=hangs_on_github, filter_timeout=0.05)
+    try:  # each search of "github" hangs the filter on the four github_* tools
+        await hang_then_check_the_app(lambda: mw.asearch("github"), DEFAULT_EXECUTOR_THREADS)
+        assert [r.name for r in await mw.asearch("weather")] == ["get_weather"]
+    finally:
+        release.set()
+
+
+async def test_a_hanging_sync_resolver_never_holds_the_applications_threads() -> None:
+    release = threading.Event()
+
+    def hangs(config: RunnableConfig) -> list[BaseTool]:
+        release.wait()
+        return []
+
+    mw = ToolSearchMiddleware(
+        tools=library(), include_resolved_tools=True, resolve_tools=hangs, resolve_timeout=0.05
+    )
+    try:
+        await hang_then_check_the_app(lambda: mw.asearch("weather"), DEFAULT_EXECUTOR_THREADS + 1)
+    finally:
+        release.set()
