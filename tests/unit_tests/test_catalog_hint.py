@@ -239,3 +239,69 @@ async def test_the_node_gives_the_catalog_per_request(mode: str) -> None:
     assert LINE_WEATHER in outside.hint_for() and "admin_delete_user" not in outside.hint_for()
     plain = ToolSearchNode(tools=library())
     assert plain.hint_for({}) == await plain.ahint_for({}) == P.SYSTEM_HINT_TWO_STEP
+
+
+# -- concurrent callers' catalogs, and the budget of CJK text --------------------------------
+
+
+async def _slow_plan_filter(args: ToolSearchFilterArgs) -> bool:
+    """``plan_filter`` that answers late and unevenly, so concurrent requests interleave."""
+    await asyncio.sleep(0.001 * (hash(args.tool_name) % 5))
+    return plan_filter(args)
+
+
+async def test_concurrent_callers_with_different_filters_get_their_own_catalog() -> None:
+    model = ScriptedToolSearchModel(steps=[Answer("ok")])
+    mw = ToolSearchMiddleware(tools=library(), inject_catalog=True, filter=_slow_plan_filter)
+    agent = create_agent(model, tools=[], middleware=[mw], checkpointer=InMemorySaver())
+    plans = ["free", "pro"] * 4
+    await asyncio.gather(
+        *(
+            agent.ainvoke({"messages": [HumanMessage(plan)]}, cfg(f"t-{i}", plan=plan))
+            for i, plan in enumerate(plans)
+        )
+    )
+    assert len(model.seen) == len(plans)
+    for seen in model.seen:
+        plan = next(m.text for m in seen if isinstance(m, HumanMessage))
+        system = seen[0]
+        assert isinstance(system, SystemMessage)
+        assert "- `get_weather`: Get current weather for a city" in system.text
+        assert ("admin_delete_user" in system.text) is (plan == "pro"), plan
+
+
+def _described(name: str, description: str) -> BaseTool:
+    return StructuredTool.from_function(
+        func=lambda text="": text, name=name, description=description
+    )
+
+
+def test_the_catalog_budget_counts_cjk_and_emoji_as_about_a_token_each() -> None:
+    assert estimate_tokens("Get current weather") == 5  # English: characters / 4
+    assert estimate_tokens("東京の天気予報を取得") == 8  # 10 CJK characters: 30 bytes / 4
+    assert estimate_tokens("🙂" * 8) == 8
+    # 40 tools of 150 CJK characters: about 6,000 real tokens, 1,500 by characters / 4
+    cjk = [_described(f"tool_{i:02d}", "東京の天気予報を取得します。" * 11) for i in range(40)]
+    for cls in (ToolSearchMiddleware, ToolSearchNode):
+        with pytest.raises(ToolSearchConfigError, match="catalog_max_tokens=4,000"):
+            cls(tools=cjk, inject_catalog=True)  # was admitted under the 4,000 budget
+
+
+def test_a_request_of_cjk_tools_is_cut_within_the_budget() -> None:
+    own = [_described(f"own_{i:02d}", "天気予報" * 40) for i in range(30)]
+    model = ScriptedToolSearchModel(steps=[Answer("ok")])
+    mw = ToolSearchMiddleware(
+        tools=[],
+        include_resolved_tools=True,
+        resolve_tools=lambda config: own,
+        inject_catalog=True,
+        catalog_max_tokens=1000,
+    )
+    agent = create_agent(model, tools=[], middleware=[mw], checkpointer=InMemorySaver())
+    agent.invoke({"messages": [HumanMessage("hi")]}, cfg("t-cjk"))
+    system = model.seen[0][0]
+    assert isinstance(system, SystemMessage)
+    catalog = system.text.split("\n\n", 1)[1]
+    assert catalog.endswith(P.CATALOG_TRUNCATED)
+    assert estimate_tokens(catalog) <= 1000
+    assert len(catalog.encode("utf-8")) <= 4 * 1000  # was 10,267 bytes (about 3,000 tokens)

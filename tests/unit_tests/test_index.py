@@ -5,9 +5,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
 import os
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
@@ -26,7 +27,9 @@ from langchain_toolsearch import _prompts as P
 from langchain_toolsearch.search.index import BM25Params, ScoredTool, ToolDocument, build_index
 from langchain_toolsearch.search.tokenize import tokenize, tokenize_name
 from tests.support.engine_helpers import search_outcome
+from tests.support.fakes import ai, by_id, call
 from tests.support.library_fixtures import library
+from tests.support.toolsearch_harness import build, cfg, form_param
 
 
 def make_tool(name: str, description: str = "", params: dict[str, str] | None = None) -> BaseTool:
@@ -645,3 +648,41 @@ def test_three_github_tools_are_all_returned() -> None:
     ]
     mw = ToolSearchMiddleware(tools=gh, top_k=5)
     assert sorted(h.name for h in mw.search("github")) == sorted(t.name for t in gh)
+
+
+# -- an index class also indexes a request's own tools ----------------------------------------
+
+
+class _RecordingIndex(BM25ToolIndex):
+    """An index class passed as ``index=``: it is its own factory."""
+
+    built: ClassVar[list[int]] = []
+
+    def __init__(self, documents: Any) -> None:
+        super().__init__(documents)
+        _RecordingIndex.built.append(len(self.documents))
+
+
+def _crm() -> list[BaseTool]:
+    def crm_lookup(customer: str) -> str:
+        """Look up a customer record in the CRM by customer name."""
+        return f"record of {customer}"
+
+    return [StructuredTool.from_function(crm_lookup)]
+
+
+@form_param
+def test_an_index_class_also_indexes_a_requests_own_tools(form: str) -> None:
+    _RecordingIndex.built.clear()
+    steps = [ai(call("search_tools", {"query": "crm customer record"}, "s")), ai(content="ok")]
+    h = build(
+        form,
+        steps,
+        index=_RecordingIndex,
+        include_resolved_tools=True,
+        resolve_tools=lambda config: _crm(),
+    )
+    out = asyncio.run(h.run("go", cfg(), "sync"))
+    assert by_id(out)["s"].artifact["results"][0]["name"] == "crm_lookup"
+    assert _RecordingIndex.built[0] == len(library())  # the library, at construction
+    assert _RecordingIndex.built[1:] == [1]  # the request's own tool (BM25 indexed it before)

@@ -10,9 +10,11 @@ from functools import partial
 from typing import Any
 
 import pytest
+from langchain_core.tools import BaseTool, StructuredTool
 
 from langchain_toolsearch import ToolSearchFilterArgs, ToolSearchMiddleware
 from langchain_toolsearch._engine.drive import Effect, adrive, drive
+from langchain_toolsearch._internal.bridge import HOOK_THREADS
 from langchain_toolsearch.policy import ToolPolicy
 from tests.support.fakes import ai, by_id, call, search_load_call_steps
 from tests.support.library_fixtures import CALLS, calculator, get_weather, library
@@ -224,3 +226,82 @@ async def test_policy_batches_answer_in_order() -> None:
 
     assert drive(computation()) == expected[:5]
     assert await adrive(computation()) == expected[:5]
+
+
+# -- a filter hiding most of a library is asked once per tool, in few batches --------------
+
+
+def _alike(count: int) -> list[BaseTool]:
+    """``count`` tools every "ledger entry" query matches, scored by how often they say it."""
+    return [
+        StructuredTool.from_function(
+            func=lambda text="": text,
+            name=f"ledger_{i:04d}",
+            description="Ledger entry tool. " + "ledger entry " * (1 + i % 7),
+        )
+        for i in range(count)
+    ]
+
+
+class _Counting:
+    """A filter allowing ``allowed`` names; counts the questions per (tool, phase)."""
+
+    def __init__(self, allowed: set[str]) -> None:
+        self.allowed = allowed
+        self.asked: dict[tuple[str, str], int] = {}
+
+    def __call__(self, args: ToolSearchFilterArgs) -> bool:
+        key = (args.tool_name, args.phase)
+        self.asked[key] = self.asked.get(key, 0) + 1
+        return args.tool_name in self.allowed
+
+
+@pytest.mark.parametrize("auto_load", [False, True])
+def test_each_tool_is_asked_of_the_filter_once_per_search_whatever_the_needs(
+    auto_load: bool,
+) -> None:
+    tools = _alike(120)
+    allowed = {t.name for t in tools[-4:]}
+    hook = _Counting(allowed)
+    mw = ToolSearchMiddleware(tools=tools, top_k=5, filter=hook, auto_load=auto_load)
+    needs = ["ledger entry", "ledger", "entry", "ledger entry tool", "tool ledger"]
+    hits = mw.search(needs, cfg("t-count"))
+    assert {h.name for h in hits} == allowed
+    # 5 needs over the same 120 tools asked each of them 5 times before
+    assert max(hook.asked.values()) == 1
+    assert len(hook.asked) <= 120 * (2 if auto_load else 1)
+
+
+@mode_param
+async def test_a_filter_hiding_most_tools_is_asked_in_few_batches(
+    mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tools = _alike(400)
+    allowed = {t.name for t in tools[-3:]}
+    batches: list[int] = []
+    sync_many, async_many = ToolPolicy.check_many, ToolPolicy.acheck_many
+
+    def check_many(self: ToolPolicy, batch: Any) -> list[bool]:
+        batches.append(len(batch))
+        return sync_many(self, batch)
+
+    async def acheck_many(self: ToolPolicy, batch: Any, ctx: Any = None) -> list[bool]:
+        batches.append(len(batch))
+        return await async_many(self, batch, ctx)
+
+    if mode == "sync":  # the sync path runs acheck_many on a helper loop: count one of them
+        monkeypatch.setattr(ToolPolicy, "check_many", check_many)
+    else:
+        monkeypatch.setattr(ToolPolicy, "acheck_many", acheck_many)
+    mw = ToolSearchMiddleware(tools=tools, top_k=5, filter=lambda a: a.tool_name in allowed)
+    config = cfg("t-batches")
+    if mode == "sync":
+        hits = mw.search("ledger entry", config)
+    else:
+        hits = await mw.asearch("ledger entry", config)
+    assert {h.name for h in hits} == allowed
+    assert batches[0] == 5  # the first batch is what top_k asks for
+    assert sum(batches) <= 2 * 400
+    assert len(batches) <= 10  # it was one batch of 5 per 5 hits: 80 round trips
+    # one batch is one wave of the filter's threads: no case waits out filter_timeout queued
+    assert max(batches) <= HOOK_THREADS

@@ -275,3 +275,29 @@ def test_marks_in_a_real_agent_with_the_scripted_model() -> None:
     }
     assert msg.artifact["message"].endswith(P.SEARCH_SOME_LOADED)
     assert model.bound[-1] == ["search_tools", "load_tool", "get_weather"]
+
+
+# -- duplicate needs ----------------------------------------------------------------------------
+
+
+@form_param
+@mode_param
+async def test_needs_equal_as_searched_are_one_need(form: str, mode: str) -> None:
+    long_a = "weather in a city " * 120 + "tail one"  # 2,168 characters: cut at 2,000
+    long_b = "weather in a city " * 120 + "tail two"
+    steps = [
+        ai(
+            call("search_tools", {"queries": [long_a, long_b]}, "cut"),
+            call("search_tools", {"queries": ["send  an\temail", "send an email"]}, "spaces"),
+        ),
+        ai(content="ok"),
+    ]
+    h = build(form, steps, top_k=2)
+    msgs = by_id(await h.run("go", cfg(), mode))
+    cut = msgs["cut"].artifact
+    # one need (it was two identical searches, the second shown another tool for "it")
+    assert [r["name"] for r in cut["results"]][:1] == ["get_weather"]
+    assert "query" not in cut["results"][0] and len(cut["results"]) <= 2
+    spaces = msgs["spaces"].artifact
+    assert [r["name"] for r in spaces["results"]][:1] == ["send_email"]
+    assert "query" not in spaces["results"][0]

@@ -1,6 +1,7 @@
 """Word forms a query takes, each on its own small library: a quoted dotted name, a verb
 with its particle written joined, split or hyphenated, a typo in the one verb of a short
-need, and a bare domain. Default BM25 index built through the public library."""
+need, a bare domain, and a tool name written run together (with a typo, too). Default BM25
+index built through the public library."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 import pytest
 
 from langchain_toolsearch.library import ToolLibrary
-from langchain_toolsearch.search.index import build_index
+from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument, build_index
 from langchain_toolsearch.search.stages import SearchStages
 from tests.support.index_docs import defined_tool as _tool
 
@@ -101,3 +102,59 @@ def test_a_bare_domain_reaches_the_navigation_tool(query: str) -> None:
 def test_a_bare_domain_beside_a_known_content_word_stays_weak() -> None:
     # "email" is a content word the library knows: the domain's url word only adds to it
     assert _names("send an email to bob at example.com")[0] == "send_email"
+
+
+# -- a tool name written run together ----------------------------------------------------------
+
+
+GITHUB_LIKE = [
+    ("add_issue_comment", "Add a comment to an issue."),
+    ("add_comment_to_pending_review", "Add a comment to the requester's latest pending review."),
+    ("create_pull_request_review", "Create a review on a pull request."),
+    ("list_branches", "List branches of a repository."),
+    ("get_code_scanning_alert", "Get details of a code scanning alert."),
+    ("search_repositories", "Search repositories."),
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("addissuecomment", "add_issue_comment"),  # three words: found nothing before
+        ("addcommenttopendingreview", "add_comment_to_pending_review"),  # a 2-letter part
+        ("createpullrequestreview", "create_pull_request_review"),  # 4 parts, 23 letters
+        ("getcodescanningalert", "get_code_scanning_alert"),
+        ("listbranches", "list_branches"),  # two words: as before
+        ("searchrepositories", "search_repositories"),
+        # with a typo: matched to the name (found nothing before)
+        ("addissueocmment", "add_issue_comment"),  # a swap
+        ("dadissuecomment", "add_issue_comment"),  # at the start: found by the word's end
+        ("addcommenttopendingreveiw", "add_comment_to_pending_review"),
+        ("createpullrequstreview", "create_pull_request_review"),  # a letter left out
+        ("getcodescaningalert", "get_code_scanning_alert"),
+        ("serachrepositories", "search_repositories"),
+        ("issuecomemnt", "add_issue_comment"),  # the name's last words only
+        ("listbranhces", "list_branches"),
+    ],
+)
+def test_a_name_written_run_together_is_found(query: str, expected: str) -> None:
+    docs = [ToolDocument(n, d) for n, d in GITHUB_LIKE]
+    hits = [h.name for h in BM25ToolIndex.build(docs).rank(query)]
+    assert hits[:1] == [expected], hits
+    off = BM25ToolIndex.build(docs, stages=SearchStages().without("spelling"))
+    assert list(off.rank(query)) == []
+
+
+def test_run_together_splits_are_bounded() -> None:
+    docs = [ToolDocument(n, d) for n, d in GITHUB_LIKE]
+    index = BM25ToolIndex.build(docs)
+    assert list(index.rank("add" * 17)) == []  # 51 letters: longer than a split is tried
+    assert list(index.rank("addissuecomment" * 3)) == []  # 9 parts: more than 6
+
+
+def test_a_run_together_name_beats_a_split_into_other_library_words() -> None:
+    # "isuse" is "is" + "use" in this library: the name the word writes is what is meant
+    docs = [*(ToolDocument(n, d) for n, d in GITHUB_LIKE), ToolDocument("use_it", "It is.")]
+    docs.append(ToolDocument("update_issue_body", "Update the body of an issue."))
+    hits = [h.name for h in BM25ToolIndex.build(docs).rank("updateisusebody")]
+    assert hits[:1] == ["update_issue_body"], hits
