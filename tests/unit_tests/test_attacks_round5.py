@@ -22,7 +22,7 @@ from pydantic import SecretStr
 from langchain_toolsearch import ToolConfigStore, ToolResolver, ToolSearchMiddleware
 from langchain_toolsearch.config.models import ProviderToolInfo
 from langchain_toolsearch.errors import ToolSearchConfigError
-from langchain_toolsearch.mcp.keys import session_key
+from langchain_toolsearch.mcp._session import session_key
 from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel, Search
 
 
