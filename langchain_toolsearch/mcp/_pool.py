@@ -72,8 +72,16 @@ reports = logging.getLogger("langchain_toolsearch.mcp.reports")  # one line per 
 
 _CLOSE_TIMEOUT = 10.0  # seconds allowed for closing all sessions
 _HTTP = frozenset({"streamable_http", "streamable-http", "http", "sse"})
-_COUNTS = ("started", "reconnects", "evicted", "expired", "tool_lists", "shared_lists")
-_COUNTS += ("unresponsive", "retired")
+_COUNTS = (
+    "started",
+    "reconnects",
+    "evicted",
+    "expired",
+    "tool_lists",
+    "shared_lists",
+    "unresponsive",
+    "retired",
+)
 
 FailureKind = Literal["call", "listing", "session"]
 """What failed: a tool call, listing a server's tools, or an open session."""

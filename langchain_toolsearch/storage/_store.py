@@ -313,7 +313,8 @@ class RunReads:
         """``get``, or the run's last read of it in a tool step; kept for the run."""
         reads = self._reads(config)
         if reads is None:
-            return (yield get)
+            fresh: list[str] = yield get
+            return fresh
         key = (id(backend), thread_id)
         with reads.lock:
             generation, kept = reads.generation, reads.names.get(key)

@@ -106,7 +106,8 @@ def _store_effect(effect: Effect[T]) -> Effect[T]:
 
     def logic() -> Logic[T]:
         try:
-            return (yield effect)
+            value: T = yield effect
+            return value
         except Exception as exc:
             raise _LoadsStoreError(
                 "the loaded-tool store failed: " + ": ".join(describe(exc))
