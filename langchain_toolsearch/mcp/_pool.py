@@ -68,7 +68,7 @@ from langchain_toolsearch.mcp._session import (
 from langchain_toolsearch.policy import positive_seconds
 
 logger = logging.getLogger("langchain_toolsearch.mcp.pool")  # where users filter pool logs
-reports = logging.getLogger("langchain_toolsearch.mcp.reports")  # one line per failure cause
+reports_log = logging.getLogger("langchain_toolsearch.mcp.reports")  # one line per failure cause
 
 _CLOSE_TIMEOUT = 10.0  # seconds allowed for closing all sessions
 _HTTP = frozenset({"streamable_http", "streamable-http", "http", "sse"})
@@ -185,7 +185,7 @@ class MCPFailures:
                 message = _TEMPLATES[kind].format(
                     server=repr(server).replace("%", "%%"), tool=repr(tool).replace("%", "%%")
                 )
-                cause_log = CauseLog(reports, message)
+                cause_log = CauseLog(reports_log, message)
             self._logs[place] = cause_log
             while len(self._logs) > self._size:
                 self._logs.popitem(last=False)
