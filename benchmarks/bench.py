@@ -498,7 +498,7 @@ class _Clock:
 
 
 def _memory(rep: _Report, cfg: BenchConfig, names: Sequence[str]) -> None:
-    from langchain_toolsearch.storage.memory import InMemoryLoadedToolStore
+    from langchain_toolsearch.storage import InMemoryLoadedToolStore
 
     rep.line("## Memory")
     rep.line()

@@ -34,7 +34,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import ToolConfigStore, ToolResolver, ToolSearchMiddleware
-from langchain_toolsearch.mcp.pool import MCPSessionPool, default_pool, set_default_pool
+from langchain_toolsearch.mcp import MCPSessionPool, default_pool, set_default_pool
 from langchain_toolsearch.testing import ScriptedToolSearchModel
 
 if TYPE_CHECKING:

@@ -126,7 +126,7 @@ async def turn(store: Any, repeats: int) -> dict[str, float]:
     """
     from langchain_core.messages import HumanMessage
 
-    from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore
+    from langchain_toolsearch.storage import BaseStoreLoadedToolStore
     from langchain_toolsearch.testing import Answer, Call
 
     script = [Call("tool_0", {"city": "Paris"}), Answer("done")]

@@ -90,3 +90,22 @@ class ToolSearchDependencyError(ToolSearchError, ImportError):
 
 class ToolSearchTimeoutError(ToolSearchError, TimeoutError):
     """Something this package waited for gave no answer within its timeout (seconds)."""
+
+
+class MCPPoolError(ToolSearchError, RuntimeError):
+    """An `MCPSessionPool` was used in a way it cannot serve."""
+
+
+class MCPPoolClosedError(MCPPoolError):
+    """A closed `MCPSessionPool` was asked for a session."""
+
+
+class _LoadsStoreError(Exception):
+    """The store that keeps a thread's loads failed (its cause is ``__cause__``).
+
+    Not a ``ToolSearchError``: an outage, answered to the model as one (the
+    tool index itself is fine). The message names the cause's type and its text, redacted.
+    """
+
+
+__all__ += ["MCPPoolClosedError", "MCPPoolError"]

@@ -52,8 +52,8 @@ from langchain_toolsearch._internal.store_flow import Attached, attached
 from langchain_toolsearch._prompts import CALL_OUTCOME_UNKNOWN, META_TOOL_NAMES, model_content
 from langchain_toolsearch._prompts import model_text as _text
 from langchain_toolsearch.errors import ToolSearchWiringError
-from langchain_toolsearch.storage.run_reads import TOOL_STEP
-from langchain_toolsearch.storage.started import (
+from langchain_toolsearch.storage._store import (
+    TOOL_STEP,
     StartedCalls,
     StoreStartedCalls,
     idempotent,

@@ -26,7 +26,7 @@ from langchain_toolsearch._engine.engine import Engine
 from langchain_toolsearch._engine.native import references
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._engine.search import query_list
-from langchain_toolsearch.storage.receipts import parse_names
+from langchain_toolsearch.storage._context import parse_names
 
 __all__ = ["build_meta_tools"]
 

@@ -68,7 +68,7 @@ from langchain_toolsearch.library import ToolLibrary, ToolsInput
 from langchain_toolsearch.options import NativeProvider, StorageOption, ToolSearchOptions
 from langchain_toolsearch.policy import FilterFn
 from langchain_toolsearch.search.index import IndexOption
-from langchain_toolsearch.storage.state_keys import (
+from langchain_toolsearch.storage._context import (
     TOOLS_KEY,
     StateSigner,
     ToolSearchInput,

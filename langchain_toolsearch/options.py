@@ -29,7 +29,7 @@ from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeErr
 from langchain_toolsearch.library import ToolLibrary, ToolsInput
 from langchain_toolsearch.policy import FilterFn, positive_seconds
 from langchain_toolsearch.search.index import IndexOption, ToolIndex
-from langchain_toolsearch.storage.protocol import LoadedToolStore
+from langchain_toolsearch.storage import LoadedToolStore
 from langchain_toolsearch.types import OnError, ResolveToolsFn
 
 __all__ = [

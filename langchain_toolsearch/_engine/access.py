@@ -13,7 +13,7 @@ from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._engine.working_set import WorkingSet
 from langchain_toolsearch.library import LibraryTool
 from langchain_toolsearch.policy import ToolPolicy
-from langchain_toolsearch.storage.strategy import Storage
+from langchain_toolsearch.storage._strategy import Storage
 from langchain_toolsearch.types import FilterPhase, ToolSearchFilterArgs
 
 __all__ = ["Access"]

@@ -27,12 +27,12 @@ from langchain_toolsearch._engine.scope import RequestScope, ScopeBuilder
 from langchain_toolsearch._engine.working_set import WorkingSet
 from langchain_toolsearch._internal.durations import seconds_of
 from langchain_toolsearch._internal.failures import CauseLog
-from langchain_toolsearch.errors import ToolSearchError
+from langchain_toolsearch.errors import ToolSearchError, _LoadsStoreError
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.options import ToolSearchOptions
 from langchain_toolsearch.policy import ToolPolicy
 from langchain_toolsearch.search.index import BM25ToolIndex, ToolIndex, build_index
-from langchain_toolsearch.storage.strategy import Storage, _LoadsStoreError, choose_storage
+from langchain_toolsearch.storage._strategy import Storage, choose_storage
 
 __all__ = ["Engine", "ModelStep", "hybrid"]
 

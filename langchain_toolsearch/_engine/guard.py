@@ -23,8 +23,7 @@ from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._engine.search import requested_queries
 from langchain_toolsearch._internal.weakmemo import WeakIdentityMap
 from langchain_toolsearch.library import LibraryTool, ToolLibrary
-from langchain_toolsearch.storage.receipts import requested_names
-from langchain_toolsearch.storage.state_keys import messages_of
+from langchain_toolsearch.storage._context import messages_of, requested_names
 
 __all__ = ["CURRENT_STEP", "META_ARGS", "NEEDS_SCOPE", "StepCalls", "finish", "guard", "pre_check"]
 

@@ -15,7 +15,7 @@ from langchain_toolsearch._engine.access import Access
 from langchain_toolsearch._engine.drive import Logic
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._engine.search import SearchOutcome
-from langchain_toolsearch.storage.receipts import parse_names
+from langchain_toolsearch.storage._context import parse_names
 
 __all__ = ["MAX_LOAD_NAMES", "LoadOutcome", "activate", "load", "suggestions"]
 

@@ -18,8 +18,8 @@ from langchain_toolsearch.errors import (
     ToolSearchConfigError,
     ToolSearchTypeError,
 )
-from langchain_toolsearch.storage.langgraph_store import LOADED_NAMESPACE
-from langchain_toolsearch.storage.protocol import LoadedToolStore
+from langchain_toolsearch.storage import LoadedToolStore
+from langchain_toolsearch.storage._store import LOADED_NAMESPACE
 from langchain_toolsearch.types import SourceFailure, StateStats
 
 if TYPE_CHECKING:

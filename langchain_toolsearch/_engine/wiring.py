@@ -10,7 +10,7 @@ from langgraph.config import get_config
 
 from langchain_toolsearch._prompts import META_TOOL_NAMES
 from langchain_toolsearch.errors import ToolSearchWiringError
-from langchain_toolsearch.storage.state_keys import LOADED_KEY, TOOLS_KEY, messages_of, state_value
+from langchain_toolsearch.storage._context import LOADED_KEY, TOOLS_KEY, messages_of, state_value
 
 __all__ = [
     "AFTER_PREFIX",

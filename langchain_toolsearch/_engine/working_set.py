@@ -20,8 +20,7 @@ from langchain_core.tools import BaseTool
 
 from langchain_toolsearch import _prompts as P
 from langchain_toolsearch.library import ToolLibrary
-from langchain_toolsearch.storage.history import HistoryMemo
-from langchain_toolsearch.storage.state_keys import state_value
+from langchain_toolsearch.storage._context import HistoryMemo, state_value
 
 __all__ = ["EVICTED_SHOWN", "WorkingSet", "uses_in"]
 

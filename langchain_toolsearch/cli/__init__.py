@@ -123,7 +123,7 @@ def _load_catalogs(catalogs: Sequence[str]) -> list[BaseTool]:
 async def _library(catalogs: Sequence[str], mcp_configs: Sequence[str]) -> list[BaseTool]:
     tools = _load_catalogs(catalogs)
     for path in mcp_configs:
-        from langchain_toolsearch.mcp.library import load_mcp_library, multi_server_mcp_client
+        from langchain_toolsearch.mcp import load_mcp_library, multi_server_mcp_client
 
         try:
             MultiServerMCPClient = multi_server_mcp_client()

@@ -33,13 +33,14 @@ from langchain_toolsearch.config.models import AUTH_TOKEN_KEY, Allowlist, _dump
 from langchain_toolsearch.config.parsing import exporter, importer, parse_model
 from langchain_toolsearch.config.rules import _Model
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchError
-from langchain_toolsearch.mcp.headers import merge_headers
-from langchain_toolsearch.mcp.library import MCPToolRoute, list_mcp_library
+from langchain_toolsearch.mcp import MCPToolRoute
+from langchain_toolsearch.mcp._library import list_mcp_library
+from langchain_toolsearch.mcp._session import merge_headers
 
 if TYPE_CHECKING:
     from langchain_mcp_adapters.sessions import Connection
 
-    from langchain_toolsearch.mcp.pool import MCPSessionPool
+    from langchain_toolsearch.mcp import MCPSessionPool
 
 _SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}\Z")
 MIN_TIMEOUT = 0.001
@@ -357,7 +358,7 @@ async def _load(
     pool: MCPSessionPool | None,
 ) -> ServerTools:
     # imported here: langchain-mcp-adapters may not import (next to mcp>=2)
-    from langchain_toolsearch.mcp.library import multi_server_mcp_client
+    from langchain_toolsearch.mcp import multi_server_mcp_client
 
     MultiServerMCPClient = multi_server_mcp_client()
     timeout = server.timeout if server.timeout is not None else default_timeout

@@ -1,28 +1,22 @@
-"""Where loaded tools live: one strategy per ``storage=`` mode, and the graph-state keys.
+"""Where loaded tools live: the store protocol, the stores, and the ``storage=`` modes.
 
-* :mod:`.protocol`: the :class:`LoadedToolStore` protocol and :class:`StoreCall`.
-* :mod:`.memory`: ``"in-memory"`` (per thread id, TTL).
-* :mod:`.langgraph_store`: ``"store"`` (a LangGraph ``BaseStore``).
-* :mod:`.receipts`: ``"context"`` (receipts in the message history).
-* :mod:`.history`: a message history read once per step (:class:`HistoryMemo`).
-* :mod:`.state_keys`: the graph-state keys and schemas.
-* :mod:`.strategy`: the strategies and :func:`choose_storage`, the one place
-  ``storage=`` is read.
+Users implement :class:`LoadedToolStore` (or use :class:`InMemoryLoadedToolStore`
+or :class:`BaseStoreLoadedToolStore`) and pass it, or a mode of
+:data:`STORAGE_MODES`, as ``storage=``. Modules: ``_strategy`` (the protocol and
+one strategy per mode), ``_memory`` (``"in-memory"``), ``_store`` (``"store"``, the
+run's reads, started-call records), ``_context`` (``"context"``: receipts, the
+history memo, the graph-state keys).
 """
 
 from __future__ import annotations
 
-from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore
-from langchain_toolsearch.storage.memory import InMemoryLoadedToolStore
-from langchain_toolsearch.storage.protocol import LoadedToolStore, StoreCall
-from langchain_toolsearch.storage.strategy import STORAGE_MODES, Storage, choose_storage
+from langchain_toolsearch.storage._memory import InMemoryLoadedToolStore
+from langchain_toolsearch.storage._store import BaseStoreLoadedToolStore
+from langchain_toolsearch.storage._strategy import STORAGE_MODES, LoadedToolStore
 
 __all__ = [
     "STORAGE_MODES",
     "BaseStoreLoadedToolStore",
     "InMemoryLoadedToolStore",
     "LoadedToolStore",
-    "Storage",
-    "StoreCall",
-    "choose_storage",
 ]

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from langchain_toolsearch.mcp.pool import MCPSessionPool
+from langchain_toolsearch.mcp import MCPSessionPool
 from tests.support.postgres import fresh_database
 
 

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import HumanMessage
 
-from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore
+from langchain_toolsearch.storage import BaseStoreLoadedToolStore
 from tests.support.storage_helpers import RuleChatModel, numbered_tools, receipt_of
 from tests.support.toolsearch_harness import META, build, cfg, form_param
 

@@ -31,8 +31,7 @@ from langchain_mcp_adapters.interceptors import MCPToolCallRequest
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, ToolRuntime
 
-from langchain_toolsearch.mcp import MCPLibrary, MCPToolRoute, load_mcp_library
-from langchain_toolsearch.mcp.pool import MCPSessionPool
+from langchain_toolsearch.mcp import MCPLibrary, MCPSessionPool, MCPToolRoute, load_mcp_library
 from tests.support.mcp_fixtures import (
     GIT_COMMIT_MESSAGES,
     faulty_server_connection,

@@ -40,7 +40,7 @@ from pydantic import Field
 
 from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode, ToolSearchState
 from langchain_toolsearch.mcp import MCPLibrary, MCPToolRoute, load_mcp_library
-from langchain_toolsearch.mcp.pool import PooledSession
+from langchain_toolsearch.mcp._session import PooledSession
 from tests.support.fakes import ScriptedChatModel, ai, call
 from tests.support.mcp_fixtures import (
     faulty_server_connection,

@@ -27,11 +27,12 @@ from langchain_mcp_adapters.client import MultiServerMCPClient
 
 from langchain_toolsearch import ToolConfigStore, ToolResolver
 from langchain_toolsearch.config import HttpServer, connection_for
-from langchain_toolsearch.mcp import MCPLibrary, load_mcp_library
-from langchain_toolsearch.mcp.pool import (
+from langchain_toolsearch.mcp import (
+    MCPLibrary,
     MCPPoolClosedError,
     MCPSessionPool,
     default_pool,
+    load_mcp_library,
     set_default_pool,
 )
 from tests.support.mcp_fixtures import TEST_SERVERS_DIR
@@ -399,7 +400,7 @@ def test_open_pools_are_closed_at_interpreter_exit(tmp_path: Path) -> None:
     script = f"""
 import asyncio, atexit, sys
 from langchain_mcp_adapters.client import MultiServerMCPClient
-import langchain_toolsearch.mcp.pool as mcp_pool
+import langchain_toolsearch.mcp._pool as mcp_pool
 from langchain_toolsearch.mcp import load_mcp_library
 
 pool = mcp_pool.MCPSessionPool()

@@ -21,7 +21,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from langchain_toolsearch.storage.receipts import AUTO_LOAD_RECEIPT_TYPE, receipts_in
+from langchain_toolsearch.storage._context import AUTO_LOAD_RECEIPT_TYPE, receipts_in
 from tests.support.fakes import ai, call
 from tests.support.library_fixtures import CALLS, plan_filter
 from tests.support.storage_helpers import RuleChatModel, load_receipt_history

@@ -127,7 +127,7 @@ def serve_sync(args: argparse.Namespace) -> None:
     from langgraph.store.postgres import PostgresStore
 
     from langchain_toolsearch.search.store_index import StoreIndexFactory
-    from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore
+    from langchain_toolsearch.storage import BaseStoreLoadedToolStore
     from tests.support.fakes import ScriptedChatModel, search_load_call_steps
 
     tools, resolver, config = _replica(args)
@@ -170,7 +170,7 @@ async def serve(args: argparse.Namespace) -> None:
 
     from langchain_toolsearch.library import ToolLibrary
     from langchain_toolsearch.search.store_index import StoreIndexFactory
-    from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore
+    from langchain_toolsearch.storage import BaseStoreLoadedToolStore
     from tests.support.fakes import ScriptedChatModel, search_load_call_steps
 
     tools, resolver, config = _replica(args)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage
 
-from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore
+from langchain_toolsearch.storage import BaseStoreLoadedToolStore
 from tests.support.fakes import ai, call
 from tests.support.library_fixtures import library
 from tests.support.toolsearch_harness import META, build, cfg, form_param, mode_param, tool_msgs

@@ -41,9 +41,9 @@ ALLOWED: dict[tuple[str, str], str] = {
     "guard's base class (each store kind overrides them)",
     ("meta_tools.py", "ValueError"): "pydantic validator of the model's load_tool arguments: "
     "pydantic turns it into the model-facing error, never raised to the developer",
-    ("mcp/pool.py", "AssertionError"): "unreachable ends of the retry loops (an invariant, "
+    ("mcp/_pool.py", "AssertionError"): "unreachable ends of the retry loops (an invariant, "
     "not an error a caller can meet)",
-    ("mcp/lifecycle.py", "ConnectionError"): "a lost MCP transport is the OSError that "
+    ("mcp/_session.py", "ConnectionError"): "a lost MCP transport is the OSError that "
     "connection_lost() and callers recognise (an OSError cannot also be a ToolSearchError "
     "family without a layout clash)",
     ("_internal/lazy.py", "AttributeError"): "PEP 562 __getattr__ of the lazy exports: "
@@ -142,7 +142,7 @@ def test_the_tree_drawn_covers_the_classes_outside_errors_py() -> None:
     from langchain_toolsearch.config.models import RecordNotFoundError
     from langchain_toolsearch.config.parsing import ToolConfigError
     from langchain_toolsearch.config.servers import BadAuthToken
-    from langchain_toolsearch.mcp.pool import MCPPoolClosedError, MCPPoolError
+    from langchain_toolsearch.mcp import MCPPoolClosedError, MCPPoolError
 
     for cls in (
         ConfigCommandError,

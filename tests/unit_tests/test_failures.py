@@ -141,7 +141,8 @@ def test_an_unreadable_run_context_is_logged_without_its_secret(
 
 def test_a_loaded_tool_store_failure_names_its_cause_redacted() -> None:
     from langchain_toolsearch._engine.drive import Effect
-    from langchain_toolsearch.storage.store_effect import _LoadsStoreError, _store_effect
+    from langchain_toolsearch.errors import _LoadsStoreError
+    from langchain_toolsearch.storage._strategy import _store_effect
 
     def fail() -> None:
         raise OSError("connect failed: password=hunter2secret host=db")

@@ -15,10 +15,9 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from langchain_toolsearch.storage import receipts
-from langchain_toolsearch.storage.history import HistoryMemo
-from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore
-from langchain_toolsearch.storage.memory import InMemoryLoadedToolStore
+from langchain_toolsearch.storage import BaseStoreLoadedToolStore, InMemoryLoadedToolStore
+from langchain_toolsearch.storage import _context as receipts
+from langchain_toolsearch.storage._context import HistoryMemo
 from tests.support.fakes import ai, call
 from tests.support.toolsearch_harness import FORMS, MODES, build, cfg, tool_msgs
 

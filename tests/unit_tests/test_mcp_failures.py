@@ -8,8 +8,8 @@ import logging
 
 import pytest
 
-from langchain_toolsearch.mcp.pool import MCPSessionPool
-from langchain_toolsearch.mcp.reports import MCPFailures
+from langchain_toolsearch.mcp import MCPSessionPool
+from langchain_toolsearch.mcp._pool import MCPFailures
 
 LOGGER = "langchain_toolsearch.mcp.reports"
 

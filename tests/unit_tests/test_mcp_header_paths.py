@@ -1,5 +1,5 @@
 """Every outbound path that builds MCP request headers merges them by
-case-insensitive name through ``langchain_toolsearch.mcp.headers`` (the caller's value
+case-insensitive name through ``langchain_toolsearch.mcp._session`` (the caller's value
 wins, a header is never sent twice). No server runs; the wire is tested in
 ``tests/integration_tests/test_mcp_headers.py``."""
 
@@ -13,19 +13,18 @@ from typing import Any
 import pytest
 
 from langchain_toolsearch.config import HttpServer, connection_for
-from langchain_toolsearch.mcp.headers import merge_headers, with_headers
-from langchain_toolsearch.mcp.keys import session_key
-from langchain_toolsearch.mcp.library import _HeaderRoute
-from langchain_toolsearch.mcp.pool import MCPSessionPool
+from langchain_toolsearch.mcp import MCPSessionPool
+from langchain_toolsearch.mcp._library import _HeaderRoute
+from langchain_toolsearch.mcp._session import merge_headers, session_key, with_headers
 from tests.support.source_tree import parse, walk
 from tests.unit_tests.test_layout import modules
 
 HTTP = {"transport": "streamable_http", "url": "https://mcp.example/mcp"}
 
 BUILDERS = {
-    "langchain_toolsearch.mcp.headers": "defines merge_headers / with_headers",
-    "langchain_toolsearch.mcp.keys": "session key: fingerprint of the merged headers",
-    "langchain_toolsearch.mcp.library": "interceptor route: with_headers(connection, caller's)",
+    "langchain_toolsearch.mcp._session": "merge_headers / with_headers; the session key's "
+    "fingerprint of the merged headers",
+    "langchain_toolsearch.mcp._library": "interceptor route: with_headers(connection, caller's)",
     "langchain_toolsearch.config.servers": "saved server: merge_headers(Authorization)",
 }
 REFUSERS = {"langchain_toolsearch.config.servers": "stored HTTP servers refuse custom headers"}

@@ -10,11 +10,13 @@ from typing import Any
 import pytest
 
 from langchain_toolsearch._internal.bridge import on_bridge_loop
-from langchain_toolsearch.mcp.keys import session_key
-from langchain_toolsearch.mcp.lifecycle import SessionEntry
-from langchain_toolsearch.mcp.pool import MCPSessionPool
-from langchain_toolsearch.mcp.session import PooledSession
-from langchain_toolsearch.mcp.versions import client_version
+from langchain_toolsearch.mcp import MCPSessionPool
+from langchain_toolsearch.mcp._session import (
+    PooledSession,
+    SessionEntry,
+    client_version,
+    session_key,
+)
 
 HTTP = {"transport": "streamable_http", "url": "https://mcp.example/mcp", "timeout": 30}
 

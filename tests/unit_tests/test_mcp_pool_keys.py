@@ -10,9 +10,13 @@ from typing import Any, ClassVar
 import pytest
 
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
-from langchain_toolsearch.mcp import load_mcp_library, load_mcp_tools
-from langchain_toolsearch.mcp.keys import session_key
-from langchain_toolsearch.mcp.pool import MCPSessionPool, set_default_pool
+from langchain_toolsearch.mcp import (
+    MCPSessionPool,
+    load_mcp_library,
+    load_mcp_tools,
+    set_default_pool,
+)
+from langchain_toolsearch.mcp._session import session_key
 
 HTTP = {"transport": "streamable_http", "url": "https://mcp.example/mcp", "timeout": 30}
 
@@ -160,8 +164,7 @@ async def test_a_listing_whose_session_closes_meanwhile_fails_at_once_and_is_ret
     timeout on the dead session, it is sent again on a new one (listing runs nothing)."""
     from mcp.types import ListToolsResult, Tool
 
-    from langchain_toolsearch.mcp.lifecycle import SessionEntry
-    from langchain_toolsearch.mcp.session import PooledSession
+    from langchain_toolsearch.mcp._session import PooledSession, SessionEntry
 
     class Hanging:  # the dead server: the request is never answered
         async def list_tools(self, cursor: str | None = None) -> ListToolsResult:
@@ -219,3 +222,22 @@ def test_headers_whose_names_differ_by_case_never_collapse_into_one_session_key(
     assert session_key(
         {**http, "headers": {"Authorization": "Bearer B"}}, server="docs", scope="c"
     ) == session_key(caller_only, server="docs", scope="c")
+
+
+def test_the_mcp_package_exports_what_users_import() -> None:
+    import langchain_toolsearch.mcp as mcp
+
+    assert mcp.__all__ == [
+        "MCPLibrary",
+        "MCPPoolClosedError",
+        "MCPPoolError",
+        "MCPSessionPool",
+        "MCPToolRoute",
+        "PoolStats",
+        "default_pool",
+        "load_mcp_library",
+        "load_mcp_tools",
+        "multi_server_mcp_client",
+        "set_default_pool",
+    ]
+    assert all(hasattr(mcp, name) for name in mcp.__all__)

@@ -13,8 +13,8 @@ from langchain_core.tools import tool
 from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import ToolSearchMiddleware
-from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore
-from langchain_toolsearch.storage.run_reads import TOOL_STEP, RunReads
+from langchain_toolsearch.storage import BaseStoreLoadedToolStore
+from langchain_toolsearch.storage._store import TOOL_STEP, RunReads
 from langchain_toolsearch.testing import Answer, Call, ScriptedToolSearchModel
 
 

@@ -34,7 +34,7 @@ from langchain_toolsearch.search.store_index import (
 )
 from langchain_toolsearch.search.store_sync import hashed_documents, library_fingerprint
 from langchain_toolsearch.search.store_versions import list_versions, prune_versions
-from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore
+from langchain_toolsearch.storage import BaseStoreLoadedToolStore
 from tests.support.fakes import ScriptedChatModel, search_load_call_steps
 from tests.support.index_docs import CREATE_ISSUE, GET_WEATHER, PLAY_MUSIC, SEND_EMAIL
 from tests.support.library_fixtures import library, secret_tools

@@ -23,7 +23,7 @@ from langchain_toolsearch import _prompts as P
 from langchain_toolsearch import types as ts_types
 from langchain_toolsearch._engine import guard
 from langchain_toolsearch.library import ToolLibrary
-from langchain_toolsearch.storage.receipts import receipts_in, receipts_of
+from langchain_toolsearch.storage._context import receipts_in, receipts_of
 from tests.support.fakes import ai, call
 from tests.support.library_fixtures import CALLS
 from tests.support.toolsearch_harness import build, cfg, form_param, mode_param, tool_msgs

@@ -21,9 +21,8 @@ from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode, ToolSearchState
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch.storage import STORAGE_MODES
-from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore, thread_label
-from langchain_toolsearch.storage.protocol import LoadedToolStore
+from langchain_toolsearch.storage import STORAGE_MODES, BaseStoreLoadedToolStore, LoadedToolStore
+from langchain_toolsearch.storage._store import thread_label
 from tests.support.engine_helpers import activate_outcome
 from tests.support.fakes import ai, by_id, call
 from tests.support.library_fixtures import CALLS, library, plan_filter
@@ -315,3 +314,15 @@ async def test_an_explicit_store_that_bypasses_the_graphs_store_is_warned_once(
     bypass = [r for r in caplog.records if "drop store=" in r.getMessage()]
     assert len(bypass) == 1
     assert mine.search(("toolsearch", "loaded", "t-bypass")) and not graphs.search(("toolsearch",))
+
+
+def test_the_storage_package_exports_what_users_import() -> None:
+    import langchain_toolsearch.storage as storage
+
+    assert storage.__all__ == [
+        "STORAGE_MODES",
+        "BaseStoreLoadedToolStore",
+        "InMemoryLoadedToolStore",
+        "LoadedToolStore",
+    ]
+    assert all(hasattr(storage, name) for name in storage.__all__)

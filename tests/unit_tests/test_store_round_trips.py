@@ -21,8 +21,8 @@ from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import ToolSearchMiddleware
 from langchain_toolsearch._internal import store_batch, store_flow
-from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore
-from langchain_toolsearch.storage.started import STARTED_NAMESPACE
+from langchain_toolsearch.storage import BaseStoreLoadedToolStore
+from langchain_toolsearch.storage._store import STARTED_NAMESPACE
 from langchain_toolsearch.testing import Answer, Call, ScriptedToolSearchModel
 
 
@@ -161,7 +161,7 @@ def test_new_schemas_are_checked_off_the_event_loop(monkeypatch: Any) -> None:
 def test_sqlite_records_keep_reads_and_writes_apart(tmp_path: Any) -> None:
     from langgraph.store.sqlite import SqliteStore
 
-    from langchain_toolsearch.storage.started import StoreStartedCalls
+    from langchain_toolsearch.storage._store import StoreStartedCalls
 
     assert StoreStartedCalls(InMemoryStore()).combined
     with SqliteStore.from_conn_string(str(tmp_path / "s.db")) as sqlite:

@@ -65,7 +65,7 @@ def test_the_map_keeps_at_most_size_entries_newest_first() -> None:
 
 
 def test_a_long_run_remembers_a_bounded_number_of_histories() -> None:
-    from langchain_toolsearch.storage.history import HistoryMemo
+    from langchain_toolsearch.storage._context import HistoryMemo
 
     memo: HistoryMemo[int] = HistoryMemo(len, size=4)
     history: list[Any] = []

@@ -1,14 +1,18 @@
-"""Storage strategies: where a thread's loads live, one class per ``storage=`` mode.
+"""Where loaded tools live: the :class:`LoadedToolStore` protocol and one strategy per mode.
+
+A :class:`LoadedToolStore` keeps, per thread id, the ordered set of loaded tool
+names, with sync and async access. The engine never calls a store itself: a
+strategy returns an engine :class:`~langchain_toolsearch._engine.drive.Effect` (the
+sync and the async form of one operation) and the driver picks the form, so one
+piece of engine logic serves ``invoke`` and ``ainvoke``.
 
 :func:`choose_storage` is the one place a ``storage=`` value is read:
 
-* ``"in-memory"`` -> :class:`ThreadStorage` over an
-  :class:`~langchain_toolsearch.storage.memory.InMemoryLoadedToolStore`;
+* ``"in-memory"`` -> :class:`ThreadStorage` over an :class:`InMemoryLoadedToolStore`;
 * ``"store"`` -> :class:`ThreadStorage` over the LangGraph store given as
   ``store=`` or the graph's own (``create_agent(..., store=...)``,
   ``builder.compile(store=...)``);
-* a :class:`~langchain_toolsearch.storage.protocol.LoadedToolStore` instance
-  -> :class:`ThreadStorage` over it;
+* a :class:`LoadedToolStore` instance -> :class:`ThreadStorage` over it;
 * ``"context"`` -> :class:`ContextStorage` (loads derived from the messages).
 
 Thread storages keep the loads of a run without a thread id in the graph
@@ -24,41 +28,93 @@ import logging
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.store.base import BaseStore
 
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch._engine.drive import Effect
+from langchain_toolsearch._engine.drive import Effect, Logic, adrive, drive
+from langchain_toolsearch._internal.failures import describe
 from langchain_toolsearch.errors import (
     StoreMissingError,
     ToolSearchConfigError,
     ToolSearchTypeError,
+    _LoadsStoreError,
 )
-from langchain_toolsearch.storage.langgraph_store import BaseStoreLoadedToolStore
-from langchain_toolsearch.storage.memory import InMemoryLoadedToolStore
-from langchain_toolsearch.storage.protocol import LoadedToolStore
-from langchain_toolsearch.storage.receipts import receipts_of
-from langchain_toolsearch.storage.run_reads import RunReads
-from langchain_toolsearch.storage.state_keys import (
-    LOADED_KEY,
-    StateSigner,
-    state_names,
-)
-from langchain_toolsearch.storage.store_effect import _LoadsStoreError as _LoadsStoreError
-from langchain_toolsearch.storage.store_effect import _store_effect
+from langchain_toolsearch.storage._context import LOADED_KEY, StateSigner, receipts_of, state_names
+from langchain_toolsearch.storage._memory import InMemoryLoadedToolStore
+from langchain_toolsearch.storage._store import BaseStoreLoadedToolStore, RunReads
 
-__all__ = [
-    "DEFAULT_TTL",
-    "STORAGE_MODES",
-    "ContextStorage",
-    "Storage",
-    "ThreadStorage",
-    "choose_storage",
-]
+logger = logging.getLogger("langchain_toolsearch.storage.strategy")  # where users filter
 
-logger = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+@runtime_checkable
+class LoadedToolStore(Protocol):
+    """Per-thread ordered sets of loaded tool names, sync and async.
+
+    Pass an instance as ``storage=`` to keep loads anywhere you like.
+    """
+
+    def get(self, thread_id: str) -> list[str]:
+        """Loaded names of ``thread_id`` in load order (empty if none)."""
+        ...
+
+    async def aget(self, thread_id: str) -> list[str]:
+        """Async :meth:`get`."""
+        ...
+
+    def add(self, thread_id: str, names: Sequence[str], *, origin: str | None = None) -> list[str]:
+        """Append ``names`` not yet loaded; return the ones newly added.
+
+        ``origin`` is the id of the tool call that loads them (see :meth:`origin`).
+        """
+        ...
+
+    async def aadd(
+        self, thread_id: str, names: Sequence[str], *, origin: str | None = None
+    ) -> list[str]:
+        """Async :meth:`add`."""
+        ...
+
+    def origin(self, thread_id: str, name: str) -> str | None:
+        """The id of the tool call that loaded ``name`` (``None`` if unknown)."""
+        ...
+
+    async def aorigin(self, thread_id: str, name: str) -> str | None:
+        """Async :meth:`origin`."""
+        ...
+
+    def clear(self, thread_id: str) -> None:
+        """Forget ``thread_id``."""
+        ...
+
+    def clear_all(self) -> None:
+        """Forget every thread."""
+        ...
+
+
+def _effect(logic: Callable[[], Logic[T]]) -> Effect[T]:
+    """Logic written once as one effect: :func:`drive` in its sync form, :func:`adrive` async."""
+    return Effect(lambda: drive(logic()), lambda: adrive(logic()))
+
+
+def _store_effect(effect: Effect[T]) -> Effect[T]:
+    """``effect`` with a failure raised as :class:`_LoadsStoreError` from its cause."""
+
+    def logic() -> Logic[T]:
+        try:
+            value: T = yield effect
+            return value
+        except Exception as exc:
+            raise _LoadsStoreError(
+                "the loaded-tool store failed: " + ": ".join(describe(exc))
+            ) from exc
+
+    return _effect(logic)
+
 
 STORAGE_MODES: tuple[str, ...] = ("in-memory", "context", "store")
 
@@ -146,7 +202,7 @@ class Storage(ABC):
         return None
 
     def started_store(self, graph_store: BaseStore | None) -> BaseStore | None:
-        """Where a run's started-call records go (:mod:`.started`): the graph's store."""
+        """Where a run's started-call records go (see ``_store``): the graph's store."""
         return graph_store
 
 
@@ -248,13 +304,8 @@ class ThreadStorage(Storage):
         backend = self.backend(graph_store)
         if backend is None:
             return Effect.of([])
-        reads, get, aget = self._reads, partial(backend.get, thread_id), backend.aget
-        return _store_effect(
-            Effect(
-                partial(reads.read, config, backend, thread_id, get),
-                partial(reads.aread, config, backend, thread_id, partial(aget, thread_id)),
-            )
-        )
+        get = Effect(partial(backend.get, thread_id), partial(backend.aget, thread_id))
+        return _store_effect(_effect(partial(self._reads.reading, config, backend, thread_id, get)))
 
     def unstorable(
         self, thread_id: str | None, graph_store: BaseStore | None, state_ready: bool
@@ -293,19 +344,18 @@ class ThreadStorage(Storage):
             return Effect.of({LOADED_KEY: self._signer.sign_all(names)})
         backend = self.backend(graph_store)
         assert backend is not None  # unstorable() refused the load otherwise
-        add, aadd, wanted, writing = backend.add, backend.aadd, list(names), self._reads.writing
+        wanted = list(names)
+        add = Effect(
+            partial(backend.add, thread_id, wanted, origin=origin),
+            partial(backend.aadd, thread_id, wanted, origin=origin),
+        )
 
-        def run() -> dict[str, Any]:
-            with writing(config):
-                add(thread_id, wanted, origin=origin)
+        def logic() -> Logic[dict[str, Any]]:
+            with self._reads.writing(config):
+                yield add
             return {}
 
-        async def arun() -> dict[str, Any]:
-            with writing(config):
-                await aadd(thread_id, wanted, origin=origin)
-            return {}
-
-        return _store_effect(Effect(run, arun))
+        return _store_effect(_effect(logic))
 
     def origin(
         self, thread_id: str | None, graph_store: BaseStore | None, name: str

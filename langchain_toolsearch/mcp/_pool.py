@@ -16,6 +16,11 @@ the package's helper loop (`langchain_toolsearch._internal.bridge`).
 * **Client versions**: sessions of scope ``"<client>@<N>"`` retire once a newer
   version is asked for, closed ``retire_after`` seconds after their last call.
 * **Closing**: ``close()`` / ``aclose()``, ``with`` / ``async with``, and ``atexit``.
+* **Failures** an operator sees (`MCPFailures`): one WARNING per cause on the logger
+  ``langchain_toolsearch.mcp.reports``, and counts in `PoolStats`, e.g.::
+
+    tool search: MCP call to tool 'sleep' on server 'p' failed (TimeoutError): no answer
+    within 3 s; the call was cancelled; the model got an error message
 """
 
 from __future__ import annotations
@@ -25,60 +30,174 @@ import atexit
 import contextlib
 import contextvars
 import logging
+import threading
 import time
 import weakref
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, Literal
+
+import anyio
 
 from langchain_toolsearch._internal.bridge import on_bridge, on_bridge_loop, run_sync
-from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchError, ToolSearchTypeError
-from langchain_toolsearch.mcp.calls import connection_lost, never_sent
-from langchain_toolsearch.mcp.headers import with_headers
-from langchain_toolsearch.mcp.holding import SessionHolder
-from langchain_toolsearch.mcp.keys import PoolStats, SessionKey, session_key
-from langchain_toolsearch.mcp.lifecycle import SessionEntry, list_all, unless_gone
-from langchain_toolsearch.mcp.reports import MCPFailures
-from langchain_toolsearch.mcp.session import PooledSession, ToolListing
-from langchain_toolsearch.mcp.versions import Retirement
+from langchain_toolsearch._internal.failures import CauseLog
+from langchain_toolsearch.errors import (
+    MCPPoolClosedError,
+    MCPPoolError,
+    ToolSearchConfigError,
+    ToolSearchTypeError,
+)
+from langchain_toolsearch.mcp._session import (
+    PooledSession,
+    Retirement,
+    SessionEntry,
+    SessionKey,
+    ToolListing,
+    answers_ping,
+    connection_lost,
+    is_list_changed,
+    list_all,
+    never_sent,
+    session_key,
+    unless_gone,
+    watched_http_factory,
+    with_headers,
+)
 from langchain_toolsearch.policy import positive_seconds
 
-__all__ = [
-    "MCPPoolClosedError",
-    "MCPPoolError",
-    "MCPSessionPool",
-    "PoolStats",
-    "PooledSession",
-    "SessionKey",
-    "ToolListing",
-    "default_pool",
-    "session_key",
-    "set_default_pool",
-]
-
-logger = logging.getLogger(__name__)
+logger = logging.getLogger("langchain_toolsearch.mcp.pool")  # where users filter pool logs
+reports_log = logging.getLogger("langchain_toolsearch.mcp.reports")  # one line per failure cause
 
 _CLOSE_TIMEOUT = 10.0  # seconds allowed for closing all sessions
-_COUNTS: tuple[str, ...] = (
+_HTTP = frozenset({"streamable_http", "streamable-http", "http", "sse"})
+_COUNTS = (
     "started",
     "reconnects",
     "evicted",
     "expired",
     "tool_lists",
     "shared_lists",
+    "unresponsive",
+    "retired",
 )
-_COUNTS += ("unresponsive", "retired")
+
+FailureKind = Literal["call", "listing", "session"]
+"""What failed: a tool call, listing a server's tools, or an open session."""
+
+_TEMPLATES: dict[FailureKind, str] = {
+    "call": "tool search: MCP call to tool {tool} on server {server} failed (%s): %s; "
+    "the model got an error message",
+    "listing": "tool search: MCP server {server} could not be listed (%s): %s; "
+    "continuing without its tools",
+    "session": "tool search: MCP session to server {server} was lost (%s): %s; "
+    "a new session is opened for the next request",
+}
+_COUNTERS: dict[FailureKind, str] = {
+    "call": "call_failures",
+    "listing": "list_failures",
+    "session": "session_failures",
+}
 
 
-class MCPPoolError(ToolSearchError, RuntimeError):
-    """An `MCPSessionPool` was used in a way it cannot serve."""
+@dataclass(frozen=True)
+class PoolStats:
+    """Counts since the pool was made.
+
+    Attributes:
+        open: Sessions open (or opening) now.
+        started: Sessions opened (stdio: server processes started).
+        reconnects: Sessions discarded because the server or connection failed.
+        evicted: Idle sessions closed to stay within ``max_sessions``.
+        expired: Sessions closed after ``idle_timeout``.
+        tool_lists: Tool lists fetched from servers.
+        shared_lists: Tool-list requests that awaited the listing in flight.
+        unresponsive: Sessions replaced for not answering ``ping`` after a cancelled call.
+        retired: Sessions of an older client version closed once unused.
+        call_failures: Tool calls that got no answer (timeout, lost connection, ...).
+        list_failures: Failed listings of a server's tools.
+        session_failures: Open sessions lost on their own (server exited, connection dropped).
+    """
+
+    open: int
+    started: int
+    reconnects: int
+    evicted: int
+    expired: int
+    tool_lists: int
+    shared_lists: int = 0
+    unresponsive: int = 0
+    retired: int = 0
+    call_failures: int = 0
+    list_failures: int = 0
+    session_failures: int = 0
 
 
-class MCPPoolClosedError(MCPPoolError):
-    """A closed `MCPSessionPool` was asked for a session."""
+def _leaf(exc: BaseException) -> BaseException:
+    """The first non-group exception inside ``exc`` (``exc`` itself if it is none)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
 
 
-class MCPSessionPool(SessionHolder):
+class MCPFailures:
+    """Logs MCP failures once per cause and counts them (thread-safe).
+
+    Logged through `langchain_toolsearch._internal.failures.CauseLog` on the logger
+    ``langchain_toolsearch.mcp.reports``.
+
+    Args:
+        size: Most (what, server, tool) places remembered, each with 64 causes.
+    """
+
+    def __init__(self, *, size: int = 256) -> None:
+        self._size = size
+        self._logs: OrderedDict[tuple[str, str, str], CauseLog] = OrderedDict()
+        self._counts = dict.fromkeys(_COUNTERS.values(), 0)
+        self._lock = threading.Lock()
+
+    def record(
+        self,
+        kind: FailureKind,
+        exc: BaseException,
+        *,
+        server: str,
+        tool: str = "",
+        log: bool = True,
+    ) -> None:
+        """Count a failure of ``kind``; log it (WARNING if new) unless ``log`` is false.
+
+        Args:
+            kind: What failed.
+            exc: Why (exception groups: their first leaf).
+            server: The server's name.
+            tool: The tool's own name (calls).
+            log: ``False`` when the caller reports it itself.
+        """
+        with self._lock:
+            self._counts[_COUNTERS[kind]] += 1
+            if not log:
+                return
+            place = (kind, server, tool)
+            cause_log = self._logs.pop(place, None)
+            if cause_log is None:
+                message = _TEMPLATES[kind].format(
+                    server=repr(server).replace("%", "%%"), tool=repr(tool).replace("%", "%%")
+                )
+                cause_log = CauseLog(reports_log, message)
+            self._logs[place] = cause_log
+            while len(self._logs) > self._size:
+                self._logs.popitem(last=False)
+        cause_log.failed(_leaf(exc))
+
+    def counts(self) -> dict[str, int]:
+        """``{"call_failures", "list_failures", "session_failures"}`` counted so far."""
+        with self._lock:
+            return dict(self._counts)
+
+
+class MCPSessionPool:
     """Long-lived MCP sessions keyed by `SessionKey` (see the module docstring).
 
     Example:
@@ -201,7 +320,7 @@ class MCPSessionPool(SessionHolder):
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
-    # -- helper loop ------------------------------------------------------------------
+    # -- requests (helper loop) -------------------------------------------------------
 
     @contextlib.asynccontextmanager
     async def _use(
@@ -292,6 +411,135 @@ class MCPSessionPool(SessionHolder):
         if not entry.stop.is_set():  # closed on purpose (retired, evicted): no failure
             self.failures.record("session", exc, server=entry.key.server)
         self._discard(entry, "reconnects")
+
+    # -- sessions: opening, holding, checking, closing (helper loop) ------------------
+
+    def _open(self, key: SessionKey, connection: Mapping[str, Any]) -> SessionEntry:
+        idle = sorted((e for e in self._entries.values() if e.busy == 0), key=lambda e: e.last_used)
+        while len(self._entries) >= self.max_sessions and idle:
+            self._discard(idle.pop(0), "evicted")
+        entry = SessionEntry(key, connection)
+        self._entries[key] = entry
+        # shared for many requests: made in an empty context, never the opener's
+        loop = asyncio.get_running_loop()
+        entry.task = loop.create_task(self._hold(entry), context=contextvars.Context())
+        if self.idle_timeout is not None and (self._sweeper is None or self._sweeper.done()):
+            self._sweeper = loop.create_task(self._sweep(), context=contextvars.Context())
+        return entry
+
+    async def _hold(self, entry: SessionEntry) -> None:
+        """Open the session, keep it open until told to stop, then close it."""
+        from langchain_mcp_adapters.sessions import create_session
+
+        connection = dict(entry.connection)
+        kwargs = dict(connection.get("session_kwargs") or {})
+        outer = kwargs.get("message_handler")
+
+        async def on_message(message: Any) -> None:
+            if is_list_changed(message):
+                entry.stale = True
+            if outer is not None:
+                await outer(message)
+
+        kwargs["message_handler"] = on_message
+        connection["session_kwargs"] = kwargs
+        if connection.get("transport") in _HTTP and connection.get("httpx_client_factory") is None:
+            connection["httpx_client_factory"] = watched_http_factory(
+                lambda exc: self._broken(entry, exc)
+            )
+        ended: BaseException = ConnectionError("the session ended on its own")
+        try:
+            async with create_session(connection) as session:  # type: ignore[arg-type]
+                with anyio.fail_after(self.connect_timeout):
+                    await session.initialize()
+                entry.session = session
+                self._counts["started"] += 1
+                entry.ready.set_result(None)
+                await entry.stop.wait()
+        except BaseException as exc:
+            if not entry.ready.done():
+                if isinstance(exc, asyncio.CancelledError):
+                    exc = ConnectionError("the MCP session was closed while starting")
+                entry.ready.set_exception(exc)
+                entry.ready.exception()  # retrieved: no "never retrieved" warning
+            else:
+                ended = exc
+                logger.debug(
+                    "MCP session %s/%s closed with %r", entry.key.scope, entry.key.server, exc
+                )
+        finally:
+            if not entry.dead and entry.ready.done() and not entry.stop.is_set():
+                self._counts["reconnects"] += 1  # the transport failed on its own
+                if entry.ready.exception() is None:  # a failed start is reported by its caller
+                    self.failures.record("session", ended, server=entry.key.server)
+            entry.session = None
+            entry.dead = True
+            entry.gone.set()
+            if self._entries.get(entry.key) is entry:
+                del self._entries[entry.key]
+
+    def _broken(self, entry: SessionEntry, exc: BaseException) -> None:
+        """The HTTP connection of ``entry`` failed: its requests fail now."""
+        if entry.dead or not entry.ready.done():
+            return  # closing already, or still opening (the open fails by itself)
+        logger.info(
+            "MCP session %s/%s: the connection failed (%s: %s); the session is discarded",
+            entry.key.scope,
+            entry.key.server,
+            type(exc).__name__,
+            exc,
+        )
+        entry.failure = exc
+        self._discard(entry, "reconnects")
+        entry.gone.set()
+
+    def _retire(self, entry: SessionEntry) -> None:
+        self._discard(entry, "retired")
+
+    def _check(self, entry: SessionEntry) -> None:
+        """A call on ``entry`` was cancelled: ask the server for a ``ping``."""
+        if entry.dead or (entry.checking is not None and not entry.checking.done()):
+            return
+        entry.checking = asyncio.get_running_loop().create_task(
+            self._ping(entry), context=contextvars.Context()
+        )
+
+    async def _ping(self, entry: SessionEntry) -> None:
+        if await answers_ping(entry, self.ping_timeout) or entry.dead:
+            return
+        logger.warning(
+            "MCP server %r (scope %r) did not answer ping within %g s after a call was "
+            "cancelled; the session is replaced (calls in flight on it fail now)",
+            entry.key.server,
+            entry.key.scope,
+            self.ping_timeout,
+        )
+        self._discard(entry, "unresponsive")
+
+    def _discard(self, entry: SessionEntry, reason: str | None) -> None:
+        """Stop using ``entry`` (counted under ``reason``); its task closes it."""
+        if self._entries.get(entry.key) is entry:
+            del self._entries[entry.key]
+        if not entry.dead:
+            entry.dead = True
+            if reason is not None:
+                self._counts[reason] += 1
+        entry.stop.set()
+        if entry.task is not None and not entry.task.done():
+            if not entry.ready.done():
+                entry.task.cancel()
+            self._closing.add(entry.task)
+            entry.task.add_done_callback(self._closing.discard)
+
+    async def _sweep(self) -> None:
+        assert self.idle_timeout is not None
+        interval = max(0.05, min(self.idle_timeout / 4, 30.0))
+        while self._entries and not self._closed:
+            await asyncio.sleep(interval)
+            now = time.monotonic()
+            for entry in list(self._entries.values()):
+                if entry.busy == 0 and now - entry.last_used >= self.idle_timeout:
+                    self._discard(entry, "expired")
 
     async def _close_all(self) -> None:
         self._closed = True

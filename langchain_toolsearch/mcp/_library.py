@@ -1,34 +1,44 @@
-"""Load MCP server tools into a tool library, one server at a time.
+"""MCP server tools as a tool library: listing, exposed names, guarded calls.
 
 `load_mcp_library` lists every server of a ``MultiServerMCPClient`` concurrently
-through an `~langchain_toolsearch.mcp.pool.MCPSessionPool` (a server starts once) and
-returns an `MCPLibrary`: failed servers in ``failures`` while the others load; names
-on several servers, or named like a meta tool, exposed as ``f"{server}_{tool}"`` and
-routed by ``routes``; calls bounded by a timeout, MCP errors as `ToolException`.
+through an `MCPSessionPool` (a server starts once) and returns an `MCPLibrary`:
+failed servers in ``failures`` while the others load; names on several servers, or
+named like a meta tool, exposed as ``f"{server}_{tool}"`` and routed by ``routes``
+(`MCPToolRoute`); each tool wrapped once per listing (`guarded_tool`): calls bounded
+by a timeout and in output size, MCP failures as `ToolException`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
+import io
+import logging
 import warnings
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from langchain_core.tools import BaseTool, StructuredTool
+from langchain_core.tools import BaseTool, InjectedToolArg, StructuredTool, ToolException
 from langgraph.errors import GraphBubbleUp
 
-from langchain_toolsearch._internal.bounds import DEFAULT_MAX_OUTPUT_CHARS, check_limit
-from langchain_toolsearch._internal.bridge import detached_timeout
+from langchain_toolsearch._internal.bounds import (
+    DEFAULT_MAX_OUTPUT_CHARS,
+    bound_content,
+    bound_result,
+    check_limit,
+)
+from langchain_toolsearch._internal.bridge import detached_timeout, run_sync
+from langchain_toolsearch._prompts import META_TOOL_NAMES
 from langchain_toolsearch.errors import (
+    MCPPoolClosedError,
     ToolSearchConfigError,
     ToolSearchDependencyError,
     ToolSearchTypeError,
 )
-from langchain_toolsearch.mcp.calls import describe_failure, guarded_tool
-from langchain_toolsearch.mcp.headers import with_headers
-from langchain_toolsearch.mcp.naming import MCPToolRoute, NamespaceMode, assign_names
+from langchain_toolsearch.mcp._pool import MCPFailures, MCPSessionPool, default_pool
+from langchain_toolsearch.mcp._session import CLOSED_STREAM_ERRORS, PooledSession, with_headers
 from langchain_toolsearch.policy import positive_seconds
 
 if TYPE_CHECKING:
@@ -36,16 +46,13 @@ if TYPE_CHECKING:
     # (it needs mcp<2, which fails next to `langchain.mcp`'s mcp>=2)
     from langchain_mcp_adapters.client import MultiServerMCPClient
 
-    from langchain_toolsearch.mcp.pool import MCPSessionPool, PooledSession
+logger = logging.getLogger("langchain_toolsearch.mcp.library")  # where users filter MCP logs
 
-__all__ = [
-    "MCPLibrary",
-    "MCPToolRoute",
-    "load_mcp_library",
-    "load_mcp_tools",
-    "multi_server_mcp_client",
-]
+NamespaceMode = Literal["on-collision", "always"]
+"""How exposed tool names are built from server and tool names."""
 
+# texts of an `isError` result with no content ("[]": `str(content)`, adapters 0.2)
+_EMPTY_ERROR_TEXTS = frozenset({"", "[]"})
 
 MCP_EXTRA_HINT = (
     "langchain-mcp-adapters is needed to talk to MCP servers: "
@@ -66,6 +73,19 @@ def multi_server_mcp_client() -> type[MultiServerMCPClient]:
     except ImportError as exc:
         raise ToolSearchDependencyError(f"{MCP_EXTRA_HINT} ({exc})") from exc
     return MultiServerMCPClient
+
+
+@dataclass(frozen=True)
+class MCPToolRoute:
+    """Where an exposed MCP tool name is sent.
+
+    Attributes:
+        server: Name of the server in the client's ``connections``.
+        tool: The tool's own name on that server.
+    """
+
+    server: str
+    tool: str
 
 
 @dataclass(frozen=True)
@@ -149,8 +169,6 @@ async def list_mcp_library(
     max_output_chars: int | None = DEFAULT_MAX_OUTPUT_CHARS,
 ) -> MCPLibrary:
     """`load_mcp_library`; ``log_failures=False`` leaves logging failed servers to the caller."""
-    from langchain_toolsearch.mcp.pool import MCPSessionPool, default_pool
-
     if not isinstance(getattr(client, "connections", None), Mapping):
         msg = (
             "load_mcp_library expects a langchain_mcp_adapters MultiServerMCPClient (an object "
@@ -244,8 +262,6 @@ async def _list_server(
     """One server's ``(original name, adapter tool)`` pairs and listing memo, or why not."""
     from langchain_mcp_adapters.tools import load_mcp_tools as adapter_tools
 
-    from langchain_toolsearch.mcp.pool import MCPPoolClosedError
-
     connection = client.connections[server]
     handle = bool(getattr(client, "handle_tool_errors", True))
     callbacks = getattr(client, "callbacks", None)
@@ -322,3 +338,230 @@ class _HeaderRoute:
 def _same_items(first: tuple[Any, ...], second: tuple[Any, ...]) -> bool:
     """Whether two tuples hold the very same objects in the same order."""
     return len(first) == len(second) and all(a is b for a, b in zip(first, second, strict=True))
+
+
+def assign_names(
+    listed: Mapping[str, list[tuple[str, StructuredTool]]], namespace: NamespaceMode
+) -> dict[str, tuple[MCPToolRoute, StructuredTool]]:
+    """Exposed name -> (route, adapter tool) of every listed tool (meta names namespaced).
+
+    Args:
+        listed: Server name -> ``(original name, tool)`` pairs.
+        namespace: The naming mode.
+
+    Returns:
+        The exposed names.
+
+    Raises:
+        ValueError: Two tools get the same exposed name.
+    """
+    owners: dict[str, set[str]] = {}
+    for server, pairs in listed.items():
+        for original, _ in pairs:
+            owners.setdefault(original, set()).add(server)
+
+    named: dict[str, tuple[MCPToolRoute, StructuredTool]] = {}
+    for server in sorted(listed):
+        for original, tool in listed[server]:
+            reserved = original in META_TOOL_NAMES
+            if reserved and namespace != "always":
+                logger.warning(
+                    "MCP server %r has a tool named %r, which is reserved for the tool-search "
+                    "meta tools; it is exposed as %r",
+                    server,
+                    original,
+                    f"{server}_{original}",
+                )
+            if namespace == "always" or reserved or len(owners[original]) > 1:
+                exposed = f"{server}_{original}"
+            else:
+                exposed = original
+            route = MCPToolRoute(server=server, tool=original)
+            if exposed in named:
+                raise ToolSearchConfigError(collision_message(exposed, named[exposed][0], route))
+            named[exposed] = (route, tool)
+    return named
+
+
+def collision_message(exposed: str, first: MCPToolRoute, second: MCPToolRoute) -> str:
+    """The error message for two routes given the same exposed name, with the fix."""
+    if first.server == second.server:
+        return (
+            f"MCP server {first.server!r} lists the tool {first.tool!r} more than once, "
+            f"so {exposed!r} would be ambiguous. Fix the server, or leave it out of the "
+            "MultiServerMCPClient connections."
+        )
+    return (
+        f"MCP tool name collision: tool {first.tool!r} on server {first.server!r} and "
+        f"tool {second.tool!r} on server {second.server!r} would both be exposed as "
+        f"{exposed!r}. Rename one of these servers in the MultiServerMCPClient "
+        f"connections (for example {second.server!r} -> {second.server + '2'!r}) so the "
+        "server-prefixed names differ."
+    )
+
+
+def describe_failure(exc: BaseException, connection: Mapping[str, Any] | None) -> str:
+    """One line saying why a server could not be listed or a call failed.
+
+    Args:
+        exc: The exception raised (exception groups are flattened).
+        connection: The server's connection config (a stdio command is named).
+
+    Returns:
+        The description.
+    """
+    parts: list[str] = []
+    for leaf in _leaf_exceptions(exc):
+        text = str(leaf).strip()
+        part = f"{type(leaf).__name__}: {text}" if text else type(leaf).__name__
+        if isinstance(leaf, CLOSED_STREAM_ERRORS):
+            part += " (the server closed the connection; did its process exit?)"
+        elif isinstance(leaf, io.UnsupportedOperation) and "fileno" in text:
+            part += (
+                " (stdio MCP servers need sys.stderr to be a real file; some Jupyter kernels "
+                "replace it: run from a terminal, or set sys.stderr = sys.__stderr__)"
+            )
+        if part not in parts:
+            parts.append(part)
+    description = "; ".join(parts)
+    if connection is not None and isinstance(connection.get("command"), str):
+        description += f" [stdio command {connection['command']!r}]"
+    return description
+
+
+def _leaf_exceptions(exc: BaseException) -> Iterable[BaseException]:
+    """Yield the non-group exceptions inside ``exc``, depth first."""
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            yield from _leaf_exceptions(inner)
+    else:
+        yield exc
+
+
+def guarded_tool(
+    tool: StructuredTool,
+    *,
+    exposed: str,
+    server: str,
+    original: str,
+    timeout: float | None,
+    handle: bool,
+    failures: MCPFailures | None = None,
+    max_output_chars: int | None = DEFAULT_MAX_OUTPUT_CHARS,
+) -> StructuredTool:
+    """Wrap an adapter tool with its exposed name, a timeout and clear `ToolException`.
+
+    Args:
+        tool: An async `StructuredTool` made by langchain-mcp-adapters.
+        exposed: The name the model sees.
+        server: Name of the tool's server.
+        original: The tool's own name on that server.
+        timeout: Seconds per call, or ``None``.
+        handle: Whether `ToolException` becomes an error tool message.
+        failures: Where calls that got no answer are reported; ``None``: nowhere.
+        max_output_chars: Characters of output kept (longer: cut with a marker);
+            ``None``: all.
+
+    Returns:
+        A `StructuredTool` with the same description, schema, response format and
+        metadata (plus ``mcp_server``/``mcp_tool``).
+
+    Raises:
+        TypeError: ``tool`` has no coroutine.
+    """
+    call_inner = tool.coroutine
+    if call_inner is None:  # ruled out when listing; kept for the type checker
+        msg = f"tool {tool.name!r} has no coroutine"
+        raise ToolSearchTypeError(msg)
+    passes_runtime = "runtime" in inspect.signature(call_inner).parameters
+    label = f"MCP tool {original!r} on server {server!r}"
+
+    def report(exc: BaseException) -> None:
+        if failures is not None:
+            failures.record("call", exc, server=server, tool=original)
+
+    async def acall(runtime: Annotated[Any, InjectedToolArg()] = None, **arguments: Any) -> Any:
+        if passes_runtime:
+            arguments["runtime"] = runtime
+        result = await _call_with_guards(
+            call_inner(**arguments), label=label, timeout=timeout, report=report
+        )
+        return bound_result(result, max_output_chars)
+
+    def handle_error(error: ToolException) -> str | list[Any]:
+        content: str | list[Any] = bound_content(_handle_tool_error(error), max_output_chars)
+        return content
+
+    def call(runtime: Annotated[Any, InjectedToolArg()] = None, **arguments: Any) -> Any:
+        return run_sync(acall(runtime, **arguments))
+
+    metadata = {**(tool.metadata or {}), "mcp_server": server, "mcp_tool": original}
+    return StructuredTool(
+        name=exposed,
+        description=tool.description,
+        args_schema=tool.args_schema,
+        func=call,
+        coroutine=acall,
+        response_format=tool.response_format,
+        metadata=metadata,
+        tags=tool.tags,
+        extras=tool.extras,
+        return_direct=tool.return_direct,
+        handle_tool_error=handle_error if handle else False,
+        handle_validation_error=tool.handle_validation_error,
+    )
+
+
+async def _call_with_guards(
+    call: Awaitable[Any],
+    *,
+    label: str,
+    timeout: float | None,
+    report: Callable[[BaseException], None],
+) -> Any:
+    """Await one MCP tool call; timeouts and failures become `ToolException`.
+
+    Raises:
+        ToolException: A timeout, an ``isError`` result, or an unreachable or failing server.
+    """
+    deadline = detached_timeout(timeout)
+    try:
+        async with deadline:
+            return await call
+    except GraphBubbleUp:
+        raise
+    except Exception as exc:
+        # Cancelling the session on timeout may surface as another error
+        # (e.g. a broken stream) rather than TimeoutError: ask the deadline.
+        if deadline.expired():
+            assert timeout is not None
+            report(TimeoutError(f"no answer within {timeout:g} s; the call was cancelled"))
+            msg = (
+                f"{label} did not answer within {timeout:g} s; the call was cancelled. "
+                "The server may be slow or stuck: retry later or use another tool."
+            )
+            raise ToolException(msg) from exc
+        if not isinstance(exc, ToolException):
+            report(exc)
+            msg = f"{label} failed: {describe_failure(exc, None)}"
+            raise ToolException(msg) from exc
+        if _is_empty_mcp_error(exc):
+            msg = f"{label} reported an error with no message."
+            raise ToolException(msg) from exc
+        raise
+
+
+def _is_empty_mcp_error(error: ToolException) -> bool:
+    """Whether an MCP ``isError`` result carried no content."""
+    blocks = getattr(error, "tool_content", None)
+    if isinstance(blocks, list):  # langchain-mcp-adapters >= 0.3
+        return not blocks
+    return str(error).strip() in _EMPTY_ERROR_TEXTS
+
+
+def _handle_tool_error(error: ToolException) -> str | list[Any]:
+    """The content of an error tool message (the ``isError`` blocks, else the text)."""
+    blocks = getattr(error, "tool_content", None)
+    if isinstance(blocks, list) and blocks:
+        return blocks
+    return str(error).strip() or "MCP tool call failed with no message."
