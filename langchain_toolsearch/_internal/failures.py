@@ -259,11 +259,12 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
 
 
 def describe(exc: BaseException, secrets: Iterable[str] = ()) -> tuple[str, str]:
-    """``(exception type name, redacted message)`` of ``exc``."""
+    """``(exception type name, redacted message)`` of ``exc`` (its notes too)."""
     name = type(exc).__name__
-    if isinstance(exc, TimeoutError) and not str(exc).strip():
+    notes = [str(n) for n in getattr(exc, "__notes__", ())]
+    if isinstance(exc, TimeoutError) and not str(exc).strip() and not notes:
         return name, "timed out: no answer within the timeout"
-    return name, redact(str(exc).strip(), secrets)
+    return name, redact("; ".join(t for t in (str(exc).strip(), *notes) if t), secrets)
 
 
 def source_name(source: object) -> str:

@@ -19,6 +19,7 @@ from langchain_toolsearch.mcp.lifecycle import (
     watched_http_factory,
 )
 from langchain_toolsearch.mcp.reports import MCPFailures
+from langchain_toolsearch.mcp.stdio import StderrTail, open_session, with_last_line
 from langchain_toolsearch.mcp.versions import Retirement
 
 __all__ = ["SessionHolder"]
@@ -65,8 +66,6 @@ class SessionHolder:
 
     async def _hold(self, entry: SessionEntry) -> None:
         """Open the session, keep it open until told to stop, then close it."""
-        from langchain_mcp_adapters.sessions import create_session
-
         connection = dict(entry.connection)
         kwargs = dict(connection.get("session_kwargs") or {})
         outer = kwargs.get("message_handler")
@@ -84,8 +83,10 @@ class SessionHolder:
                 lambda exc: self._broken(entry, exc)
             )
         ended: BaseException = ConnectionError("the session ended on its own")
+        if connection.get("transport") == "stdio":
+            entry.stderr = StderrTail(tuple((connection.get("env") or {}).values()))
         try:
-            async with create_session(connection) as session:  # type: ignore[arg-type]
+            async with open_session(connection, entry.stderr) as session:
                 with anyio.fail_after(self.connect_timeout):
                     await session.initialize()
                 entry.session = session
@@ -93,6 +94,8 @@ class SessionHolder:
                 entry.ready.set_result(None)
                 await entry.stop.wait()
         except BaseException as exc:
+            if entry.stderr is not None and not isinstance(exc, asyncio.CancelledError):
+                exc = with_last_line(exc, await entry.stderr.settle())
             if not entry.ready.done():
                 if isinstance(exc, asyncio.CancelledError):
                     exc = ConnectionError("the MCP session was closed while starting")
@@ -104,6 +107,8 @@ class SessionHolder:
                     "MCP session %s/%s closed with %r", entry.key.scope, entry.key.server, exc
                 )
         finally:
+            if entry.stderr is not None:
+                entry.stderr.close()
             if not entry.dead and entry.ready.done() and not entry.stop.is_set():
                 self._counts["reconnects"] += 1  # the transport failed on its own
                 if entry.ready.exception() is None:  # a failed start is reported by its caller

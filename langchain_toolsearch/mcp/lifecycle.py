@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from mcp.types import Tool
 
     from langchain_toolsearch.mcp.session import ToolListing
+    from langchain_toolsearch.mcp.stdio import StderrTail
 
 __all__ = [
     "SessionEntry",
@@ -45,6 +46,7 @@ class SessionEntry:
         checking: The ``ping`` check in flight after a cancelled call.
         failure: The transport error that broke the connection, if any.
         retired: A newer version of its client was asked for.
+        stderr: A stdio server's stderr (its last line names it in failures).
     """
 
     def __init__(self, key: SessionKey, connection: Mapping[str, Any]) -> None:
@@ -65,6 +67,7 @@ class SessionEntry:
         self.stale = False
         self.dead = False
         self.retired = False
+        self.stderr: StderrTail | None = None
 
 
 def is_list_changed(message: Any) -> bool:

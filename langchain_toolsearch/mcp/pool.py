@@ -40,6 +40,7 @@ from langchain_toolsearch.mcp.keys import PoolStats, SessionKey, session_key
 from langchain_toolsearch.mcp.lifecycle import SessionEntry, list_all, unless_gone
 from langchain_toolsearch.mcp.reports import MCPFailures
 from langchain_toolsearch.mcp.session import PooledSession, ToolListing
+from langchain_toolsearch.mcp.stdio import with_last_line
 from langchain_toolsearch.mcp.versions import Retirement
 from langchain_toolsearch.policy import positive_seconds
 
@@ -289,6 +290,8 @@ class MCPSessionPool(SessionHolder):
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _lost(self, entry: SessionEntry, exc: Exception) -> None:
+        if entry.stderr is not None:
+            with_last_line(exc, entry.stderr.last)
         if not entry.stop.is_set():  # closed on purpose (retired, evicted): no failure
             self.failures.record("session", exc, server=entry.key.server)
         self._discard(entry, "reconnects")
