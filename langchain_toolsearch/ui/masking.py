@@ -1,11 +1,11 @@
-"""Secrets of saved MCP clients, never sent to the page: ``env`` values, args, URLs, headers.
+"""Secrets of saved MCP clients, never sent to the page: ``env`` values, args and URLs.
 
 A set ``env`` value shows as `KEEP`; credentials in a stdio server's ``args``
-(``--token X``, ``--api-key=X``, ``ghp_...``), a URL's user info, credential
-query parameters (``token``, ``api_key``, ``secret``...) and headers as
-``[redacted]`` (the shapes of `langchain_toolsearch._internal.failures.SHAPES`).
-Saving puts the stored value back where the page sent the masked one; a
-masked value with nothing stored to keep is a problem naming the field.
+(``--token X``, ``--api-key=X``, ``ghp_...``), a URL's user info and credential
+query parameters (``token``, ``api_key``, ``secret``...) as ``[redacted]`` (the
+shapes of `langchain_toolsearch._internal.failures.SHAPES`). Saving puts the
+stored value back where the page sent the masked one; a masked value with
+nothing stored to keep is a problem naming the field.
 """
 
 from __future__ import annotations
@@ -35,17 +35,15 @@ def mask_url(url: str) -> str:
 
 
 def _masked(field: str, value: Any) -> Any:
-    """A server's ``url``, ``args`` or ``headers`` as the page may show it."""
+    """A server's ``url`` or ``args`` as the page may show it."""
     if field == "url" and isinstance(value, str):
         return mask_url(value)
     if field == "args" and isinstance(value, list) and all(isinstance(a, str) for a in value):
         return mask_args(value)
-    if field == "headers" and isinstance(value, dict):
-        return {k: mask(f"{k}: {v}")[len(k) + 2 :] for k, v in value.items()}
     return value
 
 
-_MASKED = ("url", "args", "headers")
+_MASKED = ("url", "args")
 """Server fields whose credentials are masked (and restored on save)."""
 
 

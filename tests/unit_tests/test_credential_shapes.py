@@ -124,20 +124,13 @@ def test_a_commands_arguments_are_masked(args: list[str], shown: list[str]) -> N
     assert mask_args(args) == shown
 
 
-def test_env_values_and_headers_are_masked_in_client_json() -> None:
+def test_env_values_and_args_are_masked_in_client_json() -> None:
     data = {
-        "servers": {
-            "s": {"command": "x", "env": {"A": "v", "B": ""}, "args": ["--token", "t0k"]},
-            "h": {
-                "url": "https://h.example/mcp",
-                "headers": {"Authorization": "Bearer abc123", "X-Team": "blue"},
-            },
-        }
+        "servers": {"s": {"command": "x", "env": {"A": "v", "B": ""}, "args": ["--token", "t0k"]}}
     }
     shown = mask_client(data)["servers"]
     assert shown["s"]["env"] == {"A": "<secret: unchanged>", "B": ""}
     assert shown["s"]["args"] == ["--token", R]
-    assert shown["h"]["headers"] == {"Authorization": R, "X-Team": "blue"}
 
 
 def test_errors_and_log_lines_are_masked(caplog: pytest.LogCaptureFixture) -> None:
