@@ -11,6 +11,7 @@ from typing import Any
 
 import anyio
 
+from langchain_toolsearch._internal.failures import describe
 from langchain_toolsearch.mcp.keys import SessionKey
 from langchain_toolsearch.mcp.lifecycle import (
     SessionEntry,
@@ -104,7 +105,10 @@ class SessionHolder:
             else:
                 ended = exc
                 logger.debug(
-                    "MCP session %s/%s closed with %r", entry.key.scope, entry.key.server, exc
+                    "MCP session %s/%s closed with %s: %s",
+                    entry.key.scope,
+                    entry.key.server,
+                    *describe(exc),
                 )
         finally:
             if entry.stderr is not None:
@@ -127,8 +131,7 @@ class SessionHolder:
             "MCP session %s/%s: the connection failed (%s: %s); the session is discarded",
             entry.key.scope,
             entry.key.server,
-            type(exc).__name__,
-            exc,
+            *describe(exc),
         )
         entry.failure = exc
         self._discard(entry, "reconnects")
