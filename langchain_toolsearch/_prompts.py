@@ -170,6 +170,10 @@ TOOL_SUGGEST = " Tools with a similar name: {names}."
 TOOL_FAILED_NO_TEXT = "Error: the tool '{name}' failed without an error message."
 
 ARGUMENT_ERROR = "Error: invalid arguments for {tool}: {detail}"
+ARGUMENTS_NOT_OBJECT = (
+    "Error: invalid arguments: got {detail}; expected an object of named arguments, as "
+    "the tool's schema describes."
+)
 
 TOOL_OUTPUT_TRUNCATED = (
     "\n[output truncated: the first {shown:,} of {total:,} characters are shown{dropped}. "

@@ -44,6 +44,7 @@ from langchain_toolsearch._engine.guard import (
     StepCalls,
     error_message,
     finish,
+    shape_error,
 )
 from langchain_toolsearch._engine.scope import thread_id_of
 from langchain_toolsearch._engine.shell import ToolSearchBase
@@ -277,7 +278,8 @@ def wrap_tool_call(
     token, reuse = _GUARD.set(base), TOOL_STEP.set(True)
     try:
         engine, call = base._engine, request.tool_call
-        decision = engine.pre_check(call, request.tool)
+        shape = shape_error(call)  # args that are not an object: answered before anything
+        decision = shape if shape is not None else engine.pre_check(call, request.tool)
         started, holder = None, None
         if decision is NEEDS_SCOPE:
             started = _started(base, request)
@@ -315,7 +317,8 @@ async def awrap_tool_call(
     token, reuse = _GUARD.set(base), TOOL_STEP.set(True)
     try:
         engine, call = base._engine, request.tool_call
-        decision = engine.pre_check(call, request.tool)
+        shape = shape_error(call)  # args that are not an object: answered before anything
+        decision = shape if shape is not None else engine.pre_check(call, request.tool)
         started, holder = None, None
         if decision is NEEDS_SCOPE:
             started = _started(base, request)

@@ -9,6 +9,7 @@ gets one error ``ToolMessage`` pointing at ``search_tools``, naming no hidden to
 from __future__ import annotations
 
 import weakref
+from collections.abc import Mapping
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
@@ -26,6 +27,7 @@ from langchain_toolsearch.library import LibraryTool, ToolLibrary
 from langchain_toolsearch.storage._context import messages_of, requested_names
 
 __all__ = ["CURRENT_STEP", "META_ARGS", "NEEDS_SCOPE", "StepCalls", "finish", "guard", "pre_check"]
+__all__ += ["shape_error"]
 
 _R = TypeVar("_R")
 META_ARGS: dict[str, frozenset[str]] = {
@@ -41,9 +43,36 @@ def error_message(text: str, call: ToolCall) -> ToolMessage:
     )
 
 
+_EXPECTED = {
+    P.SEARCH_TOOL_NAME: "query (string) or queries (list of strings)",
+    P.LOAD_TOOL_NAME: "tool_name (string) or tool_names (list of strings)",
+}
+"""What each meta tool's arguments hold, as error messages name it."""
+
+
+def shape_error(call: ToolCall) -> ToolMessage | None:
+    """An error answering a call whose ``args`` are not an object (any tool), else ``None``.
+
+    Checked first, where a call arrives: nothing else (the guard, the history
+    readers, the tool node's injected arguments) ever sees such a call run.
+    """
+    args: object = call.get("args")
+    if isinstance(args, Mapping):
+        return None
+    name = call["name"]
+    got = "null" if args is None else type(args).__name__
+    if name in _EXPECTED:
+        detail = f"got {got}, expected an object with {_EXPECTED[name]}"
+        return error_message(P.ARGUMENT_ERROR.format(tool=name, detail=detail), call)
+    return error_message(P.ARGUMENTS_NOT_OBJECT.format(detail=got), call)
+
+
 def _argument_error(call: ToolCall) -> ToolMessage | None:
     """Unknown arguments, or a ``load_tool`` form we do not accept (never echoed)."""
     name = call["name"]
+    shape = shape_error(call)
+    if shape is not None:
+        return shape
     args = call.get("args") or {}
     extra = sorted(set(args) - META_ARGS[name])
     if not extra:
@@ -52,13 +81,8 @@ def _argument_error(call: ToolCall) -> ToolMessage | None:
         if name == P.SEARCH_TOOL_NAME and _search_form_bad(args):
             return error_message(P.SEARCH_BAD_FORM, call)
         return None
-    expected = (
-        "expected query (string) or queries (list of strings)"
-        if name == P.SEARCH_TOOL_NAME
-        else "expected tool_name (string) or tool_names (list of strings)"
-    )
     shown = [e[:40] for e in extra[:5]]
-    detail = f"unexpected argument(s) {shown}; {expected}"
+    detail = f"unexpected argument(s) {shown}; expected {_EXPECTED[name]}"
     return error_message(P.ARGUMENT_ERROR.format(tool=name, detail=detail), call)
 
 
@@ -176,7 +200,7 @@ class StepCalls:
         )
         """Ids of this step's ``search_tools`` calls."""
         self._loads: list[tuple[str, list[str]]] = [
-            (c.get("id") or "", requested_names(c.get("args") or {}) or [])
+            (c.get("id") or "", requested_names(c.get("args")) or [])
             for c in calls
             if c["name"] == P.LOAD_TOOL_NAME
         ]

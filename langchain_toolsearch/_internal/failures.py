@@ -1,8 +1,9 @@
 """Failing tool sources: redacted messages, logged once per distinct cause, kept for stats.
 
 Secrets are the request's credential-named values (``configurable`` keys, context
-fields) and anything credential-shaped (``Bearer ...``, ``api_key=...``, URL user
-info, ``sk-...``, JWTs); they become ``[redacted]``.
+fields) and anything credential-shaped (`SHAPES`: ``Bearer ...``, ``api_key=...``,
+``--token X``, URL user info, ``ghp_...``, ``sk-...``, JWTs...); they become
+``[redacted]`` in every error, log line and page (`mask`, `redact`, `mask_args`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from pydantic import BaseModel, SecretBytes, SecretStr
 
 from langchain_toolsearch.types import SourceFailure, SourceKind
 
-__all__ = ["CauseLog", "FailureLog", "describe", "redact", "request_secrets", "source_name"]
+__all__ = ["SHAPES", "CauseLog", "FailureLog", "describe", "mask", "mask_args", "redact"]
+__all__ += ["request_secrets", "source_name"]
 
 _K = TypeVar("_K")
 _V = TypeVar("_V")
@@ -42,43 +44,38 @@ _STRONG_KEYS = (
     r"(?:proxy-)?authorization|(?:set-)?cookie|x-auth-token|signature|sig"
 )
 """Names whose value is a credential whatever it looks like (headers, parameters, fields)."""
-_WEAK_KEYS = r"token|auth|session|credentials?|[a-z_-]*key"
+_WEAK_KEYS = r"token|auth|session|credentials?|[a-z_-]{0,40}key"
 """Names whose value is a credential when assigned (``=``, quoted) or credential-shaped."""
-_PAIR = re.compile(
-    rf"(?P<key>\b(?:(?P<strong>{_STRONG_KEYS})|{_WEAK_KEYS}))"
-    r"(?P<sep>[\"']?\s*(?:=|%3d|:)\s*)"
-    r"(?:(?P<q>[\"'])(?P<quoted>[^\"'\n]{0,2000})(?P=q)"
-    r"|(?P<bare>(?:(?:bearer|basic|digest|token|negotiate)\s+)?[^\s\"',;&}]+))",
-    re.IGNORECASE,
-)
-"""``key=value``, ``key: value``, ``"key": "value"`` (JSON), ``Header: scheme value``."""
-_SCHEME = re.compile(r"\b(?:bearer|basic)(?:\s+|%20|\+)(?P<value>[A-Za-z0-9._~+/=:%-]{4,})", re.I)
-"""An ``Authorization`` scheme and its credentials in prose."""
+_CREDENTIAL_NAME = rf"(?:[a-z0-9]{{1,40}}[_-]){{0,6}}?(?:(?P<strong>{_STRONG_KEYS})|{_WEAK_KEYS})"
+"""A credential's name, env-style prefixes allowed (``GITHUB_TOKEN``, ``--db-password``)."""
 _PLAIN_WORD = re.compile(r"[A-Za-z][a-z]{0,11}")
 """A word of prose ("expired", "Invalid"): a cause, not a credential."""
-_PATTERNS = (
-    re.compile(r"(?<=://)[^/\s@]+(?=@)"),  # URL user-info: user:password@, token@
-    # the same, percent-encoded in another URL's query (?next=https%3A%2F%2Fuser%3Apw%40host)
-    re.compile(r"(?i)(?<=%3A%2F%2F)(?:(?!%2F)[^/\s@&])+?(?=%40)"),
-    re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_-]{8,}"),
-    re.compile(r"\b(?:ghp|gho|ghs|ghu|github_pat|xox[abpr])[-_][A-Za-z0-9_-]{8,}"),
-    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),
-    re.compile(r"\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"),
-)
-"""Credentials by their own shape (URL user-info, provider key prefixes, JWTs)."""
+
+
+def _credential_name(name: str) -> bool:
+    """Whether ``name`` is a credential's (`_STRONG_KEYS`, `_WEAK_KEYS`, env-style prefixes)."""
+    return re.fullmatch(_CREDENTIAL_NAME, name, re.IGNORECASE) is not None
 
 
 def _pair(match: re.Match[str]) -> str:
     """A ``key: value`` pair with its value redacted, unless a weak key's bare word."""
+    strength = "strong" if match.group("strong") else "weak"
     head = match.group("key") + match.group("sep")
     bare = match.group("bare")
     if bare is not None:
         assigned = "=" in match.group("sep") or "%3d" in match.group("sep").lower()
-        if not assigned and match.group("strong") is None and _PLAIN_WORD.fullmatch(bare):
+        if not assigned and strength == "weak" and _PLAIN_WORD.fullmatch(bare):
             return match.group(0)
         return head + REDACTED
     quote = match.group("q")
     return f"{head}{quote}{REDACTED}{quote}"
+
+
+def _flag(match: re.Match[str]) -> str:
+    """``--token value``: the value redacted (a weak name's word of prose kept)."""
+    if not match.group("strong") and _PLAIN_WORD.fullmatch(match.group("value")):
+        return match.group(0)
+    return match.group(0)[: match.start("value") - match.start()] + REDACTED
 
 
 def _scheme(match: re.Match[str]) -> str:
@@ -86,6 +83,72 @@ def _scheme(match: re.Match[str]) -> str:
     if _PLAIN_WORD.fullmatch(value):  # "Bearer token expired": no credential given
         return match.group(0)
     return match.group(0)[: match.start("value") - match.start()] + REDACTED
+
+
+_Replace = Callable[[re.Match[str]], str] | None
+SHAPES: dict[str, tuple[re.Pattern[str], _Replace]] = {
+    # key=value, key: value, "key": "value" (JSON), Header: scheme value, ?api_key=...
+    "assignment": (
+        re.compile(
+            rf"\b(?P<key>{_CREDENTIAL_NAME})(?P<sep>[\"']?\s*(?:=|%3d|:)\s*)"
+            r"(?:(?P<q>[\"'])(?P<quoted>[^\"'\n]{0,2000})(?P=q)"
+            r"|(?P<bare>(?:(?:bearer|basic|digest|token|negotiate)\s+)?[^\s\"',;&}]+))",
+            re.IGNORECASE,
+        ),
+        _pair,
+    ),
+    # a command line's --token value, --password value, -api-key value
+    "flag": (
+        re.compile(
+            rf"(?<![\w-])--?(?P<name>{_CREDENTIAL_NAME})\s+(?P<value>(?!-)[^\s\"',;]+)",
+            re.IGNORECASE,
+        ),
+        _flag,
+    ),
+    # an Authorization scheme and its credentials in prose
+    "auth-scheme": (
+        re.compile(r"\b(?:bearer|basic)(?:\s+|%20|\+)(?P<value>[A-Za-z0-9._~+/=:%-]{4,})", re.I),
+        _scheme,
+    ),
+    "url-userinfo": (re.compile(r"(?<=://)[^/\s@]+(?=@)"), None),  # user:password@, token@
+    # the same, percent-encoded in another URL's query (?next=https%3A%2F%2Fuser%3Apw%40host)
+    "url-userinfo-encoded": (re.compile(r"(?i)(?<=%3A%2F%2F)(?:(?!%2F)[^/\s@&])+?(?=%40)"), None),
+    "github-token": (re.compile(r"\b(?:gh[pousr]_|github_pat_)[A-Za-z0-9_]{8,}"), None),
+    "slack-token": (re.compile(r"\b(?:xox[a-z]|xapp)-[A-Za-z0-9-]{8,}"), None),
+    "api-key-prefix": (re.compile(r"\b(?:sk|pk|rk)(?:-|_live_|_test_)[A-Za-z0-9_-]{8,}"), None),
+    "aws-access-key": (re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), None),
+    "google-api-key": (re.compile(r"\bAIza[0-9A-Za-z_-]{30,}"), None),
+    "gitlab-token": (re.compile(r"\bgl(?:pat|dt|rt)-[A-Za-z0-9_-]{16,}"), None),
+    "huggingface-token": (re.compile(r"\bhf_[A-Za-z0-9]{20,}"), None),
+    "jwt": (re.compile(r"\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*"), None),
+}
+"""The one table of credential shapes: name -> (pattern, replacement; ``None``: the match).
+
+Applied in order by `mask` (pages, exports, diffs), `redact` (errors, log
+lines) and `mask_args` (a command's argument list).
+"""
+
+
+def mask(text: str, secrets: Iterable[str] = ()) -> str:
+    """``text`` with ``secrets`` and every credential shape (`SHAPES`) ``[redacted]``."""
+    for secret in sorted(secrets, key=len, reverse=True):
+        if secret:
+            text = text.replace(secret, REDACTED)
+    for pattern, replace_with in SHAPES.values():
+        text = pattern.sub(replace_with or REDACTED, text)
+    return text
+
+
+def mask_args(args: Iterable[str], secrets: Iterable[str] = ()) -> list[str]:
+    """A command's arguments masked, and the value after a credential flag (``--token X``)."""
+    shown: list[str] = []
+    after_flag = False
+    for arg in args:
+        masked = REDACTED if after_flag and not arg.startswith("-") else mask(arg, secrets)
+        shown.append(masked)
+        name = arg.lstrip("-")
+        after_flag = arg.startswith("-") and _credential_name(name)
+    return shown
 
 
 _LABELS: dict[str, str] = {
@@ -190,23 +253,18 @@ def _secrets_under(
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` with credentials ``[redacted]``, words of prose kept; at most 300 characters."""
-    for secret in sorted(secrets, key=len, reverse=True):
-        if secret:
-            text = text.replace(secret, REDACTED)
-    text = _SCHEME.sub(_scheme, _PAIR.sub(_pair, text))
-    for pattern in _PATTERNS:
-        text = pattern.sub(REDACTED, text)
-    text = " ".join(text.split())
+    """``text`` masked (`mask`), on one line, words of prose kept; at most 300 characters."""
+    text = " ".join(mask(text, secrets).split())
     return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 3] + "..."
 
 
 def describe(exc: BaseException, secrets: Iterable[str] = ()) -> tuple[str, str]:
-    """``(exception type name, redacted message)`` of ``exc``."""
+    """``(exception type name, redacted message)`` of ``exc`` (its notes too)."""
     name = type(exc).__name__
-    if isinstance(exc, TimeoutError) and not str(exc).strip():
+    notes = [str(n) for n in getattr(exc, "__notes__", ())]
+    if isinstance(exc, TimeoutError) and not str(exc).strip() and not notes:
         return name, "timed out: no answer within the timeout"
-    return name, redact(str(exc).strip(), secrets)
+    return name, redact("; ".join(t for t in (str(exc).strip(), *notes) if t), secrets)
 
 
 def source_name(source: object) -> str:

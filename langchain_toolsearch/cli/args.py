@@ -109,8 +109,10 @@ def add_config_parser(subparsers: Any) -> argparse.ArgumentParser:
 
     commands = config.add_subparsers(dest="config_command", required=True)
 
-    def command(name: str, help: str) -> argparse.ArgumentParser:
-        parser: argparse.ArgumentParser = commands.add_parser(name, help=help, parents=[common])
+    def command(name: str, help: str, description: str | None = None) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = commands.add_parser(
+            name, help=help, description=description, parents=[common]
+        )
         return parser
 
     def with_kind(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -132,7 +134,18 @@ def add_config_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     if_version_option(imp)
 
-    export = with_kind(command("export", help="print one record as an importable file"))
+    export = with_kind(
+        command(
+            "export",
+            help="print one record as an importable file (a backup: secrets included)",
+            description=(
+                "Print one record as an importable file. This is a backup: it keeps every "
+                "secret (env values, tokens in args and URLs) so a fresh store can be "
+                "restored from it; keep it as private as the store. The web page's export "
+                "masks them instead."
+            ),
+        )
+    )
     export.add_argument("id")
     export.add_argument("--version", type=version, default="draft")
     export.add_argument("--to", dest="target", choices=["mastra"], help="Mastra Editor JSON")

@@ -25,6 +25,7 @@ from pydantic import (
     model_validator,
 )
 
+from langchain_toolsearch._internal.failures import describe
 from langchain_toolsearch.config.parsing import MISSING, exporter, importer, lookup, parse_model
 from langchain_toolsearch.errors import ToolSearchConfigError
 
@@ -282,7 +283,7 @@ def _condition(condition: Condition, context: Mapping[str, Any]) -> bool:
     except GraphBubbleUp:
         raise
     except Exception as exc:  # fail closed: a value that raises never grants anything
-        logger.debug("condition on %r is false: %s: %s", condition.field, type(exc).__name__, exc)
+        logger.debug("condition on %r is false: %s: %s", condition.field, *describe(exc))
         return False
 
 

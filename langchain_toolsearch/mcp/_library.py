@@ -412,7 +412,7 @@ def describe_failure(exc: BaseException, connection: Mapping[str, Any] | None) -
     """
     parts: list[str] = []
     for leaf in _leaf_exceptions(exc):
-        text = str(leaf).strip()
+        text = "; ".join(t for t in (str(leaf).strip(), *getattr(leaf, "__notes__", ())) if t)
         part = f"{type(leaf).__name__}: {text}" if text else type(leaf).__name__
         if isinstance(leaf, CLOSED_STREAM_ERRORS):
             part += " (the server closed the connection; did its process exit?)"

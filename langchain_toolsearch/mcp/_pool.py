@@ -42,7 +42,7 @@ from typing import Any, Literal
 import anyio
 
 from langchain_toolsearch._internal.bridge import on_bridge, on_bridge_loop, run_sync
-from langchain_toolsearch._internal.failures import CauseLog
+from langchain_toolsearch._internal.failures import CauseLog, describe
 from langchain_toolsearch.errors import (
     MCPPoolClosedError,
     MCPPoolError,
@@ -54,16 +54,19 @@ from langchain_toolsearch.mcp._session import (
     Retirement,
     SessionEntry,
     SessionKey,
+    StderrTail,
     ToolListing,
     answers_ping,
     connection_lost,
     is_list_changed,
     list_all,
     never_sent,
+    open_session,
     session_key,
     unless_gone,
     watched_http_factory,
     with_headers,
+    with_last_line,
 )
 from langchain_toolsearch.policy import positive_seconds
 
@@ -408,6 +411,8 @@ class MCPSessionPool:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _lost(self, entry: SessionEntry, exc: Exception) -> None:
+        if entry.stderr is not None:
+            with_last_line(exc, entry.stderr.last)
         if not entry.stop.is_set():  # closed on purpose (retired, evicted): no failure
             self.failures.record("session", exc, server=entry.key.server)
         self._discard(entry, "reconnects")
@@ -429,8 +434,6 @@ class MCPSessionPool:
 
     async def _hold(self, entry: SessionEntry) -> None:
         """Open the session, keep it open until told to stop, then close it."""
-        from langchain_mcp_adapters.sessions import create_session
-
         connection = dict(entry.connection)
         kwargs = dict(connection.get("session_kwargs") or {})
         outer = kwargs.get("message_handler")
@@ -448,8 +451,10 @@ class MCPSessionPool:
                 lambda exc: self._broken(entry, exc)
             )
         ended: BaseException = ConnectionError("the session ended on its own")
+        if connection.get("transport") == "stdio":
+            entry.stderr = StderrTail(tuple((connection.get("env") or {}).values()))
         try:
-            async with create_session(connection) as session:  # type: ignore[arg-type]
+            async with open_session(connection, entry.stderr) as session:
                 with anyio.fail_after(self.connect_timeout):
                     await session.initialize()
                 entry.session = session
@@ -457,6 +462,8 @@ class MCPSessionPool:
                 entry.ready.set_result(None)
                 await entry.stop.wait()
         except BaseException as exc:
+            if entry.stderr is not None and not isinstance(exc, asyncio.CancelledError):
+                exc = with_last_line(exc, await entry.stderr.settle())
             if not entry.ready.done():
                 if isinstance(exc, asyncio.CancelledError):
                     exc = ConnectionError("the MCP session was closed while starting")
@@ -465,9 +472,14 @@ class MCPSessionPool:
             else:
                 ended = exc
                 logger.debug(
-                    "MCP session %s/%s closed with %r", entry.key.scope, entry.key.server, exc
+                    "MCP session %s/%s closed with %s: %s",
+                    entry.key.scope,
+                    entry.key.server,
+                    *describe(exc),
                 )
         finally:
+            if entry.stderr is not None:
+                entry.stderr.close()
             if not entry.dead and entry.ready.done() and not entry.stop.is_set():
                 self._counts["reconnects"] += 1  # the transport failed on its own
                 if entry.ready.exception() is None:  # a failed start is reported by its caller
@@ -486,8 +498,7 @@ class MCPSessionPool:
             "MCP session %s/%s: the connection failed (%s: %s); the session is discarded",
             entry.key.scope,
             entry.key.server,
-            type(exc).__name__,
-            exc,
+            *describe(exc),
         )
         entry.failure = exc
         self._discard(entry, "reconnects")

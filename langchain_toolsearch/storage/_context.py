@@ -247,13 +247,16 @@ def parse_names(value: object) -> list[str] | None:
     return None
 
 
-def requested_names(args: Mapping[str, Any]) -> list[str] | None:
+def requested_names(args: object) -> list[str] | None:
     """The names a ``load_tool`` call asks for (``tool_name`` first), or ``None``.
 
     Either argument may hold one name or several in any form
     :func:`parse_names` accepts (a list in ``tool_name``, a bare name in
-    ``tool_names``...). ``None`` when an argument holds something else.
+    ``tool_names``...). ``None`` when an argument holds something else, or
+    ``args`` is not an object (a number, a list, a string, ``None``).
     """
+    if not isinstance(args, Mapping):
+        return None
     names: list[str] = []
     for key in ("tool_name", "tool_names"):
         value = args.get(key)
@@ -304,7 +307,7 @@ def _receipt_of(call: ToolCall, message: ToolMessage) -> _Receipt | None:
         if not _counts(receipt, message):
             return None
         listed = (*_strings(receipt.get("loaded")), *_strings(receipt.get("already_loaded")))
-        return _Receipt(tuple(requested_names(call["args"]) or ()), listed)
+        return _Receipt(tuple(requested_names(call.get("args")) or ()), listed)
     activation = receipt.get("activation")
     if message.status == "error" or not isinstance(activation, Mapping):
         return None

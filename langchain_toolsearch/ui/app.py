@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 from langgraph.store.base import BaseStore
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Mount
@@ -74,7 +73,9 @@ def create_app(
         embeddings: For the search playground's hybrid mode; ``None``: BM25 only.
         token: Access token (16+ characters) every request must carry.
         auth: ``auth(request) -> bool``, a check of your own.
-        allowed_hosts: ``Host`` values accepted (DNS rebinding); ``None``: any.
+        allowed_hosts: ``Host`` names accepted (DNS rebinding; ``"*"``: any,
+            ``"*.example.com"``: its subdomains); ``None``: on a loopback connection
+            only ``127.0.0.1``, ``localhost`` and ``[::1]`` (any port), else any.
         mcp_timeout: Seconds per MCP server when listing its tools.
 
     Raises:
@@ -93,13 +94,12 @@ def create_app(
         mcp_timeout=mcp_timeout,
         token=token,
         auth=auth,
+        allowed_hosts=None if allowed_hosts is None else tuple(allowed_hosts),
     )
     static = Mount("/static", StaticFiles(packages=[("langchain_toolsearch.ui", "static")]))
     modules = (api, transfer, playground, pages_editor, pages_records)  # in matching order
     routes = [static, *(route for module in modules for route in module.ROUTES)]
     middleware = [Middleware(GuardMiddleware)]
-    if allowed_hosts is not None:
-        middleware.insert(0, Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)))
     handlers: Any = dict.fromkeys(_REFUSALS, _refused)
     app = Starlette(routes=routes, middleware=middleware, exception_handlers=handlers)
     app.state.ui = state

@@ -1,10 +1,11 @@
-"""Secrets of saved MCP clients, never sent to the page: ``env`` values and credentials in URLs.
+"""Secrets of saved MCP clients, never sent to the page: ``env`` values, args and URLs.
 
-A set ``env`` value shows as `KEEP`; a URL's user info, credential query
-parameters (``token``, ``api_key``, ``key``, ``secret``, ``password``,
-``auth``...) and key-shaped parts as ``[redacted]`` (`redact`). Saving puts
-the stored value back where the page sent the masked one; a masked value
-with nothing stored to keep is a problem naming the field.
+A set ``env`` value shows as `KEEP`; credentials in a stdio server's ``args``
+(``--token X``, ``--api-key=X``, ``ghp_...``), a URL's user info and credential
+query parameters (``token``, ``api_key``, ``secret``...) as ``[redacted]`` (the
+shapes of `langchain_toolsearch._internal.failures.SHAPES`). Saving puts the
+stored value back where the page sent the masked one; a masked value with
+nothing stored to keep is a problem naming the field.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from langchain_toolsearch._internal.failures import REDACTED, redact
+from langchain_toolsearch._internal.failures import REDACTED, mask, mask_args
 from langchain_toolsearch.config.servers import MCPClientConfig
 
 __all__ = ["KEEP", "SecretRow", "mask_client", "mask_url", "secret_rows", "shown_json"]
@@ -29,17 +30,31 @@ _PIECE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#\s]*|[^/?&;#]+|[/?&;#]+")
 
 
 def mask_url(url: str) -> str:
-    """``url`` with `redact` applied to its authority and to each path and query piece."""
-    return "".join(redact(p) if p.strip("/?&;#") else p for p in _PIECE.findall(url))
+    """``url`` with `mask` applied to its authority and to each path and query piece."""
+    return "".join(mask(p) if p.strip("/?&;#") else p for p in _PIECE.findall(url))
+
+
+def _masked(field: str, value: Any) -> Any:
+    """A server's ``url`` or ``args`` as the page may show it."""
+    if field == "url" and isinstance(value, str):
+        return mask_url(value)
+    if field == "args" and isinstance(value, list) and all(isinstance(a, str) for a in value):
+        return mask_args(value)
+    return value
+
+
+_MASKED = ("url", "args")
+"""Server fields whose credentials are masked (and restored on save)."""
 
 
 def mask_client(data: dict[str, Any]) -> dict[str, Any]:
-    """Client JSON (ours or Mastra's) with ``env`` values `KEEP` (``""``: empty), URLs masked."""
+    """Client JSON (ours or Mastra's): ``env`` values `KEEP` (``""``: empty), args, URLs masked."""
     for server in (data.get("servers") or {}).values():
         if isinstance(server, dict) and isinstance(server.get("env"), dict):
             server["env"] = {key: KEEP if value else "" for key, value in server["env"].items()}
-        if isinstance(server, dict) and isinstance(server.get("url"), str):
-            server["url"] = mask_url(server["url"])
+        for field in _MASKED:
+            if isinstance(server, dict) and field in server:
+                server[field] = _masked(field, server[field])
     return data
 
 
@@ -50,13 +65,16 @@ def shown_json(value: Any) -> dict[str, Any]:
 
 
 def secret_rows(client: MCPClientConfig) -> list[SecretRow]:
-    """Every ``env`` variable of every server, then every URL holding credentials."""
+    """Every ``env`` variable of every server, then every URL and ``args`` holding credentials."""
     rows: list[SecretRow] = []
     for name, server in client.servers.items():
         rows += [(name, key, bool(v)) for key, v in (getattr(server, "env", None) or {}).items()]
         url = getattr(server, "url", "")
         if url and mask_url(url) != url:
             rows.append((name, "(URL credentials)", True))
+        args = getattr(server, "args", [])
+        if args and mask_args(args) != args:
+            rows.append((name, "(argument credentials)", True))
     return rows
 
 
@@ -87,14 +105,16 @@ def unmask_client(
                 else:
                     env[key] = old_env[key] if value == KEEP else value
             server = {**server, "env": env}
-        url = server.get("url") if isinstance(server, Mapping) else None
-        if isinstance(url, str) and REDACTED in url:
-            old_url = getattr(old, "url", None)
-            if old_url and mask_url(old_url) == url:
-                server = {**server, "url": old_url}
+        for field, what in (("url", "URL"), ("args", "argument list")):
+            sent = server.get(field) if isinstance(server, Mapping) else None
+            if sent is None or REDACTED not in str(sent):
+                continue
+            old_value = getattr(old, field, None)
+            if old_value and _masked(field, old_value) == sent:
+                server = {**server, field: old_value}
             else:
-                why = f"no stored URL to take the {REDACTED} parts from: type the whole URL"
-                problems.append((f"servers.{name}.url", why))
+                why = f"no stored {what} to take the {REDACTED} parts from: type the whole {what}"
+                problems.append((f"servers.{name}.{field}", why))
         restored[name] = server
     out["servers"] = restored
     return out, problems

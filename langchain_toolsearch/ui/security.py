@@ -1,11 +1,15 @@
-"""The UI's request guard: access token or auth hook, session cookie, CSRF tokens, headers.
+"""The UI's request guard: host names, access token or auth hook, session cookie, CSRF, headers.
 
+* Hosts (DNS rebinding): ``Host`` must be one of ``allowed_hosts``; without them,
+  a request on a loopback connection must name a loopback host
+  (``127.0.0.1``, ``localhost``, ``[::1]``, any port), else 400 (`host_allowed`).
 * Access: with a token, ``Authorization: Bearer <token>``, the cookie the
   login form or ``?token=`` (dropped from the address by a redirect) sets
   (an HMAC of the token), else 401; with an ``auth`` hook, ``auth(request)``.
 * Session: a random ``HttpOnly``, ``SameSite=Strict`` cookie.
 * CSRF: every ``POST`` carries ``csrf_token(session)`` (field ``csrf`` or
-  ``X-CSRF-Token``) and no foreign ``Origin`` (`check_csrf`).
+  ``X-CSRF-Token``) and, when it names one, an ``Origin`` (else ``Referer``) that is
+  an allowed host and the request's own (`check_csrf`).
 * Headers: a CSP of this server's script and style only, no frames, no referrer.
 """
 
@@ -13,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -20,13 +25,13 @@ from urllib.parse import urlencode, urlsplit
 
 from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 
 from langchain_toolsearch.errors import ToolSearchError
 from langchain_toolsearch.ui.state import UIState
 
 __all__ = ["AUTH_COOKIE", "SESSION_COOKIE", "CsrfError", "GuardMiddleware", "check_csrf"]
-__all__ += ["csrf_token", "session_of"]
+__all__ += ["LOOPBACK_NAMES", "csrf_token", "host_allowed", "session_of"]
 
 SESSION_COOKIE = "tsui_session"
 """Random per-browser session id; CSRF tokens are bound to it."""
@@ -43,6 +48,51 @@ _HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
 }
+
+
+LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
+"""Host names of this machine: the only ones a loopback server answers by default."""
+
+
+def _loopback(name: str) -> bool:
+    """Whether ``name`` is a loopback host name or address."""
+    try:
+        return name in LOOPBACK_NAMES or ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def _hostname(netloc: str) -> str | None:
+    """The lower-case host name of ``host[:port]`` (brackets of IPv6 removed), or ``None``."""
+    try:
+        name = urlsplit(f"//{netloc}").hostname
+    except ValueError:
+        return None
+    return name or None
+
+
+def host_allowed(state: UIState, scope: Mapping[str, Any], netloc: str) -> bool:
+    """Whether the page may answer for ``netloc`` (a ``Host`` value, ``host[:port]``).
+
+    With ``allowed_hosts``: a name among them (``"*"``: any; ``"*.example.com"``:
+    its subdomains). Without: any name on a connection to another address than
+    loopback, else only `LOOPBACK_NAMES` (an unknown server address counts as loopback).
+    """
+    name = _hostname(netloc)
+    if name is None:
+        return False
+    if state.allowed_hosts is None:
+        server = scope.get("server")
+        return _loopback(name) or not _loopback(
+            str(server[0]).strip("[]").lower() if server else "::1"
+        )
+    for pattern in state.allowed_hosts:
+        allowed = pattern.strip().lower().strip("[]")
+        if allowed == "*" or allowed == name:
+            return True
+        if allowed.startswith("*.") and name.endswith(allowed[1:]):
+            return True
+    return False
 
 
 class CsrfError(ToolSearchError):
@@ -67,13 +117,15 @@ def check_csrf(request: Request, form: Mapping[str, Any]) -> None:
     """Refuse a write without this session's CSRF token (``form["csrf"]`` or the header).
 
     Raises:
-        CsrfError: No session, a missing or wrong token, or a foreign ``Origin``.
+        CsrfError: No session, a missing or wrong token, or an ``Origin`` (else
+            ``Referer``) that is not an allowed host or not this request's host.
     """
     state: UIState = request.app.state.ui
-    origin = request.headers.get("origin")
+    origin = request.headers.get("origin") or request.headers.get("referer")
     if origin is not None and origin != "null":
-        host = request.headers.get("host", "")
-        if urlsplit(origin).netloc != host:
+        netloc = urlsplit(origin).netloc
+        own = request.headers.get("host", "")
+        if netloc != own or not host_allowed(state, request.scope, netloc):
             raise CsrfError(f"this write came from another site ({origin})")
     session = session_of(request)
     given = str(form.get("csrf") or request.headers.get("x-csrf-token") or "")
@@ -90,23 +142,30 @@ class GuardMiddleware(BaseHTTPMiddleware):
     async def dispatch(
         self, request: Request, call_next: Callable[[Request], Awaitable[Response]]
     ) -> Response:
-        """The answer: the route's when access is granted, else a 401."""
+        """The answer: the route's when the host and access are granted, else a 400 or 401."""
         state: UIState = request.app.state.ui
-        public = request.url.path.startswith("/static/")  # the stylesheet of the login page
-        response = None if public else await self._access(request, state)
-        if response is None:
-            session = request.cookies.get(SESSION_COOKIE, "")
-            fresh = not (32 <= len(session) <= 128 and session.isalnum())
-            if fresh:
-                session = secrets.token_hex(24)
-            request.state.session = session
+        if not host_allowed(state, request.scope, request.headers.get("host", "")):
+            response: Response = PlainTextResponse("Invalid host header", status_code=400)
+        elif request.url.path.startswith("/static/"):  # the stylesheet of the login page
             response = await call_next(request)
-            if fresh:
-                response.set_cookie(
-                    SESSION_COOKIE, session, httponly=True, samesite="strict", path="/"
-                )
+        else:
+            response = await self._access(request, state) or await self._session(request, call_next)
         for name, value in _HEADERS.items():
             response.headers.setdefault(name, value)
+        return response
+
+    async def _session(
+        self, request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        """The route's answer, with a fresh session cookie when the request had none."""
+        session = request.cookies.get(SESSION_COOKIE, "")
+        fresh = not (32 <= len(session) <= 128 and session.isalnum())
+        if fresh:
+            session = secrets.token_hex(24)
+        request.state.session = session
+        response = await call_next(request)
+        if fresh:
+            response.set_cookie(SESSION_COOKIE, session, httponly=True, samesite="strict", path="/")
         return response
 
     async def _access(self, request: Request, state: UIState) -> Response | None:

@@ -85,10 +85,7 @@ def run(args: argparse.Namespace) -> int:
 
             embeddings = local_embeddings()
         with open_store(args.store, create=True) as store:
-            hosts = ["127.0.0.1", "localhost", "[::1]", "::1"] if args.host in LOOPBACK else None
-            app = create_app(
-                store, registry=registry, embeddings=embeddings, token=token, allowed_hosts=hosts
-            )
+            app = create_app(store, registry=registry, embeddings=embeddings, token=token)
             where = f"http://{'localhost' if args.host == '::1' else args.host}:{args.port}/"
             spec = args.store or os.environ.get(STORE_ENV) or DEFAULT_STORE
             shown = "PostgreSQL" if spec.startswith(("postgres://", "postgresql://")) else spec

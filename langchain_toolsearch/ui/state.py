@@ -45,6 +45,8 @@ class UIState:
         csrf_secret: Key signing CSRF tokens (random per app).
         token: Access token every request must carry (``None``: none).
         auth: Request check of the user's (``None``: none).
+        allowed_hosts: ``Host`` names accepted (``"*"``, ``"*.example.com"`` patterns);
+            ``None``: loopback names only on a loopback connection (`host_allowed`).
     """
 
     configs: ToolConfigStore
@@ -57,6 +59,7 @@ class UIState:
     csrf_secret: bytes = field(default_factory=lambda: secrets.token_bytes(32))
     token: str | None = None
     auth: AuthHook | None = None
+    allowed_hosts: tuple[str, ...] | None = None
 
     def records(self, kind: str) -> VersionedRecords[Any]:
         """The records of ``kind`` (``"agent"`` or ``"mcp-client"``)."""

@@ -31,7 +31,13 @@ from langchain_mcp_adapters.interceptors import MCPToolCallRequest
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, ToolRuntime
 
-from langchain_toolsearch.mcp import MCPLibrary, MCPSessionPool, MCPToolRoute, load_mcp_library
+from langchain_toolsearch.mcp import (
+    MCPLibrary,
+    MCPSessionPool,
+    MCPToolRoute,
+    _pool,
+    load_mcp_library,
+)
 from tests.support.mcp_fixtures import (
     GIT_COMMIT_MESSAGES,
     faulty_server_connection,
@@ -434,9 +440,17 @@ def session_counter(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
         opened.append(" ".join(connection.get("args", [])))
         return real_create_session(connection, **kwargs)
 
+    real_open_session = _pool.open_session
+
+    def counting_open_session(connection: Any, tail: Any) -> Any:
+        if tail is not None:  # stdio: opened by the pool itself (its stderr redacted)
+            opened.append(" ".join(connection.get("args", [])))
+        return real_open_session(connection, tail)
+
     # the adapter's own per-call sessions, and the pool's long-lived ones
     monkeypatch.setattr(adapter_tools, "create_session", counting_create_session)
     monkeypatch.setattr(adapter_sessions, "create_session", counting_create_session)
+    monkeypatch.setattr(_pool, "open_session", counting_open_session)
     yield opened
 
 

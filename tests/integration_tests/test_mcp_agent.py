@@ -39,7 +39,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import Field
 
 from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode, ToolSearchState
-from langchain_toolsearch.mcp import MCPLibrary, MCPToolRoute, load_mcp_library
+from langchain_toolsearch.mcp import MCPLibrary, MCPToolRoute, _pool, load_mcp_library
 from langchain_toolsearch.mcp._session import PooledSession
 from tests.support.fakes import ScriptedChatModel, ai, call
 from tests.support.mcp_fixtures import (
@@ -322,6 +322,14 @@ class SessionCounter:
         for module in (adapter_sessions, adapter_tools, adapter_client, adapter_server_info):
             monkeypatch.setattr(module, "create_session", counting_create_session)
         monkeypatch.setattr(adapter_sessions, "stdio_client", counting_stdio_client)
+        real_open_session = _pool.open_session
+
+        def counting_open_session(connection: Any, tail: Any) -> Any:
+            if tail is not None:  # a stdio server the pool starts itself (stderr redacted)
+                self.processes.append(f"{connection['command']} {' '.join(connection['args'])}")
+            return real_open_session(connection, tail)
+
+        monkeypatch.setattr(_pool, "open_session", counting_open_session)
         monkeypatch.setattr(
             MultiServerMCPClient,
             "session",

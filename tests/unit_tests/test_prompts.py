@@ -15,6 +15,7 @@ from tests.support.library_fixtures import library
 
 SNAPSHOT: dict[str, str] = {
     "ARGUMENT_ERROR": "Error: invalid arguments for {tool}: {detail}",
+    "ARGUMENTS_NOT_OBJECT": "Error: invalid arguments: got {detail}; expected an object of named arguments, as the tool's schema describes.",
     "CATALOG_HEADER": "Available tools:",
     "CATALOG_INTRO_AUTO": "These tools are in the library: call search_tools with a tool's name to load it.",
     "CATALOG_INTRO_LOAD": "These tools can be loaded without searching: call load_tool with the names you need. search_tools finds tools by keyword too.",
