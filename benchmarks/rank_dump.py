@@ -20,7 +20,7 @@ import sys
 
 from benchmarks.datasets import load_bfcl, load_github_mcp_tools, load_toolsdk
 from benchmarks.search_quality import _library, _queries
-from langchain_toolsearch.search.index import build_index
+from langchain_toolsearch.search._bm25 import build_index
 
 
 def main(path: str) -> None:

@@ -90,3 +90,7 @@ class ToolSearchDependencyError(ToolSearchError, ImportError):
 
 class ToolSearchTimeoutError(ToolSearchError, TimeoutError):
     """Something this package waited for gave no answer within its timeout (seconds)."""
+
+
+class CorruptVectorFileError(ToolSearchDataError):
+    """A vector cache file fails a check (it is ignored where read, then rewritten)."""

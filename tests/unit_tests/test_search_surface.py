@@ -31,10 +31,14 @@ from langchain_toolsearch._engine.listing import estimate_tokens
 from langchain_toolsearch._internal.bridge import HOOK_THREADS
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.policy import ToolPolicy
-from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument
-from langchain_toolsearch.search.semantic import SemanticIndexFactory
-from langchain_toolsearch.search.stages import SearchStages
-from langchain_toolsearch.search.store_index import HashingEmbeddings, StoreIndexFactory
+from langchain_toolsearch.search import (
+    BM25ToolIndex,
+    HashingEmbeddings,
+    SearchStages,
+    SemanticIndexFactory,
+    StoreIndexFactory,
+    ToolDocument,
+)
 from langchain_toolsearch.testing import Answer, ScriptedToolSearchModel
 from tests.support.fakes import ai, by_id, call
 from tests.support.library_fixtures import library, plan_filter
