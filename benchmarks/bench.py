@@ -9,7 +9,7 @@ rank-bm25 baseline where there is one, and printed as Markdown tables:
   BFCL pool (1,437 tools, 2,501 queries) and on the same queries against
   BFCL plus the ToolSDK registry's tools (about 9,400 tools after merging),
   with rank-bm25's ``BM25Okapi`` on whitespace tokens of name + description
-  as the baseline; with ``--semantic`` also :mod:`~langchain_toolsearch.search.semantic`
+  as the baseline; with ``--semantic`` also :mod:`~langchain_toolsearch.search._hybrid`
   with each installed offline model (:mod:`benchmarks.embedding_models`).
 * **speed**: index build time and top-5 search latency (p50/p95) at 1k, 10k
   and 100k tools (BFCL + ToolSDK repeated under distinct names by
@@ -39,9 +39,9 @@ rank-bm25 baseline where there is one, and printed as Markdown tables:
   package's import time, each side by side in the same run.
 
 * **engine** (``--engine``): the library served from PostgreSQL + pgvector
-  through :class:`~langchain_toolsearch.search.store_index.StoreToolIndex` (a
+  through :class:`~langchain_toolsearch.search.StoreToolIndex` (a
   LangGraph ``PostgresStore`` with an HNSW vector index and
-  :class:`~langchain_toolsearch.search.store_index.HashingEmbeddings`), on a server
+  :class:`~langchain_toolsearch.search.HashingEmbeddings`), on a server
   that ``scripts/start_postgres.sh --pgvector`` starts (or
   ``$TOOLSEARCH_ENGINE_DSN``): load rate and search latency at 100k tools,
   recall on the BFCL pool, each next to our BM25 in the same run.
@@ -88,8 +88,8 @@ from benchmarks.steps import section as steps_section
 from benchmarks.store_steps import section as store_steps_section
 from langchain_toolsearch.evaluation import EvalReport, evaluate, load_queries
 from langchain_toolsearch.library import ToolLibrary, schema_parameters
-from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument, ToolIndex
-from langchain_toolsearch.search.tokenize import clear_caches
+from langchain_toolsearch.search import BM25ToolIndex, ToolDocument, ToolIndex
+from langchain_toolsearch.search._analysis import clear_caches
 
 __all__ = ["BenchConfig", "run_bench"]
 
@@ -214,7 +214,7 @@ def _semantic_quality(
     model: EmbeddingModel,
     embeddings: Embeddings,
 ) -> list[object]:
-    from langchain_toolsearch.search.semantic import SemanticIndexFactory
+    from langchain_toolsearch.search import SemanticIndexFactory
 
     factory = SemanticIndexFactory(embeddings, **model.options)
     started = time.perf_counter()
@@ -623,7 +623,7 @@ def _engine(
     """PostgresStore + pgvector through the ToolIndex protocol, next to our BM25."""
     from langgraph.store.postgres import PostgresStore
 
-    from langchain_toolsearch.search.store_index import HashingEmbeddings, StoreToolIndex
+    from langchain_toolsearch.search import HashingEmbeddings, StoreToolIndex
 
     rep.line("## Served from a real engine")
     rep.line()

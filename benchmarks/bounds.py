@@ -22,7 +22,7 @@ from langgraph.graph import END, START, StateGraph
 
 from benchmarks.datasets import ToolDef, merge_libraries, scale_library
 from langchain_toolsearch import ToolSearchNode, ToolSearchState
-from langchain_toolsearch.search.tokenize import clear_caches, tokenize
+from langchain_toolsearch.search._analysis import clear_caches, tokenize
 
 if TYPE_CHECKING:
     from benchmarks.report import BenchConfig, _Report

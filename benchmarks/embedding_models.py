@@ -87,7 +87,7 @@ def _gemma() -> Embeddings:
 
 
 def _minilm() -> Embeddings:
-    from langchain_toolsearch.search.local_embeddings import local_embeddings
+    from langchain_toolsearch.search import local_embeddings
 
     return local_embeddings()
 

@@ -5,7 +5,7 @@
   ``embeddings=E`` (BM25 and ``E`` fused by reciprocal rank fusion), through
   the public ``search``, on ``restbench-toolalpaca`` (134 real API endpoints,
   265 requests with gold tools): a set nothing was tuned on, reported only.
-  ``E`` is :class:`~langchain_toolsearch.search.hashing.HashingEmbeddings`
+  ``E`` is :class:`~langchain_toolsearch.search.HashingEmbeddings`
   (a bag of words: a floor, no semantics) always, and each offline model of
   :mod:`benchmarks.embedding_models` installed with ``--semantic``.
 * **catalog tokens** (``inject_catalog=True``): the estimated tokens
@@ -58,7 +58,7 @@ def _measure(tools: Sequence[Any], queries: Sequence[EvalQuery], **options: Any)
 
 def hybrid_section(rep: _Report, data_dir: Path, models: Sequence[tuple[str, Embeddings]]) -> None:
     """The hybrid against BM25 on the validation set (see the module doc)."""
-    from langchain_toolsearch.search.hashing import HashingEmbeddings
+    from langchain_toolsearch.search import HashingEmbeddings
 
     rep.line("## Hybrid search on validation data (embeddings=)")
     rep.line()

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TextIO
 
 from langchain_toolsearch.library import ToolLibrary
-from langchain_toolsearch.search.protocol import ToolIndex
+from langchain_toolsearch.search import ToolIndex
 
 __all__ = ["BenchConfig", "_Report", "index_search"]
 

@@ -49,9 +49,16 @@ from benchmarks.report import index_search
 from langchain_toolsearch.evaluation import evaluate, load_queries
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.middleware import ToolSearchMiddleware
-from langchain_toolsearch.search.index import BM25ToolIndex, IndexOption, ToolIndex, build_index
-from langchain_toolsearch.search.semantic import SemanticIndexFactory, document_text
-from langchain_toolsearch.search.stages import STAGE_NAMES, SearchStages
+from langchain_toolsearch.search import (
+    BM25ToolIndex,
+    IndexOption,
+    SearchStages,
+    SemanticIndexFactory,
+    ToolIndex,
+)
+from langchain_toolsearch.search._bm25 import build_index
+from langchain_toolsearch.search._hybrid import document_text
+from langchain_toolsearch.search._stages import STAGE_NAMES
 
 QUERIES = Path(__file__).parent / "queries"
 RESERVED = {"search_tools", "load_tool"}
@@ -161,7 +168,7 @@ def speed() -> None:
         library: ToolLibrary | None = None
         index: ToolIndex | None = None
         for _ in range(3 if n == 10_000 else 1):
-            from langchain_toolsearch.search.tokenize import clear_caches
+            from langchain_toolsearch.search._analysis import clear_caches
 
             library = index = None  # the last build is freed before, not inside, the timing
             clear_caches()

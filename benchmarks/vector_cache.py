@@ -4,7 +4,7 @@ A **start** is what a new process does with ``embeddings=E``: build BM25 and
 get a vector for every tool. The first start finds an empty cache and embeds
 every tool; the second (a restart, another worker) finds them in the
 persistent tier and embeds none. Each start here gets a new
-:class:`~langchain_toolsearch.search.vector_cache.EmbeddingCache` over the
+:class:`~langchain_toolsearch.search.EmbeddingCache` over the
 same tier, so nothing comes from this process's memory.
 
 * **10,000 tools** (BFCL + ToolSDK repeated under distinct names) with
@@ -37,11 +37,15 @@ from langgraph.store.memory import InMemoryStore
 
 from benchmarks.datasets import ToolDef, merge_libraries, scale_library
 from langchain_toolsearch.library import schema_parameters
-from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument, ToolIndex
-from langchain_toolsearch.search.semantic import SemanticIndexFactory
-from langchain_toolsearch.search.tokenize import clear_caches
-from langchain_toolsearch.search.vector_cache import EmbeddingCache
-from langchain_toolsearch.search.vector_file import VectorFile
+from langchain_toolsearch.search import (
+    BM25ToolIndex,
+    EmbeddingCache,
+    SemanticIndexFactory,
+    ToolDocument,
+    ToolIndex,
+    VectorFile,
+)
+from langchain_toolsearch.search._analysis import clear_caches
 
 if TYPE_CHECKING:
     from benchmarks.report import BenchConfig, _Report
@@ -112,7 +116,7 @@ def _fake_rows(
 
 def _real_model() -> Embeddings | None:
     try:
-        from langchain_toolsearch.search.local_embeddings import local_embeddings
+        from langchain_toolsearch.search import local_embeddings
 
         return local_embeddings()
     except ImportError:

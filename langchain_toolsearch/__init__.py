@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from langchain_toolsearch.middleware import ToolSearchAgentState, ToolSearchMiddleware
     from langchain_toolsearch.node import ToolSearchInput, ToolSearchNode, ToolSearchState
     from langchain_toolsearch.policy import FilterFn
-    from langchain_toolsearch.search.index import BM25ToolIndex, ToolIndex
+    from langchain_toolsearch.search import BM25ToolIndex, ToolIndex
     from langchain_toolsearch.storage import (
         BaseStoreLoadedToolStore,
         InMemoryLoadedToolStore,
@@ -58,8 +58,8 @@ _LAZY = {
     "ToolSearchNode": "langchain_toolsearch.node",
     "ToolSearchState": "langchain_toolsearch.node",
     "FilterFn": "langchain_toolsearch.policy",
-    "BM25ToolIndex": "langchain_toolsearch.search.index",
-    "ToolIndex": "langchain_toolsearch.search.index",
+    "BM25ToolIndex": "langchain_toolsearch.search",
+    "ToolIndex": "langchain_toolsearch.search",
     "BaseStoreLoadedToolStore": "langchain_toolsearch.storage",
     "InMemoryLoadedToolStore": "langchain_toolsearch.storage",
     "LoadedToolStore": "langchain_toolsearch.storage",

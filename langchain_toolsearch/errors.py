@@ -108,4 +108,8 @@ class _LoadsStoreError(Exception):
     """
 
 
-__all__ += ["MCPPoolClosedError", "MCPPoolError"]
+class CorruptVectorFileError(ToolSearchDataError):
+    """A vector cache file fails a check (it is ignored where read, then rewritten)."""
+
+
+__all__ += ["CorruptVectorFileError", "MCPPoolClosedError", "MCPPoolError"]

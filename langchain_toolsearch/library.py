@@ -25,8 +25,8 @@ from langchain_toolsearch._internal.tool_schema import (
 )
 from langchain_toolsearch._prompts import META_TOOL_NAMES, model_text
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
-from langchain_toolsearch.search.index import ToolDocument
-from langchain_toolsearch.search.suggest import NameSuggester
+from langchain_toolsearch.search import ToolDocument
+from langchain_toolsearch.search._stages import NameSuggester
 
 __all__ = [
     "SAFE_NAME",

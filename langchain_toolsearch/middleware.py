@@ -30,7 +30,7 @@ from langchain_toolsearch.errors import ToolSearchTypeError
 from langchain_toolsearch.library import ToolLibrary, ToolsInput
 from langchain_toolsearch.options import NativeProvider, StorageOption, ToolSearchOptions
 from langchain_toolsearch.policy import FilterFn
-from langchain_toolsearch.search.index import IndexOption
+from langchain_toolsearch.search import IndexOption
 from langchain_toolsearch.storage._context import ToolSearchAgentState
 from langchain_toolsearch.types import OnError, ResolveToolsFn
 

@@ -28,7 +28,7 @@ from langchain_toolsearch._internal.durations import (
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.library import ToolLibrary, ToolsInput
 from langchain_toolsearch.policy import FilterFn, positive_seconds
-from langchain_toolsearch.search.index import IndexOption, ToolIndex
+from langchain_toolsearch.search import IndexOption, ToolIndex
 from langchain_toolsearch.storage import LoadedToolStore
 from langchain_toolsearch.types import OnError, ResolveToolsFn
 

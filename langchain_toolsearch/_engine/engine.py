@@ -31,7 +31,8 @@ from langchain_toolsearch.errors import ToolSearchError, _LoadsStoreError
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.options import ToolSearchOptions
 from langchain_toolsearch.policy import ToolPolicy
-from langchain_toolsearch.search.index import BM25ToolIndex, ToolIndex, build_index
+from langchain_toolsearch.search import BM25ToolIndex, ToolIndex
+from langchain_toolsearch.search._bm25 import build_index
 from langchain_toolsearch.storage._strategy import Storage, choose_storage
 
 __all__ = ["Engine", "ModelStep", "hybrid"]
@@ -41,8 +42,8 @@ logger = logging.getLogger(__name__)
 
 def hybrid(embeddings: Any, store: Any = None) -> Callable[[Sequence[Any]], ToolIndex]:
     """The index factory of ``embeddings=`` (vectors in ``store`` if given, else a local file)."""
-    from langchain_toolsearch.search.semantic import SemanticIndexFactory
-    from langchain_toolsearch.search.vector_cache import default_cache
+    from langchain_toolsearch.search import SemanticIndexFactory
+    from langchain_toolsearch.search._vectors import default_cache
 
     return SemanticIndexFactory(embeddings, cache=default_cache(store))
 

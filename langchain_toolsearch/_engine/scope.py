@@ -28,7 +28,7 @@ from langchain_toolsearch._engine.resolve import Resolver, usable_tools
 from langchain_toolsearch._engine.views import ChainedLibrary, MergedIndex, tool_fingerprint
 from langchain_toolsearch._internal.failures import CauseLog
 from langchain_toolsearch.library import ToolLibrary
-from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument, ToolIndex
+from langchain_toolsearch.search import BM25ToolIndex, ToolDocument, ToolIndex
 
 __all__ = ["RequestScope", "ScopeBuilder", "thread_id_of"]
 

@@ -22,7 +22,7 @@ from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._engine.views import close
 from langchain_toolsearch._internal.bridge import HOOK_THREADS
 from langchain_toolsearch.library import LibraryTool
-from langchain_toolsearch.search.index import ScoredTool, ToolIndex, arank
+from langchain_toolsearch.search import ScoredTool, ToolIndex, arank
 from langchain_toolsearch.storage._context import AUTO_LOAD_RECEIPT_TYPE
 from langchain_toolsearch.types import FilterPhase, ToolSearchResult
 

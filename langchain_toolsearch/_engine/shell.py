@@ -25,7 +25,7 @@ from langchain_toolsearch.errors import (
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.meta_tools import build_meta_tools
 from langchain_toolsearch.options import ToolSearchOptions, check_call
-from langchain_toolsearch.search.index import ToolIndex
+from langchain_toolsearch.search import ToolIndex
 from langchain_toolsearch.types import ToolSearchResult
 
 __all__ = ["ToolSearchBase", "current_config", "current_context", "current_store"]

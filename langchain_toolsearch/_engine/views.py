@@ -14,7 +14,7 @@ from langchain_core.tools import BaseTool
 
 from langchain_toolsearch._internal.schema_checks import tool_problem
 from langchain_toolsearch.library import LibraryTool, ToolLibrary
-from langchain_toolsearch.search.index import ScoredTool, ToolDocument, ToolIndex, arank
+from langchain_toolsearch.search import ScoredTool, ToolDocument, ToolIndex, arank
 
 __all__ = ["ChainedLibrary", "MergedIndex", "close", "tool_fingerprint"]
 

@@ -27,8 +27,7 @@ from starlette.routing import Route
 from langchain_toolsearch.config.models import RecordNotFoundError
 from langchain_toolsearch.config.parsing import ToolConfigError
 from langchain_toolsearch.library import ToolLibrary
-from langchain_toolsearch.search.index import BM25ToolIndex
-from langchain_toolsearch.search.protocol import ToolIndex
+from langchain_toolsearch.search import BM25ToolIndex, ToolIndex
 from langchain_toolsearch.ui.forms import (
     InputError,
     parse_json_object,
@@ -62,7 +61,7 @@ def rank_tools(
         if state.embeddings is None:
             msg = "hybrid search needs embeddings: create_app(embeddings=...) or --embeddings local"
             raise InputError([("mode", msg)])
-        from langchain_toolsearch.search.semantic import SemanticToolIndex
+        from langchain_toolsearch.search import SemanticToolIndex
 
         index = SemanticToolIndex(documents, state.embeddings)
     elif mode == "bm25":

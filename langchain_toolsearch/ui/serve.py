@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         registry = load_object(args.registry) if args.registry else None
         embeddings = None
         if args.embeddings == "local":
-            from langchain_toolsearch.search.local_embeddings import local_embeddings
+            from langchain_toolsearch.search import local_embeddings
 
             embeddings = local_embeddings()
         with open_store(args.store, create=True) as store:

@@ -54,7 +54,7 @@ def test_same_bytes_in_every_process() -> None:
 
 _SPELLING_PROBE = """
 import random
-from langchain_toolsearch.search.spelling import SpellingFallback
+from langchain_toolsearch.search._stages import SpellingFallback
 def bigrams(w):
     return {f"^{w}$"[i : i + 2] for i in range(len(w) + 1)}
 rnd = random.Random(3)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langchain_toolsearch.search.tokenize import tokenize
+from langchain_toolsearch.search._analysis import tokenize
 from tests.unit_tests.test_index import _edge_index
 
 _SCRIPTS = st.sampled_from(

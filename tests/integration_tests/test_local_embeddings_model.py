@@ -19,11 +19,14 @@ from langchain_core.embeddings import Embeddings
 
 from langchain_toolsearch.catalog import tool_from_definition
 from langchain_toolsearch.library import ToolLibrary
-from langchain_toolsearch.search.index import build_index
-from langchain_toolsearch.search.local_embeddings import local_embeddings
-from langchain_toolsearch.search.semantic import SemanticIndexFactory
-from langchain_toolsearch.search.vector_cache import EmbeddingCache, model_id
-from langchain_toolsearch.search.vector_file import VectorFile
+from langchain_toolsearch.search import (
+    EmbeddingCache,
+    SemanticIndexFactory,
+    VectorFile,
+    local_embeddings,
+    model_id,
+)
+from langchain_toolsearch.search._bm25 import build_index
 
 _MISSING = [
     name

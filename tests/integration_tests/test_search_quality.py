@@ -12,7 +12,7 @@ from langchain_toolsearch import ToolSearchMiddleware
 from langchain_toolsearch.catalog import load_catalog
 from langchain_toolsearch.evaluation import EvalReport, evaluate
 from langchain_toolsearch.library import ToolLibrary
-from langchain_toolsearch.search.index import BM25ToolIndex
+from langchain_toolsearch.search import BM25ToolIndex
 from tests.unit_tests.test_index import assert_matches_reference
 
 

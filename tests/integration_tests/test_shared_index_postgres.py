@@ -141,7 +141,7 @@ def test_tools_written_by_one_replica_are_seen_by_another_within_the_bound(
 ) -> None:
     from langgraph.store.postgres import PostgresStore
 
-    from langchain_toolsearch.search.store_versions import prune_versions
+    from langchain_toolsearch.search import prune_versions
 
     reader = _start(replicas, dsn, "--version", "v2", "--read-only").ready()
     assert reader.search("convert money between currencies") == []  # nothing written yet

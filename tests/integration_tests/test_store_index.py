@@ -25,14 +25,15 @@ from langgraph.store.base import Op, PutOp, Result
 from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import ToolSearchMiddleware
-from langchain_toolsearch.search.index import ToolDocument, ToolIndex
-from langchain_toolsearch.search.store_index import (
+from langchain_toolsearch.search import (
     HashingEmbeddings,
     StoreIndexFactory,
     StoreToolIndex,
-    content_hash,
+    ToolDocument,
+    ToolIndex,
 )
-from langchain_toolsearch.search.store_vector_cache import VECTOR_NAMESPACE
+from langchain_toolsearch.search._shared_index import content_hash
+from langchain_toolsearch.search._vectors import VECTOR_NAMESPACE
 from tests.support.embeddings import CountingEmbeddings
 from tests.support.fakes import ai, call
 from tests.support.index_docs import CREATE_ISSUE, GET_FORECAST, GET_WEATHER, PLAY_MUSIC, SEND_EMAIL
@@ -320,7 +321,7 @@ async def test_async_postgres_store_with_pgvector_serves_the_index(pgvector_dsn:
     """``AsyncPostgresStore`` works through ``abuild`` and ``arank``."""
     from langgraph.store.postgres.aio import AsyncPostgresStore
 
-    from langchain_toolsearch.search.index import arank
+    from langchain_toolsearch.search import arank
 
     config: Any = {"dims": 256, "embed": HashingEmbeddings(256)}
     namespace = ("toolsearch", "async", uuid.uuid4().hex[:8])

@@ -16,10 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from langchain_toolsearch.search.index import ToolDocument
-from langchain_toolsearch.search.semantic import SemanticIndexFactory
-from langchain_toolsearch.search.vector_cache import EmbeddingCache, model_id
-from langchain_toolsearch.search.vector_file import CACHE_ENV, VectorFile
+from langchain_toolsearch.search import (
+    EmbeddingCache,
+    SemanticIndexFactory,
+    ToolDocument,
+    VectorFile,
+    model_id,
+)
+from langchain_toolsearch.search._vectors import CACHE_ENV
 from tests.support.embeddings import CountingEmbeddings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,7 +113,7 @@ def test_the_middleware_keeps_vectors_in_its_postgres_store(pg_dsn: str) -> None
 
     from langchain_toolsearch import ToolSearchMiddleware
     from langchain_toolsearch.catalog import tool_from_definition
-    from langchain_toolsearch.search.store_vector_cache import StoreVectorCache
+    from langchain_toolsearch.search._vectors import StoreVectorCache
 
     tools = [
         tool_from_definition(

@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from langchain_core.embeddings import DeterministicFakeEmbedding, Embeddings
 
-from langchain_toolsearch.search.tokenize import tokenize
+from langchain_toolsearch.search._analysis import tokenize
 
 __all__ = ["BagOfWordsEmbeddings", "CountingEmbeddings"]
 

@@ -8,7 +8,7 @@ from typing import Any
 from langchain_core.tools import BaseTool
 
 from langchain_toolsearch.catalog import tool_from_definition
-from langchain_toolsearch.search.index import ToolDocument
+from langchain_toolsearch.search import ToolDocument
 
 PLAY_MUSIC = ToolDocument("play_music", "Play a song or playlist", (("song", "Song title"),))
 SEND_EMAIL = ToolDocument("send_email", "Send an email to a recipient", (("to", "Email address"),))

@@ -63,7 +63,7 @@ def _replica(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     """(library tools, per-request resolver, embeddings config)."""
     from langchain_core.tools import StructuredTool
 
-    from langchain_toolsearch.search.store_index import HashingEmbeddings
+    from langchain_toolsearch.search import HashingEmbeddings
     from tests.support.library_fixtures import library, secret_tools
 
     tools = library()
@@ -126,7 +126,7 @@ def serve_sync(args: argparse.Namespace) -> None:
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.store.postgres import PostgresStore
 
-    from langchain_toolsearch.search.store_index import StoreIndexFactory
+    from langchain_toolsearch.search import StoreIndexFactory
     from langchain_toolsearch.storage import BaseStoreLoadedToolStore
     from tests.support.fakes import ScriptedChatModel, search_load_call_steps
 
@@ -169,7 +169,7 @@ async def serve(args: argparse.Namespace) -> None:
     from langgraph.store.postgres.aio import AsyncPostgresStore
 
     from langchain_toolsearch.library import ToolLibrary
-    from langchain_toolsearch.search.store_index import StoreIndexFactory
+    from langchain_toolsearch.search import StoreIndexFactory
     from langchain_toolsearch.storage import BaseStoreLoadedToolStore
     from tests.support.fakes import ScriptedChatModel, search_load_call_steps
 

@@ -9,17 +9,18 @@ import pytest
 from langchain_core.embeddings import Embeddings
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch.search.hashing import HashingEmbeddings
-from langchain_toolsearch.search.index import (
+from langchain_toolsearch.search import (
     AsyncToolIndex,
     BM25ToolIndex,
+    HashingEmbeddings,
     ScoredTool,
+    SemanticToolIndex,
+    StoreIndexFactory,
+    StoreToolIndex,
     ToolDocument,
     ToolIndex,
     arank,
 )
-from langchain_toolsearch.search.semantic import SemanticToolIndex
-from langchain_toolsearch.search.store_index import StoreIndexFactory, StoreToolIndex
 from tests.support.index_docs import GET_FORECAST, GET_WEATHER, PLAY_MUSIC, SEND_EMAIL
 
 DOCS = [PLAY_MUSIC, SEND_EMAIL, GET_WEATHER, GET_FORECAST]
@@ -107,7 +108,7 @@ async def test_an_index_without_arank_runs_in_a_worker_thread() -> None:
 def test_a_change_of_the_embedded_text_re_embeds_stored_tools(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import langchain_toolsearch.search.store_sync as store_sync
+    import langchain_toolsearch.search._shared_index as store_sync
 
     store = InMemoryStore(index={"dims": 64, "embed": HashingEmbeddings(64)})
     docs = [ToolDocument("get_weather", "Weather for a city", (("city", "City name"),))]

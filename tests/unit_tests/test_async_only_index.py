@@ -1,4 +1,4 @@
-"""Async runs search through ``search.index.arank``: an index whose search is async only
+"""Async runs search through ``search.arank``: an index whose search is async only
 (as ``StoreToolIndex`` over ``AsyncPostgresStore``) works as ``index=`` with
 ``include_resolved_tools=True``, for the static index, the per-request index (built
 with the factory's ``abuild``) and the public ``asearch``."""
@@ -17,7 +17,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from langchain_toolsearch import BM25ToolIndex, ToolSearchMiddleware
 from langchain_toolsearch.library import ToolLibrary
-from langchain_toolsearch.search.index import ScoredTool, ToolDocument
+from langchain_toolsearch.search import ScoredTool, ToolDocument
 from tests.support.fakes import ScriptedChatModel, ai, call, search_load_call_steps
 from tests.support.library_fixtures import library
 from tests.support.toolsearch_harness import build, cfg, tool_msgs

@@ -26,19 +26,15 @@ from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import ToolSearchMiddleware
 from langchain_toolsearch.library import ToolLibrary
-from langchain_toolsearch.search.semantic import (
+from langchain_toolsearch.search import (
+    EmbeddingCache,
     SemanticIndexFactory,
     SemanticToolIndex,
-    document_text,
-)
-from langchain_toolsearch.search.store_vector_cache import StoreVectorCache
-from langchain_toolsearch.search.vector_cache import (
-    EmbeddingCache,
-    default_cache,
+    VectorFile,
     model_id,
-    text_digest,
 )
-from langchain_toolsearch.search.vector_file import VectorFile
+from langchain_toolsearch.search._hybrid import document_text
+from langchain_toolsearch.search._vectors import StoreVectorCache, default_cache, text_digest
 from tests.support.fakes import ScriptedChatModel, ai, call
 from tests.support.toolsearch_harness import build, cfg, tool_msgs
 

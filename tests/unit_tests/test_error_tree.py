@@ -50,7 +50,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     "the import system needs AttributeError for a name the package does not have",
     ("config/resolver.py", "AssertionError"): "the empty store stand-in is never read (an "
     "invariant, not an error a caller can meet)",
-    ("search/store_vectors.py", "NotImplementedError"): "the VectorStore write methods the "
+    ("search/_shared_index.py", "NotImplementedError"): "the VectorStore write methods the "
     "read-only store adapter does not offer (the VectorStore protocol's own answer)",
 }
 """``(file, built-in)`` raises that stay built-in, with the reason."""
@@ -194,8 +194,7 @@ def test_the_resolver_and_store_index_options_raise_the_tree() -> None:
     from langgraph.store.memory import InMemoryStore
 
     from langchain_toolsearch.config.resolver import ToolResolver
-    from langchain_toolsearch.search.hashing import HashingEmbeddings
-    from langchain_toolsearch.search.store_index import StoreToolIndex
+    from langchain_toolsearch.search import HashingEmbeddings, StoreToolIndex
 
     with pytest.raises(ToolSearchConfigError, match="unknown mode"):
         ToolResolver(mode="nope")  # type: ignore[arg-type]
@@ -208,8 +207,9 @@ def test_the_resolver_and_store_index_options_raise_the_tree() -> None:
 
 
 def test_the_search_index_raises_the_tree() -> None:
-    """``search/index.py``'s raises keep their built-in and join the tree."""
-    from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument, build_index
+    """``search/_bm25.py``'s raises keep their built-in and join the tree."""
+    from langchain_toolsearch.search import BM25ToolIndex, ToolDocument
+    from langchain_toolsearch.search._bm25 import build_index
 
     twice = [ToolDocument(name="a", description="x"), ToolDocument(name="a", description="y")]
     with pytest.raises(ToolSearchConfigError, match="duplicate tool names in the index"):

@@ -27,9 +27,13 @@ from langchain_toolsearch import (
     ToolSearchNode,
     ToolSearchTypeError,
 )
-from langchain_toolsearch.search.hashing import HashingEmbeddings
-from langchain_toolsearch.search.semantic import SemanticIndexFactory, SemanticToolIndex
-from langchain_toolsearch.search.store_index import StoreIndexFactory, StoreToolIndex
+from langchain_toolsearch.search import (
+    HashingEmbeddings,
+    SemanticIndexFactory,
+    SemanticToolIndex,
+    StoreIndexFactory,
+    StoreToolIndex,
+)
 from langchain_toolsearch.testing import ScriptedToolSearchModel
 from tests.support.toolsearch_harness import cfg, tool_msgs
 

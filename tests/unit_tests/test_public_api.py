@@ -305,7 +305,7 @@ def test_import_loads_only_what_the_core_needs() -> None:
         for lazy in (
             "langchain_toolsearch.config",
             "langchain_toolsearch.mcp",
-            "langchain_toolsearch.search.semantic",
+            "langchain_toolsearch.search._hybrid",
         ):
             assert lazy not in sys.modules, lazy
         assert fresh.ToolResolver.__module__ == "langchain_toolsearch.config.resolver"

@@ -4,7 +4,7 @@ The kind: a tool whose long boilerplate description ("provide details and
 information about the ID ... and more") shares only function words with a
 chatty request (``about``, ``more``, ``any``) was the first hit of every
 request the library has no tool for. The ``content_match`` stage
-(:func:`~langchain_toolsearch.search.stages.weak_terms`) keeps such a
+(:func:`~langchain_toolsearch.search._stages.weak_terms`) keeps such a
 tool out; each test checks that it flips with the stage off.
 """
 
@@ -15,9 +15,8 @@ import functools
 import pytest
 
 from langchain_toolsearch.library import ToolLibrary
-from langchain_toolsearch.search import stages as query_weights
-from langchain_toolsearch.search.index import BM25ToolIndex
-from langchain_toolsearch.search.stages import SearchStages
+from langchain_toolsearch.search import BM25ToolIndex, SearchStages
+from langchain_toolsearch.search import _stages as query_weights
 from tests.support.crud_library import crud_tools
 from tests.support.index_docs import defined_tool as _tool
 from tests.support.index_docs import top_names as _top

@@ -13,9 +13,9 @@ import random
 import numpy as np
 import pytest
 
-from langchain_toolsearch.search.index import ToolDocument
-from langchain_toolsearch.search.postings import Postings, prime_fields
-from langchain_toolsearch.search.tokenize import BatchTokenizer, stem
+from langchain_toolsearch.search import ToolDocument
+from langchain_toolsearch.search._analysis import BatchTokenizer, stem
+from langchain_toolsearch.search._bm25 import Postings, prime_fields
 
 _WORDS = [
     "star", "starred", "stars", "repository", "repositories", "issue", "issues",

@@ -25,9 +25,12 @@ from langchain_toolsearch import (
 from langchain_toolsearch import _prompts as P
 from langchain_toolsearch._engine.drive import Effect, Logic, adrive, drive
 from langchain_toolsearch.library import ToolLibrary
-from langchain_toolsearch.search.index import BM25ToolIndex
-from langchain_toolsearch.search.semantic import SemanticIndexFactory
-from langchain_toolsearch.search.store_index import HashingEmbeddings, StoreIndexFactory
+from langchain_toolsearch.search import (
+    BM25ToolIndex,
+    HashingEmbeddings,
+    SemanticIndexFactory,
+    StoreIndexFactory,
+)
 from tests.support.fakes import ai, by_id, call
 from tests.support.library_fixtures import library
 from tests.support.toolsearch_harness import build, cfg, form_param, mode_param

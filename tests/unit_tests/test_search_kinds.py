@@ -12,8 +12,8 @@ from langchain_core.tools import BaseTool, StructuredTool
 
 from langchain_toolsearch import ToolSearchMiddleware
 from langchain_toolsearch.library import ToolLibrary
-from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument, build_index
-from langchain_toolsearch.search.stages import SearchStages
+from langchain_toolsearch.search import BM25ToolIndex, SearchStages, ToolDocument
+from langchain_toolsearch.search._bm25 import build_index
 from tests.support.crud_library import CRUD_DEFINITIONS, crud_tools
 from tests.support.fakes import ai, call
 from tests.support.index_docs import defined_tool as _tool

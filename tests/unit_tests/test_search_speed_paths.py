@@ -19,20 +19,28 @@ import numpy as np
 import pytest
 
 from langchain_toolsearch._internal.bulk import collector_paused
-from langchain_toolsearch.search import analysis
-from langchain_toolsearch.search import tokenize as tokenize_module
-from langchain_toolsearch.search.analysis import PLAIN_WORD, STEMMED_WORD, split_key
-from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument, name_key
-from langchain_toolsearch.search.name_match import NameMatcher, literal
-from langchain_toolsearch.search.ranking import first_batch
-from langchain_toolsearch.search.suggest import NameSuggester, fold_name, name_words
-from langchain_toolsearch.search.tokenize import (
+from langchain_toolsearch.search import BM25ToolIndex, ToolDocument
+from langchain_toolsearch.search import _analysis as analysis
+from langchain_toolsearch.search import _analysis as tokenize_module
+from langchain_toolsearch.search._analysis import (
+    PLAIN_WORD,
+    STEMMED_WORD,
     BatchTokenizer,
     clear_caches,
     name_phrase,
+    split_key,
     tokenize,
     tokenize_forms,
     tokenize_name,
+)
+from langchain_toolsearch.search._bm25 import first_batch
+from langchain_toolsearch.search._protocol import name_key
+from langchain_toolsearch.search._stages import (
+    NameMatcher,
+    NameSuggester,
+    fold_name,
+    literal,
+    name_words,
 )
 
 TEXTS = [
@@ -162,7 +170,7 @@ def test_name_suggester_maps_of_plain_names_are_the_general_ones() -> None:
 
 
 def test_name_words_of_plain_names_are_the_regex_ones() -> None:
-    from langchain_toolsearch.search import suggest
+    from langchain_toolsearch.search import _stages as suggest
 
     rnd = random.Random(17)
     names = ["get_weather", "list-issues", "weather.get", "a..b", "_", "x.-_y", "getWeather"]
@@ -174,7 +182,7 @@ def test_name_words_of_plain_names_are_the_regex_ones() -> None:
 def test_spelling_name_endings_skip_names_ending_in_a_number_as_the_definition_does() -> None:
     """The spelling fallback's name endings, with names ending in a digit skipped unsplit,
     are the endings of every name split by ``name_words``."""
-    from langchain_toolsearch.search import spelling
+    from langchain_toolsearch.search import _stages as spelling
 
     rnd = random.Random(13)
     names = ["add_issue_comment", "list-issues", "weather.get", "addCommentToIssue", "get_v2"]
@@ -382,7 +390,7 @@ def test_collector_paused_restores_the_collector_state() -> None:
 def test_spelling_bigram_index_holds_the_words_of_its_definition() -> None:
     """The spelling fallback's bigram index, read with one regex over the vocabulary,
     holds exactly the terms of 3 to 24 ASCII letters, in vocabulary order."""
-    from langchain_toolsearch.search import spelling
+    from langchain_toolsearch.search import _stages as spelling
 
     rnd = random.Random(19)
     vocab = ["ab", "abc", "Abc", "ab1c", "café", "a_b_c", "x" * 24, "y" * 25, "naïve", "get"]
@@ -413,7 +421,7 @@ def _full_osa(a: str, b: str, limit: int) -> int:
 
 def test_spelling_distance_of_the_band_is_the_full_tables() -> None:
     """``spelling.distance`` computes only the diagonal band (2 * limit + 1 cells a row)."""
-    from langchain_toolsearch.search.spelling import distance
+    from langchain_toolsearch.search._stages import distance
 
     rng = random.Random(20)
     pairs = [("naviagte", "navigate"), ("ab", "ba"), ("", "abc"), ("abc", ""), ("ca", "abc")]

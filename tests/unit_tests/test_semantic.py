@@ -1,4 +1,4 @@
-"""Semantic search (langchain_toolsearch.search.semantic): plumbing with deterministic embeddings.
+"""Semantic search (langchain_toolsearch.search._hybrid): plumbing with deterministic embeddings.
 
 The real model (all-MiniLM-L6-v2 from the ``[semantic]`` extra) is measured by
 ``python -m benchmarks --semantic``, not here.
@@ -14,13 +14,13 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_core.stores import InMemoryByteStore
 
 from langchain_toolsearch import ToolIndex, ToolSearchMiddleware, ToolSearchNode
-from langchain_toolsearch.search.index import ToolDocument
-from langchain_toolsearch.search.semantic import (
+from langchain_toolsearch.search import (
     EmbeddingCache,
     SemanticIndexFactory,
     SemanticToolIndex,
-    document_text,
+    ToolDocument,
 )
+from langchain_toolsearch.search._hybrid import document_text
 from tests.support.embeddings import BagOfWordsEmbeddings, CountingEmbeddings
 from tests.support.library_fixtures import library
 

@@ -26,14 +26,15 @@ from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import ToolSearchMiddleware
 from langchain_toolsearch.library import ToolLibrary
-from langchain_toolsearch.search.index import ToolDocument
-from langchain_toolsearch.search.store_index import (
+from langchain_toolsearch.search import (
     HashingEmbeddings,
     StoreIndexFactory,
     StoreToolIndex,
+    ToolDocument,
+    list_versions,
+    prune_versions,
 )
-from langchain_toolsearch.search.store_sync import hashed_documents, library_fingerprint
-from langchain_toolsearch.search.store_versions import list_versions, prune_versions
+from langchain_toolsearch.search._shared_index import hashed_documents, library_fingerprint
 from langchain_toolsearch.storage import BaseStoreLoadedToolStore
 from tests.support.fakes import ScriptedChatModel, search_load_call_steps
 from tests.support.index_docs import CREATE_ISSUE, GET_WEATHER, PLAY_MUSIC, SEND_EMAIL
@@ -184,7 +185,7 @@ def test_refresh_touches_the_manifest_and_writes_a_pruned_version_again() -> Non
 
 
 async def test_async_refresh_and_build_write_a_pruned_version_again() -> None:
-    from langchain_toolsearch.search.index import arank
+    from langchain_toolsearch.search import arank
 
     store = _store()
     index = await StoreIndexFactory(store, refresh_seconds=0.0).abuild(DOCS)

@@ -16,11 +16,13 @@ from langchain_core.stores import InMemoryByteStore
 from langgraph.store.base import BaseStore, Op, Result
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch.search.index import ToolDocument
-from langchain_toolsearch.search.semantic import SemanticIndexFactory
-from langchain_toolsearch.search.store_index import StoreToolIndex
-from langchain_toolsearch.search.store_vector_cache import VECTOR_NAMESPACE
-from langchain_toolsearch.search.vector_cache import EmbeddingCache
+from langchain_toolsearch.search import (
+    EmbeddingCache,
+    SemanticIndexFactory,
+    StoreToolIndex,
+    ToolDocument,
+)
+from langchain_toolsearch.search._vectors import VECTOR_NAMESPACE
 from tests.support.embeddings import CountingEmbeddings
 from tests.support.index_docs import CREATE_ISSUE, GET_FORECAST, GET_WEATHER, PLAY_MUSIC, SEND_EMAIL
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langchain_toolsearch.search.tokenize import (
+from langchain_toolsearch.search._analysis import (
     STOPWORDS,
     clear_caches,
     is_cjk,
@@ -243,7 +243,7 @@ def test_first_person_pronouns_fold_to_me() -> None:
 
 
 def test_chunk_cache_is_bounded_by_size() -> None:
-    from langchain_toolsearch.search.tokenize import cache_bytes
+    from langchain_toolsearch.search._analysis import cache_bytes
 
     clear_caches()
     for i in range(3000):

@@ -17,16 +17,21 @@ from langchain_core.stores import InMemoryByteStore
 from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import ToolSearchMiddleware
-from langchain_toolsearch.search.index import ToolDocument
-from langchain_toolsearch.search.semantic import SemanticIndexFactory, document_text
-from langchain_toolsearch.search.store_vector_cache import StoreVectorCache
-from langchain_toolsearch.search.vector_cache import (
+from langchain_toolsearch.search import (
     EmbeddingCache,
-    default_cache,
+    SemanticIndexFactory,
+    ToolDocument,
+    VectorFile,
     model_id,
+)
+from langchain_toolsearch.search._hybrid import document_text
+from langchain_toolsearch.search._vectors import (
+    CACHE_ENV,
+    StoreVectorCache,
+    default_cache,
+    default_cache_dir,
     text_digest,
 )
-from langchain_toolsearch.search.vector_file import CACHE_ENV, VectorFile, default_cache_dir
 from tests.support.embeddings import CountingEmbeddings
 from tests.support.library_fixtures import library
 
@@ -123,7 +128,7 @@ def test_the_model_id_is_read_once_per_model_and_without_scanning_every_package(
     import importlib.metadata
     import sys
 
-    import langchain_toolsearch.search.vector_cache as vector_cache
+    import langchain_toolsearch.search._vectors as vector_cache
 
     site = next(p for p in sys.path if p.endswith("site-packages"))
 

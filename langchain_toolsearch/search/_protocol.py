@@ -10,17 +10,6 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Protocol, TypeAlias, runtime_checkable
 
-__all__ = [
-    "AsyncToolIndex",
-    "IndexOption",
-    "ScoredTool",
-    "ToolDocument",
-    "ToolIndex",
-    "arank",
-    "name_key",
-    "searchable_names",
-]
-
 _KEY_SEP = re.compile(r"[\s_\-./:]+")
 
 

@@ -1,0 +1,586 @@
+"""Text analysis: text -> search terms, chunk by chunk, through a bounded shared cache.
+
+A chunk is letters and digits joined by ``_ - . / :``. It yields identifier
+pieces (``addPerson`` -> add, person; ``HTTPServer`` -> http, server; ``v1``
+-> v, 1, v1), the joined form (``get_weather``), short hyphen parts joined
+(``e-mail`` -> email), Snowball stems, unaccented Latin forms, and for CJK
+runs character bigrams plus lone characters (Lucene's ``CJKAnalyzer``), for
+Thai, Lao, Khmer and Myanmar bigrams of grapheme clusters.
+
+Chunks of at most 48 characters are analysed once into a cache of about
+32 MiB; an index build memoises in a :class:`BatchTokenizer` of its own,
+primed in bulk (:meth:`BatchTokenizer.prime`). The English word lists
+(stopwords, function, request and date words) are ASCII, lowercase, unstemmed.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import unicodedata
+from collections.abc import Callable, Iterable
+from functools import cache, lru_cache, partial
+from itertools import chain, compress, pairwise
+from operator import is_, itemgetter
+from typing import TypeAlias
+
+import Stemmer  # type: ignore[import-not-found, import-untyped, unused-ignore]
+
+STOPWORDS = frozenset(
+    (  # noqa: SIM905 (word lists as text)
+        "a am an and are as at be by can do does for from how i if in into is it its me my of on "
+        "or our please should so that the their then there these this to us was we what when where "
+        "which who will with would you your"
+    ).split()
+)
+"""Dropped from queries and documents, never from names (``get_me`` keeps ``me``)."""
+
+FUNCTION_WORDS = frozenset(
+    (  # noqa: SIM905 (word lists as text)
+        "about above after again against all any because been before being below between both but "
+        "d did doing down during each few further had has having he her here hers herself him "
+        "himself his itself ll m more most myself no nor not off once only other ought ours "
+        "ourselves out over own re s same she such t than theirs them themselves they those "
+        "through too under until up ve very were while whom why yours yourself yourselves"
+    ).split()
+)
+"""The Snowball English stop list (snowballstem.org/algorithms/english/stop.txt) less
+:data:`STOPWORDS` and :data:`REQUEST_WORDS`, plus contraction parts (``i'm`` -> ``m``).
+Query terms that score but never make a hit alone (``content_match``)."""
+
+REQUEST_WORDS: tuple[str, ...] = tuple(
+    (  # noqa: SIM905 (word lists as text)
+        "could help want need like tell know let hi hello hey thanks just also some have going "
+        "looking trying wondering curious interested me"
+    ).split()
+)
+"""Words framing a request (Bendersky & Croft 2008); ``me`` stands for ``i``, ``my``, ``myself``."""
+
+DATE_WORDS: tuple[str, ...] = tuple(
+    (  # noqa: SIM905 (word lists as text)
+        "january february march april june july august september october november december monday "
+        "tuesday wednesday thursday friday saturday sunday today tomorrow yesterday"
+    ).split()
+)
+"""Day and month words, weighted like numbers (not ``may``: as often a modal verb)."""
+
+
+SEPARATORS = re.compile(r"[_\-./:]+")
+"""Identifier punctuation between the words of a name."""
+CAMEL_PIECES = re.compile(r"[A-Z]+(?=[A-Z][^\W\d_A-Z])|[A-Z]?[^\W\d_A-Z]+|[A-Z]+|\d+", re.UNICODE)
+"""camelCase pieces (``addPerson`` -> add, Person); case changes only between ASCII letters."""
+_PLAIN = re.compile(r"[a-z]+")
+_LOWER_SNAKE = re.compile(r"[a-z]+(?:[_\-./:]+[a-z]+)*")  # get_weather, list-issues
+_HYPHENATED = re.compile(r"[^\W\d_]+-[^\W\d_]+")  # "e-mail", "to-do", "sign-in"
+_ACRONYM_PLURAL = re.compile(r"[A-Z]{2,}s")  # "PRs", "APIs": one word, not "P" + "Rs"
+_CASE_OR_DIGIT = re.compile(r"[A-Z0-9]|\d")  # what camelCase splitting can act on
+
+# Hiragana and Katakana, CJK Extension A, Unified Ideographs, Hangul syllables,
+# compatibility ideographs, half-width Katakana, Extensions B-F
+_CJK_CLASS = (
+    "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
+    "\U00020000-\U0002fa1f"
+)
+# Thai, Lao, Myanmar, Khmer, Khmer symbols, Myanmar extended-A
+_SPACELESS_CLASS = "\u0e00-\u0e7f\u0e80-\u0eff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff\uaa60-\uaa7f"
+_CJK_CHAR = re.compile(f"[{_CJK_CLASS}]")
+_RUN_CHAR = re.compile(f"[{_CJK_CLASS}{_SPACELESS_CLASS}]")
+# a chunk's runs: (CJK run, spaceless-script run, anything else)
+_RUNS = re.compile(
+    f"([{_CJK_CLASS}]+)|([{_SPACELESS_CLASS}]+)|([^{_CJK_CLASS}{_SPACELESS_CLASS}]+)"
+)
+
+
+@cache
+def _mark_class() -> str:
+    """All combining marks (Mn, Mc, Me) as a regex class body (built on first use, ~10 ms)."""
+    ranges: list[tuple[int, int]] = []
+    for span in (range(0x0300, 0x20000), range(0xE0100, 0xE01F0)):
+        categories = map(unicodedata.category, map(chr, span))
+        for cp, category in zip(span, categories, strict=True):
+            if category[0] != "M":
+                continue
+            if ranges and ranges[-1][1] == cp - 1:
+                ranges[-1] = (ranges[-1][0], cp)
+            else:
+                ranges.append((cp, cp))
+    return "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in ranges)
+
+
+@cache
+def marked_chunk() -> re.Pattern[str]:
+    """The chunk pattern keeping combining marks inside words (non-ASCII text)."""
+    letter = f"(?:[^\\W_]|[{_mark_class()}])"
+    return re.compile(f"{letter}+(?:[_\\-./:]+{letter}+)*", re.UNICODE)
+
+
+@cache
+def _cluster() -> re.Pattern[str]:
+    """One grapheme cluster, approximately: a character and the marks after it."""
+    return re.compile(f".[{_mark_class()}]*", re.DOTALL)
+
+
+def is_cjk(ch: str) -> bool:
+    """Whether ``ch`` is a CJK character (written without spaces)."""
+    return _CJK_CHAR.match(ch) is not None
+
+
+def _pairs(units: list[str]) -> list[str]:
+    """Bigrams of a run's characters or grapheme clusters (a lone one stays)."""
+    return units if len(units) == 1 else [a + b for a, b in pairwise(units)]
+
+
+@lru_cache(maxsize=4096)
+def fold_accents(word: str) -> str | None:
+    """The word without diacritics if that leaves ASCII letters (``résumé`` -> resume)."""
+    if word.isascii():
+        return None
+    decomposed = unicodedata.normalize("NFKD", word)
+    folded = "".join(c for c in decomposed if not unicodedata.combining(c))
+    if folded.isascii() and folded.isalnum():
+        return folded.lower()
+    return None
+
+
+_STEM_CACHE_CHARS = 32
+_SNOWBALL = threading.local()  # a Snowball stemmer keeps state while it works: one per thread
+_PRONOUNS = {"i": "me", "my": "me", "myself": "me"}
+
+
+def _stem(word: str) -> str:
+    if len(word) <= 3 or not word.isascii() or not word.isalpha():
+        return word
+    stemmer = getattr(_SNOWBALL, "stemmer", None)
+    if stemmer is None:
+        stemmer = _SNOWBALL.stemmer = Stemmer.Stemmer("english")
+    stemmed: str = stemmer.stemWord(word)
+    return stemmed
+
+
+_cached_stem = lru_cache(maxsize=65536)(_stem)
+
+
+def stem(word: str) -> str:
+    """Snowball English stem of an ASCII word over 3 letters (``issues`` -> issu), else the word."""
+    return _cached_stem(word) if len(word) <= _STEM_CACHE_CHARS else _stem(word)
+
+
+def _analyse_word(word: str, stemmed: bool = True) -> tuple[str, ...]:
+    """The terms of one lowercase word: its stem (or itself) and its accent fold's."""
+    if word in _PRONOUNS:
+        return (_PRONOUNS[word],)
+    if word in STOPWORDS:
+        return (word,)
+    out: tuple[str, ...] = (_stem(word) if stemmed else word,)  # cached whole below
+    if word.isascii():
+        return out
+    folded = fold_accents(word)
+    if folded is not None and folded != word:
+        out = (*out, *_analyse_word(folded, stemmed))
+    return out
+
+
+WordFn: TypeAlias = Callable[[str], tuple[str, ...]]
+"""The terms of one lowercase word (its stem or itself, then its accent fold's)."""
+STEMMED_WORD: WordFn = lru_cache(maxsize=65536)(_analyse_word)
+"""A word's terms, stemmed."""
+PLAIN_WORD: WordFn = lru_cache(maxsize=65536)(partial(_analyse_word, stemmed=False))
+"""A word's terms as written, aligned one for one with :data:`STEMMED_WORD`'s."""
+
+Analysed: TypeAlias = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+"""A chunk's terms (with joined forms), its words (without), and the terms' written forms.
+
+The third is aligned with the first; it is the first itself when no written forms were asked.
+"""
+
+
+def _joined_hyphen(chunk: str, parts: list[str]) -> str | None:
+    """``email`` of ``e-mail``: two hyphen parts, one of at most 2 letters, run together."""
+    if len(parts) == 2 and min(map(len, parts)) <= 2 and _HYPHENATED.fullmatch(chunk):
+        return (parts[0] + parts[1]).lower()
+    return None
+
+
+def _snake_terms(chunk: str, word: WordFn, plain: WordFn | None) -> Analysed:
+    """:func:`identifier_terms` of lowercase ASCII words joined by separators, faster."""
+    parts = SEPARATORS.split(chunk)
+    words = tuple(chain.from_iterable(map(word, parts)))
+    written = words if plain is None else tuple(chain.from_iterable(map(plain, parts)))
+    if len(parts) == 1:
+        return words, words, written
+    joined = "_".join(parts)
+    terms, forms = [*words, joined], [*written, joined]
+    both = _joined_hyphen(chunk, parts)
+    if both is not None:
+        terms.extend(word(both))
+        forms.extend((plain or word)(both))
+    return tuple(terms), words, (tuple(terms) if plain is None else tuple(forms))
+
+
+def identifier_terms(chunk: str, word: WordFn, plain: WordFn | None = None) -> Analysed:
+    """:data:`Analysed` of a chunk without CJK, stopwords kept; written forms by ``plain``.
+
+    The second tuple is the same object as the first when there are no joined forms.
+    """
+    if _LOWER_SNAKE.fullmatch(chunk):
+        return _snake_terms(chunk, word, plain)
+    return _mixed_terms(chunk, word, plain)
+
+
+def _mixed_terms(chunk: str, word: WordFn, plain: WordFn | None) -> Analysed:
+    """:func:`identifier_terms` of a chunk that is not lowercase ``snake_case``."""
+    parts = [p for p in SEPARATORS.split(chunk) if p]  # CJK runs can leave "_get"
+    terms: list[str] = []
+    forms: list[str] = []  # written forms, aligned with terms
+    words: list[str] | None = None  # terms less the joined forms, set once one is added
+    as_written = plain or word
+    for part in parts:
+        if (
+            (part.isalpha() and part.islower())
+            or not _CASE_OR_DIGIT.search(part)
+            or _ACRONYM_PLURAL.fullmatch(part)
+        ):
+            pieces = [part.lower()]  # one word: "weather", "नोट", "Café"
+        else:
+            pieces = [p.lower() for p in CAMEL_PIECES.findall(part)] or [part.lower()]
+        for piece in pieces:
+            found = word(piece)
+            terms.extend(found)
+            forms.extend(as_written(piece))
+            if words is not None:
+                words.extend(found)
+        if len(pieces) > 1:
+            if words is None:
+                words = list(terms)
+            terms.append(part.lower())  # camelCase whole: "addperson", "v1"
+            forms.append(part.lower())
+    if len(parts) > 1:
+        if words is None:
+            words = list(terms)
+        joined = "_".join(parts).lower()  # whole identifier: "get_weather"
+        terms.append(joined)
+        forms.append(joined)
+        both = _joined_hyphen(chunk, parts)
+        if both is not None:
+            terms.extend(word(both))
+            forms.extend(as_written(both))
+    whole = tuple(terms)
+    return (
+        whole,
+        (whole if words is None else tuple(words)),
+        (whole if plain is None else tuple(forms)),
+    )
+
+
+def analyse(chunk: str, word: WordFn, plain: WordFn | None = None) -> Analysed:
+    """A chunk's :data:`Analysed`; name-phrase words leave CJK and spaceless runs out.
+
+    ``plain`` (:data:`PLAIN_WORD`) gives the written forms; ``None``: not wanted.
+    """
+    if _PLAIN.fullmatch(chunk) or (
+        chunk.isascii()
+        and (
+            (chunk.isalpha() and (chunk[1:].islower() or chunk.isupper()))  # "Returns", "API"
+            or chunk.isdigit()  # "250"
+        )
+    ):
+        lowered = chunk.lower()
+        whole = word(lowered)
+        return whole, whole, (whole if plain is None else plain(lowered))
+    if chunk.isascii() or not _RUN_CHAR.search(chunk):
+        return identifier_terms(chunk, word, plain)
+    terms: list[str] = []
+    phrase: list[str] = []
+    forms: list[str] = []
+    for cjk, spaceless, other in _RUNS.findall(chunk):
+        if cjk or spaceless:
+            found = _pairs(list(cjk)) if cjk else _pairs(_cluster().findall(spaceless))
+        else:
+            with_joined, without, written = identifier_terms(other, word, plain)
+            terms.extend(with_joined)
+            phrase.extend(without)
+            forms.extend(written)
+            continue
+        terms.extend(found)
+        forms.extend(found)
+    whole = tuple(terms)
+    return whole, tuple(phrase), (whole if plain is None else tuple(forms))
+
+
+Entry: TypeAlias = tuple[
+    tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]
+]
+"""A chunk's terms: all, less the stopwords, name-phrase words, all as written, and keys.
+
+Keys align with the terms less the stopwords: the term, or ``term + KEY_SEPARATOR +
+written`` where written otherwise. Both are the terms' tuple when no term differs.
+"""
+
+KEY_SEPARATOR = "\x00"
+"""Between a term and its written form in a key (no term holds it)."""
+
+
+def make_key(term: str, written: str) -> str:
+    """The key of ``term`` written ``written``: the term alone when they are the same."""
+    return term if term == written else term + KEY_SEPARATOR + written
+
+
+def split_key(key: str) -> tuple[str, str]:
+    """A key's term and written form (``("star", "starred")``)."""
+    term, _, written = key.partition(KEY_SEPARATOR)
+    return term, written or term
+
+
+def entry(analysed: Analysed) -> Entry:
+    """The cache entry of an :func:`analyse` result."""
+    terms, phrase, written = analysed
+    if STOPWORDS.isdisjoint(terms):
+        content = terms
+    else:
+        content = tuple(t for t in terms if t not in STOPWORDS)
+    if written is terms or written == terms:
+        return terms, content, phrase, terms, content
+    keys = tuple(make_key(t, w) for t, w in zip(terms, written, strict=True) if t not in STOPWORDS)
+    return terms, content, phrase, written, keys
+
+
+def clear_word_caches() -> None:
+    """Empty the stem, word and accent-fold caches."""
+    _cached_stem.cache_clear()
+    STEMMED_WORD.cache_clear()  # type: ignore[attr-defined]
+    PLAIN_WORD.cache_clear()  # type: ignore[attr-defined]
+    fold_accents.cache_clear()
+
+
+_CHUNK = re.compile(r"[^\W_]+(?:[_\-./:]+[^\W_]+)*", re.UNICODE)
+# _CHUNK on ASCII text, faster: possessive, no backtracking state kept
+_ASCII_CHUNK = re.compile(r"[A-Za-z0-9]++(?:[_\-./:]++[A-Za-z0-9]++)*+")
+
+_CACHE_BYTES = 32 << 20  # approximate, both generations
+_CACHE_CHUNK_CHARS = 48  # longer chunks are never cached
+
+
+class _SizedCache:
+    """Chunk -> entry, about ``budget`` bytes in two generations, the older dropped whole."""
+
+    def __init__(self, budget: int, word: WordFn, plain: WordFn | None) -> None:
+        self.budget = budget
+        self.analyse: Callable[[str], Entry] = lambda chunk: entry(analyse(chunk, word, plain))
+        self.current: dict[str, Entry] = {}
+        self._previous: dict[str, Entry] = {}
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def cost(chunk: str, found: Entry) -> int:
+        """Approximate bytes of one entry (CPython: dict slot, key, value, strings)."""
+        terms, content, phrase, written, _ = found
+        extra = (
+            (0 if content is terms else 56 + 8 * len(content))
+            + (0 if phrase is terms else 56 + 68 * len(phrase))
+            + (0 if written is terms else 112 + 76 * len(written))
+        )
+        return 250 + 2 * len(chunk) + 68 * len(terms) + extra
+
+    def get(self, chunk: str) -> Entry:
+        found = self.current.get(chunk)
+        if found is not None:
+            return found
+        if len(chunk) > _CACHE_CHUNK_CHARS:
+            return self.analyse(chunk)
+        found = self._previous.get(chunk)
+        if found is None:
+            found = self.analyse(chunk)
+        self.current[chunk] = found
+        self._bytes += self.cost(chunk, found)
+        if self._bytes > self.budget // 2:
+            with self._lock:
+                if self._bytes > self.budget // 2:
+                    self._previous, self.current, self._bytes = self.current, {}, 0
+        return found
+
+    def lookup(self, chunks: list[str]) -> list[Entry]:
+        """The entries of ``chunks``, in order."""
+        found: list[Entry | None] = list(map(self.current.get, chunks))
+        if None in found:
+            get = self.get
+            return [f if f is not None else get(c) for f, c in zip(found, chunks, strict=True)]
+        return found  # type: ignore[return-value]
+
+    def clear(self) -> None:
+        with self._lock:
+            self.current, self._previous, self._bytes = {}, {}, 0
+
+    def held_bytes(self) -> int:
+        """Approximate bytes held by both generations."""
+        items = list(self.current.items()) + list(self._previous.items())
+        return sum(self.cost(k, v) for k, v in items)
+
+
+_CACHE = _SizedCache(_CACHE_BYTES, STEMMED_WORD, PLAIN_WORD)
+_PLAIN_CACHE = _SizedCache(_CACHE_BYTES // 4, PLAIN_WORD, None)  # the stemming stage off
+_ALL, _CONTENT, _PHRASE, _ALL_WRITTEN, _KEYS = map(itemgetter, range(5))  # parts of an Entry
+_is_none = partial(is_, None)
+_Part: TypeAlias = Callable[[Entry], tuple[str, ...]]
+
+
+def clear_caches() -> None:
+    """Empty the chunk and stemming caches (benchmarks time cold index builds)."""
+    _CACHE.clear()
+    _PLAIN_CACHE.clear()
+    clear_word_caches()
+
+
+def cache_bytes() -> int:
+    """Approximate bytes held by the chunk caches (at most about 32 MiB)."""
+    return _CACHE.held_bytes()
+
+
+def _chunks(text: str) -> list[str]:
+    if text.isascii():
+        found: list[str] = _ASCII_CHUNK.findall(text)
+        return found
+    text = unicodedata.normalize("NFKC", text)
+    marked: list[str] = marked_chunk().findall(text)
+    return marked
+
+
+def tokenize(text: str, *, keep_stopwords: bool = False, stemmed: bool = True) -> list[str]:
+    """Lowercase terms of ``text`` in order, with repeats, less :data:`STOPWORDS` unless kept.
+
+    ``stemmed``: stem ASCII words (the ``stemming`` stage).
+    """
+    entries = (_CACHE if stemmed else _PLAIN_CACHE).lookup(_chunks(text))
+    return list(chain.from_iterable(map(_ALL if keep_stopwords else _CONTENT, entries)))
+
+
+def tokenize_forms(text: str) -> tuple[list[str], list[str]]:
+    """Stemmed terms with stopwords, and the same as written (``starred`` -> star, starred)."""
+    entries = _CACHE.lookup(_chunks(text))
+    terms = list(chain.from_iterable(map(_ALL, entries)))
+    return terms, list(chain.from_iterable(map(_ALL_WRITTEN, entries)))
+
+
+def tokenize_name(name: str) -> list[str]:
+    """Tokenize a tool or parameter name, keeping stopwords (``get_me`` -> ``get``, ``me``)."""
+    return tokenize(name, keep_stopwords=True)
+
+
+def name_phrase(name: str, *, stemmed: bool = True) -> tuple[str, ...]:
+    """The words of a name without joined forms or CJK (``getMe_now`` -> get, me, now)."""
+    cache = _CACHE if stemmed else _PLAIN_CACHE
+    return tuple(chain.from_iterable(map(_PHRASE, cache.lookup(_chunks(name)))))
+
+
+def name_words(name: str) -> list[str]:
+    """A name's words split, lowercased, unstemmed (``getWeather_v2`` -> get, weather, v, 2)."""
+    return [
+        word.lower()
+        for chunk in _CHUNK.findall(name)
+        for part in SEPARATORS.split(chunk)
+        for word in CAMEL_PIECES.findall(part)
+    ]
+
+
+class BatchTokenizer:
+    """The module's tokenizers for one index build, memoising chunks and texts (results shared).
+
+    Args:
+        stemmed: Stem ASCII words (the ``stemming`` stage).
+        forms: Also give the terms' forms as written (``exact_forms``).
+    """
+
+    __slots__ = ("_cache", "_chunks", "_forms", "_keys", "_names", "_phrases", "_prose", "_written")
+
+    def __init__(self, *, stemmed: bool = True, forms: bool = False) -> None:
+        self._cache = _CACHE if stemmed else _PLAIN_CACHE
+        self._forms = forms and stemmed
+        self._chunks: dict[str, Entry] = {}
+        self._prose: dict[str, list[str]] = {}
+        self._keys: dict[str, list[str]] = {}
+        self._names: dict[str, list[str]] = {}
+        self._phrases: dict[str, tuple[str, ...]] = {}
+        self._written: dict[str, list[str]] = {}
+
+    @property
+    def forms(self) -> bool:
+        """Whether terms as written differ from the terms (stemmed, with ``forms``)."""
+        return self._forms
+
+    def prime(self, prose: Iterable[str], names: Iterable[str]) -> None:
+        """Tokenize prose texts and names into the memo, each distinct chunk once."""
+        chunks, shared, fresh = self._chunks, self._cache.current.get, self._cache.analyse
+        prose_memo, prose_part = (self._keys, _KEYS) if self._forms else (self._prose, _CONTENT)
+        for texts, memo, part, name in (
+            (prose, prose_memo, prose_part, False),
+            (names, self._names, _ALL, True),
+        ):
+            todo = [t for t in dict.fromkeys(texts) if t not in memo]
+            lists = list(map(_chunks, todo))
+            distinct = list(dict.fromkeys(chain.from_iterable(lists)))
+            for chunk in distinct:
+                if chunk not in chunks:
+                    chunks[chunk] = shared(chunk) or fresh(chunk)
+            terms = self._part_of(distinct, part)
+            joined = [list(chain.from_iterable(map(terms, c))) for c in lists]
+            memo.update(zip(todo, joined, strict=True))
+            if not name:
+                continue
+            words = self._part_of(distinct, _PHRASE)
+            phrases = [tuple(chain.from_iterable(map(words, c))) for c in lists]
+            self._phrases.update(zip(todo, phrases, strict=True))
+            if self._forms:
+                forms = self._part_of(distinct, _ALL_WRITTEN)
+                written = [list(chain.from_iterable(map(forms, c))) for c in lists]
+                self._written.update(zip(todo, written, strict=True))
+
+    def _part_of(self, chunks: list[str], part: _Part) -> Callable[[str], tuple[str, ...]]:
+        """``chunk -> part(entry of chunk)`` for analysed ``chunks``."""
+        parts = map(part, map(self._chunks.__getitem__, chunks))
+        return dict(zip(chunks, parts, strict=True)).__getitem__
+
+    def _lookup(self, chunks: list[str]) -> list[Entry]:
+        memo = self._chunks
+        found: list[Entry | None] = list(map(memo.get, chunks))
+        if None not in found:
+            return found  # type: ignore[return-value]
+        shared, fresh = self._cache.current.get, self._cache.analyse
+        for chunk in compress(chunks, map(_is_none, found)):
+            if chunk not in memo:
+                memo[chunk] = shared(chunk) or fresh(chunk)
+        return list(map(memo.__getitem__, chunks))
+
+    def _joined(self, memo: dict[str, list[str]], text: str, part: _Part) -> list[str]:
+        found = memo.get(text)
+        if found is None:
+            entries = self._lookup(_chunks(text))
+            found = memo[text] = list(chain.from_iterable(map(part, entries)))
+        return found
+
+    def tokenize(self, text: str) -> list[str]:
+        """``tokenize(text)``: terms without stopwords."""
+        return self._joined(self._prose, text, _CONTENT)
+
+    def tokenize_name(self, name: str) -> list[str]:
+        """``tokenize_name(name)``: terms with stopwords."""
+        return self._joined(self._names, name, _ALL)
+
+    def keys(self, text: str) -> list[str]:
+        """:meth:`tokenize`'s terms as keys: ``term`` or ``term + KEY_SEPARATOR + written``."""
+        if not self._forms:
+            return self.tokenize(text)
+        return self._joined(self._keys, text, _KEYS)
+
+    def written_name(self, name: str) -> list[str]:
+        """The terms of :meth:`tokenize_name` as written, aligned one for one."""
+        if not self._forms:
+            return self.tokenize_name(name)
+        return self._joined(self._written, name, _ALL_WRITTEN)
+
+    def name_phrase(self, name: str) -> tuple[str, ...]:
+        """``name_phrase(name)``."""
+        found = self._phrases.get(name)
+        if found is None:
+            entries = self._lookup(_chunks(name))
+            found = self._phrases[name] = tuple(chain.from_iterable(map(_PHRASE, entries)))
+        return found
