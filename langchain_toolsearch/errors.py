@@ -7,6 +7,7 @@
     │   ├── StoreMissingError                    storage="store" and no store
     │   ├── ToolSearchWiringError                a graph that runs tools unguarded
     │   └── ToolSearchDataError                  a malformed file or document
+    │       ├── CorruptVectorFileError           a vector cache file fails a check
     │       └── config.ToolConfigError           invalid stored tool configuration
     ├── ToolSearchTypeError (TypeError)          an object of the wrong kind
     ├── ToolSearchDependencyError (ImportError)  an optional extra is missing
@@ -18,8 +19,8 @@
     ├── config.WriteLockError (TimeoutError)     a record's write lock not granted
     ├── config.servers.BadAuthToken (ValueError) an auth token not sendable
     ├── cli.bundle.ConfigCommandError            a ``toolsearch config`` user error
-    └── mcp.pool.MCPPoolError (RuntimeError)     an ``MCPSessionPool`` misused
-        └── mcp.pool.MCPPoolClosedError          ... after ``close()``
+    └── MCPPoolError (RuntimeError)              an ``MCPSessionPool`` misused
+        └── MCPPoolClosedError                   ... after ``close()``
 
 (``config.X`` is ``langchain_toolsearch.config.X``.) Mistakes of the model never
 raise: they come back as error ``ToolMessage`` objects.
