@@ -1,7 +1,9 @@
-"""The ``toolsearch`` command line: ``search``, ``eval`` and ``config`` over your own tools.
+"""The ``toolsearch`` command line: ``search`` and ``eval`` over your own tools.
 
 Building the parser imports only the standard library (so ``--help`` and
 usage errors answer at once); each command imports what it needs when it runs.
+``config`` and ``ui`` are the editor's (``langchain-toolsearch-editor``): found
+through the ``langchain_toolsearch.cli`` entry points, never imported by name.
 """
 
 from __future__ import annotations
@@ -12,17 +14,16 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from langchain_toolsearch.cli.args import add_config_parser
-from langchain_toolsearch.errors import ToolSearchDataError, ToolSearchDependencyError
+from langchain_toolsearch.errors import ToolSearchDataError
 
 if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
 
-__all__ = ["load_mcp_config", "main"]
+__all__ = ["build_parser", "editor_command", "load_mcp_config", "main"]
 
 
 def load_mcp_config(path: str | Path) -> dict[str, dict[str, Any]]:
@@ -326,42 +327,48 @@ def build_parser() -> argparse.ArgumentParser:
     )
     evaluate.add_argument("--json", action="store_true", help="print JSON")
     evaluate.set_defaults(func=_cmd_eval)
-    # A subcommand is one block: its parser (standard library only: every call of
-    # `toolsearch` builds them all) and a handler that imports its code when it runs.
-    add_config_parser(sub).set_defaults(func=_cmd_config)
-    _add_ui_parser(sub)
+    for name, text in EDITOR_COMMANDS.items():  # run by `main` through the editor
+        sub.add_parser(name, help=f"{text} (langchain-toolsearch-editor)", add_help=False)
     return parser
 
 
-def _cmd_config(args: argparse.Namespace) -> int:
-    from langchain_toolsearch.cli.config import run  # `toolsearch config ...`
-
-    return run(args)
-
-
-def _add_ui_parser(sub: Any) -> None:
-    """``toolsearch ui``: the web page (langchain_toolsearch/ui, extra ``[ui]``)."""
-    ui = sub.add_parser("ui", help="serve the web page for stored tool configuration")
-    ui.add_argument("--store", help="PostgreSQL DSN or SQLite file (default: as `config`)")
-    ui.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
-    ui.add_argument("--port", type=_positive_int, default=8765, help="port (default 8765)")
-    ui.add_argument("--token", help="access token (or $TOOLSEARCH_UI_TOKEN); needed off 127.0.0.1")
-    ui.add_argument("--registry", metavar="MODULE:ATTRIBUTE", help="tools agents may select")
-    ui.add_argument("--embeddings", choices=["local"], help="enable hybrid search (local model)")
-    ui.set_defaults(func=_cmd_ui)
+ENTRY_POINTS = "langchain_toolsearch.cli"
+"""Entry point group of the commands other distributions add (the editor's)."""
+EDITOR_COMMANDS = {
+    "config": "edit and inspect stored tool configuration (agents, saved MCP clients)",
+    "ui": "serve the web page for stored tool configuration",
+}
+"""The editor's commands: listed by ``--help``, run by their entry point."""
 
 
-def _cmd_ui(args: argparse.Namespace) -> int:
-    try:
-        from langchain_toolsearch.ui.serve import run
-    except ImportError as exc:
-        msg = f"toolsearch ui needs the [ui] extra: pip install 'langchain-toolsearch[ui]' ({exc})"
-        raise ToolSearchDependencyError(msg) from None
-    return run(args)
+def editor_command(name: str) -> Callable[[Sequence[str]], int] | None:
+    """The installed entry point ``name`` of `ENTRY_POINTS`, loaded, or ``None``."""
+    from importlib.metadata import entry_points
+
+    for entry in entry_points(group=ENTRY_POINTS, name=name):
+        command: Callable[[Sequence[str]], int] = entry.load()
+        return command
+    return None
+
+
+def _run_editor(argv: Sequence[str]) -> int:
+    """``toolsearch config|ui ...`` through the editor, or how to install it (exit 2)."""
+    command = editor_command(argv[0])
+    if command is None:
+        print(
+            f"toolsearch: error: 'toolsearch {argv[0]}' is part of the editor: "
+            "pip install langchain-toolsearch-editor (from a clone: pip install ./editor)",
+            file=sys.stderr,
+        )
+        return 2
+    return command(list(argv))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``toolsearch`` console script."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in EDITOR_COMMANDS:
+        return _run_editor(argv)
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

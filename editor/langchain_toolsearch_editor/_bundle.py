@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeAlias
 
-from langchain_toolsearch_editor._cli_args import KINDS, Kind
+from langchain_toolsearch_editor._cli import KINDS, Kind
 from langchain_toolsearch_editor._models import AgentToolConfig, parse_agent_config
 from langchain_toolsearch_editor._records import RECORD_ID
 from langchain_toolsearch_editor._servers import MCPClientConfig, parse_mcp_client

@@ -1,317 +1,260 @@
-"""``toolsearch config``: edit and inspect stored tool configuration from a shell.
+"""``toolsearch config`` and ``toolsearch ui``: the editor's commands of the ``toolsearch`` CLI.
 
-Every command works on one store, given by ``--store`` before or after the
-command (default: ``$TOOLSEARCH_CONFIG_STORE``, else
-``toolsearch-config.sqlite`` in the current folder):
-
-* a PostgreSQL DSN (``postgresql://user:pw@host:5432/db``): LangGraph's
-  ``PostgresStore`` (extra ``[postgres]``);
-* anything else is a SQLite file: LangGraph's ``SqliteStore`` (extra
-  ``[sqlite]``). Only ``import`` creates a missing file.
-
-Commands (``ID`` is an agent's or a saved MCP client's id; ``--kind agent``
-or ``--kind mcp-client`` is needed only when both kinds use the id)::
-
-    validate FILE [--from mastra]      check a file, write nothing
-    import FILE [--from mastra] [--message M] [--publish] [--if-version N]
-    export ID [--version V] [--to mastra]
-    show ID [--version V]
-    list
-    history ID
-    diff ID V1 V2
-    publish ID [--version V] [--if-version N]   never older than the live version
-    rollback ID --version V [--if-version N]    publish an older version on purpose
-    resolve AGENT --context JSON [--version V] [--timeout S] [--registry M:A] [--table]
-    schema [--kind agent|mcp-client]
-
-``FILE`` (and what ``export`` prints) is a bundle: ``{"agents": {id: config},
-"mcp_clients": {id: config}}`` (either key may be left out); with ``--from
-mastra`` / ``--to mastra`` it is Mastra Editor's JSON: ``{"agents": {id:
-snapshot}, "mcpClients": {id: snapshot}}``, a single stored record with an
-``id`` (an MCP client when it has ``servers``), or a list of such records.
-``V`` is ``draft``, ``published`` or a version number.
-
-Several people or jobs may write one store at once (SQLite file or
-PostgreSQL): no save is lost and two saves never get the same number.
-``--if-version N`` makes a write compare-and-set: it is done only if the
-record's latest version is still ``N`` (``0``: no record yet; ``import``:
-a file with one record), else it fails naming the current version.
-``import --publish`` saves and publishes each record in one write.
-
-Output is JSON on stdout (``diff``: a unified diff; ``resolve --table``: a
-table for people). Exit codes: 0 done, 1
-invalid input or a failed operation (one line on stderr naming the field
-path, never a traceback), 2 bad command-line usage.
+The core's ``toolsearch`` finds them through the ``langchain_toolsearch.cli`` entry
+points and calls `main` with the command line from the command's name on. Building
+the parser imports nothing but the standard library (``--help`` and usage errors
+answer at once); each command imports its code when it runs (`_commands`, `ui._serve`).
 """
 
 from __future__ import annotations
 
 import argparse
-import difflib
-import json
+import contextlib
+import os
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-from langchain_toolsearch.errors import ToolSearchError
-from langchain_toolsearch_editor._bundle import (
-    BUNDLE_KEYS,
-    KINDS,
-    MASTRA_KEYS,
-    Kind,
-    load_bundle,
-    read_json,
-)
-from langchain_toolsearch_editor._cli_args import add_config_parser
-from langchain_toolsearch_editor._cli_resolve import explain_command, report_json, report_table
-from langchain_toolsearch_editor._models import AgentToolConfig
-from langchain_toolsearch_editor._opening import DEFAULT_STORE, open_store
-from langchain_toolsearch_editor._servers import MCPClientConfig
-from langchain_toolsearch_editor._store import ToolConfigStore
-from langchain_toolsearch_editor.errors import (
-    ConfigCommandError,
-    RecordNotFoundError,
-    ToolConfigError,
-    VersionConflictError,
-)
+from langchain_toolsearch.errors import ToolSearchDependencyError
 
-__all__ = ["DEFAULT_STORE", "add_config_parser", "open_store", "run"]
+if TYPE_CHECKING:
+    from langchain_toolsearch_editor._models import VersionSelector
+
+DEFAULT_STORE = "toolsearch-config.sqlite"
+"""The SQLite file used when neither ``--store`` nor ``$TOOLSEARCH_CONFIG_STORE`` is set."""
+
+STORE_ENV = "TOOLSEARCH_CONFIG_STORE"
+"""Environment variable naming the default store."""
+
+Kind: TypeAlias = Literal["agent", "mcp-client"]
+KINDS: tuple[Kind, ...] = ("agent", "mcp-client")
+"""Record kinds, in the order files list them."""
 
 
-# -- commands ---------------------------------------------------------------------------
+def version(text: str) -> VersionSelector:
+    """Argparse type: ``draft``, ``published`` or an integer >= 1."""
+    if text in ("draft", "published"):
+        return text  # type: ignore[return-value]
+    if text.isascii() and text.isdigit() and len(text) <= _DIGITS and int(text) >= 1:
+        return int(text)
+    msg = f"must be 'draft', 'published' or a number >= 1, got {_short(text)}"
+    raise argparse.ArgumentTypeError(msg)
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run one ``toolsearch config`` command.
+_DIGITS = 15
+"""Longest version number the command line takes (more is a typo, never a version)."""
+
+
+def _short(text: str) -> str:
+    """``repr`` of a command-line value, cut to 40 characters."""
+    return repr(text if len(text) <= 40 else text[:37] + "...")
+
+
+def _base_version(text: str) -> int:
+    """Argparse type of ``--if-version``: an integer >= 0 (0: no record yet)."""
+    if text.isascii() and text.isdigit() and len(text) <= _DIGITS:
+        return int(text)
+    raise argparse.ArgumentTypeError(
+        f"must be a version number, or 0 for no record, got {_short(text)}"
+    )
+
+
+def _store_option(parser: argparse.ArgumentParser, *, default: Any) -> None:
+    """Add ``--store`` to ``parser`` with ``default``."""
+    parser.add_argument(
+        "--store",
+        default=default,
+        help=f"PostgreSQL DSN or SQLite file (default: ${STORE_ENV}, else {DEFAULT_STORE})",
+    )
+
+
+def _if_version_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--if-version N`` (compare-and-set) to ``parser``."""
+    parser.add_argument(
+        "--if-version",
+        dest="if_version",
+        type=_base_version,
+        metavar="N",
+        help="compare-and-set: write only if the latest version is still N (0: no record yet)",
+    )
+
+
+def add_config_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``config`` on a ``toolsearch`` ``add_subparsers()`` object.
 
     Returns:
-        The exit code: 0 done, 1 invalid input or failed operation (the
-        message is printed on stderr).
+        The ``config`` parser; its ``func`` imports and calls `_commands.run`.
     """
-    try:
-        return _COMMANDS[args.config_command](args)
-    except VersionConflictError as exc:
-        _error(f"conflict: {exc}")
-    except (ToolSearchError, ConfigCommandError, ToolConfigError, LookupError, ValueError) as exc:
-        _error(str(exc))  # bad data (names the field), a missing record, a bad id, ...
-    except RecursionError:
-        _error("input nested too deeply to process")
-    except (ImportError, BrokenPipeError):
-        raise  # `toolsearch` reports these (a missing extra, a closed pipe)
-    except Exception as exc:  # never a traceback: a one-line report of the unexpected
-        _error(f"{type(exc).__name__}: {exc} (please report this)")
-    return 1
-
-
-def _error(message: str) -> None:
-    """Print ``message`` on stderr as one line (its lines joined with ``"; "``)."""
-    first, *rest = [line.strip() for line in message.splitlines() if line.strip()] or [""]
-    line = f"{first} {'; '.join(rest)}" if rest else first
-    text = f"toolsearch config: error: {line}"
-    print(text.encode("utf-8", "backslashreplace").decode("utf-8"), file=sys.stderr)
-
-
-def _print_json(value: Any) -> None:
-    text = json.dumps(value, indent=2, ensure_ascii=False)
-    try:
-        print(text)
-    except UnicodeEncodeError:  # a terminal that cannot show it: escape non-ASCII
-        print(json.dumps(value, indent=2, ensure_ascii=True))
-
-
-def _cmd_validate(args: argparse.Namespace) -> int:
-    bundle = load_bundle(read_json(args.file), mastra=args.source == "mastra")
-    for kind in KINDS:
-        for record_id in bundle[kind]:
-            print(f"ok: {kind} {record_id}")
-    return 0
-
-
-def _cmd_import(args: argparse.Namespace) -> int:
-    bundle = load_bundle(read_json(args.file), mastra=args.source == "mastra")
-    if args.if_version is not None and sum(len(records) for records in bundle.values()) != 1:
-        raise ConfigCommandError("--if-version: needs a file with exactly one record")
-    with open_store(args.store, create=True) as store:
-        configs = ToolConfigStore(store)
-        # clients first: agents reference them
-        for kind in ("mcp-client", "agent"):
-            records = _records(configs, kind)
-            for record_id, value in bundle[kind].items():
-                print(_import_one(records, kind, record_id, value, args))
-    return 0
-
-
-def _import_one(records: Any, kind: Kind, record_id: str, value: Any, args: Any) -> str:
-    """Save one record unless unchanged (publishing it with ``--publish``); the report line."""
-    try:
-        current = records.get_version(record_id)
-    except RecordNotFoundError:
-        current = None
-    if current is None or current.value != value:
-        version = records.save(
-            record_id,
-            value,
-            message=args.message,
-            if_version=args.if_version,
-            publish=args.publish,
-        ).version
-        line = f"saved {kind} {record_id} version {version}"
-        return f"{line} (published)" if args.publish else line
-    version = current.info.version
-    line = f"unchanged {kind} {record_id} version {version}"
-    if args.if_version is not None and args.if_version != version:
-        raise VersionConflictError(records.label, record_id, args.if_version, version)
-    if args.publish:  # only if nobody saved since: never publish over a newer version
-        records.publish(record_id, version, if_version=version)
-        line += " (published)"
-    return line
-
-
-def _kind_of(configs: ToolConfigStore, record_id: str, kind: Kind | None) -> Kind:
-    if kind is not None:
-        return kind
-    found: list[Kind] = []
-    for candidate in KINDS:
-        try:
-            _records(configs, candidate).info(record_id)
-        except RecordNotFoundError:
-            continue
-        found.append(candidate)
-    if not found:
-        raise ConfigCommandError(f"no agent or saved MCP client with id {record_id!r}")
-    if len(found) > 1:
-        msg = f"both an agent and a saved MCP client have id {record_id!r}: pass --kind"
-        raise ConfigCommandError(msg)
-    return found[0]
-
-
-def _records(configs: ToolConfigStore, kind: Kind) -> Any:
-    return configs.agents if kind == "agent" else configs.mcp_clients
-
-
-@contextmanager
-def _records_of_id(args: argparse.Namespace) -> Iterator[tuple[Kind, Any]]:
-    """The kind of ``args.id`` (or ``args.kind``) and that kind's records, the store open."""
-    with open_store(args.store) as store:
-        configs = ToolConfigStore(store)
-        kind = _kind_of(configs, args.id, args.kind)
-        yield kind, _records(configs, kind)
-
-
-def _cmd_export(args: argparse.Namespace) -> int:
-    with _records_of_id(args) as (kind, records):
-        value = records.get(args.id, args.version)
-    if args.target == "mastra":
-        _print_json({MASTRA_KEYS[kind]: {args.id: value.to_mastra()}})
-    else:
-        _print_json({BUNDLE_KEYS[kind]: {args.id: value.to_json()}})
-    return 0
-
-
-def _cmd_show(args: argparse.Namespace) -> int:
-    with _records_of_id(args) as (kind, records):
-        found = records.get_version(args.id, args.version)
-        head = records.info(args.id)
-    _print_json(
-        {
-            "id": args.id,
-            "kind": kind,
-            "version": found.info.version,
-            "latest_version": head.latest_version,
-            "published_version": head.published_version,
-            "created_at": found.info.created_at,
-            "message": found.info.message,
-            "data": found.value.to_json(),
-        }
+    config: argparse.ArgumentParser = subparsers.add_parser(
+        "config",
+        help="edit and inspect stored tool configuration (agents, saved MCP clients)",
+        description=(
+            "toolsearch config: edit and inspect stored tool configuration (agents, saved "
+            f"MCP clients) in one store, given by --store before or after the command "
+            f"(default: ${STORE_ENV}, else {DEFAULT_STORE}): a PostgreSQL DSN or a SQLite "
+            "file. Writers may run at once; --if-version N makes a write compare-and-set. "
+            "Output is JSON on stdout; exit code 0 done, 1 invalid input or a failed "
+            "operation, 2 bad usage."
+        ),
     )
-    return 0
+    _store_option(config, default=None)
+    # `--store` also after the command; SUPPRESS keeps a value given before it.
+    common = argparse.ArgumentParser(add_help=False)
+    _store_option(common, default=argparse.SUPPRESS)
 
+    commands = config.add_subparsers(dest="config_command", required=True)
 
-def _cmd_list(args: argparse.Namespace) -> int:
-    with open_store(args.store) as store:
-        configs = ToolConfigStore(store)
-        out = [
-            {"kind": kind, **info.model_dump(mode="json")}
-            for kind in KINDS
-            for info in _records(configs, kind).list_records()
-        ]
-    _print_json(out)
-    return 0
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = commands.add_parser(name, help=help, parents=[common])
+        return parser
 
-
-def _cmd_history(args: argparse.Namespace) -> int:
-    with _records_of_id(args) as (_, records):
-        versions = records.history(args.id)
-        published = records.info(args.id).published_version
-    _print_json(
-        [
-            {**info.model_dump(mode="json"), "published": info.version == published}
-            for info in versions
-        ]
-    )
-    return 0
-
-
-def _cmd_diff(args: argparse.Namespace) -> int:
-    with _records_of_id(args) as (_, records):
-        old = records.get_version(args.id, args.v1)
-        new = records.get_version(args.id, args.v2)
-
-    def lines(value: Any) -> list[str]:
-        return json.dumps(value.to_json(), indent=2, sort_keys=True).splitlines(keepends=True)
-
-    sys.stdout.writelines(
-        difflib.unified_diff(
-            lines(old.value),
-            lines(new.value),
-            fromfile=f"{args.id}@{old.info.version}",
-            tofile=f"{args.id}@{new.info.version}",
+    def with_kind(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        parser.add_argument(
+            "--kind", choices=KINDS, help="record kind, when an agent and a client share the id"
         )
+        return parser
+
+    validate = command("validate", help="check a file; write nothing")
+    validate.add_argument("file")
+    validate.add_argument("--from", dest="source", choices=["mastra"], help="Mastra Editor JSON")
+
+    imp = command("import", help="save every record of a file as a new version")
+    imp.add_argument("file")
+    imp.add_argument("--from", dest="source", choices=["mastra"], help="Mastra Editor JSON")
+    imp.add_argument("--message", help="note stored with each new version")
+    imp.add_argument(
+        "--publish", action="store_true", help="publish each new version in the same write"
     )
-    return 0
+    _if_version_option(imp)
+
+    export = with_kind(command("export", help="print one record as an importable file"))
+    export.add_argument("id")
+    export.add_argument("--version", type=version, default="draft")
+    export.add_argument("--to", dest="target", choices=["mastra"], help="Mastra Editor JSON")
+
+    show = with_kind(command("show", help="print one version of a record with its info"))
+    show.add_argument("id")
+    show.add_argument("--version", type=version, default="draft")
+
+    command("list", help="list every agent and saved MCP client")
+
+    history = with_kind(command("history", help="list the versions of a record"))
+    history.add_argument("id")
+
+    diff = with_kind(command("diff", help="unified diff between two versions"))
+    diff.add_argument("id")
+    diff.add_argument("v1", type=version)
+    diff.add_argument("v2", type=version)
+
+    publish = with_kind(command("publish", help="mark a version as the published one"))
+    publish.add_argument("id")
+    publish.add_argument("--version", type=version, default="draft")
+    _if_version_option(publish)
+
+    rollback = with_kind(command("rollback", help="publish a version older than the live one"))
+    rollback.add_argument("id")
+    rollback.add_argument("--version", type=version, required=True)
+    _if_version_option(rollback)
+
+    resolve = command(
+        "resolve",
+        help="the tools a request with this context gets, and the rule that let each in or "
+        "kept it out (contacts MCP servers)",
+    )
+    resolve.add_argument("id", metavar="AGENT")
+    resolve.add_argument(
+        "--context", default="{}", help='request context as a JSON object, e.g. \'{"plan": "pro"}\''
+    )
+    resolve.add_argument("--version", type=version, default="published")
+    resolve.add_argument(
+        "--timeout", type=float, default=30.0, help="seconds per MCP server (default: 30)"
+    )
+    resolve.add_argument(
+        "--registry",
+        metavar="MODULE:ATTRIBUTE",
+        help="the tools your code registers, for 'tools' entries: a dict id -> tool, a list "
+        "of tools, or a callable returning one (imported from the current folder too)",
+    )
+    resolve.add_argument(
+        "--table", action="store_true", help="print a table for people instead of JSON"
+    )
+
+    schema = command("schema", help="JSON Schema of the stored records")
+    schema.add_argument("--kind", choices=KINDS, help="only this kind (default: both)")
+
+    return config
 
 
-def _cmd_publish(args: argparse.Namespace) -> int:
-    back = args.config_command == "rollback"
-    with _records_of_id(args) as (kind, records):
-        info = records.publish(args.id, args.version, if_version=args.if_version, rollback=back)
-    done = "rolled back" if back else "published"
-    print(f"{done} {kind} {args.id} version {info.published_version}")
-    return 0
+def _cmd_config(args: argparse.Namespace) -> int:
+    from langchain_toolsearch_editor._commands import run
+
+    return run(args)
 
 
-def _cmd_resolve(args: argparse.Namespace) -> int:
-    report = explain_command(args)
-    if args.table:
-        print(report_table(report, registry_given=args.registry is not None))
-    else:
-        _print_json(report_json(report))
-    return 0
+def _positive_int(text: str) -> int:
+    """Argparse type: an int >= 1."""
+    if text.isascii() and text.isdigit() and len(text) <= _DIGITS and int(text) >= 1:
+        return int(text)
+    raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {_short(text)}")
 
 
-def _cmd_schema(args: argparse.Namespace) -> int:
-    schemas = {
-        "agent": AgentToolConfig.model_json_schema(),
-        "mcp-client": MCPClientConfig.model_json_schema(),
-    }
-    if args.kind is not None:
-        _print_json(schemas[args.kind])
-    else:
-        _print_json({BUNDLE_KEYS[kind]: schema for kind, schema in schemas.items()})
-    return 0
+def add_ui_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``ui`` (the web page, extra ``[ui]``) on a ``toolsearch`` subparsers object."""
+    ui: argparse.ArgumentParser = subparsers.add_parser(
+        "ui", help="serve the web page for stored tool configuration"
+    )
+    ui.add_argument("--store", help="PostgreSQL DSN or SQLite file (default: as `config`)")
+    ui.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
+    ui.add_argument("--port", type=_positive_int, default=8765, help="port (default 8765)")
+    ui.add_argument("--token", help="access token (or $TOOLSEARCH_UI_TOKEN); needed off 127.0.0.1")
+    ui.add_argument("--registry", metavar="MODULE:ATTRIBUTE", help="tools agents may select")
+    ui.add_argument("--embeddings", choices=["local"], help="enable hybrid search (local model)")
+    ui.set_defaults(func=_cmd_ui)
+    return ui
 
 
-_COMMANDS = {
-    "validate": _cmd_validate,
-    "import": _cmd_import,
-    "export": _cmd_export,
-    "show": _cmd_show,
-    "list": _cmd_list,
-    "history": _cmd_history,
-    "diff": _cmd_diff,
-    "publish": _cmd_publish,
-    "rollback": _cmd_publish,
-    "resolve": _cmd_resolve,
-    "schema": _cmd_schema,
-}
+def _cmd_ui(args: argparse.Namespace) -> int:
+    try:
+        from langchain_toolsearch_editor.ui._serve import run
+    except ImportError as exc:
+        msg = (
+            "toolsearch ui needs the [ui] extra: pip install "
+            f"'langchain-toolsearch-editor[ui]' ({exc})"
+        )
+        raise ToolSearchDependencyError(msg) from None
+    return run(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``toolsearch`` parser of the editor's commands (``config``, ``ui``)."""
+    parser = argparse.ArgumentParser(
+        prog="toolsearch", description="Stored tool configuration for langchain-toolsearch."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_config_parser(sub).set_defaults(func=_cmd_config)
+    add_ui_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``toolsearch config ...`` or ``toolsearch ui ...`` (``argv`` from the command on).
+
+    The ``langchain_toolsearch.cli`` entry points of this distribution; the exit
+    code: 0 done, 1 a failed operation or a missing extra, 2 bad usage.
+    """
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args.func(args)
+        sys.stdout.flush()
+    except ImportError as exc:  # a missing extra: one line naming the pip command
+        print(f"toolsearch: error: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # the reader went away (`... | head -1`): stop quietly
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,8 +1,9 @@
-"""The seed system's (Mastra Editor's) stored JSON: rule groups, agents, MCP clients, both ways.
+"""The seed system's (Mastra Editor's) stored agents and MCP clients as our JSON, both ways.
 
-Import keeps the seed's outcome for what validation refuses (warned with the path): a group
-operator other than ``"AND"`` is ``"OR"``; ``exists`` drops a value; an unknown operator, or a
-value the seed never matches, becomes `NEVER`. Export refuses what the seed cannot express.
+JSON in, JSON out: the models validate (``AgentToolConfig.from_mastra``, ...), so this
+module imports only the rules' Mastra dialect (`rules.rules_json_from_mastra`). Import keeps
+the seed's outcome for what validation refuses (warned with the path); export refuses what
+the seed cannot express (`ToolConfigError` naming each field).
 """
 
 from __future__ import annotations
@@ -11,97 +12,10 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from langchain_toolsearch._internal.durations import converted_from_milliseconds
-from langchain_toolsearch_editor._models import ALL_TOOLS, AgentToolConfig, parse_agent_config
-from langchain_toolsearch_editor._parsing import register
-from langchain_toolsearch_editor._rules import (
-    _ORDER,
-    EXTENSION_OPERATORS,
-    MAX_RULE_DEPTH,
-    SEED_OPERATORS,
-    RuleGroup,
-    parse_rules,
-)
-from langchain_toolsearch_editor._servers import MCPClientConfig, parse_mcp_client
+from langchain_toolsearch_editor._rules import check_rules_for_mastra, rules_json_from_mastra
 from langchain_toolsearch_editor.errors import ToolConfigError
 
 logger = logging.getLogger(__name__)
-
-NEVER = {"operator": "in", "value": []}
-"""A condition's operator and value that never match, in Mastra Editor and here."""
-
-
-def rules_from_mastra(data: Mapping[str, Any]) -> RuleGroup:
-    """A seed rule group ``{"operator", "conditions"}``, same outcomes; `ToolConfigError`."""
-    return parse_rules(_rules_from(data, "rules"))
-
-
-def rules_to_mastra(rules: RuleGroup) -> dict[str, Any]:
-    """The seed's form of a rule group (the same JSON); `ToolConfigError` for extensions."""
-    errors: list[tuple[str, str]] = []
-    data = rules.model_dump(mode="json")
-    _check_rules_to(data, "", errors)
-    if errors:
-        raise ToolConfigError("rules (for Mastra)", errors)
-    return data
-
-
-def _rules_from(group: Any, path: str, depth: int = 1) -> Any:
-    if not isinstance(group, Mapping) or depth > MAX_RULE_DEPTH + 1:
-        return group  # validation reports it
-    out = dict(group)
-    operator = out.get("operator")
-    if operator not in ("AND", "OR"):
-        why = "%s.operator: Mastra Editor reads group operator %r as OR; converted to 'OR'"
-        logger.warning(why, path, operator)
-        out["operator"] = "OR"
-    conditions = out.get("conditions")
-    if isinstance(conditions, list):
-        out["conditions"] = [
-            _rules_from(item, f"{path}.conditions[{i}]", depth + 1)
-            if isinstance(item, Mapping) and "conditions" in item
-            else _condition_from(item, f"{path}.conditions[{i}]")
-            for i, item in enumerate(conditions)
-        ]
-    return out
-
-
-def _condition_from(condition: Any, path: str) -> Any:
-    if not isinstance(condition, Mapping):
-        return condition
-    out = dict(condition)
-    operator = out.get("operator")
-    value = out.get("value")
-    why: str | None = None
-    if operator in ("exists", "not_exists"):
-        if "value" in out:
-            logger.warning("%s.value: ignored by Mastra Editor for %r; dropped", path, operator)
-            del out["value"]
-        return out
-    if operator not in SEED_OPERATORS:
-        why = f"operator {operator!r} is unknown to Mastra Editor, which evaluates it as false"
-    elif operator in ("in", "not_in") and not isinstance(value, list):
-        why = f"{operator!r} with a value that is not a list is false in Mastra Editor"
-    elif operator in _ORDER and (isinstance(value, bool) or not isinstance(value, int | float)):
-        why = f"{operator!r} compares numbers only in Mastra Editor, so this value never matches"
-        why += f" (for text order here use 'text_{operator}')"
-    if why is None:
-        return out
-    logger.warning("%s: %s; imported as a condition that never matches ('in' [])", path, why)
-    return {"field": out.get("field"), **NEVER}
-
-
-def _check_rules_to(group: Any, path: str, errors: list[tuple[str, str]]) -> None:
-    for index, item in enumerate(group.get("conditions", [])):
-        where = f"{path}.conditions[{index}]" if path else f"conditions[{index}]"
-        if "conditions" in item:
-            _check_rules_to(item, where, errors)
-        elif item.get("operator") in EXTENSION_OPERATORS:
-            why = (
-                f"Mastra Editor has no operator {item['operator']!r} (an extension of this package)"
-            )
-            errors.append((f"{where}.operator", why))
-
 
 MASTRA_FIELDS: dict[str, str] = {
     "tools": "tools",
@@ -110,6 +24,9 @@ MASTRA_FIELDS: dict[str, str] = {
     "toolProviders": "tool_providers",
 }
 """Mastra agent snapshot field -> our `AgentToolConfig` field."""
+
+ALL_TOOLS = "*"
+"""An MCP reference's "every tool" (``models.ALL_TOOLS``); Mastra writes ``{}``."""
 
 _OURS_TO_MASTRA = {ours: theirs for theirs, ours in MASTRA_FIELDS.items()}
 
@@ -159,12 +76,11 @@ def _rename_paths(exc: ToolConfigError, what: str, names: Mapping[str, str]) -> 
     return ToolConfigError(what, renamed)
 
 
-def agent_from_mastra(data: Mapping[str, Any]) -> AgentToolConfig:
-    """The `AgentToolConfig` of a Mastra agent snapshot's `MASTRA_FIELDS` (others ignored).
+def agent_from_mastra(data: Mapping[str, Any]) -> Json:
+    """The `AgentToolConfig` JSON of a Mastra agent snapshot's `MASTRA_FIELDS` (others ignored).
 
     A ``tools`` list of ids (older snapshots) becomes a map; an MCP reference's
-    ``tools: {}`` (Mastra: every tool) becomes ``"*"``. `ToolConfigError` paths
-    use Mastra's names (``mcpClients.docs.tools``).
+    ``tools: {}`` (Mastra: every tool) becomes ``"*"``.
     """
     what = "Mastra agent tool config"
     source = _object(data, "", what)
@@ -172,11 +88,15 @@ def agent_from_mastra(data: Mapping[str, Any]) -> AgentToolConfig:
     for theirs, ours in MASTRA_FIELDS.items():
         if (value := source.get(theirs)) is not None:
             convert, ids = _AGENT_FROM[ours], ours == "tools"
-            out[ours] = _conditional(value, convert, theirs, what, rules=_rules_from, ids=ids)
-    try:
-        return parse_agent_config(out)
-    except ToolConfigError as exc:
-        raise _rename_paths(exc, what, _OURS_TO_MASTRA) from None
+            out[ours] = _conditional(
+                value, convert, theirs, what, rules=rules_json_from_mastra, ids=ids
+            )
+    return out
+
+
+def agent_error_from_mastra(exc: ToolConfigError) -> ToolConfigError:
+    """``exc`` of an imported agent with Mastra's field names (``mcpClients.docs.tools``)."""
+    return _rename_paths(exc, "Mastra agent tool config", _OURS_TO_MASTRA)
 
 
 def _refs_from(convert_ref: Convert) -> Convert:
@@ -200,7 +120,10 @@ def _entries_from(entries: Any, path: str) -> Any:
             why = "%s.%s.rules: per-tool rules are evaluated here (Mastra Editor stores them "
             why += "without evaluating them): tool %r is absent from requests they do not match"
             logger.warning(why, path, key, key)
-            entry = {**entry, "rules": _rules_from(entry["rules"], f"{path}.{key}.rules")}
+            entry = {
+                **entry,
+                "rules": rules_json_from_mastra(entry["rules"], f"{path}.{key}.rules"),
+            }
         out[key] = entry
     return out
 
@@ -210,7 +133,7 @@ def _ref_rules_from(ref: Any, path: str) -> Any:
         return ref
     out = dict(ref)
     if "rules" in out:
-        out["rules"] = _rules_from(out["rules"], f"{path}.rules")
+        out["rules"] = rules_json_from_mastra(out["rules"], f"{path}.rules")
     if "tools" in out:
         out["tools"] = _entries_from(out["tools"], f"{path}.tools")
     return out
@@ -254,19 +177,18 @@ _AGENT_FROM: dict[str, Convert] = {
 }
 
 
-def agent_to_mastra(config: AgentToolConfig) -> Json:
-    """A Mastra agent snapshot's tool fields (``mcpClients``, ...) for ``config``.
+def agent_to_mastra(data: Json) -> Json:
+    """A Mastra agent snapshot's tool fields (``mcpClients``, ...) for an agent's JSON.
 
     An MCP reference's ``"*"`` becomes ``{}``, nothing an omitted ``tools``; a provider reference
     gets ``"connections": {}``. `ToolConfigError` names each field Mastra cannot express.
     """
     what = "agent tool config (for Mastra)"
-    data = config.to_json()
     errors: list[tuple[str, str]] = []
     out: Json = {}
 
     def check_rules(rules: Any, path: str) -> Any:
-        _check_rules_to(rules, path, errors)
+        check_rules_for_mastra(rules, path, errors)
         return rules
 
     for ours, theirs in _OURS_TO_MASTRA.items():
@@ -285,7 +207,7 @@ def _agent_to(field: str, errors: list[tuple[str, str]]) -> Convert:
     def entries(value: Any, path: str) -> Any:
         for key, entry in (value if isinstance(value, Mapping) else {}).items():
             if "rules" in entry:
-                _check_rules_to(entry["rules"], f"{path}.{key}.rules", errors)
+                check_rules_for_mastra(entry["rules"], f"{path}.{key}.rules", errors)
             if entry.get("remove"):
                 why = "Mastra Editor cannot remove a code agent's tool from stored configuration"
                 fail(f"{path}.{key}.remove", why)
@@ -340,11 +262,11 @@ def _agent_to(field: str, errors: list[tuple[str, str]]) -> Convert:
 _CLIENT_KEYS = ("name", "description", "servers")
 
 
-def mcp_client_from_mastra(data: Mapping[str, Any]) -> MCPClientConfig:
-    """The `MCPClientConfig` of a Mastra stored MCP client (timeouts ms -> s; metadata ignored).
+def mcp_client_from_mastra(data: Mapping[str, Any]) -> Json:
+    """The `MCPClientConfig` JSON of a Mastra stored MCP client (timeouts ms -> s).
 
     ``data``: ``{"name", "description"?, "servers": {name: {type, command?, args?,
-    env?, url?, timeout?, tools?}}}``. Raises `ToolConfigError` naming the field.
+    env?, url?, timeout?, tools?}}}``; other keys are ignored.
     """
     what = "Mastra MCP client"
     source = _object(data, "", what)
@@ -352,8 +274,7 @@ def mcp_client_from_mastra(data: Mapping[str, Any]) -> MCPClientConfig:
     servers = out.get("servers")
     if isinstance(servers, Mapping):
         out["servers"] = {name: _server_from(name, s) for name, s in servers.items()}
-    with converted_from_milliseconds():  # seconds now: none looks like milliseconds
-        return parse_mcp_client(out)
+    return out
 
 
 def _server_from(name: str, server: Any) -> Any:
@@ -371,17 +292,16 @@ def _server_from(name: str, server: Any) -> Any:
     return server
 
 
-def mcp_client_to_mastra(client: MCPClientConfig) -> Json:
-    """The Mastra form of a saved MCP client: timeouts in ms (int when whole), no empty ``args``.
+def mcp_client_to_mastra(data: Json) -> Json:
+    """A saved MCP client's JSON in Mastra's form: timeouts in ms (int when whole), no ``args: []``.
 
     Mastra requires ``name``. `ToolConfigError` for an extension operator in rules.
     """
-    data = client.to_json()
     errors: list[tuple[str, str]] = []
     for name, server in data["servers"].items():
         for key, entry in (server.get("tools") or {}).items():
             if "rules" in entry:
-                _check_rules_to(entry["rules"], f"servers.{name}.tools.{key}.rules", errors)
+                check_rules_for_mastra(entry["rules"], f"servers.{name}.tools.{key}.rules", errors)
     if errors:
         raise ToolConfigError("MCP client config (for Mastra)", errors)
     for server in data["servers"].values():
@@ -391,8 +311,3 @@ def mcp_client_to_mastra(client: MCPClientConfig) -> Json:
         if server.get("args") == []:
             del server["args"]
     return data
-
-
-register(RuleGroup, from_mastra=rules_from_mastra, to_mastra=rules_to_mastra)
-register(AgentToolConfig, from_mastra=agent_from_mastra, to_mastra=agent_to_mastra)
-register(MCPClientConfig, from_mastra=mcp_client_from_mastra, to_mastra=mcp_client_to_mastra)

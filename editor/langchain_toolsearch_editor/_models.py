@@ -54,8 +54,14 @@ from pydantic import (
 )
 
 from langchain_toolsearch.errors import ToolSearchConfigError
-from langchain_toolsearch_editor._parsing import exporter, importer, parse_model
+from langchain_toolsearch_editor._mastra import (
+    agent_error_from_mastra,
+    agent_from_mastra,
+    agent_to_mastra,
+)
+from langchain_toolsearch_editor._parsing import parse_model
 from langchain_toolsearch_editor._rules import RuleGroup, _Model
+from langchain_toolsearch_editor.errors import ToolConfigError
 
 AUTH_TOKEN_KEY = "toolsearch_auth_token"
 """Reserved request-context key: sent as ``Authorization: Bearer <value>`` to the HTTP
@@ -269,12 +275,19 @@ class AgentToolConfig(_Model):
 
     @classmethod
     def from_mastra(cls, data: Mapping[str, Any]) -> AgentToolConfig:
-        """A Mastra Editor agent snapshot's tool fields (`config.mastra.agent_from_mastra`)."""
-        return importer(AgentToolConfig)(data)
+        """A Mastra Editor agent snapshot's tool fields (`mastra.agent_from_mastra`).
+
+        Raises:
+            ToolConfigError: Naming each field with Mastra's names (``mcpClients.x``).
+        """
+        try:
+            return parse_agent_config(agent_from_mastra(data))
+        except ToolConfigError as exc:
+            raise agent_error_from_mastra(exc) from None
 
     def to_mastra(self) -> dict[str, Any]:
-        """The Mastra Editor form (`config.mastra.agent_to_mastra`)."""
-        return exporter(AgentToolConfig)(self)
+        """The Mastra Editor form (`mastra.agent_to_mastra`)."""
+        return agent_to_mastra(self.to_json())
 
 
 def _dump(model: BaseModel) -> dict[str, Any]:

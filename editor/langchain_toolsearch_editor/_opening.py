@@ -19,7 +19,7 @@ from typing import Any
 
 from langgraph.store.base import BaseStore
 
-from langchain_toolsearch_editor._cli_args import DEFAULT_STORE, STORE_ENV
+from langchain_toolsearch_editor._cli import DEFAULT_STORE, STORE_ENV
 from langchain_toolsearch_editor._store import write_guard
 from langchain_toolsearch_editor.errors import ConfigCommandError
 

@@ -3,20 +3,18 @@
 `parse_model` turns JSON into a frozen model or raises `ToolConfigError`, one
 ``field path: problem`` pair per problem, also for what a store cannot keep
 exactly (NUL, lone surrogates, numbers beyond ±2**53-1, nesting deeper than
-`MAX_JSON_DEPTH`). `register` / `importer` / `exporter`: the models' Mastra
-conversions. `request_context` builds a request's context; `lookup` is the one
-accessor rule conditions read it through.
+`MAX_JSON_DEPTH`). `request_context` builds a request's context; `lookup` is
+the one accessor rule conditions read it through.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import logging
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NoReturn, TypeVar, cast
+from collections.abc import Mapping, Sequence
+from typing import Any, NoReturn, TypeVar
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.errors import GraphBubbleUp
@@ -24,10 +22,7 @@ from langgraph.runtime import get_runtime
 from pydantic import BaseModel, ValidationError
 
 from langchain_toolsearch._internal.failures import describe, request_secrets
-from langchain_toolsearch.errors import (
-    ToolSearchTypeError,
-    ToolSearchUsageError,
-)
+from langchain_toolsearch.errors import ToolSearchTypeError
 from langchain_toolsearch_editor.errors import ToolConfigError, UnreadableValueError
 
 logger = logging.getLogger(__name__)
@@ -86,7 +81,6 @@ def _render(loc: tuple[int | str, ...]) -> str:
 
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
-HookT = TypeVar("HookT")
 
 
 def parse_model(model: type[ModelT], data: Any, what: str) -> ModelT:
@@ -184,44 +178,6 @@ def _range_problem(value: int | float) -> str:
     else:
         shown = f"number {value}"
     return f"{shown} is out of the range JSON keeps exactly (±2**53-1)"
-
-
-_IMPORTERS: dict[type[Any], Callable[[Mapping[str, Any]], Any]] = {}
-_EXPORTERS: dict[type[Any], Callable[[Any], dict[str, Any]]] = {}
-
-
-def register(
-    model: type[HookT],
-    *,
-    from_mastra: Callable[[Mapping[str, Any]], HookT],
-    to_mastra: Callable[[HookT], dict[str, Any]],
-) -> None:
-    """Make ``model.from_mastra`` / ``model.to_mastra`` call these (``config.mastra`` does)."""
-    _IMPORTERS[model] = from_mastra
-    _EXPORTERS[model] = to_mastra
-
-
-def importer(model: type[HookT]) -> Callable[[Mapping[str, Any]], HookT]:
-    """The registered Mastra -> ``model`` conversion; `ToolSearchUsageError` if none."""
-    return cast("Callable[[Mapping[str, Any]], HookT]", _lookup(_IMPORTERS, model))
-
-
-def exporter(model: type[HookT]) -> Callable[[HookT], dict[str, Any]]:
-    """The registered ``model`` -> Mastra conversion; `ToolSearchUsageError` if none."""
-    return cast("Callable[[HookT], dict[str, Any]]", _lookup(_EXPORTERS, model))
-
-
-def _lookup(table: Mapping[type[Any], Any], model: type[Any]) -> Any:
-    if model not in table:  # they register when imported (once per process)
-        importlib.import_module("langchain_toolsearch_editor._mastra")
-    try:
-        return table[model]
-    except KeyError:
-        msg = (
-            f"no Mastra conversion is registered for {model.__name__}: import "
-            "langchain_toolsearch_editor._mastra (which registers them) first"
-        )
-        raise ToolSearchUsageError(msg) from None
 
 
 class _Missing:

@@ -26,7 +26,8 @@ from pydantic import (
 )
 
 from langchain_toolsearch.errors import ToolSearchConfigError
-from langchain_toolsearch_editor._parsing import MISSING, exporter, importer, lookup, parse_model
+from langchain_toolsearch_editor._parsing import MISSING, lookup, parse_model
+from langchain_toolsearch_editor.errors import ToolConfigError
 
 ConditionOperator: TypeAlias = Literal[
     "equals",
@@ -207,11 +208,16 @@ class RuleGroup(_Model):
     @classmethod
     def from_mastra(cls, data: Mapping[str, Any]) -> RuleGroup:
         """A Mastra Editor rule group, same outcome for every request (`config.mastra`)."""
-        return importer(RuleGroup)(data)
+        return parse_rules(rules_json_from_mastra(data, "rules"))
 
     def to_mastra(self) -> dict[str, Any]:
         """The Mastra Editor form; `ToolConfigError` for an extension operator."""
-        return exporter(RuleGroup)(self)
+        errors: list[tuple[str, str]] = []
+        data = self.model_dump(mode="json")
+        check_rules_for_mastra(data, "", errors)
+        if errors:
+            raise ToolConfigError("rules (for Mastra)", errors)
+        return data
 
     def depth(self) -> int:
         """Nesting depth: 1 for a group of plain conditions."""
@@ -356,3 +362,66 @@ def _contains(actual: Any, value: Any) -> bool:
     if _is_array(actual):
         return any(_strict_equal(item, value) for item in actual)
     return False
+
+
+NEVER = {"operator": "in", "value": []}
+"""A condition's operator and value that never match, in Mastra Editor and here."""
+
+
+def rules_json_from_mastra(group: Any, path: str, depth: int = 1) -> Any:
+    """A seed rule group's JSON with the seed's outcome for what validation refuses (warned)."""
+    if not isinstance(group, Mapping) or depth > MAX_RULE_DEPTH + 1:
+        return group  # validation reports it
+    out = dict(group)
+    operator = out.get("operator")
+    if operator not in ("AND", "OR"):
+        why = "%s.operator: Mastra Editor reads group operator %r as OR; converted to 'OR'"
+        logger.warning(why, path, operator)
+        out["operator"] = "OR"
+    conditions = out.get("conditions")
+    if isinstance(conditions, list):
+        out["conditions"] = [
+            rules_json_from_mastra(item, f"{path}.conditions[{i}]", depth + 1)
+            if isinstance(item, Mapping) and "conditions" in item
+            else _condition_from(item, f"{path}.conditions[{i}]")
+            for i, item in enumerate(conditions)
+        ]
+    return out
+
+
+def _condition_from(condition: Any, path: str) -> Any:
+    if not isinstance(condition, Mapping):
+        return condition
+    out = dict(condition)
+    operator = out.get("operator")
+    value = out.get("value")
+    why: str | None = None
+    if operator in ("exists", "not_exists"):
+        if "value" in out:
+            logger.warning("%s.value: ignored by Mastra Editor for %r; dropped", path, operator)
+            del out["value"]
+        return out
+    if operator not in SEED_OPERATORS:
+        why = f"operator {operator!r} is unknown to Mastra Editor, which evaluates it as false"
+    elif operator in ("in", "not_in") and not isinstance(value, list):
+        why = f"{operator!r} with a value that is not a list is false in Mastra Editor"
+    elif operator in _ORDER and (isinstance(value, bool) or not isinstance(value, int | float)):
+        why = f"{operator!r} compares numbers only in Mastra Editor, so this value never matches"
+        why += f" (for text order here use 'text_{operator}')"
+    if why is None:
+        return out
+    logger.warning("%s: %s; imported as a condition that never matches ('in' [])", path, why)
+    return {"field": out.get("field"), **NEVER}
+
+
+def check_rules_for_mastra(group: Any, path: str, errors: list[tuple[str, str]]) -> None:
+    """Add to ``errors`` each extension operator of a rule group's JSON (Mastra has none)."""
+    for index, item in enumerate(group.get("conditions", [])):
+        where = f"{path}.conditions[{index}]" if path else f"conditions[{index}]"
+        if "conditions" in item:
+            check_rules_for_mastra(item, where, errors)
+        elif item.get("operator") in EXTENSION_OPERATORS:
+            why = (
+                f"Mastra Editor has no operator {item['operator']!r} (an extension of this package)"
+            )
+            errors.append((f"{where}.operator", why))

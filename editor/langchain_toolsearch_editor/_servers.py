@@ -25,14 +25,16 @@ from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 
 from langchain_toolsearch._internal.durations import (
     as_seconds,
+    converted_from_milliseconds,
     looks_like_ms_timeout,
     ms_conversion_active,
 )
 from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.mcp.headers import merge_headers
 from langchain_toolsearch.mcp.library import MCPToolRoute, list_mcp_library
+from langchain_toolsearch_editor._mastra import mcp_client_from_mastra, mcp_client_to_mastra
 from langchain_toolsearch_editor._models import AUTH_TOKEN_KEY, Allowlist, _dump
-from langchain_toolsearch_editor._parsing import exporter, importer, parse_model
+from langchain_toolsearch_editor._parsing import parse_model
 from langchain_toolsearch_editor._rules import _Model
 from langchain_toolsearch_editor.errors import BadAuthToken, TimeoutUnitWarning
 
@@ -219,12 +221,13 @@ class MCPClientConfig(_Model):
 
     @classmethod
     def from_mastra(cls, data: Mapping[str, Any]) -> MCPClientConfig:
-        """A Mastra Editor stored MCP client (`config.mastra.mcp_client_from_mastra`)."""
-        return importer(MCPClientConfig)(data)
+        """A Mastra Editor stored MCP client (`mastra.mcp_client_from_mastra`), ms -> s."""
+        with converted_from_milliseconds():  # seconds now: none looks like milliseconds
+            return parse_mcp_client(mcp_client_from_mastra(data))
 
     def to_mastra(self) -> dict[str, Any]:
         """The Mastra Editor form (milliseconds, camelCase)."""
-        return exporter(MCPClientConfig)(self)
+        return mcp_client_to_mastra(self.to_json())
 
 
 _BEARER_PREFIX = re.compile(r"^bearer(\s+|$)", re.IGNORECASE)

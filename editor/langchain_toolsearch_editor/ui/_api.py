@@ -26,7 +26,9 @@ from starlette.routing import Route
 
 from langchain_toolsearch._internal.bridge import run_sync
 from langchain_toolsearch._internal.failures import describe
-from langchain_toolsearch_editor import parse_agent_config, parse_mcp_client, parse_rules
+from langchain_toolsearch_editor._models import parse_agent_config
+from langchain_toolsearch_editor._rules import parse_rules
+from langchain_toolsearch_editor._servers import parse_mcp_client
 from langchain_toolsearch_editor.errors import InputError, ToolConfigError
 from langchain_toolsearch_editor.ui._forms import (
     parse_json_object,

@@ -25,8 +25,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from langchain_toolsearch_editor import parse_agent_config, parse_mcp_client
 from langchain_toolsearch_editor._bundle import BUNDLE_KEYS, MASTRA_KEYS, load_bundle
+from langchain_toolsearch_editor._models import parse_agent_config
+from langchain_toolsearch_editor._servers import parse_mcp_client
 from langchain_toolsearch_editor.errors import (
     ConfigCommandError,
     InputError,
