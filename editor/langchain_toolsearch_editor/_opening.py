@@ -46,7 +46,7 @@ def open_store(spec: str | None, *, create: bool = False) -> Iterator[BaseStore]
         except ImportError:
             msg = (
                 "a PostgreSQL store needs langgraph-checkpoint-postgres and psycopg: "
-                "pip install 'langchain-toolsearch[postgres]'"
+                "pip install 'langchain-toolsearch-editor[postgres]'"
             )
             raise ConfigCommandError(msg) from None
         try:
@@ -65,7 +65,7 @@ def open_store(spec: str | None, *, create: bool = False) -> Iterator[BaseStore]
     except ImportError:
         msg = (
             "a SQLite store needs langgraph-checkpoint-sqlite: "
-            "pip install 'langchain-toolsearch[sqlite]' (or pass --store postgresql://...)"
+            "pip install 'langchain-toolsearch-editor[sqlite]' (or pass --store postgresql://...)"
         )
         raise ConfigCommandError(msg) from None
     if spec != ":memory:" and not create and not Path(spec).exists():

@@ -25,8 +25,6 @@ import pytest
 from langchain_core.tools import BaseTool
 from langchain_mcp_adapters.client import MultiServerMCPClient
 
-from langchain_toolsearch import ToolConfigStore, ToolResolver
-from langchain_toolsearch.config import HttpServer, connection_for
 from langchain_toolsearch.mcp import MCPLibrary, load_mcp_library
 from langchain_toolsearch.mcp.pool import (
     MCPPoolClosedError,
@@ -34,6 +32,8 @@ from langchain_toolsearch.mcp.pool import (
     default_pool,
     set_default_pool,
 )
+from langchain_toolsearch_editor import HttpServer, ToolConfigStore, ToolResolver
+from langchain_toolsearch_editor._servers import connection_for
 from tests.support.mcp_fixtures import TEST_SERVERS_DIR
 from tests.support.servers import _listening, free_port
 

@@ -33,8 +33,9 @@ from langchain_core.messages import ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch import ToolConfigStore, ToolResolver, ToolSearchMiddleware
+from langchain_toolsearch import ToolSearchMiddleware
 from langchain_toolsearch.testing import Answer, ScriptedToolSearchModel, Search
+from langchain_toolsearch_editor import ToolConfigStore, ToolResolver
 from tests.support.mcp_fixtures import counted_server
 from tests.support.paths import REPO_ROOT
 from tests.support.toolsearch_harness import run_on_threads
@@ -291,7 +292,7 @@ def test_parallel_cli_imports_with_if_version_publish_exactly_one(
     config_store: str, tmp_path: Path
 ) -> None:
     """Four shells run ``toolsearch config import --publish --if-version 1`` at once."""
-    cli = [sys.executable, "-m", "langchain_toolsearch.cli", "config", "import"]
+    cli = [sys.executable, "-m", "langchain_toolsearch_editor._cli", "config", "import"]
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     first = tmp_path / "first.json"
     first.write_text(json.dumps({"agents": {"support": {"tools": {"v1": {}}}}}))
@@ -327,7 +328,7 @@ def test_parallel_cli_imports_with_if_version_publish_exactly_one(
         [
             sys.executable,
             "-m",
-            "langchain_toolsearch.cli",
+            "langchain_toolsearch_editor._cli",
             "config",
             "show",
             "support",

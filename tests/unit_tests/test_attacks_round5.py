@@ -19,11 +19,12 @@ from langgraph.graph import START, StateGraph
 from langgraph.store.memory import InMemoryStore
 from pydantic import SecretStr
 
-from langchain_toolsearch import ToolConfigStore, ToolResolver, ToolSearchMiddleware
-from langchain_toolsearch.config.models import ProviderToolInfo
+from langchain_toolsearch import ToolSearchMiddleware
 from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.mcp.keys import session_key
 from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel, Search
+from langchain_toolsearch_editor import ToolConfigStore, ToolResolver
+from langchain_toolsearch_editor._models import ProviderToolInfo
 
 
 def user_tool(user: str) -> BaseTool:

@@ -23,7 +23,7 @@ from langchain_toolsearch import (
     ToolSearchMiddleware,
     ToolSearchNode,
 )
-from langchain_toolsearch.cli import build_parser
+from langchain_toolsearch._cli import build_parser
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.mcp import load_mcp_library
 from langchain_toolsearch.node import SCHEMA_WARNING

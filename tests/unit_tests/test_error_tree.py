@@ -138,11 +138,11 @@ def test_each_family_is_also_its_builtin(name: str, builtin: type[BaseException]
 
 
 def test_the_tree_drawn_covers_the_classes_outside_errors_py() -> None:
-    from langchain_toolsearch.cli.bundle import ConfigCommandError
-    from langchain_toolsearch.config.models import RecordNotFoundError
-    from langchain_toolsearch.config.parsing import ToolConfigError
-    from langchain_toolsearch.config.servers import BadAuthToken
     from langchain_toolsearch.mcp.pool import MCPPoolClosedError, MCPPoolError
+    from langchain_toolsearch_editor._bundle import ConfigCommandError
+    from langchain_toolsearch_editor._models import RecordNotFoundError
+    from langchain_toolsearch_editor._parsing import ToolConfigError
+    from langchain_toolsearch_editor._servers import BadAuthToken
 
     for cls in (
         ConfigCommandError,
@@ -193,9 +193,9 @@ def test_the_resolver_and_store_index_options_raise_the_tree() -> None:
     """The files converted last (issue 21): each family keeps its built-in."""
     from langgraph.store.memory import InMemoryStore
 
-    from langchain_toolsearch.config.resolver import ToolResolver
     from langchain_toolsearch.search.hashing import HashingEmbeddings
     from langchain_toolsearch.search.store_index import StoreToolIndex
+    from langchain_toolsearch_editor._resolver import ToolResolver
 
     with pytest.raises(ToolSearchConfigError, match="unknown mode"):
         ToolResolver(mode="nope")  # type: ignore[arg-type]

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import langchain_toolsearch
-from langchain_toolsearch.config import evaluate_rules, request_context
+from langchain_toolsearch_editor import evaluate_rules, request_context
 from tests.support.source_tree import parse, walk
 
 PACKAGE = Path(langchain_toolsearch.__file__).resolve().parent

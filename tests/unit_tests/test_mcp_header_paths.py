@@ -12,11 +12,12 @@ from typing import Any
 
 import pytest
 
-from langchain_toolsearch.config import HttpServer, connection_for
 from langchain_toolsearch.mcp.headers import merge_headers, with_headers
 from langchain_toolsearch.mcp.keys import session_key
 from langchain_toolsearch.mcp.library import _HeaderRoute
 from langchain_toolsearch.mcp.pool import MCPSessionPool
+from langchain_toolsearch_editor import HttpServer
+from langchain_toolsearch_editor._servers import connection_for
 from tests.support.source_tree import parse, walk
 from tests.unit_tests.test_layout import modules
 
@@ -26,9 +27,9 @@ BUILDERS = {
     "langchain_toolsearch.mcp.headers": "defines merge_headers / with_headers",
     "langchain_toolsearch.mcp.keys": "session key: fingerprint of the merged headers",
     "langchain_toolsearch.mcp.library": "interceptor route: with_headers(connection, caller's)",
-    "langchain_toolsearch.config.servers": "saved server: merge_headers(Authorization)",
+    "langchain_toolsearch_editor._servers": "saved server: merge_headers(Authorization)",
 }
-REFUSERS = {"langchain_toolsearch.config.servers": "stored HTTP servers refuse custom headers"}
+REFUSERS = {"langchain_toolsearch_editor._servers": "stored HTTP servers refuse custom headers"}
 
 
 def _mentions_headers(path: Any) -> bool:

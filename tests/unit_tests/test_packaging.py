@@ -81,7 +81,7 @@ def _third_party(modules: set[str]) -> dict[str, set[str]]:
 
 
 UI = PACKAGE / "ui"
-"""The web page (`langchain_toolsearch.ui`): a subpackage of the [ui] extra only. Its modules
+"""The web page (`langchain_toolsearch_editor.ui`): a subpackage of the [ui] extra only. Its modules
 import that extra at module level; no module outside it imports it at module level."""
 
 
@@ -111,7 +111,7 @@ def test_the_ui_subpackage_imports_only_the_ui_extra_and_is_imported_lazily() ->
     for path in _core_modules():
         for node in parse(path).body:  # module level: nothing outside ui needs the [ui] extra
             if isinstance(node, ast.ImportFrom) and node.module:
-                assert not node.module.startswith("langchain_toolsearch.ui"), path.name
+                assert not node.module.startswith("langchain_toolsearch_editor.ui"), path.name
 
 
 def test_runtime_dependencies_are_exactly_the_module_level_imports() -> None:
@@ -171,7 +171,7 @@ def test_mcp_extra_missing_is_one_clear_import_error(monkeypatch: pytest.MonkeyP
 def test_cli_without_the_mcp_extra_is_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from langchain_toolsearch.cli import main
+    from langchain_toolsearch._cli import main
 
     config = tmp_path / "mcp.json"
     config.write_text('{"mcpServers": {"time": {"command": "mcp-server-time"}}}')

@@ -109,7 +109,7 @@ def test_all_is_locked() -> None:
 
 
 def test_config_all_is_locked() -> None:
-    import langchain_toolsearch.config as config
+    import langchain_toolsearch_editor as config
 
     assert config.__all__ == EXPECTED_CONFIG_ALL
     for name in EXPECTED_CONFIG_ALL:
@@ -303,13 +303,13 @@ def test_import_loads_only_what_the_core_needs() -> None:
         }, sorted(loaded)
         assert fresh.ToolSearchMiddleware.__module__ == "langchain_toolsearch.middleware"
         for lazy in (
-            "langchain_toolsearch.config",
+            "langchain_toolsearch_editor",
             "langchain_toolsearch.mcp",
             "langchain_toolsearch.search.semantic",
         ):
             assert lazy not in sys.modules, lazy
-        assert fresh.ToolResolver.__module__ == "langchain_toolsearch.config.resolver"
-        assert "langchain_toolsearch.config" in sys.modules  # loaded on first use
+        assert fresh.ToolResolver.__module__ == "langchain_toolsearch_editor._resolver"
+        assert "langchain_toolsearch_editor" in sys.modules  # loaded on first use
         assert "ToolConfigStore" in dir(fresh)
         with pytest.raises(AttributeError, match="no attribute 'Nope'"):
             fresh.Nope  # noqa: B018

@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from langchain_toolsearch.cli import main
-from langchain_toolsearch.cli.opening import open_store
-from langchain_toolsearch.config.store import ToolConfigStore
+from editor.tests.support.ui_app import csrf_of
+from langchain_toolsearch_editor._cli import main
+from langchain_toolsearch_editor._opening import open_store
+from langchain_toolsearch_editor._store import ToolConfigStore
 from tests.support.local_embeddings import require_local_embeddings
-from tests.support.ui_app import csrf_of
 
 require_local_embeddings()
 pytestmark = pytest.mark.timeout(300)
@@ -53,8 +53,10 @@ def test_the_search_screen_ranks_with_hybrid(
                 _ranked(http, csrf, "hybrid"),
             )
 
-    monkeypatch.setattr(importlib.import_module("langchain_toolsearch.ui.serve"), "serve", serve)
-    argv = ["ui", "--store", str(store_file), "--registry", "tests.support.ui_app:REGISTRY"]
+    monkeypatch.setattr(
+        importlib.import_module("langchain_toolsearch_editor.ui._serve"), "serve", serve
+    )
+    argv = ["ui", "--store", str(store_file), "--registry", "editor.tests.support.ui_app:REGISTRY"]
     assert main([*argv, "--embeddings", "local"]) == 0
     assert type(seen["embeddings"]).__name__ == "HuggingFaceEmbeddings" and seen["hybrid offered"]
     status, hybrid = seen["hybrid"]

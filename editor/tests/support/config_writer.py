@@ -1,6 +1,6 @@
 """A writer process for the concurrent-writer tests of `ToolConfigStore` (integration lane).
 
-``python -m tests.support.config_writer STORE RECORD WRITER COUNT GO_FILE`` opens the
+``python -m editor.tests.support.config_writer STORE RECORD WRITER COUNT GO_FILE`` opens the
 store (a PostgreSQL DSN or a SQLite file, as ``toolsearch config --store``), touches
 ``GO_FILE.ready.WRITER``, waits until ``GO_FILE`` exists (so every writer starts
 together), then makes ``COUNT``
@@ -16,7 +16,7 @@ Prints one JSON line per outcome on stdout: ``{"op": "saved", "version": n,
 the tool id the saved config holds (``w<WRITER>_<step>``), so the test can check
 that every acknowledged version holds its writer's data.
 
-``python -m tests.support.config_writer hold STORE RECORD READY_FILE`` is a writer
+``python -m editor.tests.support.config_writer hold STORE RECORD READY_FILE`` is a writer
 that dies mid-write: under the record's write lock it writes the next version row
 (not yet the head), touches ``READY_FILE`` and sleeps until it is killed.
 """
@@ -31,9 +31,9 @@ from pathlib import Path
 from langgraph.store.base import PutOp
 
 from langchain_toolsearch._internal.store_flow import Flow
-from langchain_toolsearch.cli.opening import open_store
-from langchain_toolsearch.config.models import RecordNotFoundError, VersionConflictError
-from langchain_toolsearch.config.store import ToolConfigStore, write_guard
+from langchain_toolsearch_editor._opening import open_store
+from langchain_toolsearch_editor._store import ToolConfigStore, write_guard
+from langchain_toolsearch_editor.errors import RecordNotFoundError, VersionConflictError
 
 
 def _emit(**fields: object) -> None:

@@ -11,7 +11,7 @@ from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 from starlette.testclient import TestClient
 
-from langchain_toolsearch.ui import create_app
+from langchain_toolsearch_editor.ui import create_app
 from tests.support.example_tools import get_weather
 
 

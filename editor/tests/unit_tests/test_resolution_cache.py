@@ -20,9 +20,10 @@ from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch import ToolConfigStore, ToolResolver, ToolSearchMiddleware
-from langchain_toolsearch.config.models import ProviderToolInfo
+from langchain_toolsearch import ToolSearchMiddleware
 from langchain_toolsearch.testing import ScriptedToolSearchModel
+from langchain_toolsearch_editor import ToolConfigStore, ToolResolver
+from langchain_toolsearch_editor._models import ProviderToolInfo
 from tests.support.fakes import ai, call
 from tests.support.toolsearch_harness import build, cfg, form_param, mode_param, tool_msgs
 

@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 
-from langchain_toolsearch import ToolConfigStore
-from langchain_toolsearch.cli import main
-from tests.support.config_cli import Cli
-from tests.unit_tests.config.test_config_roundtrip import (
+from editor.tests.support.config_cli import Cli
+from editor.tests.unit_tests.config.test_config_roundtrip import (
     check_agent_round_trip,
 )
+from langchain_toolsearch_editor import ToolConfigStore
+from langchain_toolsearch_editor._cli import main
 
 psycopg = pytest.importorskip("psycopg", reason="needs psycopg (pip install -e '.[dev]')")
 pytest.importorskip("langgraph.store.postgres", reason="needs langgraph-checkpoint-postgres")

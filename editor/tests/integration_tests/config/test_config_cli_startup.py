@@ -8,14 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.unit_tests.config.test_config_cli_resolve import AGENT, REGISTRY_MODULE
+from editor.tests.unit_tests.config.test_config_cli_resolve import AGENT, REGISTRY_MODULE
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_help_imports_no_heavy_module() -> None:
     code = (
-        "import sys; from langchain_toolsearch.cli import main\n"
+        "import sys; from langchain_toolsearch._cli import main\n"
         "try:\n    main(['--help'])\nexcept SystemExit: pass\n"
         "print(sorted({m.split('.')[0] for m in sys.modules} & "
         "{'pydantic', 'langchain_core', 'langgraph', 'langchain'}), file=sys.stderr)"
@@ -34,7 +34,7 @@ def test_resolve_imports_the_registry_from_the_current_folder(tmp_path: Path) ->
         sys.executable,
         "-c",
         "import sys; sys.path.remove(''); "
-        "from langchain_toolsearch.cli import main; raise SystemExit(main(sys.argv[1:]))",
+        "from langchain_toolsearch_editor._cli import main; raise SystemExit(main(sys.argv[1:]))",
     ]
     store = str(tmp_path / "s.sqlite")
     import os

@@ -22,8 +22,9 @@ from typing import Any
 
 import pytest
 
-from langchain_toolsearch.cli.opening import open_store
-from langchain_toolsearch.config.store import ToolConfigStore, WriteLockError
+from langchain_toolsearch_editor._opening import open_store
+from langchain_toolsearch_editor._store import ToolConfigStore
+from langchain_toolsearch_editor.errors import WriteLockError
 from tests.support.paths import REPO_ROOT
 
 WRITERS = 4
@@ -89,7 +90,7 @@ def test_four_processes_of_saves_and_publishes_lose_nothing(
         [
             sys.executable,
             "-m",
-            "tests.support.config_writer",
+            "editor.tests.support.config_writer",
             store_spec,
             RECORD,
             str(i),
@@ -133,7 +134,7 @@ def _cli_import(store: str, file: Path) -> list[str]:
     return [
         sys.executable,
         "-c",
-        "import sys, pathlib; from langchain_toolsearch.cli import main; "
+        "import sys, pathlib; from langchain_toolsearch_editor._cli import main; "
         "pathlib.Path(sys.argv[2] + '.ready.' + sys.argv[3]).touch(); "
         "import time\n"
         "while not pathlib.Path(sys.argv[2]).exists(): time.sleep(0.005)\n"
@@ -186,7 +187,7 @@ def test_a_writer_killed_mid_write_leaves_a_readable_record_and_no_stale_lock(
         [
             sys.executable,
             "-m",
-            "tests.support.config_writer",
+            "editor.tests.support.config_writer",
             "hold",
             store_spec,
             "crash",

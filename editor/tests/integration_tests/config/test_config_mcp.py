@@ -14,15 +14,15 @@ import pytest
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
 
-from langchain_toolsearch import ToolConfigStore, ToolResolver
-from langchain_toolsearch.config import (
+from langchain_toolsearch_editor import (
     AUTH_TOKEN_KEY,
     HttpServer,
-    MCPToolSource,
     StdioServer,
-    bearer_token,
-    connection_for,
+    ToolConfigStore,
+    ToolResolver,
 )
+from langchain_toolsearch_editor._servers import bearer_token, connection_for
+from langchain_toolsearch_editor._sources import MCPToolSource
 from tests.support.mcp_fixtures import TEST_SERVERS_DIR, servers_bin
 
 TIMEOUT = 20.0

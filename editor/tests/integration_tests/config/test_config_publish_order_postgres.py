@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from langchain_toolsearch import ToolConfigStore
-from tests.unit_tests.config.test_config_publish_order import check_two_editors
+from editor.tests.unit_tests.config.test_config_publish_order import check_two_editors
+from langchain_toolsearch_editor import ToolConfigStore
 
 pytest.importorskip("psycopg", reason="needs psycopg (pip install -e '.[dev]')")
 pytest.importorskip("langgraph.store.postgres", reason="needs langgraph-checkpoint-postgres")

@@ -19,17 +19,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch import ToolConfigStore
-from langchain_toolsearch.config import (
-    AgentToolConfig,
-    MCPClientConfig,
-    parse_agent_config,
-    parse_mcp_client,
-)
-from tests.support.config_strategies import AGENT_CONFIGS, MCP_CLIENTS, RULES
-from tests.unit_tests.config.test_config_roundtrip import (
+from editor.tests.support.config_strategies import AGENT_CONFIGS, MCP_CLIENTS, RULES
+from editor.tests.unit_tests.config.test_config_roundtrip import (
     check_agent_round_trip,
     check_client_round_trip,
+)
+from langchain_toolsearch_editor import (
+    AgentToolConfig,
+    MCPClientConfig,
+    ToolConfigStore,
+    parse_agent_config,
+    parse_mcp_client,
 )
 
 
@@ -85,7 +85,7 @@ def test_every_accepted_config_round_trips(
 def test_every_accepted_agent_config_survives_mastra_where_expressible(
     data: dict[str, Any],
 ) -> None:
-    from langchain_toolsearch.config import ToolConfigError
+    from langchain_toolsearch_editor import ToolConfigError
 
     original = parse_agent_config(data)
     try:
@@ -100,7 +100,8 @@ def test_every_accepted_agent_config_survives_mastra_where_expressible(
 @settings(max_examples=100, deadline=None)
 @given(data=MCP_CLIENTS)
 def test_every_mcp_client_survives_mastra(data: dict[str, Any]) -> None:
-    from langchain_toolsearch.config import EXTENSION_OPERATORS, ToolConfigError
+    from langchain_toolsearch_editor import ToolConfigError
+    from langchain_toolsearch_editor._rules import EXTENSION_OPERATORS
 
     original = parse_mcp_client(data)
     try:
@@ -123,7 +124,7 @@ def test_every_mcp_client_survives_mastra(data: dict[str, Any]) -> None:
 @settings(max_examples=100, deadline=None)
 @given(rules=RULES)
 def test_stored_rules_mean_the_same_after_a_round_trip(rules: dict[str, Any]) -> None:
-    from langchain_toolsearch.config import parse_rules
+    from langchain_toolsearch_editor import parse_rules
 
     parsed = parse_rules(rules)
     back = parse_rules(parsed.model_dump(mode="json", exclude_none=True))

@@ -13,10 +13,9 @@ from typing import Any
 
 import pytest
 
-from langchain_toolsearch import ToolConfigStore, ToolResolver
-from langchain_toolsearch.config import AUTH_TOKEN_KEY, HttpServer
-from langchain_toolsearch.config.servers import load_server_tools
-from tests.integration_tests.config.test_config_mcp import by_name, call, faulty, text
+from editor.tests.integration_tests.config.test_config_mcp import by_name, call, faulty, text
+from langchain_toolsearch_editor import AUTH_TOKEN_KEY, HttpServer, ToolConfigStore, ToolResolver
+from langchain_toolsearch_editor._servers import load_server_tools
 
 ALL_SSE = ["legacy_add", "legacy_search", "legacy_whoami"]
 PRO = {"operator": "AND", "conditions": [{"field": "plan", "operator": "equals", "value": "pro"}]}
@@ -97,7 +96,7 @@ async def test_a_reference_selecting_nothing_warns_once_and_starts_no_server(
     configs.mcp_clients.create("local", {"servers": {"s": server}})
     configs.agents.save("agent", {"mcp_clients": {"local": ref}})
     resolver = ToolResolver(store=configs, agent_id="agent")
-    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch.config.resolver"):
+    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch_editor._resolver"):
         first = await resolver.aresolve()
         second = resolver.resolve()
     assert first.names == second.names == []
@@ -215,8 +214,8 @@ async def test_clients_merge_in_id_order_whatever_the_key_order(
 async def test_a_code_agent_gets_mcp_and_integrations_but_no_provider_tools(
     configs: ToolConfigStore, http_mcp_url: str
 ) -> None:
-    from tests.integration_tests.config.test_config_mcp import make_tool
-    from tests.unit_tests.config.test_config_resolver import FakeProvider
+    from editor.tests.integration_tests.config.test_config_mcp import make_tool
+    from editor.tests.unit_tests.config.test_config_resolver import FakeProvider
 
     configs.mcp_clients.create("remote", {"servers": {"web": {"url": http_mcp_url}}})
     stored = {

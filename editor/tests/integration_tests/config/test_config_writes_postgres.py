@@ -14,14 +14,14 @@ from typing import Any
 
 import pytest
 
-from langchain_toolsearch import ToolConfigStore
-from langchain_toolsearch.config.models import VersionConflictError
-from langchain_toolsearch.config.store import WriteLockError, _lock_id
-from tests.unit_tests.config.test_config_writes import (
+from editor.tests.unit_tests.config.test_config_writes import (
     agent,
     check_ids_that_prefix_each_other,
     check_threads_never_share_a_number,
 )
+from langchain_toolsearch_editor import ToolConfigStore
+from langchain_toolsearch_editor._store import _lock_id
+from langchain_toolsearch_editor.errors import VersionConflictError, WriteLockError
 
 psycopg = pytest.importorskip("psycopg", reason="needs psycopg (pip install -e '.[dev]')")
 pytest.importorskip("langgraph.store.postgres", reason="needs langgraph-checkpoint-postgres")

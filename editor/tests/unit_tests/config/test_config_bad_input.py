@@ -16,21 +16,25 @@ import pytest
 from langchain_core.tools import StructuredTool
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch import ToolConfigStore, ToolSearchMiddleware
-from langchain_toolsearch.cli.bundle import ConfigCommandError, load_bundle, read_json
-from langchain_toolsearch.config import (
+from langchain_toolsearch import ToolSearchMiddleware
+from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchError
+from langchain_toolsearch_editor import (
     AgentToolConfig,
     MCPClientConfig,
-    RecordNotFoundError,
-    TimeoutUnitWarning,
-    ToolConfigError,
+    ToolConfigStore,
     parse_agent_config,
     parse_mcp_client,
     parse_rules,
 )
-from langchain_toolsearch.config.parsing import MAX_JSON_DEPTH
-from langchain_toolsearch.config.servers import BadAuthToken
-from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchError
+from langchain_toolsearch_editor._bundle import load_bundle, read_json
+from langchain_toolsearch_editor._parsing import MAX_JSON_DEPTH
+from langchain_toolsearch_editor.errors import (
+    BadAuthToken,
+    ConfigCommandError,
+    RecordNotFoundError,
+    TimeoutUnitWarning,
+    ToolConfigError,
+)
 
 SURROGATE = "\udc80"
 RULE = {"operator": "AND", "conditions": [{"field": "plan", "operator": "equals", "value": "x"}]}
@@ -254,8 +258,8 @@ def test_config_exceptions_are_tool_search_errors(error: type[Exception], builti
 
 
 def test_developer_mistakes_in_config_raise_tool_search_errors() -> None:
-    from langchain_toolsearch import ToolResolver
     from langchain_toolsearch.errors import ToolSearchTypeError
+    from langchain_toolsearch_editor import ToolResolver
 
     tool = StructuredTool.from_function(lambda: "ok", name="t", description="A tool.")
     with pytest.raises(ToolSearchConfigError, match="two tools have the id 't'"):

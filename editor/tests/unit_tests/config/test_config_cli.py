@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from langchain_toolsearch.cli import main
-from tests.support.config_cli import Cli
+from editor.tests.support.config_cli import Cli
+from langchain_toolsearch_editor._cli import main
 
 PRO = {"operator": "AND", "conditions": [{"field": "plan", "operator": "equals", "value": "pro"}]}
 BUNDLE: dict[str, Any] = {

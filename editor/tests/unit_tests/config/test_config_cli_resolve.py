@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.unit_tests.config.test_config_cli import PRO, Cli
+from editor.tests.unit_tests.config.test_config_cli import PRO, Cli
 
 REGISTRY_MODULE = '''
 from langchain_core.tools import tool
@@ -94,7 +94,7 @@ def test_building_the_parser_imports_no_heavy_module() -> None:
     try:
         for key in saved:
             del sys.modules[key]
-        from langchain_toolsearch.cli import build_parser
+        from langchain_toolsearch_editor._cli import build_parser
 
         build_parser()
         loaded = sorted(k for k in sys.modules if k.split(".")[0] in heavy)

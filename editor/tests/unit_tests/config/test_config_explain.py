@@ -14,13 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from langchain_core.tools import BaseTool, StructuredTool
 
-from langchain_toolsearch.config import (
+from langchain_toolsearch_editor import (
     ResolutionReport,
     ToolDecision,
     ToolResolver,
     evaluate_rules,
 )
-from langchain_toolsearch.config.explain import binding_tokens, rule_text
+from langchain_toolsearch_editor._explain import binding_tokens, rule_text
 
 
 def make_tool(name: str) -> BaseTool:
@@ -167,7 +167,7 @@ def test_tokens_are_the_binding_estimate_and_total_sums_the_included() -> None:
 
 
 def test_rule_text_reads_nested_groups() -> None:
-    from langchain_toolsearch.config import RuleGroup
+    from langchain_toolsearch_editor import RuleGroup
 
     group = RuleGroup.model_validate(
         {

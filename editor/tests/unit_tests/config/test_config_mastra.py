@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from langchain_toolsearch.config import AgentToolConfig, MCPClientConfig, ToolConfigError
+from langchain_toolsearch_editor import AgentToolConfig, MCPClientConfig
+from langchain_toolsearch_editor.errors import ToolConfigError
 
 PRO = {
     "operator": "AND",
@@ -134,7 +135,7 @@ def test_dropped_provider_connections_are_logged(caplog: pytest.LogCaptureFixtur
             }
         }
     }
-    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch.config.mastra"):
+    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch_editor._mastra"):
         config = AgentToolConfig.from_mastra(data)
     assert config.to_json() == {"tool_providers": {"composio": {"tools": {}}}}
     assert any("toolProviders.composio.connections" in r.getMessage() for r in caplog.records)
@@ -271,13 +272,13 @@ RULE = {"operator": "AND", "conditions": [{"field": "plan", "operator": "equals"
 def test_per_tool_rules_warn_at_import(
     caplog: pytest.LogCaptureFixture, data: dict[str, Any], path: str
 ) -> None:
-    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch.config.mastra"):
+    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch_editor._mastra"):
         AgentToolConfig.from_mastra(data)
     messages = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert any(path in m and "evaluated here" in m and "absent" in m for m in messages), messages
 
 
 def test_reference_rules_alone_do_not_warn_as_per_tool(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch.config.mastra"):
+    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch_editor._mastra"):
         AgentToolConfig.from_mastra({"tools": {"crm_write": {"description": "x"}}})
     assert not [r for r in caplog.records if "per-tool rules" in r.getMessage()]

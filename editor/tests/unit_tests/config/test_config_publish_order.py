@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch import ToolConfigStore
-from langchain_toolsearch.config.models import VersionConflictError
-from tests.support.config_cli import Cli
-from tests.unit_tests.config.test_config_writes import agent
+from editor.tests.support.config_cli import Cli
+from editor.tests.unit_tests.config.test_config_writes import agent
+from langchain_toolsearch_editor import ToolConfigStore
+from langchain_toolsearch_editor.errors import VersionConflictError
 
 
 def check_two_editors(configs: ToolConfigStore, record_id: str, *, rounds: int) -> None:

@@ -16,13 +16,15 @@ from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.graph import END, START, StateGraph
 from typing_extensions import TypedDict
 
-from langchain_toolsearch import AgentToolConfig, ToolConfigStore, ToolResolver
-from langchain_toolsearch.config import (
+from langchain_toolsearch_editor import (
+    AgentToolConfig,
     ProviderToolInfo,
-    ToolConfigError,
+    ToolConfigStore,
     ToolProvider,
+    ToolResolver,
     parse_agent_config,
 )
+from langchain_toolsearch_editor.errors import ToolConfigError
 
 
 def make_tool(name: str, description: str | None = None, answer: str | None = None) -> BaseTool:
@@ -113,7 +115,7 @@ async def test_a_stand_alone_agent_merges_registry_integrations_and_providers_in
         integrations=integrations,
         tool_providers={"prov": provider},
     )
-    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch.config.resolver"):
+    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch_editor._resolver"):
         resolved = await resolver.aresolve()
     assert resolved.failures == {}
     # first-seen order; the id keeps its slot, the tool is the last source's

@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
-from langchain_toolsearch import ToolConfigStore, ToolResolver
-from langchain_toolsearch.config import (
+from langchain_toolsearch_editor import (
+    ToolConfigStore,
+    ToolResolver,
     evaluate_rules,
     parse_agent_config,
     parse_mcp_client,
@@ -65,7 +66,7 @@ def test_a_null_condition_value_survives_the_store(configs: ToolConfigStore) -> 
 def test_non_finite_numbers_and_nul_characters_are_refused_on_save(
     configs: ToolConfigStore,
 ) -> None:
-    from langchain_toolsearch.config import ToolConfigError
+    from langchain_toolsearch_editor import ToolConfigError
 
     nan = {
         "tools": [

@@ -11,18 +11,20 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from langchain_toolsearch import ToolConfigStore, evaluate_rules
-from langchain_toolsearch.config import (
-    CONDITION_OPERATORS,
-    EXTENSION_OPERATORS,
-    MISSING,
-    SEED_OPERATORS,
+from langchain_toolsearch_editor import (
     RuleGroup,
-    ToolConfigError,
-    lookup,
+    ToolConfigStore,
+    evaluate_rules,
     parse_rules,
     request_context,
 )
+from langchain_toolsearch_editor._parsing import MISSING, lookup
+from langchain_toolsearch_editor._rules import (
+    CONDITION_OPERATORS,
+    EXTENSION_OPERATORS,
+    SEED_OPERATORS,
+)
+from langchain_toolsearch_editor.errors import ToolConfigError
 
 
 def cond(field: str, operator: str, value: Any = ...) -> dict[str, Any]:
@@ -332,7 +334,7 @@ def test_request_context_never_raises_for_the_run_context(
     for condition in (cond("token", "exists"), cond("token", "not_exists")):
         assert not evaluate_rules(AND(condition), ctx)
     # a context that cannot be listed: every condition is false, with a warning
-    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch.config.rules"):
+    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch_editor._rules"):
         ctx = request_context({"configurable": {"region": "eu"}}, Unlistable())
     assert "could not be read" in caplog.text
     for condition in (cond("region", "equals", "eu"), cond("x", "not_exists")):
@@ -352,7 +354,7 @@ def test_request_context_never_raises_for_the_run_context(
 async def test_resolve_never_raises_for_a_hostile_context(context: Any, field: str) -> None:
     from langchain_core.tools import StructuredTool
 
-    from langchain_toolsearch import ToolResolver
+    from langchain_toolsearch_editor import ToolResolver
 
     tools = {
         name: StructuredTool.from_function(lambda: "ok", name=name, description=name)

@@ -19,8 +19,14 @@ import pytest
 from langchain_core.tools import StructuredTool
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch import ToolConfigStore, ToolResolver, evaluate_rules
-from langchain_toolsearch.config import AgentToolConfig, RuleGroup, ToolConfigError
+from langchain_toolsearch_editor import (
+    AgentToolConfig,
+    RuleGroup,
+    ToolConfigStore,
+    ToolResolver,
+    evaluate_rules,
+)
+from langchain_toolsearch_editor.errors import ToolConfigError
 
 # The context of every case, as the case file gives it.
 CTX: dict[str, Any] = {
@@ -139,7 +145,7 @@ def test_from_mastra_says_what_it_converted(caplog: pytest.LogCaptureFixture) ->
             {"value": {"d": {}}, "rules": rule("date", "greater_than", "2024-01-01")},
         ]
     }
-    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch.config.mastra"):
+    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch_editor._mastra"):
         config = AgentToolConfig.from_mastra(snapshot)
     text = caplog.text
     assert "tools[0].rules.operator: Mastra Editor reads group operator 'and' as OR" in text

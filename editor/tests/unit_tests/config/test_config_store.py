@@ -9,14 +9,14 @@ from typing import Any
 import pytest
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch import AgentToolConfig, ToolConfigStore
-from langchain_toolsearch.config import (
+from langchain_toolsearch_editor import (
+    AgentToolConfig,
     MCPClientConfig,
-    RecordNotFoundError,
-    ToolConfigError,
+    ToolConfigStore,
     parse_agent_config,
     parse_mcp_client,
 )
+from langchain_toolsearch_editor.errors import RecordNotFoundError, ToolConfigError
 
 EXAMPLE_AGENT: dict[str, Any] = {
     "tools": [

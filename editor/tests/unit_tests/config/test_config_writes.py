@@ -21,15 +21,15 @@ import pytest
 from langgraph.store.base import BaseStore, Op, PutOp, Result
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch import ToolConfigStore
-from langchain_toolsearch.config.models import RecordNotFoundError, VersionConflictError
-from langchain_toolsearch.config.store import (
-    LOCK_SUFFIX,
-    SingleWriterWarning,
-    WriteLockError,
-    write_guard,
-)
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchError
+from langchain_toolsearch_editor import ToolConfigStore
+from langchain_toolsearch_editor._store import LOCK_SUFFIX, write_guard
+from langchain_toolsearch_editor.errors import (
+    RecordNotFoundError,
+    SingleWriterWarning,
+    VersionConflictError,
+    WriteLockError,
+)
 
 SqliteStore = pytest.importorskip("langgraph.store.sqlite").SqliteStore
 

@@ -15,18 +15,19 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-import langchain_toolsearch
-from langchain_toolsearch.config import evaluate_rules, lookup, parse_rules
-from langchain_toolsearch.config.cache import rule_fields
+import langchain_toolsearch_editor
+from langchain_toolsearch_editor import evaluate_rules, parse_rules
+from langchain_toolsearch_editor._cache import rule_fields
+from langchain_toolsearch_editor._parsing import lookup
 
-PACKAGE = Path(langchain_toolsearch.__file__).resolve().parent
+PACKAGE = Path(langchain_toolsearch_editor.__file__).resolve().parent
 
 READERS: dict[tuple[str, str], str] = {
-    ("config/rules.py", "_condition"): "a rule condition, through lookup",
-    ("config/cache.py", "_read"): "the cache key's value at each rule field, through lookup",
-    ("config/cache.py", "ResolutionCache.key"): "the auth token, keyed by the cache",
-    ("config/sources.py", "ToolCollector._mcp_jobs"): "the auth token sent to MCP servers",
-    ("config/sources.py", "ToolCollector._provider_job"): "all of it, handed to a tool provider "
+    ("_rules.py", "_condition"): "a rule condition, through lookup",
+    ("_cache.py", "_read"): "the cache key's value at each rule field, through lookup",
+    ("_cache.py", "ResolutionCache.key"): "the auth token, keyed by the cache",
+    ("_sources.py", "ToolCollector._mcp_jobs"): "the auth token sent to MCP servers",
+    ("_sources.py", "ToolCollector._provider_job"): "all of it, handed to a tool provider "
     "(the cache key then holds all of it)",
 }
 """``(module, function)`` that read a request context, with what they read."""

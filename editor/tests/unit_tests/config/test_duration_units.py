@@ -16,15 +16,11 @@ import pytest
 
 from langchain_toolsearch import ToolSearchMiddleware
 from langchain_toolsearch._internal.durations import DurationUnitWarning
-from langchain_toolsearch.config import (
-    MCPClientConfig,
-    TimeoutUnitWarning,
-    ToolConfigError,
-    parse_mcp_client,
-)
 from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.options import TTLUnitWarning
 from langchain_toolsearch.policy import ToolPolicy, positive_seconds
+from langchain_toolsearch_editor import MCPClientConfig, parse_mcp_client
+from langchain_toolsearch_editor.errors import TimeoutUnitWarning, ToolConfigError
 from tests.support.library_fixtures import library
 
 WARNS = [500, 100, 150, 250, 950, 1000, 5000, 9000, 30000, 60000.0]

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from langchain_toolsearch.config.servers import MAX_TIMEOUT, MIN_TIMEOUT, MCPClientConfig
 from langchain_toolsearch.errors import ToolSearchError
+from langchain_toolsearch_editor._servers import MAX_TIMEOUT, MIN_TIMEOUT, MCPClientConfig
 
 
 def client(timeout: Any, kind: str = "stdio") -> dict[str, Any]:

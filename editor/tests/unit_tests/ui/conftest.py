@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.ui_app import UIClient
+from editor.tests.support.ui_app import UIClient
 
 
 @pytest.fixture

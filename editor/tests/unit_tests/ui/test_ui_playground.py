@@ -7,7 +7,7 @@ import re
 
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
-from tests.support.ui_app import CONDITIONAL_AGENT, UIClient, problems_of
+from editor.tests.support.ui_app import CONDITIONAL_AGENT, UIClient, problems_of
 
 
 def _tools_in(html: str) -> list[str]:
@@ -134,7 +134,7 @@ def test_preview_says_which_rule_kept_a_tool_out(ui: UIClient) -> None:
 
 
 def test_providers_are_listed_and_failures_shown() -> None:
-    from tests.support.ui_app import BrokenProvider, SlackProvider
+    from editor.tests.support.ui_app import BrokenProvider, SlackProvider
 
     ui = UIClient(tool_providers={"slack": SlackProvider(), "down": BrokenProvider()})
     assert 'data-list-provider="slack"' in ui.get("/agents/support/edit").text

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.support.ui_app import CONDITIONAL_AGENT, UIClient, problems_of
+from editor.tests.support.ui_app import CONDITIONAL_AGENT, UIClient, problems_of
 
 
 def test_the_home_page_lists_agents_and_clients(ui: UIClient) -> None:

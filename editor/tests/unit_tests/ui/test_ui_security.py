@@ -9,12 +9,12 @@ import re
 import pytest
 from starlette.testclient import TestClient
 
-from langchain_toolsearch.cli import main
-from langchain_toolsearch.cli.bundle import ConfigCommandError
+from editor.tests.support.ui_app import UIClient, csrf_of, problems_of
 from langchain_toolsearch.errors import ToolSearchConfigError
-from langchain_toolsearch.ui.masking import KEEP
-from langchain_toolsearch.ui.serve import check_binding
-from tests.support.ui_app import UIClient, csrf_of, problems_of
+from langchain_toolsearch_editor._cli import main
+from langchain_toolsearch_editor.errors import ConfigCommandError
+from langchain_toolsearch_editor.ui._masking import KEEP
+from langchain_toolsearch_editor.ui._serve import check_binding
 
 TOKEN = "s3cret-token-0123456789"
 SECRET = "sk-live-abcdef123456"
@@ -182,14 +182,14 @@ def test_csrf_token_is_in_every_page(ui: UIClient) -> None:
 
 
 def test_the_registry_is_loaded_from_module_attribute(capsys: pytest.CaptureFixture[str]) -> None:
-    from langchain_toolsearch.ui.serve import load_object
-    from tests.support import ui_app
+    from langchain_toolsearch_editor.ui._serve import load_object
+    from editor.tests.support import ui_app
 
-    assert load_object("tests.support.ui_app:REGISTRY") is ui_app.REGISTRY
+    assert load_object("editor.tests.support.ui_app:REGISTRY") is ui_app.REGISTRY
     for spec, problem in (
         ("no_colon", "expected module:attribute"),
         ("no_such_module_xyz:TOOLS", "cannot import"),
-        ("tests.support.ui_app:NOPE", "has no attribute"),
+        ("editor.tests.support.ui_app:NOPE", "has no attribute"),
     ):
         with pytest.raises(ConfigCommandError, match=problem):
             load_object(spec)
