@@ -1,10 +1,25 @@
-"""Every exception and warning class of the editor, each in the core's `ToolSearchError` family.
+"""The editor's exceptions and warnings, each in a family of the core's `ToolSearchError` tree.
 
-Users catch `ToolConfigError` (invalid stored data, naming each field),
-`RecordNotFoundError`, `VersionConflictError` (a compare-and-set write lost)
-and `WriteLockError`; the others are reported by the command line and the web
-page (`ConfigCommandError`, `CsrfError`, `InputError`) or never escape
-(`UnreadableValueError`, `UncacheableError`).
+::
+
+    ToolSearchError (langchain_toolsearch.errors)
+    ├── ToolSearchConfigError (ValueError)
+    │   └── ToolSearchDataError
+    │       ├── ToolConfigError                   invalid stored tool configuration
+    │       └── InputError                        bad input from the web page
+    ├── RecordNotFoundError (LookupError)         no such stored record or version
+    ├── VersionConflictError                      a write based on a version that moved
+    ├── WriteLockError (TimeoutError)             a record's write lock not granted
+    ├── BadAuthToken (ValueError)                 an auth token not sendable
+    ├── ConfigCommandError                        a ``toolsearch config`` user error
+    ├── CsrfError                                 a web page write without its token
+    ├── UnreadableValueError (LookupError)        a context value that raised (never escapes)
+    └── UncacheableError                          a request value not fingerprinted (never escapes)
+    SingleWriterWarning (UserWarning)             a store without a cross-process lock
+    TimeoutUnitWarning (DurationUnitWarning)      a saved timeout that looks like milliseconds
+
+Users catch `ToolConfigError`, `RecordNotFoundError`, `VersionConflictError` and
+`WriteLockError` (also exported by `langchain_toolsearch_editor`).
 """
 
 from __future__ import annotations

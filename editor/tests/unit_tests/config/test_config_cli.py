@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 
 from editor.tests.support.config_cli import Cli
-from langchain_toolsearch_editor._cli import main
+from langchain_toolsearch_editor._cli import build_parser, main
 
 PRO = {"operator": "AND", "conditions": [{"field": "plan", "operator": "equals", "value": "pro"}]}
 BUNDLE: dict[str, Any] = {
@@ -245,3 +246,20 @@ def test_bad_record_ids_and_unusable_stores_are_user_errors(cli: Cli, tmp_path: 
     code = main(["config", "--store", str(folder), "import", cli.file({"agents": {"a": {}}})])
     err = cli.capsys.readouterr().err
     assert code == 1 and "SQLite store" in err and "Traceback" not in err
+
+
+# -- G: --help is plain text ----------------------------------------------------------------
+
+
+def test_command_line_help_is_plain_text() -> None:
+    parser = build_parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    texts = [parser.format_help()]
+    for command in sub.choices.values():
+        texts.append(command.format_help())
+        for action in command._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                texts.extend(p.format_help() for p in action.choices.values())
+    assert len(texts) > 10  # config's subcommands are included
+    assert all("``" not in t and ":class:" not in t and ":meth:" not in t for t in texts)
+    assert "toolsearch config: edit and inspect" in sub.choices["config"].format_help()

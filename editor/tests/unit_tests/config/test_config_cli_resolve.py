@@ -89,7 +89,9 @@ def test_bad_registry_is_one_clear_line(cli: Cli, spec: str, says: str) -> None:
 def test_building_the_parser_imports_no_heavy_module() -> None:
     heavy = ("pydantic", "langchain_core", "langgraph", "langchain")
     saved = {
-        k: v for k, v in sys.modules.items() if k.split(".")[0] in (*heavy, "langchain_toolsearch")
+        k: v
+        for k, v in sys.modules.items()
+        if k.split(".")[0] in (*heavy, "langchain_toolsearch", "langchain_toolsearch_editor")
     }
     try:
         for key in saved:
@@ -100,6 +102,10 @@ def test_building_the_parser_imports_no_heavy_module() -> None:
         loaded = sorted(k for k in sys.modules if k.split(".")[0] in heavy)
         assert loaded == [], loaded
     finally:
-        for key in [k for k in sys.modules if k.split(".")[0] in (*heavy, "langchain_toolsearch")]:
+        for key in [
+            k
+            for k in sys.modules
+            if k.split(".")[0] in (*heavy, "langchain_toolsearch", "langchain_toolsearch_editor")
+        ]:
             del sys.modules[key]
         sys.modules.update(saved)

@@ -182,8 +182,8 @@ def test_csrf_token_is_in_every_page(ui: UIClient) -> None:
 
 
 def test_the_registry_is_loaded_from_module_attribute(capsys: pytest.CaptureFixture[str]) -> None:
-    from langchain_toolsearch_editor.ui._serve import load_object
     from editor.tests.support import ui_app
+    from langchain_toolsearch_editor.ui._serve import load_object
 
     assert load_object("editor.tests.support.ui_app:REGISTRY") is ui_app.REGISTRY
     for spec, problem in (
