@@ -1,21 +1,13 @@
-"""``toolsearch config`` and ``toolsearch ui``: the editor's commands of the ``toolsearch`` CLI.
+"""The parser of ``toolsearch config`` and ``toolsearch ui``: commands, argument types, defaults.
 
-The core's ``toolsearch`` finds them through the ``langchain_toolsearch.cli`` entry
-points and calls `main` with the command line from the command's name on. Building
-the parser imports nothing but the standard library (``--help`` and usage errors
-answer at once); each command imports its code when it runs (`_commands`, `ui._serve`).
+Building it imports nothing but the standard library; `_commands.main` (the
+``langchain_toolsearch.cli`` entry points) parses and runs the commands.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
-import sys
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
-
-from langchain_toolsearch.errors import ToolSearchDependencyError
 
 if TYPE_CHECKING:
     from langchain_toolsearch_editor._models import VersionSelector
@@ -83,7 +75,7 @@ def add_config_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``config`` on a ``toolsearch`` ``add_subparsers()`` object.
 
     Returns:
-        The ``config`` parser; its ``func`` imports and calls `_commands.run`.
+        The ``config`` parser (`_commands.run` runs its commands).
     """
     config: argparse.ArgumentParser = subparsers.add_parser(
         "config",
@@ -185,12 +177,6 @@ def add_config_parser(subparsers: Any) -> argparse.ArgumentParser:
     return config
 
 
-def _cmd_config(args: argparse.Namespace) -> int:
-    from langchain_toolsearch_editor._commands import run
-
-    return run(args)
-
-
 def _positive_int(text: str) -> int:
     """Argparse type: an int >= 1."""
     if text.isascii() and text.isdigit() and len(text) <= _DIGITS and int(text) >= 1:
@@ -209,20 +195,7 @@ def add_ui_parser(subparsers: Any) -> argparse.ArgumentParser:
     ui.add_argument("--token", help="access token (or $TOOLSEARCH_UI_TOKEN); needed off 127.0.0.1")
     ui.add_argument("--registry", metavar="MODULE:ATTRIBUTE", help="tools agents may select")
     ui.add_argument("--embeddings", choices=["local"], help="enable hybrid search (local model)")
-    ui.set_defaults(func=_cmd_ui)
     return ui
-
-
-def _cmd_ui(args: argparse.Namespace) -> int:
-    try:
-        from langchain_toolsearch_editor.ui._serve import run
-    except ImportError as exc:
-        msg = (
-            "toolsearch ui needs the [ui] extra: pip install "
-            f"'langchain-toolsearch-editor[ui]' ({exc})"
-        )
-        raise ToolSearchDependencyError(msg) from None
-    return run(args)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -231,30 +204,6 @@ def build_parser() -> argparse.ArgumentParser:
         prog="toolsearch", description="Stored tool configuration for langchain-toolsearch."
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    add_config_parser(sub).set_defaults(func=_cmd_config)
+    add_config_parser(sub)
     add_ui_parser(sub)
     return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``toolsearch config ...`` or ``toolsearch ui ...`` (``argv`` from the command on).
-
-    The ``langchain_toolsearch.cli`` entry points of this distribution; the exit
-    code: 0 done, 1 a failed operation or a missing extra, 2 bad usage.
-    """
-    args = build_parser().parse_args(argv)
-    try:
-        code: int = args.func(args)
-        sys.stdout.flush()
-    except ImportError as exc:  # a missing extra: one line naming the pip command
-        print(f"toolsearch: error: {exc}", file=sys.stderr)
-        return 1
-    except BrokenPipeError:  # the reader went away (`... | head -1`): stop quietly
-        with contextlib.suppress(OSError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
-    return code
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

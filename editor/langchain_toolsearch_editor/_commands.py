@@ -47,14 +47,16 @@ path, never a traceback), 2 bad command-line usage.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import json
+import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from langchain_toolsearch.errors import ToolSearchError
+from langchain_toolsearch.errors import ToolSearchDependencyError, ToolSearchError
 from langchain_toolsearch_editor._bundle import (
     BUNDLE_KEYS,
     KINDS,
@@ -63,6 +65,7 @@ from langchain_toolsearch_editor._bundle import (
     load_bundle,
     read_json,
 )
+from langchain_toolsearch_editor._cli import build_parser
 from langchain_toolsearch_editor._cli_resolve import explain_command, report_json, report_table
 from langchain_toolsearch_editor._models import AgentToolConfig
 from langchain_toolsearch_editor._opening import open_store
@@ -311,3 +314,39 @@ _COMMANDS = {
     "resolve": _cmd_resolve,
     "schema": _cmd_schema,
 }
+
+
+def _serve(args: argparse.Namespace) -> int:
+    try:
+        from langchain_toolsearch_editor.ui._serve import run
+    except ImportError as exc:
+        msg = (
+            "toolsearch ui needs the [ui] extra: pip install "
+            f"'langchain-toolsearch-editor[ui]' ({exc})"
+        )
+        raise ToolSearchDependencyError(msg) from None
+    return run(args)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``toolsearch config ...`` or ``toolsearch ui ...`` (``argv`` from the command on).
+
+    The ``langchain_toolsearch.cli`` entry points of this distribution; the exit
+    code: 0 done, 1 a failed operation or a missing extra, 2 bad usage.
+    """
+    args = build_parser().parse_args(argv)
+    try:
+        code = run(args) if args.command == "config" else _serve(args)
+        sys.stdout.flush()
+    except ImportError as exc:  # a missing extra: one line naming the pip command
+        print(f"toolsearch: error: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # the reader went away (`... | head -1`): stop quietly
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -292,7 +292,7 @@ def test_parallel_cli_imports_with_if_version_publish_exactly_one(
     config_store: str, tmp_path: Path
 ) -> None:
     """Four shells run ``toolsearch config import --publish --if-version 1`` at once."""
-    cli = [sys.executable, "-m", "langchain_toolsearch_editor._cli", "config", "import"]
+    cli = [sys.executable, "-m", "langchain_toolsearch_editor._commands", "config", "import"]
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     first = tmp_path / "first.json"
     first.write_text(json.dumps({"agents": {"support": {"tools": {"v1": {}}}}}))
@@ -328,7 +328,7 @@ def test_parallel_cli_imports_with_if_version_publish_exactly_one(
         [
             sys.executable,
             "-m",
-            "langchain_toolsearch_editor._cli",
+            "langchain_toolsearch_editor._commands",
             "config",
             "show",
             "support",

@@ -22,7 +22,10 @@ ALLOWED: dict[tuple[str, str], str] = {
     "class (each store kind overrides them)",
     ("_resolver.py", "AssertionError"): "the empty store stand-in is never read (an "
     "invariant, not an error a caller can meet)",
-    ("_cli.py", "SystemExit"): "``python -m langchain_toolsearch_editor._cli``'s exit code",
+    (
+        "_commands.py",
+        "SystemExit",
+    ): "``python -m langchain_toolsearch_editor._commands``'s exit code",
     ("__init__.py", "AttributeError"): "PEP 562 __getattr__ of the lazy exports: the import "
     "system needs AttributeError for a name the package does not have",
 }

@@ -34,7 +34,7 @@ def test_resolve_imports_the_registry_from_the_current_folder(tmp_path: Path) ->
         sys.executable,
         "-c",
         "import sys; sys.path.remove(''); "
-        "from langchain_toolsearch_editor._cli import main; raise SystemExit(main(sys.argv[1:]))",
+        "from langchain_toolsearch_editor._commands import main; raise SystemExit(main(sys.argv[1:]))",
     ]
     store = str(tmp_path / "s.sqlite")
     import os

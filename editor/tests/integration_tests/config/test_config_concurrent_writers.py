@@ -134,7 +134,7 @@ def _cli_import(store: str, file: Path) -> list[str]:
     return [
         sys.executable,
         "-c",
-        "import sys, pathlib; from langchain_toolsearch_editor._cli import main; "
+        "import sys, pathlib; from langchain_toolsearch_editor._commands import main; "
         "pathlib.Path(sys.argv[2] + '.ready.' + sys.argv[3]).touch(); "
         "import time\n"
         "while not pathlib.Path(sys.argv[2]).exists(): time.sleep(0.005)\n"
