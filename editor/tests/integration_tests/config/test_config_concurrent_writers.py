@@ -1,6 +1,6 @@
 """Concurrent writers of one stored record lose nothing, on SQLite and on PostgreSQL.
 
-4 processes x 15 changes (``tests/support/config_writer.py``: compare-and-set saves
+4 processes x 15 changes (``editor/tests/support/config_writer.py``: compare-and-set saves
 and publishes, and plain saves that publish) on one record, then: every
 acknowledged version holds its writer's data, numbers are unique and gapless, the
 head equals the highest version, a compare-and-set save got exactly ``base + 1``,

@@ -1,7 +1,7 @@
 """``toolsearch config`` end to end on a SQLite store, in process through ``main``.
 
 (The same commands on PostgreSQL, and ``resolve`` against a real MCP server:
-``tests/integration_tests/config/test_config_cli_postgres.py``.)
+``editor/tests/integration_tests/config/test_config_cli_postgres.py``.)
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """``toolsearch config``: ``--if-version``, ``--store`` anywhere, and every error on one line.
 
-(Parallel ``import --publish`` processes: ``tests/integration_tests/config/
+(Parallel ``import --publish`` processes: ``editor/tests/integration_tests/config/
 test_config_concurrent_writers.py``.)
 """
 

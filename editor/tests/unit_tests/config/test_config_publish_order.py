@@ -1,7 +1,7 @@
 """Two editors who save then publish never move the live version back; a rollback is explicit.
 
 `check_two_editors` runs on `InMemoryStore` here and on PostgreSQL in
-``tests/integration_tests/config/test_config_publish_order_postgres.py``.
+``editor/tests/integration_tests/config/test_config_publish_order_postgres.py``.
 """
 
 from __future__ import annotations

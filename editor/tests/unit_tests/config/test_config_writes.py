@@ -3,7 +3,7 @@
 Compare-and-set (``if_version``), atomic version numbers, a head that never goes
 back, a version row never overwritten, lock timeouts, the single-writer warning
 for stores without a lock, and record ids that prefix each other on SQLite.
-(Several processes, and PostgreSQL: ``tests/integration_tests/config/``.)
+(Several processes, and PostgreSQL: ``editor/tests/integration_tests/config/``.)
 """
 
 from __future__ import annotations
