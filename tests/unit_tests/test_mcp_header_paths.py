@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
+import langchain_toolsearch_editor
 from langchain_toolsearch.mcp.headers import merge_headers, with_headers
 from langchain_toolsearch.mcp.keys import session_key
 from langchain_toolsearch.mcp.library import _HeaderRoute
@@ -49,11 +51,20 @@ def _mentions_headers(path: Any) -> bool:
     )
 
 
+def _modules() -> dict[str, Path]:
+    """The core's modules and the editor's, by dotted name."""
+    editor = Path(langchain_toolsearch_editor.__file__).resolve().parent
+    return modules() | {
+        ".".join(path.relative_to(editor.parent).with_suffix("").parts): path
+        for path in editor.rglob("*.py")
+    }
+
+
 def test_the_outbound_paths_that_build_headers_are_these_and_each_merges() -> None:
-    found = {name for name, path in modules().items() if _mentions_headers(path)}
+    found = {name for name, path in _modules().items() if _mentions_headers(path)}
     assert found == set(BUILDERS) | set(REFUSERS), "route a new header path via merge_headers"
     for name in BUILDERS:
-        source = modules()[name].read_text()
+        source = _modules()[name].read_text()
         assert "merge_headers(" in source or "with_headers(" in source, name
 
 

@@ -225,12 +225,13 @@ def test_import_loads_only_what_the_core_needs() -> None:
     import importlib
     import sys
 
-    saved = {k: v for k, v in sys.modules.items() if k.split(".")[0] == "langchain_toolsearch"}
+    ours = ("langchain_toolsearch", "langchain_toolsearch_editor")
+    saved = {k: v for k, v in sys.modules.items() if k.split(".")[0] in ours}
     try:
         for key in saved:
             del sys.modules[key]
         fresh = importlib.import_module("langchain_toolsearch")
-        loaded = {k for k in sys.modules if k.split(".")[0] == "langchain_toolsearch"}
+        loaded = {k for k in sys.modules if k.split(".")[0] in ours}
         # the package's import loads its error tree only; each export is imported on first use
         assert loaded == {
             "langchain_toolsearch",
@@ -249,6 +250,6 @@ def test_import_loads_only_what_the_core_needs() -> None:
         with pytest.raises(AttributeError, match="no attribute 'Nope'"):
             fresh.Nope  # noqa: B018
     finally:
-        for key in [k for k in sys.modules if k.split(".")[0] == "langchain_toolsearch"]:
+        for key in [k for k in sys.modules if k.split(".")[0] in ours]:
             del sys.modules[key]
         sys.modules.update(saved)
