@@ -43,7 +43,7 @@ from langchain_toolsearch_editor._servers import MCPClientConfig
 from langchain_toolsearch_editor._sources import (
     RequestPlan,
     ResolvedTools,
-    _active,
+    active_variants,
     merge_conditional,
 )
 from langchain_toolsearch_editor._store import ToolConfigStore
@@ -344,11 +344,11 @@ class RequestPlanner:
             }
             return plan, self.cache.key(versions, fields, ctx, providers, plan.failures)
 
-        tools = _active(merge_conditional(stored.tools, ctx), ctx)
+        tools = active_variants(merge_conditional(stored.tools, ctx), ctx)
         if self.mode != "tools":
             return keyed(RequestPlan(ctx, tools, [], {}, {}, failures, info))
 
-        refs = _active(merge_conditional(stored.mcp_clients, ctx), ctx) or {}
+        refs = active_variants(merge_conditional(stored.mcp_clients, ctx), ctx) or {}
         mcp: list[tuple[str, int, MCPClientRef, MCPClientConfig]] = []
         # By id: jsonb keeps no key order, and which client wins a tool id must not vary.
         for client_id, ref in sorted(refs.items()):
@@ -371,8 +371,8 @@ class RequestPlanner:
             listed = listed and client.fields is not None
             fields |= client.fields or frozenset()
             mcp.append((client_id, client.value.info.version, ref, client.value.value))
-        integrations = _active(merge_conditional(stored.integration_tools, ctx), ctx) or {}
-        providers = _active(merge_conditional(stored.tool_providers, ctx), ctx) or {}
+        integrations = active_variants(merge_conditional(stored.integration_tools, ctx), ctx) or {}
+        providers = active_variants(merge_conditional(stored.tool_providers, ctx), ctx) or {}
         if providers and self.code_agent:
             why = "not used: a code-defined agent's stored config merges code, registry, MCP "
             failures["tool_providers"] = why + (

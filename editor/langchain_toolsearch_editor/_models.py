@@ -60,7 +60,7 @@ from langchain_toolsearch_editor._mastra import (
     agent_to_mastra,
 )
 from langchain_toolsearch_editor._parsing import parse_model
-from langchain_toolsearch_editor._rules import RuleGroup, _Model
+from langchain_toolsearch_editor._rules import RuleGroup, StoredModel
 from langchain_toolsearch_editor.errors import ToolConfigError
 
 AUTH_TOKEN_KEY = "toolsearch_auth_token"
@@ -74,7 +74,7 @@ ALL_TOOLS = "*"
 """``MCPClientRef.tools`` value selecting every tool the client's servers allow."""
 
 
-def _check_version(value: Any) -> Any:
+def check_version(value: Any) -> Any:
     if value in ("draft", "published"):
         return value
     if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
@@ -84,12 +84,12 @@ def _check_version(value: Any) -> Any:
 
 
 VersionSelector: TypeAlias = Annotated[
-    Literal["draft", "published"] | int, PlainValidator(_check_version)
+    Literal["draft", "published"] | int, PlainValidator(check_version)
 ]
 """``"draft"`` (latest), ``"published"`` (last published) or a version number >= 1."""
 
 
-class ToolEntry(_Model):
+class ToolEntry(StoredModel):
     """One selected tool: a ``description`` replacing the tool's, ``rules`` it counts under."""
 
     description: str | None = None
@@ -130,7 +130,7 @@ Allowlist: TypeAlias = Annotated[ToolSelection | None, AfterValidator(_checked_s
 """Tool name or id -> `ToolEntry` (``None``: no restriction, ``{}``: nothing)."""
 
 
-class SourceRef(_Model):
+class SourceRef(StoredModel):
     """An agent's use of an integration or tool provider: ``tools`` allowlist, ``rules``."""
 
     tools: Allowlist = None
@@ -168,7 +168,7 @@ AgentAllowlist: TypeAlias = Annotated[
 """The agent-level allowlist: ``None`` or ``{}``: nothing, ``"*"``: all, a map: those."""
 
 
-class MCPClientRef(_Model):
+class MCPClientRef(StoredModel):
     """An agent's use of one saved MCP client.
 
     Attributes:
@@ -188,7 +188,7 @@ class MCPClientRef(_Model):
 ValueT = TypeVar("ValueT")
 
 
-class Variant(_Model, Generic[ValueT]):
+class Variant(StoredModel, Generic[ValueT]):
     """A field's ``value`` when ``rules`` match (omitted: always)."""
 
     value: ValueT
@@ -242,7 +242,7 @@ ConditionalSources: TypeAlias = Annotated[
 """``integration_tools`` / ``tool_providers``: id -> `SourceRef`, or variants of that."""
 
 
-class AgentToolConfig(_Model):
+class AgentToolConfig(StoredModel):
     """One agent's stored tool configuration (`parse_agent_config` in, ``to_json()`` out).
 
     Attributes:
@@ -271,7 +271,7 @@ class AgentToolConfig(_Model):
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form that is stored: omitted fields stay omitted."""
-        return _dump(self)
+        return dump_stored(self)
 
     @classmethod
     def from_mastra(cls, data: Mapping[str, Any]) -> AgentToolConfig:
@@ -290,7 +290,7 @@ class AgentToolConfig(_Model):
         return agent_to_mastra(self.to_json())
 
 
-def _dump(model: BaseModel) -> dict[str, Any]:
+def dump_stored(model: BaseModel) -> dict[str, Any]:
     """JSON form of a stored model, omitted (``None``) fields left out."""
     return model.model_dump(mode="json", exclude_none=True)
 

@@ -37,7 +37,7 @@ from langchain_toolsearch_editor._models import (
     AgentToolConfig,
     ToolProvider,
     VersionSelector,
-    _check_version,
+    check_version,
 )
 from langchain_toolsearch_editor._sources import ResolvedTools, ToolCollector, ToolsArg
 from langchain_toolsearch_editor._store import ToolConfigStore
@@ -138,16 +138,16 @@ class ToolResolver:
         if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 1:
             raise ToolSearchConfigError(f"cache_size must be an int >= 1, got {cache_size!r}")
         try:
-            _check_version(version)
+            check_version(version)
         except ValueError as exc:
             raise ToolSearchConfigError(f"version {exc}") from None
         self._store = store
         self._agent_id = agent_id
         self._mode = mode
-        code = _tool_map(code_tools or (), "code_tools")
-        registry_map = _tool_map(registry or {}, "registry")
+        code = tool_map(code_tools or (), "code_tools")
+        registry_map = tool_map(registry or {}, "registry")
         integration_maps = {
-            str(key): _tool_map(tools, f"integrations[{key!r}]")
+            str(key): tool_map(tools, f"integrations[{key!r}]")
             for key, tools in (integrations or {}).items()
         }
         providers: dict[str, ToolProvider] = {}
@@ -355,7 +355,7 @@ class _NoStore:
 _NO_STORE: Any = _NoStore()
 
 
-def _tool_map(tools: ToolsArg, label: str) -> dict[str, BaseTool]:
+def tool_map(tools: ToolsArg, label: str) -> dict[str, BaseTool]:
     """Tools by id; raises on duplicates and non-tools."""
     pairs: list[tuple[str, Any]]
     if isinstance(tools, Mapping):

@@ -72,13 +72,13 @@ MAX_RULE_DEPTH = 16
 """Deepest nesting of rule groups accepted (a group inside a group counts 2)."""
 
 
-class _Model(BaseModel):
+class StoredModel(BaseModel):
     """Base of the stored models: frozen, unknown keys rejected, no ``NaN`` / ``Infinity``."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
-class Condition(_Model):
+class Condition(StoredModel):
     """One test on a request-context field.
 
     Attributes:
@@ -176,7 +176,7 @@ def _condition_or_group(value: Any) -> str | None:
     return None
 
 
-class RuleGroup(_Model):
+class RuleGroup(StoredModel):
     """`Condition` and nested `RuleGroup` items combined by ``"AND"`` or ``"OR"``.
 
     Upper case only (the seed reads any other value as OR; ``from_mastra``

@@ -33,9 +33,9 @@ from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.mcp.headers import merge_headers
 from langchain_toolsearch.mcp.library import MCPToolRoute, list_mcp_library
 from langchain_toolsearch_editor._mastra import mcp_client_from_mastra, mcp_client_to_mastra
-from langchain_toolsearch_editor._models import AUTH_TOKEN_KEY, Allowlist, _dump
+from langchain_toolsearch_editor._models import AUTH_TOKEN_KEY, Allowlist, dump_stored
 from langchain_toolsearch_editor._parsing import parse_model
-from langchain_toolsearch_editor._rules import _Model
+from langchain_toolsearch_editor._rules import StoredModel
 from langchain_toolsearch_editor.errors import BadAuthToken, TimeoutUnitWarning
 
 if TYPE_CHECKING:
@@ -100,7 +100,7 @@ def _warn_milliseconds(name: str, server: object) -> None:
     )
 
 
-class StdioServer(_Model):
+class StdioServer(StoredModel):
     """A local MCP server run as a subprocess.
 
     ``env`` is added to the MCP SDK's safe default environment; ``timeout``: seconds
@@ -121,7 +121,7 @@ class StdioServer(_Model):
         return _timeout_seconds(value)
 
 
-class HttpServer(_Model):
+class HttpServer(StoredModel):
     """A remote MCP server at ``url``: streamable HTTP, then SSE on the same URL (as the seed).
 
     No stored headers: the request context's `AUTH_TOKEN_KEY` is sent as
@@ -187,7 +187,7 @@ MCPServer: TypeAlias = Annotated[
 """A saved MCP server: `StdioServer` or `HttpServer`."""
 
 
-class MCPClientConfig(_Model):
+class MCPClientConfig(StoredModel):
     """A saved MCP client: ``name``, ``description``, ``servers`` (name ``[A-Za-z0-9_-]{1,64}``).
 
     A server's tools are exposed as ``f"{server_name}_{tool_name}"``.
@@ -217,7 +217,7 @@ class MCPClientConfig(_Model):
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form that is stored."""
-        return _dump(self)
+        return dump_stored(self)
 
     @classmethod
     def from_mastra(cls, data: Mapping[str, Any]) -> MCPClientConfig:

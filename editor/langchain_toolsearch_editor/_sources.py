@@ -113,7 +113,7 @@ def merge_conditional(
 EntryT = TypeVar("EntryT", AgentToolEntry, ToolEntry, SourceRef, MCPClientRef)
 
 
-def _active(
+def active_variants(
     entries: Mapping[str, EntryT] | None, context: Mapping[str, Any]
 ) -> dict[str, EntryT] | None:
     """Drop entries whose rules do not match; keep ``None`` (no allowlist) as is."""
@@ -239,8 +239,8 @@ class ToolCollector:
         if result.failure is not None:
             failures[where] = result.failure  # logged by the resolver, once, without secrets
             return
-        server_entries = _active(client.servers[result.server].tools, ctx)
-        agent_entries = None if isinstance(ref.tools, str) else _active(ref.tools, ctx)
+        server_entries = active_variants(client.servers[result.server].tools, ctx)
+        agent_entries = None if isinstance(ref.tools, str) else active_variants(ref.tools, ctx)
         for tool in result.tools:
             route = result.routes[tool.name]
             keys = (tool.name, route.tool)  # namespaced id first, then the tool's own name
@@ -265,7 +265,7 @@ class ToolCollector:
                 failures[where] = f"integration {integration_id!r} is not registered"
                 continue
             available = self._integrations[integration_id]
-            allowed = _active(source.tools, plan.context)
+            allowed = active_variants(source.tools, plan.context)
             for tool_id, tool in available.items():
                 if allowed is None or tool_id in allowed:
                     entry = allowed.get(tool_id) if allowed is not None else None
@@ -293,7 +293,7 @@ class ToolCollector:
                 failures[where] = outcome  # logged by the resolver, once, without secrets
                 continue
             wanted, got = outcome
-            chosen = _active(source.tools, plan.context)
+            chosen = active_variants(source.tools, plan.context)
             for tool_id in wanted:
                 if tool_id in got:
                     entry = chosen.get(tool_id) if chosen is not None else None
@@ -362,7 +362,7 @@ class ToolCollector:
         self, provider_id: str, ref: SourceRef, plan: RequestPlan, config: RunnableConfig
     ) -> tuple[list[str], dict[str, BaseTool]] | str:
         provider = self._providers[provider_id]
-        entries = _active(ref.tools, plan.context)
+        entries = active_variants(ref.tools, plan.context)
         try:
             async with detached_timeout(self._provider_timeout):
                 if entries is None:

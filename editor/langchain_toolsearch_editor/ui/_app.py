@@ -21,7 +21,7 @@ from starlette.staticfiles import StaticFiles
 
 from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch_editor._models import ToolProvider
-from langchain_toolsearch_editor._resolver import _tool_map
+from langchain_toolsearch_editor._resolver import tool_map
 from langchain_toolsearch_editor._sources import ToolsArg
 from langchain_toolsearch_editor._store import ToolConfigStore
 from langchain_toolsearch_editor.errors import CsrfError, ToolConfigError, WriteLockError
@@ -91,8 +91,8 @@ def create_app(
         raise ToolSearchConfigError("token: use at least 16 characters (a random string)")
     state = UIState(
         store if isinstance(store, ToolConfigStore) else ToolConfigStore(store),
-        registry=_tool_map(registry, "registry") if registry else {},
-        code_tools=None if code_tools is None else _tool_map(code_tools, "code_tools"),
+        registry=tool_map(registry, "registry") if registry else {},
+        code_tools=None if code_tools is None else tool_map(code_tools, "code_tools"),
         integrations=dict(integrations or {}),
         tool_providers=dict(tool_providers or {}),
         embeddings=embeddings,
