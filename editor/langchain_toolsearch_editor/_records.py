@@ -23,10 +23,7 @@ from langchain_toolsearch_editor._models import (
     VersionSelector,
 )
 from langchain_toolsearch_editor._servers import MCPClientConfig
-from langchain_toolsearch_editor.errors import (
-    RecordNotFoundError,
-    VersionConflictError,
-)
+from langchain_toolsearch_editor.errors import RecordNotFoundError, VersionConflictError
 
 RECORD_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}\Z")
 """What a record id may be: 1-128 characters from ``A-Z a-z 0-9 _ -``."""
