@@ -23,8 +23,7 @@ import pytest
 
 from editor.tests.support.browser import SCREENSHOTS_ENV, chromium_context, screenshot, served
 from editor.tests.support.ui_app import REGISTRY, SlackProvider, UIClient
-from langchain_toolsearch_editor._opening import open_store
-from langchain_toolsearch_editor._store import ToolConfigStore
+from langchain_toolsearch_editor._store import ToolConfigStore, open_store
 from langchain_toolsearch_editor.ui import create_app
 from tests.support.mcp_fixtures import servers_bin
 

@@ -22,8 +22,7 @@ from typing import Any
 
 import pytest
 
-from langchain_toolsearch_editor._opening import open_store
-from langchain_toolsearch_editor._store import ToolConfigStore
+from langchain_toolsearch_editor._store import ToolConfigStore, open_store
 from langchain_toolsearch_editor.errors import WriteLockError
 from tests.support.paths import REPO_ROOT
 
