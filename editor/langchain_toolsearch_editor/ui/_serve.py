@@ -8,7 +8,8 @@ import os
 import sys
 from typing import Any
 
-from langchain_toolsearch_editor._store import DEFAULT_STORE, STORE_ENV, open_store
+from langchain_toolsearch_editor._cli import DEFAULT_STORE, STORE_ENV
+from langchain_toolsearch_editor._store import open_store
 from langchain_toolsearch_editor.errors import ConfigCommandError
 
 __all__ = ["LOOPBACK", "TOKEN_ENV", "check_binding", "load_object", "run", "serve"]
