@@ -18,17 +18,6 @@ from langchain_toolsearch_editor._records import RECORD_ID
 from langchain_toolsearch_editor._servers import MCPClientConfig, parse_mcp_client
 from langchain_toolsearch_editor.errors import ConfigCommandError, ToolConfigError
 
-__all__ = [
-    "BUNDLE_KEYS",
-    "KINDS",
-    "MASTRA_KEYS",
-    "Bundle",
-    "ConfigCommandError",
-    "Kind",
-    "load_bundle",
-    "read_json",
-]
-
 BUNDLE_KEYS = {"agent": "agents", "mcp-client": "mcp_clients"}
 """Kind -> its key in our bundles."""
 MASTRA_KEYS = {"agent": "agents", "mcp-client": "mcpClients"}

@@ -39,8 +39,6 @@ from langchain_toolsearch_editor.ui._forms import (
 from langchain_toolsearch_editor.ui._security import check_csrf
 from langchain_toolsearch_editor.ui._state import UIState
 
-__all__ = ["ROUTES", "validate_text"]
-
 _PARSERS = {"agent": parse_agent_config, "mcp-client": parse_mcp_client, "rules": parse_rules}
 
 

@@ -27,8 +27,7 @@ from langchain_toolsearch_editor._store import ToolConfigStore
 from langchain_toolsearch_editor.errors import CsrfError, ToolConfigError, WriteLockError
 from langchain_toolsearch_editor.ui import (
     _api,
-    _pages_editor,
-    _pages_records,
+    _pages,
     _playground,
     _transfer,
 )
@@ -38,8 +37,6 @@ from langchain_toolsearch_editor.ui._state import AuthHook, UIState
 
 if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
-
-__all__ = ["create_app"]
 
 _REFUSALS = {
     CsrfError: (403, "Refused", ""),
@@ -101,7 +98,7 @@ def create_app(
         auth=auth,
     )
     static = Mount("/static", StaticFiles(packages=[("langchain_toolsearch_editor.ui", "static")]))
-    modules = (_api, _transfer, _playground, _pages_editor, _pages_records)  # in matching order
+    modules = (_api, _transfer, _playground, _pages)  # in matching order
     routes = [static, *(route for module in modules for route in module.ROUTES)]
     middleware = [Middleware(GuardMiddleware)]
     if allowed_hosts is not None:

@@ -17,9 +17,6 @@ from langchain_toolsearch_editor._records import RECORD_ID
 from langchain_toolsearch_editor.errors import InputError, ToolConfigError
 from langchain_toolsearch_editor.ui._state import PATH_KINDS
 
-__all__ = ["MAX_TEXT", "InputError", "parse_if_version", "parse_json_object", "parse_record_id"]
-__all__ += ["parse_version", "problems_of", "target", "whole_number"]
-
 MAX_TEXT = 1_000_000
 """Longest JSON text accepted from a form field (characters)."""
 

@@ -16,8 +16,6 @@ from typing import Any
 from langchain_toolsearch._internal.failures import REDACTED, redact
 from langchain_toolsearch_editor._servers import MCPClientConfig
 
-__all__ = ["KEEP", "SecretRow", "mask_client", "mask_url", "secret_rows", "shown_json"]
-
 KEEP = "<secret: unchanged>"
 """What the page shows for a set ``env`` value; saving it keeps the stored value."""
 

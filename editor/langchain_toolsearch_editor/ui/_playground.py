@@ -39,8 +39,6 @@ from langchain_toolsearch_editor.ui._rendering import not_found, page, record_co
 from langchain_toolsearch_editor.ui._security import check_csrf
 from langchain_toolsearch_editor.ui._state import UIState
 
-__all__ = ["ROUTES", "rank_tools"]
-
 _Run = Callable[[UIState, dict[str, Any]], dict[str, Any]]
 """``run(state, shown fields) -> what the template shows``; raises on bad input."""
 

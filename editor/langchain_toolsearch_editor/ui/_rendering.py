@@ -14,8 +14,6 @@ from langchain_toolsearch_editor.ui._forms import problems_of
 from langchain_toolsearch_editor.ui._security import csrf_token, session_of
 from langchain_toolsearch_editor.ui._state import KIND_LABELS, KIND_PATHS, UIState
 
-__all__ = ["listing", "not_found", "page", "record_context", "when"]
-
 
 def when(epoch: float | None) -> str:
     """Epoch seconds as ``2026-12-02 16:40:05 UTC`` (``""`` for ``None``)."""

@@ -25,9 +25,6 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from langchain_toolsearch_editor.errors import CsrfError
 from langchain_toolsearch_editor.ui._state import UIState
 
-__all__ = ["AUTH_COOKIE", "SESSION_COOKIE", "CsrfError", "GuardMiddleware", "check_csrf"]
-__all__ += ["csrf_token", "session_of"]
-
 SESSION_COOKIE = "tsui_session"
 """Random per-browser session id; CSRF tokens are bound to it."""
 AUTH_COOKIE = "tsui_auth"

@@ -12,8 +12,6 @@ from langchain_toolsearch_editor._cli import DEFAULT_STORE, STORE_ENV
 from langchain_toolsearch_editor._store import open_store
 from langchain_toolsearch_editor.errors import ConfigCommandError
 
-__all__ = ["LOOPBACK", "TOKEN_ENV", "check_binding", "load_object", "run", "serve"]
-
 TOKEN_ENV = "TOOLSEARCH_UI_TOKEN"
 """Environment variable holding the access token (``--token`` wins)."""
 LOOPBACK = ("127.0.0.1", "localhost", "::1")

@@ -17,8 +17,6 @@ if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
     from langchain_core.tools import BaseTool
 
-__all__ = ["KIND_LABELS", "KIND_PATHS", "PATH_KINDS", "AuthHook", "UIState"]
-
 AuthHook = Callable[[Any], bool]
 """``auth(request) -> bool`` on a Starlette ``Request``; ``False`` answers 401."""
 

@@ -47,8 +47,6 @@ from langchain_toolsearch_editor.ui._rendering import listing
 from langchain_toolsearch_editor.ui._security import check_csrf
 from langchain_toolsearch_editor.ui._state import UIState
 
-__all__ = ["ROUTES"]
-
 _Plan = tuple[str, str, Any, Any, list[tuple[str, str]]]
 
 
