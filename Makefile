@@ -1,7 +1,7 @@
 # Entry points (see README):
 #   make demo     - install only what the demo needs and run it (tool search over real MCP servers)
 #   make test     - install the rest and run the whole test suite (lint + types + pytest)
-#   make smoke    - build the wheel and sdist, check them, install the wheel in a clean venv and
+#   make smoke    - build both wheels (core, editor/) and sdists, check them, install them in a clean venv and
 #                   run a smoke test from a folder outside the repository (CI runs it)
 #   make bench, make notebook, make size
 PYTHON ?= python3.11
@@ -29,9 +29,11 @@ $(VENV)/.demo-installed: pyproject.toml
 	$(PY) -m pip install -q --disable-pip-version-check -e ".[mcp]"
 	touch $@
 
-# Everything for tests, lint, types, notebooks and benchmarks on top of it.
-$(VENV)/.installed: $(VENV)/.demo-installed pyproject.toml
+# Everything for tests, lint, types, notebooks and benchmarks on top of it, and the editor
+# (editor/: langchain-toolsearch-editor, its web page and stores) installed editable beside it.
+$(VENV)/.installed: $(VENV)/.demo-installed pyproject.toml editor/pyproject.toml
 	$(PY) -m pip install -q --disable-pip-version-check -e ".[dev]"
+	$(PY) -m pip install -q --disable-pip-version-check -e "./editor[ui,sqlite,postgres]"
 	touch $@
 
 # The [local-embeddings] extra, so the real-model tests run: CPU torch pinned first (plain `torch`
@@ -67,12 +69,14 @@ demo: demo-setup
 	$(PY) examples/demo.py --catalog $(SHARED)/data/github-mcp-server-tools
 
 lint: $(VENV)/.installed
-	$(VENV)/bin/ruff check langchain_toolsearch tests benchmarks examples notebooks/execute.py
-	$(VENV)/bin/ruff format --check langchain_toolsearch
+	$(VENV)/bin/ruff check langchain_toolsearch editor tests benchmarks examples notebooks/execute.py
+	$(VENV)/bin/ruff format --check langchain_toolsearch editor/langchain_toolsearch_editor
 
+# Both packages (pyproject.toml's [tool.mypy]: the core, the editor, benchmarks, examples).
 typecheck: $(VENV)/.installed
 	$(VENV)/bin/mypy
 
+# Both test trees: the core's (tests/) and the editor's (editor/tests/), pyproject's testpaths.
 # PostgreSQL tests need a server: scripts/start_postgres.sh installs Debian's postgresql
 # when missing and starts a private one for this run (its own data folder under $TMPDIR, a
 # free port on 127.0.0.1), stopped and deleted afterwards, so two runs at once never meet.
@@ -92,10 +96,10 @@ test: lint typecheck pytest
 
 # The fast lane alone: no subprocess, no network, no PostgreSQL; one worker per core (2).
 test-unit: $(VENV)/.installed
-	$(VENV)/bin/pytest -q -n 2 tests/unit_tests
+	$(VENV)/bin/pytest -q -n 2 tests/unit_tests editor/tests/unit_tests
 
 # Debian's chromium, which the UI's browser tests drive through Playwright (never `playwright
-# install`: tests/integration_tests/test_ui_browser.py); installed when missing.
+# install`: editor/tests/integration_tests/test_ui_browser.py); installed when missing.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 chromium:
 	@command -v chromium >/dev/null 2>&1 || $(SUDO) apt-get install -y chromium || \
@@ -103,7 +107,7 @@ chromium:
 
 # The UI's screenshots in docs/ui/ (docs/ui.md), taken by its browser test on a SQLite store.
 screenshots: setup chromium
-	TOOLSEARCH_UI_SCREENSHOTS=docs/ui $(VENV)/bin/pytest -q tests/integration_tests/test_ui_browser.py -k "workflow and sqlite"
+	TOOLSEARCH_UI_SCREENSHOTS=docs/ui $(VENV)/bin/pytest -q editor/tests/integration_tests/test_ui_browser.py -k "workflow and sqlite"
 
 bench: $(VENV)/.installed
 	$(PY) -m benchmarks
@@ -112,23 +116,32 @@ bench: $(VENV)/.installed
 notebook: setup
 	$(PY) notebooks/execute.py
 
-# The smoke test runs from a temporary folder outside the clone, without the clone's variables;
-# then the [mcp] extra is installed on its own and the smoke test runs again.
+# Both wheels are built and checked. The smoke test runs from a temporary folder outside the
+# clone, without the clone's variables: the core wheel alone (`toolsearch config` says how to
+# install the editor), then with [mcp], then with the editor's wheel (`toolsearch config` works).
 SMOKE := build/smoke
+SMOKE_PY := $(abspath $(SMOKE))/venv/bin/python
 SMOKE_RUN = out=$$(mktemp -d) && cd $$out && \
 	env -u PYTHONPATH -u TOOLSEARCH_SHARED_DATA -u TOOLSEARCH_MCP_SERVERS_BIN \
-	$(abspath $(SMOKE))/venv/bin/python $(abspath tests/smoke/smoke.py) \
+	$(SMOKE_PY) $(abspath tests/smoke/smoke.py) \
 	$(abspath $(SHARED))/data/github-mcp-server-tools; rc=$$?; rm -rf $$out; exit $$rc
 smoke: $(VENV)/.installed
 	rm -rf $(SMOKE) && mkdir -p $(SMOKE)
 	$(PY) -m build -q --outdir $(SMOKE)/dist .
-	$(VENV)/bin/twine check --strict $(SMOKE)/dist/*
+	$(PY) -m build -q --outdir $(SMOKE)/dist-editor editor
+	$(VENV)/bin/twine check --strict $(SMOKE)/dist/* $(SMOKE)/dist-editor/*
 	$(PYTHON) -m venv $(SMOKE)/venv
 	$(SMOKE)/venv/bin/python -m pip install -q --disable-pip-version-check $(SMOKE)/dist/*.whl
 	$(SMOKE_RUN)
+	cd /tmp && ! $(SMOKE)/venv/bin/toolsearch config --help 2>$(abspath $(SMOKE))/hint.txt; \
+		grep -q "pip install langchain-toolsearch-editor" $(abspath $(SMOKE))/hint.txt
 	$(SMOKE)/venv/bin/python -m pip install -q --disable-pip-version-check "$$(ls $(SMOKE)/dist/*.whl)[mcp]"
 	$(SMOKE_RUN)
-	@ls -l $(SMOKE)/dist
+	$(SMOKE)/venv/bin/python -m pip install -q --disable-pip-version-check \
+		"$$(ls $(SMOKE)/dist-editor/*.whl)[ui,sqlite]" --find-links $(SMOKE)/dist
+	cd /tmp && $(SMOKE)/venv/bin/toolsearch config --help >/dev/null && \
+		$(SMOKE)/venv/bin/python -c "import langchain_toolsearch_editor.ui as u; print(u.create_app)"
+	@ls -l $(SMOKE)/dist $(SMOKE)/dist-editor
 
 # Lines per module and subpackage against the budgets (scripts/size.py; --tree for every module).
 size:

@@ -33,9 +33,10 @@ from langchain_core.tools import BaseTool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch import ToolConfigStore, ToolResolver, ToolSearchMiddleware
+from langchain_toolsearch import ToolSearchMiddleware
 from langchain_toolsearch.mcp import MCPSessionPool, default_pool, set_default_pool
 from langchain_toolsearch.testing import ScriptedToolSearchModel
+from langchain_toolsearch_editor import ToolConfigStore, ToolResolver
 
 if TYPE_CHECKING:
     from benchmarks.report import BenchConfig, _Report

@@ -266,7 +266,7 @@ def import_time() -> dict[str, Any]:
     framework = min(cumulative("import langchain.agents", "langchain.agents")[0] for _ in range(3))
     loaded = [
         m
-        for m in ("langchain_toolsearch.config", "langchain_toolsearch.mcp", "semantic")
+        for m in ("langchain_toolsearch_editor", "langchain_toolsearch.mcp", "semantic")
         if any(line.rstrip().endswith(m) for line in log.splitlines())
     ]
     return {"package_ms": ours, "framework_ms": framework, "loaded": loaded}

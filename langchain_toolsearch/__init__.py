@@ -24,12 +24,6 @@ from langchain_toolsearch.errors import (
 )
 
 if TYPE_CHECKING:
-    from langchain_toolsearch.config import (
-        AgentToolConfig,
-        ToolConfigStore,
-        ToolResolver,
-        evaluate_rules,
-    )
     from langchain_toolsearch.library import ToolLibrary
     from langchain_toolsearch.middleware import ToolSearchAgentState, ToolSearchMiddleware
     from langchain_toolsearch.node import ToolSearchInput, ToolSearchNode, ToolSearchState
@@ -48,7 +42,7 @@ if TYPE_CHECKING:
         ToolSearchResult,
     )
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 _LAZY = {
     "ToolLibrary": "langchain_toolsearch.library",
@@ -68,20 +62,15 @@ _LAZY = {
     "StateStats": "langchain_toolsearch.types",
     "ToolSearchFilterArgs": "langchain_toolsearch.types",
     "ToolSearchResult": "langchain_toolsearch.types",
-    "AgentToolConfig": "langchain_toolsearch.config",
-    "ToolConfigStore": "langchain_toolsearch.config",
-    "ToolResolver": "langchain_toolsearch.config",
-    "evaluate_rules": "langchain_toolsearch.config",
 }
 """Exports imported on first use (PEP 562), so ``import langchain_toolsearch`` and the
 ``toolsearch`` command load only what they use: the middleware and node pull in
-LangChain's agents, stored configuration pulls in MCP."""
+LangChain's agents."""
 
 
 __getattr__, __dir__ = lazy_exports(globals(), _LAZY)
 
 __all__ = [
-    "AgentToolConfig",
     "BM25ToolIndex",
     "BaseStoreLoadedToolStore",
     "FilterFn",
@@ -91,10 +80,8 @@ __all__ = [
     "SourceFailure",
     "StateStats",
     "StoreMissingError",
-    "ToolConfigStore",
     "ToolIndex",
     "ToolLibrary",
-    "ToolResolver",
     "ToolSearchAgentState",
     "ToolSearchConfigError",
     "ToolSearchError",
@@ -107,5 +94,4 @@ __all__ = [
     "ToolSearchTypeError",
     "ToolSourceError",
     "__version__",
-    "evaluate_rules",
 ]

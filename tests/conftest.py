@@ -1,4 +1,4 @@
-"""Fixtures shared by both lanes: a config store over memory, and test MCP servers over HTTP.
+"""Fixtures shared by both lanes (and the editor's tests): test MCP servers over HTTP, a config store.
 
 At the end of the session the private PostgreSQL servers this run started
 (:mod:`tests.support.postgres`) are stopped and their folders deleted.
@@ -9,14 +9,15 @@ from __future__ import annotations
 import gc
 import os
 from collections.abc import Iterator
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch import ToolConfigStore
-from tests.support.config_cli import Cli
 from tests.support.servers import served
+
+if TYPE_CHECKING:
+    from langchain_toolsearch_editor import ToolConfigStore
 
 # Tests never read or write the user's vector cache file: the tests of the file set their own.
 os.environ["TOOLSEARCH_VECTOR_CACHE"] = "off"
@@ -45,15 +46,11 @@ def sse_mcp_url() -> Iterator[str]:
 
 @pytest.fixture
 def configs() -> ToolConfigStore:
-    """A `ToolConfigStore` over a fresh `InMemoryStore`, with a fixed clock."""
+    """A `ToolConfigStore` (the editor's) over a fresh `InMemoryStore`, with a fixed clock."""
+    from langchain_toolsearch_editor import ToolConfigStore
+
     ticks = iter(range(1_000, 1_000_000))
     return ToolConfigStore(InMemoryStore(), clock=lambda: float(next(ticks)))
-
-
-@pytest.fixture
-def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
-    """`Cli` over a SQLite store file in ``tmp_path`` (created by the first ``import``)."""
-    return Cli(str(tmp_path / "configs.sqlite"), capsys, tmp_path)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -285,10 +285,9 @@ def _loop_running() -> bool:
 
 
 def _sync_form(source: Any) -> Any:
-    """The sync form of a source that has one (`ToolResolver.call_sync`), else ``None``."""
-    from langchain_toolsearch.config.resolver import ToolResolver
-
-    return source.call_sync if isinstance(source, ToolResolver) else None
+    """A source's sync form: its ``call_sync`` (the editor's resolver has one), else ``None``."""
+    call_sync = getattr(source, "call_sync", None)
+    return call_sync if callable(call_sync) else None
 
 
 def _sound(name: str, resolution: Resolution) -> Resolution:

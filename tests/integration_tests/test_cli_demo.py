@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from examples import demo as demo_module
 from examples.demo import DEMO_REQUESTS, demo_model, run_demo
-from langchain_toolsearch.cli import load_mcp_config, main
+from langchain_toolsearch._cli import load_mcp_config, main
 from tests.support.mcp_fixtures import servers_bin
 
 SHARED = Path(

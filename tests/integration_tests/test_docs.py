@@ -68,7 +68,7 @@ class Provider:
     """A ToolProvider with one tool."""
 
     async def list_tools(self) -> Sequence[Any]:
-        from langchain_toolsearch.config import ProviderToolInfo
+        from langchain_toolsearch_editor import ProviderToolInfo
 
         return [ProviderToolInfo(id="SLACK_SEND_MESSAGE", description="Send a Slack message.")]
 

@@ -78,7 +78,7 @@ def test_package_imports_without_langchain_mcp_adapters() -> None:
     """
     probe = (
         "import sys\n"
-        "import langchain_toolsearch, langchain_toolsearch.config, langchain_toolsearch.mcp\n"
+        "import langchain_toolsearch, langchain_toolsearch_editor, langchain_toolsearch.mcp\n"
         "loaded = sorted(m for m in sys.modules if m.startswith('langchain_mcp_adapters'))\n"
         "print('ADAPTERS=' + ','.join(loaded))\n"
     )

@@ -16,9 +16,10 @@ from langchain_mcp_adapters.interceptors import MCPToolCallRequest
 from langgraph.graph import START, StateGraph
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch import ToolConfigStore, ToolResolver, ToolSearchMiddleware
+from langchain_toolsearch import ToolSearchMiddleware
 from langchain_toolsearch.mcp import MCPSessionPool, load_mcp_library
 from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel, Search
+from langchain_toolsearch_editor import ToolConfigStore, ToolResolver
 from tests.conftest import http_mcp_url  # noqa: F401  (fixture)
 
 

@@ -22,8 +22,9 @@ import pytest
 from langchain_core.messages import ToolMessage
 from langchain_mcp_adapters.client import MultiServerMCPClient
 
-from langchain_toolsearch.config import HttpServer, connection_for
 from langchain_toolsearch.mcp import MCPSessionPool, load_mcp_library
+from langchain_toolsearch_editor import HttpServer
+from langchain_toolsearch_editor._servers import connection_for
 from tests.integration_tests.test_mcp_pool import by_name, http_server, starts, stdio, text
 
 LOGGER = "langchain_toolsearch.mcp.reports"

@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 from langchain_mcp_adapters.client import MultiServerMCPClient
 
-from langchain_toolsearch.config import HttpServer, connection_for
 from langchain_toolsearch.mcp import MCPSessionPool, load_mcp_library
+from langchain_toolsearch_editor import HttpServer
+from langchain_toolsearch_editor._servers import connection_for
 from tests.support.servers import served
 
 

@@ -25,8 +25,6 @@ import pytest
 from langchain_core.tools import BaseTool
 from langchain_mcp_adapters.client import MultiServerMCPClient
 
-from langchain_toolsearch import ToolConfigStore, ToolResolver
-from langchain_toolsearch.config import HttpServer, connection_for
 from langchain_toolsearch.mcp import (
     MCPLibrary,
     MCPPoolClosedError,
@@ -35,6 +33,8 @@ from langchain_toolsearch.mcp import (
     load_mcp_library,
     set_default_pool,
 )
+from langchain_toolsearch_editor import HttpServer, ToolConfigStore, ToolResolver
+from langchain_toolsearch_editor._servers import connection_for
 from tests.support.mcp_fixtures import TEST_SERVERS_DIR
 from tests.support.servers import _listening, free_port
 

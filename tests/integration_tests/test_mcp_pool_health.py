@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 from langchain_mcp_adapters.client import MultiServerMCPClient
 
-from langchain_toolsearch import ToolConfigStore, ToolResolver
 from langchain_toolsearch.mcp import (
     MCPSessionPool,
     default_pool,
     load_mcp_library,
     set_default_pool,
 )
+from langchain_toolsearch_editor import ToolConfigStore, ToolResolver
 from tests.integration_tests.test_mcp_pool import (
     _saved,
     alive,

@@ -32,8 +32,9 @@ from langchain_core.messages import ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch import ToolConfigStore, ToolResolver, ToolSearchMiddleware
+from langchain_toolsearch import ToolSearchMiddleware
 from langchain_toolsearch.testing import Answer, ScriptedToolSearchModel, Search
+from langchain_toolsearch_editor import ToolConfigStore, ToolResolver
 from tests.support.mcp_fixtures import counted_server
 from tests.support.paths import REPO_ROOT
 from tests.support.toolsearch_harness import run_on_threads

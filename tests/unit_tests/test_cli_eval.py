@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from langchain_toolsearch.cli import main
+from langchain_toolsearch._cli import main
 
 SCHEMA = {"type": "object", "properties": {}}
 

@@ -14,7 +14,6 @@ fix), and a run without a thread id, which logs once that its loads end with it.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import inspect
 import logging
@@ -33,7 +32,6 @@ from langchain_toolsearch import (
     ToolSearchMiddleware,
     ToolSearchNode,
 )
-from langchain_toolsearch.cli import build_parser
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.mcp import load_mcp_library
 from langchain_toolsearch.node import SCHEMA_WARNING
@@ -142,23 +140,6 @@ def test_a_function_langchain_cannot_convert_is_named(cls: type) -> None:
 def test_load_mcp_tools_on_a_non_client_raises_type_error(client: Any) -> None:
     with pytest.raises(ToolSearchTypeError, match="expects a langchain_mcp_adapters Multi"):
         asyncio.run(load_mcp_library(client))
-
-
-# -- --help is plain text ----------------------------------------------------------------
-
-
-def test_command_line_help_is_plain_text() -> None:
-    parser = build_parser()
-    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    texts = [parser.format_help()]
-    for command in sub.choices.values():
-        texts.append(command.format_help())
-        for action in command._actions:
-            if isinstance(action, argparse._SubParsersAction):
-                texts.extend(p.format_help() for p in action.choices.values())
-    assert len(texts) > 10  # config's subcommands are included
-    assert all("``" not in t and ":class:" not in t and ":meth:" not in t for t in texts)
-    assert "toolsearch config: edit and inspect" in sub.choices["config"].format_help()
 
 
 # -- a hand-built graph whose state schema drops the node's update ------------------------

@@ -34,11 +34,8 @@ BUILTIN_EXCEPTIONS = frozenset(
 )
 
 ALLOWED: dict[tuple[str, str], str] = {
-    ("cli/__main__.py", "SystemExit"): "the console script's exit code",
     ("catalog.py", "FileNotFoundError"): "a missing catalog path is the OS error callers "
     "catch (an OSError cannot also be a ToolSearchError family without a layout clash)",
-    ("config/store.py", "NotImplementedError"): "the abstract methods of the write "
-    "guard's base class (each store kind overrides them)",
     ("meta_tools.py", "ValueError"): "pydantic validator of the model's load_tool arguments: "
     "pydantic turns it into the model-facing error, never raised to the developer",
     ("mcp/_pool.py", "AssertionError"): "unreachable ends of the retry loops (an invariant, "
@@ -48,8 +45,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     "family without a layout clash)",
     ("_internal/lazy.py", "AttributeError"): "PEP 562 __getattr__ of the lazy exports: "
     "the import system needs AttributeError for a name the package does not have",
-    ("config/resolver.py", "AssertionError"): "the empty store stand-in is never read (an "
-    "invariant, not an error a caller can meet)",
     ("search/_shared_index.py", "NotImplementedError"): "the VectorStore write methods the "
     "read-only store adapter does not offer (the VectorStore protocol's own answer)",
 }
@@ -138,23 +133,11 @@ def test_each_family_is_also_its_builtin(name: str, builtin: type[BaseException]
 
 
 def test_the_tree_drawn_covers_the_classes_outside_errors_py() -> None:
-    from langchain_toolsearch.cli.bundle import ConfigCommandError
-    from langchain_toolsearch.config.models import RecordNotFoundError
-    from langchain_toolsearch.config.parsing import ToolConfigError
-    from langchain_toolsearch.config.servers import BadAuthToken
     from langchain_toolsearch.mcp import MCPPoolClosedError, MCPPoolError
 
-    for cls in (
-        ConfigCommandError,
-        BadAuthToken,
-        ToolConfigError,
-        RecordNotFoundError,
-        MCPPoolError,
-        MCPPoolClosedError,
-    ):
+    for cls in (MCPPoolError, MCPPoolClosedError):
         assert issubclass(cls, ToolSearchError), cls
         assert cls.__name__ in (errors.__doc__ or ""), f"{cls.__name__} missing from the tree"
-    assert issubclass(ToolConfigError, ToolSearchDataError)
 
 
 @tool
@@ -193,8 +176,8 @@ def test_the_resolver_and_store_index_options_raise_the_tree() -> None:
     """The resolver and store index options: each family keeps its built-in."""
     from langgraph.store.memory import InMemoryStore
 
-    from langchain_toolsearch.config.resolver import ToolResolver
     from langchain_toolsearch.search import HashingEmbeddings, StoreToolIndex
+    from langchain_toolsearch_editor._resolver import ToolResolver
 
     with pytest.raises(ToolSearchConfigError, match="unknown mode"):
         ToolResolver(mode="nope")  # type: ignore[arg-type]

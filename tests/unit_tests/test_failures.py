@@ -18,16 +18,18 @@ from pathlib import Path
 import pytest
 
 import langchain_toolsearch
-from langchain_toolsearch.config import evaluate_rules, request_context
+import langchain_toolsearch_editor
+from langchain_toolsearch_editor import evaluate_rules, request_context
 from tests.support.source_tree import parse, walk
 
 PACKAGE = Path(langchain_toolsearch.__file__).resolve().parent
+EDITOR = Path(langchain_toolsearch_editor.__file__).resolve().parent
 _LEVELS = {"warning", "error", "exception", "critical"}
 
 DIRECT: dict[tuple[str, str], str] = {
     ("_engine/binding.py", "Bindable._verdict"): "a schema that cannot be bound: the "
     "package's own message (_Unusable) or the exception type's name",
-    ("config/parsing.py", "request_context"): "a run context that cannot be listed, "
+    ("editor:_parsing.py", "request_context"): "a run context that cannot be listed, "
     "through describe",
 }
 """``(module, function)`` logging a caught exception at WARNING+ themselves, and why."""
@@ -85,11 +87,12 @@ def _direct_reports() -> dict[tuple[str, str], list[ast.Call]]:
                         setattr(call, "_exc_name", child.name)  # noqa: B010
             visit(child, scope, rel)
 
-    for path in sorted(PACKAGE.rglob("*.py")):
-        rel = path.relative_to(PACKAGE).as_posix()
-        if rel == "_internal/failures.py":
-            continue
-        visit(parse(path), "", rel)
+    for root, prefix in ((PACKAGE, ""), (EDITOR, "editor:")):  # the core and the editor
+        for path in sorted(root.rglob("*.py")):
+            rel = prefix + path.relative_to(root).as_posix()
+            if rel == "_internal/failures.py":
+                continue
+            visit(parse(path), "", rel)
     return found
 
 

@@ -7,15 +7,18 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from langchain_toolsearch.config import HttpServer, connection_for
+import langchain_toolsearch_editor
 from langchain_toolsearch.mcp import MCPSessionPool
 from langchain_toolsearch.mcp._library import _HeaderRoute
 from langchain_toolsearch.mcp._session import merge_headers, session_key, with_headers
+from langchain_toolsearch_editor import HttpServer
+from langchain_toolsearch_editor._servers import connection_for
 from tests.support.source_tree import parse, walk
 from tests.unit_tests.test_layout import modules
 
@@ -25,9 +28,9 @@ BUILDERS = {
     "langchain_toolsearch.mcp._session": "merge_headers / with_headers; the session key's "
     "fingerprint of the merged headers",
     "langchain_toolsearch.mcp._library": "interceptor route: with_headers(connection, caller's)",
-    "langchain_toolsearch.config.servers": "saved server: merge_headers(Authorization)",
+    "langchain_toolsearch_editor._servers": "saved server: merge_headers(Authorization)",
 }
-REFUSERS = {"langchain_toolsearch.config.servers": "stored HTTP servers refuse custom headers"}
+REFUSERS = {"langchain_toolsearch_editor._servers": "stored HTTP servers refuse custom headers"}
 
 
 def _mentions_headers(path: Any) -> bool:
@@ -47,11 +50,20 @@ def _mentions_headers(path: Any) -> bool:
     )
 
 
+def _modules() -> dict[str, Path]:
+    """The core's modules and the editor's, by dotted name."""
+    editor = Path(langchain_toolsearch_editor.__file__).resolve().parent
+    return modules() | {
+        ".".join(path.relative_to(editor.parent).with_suffix("").parts): path
+        for path in editor.rglob("*.py")
+    }
+
+
 def test_the_outbound_paths_that_build_headers_are_these_and_each_merges() -> None:
-    found = {name for name, path in modules().items() if _mentions_headers(path)}
+    found = {name for name, path in _modules().items() if _mentions_headers(path)}
     assert found == set(BUILDERS) | set(REFUSERS), "route a new header path via merge_headers"
     for name in BUILDERS:
-        source = modules()[name].read_text()
+        source = _modules()[name].read_text()
         assert "merge_headers(" in source or "with_headers(" in source, name
 
 

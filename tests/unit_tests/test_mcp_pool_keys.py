@@ -118,9 +118,9 @@ async def test_a_saved_clients_sessions_are_keyed_by_the_version_resolved(
     version's pooled session, even when its server settings are unchanged."""
     from langgraph.store.memory import InMemoryStore
 
-    import langchain_toolsearch.config.sources as sources
-    from langchain_toolsearch import ToolConfigStore, ToolResolver
-    from langchain_toolsearch.config.servers import MCPServer, ServerTools
+    import langchain_toolsearch_editor._sources as sources
+    from langchain_toolsearch_editor import ToolConfigStore, ToolResolver
+    from langchain_toolsearch_editor._servers import MCPServer, ServerTools
 
     scopes: list[tuple[str, str]] = []
 

@@ -80,38 +80,16 @@ def _third_party(modules: set[str]) -> dict[str, set[str]]:
     return out
 
 
-UI = PACKAGE / "ui"
-"""The web page (`langchain_toolsearch.ui`): a subpackage of the [ui] extra only. Its modules
-import that extra at module level; no module outside it imports it at module level."""
-
-
 def _scan(
     paths: list[Path] | None = None,
 ) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     module_level: set[str] = set()
     lazy: set[str] = set()
-    for path in paths if paths is not None else _core_modules():
+    for path in paths if paths is not None else sorted(PACKAGE.rglob("*.py")):
         top, inner = _imports(parse(path))
         module_level |= top
         lazy |= inner
     return _third_party(module_level), _third_party(lazy - module_level)
-
-
-def _core_modules() -> list[Path]:
-    return [path for path in PACKAGE.rglob("*.py") if UI not in path.parents]
-
-
-def test_the_ui_subpackage_imports_only_the_ui_extra_and_is_imported_lazily() -> None:
-    module_level, lazy = _scan(sorted(UI.rglob("*.py")))
-    declared = RUNTIME | EXTRAS["ui"]
-    for module, dists in module_level.items():
-        assert dists & declared, f"ui imports {module} at module level; add {dists} to [ui]"
-    for module, dists in lazy.items():
-        assert dists & RUNTIME.union(*EXTRAS.values()), f"{module}: in no extra"
-    for path in _core_modules():
-        for node in parse(path).body:  # module level: nothing outside ui needs the [ui] extra
-            if isinstance(node, ast.ImportFrom) and node.module:
-                assert not node.module.startswith("langchain_toolsearch.ui"), path.name
 
 
 def test_runtime_dependencies_are_exactly_the_module_level_imports() -> None:
@@ -171,7 +149,7 @@ def test_mcp_extra_missing_is_one_clear_import_error(monkeypatch: pytest.MonkeyP
 def test_cli_without_the_mcp_extra_is_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from langchain_toolsearch.cli import main
+    from langchain_toolsearch._cli import main
 
     config = tmp_path / "mcp.json"
     config.write_text('{"mcpServers": {"time": {"command": "mcp-server-time"}}}')

@@ -19,7 +19,6 @@ from langchain_toolsearch.errors import ToolSearchTypeError
 from langchain_toolsearch.options import ToolSearchOptions
 
 EXPECTED_ALL = [
-    "AgentToolConfig",
     "BM25ToolIndex",
     "BaseStoreLoadedToolStore",
     "FilterFn",
@@ -29,10 +28,8 @@ EXPECTED_ALL = [
     "SourceFailure",
     "StateStats",
     "StoreMissingError",
-    "ToolConfigStore",
     "ToolIndex",
     "ToolLibrary",
-    "ToolResolver",
     "ToolSearchAgentState",
     "ToolSearchConfigError",
     "ToolSearchError",
@@ -45,58 +42,6 @@ EXPECTED_ALL = [
     "ToolSearchTypeError",
     "ToolSourceError",
     "__version__",
-    "evaluate_rules",
-]
-
-EXPECTED_CONFIG_ALL = [
-    "ALL_TOOLS",
-    "AUTH_TOKEN_KEY",
-    "CONDITION_OPERATORS",
-    "EXTENSION_OPERATORS",
-    "MASTRA_AUTH_TOKEN_KEY",
-    "MISSING",
-    "SEED_OPERATORS",
-    "AgentToolConfig",
-    "AgentToolEntry",
-    "Condition",
-    "ConditionOperator",
-    "HttpServer",
-    "MCPClientConfig",
-    "MCPClientRef",
-    "MCPToolSource",
-    "ProviderToolInfo",
-    "RecordInfo",
-    "RecordNotFoundError",
-    "Replacement",
-    "ResolutionReport",
-    "ResolvedTools",
-    "RuleGroup",
-    "SingleWriterWarning",
-    "SourceRef",
-    "StdioServer",
-    "StoredConfigMode",
-    "TimeoutUnitWarning",
-    "ToolConfigError",
-    "ToolConfigStore",
-    "ToolDecision",
-    "ToolEntry",
-    "ToolProvider",
-    "ToolResolver",
-    "Variant",
-    "VersionConflictError",
-    "VersionInfo",
-    "VersionSelector",
-    "VersionedRecords",
-    "WriteLockError",
-    "bearer_token",
-    "connection_for",
-    "evaluate_rules",
-    "lookup",
-    "merge_conditional",
-    "parse_agent_config",
-    "parse_mcp_client",
-    "parse_rules",
-    "request_context",
 ]
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -106,14 +51,6 @@ def test_all_is_locked() -> None:
     assert langchain_toolsearch.__all__ == EXPECTED_ALL
     for name in EXPECTED_ALL:
         assert hasattr(langchain_toolsearch, name), name
-
-
-def test_config_all_is_locked() -> None:
-    import langchain_toolsearch.config as config
-
-    assert config.__all__ == EXPECTED_CONFIG_ALL
-    for name in EXPECTED_CONFIG_ALL:
-        assert hasattr(config, name), name
 
 
 def test_spec_names_import() -> None:
@@ -288,12 +225,13 @@ def test_import_loads_only_what_the_core_needs() -> None:
     import importlib
     import sys
 
-    saved = {k: v for k, v in sys.modules.items() if k.split(".")[0] == "langchain_toolsearch"}
+    ours = ("langchain_toolsearch", "langchain_toolsearch_editor")
+    saved = {k: v for k, v in sys.modules.items() if k.split(".")[0] in ours}
     try:
         for key in saved:
             del sys.modules[key]
         fresh = importlib.import_module("langchain_toolsearch")
-        loaded = {k for k in sys.modules if k.split(".")[0] == "langchain_toolsearch"}
+        loaded = {k for k in sys.modules if k.split(".")[0] in ours}
         # the package's import loads its error tree only; each export is imported on first use
         assert loaded == {
             "langchain_toolsearch",
@@ -303,17 +241,15 @@ def test_import_loads_only_what_the_core_needs() -> None:
         }, sorted(loaded)
         assert fresh.ToolSearchMiddleware.__module__ == "langchain_toolsearch.middleware"
         for lazy in (
-            "langchain_toolsearch.config",
+            "langchain_toolsearch_editor",
             "langchain_toolsearch.mcp",
             "langchain_toolsearch.search._hybrid",
         ):
             assert lazy not in sys.modules, lazy
-        assert fresh.ToolResolver.__module__ == "langchain_toolsearch.config.resolver"
-        assert "langchain_toolsearch.config" in sys.modules  # loaded on first use
-        assert "ToolConfigStore" in dir(fresh)
+        assert "ToolSearchNode" in dir(fresh)
         with pytest.raises(AttributeError, match="no attribute 'Nope'"):
             fresh.Nope  # noqa: B018
     finally:
-        for key in [k for k in sys.modules if k.split(".")[0] == "langchain_toolsearch"]:
+        for key in [k for k in sys.modules if k.split(".")[0] in ours]:
             del sys.modules[key]
         sys.modules.update(saved)

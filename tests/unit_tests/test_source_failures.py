@@ -24,15 +24,14 @@ from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import (
     SourceFailure,
-    ToolConfigStore,
-    ToolResolver,
     ToolSearchConfigError,
     ToolSearchMiddleware,
     ToolSourceError,
 )
 from langchain_toolsearch._internal.failures import redact, request_secrets
-from langchain_toolsearch.config.models import ProviderToolInfo
 from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel, Search
+from langchain_toolsearch_editor import ToolConfigStore, ToolResolver
+from langchain_toolsearch_editor._models import ProviderToolInfo
 
 TOKEN = "sk-live-abcdef0123456789"
 

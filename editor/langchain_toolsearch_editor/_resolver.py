@@ -1,0 +1,380 @@
+"""`ToolResolver`: an agent's tools per request, from its stored config; and its planner.
+
+Sources, in order: code tools, registered tools, saved MCP clients' tools,
+integrations', tool providers' (`config.sources`). A resolution is reused for
+``cache_ttl`` seconds by requests with the same records' versions, values at the
+rules' fields and auth token (`config.cache`).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any, Literal, TypeAlias
+
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool
+from langgraph.config import get_config
+
+from langchain_toolsearch._internal.bridge import run_sync
+from langchain_toolsearch._internal.failures import FailureLog, redact, request_secrets
+from langchain_toolsearch._internal.store_flow import Flow, arun_flow, run_flow
+from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
+from langchain_toolsearch.types import SourceFailure
+from langchain_toolsearch_editor._cache import RequestPlanner, ResolutionCache, failure_kind
+from langchain_toolsearch_editor._explain import (
+    Outcomes,
+    ResolutionReport,
+    explain_resolution,
+    recorded,
+    recording,
+    stored_config,
+)
+from langchain_toolsearch_editor._models import (
+    AUTH_TOKEN_KEY,
+    AgentToolConfig,
+    ToolProvider,
+    VersionSelector,
+    check_version,
+)
+from langchain_toolsearch_editor._sources import ResolvedTools, ToolCollector, ToolsArg
+from langchain_toolsearch_editor._store import ToolConfigStore
+
+logger = logging.getLogger(__name__)
+
+
+StoredConfigMode: TypeAlias = Literal["tools", "descriptions", "ignore"]
+"""What a stored config may change: ``"tools"`` all, ``"descriptions"`` code tools', or nothing."""
+
+_MODES = ("tools", "descriptions", "ignore")
+
+
+class ToolResolver:
+    """Resolves an agent's tools for each request from its stored config.
+
+    Example:
+        ```python
+        resolver = ToolResolver(
+            store=ToolConfigStore(store), agent_id="support",
+            code_tools=[get_weather], registry={"send_email": send_email},
+        )
+        resolved = await resolver.aresolve({"configurable": {"plan": "pro"}})
+        resolved.failures          # {} when every source answered
+        agent = create_agent(model, middleware=[ToolSearchMiddleware(tools=resolved.tools)])
+        ```
+
+    Args:
+        store: Holds the agent config and saved MCP clients.
+        agent_id: The stored config's id; ``None``: empty (code tools only).
+        code_tools: Tools in code (sequence by name, or id -> tool); given (even
+            empty): a code-defined agent, which gets no provider tools.
+        registry: Tools stored configs may select by id.
+        integrations: Integration id -> its tools.
+        tool_providers: Provider id -> `ToolProvider`.
+        mode: `StoredConfigMode`; ``"descriptions"`` uses no MCP, integrations
+            or providers.
+        version: ``"draft"``, ``"published"`` or a number; MCP references
+            without a ``version`` follow it (published -> published, else draft).
+        mcp_timeout: Seconds to list a server's tools and per call, when it has
+            no ``timeout``; ``None``: none.
+        provider_timeout: Seconds per provider (list + resolve); ``None``: none.
+        auth_token_key: Context key sent as ``Authorization: Bearer`` to HTTP
+            servers (default key: else the seed's ``"mastra__authToken"``).
+        refresh_interval: Seconds a record's head is trusted (how soon another
+            process's ``save`` / ``publish`` is seen); ``0``: always read.
+        cache_ttl: Seconds a resolution is reused for equal inputs; ``0``: never.
+        cache_size: Most resolutions kept (>= 1).
+        clock: Monotonic seconds clock (for tests).
+
+    Raises:
+        ToolSearchConfigError: Unknown ``mode`` / ``version``, bad seconds or
+            ``cache_size``, ``agent_id`` without ``store``, duplicate tool ids.
+        ToolSearchTypeError: Tools not ``BaseTool``, a provider not a
+            `ToolProvider`, a ``store`` not a `ToolConfigStore`.
+    """
+
+    def __init__(
+        self,
+        *,
+        store: ToolConfigStore | None = None,
+        agent_id: str | None = None,
+        code_tools: ToolsArg | None = None,
+        registry: ToolsArg | None = None,
+        integrations: Mapping[str, ToolsArg] | None = None,
+        tool_providers: Mapping[str, ToolProvider] | None = None,
+        mode: StoredConfigMode = "tools",
+        version: VersionSelector = "draft",
+        mcp_timeout: float | None = 30.0,
+        provider_timeout: float | None = 30.0,
+        auth_token_key: str = AUTH_TOKEN_KEY,
+        refresh_interval: float = 5.0,
+        cache_ttl: float = 60.0,
+        cache_size: int = 256,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if mode not in _MODES:
+            msg = f"unknown mode {mode!r}; use one of {', '.join(map(repr, _MODES))}"
+            raise ToolSearchConfigError(msg)
+        if store is not None and not isinstance(store, ToolConfigStore):
+            raise ToolSearchTypeError(
+                f"store must be a ToolConfigStore, not {type(store).__name__}"
+            )
+        if agent_id is not None and store is None:
+            raise ToolSearchConfigError("agent_id needs a store: pass store=ToolConfigStore(...)")
+        for label, seconds in (
+            ("mcp_timeout", mcp_timeout),
+            ("provider_timeout", provider_timeout),
+        ):
+            if seconds is not None and not seconds > 0:
+                msg = f"{label} must be a positive number of seconds or None, got {seconds!r}"
+                raise ToolSearchConfigError(msg)
+        if not isinstance(auth_token_key, str) or not auth_token_key:
+            raise ToolSearchConfigError("auth_token_key must be a non-empty string")
+        for label, seconds in (("refresh_interval", refresh_interval), ("cache_ttl", cache_ttl)):
+            if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds < 0:
+                raise ToolSearchConfigError(f"{label} must be seconds >= 0, got {seconds!r}")
+        if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 1:
+            raise ToolSearchConfigError(f"cache_size must be an int >= 1, got {cache_size!r}")
+        try:
+            check_version(version)
+        except ValueError as exc:
+            raise ToolSearchConfigError(f"version {exc}") from None
+        self._store = store
+        self._agent_id = agent_id
+        self._mode = mode
+        code = tool_map(code_tools or (), "code_tools")
+        registry_map = tool_map(registry or {}, "registry")
+        integration_maps = {
+            str(key): tool_map(tools, f"integrations[{key!r}]")
+            for key, tools in (integrations or {}).items()
+        }
+        providers: dict[str, ToolProvider] = {}
+        for key, provider in (tool_providers or {}).items():
+            if not isinstance(provider, ToolProvider):
+                msg = (
+                    f"tool_providers[{key!r}] must implement ToolProvider (async list_tools() "
+                    f"and resolve_tools()), got {type(provider).__name__}"
+                )
+                raise ToolSearchTypeError(msg)
+            providers[str(key)] = provider
+        self._cache = ResolutionCache(
+            refresh_interval=refresh_interval,
+            cache_ttl=cache_ttl,
+            cache_size=cache_size,
+            clock=clock,
+            mode=mode,
+            token_key=auth_token_key,
+        )
+        self._planner = RequestPlanner(
+            store=store,
+            agent_id=agent_id,
+            mode=mode,
+            version=version,
+            code_agent=code_tools is not None,
+            cache=self._cache,
+        )
+        self._failures = FailureLog(logger)
+        self._known = (code, registry_map, integration_maps)
+        self._collector = ToolCollector(
+            code=code,
+            registry=registry_map,
+            integrations=integration_maps,
+            providers=providers,
+            select=mode == "tools",
+            mcp_timeout=mcp_timeout,
+            provider_timeout=provider_timeout,
+            token_key=auth_token_key,
+        )
+
+    @property
+    def cache_hits(self) -> int:
+        """Resolutions answered from the cache (count; for tests and benchmarks)."""
+        return self._cache.hits
+
+    @property
+    def cache_misses(self) -> int:
+        """Resolutions that contacted the sources (count; for tests and benchmarks)."""
+        return self._cache.misses
+
+    @property
+    def name(self) -> str:
+        """How failures of this resolver are named: ``ToolResolver(agent_id='...')``."""
+        return f"ToolResolver(agent_id={self._agent_id!r})"
+
+    async def __call__(self, config: RunnableConfig) -> ResolvedTools:
+        """`aresolve` for ``resolve_tools=``: the tool search logs its ``errors``."""
+        return (await self._arun(config, None, None, None, log=False))[0]
+
+    async def aresolve(
+        self,
+        config: RunnableConfig | None = None,
+        *,
+        context: Any = None,
+        version: VersionSelector | None = None,
+        agent_config: AgentToolConfig | Mapping[str, Any] | None = None,
+    ) -> ResolvedTools:
+        """The tools for one request, with failures, sources and replacements (maybe cached).
+
+        Args:
+            config: The request's config; ``None``: the running graph's (or empty).
+            context: The run's context; ``None``: the running graph's.
+            version: This call's version.
+            agent_config: Used instead of the stored config (never cached).
+
+        Raises:
+            ToolConfigError: An invalid ``agent_config`` or stored config (a missing
+                one is a failure under ``"agent_config"``).
+            ValueError: A bad ``version``.
+        """
+        return (await self._arun(config, context, version, agent_config, log=True))[0]
+
+    def resolve(
+        self,
+        config: RunnableConfig | None = None,
+        *,
+        context: Any = None,
+        version: VersionSelector | None = None,
+        agent_config: AgentToolConfig | Mapping[str, Any] | None = None,
+    ) -> ResolvedTools:
+        """Sync `aresolve`; the sources run on a private loop (safe inside an event loop)."""
+        return self._run(config, context, version, agent_config, log=True)[0]
+
+    def call_sync(self, config: RunnableConfig) -> ResolvedTools:
+        """Sync `__call__`: what the tool search runs in a sync run (it logs failures)."""
+        return self._run(config, None, None, None, log=False)[0]
+
+    async def aexplain(
+        self,
+        config: RunnableConfig | None = None,
+        *,
+        context: Any = None,
+        version: VersionSelector | None = None,
+        agent_config: AgentToolConfig | Mapping[str, Any] | None = None,
+    ) -> ResolutionReport:
+        """`aresolve` (never cached) recording its rule outcomes: why each tool is in or out."""
+        run = await self._arun(config, context, version, agent_config, log=False, explain=True)
+        return self._report(
+            run, await arun_flow(self._store_or_none(), self._stored(run, agent_config))
+        )
+
+    def explain(
+        self,
+        config: RunnableConfig | None = None,
+        *,
+        context: Any = None,
+        version: VersionSelector | None = None,
+        agent_config: AgentToolConfig | Mapping[str, Any] | None = None,
+    ) -> ResolutionReport:
+        """Sync `aexplain`, as `resolve` is to `aresolve`."""
+        run = self._run(config, context, version, agent_config, log=False, explain=True)
+        return self._report(run, run_flow(self._store_or_none(), self._stored(run, agent_config)))
+
+    async def _arun(self, config: Any, *args: Any, log: bool, explain: bool = False) -> _Run:
+        """Plan; then answer from the cache (never when explaining) or collect and keep."""
+        config = _config_or_current(config)
+        with recording(explain) as outcomes:
+            plan_flow = self._planner.plan(config, *args)
+            plan, key = await arun_flow(self._store_or_none(), plan_flow)  # none: reads nothing
+            cached = None if explain else self._cache.get(key)
+            if cached is not None:
+                return cached, outcomes
+            resolved = await self._collector.collect(plan, config)
+        return self._keep(key, resolved, config, args[0], log=log, explain=explain), outcomes
+
+    def _run(self, config: Any, *args: Any, log: bool, explain: bool = False) -> _Run:
+        """Sync `_arun`: the store read with ``batch``, sources on the bridge's loop."""
+        config = _config_or_current(config)
+        with recording(explain) as outcomes:
+            plan, key = run_flow(self._store_or_none(), self._planner.plan(config, *args))
+            cached = None if explain else self._cache.get(key)
+            if cached is not None:
+                return cached, outcomes
+            collect = self._collector.collect(plan, config)
+            resolved = run_sync(recorded(outcomes, collect) if explain else collect)
+        return self._keep(key, resolved, config, args[0], log=log, explain=explain), outcomes
+
+    def _store_or_none(self) -> Any:
+        return self._store.store if self._store is not None else _NO_STORE
+
+    def _stored(self, run: _Run, agent_config: Any) -> Flow[AgentToolConfig]:
+        return stored_config(self._store, self._agent_id, self._mode, run[0].version, agent_config)
+
+    def _report(self, run: _Run, stored: AgentToolConfig) -> ResolutionReport:
+        resolved, outcomes = run
+        return explain_resolution(
+            self._agent_id, stored, resolved, outcomes, self._known, self._mode == "tools"
+        )
+
+    def _keep(
+        self,
+        key: Any,
+        resolved: ResolvedTools,
+        config: Any,
+        context: Any,
+        *,
+        log: bool,
+        explain: bool,
+    ) -> ResolvedTools:
+        """Add redacted errors (logged once per cause unless ``log=False``); cache the result."""
+        if resolved.failures:
+            secrets = request_secrets(config, context)
+            errors = tuple(
+                SourceFailure(path, failure_kind(path), "", redact(reason, secrets))
+                for path, reason in resolved.failures.items()
+            )
+            resolved = replace(resolved, errors=errors)
+            for error in errors if log else ():  # once per distinct cause
+                self._failures.record(replace(error, source=f"{self.name}: {error.source}"))
+        if not explain:
+            self._cache.put(key, resolved)
+        return resolved
+
+
+_Run: TypeAlias = tuple[ResolvedTools, Outcomes]
+"""A request's result and the rule outcomes recorded (when explaining)."""
+
+
+def _config_or_current(config: RunnableConfig | None) -> RunnableConfig:
+    if config is not None:
+        return config
+    try:
+        return get_config()
+    except RuntimeError:
+        return {}
+
+
+class _NoStore:
+    """Stands in for a store when none is given (plans then read nothing)."""
+
+    def batch(self, ops: Any) -> list[Any]:
+        raise AssertionError("no store to read from")
+
+
+_NO_STORE: Any = _NoStore()
+
+
+def tool_map(tools: ToolsArg, label: str) -> dict[str, BaseTool]:
+    """Tools by id; raises on duplicates and non-tools."""
+    pairs: list[tuple[str, Any]]
+    if isinstance(tools, Mapping):
+        pairs = [(str(key), value) for key, value in tools.items()]
+    elif isinstance(tools, Sequence) and not isinstance(tools, str):
+        pairs = [(getattr(value, "name", ""), value) for value in tools]
+    else:
+        kind = type(tools).__name__
+        msg = f"{label} must be a sequence of tools or a mapping id -> tool, got {kind}"
+        raise ToolSearchTypeError(msg)
+    out: dict[str, BaseTool] = {}
+    for tool_id, tool in pairs:
+        if not isinstance(tool, BaseTool):
+            msg = f"{label}: {tool_id or tool!r} is a {type(tool).__name__}, not a BaseTool"
+            raise ToolSearchTypeError(msg)
+        if not tool_id:
+            raise ToolSearchConfigError(f"{label}: a tool has an empty id")
+        if tool_id in out:
+            msg = f"{label}: two tools have the id {tool_id!r}; ids must be unique"
+            raise ToolSearchConfigError(msg)
+        out[tool_id] = tool
+    return out
