@@ -37,7 +37,7 @@ from langgraph.prebuilt import ToolRuntime
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command
 
-from langchain_toolsearch._engine.drive import adrive, drive
+from langchain_toolsearch._effects import Attached, adrive, attached, drive
 from langchain_toolsearch._engine.guard import (
     CURRENT_STEP,
     NEEDS_SCOPE,
@@ -48,7 +48,6 @@ from langchain_toolsearch._engine.guard import (
 from langchain_toolsearch._engine.scope import thread_id_of
 from langchain_toolsearch._engine.shell import ToolSearchBase
 from langchain_toolsearch._internal.bounds import bound_result
-from langchain_toolsearch._internal.store_flow import Attached, attached
 from langchain_toolsearch._prompts import CALL_OUTCOME_UNKNOWN, META_TOOL_NAMES, model_content
 from langchain_toolsearch._prompts import model_text as _text
 from langchain_toolsearch.errors import ToolSearchWiringError

@@ -21,7 +21,7 @@ from pydantic import BaseModel, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch._engine.drive import Logic, adrive, drive
+from langchain_toolsearch._effects import Logic, adrive, drive
 from langchain_toolsearch._engine.engine import Engine
 from langchain_toolsearch._engine.native import references
 from langchain_toolsearch._engine.scope import RequestScope

@@ -20,8 +20,8 @@ from langgraph.types import Command
 from langgraph.typing import ContextT
 
 from langchain_toolsearch import execution
+from langchain_toolsearch._effects import adrive, drive
 from langchain_toolsearch._engine.binding import tool_name
-from langchain_toolsearch._engine.drive import adrive, drive
 from langchain_toolsearch._engine.engine import ModelStep
 from langchain_toolsearch._engine.native import prune_references
 from langchain_toolsearch._engine.scope import RequestScope

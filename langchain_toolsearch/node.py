@@ -44,8 +44,8 @@ from langgraph.store.base import BaseStore
 from langgraph.types import Command
 
 from langchain_toolsearch import execution
+from langchain_toolsearch._effects import Logic, adrive, drive
 from langchain_toolsearch._engine.binding import order_tools
-from langchain_toolsearch._engine.drive import Logic, adrive, drive
 from langchain_toolsearch._engine.engine import ModelStep
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._engine.shell import (

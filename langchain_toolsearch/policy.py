@@ -15,7 +15,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from langchain_toolsearch._internal.bridge import (
+from langchain_toolsearch._effects import (
     detached_timeout,
     in_hook_thread,
     on_bridge_loop,

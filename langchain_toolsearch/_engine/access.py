@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from langchain_toolsearch._effects import Effect, Logic
 from langchain_toolsearch._engine.binding import Bindable
-from langchain_toolsearch._engine.drive import Effect, Logic
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._engine.working_set import WorkingSet
 from langchain_toolsearch.library import LibraryTool

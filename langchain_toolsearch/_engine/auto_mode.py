@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import islice
 
+from langchain_toolsearch._effects import Logic
 from langchain_toolsearch._engine.access import Access
-from langchain_toolsearch._engine.drive import Logic
 from langchain_toolsearch._engine.schema_tokens import schema_tokens
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch.library import LibraryTool

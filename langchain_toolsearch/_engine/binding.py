@@ -17,7 +17,7 @@ from typing import Any, cast
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from langchain_toolsearch._engine.drive import Effect
+from langchain_toolsearch._effects import Effect
 from langchain_toolsearch._internal.weakmemo import WeakIdentityMap
 from langchain_toolsearch._prompts import META_TOOL_NAMES, model_text
 from langchain_toolsearch.errors import ToolSearchConfigError

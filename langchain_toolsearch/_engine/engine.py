@@ -16,10 +16,10 @@ from langchain_core.tools import BaseTool
 from langgraph.errors import GraphBubbleUp
 
 from langchain_toolsearch import _prompts as P
+from langchain_toolsearch._effects import Logic
 from langchain_toolsearch._engine import binding, guard, load, native, search
 from langchain_toolsearch._engine.access import Access
 from langchain_toolsearch._engine.auto_mode import DEFAULT_AUTO_MAX_TOKENS, AutoMode
-from langchain_toolsearch._engine.drive import Logic
 from langchain_toolsearch._engine.listing import Catalog
 from langchain_toolsearch._engine.resolve import Resolver
 from langchain_toolsearch._engine.schema_tokens import schema_tokens

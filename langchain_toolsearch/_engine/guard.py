@@ -16,8 +16,8 @@ from langchain_core.messages import AIMessage, ToolCall, ToolMessage
 from langchain_core.tools import BaseTool
 
 from langchain_toolsearch import _prompts as P
+from langchain_toolsearch._effects import Logic
 from langchain_toolsearch._engine.access import Access
-from langchain_toolsearch._engine.drive import Logic
 from langchain_toolsearch._engine.load import suggestions
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._engine.search import requested_queries

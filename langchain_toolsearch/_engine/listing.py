@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from itertools import islice
 
 from langchain_toolsearch import _prompts as P
+from langchain_toolsearch._effects import Logic
 from langchain_toolsearch._engine.access import Access
-from langchain_toolsearch._engine.drive import Logic
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._internal.bounds import estimate_tokens
 from langchain_toolsearch.errors import ToolSearchConfigError

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_toolsearch import _prompts as P
+from langchain_toolsearch._effects import Logic
 from langchain_toolsearch._engine.access import Access
-from langchain_toolsearch._engine.drive import Logic
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._engine.search import SearchOutcome
 from langchain_toolsearch.storage.receipts import parse_names

@@ -15,9 +15,9 @@ from typing import Any
 from langchain_core.messages import BaseMessage, ToolMessage
 from langchain_core.tools import BaseTool
 
+from langchain_toolsearch._effects import Logic
 from langchain_toolsearch._engine.access import Access
 from langchain_toolsearch._engine.binding import Bindable
-from langchain_toolsearch._engine.drive import Logic
 from langchain_toolsearch._engine.scope import RequestScope
 
 __all__ = [

@@ -23,8 +23,8 @@ from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.errors import GraphBubbleUp
 
+from langchain_toolsearch._effects import detached_timeout, in_hook_thread, run_sync
 from langchain_toolsearch._engine.runs import Runs, run_of
-from langchain_toolsearch._internal.bridge import detached_timeout, in_hook_thread, run_sync
 from langchain_toolsearch._internal.failures import (
     FailureLog,
     describe,

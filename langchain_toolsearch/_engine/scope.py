@@ -23,7 +23,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from langgraph.store.base import BaseStore
 
-from langchain_toolsearch._engine.drive import Effect, Logic, adrive, drive
+from langchain_toolsearch._effects import Effect, Logic, adrive, drive
 from langchain_toolsearch._engine.resolve import Resolver, usable_tools
 from langchain_toolsearch._engine.views import ChainedLibrary, MergedIndex, tool_fingerprint
 from langchain_toolsearch._internal.failures import CauseLog

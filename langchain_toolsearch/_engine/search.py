@@ -16,11 +16,10 @@ from functools import partial
 from typing import Any
 
 from langchain_toolsearch import _prompts as P
+from langchain_toolsearch._effects import HOOK_THREADS, Effect, Logic
 from langchain_toolsearch._engine.access import Access
-from langchain_toolsearch._engine.drive import Effect, Logic
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._engine.views import close
-from langchain_toolsearch._internal.bridge import HOOK_THREADS
 from langchain_toolsearch.library import LibraryTool
 from langchain_toolsearch.search.index import ScoredTool, ToolIndex, arank
 from langchain_toolsearch.storage.receipts import AUTO_LOAD_RECEIPT_TYPE

@@ -15,7 +15,7 @@ from langgraph.prebuilt import ToolRuntime
 from langgraph.runtime import get_runtime
 from langgraph.store.base import BaseStore
 
-from langchain_toolsearch._engine.drive import adrive, drive
+from langchain_toolsearch._effects import adrive, drive
 from langchain_toolsearch._engine.engine import Engine
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._engine.thread_state import ThreadState

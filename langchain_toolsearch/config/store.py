@@ -25,7 +25,7 @@ from typing import Any
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch._internal.store_flow import Flow, arun_flow, run_flow
+from langchain_toolsearch._effects import Flow, arun_flow, run_flow
 from langchain_toolsearch.config.models import AgentToolConfig, parse_agent_config
 from langchain_toolsearch.config.records import T, VersionedRecords
 from langchain_toolsearch.config.servers import MCPClientConfig, parse_mcp_client

@@ -11,12 +11,12 @@ import anyio
 from langchain_core.tools import InjectedToolArg, StructuredTool, ToolException
 from langgraph.errors import GraphBubbleUp
 
+from langchain_toolsearch._effects import detached_timeout, run_sync
 from langchain_toolsearch._internal.bounds import (
     DEFAULT_MAX_OUTPUT_CHARS,
     bound_content,
     bound_result,
 )
-from langchain_toolsearch._internal.bridge import detached_timeout, run_sync
 from langchain_toolsearch.errors import ToolSearchTypeError
 
 if TYPE_CHECKING:

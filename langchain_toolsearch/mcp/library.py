@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.errors import GraphBubbleUp
 
+from langchain_toolsearch._effects import detached_timeout
 from langchain_toolsearch._internal.bounds import DEFAULT_MAX_OUTPUT_CHARS, check_limit
-from langchain_toolsearch._internal.bridge import detached_timeout
 from langchain_toolsearch.errors import (
     ToolSearchConfigError,
     ToolSearchDependencyError,

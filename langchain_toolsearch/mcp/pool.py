@@ -2,7 +2,7 @@
 
 One ``mcp.ClientSession`` per `SessionKey` (scope, server, transport, SHA-256 digests
 of the other settings and of the headers: never a secret), each living in a task on
-the package's helper loop (`langchain_toolsearch._internal.bridge`).
+the package's helper loop (`langchain_toolsearch._effects`).
 
 * **Bounded**: at most ``max_sessions``; one more closes the least recently used
   idle session (busy ones are never closed).
@@ -31,7 +31,7 @@ from collections.abc import AsyncIterator, Mapping
 from datetime import timedelta
 from typing import Any
 
-from langchain_toolsearch._internal.bridge import on_bridge, on_bridge_loop, run_sync
+from langchain_toolsearch._effects import on_bridge, on_bridge_loop, run_sync
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchError, ToolSearchTypeError
 from langchain_toolsearch.mcp.calls import connection_lost, never_sent
 from langchain_toolsearch.mcp.headers import with_headers

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from langchain_toolsearch._internal.bridge import on_bridge_loop
+from langchain_toolsearch._effects import on_bridge_loop
 from langchain_toolsearch.mcp.keys import SessionKey
 
 if TYPE_CHECKING:

@@ -35,7 +35,7 @@ import numpy.typing as npt
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
-from langchain_toolsearch._engine.drive import Effect, Logic, adrive, drive
+from langchain_toolsearch._effects import Effect, Logic, adrive, drive
 from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.search.dense_fallback import DenseFallback
 from langchain_toolsearch.search.index import (

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from langgraph.store.base import GetOp, Item, Op, PutOp, SearchItem, SearchOp
 
-from langchain_toolsearch._internal.store_flow import Flow
+from langchain_toolsearch._effects import Flow
 from langchain_toolsearch.search.protocol import ToolDocument
 from langchain_toolsearch.search.semantic import document_text
 

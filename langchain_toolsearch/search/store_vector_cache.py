@@ -23,7 +23,7 @@ import numpy.typing as npt
 from langchain_core.stores import ByteStore
 from langgraph.store.base import BaseStore, GetOp, Item, Op, PutOp
 
-from langchain_toolsearch._internal.store_flow import Flow, arun_flow, run_flow
+from langchain_toolsearch._effects import Flow, arun_flow, run_flow
 
 __all__ = ["VECTOR_NAMESPACE", "ByteStoreVectors", "StoreVectorCache"]
 

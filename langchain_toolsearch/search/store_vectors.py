@@ -23,7 +23,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
 from langgraph.store.base import BaseStore, SearchItem
 
-from langchain_toolsearch._internal.store_flow import Flow
+from langchain_toolsearch._effects import Flow
 from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.search.store_vector_cache import StoreVectorCache, Vector
 from langchain_toolsearch.search.tokenize import tokenize

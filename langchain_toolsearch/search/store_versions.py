@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from langgraph.store.base import BaseStore, Item, Op, PutOp, SearchItem, SearchOp
 
-from langchain_toolsearch._internal.store_flow import Flow, arun_flow, run_flow
+from langchain_toolsearch._effects import Flow, arun_flow, run_flow
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchUsageError
 from langchain_toolsearch.search.store_sync import (
     MANIFESTS,

@@ -42,7 +42,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.stores import BaseStore as LangChainStore
 from langgraph.store.base import BaseStore as LangGraphStore
 
-from langchain_toolsearch._engine.drive import Effect, Logic, adrive, drive
+from langchain_toolsearch._effects import Effect, Logic, adrive, drive
 from langchain_toolsearch._internal.failures import CauseLog
 from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.search.store_vector_cache import ByteStoreVectors, StoreVectorCache

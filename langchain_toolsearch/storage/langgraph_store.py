@@ -29,7 +29,7 @@ from langgraph.store.base import (
     SearchOp,
 )
 
-from langchain_toolsearch._internal.store_flow import Flow, arun_flow, run_flow
+from langchain_toolsearch._effects import Flow, arun_flow, run_flow
 from langchain_toolsearch.types import StateStats
 
 __all__ = ["LOADED_NAMESPACE", "BaseStoreLoadedToolStore", "thread_label"]

@@ -3,7 +3,7 @@
 A :class:`LoadedToolStore` keeps, per thread id, the ordered set of loaded
 tool names, with sync and async access. The engine never calls a store
 itself: it yields a :class:`StoreCall` (an engine
-:class:`~langchain_toolsearch._engine.drive.Effect`: the sync and the async
+:class:`~langchain_toolsearch._effects.Effect`: the sync and the async
 form of one operation) and the driver picks the form, so one piece of engine
 logic serves ``invoke`` and ``ainvoke``.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from langchain_toolsearch._engine.drive import Effect
+from langchain_toolsearch._effects import Effect
 
 __all__ = ["LoadedToolStore", "StoreCall"]
 

@@ -35,7 +35,7 @@ from langchain_core.tools import BaseTool
 from langgraph.store.base import BaseStore, GetOp, Item, Op, PutOp, Result
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch._internal.store_flow import Flow, arun_flow, defer, run_flow
+from langchain_toolsearch._effects import Flow, arun_flow, defer, run_flow
 from langchain_toolsearch.storage.langgraph_store import thread_label
 
 __all__ = [
@@ -100,7 +100,7 @@ class StoreStartedCalls:
     (:meth:`begin_ops`; the execution guard sends them with its read of the
     thread's loads); the delete of a returned call's record is deferred to
     the store's next batch in async steps
-    (:func:`~langchain_toolsearch._internal.store_flow.defer`).
+    (:func:`~langchain_toolsearch._effects.defer`).
 
     Args:
         store: Any LangGraph store (reads answered before puts within a batch).

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_toolsearch._engine.drive import Effect
+from langchain_toolsearch._effects import Effect
 from langchain_toolsearch._internal.failures import describe
 
 __all__ = ["_LoadsStoreError", "_store_effect"]

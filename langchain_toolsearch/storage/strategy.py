@@ -30,7 +30,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.store.base import BaseStore
 
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch._engine.drive import Effect
+from langchain_toolsearch._effects import Effect
 from langchain_toolsearch.errors import (
     StoreMissingError,
     ToolSearchConfigError,

@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from langchain_toolsearch._internal.bridge import run_sync
+from langchain_toolsearch._effects import run_sync
 from langchain_toolsearch._internal.failures import describe
 from langchain_toolsearch.config import (
     ToolConfigError,

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from langgraph.store.base import PutOp
 
-from langchain_toolsearch._internal.store_flow import Flow
+from langchain_toolsearch._effects import Flow
 from langchain_toolsearch.cli.opening import open_store
 from langchain_toolsearch.config.models import RecordNotFoundError, VersionConflictError
 from langchain_toolsearch.config.store import ToolConfigStore, write_guard

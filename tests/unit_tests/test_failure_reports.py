@@ -140,7 +140,7 @@ def test_an_unreadable_run_context_is_logged_without_its_secret(
 
 
 def test_a_loaded_tool_store_failure_names_its_cause_redacted() -> None:
-    from langchain_toolsearch._engine.drive import Effect
+    from langchain_toolsearch._effects import Effect
     from langchain_toolsearch.storage.store_effect import _LoadsStoreError, _store_effect
 
     def fail() -> None:

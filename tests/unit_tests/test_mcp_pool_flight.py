@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from langchain_toolsearch._internal.bridge import on_bridge_loop
+from langchain_toolsearch._effects import on_bridge_loop
 from langchain_toolsearch.mcp.keys import session_key
 from langchain_toolsearch.mcp.lifecycle import SessionEntry
 from langchain_toolsearch.mcp.pool import MCPSessionPool

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from langchain_toolsearch import ToolSearchFilterArgs, ToolSearchMiddleware
-from langchain_toolsearch._engine.drive import Effect, adrive, drive
+from langchain_toolsearch._effects import Effect, adrive, drive
 from langchain_toolsearch.policy import ToolPolicy
 from tests.support.fakes import ai, by_id, call, search_load_call_steps
 from tests.support.library_fixtures import CALLS, calculator, get_weather, library

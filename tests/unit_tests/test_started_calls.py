@@ -20,7 +20,7 @@ from langgraph.store.base import PutOp, Result, SearchOp
 from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import ToolSearchMiddleware
-from langchain_toolsearch._internal.store_flow import Flow, arun_flow
+from langchain_toolsearch._effects import Flow, arun_flow
 from langchain_toolsearch.storage.started import idempotent
 from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel
 
