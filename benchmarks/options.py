@@ -97,8 +97,8 @@ def catalog_section(rep: _Report, libraries: Sequence[tuple[str, Sequence[ToolDe
     """Estimated catalog tokens at 117 and 1,437 tools (see the module doc)."""
     from examples.demo import schema_tokens
     from langchain_toolsearch._engine.listing import Catalog
+    from langchain_toolsearch._options import DEFAULT_CATALOG_MAX_TOKENS
     from langchain_toolsearch.library import ToolLibrary
-    from langchain_toolsearch.options import DEFAULT_CATALOG_MAX_TOKENS
 
     rep.line("## Catalog in the system hint (inject_catalog=True)")
     rep.line()

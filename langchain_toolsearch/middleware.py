@@ -26,9 +26,9 @@ from langchain_toolsearch._engine.engine import ModelStep
 from langchain_toolsearch._engine.native import prune_references
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._engine.shell import ToolSearchBase, current_config
+from langchain_toolsearch._options import NativeProvider, StorageOption, ToolSearchOptions
 from langchain_toolsearch.errors import ToolSearchTypeError
 from langchain_toolsearch.library import ToolLibrary, ToolsInput
-from langchain_toolsearch.options import NativeProvider, StorageOption, ToolSearchOptions
 from langchain_toolsearch.policy import FilterFn
 from langchain_toolsearch.search.index import IndexOption
 from langchain_toolsearch.storage.state_keys import ToolSearchAgentState
@@ -80,7 +80,6 @@ class ToolSearchMiddleware(
         include_resolved_tools: bool = False,
         resolve_tools: ResolveToolsFn | None = None,
         system_hint: bool = True,
-        clock: Callable[[], float] | None = None,
         store: BaseStore | None = None,
         index: IndexOption | None = None,
         filter_timeout: float | timedelta = 10.0,
@@ -119,7 +118,6 @@ class ToolSearchMiddleware(
             resolve_tools: ``(RunnableConfig) -> Sequence[BaseTool] | Awaitable[...]`` or a
                 ``ToolResolver``; once per run. Needs ``include_resolved_tools=True``.
             system_hint: Append a short explanation of the flow to the system message.
-            clock: Epoch-seconds clock for the TTL (for tests).
             store: ``storage="store"`` only: a ``BaseStore`` instead of the agent's.
             index: A ``ToolIndex`` or ``(documents) -> ToolIndex``; default ``BM25ToolIndex``.
             filter_timeout: Seconds one filter decision may take (then denied).
@@ -155,7 +153,34 @@ class ToolSearchMiddleware(
         if name is not None and (not isinstance(name, str) or not name):
             raise ToolSearchTypeError(f"name must be a non-empty string, got {name!r}")
         AgentMiddleware.__init__(self)
-        ToolSearchBase.__init__(self, ToolSearchOptions.from_arguments(locals()))
+        options = ToolSearchOptions(
+            tools=tools,
+            top_k=top_k,
+            min_score=min_score,
+            auto_load=auto_load,
+            storage=storage,
+            ttl=ttl,
+            filter=filter,
+            include_resolved_tools=include_resolved_tools,
+            resolve_tools=resolve_tools,
+            system_hint=system_hint,
+            store=store,
+            index=index,
+            filter_timeout=filter_timeout,
+            resolve_timeout=resolve_timeout,
+            on_error=on_error,
+            embeddings=embeddings,
+            inject_catalog=inject_catalog,
+            catalog_max_tokens=catalog_max_tokens,
+            max_tool_output_chars=max_tool_output_chars,
+            provider=provider,
+            mode=mode,
+            auto_max_tokens=auto_max_tokens,
+            auto_max_tools=auto_max_tools,
+            max_loaded=max_loaded,
+            max_loaded_tokens=max_loaded_tokens,
+        )
+        ToolSearchBase.__init__(self, options)
         self._name = name
         self.tools = self.meta_tools
 

@@ -63,9 +63,9 @@ from langchain_toolsearch._engine.wiring import (
     in_graph_run,
     outside_guard_error,
 )
+from langchain_toolsearch._options import NativeProvider, StorageOption, ToolSearchOptions
 from langchain_toolsearch.errors import ToolSearchTypeError
 from langchain_toolsearch.library import ToolLibrary, ToolsInput
-from langchain_toolsearch.options import NativeProvider, StorageOption, ToolSearchOptions
 from langchain_toolsearch.policy import FilterFn
 from langchain_toolsearch.search.index import IndexOption
 from langchain_toolsearch.storage.state_keys import (
@@ -106,7 +106,6 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         include_resolved_tools: bool = False,
         resolve_tools: ResolveToolsFn | None = None,
         system_hint: bool = True,
-        clock: Callable[[], float] | None = None,
         store: BaseStore | None = None,
         index: IndexOption | None = None,
         filter_timeout: float | timedelta = 10.0,
@@ -141,7 +140,6 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
             include_resolved_tools: Search each request's own tools.
             resolve_tools: The per-request tool resolver.
             system_hint: Whether :attr:`system_prompt_hint` is meant to be used.
-            clock: Epoch-seconds clock for the TTL (for tests).
             store: ``storage="store"`` only: the LangGraph store to keep loads in.
             index: The search backend (a ``ToolIndex`` or a factory).
             filter_timeout: Seconds one filter decision may take.
@@ -166,9 +164,34 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         """
         if not isinstance(name, str) or not name:
             raise ToolSearchTypeError(f"name must be a non-empty string, got {name!r}")
-        ToolSearchBase.__init__(
-            self, ToolSearchOptions.from_arguments(locals()), state_ready=carries_search_keys
+        options = ToolSearchOptions(
+            tools=tools,
+            top_k=top_k,
+            min_score=min_score,
+            auto_load=auto_load,
+            storage=storage,
+            ttl=ttl,
+            filter=filter,
+            include_resolved_tools=include_resolved_tools,
+            resolve_tools=resolve_tools,
+            system_hint=system_hint,
+            store=store,
+            index=index,
+            filter_timeout=filter_timeout,
+            resolve_timeout=resolve_timeout,
+            on_error=on_error,
+            embeddings=embeddings,
+            inject_catalog=inject_catalog,
+            catalog_max_tokens=catalog_max_tokens,
+            max_tool_output_chars=max_tool_output_chars,
+            provider=provider,
+            mode=mode,
+            auto_max_tokens=auto_max_tokens,
+            auto_max_tools=auto_max_tools,
+            max_loaded=max_loaded,
+            max_loaded_tokens=max_loaded_tokens,
         )
+        ToolSearchBase.__init__(self, options, state_ready=carries_search_keys)
         self.name = name
         self.bound_tools = list(bound_tools)
         searchable, direct = self._engine.split_agent_tools(self.bound_tools, self.meta_tools)

@@ -27,9 +27,9 @@ from langchain_toolsearch._engine.scope import RequestScope, ScopeBuilder
 from langchain_toolsearch._engine.working_set import WorkingSet
 from langchain_toolsearch._internal.durations import seconds_of
 from langchain_toolsearch._internal.failures import CauseLog
+from langchain_toolsearch._options import ToolSearchOptions
 from langchain_toolsearch.errors import ToolSearchError
 from langchain_toolsearch.library import ToolLibrary
-from langchain_toolsearch.options import ToolSearchOptions
 from langchain_toolsearch.policy import ToolPolicy
 from langchain_toolsearch.search.index import BM25ToolIndex, ToolIndex, build_index
 from langchain_toolsearch.storage.strategy import Storage, _LoadsStoreError, choose_storage
@@ -122,7 +122,7 @@ class Engine:
             storage=choose_storage(
                 options.storage,
                 ttl=None if options.ttl is None else seconds_of(options.ttl),
-                clock=options.clock,
+                clock=None,
                 store=options.store,
             ),
             bindable=binding.Bindable(),

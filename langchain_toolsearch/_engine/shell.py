@@ -19,12 +19,12 @@ from langchain_toolsearch._effects import adrive, drive
 from langchain_toolsearch._engine.engine import Engine
 from langchain_toolsearch._engine.scope import RequestScope
 from langchain_toolsearch._engine.thread_state import ThreadState
+from langchain_toolsearch._options import ToolSearchOptions, check_call
 from langchain_toolsearch.errors import (
     StoreMissingError,
 )
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.meta_tools import build_meta_tools
-from langchain_toolsearch.options import ToolSearchOptions, check_call
 from langchain_toolsearch.search.index import ToolIndex
 from langchain_toolsearch.types import ToolSearchResult
 

@@ -16,7 +16,7 @@ import pytest
 
 import langchain_toolsearch
 from langchain_toolsearch.errors import ToolSearchTypeError
-from langchain_toolsearch.options import ToolSearchOptions
+from langchain_toolsearch._options import ToolSearchOptions
 
 EXPECTED_ALL = [
     "AgentToolConfig",

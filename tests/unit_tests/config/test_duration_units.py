@@ -23,7 +23,7 @@ from langchain_toolsearch.config import (
     parse_mcp_client,
 )
 from langchain_toolsearch.errors import ToolSearchConfigError
-from langchain_toolsearch.options import TTLUnitWarning
+from langchain_toolsearch._options import TTLUnitWarning
 from langchain_toolsearch.policy import ToolPolicy, positive_seconds
 from tests.support.library_fixtures import library
 

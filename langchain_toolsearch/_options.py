@@ -11,8 +11,8 @@ import functools
 import inspect
 import math
 import warnings
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Literal
 
@@ -73,8 +73,8 @@ def _warn_milliseconds(ttl: float) -> None:
         f"ttl={ms // 1000} for {ms} ms (divide by 1000), or pass "
         f"ttl=timedelta(seconds={ms}) to keep {ms} seconds without this warning",
         TTLUnitWarning,
-        stacklevel=6,  # _warn_milliseconds, __post_init__, __init__, from_arguments, the
-        # middleware's / node's __init__, then its caller
+        stacklevel=5,  # _warn_milliseconds, __post_init__, __init__, the middleware's /
+        # node's __init__, then its caller
     )
 
 
@@ -97,7 +97,6 @@ class ToolSearchOptions:
     include_resolved_tools: bool = False
     resolve_tools: ResolveToolsFn | None = None
     system_hint: bool = True
-    clock: Callable[[], float] | None = None
     store: BaseStore | None = None
     index: IndexOption | None = None
     filter_timeout: float | timedelta = 10.0
@@ -113,16 +112,6 @@ class ToolSearchOptions:
     auto_max_tools: int | None = None
     max_loaded: int | None = None
     max_loaded_tokens: int | None = None
-
-    @classmethod
-    def from_arguments(cls, arguments: Mapping[str, Any]) -> ToolSearchOptions:
-        """Validate a constructor's ``locals()``: the ones named like a field.
-
-        Raises:
-            ToolSearchConfigError: A value out of range.
-            ToolSearchTypeError: An object of the wrong kind.
-        """
-        return cls(**{f.name: arguments[f.name] for f in fields(cls)})
 
     def __post_init__(self) -> None:
         top_k, min_score, ttl = self.top_k, self.min_score, self.ttl
@@ -187,8 +176,6 @@ class ToolSearchOptions:
                 f"on_error must be 'skip' (go on without a failing source's tools, logged) "
                 f"or 'raise', got {self.on_error!r}"
             )
-        if self.clock is not None and not callable(self.clock):
-            raise ToolSearchTypeError("clock must be a callable returning epoch seconds")
         self._check_embeddings()
         self._check_catalog()
         check_limit("max_tool_output_chars", self.max_tool_output_chars)
