@@ -21,11 +21,10 @@ from langgraph.store.base import BaseStore
 
 from langchain_toolsearch._internal.bounds import check_limit
 from langchain_toolsearch._internal.durations import (
-    DurationUnitWarning,
     as_seconds,
     looks_like_ms_ttl,
 )
-from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
+from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError, TTLUnitWarning
 from langchain_toolsearch.library import ToolLibrary, ToolsInput
 from langchain_toolsearch.policy import FilterFn, positive_seconds
 from langchain_toolsearch.search.index import IndexOption, ToolIndex
@@ -37,7 +36,6 @@ __all__ = [
     "NativeProvider",
     "StorageMode",
     "StorageOption",
-    "TTLUnitWarning",
     "ToolSearchOptions",
     "check_call",
 ]
@@ -52,10 +50,6 @@ StorageOption = StorageMode | LoadedToolStore
 
 NativeProvider = Literal["anthropic"]
 """``provider=``: whose native tool search to speak."""
-
-
-class TTLUnitWarning(DurationUnitWarning):
-    """``ttl`` looks like milliseconds (Mastra's unit) given where seconds are expected."""
 
 
 TTL_MILLISECONDS_HINT = 1000

@@ -18,8 +18,17 @@
     ├── config.WriteLockError (TimeoutError)     a record's write lock not granted
     ├── config.servers.BadAuthToken (ValueError) an auth token not sendable
     ├── cli.bundle.ConfigCommandError            a ``toolsearch config`` user error
-    └── mcp.pool.MCPPoolError (RuntimeError)     an ``MCPSessionPool`` misused
-        └── mcp.pool.MCPPoolClosedError          ... after ``close()``
+    ├── mcp.pool.MCPPoolError (RuntimeError)     an ``MCPSessionPool`` misused
+    │   └── mcp.pool.MCPPoolClosedError          ... after ``close()``
+    └── UnboundToolCallError (AssertionError)    the offline test model called a tool
+                                                 not bound for that model call
+
+    DurationUnitWarning (UserWarning)            seconds that look like milliseconds
+    ├── TTLUnitWarning                           ... as ``ttl=``
+    └── config.servers.TimeoutUnitWarning        ... as a stored server's timeout
+
+    NotSimpleAnnotation, UnusableIdentifier      internal: caught where raised, never
+                                                 seen by a caller
 
 (``config.X`` is ``langchain_toolsearch.config.X``.) Mistakes of the model never
 raise: they come back as error ``ToolMessage`` objects.
@@ -28,7 +37,9 @@ raise: they come back as error ``ToolMessage`` objects.
 from __future__ import annotations
 
 __all__ = [
+    "DurationUnitWarning",
     "StoreMissingError",
+    "TTLUnitWarning",
     "ToolSearchConfigError",
     "ToolSearchDataError",
     "ToolSearchDependencyError",
@@ -38,6 +49,7 @@ __all__ = [
     "ToolSearchUsageError",
     "ToolSearchWiringError",
     "ToolSourceError",
+    "UnboundToolCallError",
 ]
 
 
@@ -90,3 +102,23 @@ class ToolSearchDependencyError(ToolSearchError, ImportError):
 
 class ToolSearchTimeoutError(ToolSearchError, TimeoutError):
     """Something this package waited for gave no answer within its timeout (seconds)."""
+
+
+class UnboundToolCallError(ToolSearchError, AssertionError):
+    """A scripted tool call names a tool not bound for that model call (lists the bound ones)."""
+
+
+class DurationUnitWarning(UserWarning):
+    """A duration given in seconds looks like milliseconds (the seed system's unit)."""
+
+
+class TTLUnitWarning(DurationUnitWarning):
+    """``ttl`` looks like milliseconds (Mastra's unit) given where seconds are expected."""
+
+
+class NotSimpleAnnotation(Exception):  # control flow, caught where raised
+    """An annotation that needs the full JSON schema (nested models, ...)."""
+
+
+class UnusableIdentifier(Exception):  # control flow, caught where raised
+    """A schema identifier (parameter name, allowed value) is not model text."""

@@ -20,7 +20,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from langchain_toolsearch._effects import Effect
 from langchain_toolsearch._internal.weakmemo import WeakIdentityMap
 from langchain_toolsearch._prompts import META_TOOL_NAMES, model_text
-from langchain_toolsearch.errors import ToolSearchConfigError
+from langchain_toolsearch.errors import ToolSearchConfigError, UnusableIdentifier
 from langchain_toolsearch.library import LibraryTool, ToolLibrary
 
 __all__ = ["Bindable", "order_tools", "split_agent_tools", "tool_name"]
@@ -113,10 +113,6 @@ _IDENTIFIERS = frozenset({"enum", "const", "required"})
 """Schema keys whose strings the model sends back: the tool reads them as given."""
 
 
-class _Unusable(Exception):
-    """A schema identifier (parameter name, allowed value) is not model text."""
-
-
 def clean_schema(value: Any, *, identifier: bool = False, depth: int = 0) -> Any:
     """``value`` (a JSON schema) with every string and key through ``model_text``.
 
@@ -126,15 +122,17 @@ def clean_schema(value: Any, *, identifier: bool = False, depth: int = 0) -> Any
     schema is unusable.
 
     Raises:
-        _Unusable: A property name or allowed value carries hidden characters,
+        UnusableIdentifier: A property name or allowed value carries hidden characters,
             or the schema is nested over 200 levels.
     """
     if depth > 200:
-        raise _Unusable("nested over 200 levels")
+        raise UnusableIdentifier("nested over 200 levels")
     if isinstance(value, str):
         if identifier:
             if model_text(value) != value:
-                raise _Unusable("a parameter name or allowed value carries hidden characters")
+                raise UnusableIdentifier(
+                    "a parameter name or allowed value carries hidden characters"
+                )
             return value
         return model_text(value, lines=True)
     if isinstance(value, list):
@@ -148,12 +146,12 @@ def clean_schema(value: Any, *, identifier: bool = False, depth: int = 0) -> Any
             new_key = key
             if isinstance(key, str) and (model_text(key) != key):
                 if identifier or names:
-                    raise _Unusable("a parameter name carries hidden characters")
+                    raise UnusableIdentifier("a parameter name carries hidden characters")
                 new_key = model_text(key)
             if names and isinstance(item, Mapping):
                 for pname in item:
                     if isinstance(pname, str) and model_text(pname) != pname:
-                        raise _Unusable("a parameter name carries hidden characters")
+                        raise UnusableIdentifier("a parameter name carries hidden characters")
             new = clean_schema(item, identifier=key in _IDENTIFIERS, depth=depth + 1)
             changed = changed or new is not item or new_key != key
             out[new_key] = new
@@ -196,7 +194,9 @@ class Bindable:
             logger.warning(
                 "tool search: tool %r is not bound: its schema cannot be converted (%s)",
                 model_text(tool.name[:80]),
-                model_text(str(exc)[:120]) if isinstance(exc, _Unusable) else type(exc).__name__,
+                model_text(str(exc)[:120])
+                if isinstance(exc, UnusableIdentifier)
+                else type(exc).__name__,
             )
             verdict = False
         self._known.put(tool, verdict)
@@ -243,7 +243,7 @@ class Bindable:
             return self.view(tool) or tool
         try:
             cleaned: dict[str, Any] = clean_schema(tool)
-        except _Unusable:
+        except UnusableIdentifier:
             return tool
         return cleaned
 

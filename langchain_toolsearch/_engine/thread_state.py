@@ -173,7 +173,7 @@ class ThreadState:
         """
         return self._stats("get_state_stats")
 
-    def source_failures(self) -> tuple[SourceFailure, ...]:
+    def _source_failures(self) -> tuple[SourceFailure, ...]:
         """Distinct causes of failing tool sources seen by this instance, oldest first."""
         resolver = self._engine.scopes.resolver
         found = [*self._engine.policy.failures.snapshot()]
@@ -189,7 +189,7 @@ class ThreadState:
         auto = self._engine.auto
         return replace(
             stats,
-            source_failures=self.source_failures(),
+            source_failures=self._source_failures(),
             auto_mode=auto.stats() if auto is not None else None,
         )
 

@@ -12,7 +12,6 @@ from contextvars import ContextVar
 from datetime import timedelta
 
 __all__ = [
-    "DurationUnitWarning",
     "as_seconds",
     "converted_from_milliseconds",
     "looks_like_ms_timeout",
@@ -20,10 +19,6 @@ __all__ = [
     "ms_conversion_active",
     "seconds_of",
 ]
-
-
-class DurationUnitWarning(UserWarning):
-    """A duration given in seconds looks like milliseconds (the seed system's unit)."""
 
 
 def as_seconds(value: object) -> object:

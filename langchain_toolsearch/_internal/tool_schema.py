@@ -11,6 +11,8 @@ from langgraph.prebuilt import ToolRuntime
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+from langchain_toolsearch.errors import NotSimpleAnnotation
+
 __all__ = ["provider_schema", "schema_parameters", "tool_parameters"]
 
 
@@ -23,10 +25,6 @@ def _is_injected(field: FieldInfo) -> bool:
         isinstance(m, InjectedToolArg) or (isinstance(m, type) and issubclass(m, InjectedToolArg))
         for m in field.metadata
     )
-
-
-class _NotSimple(Exception):
-    """An annotation that needs the full JSON schema (nested models, ...)."""
 
 
 def _enum_values(annotation: Any, out: list[str]) -> None:
@@ -43,7 +41,7 @@ def _enum_values(annotation: Any, out: list[str]) -> None:
     elif (isinstance(annotation, type) and issubclass(annotation, BaseModel)) or (
         annotation not in _SIMPLE and not isinstance(annotation, TypeVar)
     ):
-        raise _NotSimple
+        raise NotSimpleAnnotation
 
 
 _TOOL_CALL_SCHEMA = BaseTool.tool_call_schema
@@ -67,7 +65,7 @@ def _fast_parameters(tool: BaseTool) -> tuple[tuple[str, str], ...] | None:
                 values = list(dict.fromkeys(values))[:_MAX_ENUM_VALUES]
                 desc = f"{desc} {' '.join(values)}".strip()
             out.append((field.alias or name, desc))
-    except _NotSimple:
+    except NotSimpleAnnotation:
         return None
     return tuple(out)
 

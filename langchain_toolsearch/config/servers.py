@@ -24,7 +24,6 @@ from langchain_core.tools import BaseTool
 from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 
 from langchain_toolsearch._internal.durations import (
-    DurationUnitWarning,
     as_seconds,
     looks_like_ms_timeout,
     ms_conversion_active,
@@ -32,7 +31,7 @@ from langchain_toolsearch._internal.durations import (
 from langchain_toolsearch.config.models import AUTH_TOKEN_KEY, Allowlist, _dump
 from langchain_toolsearch.config.parsing import exporter, importer, parse_model
 from langchain_toolsearch.config.rules import _Model
-from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchError
+from langchain_toolsearch.errors import DurationUnitWarning, ToolSearchConfigError, ToolSearchError
 from langchain_toolsearch.mcp.headers import merge_headers
 from langchain_toolsearch.mcp.library import MCPToolRoute, list_mcp_library
 

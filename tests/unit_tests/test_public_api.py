@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 import langchain_toolsearch
-from langchain_toolsearch.errors import ToolSearchTypeError
 from langchain_toolsearch._options import ToolSearchOptions
+from langchain_toolsearch.errors import ToolSearchTypeError
 
 EXPECTED_ALL = [
     "AgentToolConfig",

@@ -15,15 +15,13 @@ from datetime import timedelta
 import pytest
 
 from langchain_toolsearch import ToolSearchMiddleware
-from langchain_toolsearch._internal.durations import DurationUnitWarning
 from langchain_toolsearch.config import (
     MCPClientConfig,
     TimeoutUnitWarning,
     ToolConfigError,
     parse_mcp_client,
 )
-from langchain_toolsearch.errors import ToolSearchConfigError
-from langchain_toolsearch._options import TTLUnitWarning
+from langchain_toolsearch.errors import DurationUnitWarning, ToolSearchConfigError, TTLUnitWarning
 from langchain_toolsearch.policy import ToolPolicy, positive_seconds
 from tests.support.library_fixtures import library
 
