@@ -33,7 +33,8 @@ from langchain_core.tools import BaseTool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch import ToolConfigStore, ToolResolver, ToolSearchMiddleware
+from langchain_toolsearch import ToolSearchMiddleware
+from langchain_toolsearch.config import ToolConfigStore, ToolResolver
 from langchain_toolsearch.mcp.pool import MCPSessionPool, default_pool, set_default_pool
 from langchain_toolsearch.testing import ScriptedToolSearchModel
 

@@ -51,7 +51,8 @@ def resolution_section(rep: _Report, *, library_size: int, steps: int) -> dict[s
     from langgraph.runtime import RunControl, Runtime
     from langgraph.store.memory import InMemoryStore
 
-    from langchain_toolsearch import ToolConfigStore, ToolResolver, ToolSearchMiddleware
+    from langchain_toolsearch import ToolSearchMiddleware
+    from langchain_toolsearch.config import ToolConfigStore, ToolResolver
 
     def make(name: str) -> BaseTool:
         def run(city: str) -> str:

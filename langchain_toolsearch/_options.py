@@ -26,10 +26,10 @@ from langchain_toolsearch._internal.durations import (
 )
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError, TTLUnitWarning
 from langchain_toolsearch.library import ToolLibrary, ToolsInput
-from langchain_toolsearch.policy import FilterFn, positive_seconds
+from langchain_toolsearch.policy import positive_seconds
 from langchain_toolsearch.search.index import IndexOption, ToolIndex
 from langchain_toolsearch.storage.protocol import LoadedToolStore
-from langchain_toolsearch.types import OnError, ResolveToolsFn
+from langchain_toolsearch.types import FilterFn, OnError, ResolveToolsFn
 
 __all__ = [
     "DEFAULT_CATALOG_MAX_TOKENS",

@@ -29,10 +29,9 @@ from langchain_toolsearch._engine.shell import ToolSearchBase, current_config
 from langchain_toolsearch._options import NativeProvider, StorageOption, ToolSearchOptions
 from langchain_toolsearch.errors import ToolSearchTypeError
 from langchain_toolsearch.library import ToolLibrary, ToolsInput
-from langchain_toolsearch.policy import FilterFn
 from langchain_toolsearch.search.index import IndexOption
 from langchain_toolsearch.storage.state_keys import ToolSearchAgentState
-from langchain_toolsearch.types import OnError, ResolveToolsFn
+from langchain_toolsearch.types import FilterFn, OnError, ResolveToolsFn
 
 __all__ = ["ToolSearchAgentState", "ToolSearchMiddleware"]
 

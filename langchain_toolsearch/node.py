@@ -66,7 +66,6 @@ from langchain_toolsearch._engine.wiring import (
 from langchain_toolsearch._options import NativeProvider, StorageOption, ToolSearchOptions
 from langchain_toolsearch.errors import ToolSearchTypeError
 from langchain_toolsearch.library import ToolLibrary, ToolsInput
-from langchain_toolsearch.policy import FilterFn
 from langchain_toolsearch.search.index import IndexOption
 from langchain_toolsearch.storage.state_keys import (
     TOOLS_KEY,
@@ -76,7 +75,7 @@ from langchain_toolsearch.storage.state_keys import (
     messages_of,
     state_value,
 )
-from langchain_toolsearch.types import OnError, ResolveToolsFn
+from langchain_toolsearch.types import FilterFn, OnError, ResolveToolsFn
 
 __all__ = ["SCHEMA_WARNING", "TOOLS_KEY", "ToolSearchInput", "ToolSearchNode", "ToolSearchState"]
 

@@ -12,7 +12,7 @@ import asyncio
 import contextvars
 import inspect
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Sequence
 from typing import Any
 
 from langchain_toolsearch._effects import (
@@ -28,14 +28,11 @@ from langchain_toolsearch.errors import (
     ToolSearchTimeoutError,
     ToolSearchTypeError,
 )
-from langchain_toolsearch.types import ToolSearchFilterArgs
+from langchain_toolsearch.types import FilterFn, ToolSearchFilterArgs
 
-__all__ = ["FilterFn", "ToolPolicy", "is_async_callable", "positive_seconds"]
+__all__ = ["ToolPolicy", "is_async_callable", "positive_seconds"]
 
 logger = logging.getLogger(__name__)
-
-FilterFn = Callable[[ToolSearchFilterArgs], "bool | Awaitable[bool]"]
-"""The filter hook's type."""
 
 
 def is_async_callable(fn: object) -> bool:

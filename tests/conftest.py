@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch import ToolConfigStore
+from langchain_toolsearch.config import ToolConfigStore
 from tests.support.config_cli import Cli
 from tests.support.servers import served
 

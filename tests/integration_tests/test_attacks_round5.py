@@ -14,7 +14,8 @@ from langchain_mcp_adapters.interceptors import MCPToolCallRequest
 from langgraph.graph import START, StateGraph
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch import ToolConfigStore, ToolResolver, ToolSearchMiddleware
+from langchain_toolsearch import ToolSearchMiddleware
+from langchain_toolsearch.config import ToolConfigStore, ToolResolver
 from langchain_toolsearch.mcp import load_mcp_library
 from langchain_toolsearch.mcp.pool import MCPSessionPool
 from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel, Search

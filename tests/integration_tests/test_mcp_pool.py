@@ -25,8 +25,7 @@ import pytest
 from langchain_core.tools import BaseTool
 from langchain_mcp_adapters.client import MultiServerMCPClient
 
-from langchain_toolsearch import ToolConfigStore, ToolResolver
-from langchain_toolsearch.config import HttpServer, connection_for
+from langchain_toolsearch.config import HttpServer, ToolConfigStore, ToolResolver, connection_for
 from langchain_toolsearch.mcp import MCPLibrary, load_mcp_library
 from langchain_toolsearch.mcp.pool import (
     MCPPoolClosedError,

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from langchain_mcp_adapters.client import MultiServerMCPClient
 
-from langchain_toolsearch import ToolConfigStore, ToolResolver
+from langchain_toolsearch.config import ToolConfigStore, ToolResolver
 from langchain_toolsearch.mcp import load_mcp_library
 from langchain_toolsearch.mcp.pool import MCPSessionPool, default_pool, set_default_pool
 from tests.integration_tests.test_mcp_pool import (

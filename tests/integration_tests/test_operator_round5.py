@@ -33,7 +33,8 @@ from langchain_core.messages import ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch import ToolConfigStore, ToolResolver, ToolSearchMiddleware
+from langchain_toolsearch import ToolSearchMiddleware
+from langchain_toolsearch.config import ToolConfigStore, ToolResolver
 from langchain_toolsearch.testing import Answer, ScriptedToolSearchModel, Search
 from tests.support.mcp_fixtures import counted_server
 from tests.support.paths import REPO_ROOT

@@ -29,7 +29,8 @@ from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from psycopg.rows import dict_row
 
-from langchain_toolsearch import ToolConfigStore, ToolResolver, ToolSearchMiddleware
+from langchain_toolsearch import ToolSearchMiddleware
+from langchain_toolsearch.config import ToolConfigStore, ToolResolver
 from tests.support.storage_helpers import RuleChatModel
 
 PG = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}

@@ -19,7 +19,8 @@ from langgraph.graph import START, StateGraph
 from langgraph.store.memory import InMemoryStore
 from pydantic import SecretStr
 
-from langchain_toolsearch import ToolConfigStore, ToolResolver, ToolSearchMiddleware
+from langchain_toolsearch import ToolSearchMiddleware
+from langchain_toolsearch.config import ToolConfigStore, ToolResolver
 from langchain_toolsearch.config.models import ProviderToolInfo
 from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.mcp.keys import session_key

@@ -18,15 +18,12 @@ import pytest
 from langgraph.graph import MessagesState
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch import (
-    InMemoryLoadedToolStore,
-    ToolSearchMiddleware,
-    ToolSearchNode,
-)
+from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode
 from langchain_toolsearch.cli import build_parser
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.mcp import load_mcp_library
 from langchain_toolsearch.node import SCHEMA_WARNING
+from langchain_toolsearch.storage import InMemoryLoadedToolStore
 from tests.support.fakes import ai, call
 from tests.support.library_fixtures import CALLS, library
 from tests.support.toolsearch_harness import build, cfg, mode_param, tool_msgs

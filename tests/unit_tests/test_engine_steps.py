@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from langchain_toolsearch._engine import access, drive, engine, guard, load, search
+from langchain_toolsearch import _effects as drive
+from langchain_toolsearch._engine import access, engine, guard, load, search
 from langchain_toolsearch.storage import strategy
 from tests.support.fakes import ai, call
 from tests.support.toolsearch_harness import build, cfg, form_param, mode_param, tool_msgs

@@ -28,13 +28,19 @@ from langchain_core.messages import HumanMessage, ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.checkpoint.memory import InMemorySaver
 
-from langchain_toolsearch import ToolConfigStore, ToolResolver, ToolSearchMiddleware, ToolSearchNode
+from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode
 from langchain_toolsearch._internal.schema_checks import (
     MAX_SCHEMA_NODES,
     schema_problem,
     tool_problem,
 )
-from langchain_toolsearch.config import AgentToolConfig, ToolConfigError, parse_agent_config
+from langchain_toolsearch.config import (
+    AgentToolConfig,
+    ToolConfigError,
+    ToolConfigStore,
+    ToolResolver,
+    parse_agent_config,
+)
 from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel, Search

@@ -115,7 +115,7 @@ async def test_a_saved_clients_sessions_are_keyed_by_the_version_resolved(
     from langgraph.store.memory import InMemoryStore
 
     import langchain_toolsearch.config.sources as sources
-    from langchain_toolsearch import ToolConfigStore, ToolResolver
+    from langchain_toolsearch.config import ToolConfigStore, ToolResolver
     from langchain_toolsearch.config.servers import MCPServer, ServerTools
 
     scopes: list[tuple[str, str]] = []

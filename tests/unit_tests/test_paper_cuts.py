@@ -20,13 +20,12 @@ from langchain_core.messages import HumanMessage
 from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import (
-    StoreMissingError,
     ToolSearchConfigError,
     ToolSearchError,
     ToolSearchMiddleware,
     ToolSearchNode,
-    ToolSearchTypeError,
 )
+from langchain_toolsearch.errors import StoreMissingError, ToolSearchTypeError
 from tests.support.fakes import ScriptedChatModel, ai, call, search_load_call_steps
 from tests.support.library_fixtures import CALLS, get_weather, library, send_email
 from tests.support.toolsearch_harness import build, cfg, form_param, mode_param

@@ -19,21 +19,10 @@ from langchain_toolsearch._options import ToolSearchOptions
 from langchain_toolsearch.errors import ToolSearchTypeError
 
 EXPECTED_ALL = [
-    "AgentToolConfig",
     "BM25ToolIndex",
-    "BaseStoreLoadedToolStore",
-    "FilterFn",
-    "FilterPhase",
-    "InMemoryLoadedToolStore",
     "LoadedToolStore",
-    "SourceFailure",
-    "StateStats",
-    "StoreMissingError",
-    "ToolConfigStore",
     "ToolIndex",
     "ToolLibrary",
-    "ToolResolver",
-    "ToolSearchAgentState",
     "ToolSearchConfigError",
     "ToolSearchError",
     "ToolSearchFilterArgs",
@@ -42,10 +31,7 @@ EXPECTED_ALL = [
     "ToolSearchNode",
     "ToolSearchResult",
     "ToolSearchState",
-    "ToolSearchTypeError",
     "ToolSourceError",
-    "__version__",
-    "evaluate_rules",
 ]
 
 EXPECTED_CONFIG_ALL = [
@@ -104,6 +90,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_all_is_locked() -> None:
     assert langchain_toolsearch.__all__ == EXPECTED_ALL
+    assert len(EXPECTED_ALL) <= 15
     for name in EXPECTED_ALL:
         assert hasattr(langchain_toolsearch, name), name
 
@@ -295,12 +282,7 @@ def test_import_loads_only_what_the_core_needs() -> None:
         fresh = importlib.import_module("langchain_toolsearch")
         loaded = {k for k in sys.modules if k.split(".")[0] == "langchain_toolsearch"}
         # the package's import loads its error tree only; each export is imported on first use
-        assert loaded == {
-            "langchain_toolsearch",
-            "langchain_toolsearch._internal",
-            "langchain_toolsearch._internal.lazy",
-            "langchain_toolsearch.errors",
-        }, sorted(loaded)
+        assert loaded == {"langchain_toolsearch", "langchain_toolsearch.errors"}, sorted(loaded)
         assert fresh.ToolSearchMiddleware.__module__ == "langchain_toolsearch.middleware"
         for lazy in (
             "langchain_toolsearch.config",
@@ -308,9 +290,8 @@ def test_import_loads_only_what_the_core_needs() -> None:
             "langchain_toolsearch.search.semantic",
         ):
             assert lazy not in sys.modules, lazy
-        assert fresh.ToolResolver.__module__ == "langchain_toolsearch.config.resolver"
-        assert "langchain_toolsearch.config" in sys.modules  # loaded on first use
-        assert "ToolConfigStore" in dir(fresh)
+        assert fresh.ToolSearchNode.__module__ == "langchain_toolsearch.node"  # on first use
+        assert "ToolLibrary" in dir(fresh)
         with pytest.raises(AttributeError, match="no attribute 'Nope'"):
             fresh.Nope  # noqa: B018
     finally:

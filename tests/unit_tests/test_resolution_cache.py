@@ -20,7 +20,8 @@ from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch import ToolConfigStore, ToolResolver, ToolSearchMiddleware
+from langchain_toolsearch import ToolSearchMiddleware
+from langchain_toolsearch.config import ToolConfigStore, ToolResolver
 from langchain_toolsearch.config.models import ProviderToolInfo
 from langchain_toolsearch.testing import ScriptedToolSearchModel
 from tests.support.fakes import ai, call

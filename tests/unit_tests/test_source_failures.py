@@ -22,17 +22,12 @@ from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch import (
-    SourceFailure,
-    ToolConfigStore,
-    ToolResolver,
-    ToolSearchConfigError,
-    ToolSearchMiddleware,
-    ToolSourceError,
-)
+from langchain_toolsearch import ToolSearchConfigError, ToolSearchMiddleware, ToolSourceError
 from langchain_toolsearch._internal.failures import redact, request_secrets
+from langchain_toolsearch.config import ToolConfigStore, ToolResolver
 from langchain_toolsearch.config.models import ProviderToolInfo
 from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel, Search
+from langchain_toolsearch.types import SourceFailure
 
 TOKEN = "sk-live-abcdef0123456789"
 

@@ -11,8 +11,8 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
 
-from langchain_toolsearch import ToolConfigStore, ToolResolver, ToolSearchMiddleware
-from langchain_toolsearch.config import AUTH_TOKEN_KEY
+from langchain_toolsearch import ToolSearchMiddleware
+from langchain_toolsearch.config import AUTH_TOKEN_KEY, ToolConfigStore, ToolResolver
 from tests.support.fakes import ScriptedChatModel, ai, call, tool_messages
 from tests.support.library_fixtures import (
     CALLS,

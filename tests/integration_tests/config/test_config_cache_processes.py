@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from langchain_core.tools import BaseTool, StructuredTool
 
-from langchain_toolsearch import ToolConfigStore, ToolResolver
+from langchain_toolsearch.config import ToolConfigStore, ToolResolver
 from tests.support.paths import REPO_ROOT
 from tests.support.postgres import fresh_database
 

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from langchain_toolsearch import ToolConfigStore
 from langchain_toolsearch.cli import main
+from langchain_toolsearch.config import ToolConfigStore
 from tests.support.config_cli import Cli
 from tests.unit_tests.config.test_config_roundtrip import (
     check_agent_round_trip,

@@ -14,12 +14,13 @@ import pytest
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
 
-from langchain_toolsearch import ToolConfigStore, ToolResolver
 from langchain_toolsearch.config import (
     AUTH_TOKEN_KEY,
     HttpServer,
     MCPToolSource,
     StdioServer,
+    ToolConfigStore,
+    ToolResolver,
     bearer_token,
     connection_for,
 )

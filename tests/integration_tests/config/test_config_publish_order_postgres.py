@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from langchain_toolsearch import ToolConfigStore
+from langchain_toolsearch.config import ToolConfigStore
 from tests.unit_tests.config.test_config_publish_order import check_two_editors
 
 pytest.importorskip("psycopg", reason="needs psycopg (pip install -e '.[dev]')")

@@ -19,10 +19,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch import ToolConfigStore
 from langchain_toolsearch.config import (
     AgentToolConfig,
     MCPClientConfig,
+    ToolConfigStore,
     parse_agent_config,
     parse_mcp_client,
 )

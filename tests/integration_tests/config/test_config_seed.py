@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 
-from langchain_toolsearch import ToolConfigStore, ToolResolver
-from langchain_toolsearch.config import AUTH_TOKEN_KEY, HttpServer
+from langchain_toolsearch.config import AUTH_TOKEN_KEY, HttpServer, ToolConfigStore, ToolResolver
 from langchain_toolsearch.config.servers import load_server_tools
 from tests.integration_tests.config.test_config_mcp import by_name, call, faulty, text
 

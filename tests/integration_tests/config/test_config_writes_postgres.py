@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from langchain_toolsearch import ToolConfigStore
+from langchain_toolsearch.config import ToolConfigStore
 from langchain_toolsearch.config.models import VersionConflictError
 from langchain_toolsearch.config.store import WriteLockError, _lock_id
 from tests.unit_tests.config.test_config_writes import (

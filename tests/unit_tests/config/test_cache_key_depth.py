@@ -14,7 +14,7 @@ from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.store.memory import InMemoryStore
 from pydantic import ValidationError
 
-from langchain_toolsearch import ToolConfigStore, ToolResolver
+from langchain_toolsearch.config import ToolConfigStore, ToolResolver
 from langchain_toolsearch.config.cache import MAX_RECORD_DEPTH, rule_fields
 from langchain_toolsearch.config.rules import MAX_RULE_DEPTH, RuleGroup
 from langchain_toolsearch.config.servers import MCPClientConfig

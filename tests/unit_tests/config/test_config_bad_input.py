@@ -16,7 +16,7 @@ import pytest
 from langchain_core.tools import StructuredTool
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch import ToolConfigStore, ToolSearchMiddleware
+from langchain_toolsearch import ToolSearchMiddleware
 from langchain_toolsearch.cli.bundle import ConfigCommandError, load_bundle, read_json
 from langchain_toolsearch.config import (
     AgentToolConfig,
@@ -24,6 +24,7 @@ from langchain_toolsearch.config import (
     RecordNotFoundError,
     TimeoutUnitWarning,
     ToolConfigError,
+    ToolConfigStore,
     parse_agent_config,
     parse_mcp_client,
     parse_rules,
@@ -254,7 +255,7 @@ def test_config_exceptions_are_tool_search_errors(error: type[Exception], builti
 
 
 def test_developer_mistakes_in_config_raise_tool_search_errors() -> None:
-    from langchain_toolsearch import ToolResolver
+    from langchain_toolsearch.config import ToolResolver
     from langchain_toolsearch.errors import ToolSearchTypeError
 
     tool = StructuredTool.from_function(lambda: "ok", name="t", description="A tool.")

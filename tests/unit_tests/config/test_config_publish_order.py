@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch import ToolConfigStore
+from langchain_toolsearch.config import ToolConfigStore
 from langchain_toolsearch.config.models import VersionConflictError
 from tests.support.config_cli import Cli
 from tests.unit_tests.config.test_config_writes import agent

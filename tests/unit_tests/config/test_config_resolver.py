@@ -16,11 +16,13 @@ from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.graph import END, START, StateGraph
 from typing_extensions import TypedDict
 
-from langchain_toolsearch import AgentToolConfig, ToolConfigStore, ToolResolver
 from langchain_toolsearch.config import (
+    AgentToolConfig,
     ProviderToolInfo,
     ToolConfigError,
+    ToolConfigStore,
     ToolProvider,
+    ToolResolver,
     parse_agent_config,
 )
 

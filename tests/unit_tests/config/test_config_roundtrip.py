@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
-from langchain_toolsearch import ToolConfigStore, ToolResolver
 from langchain_toolsearch.config import (
+    ToolConfigStore,
+    ToolResolver,
     evaluate_rules,
     parse_agent_config,
     parse_mcp_client,

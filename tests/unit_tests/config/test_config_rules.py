@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from langchain_toolsearch import ToolConfigStore, evaluate_rules
 from langchain_toolsearch.config import (
     CONDITION_OPERATORS,
     EXTENSION_OPERATORS,
@@ -19,6 +18,8 @@ from langchain_toolsearch.config import (
     SEED_OPERATORS,
     RuleGroup,
     ToolConfigError,
+    ToolConfigStore,
+    evaluate_rules,
     lookup,
     parse_rules,
     request_context,
@@ -352,7 +353,7 @@ def test_request_context_never_raises_for_the_run_context(
 async def test_resolve_never_raises_for_a_hostile_context(context: Any, field: str) -> None:
     from langchain_core.tools import StructuredTool
 
-    from langchain_toolsearch import ToolResolver
+    from langchain_toolsearch.config import ToolResolver
 
     tools = {
         name: StructuredTool.from_function(lambda: "ok", name=name, description=name)

@@ -19,8 +19,14 @@ import pytest
 from langchain_core.tools import StructuredTool
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch import ToolConfigStore, ToolResolver, evaluate_rules
-from langchain_toolsearch.config import AgentToolConfig, RuleGroup, ToolConfigError
+from langchain_toolsearch.config import (
+    AgentToolConfig,
+    RuleGroup,
+    ToolConfigError,
+    ToolConfigStore,
+    ToolResolver,
+    evaluate_rules,
+)
 
 # The context of every case, as the case file gives it.
 CTX: dict[str, Any] = {

@@ -9,11 +9,12 @@ from typing import Any
 import pytest
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch import AgentToolConfig, ToolConfigStore
 from langchain_toolsearch.config import (
+    AgentToolConfig,
     MCPClientConfig,
     RecordNotFoundError,
     ToolConfigError,
+    ToolConfigStore,
     parse_agent_config,
     parse_mcp_client,
 )

@@ -21,7 +21,7 @@ import pytest
 from langgraph.store.base import BaseStore, Op, PutOp, Result
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch import ToolConfigStore
+from langchain_toolsearch.config import ToolConfigStore
 from langchain_toolsearch.config.models import RecordNotFoundError, VersionConflictError
 from langchain_toolsearch.config.store import (
     LOCK_SUFFIX,
