@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchError, ToolSourceError
 
 if TYPE_CHECKING:
-    from langchain_toolsearch.library import ToolLibrary
+    from langchain_toolsearch._library import ToolLibrary
     from langchain_toolsearch.middleware import ToolSearchMiddleware
     from langchain_toolsearch.node import ToolSearchInput, ToolSearchNode, ToolSearchState
     from langchain_toolsearch.search.index import BM25ToolIndex, ToolIndex
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 _LAZY = {
-    "ToolLibrary": "langchain_toolsearch.library",
+    "ToolLibrary": "langchain_toolsearch._library",
     "ToolSearchMiddleware": "langchain_toolsearch.middleware",
     "ToolSearchInput": "langchain_toolsearch.node",
     "ToolSearchNode": "langchain_toolsearch.node",

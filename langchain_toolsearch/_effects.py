@@ -51,6 +51,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextvars
+import inspect
 import logging
 import threading
 import time
@@ -83,6 +84,7 @@ __all__ = [
     "drive",
     "flow_logic",
     "in_hook_thread",
+    "is_async_callable",
     "on_bridge",
     "on_bridge_loop",
     "run_flow",
@@ -157,6 +159,13 @@ async def adrive(logic: Logic[T]) -> T:
     except StopIteration as stop:
         result: T = stop.value
         return result
+
+
+def is_async_callable(fn: object) -> bool:
+    """Whether calling ``fn`` returns a coroutine (``async def`` function or ``__call__``)."""
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
+        getattr(fn, "__call__", None)  # noqa: B004
+    )
 
 
 # -- the bridge from sync code to awaitables ----------------------------------------------

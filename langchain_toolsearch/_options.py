@@ -19,14 +19,14 @@ from typing import Any, Literal
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore
 
-from langchain_toolsearch._internal.bounds import check_limit
-from langchain_toolsearch._internal.durations import (
+from langchain_toolsearch._library import ToolLibrary, ToolsInput
+from langchain_toolsearch._support import (
     as_seconds,
+    check_limit,
     looks_like_ms_ttl,
+    positive_seconds,
 )
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError, TTLUnitWarning
-from langchain_toolsearch.library import ToolLibrary, ToolsInput
-from langchain_toolsearch.policy import positive_seconds
 from langchain_toolsearch.search.index import IndexOption, ToolIndex
 from langchain_toolsearch.storage.protocol import LoadedToolStore
 from langchain_toolsearch.types import FilterFn, OnError, ResolveToolsFn

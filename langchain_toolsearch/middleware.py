@@ -19,16 +19,16 @@ from langgraph.store.base import BaseStore
 from langgraph.types import Command
 from langgraph.typing import ContextT
 
-from langchain_toolsearch import execution
+from langchain_toolsearch import _shell
+from langchain_toolsearch._access import tool_name
 from langchain_toolsearch._effects import adrive, drive
-from langchain_toolsearch._engine.binding import tool_name
-from langchain_toolsearch._engine.engine import ModelStep
-from langchain_toolsearch._engine.native import prune_references
-from langchain_toolsearch._engine.scope import RequestScope
-from langchain_toolsearch._engine.shell import ToolSearchBase, current_config
+from langchain_toolsearch._engine import ModelStep
+from langchain_toolsearch._library import ToolLibrary, ToolsInput
+from langchain_toolsearch._modes import prune_references
 from langchain_toolsearch._options import NativeProvider, StorageOption, ToolSearchOptions
+from langchain_toolsearch._scope import RequestScope
+from langchain_toolsearch._shell import ToolSearchBase, current_config
 from langchain_toolsearch.errors import ToolSearchTypeError
-from langchain_toolsearch.library import ToolLibrary, ToolsInput
 from langchain_toolsearch.search.index import IndexOption
 from langchain_toolsearch.storage.state_keys import ToolSearchAgentState
 from langchain_toolsearch.types import FilterFn, OnError, ResolveToolsFn
@@ -247,7 +247,7 @@ class ToolSearchMiddleware(
         handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
     ) -> ToolMessage | Command[Any]:
         """Run loaded library tools; refuse tools that are not loaded."""
-        return execution.wrap_tool_call(self, request, handler)
+        return _shell.wrap_tool_call(self, request, handler)
 
     async def awrap_tool_call(
         self,
@@ -255,4 +255,4 @@ class ToolSearchMiddleware(
         handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
     ) -> ToolMessage | Command[Any]:
         """Async :meth:`wrap_tool_call`."""
-        return await execution.awrap_tool_call(self, request, handler)
+        return await _shell.awrap_tool_call(self, request, handler)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from langchain_toolsearch._internal.lazy import lazy_exports
+from langchain_toolsearch._support import lazy_exports
 
 if TYPE_CHECKING:
     from langchain_toolsearch.config.explain import ResolutionReport, ToolDecision

@@ -11,7 +11,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from langchain_toolsearch._internal.durations import converted_from_milliseconds
+from langchain_toolsearch._support import converted_from_milliseconds
 from langchain_toolsearch.config.models import ALL_TOOLS, AgentToolConfig, parse_agent_config
 from langchain_toolsearch.config.parsing import ToolConfigError, register
 from langchain_toolsearch.config.rules import (

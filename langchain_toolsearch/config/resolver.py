@@ -19,7 +19,7 @@ from langchain_core.tools import BaseTool
 from langgraph.config import get_config
 
 from langchain_toolsearch._effects import Flow, arun_flow, run_flow, run_sync
-from langchain_toolsearch._internal.failures import FailureLog, redact, request_secrets
+from langchain_toolsearch._support import FailureLog, redact, request_secrets
 from langchain_toolsearch.config.cache import RequestPlanner, ResolutionCache, failure_kind
 from langchain_toolsearch.config.explain import (
     Outcomes,

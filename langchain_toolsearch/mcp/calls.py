@@ -12,7 +12,7 @@ from langchain_core.tools import InjectedToolArg, StructuredTool, ToolException
 from langgraph.errors import GraphBubbleUp
 
 from langchain_toolsearch._effects import detached_timeout, run_sync
-from langchain_toolsearch._internal.bounds import (
+from langchain_toolsearch._support import (
     DEFAULT_MAX_OUTPUT_CHARS,
     bound_content,
     bound_result,

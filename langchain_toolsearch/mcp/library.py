@@ -20,7 +20,7 @@ from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.errors import GraphBubbleUp
 
 from langchain_toolsearch._effects import detached_timeout
-from langchain_toolsearch._internal.bounds import DEFAULT_MAX_OUTPUT_CHARS, check_limit
+from langchain_toolsearch._support import DEFAULT_MAX_OUTPUT_CHARS, check_limit, positive_seconds
 from langchain_toolsearch.errors import (
     ToolSearchConfigError,
     ToolSearchDependencyError,
@@ -29,7 +29,6 @@ from langchain_toolsearch.errors import (
 from langchain_toolsearch.mcp.calls import describe_failure, guarded_tool
 from langchain_toolsearch.mcp.headers import with_headers
 from langchain_toolsearch.mcp.naming import MCPToolRoute, NamespaceMode, assign_names
-from langchain_toolsearch.policy import positive_seconds
 
 if TYPE_CHECKING:
     # annotations only: importing this module must not need langchain-mcp-adapters

@@ -32,6 +32,7 @@ from datetime import timedelta
 from typing import Any
 
 from langchain_toolsearch._effects import on_bridge, on_bridge_loop, run_sync
+from langchain_toolsearch._support import positive_seconds
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchError, ToolSearchTypeError
 from langchain_toolsearch.mcp.calls import connection_lost, never_sent
 from langchain_toolsearch.mcp.headers import with_headers
@@ -41,7 +42,6 @@ from langchain_toolsearch.mcp.lifecycle import SessionEntry, list_all, unless_go
 from langchain_toolsearch.mcp.reports import MCPFailures
 from langchain_toolsearch.mcp.session import PooledSession, ToolListing
 from langchain_toolsearch.mcp.versions import Retirement
-from langchain_toolsearch.policy import positive_seconds
 
 __all__ = [
     "MCPPoolClosedError",

@@ -1,6 +1,6 @@
 """MCP failures as an operator sees them: one WARNING per cause, and counts for `PoolStats`.
 
-Logged through `langchain_toolsearch._internal.failures.CauseLog` on the logger
+Logged through `langchain_toolsearch._support.CauseLog` on the logger
 ``langchain_toolsearch.mcp.reports``, e.g.::
 
     tool search: MCP call to tool 'sleep' on server 'p' failed (TimeoutError): no answer
@@ -14,7 +14,7 @@ import threading
 from collections import OrderedDict
 from typing import Literal
 
-from langchain_toolsearch._internal.failures import CauseLog
+from langchain_toolsearch._support import CauseLog
 
 __all__ = ["FailureKind", "MCPFailures"]
 

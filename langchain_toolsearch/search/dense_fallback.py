@@ -5,7 +5,7 @@ under a cache returns vectors of another size: none of it may fail the
 model's ``search_tools`` call (the run would stop). :class:`DenseFallback`
 turns such a failure into "no embedding neighbours" and logs its cause at
 WARNING the first time it is seen and at DEBUG after (credential-like text
-redacted, see :mod:`langchain_toolsearch._internal.failures`).
+redacted, see :mod:`langchain_toolsearch._support`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 
-from langchain_toolsearch._internal.failures import CauseLog
+from langchain_toolsearch._support import CauseLog
 
 __all__ = ["DenseFallback"]
 

@@ -23,7 +23,7 @@ from typing import TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from langchain_toolsearch._internal.bulk import collector_paused
+from langchain_toolsearch._support import collector_paused
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.search.name_match import NameMatcher
 from langchain_toolsearch.search.postings import (

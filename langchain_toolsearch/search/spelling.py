@@ -31,7 +31,7 @@ from typing import Generic, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from langchain_toolsearch._internal.bulk import collector_paused
+from langchain_toolsearch._support import collector_paused
 from langchain_toolsearch.search.stages import is_weak
 from langchain_toolsearch.search.suggest import name_words
 from langchain_toolsearch.search.tokenize import tokenize

@@ -43,7 +43,7 @@ from langchain_core.stores import BaseStore as LangChainStore
 from langgraph.store.base import BaseStore as LangGraphStore
 
 from langchain_toolsearch._effects import Effect, Logic, adrive, drive
-from langchain_toolsearch._internal.failures import CauseLog
+from langchain_toolsearch._support import CauseLog
 from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.search.store_vector_cache import ByteStoreVectors, StoreVectorCache
 from langchain_toolsearch.search.vector_file import VectorFile, default_cache_dir

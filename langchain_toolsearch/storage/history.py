@@ -24,7 +24,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
-from langchain_toolsearch._internal.weakmemo import WeakIdentityMap
+from langchain_toolsearch._support import WeakIdentityMap
 
 __all__ = ["HistoryMemo"]
 

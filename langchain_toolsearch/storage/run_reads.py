@@ -1,7 +1,7 @@
 """A run's last read of a thread's stored loads, reused by that run's tool step.
 
 A model step reads the thread's loads from the store and keeps the names for
-its run (:class:`RunReads`, kept per run by :class:`~langchain_toolsearch._engine.runs.Runs`,
+its run (:class:`RunReads`, kept per run by :class:`~langchain_toolsearch._support.Runs`,
 gone with the run). The tool calls of the same run that follow (while
 :data:`TOOL_STEP` is set) answer from those names instead of asking the store again.
 A load this run writes drops them from the moment it is sent until after the
@@ -20,7 +20,7 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from langchain_toolsearch._engine.runs import Runs, run_of
+from langchain_toolsearch._support import Runs, run_of
 
 __all__ = ["TOOL_STEP", "RunReads"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_toolsearch._effects import Effect
-from langchain_toolsearch._internal.failures import describe
+from langchain_toolsearch._support import describe
 
 __all__ = ["_LoadsStoreError", "_store_effect"]
 

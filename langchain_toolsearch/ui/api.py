@@ -25,7 +25,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from langchain_toolsearch._effects import run_sync
-from langchain_toolsearch._internal.failures import describe
+from langchain_toolsearch._support import describe
 from langchain_toolsearch.config import (
     ToolConfigError,
     parse_agent_config,

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from langchain_toolsearch._internal.failures import REDACTED, redact
+from langchain_toolsearch._support import REDACTED, redact
 from langchain_toolsearch.config.servers import MCPClientConfig
 
 __all__ = ["KEEP", "SecretRow", "mask_client", "mask_url", "secret_rows", "shown_json"]

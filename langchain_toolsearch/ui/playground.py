@@ -24,9 +24,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from langchain_toolsearch._library import ToolLibrary
 from langchain_toolsearch.config.models import RecordNotFoundError
 from langchain_toolsearch.config.parsing import ToolConfigError
-from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.search.index import BM25ToolIndex
 from langchain_toolsearch.search.protocol import ToolIndex
 from langchain_toolsearch.ui.forms import (

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from langchain_toolsearch import ToolSearchFilterArgs, ToolSearchMiddleware
+from langchain_toolsearch._access import ToolPolicy
 from langchain_toolsearch._effects import Effect, adrive, drive
-from langchain_toolsearch.policy import ToolPolicy
 from tests.support.fakes import ai, by_id, call, search_load_call_steps
 from tests.support.library_fixtures import CALLS, calculator, get_weather, library
 from tests.support.toolsearch_harness import META, build, cfg, form_param, mode_param, tool_msgs

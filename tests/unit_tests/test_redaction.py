@@ -14,7 +14,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 
 from langchain_toolsearch import ToolSearchMiddleware
-from langchain_toolsearch._internal.failures import REDACTED, redact
+from langchain_toolsearch._support import REDACTED, redact
 
 CASES: list[tuple[str, list[str], list[str]]] = [
     # (message, secrets never shown, words always shown)

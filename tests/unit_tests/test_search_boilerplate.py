@@ -14,7 +14,7 @@ import functools
 
 import pytest
 
-from langchain_toolsearch.library import ToolLibrary
+from langchain_toolsearch._library import ToolLibrary
 from langchain_toolsearch.search import stages as query_weights
 from langchain_toolsearch.search.index import BM25ToolIndex
 from langchain_toolsearch.search.stages import SearchStages

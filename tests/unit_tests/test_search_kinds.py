@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from langchain_core.tools import BaseTool
 
-from langchain_toolsearch.library import ToolLibrary
+from langchain_toolsearch._library import ToolLibrary
 from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument, build_index
 from langchain_toolsearch.search.stages import SearchStages
 from tests.support.crud_library import CRUD_DEFINITIONS, crud_tools

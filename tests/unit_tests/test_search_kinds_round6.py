@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from langchain_toolsearch.library import ToolLibrary
+from langchain_toolsearch._library import ToolLibrary
 from langchain_toolsearch.search.index import build_index
 from langchain_toolsearch.search.stages import SearchStages
 from tests.support.index_docs import defined_tool as _tool

@@ -18,7 +18,7 @@ import unicodedata
 import numpy as np
 import pytest
 
-from langchain_toolsearch._internal.bulk import collector_paused
+from langchain_toolsearch._support import collector_paused
 from langchain_toolsearch.search import analysis
 from langchain_toolsearch.search import tokenize as tokenize_module
 from langchain_toolsearch.search.analysis import PLAIN_WORD, STEMMED_WORD, split_key

@@ -26,10 +26,10 @@ from langchain_toolsearch import (
     ToolSearchNode,
 )
 from langchain_toolsearch import _prompts as P
+from langchain_toolsearch._access import ToolPolicy
 from langchain_toolsearch._effects import HOOK_THREADS, Effect, Logic, adrive, drive
-from langchain_toolsearch._engine.listing import estimate_tokens
-from langchain_toolsearch.library import ToolLibrary
-from langchain_toolsearch.policy import ToolPolicy
+from langchain_toolsearch._library import ToolLibrary
+from langchain_toolsearch._steps import estimate_tokens
 from langchain_toolsearch.search.index import BM25ToolIndex, ToolDocument
 from langchain_toolsearch.search.semantic import SemanticIndexFactory
 from langchain_toolsearch.search.stages import SearchStages

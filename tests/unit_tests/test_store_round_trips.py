@@ -124,7 +124,7 @@ def test_deferred_writes_go_before_the_next_batch_ops() -> None:
 def test_new_schemas_are_checked_off_the_event_loop(monkeypatch: Any) -> None:
     import threading
 
-    from langchain_toolsearch._engine import binding
+    from langchain_toolsearch import _access as binding
 
     threads: list[int] = []
     convert = binding.convert_to_openai_tool

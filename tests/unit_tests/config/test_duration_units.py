@@ -15,6 +15,8 @@ from datetime import timedelta
 import pytest
 
 from langchain_toolsearch import ToolSearchMiddleware
+from langchain_toolsearch._access import ToolPolicy
+from langchain_toolsearch._support import positive_seconds
 from langchain_toolsearch.config import (
     MCPClientConfig,
     TimeoutUnitWarning,
@@ -22,7 +24,6 @@ from langchain_toolsearch.config import (
     parse_mcp_client,
 )
 from langchain_toolsearch.errors import DurationUnitWarning, ToolSearchConfigError, TTLUnitWarning
-from langchain_toolsearch.policy import ToolPolicy, positive_seconds
 from tests.support.library_fixtures import library
 
 WARNS = [500, 100, 150, 250, 950, 1000, 5000, 9000, 30000, 60000.0]
