@@ -30,16 +30,15 @@
     NotSimpleAnnotation, UnusableIdentifier      internal: caught where raised, never
                                                  seen by a caller
 
-(``config.X`` is ``langchain_toolsearch.config.X``.) Mistakes of the model never
+(``config.X`` is ``langchain_toolsearch.config.X``; ``__all__`` lists the
+:class:`ToolSearchError` tree, the warnings are imported by name.) Mistakes of the model never
 raise: they come back as error ``ToolMessage`` objects.
 """
 
 from __future__ import annotations
 
 __all__ = [
-    "DurationUnitWarning",
     "StoreMissingError",
-    "TTLUnitWarning",
     "ToolSearchConfigError",
     "ToolSearchDataError",
     "ToolSearchDependencyError",

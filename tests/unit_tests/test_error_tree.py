@@ -39,14 +39,16 @@ ALLOWED: dict[tuple[str, str], str] = {
     "catch (an OSError cannot also be a ToolSearchError family without a layout clash)",
     ("config/store.py", "NotImplementedError"): "the abstract methods of the write "
     "guard's base class (each store kind overrides them)",
-    ("meta_tools.py", "ValueError"): "pydantic validator of the model's load_tool arguments: "
+    ("_shell.py", "ValueError"): "pydantic validator of the model's load_tool arguments: "
     "pydantic turns it into the model-facing error, never raised to the developer",
     ("mcp/pool.py", "AssertionError"): "unreachable ends of the retry loops (an invariant, "
     "not an error a caller can meet)",
     ("mcp/lifecycle.py", "ConnectionError"): "a lost MCP transport is the OSError that "
     "connection_lost() and callers recognise (an OSError cannot also be a ToolSearchError "
     "family without a layout clash)",
-    ("_internal/lazy.py", "AttributeError"): "PEP 562 __getattr__ of the lazy exports: "
+    ("_support.py", "AttributeError"): "PEP 562 __getattr__ of the lazy exports: "
+    "the import system needs AttributeError for a name the package does not have",
+    ("__init__.py", "AttributeError"): "PEP 562 __getattr__ of the lazy exports: "
     "the import system needs AttributeError for a name the package does not have",
     ("config/resolver.py", "AssertionError"): "the empty store stand-in is never read (an "
     "invariant, not an error a caller can meet)",

@@ -1,4 +1,4 @@
-"""Failures reach the logs through one path: ``_internal/failures.py``.
+"""Failures reach the logs through one path: ``_support.py``.
 
 Source failures (resolver, filter, MCP listing, store) go through ``FailureLog``, other
 causes (search, index, vector cache, MCP calls) through ``CauseLog``; both redact with
@@ -25,7 +25,7 @@ PACKAGE = Path(langchain_toolsearch.__file__).resolve().parent
 _LEVELS = {"warning", "error", "exception", "critical"}
 
 DIRECT: dict[tuple[str, str], str] = {
-    ("_engine/binding.py", "Bindable._verdict"): "a schema that cannot be bound: the "
+    ("_access.py", "Bindable._verdict"): "a schema that cannot be bound: the "
     "package's own message (_Unusable) or the exception type's name",
     ("config/parsing.py", "request_context"): "a run context that cannot be listed, "
     "through describe",
@@ -87,7 +87,7 @@ def _direct_reports() -> dict[tuple[str, str], list[ast.Call]]:
 
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(PACKAGE).as_posix()
-        if rel == "_internal/failures.py":
+        if rel == "_support.py":
             continue
         visit(parse(path), "", rel)
     return found
@@ -95,7 +95,7 @@ def _direct_reports() -> dict[tuple[str, str], list[ast.Call]]:
 
 def test_every_direct_failure_log_is_known() -> None:
     found = _direct_reports()
-    assert set(found) - set(DIRECT) == set(), "report failures through _internal.failures"
+    assert set(found) - set(DIRECT) == set(), "report failures through _support"
     assert set(DIRECT) - set(found) == set(), "stale entries: remove them from DIRECT"
 
 

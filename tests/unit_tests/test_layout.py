@@ -1,9 +1,11 @@
-"""Issue 10: the package's shape. No runtime import cycle, every module says what it
+"""The package's shape. No runtime import cycle, every module says what it
 owns in its first docstring line, and every module stays small."""
 
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 from pathlib import Path
 
 import langchain_toolsearch
@@ -83,15 +85,34 @@ def test_every_module_says_what_it_owns() -> None:
         assert doc and doc.splitlines()[0].strip(), name
 
 
-MAX_LINES = 500
-"""No module of the package is longer (issue 21: one concept per module)."""
+MAX_CODE_LINES = 600
+"""No module of the package has more code lines (one concept per module)."""
 
 
-def test_no_module_over_500_lines() -> None:
+def code_lines(source: str) -> int:
+    """Lines holding code: not blank, not a comment, not a docstring or bare string."""
+    docs: set[int] = set()
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
+            docs.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+    skip = {tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT}
+    skip |= {tokenize.ENDMARKER, tokenize.COMMENT}
+    code: set[int] = set()
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type not in skip:
+            code.update(range(tok.start[0], tok.end[0] + 1))
+    return len(code - docs)
+
+
+def test_no_module_over_600_code_lines() -> None:
     long = {
         name: n
         for name, path in modules().items()
-        if (n := len(path.read_text().splitlines())) > MAX_LINES
+        if (n := code_lines(path.read_text())) > MAX_CODE_LINES
     }
     assert long == {}, f"split these along a seam (one concept per module): {long}"
 
