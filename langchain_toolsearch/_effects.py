@@ -124,6 +124,11 @@ class Effect(Generic[R]):
 
         return Effect(run, arun)
 
+    @staticmethod
+    def awaiting(arun: Callable[[], Awaitable[T]]) -> Effect[T]:
+        """An async operation; its sync form waits for it on the bridge (:func:`run_sync`)."""
+        return Effect(lambda: run_sync(arun()), arun)
+
 
 Logic = Generator[Effect[Any], Any, T]
 """Engine logic: yields effects, gets their results, returns ``T``."""
@@ -136,7 +141,7 @@ def drive(logic: Logic[T]) -> T:
         while True:
             try:
                 value = effect.run()
-            except Exception as exc:  # the logic decides (see the module doc)
+            except BaseException as exc:  # the logic decides; its finally blocks run here
                 effect = logic.throw(exc)
                 continue
             effect = logic.send(value)
@@ -152,7 +157,7 @@ async def adrive(logic: Logic[T]) -> T:
         while True:
             try:
                 value = await effect.arun()
-            except Exception as exc:  # the logic decides (see the module doc)
+            except BaseException as exc:  # the logic decides; its finally blocks run here
                 effect = logic.throw(exc)
                 continue
             effect = logic.send(value)

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from contextvars import ContextVar
-from functools import cache
+from functools import cache, partial
 from typing import Any, Self
 
 from langchain_core.messages import ToolCall, ToolMessage
@@ -30,7 +30,7 @@ from pydantic import BaseModel, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch._effects import Attached, Logic, adrive, attached, drive
+from langchain_toolsearch._effects import Attached, Effect, Logic, adrive, attached, drive
 from langchain_toolsearch._engine import Engine, ThreadState
 from langchain_toolsearch._guard import (
     CURRENT_STEP,
@@ -641,45 +641,78 @@ def _prior(holder: Attached | None) -> tuple[bool, dict[str, Any] | None]:
     return True, StoreStartedCalls.prior(holder.results)
 
 
+def _begin(started: _Started, tool: str) -> Effect[dict[str, Any] | None]:
+    """Record the call as started; the record of an earlier start, if any."""
+    records, thread_id, key = started
+    return Effect(
+        partial(records.begin, thread_id, key, tool), partial(records.abegin, thread_id, key, tool)
+    )
+
+
+def _end(started: _Started) -> Effect[None]:
+    """Drop the call's started record (it returned, or does not run)."""
+    records, thread_id, key = started
+    return Effect(partial(records.end, thread_id, key), partial(records.aend, thread_id, key))
+
+
+def _tool_call(
+    base: ToolSearchBase,
+    request: ToolCallRequest,
+    handler: Callable[[ToolCallRequest], Effect[ToolResult]],
+) -> Logic[ToolResult]:
+    """Guard one tool call, then run it through ``handler`` (the tool node's, as an effect).
+
+    Raises:
+        ToolSearchWiringError: The tool node lists library tools.
+    """
+    _check_tool_node(base, request.runtime)
+    CURRENT_STEP.set(None)  # only this call's wrapper and guard set it
+    token, reuse = _GUARD.set(base), TOOL_STEP.set(True)
+    try:
+        engine, call, runtime = base._engine, request.tool_call, request.runtime
+        decision = engine.pre_check(call, request.tool)
+        started, holder = None, None
+        if decision is NEEDS_SCOPE:
+            started = _started(base, request)
+            with _attach(started, call) as holder:
+                scope = yield Effect(
+                    partial(base._runtime_scope, runtime), partial(base._aruntime_scope, runtime)
+                )
+                decision = yield from engine.tool_step(scope, call, request.tool)
+        elif decision is None:
+            started = _started(base, request)
+        if isinstance(decision, ToolMessage):
+            if started is not None and _sent(holder):  # recorded, but it does not run
+                yield _end(started)
+            result: ToolResult = decision
+        else:
+            assert decision is None or isinstance(decision, BaseTool)
+            result = yield from _run(base, request, decision, handler, started, holder)
+    finally:
+        TOOL_STEP.reset(reuse)
+        _GUARD.reset(token)
+    _mark(result, request.tool_call.get("id"))
+    return result
+
+
 def _run(
     base: ToolSearchBase,
     request: ToolCallRequest,
     tool: BaseTool | None,
-    handler: Callable[[ToolCallRequest], ToolResult],
+    handler: Callable[[ToolCallRequest], Effect[ToolResult]],
     started: _Started | None,
     holder: Attached | None,
-) -> ToolResult:
+) -> Logic[ToolResult]:
     if started is not None:
         sent, prior = _prior(holder)
         if not sent:
-            prior = started[0].begin(started[1], started[2], request.tool_call["name"])
+            prior = yield _begin(started, request.tool_call["name"])
         refused = _rerun(prior, started, request.tool_call, tool or request.tool)
         if refused is not None:
             return refused
-    answer = handler(request if tool is None else request.override(tool=tool))
+    answer = yield handler(request if tool is None else request.override(tool=tool))
     if started is not None:  # returned
-        started[0].end(started[1], started[2])
-    return _bounded(base, finish(answer, request.tool_call), request.tool_call)
-
-
-async def _arun(
-    base: ToolSearchBase,
-    request: ToolCallRequest,
-    tool: BaseTool | None,
-    handler: Callable[[ToolCallRequest], Awaitable[ToolResult]],
-    started: _Started | None,
-    holder: Attached | None,
-) -> ToolResult:
-    if started is not None:
-        sent, prior = _prior(holder)
-        if not sent:
-            prior = await started[0].abegin(started[1], started[2], request.tool_call["name"])
-        refused = _rerun(prior, started, request.tool_call, tool or request.tool)
-        if refused is not None:
-            return refused
-    answer = await handler(request if tool is None else request.override(tool=tool))
-    if started is not None:
-        await started[0].aend(started[1], started[2])
+        yield _end(started)
     return _bounded(base, finish(answer, request.tool_call), request.tool_call)
 
 
@@ -688,37 +721,8 @@ def wrap_tool_call(
     request: ToolCallRequest,
     handler: Callable[[ToolCallRequest], ToolResult],
 ) -> ToolResult:
-    """Guard one tool call (sync).
-
-    Raises:
-        ToolSearchWiringError: The tool node lists library tools.
-    """
-    _check_tool_node(base, request.runtime)
-    CURRENT_STEP.set(None)  # only this call's wrapper and guard set it
-    token, reuse = _GUARD.set(base), TOOL_STEP.set(True)
-    try:
-        engine, call = base._engine, request.tool_call
-        decision = engine.pre_check(call, request.tool)
-        started, holder = None, None
-        if decision is NEEDS_SCOPE:
-            started = _started(base, request)
-            with _attach(started, call) as holder:
-                scope = base._runtime_scope(request.runtime)
-                decision = drive(engine.tool_step(scope, call, request.tool))
-        elif decision is None:
-            started = _started(base, request)
-        if isinstance(decision, ToolMessage):
-            if started is not None and _sent(holder):  # recorded, but it does not run
-                started[0].end(started[1], started[2])
-            result: ToolResult = decision
-        else:
-            assert decision is None or isinstance(decision, BaseTool)
-            result = _run(base, request, decision, handler, started, holder)
-    finally:
-        TOOL_STEP.reset(reuse)
-        _GUARD.reset(token)
-    _mark(result, request.tool_call.get("id"))
-    return result
+    """Guard one tool call (sync; see :func:`_tool_call`)."""
+    return drive(_tool_call(base, request, lambda r: Effect.same(partial(handler, r))))
 
 
 async def awrap_tool_call(
@@ -726,34 +730,5 @@ async def awrap_tool_call(
     request: ToolCallRequest,
     handler: Callable[[ToolCallRequest], Awaitable[ToolResult]],
 ) -> ToolResult:
-    """Guard one tool call (async).
-
-    Raises:
-        ToolSearchWiringError: The tool node lists library tools.
-    """
-    _check_tool_node(base, request.runtime)
-    CURRENT_STEP.set(None)  # only this call's wrapper and guard set it
-    token, reuse = _GUARD.set(base), TOOL_STEP.set(True)
-    try:
-        engine, call = base._engine, request.tool_call
-        decision = engine.pre_check(call, request.tool)
-        started, holder = None, None
-        if decision is NEEDS_SCOPE:
-            started = _started(base, request)
-            with _attach(started, call) as holder:
-                scope = await base._aruntime_scope(request.runtime)
-                decision = await adrive(engine.tool_step(scope, call, request.tool))
-        elif decision is None:
-            started = _started(base, request)
-        if isinstance(decision, ToolMessage):
-            if started is not None and _sent(holder):
-                await started[0].aend(started[1], started[2])
-            result: ToolResult = decision
-        else:
-            assert decision is None or isinstance(decision, BaseTool)
-            result = await _arun(base, request, decision, handler, started, holder)
-    finally:
-        TOOL_STEP.reset(reuse)
-        _GUARD.reset(token)
-    _mark(result, request.tool_call.get("id"))
-    return result
+    """Guard one tool call (async; see :func:`_tool_call`)."""
+    return await adrive(_tool_call(base, request, lambda r: Effect.awaiting(partial(handler, r))))
