@@ -54,16 +54,13 @@ from langchain_toolsearch.storage.strategy import Storage
 from langchain_toolsearch.types import FilterFn, FilterPhase, ToolSearchFilterArgs
 
 __all__ = [
-    "EVICTED_SHOWN",
     "Access",
     "Bindable",
     "ToolPolicy",
     "WorkingSet",
     "order_tools",
-    "positive_seconds",
     "split_agent_tools",
     "tool_name",
-    "uses_in",
 ]
 
 

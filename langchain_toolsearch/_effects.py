@@ -68,21 +68,17 @@ from langgraph.store.memory import InMemoryStore
 from langchain_toolsearch.errors import ToolSearchTimeoutError
 
 __all__ = [
-    "DEFER_FLUSH_S",
     "HOOK_THREADS",
     "Attached",
     "Effect",
     "Flow",
     "Logic",
-    "abatch",
     "adrive",
     "arun_flow",
     "attached",
-    "batch",
     "defer",
     "detached_timeout",
     "drive",
-    "flow_logic",
     "in_hook_thread",
     "is_async_callable",
     "on_bridge",

@@ -35,16 +35,13 @@ from langchain_toolsearch.search.suggest import NameSuggester
 from langchain_toolsearch.types import SourceFailure
 
 __all__ = [
-    "MAX_SCHEMA_DEPTH",
     "MAX_SCHEMA_NODES",
     "SAFE_NAME",
     "LibraryTool",
     "ToolLibrary",
-    "provider_schema",
     "safe_tool_name",
     "schema_parameters",
     "sound_tools",
-    "text_problem",
     "tool_parameters",
     "tool_problem",
 ]

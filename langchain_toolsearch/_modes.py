@@ -26,12 +26,8 @@ from langchain_toolsearch.types import AutoModeStats
 
 __all__ = [
     "DEFAULT_AUTO_MAX_TOKENS",
-    "DEFER_KEY",
-    "TOOL_REFERENCE",
-    "AutoDecision",
     "AutoMode",
     "deferred",
-    "deferred_view",
     "native_tools",
     "prune_references",
     "references",

@@ -61,20 +61,7 @@ from langchain_toolsearch.search.index import (
 )
 from langchain_toolsearch.types import OnError, ResolveToolsFn, SourceFailure
 
-__all__ = [
-    "CONFIG_RESOLVER_KEY",
-    "ChainedLibrary",
-    "MergedIndex",
-    "RequestScope",
-    "Resolution",
-    "ResolveToolsFn",
-    "Resolver",
-    "ScopeBuilder",
-    "close",
-    "thread_id_of",
-    "tool_fingerprint",
-    "usable_tools",
-]
+__all__ = ["RequestScope", "Resolver", "ScopeBuilder", "close", "thread_id_of"]
 
 
 # -- views: Views that chain the static library and index with one request's tools (no copies).

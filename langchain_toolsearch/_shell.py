@@ -63,11 +63,9 @@ from langchain_toolsearch.storage.started import (
 from langchain_toolsearch.types import ToolSearchResult
 
 __all__ = [
-    "CALL_RERUN",
     "GUARD_MARK",
     "ToolSearchBase",
     "awrap_tool_call",
-    "build_meta_tools",
     "current_config",
     "current_context",
     "current_store",

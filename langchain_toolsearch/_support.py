@@ -42,11 +42,9 @@ from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.types import SourceFailure, SourceKind
 
 __all__ = [
-    "BULK_OBJECTS",
     "DEFAULT_MAX_OUTPUT_CHARS",
     "CauseLog",
     "FailureLog",
-    "RunId",
     "Runs",
     "WeakIdentityMap",
     "as_seconds",
