@@ -53,17 +53,6 @@ from langchain_toolsearch.storage.state_keys import state_value
 from langchain_toolsearch.storage.strategy import Storage
 from langchain_toolsearch.types import FilterFn, FilterPhase, ToolSearchFilterArgs
 
-__all__ = [
-    "Access",
-    "Bindable",
-    "ToolPolicy",
-    "WorkingSet",
-    "order_tools",
-    "split_agent_tools",
-    "tool_name",
-]
-
-
 # -- policy: The filter hook: request-aware allow/deny decisions in three phases, failing closed.
 
 logger = logging.getLogger(__name__)

@@ -67,26 +67,6 @@ from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch.errors import ToolSearchTimeoutError
 
-__all__ = [
-    "HOOK_THREADS",
-    "Attached",
-    "Effect",
-    "Flow",
-    "Logic",
-    "adrive",
-    "arun_flow",
-    "attached",
-    "defer",
-    "detached_timeout",
-    "drive",
-    "in_hook_thread",
-    "is_async_callable",
-    "on_bridge",
-    "on_bridge_loop",
-    "run_flow",
-    "run_sync",
-]
-
 T = TypeVar("T")
 R = TypeVar("R")
 

@@ -46,9 +46,6 @@ from langchain_toolsearch.storage.protocol import LoadedToolStore
 from langchain_toolsearch.storage.strategy import Storage, _LoadsStoreError, choose_storage
 from langchain_toolsearch.types import SourceFailure, StateStats
 
-__all__ = ["Engine", "ModelStep", "ThreadState"]
-
-
 # -- engine: The engine: one question per step for the shells (middleware, node, meta tools).
 
 logger = logging.getLogger(__name__)

@@ -23,9 +23,6 @@ from langchain_toolsearch._support import WeakIdentityMap
 from langchain_toolsearch.storage.receipts import requested_names
 from langchain_toolsearch.storage.state_keys import messages_of
 
-__all__ = ["CURRENT_STEP", "NEEDS_SCOPE", "StepCalls", "finish", "guard", "pre_check"]
-
-
 # -- guard: The execution guard: may this tool call run, and which instance runs it.
 
 _R = TypeVar("_R")

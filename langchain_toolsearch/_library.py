@@ -34,19 +34,6 @@ from langchain_toolsearch.search.index import ToolDocument
 from langchain_toolsearch.search.suggest import NameSuggester
 from langchain_toolsearch.types import SourceFailure
 
-__all__ = [
-    "MAX_SCHEMA_NODES",
-    "SAFE_NAME",
-    "LibraryTool",
-    "ToolLibrary",
-    "safe_tool_name",
-    "schema_parameters",
-    "sound_tools",
-    "tool_parameters",
-    "tool_problem",
-]
-
-
 # -- tool_schema: A tool's argument schema: the parameters search indexes and the form providers
 
 

@@ -24,16 +24,6 @@ from langchain_toolsearch._scope import RequestScope
 from langchain_toolsearch._steps import schema_tokens
 from langchain_toolsearch.types import AutoModeStats
 
-__all__ = [
-    "DEFAULT_AUTO_MAX_TOKENS",
-    "AutoMode",
-    "deferred",
-    "native_tools",
-    "prune_references",
-    "references",
-]
-
-
 # -- auto_mode: ``mode="auto"``: bind a request's whole library when it fits a budget, else search.
 
 logger = logging.getLogger(__name__)

@@ -31,15 +31,6 @@ from langchain_toolsearch.search.index import IndexOption, ToolIndex
 from langchain_toolsearch.storage.protocol import LoadedToolStore
 from langchain_toolsearch.types import FilterFn, OnError, ResolveToolsFn
 
-__all__ = [
-    "DEFAULT_CATALOG_MAX_TOKENS",
-    "NativeProvider",
-    "StorageMode",
-    "StorageOption",
-    "ToolSearchOptions",
-    "check_call",
-]
-
 DEFAULT_CATALOG_MAX_TOKENS = 4000
 """``catalog_max_tokens`` unless given: GitHub's MCP server (117 tools) lists in about 3,500."""
 

@@ -61,9 +61,6 @@ from langchain_toolsearch.search.index import (
 )
 from langchain_toolsearch.types import OnError, ResolveToolsFn, SourceFailure
 
-__all__ = ["RequestScope", "Resolver", "ScopeBuilder", "close", "thread_id_of"]
-
-
 # -- views: Views that chain the static library and index with one request's tools (no copies).
 
 

@@ -62,19 +62,6 @@ from langchain_toolsearch.storage.started import (
 )
 from langchain_toolsearch.types import ToolSearchResult
 
-__all__ = [
-    "GUARD_MARK",
-    "ToolSearchBase",
-    "awrap_tool_call",
-    "current_config",
-    "current_context",
-    "current_store",
-    "guarded_by",
-    "is_guarded",
-    "wrap_tool_call",
-]
-
-
 # -- meta_tools: The meta tools the model calls: ``search_tools`` and ``load_tool``.
 
 AnyRuntime = ToolRuntime[Any, Any]

@@ -28,26 +28,6 @@ from langchain_toolsearch.search.index import ScoredTool, ToolIndex, arank
 from langchain_toolsearch.storage.receipts import AUTO_LOAD_RECEIPT_TYPE, parse_names
 from langchain_toolsearch.types import FilterPhase, ToolSearchResult
 
-__all__ = [
-    "CATALOG_DESCRIPTION_CHARS",
-    "LOADED_MARGIN",
-    "MAX_QUERIES",
-    "MAX_QUERY_CHARS",
-    "QUERY_ECHO_CHARS",
-    "Catalog",
-    "SearchOutcome",
-    "activate",
-    "estimate_tokens",
-    "load",
-    "query_list",
-    "requested_queries",
-    "schema_tokens",
-    "search",
-    "search_receipt",
-    "suggestions",
-]
-
-
 # -- listing: The catalog in the system hint (``inject_catalog=True``): allowed tools, one line
 
 CATALOG_DESCRIPTION_CHARS = 150

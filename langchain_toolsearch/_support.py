@@ -41,32 +41,6 @@ from langchain_toolsearch._prompts import TOOL_OUTPUT_DROPPED, TOOL_OUTPUT_TRUNC
 from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.types import SourceFailure, SourceKind
 
-__all__ = [
-    "DEFAULT_MAX_OUTPUT_CHARS",
-    "CauseLog",
-    "FailureLog",
-    "Runs",
-    "WeakIdentityMap",
-    "as_seconds",
-    "bound_content",
-    "bound_result",
-    "check_limit",
-    "collector_paused",
-    "converted_from_milliseconds",
-    "describe",
-    "estimate_tokens",
-    "looks_like_ms_timeout",
-    "looks_like_ms_ttl",
-    "ms_conversion_active",
-    "positive_seconds",
-    "redact",
-    "request_secrets",
-    "run_of",
-    "seconds_of",
-    "source_name",
-]
-
-
 # -- durations: Durations given by developers: seconds or ``timedelta``, and millisecond-looking
 
 
