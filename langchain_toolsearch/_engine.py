@@ -27,7 +27,7 @@ from langchain_toolsearch import _prompts as P
 from langchain_toolsearch import _steps as load
 from langchain_toolsearch import _steps as search
 from langchain_toolsearch._access import Access, ToolPolicy, WorkingSet
-from langchain_toolsearch._effects import Logic
+from langchain_toolsearch._effects import Effect, Logic, adrive, drive
 from langchain_toolsearch._library import ToolLibrary
 from langchain_toolsearch._modes import DEFAULT_AUTO_MAX_TOKENS, AutoMode
 from langchain_toolsearch._options import ToolSearchOptions
@@ -351,18 +351,39 @@ CONTEXT_UNLOAD = (
 )
 
 
-def _remover(operation: str, backend: LoadedToolStore | None, *, asynchronous: bool) -> Any:
-    """The backend's ``remove`` (``aremove`` when ``asynchronous`` and it has one)."""
+def _backend_effect(backend: Any, method: str, *args: Any) -> Effect[Any]:
+    """``backend.<method>(*args)``; in async code its ``a<method>`` when it has one."""
+
+    def run() -> Any:
+        return getattr(backend, method)(*args)
+
+    arun = getattr(backend, "a" + method, None)
+    if arun is None:
+        return Effect.same(run)
+
+    async def awaited() -> Any:
+        found = arun(*args)
+        return await found if inspect.isawaitable(found) else found
+
+    return Effect(run, awaited)
+
+
+def _check_removable(operation: str, backend: LoadedToolStore | None) -> None:
+    """Refuse an unload where the loads cannot be removed.
+
+    Raises:
+        ToolSearchConfigError: ``"context"`` storage, or a store without ``remove``.
+    """
     if backend is None:
         raise ToolSearchConfigError(CONTEXT_UNLOAD.format(operation=operation))
-    found = getattr(backend, "aremove", None) if asynchronous else None
-    found = found or getattr(backend, "remove", None)
-    if not callable(found):
+    method = getattr(backend, "remove", None)
+    if operation == "aunload":
+        method = getattr(backend, "aremove", None) or method
+    if not callable(method):
         raise ToolSearchConfigError(
             f"{operation} cannot unload from a {type(backend).__name__}: give it a "
             "remove(thread_id, names) -> list[str] method (and aremove for async)"
         )
-    return found
 
 
 class ThreadState:
@@ -430,16 +451,20 @@ class ThreadState:
             ToolSearchTypeError: ``thread_id`` is not a non-empty string, or ``names`` not a
                 name or a list of names.
         """
-        tid, wanted, backend = self._unloading("unload", thread_id, names, store)
-        return list(_remover("unload", backend, asynchronous=False)(tid, wanted))
+        return list(drive(self._unload("unload", thread_id, names, store)))
 
     async def aunload(
         self, thread_id: str, names: str | Sequence[str], *, store: BaseStore | None = None
     ) -> list[str]:
         """Async :meth:`unload`."""
-        tid, wanted, backend = self._unloading("aunload", thread_id, names, store)
-        found = _remover("aunload", backend, asynchronous=True)(tid, wanted)
-        return list(await found if inspect.isawaitable(found) else found)
+        return list(await adrive(self._unload("aunload", thread_id, names, store)))
+
+    def _unload(
+        self, operation: str, thread_id: object, names: object, store: BaseStore | None
+    ) -> Logic[Any]:
+        tid, wanted, backend = self._unloading(operation, thread_id, names, store)
+        _check_removable(operation, backend)
+        return (yield _backend_effect(backend, "remove", tid, wanted))
 
     def clear_state(self, thread_id: str) -> None:
         """Forget the loads of ``thread_id`` (a no-op for ``"context"``).
@@ -448,35 +473,25 @@ class ThreadState:
             StoreMissingError: ``storage="store"`` without ``store=``.
             ToolSearchTypeError: ``thread_id`` is not a non-empty string.
         """
-        thread_id = self._thread_id("clear_state", thread_id)
-        backend = self._stored_loads("clear_state")
-        if backend is not None:
-            backend.clear(thread_id)
+        drive(self._clear("clear_state", "clear", self._thread_id("clear_state", thread_id)))
 
     async def aclear_state(self, thread_id: str) -> None:
         """Async :meth:`clear_state`."""
-        thread_id = self._thread_id("aclear_state", thread_id)
-        backend = self._stored_loads("aclear_state")
-        aclear = getattr(backend, "aclear", None)
-        if aclear is not None:
-            await aclear(thread_id)
-        elif backend is not None:
-            backend.clear(thread_id)
+        tid = self._thread_id("aclear_state", thread_id)
+        await adrive(self._clear("aclear_state", "clear", tid))
 
     def clear_all_state(self) -> None:
         """Forget the loads of every thread."""
-        backend = self._stored_loads("clear_all_state")
-        if backend is not None:
-            backend.clear_all()
+        drive(self._clear("clear_all_state", "clear_all"))
 
     async def aclear_all_state(self) -> None:
         """Async :meth:`clear_all_state`."""
-        backend = self._stored_loads("aclear_all_state")
-        aclear_all = getattr(backend, "aclear_all", None)
-        if aclear_all is not None:
-            await aclear_all()
-        elif backend is not None:
-            backend.clear_all()
+        await adrive(self._clear("aclear_all_state", "clear_all"))
+
+    def _clear(self, operation: str, method: str, *args: str) -> Logic[None]:
+        backend = self._stored_loads(operation)
+        if backend is not None:
+            yield _backend_effect(backend, method, *args)
 
     def get_state_stats(self) -> StateStats:
         """The loaded-tool store's size, the source failures seen, and auto-mode decisions.
