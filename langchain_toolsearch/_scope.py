@@ -32,7 +32,6 @@ from langgraph.store.base import BaseStore
 from langchain_toolsearch._effects import (
     Effect,
     Logic,
-    adrive,
     detached_timeout,
     drive,
     in_hook_thread,
@@ -731,15 +730,26 @@ class ScopeBuilder:
             unavailable=unavailable,
         )
 
-    def _scope_of(
+    def scope(
         self,
         config: RunnableConfig,
         state: Any,
-        graph_store: BaseStore | None,
-        context: Any,
-        bound: Sequence[BaseTool],
-        direct: Sequence[BaseTool | dict[str, Any]],
+        *,
+        graph_store: BaseStore | None = None,
+        context: Any = None,
+        bound: Sequence[BaseTool] = (),
+        direct: Sequence[BaseTool | dict[str, Any]] = (),
     ) -> Logic[RequestScope]:
+        """The scope of one step, as logic (resolvers and the request index's build as effects).
+
+        Args:
+            config: The run's config.
+            state: The graph state.
+            graph_store: The graph's store.
+            context: The run's context.
+            bound: Agent / node tools to search this request (``include_resolved_tools``).
+            direct: Tools bound as they are.
+        """
         resolver = self.resolver
         if resolver is None:  # the static library only: nothing to resolve or chain
             return self._scope(config, state, graph_store, context, direct, None, False)
@@ -752,37 +762,6 @@ class ScopeBuilder:
         views = yield from self._views_for(own, bound, found.views)
         return self._scope(config, state, graph_store, context, direct, views, found.unavailable)
 
-    def build(
-        self,
-        config: RunnableConfig,
-        state: Any,
-        *,
-        graph_store: BaseStore | None = None,
-        context: Any = None,
-        bound: Sequence[BaseTool] = (),
-        direct: Sequence[BaseTool | dict[str, Any]] = (),
-    ) -> RequestScope:
-        """The scope of one step (sync; resolvers run on the package's helper loop).
-
-        Args:
-            config: The run's config.
-            state: The graph state.
-            graph_store: The graph's store.
-            context: The run's context.
-            bound: Agent / node tools to search this request (``include_resolved_tools``).
-            direct: Tools bound as they are.
-        """
-        return drive(self._scope_of(config, state, graph_store, context, bound, direct))
-
-    async def abuild(
-        self,
-        config: RunnableConfig,
-        state: Any,
-        *,
-        graph_store: BaseStore | None = None,
-        context: Any = None,
-        bound: Sequence[BaseTool] = (),
-        direct: Sequence[BaseTool | dict[str, Any]] = (),
-    ) -> RequestScope:
-        """Async :meth:`build`: resolvers and the request index's async build awaited."""
-        return await adrive(self._scope_of(config, state, graph_store, context, bound, direct))
+    def build(self, config: RunnableConfig, state: Any, **parts: Any) -> RequestScope:
+        """:meth:`scope` run synchronously (resolvers on the package's helper loop)."""
+        return drive(self.scope(config, state, **parts))

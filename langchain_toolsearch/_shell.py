@@ -179,19 +179,20 @@ def _entry_points(
     engine: Engine,
     step: Step,
     name: str,
-    scope_of: Callable[[ToolRuntime], RequestScope],
-    ascope_of: Callable[[ToolRuntime], Awaitable[RequestScope]],
+    scope_of: Callable[[ToolRuntime], Logic[RequestScope]],
 ) -> Runner:
     """Sync and async entry points over one engine step, on the request's own scope."""
     native = engine.options.provider is not None and name == P.SEARCH_TOOL_NAME
 
+    def logic(args: dict[str, Any], runtime: ToolRuntime) -> Logic[Any]:
+        scope = yield from scope_of(runtime)
+        return (yield from step(scope, args, runtime.tool_call_id))
+
     def run(args: dict[str, Any], runtime: ToolRuntime) -> Command[Any]:
-        logic = step(scope_of(runtime), args, runtime.tool_call_id)
-        return _command(name, runtime, drive(logic), native=native)
+        return _command(name, runtime, drive(logic(args, runtime)), native=native)
 
     async def arun(args: dict[str, Any], runtime: ToolRuntime) -> Command[Any]:
-        logic = step(await ascope_of(runtime), args, runtime.tool_call_id)
-        return _command(name, runtime, await adrive(logic), native=native)
+        return _command(name, runtime, await adrive(logic(args, runtime)), native=native)
 
     return run, arun
 
@@ -216,18 +217,16 @@ def _tool(
 
 def build_meta_tools(
     engine: Engine,
-    scope_of: Callable[[ToolRuntime], RequestScope],
-    ascope_of: Callable[[ToolRuntime], Awaitable[RequestScope]],
+    scope_of: Callable[[ToolRuntime], Logic[RequestScope]],
 ) -> list[BaseTool]:
     """The meta tools, in binding order (``load_tool`` omitted with auto-load).
 
     Args:
         engine: The engine answering them.
-        scope_of: Builds a tool step's request scope from its ``ToolRuntime``.
-        ascope_of: Async ``scope_of``.
+        scope_of: A tool step's request scope from its ``ToolRuntime``, as logic.
     """
     search_run, search_arun = _entry_points(
-        engine, engine.search_step, P.SEARCH_TOOL_NAME, scope_of, ascope_of
+        engine, engine.search_step, P.SEARCH_TOOL_NAME, scope_of
     )
 
     def search_tools(
@@ -253,9 +252,7 @@ def build_meta_tools(
     if auto:
         return [search]
 
-    load_run, load_arun = _entry_points(
-        engine, engine.load_step, P.LOAD_TOOL_NAME, scope_of, ascope_of
-    )
+    load_run, load_arun = _entry_points(engine, engine.load_step, P.LOAD_TOOL_NAME, scope_of)
 
     def load_tool(
         runtime: ToolRuntime, tool_name: str | None = None, tool_names: list[str] | None = None
@@ -318,9 +315,7 @@ class ToolSearchBase(ThreadState):
     ) -> None:
         self.options = options
         self._engine = Engine(options, state_ready=state_ready)
-        self.meta_tools: list[BaseTool] = build_meta_tools(
-            self._engine, self._runtime_scope, self._aruntime_scope
-        )
+        self.meta_tools: list[BaseTool] = build_meta_tools(self._engine, self._runtime_scope)
 
     # -- scopes ----------------------------------------------------------------------------
 
@@ -331,20 +326,15 @@ class ToolSearchBase(ThreadState):
         bound, _ = self._engine.split_agent_tools(tools or (), self.meta_tools)
         return bound
 
-    def _runtime_parts(self, runtime: ToolRuntime) -> dict[str, Any]:
-        return {
-            "graph_store": runtime.store,
-            "context": runtime.context,
-            "bound": self._bound(runtime.tools),
-        }
-
-    def _runtime_scope(self, runtime: ToolRuntime) -> RequestScope:
-        parts = self._runtime_parts(runtime)
-        return self._engine.scopes.build(runtime.config or {}, runtime.state, **parts)
-
-    async def _aruntime_scope(self, runtime: ToolRuntime) -> RequestScope:
-        parts = self._runtime_parts(runtime)
-        return await self._engine.scopes.abuild(runtime.config or {}, runtime.state, **parts)
+    def _runtime_scope(self, runtime: ToolRuntime) -> Logic[RequestScope]:
+        """A tool step's scope, from its ``ToolRuntime``."""
+        return self._engine.scopes.scope(
+            runtime.config or {},
+            runtime.state,
+            graph_store=runtime.store,
+            context=runtime.context,
+            bound=self._bound(runtime.tools),
+        )
 
     def _outside_scope_bound(self) -> Sequence[BaseTool]:
         """Tools of this form a scope outside a run includes (node: ``bound_tools``)."""
@@ -354,11 +344,8 @@ class ToolSearchBase(ThreadState):
         """Keyword arguments of ``scopes.build`` for a step of the running graph."""
         return {"context": current_context(), "bound": self._outside_scope_bound()}
 
-    def _build(self, config: RunnableConfig | None, state: Any) -> RequestScope:
-        return self._engine.scopes.build(config or {}, state, **self._step_parts())
-
-    async def _abuild(self, config: RunnableConfig | None, state: Any) -> RequestScope:
-        return await self._engine.scopes.abuild(config or {}, state, **self._step_parts())
+    def _build(self, config: RunnableConfig | None, state: Any) -> Logic[RequestScope]:
+        return self._engine.scopes.scope(config or {}, state, **self._step_parts())
 
     # -- public helpers --------------------------------------------------------------------
 
@@ -368,16 +355,17 @@ class ToolSearchBase(ThreadState):
         Adds the allowed tools (``inject_catalog=True``) and the evicted tools (``max_loaded``
         / ``max_loaded_tokens``); ``""`` with ``mode="auto"`` when the tools are bound whole.
         """
-        if self._engine.static_hint:  # nothing per request: no scope to build
-            return self._engine.hint
-        return drive(self._engine.hint_for(self._build(current_config(), state or {})))
+        return drive(self._hint(state))
 
     async def ahint_for(self, state: Any = None) -> str:
         """Async :meth:`hint_for`."""
-        if self._engine.static_hint:
+        return await adrive(self._hint(state))
+
+    def _hint(self, state: Any) -> Logic[str]:
+        if self._engine.static_hint:  # nothing per request: no scope to build
             return self._engine.hint
-        scope = await self._abuild(current_config(), state or {})
-        return await adrive(self._engine.hint_for(scope))
+        scope = yield from self._build(current_config(), state or {})
+        return (yield from self._engine.hint_for(scope))
 
     @property
     def library(self) -> ToolLibrary:
@@ -412,10 +400,7 @@ class ToolSearchBase(ThreadState):
         Returns:
             Up to ``top_k`` hits, best first, scores in ``[0, 1]``; ``[]`` when none.
         """
-        scope = self._engine.scopes.build(
-            config or {}, {}, context=context, bound=self._outside_scope_bound()
-        )
-        return drive(self._engine.search_results(scope, query))
+        return drive(self._search(query, config, context))
 
     async def asearch(
         self,
@@ -425,10 +410,14 @@ class ToolSearchBase(ThreadState):
         context: Any = None,
     ) -> list[ToolSearchResult]:
         """Async :meth:`search`."""
-        scope = await self._engine.scopes.abuild(
-            config or {}, {}, context=context, bound=self._outside_scope_bound()
-        )
-        return await adrive(self._engine.search_results(scope, query))
+        return await adrive(self._search(query, config, context))
+
+    def _search(
+        self, query: str | Sequence[str], config: RunnableConfig | None, context: Any
+    ) -> Logic[list[ToolSearchResult]]:
+        bound = self._outside_scope_bound()
+        scope = yield from self._engine.scopes.scope(config or {}, {}, context=context, bound=bound)
+        return (yield from self._engine.search_results(scope, query))
 
     def _loaded_scope(
         self, operation: str, config: RunnableConfig, state: Any, store: BaseStore | None
@@ -660,9 +649,7 @@ def _tool_call(
         if decision is NEEDS_SCOPE:
             started = _started(base, request)
             with _attach(started, call) as holder:
-                scope = yield Effect(
-                    partial(base._runtime_scope, runtime), partial(base._aruntime_scope, runtime)
-                )
+                scope = yield from base._runtime_scope(runtime)
                 decision = yield from engine.tool_step(scope, call, request.tool)
         elif decision is None:
             started = _started(base, request)

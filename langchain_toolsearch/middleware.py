@@ -21,12 +21,11 @@ from langgraph.typing import ContextT
 
 from langchain_toolsearch import _shell
 from langchain_toolsearch._access import tool_name
-from langchain_toolsearch._effects import adrive, drive
+from langchain_toolsearch._effects import Logic, adrive, drive
 from langchain_toolsearch._engine import ModelStep
 from langchain_toolsearch._library import ToolLibrary, ToolsInput
 from langchain_toolsearch._modes import prune_references
 from langchain_toolsearch._options import NativeProvider, StorageOption, ToolSearchOptions
-from langchain_toolsearch._scope import RequestScope
 from langchain_toolsearch._shell import ToolSearchBase, current_config
 from langchain_toolsearch.errors import ToolSearchTypeError
 from langchain_toolsearch.search.index import IndexOption
@@ -201,13 +200,13 @@ class ToolSearchMiddleware(
             "direct": direct,
         }
 
-    def _scope(self, request: ModelRequest[Any]) -> RequestScope:
+    def _prepare(self, request: ModelRequest[Any]) -> Logic[ModelRequest[Any]]:
+        """The request with this step's tools, hint and messages (shared by both wrappers)."""
         args = self._scope_args(request)
-        return self._engine.scopes.build(current_config(), request.state, **args)
-
-    async def _ascope(self, request: ModelRequest[Any]) -> RequestScope:
-        args = self._scope_args(request)
-        return await self._engine.scopes.abuild(current_config(), request.state, **args)
+        scope = yield from self._engine.scopes.scope(current_config(), request.state, **args)
+        hinted = self.options.system_hint
+        step = yield from self._engine.model_step(scope, self.meta_tools, with_hint=hinted)
+        return self._apply(request, step)
 
     def _apply(self, request: ModelRequest[Any], step: ModelStep) -> ModelRequest[Any]:
         overrides: dict[str, Any] = {"tools": step.tools}
@@ -224,9 +223,7 @@ class ToolSearchMiddleware(
         self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
     ) -> ModelResponse[Any] | AIMessage:
         """Bind meta, direct and loaded tools, then call the model."""
-        scope, hinted = self._scope(request), self.options.system_hint
-        step = drive(self._engine.model_step(scope, self.meta_tools, with_hint=hinted))
-        return handler(self._apply(request, step))
+        return handler(drive(self._prepare(request)))
 
     async def awrap_model_call(
         self,
@@ -234,10 +231,7 @@ class ToolSearchMiddleware(
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> ModelResponse[Any] | AIMessage:
         """Async :meth:`wrap_model_call`."""
-        scope = await self._ascope(request)
-        hinted = self.options.system_hint
-        step = await adrive(self._engine.model_step(scope, self.meta_tools, with_hint=hinted))
-        return await handler(self._apply(request, step))
+        return await handler(await adrive(self._prepare(request)))
 
     # -- tool step ------------------------------------------------------------------------
 

@@ -328,13 +328,9 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         if not _shell.guarded_by(self):
             raise outside_guard_error(runtime.state, runtime.tool_call_id)
 
-    def _runtime_scope(self, runtime: ToolRuntime) -> RequestScope:
+    def _runtime_scope(self, runtime: ToolRuntime) -> Logic[RequestScope]:
         self._check_guarded(runtime)
-        return super()._runtime_scope(runtime)
-
-    async def _aruntime_scope(self, runtime: ToolRuntime) -> RequestScope:
-        self._check_guarded(runtime)
-        return await super()._aruntime_scope(runtime)
+        return (yield from super()._runtime_scope(runtime))
 
     def _check_wiring(self, scope: RequestScope, state: Any, *, model: bool) -> None:
         library = scope.library
@@ -368,19 +364,20 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
             ToolSearchWiringError: The tool step that just ran answered a library or meta
                 tool without the execution guard.
         """
-        scope = self._build(config, input)
-        self._check_wiring(scope, input, model=False)
-        step = drive(self._engine.model_step(scope, self.meta_tools))
-        return self._written(step.loaded, input)
+        return self._written(drive(self._step(config, input)), input)
 
     async def ainvoke(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> dict[str, Any]:
         """Async :meth:`invoke`."""
-        scope = await self._abuild(config, input)
-        self._check_wiring(scope, input, model=False)
-        step = await adrive(self._engine.model_step(scope, self.meta_tools))
-        return self._written(step.loaded, input)
+        return self._written(await adrive(self._step(config, input)), input)
+
+    def _step(self, config: RunnableConfig | None, state: Any) -> Logic[Sequence[str]]:
+        """The model step this node runs before the model: the names it loads."""
+        scope = yield from self._build(config, state)
+        self._check_wiring(scope, state, model=False)
+        step = yield from self._engine.model_step(scope, self.meta_tools)
+        return step.loaded
 
     def _written(self, loaded: Sequence[str], state: Any) -> dict[str, Any]:
         return {TOOLS_KEY: [*self._signer.sign_all(loaded), *after_marker(messages_of(state))]}
@@ -430,14 +427,15 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
                 one a tools node without the execution guard answered.
         """
         self._check_schema(state)
-        return drive(self._tools_logic(self._build(current_config(), state), state))
+        return drive(self._tools_logic(state))
 
     async def atools_for(self, state: Mapping[str, Any] | Any) -> list[BaseTool]:
         """Async :meth:`tools_for`."""
         self._check_schema(state)
-        return await adrive(self._tools_logic(await self._abuild(current_config(), state), state))
+        return await adrive(self._tools_logic(state))
 
-    def _tools_logic(self, scope: RequestScope, state: Any) -> Logic[list[BaseTool]]:
+    def _tools_logic(self, state: Any) -> Logic[list[BaseTool]]:
+        scope = yield from self._build(current_config(), state)
         self._check_wiring(scope, state, model=True)
         if self.options.provider:  # every usable tool, deferred: nothing read from the state
             return _tools_only((yield from self._engine.native_tools(scope, self.meta_tools)))
