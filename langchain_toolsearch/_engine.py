@@ -13,6 +13,7 @@ import inspect
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import ToolCall, ToolMessage
@@ -503,7 +504,7 @@ class ThreadState:
             StoreMissingError: ``"store"`` without ``store=``.
             ToolSearchConfigError: A custom store without a ``stats()`` method.
         """
-        return self._stats("get_state_stats")
+        return drive(self._state_stats("get_state_stats"))
 
     def _source_failures(self) -> tuple[SourceFailure, ...]:
         """Distinct causes of failing tool sources seen by this instance, oldest first."""
@@ -513,8 +514,16 @@ class ThreadState:
             found.extend(resolver.failures.snapshot())
         return tuple(sorted(found, key=lambda f: f.last_seen))
 
-    def _stats(self, operation: str) -> StateStats:
-        return self._with_counts(self._store_stats(operation))
+    def _state_stats(self, operation: str) -> Logic[StateStats]:
+        """The stats; a LangGraph store's ``astats`` in async code (``"store"`` mode)."""
+        read = partial(self._store_stats, operation)
+        astats = getattr(self._engine.storage.backend(), "astats", None)
+        if self._engine.storage.mode == "store" and callable(astats):
+            found = yield Effect(read, astats)
+        else:
+            found = yield Effect.same(read)
+        assert isinstance(found, StateStats)
+        return self._with_counts(found)
 
     def _with_counts(self, stats: StateStats) -> StateStats:
         """``stats`` with this instance's source failures and auto-mode decisions."""
@@ -546,13 +555,7 @@ class ThreadState:
 
     async def aget_state_stats(self) -> StateStats:
         """Async :meth:`get_state_stats`."""
-        backend = self._engine.storage.backend()
-        astats = getattr(backend, "astats", None)
-        if self._engine.storage.mode == "store" and callable(astats):
-            found = await astats()
-            assert isinstance(found, StateStats)
-            return self._with_counts(found)
-        return self._stats("aget_state_stats")
+        return await adrive(self._state_stats("aget_state_stats"))
 
     def cleanup_now(self) -> int:
         """Run the in-memory TTL sweep now; the number of threads evicted."""
