@@ -86,8 +86,8 @@ from benchmarks.report import BenchConfig, _Report, index_search
 from benchmarks.resolution import resolution_section
 from benchmarks.steps import section as steps_section
 from benchmarks.store_steps import section as store_steps_section
+from langchain_toolsearch._library import ToolLibrary, schema_parameters
 from langchain_toolsearch.evaluation import EvalReport, evaluate, load_queries
-from langchain_toolsearch.library import ToolLibrary, schema_parameters
 from langchain_toolsearch.search import BM25ToolIndex, ToolDocument, ToolIndex
 from langchain_toolsearch.search._analysis import clear_caches
 

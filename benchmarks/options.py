@@ -96,9 +96,9 @@ def hybrid_section(rep: _Report, data_dir: Path, models: Sequence[tuple[str, Emb
 def catalog_section(rep: _Report, libraries: Sequence[tuple[str, Sequence[ToolDef]]]) -> None:
     """Estimated catalog tokens at 117 and 1,437 tools (see the module doc)."""
     from examples.demo import schema_tokens
-    from langchain_toolsearch._engine.listing import Catalog
-    from langchain_toolsearch.library import ToolLibrary
-    from langchain_toolsearch.options import DEFAULT_CATALOG_MAX_TOKENS
+    from langchain_toolsearch._library import ToolLibrary
+    from langchain_toolsearch._options import DEFAULT_CATALOG_MAX_TOKENS
+    from langchain_toolsearch._steps import Catalog
 
     rep.line("## Catalog in the system hint (inject_catalog=True)")
     rep.line()

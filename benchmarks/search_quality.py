@@ -46,8 +46,8 @@ from benchmarks.datasets import (
 )
 from benchmarks.embedding_models import MODELS, installed_models
 from benchmarks.report import index_search
+from langchain_toolsearch._library import ToolLibrary
 from langchain_toolsearch.evaluation import evaluate, load_queries
-from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.middleware import ToolSearchMiddleware
 from langchain_toolsearch.search import (
     BM25ToolIndex,

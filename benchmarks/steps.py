@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from benchmarks.report import BenchConfig, _Report
-    from langchain_toolsearch.options import StorageMode
+    from langchain_toolsearch._options import StorageMode
 
 THREAD = "bench-steps"
 

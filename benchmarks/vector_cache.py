@@ -36,7 +36,7 @@ from langchain_core.embeddings import DeterministicFakeEmbedding, Embeddings
 from langgraph.store.memory import InMemoryStore
 
 from benchmarks.datasets import ToolDef, merge_libraries, scale_library
-from langchain_toolsearch.library import schema_parameters
+from langchain_toolsearch._library import schema_parameters
 from langchain_toolsearch.search import (
     BM25ToolIndex,
     EmbeddingCache,

@@ -1,4 +1,4 @@
-"""BM25 tool search for LangGraph / LangChain agents.
+"""Tool search for LangGraph / LangChain agents.
 
 The model gets ``search_tools`` and ``load_tool``; only loaded tools reach
 the prompt. Use :class:`ToolSearchMiddleware` with ``create_agent`` or
@@ -8,81 +8,65 @@ Errors: developer mistakes raise at construction, as subclasses of
 :class:`ToolSearchError` (see :mod:`langchain_toolsearch.errors`; they are
 also ``ValueError`` / ``TypeError``). Model mistakes never raise: they come
 back as error ``ToolMessage`` objects and the run goes on.
+
+Other public modules: :mod:`~langchain_toolsearch.types` (value types),
+:mod:`~langchain_toolsearch.errors`, :mod:`~langchain_toolsearch.middleware`,
+:mod:`~langchain_toolsearch.node`, :mod:`~langchain_toolsearch.catalog`,
+:mod:`~langchain_toolsearch.evaluation`, :mod:`~langchain_toolsearch.testing`
+and the subpackages ``search``, ``storage`` and ``mcp``.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from langchain_toolsearch._internal.lazy import lazy_exports
-from langchain_toolsearch.errors import (
-    StoreMissingError,
-    ToolSearchConfigError,
-    ToolSearchError,
-    ToolSearchTypeError,
-    ToolSourceError,
-)
+from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchError, ToolSourceError
 
 if TYPE_CHECKING:
-    from langchain_toolsearch.library import ToolLibrary
-    from langchain_toolsearch.middleware import ToolSearchAgentState, ToolSearchMiddleware
+    from langchain_toolsearch._library import ToolLibrary
+    from langchain_toolsearch.middleware import ToolSearchMiddleware
     from langchain_toolsearch.node import ToolSearchInput, ToolSearchNode, ToolSearchState
-    from langchain_toolsearch.policy import FilterFn
-    from langchain_toolsearch.search import BM25ToolIndex, ToolIndex
-    from langchain_toolsearch.storage import (
-        BaseStoreLoadedToolStore,
-        InMemoryLoadedToolStore,
-        LoadedToolStore,
-    )
-    from langchain_toolsearch.types import (
-        FilterPhase,
-        SourceFailure,
-        StateStats,
-        ToolSearchFilterArgs,
-        ToolSearchResult,
-    )
+    from langchain_toolsearch.search._bm25 import BM25ToolIndex, ToolIndex
+    from langchain_toolsearch.storage import LoadedToolStore
+    from langchain_toolsearch.types import ToolSearchFilterArgs, ToolSearchResult
 
 __version__ = "0.2.0"
 
 _LAZY = {
-    "ToolLibrary": "langchain_toolsearch.library",
-    "ToolSearchAgentState": "langchain_toolsearch.middleware",
+    "ToolLibrary": "langchain_toolsearch._library",
     "ToolSearchMiddleware": "langchain_toolsearch.middleware",
     "ToolSearchInput": "langchain_toolsearch.node",
     "ToolSearchNode": "langchain_toolsearch.node",
     "ToolSearchState": "langchain_toolsearch.node",
-    "FilterFn": "langchain_toolsearch.policy",
-    "BM25ToolIndex": "langchain_toolsearch.search",
-    "ToolIndex": "langchain_toolsearch.search",
-    "BaseStoreLoadedToolStore": "langchain_toolsearch.storage",
-    "InMemoryLoadedToolStore": "langchain_toolsearch.storage",
+    "BM25ToolIndex": "langchain_toolsearch.search._bm25",
+    "ToolIndex": "langchain_toolsearch.search._bm25",
     "LoadedToolStore": "langchain_toolsearch.storage",
-    "FilterPhase": "langchain_toolsearch.types",
-    "SourceFailure": "langchain_toolsearch.types",
-    "StateStats": "langchain_toolsearch.types",
     "ToolSearchFilterArgs": "langchain_toolsearch.types",
     "ToolSearchResult": "langchain_toolsearch.types",
 }
 """Exports imported on first use (PEP 562), so ``import langchain_toolsearch`` and the
-``toolsearch`` command load only what they use: the middleware and node pull in
-LangChain's agents."""
+``toolsearch`` command load only what they use (the middleware and node pull in
+LangChain's agents)."""
 
 
-__getattr__, __dir__ = lazy_exports(globals(), _LAZY)
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = globals()[name] = getattr(importlib.import_module(module), name)
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "BM25ToolIndex",
-    "BaseStoreLoadedToolStore",
-    "FilterFn",
-    "FilterPhase",
-    "InMemoryLoadedToolStore",
     "LoadedToolStore",
-    "SourceFailure",
-    "StateStats",
-    "StoreMissingError",
     "ToolIndex",
     "ToolLibrary",
-    "ToolSearchAgentState",
     "ToolSearchConfigError",
     "ToolSearchError",
     "ToolSearchFilterArgs",
@@ -91,7 +75,5 @@ __all__ = [
     "ToolSearchNode",
     "ToolSearchResult",
     "ToolSearchState",
-    "ToolSearchTypeError",
     "ToolSourceError",
-    "__version__",
 ]

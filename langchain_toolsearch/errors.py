@@ -7,22 +7,28 @@
     │   ├── StoreMissingError                    storage="store" and no store
     │   ├── ToolSearchWiringError                a graph that runs tools unguarded
     │   └── ToolSearchDataError                  a malformed file or document
-    │       ├── CorruptVectorFileError           a vector cache file fails a check
-    │       └── config.ToolConfigError           invalid stored tool configuration
+    │       └── CorruptVectorFileError           a vector cache file fails a check
     ├── ToolSearchTypeError (TypeError)          an object of the wrong kind
     ├── ToolSearchDependencyError (ImportError)  an optional extra is missing
     ├── ToolSearchTimeoutError (TimeoutError)    no answer in time
     ├── ToolSourceError (RuntimeError)           a tool source failed, on_error="raise"
     ├── ToolSearchUsageError (RuntimeError)      an object used where it cannot work
-    ├── config.RecordNotFoundError (LookupError) no such stored record or version
-    ├── config.VersionConflictError              a write based on a version that moved
-    ├── config.WriteLockError (TimeoutError)     a record's write lock not granted
-    ├── config.servers.BadAuthToken (ValueError) an auth token not sendable
-    ├── cli.bundle.ConfigCommandError            a ``toolsearch config`` user error
-    └── MCPPoolError (RuntimeError)              an ``MCPSessionPool`` misused
-        └── MCPPoolClosedError                   ... after ``close()``
+    ├── MCPPoolError (RuntimeError)              an ``MCPSessionPool`` misused
+    │   └── MCPPoolClosedError                   ... after ``close()``
+    └── UnboundToolCallError (AssertionError)    the offline test model called a tool
+                                                 not bound for that model call
 
-(``config.X`` is ``langchain_toolsearch.config.X``.) Mistakes of the model never
+    DurationUnitWarning (UserWarning)            seconds that look like milliseconds
+    └── TTLUnitWarning                           ... as ``ttl=``
+
+    NotSimpleAnnotation, UnusableIdentifier      internal: caught where raised, never
+                                                 seen by a caller
+    _LoadsStoreError                             internal: the loaded-tool store failed,
+                                                 answered to the model as an outage
+
+The stored-configuration distribution (``langchain_toolsearch_editor.errors``) adds its own
+classes to these families. ``__all__`` lists the :class:`ToolSearchError` tree; the
+warnings are imported by name. Mistakes of the model never
 raise: they come back as error ``ToolMessage`` objects.
 """
 
@@ -39,6 +45,7 @@ __all__ = [
     "ToolSearchUsageError",
     "ToolSearchWiringError",
     "ToolSourceError",
+    "UnboundToolCallError",
 ]
 
 
@@ -93,6 +100,30 @@ class ToolSearchTimeoutError(ToolSearchError, TimeoutError):
     """Something this package waited for gave no answer within its timeout (seconds)."""
 
 
+class UnboundToolCallError(ToolSearchError, AssertionError):
+    """A scripted tool call names a tool not bound for that model call (lists the bound ones)."""
+
+
+class DurationUnitWarning(UserWarning):
+    """A duration given in seconds looks like milliseconds (the seed system's unit)."""
+
+
+class TTLUnitWarning(DurationUnitWarning):
+    """``ttl`` looks like milliseconds (Mastra's unit) given where seconds are expected."""
+
+
+class NotSimpleAnnotation(Exception):  # control flow, caught where raised
+    """An annotation that needs the full JSON schema (nested models, ...)."""
+
+
+class UnusableIdentifier(Exception):  # control flow, caught where raised
+    """A schema identifier (parameter name, allowed value) is not model text."""
+
+
+class CorruptVectorFileError(ToolSearchDataError):
+    """A vector cache file fails a check (it is ignored where read, then rewritten)."""
+
+
 class MCPPoolError(ToolSearchError, RuntimeError):
     """An `MCPSessionPool` was used in a way it cannot serve."""
 
@@ -107,10 +138,6 @@ class _LoadsStoreError(Exception):
     Not a ``ToolSearchError``: an outage, answered to the model as one (the
     tool index itself is fine). The message names the cause's type and its text, redacted.
     """
-
-
-class CorruptVectorFileError(ToolSearchDataError):
-    """A vector cache file fails a check (it is ignored where read, then rewritten)."""
 
 
 __all__ += ["CorruptVectorFileError", "MCPPoolClosedError", "MCPPoolError"]

@@ -19,20 +19,18 @@ from langgraph.store.base import BaseStore
 from langgraph.types import Command
 from langgraph.typing import ContextT
 
-from langchain_toolsearch import execution
-from langchain_toolsearch._engine.binding import tool_name
-from langchain_toolsearch._engine.drive import adrive, drive
-from langchain_toolsearch._engine.engine import ModelStep
-from langchain_toolsearch._engine.native import prune_references
-from langchain_toolsearch._engine.scope import RequestScope
-from langchain_toolsearch._engine.shell import ToolSearchBase, current_config
+from langchain_toolsearch import _shell
+from langchain_toolsearch._access import tool_name
+from langchain_toolsearch._effects import Logic, adrive, drive
+from langchain_toolsearch._engine import ModelStep
+from langchain_toolsearch._library import ToolLibrary, ToolsInput
+from langchain_toolsearch._modes import prune_references
+from langchain_toolsearch._options import NativeProvider, StorageOption, ToolSearchOptions
+from langchain_toolsearch._shell import ToolSearchBase, current_config
 from langchain_toolsearch.errors import ToolSearchTypeError
-from langchain_toolsearch.library import ToolLibrary, ToolsInput
-from langchain_toolsearch.options import NativeProvider, StorageOption, ToolSearchOptions
-from langchain_toolsearch.policy import FilterFn
-from langchain_toolsearch.search import IndexOption
+from langchain_toolsearch.search._bm25 import IndexOption
 from langchain_toolsearch.storage._context import ToolSearchAgentState
-from langchain_toolsearch.types import OnError, ResolveToolsFn
+from langchain_toolsearch.types import FilterFn, OnError, ResolveToolsFn
 
 __all__ = ["ToolSearchAgentState", "ToolSearchMiddleware"]
 
@@ -80,7 +78,6 @@ class ToolSearchMiddleware(
         include_resolved_tools: bool = False,
         resolve_tools: ResolveToolsFn | None = None,
         system_hint: bool = True,
-        clock: Callable[[], float] | None = None,
         store: BaseStore | None = None,
         index: IndexOption | None = None,
         filter_timeout: float | timedelta = 10.0,
@@ -119,7 +116,6 @@ class ToolSearchMiddleware(
             resolve_tools: ``(RunnableConfig) -> Sequence[BaseTool] | Awaitable[...]`` or a
                 ``ToolResolver``; once per run. Needs ``include_resolved_tools=True``.
             system_hint: Append a short explanation of the flow to the system message.
-            clock: Epoch-seconds clock for the TTL (for tests).
             store: ``storage="store"`` only: a ``BaseStore`` instead of the agent's.
             index: A ``ToolIndex`` or ``(documents) -> ToolIndex``; default ``BM25ToolIndex``.
             filter_timeout: Seconds one filter decision may take (then denied).
@@ -155,7 +151,34 @@ class ToolSearchMiddleware(
         if name is not None and (not isinstance(name, str) or not name):
             raise ToolSearchTypeError(f"name must be a non-empty string, got {name!r}")
         AgentMiddleware.__init__(self)
-        ToolSearchBase.__init__(self, ToolSearchOptions.from_arguments(locals()))
+        options = ToolSearchOptions(
+            tools=tools,
+            top_k=top_k,
+            min_score=min_score,
+            auto_load=auto_load,
+            storage=storage,
+            ttl=ttl,
+            filter=filter,
+            include_resolved_tools=include_resolved_tools,
+            resolve_tools=resolve_tools,
+            system_hint=system_hint,
+            store=store,
+            index=index,
+            filter_timeout=filter_timeout,
+            resolve_timeout=resolve_timeout,
+            on_error=on_error,
+            embeddings=embeddings,
+            inject_catalog=inject_catalog,
+            catalog_max_tokens=catalog_max_tokens,
+            max_tool_output_chars=max_tool_output_chars,
+            provider=provider,
+            mode=mode,
+            auto_max_tokens=auto_max_tokens,
+            auto_max_tools=auto_max_tools,
+            max_loaded=max_loaded,
+            max_loaded_tokens=max_loaded_tokens,
+        )
+        ToolSearchBase.__init__(self, options)
         self._name = name
         self.tools = self.meta_tools
 
@@ -177,13 +200,13 @@ class ToolSearchMiddleware(
             "direct": direct,
         }
 
-    def _scope(self, request: ModelRequest[Any]) -> RequestScope:
+    def _prepare(self, request: ModelRequest[Any]) -> Logic[ModelRequest[Any]]:
+        """The request with this step's tools, hint and messages (shared by both wrappers)."""
         args = self._scope_args(request)
-        return self._engine.scopes.build(current_config(), request.state, **args)
-
-    async def _ascope(self, request: ModelRequest[Any]) -> RequestScope:
-        args = self._scope_args(request)
-        return await self._engine.scopes.abuild(current_config(), request.state, **args)
+        scope = yield from self._engine.scopes.scope(current_config(), request.state, **args)
+        hinted = self.options.system_hint
+        step = yield from self._engine.model_step(scope, self.meta_tools, with_hint=hinted)
+        return self._apply(request, step)
 
     def _apply(self, request: ModelRequest[Any], step: ModelStep) -> ModelRequest[Any]:
         overrides: dict[str, Any] = {"tools": step.tools}
@@ -200,9 +223,7 @@ class ToolSearchMiddleware(
         self, request: ModelRequest[Any], handler: Callable[[ModelRequest[Any]], ModelResponse[Any]]
     ) -> ModelResponse[Any] | AIMessage:
         """Bind meta, direct and loaded tools, then call the model."""
-        scope, hinted = self._scope(request), self.options.system_hint
-        step = drive(self._engine.model_step(scope, self.meta_tools, with_hint=hinted))
-        return handler(self._apply(request, step))
+        return handler(drive(self._prepare(request)))
 
     async def awrap_model_call(
         self,
@@ -210,10 +231,7 @@ class ToolSearchMiddleware(
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> ModelResponse[Any] | AIMessage:
         """Async :meth:`wrap_model_call`."""
-        scope = await self._ascope(request)
-        hinted = self.options.system_hint
-        step = await adrive(self._engine.model_step(scope, self.meta_tools, with_hint=hinted))
-        return await handler(self._apply(request, step))
+        return await handler(await adrive(self._prepare(request)))
 
     # -- tool step ------------------------------------------------------------------------
 
@@ -223,7 +241,7 @@ class ToolSearchMiddleware(
         handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
     ) -> ToolMessage | Command[Any]:
         """Run loaded library tools; refuse tools that are not loaded."""
-        return execution.wrap_tool_call(self, request, handler)
+        return _shell.wrap_tool_call(self, request, handler)
 
     async def awrap_tool_call(
         self,
@@ -231,4 +249,4 @@ class ToolSearchMiddleware(
         handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
     ) -> ToolMessage | Command[Any]:
         """Async :meth:`wrap_tool_call`."""
-        return await execution.awrap_tool_call(self, request, handler)
+        return await _shell.awrap_tool_call(self, request, handler)

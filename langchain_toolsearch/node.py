@@ -35,40 +35,33 @@ from typing import Any, Literal
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import ToolMessage
+from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.tools import BaseTool
+from langgraph.config import get_config
 from langgraph.prebuilt import ToolNode, ToolRuntime
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.store.base import BaseStore
 from langgraph.types import Command
 
-from langchain_toolsearch import execution
-from langchain_toolsearch._engine.binding import order_tools
-from langchain_toolsearch._engine.drive import Logic, adrive, drive
-from langchain_toolsearch._engine.engine import ModelStep
-from langchain_toolsearch._engine.scope import RequestScope
-from langchain_toolsearch._engine.shell import (
+from langchain_toolsearch import _shell
+from langchain_toolsearch._access import order_tools
+from langchain_toolsearch._effects import Logic, adrive, drive
+from langchain_toolsearch._engine import ModelStep
+from langchain_toolsearch._library import ToolLibrary, ToolsInput
+from langchain_toolsearch._options import NativeProvider, StorageOption, ToolSearchOptions
+from langchain_toolsearch._prompts import META_TOOL_NAMES
+from langchain_toolsearch._scope import RequestScope
+from langchain_toolsearch._shell import (
     ToolSearchBase,
     current_config,
     current_context,
     current_store,
 )
-from langchain_toolsearch._engine.wiring import (
-    AFTER_PREFIX,
-    SCHEMA_WARNING,
-    after_marker,
-    carries_search_keys,
-    check_tool_step,
-    in_graph_run,
-    outside_guard_error,
-)
-from langchain_toolsearch.errors import ToolSearchTypeError
-from langchain_toolsearch.library import ToolLibrary, ToolsInput
-from langchain_toolsearch.options import NativeProvider, StorageOption, ToolSearchOptions
-from langchain_toolsearch.policy import FilterFn
-from langchain_toolsearch.search import IndexOption
+from langchain_toolsearch.errors import ToolSearchTypeError, ToolSearchWiringError
+from langchain_toolsearch.search._bm25 import IndexOption
 from langchain_toolsearch.storage._context import (
+    LOADED_KEY,
     TOOLS_KEY,
     StateSigner,
     ToolSearchInput,
@@ -76,11 +69,138 @@ from langchain_toolsearch.storage._context import (
     messages_of,
     state_value,
 )
-from langchain_toolsearch.types import OnError, ResolveToolsFn
+from langchain_toolsearch.types import FilterFn, OnError, ResolveToolsFn
 
 __all__ = ["SCHEMA_WARNING", "TOOLS_KEY", "ToolSearchInput", "ToolSearchNode", "ToolSearchState"]
 
 logger = logging.getLogger(__name__)
+
+
+# -- Graph wiring checks of ``ToolSearchNode``: schema keys, guarded tool steps, node order.
+
+SCHEMA_WARNING = (
+    "tool search: tools_for() got a graph state without the 'toolsearch_tools' key, so "
+    "tools loaded with load_tool are never bound: LangGraph drops the tool_search node's "
+    "update when the graph's state schema lacks the key. Build the graph on "
+    "ToolSearchState (or add toolsearch_tools and toolsearch_loaded to your state schema) "
+    "and compile with input_schema=ToolSearchInput"
+)
+UNGUARDED_TOOL_NODE = (
+    "tool search: the tools node answered {names} without the execution guard, so it "
+    "runs library tools that were never loaded (and tools the filter denies). Build the "
+    "tools node with search.tool_node(), or give your ToolNode "
+    "wrap_tool_call=search.wrap_tool_call, awrap_tool_call=search.awrap_tool_call and "
+    "only search.meta_tools and search.bound_tools"
+)
+META_OUTSIDE_GUARD = (
+    "tool search: {tool} ran in a tools node without this ToolSearchNode's execution "
+    "guard, so loaded tools cannot run there and unloaded ones might. Build the tools "
+    "node with search.tool_node(), or give your ToolNode "
+    "wrap_tool_call=search.wrap_tool_call, awrap_tool_call=search.awrap_tool_call"
+)
+SEARCH_NODE_SKIPPED = (
+    "tool search: the model node ran after a tool step without passing the tool-search "
+    "node, so tools loaded in that step are never bound. Route the tools node back to the "
+    "tool-search node (builder.add_edge('tools', 'tool_search')), not to the model node"
+)
+AFTER_PREFIX = "#after:"
+"""``toolsearch_tools`` entry naming the last message the node saw (never read as a tool)."""
+
+
+def carries_search_keys(state: Any) -> bool:
+    """Whether ``state`` has ``toolsearch_tools`` or ``toolsearch_loaded`` (keeps loads)."""
+    keys = (TOOLS_KEY, LOADED_KEY)
+    if isinstance(state, Mapping):
+        return any(k in state for k in keys)
+    return any(hasattr(state, k) for k in keys)
+
+
+def in_graph_run() -> bool:
+    """Whether the caller runs inside a LangGraph run (a node, a tool)."""
+    try:
+        get_config()
+    except RuntimeError:
+        return False
+    return True
+
+
+def graph_tool_step(messages: Sequence[Any], seen: str | None) -> list[tuple[str, ToolMessage]]:
+    """(called name, answer) of each ``ToolMessage`` of the tool step that followed ``seen``."""
+    end = len(messages)
+    start = end
+    while start > 0 and isinstance(messages[start - 1], ToolMessage):
+        start -= 1
+    if seen is None or start == end or start < 2:
+        return []
+    made = messages[start - 1]
+    if not isinstance(made, AIMessage) or getattr(messages[start - 2], "id", None) != seen:
+        return []
+    calls = {c.get("id"): c["name"] for c in made.tool_calls}
+    return [(calls[m.tool_call_id], m) for m in messages[start:end] if m.tool_call_id in calls]
+
+
+def after_marker(messages: Sequence[Any]) -> list[str]:
+    """The :data:`AFTER_PREFIX` entry for ``messages`` (``[]`` when the last has no id)."""
+    last_id = getattr(messages[-1], "id", None) if messages else None
+    return [f"{AFTER_PREFIX}{last_id}"] if isinstance(last_id, str) and last_id else []
+
+
+def seen_message(state: Any) -> str | None:
+    """The id of the last message the tool-search node saw (its :data:`AFTER_PREFIX` entry)."""
+    entries = state_value(state, TOOLS_KEY)
+    last = entries[-1] if isinstance(entries, list) and entries else None
+    if isinstance(last, str) and last.startswith(AFTER_PREFIX):
+        return last[len(AFTER_PREFIX) :]
+    return None
+
+
+def outside_guard_error(state: Any, tool_call_id: str | None) -> ToolSearchWiringError:
+    """The error for a meta tool run outside the node's guard, naming ``tool_call_id``'s tool."""
+    name = next(
+        (
+            c["name"]
+            for m in reversed(messages_of(state))
+            if isinstance(m, AIMessage)
+            for c in m.tool_calls
+            if c.get("id") == tool_call_id
+        ),
+        "a meta tool",
+    )
+    return ToolSearchWiringError(META_OUTSIDE_GUARD.format(tool=name))
+
+
+def check_tool_step(
+    state: Any, *, in_library: Callable[[str], bool], guarded: Callable[[object], bool], model: bool
+) -> None:
+    """Raise when the step that just ran shows an unsafe wiring (inside a run only).
+
+    Args:
+        state: The graph state.
+        in_library: Whether a name is a tool of the request's library.
+        guarded: Whether a ``ToolMessage`` came from the execution guard.
+        model: Called from the model node: also check the tool-search node ran last.
+
+    Raises:
+        ToolSearchWiringError: A library or meta tool answered by an unguarded tools
+            node, or the model follows a tool step the tool-search node did not see.
+    """
+    if not in_graph_run():
+        return
+    messages = messages_of(state)
+    seen = seen_message(state)
+    unguarded = sorted(
+        {
+            name[:64]
+            for name, answer in graph_tool_step(messages, seen)
+            if not guarded(answer) and (name in META_TOOL_NAMES or in_library(name))
+        }
+    )
+    if unguarded:
+        raise ToolSearchWiringError(UNGUARDED_TOOL_NODE.format(names=unguarded))
+    if model and messages and isinstance(messages[-1], ToolMessage):
+        last_id = messages[-1].id
+        if last_id and carries_search_keys(state) and seen != last_id:
+            raise ToolSearchWiringError(SEARCH_NODE_SKIPPED)
 
 
 def _tools_only(tools: Sequence[BaseTool | dict[str, Any]]) -> list[BaseTool]:
@@ -106,7 +226,6 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         include_resolved_tools: bool = False,
         resolve_tools: ResolveToolsFn | None = None,
         system_hint: bool = True,
-        clock: Callable[[], float] | None = None,
         store: BaseStore | None = None,
         index: IndexOption | None = None,
         filter_timeout: float | timedelta = 10.0,
@@ -141,7 +260,6 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
             include_resolved_tools: Search each request's own tools.
             resolve_tools: The per-request tool resolver.
             system_hint: Whether :attr:`system_prompt_hint` is meant to be used.
-            clock: Epoch-seconds clock for the TTL (for tests).
             store: ``storage="store"`` only: the LangGraph store to keep loads in.
             index: The search backend (a ``ToolIndex`` or a factory).
             filter_timeout: Seconds one filter decision may take.
@@ -166,9 +284,34 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         """
         if not isinstance(name, str) or not name:
             raise ToolSearchTypeError(f"name must be a non-empty string, got {name!r}")
-        ToolSearchBase.__init__(
-            self, ToolSearchOptions.from_arguments(locals()), state_ready=carries_search_keys
+        options = ToolSearchOptions(
+            tools=tools,
+            top_k=top_k,
+            min_score=min_score,
+            auto_load=auto_load,
+            storage=storage,
+            ttl=ttl,
+            filter=filter,
+            include_resolved_tools=include_resolved_tools,
+            resolve_tools=resolve_tools,
+            system_hint=system_hint,
+            store=store,
+            index=index,
+            filter_timeout=filter_timeout,
+            resolve_timeout=resolve_timeout,
+            on_error=on_error,
+            embeddings=embeddings,
+            inject_catalog=inject_catalog,
+            catalog_max_tokens=catalog_max_tokens,
+            max_tool_output_chars=max_tool_output_chars,
+            provider=provider,
+            mode=mode,
+            auto_max_tokens=auto_max_tokens,
+            auto_max_tools=auto_max_tools,
+            max_loaded=max_loaded,
+            max_loaded_tokens=max_loaded_tokens,
         )
+        ToolSearchBase.__init__(self, options, state_ready=carries_search_keys)
         self.name = name
         self.bound_tools = list(bound_tools)
         searchable, direct = self._engine.split_agent_tools(self.bound_tools, self.meta_tools)
@@ -182,23 +325,19 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
 
     def _check_guarded(self, runtime: ToolRuntime) -> None:
         """Refuse a meta tool run by a tools node without this node's guard."""
-        if not execution.guarded_by(self):
+        if not _shell.guarded_by(self):
             raise outside_guard_error(runtime.state, runtime.tool_call_id)
 
-    def _runtime_scope(self, runtime: ToolRuntime) -> RequestScope:
+    def _runtime_scope(self, runtime: ToolRuntime) -> Logic[RequestScope]:
         self._check_guarded(runtime)
-        return super()._runtime_scope(runtime)
-
-    async def _aruntime_scope(self, runtime: ToolRuntime) -> RequestScope:
-        self._check_guarded(runtime)
-        return await super()._aruntime_scope(runtime)
+        return (yield from super()._runtime_scope(runtime))
 
     def _check_wiring(self, scope: RequestScope, state: Any, *, model: bool) -> None:
         library = scope.library
         check_tool_step(
             state,
             in_library=lambda name: library.get(name) is not None,
-            guarded=execution.is_guarded,
+            guarded=_shell.is_guarded,
             model=model,
         )
 
@@ -225,19 +364,20 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
             ToolSearchWiringError: The tool step that just ran answered a library or meta
                 tool without the execution guard.
         """
-        scope = self._build(config, input)
-        self._check_wiring(scope, input, model=False)
-        step = drive(self._engine.model_step(scope, self.meta_tools))
-        return self._written(step.loaded, input)
+        return self._written(drive(self._step(config, input)), input)
 
     async def ainvoke(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> dict[str, Any]:
         """Async :meth:`invoke`."""
-        scope = await self._abuild(config, input)
-        self._check_wiring(scope, input, model=False)
-        step = await adrive(self._engine.model_step(scope, self.meta_tools))
-        return self._written(step.loaded, input)
+        return self._written(await adrive(self._step(config, input)), input)
+
+    def _step(self, config: RunnableConfig | None, state: Any) -> Logic[Sequence[str]]:
+        """The model step this node runs before the model: the names it loads."""
+        scope = yield from self._build(config, state)
+        self._check_wiring(scope, state, model=False)
+        step = yield from self._engine.model_step(scope, self.meta_tools)
+        return step.loaded
 
     def _written(self, loaded: Sequence[str], state: Any) -> dict[str, Any]:
         return {TOOLS_KEY: [*self._signer.sign_all(loaded), *after_marker(messages_of(state))]}
@@ -287,14 +427,15 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
                 one a tools node without the execution guard answered.
         """
         self._check_schema(state)
-        return drive(self._tools_logic(self._build(current_config(), state), state))
+        return drive(self._tools_logic(state))
 
     async def atools_for(self, state: Mapping[str, Any] | Any) -> list[BaseTool]:
         """Async :meth:`tools_for`."""
         self._check_schema(state)
-        return await adrive(self._tools_logic(await self._abuild(current_config(), state), state))
+        return await adrive(self._tools_logic(state))
 
-    def _tools_logic(self, scope: RequestScope, state: Any) -> Logic[list[BaseTool]]:
+    def _tools_logic(self, state: Any) -> Logic[list[BaseTool]]:
+        scope = yield from self._build(current_config(), state)
         self._check_wiring(scope, state, model=True)
         if self.options.provider:  # every usable tool, deferred: nothing read from the state
             return _tools_only((yield from self._engine.native_tools(scope, self.meta_tools)))
@@ -316,7 +457,7 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
     ) -> ToolMessage | Command[Any]:
         """Execution guard for a ``ToolNode`` (sync)."""
-        return execution.wrap_tool_call(self, request, handler)
+        return _shell.wrap_tool_call(self, request, handler)
 
     async def awrap_tool_call(
         self,
@@ -324,7 +465,7 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
     ) -> ToolMessage | Command[Any]:
         """Execution guard for a ``ToolNode`` (async)."""
-        return await execution.awrap_tool_call(self, request, handler)
+        return await _shell.awrap_tool_call(self, request, handler)
 
     def tool_node(self, **kwargs: Any) -> ToolNode:
         """A ``ToolNode`` over the meta and bound tools with this node's execution guard.

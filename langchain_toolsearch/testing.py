@@ -27,7 +27,11 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, Field, field_validator
 
 from langchain_toolsearch._prompts import LOAD_TOOL_NAME, SEARCH_TOOL_NAME
-from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchError, ToolSearchTypeError
+from langchain_toolsearch.errors import (
+    ToolSearchConfigError,
+    ToolSearchTypeError,
+    UnboundToolCallError,
+)
 
 __all__ = [
     "Answer",
@@ -233,10 +237,6 @@ class ScriptedToolSearchModel(BaseChatModel):
                 "unbound tool is Call(name, args, unbound=True))"
             )
         return ChatResult(generations=[ChatGeneration(message=message)])
-
-
-class UnboundToolCallError(ToolSearchError, AssertionError):
-    """A scripted tool call names a tool not bound for that model call (lists the bound ones)."""
 
 
 _BOUND_KWARG = "toolsearch_scripted_bound"

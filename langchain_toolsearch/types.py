@@ -11,6 +11,7 @@ from langchain_core.tools import BaseTool
 
 __all__ = [
     "AutoModeStats",
+    "FilterFn",
     "FilterPhase",
     "OnError",
     "ResolveToolsFn",
@@ -108,6 +109,10 @@ class ToolSearchFilterArgs:
     config: RunnableConfig
     phase: FilterPhase
     context: Any = None
+
+
+FilterFn = Callable[[ToolSearchFilterArgs], "bool | Awaitable[bool]"]
+"""``filter=``: allow a tool in a phase (sync or async; denied on error or timeout)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.errors import GraphBubbleUp
 from pydantic import BaseModel, SecretBytes, SecretStr
 
-from langchain_toolsearch._internal.store_flow import Flow
+from langchain_toolsearch._effects import Flow
 from langchain_toolsearch.types import SourceKind
 from langchain_toolsearch_editor._models import (
     AUTH_TOKEN_KEY,

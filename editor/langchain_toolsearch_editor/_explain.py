@@ -21,8 +21,8 @@ from typing import Any, NamedTuple, TypeAlias, TypeVar
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from langchain_toolsearch._internal.bounds import estimate_tokens
-from langchain_toolsearch._internal.store_flow import Flow
+from langchain_toolsearch._effects import Flow
+from langchain_toolsearch._support import estimate_tokens
 from langchain_toolsearch_editor._models import AgentToolConfig, VersionInfo, parse_agent_config
 from langchain_toolsearch_editor._rules import Condition, RuleGroup, recording_rules
 from langchain_toolsearch_editor._sources import ResolvedTools

@@ -21,7 +21,7 @@ from langgraph.errors import GraphBubbleUp
 from langgraph.runtime import get_runtime
 from pydantic import BaseModel, ValidationError
 
-from langchain_toolsearch._internal.failures import describe, request_secrets
+from langchain_toolsearch._support import describe, request_secrets
 from langchain_toolsearch.errors import ToolSearchTypeError
 from langchain_toolsearch_editor.errors import ToolConfigError, UnreadableValueError
 

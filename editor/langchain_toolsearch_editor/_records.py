@@ -13,7 +13,7 @@ from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from langgraph.store.base import BaseStore, GetOp, Item, PutOp, SearchOp
 
-from langchain_toolsearch._internal.store_flow import Flow, arun_flow, run_flow
+from langchain_toolsearch._effects import Flow, arun_flow, run_flow
 from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch_editor._models import (
     AgentToolConfig,

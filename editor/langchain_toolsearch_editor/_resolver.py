@@ -18,9 +18,8 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from langgraph.config import get_config
 
-from langchain_toolsearch._internal.bridge import run_sync
-from langchain_toolsearch._internal.failures import FailureLog, redact, request_secrets
-from langchain_toolsearch._internal.store_flow import Flow, arun_flow, run_flow
+from langchain_toolsearch._effects import Flow, arun_flow, run_flow, run_sync
+from langchain_toolsearch._support import FailureLog, redact, request_secrets
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.types import SourceFailure
 from langchain_toolsearch_editor._cache import RequestPlanner, ResolutionCache, failure_kind

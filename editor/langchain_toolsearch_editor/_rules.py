@@ -25,7 +25,7 @@ from pydantic import (
     model_validator,
 )
 
-from langchain_toolsearch._internal.failures import describe
+from langchain_toolsearch._support import describe
 from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch_editor._parsing import MISSING, lookup, parse_model
 from langchain_toolsearch_editor.errors import ToolConfigError

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 from langchain_core.tools import BaseTool
 from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 
-from langchain_toolsearch._internal.durations import (
+from langchain_toolsearch._support import (
     as_seconds,
     converted_from_milliseconds,
     looks_like_ms_timeout,

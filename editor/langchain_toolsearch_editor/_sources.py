@@ -17,7 +17,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from langgraph.errors import GraphBubbleUp
 
-from langchain_toolsearch._internal.bridge import detached_timeout
+from langchain_toolsearch._effects import detached_timeout
 from langchain_toolsearch.types import SourceFailure
 from langchain_toolsearch_editor._models import (
     AUTH_TOKEN_KEY,

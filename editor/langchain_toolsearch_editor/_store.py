@@ -32,7 +32,7 @@ from typing import Any
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch._internal.store_flow import Flow, arun_flow, run_flow
+from langchain_toolsearch._effects import Flow, arun_flow, run_flow
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch_editor._cli import DEFAULT_STORE, STORE_ENV
 from langchain_toolsearch_editor._models import AgentToolConfig, parse_agent_config

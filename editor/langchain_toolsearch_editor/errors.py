@@ -24,8 +24,7 @@ Users catch `ToolConfigError`, `RecordNotFoundError`, `VersionConflictError` and
 
 from __future__ import annotations
 
-from langchain_toolsearch._internal.durations import DurationUnitWarning
-from langchain_toolsearch.errors import ToolSearchDataError, ToolSearchError
+from langchain_toolsearch.errors import DurationUnitWarning, ToolSearchDataError, ToolSearchError
 
 
 class ToolConfigError(ToolSearchDataError):

@@ -23,14 +23,15 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from langchain_core.tools import BaseTool, InjectedToolArg, StructuredTool, ToolException
 from langgraph.errors import GraphBubbleUp
 
-from langchain_toolsearch._internal.bounds import (
+from langchain_toolsearch._access import positive_seconds
+from langchain_toolsearch._effects import detached_timeout, run_sync
+from langchain_toolsearch._prompts import META_TOOL_NAMES
+from langchain_toolsearch._support import (
     DEFAULT_MAX_OUTPUT_CHARS,
     bound_content,
     bound_result,
     check_limit,
 )
-from langchain_toolsearch._internal.bridge import detached_timeout, run_sync
-from langchain_toolsearch._prompts import META_TOOL_NAMES
 from langchain_toolsearch.errors import (
     MCPPoolClosedError,
     ToolSearchConfigError,
@@ -39,14 +40,13 @@ from langchain_toolsearch.errors import (
 )
 from langchain_toolsearch.mcp._pool import MCPFailures, MCPSessionPool, default_pool
 from langchain_toolsearch.mcp._session import CLOSED_STREAM_ERRORS, PooledSession, with_headers
-from langchain_toolsearch.policy import positive_seconds
 
 if TYPE_CHECKING:
     # annotations only: importing this module must not need langchain-mcp-adapters
     # (it needs mcp<2, which fails next to `langchain.mcp`'s mcp>=2)
     from langchain_mcp_adapters.client import MultiServerMCPClient
 
-logger = logging.getLogger("langchain_toolsearch.mcp.library")  # where users filter MCP logs
+logger = logging.getLogger("langchain_toolsearch.mcp._library")  # where users filter MCP logs
 
 NamespaceMode = Literal["on-collision", "always"]
 """How exposed tool names are built from server and tool names."""

@@ -2,7 +2,7 @@
 
 One ``mcp.ClientSession`` per `SessionKey` (scope, server, transport, SHA-256 digests
 of the other settings and of the headers: never a secret), each living in a task on
-the package's helper loop (`langchain_toolsearch._internal.bridge`).
+the package's helper loop (`langchain_toolsearch._effects`).
 
 * **Bounded**: at most ``max_sessions``; one more closes the least recently used
   idle session (busy ones are never closed).
@@ -17,7 +17,7 @@ the package's helper loop (`langchain_toolsearch._internal.bridge`).
   version is asked for, closed ``retire_after`` seconds after their last call.
 * **Closing**: ``close()`` / ``aclose()``, ``with`` / ``async with``, and ``atexit``.
 * **Failures** an operator sees (`MCPFailures`): one WARNING per cause on the logger
-  ``langchain_toolsearch.mcp.reports``, and counts in `PoolStats`, e.g.::
+  ``langchain_toolsearch.mcp._pool``, and counts in `PoolStats`, e.g.::
 
     tool search: MCP call to tool 'sleep' on server 'p' failed (TimeoutError): no answer
     within 3 s; the call was cancelled; the model got an error message
@@ -41,8 +41,9 @@ from typing import Any, Literal
 
 import anyio
 
-from langchain_toolsearch._internal.bridge import on_bridge, on_bridge_loop, run_sync
-from langchain_toolsearch._internal.failures import CauseLog, describe
+from langchain_toolsearch._access import positive_seconds
+from langchain_toolsearch._effects import on_bridge, on_bridge_loop, run_sync
+from langchain_toolsearch._support import CauseLog, describe
 from langchain_toolsearch.errors import (
     MCPPoolClosedError,
     MCPPoolError,
@@ -68,10 +69,9 @@ from langchain_toolsearch.mcp._session import (
     with_headers,
     with_last_line,
 )
-from langchain_toolsearch.policy import positive_seconds
 
-logger = logging.getLogger("langchain_toolsearch.mcp.pool")  # where users filter pool logs
-reports_log = logging.getLogger("langchain_toolsearch.mcp.reports")  # one line per failure cause
+logger = logging.getLogger("langchain_toolsearch.mcp._pool")  # where users filter pool logs
+reports_log = logging.getLogger("langchain_toolsearch.mcp._pool")  # one line per failure cause
 
 _CLOSE_TIMEOUT = 10.0  # seconds allowed for closing all sessions
 _HTTP = frozenset({"streamable_http", "streamable-http", "http", "sse"})
@@ -147,8 +147,8 @@ def _leaf(exc: BaseException) -> BaseException:
 class MCPFailures:
     """Logs MCP failures once per cause and counts them (thread-safe).
 
-    Logged through `langchain_toolsearch._internal.failures.CauseLog` on the logger
-    ``langchain_toolsearch.mcp.reports``.
+    Logged through `langchain_toolsearch._support.CauseLog` on the logger
+    ``langchain_toolsearch.mcp._pool``.
 
     Args:
         size: Most (what, server, tool) places remembered, each with 64 causes.

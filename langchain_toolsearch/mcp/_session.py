@@ -30,15 +30,15 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import anyio
 
-from langchain_toolsearch._internal.bridge import on_bridge_loop
-from langchain_toolsearch._internal.failures import mask, redact
+from langchain_toolsearch._effects import on_bridge_loop
+from langchain_toolsearch._support import mask, redact
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchError
 
 if TYPE_CHECKING:
     from mcp import ClientSession
     from mcp.types import CallToolResult, ListToolsResult, Tool
 
-logger = logging.getLogger("langchain_toolsearch.mcp.pool")  # where users filter pool logs
+logger = logging.getLogger("langchain_toolsearch.mcp._pool")  # where users filter pool logs
 
 T = TypeVar("T")
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from langchain_toolsearch._internal.lazy import lazy_exports
+from langchain_toolsearch._support import lazy_exports
 from langchain_toolsearch.search._bm25 import BM25Params, BM25ToolIndex
 from langchain_toolsearch.search._protocol import (
     AsyncToolIndex,

@@ -38,7 +38,7 @@ from typing import NamedTuple, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from langchain_toolsearch._internal.bulk import collector_paused
+from langchain_toolsearch._support import collector_paused
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.search._analysis import (
     BatchTokenizer,

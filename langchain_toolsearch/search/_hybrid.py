@@ -18,7 +18,7 @@ down, a model swapped under a cache returns vectors of another size), that
 search ranks by BM25 alone (:class:`DenseFallback`): none of it may fail the
 model's ``search_tools`` call. The cause is logged at WARNING the first time
 it is seen and at DEBUG after (credential-like text redacted, see
-:mod:`langchain_toolsearch._internal.failures`).
+:mod:`langchain_toolsearch._support`).
 
 Tool and query vectors are kept by content fingerprint (SHA-256 of the
 embedded text, under the model id) by
@@ -59,8 +59,8 @@ import numpy.typing as npt
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
-from langchain_toolsearch._engine.drive import Effect, Logic, adrive, drive
-from langchain_toolsearch._internal.failures import CauseLog
+from langchain_toolsearch._effects import Effect, Logic, adrive, drive
+from langchain_toolsearch._support import CauseLog
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchDependencyError
 from langchain_toolsearch.search._analysis import name_words, tokenize
 from langchain_toolsearch.search._bm25 import BM25Params, BM25ToolIndex

@@ -46,8 +46,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
 from langgraph.store.base import BaseStore, GetOp, Item, Op, PutOp, SearchItem, SearchOp
 
-from langchain_toolsearch._engine.drive import Effect, Logic, adrive, drive
-from langchain_toolsearch._internal.store_flow import Flow, arun_flow, run_flow
+from langchain_toolsearch._effects import Effect, Flow, Logic, adrive, arun_flow, drive, run_flow
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchUsageError
 from langchain_toolsearch.search._analysis import tokenize
 from langchain_toolsearch.search._bm25 import BM25Params, BM25ToolIndex, unique_names

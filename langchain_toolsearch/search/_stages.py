@@ -55,7 +55,7 @@ from typing import Generic, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from langchain_toolsearch._internal.bulk import collector_paused
+from langchain_toolsearch._support import collector_paused
 from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.search._analysis import (
     DATE_WORDS,

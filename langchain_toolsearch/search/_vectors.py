@@ -74,9 +74,8 @@ from langchain_core.stores import ByteStore
 from langgraph.store.base import BaseStore as LangGraphStore
 from langgraph.store.base import GetOp, Item, Op, PutOp
 
-from langchain_toolsearch._engine.drive import Effect, Logic, adrive, drive
-from langchain_toolsearch._internal.failures import CauseLog
-from langchain_toolsearch._internal.store_flow import Flow, arun_flow, run_flow
+from langchain_toolsearch._effects import Effect, Flow, Logic, adrive, arun_flow, drive, run_flow
+from langchain_toolsearch._support import CauseLog
 from langchain_toolsearch.errors import CorruptVectorFileError, ToolSearchConfigError
 
 logger = logging.getLogger(__name__)

@@ -47,7 +47,7 @@ from langchain_core.messages import AIMessage, AnyMessage, ToolCall, ToolMessage
 from langgraph.graph import MessagesState
 
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch._internal.weakmemo import WeakIdentityMap
+from langchain_toolsearch._support import WeakIdentityMap
 
 _T = TypeVar("_T")
 

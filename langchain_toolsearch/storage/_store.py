@@ -13,7 +13,7 @@
   store's, clock-based).
 * :class:`RunReads`: a run's last read of a thread's stored loads, reused by that
   run's tool step. A model step reads the thread's loads from the store and keeps the
-  names for its run (kept per run by :class:`~langchain_toolsearch._engine.runs.Runs`,
+  names for its run (kept per run by :class:`~langchain_toolsearch._support.Runs`,
   gone with the run). The tool calls of the same run that follow (while
   :data:`TOOL_STEP` is set) answer from those names instead of asking the store
   again. A load this run writes drops them from the moment it is sent until after the
@@ -67,9 +67,8 @@ from langgraph.store.base import (
 )
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch._engine.drive import Effect, Logic, drive
-from langchain_toolsearch._engine.runs import Runs, run_of
-from langchain_toolsearch._internal.store_flow import Flow, arun_flow, defer, run_flow
+from langchain_toolsearch._effects import Effect, Flow, Logic, arun_flow, defer, drive, run_flow
+from langchain_toolsearch._support import Runs, run_of
 from langchain_toolsearch.types import StateStats
 
 LOADED_NAMESPACE: tuple[str, ...] = ("toolsearch", "loaded")
@@ -387,7 +386,7 @@ class StoreStartedCalls:
     (:meth:`begin_ops`; the execution guard sends them with its read of the
     thread's loads); the delete of a returned call's record is deferred to
     the store's next batch in async steps
-    (:func:`~langchain_toolsearch._internal.store_flow.defer`).
+    (:func:`~langchain_toolsearch._effects.defer`).
 
     Args:
         store: Any LangGraph store (reads answered before puts within a batch).

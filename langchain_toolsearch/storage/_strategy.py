@@ -2,7 +2,7 @@
 
 A :class:`LoadedToolStore` keeps, per thread id, the ordered set of loaded tool
 names, with sync and async access. The engine never calls a store itself: a
-strategy returns an engine :class:`~langchain_toolsearch._engine.drive.Effect` (the
+strategy returns an engine :class:`~langchain_toolsearch._effects.Effect` (the
 sync and the async form of one operation) and the driver picks the form, so one
 piece of engine logic serves ``invoke`` and ``ainvoke``.
 
@@ -34,8 +34,8 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.store.base import BaseStore
 
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch._engine.drive import Effect, Logic, adrive, drive
-from langchain_toolsearch._internal.failures import describe
+from langchain_toolsearch._effects import Effect, Logic, adrive, drive
+from langchain_toolsearch._support import describe
 from langchain_toolsearch.errors import (
     StoreMissingError,
     ToolSearchConfigError,
@@ -46,7 +46,7 @@ from langchain_toolsearch.storage._context import LOADED_KEY, StateSigner, recei
 from langchain_toolsearch.storage._memory import InMemoryLoadedToolStore
 from langchain_toolsearch.storage._store import BaseStoreLoadedToolStore, RunReads
 
-logger = logging.getLogger("langchain_toolsearch.storage.strategy")  # where users filter
+logger = logging.getLogger("langchain_toolsearch.storage._strategy")  # where users filter
 
 T = TypeVar("T")
 

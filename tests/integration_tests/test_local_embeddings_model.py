@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from langchain_core.embeddings import Embeddings
 
+from langchain_toolsearch._library import ToolLibrary
 from langchain_toolsearch.catalog import tool_from_definition
-from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.search import (
     EmbeddingCache,
     SemanticIndexFactory,

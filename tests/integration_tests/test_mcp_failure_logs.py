@@ -3,7 +3,7 @@
 Real servers: ``pool_server.py`` over stdio (killed mid-call, killed while idle,
 hung) and over streamable HTTP (killed mid-call), and a stdio command that
 exits at once (a listing that fails). Each failure gives one WARNING on
-``langchain_toolsearch.mcp.reports`` naming the server, the tool and what
+``langchain_toolsearch.mcp._pool`` naming the server, the tool and what
 happened; the same cause again is logged at DEBUG only, and every failure is
 counted in ``pool.stats()``.
 """
@@ -27,7 +27,7 @@ from langchain_toolsearch_editor import HttpServer
 from langchain_toolsearch_editor._servers import connection_for
 from tests.integration_tests.test_mcp_pool import by_name, http_server, starts, stdio, text
 
-LOGGER = "langchain_toolsearch.mcp.reports"
+LOGGER = "langchain_toolsearch.mcp._pool"
 
 
 def warnings_of(caplog: pytest.LogCaptureFixture) -> list[str]:

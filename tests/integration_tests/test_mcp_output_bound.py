@@ -10,7 +10,7 @@ import pytest
 from langchain_core.messages import ToolMessage
 from langchain_mcp_adapters.client import MultiServerMCPClient
 
-from langchain_toolsearch._internal.bounds import DEFAULT_MAX_OUTPUT_CHARS
+from langchain_toolsearch._support import DEFAULT_MAX_OUTPUT_CHARS
 from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.mcp import MCPSessionPool, load_mcp_library
 from tests.integration_tests.test_mcp_pool import by_name, stdio, text

@@ -67,7 +67,7 @@ async def test_a_hung_server_is_replaced_after_a_timed_out_call(
         [hung] = starts(log)
         frozen = await found["p_freeze"].ainvoke(call("p_freeze", seconds=3600))
         assert frozen.status == "error" and "did not answer within 3 s" in text(frozen.content)
-        with caplog.at_level(logging.WARNING, logger="langchain_toolsearch.mcp.pool"):
+        with caplog.at_level(logging.WARNING, logger="langchain_toolsearch.mcp._pool"):
             # the next calls go to a new server, not to the hung one
             answers = [
                 await found["p_echo"].ainvoke(call("p_echo", text=f"#{i}")) for i in range(7)

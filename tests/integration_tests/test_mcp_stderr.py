@@ -2,7 +2,7 @@
 
 A real stdio server (``token_rejecting_server.py``) prints ``fatal: token=ghp_...
 rejected`` to stderr and exits: the line reaches the worker's stderr masked, and
-the package's failure line (the WARNING on ``langchain_toolsearch.mcp.reports``
+the package's failure line (the WARNING on ``langchain_toolsearch.mcp._pool``
 and the library's failure text) names it, redacted; the server's ``env`` values
 are masked too.
 """
@@ -20,7 +20,7 @@ from langchain_mcp_adapters.client import MultiServerMCPClient
 from langchain_toolsearch.mcp import MCPSessionPool, load_mcp_library
 from tests.support.mcp_fixtures import TEST_SERVERS_DIR
 
-LOGGER = "langchain_toolsearch.mcp.reports"
+LOGGER = "langchain_toolsearch.mcp._pool"
 SERVER = str(TEST_SERVERS_DIR / "token_rejecting_server.py")
 TOKEN = "ghp_abcdefgh12345678SECRET"
 ENV_SECRET = "env-only-s3cret-value"

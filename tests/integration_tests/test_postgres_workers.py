@@ -74,7 +74,7 @@ async def test_a_failing_stdio_server_is_logged_once_with_source_and_cause(
     line = warned[0].getMessage()
     assert "ToolResolver(agent_id='support'): mcp_clients.local.servers.ghost" in line
     assert "FileNotFoundError" in line and "\n" not in line
-    (failure,) = mw.source_failures()
+    (failure,) = mw._source_failures()
     assert failure.source.endswith("mcp_clients.local.servers.ghost") and failure.kind == "mcp"
 
 

@@ -9,9 +9,9 @@ from functools import lru_cache
 from benchmarks.baseline import baseline_bm25okapi_search
 from benchmarks.datasets import default_data_dir, load_bfcl
 from langchain_toolsearch import ToolSearchMiddleware
+from langchain_toolsearch._library import ToolLibrary
 from langchain_toolsearch.catalog import load_catalog
 from langchain_toolsearch.evaluation import EvalReport, evaluate
-from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.search import BM25ToolIndex
 from tests.unit_tests.test_index import assert_matches_reference
 

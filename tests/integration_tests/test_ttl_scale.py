@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import sys
 
-from langchain_toolsearch import InMemoryLoadedToolStore, StateStats
+from langchain_toolsearch.storage import InMemoryLoadedToolStore
+from langchain_toolsearch.types import StateStats
 from tests.support.engine_helpers import load_outcome
 from tests.support.fakes import ai
 from tests.support.toolsearch_harness import build, cfg

@@ -11,8 +11,9 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 
 from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode
-from langchain_toolsearch._engine import load, search
-from langchain_toolsearch._engine.drive import drive
+from langchain_toolsearch import _steps as load
+from langchain_toolsearch import _steps as search
+from langchain_toolsearch._effects import drive
 
 Form = ToolSearchMiddleware | ToolSearchNode
 

@@ -85,7 +85,7 @@ def report(
             "seconds": round(time.perf_counter() - started, 4),
             "search": next((m.text for m in tools if m.name == "search_tools"), ""),
             "answers": [[m.name, m.status, m.text] for m in tools],
-            "failures": [[f.source, f.message] for f in mw.source_failures()],
+            "failures": [[f.source, f.message] for f in mw._source_failures()],
             "hits": resolver.cache_hits,
             "misses": resolver.cache_misses,
             "error": error,

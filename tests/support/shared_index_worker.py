@@ -168,7 +168,7 @@ async def serve(args: argparse.Namespace) -> None:
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.store.postgres.aio import AsyncPostgresStore
 
-    from langchain_toolsearch.library import ToolLibrary
+    from langchain_toolsearch._library import ToolLibrary
     from langchain_toolsearch.search import StoreIndexFactory
     from langchain_toolsearch.storage import BaseStoreLoadedToolStore
     from tests.support.fakes import ScriptedChatModel, search_load_call_steps

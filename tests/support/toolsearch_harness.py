@@ -99,6 +99,14 @@ class Harness:
             await self.graph.aupdate_state(config, update, as_node="model")
 
 
+def _set_clock(ts: Any, clock: Any) -> None:
+    """Give the in-memory loads ``clock`` (epoch seconds) instead of ``time.time``."""
+    if clock is not None:
+        store = ts.loaded_tool_store
+        store._clock = clock
+        store._last_sweep = clock()
+
+
 def build(
     form: str,
     steps: Sequence[Any] = (),
@@ -122,6 +130,7 @@ def build(
     (agent form only).
     """
     CALLS.clear()
+    clock = options.pop("clock", None)
     options.setdefault("tools", library())
     model = model if model is not None else ScriptedChatModel(steps=list(steps))
     if saver is None:
@@ -131,6 +140,7 @@ def build(
     store = None if graph_store is False else graph_store
     if form == "agent":
         mw = ToolSearchMiddleware(**options)
+        _set_clock(mw, clock)
         graph = create_agent(
             model,
             tools=list(direct_tools),
@@ -143,6 +153,7 @@ def build(
         return Harness(form, mw, model, graph, store, saver)
     assert form == "node", form
     node = ToolSearchNode(bound_tools=direct_tools, **options)
+    _set_clock(node, clock)
 
     graph = node_graph(
         node,

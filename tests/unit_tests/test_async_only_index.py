@@ -16,7 +16,7 @@ from langchain_core.tools import BaseTool, tool
 from langgraph.checkpoint.memory import InMemorySaver
 
 from langchain_toolsearch import BM25ToolIndex, ToolSearchMiddleware
-from langchain_toolsearch.library import ToolLibrary
+from langchain_toolsearch._library import ToolLibrary
 from langchain_toolsearch.search import ScoredTool, ToolDocument
 from tests.support.fakes import ScriptedChatModel, ai, call, search_load_call_steps
 from tests.support.library_fixtures import library

@@ -21,8 +21,8 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, StructuredTool
 
 from langchain_toolsearch import ToolSearchFilterArgs, ToolSearchMiddleware
-from langchain_toolsearch._internal import bridge as _async
-from langchain_toolsearch._internal.bridge import detached_timeout, run_sync
+from langchain_toolsearch import _effects as _async
+from langchain_toolsearch._effects import detached_timeout, run_sync
 from tests.support.fakes import ai, call
 from tests.support.library_fixtures import library
 from tests.support.toolsearch_harness import build, cfg, form_param, mode_param, tool_msgs

@@ -17,8 +17,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from langchain_toolsearch import ToolSearchConfigError, ToolSearchMiddleware, ToolSearchNode
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch._engine.auto_mode import DEFAULT_AUTO_MAX_TOKENS
-from langchain_toolsearch._engine.schema_tokens import schema_tokens
+from langchain_toolsearch._modes import DEFAULT_AUTO_MAX_TOKENS
+from langchain_toolsearch._steps import schema_tokens
 from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel
 from langchain_toolsearch.types import AutoModeStats
 from tests.support.wset_graph import META, cfg, graph, library, run, system_text, tool_answers
@@ -142,9 +142,9 @@ async def test_a_tool_the_filter_denies_is_neither_bound_nor_run(form: str, mode
 def test_the_decision_is_logged_at_debug(form: str, caplog: pytest.LogCaptureFixture) -> None:
     model = ScriptedToolSearchModel(steps=[Answer("done")])
     _, g = graph(form, model, tools=library(SMALL), mode="auto")
-    with caplog.at_level(logging.DEBUG, logger="langchain_toolsearch._engine.auto_mode"):
+    with caplog.at_level(logging.DEBUG, logger="langchain_toolsearch._modes"):
         g.invoke({"messages": [{"role": "user", "content": "go"}]}, cfg())
-    records = [r for r in caplog.records if r.name == "langchain_toolsearch._engine.auto_mode"]
+    records = [r for r in caplog.records if r.name == "langchain_toolsearch._modes"]
     assert records and records[0].levelno == logging.DEBUG
     assert "binds the request's tools whole (3 tools" in records[0].getMessage()
 

@@ -23,7 +23,7 @@ from langchain_toolsearch import (
     ToolSearchState,
 )
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch._engine.listing import estimate_tokens
+from langchain_toolsearch._steps import estimate_tokens
 from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel
 from tests.support.library_fixtures import CALLS, library, plan_filter
 from tests.support.toolsearch_harness import cfg, mode_param

@@ -1,5 +1,5 @@
 """``load_catalog`` on small inline files of each shape it reads, and the message for a
-file that fits none (langchain_toolsearch/catalog_shapes.py)."""
+file that fits none (langchain_toolsearch/catalog.py)."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ import logging
 
 import pytest
 
-from langchain_toolsearch._internal.failures import (
+from langchain_toolsearch._support import (
     SHAPES,
     FailureLog,
     describe,

@@ -25,16 +25,15 @@ from langchain_core.messages import HumanMessage
 from langgraph.graph import MessagesState
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch import (
-    InMemoryLoadedToolStore,
+from langchain_toolsearch import ToolSearchError, ToolSearchMiddleware, ToolSearchNode
+from langchain_toolsearch.errors import (
     StoreMissingError,
-    ToolSearchError,
-    ToolSearchMiddleware,
-    ToolSearchNode,
+    ToolSearchConfigError,
+    ToolSearchTypeError,
 )
-from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.mcp import load_mcp_library
 from langchain_toolsearch.node import SCHEMA_WARNING
+from langchain_toolsearch.storage._memory import InMemoryLoadedToolStore
 from tests.support.fakes import ScriptedChatModel, ai, call, search_load_call_steps
 from tests.support.library_fixtures import CALLS, get_weather, library, send_email
 from tests.support.toolsearch_harness import build, cfg, form_param, mode_param, tool_msgs
@@ -285,7 +284,7 @@ def test_library_tools_also_given_to_create_agent_name_both_fixes() -> None:
 
 # -- a run without a thread id loses its loads at the end: said once per run ---------------------
 
-RUN_ONLY = "langchain_toolsearch.storage.strategy"
+RUN_ONLY = "langchain_toolsearch.storage._strategy"
 
 
 def _run_only_records(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:

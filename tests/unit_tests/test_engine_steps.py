@@ -10,7 +10,12 @@ from typing import Any
 
 import pytest
 
-from langchain_toolsearch._engine import access, drive, engine, guard, load, search
+from langchain_toolsearch import _access as access
+from langchain_toolsearch import _effects as drive
+from langchain_toolsearch import _engine as engine
+from langchain_toolsearch import _guard as guard
+from langchain_toolsearch import _steps as load
+from langchain_toolsearch import _steps as search
 from langchain_toolsearch.storage import _strategy as strategy
 from tests.support.fakes import ai, call
 from tests.support.toolsearch_harness import build, cfg, form_param, mode_param, tool_msgs

@@ -36,14 +36,16 @@ BUILTIN_EXCEPTIONS = frozenset(
 ALLOWED: dict[tuple[str, str], str] = {
     ("catalog.py", "FileNotFoundError"): "a missing catalog path is the OS error callers "
     "catch (an OSError cannot also be a ToolSearchError family without a layout clash)",
-    ("meta_tools.py", "ValueError"): "pydantic validator of the model's load_tool arguments: "
+    ("_shell.py", "ValueError"): "pydantic validator of the model's load_tool arguments: "
     "pydantic turns it into the model-facing error, never raised to the developer",
     ("mcp/_pool.py", "AssertionError"): "unreachable ends of the retry loops (an invariant, "
     "not an error a caller can meet)",
     ("mcp/_session.py", "ConnectionError"): "a lost MCP transport is the OSError that "
     "connection_lost() and callers recognise (an OSError cannot also be a ToolSearchError "
     "family without a layout clash)",
-    ("_internal/lazy.py", "AttributeError"): "PEP 562 __getattr__ of the lazy exports: "
+    ("_support.py", "AttributeError"): "PEP 562 __getattr__ of the lazy exports: "
+    "the import system needs AttributeError for a name the package does not have",
+    ("__init__.py", "AttributeError"): "PEP 562 __getattr__ of the lazy exports: "
     "the import system needs AttributeError for a name the package does not have",
     ("search/_shared_index.py", "NotImplementedError"): "the VectorStore write methods the "
     "read-only store adapter does not offer (the VectorStore protocol's own answer)",

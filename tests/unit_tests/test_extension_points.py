@@ -11,16 +11,15 @@ from langchain_core.messages import HumanMessage
 from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import (
-    InMemoryLoadedToolStore,
-    StoreMissingError,
     ToolLibrary,
     ToolSearchConfigError,
     ToolSearchError,
     ToolSearchFilterArgs,
     ToolSearchMiddleware,
     ToolSearchNode,
-    ToolSearchTypeError,
 )
+from langchain_toolsearch.errors import StoreMissingError, ToolSearchTypeError
+from langchain_toolsearch.storage import InMemoryLoadedToolStore
 from tests.support.fakes import ai, call
 from tests.support.library_fixtures import library
 from tests.support.toolsearch_harness import META, build, cfg, form_param, mode_param, tool_msgs

@@ -1,4 +1,4 @@
-"""Failures reach the logs through one path: ``_internal/failures.py``.
+"""Failures reach the logs through one path: ``_support.py``.
 
 Source failures (resolver, filter, MCP listing, store) go through ``FailureLog``, other
 causes (search, index, vector cache, MCP calls) through ``CauseLog``; both redact with
@@ -27,7 +27,7 @@ EDITOR = Path(langchain_toolsearch_editor.__file__).resolve().parent
 _LEVELS = {"warning", "error", "exception", "critical"}
 
 DIRECT: dict[tuple[str, str], str] = {
-    ("_engine/binding.py", "Bindable._verdict"): "a schema that cannot be bound: the "
+    ("_access.py", "Bindable._verdict"): "a schema that cannot be bound: the "
     "package's own message (_Unusable) or the exception type's name",
     ("editor:_parsing.py", "request_context"): "a run context that cannot be listed, "
     "through describe",
@@ -90,7 +90,7 @@ def _direct_reports() -> dict[tuple[str, str], list[ast.Call]]:
     for root, prefix in ((PACKAGE, ""), (EDITOR, "editor:")):  # the core and the editor
         for path in sorted(root.rglob("*.py")):
             rel = prefix + path.relative_to(root).as_posix()
-            if rel == "_internal/failures.py":
+            if rel == "_support.py":
                 continue
             visit(parse(path), "", rel)
     return found
@@ -98,7 +98,7 @@ def _direct_reports() -> dict[tuple[str, str], list[ast.Call]]:
 
 def test_every_direct_failure_log_is_known() -> None:
     found = _direct_reports()
-    assert set(found) - set(DIRECT) == set(), "report failures through _internal.failures"
+    assert set(found) - set(DIRECT) == set(), "report failures through _support"
     assert set(DIRECT) - set(found) == set(), "stale entries: remove them from DIRECT"
 
 
@@ -143,7 +143,7 @@ def test_an_unreadable_run_context_is_logged_without_its_secret(
 
 
 def test_a_loaded_tool_store_failure_names_its_cause_redacted() -> None:
-    from langchain_toolsearch._engine.drive import Effect
+    from langchain_toolsearch._effects import Effect
     from langchain_toolsearch.errors import _LoadsStoreError
     from langchain_toolsearch.storage._strategy import _store_effect
 

@@ -29,13 +29,13 @@ from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.checkpoint.memory import InMemorySaver
 
 from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode
-from langchain_toolsearch._internal.schema_checks import (
+from langchain_toolsearch._library import (
     MAX_SCHEMA_NODES,
+    ToolLibrary,
     schema_problem,
     tool_problem,
 )
 from langchain_toolsearch.errors import ToolSearchConfigError
-from langchain_toolsearch.library import ToolLibrary
 from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel, Search
 from langchain_toolsearch_editor import (
     AgentToolConfig,
@@ -221,7 +221,7 @@ async def test_a_hostile_resolved_tool_is_dropped_and_the_run_goes_on(
     payload = {"messages": [HumanMessage("weather in Lima?")]}
     config = {"configurable": {"thread_id": f"t-{kind}-{mode}"}}
     out = agent.invoke(payload, config) if mode == "sync" else await agent.ainvoke(payload, config)
-    _assert_dropped(out, caplog, kind, "langchain_toolsearch._engine.resolve")
+    _assert_dropped(out, caplog, kind, "langchain_toolsearch._scope")
     [failure] = [f for f in mw.get_state_stats().source_failures if "dropped" in f.message]
     assert failure.kind == "config" and not failure.unavailable  # not an outage
 
@@ -243,7 +243,7 @@ def test_a_hostile_tool_from_a_tool_resolver_is_dropped(
     out = agent.invoke(
         {"messages": [HumanMessage("weather?")]}, {"configurable": {"thread_id": kind}}
     )
-    _assert_dropped(out, caplog, kind, "langchain_toolsearch._engine.resolve")
+    _assert_dropped(out, caplog, kind, "langchain_toolsearch._scope")
 
 
 @pytest.mark.parametrize("kind", [k for k in KINDS if k not in ("surrogate-name", "exploding")])

@@ -21,12 +21,8 @@ from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch import (
-    ToolSearchConfigError,
-    ToolSearchMiddleware,
-    ToolSearchNode,
-    ToolSearchTypeError,
-)
+from langchain_toolsearch import ToolSearchConfigError, ToolSearchMiddleware, ToolSearchNode
+from langchain_toolsearch.errors import ToolSearchTypeError
 from langchain_toolsearch.search import (
     HashingEmbeddings,
     SemanticIndexFactory,

@@ -10,7 +10,7 @@ import pytest
 from langchain_core.tools import BaseTool, StructuredTool, tool
 
 from langchain_toolsearch import ToolLibrary
-from langchain_toolsearch.library import SAFE_NAME, safe_tool_name, tool_parameters
+from langchain_toolsearch._library import SAFE_NAME, safe_tool_name, tool_parameters
 from tests.support.library_fixtures import get_weather, library, send_email
 
 
@@ -188,7 +188,7 @@ def test_suggestions_contain_or_are_contained() -> None:
 
 
 def test_schema_parameters_index_enum_values_and_nested_properties() -> None:
-    from langchain_toolsearch.library import schema_parameters
+    from langchain_toolsearch._library import schema_parameters
 
     schema = {
         "type": "object",

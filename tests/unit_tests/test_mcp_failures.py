@@ -11,7 +11,7 @@ import pytest
 from langchain_toolsearch.mcp import MCPSessionPool
 from langchain_toolsearch.mcp._pool import MCPFailures
 
-LOGGER = "langchain_toolsearch.mcp.reports"
+LOGGER = "langchain_toolsearch.mcp._pool"
 
 
 def lines(caplog: pytest.LogCaptureFixture, level: int) -> list[str]:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from langchain_toolsearch._internal.bridge import on_bridge_loop
+from langchain_toolsearch._effects import on_bridge_loop
 from langchain_toolsearch.mcp import MCPSessionPool
 from langchain_toolsearch.mcp._session import (
     PooledSession,

@@ -13,7 +13,7 @@ def test_the_injected_runtime_is_never_dumped(which: str) -> None:
     from langchain_core.messages import AIMessage
     from langgraph.prebuilt import ToolRuntime
 
-    from langchain_toolsearch.meta_tools import _args_schema, _load_signature, _search_signature
+    from langchain_toolsearch._shell import _args_schema, _load_signature, _search_signature
 
     class Loud(AIMessage):
         def model_dump(self, *args: Any, **kwargs: Any) -> Any:

@@ -170,7 +170,7 @@ def test_search_descriptions_are_at_most_150_characters_with_the_ellipsis(
     length: int, word: int
 ) -> None:
     """The cut text plus ``...`` never exceeds 150."""
-    from langchain_toolsearch.library import LibraryTool
+    from langchain_toolsearch._library import LibraryTool
 
     text = " ".join(" ".join(["w" * word] * length)[:length].split())
     tool = StructuredTool.from_function(lambda: "", name="t", description=text)

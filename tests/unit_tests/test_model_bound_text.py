@@ -129,12 +129,12 @@ def test_text_that_keeps_its_lines_keeps_tabs_and_line_breaks() -> None:
 
 PRODUCERS = {
     # (module, function, what is built): the test that holds it
-    ("_engine/guard.py", "error_message", "ToolMessage"): "test_every_tool_answer_is_clean",
-    ("meta_tools.py", "_command", "ToolMessage"): "test_every_tool_answer_is_clean",
+    ("_guard.py", "error_message", "ToolMessage"): "test_every_tool_answer_is_clean",
+    ("_shell.py", "_command", "ToolMessage"): "test_every_tool_answer_is_clean",
     ("middleware.py", "with_hint", "SystemMessage"): "test_every_message_and_bound_tool_is_clean",
     ("middleware.py", "_apply", "override"): "test_every_message_and_bound_tool_is_clean",
     (
-        "_engine/engine.py",
+        "_engine.py",
         "model_step",
         "order_tools",
     ): "test_every_message_and_bound_tool_is_clean",
@@ -143,7 +143,7 @@ PRODUCERS = {
     ("testing.py", "_tool_call", "AIMessage"): "(the scripted model's own messages)",
 }
 """Every place the package builds something the model is sent, and the test that holds it.
-The exits: tool answers (cleaned in ``execution._mark_messages``, whatever built them), the
+The exits: tool answers (cleaned in ``_shell._mark_messages``, whatever built them), the
 system hint, and the tools bound (``order_tools`` with the ``Bindable`` views)."""
 
 BUILDERS = {"ToolMessage", "SystemMessage", "AIMessage", "HumanMessage", "order_tools"}
@@ -180,9 +180,9 @@ def test_every_producer_of_model_bound_text_is_listed_with_its_test() -> None:
 
 
 def test_the_exits_apply_the_sanitiser() -> None:
-    execution = (PACKAGE / "execution.py").read_text(encoding="utf-8")
+    execution = (PACKAGE / "_shell.py").read_text(encoding="utf-8")
     assert "message.content = model_content(message.content)" in execution
-    engine = (PACKAGE / "_engine/engine.py").read_text(encoding="utf-8")
+    engine = (PACKAGE / "_engine.py").read_text(encoding="utf-8")
     assert "order_tools(meta, scope.direct, active, self.access.bindable)" in engine
 
 

@@ -18,7 +18,7 @@ from langgraph.prebuilt import tools_condition
 
 from langchain_toolsearch import ToolSearchFilterArgs, ToolSearchMiddleware, ToolSearchNode
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch.library import ToolLibrary
+from langchain_toolsearch._library import ToolLibrary
 from tests.support.fakes import ScriptedChatModel, ai, call
 from tests.support.library_fixtures import library
 

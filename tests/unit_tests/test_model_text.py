@@ -22,10 +22,10 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch._engine.listing import CATALOG_DESCRIPTION_CHARS, estimate_tokens
+from langchain_toolsearch._library import SAFE_NAME, ToolLibrary
 from langchain_toolsearch._prompts import model_text
+from langchain_toolsearch._steps import CATALOG_DESCRIPTION_CHARS, estimate_tokens
 from langchain_toolsearch.catalog import load_catalog, tool_from_definition
-from langchain_toolsearch.library import SAFE_NAME, ToolLibrary
 from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel, Search
 from tests.support.node_graph import wire_node_graph
 from tests.support.toolsearch_harness import cfg, mode_param

@@ -22,7 +22,7 @@ import pytest
 from langchain_core.messages import HumanMessage
 
 from langchain_toolsearch import ToolSearchFilterArgs, ToolSearchMiddleware, ToolSearchNode
-from langchain_toolsearch._engine.native import GONE
+from langchain_toolsearch._modes import GONE
 from langchain_toolsearch.errors import ToolSearchConfigError
 from tests.support.anthropic_wire import Sent, text_reply, tool_use_reply, wired_model
 from tests.support.fakes import by_id

@@ -11,8 +11,8 @@ import json
 
 from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch._engine.search import MAX_QUERIES, MAX_QUERY_CHARS, QUERY_ECHO_CHARS
-from langchain_toolsearch.library import DESCRIPTION_LIMIT, SAFE_NAME
+from langchain_toolsearch._library import DESCRIPTION_LIMIT, SAFE_NAME
+from langchain_toolsearch._steps import MAX_QUERIES, MAX_QUERY_CHARS, QUERY_ECHO_CHARS
 from tests.support.fakes import ai, by_id, call
 from tests.support.library_fixtures import library
 from tests.support.toolsearch_harness import build, cfg, form_param, mode_param

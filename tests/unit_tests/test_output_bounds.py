@@ -1,5 +1,5 @@
 """Tool output cut to a number of characters with a marker the model reads
-(``langchain_toolsearch._internal.bounds``), for strings, content blocks, artifacts and
+(``langchain_toolsearch._support``), for strings, content blocks, artifacts and
 ToolMessages."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import ToolMessage
 
-from langchain_toolsearch._internal.bounds import bound_content, bound_result, check_limit
+from langchain_toolsearch._support import bound_content, bound_result, check_limit
 from langchain_toolsearch.errors import ToolSearchConfigError
 
 

@@ -13,9 +13,8 @@ import pytest
 from langchain_core.tools import BaseTool, StructuredTool
 
 from langchain_toolsearch import ToolSearchFilterArgs, ToolSearchMiddleware
-from langchain_toolsearch._engine.drive import Effect, adrive, drive
-from langchain_toolsearch._internal.bridge import HOOK_THREADS
-from langchain_toolsearch.policy import ToolPolicy
+from langchain_toolsearch._access import ToolPolicy
+from langchain_toolsearch._effects import HOOK_THREADS, Effect, adrive, drive
 from tests.support.fakes import ai, by_id, call, search_load_call_steps
 from tests.support.library_fixtures import CALLS, calculator, get_weather, library
 from tests.support.toolsearch_harness import META, build, cfg, form_param, mode_param, tool_msgs

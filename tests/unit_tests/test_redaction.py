@@ -16,7 +16,7 @@ from langchain_core.tools import BaseTool
 from pydantic import SecretStr
 
 from langchain_toolsearch import ToolSearchMiddleware
-from langchain_toolsearch._internal.failures import REDACTED, redact
+from langchain_toolsearch._support import REDACTED, redact
 from langchain_toolsearch.testing import Answer, ScriptedToolSearchModel, Search
 
 CASES: list[tuple[str, list[str], list[str]]] = [

@@ -14,7 +14,7 @@ import functools
 
 import pytest
 
-from langchain_toolsearch.library import ToolLibrary
+from langchain_toolsearch._library import ToolLibrary
 from langchain_toolsearch.search import BM25ToolIndex, SearchStages
 from langchain_toolsearch.search import _stages as query_weights
 from tests.support.crud_library import crud_tools

@@ -23,8 +23,8 @@ from langchain_toolsearch import (
     ToolSearchNode,
 )
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch._engine.drive import Effect, Logic, adrive, drive
-from langchain_toolsearch.library import ToolLibrary
+from langchain_toolsearch._effects import Effect, Logic, adrive, drive
+from langchain_toolsearch._library import ToolLibrary
 from langchain_toolsearch.search import (
     BM25ToolIndex,
     HashingEmbeddings,

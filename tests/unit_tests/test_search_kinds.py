@@ -11,7 +11,7 @@ import pytest
 from langchain_core.tools import BaseTool, StructuredTool
 
 from langchain_toolsearch import ToolSearchMiddleware
-from langchain_toolsearch.library import ToolLibrary
+from langchain_toolsearch._library import ToolLibrary
 from langchain_toolsearch.search import BM25ToolIndex, SearchStages, ToolDocument
 from langchain_toolsearch.search._bm25 import build_index
 from tests.support.crud_library import CRUD_DEFINITIONS, crud_tools

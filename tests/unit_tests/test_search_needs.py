@@ -14,7 +14,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch._engine.search import LOADED_MARGIN, MAX_QUERIES
+from langchain_toolsearch._steps import LOADED_MARGIN, MAX_QUERIES
 from langchain_toolsearch.testing import Answer, ScriptedToolSearchModel
 from tests.support.fakes import ai, by_id, call
 from tests.support.library_fixtures import library, plan_filter

@@ -18,7 +18,7 @@ import unicodedata
 import numpy as np
 import pytest
 
-from langchain_toolsearch._internal.bulk import collector_paused
+from langchain_toolsearch._support import collector_paused
 from langchain_toolsearch.search import BM25ToolIndex, ToolDocument
 from langchain_toolsearch.search import _analysis as analysis
 from langchain_toolsearch.search import _analysis as tokenize_module

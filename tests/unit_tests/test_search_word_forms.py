@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from langchain_toolsearch.library import ToolLibrary
+from langchain_toolsearch._library import ToolLibrary
 from langchain_toolsearch.search import BM25ToolIndex, SearchStages, ToolDocument
 from langchain_toolsearch.search._bm25 import build_index
 from tests.support.index_docs import defined_tool as _tool

@@ -25,7 +25,7 @@ from langgraph.store.base import Op, PutOp, Result
 from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import ToolSearchMiddleware
-from langchain_toolsearch.library import ToolLibrary
+from langchain_toolsearch._library import ToolLibrary
 from langchain_toolsearch.search import (
     HashingEmbeddings,
     StoreIndexFactory,

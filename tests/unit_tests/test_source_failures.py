@@ -22,14 +22,10 @@ from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch import (
-    SourceFailure,
-    ToolSearchConfigError,
-    ToolSearchMiddleware,
-    ToolSourceError,
-)
-from langchain_toolsearch._internal.failures import redact, request_secrets
+from langchain_toolsearch import ToolSearchConfigError, ToolSearchMiddleware, ToolSourceError
+from langchain_toolsearch._support import redact, request_secrets
 from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel, Search
+from langchain_toolsearch.types import SourceFailure
 from langchain_toolsearch_editor import ToolConfigStore, ToolResolver
 from langchain_toolsearch_editor._models import ProviderToolInfo
 
@@ -128,7 +124,7 @@ async def test_a_failing_source_is_logged_once_seen_in_stats_and_told_to_the_mod
     warnings = [
         r.getMessage()
         for r in caplog.records
-        if r.levelno == logging.WARNING and r.name == "langchain_toolsearch._engine.resolve"
+        if r.levelno == logging.WARNING and r.name == "langchain_toolsearch._scope"
     ]
     assert len(warnings) == 1  # once per distinct cause, two runs
     assert "ToolResolver(agent_id='support'): tool_providers.reports" in warnings[0]

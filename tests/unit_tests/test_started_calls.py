@@ -20,7 +20,7 @@ from langgraph.store.base import PutOp, Result, SearchOp
 from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import ToolSearchMiddleware
-from langchain_toolsearch._internal.store_flow import Flow, arun_flow
+from langchain_toolsearch._effects import Flow, arun_flow
 from langchain_toolsearch.storage._store import idempotent
 from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel
 
@@ -55,7 +55,7 @@ def _run(idem: bool | None, storage: str) -> tuple[list[int], list[Any]]:
 
 @pytest.mark.parametrize("storage", ["store", "in-memory"])
 def test_rerun_of_a_started_call_is_logged(storage: str, caplog: Any) -> None:
-    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch.execution"):
+    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch._shell"):
         runs, messages = _run(None, storage)
     assert runs == [3, 3]
     assert [m.content for m in messages if m.type == "tool"][-1] == "paid"
@@ -65,7 +65,7 @@ def test_rerun_of_a_started_call_is_logged(storage: str, caplog: Any) -> None:
 
 @pytest.mark.parametrize("storage", ["store", "in-memory"])
 def test_non_idempotent_tool_is_not_run_again(storage: str, caplog: Any) -> None:
-    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch.execution"):
+    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch._shell"):
         runs, messages = _run(False, storage)
     assert runs == [3]
     answer = [m for m in messages if m.type == "tool"][-1]

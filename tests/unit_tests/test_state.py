@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 
-from langchain_toolsearch import InMemoryLoadedToolStore, LoadedToolStore, StateStats
+from langchain_toolsearch import LoadedToolStore
+from langchain_toolsearch.storage import InMemoryLoadedToolStore
+from langchain_toolsearch.types import StateStats
 from tests.support.fakes import ai, call
 from tests.support.library_fixtures import CALLS
 from tests.support.toolsearch_harness import META, build, cfg, form_param, mode_param, tool_msgs

@@ -19,10 +19,10 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_config
 
+from langchain_toolsearch import _guard as guard
 from langchain_toolsearch import _prompts as P
 from langchain_toolsearch import types as ts_types
-from langchain_toolsearch._engine import guard
-from langchain_toolsearch.library import ToolLibrary
+from langchain_toolsearch._library import ToolLibrary
 from langchain_toolsearch.storage._context import receipts_in, receipts_of
 from tests.support.fakes import ai, call
 from tests.support.library_fixtures import CALLS

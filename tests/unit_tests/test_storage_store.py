@@ -308,7 +308,7 @@ async def test_an_explicit_store_that_bypasses_the_graphs_store_is_warned_once(
     mine, graphs = InMemoryStore(), InMemoryStore()
     steps = [ai(call("load_tool", {"tool_name": "get_weather"})), ai(content="ok")]
     h = build(form, steps * 2, storage="store", store=mine, graph_store=graphs)
-    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch.storage.strategy"):
+    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch.storage._strategy"):
         await h.run("hi", cfg("t-bypass"), mode)
         await h.run("again", cfg("t-bypass"), mode)
     bypass = [r for r in caplog.records if "drop store=" in r.getMessage()]

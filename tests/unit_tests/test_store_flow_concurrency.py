@@ -16,7 +16,7 @@ from typing import Any
 from langgraph.store.base import PutOp, SearchOp
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch._internal.store_flow import Flow, arun_flow, run_flow
+from langchain_toolsearch._effects import Flow, arun_flow, run_flow
 
 NS = ("toolsearch", "race")
 ROUNDS = 120

@@ -19,8 +19,7 @@ from langchain_core.tools import tool
 from langgraph.store.base import GetOp, PutOp, Result, SearchOp
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch import ToolSearchMiddleware
-from langchain_toolsearch._internal import store_batch, store_flow
+from langchain_toolsearch import ToolSearchMiddleware, _effects
 from langchain_toolsearch.storage import BaseStoreLoadedToolStore
 from langchain_toolsearch.storage._store import STARTED_NAMESPACE
 from langchain_toolsearch.testing import Answer, Call, ScriptedToolSearchModel
@@ -95,12 +94,12 @@ def test_a_refused_call_leaves_no_record() -> None:
 
 
 def test_deferred_writes_go_alone_after_the_wait(monkeypatch: Any) -> None:
-    monkeypatch.setattr(store_batch, "DEFER_FLUSH_S", 0.05)
+    monkeypatch.setattr(_effects, "DEFER_FLUSH_S", 0.05)
     store = LoggingStore()
     store.put(("ns",), "k", {"v": 1})
 
     async def defer_and_wait() -> None:
-        store_flow.defer(store, [PutOp(("ns",), "k", None)])
+        _effects.defer(store, [PutOp(("ns",), "k", None)])
         await asyncio.sleep(0.3)
 
     asyncio.run(defer_and_wait())
@@ -110,13 +109,13 @@ def test_deferred_writes_go_alone_after_the_wait(monkeypatch: Any) -> None:
 
 def test_deferred_writes_go_before_the_next_batch_ops() -> None:
     store = LoggingStore()
-    store_flow.defer(store, [PutOp(("ns",), "k", None)])
+    _effects.defer(store, [PutOp(("ns",), "k", None)])
 
-    def flow() -> store_flow.Flow[Any]:
+    def flow() -> _effects.Flow[Any]:
         (found,) = yield [PutOp(("ns",), "k", {"v": 2})]
         return found
 
-    store_flow.run_flow(store, flow(), coalesce=True)
+    _effects.run_flow(store, flow(), coalesce=True)
     assert store.batches[-1] == ["PutOp:x", "PutOp:x"]
     item = store.get(("ns",), "k")
     assert item is not None and item.value == {"v": 2}  # the flow's own write wins
@@ -125,7 +124,7 @@ def test_deferred_writes_go_before_the_next_batch_ops() -> None:
 def test_new_schemas_are_checked_off_the_event_loop(monkeypatch: Any) -> None:
     import threading
 
-    from langchain_toolsearch._engine import binding
+    from langchain_toolsearch import _access as binding
 
     threads: list[int] = []
     convert = binding.convert_to_openai_tool

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from langchain_toolsearch.library import ToolLibrary
+from langchain_toolsearch._library import ToolLibrary
 from langchain_toolsearch.search import _stages as suggest_module
 from langchain_toolsearch.search._stages import MAX_NAME_CHARS, NameSuggester
 from tests.support.library_fixtures import library

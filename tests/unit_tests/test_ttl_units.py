@@ -15,8 +15,7 @@ from datetime import timedelta
 import pytest
 
 from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode
-from langchain_toolsearch.errors import ToolSearchConfigError
-from langchain_toolsearch.options import TTLUnitWarning
+from langchain_toolsearch.errors import ToolSearchConfigError, TTLUnitWarning
 from tests.support.library_fixtures import library
 
 CLASSES = pytest.mark.parametrize("cls", [ToolSearchMiddleware, ToolSearchNode])

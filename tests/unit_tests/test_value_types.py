@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from langchain_toolsearch.library import ToolLibrary
+from langchain_toolsearch._library import ToolLibrary
 from langchain_toolsearch.search import BM25ToolIndex, SearchStages
 from langchain_toolsearch.search import _stages as query_weights
 from langchain_toolsearch.search._analysis import stem

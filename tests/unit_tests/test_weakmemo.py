@@ -9,9 +9,9 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage
 
-from langchain_toolsearch._engine import guard
-from langchain_toolsearch._internal.weakmemo import WeakIdentityMap
-from langchain_toolsearch.library import ToolLibrary
+from langchain_toolsearch import _guard as guard
+from langchain_toolsearch._library import ToolLibrary
+from langchain_toolsearch._support import WeakIdentityMap
 from tests.support.fakes import call
 
 

@@ -32,8 +32,8 @@ from langchain_toolsearch import (
     ToolSearchNode,
     ToolSearchState,
 )
+from langchain_toolsearch._shell import GUARD_MARK
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchWiringError
-from langchain_toolsearch.execution import GUARD_MARK
 from tests.support.fakes import ScriptedChatModel, ai, call
 from tests.support.toolsearch_harness import cfg, mode_param
 

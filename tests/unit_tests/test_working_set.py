@@ -19,16 +19,12 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.store.memory import InMemoryStore
 from langgraph.store.sqlite import SqliteStore
 
-from langchain_toolsearch import (
-    InMemoryLoadedToolStore,
-    ToolSearchConfigError,
-    ToolSearchMiddleware,
-    ToolSearchNode,
-)
+from langchain_toolsearch import ToolSearchConfigError, ToolSearchMiddleware, ToolSearchNode
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch._engine.schema_tokens import schema_tokens
-from langchain_toolsearch._engine.working_set import WorkingSet
-from langchain_toolsearch.library import ToolLibrary
+from langchain_toolsearch._access import WorkingSet
+from langchain_toolsearch._library import ToolLibrary
+from langchain_toolsearch._steps import schema_tokens
+from langchain_toolsearch.storage import InMemoryLoadedToolStore
 from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel
 from tests.support.wset_graph import META, cfg, graph, library, run, system_text, tool_answers
 

@@ -24,8 +24,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from langchain_toolsearch._internal.bridge import run_sync
-from langchain_toolsearch._internal.failures import describe
+from langchain_toolsearch._effects import run_sync
+from langchain_toolsearch._support import describe
 from langchain_toolsearch_editor._models import parse_agent_config
 from langchain_toolsearch_editor._rules import parse_rules
 from langchain_toolsearch_editor._servers import parse_mcp_client

@@ -24,12 +24,7 @@ from langchain_toolsearch_editor._resolver import tool_map
 from langchain_toolsearch_editor._sources import ToolsArg
 from langchain_toolsearch_editor._store import ToolConfigStore
 from langchain_toolsearch_editor.errors import CsrfError, ToolConfigError, WriteLockError
-from langchain_toolsearch_editor.ui import (
-    _api,
-    _pages,
-    _playground,
-    _transfer,
-)
+from langchain_toolsearch_editor.ui import _api, _pages, _playground, _transfer
 from langchain_toolsearch_editor.ui._rendering import page
 from langchain_toolsearch_editor.ui._security import GuardMiddleware
 from langchain_toolsearch_editor.ui._state import AuthHook, UIState

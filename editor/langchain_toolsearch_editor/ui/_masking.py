@@ -3,7 +3,7 @@
 A set ``env`` value shows as `KEEP`; credentials in a stdio server's ``args``
 (``--token X``, ``--api-key=X``, ``ghp_...``), a URL's user info and credential
 query parameters (``token``, ``api_key``, ``secret``...) as ``[redacted]`` (the
-shapes of `langchain_toolsearch._internal.failures.SHAPES`). Saving puts the
+shapes of `langchain_toolsearch._support.SHAPES`). Saving puts the
 stored value back where the page sent the masked one; a masked value with
 nothing stored to keep is a problem naming the field.
 """
@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from langchain_toolsearch._internal.failures import REDACTED, mask, mask_args
+from langchain_toolsearch._support import REDACTED, mask, mask_args
 from langchain_toolsearch_editor._servers import MCPClientConfig
 
 KEEP = "<secret: unchanged>"

@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from langchain_toolsearch.library import ToolLibrary
+from langchain_toolsearch._library import ToolLibrary
 from langchain_toolsearch.search import BM25ToolIndex, ToolIndex
 from langchain_toolsearch_editor.errors import InputError, RecordNotFoundError, ToolConfigError
 from langchain_toolsearch_editor.ui._forms import (

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from langgraph.store.base import PutOp
 
-from langchain_toolsearch._internal.store_flow import Flow
+from langchain_toolsearch._effects import Flow
 from langchain_toolsearch_editor._store import ToolConfigStore, open_store, write_guard
 from langchain_toolsearch_editor.errors import RecordNotFoundError, VersionConflictError
 

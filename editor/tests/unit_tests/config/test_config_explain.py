@@ -14,12 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from langchain_core.tools import BaseTool, StructuredTool
 
-from langchain_toolsearch_editor import (
-    ResolutionReport,
-    ToolDecision,
-    ToolResolver,
-    evaluate_rules,
-)
+from langchain_toolsearch_editor import ResolutionReport, ToolDecision, ToolResolver, evaluate_rules
 from langchain_toolsearch_editor._explain import binding_tokens, rule_text
 
 

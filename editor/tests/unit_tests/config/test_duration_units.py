@@ -15,10 +15,9 @@ from datetime import timedelta
 import pytest
 
 from langchain_toolsearch import ToolSearchMiddleware
-from langchain_toolsearch._internal.durations import DurationUnitWarning
-from langchain_toolsearch.errors import ToolSearchConfigError
-from langchain_toolsearch.options import TTLUnitWarning
-from langchain_toolsearch.policy import ToolPolicy, positive_seconds
+from langchain_toolsearch._access import ToolPolicy, positive_seconds
+from langchain_toolsearch._options import TTLUnitWarning
+from langchain_toolsearch.errors import DurationUnitWarning, ToolSearchConfigError
 from langchain_toolsearch_editor import MCPClientConfig, parse_mcp_client
 from langchain_toolsearch_editor.errors import TimeoutUnitWarning, ToolConfigError
 from tests.support.library_fixtures import library

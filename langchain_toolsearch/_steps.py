@@ -1,43 +1,137 @@
-"""``search_tools``: rank the request's library for one or several needs, keep allowed hits.
+"""The meta tools' work: ``search_tools`` (ranking, filtering, answers) and ``load_tool``.
 
-Denied hits do not use up ``top_k``: each need's ranking is pulled in growing batches
-(at most :data:`_MAX_BATCH`) until enough are allowed or ``min_score``. Needs share
-``top_k`` round robin, each tool once, each hit labelled with its need; loaded tools
-rank :data:`LOADED_MARGIN` lower.
+Also the catalog of allowed tools the hint lists (``inject_catalog``) and the estimated
+prompt tokens a bound tool costs.
 """
 
 from __future__ import annotations
 
 import heapq
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
+from itertools import islice
 from typing import Any
 
+from langchain_core.tools import BaseTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
+
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch._engine.access import Access
-from langchain_toolsearch._engine.drive import Effect, Logic
-from langchain_toolsearch._engine.scope import RequestScope
-from langchain_toolsearch._engine.views import close
-from langchain_toolsearch._internal.bridge import HOOK_THREADS
-from langchain_toolsearch.library import LibraryTool
-from langchain_toolsearch.search import ScoredTool, ToolIndex, arank
-from langchain_toolsearch.storage._context import AUTO_LOAD_RECEIPT_TYPE
+from langchain_toolsearch._access import Access
+from langchain_toolsearch._effects import HOOK_THREADS, Effect, Logic
+from langchain_toolsearch._library import LibraryTool, ToolLibrary
+from langchain_toolsearch._scope import RequestScope, close
+from langchain_toolsearch._support import WeakIdentityMap, estimate_tokens
+from langchain_toolsearch.errors import ToolSearchConfigError
+from langchain_toolsearch.search._bm25 import ScoredTool, ToolIndex
+from langchain_toolsearch.search._protocol import arank
+from langchain_toolsearch.storage._context import AUTO_LOAD_RECEIPT_TYPE, parse_names
 from langchain_toolsearch.types import FilterPhase, ToolSearchResult
 
-__all__ = [
-    "LOADED_MARGIN",
-    "MAX_QUERIES",
-    "MAX_QUERY_CHARS",
-    "QUERY_ECHO_CHARS",
-    "SearchOutcome",
-    "aranked",
-    "query_list",
-    "requested_queries",
-    "search",
-    "search_receipt",
-]
+# -- listing: The catalog in the system hint (``inject_catalog=True``): allowed tools, one line
+
+CATALOG_DESCRIPTION_CHARS = 150
+"""Longest description in a catalog line (characters, ellipsis included), as in search results."""
+_BATCH = 64  # tools per filter batch
+
+
+def catalog_line(entry: LibraryTool) -> str:
+    """One catalog line: ``- `name`: short description`` (or the name alone)."""
+    description = entry.short_description(CATALOG_DESCRIPTION_CHARS)
+    if not description:
+        return P.CATALOG_LINE_BARE.format(name=entry.name)
+    return P.CATALOG_LINE.format(name=entry.name, description=description)
+
+
+class Catalog:
+    """The catalog part of the system hint for one middleware or node.
+
+    Args:
+        library: The static library.
+        auto_load: Which intro (``search_tools`` loads at once, or ``load_tool``).
+        max_tokens: The budget of the whole catalog block (estimated tokens).
+
+    Raises:
+        ToolSearchConfigError: The static library's catalog exceeds ``max_tokens``.
+    """
+
+    def __init__(self, library: ToolLibrary, *, auto_load: bool, max_tokens: int) -> None:
+        self.library = library
+        self.max_tokens = max_tokens
+        intro = P.CATALOG_INTRO_AUTO if auto_load else P.CATALOG_INTRO_LOAD
+        self._head = f"{intro}\n\n{P.CATALOG_HEADER}"
+        self._note = P.CATALOG_TRUNCATED
+        self._lines = {e.name: catalog_line(e) for e in library}
+        self.static_text = self._join(list(self._lines.values()))
+        self.static_tokens = self._tokens(list(self._lines.values()))
+        if self.static_tokens > max_tokens:
+            raise ToolSearchConfigError(
+                f"inject_catalog: the catalog of the {len(library):,} library tools is about "
+                f"{self.static_tokens:,} tokens (UTF-8 bytes / 4), over "
+                f"catalog_max_tokens={max_tokens:,}; raise catalog_max_tokens, or leave "
+                "inject_catalog off and let the model find tools with search_tools"
+            )
+
+    def _join(self, lines: list[str]) -> str:
+        return "\n".join([self._head, *lines]) if lines else ""
+
+    def _tokens(self, lines: list[str]) -> int:
+        """Estimated tokens of the block of ``lines`` (head, lines, newlines)."""
+        if not lines:
+            return 0
+        return estimate_tokens(self._head) + sum(estimate_tokens(x) + 1 for x in lines)
+
+    def _line(self, entry: LibraryTool) -> str:
+        line = self._lines.get(entry.name)
+        if line is None or self.library.get(entry.name) is not entry:  # a request's own tool
+            line = catalog_line(entry)
+        return line
+
+    def text(self, access: Access, scope: RequestScope) -> Logic[str]:
+        """The catalog block for this request (``""`` when no tool is allowed)."""
+        if scope.library is self.library and not access.policy.enabled:
+            return self.static_text
+        entries: Iterator[LibraryTool] = iter(scope.library)
+        lines: list[str] = []
+        costs: list[int] = []
+        used = estimate_tokens(self._head)
+        while batch := list(islice(entries, _BATCH)):
+            allowed = yield from access.allowed(batch, scope, "search")
+            for entry in allowed:
+                line = self._line(entry)
+                lines.append(line)
+                costs.append(estimate_tokens(line) + 1)  # the newline
+                used += costs[-1]
+                if used > self.max_tokens:  # over budget: the lines that fit, then the note
+                    used += estimate_tokens(self._note) + 1
+                    while lines and used > self.max_tokens:
+                        lines.pop()
+                        used -= costs.pop()
+                    return self._join([*lines, self._note])
+        return self._join(lines)
+
+
+# -- schema_tokens: The estimated prompt tokens a bound tool costs, measured once per live tool.
+
+_COSTS: WeakIdentityMap[int] = WeakIdentityMap(size=20_000)
+
+
+def schema_tokens(tool: BaseTool) -> int:
+    """Estimated tokens of ``tool``'s bound definition (>= 1)."""
+    known = _COSTS.get(tool)
+    if known is not None:
+        return known
+    try:
+        text = json.dumps(convert_to_openai_tool(tool), sort_keys=True, default=str)
+    except Exception:  # an unconvertible schema: it is not bound (binding.Bindable)
+        text = f"{tool.name} {tool.description or ''}"
+    cost = max(1, estimate_tokens(text))
+    _COSTS.put(tool, cost)
+    return cost
+
+
+# -- search: ``search_tools``: rank the request's library for one or several needs, keep allowed
 
 MAX_QUERY_CHARS = 2000
 """Longest query searched (characters); longer ones are cut, with a note."""
@@ -350,3 +444,137 @@ def search_receipt(outcome: SearchOutcome, *, auto_load: bool) -> dict[str, Any]
             "loaded": [*outcome.loaded, *outcome.already_loaded],
         }
     return body
+
+
+# -- load: ``load_tool`` and auto-load: resolve names, ask the filter, store, answer with a receipt.
+
+MAX_LOAD_NAMES = 64
+
+
+@dataclass(frozen=True)
+class LoadOutcome:
+    """What ``load_tool`` did (``not_found`` includes denied names)."""
+
+    success: bool
+    message: str
+    loaded: list[str] = field(default_factory=list)
+    not_found: list[str] = field(default_factory=list)
+    already_loaded: list[str] = field(default_factory=list)
+
+    def receipt(self) -> dict[str, Any]:
+        return {
+            "success": self.success,
+            "message": self.message,
+            "loaded": self.loaded,
+            "not_found": self.not_found,
+            "already_loaded": self.already_loaded,
+        }
+
+
+def _requested(args: Mapping[str, Any]) -> list[str] | LoadOutcome:
+    """The names asked for (de-duplicated, any form), or the refusal naming the accepted forms."""
+    names: list[str] = []
+    for key in ("tool_name", "tool_names"):
+        value = args.get(key)
+        if value is None:
+            continue
+        parsed = parse_names(value)
+        if parsed is None:
+            return LoadOutcome(success=False, message=P.LOAD_BAD_FORM)
+        if not parsed and key == "tool_names":
+            return LoadOutcome(success=False, message=P.LOAD_EMPTY_LIST)
+        names.extend(parsed)
+    requested = list(dict.fromkeys(names))
+    if not requested:
+        return LoadOutcome(success=False, message=P.LOAD_NO_NAMES)
+    if len(requested) > MAX_LOAD_NAMES:
+        msg = P.LOAD_TOO_MANY.format(count=len(requested), limit=MAX_LOAD_NAMES)
+        return LoadOutcome(success=False, message=msg)
+    return requested
+
+
+def _split_loaded(
+    access: Access, scope: RequestScope, names: Sequence[str]
+) -> Logic[tuple[list[str], list[str]]]:
+    """(already loaded, not yet loaded) of ``names``, each in order."""
+    current = set((yield from access.loaded(scope)))
+    return [n for n in names if n in current], [n for n in names if n not in current]
+
+
+def load(
+    access: Access, scope: RequestScope, args: Mapping[str, Any], call_id: str | None
+) -> Logic[tuple[LoadOutcome, dict[str, Any]]]:
+    """Run ``load_tool`` (call ``call_id``): the outcome and the graph-state update."""
+    requested = _requested(args)
+    if isinstance(requested, LoadOutcome):
+        return requested, {}
+    known = [(n, scope.library.get(n)) for n in requested]
+    candidates = [e for _, e in known if e is not None]
+    allowed = yield from access.allowed(candidates, scope, "load")
+    allowed = yield from access.allowed(allowed, scope, "active")
+    allowed_names = {e.name for e in allowed}
+    not_found = [n for n, e in known if e is None or e.name not in allowed_names]
+    resolved = list(dict.fromkeys(e.name for _, e in known if e and e.name in allowed_names))
+    already, fresh = yield from _split_loaded(access, scope, resolved)
+    unstorable = access.unstorable(scope) if fresh else ""
+    if unstorable:
+        return LoadOutcome(success=False, message=unstorable, not_found=not_found), {}
+    update = yield from access.record(scope, fresh, call_id)
+    parts: list[str] = []
+    if fresh:
+        parts.append(P.LOAD_LOADED.format(names=", ".join(fresh)))
+    if already:
+        parts.append(P.LOAD_ALREADY.format(names=", ".join(already)))
+    if not_found:
+        text = P.LOAD_NOT_FOUND.format(names=", ".join(P.model_text(n[:80]) for n in not_found))
+        similar = yield from suggestions(access, scope, not_found)
+        if similar:
+            text += P.LOAD_SUGGEST.format(names=", ".join(similar))
+        text += P.LOAD_SEARCH_HINT
+        parts.append(text)
+    outcome = LoadOutcome(
+        success=bool(resolved) and not not_found,
+        message=" ".join(parts),
+        loaded=fresh,
+        not_found=[P.model_text(n[:200]) for n in not_found],  # the model's names, sendable
+        already_loaded=already,
+    )
+    return outcome, update
+
+
+def suggestions(access: Access, scope: RequestScope, missing: Sequence[str]) -> Logic[list[str]]:
+    """At most five names like ``missing`` this request may see and load (never ``missing``)."""
+    library = scope.library
+    refused = {r for m in missing if (r := library.resolve(m))} | set(missing)
+    names: dict[str, None] = {}
+    for m in missing:
+        names.update(dict.fromkeys(library.suggest(m)))
+    entries = [e for n in names if (e := library.get(n)) and e.name not in refused]
+    for phase in ("search", "load", "active"):  # only names the model could really use
+        entries = yield from access.allowed(entries, scope, phase)
+    return [e.suggested_name for e in entries][:5]
+
+
+def activate(
+    access: Access, scope: RequestScope, outcome: SearchOutcome, call_id: str | None
+) -> Logic[tuple[SearchOutcome, dict[str, Any]]]:
+    """Auto-load: load a search's hits (phase ``load``) and add the activation receipt."""
+    entries = [e for r in outcome.results if (e := scope.library.get(r.name))]
+    allowed = yield from access.allowed(entries, scope, "load")
+    allowed_names = [e.name for e in allowed]
+    already, fresh = yield from _split_loaded(access, scope, allowed_names)
+    unstored = access.unstorable(scope) if fresh else ""
+    if unstored:
+        fresh, unstored = [], " " + unstored
+    update = yield from access.record(scope, fresh, call_id)
+    message = (
+        outcome.message
+        + P.SEARCH_FOUND_AUTO_DETAIL.format(
+            loaded=", ".join(fresh) or "none", already=", ".join(already) or "none"
+        )
+        + unstored
+    )
+    result = SearchOutcome(
+        results=outcome.results, message=message, loaded=fresh, already_loaded=already
+    )
+    return result, update

@@ -11,36 +11,25 @@ import functools
 import inspect
 import math
 import warnings
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Literal
 
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore
 
-from langchain_toolsearch._internal.bounds import check_limit
-from langchain_toolsearch._internal.durations import (
-    DurationUnitWarning,
+from langchain_toolsearch._library import ToolLibrary, ToolsInput
+from langchain_toolsearch._support import (
     as_seconds,
+    check_limit,
     looks_like_ms_ttl,
+    positive_seconds,
 )
-from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
-from langchain_toolsearch.library import ToolLibrary, ToolsInput
-from langchain_toolsearch.policy import FilterFn, positive_seconds
-from langchain_toolsearch.search import IndexOption, ToolIndex
-from langchain_toolsearch.storage import LoadedToolStore
-from langchain_toolsearch.types import OnError, ResolveToolsFn
-
-__all__ = [
-    "DEFAULT_CATALOG_MAX_TOKENS",
-    "NativeProvider",
-    "StorageMode",
-    "StorageOption",
-    "TTLUnitWarning",
-    "ToolSearchOptions",
-    "check_call",
-]
+from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError, TTLUnitWarning
+from langchain_toolsearch.search._bm25 import IndexOption, ToolIndex
+from langchain_toolsearch.storage._strategy import LoadedToolStore
+from langchain_toolsearch.types import FilterFn, OnError, ResolveToolsFn
 
 DEFAULT_CATALOG_MAX_TOKENS = 4000
 """``catalog_max_tokens`` unless given: GitHub's MCP server (117 tools) lists in about 3,500."""
@@ -52,10 +41,6 @@ StorageOption = StorageMode | LoadedToolStore
 
 NativeProvider = Literal["anthropic"]
 """``provider=``: whose native tool search to speak."""
-
-
-class TTLUnitWarning(DurationUnitWarning):
-    """``ttl`` looks like milliseconds (Mastra's unit) given where seconds are expected."""
 
 
 TTL_MILLISECONDS_HINT = 1000
@@ -73,8 +58,8 @@ def _warn_milliseconds(ttl: float) -> None:
         f"ttl={ms // 1000} for {ms} ms (divide by 1000), or pass "
         f"ttl=timedelta(seconds={ms}) to keep {ms} seconds without this warning",
         TTLUnitWarning,
-        stacklevel=6,  # _warn_milliseconds, __post_init__, __init__, from_arguments, the
-        # middleware's / node's __init__, then its caller
+        stacklevel=5,  # _warn_milliseconds, __post_init__, __init__, the middleware's /
+        # node's __init__, then its caller
     )
 
 
@@ -97,7 +82,6 @@ class ToolSearchOptions:
     include_resolved_tools: bool = False
     resolve_tools: ResolveToolsFn | None = None
     system_hint: bool = True
-    clock: Callable[[], float] | None = None
     store: BaseStore | None = None
     index: IndexOption | None = None
     filter_timeout: float | timedelta = 10.0
@@ -113,16 +97,6 @@ class ToolSearchOptions:
     auto_max_tools: int | None = None
     max_loaded: int | None = None
     max_loaded_tokens: int | None = None
-
-    @classmethod
-    def from_arguments(cls, arguments: Mapping[str, Any]) -> ToolSearchOptions:
-        """Validate a constructor's ``locals()``: the ones named like a field.
-
-        Raises:
-            ToolSearchConfigError: A value out of range.
-            ToolSearchTypeError: An object of the wrong kind.
-        """
-        return cls(**{f.name: arguments[f.name] for f in fields(cls)})
 
     def __post_init__(self) -> None:
         top_k, min_score, ttl = self.top_k, self.min_score, self.ttl
@@ -187,8 +161,6 @@ class ToolSearchOptions:
                 f"on_error must be 'skip' (go on without a failing source's tools, logged) "
                 f"or 'raise', got {self.on_error!r}"
             )
-        if self.clock is not None and not callable(self.clock):
-            raise ToolSearchTypeError("clock must be a callable returning epoch seconds")
         self._check_embeddings()
         self._check_catalog()
         check_limit("max_tool_output_chars", self.max_tool_output_chars)

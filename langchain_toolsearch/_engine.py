@@ -1,41 +1,57 @@
-"""The engine: one question per step for the shells (middleware, node, meta tools).
+"""The composition root: the options turned into the engine, its model step and tool step.
 
-``model_step`` (what to bind, the hint), ``tool_step`` (may a call run, which
-instance), ``search_step`` and ``load_step``. It holds only what every request shares.
+:class:`Engine` holds the library, the index, the scope builder, access, the modes and
+the hint; :meth:`Engine.model_step` decides what a model call binds, and
+:meth:`Engine.tool_step` what a tool call may run, both as logic (see
+:mod:`langchain_toolsearch._effects`). :class:`ThreadState` is the thread-state helpers
+the middleware and the node share.
 """
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import ToolCall, ToolMessage
 from langchain_core.tools import BaseTool
 from langgraph.errors import GraphBubbleUp
+from langgraph.store.base import BaseStore
 
+from langchain_toolsearch import _access as binding
+from langchain_toolsearch import _guard as guard
+from langchain_toolsearch import _modes as native
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch._engine import binding, guard, load, native, search
-from langchain_toolsearch._engine.access import Access
-from langchain_toolsearch._engine.auto_mode import DEFAULT_AUTO_MAX_TOKENS, AutoMode
-from langchain_toolsearch._engine.drive import Logic
-from langchain_toolsearch._engine.listing import Catalog
-from langchain_toolsearch._engine.resolve import Resolver
-from langchain_toolsearch._engine.schema_tokens import schema_tokens
-from langchain_toolsearch._engine.scope import RequestScope, ScopeBuilder
-from langchain_toolsearch._engine.working_set import WorkingSet
-from langchain_toolsearch._internal.durations import seconds_of
-from langchain_toolsearch._internal.failures import CauseLog
-from langchain_toolsearch.errors import ToolSearchError, _LoadsStoreError
-from langchain_toolsearch.library import ToolLibrary
-from langchain_toolsearch.options import ToolSearchOptions
-from langchain_toolsearch.policy import ToolPolicy
-from langchain_toolsearch.search import BM25ToolIndex, ToolIndex
-from langchain_toolsearch.search._bm25 import build_index
-from langchain_toolsearch.storage._strategy import Storage, choose_storage
+from langchain_toolsearch import _steps as load
+from langchain_toolsearch import _steps as search
+from langchain_toolsearch._access import Access, ToolPolicy, WorkingSet
+from langchain_toolsearch._effects import Effect, Logic, adrive, drive
+from langchain_toolsearch._library import ToolLibrary
+from langchain_toolsearch._modes import DEFAULT_AUTO_MAX_TOKENS, AutoMode
+from langchain_toolsearch._options import ToolSearchOptions
+from langchain_toolsearch._scope import RequestScope, Resolver, ScopeBuilder
+from langchain_toolsearch._steps import Catalog, schema_tokens
+from langchain_toolsearch._support import CauseLog, seconds_of
+from langchain_toolsearch.errors import (
+    StoreMissingError,
+    ToolSearchConfigError,
+    ToolSearchError,
+    ToolSearchTypeError,
+)
+from langchain_toolsearch.search._bm25 import BM25ToolIndex, ToolIndex, build_index
+from langchain_toolsearch.storage._store import LOADED_NAMESPACE
+from langchain_toolsearch.storage._strategy import (
+    LoadedToolStore,
+    Storage,
+    _LoadsStoreError,
+    choose_storage,
+)
+from langchain_toolsearch.types import SourceFailure, StateStats
 
-__all__ = ["Engine", "ModelStep", "hybrid"]
+# -- engine: The engine: one question per step for the shells (middleware, node, meta tools).
 
 logger = logging.getLogger(__name__)
 
@@ -123,7 +139,7 @@ class Engine:
             storage=choose_storage(
                 options.storage,
                 ttl=None if options.ttl is None else seconds_of(options.ttl),
-                clock=options.clock,
+                clock=None,
                 store=options.store,
             ),
             bindable=binding.Bindable(),
@@ -325,3 +341,228 @@ class Engine:
         """The hits ``search_tools`` would show for ``query`` in this request."""
         outcome = yield from self._search(scope, query)
         return outcome.results
+
+
+# -- thread_state: Thread state for code: unloading, clearing, and the loaded-tool store's figures.
+
+if TYPE_CHECKING:
+    from langchain_toolsearch._engine import Engine
+
+
+CONTEXT_UNLOAD = (
+    '{operation}: storage="context" keeps loads in the message history (load receipts), '
+    "which this does not rewrite; bound the working set with max_loaded=... (the least "
+    'recently used tools leave the prompt), or use storage="in-memory" / "store"'
+)
+
+
+def _backend_effect(backend: Any, method: str, *args: Any) -> Effect[Any]:
+    """``backend.<method>(*args)``; in async code its ``a<method>`` when it has one."""
+
+    def run() -> Any:
+        return getattr(backend, method)(*args)
+
+    arun = getattr(backend, "a" + method, None)
+    if arun is None:
+        return Effect.same(run)
+
+    async def awaited() -> Any:
+        found = arun(*args)
+        return await found if inspect.isawaitable(found) else found
+
+    return Effect(run, awaited)
+
+
+def _check_removable(operation: str, backend: LoadedToolStore | None) -> None:
+    """Refuse an unload where the loads cannot be removed.
+
+    Raises:
+        ToolSearchConfigError: ``"context"`` storage, or a store without ``remove``.
+    """
+    if backend is None:
+        raise ToolSearchConfigError(CONTEXT_UNLOAD.format(operation=operation))
+    method = getattr(backend, "remove", None)
+    if operation == "aunload":
+        method = getattr(backend, "aremove", None) or method
+    if not callable(method):
+        raise ToolSearchConfigError(
+            f"{operation} cannot unload from a {type(backend).__name__}: give it a "
+            "remove(thread_id, names) -> list[str] method (and aremove for async)"
+        )
+
+
+class ThreadState:
+    """``unload``, ``clear_state`` and ``get_state_stats`` (and async forms) of the shells."""
+
+    _engine: Engine
+
+    @property
+    def loaded_tool_store(self) -> LoadedToolStore | None:
+        """Where thread loads live, if fixed at construction (``None``: context, or graph store)."""
+        return self._engine.storage.backend()
+
+    def _stored_loads(self, operation: str) -> LoadedToolStore | None:
+        """Where ``operation`` reads or clears (``None`` for ``"context"``).
+
+        Raises:
+            StoreMissingError: ``storage="store"`` without ``store=``.
+        """
+        storage = self._engine.storage
+        backend = storage.backend()
+        if backend is None and storage.mode == "store":
+            raise StoreMissingError(
+                f'{operation} with storage="store" needs the store: pass store=... to the '
+                f"tool search (the graph's store is only known inside a run); the loads live "
+                f"in the namespace {LOADED_NAMESPACE} + (<thread id>,) of your LangGraph store"
+            )
+        return backend
+
+    @staticmethod
+    def _thread_id(operation: str, thread_id: object) -> str:
+        if not isinstance(thread_id, str) or not thread_id:
+            raise ToolSearchTypeError(
+                f"{operation} expects a thread id string (config['configurable']['thread_id']), "
+                f"got {thread_id!r}"
+            )
+        return thread_id
+
+    def _unloading(
+        self, operation: str, thread_id: object, names: object, store: BaseStore | None
+    ) -> tuple[str, list[str], LoadedToolStore | None]:
+        """(thread id, names resolved like ``load_tool``'s, backend) of an unload."""
+        storage = self._engine.storage
+        backend = storage.backend(store) if store is not None else self._stored_loads(operation)
+        tid = self._thread_id(operation, thread_id)
+        if isinstance(names, str):
+            names = [names]
+        if not isinstance(names, Sequence) or not all(isinstance(n, str) for n in names):
+            raise ToolSearchTypeError(
+                f"{operation} expects a tool name or a list of tool names, got {names!r}"
+            )
+        resolve = self._engine.library.resolve
+        return tid, list(dict.fromkeys(resolve(n) or n for n in names)), backend
+
+    def unload(
+        self, thread_id: str, names: str | Sequence[str], *, store: BaseStore | None = None
+    ) -> list[str]:
+        """Unload tools of ``thread_id``: unbound and not callable from its next step.
+
+        Returns the names removed; the others keep their order (a reload goes to the end).
+        ``store``: the graph's store, unless one was given at construction.
+
+        Raises:
+            StoreMissingError: ``storage="store"`` and no store.
+            ToolSearchConfigError: ``storage="context"``, or a custom store without ``remove``.
+            ToolSearchTypeError: ``thread_id`` is not a non-empty string, or ``names`` not a
+                name or a list of names.
+        """
+        return list(drive(self._unload("unload", thread_id, names, store)))
+
+    async def aunload(
+        self, thread_id: str, names: str | Sequence[str], *, store: BaseStore | None = None
+    ) -> list[str]:
+        """Async :meth:`unload`."""
+        return list(await adrive(self._unload("aunload", thread_id, names, store)))
+
+    def _unload(
+        self, operation: str, thread_id: object, names: object, store: BaseStore | None
+    ) -> Logic[Any]:
+        tid, wanted, backend = self._unloading(operation, thread_id, names, store)
+        _check_removable(operation, backend)
+        return (yield _backend_effect(backend, "remove", tid, wanted))
+
+    def clear_state(self, thread_id: str) -> None:
+        """Forget the loads of ``thread_id`` (a no-op for ``"context"``).
+
+        Raises:
+            StoreMissingError: ``storage="store"`` without ``store=``.
+            ToolSearchTypeError: ``thread_id`` is not a non-empty string.
+        """
+        drive(self._clear("clear_state", "clear", self._thread_id("clear_state", thread_id)))
+
+    async def aclear_state(self, thread_id: str) -> None:
+        """Async :meth:`clear_state`."""
+        tid = self._thread_id("aclear_state", thread_id)
+        await adrive(self._clear("aclear_state", "clear", tid))
+
+    def clear_all_state(self) -> None:
+        """Forget the loads of every thread."""
+        drive(self._clear("clear_all_state", "clear_all"))
+
+    async def aclear_all_state(self) -> None:
+        """Async :meth:`clear_all_state`."""
+        await adrive(self._clear("aclear_all_state", "clear_all"))
+
+    def _clear(self, operation: str, method: str, *args: str) -> Logic[None]:
+        backend = self._stored_loads(operation)
+        if backend is not None:
+            yield _backend_effect(backend, method, *args)
+
+    def get_state_stats(self) -> StateStats:
+        """The loaded-tool store's size, the source failures seen, and auto-mode decisions.
+
+        ``thread_count`` and ``oldest_access_time`` (epoch s; ``None`` for ``"store"``);
+        zero for ``"context"``.
+
+        Raises:
+            StoreMissingError: ``"store"`` without ``store=``.
+            ToolSearchConfigError: A custom store without a ``stats()`` method.
+        """
+        return drive(self._state_stats("get_state_stats"))
+
+    def _source_failures(self) -> tuple[SourceFailure, ...]:
+        """Distinct causes of failing tool sources seen by this instance, oldest first."""
+        resolver = self._engine.scopes.resolver
+        found = [*self._engine.policy.failures.snapshot()]
+        if resolver is not None:
+            found.extend(resolver.failures.snapshot())
+        return tuple(sorted(found, key=lambda f: f.last_seen))
+
+    def _state_stats(self, operation: str) -> Logic[StateStats]:
+        """The stats; a LangGraph store's ``astats`` in async code (``"store"`` mode)."""
+        read = partial(self._store_stats, operation)
+        astats = getattr(self._engine.storage.backend(), "astats", None)
+        if self._engine.storage.mode == "store" and callable(astats):
+            found = yield Effect(read, astats)
+        else:
+            found = yield Effect.same(read)
+        assert isinstance(found, StateStats)
+        return self._with_counts(found)
+
+    def _with_counts(self, stats: StateStats) -> StateStats:
+        """``stats`` with this instance's source failures and auto-mode decisions."""
+        auto = self._engine.auto
+        return replace(
+            stats,
+            source_failures=self._source_failures(),
+            auto_mode=auto.stats() if auto is not None else None,
+        )
+
+    def _store_stats(self, operation: str) -> StateStats:
+        storage = self._engine.storage
+        if storage.mode == "context":
+            return StateStats(thread_count=0, oldest_access_time=None, storage="context")
+        backend = self._stored_loads(operation)
+        stats = getattr(backend, "stats", None)
+        if callable(stats):
+            found = stats()
+            if isinstance(found, StateStats):
+                return found
+        threads = getattr(backend, "thread_ids", None)
+        if callable(threads):
+            count = len(threads())
+            return StateStats(thread_count=count, oldest_access_time=None, storage=storage.mode)
+        raise ToolSearchConfigError(
+            f"{operation} cannot read a {type(backend).__name__}: give it a stats() "
+            f"method returning StateStats (namespace {LOADED_NAMESPACE} for LangGraph stores)"
+        )
+
+    async def aget_state_stats(self) -> StateStats:
+        """Async :meth:`get_state_stats`."""
+        return await adrive(self._state_stats("aget_state_stats"))
+
+    def cleanup_now(self) -> int:
+        """Run the in-memory TTL sweep now; the number of threads evicted."""
+        backend = self._engine.storage.backend()
+        cleanup = getattr(backend, "cleanup_now", None)
+        return int(cleanup()) if callable(cleanup) else 0

@@ -1,28 +1,30 @@
-"""``mode="auto"``: bind a request's whole library when it fits a budget, else search.
+"""The ways tools reach the model besides search and load.
 
-The tools a request may use (phases ``load`` and ``active``, bindable) are counted in
-filter batches until over the budget (``auto_max_tokens`` estimated schema tokens,
-``auto_max_tools``); within it they are bound in library order with no meta tool and
-no hint. The tool step decides again on its own scope. Decisions are counted for
-``get_state_stats().auto_mode``.
+``mode="auto"`` (:class:`AutoMode`): bind a request's whole library when it fits a budget,
+else search. ``provider="anthropic"``: every usable tool bound deferred, search answers
+``tool_reference`` blocks (:func:`references`, :func:`prune_references`).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
+from typing import Any
 
-from langchain_toolsearch._engine.access import Access
-from langchain_toolsearch._engine.drive import Logic
-from langchain_toolsearch._engine.schema_tokens import schema_tokens
-from langchain_toolsearch._engine.scope import RequestScope
-from langchain_toolsearch.library import LibraryTool
+from langchain_core.messages import BaseMessage, ToolMessage
+from langchain_core.tools import BaseTool
+
+from langchain_toolsearch._access import Access, Bindable
+from langchain_toolsearch._effects import Logic
+from langchain_toolsearch._library import LibraryTool
+from langchain_toolsearch._scope import RequestScope
+from langchain_toolsearch._steps import schema_tokens
 from langchain_toolsearch.types import AutoModeStats
 
-__all__ = ["DEFAULT_AUTO_MAX_TOKENS", "AutoDecision", "AutoMode"]
+# -- auto_mode: ``mode="auto"``: bind a request's whole library when it fits a budget, else search.
 
 logger = logging.getLogger(__name__)
 
@@ -125,3 +127,73 @@ class AutoMode:
                 max_tokens=self.max_tokens,
                 max_tools=self.max_tools,
             )
+
+
+# -- native: Provider-native tool search (``provider="anthropic"``): deferred definitions and
+
+DEFER_KEY = "defer_loading"
+"""The tool ``extras`` key ``langchain-anthropic`` sends as the definition's ``defer_loading``."""
+TOOL_REFERENCE = "tool_reference"
+"""The content block type of a reference to a deferred tool (Anthropic Messages API)."""
+GONE = "The tools this search found are not available now."
+"""A past search's answer whose referenced tools are all unbound now."""
+
+
+def deferred_view(tool: BaseTool) -> BaseTool:
+    """A bound-only copy of ``tool`` whose ``extras`` mark it ``defer_loading: true``."""
+    extras = {**(tool.extras or {}), DEFER_KEY: True}
+    return tool.model_copy(update={"extras": extras})
+
+
+def deferred(access: Access, scope: RequestScope) -> Logic[list[BaseTool]]:
+    """The deferred definitions of this request: allowed in phase ``active``, bindable."""
+    entries = list(scope.library)
+    if access.policy.enabled:
+        entries = yield from access.allowed(entries, scope, "active")
+    view = access.bindable.view
+    return [deferred_view(v) for e in entries if (v := view(e.tool)) is not None]
+
+
+def native_tools(
+    meta: Sequence[BaseTool],
+    direct: Sequence[BaseTool | dict[str, Any]],
+    bindable: Bindable,
+    deferred_tools: Sequence[BaseTool],
+) -> list[BaseTool | dict[str, Any]]:
+    """Binding order: the meta tool, tools bound as they are, then the deferred definitions."""
+    return [*meta, *(bindable.view_direct(t) for t in direct), *deferred_tools]
+
+
+def references(receipt: Mapping[str, Any]) -> list[str | dict[str, Any]]:
+    """The ``tool_reference`` blocks of a search receipt's loaded hits, in order (``[]``: none)."""
+    activation = receipt.get("activation")
+    names = activation.get("loaded") if isinstance(activation, Mapping) else None
+    if not isinstance(names, list):
+        return []
+    return [{"type": TOOL_REFERENCE, "tool_name": n} for n in names if isinstance(n, str)]
+
+
+def _dangling(block: object, bound: frozenset[str]) -> bool:
+    return (
+        isinstance(block, Mapping)
+        and block.get("type") == TOOL_REFERENCE
+        and block.get("tool_name") not in bound
+    )
+
+
+def prune_references(
+    messages: Sequence[BaseMessage], bound: frozenset[str]
+) -> list[BaseMessage] | None:
+    """``messages`` less ``tool_reference`` blocks naming a tool not in ``bound`` (copies).
+
+    An answer left empty says :data:`GONE`; ``None`` when no message needs it.
+    """
+    out: list[BaseMessage] | None = None
+    for i, message in enumerate(messages):
+        content = message.content if isinstance(message, ToolMessage) else None
+        if not isinstance(content, list) or not any(_dangling(b, bound) for b in content):
+            continue
+        kept = [b for b in content if not _dangling(b, bound)]
+        out = out if out is not None else list(messages)
+        out[i] = message.model_copy(update={"content": kept or GONE})
+    return out

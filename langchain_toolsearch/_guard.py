@@ -1,9 +1,7 @@
-"""The execution guard: may this tool call run, and which instance runs it.
+"""The tool step's checks: a call runs only if its tool is loaded, allowed and bindable.
 
-Meta tools run after an argument check; tools bound as they are run untouched;
-library, per-request and guarded bound tools run only if loaded for this thread,
-allowed in phase ``active``, bindable and not loaded by a sibling call. Anything else
-gets one error ``ToolMessage`` pointing at ``search_tools``, naming no hidden tool.
+Also the graph-wiring checks of a hand-built ``StateGraph`` (a tools node without the
+guard, loads that would stay unbound).
 """
 
 from __future__ import annotations
@@ -17,17 +15,15 @@ from langchain_core.messages import AIMessage, ToolCall, ToolMessage
 from langchain_core.tools import BaseTool
 
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch._engine.access import Access
-from langchain_toolsearch._engine.drive import Logic
-from langchain_toolsearch._engine.load import suggestions
-from langchain_toolsearch._engine.scope import RequestScope
-from langchain_toolsearch._engine.search import requested_queries
-from langchain_toolsearch._internal.weakmemo import WeakIdentityMap
-from langchain_toolsearch.library import LibraryTool, ToolLibrary
+from langchain_toolsearch._access import Access
+from langchain_toolsearch._effects import Logic
+from langchain_toolsearch._library import LibraryTool, ToolLibrary
+from langchain_toolsearch._scope import RequestScope
+from langchain_toolsearch._steps import requested_queries, suggestions
+from langchain_toolsearch._support import WeakIdentityMap
 from langchain_toolsearch.storage._context import messages_of, requested_names
 
-__all__ = ["CURRENT_STEP", "META_ARGS", "NEEDS_SCOPE", "StepCalls", "finish", "guard", "pre_check"]
-__all__ += ["shape_error"]
+# -- guard: The execution guard: may this tool call run, and which instance runs it.
 
 _R = TypeVar("_R")
 META_ARGS: dict[str, frozenset[str]] = {

@@ -1,1 +1,0 @@
-"""Private helpers shared across the package's subpackages (not a public API)."""
