@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from langchain_toolsearch._library import ToolLibrary
     from langchain_toolsearch.middleware import ToolSearchMiddleware
     from langchain_toolsearch.node import ToolSearchInput, ToolSearchNode, ToolSearchState
-    from langchain_toolsearch.search._bm25 import BM25ToolIndex, ToolIndex
+    from langchain_toolsearch.search import BM25ToolIndex, ToolIndex
     from langchain_toolsearch.storage import LoadedToolStore
     from langchain_toolsearch.types import ToolSearchFilterArgs, ToolSearchResult
 
@@ -39,8 +39,8 @@ _LAZY = {
     "ToolSearchInput": "langchain_toolsearch.node",
     "ToolSearchNode": "langchain_toolsearch.node",
     "ToolSearchState": "langchain_toolsearch.node",
-    "BM25ToolIndex": "langchain_toolsearch.search._bm25",
-    "ToolIndex": "langchain_toolsearch.search._bm25",
+    "BM25ToolIndex": "langchain_toolsearch.search",
+    "ToolIndex": "langchain_toolsearch.search",
     "LoadedToolStore": "langchain_toolsearch.storage",
     "ToolSearchFilterArgs": "langchain_toolsearch.types",
     "ToolSearchResult": "langchain_toolsearch.types",

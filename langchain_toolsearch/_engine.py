@@ -40,13 +40,14 @@ from langchain_toolsearch.errors import (
     ToolSearchConfigError,
     ToolSearchError,
     ToolSearchTypeError,
+    _LoadsStoreError,
 )
-from langchain_toolsearch.search._bm25 import BM25ToolIndex, ToolIndex, build_index
+from langchain_toolsearch.search import BM25ToolIndex, ToolIndex
+from langchain_toolsearch.search._bm25 import build_index
 from langchain_toolsearch.storage._store import LOADED_NAMESPACE
 from langchain_toolsearch.storage._strategy import (
     LoadedToolStore,
     Storage,
-    _LoadsStoreError,
     choose_storage,
 )
 from langchain_toolsearch.types import SourceFailure, StateStats

@@ -30,7 +30,7 @@ from langchain_toolsearch.errors import (
     ToolSearchConfigError,
     ToolSearchTypeError,
 )
-from langchain_toolsearch.search._bm25 import ToolDocument
+from langchain_toolsearch.search import ToolDocument
 from langchain_toolsearch.search._stages import NameSuggester
 from langchain_toolsearch.types import SourceFailure
 

@@ -27,7 +27,7 @@ from langchain_toolsearch._support import (
     positive_seconds,
 )
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError, TTLUnitWarning
-from langchain_toolsearch.search._bm25 import IndexOption, ToolIndex
+from langchain_toolsearch.search import IndexOption, ToolIndex
 from langchain_toolsearch.storage._strategy import LoadedToolStore
 from langchain_toolsearch.types import FilterFn, OnError, ResolveToolsFn
 

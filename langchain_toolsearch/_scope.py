@@ -51,8 +51,7 @@ from langchain_toolsearch._support import (
     source_name,
 )
 from langchain_toolsearch.errors import ToolSearchTypeError, ToolSourceError
-from langchain_toolsearch.search._bm25 import BM25ToolIndex, ScoredTool, ToolDocument, ToolIndex
-from langchain_toolsearch.search._protocol import arank
+from langchain_toolsearch.search import BM25ToolIndex, ScoredTool, ToolDocument, ToolIndex, arank
 from langchain_toolsearch.types import OnError, ResolveToolsFn, SourceFailure
 
 # -- views: Views that chain the static library and index with one request's tools (no copies).

@@ -52,7 +52,7 @@ from langchain_toolsearch.errors import (
     StoreMissingError,
     ToolSearchWiringError,
 )
-from langchain_toolsearch.search._bm25 import ToolIndex
+from langchain_toolsearch.search import ToolIndex
 from langchain_toolsearch.storage._context import parse_names
 from langchain_toolsearch.storage._store import (
     TOOL_STEP,

@@ -24,8 +24,7 @@ from langchain_toolsearch._library import LibraryTool, ToolLibrary
 from langchain_toolsearch._scope import RequestScope, close
 from langchain_toolsearch._support import WeakIdentityMap, estimate_tokens
 from langchain_toolsearch.errors import ToolSearchConfigError
-from langchain_toolsearch.search._bm25 import ScoredTool, ToolIndex
-from langchain_toolsearch.search._protocol import arank
+from langchain_toolsearch.search import ScoredTool, ToolIndex, arank
 from langchain_toolsearch.storage._context import AUTO_LOAD_RECEIPT_TYPE, parse_names
 from langchain_toolsearch.types import FilterPhase, ToolSearchResult
 

@@ -28,7 +28,7 @@ from langchain_toolsearch._modes import prune_references
 from langchain_toolsearch._options import NativeProvider, StorageOption, ToolSearchOptions
 from langchain_toolsearch._shell import ToolSearchBase, current_config
 from langchain_toolsearch.errors import ToolSearchTypeError
-from langchain_toolsearch.search._bm25 import IndexOption
+from langchain_toolsearch.search import IndexOption
 from langchain_toolsearch.storage._context import ToolSearchAgentState
 from langchain_toolsearch.types import FilterFn, OnError, ResolveToolsFn
 

@@ -59,7 +59,7 @@ from langchain_toolsearch._shell import (
     current_store,
 )
 from langchain_toolsearch.errors import ToolSearchTypeError, ToolSearchWiringError
-from langchain_toolsearch.search._bm25 import IndexOption
+from langchain_toolsearch.search import IndexOption
 from langchain_toolsearch.storage._context import (
     LOADED_KEY,
     TOOLS_KEY,

@@ -60,10 +60,9 @@ from typing import Any
 
 from langchain_core.tools import BaseTool
 
-from langchain_toolsearch._cli import build_parser
 from langchain_toolsearch.errors import ToolSearchDependencyError, ToolSearchError
 from langchain_toolsearch_editor._bundle import BUNDLE_KEYS, MASTRA_KEYS, load_bundle, read_json
-from langchain_toolsearch_editor._cli import KINDS, Kind
+from langchain_toolsearch_editor._cli import KINDS, Kind, build_parser
 from langchain_toolsearch_editor._explain import ResolutionReport, ToolDecision
 from langchain_toolsearch_editor._models import AgentToolConfig
 from langchain_toolsearch_editor._resolver import ToolResolver

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from langchain_core.tools import BaseTool, InjectedToolArg, StructuredTool, ToolException
 from langgraph.errors import GraphBubbleUp
 
-from langchain_toolsearch._access import positive_seconds
 from langchain_toolsearch._effects import detached_timeout, run_sync
 from langchain_toolsearch._prompts import META_TOOL_NAMES
 from langchain_toolsearch._support import (
@@ -31,6 +30,7 @@ from langchain_toolsearch._support import (
     bound_content,
     bound_result,
     check_limit,
+    positive_seconds,
 )
 from langchain_toolsearch.errors import (
     MCPPoolClosedError,

@@ -41,9 +41,8 @@ from typing import Any, Literal
 
 import anyio
 
-from langchain_toolsearch._access import positive_seconds
 from langchain_toolsearch._effects import on_bridge, on_bridge_loop, run_sync
-from langchain_toolsearch._support import CauseLog, describe
+from langchain_toolsearch._support import CauseLog, describe, positive_seconds
 from langchain_toolsearch.errors import (
     MCPPoolClosedError,
     MCPPoolError,

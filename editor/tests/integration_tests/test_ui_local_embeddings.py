@@ -15,7 +15,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from editor.tests.support.ui_app import csrf_of
-from langchain_toolsearch._cli import main
+from langchain_toolsearch_editor._commands import main
 from langchain_toolsearch_editor._store import ToolConfigStore, open_store
 from tests.support.local_embeddings import require_local_embeddings
 

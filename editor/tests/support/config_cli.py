@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from langchain_toolsearch._cli import main
+from langchain_toolsearch_editor._commands import main
 
 
 class Cli:

@@ -13,7 +13,7 @@ import pytest
 
 from editor.tests.support.config_cli import Cli
 from editor.tests.support.ui_app import UIClient, problems_of
-from langchain_toolsearch._cli import main
+from langchain_toolsearch_editor._commands import main
 from langchain_toolsearch_editor.ui._masking import mask_client
 
 R = "[redacted]"

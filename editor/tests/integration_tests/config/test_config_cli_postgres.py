@@ -20,8 +20,8 @@ from editor.tests.support.config_cli import Cli
 from editor.tests.unit_tests.config.test_config_roundtrip import (
     check_agent_round_trip,
 )
-from langchain_toolsearch._cli import main
 from langchain_toolsearch_editor import ToolConfigStore
+from langchain_toolsearch_editor._commands import main
 
 psycopg = pytest.importorskip("psycopg", reason="needs psycopg (pip install -e '.[dev]')")
 pytest.importorskip("langgraph.store.postgres", reason="needs langgraph-checkpoint-postgres")

@@ -252,7 +252,7 @@ def test_a_tool_name_that_cannot_be_encoded_says_what_to_change() -> None:
 )
 def test_config_exceptions_are_tool_search_errors(error: type[Exception], builtin: type) -> None:
     assert issubclass(error, ToolSearchError) and issubclass(error, builtin)
-    from langchain_toolsearch import errors
+    from langchain_toolsearch_editor import errors
 
     assert error.__name__ in (errors.__doc__ or "")
 

@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from editor.tests.support.config_cli import Cli
-from langchain_toolsearch._cli import build_parser, main
+from langchain_toolsearch_editor._cli import build_parser
+from langchain_toolsearch_editor._commands import main
 
 PRO = {"operator": "AND", "conditions": [{"field": "plan", "operator": "equals", "value": "pro"}]}
 BUNDLE: dict[str, Any] = {

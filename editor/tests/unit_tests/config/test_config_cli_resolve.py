@@ -96,7 +96,7 @@ def test_building_the_parser_imports_no_heavy_module() -> None:
     try:
         for key in saved:
             del sys.modules[key]
-        from langchain_toolsearch._cli import build_parser
+        from langchain_toolsearch_editor._cli import build_parser
 
         build_parser()
         loaded = sorted(k for k in sys.modules if k.split(".")[0] in heavy)

@@ -61,7 +61,7 @@ def test_if_version_makes_import_and_publish_compare_and_set(cli: Cli) -> None:
 def test_store_works_before_and_after_the_command(
     cli: Cli, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from langchain_toolsearch._cli import main
+    from langchain_toolsearch_editor._commands import main
 
     assert cli("import", cli.file(one_agent("t1")))[0] == 0
     capsys.readouterr()

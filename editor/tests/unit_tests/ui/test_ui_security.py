@@ -10,8 +10,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from editor.tests.support.ui_app import UIClient, csrf_of, problems_of
-from langchain_toolsearch._cli import main
 from langchain_toolsearch.errors import ToolSearchConfigError
+from langchain_toolsearch_editor._commands import main
 from langchain_toolsearch_editor.errors import ConfigCommandError
 from langchain_toolsearch_editor.ui._masking import KEEP
 from langchain_toolsearch_editor.ui._serve import check_binding
