@@ -102,9 +102,9 @@ def test_bench_quick_prints_every_section() -> None:
         r"\| GitHub MCP server \(117 tools\) \| [\d,]+ \| [\d.]+ \| [\d,]+ \| listed \|", out
     )
     assert re.search(r"\| BFCL \(1,437 tools\) \| [\d,]+ \| [\d.]+ \| [\d,]+ \| refused at", out)
-    # each speed path on and off at 1,000 tools (--quick), with its verdict
+    # each speed path on and off at 200 tools (--quick), with its verdict
     paths = re.findall(
-        r"\| ([^|]+) \| [^|]+ \| 1,000 \| [\d.]+ \| [\d.]+ \| -?[\d.]+% \| (keeps|goes) \|", out
+        r"\| ([^|]+) \| [^|]+ \| 200 \| [\d.]+ \| [\d.]+ \| -?[\d.]+% \| (keeps|goes) \|", out
     )
     assert {p for p, _ in paths} == {
         "bulk tokenizer priming",
