@@ -156,7 +156,7 @@ def _in_memory_store() -> type[Any]:
     """
     from langgraph.store.memory import InMemoryStore
 
-    class _Store(InMemoryStore):  # type: ignore[misc]
+    class _Store(InMemoryStore):
         def _insertinmem_store(
             self, to_embed: dict[str, list[tuple[tuple[str, ...], str, str]]], embeddings: Any
         ) -> None:

@@ -2,7 +2,7 @@
 
 A speed path is code that exists only to be faster. Each one is measured
 here with and without it in the same run, at 1,000 and 10,000 tools, the
-two runs alternating (``on, off, on, off, ...``, one warm-up of each first);
+two runs alternating (``off, on, on, off, off, on, ...``, one warm-up of each first);
 the figure is the best run of each side (the least disturbed by other
 processes on a shared machine). It keeps its place at a gain of at
 least 10% (``1 - on / off``). Switched off by monkeypatching the package
@@ -25,6 +25,9 @@ Paths and workloads:
   loaded tool; off: each call reads the thread's loads from the store.
 * **deferred store batches** (``defer``): the same turn; the started-call
   record deletes go with the next batch; off: each delete is a batch of its own.
+  Both store paths also on ``AsyncPostgresStore`` (a connection per run) when a
+  server is at hand (``make bench``, ``--postgres``; see
+  :func:`benchmarks.store_steps.postgres_dsn`), not in ``--quick``.
 * **vector cache, memory tier**: a hybrid index (``SemanticIndexFactory``)
   built again over the same cache, the file tier behind it, then the store
   tier (a LangGraph ``InMemoryStore``); off: the vectors come from that tier.
@@ -199,10 +202,10 @@ class Figure:
 
 
 def _alternate(path: str, run: Callable[[], float], repeats: int) -> tuple[float, float]:
-    """Best seconds of ``run()`` with the path on and off, alternating, after one warm-up each."""
+    """Best seconds of ``run()`` with the path on and off, alternating, after a warm-up of each."""
     times: dict[bool, list[float]] = {True: [], False: []}
     for attempt in range(repeats + 1):
-        for on in (True, False):
+        for on in (True, False) if attempt % 2 else (False, True):  # ABBA: no side always first
             gc.collect()
             with contextlib.nullcontext() if on else switched_off(path):
                 spent = run()
@@ -239,7 +242,7 @@ def _build_library(tools: Sequence[Any]) -> float:
     return _timed(work)
 
 
-def _agent(tools: Sequence[Any], steps: list[Any], storage: str, store: Any) -> Any:
+def _agent(tools: Sequence[Any], steps: list[Any], storage: Any, store: Any) -> Any:
     from langchain.agents import create_agent
 
     from langchain_toolsearch import ToolSearchMiddleware
@@ -297,9 +300,41 @@ def _agent_turn(
         from langgraph.store.memory import InMemoryStore
 
         store = InMemoryStore()
-    steps = [Load(f"tool_{i}") for i in range(loads, 0, -1)]
+    steps: list[Any] = [Load(f"tool_{i}") for i in range(loads, 0, -1)]
     steps += [Load("tool_0"), _calls_message("tool_0", calls), Answer("done")]
     return _turn(_agent(_weather_tools(size), steps, storage, store), calls, prior)
+
+
+def _postgres_turn(size: int, calls: int, dsn: str) -> Callable[[], float]:
+    """The store workload on ``AsyncPostgresStore`` (a connection per run, one middleware)."""
+    from langchain.agents import create_agent
+    from langchain_core.messages import HumanMessage
+    from langgraph.store.postgres.aio import AsyncPostgresStore
+
+    from langchain_toolsearch import ToolSearchMiddleware
+    from langchain_toolsearch.testing import Answer, Load, ScriptedToolSearchModel
+
+    middleware = ToolSearchMiddleware(tools=_weather_tools(size), storage="store")
+    steps: list[Any] = [Load("tool_0"), _calls_message("tool_0", calls), Answer("done")]
+
+    async def setup() -> None:
+        async with AsyncPostgresStore.from_conn_string(dsn) as store:
+            await store.setup()
+
+    async def once() -> float:
+        async with AsyncPostgresStore.from_conn_string(dsn) as store:
+            model = ScriptedToolSearchModel(steps=list(steps))
+            agent = create_agent(model, tools=[], middleware=[middleware], store=store)
+            config = {"configurable": {"thread_id": f"speed-{uuid.uuid4().hex}"}}
+            started = time.perf_counter()
+            out = await agent.ainvoke({"messages": [HumanMessage("go")]}, config)
+            spent = time.perf_counter() - started
+        answers = [m for m in out["messages"] if m.type == "tool"][-calls:]
+        assert len(answers) == calls and all(m.status == "success" for m in answers)
+        return spent
+
+    asyncio.run(setup())
+    return lambda: asyncio.run(once())
 
 
 def _hybrid_rebuild(docs: Sequence[Any], behind: Any) -> Callable[[], float]:
@@ -324,12 +359,24 @@ Workloads = list[tuple[str, str, Callable[[], Callable[[], float]]]]
 
 
 def _workloads(
-    size: int, tools: Sequence[Any], folders: tuple[str, str], store: Any, calls: int
+    size: int,
+    tools: Sequence[Any],
+    folders: tuple[str, str],
+    store: Any,
+    calls: int,
+    dsn: str | None,
 ) -> Workloads:
     """(path, workload, ``prepare() -> run() -> seconds``) at ``size`` tools."""
     docs = _documents(public("ToolLibrary")(tools))
     message = f"{calls} calls in one message"
-    return [
+    postgres: Workloads = []
+    if dsn is not None:
+        on_postgres = f'storage="store" (AsyncPostgresStore), ainvoke: {message}'
+        postgres = [
+            ("run reads", on_postgres, lambda: _postgres_turn(size, calls, dsn)),
+            ("deferred store batches", on_postgres, lambda: _postgres_turn(size, calls, dsn)),
+        ]
+    every: Workloads = [
         (
             "bulk tokenizer priming",
             "BM25ToolIndex.build, cold tokenizer caches",
@@ -376,12 +423,17 @@ def _workloads(
             lambda: _second_start(docs, lambda: _name("StoreVectorCache")(store)),
         ),
     ]
+    return [*every[:5], *postgres, *every[5:]]  # the store paths' rows together
 
 
 def measure(
-    sizes: Sequence[int], repeats: int, paths: Sequence[str] = tuple(PATCHES), calls: int = CALLS
+    sizes: Sequence[int],
+    repeats: int,
+    paths: Sequence[str] = tuple(PATCHES),
+    calls: int = CALLS,
+    dsn: str | None = None,
 ) -> list[Figure]:
-    """Each path of ``paths`` on and off at each size (module doc)."""
+    """Each path of ``paths`` on and off at each size (module doc; ``dsn``: PostgreSQL too)."""
     from langgraph.store.memory import InMemoryStore
 
     bfcl, _ = load_bfcl()
@@ -393,7 +445,7 @@ def measure(
         ]
         tools = [d.to_tool() for d in defs]
         with tempfile.TemporaryDirectory() as first, tempfile.TemporaryDirectory() as second:
-            workloads = _workloads(size, tools, (first, second), InMemoryStore(), calls)
+            workloads = _workloads(size, tools, (first, second), InMemoryStore(), calls, dsn)
             for path, workload, prepare in workloads:
                 if path not in paths:
                     continue
@@ -401,6 +453,18 @@ def measure(
                 figures.append(Figure(path, workload, size, on, off))
                 print(f"  {path} at {size:,}: on {on:.3f} s, off {off:.3f} s", file=sys.stderr)
     return figures
+
+
+@contextlib.contextmanager
+def _postgres(wanted: bool) -> Iterator[str | None]:
+    """A PostgreSQL DSN (:func:`~benchmarks.store_steps.postgres_dsn`) if ``wanted``."""
+    if not wanted:
+        yield None
+        return
+    from benchmarks.store_steps import postgres_dsn
+
+    with postgres_dsn() as dsn:
+        yield dsn
 
 
 def rows(figures: Sequence[Figure]) -> list[list[object]]:
@@ -427,7 +491,8 @@ def section(rep: _Report, cfg: BenchConfig) -> None:
     rep.line("## Speed paths, on and off")
     rep.line()
     sizes, repeats, calls = QUICK if cfg.quick else FULL
-    figures = measure(sizes, repeats, calls=calls)
+    with _postgres(not cfg.quick) as dsn:
+        figures = measure(sizes, repeats, calls=calls, dsn=dsn)
     rep.line(
         f"Best seconds of each workload with the path on and off (monkeypatched), "
         f"alternating, {repeats} run(s) each after a warm-up; gain = 1 - on / off; "
@@ -447,6 +512,7 @@ def main(argv: Sequence[str]) -> None:
     parser.add_argument("--sizes", default=None)
     parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument("--path", action="append", choices=list(PATCHES), default=[])
+    parser.add_argument("--postgres", action="store_true", help="store paths on PostgreSQL too")
     args = parser.parse_args(argv)
     sizes, repeats, calls = QUICK if args.quick else FULL
     sizes = tuple(int(s) for s in args.sizes.split(",")) if args.sizes else sizes
@@ -454,7 +520,9 @@ def main(argv: Sequence[str]) -> None:
     from benchmarks.report import _Report
 
     rep = _Report(sys.stdout)
-    rep.table(HEADER, rows(measure(sizes, repeats, args.path or tuple(PATCHES), calls)))
+    with _postgres(args.postgres) as dsn:
+        figures = measure(sizes, repeats, args.path or tuple(PATCHES), calls, dsn)
+    rep.table(HEADER, rows(figures))
 
 
 if __name__ == "__main__":
