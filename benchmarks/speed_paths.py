@@ -324,7 +324,7 @@ def _postgres_turn(size: int, calls: int, dsn: str) -> Callable[[], float]:
     async def once() -> float:
         async with AsyncPostgresStore.from_conn_string(dsn) as store:
             model = ScriptedToolSearchModel(steps=list(steps))
-            agent = create_agent(model, tools=[], middleware=[middleware], store=store)
+            agent: Any = create_agent(model, tools=[], middleware=[middleware], store=store)
             config = {"configurable": {"thread_id": f"speed-{uuid.uuid4().hex}"}}
             started = time.perf_counter()
             out = await agent.ainvoke({"messages": [HumanMessage("go")]}, config)
