@@ -37,6 +37,9 @@ rank-bm25 baseline where there is one, and printed as Markdown tables:
   middleware against a plain agent, one AI message with up to 1,000 tool
   calls (time and event-loop stall) against plain LangGraph, and the
   package's import time, each side by side in the same run.
+* **speed paths** (:mod:`benchmarks.speed_paths`): each speed path on and
+  off on the workload its docstring names, at 1k and 10k tools, alternating
+  in the same run.
 
 * **engine** (``--engine``): the library served from PostgreSQL + pgvector
   through :class:`~langchain_toolsearch.search.StoreToolIndex` (a
@@ -104,6 +107,7 @@ SECTIONS = (
     "hybrid",
     "catalog",
     "hybrid start-up",
+    "speed paths",
 )
 
 
@@ -771,6 +775,9 @@ def run_bench(config: BenchConfig | None = None, out: TextIO | None = None) -> i
     from benchmarks.vector_cache import vector_cache_section
 
     vector_cache_section(rep, cfg, bfcl, toolsdk, [q.query for q in queries])
+    from benchmarks.speed_paths import section as speed_paths_section
+
+    speed_paths_section(rep, cfg)
     rep.line(f"Total bench time {time.perf_counter() - started:.0f} s.")
     return 0
 

@@ -1,4 +1,4 @@
-"""Dump the rankings of every shipped index on the quality sets (guard of speed and layout work).
+"""Dump the top 10 of every query of every quality set, per index kind (refactoring guard).
 
 Run from the repository root (needs the shared data; ``TOOLSEARCH_SHARED_DATA``)::
 
@@ -6,111 +6,222 @@ Run from the repository root (needs the shared data; ``TOOLSEARCH_SHARED_DATA``)
     python -m benchmarks.rank_dump after.jsonl      # after it
     cmp before.jsonl after.jsonl                    # identical bytes: same rankings and scores
 
-One JSON line per query: ``[kind, set, query, [[name, score, raw score], ...]]``,
-scores rounded to 1e-9. Sets: the 2,501 BFCL queries on the BFCL pool, the
-GitHub MCP and ToolSDK query sets of ``benchmarks/queries/``, the validation
-set (RestBench + ToolAlpaca). Kinds, per set:
+Options: ``--sets bfcl,github,toolsdk,validation`` (default: all four),
+``--kinds bm25,hybrid,store,store-hybrid`` (default: all four),
+``--store-sets`` (the sets the two store kinds run on; default: all).
 
-* ``bm25``: the default index's top 10 of every query; ``bm25-deep``: the top
-  150 (past the first sorted batch of 64) of the first 50 queries;
-* ``hybrid-hash`` / ``hybrid-fake``: ``SemanticToolIndex`` with
-  ``HashingEmbeddings(256)`` / ``DeterministicFakeEmbedding(size=64)`` (memory
-  cache), top 20 of every query (every 7th of a set over 400);
-* ``store-False`` / ``store-True``: ``StoreToolIndex`` on an ``InMemoryStore``
-  with ``HashingEmbeddings`` (``fuse_bm25`` off / on), top 30 of every query
-  (every 25th of a set over 300; libraries of at most 3,000 tools), after a
-  line with the version's fingerprint and what the sync wrote;
-* ``suggest``: ``load_tool``'s suggestions for four misspellings of each of
-  the first 300 names.
+One JSON line per (set, kind, query): ``[set, kind, query, [[name, score, raw score], ...]]``;
+scores are the floats as the index yields them (JSON writes ``repr``: every bit shows).
 
-A change to the search must leave the file byte-identical.
+Sets: the 2,501 BFCL queries on the BFCL pool, the GitHub MCP and ToolSDK
+query sets of ``benchmarks/queries/`` on their catalogs, and the validation
+set (RestBench + ToolAlpaca). Kinds:
+
+* ``bm25``: the default index (``BM25ToolIndex``);
+* ``hybrid``: ``SemanticToolIndex`` (what ``embeddings=`` builds: BM25 and
+  embeddings fused by RRF) with :class:`HashedWordEmbeddings`, its vectors
+  through the default cache (a file in a temporary folder);
+* ``store``: ``StoreToolIndex`` over a LangGraph ``InMemoryStore`` whose
+  vector index embeds with :class:`HashedWordEmbeddings` (the store's ranking alone);
+* ``store-hybrid``: the same with ``fuse_bm25=True`` (what ``StoreIndexFactory`` builds).
+
+The embedding model is defined here, on its own tokenizer, so a change in the
+package cannot move it. Names are imported through :func:`public` (the
+public package first, then today's module), so the same script runs across
+module moves.
 """
 
 from __future__ import annotations
 
-import itertools
+import argparse
+import hashlib
+import importlib
 import json
+import math
+import os
+import re
 import sys
-from collections.abc import Sequence
-from typing import Any, TextIO
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from itertools import islice
+from pathlib import Path
+from typing import Any
 
-from langchain_core.embeddings import DeterministicFakeEmbedding, Embeddings
-from langgraph.store.memory import InMemoryStore
+from langchain_core.embeddings import Embeddings
 
 from benchmarks.datasets import (
+    ToolDef,
+    default_data_dir,
     load_bfcl,
     load_github_mcp_tools,
     load_restbench_toolalpaca,
     load_toolsdk,
 )
-from benchmarks.search_quality import _library, _queries
-from langchain_toolsearch.search import (
-    EmbeddingCache,
-    HashingEmbeddings,
-    SemanticToolIndex,
-    StoreToolIndex,
-    ToolDocument,
-    ToolIndex,
-)
-from langchain_toolsearch.search._bm25 import build_index
-from langchain_toolsearch.search._stages import NameSuggester
+
+QUERIES = Path(__file__).parent / "queries"
+RESERVED = frozenset({"search_tools", "load_tool"})
+SETS = ("bfcl", "github", "toolsdk", "validation")
+KINDS = ("bm25", "hybrid", "store", "store-hybrid")
+TOP = 10
+
+_WHERE: dict[str, tuple[str, ...]] = {
+    "ToolLibrary": ("langchain_toolsearch",),
+    "BM25ToolIndex": ("langchain_toolsearch",),
+    "SemanticToolIndex": ("langchain_toolsearch.search",),
+    "StoreToolIndex": ("langchain_toolsearch.search",),
+}
+"""Where each package name is looked up: its public module."""
 
 
-def _hits(index: ToolIndex, query: str, n: int = 10) -> list[tuple[str, float, float]]:
-    top = itertools.islice(index.rank(query), n)
-    return [(h.name, round(h.score, 9), round(h.raw_score, 9)) for h in top]
+def public(name: str) -> Any:
+    """The package's ``name`` from the first module of :data:`_WHERE` that has it."""
+    for module in _WHERE[name]:
+        try:
+            found = getattr(importlib.import_module(module), name, None)
+        except ImportError:
+            continue
+        if found is not None:
+            return found
+    raise ImportError(f"{name} in none of {_WHERE[name]}")
 
 
-def _line(out: TextIO, *fields: Any) -> None:
-    out.write(json.dumps(list(fields)) + "\n")
+_WORD = re.compile(r"[a-z0-9]+")
 
 
-def _dump_set(out: TextIO, name: str, docs: Sequence[ToolDocument], queries: list[str]) -> None:
-    bm25 = build_index(None, docs)
-    for q in queries:
-        _line(out, "bm25", name, q, _hits(bm25, q))
-    for q in queries[:50]:
-        _line(out, "bm25-deep", name, q, _hits(bm25, q, 150))
-    sub = queries if len(queries) <= 400 else queries[::7]
-    models: tuple[tuple[str, Embeddings], ...] = (
-        ("hash", HashingEmbeddings(256)),
-        ("fake", DeterministicFakeEmbedding(size=64)),
+class HashedWordEmbeddings(Embeddings):
+    """Signed hashed bag of lower-case words, L2-normalised: deterministic, no download.
+
+    Its own tokenizer (runs of ``[a-z0-9]``, ``camelCase`` split), so the
+    vectors do not depend on the package's.
+
+    Args:
+        dims: Vector size (count).
+    """
+
+    def __init__(self, dims: int = 256) -> None:
+        self.dims = dims
+
+    def _vector(self, text: str) -> list[float]:
+        spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", text).lower()
+        vector = [0.0] * self.dims
+        for word, count in sorted(Counter(_WORD.findall(spaced)).items()):
+            digest = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "big")
+            vector[digest % self.dims] += (1.0 if digest >> 63 else -1.0) * (1.0 + math.log(count))
+        norm = math.sqrt(sum(v * v for v in vector))
+        return [v / norm for v in vector] if norm > 0 else vector
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """One vector per text."""
+        return [self._vector(t) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        """A query's vector, as a document's."""
+        return self._vector(text)
+
+
+def _queries(name: str) -> list[str]:
+    with (QUERIES / f"{name}.jsonl").open(encoding="utf-8") as handle:
+        return [json.loads(line)["query"] for line in handle if line.strip()]
+
+
+def _sets(names: Iterable[str]) -> list[tuple[str, list[ToolDef], list[str]]]:
+    out: list[tuple[str, list[ToolDef], list[str]]] = []
+    for name in names:
+        if name == "bfcl":
+            tools, asked = load_bfcl()
+            out.append((name, tools, [q.query for q in asked]))
+        elif name == "github":
+            out.append((name, load_github_mcp_tools(), _queries("github")))
+        elif name == "toolsdk":
+            out.append((name, load_toolsdk(), _queries("toolsdk")))
+        else:
+            tools, asked = load_restbench_toolalpaca()
+            out.append((name, tools, [q.query for q in asked]))
+    return out
+
+
+def _in_memory_store() -> type[Any]:
+    """LangGraph's ``InMemoryStore``, one vector per indexed field even when texts repeat.
+
+    Its ``batch`` embeds each distinct text once but expects one vector per
+    field, so a batch putting two tools of the same embedded text (ToolSDK
+    has such pairs: ``get-weather`` / ``get_weather``) raises ``ValueError``
+    (langgraph-checkpoint 4.3); this subclass hands each field its text's vector.
+    """
+    from langgraph.store.memory import InMemoryStore
+
+    class _Store(InMemoryStore):
+        def _insertinmem_store(
+            self, to_embed: dict[str, list[tuple[tuple[str, ...], str, str]]], embeddings: Any
+        ) -> None:
+            for fields, vector in zip(to_embed.values(), embeddings, strict=True):
+                for namespace, key, path in fields:
+                    self._vectors[namespace][key][path] = vector
+
+    return _Store
+
+
+def _index(kind: str, documents: Sequence[Any]) -> Any:
+    embeddings = HashedWordEmbeddings()
+    if kind == "bm25":
+        return public("BM25ToolIndex").build(documents)
+    if kind == "hybrid":
+        return public("SemanticToolIndex")(documents, embeddings)
+    store = _in_memory_store()(index={"dims": embeddings.dims, "embed": embeddings})
+    return public("StoreToolIndex")(
+        store, documents, fuse_bm25=kind == "store-hybrid", refresh_seconds=None
     )
-    for label, model in models:
-        hybrid = SemanticToolIndex(docs, model, cache=EmbeddingCache(None))
-        for q in sub:
-            _line(out, f"hybrid-{label}", name, q, _hits(hybrid, q, 20))
-    small = queries if len(queries) <= 300 else queries[::25]
-    if len(docs) <= 3000:
-        for fuse in (False, True):
-            store = InMemoryStore(index={"dims": 256, "embed": HashingEmbeddings()})
-            index = StoreToolIndex(store, docs, fuse_bm25=fuse, refresh_seconds=None)
-            stats = index.stats
-            wrote = [stats.written, stats.deleted, stats.unchanged]
-            _line(out, f"store-{fuse}", name, index.fingerprint, wrote)
-            for q in small:
-                _line(out, f"store-{fuse}", name, q, _hits(index, q, 30))
-    suggester = NameSuggester([(d.name, d.aliases) for d in docs])
-    for d in docs[:300]:
-        for asked in (d.name[:-1], d.name.replace("_", ""), d.name[1:], d.name + "s"):
-            _line(out, "suggest", name, asked, suggester.suggest(asked))
 
 
-def main(path: str) -> None:
-    """Write the dump to ``path``."""
-    bfcl, bfcl_queries = load_bfcl()
-    validation, validation_queries = load_restbench_toolalpaca()
-    sets = (
-        ("bfcl", bfcl, [q.query for q in bfcl_queries]),
-        ("github", load_github_mcp_tools(), [q.query for q in _queries("github")]),
-        ("toolsdk", load_toolsdk(), [q.query for q in _queries("toolsdk")]),
-        ("validation", validation, [q.query for q in validation_queries]),
-    )
-    with open(path, "w", encoding="utf-8") as out:
-        for name, defs, queries in sets:
-            _dump_set(out, name, _library(defs).documents(), queries)
-            print(f"{name}: {len(queries)} queries")
+def dump(
+    path: str,
+    sets: Sequence[str] = SETS,
+    kinds: Sequence[str] = KINDS,
+    store_sets: Sequence[str] = SETS,
+    log: Callable[[str], None] = print,
+) -> None:
+    """Write the dump of ``kinds`` on ``sets`` to ``path`` (module doc)."""
+    os.environ.setdefault("TOOLSEARCH_SHARED_DATA", str(default_data_dir()))
+    library_class = public("ToolLibrary")
+    with (
+        tempfile.TemporaryDirectory() as cache_dir,
+        open(path, "w", encoding="utf-8") as out,
+    ):
+        os.environ["TOOLSEARCH_VECTOR_CACHE"] = cache_dir  # the hybrid's file, not the user's
+        for name, defs, queries in _sets(sets):
+            library = library_class([d.to_tool() for d in defs if d.name not in RESERVED])
+            documents = library.documents()
+            for kind in kinds:
+                if kind.startswith("store") and name not in store_sets:
+                    continue
+                started = time.perf_counter()
+                index = _index(kind, documents)
+                for query in queries:
+                    hits = [[h.name, h.score, h.raw_score] for h in islice(index.rank(query), TOP)]
+                    out.write(json.dumps([name, kind, query, hits]) + "\n")
+                log(f"{name} {kind}: {len(queries)} queries, {time.perf_counter() - started:.1f} s")
+
+
+def _names(value: str, allowed: Sequence[str]) -> list[str]:
+    names = [v for v in value.split(",") if v]
+    unknown = sorted(set(names) - set(allowed))
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown {unknown}; choose from {list(allowed)}")
+    return names
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Command line (module doc)."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.rank_dump")
+    parser.add_argument("path", nargs="?", default="rank_dump.jsonl")
+    parser.add_argument("--sets", type=lambda v: _names(v, SETS), default=list(SETS))
+    parser.add_argument("--kinds", type=lambda v: _names(v, KINDS), default=list(KINDS))
+    parser.add_argument("--store-sets", type=lambda v: _names(v, SETS), default=list(SETS))
+    args = parser.parse_args(argv)
+    dump(args.path, args.sets, args.kinds, args.store_sets)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "rank_dump.jsonl")
+    main(sys.argv[1:])

@@ -45,6 +45,7 @@ def test_bench_quick_prints_every_section() -> None:
         "## Hybrid search on validation data (embeddings=)",
         "## Catalog in the system hint (inject_catalog=True)",
         "## Hybrid start-up: tools embedded once (first and second start)",
+        "## Speed paths, on and off",
     ):
         assert heading in out, heading
     ratio = re.search(r"\| create_agent \+ ToolSearchMiddleware \| [\d.]+ \| ([\d.]+) \|", out)
@@ -101,6 +102,20 @@ def test_bench_quick_prints_every_section() -> None:
         r"\| GitHub MCP server \(117 tools\) \| [\d,]+ \| [\d.]+ \| [\d,]+ \| listed \|", out
     )
     assert re.search(r"\| BFCL \(1,437 tools\) \| [\d,]+ \| [\d.]+ \| [\d,]+ \| refused at", out)
+    # each speed path on and off at 200 tools (--quick), with its verdict
+    paths = re.findall(
+        r"\| ([^|]+) \| [^|]+ \| 200 \| [\d.]+ \| [\d.]+ \| -?[\d.]+% \| (keeps|goes) \|", out
+    )
+    assert {p for p, _ in paths} == {
+        "bulk tokenizer priming",
+        "GC pauses",
+        "history memo",
+        "run reads",
+        "deferred store batches",
+        "vector cache, memory tier",
+        "vector cache, file tier",
+        "vector cache, store tier",
+    }, paths
 
 
 @pytest.mark.skipif(

@@ -1,0 +1,523 @@
+"""`make bench` section: each speed path on and off, on the workload its docstring names.
+
+A speed path is code that exists only to be faster. Each one is measured
+here with and without it in the same run, at 1,000 and 10,000 tools, the
+two runs alternating (``off, on, on, off, off, on, ...``, one warm-up of each first);
+the figure is the best run of each side (the least disturbed by other
+processes on a shared machine). It keeps its place at a gain of at
+least 10% (``1 - on / off``). Switched off by monkeypatching the package
+(:data:`PATCHES`: one table, update it when a module moves), never through
+an option.
+
+Paths and workloads:
+
+* **bulk tokenizer priming** (``prime_fields``): ``BM25ToolIndex.build`` of
+  BFCL + ToolSDK tools from empty tokenizer caches; off: every text is
+  tokenized when first read.
+* **GC pauses** (``collector_paused``): ``ToolLibrary(tools)`` and its
+  ``BM25ToolIndex`` (a bulk build); off: the collector runs as usual.
+* **history memo** (``HistoryMemo``): ``storage="context"``, ``ainvoke`` of
+  a turn after :data:`PRIOR` earlier messages that loads 21 tools one step at
+  a time, then sends one AI message with :data:`CALLS` calls of a loaded
+  tool; off: each call reads the history.
+* **run reads** (``RunReads``): ``storage="store"`` on an ``InMemoryStore``,
+  ``ainvoke`` of a turn whose second step sends :data:`CALLS` calls of the
+  loaded tool; off: each call reads the thread's loads from the store.
+* **deferred store batches** (``defer``): the same turn; the started-call
+  record deletes go with the next batch; off: each delete is a batch of its own.
+  Both store paths also on ``AsyncPostgresStore`` (a connection per run) when a
+  server is at hand (``make bench``, ``--postgres``; see
+  :func:`benchmarks.store_steps.postgres_dsn`), not in ``--quick``.
+* **vector cache, memory tier**: a hybrid index (``SemanticIndexFactory``)
+  built again over the same cache, the file tier behind it, then the store
+  tier (a LangGraph ``InMemoryStore``); off: the vectors come from that tier.
+* **vector cache, file tier** (``VectorFile``): a second start (a new cache
+  over the same cache folder); off: the model embeds every tool.
+* **vector cache, store tier** (``StoreVectorCache``): the same over a
+  LangGraph ``InMemoryStore``.
+
+The hybrid's model (:class:`PricedEmbeddings`) gives hashed bag-of-words
+vectors and waits :data:`MODEL_MS_PER_TEXT` per text embedded: what a
+model costs is what the persistent tiers save, and it is set here, not
+measured (an API model batched, or MiniLM on a fast CPU, costs about that).
+
+Run alone with ``python -m benchmarks.speed_paths [--quick]``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import importlib
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from benchmarks.datasets import ToolDef, load_bfcl, load_toolsdk, merge_libraries, scale_library
+from benchmarks.rank_dump import HashedWordEmbeddings, public
+
+if TYPE_CHECKING:
+    from benchmarks.report import BenchConfig, _Report
+
+__all__ = ["PATCHES", "PricedEmbeddings", "measure", "section"]
+
+CALLS = 300
+"""Tool calls in the one AI message of the agent workloads (count)."""
+PRIOR = 200
+"""Earlier messages of the thread in the history-memo workload (count)."""
+MODEL_MS_PER_TEXT = 1.0
+"""What :class:`PricedEmbeddings` waits per text embedded (milliseconds)."""
+FULL: tuple[tuple[int, ...], int, int] = ((1_000, 10_000), 3, CALLS)
+"""Sizes (tool counts), runs per side and calls per message of ``make bench``."""
+QUICK: tuple[tuple[int, ...], int, int] = ((200,), 1, 50)
+"""The same for ``--quick`` (the test suite checks the table's shape)."""
+KEEP = 0.10
+"""The least gain (``1 - on / off``) that keeps a path."""
+
+_SEARCH = "langchain_toolsearch.search"
+_STORAGE = "langchain_toolsearch.storage"
+
+
+def _no_priming(*_: Any) -> None:
+    return None
+
+
+def _read_every_time(self: Any, messages: Any) -> Any:
+    return self._read(messages)
+
+
+def _read_store(self: Any, config: Any, backend: Any, thread_id: str, get: Any) -> Any:
+    fresh = yield get
+    return fresh
+
+
+async def _aend_now(self: Any, thread_id: str, key: str) -> None:
+    arun_flow = _resolve("langchain_toolsearch._effects", "arun_flow")
+    await arun_flow(self.store, self._end(thread_id, key), coalesce=True)
+
+
+def _nothing_found(self: Any, model: str, digests: Any) -> dict[str, Any]:
+    return {}
+
+
+def _keep_nothing(self: Any, model: str, vectors: Any) -> None:
+    return None
+
+
+PATCHES: dict[str, list[tuple[str, str, Any]]] = {
+    "bulk tokenizer priming": [(f"{_SEARCH}._bm25", "prime_fields", _no_priming)],
+    "GC pauses": [
+        ("langchain_toolsearch._library", "collector_paused", contextlib.nullcontext),
+        (f"{_SEARCH}._bm25", "collector_paused", contextlib.nullcontext),
+        (f"{_SEARCH}._stages", "collector_paused", contextlib.nullcontext),
+    ],
+    "history memo": [(f"{_STORAGE}._context", "HistoryMemo.get", _read_every_time)],
+    "run reads": [(f"{_STORAGE}._store", "RunReads.reading", _read_store)],
+    "deferred store batches": [(f"{_STORAGE}._store", "StoreStartedCalls.aend", _aend_now)],
+    "vector cache, memory tier": [
+        (f"{_SEARCH}._vectors", "EmbeddingCache.recall", _nothing_found),
+        (f"{_SEARCH}._vectors", "EmbeddingCache.remember", _keep_nothing),
+    ],
+    "vector cache, file tier": [
+        (f"{_SEARCH}._vectors", "VectorFile.get", _nothing_found),
+        (f"{_SEARCH}._vectors", "VectorFile.put", _keep_nothing),
+    ],
+    "vector cache, store tier": [
+        (f"{_SEARCH}._vectors", "StoreVectorCache.get", _nothing_found),
+        (f"{_SEARCH}._vectors", "StoreVectorCache.put", _keep_nothing),
+    ],
+}
+"""Path -> ``(module, attribute path, replacement)`` list that switches it off."""
+
+_NAMES = {  # package names the workloads use besides PATCHES' (module, attribute)
+    "SemanticIndexFactory": (_SEARCH, "SemanticIndexFactory"),
+    "EmbeddingCache": (_SEARCH, "EmbeddingCache"),
+    "VectorFile": (_SEARCH, "VectorFile"),
+    "StoreVectorCache": (f"{_SEARCH}._vectors", "StoreVectorCache"),
+    "clear_caches": (f"{_SEARCH}._analysis", "clear_caches"),
+}
+
+
+def _resolve(module: str, attribute: str) -> Any:
+    found: Any = importlib.import_module(module)
+    for part in attribute.split("."):
+        found = getattr(found, part)
+    return found
+
+
+def _name(key: str) -> Any:
+    return _resolve(*_NAMES[key])
+
+
+@contextlib.contextmanager
+def switched_off(path: str) -> Iterator[None]:
+    """The package with ``path`` off (:data:`PATCHES`), restored afterwards."""
+    saved: list[tuple[Any, str, Any]] = []
+    try:
+        for module, attribute, replacement in PATCHES[path]:
+            owner_path, _, leaf = attribute.rpartition(".")
+            owner = _resolve(module, owner_path) if owner_path else importlib.import_module(module)
+            saved.append((owner, leaf, owner.__dict__[leaf]))
+            setattr(owner, leaf, replacement)
+        yield
+    finally:
+        for owner, leaf, original in reversed(saved):
+            setattr(owner, leaf, original)
+
+
+class PricedEmbeddings(HashedWordEmbeddings):
+    """Hashed bag-of-words vectors at :data:`MODEL_MS_PER_TEXT` per text (a waiting model)."""
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """The vectors, after the model's time for ``texts``."""
+        time.sleep(len(texts) * MODEL_MS_PER_TEXT / 1000)
+        return super().embed_documents(texts)
+
+
+@dataclass
+class Figure:
+    """One path at one size: best seconds on and off."""
+
+    path: str
+    workload: str
+    size: int
+    on: float
+    off: float
+
+    @property
+    def gain(self) -> float:
+        """``1 - on / off``."""
+        return 1.0 - self.on / self.off if self.off > 0 else 0.0
+
+
+def _alternate(path: str, run: Callable[[], float], repeats: int) -> tuple[float, float]:
+    """Best seconds of ``run()`` with the path on and off, alternating, after a warm-up of each."""
+    times: dict[bool, list[float]] = {True: [], False: []}
+    for attempt in range(repeats + 1):
+        for on in (True, False) if attempt % 2 else (False, True):  # ABBA: no side always first
+            gc.collect()
+            with contextlib.nullcontext() if on else switched_off(path):
+                spent = run()
+            if attempt:
+                times[on].append(spent)
+    return min(times[True]), min(times[False])
+
+
+def _timed(work: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    work()
+    return time.perf_counter() - started
+
+
+# ------------------------------------------------------------------------- workloads
+
+
+def _documents(library: Any) -> Any:
+    return library.documents()
+
+
+def _build_index(docs: Sequence[Any]) -> float:
+    _name("clear_caches")()
+    return _timed(lambda: public("BM25ToolIndex").build(docs))
+
+
+def _build_library(tools: Sequence[Any]) -> float:
+    _name("clear_caches")()
+
+    def work() -> None:
+        library = public("ToolLibrary")(tools)
+        public("BM25ToolIndex").build(library.documents())
+
+    return _timed(work)
+
+
+def _agent(tools: Sequence[Any], steps: list[Any], storage: Any, store: Any) -> Any:
+    from langchain.agents import create_agent
+
+    from langchain_toolsearch import ToolSearchMiddleware
+    from langchain_toolsearch.testing import ScriptedToolSearchModel
+
+    middleware = ToolSearchMiddleware(tools=list(tools), storage=storage)
+    return create_agent(
+        ScriptedToolSearchModel(steps=steps), tools=[], middleware=[middleware], store=store
+    )
+
+
+def _calls_message(name: str, count: int) -> Any:
+    from langchain_core.messages import AIMessage
+
+    calls = [
+        {"name": name, "args": {"city": f"c{i}"}, "id": f"call_{i}", "type": "tool_call"}
+        for i in range(count)
+    ]
+    return AIMessage(content="", tool_calls=calls)
+
+
+def _turn(agent: Any, calls: int, prior: int) -> Callable[[], float]:
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    def run() -> float:
+        config = {"configurable": {"thread_id": f"speed-{uuid.uuid4().hex}"}}
+        earlier = [
+            m
+            for i in range(prior // 2)
+            for m in (HumanMessage(f"question {i}"), AIMessage(f"answer {i}"))
+        ]
+        started = time.perf_counter()
+        out = asyncio.run(agent.ainvoke({"messages": [*earlier, HumanMessage("go")]}, config))
+        spent = time.perf_counter() - started
+        answers = [m for m in out["messages"] if m.type == "tool"][-calls:]
+        assert len(answers) == calls and all(m.status == "success" for m in answers)
+        return spent
+
+    return run
+
+
+def _weather_tools(size: int) -> list[Any]:
+    from benchmarks.steps import _library
+
+    return _library(size)
+
+
+def _agent_turn(
+    size: int, storage: str, loads: int, calls: int, prior: int = 0
+) -> Callable[[], float]:
+    from langchain_toolsearch.testing import Answer, Load
+
+    store = None
+    if storage == "store":
+        from langgraph.store.memory import InMemoryStore
+
+        store = InMemoryStore()
+    steps: list[Any] = [Load(f"tool_{i}") for i in range(loads, 0, -1)]
+    steps += [Load("tool_0"), _calls_message("tool_0", calls), Answer("done")]
+    return _turn(_agent(_weather_tools(size), steps, storage, store), calls, prior)
+
+
+def _postgres_turn(size: int, calls: int, dsn: str) -> Callable[[], float]:
+    """The store workload on ``AsyncPostgresStore`` (a connection per run, one middleware)."""
+    from langchain.agents import create_agent
+    from langchain_core.messages import HumanMessage
+    from langgraph.store.postgres.aio import AsyncPostgresStore
+
+    from langchain_toolsearch import ToolSearchMiddleware
+    from langchain_toolsearch.testing import Answer, Load, ScriptedToolSearchModel
+
+    middleware = ToolSearchMiddleware(tools=_weather_tools(size), storage="store")
+    steps: list[Any] = [Load("tool_0"), _calls_message("tool_0", calls), Answer("done")]
+
+    async def setup() -> None:
+        async with AsyncPostgresStore.from_conn_string(dsn) as store:
+            await store.setup()
+
+    async def once() -> float:
+        async with AsyncPostgresStore.from_conn_string(dsn) as store:
+            model = ScriptedToolSearchModel(steps=list(steps))
+            agent: Any = create_agent(model, tools=[], middleware=[middleware], store=store)
+            config = {"configurable": {"thread_id": f"speed-{uuid.uuid4().hex}"}}
+            started = time.perf_counter()
+            out = await agent.ainvoke({"messages": [HumanMessage("go")]}, config)
+            spent = time.perf_counter() - started
+        answers = [m for m in out["messages"] if m.type == "tool"][-calls:]
+        assert len(answers) == calls and all(m.status == "success" for m in answers)
+        return spent
+
+    asyncio.run(setup())
+    return lambda: asyncio.run(once())
+
+
+def _hybrid_rebuild(docs: Sequence[Any], behind: Any) -> Callable[[], float]:
+    tier = _name("VectorFile")(behind) if isinstance(behind, str) else behind
+    factory = _name("SemanticIndexFactory")(PricedEmbeddings(), cache=_name("EmbeddingCache")(tier))
+    factory(docs)  # the first build embeds and fills both tiers
+    return lambda: _timed(lambda: factory(docs))
+
+
+def _second_start(docs: Sequence[Any], tier: Callable[[], Any]) -> Callable[[], float]:
+    model = PricedEmbeddings()
+    _name("SemanticIndexFactory")(model, cache=_name("EmbeddingCache")(tier()))(docs)
+
+    def run() -> float:
+        cache = _name("EmbeddingCache")(tier())
+        return _timed(lambda: _name("SemanticIndexFactory")(model, cache=cache)(docs))
+
+    return run
+
+
+Workloads = list[tuple[str, str, Callable[[], Callable[[], float]]]]
+
+
+def _workloads(
+    size: int,
+    tools: Sequence[Any],
+    folders: tuple[str, str],
+    store: Any,
+    calls: int,
+    dsn: str | None,
+) -> Workloads:
+    """(path, workload, ``prepare() -> run() -> seconds``) at ``size`` tools."""
+    docs = _documents(public("ToolLibrary")(tools))
+    message = f"{calls} calls in one message"
+    postgres: Workloads = []
+    if dsn is not None:
+        on_postgres = f'storage="store" (AsyncPostgresStore), ainvoke: {message}'
+        postgres = [
+            ("run reads", on_postgres, lambda: _postgres_turn(size, calls, dsn)),
+            ("deferred store batches", on_postgres, lambda: _postgres_turn(size, calls, dsn)),
+        ]
+    every: Workloads = [
+        (
+            "bulk tokenizer priming",
+            "BM25ToolIndex.build, cold tokenizer caches",
+            lambda: lambda: _build_index(docs),
+        ),
+        (
+            "GC pauses",
+            "ToolLibrary(tools) + BM25ToolIndex.build",
+            lambda: lambda: _build_library(tools),
+        ),
+        (
+            "history memo",
+            f'storage="context", ainvoke: {PRIOR} earlier messages, 21 loads, then {message}',
+            lambda: _agent_turn(size, "context", 20, calls, PRIOR),
+        ),
+        (
+            "run reads",
+            f'storage="store" (InMemoryStore), ainvoke: {message}',
+            lambda: _agent_turn(size, "store", 0, calls),
+        ),
+        (
+            "deferred store batches",
+            f'storage="store" (InMemoryStore), ainvoke: {message}',
+            lambda: _agent_turn(size, "store", 0, calls),
+        ),
+        (
+            "vector cache, memory tier",
+            "hybrid index rebuilt over the same cache (file tier behind)",
+            lambda: _hybrid_rebuild(docs, folders[0]),
+        ),
+        (
+            "vector cache, memory tier",
+            "the same, the store tier (InMemoryStore) behind",
+            lambda: _hybrid_rebuild(docs, store),
+        ),
+        (
+            "vector cache, file tier",
+            f"hybrid second start, model {MODEL_MS_PER_TEXT:g} ms/text",
+            lambda: _second_start(docs, lambda: _name("VectorFile")(folders[1])),
+        ),
+        (
+            "vector cache, store tier",
+            f"hybrid second start (InMemoryStore), model {MODEL_MS_PER_TEXT:g} ms/text",
+            lambda: _second_start(docs, lambda: _name("StoreVectorCache")(store)),
+        ),
+    ]
+    return [*every[:5], *postgres, *every[5:]]  # the store paths' rows together
+
+
+def measure(
+    sizes: Sequence[int],
+    repeats: int,
+    paths: Sequence[str] = tuple(PATCHES),
+    calls: int = CALLS,
+    dsn: str | None = None,
+) -> list[Figure]:
+    """Each path of ``paths`` on and off at each size (module doc; ``dsn``: PostgreSQL too)."""
+    from langgraph.store.memory import InMemoryStore
+
+    bfcl, _ = load_bfcl()
+    base = merge_libraries(bfcl, load_toolsdk())
+    figures: list[Figure] = []
+    for size in sizes:
+        defs: list[ToolDef] = [
+            d for d in scale_library(base, size) if d.name not in {"search_tools", "load_tool"}
+        ]
+        tools = [d.to_tool() for d in defs]
+        with tempfile.TemporaryDirectory() as first, tempfile.TemporaryDirectory() as second:
+            workloads = _workloads(size, tools, (first, second), InMemoryStore(), calls, dsn)
+            for path, workload, prepare in workloads:
+                if path not in paths:
+                    continue
+                on, off = _alternate(path, prepare(), repeats)
+                figures.append(Figure(path, workload, size, on, off))
+                print(f"  {path} at {size:,}: on {on:.3f} s, off {off:.3f} s", file=sys.stderr)
+    return figures
+
+
+@contextlib.contextmanager
+def _postgres(wanted: bool) -> Iterator[str | None]:
+    """A PostgreSQL DSN (:func:`~benchmarks.store_steps.postgres_dsn`) if ``wanted``."""
+    if not wanted:
+        yield None
+        return
+    from benchmarks.store_steps import postgres_dsn
+
+    with postgres_dsn() as dsn:
+        yield dsn
+
+
+def rows(figures: Sequence[Figure]) -> list[list[object]]:
+    """The section's table rows: path, workload, tools, on, off, gain, verdict."""
+    return [
+        [
+            f.path,
+            f.workload,
+            f"{f.size:,}",
+            f"{f.on:.3f}",
+            f"{f.off:.3f}",
+            f"{100 * f.gain:.1f}%",
+            "keeps" if f.gain >= KEEP else "goes",
+        ]
+        for f in figures
+    ]
+
+
+HEADER = ["speed path", "workload", "tools", "on s", "off s", "gain", "verdict"]
+
+
+def section(rep: _Report, cfg: BenchConfig) -> None:
+    """Print the speed-path table (``--quick``: 200 tools, 50 calls, one run each)."""
+    rep.line("## Speed paths, on and off")
+    rep.line()
+    sizes, repeats, calls = QUICK if cfg.quick else FULL
+    with _postgres(not cfg.quick) as dsn:
+        figures = measure(sizes, repeats, calls=calls, dsn=dsn)
+    rep.line(
+        f"Best seconds of each workload with the path on and off (monkeypatched), "
+        f"alternating, {repeats} run(s) each after a warm-up; gain = 1 - on / off; "
+        f"a path keeps its place at {100 * KEEP:.0f}% or more. Model: "
+        f"{MODEL_MS_PER_TEXT:g} ms per text embedded."
+    )
+    rep.line()
+    rep.table(HEADER, rows(figures))
+
+
+def main(argv: Sequence[str]) -> None:
+    """``python -m benchmarks.speed_paths [--quick] [--sizes N,N] [--repeats N] [--path P]...``."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.speed_paths")
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--sizes", default=None)
+    parser.add_argument("--repeats", type=int, default=None)
+    parser.add_argument("--path", action="append", choices=list(PATCHES), default=[])
+    parser.add_argument("--postgres", action="store_true", help="store paths on PostgreSQL too")
+    args = parser.parse_args(argv)
+    sizes, repeats, calls = QUICK if args.quick else FULL
+    sizes = tuple(int(s) for s in args.sizes.split(",")) if args.sizes else sizes
+    repeats = args.repeats or repeats
+    from benchmarks.report import _Report
+
+    rep = _Report(sys.stdout)
+    with _postgres(args.postgres) as dsn:
+        figures = measure(sizes, repeats, args.path or tuple(PATCHES), calls, dsn)
+    rep.table(HEADER, rows(figures))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
