@@ -143,7 +143,7 @@ smoke: $(VENV)/.installed
 		$(SMOKE)/venv/bin/python -c "import langchain_toolsearch_editor.ui as u; print(u.create_app)"
 	@ls -l $(SMOKE)/dist $(SMOKE)/dist-editor
 
-# Lines per module and subpackage against the budgets (scripts/size.py; --tree for every module).
+# Code lines per module and distribution against the layout budgets (scripts/size.py; --tree: every module).
 size:
 	$(PYTHON) scripts/size.py --tree
 

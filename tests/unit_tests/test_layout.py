@@ -4,12 +4,11 @@ owns in its first docstring line, and every module stays small."""
 from __future__ import annotations
 
 import ast
-import io
-import tokenize
 from pathlib import Path
 
 import langchain_toolsearch
 from tests.support.source_tree import parse, walk
+from tests.unit_tests.test_size_script import size_script
 
 PACKAGE = Path(langchain_toolsearch.__file__).parent
 NAME = "langchain_toolsearch"
@@ -89,26 +88,11 @@ MAX_CODE_LINES = 600
 """No module of the package has more code lines (one concept per module)."""
 
 
-def code_lines(source: str) -> int:
-    """Lines holding code: no blank, comment-only or docstring line."""
-    docs: set[int] = set()
-    for node in ast.walk(ast.parse(source)):
-        value = node.value if isinstance(node, ast.Expr) else None
-        if isinstance(value, ast.Constant) and isinstance(value.value, str):
-            docs.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
-    skip = {tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.COMMENT}
-    code: set[int] = set()
-    for token in tokenize.generate_tokens(io.StringIO(source).readline):
-        if token.type not in skip and token.type != tokenize.ENDMARKER:
-            code.update(range(token.start[0], token.end[0] + 1))
-    return len(code - docs)
-
-
 def test_no_module_over_600_code_lines() -> None:
     long = {
         name: n
         for name, path in modules().items()
-        if (n := code_lines(path.read_text())) > MAX_CODE_LINES
+        if (n := size_script().code_lines(path.read_text())) > MAX_CODE_LINES
     }
     assert long == {}, f"split these along a seam (one concept per module): {long}"
 

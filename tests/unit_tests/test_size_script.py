@@ -1,4 +1,4 @@
-"""scripts/size.py: line counts per module and the report of modules over the cap."""
+"""scripts/size.py: code lines per module and package, and the report of what is over."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import pytest
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "size.py"
 
 
-def _size() -> ModuleType:
+def size_script() -> ModuleType:
+    """scripts/size.py, imported from its file."""
     spec = importlib.util.spec_from_file_location("toolsearch_size_script", SCRIPT)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -19,27 +20,45 @@ def _size() -> ModuleType:
     return module
 
 
+def test_code_lines_leave_out_docstrings_comments_and_blank_lines() -> None:
+    size = size_script()
+    source = '"""Module doc."""\n\n# a comment\nx = 1\n\n\ndef f() -> None:\n    """Doc."""\n    y = [\n        1,\n    ]\n'
+    assert size.code_lines(source) == 5  # x = 1, def, y = [, 1,, ]
+
+
 def test_modules_over_the_cap_are_reported_and_fail_the_check(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    size = _size()
+    size = size_script()
     (tmp_path / "sub").mkdir()
     (tmp_path / "small.py").write_text("x = 1\n" * 10)
     (tmp_path / "sub" / "big.py").write_text("x = 1\n" * (size.MODULE_LIMIT + 1))
     lines = size.module_lines(tmp_path)
     assert lines == {"small.py": 10, "sub/big.py": size.MODULE_LIMIT + 1}
     assert size.over_limit(lines) == {"sub/big.py": size.MODULE_LIMIT + 1}
-    assert size.main(["--tree"], tmp_path) == 0
+    assert size.main(["--tree"], {"demo": tmp_path}) == 0
     out = capsys.readouterr().out
-    assert "modules over 400 lines: 1" in out and "sub/big.py" in out
-    assert size.main(["--check"], tmp_path) == 1
+    assert "demo: modules over 600 code lines: 1" in out and "demo/sub/big.py" in out
+    assert size.main(["--check"], {"demo": tmp_path}) == 1
     (tmp_path / "sub" / "big.py").write_text("x = 1\n" * size.MODULE_LIMIT)
-    assert size.main(["--check"], tmp_path) == 0
+    assert size.main(["--check"], {"demo": tmp_path}) == 0
 
 
-def test_the_package_figures_are_printed(capsys: pytest.CaptureFixture[str]) -> None:
-    size = _size()
+def test_a_package_over_its_budget_fails_the_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    size = size_script()
+    (tmp_path / "a.py").write_text("x = 1\n" * 20)
+    monkeypatch.setattr(size, "BUDGETS", {"demo": (10, None)})
+    assert size.main(["--check"], {"demo": tmp_path}) == 1
+    assert "demo: 20 code lines in 1 modules (budget 10 lines, None modules): OVER" in (
+        capsys.readouterr().out
+    )
+
+
+def test_both_packages_figures_are_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    size = size_script()
     assert size.main([]) == 0
     out = capsys.readouterr().out
-    for part in ("budget package:", "budget config:", "budget search:", "modules over 400"):
+    for part in ("core: ", "editor: ", "both: ", "modules over 600 code lines"):
         assert part in out
