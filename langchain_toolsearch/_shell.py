@@ -438,8 +438,10 @@ class ToolSearchBase(ThreadState, KeywordOptions):
         self._setup(name, list(bound_tools))
 
     def _setup(self, name: str | None, bound_tools: list[BaseTool]) -> None:
-        """The shell's own part of the constructor: its ``name`` and ``bound_tools``."""
-        raise NotImplementedError
+        """The shell's own part of the constructor: its ``name`` and ``bound_tools``.
+
+        Each shell defines it: the middleware refuses ``bound_tools``, the node splits them.
+        """
 
     def _state_ready(self, state: Any) -> bool:
         """Whether a graph state can carry this package's keys (else loads are refused)."""
