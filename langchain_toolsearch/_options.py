@@ -1,7 +1,10 @@
-"""The options shared by ``ToolSearchMiddleware`` and ``ToolSearchNode``, validated once.
+"""The validated options of ``ToolSearchMiddleware`` and ``ToolSearchNode``.
 
-An option is a field here plus the same keyword-only parameter in both constructors
-(``tests/unit_tests/test_public_api.py`` checks they agree).
+The options, their defaults and their documentation are the keyword-only parameters of
+``ToolSearchBase.__init__`` (``_shell.py``), the one constructor of both shells. It builds a
+:class:`ToolSearchOptions` from them by name: the value object the engine reads, validated
+in ``__post_init__``. :class:`KeywordOptions` refuses a positional argument or an unknown
+option before the constructor runs, naming the closest option.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore
@@ -58,45 +61,48 @@ def _warn_milliseconds(ttl: float) -> None:
         f"ttl={ms // 1000} for {ms} ms (divide by 1000), or pass "
         f"ttl=timedelta(seconds={ms}) to keep {ms} seconds without this warning",
         TTLUnitWarning,
-        stacklevel=5,  # _warn_milliseconds, __post_init__, __init__, the middleware's /
-        # node's __init__, then its caller
+        stacklevel=5,  # _warn_milliseconds, __post_init__, __init__, ToolSearchBase.__init__,
+        # then its caller
     )
 
 
 @dataclass(frozen=True, kw_only=True)
 class ToolSearchOptions:
-    """Every option of the tool search, validated (see ``ToolSearchMiddleware`` for each).
+    """Every option of the tool search, validated; no defaults of its own.
+
+    Built by ``ToolSearchBase.__init__``, where each option has its default and its
+    description.
 
     Raises:
         ToolSearchConfigError: A value out of range.
         ToolSearchTypeError: An object of the wrong kind.
     """
 
-    tools: ToolsInput | ToolLibrary | None = None
-    top_k: int = 5
-    min_score: float = 0.0
-    auto_load: bool = False
-    storage: StorageOption = "in-memory"
-    ttl: float | timedelta | None = None
-    filter: FilterFn | None = None
-    include_resolved_tools: bool = False
-    resolve_tools: ResolveToolsFn | None = None
-    system_hint: bool = True
-    store: BaseStore | None = None
-    index: IndexOption | None = None
-    filter_timeout: float | timedelta = 10.0
-    resolve_timeout: float | timedelta = 30.0
-    on_error: OnError = "skip"
-    embeddings: Embeddings | None = None
-    inject_catalog: bool = False
-    catalog_max_tokens: int = DEFAULT_CATALOG_MAX_TOKENS
-    max_tool_output_chars: int | None = None
-    provider: NativeProvider | None = None
-    mode: Literal["search", "auto"] = "search"
-    auto_max_tokens: int | None = None
-    auto_max_tools: int | None = None
-    max_loaded: int | None = None
-    max_loaded_tokens: int | None = None
+    tools: ToolsInput | ToolLibrary | None
+    top_k: int
+    min_score: float
+    auto_load: bool
+    storage: StorageOption
+    ttl: float | timedelta | None
+    filter: FilterFn | None
+    include_resolved_tools: bool
+    resolve_tools: ResolveToolsFn | None
+    system_hint: bool
+    store: BaseStore | None
+    index: IndexOption | None
+    filter_timeout: float | timedelta
+    resolve_timeout: float | timedelta
+    on_error: OnError
+    embeddings: Embeddings | None
+    inject_catalog: bool
+    catalog_max_tokens: int
+    max_tool_output_chars: int | None
+    provider: NativeProvider | None
+    mode: Literal["search", "auto"]
+    auto_max_tokens: int | None
+    auto_max_tools: int | None
+    max_loaded: int | None
+    max_loaded_tokens: int | None
 
     def __post_init__(self) -> None:
         top_k, min_score, ttl = self.top_k, self.min_score, self.ttl
@@ -266,3 +272,20 @@ def check_call(cls: type[Any], args: tuple[Any, ...], kwargs: dict[str, Any]) ->
             raise ToolSearchTypeError(
                 f"{cls.__name__}.__init__() got an unexpected keyword argument {name!r}; {fix}"
             )
+
+
+class KeywordOptions:
+    """Checks a constructor call against ``__init__``'s keyword-only options first.
+
+    A base placed after the class that defines ``__init__``, so ``inspect.signature`` of
+    a subclass shows that ``__init__``.
+    """
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Self:
+        """Refuse a positional argument or an unknown option, naming the fix.
+
+        Raises:
+            ToolSearchTypeError: A positional argument, or an unknown option (naming the closest).
+        """
+        check_call(cls, args, kwargs)
+        return super().__new__(cls)

@@ -13,9 +13,11 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from contextvars import ContextVar
+from datetime import timedelta
 from functools import cache, partial
-from typing import Any, Self
+from typing import Any, Literal
 
+from langchain_core.embeddings import Embeddings
 from langchain_core.messages import ToolCall, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, StructuredTool
@@ -40,9 +42,15 @@ from langchain_toolsearch._guard import (
     finish,
     shape_error,
 )
-from langchain_toolsearch._library import ToolLibrary
+from langchain_toolsearch._library import ToolLibrary, ToolsInput
 from langchain_toolsearch._modes import references
-from langchain_toolsearch._options import ToolSearchOptions, check_call
+from langchain_toolsearch._options import (
+    DEFAULT_CATALOG_MAX_TOKENS,
+    KeywordOptions,
+    NativeProvider,
+    StorageOption,
+    ToolSearchOptions,
+)
 from langchain_toolsearch._prompts import CALL_OUTCOME_UNKNOWN, META_TOOL_NAMES, model_content
 from langchain_toolsearch._prompts import model_text as _text
 from langchain_toolsearch._scope import RequestScope, thread_id_of
@@ -50,9 +58,10 @@ from langchain_toolsearch._steps import query_list
 from langchain_toolsearch._support import bound_result
 from langchain_toolsearch.errors import (
     StoreMissingError,
+    ToolSearchTypeError,
     ToolSearchWiringError,
 )
-from langchain_toolsearch.search import ToolIndex
+from langchain_toolsearch.search import IndexOption, ToolIndex
 from langchain_toolsearch.storage._context import parse_names
 from langchain_toolsearch.storage._store import (
     TOOL_STEP,
@@ -61,7 +70,7 @@ from langchain_toolsearch.storage._store import (
     idempotent,
     started_calls,
 )
-from langchain_toolsearch.types import ToolSearchResult
+from langchain_toolsearch.types import FilterFn, OnError, ResolveToolsFn, ToolSearchResult
 
 # -- meta_tools: The meta tools the model calls: ``search_tools`` and ``load_tool``.
 
@@ -299,24 +308,144 @@ def current_context() -> Any:
     return getattr(runtime, "context", None)
 
 
-class ToolSearchBase(ThreadState):
-    """The engine, meta tools and state helpers of the middleware and the node."""
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> Self:
-        """Refuse a positional argument or an unknown option, naming the fix.
-
-        Raises:
-            ToolSearchTypeError: A positional argument, or an unknown option (naming the closest).
-        """
-        check_call(cls, args, kwargs)
-        return super().__new__(cls)
+class ToolSearchBase(ThreadState, KeywordOptions):
+    """The constructor, engine, meta tools and state helpers of the middleware and the node."""
 
     def __init__(
-        self, options: ToolSearchOptions, *, state_ready: Callable[[Any], bool] | None = None
+        self,
+        *,
+        tools: ToolsInput | ToolLibrary | None = None,
+        bound_tools: Sequence[BaseTool] = (),
+        top_k: int = 5,
+        min_score: float = 0.0,
+        auto_load: bool = False,
+        storage: StorageOption = "in-memory",
+        ttl: float | timedelta | None = None,
+        filter: FilterFn | None = None,
+        include_resolved_tools: bool = False,
+        resolve_tools: ResolveToolsFn | None = None,
+        system_hint: bool = True,
+        store: BaseStore | None = None,
+        index: IndexOption | None = None,
+        filter_timeout: float | timedelta = 10.0,
+        resolve_timeout: float | timedelta = 30.0,
+        on_error: OnError = "skip",
+        embeddings: Embeddings | None = None,
+        inject_catalog: bool = False,
+        catalog_max_tokens: int = DEFAULT_CATALOG_MAX_TOKENS,
+        max_tool_output_chars: int | None = None,
+        provider: NativeProvider | None = None,
+        mode: Literal["search", "auto"] = "search",
+        auto_max_tokens: int | None = None,
+        auto_max_tools: int | None = None,
+        max_loaded: int | None = None,
+        max_loaded_tokens: int | None = None,
+        name: str | None = None,
     ) -> None:
-        self.options = options
-        self._engine = Engine(options, state_ready=state_ready)
+        """Build the middleware or the node (the library is indexed here).
+
+        Args:
+            tools: The searchable library: tools, a mapping id -> tool, or a
+                :class:`~langchain_toolsearch.ToolLibrary`; bound once loaded. Required
+                unless ``include_resolved_tools=True``.
+            bound_tools: ``ToolSearchNode`` only: tools your model binds directly, after
+                the meta tools (searchable and withheld until loaded with
+                ``include_resolved_tools``). The middleware takes them from
+                ``create_agent(tools=...)`` and refuses this option.
+            top_k: Most hits per search (>= 1).
+            min_score: Relevance floor in ``[0, 1)``; hits with ``score <= min_score`` drop.
+            auto_load: ``search_tools`` loads its hits at once; no ``load_tool``.
+            storage: ``"in-memory"`` (per thread id, TTL), ``"context"`` (from the
+                messages), ``"store"`` (a LangGraph store) or a ``LoadedToolStore``.
+            ttl: Seconds an idle thread's in-memory state lives (``0``: forever; default
+                3600); ``"in-memory"`` only.
+            filter: ``(ToolSearchFilterArgs) -> bool | Awaitable[bool]`` for phases
+                ``search``, ``load`` and ``active``; fails closed, never on the event loop.
+            include_resolved_tools: Search each request's own tools (``resolve_tools``, the
+                ``toolsearch_resolve_tools`` config key, the agent's tools or the node's
+                ``bound_tools``), withheld until loaded.
+            resolve_tools: ``(RunnableConfig) -> Sequence[BaseTool] | Awaitable[...]`` or a
+                ``ToolResolver``; once per run. Needs ``include_resolved_tools=True``.
+            system_hint: Append a short explanation of the flow to the system message (the
+                node: whether :attr:`system_prompt_hint` is meant to be used).
+            store: ``storage="store"`` only: a ``BaseStore`` instead of the graph's.
+            index: A ``ToolIndex`` or ``(documents) -> ToolIndex``; default ``BM25ToolIndex``.
+            filter_timeout: Seconds one filter decision may take (then denied).
+            resolve_timeout: Seconds a resolver may take (then the step goes on without it).
+            on_error: A failing tool source: ``"skip"`` (logged once per cause, in
+                ``get_state_stats().source_failures``) or ``"raise"`` (``ToolSourceError``).
+            embeddings: Any LangChain ``Embeddings``, fused with BM25; not with ``index=``.
+            inject_catalog: List the allowed tools in the system hint (the node: in
+                :meth:`hint_for`, per request). Needs ``system_hint``.
+            catalog_max_tokens: The catalog's budget (estimated tokens, UTF-8 bytes / 4).
+            max_tool_output_chars: Bound (characters) on tool answers but the meta tools';
+                ``None``: none.
+            provider: ``"anthropic"`` (experimental): every allowed tool bound deferred
+                (``defer_loading``); ``search_tools`` answers ``tool_reference`` blocks and
+                loads its hits. Needs ``langchain-anthropic``.
+            mode: ``"search"``, or ``"auto"``: bind a request's allowed tools whole when they
+                fit ``auto_max_tokens`` and ``auto_max_tools`` (no meta tool, no hint).
+            auto_max_tokens: ``mode="auto"``: the budget in estimated schema tokens
+                (default 10,000).
+            auto_max_tools: ``mode="auto"``: at most this many tools bound whole.
+            max_loaded: Most loaded tools kept bound per thread (least recently used evicted;
+                the model told). ``None``: loads only grow.
+            max_loaded_tokens: The same bound in estimated schema tokens.
+            name: The name in the graph: the middleware's (default: the class name) or the
+                node's ``Runnable.name`` (default ``"tool_search"``).
+
+        Raises:
+            ToolSearchConfigError: A bad option value, duplicate or reserved tool names, no
+                ``tools=`` without ``include_resolved_tools``, an unknown storage, ``ttl``
+                with a storage other than ``"in-memory"``, a LangGraph store as ``storage``,
+                a bound tool named as a library or meta tool, or ``bound_tools`` given to
+                the middleware.
+            ToolSearchTypeError: A library entry that is not a tool or function, a filter
+                not callable, a bad ``index`` or ``name``, a positional argument, or a
+                misspelled option (naming the closest one).
+        """
+        if name is not None and (not isinstance(name, str) or not name):
+            raise ToolSearchTypeError(f"name must be a non-empty string, got {name!r}")
+        self.options = ToolSearchOptions(
+            tools=tools,
+            top_k=top_k,
+            min_score=min_score,
+            auto_load=auto_load,
+            storage=storage,
+            ttl=ttl,
+            filter=filter,
+            include_resolved_tools=include_resolved_tools,
+            resolve_tools=resolve_tools,
+            system_hint=system_hint,
+            store=store,
+            index=index,
+            filter_timeout=filter_timeout,
+            resolve_timeout=resolve_timeout,
+            on_error=on_error,
+            embeddings=embeddings,
+            inject_catalog=inject_catalog,
+            catalog_max_tokens=catalog_max_tokens,
+            max_tool_output_chars=max_tool_output_chars,
+            provider=provider,
+            mode=mode,
+            auto_max_tokens=auto_max_tokens,
+            auto_max_tools=auto_max_tools,
+            max_loaded=max_loaded,
+            max_loaded_tokens=max_loaded_tokens,
+        )
+        self._engine = Engine(self.options, state_ready=self._state_ready)
         self.meta_tools: list[BaseTool] = build_meta_tools(self._engine, self._runtime_scope)
+        self._setup(name, list(bound_tools))
+
+    def _setup(self, name: str | None, bound_tools: list[BaseTool]) -> None:
+        """The shell's own part of the constructor: its ``name`` and ``bound_tools``.
+
+        Each shell defines it: the middleware refuses ``bound_tools``, the node splits them.
+        """
+
+    def _state_ready(self, state: Any) -> bool:
+        """Whether a graph state can carry this package's keys (else loads are refused)."""
+        return True
 
     # -- scopes ----------------------------------------------------------------------------
 

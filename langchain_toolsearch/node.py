@@ -30,10 +30,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from datetime import timedelta
-from typing import Any, Literal
+from typing import Any
 
-from langchain_core.embeddings import Embeddings
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.runnables import Runnable, RunnableConfig
@@ -41,15 +39,12 @@ from langchain_core.tools import BaseTool
 from langgraph.config import get_config
 from langgraph.prebuilt import ToolNode, ToolRuntime
 from langgraph.prebuilt.tool_node import ToolCallRequest
-from langgraph.store.base import BaseStore
 from langgraph.types import Command
 
 from langchain_toolsearch import _shell
 from langchain_toolsearch._access import order_tools
 from langchain_toolsearch._effects import Logic, adrive, drive
 from langchain_toolsearch._engine import ModelStep
-from langchain_toolsearch._library import ToolLibrary, ToolsInput
-from langchain_toolsearch._options import NativeProvider, StorageOption, ToolSearchOptions
 from langchain_toolsearch._prompts import META_TOOL_NAMES
 from langchain_toolsearch._scope import RequestScope
 from langchain_toolsearch._shell import (
@@ -58,8 +53,7 @@ from langchain_toolsearch._shell import (
     current_context,
     current_store,
 )
-from langchain_toolsearch.errors import ToolSearchTypeError, ToolSearchWiringError
-from langchain_toolsearch.search import IndexOption
+from langchain_toolsearch.errors import ToolSearchWiringError
 from langchain_toolsearch.storage._context import (
     LOADED_KEY,
     TOOLS_KEY,
@@ -69,7 +63,6 @@ from langchain_toolsearch.storage._context import (
     messages_of,
     state_value,
 )
-from langchain_toolsearch.types import FilterFn, OnError, ResolveToolsFn
 
 __all__ = ["SCHEMA_WARNING", "TOOLS_KEY", "ToolSearchInput", "ToolSearchNode", "ToolSearchState"]
 
@@ -208,117 +201,24 @@ def _tools_only(tools: Sequence[BaseTool | dict[str, Any]]) -> list[BaseTool]:
 
 
 class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
-    """Tool search as a pre-model node (a sync and async ``Runnable``); options on ``__init__``."""
+    """Tool search as a pre-model node (a sync and async ``Runnable``).
+
+    Options on ``__init__``, shared with the middleware; ``bound_tools`` is the node's own.
+    """
 
     name: str | None = "tool_search"
 
-    def __init__(
-        self,
-        *,
-        tools: ToolsInput | ToolLibrary | None = None,
-        bound_tools: Sequence[BaseTool] = (),
-        top_k: int = 5,
-        min_score: float = 0.0,
-        auto_load: bool = False,
-        storage: StorageOption = "in-memory",
-        ttl: float | timedelta | None = None,
-        filter: FilterFn | None = None,
-        include_resolved_tools: bool = False,
-        resolve_tools: ResolveToolsFn | None = None,
-        system_hint: bool = True,
-        store: BaseStore | None = None,
-        index: IndexOption | None = None,
-        filter_timeout: float | timedelta = 10.0,
-        resolve_timeout: float | timedelta = 30.0,
-        on_error: OnError = "skip",
-        embeddings: Embeddings | None = None,
-        inject_catalog: bool = False,
-        catalog_max_tokens: int = 4000,
-        max_tool_output_chars: int | None = None,
-        provider: NativeProvider | None = None,
-        mode: Literal["search", "auto"] = "search",
-        auto_max_tokens: int | None = None,
-        auto_max_tools: int | None = None,
-        max_loaded: int | None = None,
-        max_loaded_tokens: int | None = None,
-        name: str = "tool_search",
-    ) -> None:
-        """Build the node (the library is indexed here).
-
-        Args:
-            tools: The searchable library: tools, a mapping id -> tool, or a
-                :class:`~langchain_toolsearch.ToolLibrary`. Required unless
-                ``include_resolved_tools=True``.
-            bound_tools: Tools your model binds directly, after the meta tools (searchable
-                and withheld until loaded with ``include_resolved_tools``).
-            top_k: Most hits per search (>= 1).
-            min_score: Relevance floor in ``[0, 1)``.
-            auto_load: ``search_tools`` loads its hits at once; no ``load_tool``.
-            storage: ``"in-memory"``, ``"context"``, ``"store"`` or a ``LoadedToolStore``.
-            ttl: Seconds an idle thread's in-memory state lives.
-            filter: The filter hook (phases ``search``, ``load``, ``active``).
-            include_resolved_tools: Search each request's own tools.
-            resolve_tools: The per-request tool resolver.
-            system_hint: Whether :attr:`system_prompt_hint` is meant to be used.
-            store: ``storage="store"`` only: the LangGraph store to keep loads in.
-            index: The search backend (a ``ToolIndex`` or a factory).
-            filter_timeout: Seconds one filter decision may take.
-            resolve_timeout: Seconds a per-request resolver may take.
-            on_error: A failing tool source: ``"skip"`` (logged) or ``"raise"``.
-            embeddings: Any LangChain ``Embeddings``: BM25 and embeddings fused.
-            inject_catalog: Allowed tools listed in :meth:`hint_for` (per request).
-            catalog_max_tokens: The catalog's budget (estimated tokens).
-            max_tool_output_chars: Opt-in bound on tool answers (characters).
-            provider: ``"anthropic"``: deferred definitions and ``tool_reference`` answers.
-            mode: ``"search"`` or ``"auto"`` (bind a small set whole).
-            auto_max_tokens: ``mode="auto"``: the budget (estimated schema tokens).
-            auto_max_tools: ``mode="auto"``: the count bound.
-            max_loaded: Most loaded tools kept bound per thread (LRU eviction).
-            max_loaded_tokens: The same bound in estimated schema tokens.
-            name: The node's name (``Runnable.name``). Other options are the middleware's.
-
-        Raises:
-            ToolSearchConfigError: As the middleware; also a bound tool named as a library
-                or meta tool.
-            ToolSearchTypeError: As the middleware.
-        """
-        if not isinstance(name, str) or not name:
-            raise ToolSearchTypeError(f"name must be a non-empty string, got {name!r}")
-        options = ToolSearchOptions(
-            tools=tools,
-            top_k=top_k,
-            min_score=min_score,
-            auto_load=auto_load,
-            storage=storage,
-            ttl=ttl,
-            filter=filter,
-            include_resolved_tools=include_resolved_tools,
-            resolve_tools=resolve_tools,
-            system_hint=system_hint,
-            store=store,
-            index=index,
-            filter_timeout=filter_timeout,
-            resolve_timeout=resolve_timeout,
-            on_error=on_error,
-            embeddings=embeddings,
-            inject_catalog=inject_catalog,
-            catalog_max_tokens=catalog_max_tokens,
-            max_tool_output_chars=max_tool_output_chars,
-            provider=provider,
-            mode=mode,
-            auto_max_tokens=auto_max_tokens,
-            auto_max_tools=auto_max_tools,
-            max_loaded=max_loaded,
-            max_loaded_tokens=max_loaded_tokens,
-        )
-        ToolSearchBase.__init__(self, options, state_ready=carries_search_keys)
-        self.name = name
-        self.bound_tools = list(bound_tools)
+    def _setup(self, name: str | None, bound_tools: list[BaseTool]) -> None:
+        self.name = "tool_search" if name is None else name
+        self.bound_tools = bound_tools
         searchable, direct = self._engine.split_agent_tools(self.bound_tools, self.meta_tools)
         self._searchable: tuple[BaseTool, ...] = tuple(searchable)
         self._direct = tuple(direct)
         self._signer = StateSigner()  # toolsearch_tools entries: only this node's count
         self._schema_warned = False  # SCHEMA_WARNING is logged once per instance
+
+    def _state_ready(self, state: Any) -> bool:
+        return carries_search_keys(state)
 
     def _outside_scope_bound(self) -> Sequence[BaseTool]:
         return self._searchable

@@ -75,11 +75,11 @@ def test_constructors_take_the_spec_options_keyword_only() -> None:
         "filter": None,
         "include_resolved_tools": False,
     }
-    option_fields = {f.name: f for f in dataclasses.fields(ToolSearchOptions)}
-    assert spec <= set(option_fields)
-    for name, value in defaults.items():
-        assert option_fields[name].default == value, name
     for cls in (langchain_toolsearch.ToolSearchMiddleware, langchain_toolsearch.ToolSearchNode):
+        shown = inspect.signature(cls).parameters  # what help() and IDEs show
+        assert spec <= set(shown)
+        for name, value in defaults.items():
+            assert shown[name].default == value, (cls, name)
         params = inspect.signature(cls.__init__).parameters
         for name, param in params.items():
             if name != "self":
@@ -127,39 +127,52 @@ def test_the_public_helpers_answer_on_a_fresh_instance(cls: Any) -> None:
     assert ts.get_state_stats().thread_count == 0
 
 
-FORM_ONLY = {
-    langchain_toolsearch.ToolSearchMiddleware: {"name"},
-    langchain_toolsearch.ToolSearchNode: {"name", "bound_tools"},
-}
+SHELL_ONLY = ("bound_tools", "name")
+"""Constructor parameters that are not engine options: the node's direct tools, the name."""
 
 
-@pytest.mark.parametrize(
-    "cls", [langchain_toolsearch.ToolSearchMiddleware, langchain_toolsearch.ToolSearchNode]
-)
-def test_constructor_signatures_match_the_options(cls: type) -> None:
-    """Each option is a parameter of both constructors with the option's type and default.
+def test_options_are_declared_once() -> None:
+    """Both shells show one keyword-only signature, ``ToolSearchBase.__init__``.
 
-    Adding an option is a field of ToolSearchOptions plus this parameter in both
-    signatures; this test names what is missing or differs.
+    Each option has its default and its ``Args:`` entry there; the validated
+    ``ToolSearchOptions`` has the same fields (the shell-only parameters aside), with the
+    same types and no default of its own.
     """
-    params = dict(inspect.signature(cls.__init__).parameters)
+    from langchain_toolsearch._shell import ToolSearchBase
+
+    shared = inspect.signature(ToolSearchBase.__init__)
+    doc = inspect.getdoc(ToolSearchBase.__init__) or ""
+    params = dict(shared.parameters)
     params.pop("self")
-    own = {n: params.pop(n) for n in FORM_ONLY[cls]}
-    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in own.values())
-    option_fields = {f.name: f for f in dataclasses.fields(ToolSearchOptions)}
-    assert list(params) == list(option_fields), "same options, same order"
-    for name, field in option_fields.items():
-        param = params[name]
+    for cls in (langchain_toolsearch.ToolSearchMiddleware, langchain_toolsearch.ToolSearchNode):
+        assert "__init__" not in vars(cls), f"{cls.__name__} declares no options of its own"
+        assert list(inspect.signature(cls).parameters) == list(params)
+    for name, param in params.items():
         assert param.kind is inspect.Parameter.KEYWORD_ONLY, name
-        assert param.annotation == field.type, (name, param.annotation, field.type)
-        expected = (
-            inspect.Parameter.empty if field.default is dataclasses.MISSING else field.default
-        )
-        assert param.default == expected, name
-    doc = inspect.getdoc(cls.__init__) or ""
-    for name in [*option_fields, *own]:
-        assert re.search(rf"^\s+{name}: ", doc, re.M), f"{cls.__name__}.__init__ documents {name}"
+        assert param.default is not inspect.Parameter.empty, name
+        assert re.search(rf"^\s+{name}: ", doc, re.M), f"__init__ documents {name}"
     assert "Raises:" in doc
+    option_fields = {f.name: f for f in dataclasses.fields(ToolSearchOptions)}
+    assert list(option_fields) == [n for n in params if n not in SHELL_ONLY]
+    for name, field in option_fields.items():
+        assert field.type == params[name].annotation, (name, field.type)
+        assert field.default is dataclasses.MISSING, f"{name}'s default is on __init__ only"
+
+
+def test_bound_tools_is_the_node_option() -> None:
+    from langchain_core.tools import tool
+
+    from langchain_toolsearch import ToolSearchConfigError
+
+    @tool
+    def get_time() -> str:
+        """Get the current time"""
+        return "12:00"
+
+    node = langchain_toolsearch.ToolSearchNode(tools=[], bound_tools=[get_time])
+    assert node.bound_tools == [get_time]
+    with pytest.raises(ToolSearchConfigError, match=r"create_agent\(tools=\[\.\.\.\]\)"):
+        langchain_toolsearch.ToolSearchMiddleware(tools=[], bound_tools=[get_time])
 
 
 def test_constructors_pass_every_option_through() -> None:
