@@ -24,7 +24,7 @@ from langchain_toolsearch._effects import Logic, adrive, drive
 from langchain_toolsearch._engine import ModelStep
 from langchain_toolsearch._modes import prune_references
 from langchain_toolsearch._shell import ToolSearchBase, current_config
-from langchain_toolsearch.errors import ToolSearchConfigError
+from langchain_toolsearch.errors import ToolSearchTypeError
 from langchain_toolsearch.storage._context import ToolSearchAgentState
 
 __all__ = ["ToolSearchAgentState", "ToolSearchMiddleware"]
@@ -62,7 +62,7 @@ class ToolSearchMiddleware(
 
     def _setup(self, name: str | None, bound_tools: list[BaseTool]) -> None:
         if bound_tools:
-            raise ToolSearchConfigError(
+            raise ToolSearchTypeError(
                 "bound_tools is ToolSearchNode's option: with create_agent, give the tools "
                 "the model binds directly as create_agent(tools=[...]) (searched and "
                 "withheld until loaded with include_resolved_tools=True)"

@@ -162,7 +162,7 @@ def test_options_are_declared_once() -> None:
 def test_bound_tools_is_the_node_option() -> None:
     from langchain_core.tools import tool
 
-    from langchain_toolsearch import ToolSearchConfigError
+    from langchain_toolsearch.errors import ToolSearchTypeError
 
     @tool
     def get_time() -> str:
@@ -171,7 +171,7 @@ def test_bound_tools_is_the_node_option() -> None:
 
     node = langchain_toolsearch.ToolSearchNode(tools=[], bound_tools=[get_time])
     assert node.bound_tools == [get_time]
-    with pytest.raises(ToolSearchConfigError, match=r"create_agent\(tools=\[\.\.\.\]\)"):
+    with pytest.raises(ToolSearchTypeError, match=r"create_agent\(tools=\[\.\.\.\]\)"):
         langchain_toolsearch.ToolSearchMiddleware(tools=[], bound_tools=[get_time])
 
 
