@@ -60,67 +60,15 @@ def _store_option(parser: argparse.ArgumentParser, *, default: Any) -> None:
     )
 
 
-_MASTRA = {"choices": ["mastra"], "help": "Mastra Editor JSON"}
-_ARGUMENTS: dict[str, tuple[str, dict[str, Any]]] = {
-    "file": ("file", {}),
-    "from": ("--from", {"dest": "source", **_MASTRA}),
-    "to": ("--to", {"dest": "target", **_MASTRA}),
-    "message": ("--message", {"help": "note stored with each new version"}),
-    "publish": (
-        "--publish",
-        {"action": "store_true", "help": "publish each new version in the same write"},
-    ),
-    "if-version": (
+def _if_version_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--if-version N`` (compare-and-set) to ``parser``."""
+    parser.add_argument(
         "--if-version",
-        {
-            "dest": "if_version",
-            "type": _base_version,
-            "metavar": "N",
-            "help": "compare-and-set: write only if the latest version is still N "
-            "(0: no record yet)",
-        },
-    ),
-    "kind": (
-        "--kind",
-        {"choices": KINDS, "help": "record kind, when an agent and a client share the id"},
-    ),
-    "id": ("id", {}),
-    "version": ("--version", {"type": version, "default": "draft"}),
-    "v1": ("v1", {"type": version}),
-    "v2": ("v2", {"type": version}),
-}
-"""The arguments commands share, by the names `_CONFIG_COMMANDS` lists."""
-
-_EXPORT = (
-    "Print one record as an importable file. This is a backup: it keeps every "
-    "secret (env values, tokens in args and URLs) so a fresh store can be "
-    "restored from it; keep it as private as the store. The web page's export "
-    "masks them instead."
-)
-_CONFIG_COMMANDS: dict[str, tuple[str, str]] = {
-    "validate": ("check a file; write nothing", "file from"),
-    "import": (
-        "save every record of a file as a new version",
-        "file from message publish if-version",
-    ),
-    "export": (
-        "print one record as an importable file (a backup: secrets included)",
-        "kind id version to",
-    ),
-    "show": ("print one version of a record with its info", "kind id version"),
-    "list": ("list every agent and saved MCP client", ""),
-    "history": ("list the versions of a record", "kind id"),
-    "diff": ("unified diff between two versions", "kind id v1 v2"),
-    "publish": ("mark a version as the published one", "kind id version if-version"),
-    "rollback": ("publish a version older than the live one", "kind id version if-version"),
-    "resolve": (
-        "the tools a request with this context gets, and the rule that let each in or "
-        "kept it out (contacts MCP servers)",
-        "",
-    ),
-    "schema": ("JSON Schema of the stored records", ""),
-}
-"""``toolsearch config`` commands: help, and the `_ARGUMENTS` each takes, in order."""
+        dest="if_version",
+        type=_base_version,
+        metavar="N",
+        help="compare-and-set: write only if the latest version is still N (0: no record yet)",
+    )
 
 
 def add_config_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -145,21 +93,79 @@ def add_config_parser(subparsers: Any) -> argparse.ArgumentParser:
     # `--store` also after the command; SUPPRESS keeps a value given before it.
     common = argparse.ArgumentParser(add_help=False)
     _store_option(common, default=argparse.SUPPRESS)
-    commands = config.add_subparsers(dest="config_command", required=True)
-    parsers: dict[str, argparse.ArgumentParser] = {}
-    for name, (help_text, arguments) in _CONFIG_COMMANDS.items():
-        description = _EXPORT if name == "export" else None
-        parser = commands.add_parser(
-            name, help=help_text, description=description, parents=[common]
-        )
-        for argument in arguments.split():
-            flag, options = _ARGUMENTS[argument]
-            if name == "rollback" and argument == "version":
-                options = {"type": version, "required": True}
-            parser.add_argument(flag, **options)
-        parsers[name] = parser
 
-    resolve = parsers["resolve"]
+    commands = config.add_subparsers(dest="config_command", required=True)
+
+    def command(name: str, help: str, description: str | None = None) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = commands.add_parser(
+            name, help=help, description=description, parents=[common]
+        )
+        return parser
+
+    def with_kind(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        parser.add_argument(
+            "--kind", choices=KINDS, help="record kind, when an agent and a client share the id"
+        )
+        return parser
+
+    validate = command("validate", help="check a file; write nothing")
+    validate.add_argument("file")
+    validate.add_argument("--from", dest="source", choices=["mastra"], help="Mastra Editor JSON")
+
+    imp = command("import", help="save every record of a file as a new version")
+    imp.add_argument("file")
+    imp.add_argument("--from", dest="source", choices=["mastra"], help="Mastra Editor JSON")
+    imp.add_argument("--message", help="note stored with each new version")
+    imp.add_argument(
+        "--publish", action="store_true", help="publish each new version in the same write"
+    )
+    _if_version_option(imp)
+
+    export = with_kind(
+        command(
+            "export",
+            help="print one record as an importable file (a backup: secrets included)",
+            description=(
+                "Print one record as an importable file. This is a backup: it keeps every "
+                "secret (env values, tokens in args and URLs) so a fresh store can be "
+                "restored from it; keep it as private as the store. The web page's export "
+                "masks them instead."
+            ),
+        )
+    )
+    export.add_argument("id")
+    export.add_argument("--version", type=version, default="draft")
+    export.add_argument("--to", dest="target", choices=["mastra"], help="Mastra Editor JSON")
+
+    show = with_kind(command("show", help="print one version of a record with its info"))
+    show.add_argument("id")
+    show.add_argument("--version", type=version, default="draft")
+
+    command("list", help="list every agent and saved MCP client")
+
+    history = with_kind(command("history", help="list the versions of a record"))
+    history.add_argument("id")
+
+    diff = with_kind(command("diff", help="unified diff between two versions"))
+    diff.add_argument("id")
+    diff.add_argument("v1", type=version)
+    diff.add_argument("v2", type=version)
+
+    publish = with_kind(command("publish", help="mark a version as the published one"))
+    publish.add_argument("id")
+    publish.add_argument("--version", type=version, default="draft")
+    _if_version_option(publish)
+
+    rollback = with_kind(command("rollback", help="publish a version older than the live one"))
+    rollback.add_argument("id")
+    rollback.add_argument("--version", type=version, required=True)
+    _if_version_option(rollback)
+
+    resolve = command(
+        "resolve",
+        help="the tools a request with this context gets, and the rule that let each in or "
+        "kept it out (contacts MCP servers)",
+    )
     resolve.add_argument("id", metavar="AGENT")
     resolve.add_argument(
         "--context", default="{}", help='request context as a JSON object, e.g. \'{"plan": "pro"}\''
@@ -177,7 +183,10 @@ def add_config_parser(subparsers: Any) -> argparse.ArgumentParser:
     resolve.add_argument(
         "--table", action="store_true", help="print a table for people instead of JSON"
     )
-    parsers["schema"].add_argument("--kind", choices=KINDS, help="only this kind (default: both)")
+
+    schema = command("schema", help="JSON Schema of the stored records")
+    schema.add_argument("--kind", choices=KINDS, help="only this kind (default: both)")
+
     return config
 
 
