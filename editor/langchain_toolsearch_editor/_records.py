@@ -191,7 +191,8 @@ class VersionedRecords(Generic[ModelT]):
         try:
             key = self._lock_key(record_id)
             guard = self._guard
-            return (yield Effect(partial(guard.run, key, flow), partial(guard.arun, key, flow)))
+            done: T = yield Effect(partial(guard.run, key, flow), partial(guard.arun, key, flow))
+            return done
         finally:
             self.writes += 1
 
