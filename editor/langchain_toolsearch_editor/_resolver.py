@@ -160,8 +160,8 @@ class ToolResolver:
                 raise ToolSearchTypeError(msg)
             providers[str(key)] = provider
         self._cache = ResolutionCache(
-            refresh_interval=refresh_interval,
-            cache_ttl=cache_ttl,
+            refresh_interval=float(refresh_interval),
+            cache_ttl=float(cache_ttl),
             cache_size=cache_size,
             clock=clock,
             mode=mode,
