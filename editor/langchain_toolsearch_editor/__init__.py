@@ -50,34 +50,29 @@ if TYPE_CHECKING:
         WriteLockError,
     )
 
-_MODULES = {
-    "_explain": "ResolutionReport ToolDecision",
-    "_models": (
-        "ALL_TOOLS AUTH_TOKEN_KEY AgentToolConfig AgentToolEntry MCPClientRef ProviderToolInfo "
-        "SourceRef ToolEntry ToolProvider Variant VersionSelector parse_agent_config"
-    ),
-    "_parsing": "request_context",
-    "_resolver": "ToolResolver",
-    "_rules": "Condition RuleGroup evaluate_rules parse_rules",
-    "_servers": "HttpServer MCPClientConfig StdioServer parse_mcp_client",
-    "_sources": "ResolvedTools",
-    "_store": "ToolConfigStore",
-    "errors": (
-        "RecordNotFoundError SingleWriterWarning TimeoutUnitWarning ToolConfigError "
-        "VersionConflictError WriteLockError"
-    ),
-}
-_LAZY = {
-    name: f"{__name__}.{module}" for module, names in _MODULES.items() for name in names.split()
-}
+_HOMES = (
+    "_models",
+    "_rules",
+    "_servers",
+    "_parsing",
+    "_sources",
+    "_explain",
+    "_resolver",
+    "_store",
+)
+"""The modules the public names live in (`errors` holds the rest)."""
 
 
 def __getattr__(name: str) -> Any:
     """A public name, imported on first use (``toolsearch config --help`` loads no pydantic)."""
-    if name not in _LAZY:
+    if name not in __all__:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = globals()[name] = getattr(importlib.import_module(_LAZY[name]), name)
-    return value
+    for home in (*_HOMES, "errors"):
+        module = importlib.import_module(f"{__name__}.{home}")
+        if hasattr(module, name):
+            value = globals()[name] = getattr(module, name)
+            return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __version__ = "0.2.0"

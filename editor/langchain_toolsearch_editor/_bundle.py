@@ -14,6 +14,7 @@ from typing import Any, TypeAlias
 
 from langchain_toolsearch_editor._cli import KINDS, Kind
 from langchain_toolsearch_editor._models import AgentToolConfig, parse_agent_config
+from langchain_toolsearch_editor._parsing import join_path
 from langchain_toolsearch_editor._records import RECORD_ID
 from langchain_toolsearch_editor._servers import MCPClientConfig, parse_mcp_client
 from langchain_toolsearch_editor.errors import ConfigCommandError, ToolConfigError
@@ -74,16 +75,10 @@ def load_bundle(data: Any, *, mastra: bool = False) -> Bundle:
             try:
                 bundle[kind][record_id] = _convert(kind, record, mastra)
             except ToolConfigError as exc:
-                errors.extend((_join(f"{key}.{record_id}", path), m) for path, m in exc.errors)
+                errors.extend((join_path(f"{key}.{record_id}", path), m) for path, m in exc.errors)
     if errors:
         raise ToolConfigError("file", errors)
     return bundle
-
-
-def _join(prefix: str, path: str) -> str:
-    if not path:
-        return prefix
-    return prefix + path if path.startswith("[") else f"{prefix}.{path}"
 
 
 def _convert(kind: Kind, record: Any, mastra: bool) -> AgentToolConfig | MCPClientConfig:

@@ -71,41 +71,38 @@ class _Entry(NamedTuple):
     expires: float
 
 
+@dataclass(kw_only=True, eq=False)
 class ResolutionCache:
     """Stored records and resolved tool sets of one `ToolResolver` (thread-safe; its arguments)."""
 
-    def __init__(
-        self,
-        *,
-        refresh_interval: float,
-        cache_ttl: float,
-        cache_size: int,
-        clock: Callable[[], float],
-        mode: str,
-        token_key: str,
-    ) -> None:
-        self._refresh = float(refresh_interval)
-        self._ttl = float(cache_ttl)
-        self._size = cache_size
-        self._clock = clock
-        self._mode = mode
-        self._token_key = token_key
-        self._records: dict[tuple[str, str, VersionSelector], StoredRecord] = {}
-        self._resolved: OrderedDict[str, _Entry] = OrderedDict()
-        self._lock = threading.Lock()
-        self.hits = 0
-        self.misses = 0
+    refresh_interval: float
+    cache_ttl: float
+    cache_size: int
+    clock: Callable[[], float]
+    mode: str
+    token_key: str
+    hits: int = field(default=0, init=False)
+    misses: int = field(default=0, init=False)
+    _records: dict[tuple[str, str, VersionSelector], StoredRecord] = field(
+        default_factory=dict, init=False, repr=False
+    )
+    _resolved: OrderedDict[str, _Entry] = field(default_factory=OrderedDict, init=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def record(
         self, records: VersionedRecords[Any], kind: str, record_id: str, selector: VersionSelector
     ) -> Flow[StoredRecord]:
         """A record, its head re-read at most every ``refresh_interval``; `RecordNotFoundError`."""
         key = (kind, record_id, selector)
-        now = self._clock()
+        now = self.clock()
         with self._lock:
             known = self._records.get(key)
         writes = records.writes
-        if known is not None and known.writes == writes and now - known.read_at < self._refresh:
+        if (
+            known is not None
+            and known.writes == writes
+            and now - known.read_at < self.refresh_interval
+        ):
             return known
         head = yield from records._info(record_id)
         number = records._number(head, selector)
@@ -133,12 +130,12 @@ class ResolutionCache:
         count by what they hold, never their ``repr``: JSON scalars, lists, tuples,
         dicts, pydantic secrets, models and dataclasses; anything else: ``None``.
         """
-        token_key = self._token_key
+        token_key = self.token_key
         if token_key == AUTH_TOKEN_KEY and ctx.get(token_key) is None:
             token_key = MASTRA_AUTH_TOKEN_KEY
         try:
             material = {
-                "mode": self._mode,
+                "mode": self.mode,
                 "versions": versions,
                 "fields": {path: _read(ctx, path) for path in sorted(fields)},
                 "token": _canonical(ctx.get(token_key)),
@@ -154,9 +151,9 @@ class ResolutionCache:
 
     def get(self, key: str | None) -> ResolvedTools | None:
         """The set kept under ``key`` while it lives, else ``None`` (counted)."""
-        if key is None or self._ttl <= 0:
+        if key is None or self.cache_ttl <= 0:
             return None
-        now = self._clock()
+        now = self.clock()
         with self._lock:
             entry = self._resolved.get(key)
             if entry is None or entry.expires <= now:
@@ -168,14 +165,16 @@ class ResolutionCache:
 
     def put(self, key: str | None, resolved: ResolvedTools) -> None:
         """Keep ``resolved``: ``cache_ttl`` seconds, ``refresh_interval`` after an outage."""
-        if key is None or self._ttl <= 0:
+        if key is None or self.cache_ttl <= 0:
             return
         outage = any(error.unavailable for error in resolved.errors)
-        expires = self._clock() + (min(self._ttl, self._refresh) if outage else self._ttl)
+        expires = self.clock() + (
+            min(self.cache_ttl, self.refresh_interval) if outage else self.cache_ttl
+        )
         with self._lock:
             self._resolved[key] = _Entry(resolved, expires)
             self._resolved.move_to_end(key)
-            while len(self._resolved) > self._size:
+            while len(self._resolved) > self.cache_size:
                 self._resolved.popitem(last=False)
 
 

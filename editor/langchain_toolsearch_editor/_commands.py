@@ -54,7 +54,7 @@ import json
 import operator
 import os
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -86,7 +86,10 @@ def run(args: argparse.Namespace) -> int:
         message is printed on stderr).
     """
     try:
-        return _COMMANDS[args.config_command](args)
+        shown = _COMMANDS[args.config_command](args)
+        if shown is not None:  # printed as JSON (the others print their own lines)
+            _print_json(shown)
+        return 0
     except VersionConflictError as exc:
         _error(f"conflict: {exc}")
     except (ToolSearchError, ConfigCommandError, ToolConfigError, LookupError, ValueError) as exc:
@@ -116,15 +119,14 @@ def _print_json(value: Any) -> None:
         print(json.dumps(value, indent=2, ensure_ascii=True))
 
 
-def _cmd_validate(args: argparse.Namespace) -> int:
+def _cmd_validate(args: argparse.Namespace) -> None:
     bundle = load_bundle(read_json(args.file), mastra=args.source == "mastra")
     for kind in KINDS:
         for record_id in bundle[kind]:
             print(f"ok: {kind} {record_id}")
-    return 0
 
 
-def _cmd_import(args: argparse.Namespace) -> int:
+def _cmd_import(args: argparse.Namespace) -> None:
     bundle = load_bundle(read_json(args.file), mastra=args.source == "mastra")
     if args.if_version is not None and sum(len(records) for records in bundle.values()) != 1:
         raise ConfigCommandError("--if-version: needs a file with exactly one record")
@@ -135,7 +137,6 @@ def _cmd_import(args: argparse.Namespace) -> int:
             records = _records(configs, kind)
             for record_id, value in bundle[kind].items():
                 print(_import_one(records, kind, record_id, value, args))
-    return 0
 
 
 def _import_one(records: Any, kind: Kind, record_id: str, value: Any, args: Any) -> str:
@@ -195,61 +196,51 @@ def _records_of_id(args: argparse.Namespace) -> Iterator[tuple[Kind, Any]]:
         yield kind, _records(configs, kind)
 
 
-def _cmd_export(args: argparse.Namespace) -> int:
+def _cmd_export(args: argparse.Namespace) -> Any:
     with _records_of_id(args) as (kind, records):
         value = records.get(args.id, args.version)
     if args.target == "mastra":
-        _print_json({MASTRA_KEYS[kind]: {args.id: value.to_mastra()}})
-    else:
-        _print_json({BUNDLE_KEYS[kind]: {args.id: value.to_json()}})
-    return 0
+        return {MASTRA_KEYS[kind]: {args.id: value.to_mastra()}}
+    return {BUNDLE_KEYS[kind]: {args.id: value.to_json()}}
 
 
-def _cmd_show(args: argparse.Namespace) -> int:
+def _cmd_show(args: argparse.Namespace) -> Any:
     with _records_of_id(args) as (kind, records):
         found = records.get_version(args.id, args.version)
         head = records.info(args.id)
-    _print_json(
-        {
-            "id": args.id,
-            "kind": kind,
-            "version": found.info.version,
-            "latest_version": head.latest_version,
-            "published_version": head.published_version,
-            "created_at": found.info.created_at,
-            "message": found.info.message,
-            "data": found.value.to_json(),
-        }
-    )
-    return 0
+    return {
+        "id": args.id,
+        "kind": kind,
+        "version": found.info.version,
+        "latest_version": head.latest_version,
+        "published_version": head.published_version,
+        "created_at": found.info.created_at,
+        "message": found.info.message,
+        "data": found.value.to_json(),
+    }
 
 
-def _cmd_list(args: argparse.Namespace) -> int:
+def _cmd_list(args: argparse.Namespace) -> Any:
     with open_store(args.store) as store:
         configs = ToolConfigStore(store)
-        out = [
+        return [
             {"kind": kind, **info.model_dump(mode="json")}
             for kind in KINDS
             for info in _records(configs, kind).list_records()
         ]
-    _print_json(out)
-    return 0
 
 
-def _cmd_history(args: argparse.Namespace) -> int:
+def _cmd_history(args: argparse.Namespace) -> Any:
     with _records_of_id(args) as (_, records):
         versions = records.history(args.id)
         published = records.info(args.id).published_version
-    _print_json(
-        [
-            {**info.model_dump(mode="json"), "published": info.version == published}
-            for info in versions
-        ]
-    )
-    return 0
+    return [
+        {**info.model_dump(mode="json"), "published": info.version == published}
+        for info in versions
+    ]
 
 
-def _cmd_diff(args: argparse.Namespace) -> int:
+def _cmd_diff(args: argparse.Namespace) -> None:
     with _records_of_id(args) as (_, records):
         old = records.get_version(args.id, args.v1)
         new = records.get_version(args.id, args.v2)
@@ -265,16 +256,14 @@ def _cmd_diff(args: argparse.Namespace) -> int:
             tofile=f"{args.id}@{new.info.version}",
         )
     )
-    return 0
 
 
-def _cmd_publish(args: argparse.Namespace) -> int:
+def _cmd_publish(args: argparse.Namespace) -> None:
     back = args.config_command == "rollback"
     with _records_of_id(args) as (kind, records):
         info = records.publish(args.id, args.version, if_version=args.if_version, rollback=back)
     done = "rolled back" if back else "published"
     print(f"{done} {kind} {args.id} version {info.published_version}")
-    return 0
 
 
 # -- resolve: what a request context gets, and why ----------------------------------------
@@ -416,28 +405,25 @@ def report_table(report: ResolutionReport, *, registry_given: bool = True) -> st
     return "\n".join(lines)
 
 
-def _cmd_resolve(args: argparse.Namespace) -> int:
+def _cmd_resolve(args: argparse.Namespace) -> Any:
     report = explain_command(args)
-    if args.table:
-        print(report_table(report, registry_given=args.registry is not None))
-    else:
-        _print_json(report_json(report))
-    return 0
+    if not args.table:
+        return report_json(report)
+    print(report_table(report, registry_given=args.registry is not None))
+    return None
 
 
-def _cmd_schema(args: argparse.Namespace) -> int:
+def _cmd_schema(args: argparse.Namespace) -> Any:
     schemas = {
         "agent": AgentToolConfig.model_json_schema(),
         "mcp-client": MCPClientConfig.model_json_schema(),
     }
     if args.kind is not None:
-        _print_json(schemas[args.kind])
-    else:
-        _print_json({BUNDLE_KEYS[kind]: schema for kind, schema in schemas.items()})
-    return 0
+        return schemas[args.kind]
+    return {BUNDLE_KEYS[kind]: schema for kind, schema in schemas.items()}
 
 
-_COMMANDS = {
+_COMMANDS: dict[str, Callable[[argparse.Namespace], Any]] = {
     "validate": _cmd_validate,
     "import": _cmd_import,
     "export": _cmd_export,

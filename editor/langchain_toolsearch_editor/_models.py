@@ -120,8 +120,8 @@ ToolSelection: TypeAlias = dict[str, ToolEntry]
 AgentToolSelection: TypeAlias = dict[str, AgentToolEntry]
 
 
-def _checked_selection(tools: ToolSelection | None) -> ToolSelection | None:
-    if tools is not None:
+def _checked_selection(tools: Any) -> Any:
+    if isinstance(tools, dict):
         _check_names(tools, "tool")
     return tools
 
@@ -135,12 +135,6 @@ class SourceRef(StoredModel):
 
     tools: Allowlist = None
     rules: RuleGroup | None = None
-
-
-def _checked_agent_selection(tools: Any) -> Any:
-    if isinstance(tools, dict):
-        _check_names(tools, "tool")
-    return tools
 
 
 def _all_or_map(value: Any) -> str | None:
@@ -163,7 +157,7 @@ AgentAllowlist: TypeAlias = Annotated[
         ),
     ]
     | None,
-    AfterValidator(_checked_agent_selection),
+    AfterValidator(_checked_selection),
 ]
 """The agent-level allowlist: ``None`` or ``{}``: nothing, ``"*"``: all, a map: those."""
 

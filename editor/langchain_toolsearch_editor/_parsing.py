@@ -80,6 +80,13 @@ def _render(loc: tuple[int | str, ...]) -> str:
     return out
 
 
+def join_path(prefix: str, path: str) -> str:
+    """``path`` under ``prefix``: ``a.b``, ``a[0]``, or whichever is not empty."""
+    if not prefix or not path:
+        return prefix or path
+    return prefix + path if path.startswith("[") else f"{prefix}.{path}"
+
+
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 

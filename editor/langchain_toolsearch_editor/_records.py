@@ -7,13 +7,15 @@ Items: ``(*namespace, "heads")`` record_id -> `RecordInfo`; ``(*namespace, "vers
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Generic, Literal, Protocol, TypeVar
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from functools import partial
+from typing import Any, Generic, Literal, ParamSpec, Protocol, TypeVar
 
 from langgraph.store.base import BaseStore, GetOp, Item, PutOp, SearchOp
 
-from langchain_toolsearch._effects import Flow, arun_flow, run_flow
+from langchain_toolsearch._effects import Effect, Flow, Logic, adrive, drive, flow_logic
 from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch_editor._models import (
     AgentToolConfig,
@@ -32,6 +34,7 @@ _MAX_VERSION = 2**63 - 1  # the largest version number (PostgreSQL's bigint)
 
 ModelT = TypeVar("ModelT", AgentToolConfig, MCPClientConfig)
 T = TypeVar("T")
+P = ParamSpec("P")
 SaveMode = Literal["create", "update", "save"]
 
 
@@ -52,6 +55,22 @@ def expected(if_version: int | None) -> int | None:
         msg = f"if_version must be a version number >= 1, 0 (no record yet) or None, got {shown}"
         raise ToolSearchConfigError(msg)
     return if_version
+
+
+def shells(
+    logic: Callable[P, Logic[T]],
+) -> tuple[Callable[P, T], Callable[P, Coroutine[Any, Any, T]]]:
+    """The sync and the async method of one operation written once as ``logic``."""
+
+    @functools.wraps(logic)
+    def run(*args: P.args, **kwargs: P.kwargs) -> T:
+        return drive(logic(*args, **kwargs))
+
+    @functools.wraps(logic)
+    async def arun(*args: P.args, **kwargs: P.kwargs) -> T:
+        return await adrive(logic(*args, **kwargs))
+
+    return run, arun
 
 
 def _version_info(item: Item) -> VersionInfo:
@@ -85,13 +104,13 @@ class VersionedRecords(Generic[ModelT]):
         self._guard = guard
         self.writes = 0
 
-    def create(
+    def _create(
         self, record_id: str, value: ModelT | Mapping[str, Any], *, message: str | None = None
-    ) -> VersionInfo:
+    ) -> Logic[VersionInfo]:
         """Create a record with its version 1 (``ValueError`` if it exists); the new version."""
         return self._write(*self._save(record_id, value, message, "create", None, False))
 
-    def update(
+    def _update(
         self,
         record_id: str,
         value: ModelT | Mapping[str, Any],
@@ -99,11 +118,11 @@ class VersionedRecords(Generic[ModelT]):
         message: str | None = None,
         if_version: int | None = None,
         publish: bool = False,
-    ) -> VersionInfo:
+    ) -> Logic[VersionInfo]:
         """`save` to an existing record (`RecordNotFoundError` if none)."""
         return self._write(*self._save(record_id, value, message, "update", if_version, publish))
 
-    def save(
+    def _save_version(
         self,
         record_id: str,
         value: ModelT | Mapping[str, Any],
@@ -111,125 +130,69 @@ class VersionedRecords(Generic[ModelT]):
         message: str | None = None,
         if_version: int | None = None,
         publish: bool = False,
-    ) -> VersionInfo:
+    ) -> Logic[VersionInfo]:
         """Add a version (the new draft; ``message`` kept with it, ``publish`` it too)."""
         return self._write(*self._save(record_id, value, message, "save", if_version, publish))
 
-    def get(self, record_id: str, version: VersionSelector = "draft") -> ModelT:
+    def _get_value(self, record_id: str, version: VersionSelector = "draft") -> Logic[ModelT]:
         """One version (``"draft"``, ``"published"``, a number); `RecordNotFoundError`."""
-        return run_flow(self._store, self._get(record_id, version)).value
+        found = yield from self._read(self._get(record_id, version))
+        return found.value
 
-    def get_version(self, record_id: str, version: VersionSelector = "draft") -> Versioned[ModelT]:
+    def _get_version(
+        self, record_id: str, version: VersionSelector = "draft"
+    ) -> Logic[Versioned[ModelT]]:
         """`get`, with the version's `VersionInfo`."""
-        return run_flow(self._store, self._get(record_id, version))
+        return self._read(self._get(record_id, version))
 
-    def info(self, record_id: str) -> RecordInfo:
+    def _read_info(self, record_id: str) -> Logic[RecordInfo]:
         """The record's head (one read; ``(created_at, revision)`` moves at every write)."""
-        return run_flow(self._store, self._info(record_id))
+        return self._read(self._info(record_id))
 
-    def history(self, record_id: str) -> list[VersionInfo]:
+    def _read_history(self, record_id: str) -> Logic[list[VersionInfo]]:
         """Every version, oldest first; `RecordNotFoundError`."""
-        return run_flow(self._store, self._history(record_id))
+        return self._read(self._history(record_id))
 
-    def list_records(self) -> list[RecordInfo]:
+    def _list_records(self) -> Logic[list[RecordInfo]]:
         """Every record of this kind, sorted by id."""
-        return run_flow(self._store, self._list())
+        return self._read(self._list())
 
-    def publish(
+    def _publish_version(
         self,
         record_id: str,
         version: VersionSelector = "draft",
         *,
         if_version: int | None = None,
         rollback: bool = False,
-    ) -> RecordInfo:
+    ) -> Logic[RecordInfo]:
         """Publish ``version``; the new head. One older than the published needs ``rollback``."""
         flow = self._publish(record_id, version, expected(if_version), bool(rollback))
         return self._write(record_id, flow)
 
-    def delete(self, record_id: str, *, if_version: int | None = None) -> bool:
+    def _delete_record(self, record_id: str, *, if_version: int | None = None) -> Logic[bool]:
         """Delete a record and its history; whether it existed."""
         return self._write(record_id, self._delete(record_id, expected(if_version)))
 
-    async def acreate(
-        self, record_id: str, value: ModelT | Mapping[str, Any], *, message: str | None = None
-    ) -> VersionInfo:
-        """Async `create`."""
-        return await self._awrite(*self._save(record_id, value, message, "create", None, False))
+    create, acreate = shells(_create)
+    update, aupdate = shells(_update)
+    save, asave = shells(_save_version)
+    get, aget = shells(_get_value)
+    get_version, aget_version = shells(_get_version)
+    info, ainfo = shells(_read_info)
+    history, ahistory = shells(_read_history)
+    list_records, alist_records = shells(_list_records)
+    publish, apublish = shells(_publish_version)
+    delete, adelete = shells(_delete_record)
 
-    async def aupdate(
-        self,
-        record_id: str,
-        value: ModelT | Mapping[str, Any],
-        *,
-        message: str | None = None,
-        if_version: int | None = None,
-        publish: bool = False,
-    ) -> VersionInfo:
-        """Async `update`."""
-        save = self._save(record_id, value, message, "update", if_version, publish)
-        return await self._awrite(*save)
+    def _read(self, flow: Flow[T]) -> Logic[T]:
+        return flow_logic(self._store, flow)
 
-    async def asave(
-        self,
-        record_id: str,
-        value: ModelT | Mapping[str, Any],
-        *,
-        message: str | None = None,
-        if_version: int | None = None,
-        publish: bool = False,
-    ) -> VersionInfo:
-        """Async `save`."""
-        save = self._save(record_id, value, message, "save", if_version, publish)
-        return await self._awrite(*save)
-
-    async def aget(self, record_id: str, version: VersionSelector = "draft") -> ModelT:
-        """Async `get`."""
-        return (await arun_flow(self._store, self._get(record_id, version))).value
-
-    async def aget_version(
-        self, record_id: str, version: VersionSelector = "draft"
-    ) -> Versioned[ModelT]:
-        """Async `get_version`."""
-        return await arun_flow(self._store, self._get(record_id, version))
-
-    async def ainfo(self, record_id: str) -> RecordInfo:
-        """Async `info`."""
-        return await arun_flow(self._store, self._info(record_id))
-
-    async def ahistory(self, record_id: str) -> list[VersionInfo]:
-        """Async `history`."""
-        return await arun_flow(self._store, self._history(record_id))
-
-    async def alist_records(self) -> list[RecordInfo]:
-        """Async `list_records`."""
-        return await arun_flow(self._store, self._list())
-
-    async def apublish(
-        self,
-        record_id: str,
-        version: VersionSelector = "draft",
-        *,
-        if_version: int | None = None,
-        rollback: bool = False,
-    ) -> RecordInfo:
-        """Async `publish`."""
-        flow = self._publish(record_id, version, expected(if_version), bool(rollback))
-        return await self._awrite(record_id, flow)
-
-    async def adelete(self, record_id: str, *, if_version: int | None = None) -> bool:
-        """Async `delete`."""
-        return await self._awrite(record_id, self._delete(record_id, expected(if_version)))
-
-    def _write(self, record_id: str, flow: Flow[T]) -> T:
+    def _write(self, record_id: str, flow: Flow[T]) -> Logic[T]:
         try:
-            return self._guard.run(self._lock_key(record_id), flow)
-        finally:
-            self.writes += 1
-
-    async def _awrite(self, record_id: str, flow: Flow[T]) -> T:
-        try:
-            return await self._guard.arun(self._lock_key(record_id), flow)
+            key = self._lock_key(record_id)
+            guard = self._guard
+            done: T = yield Effect(partial(guard.run, key, flow), partial(guard.arun, key, flow))
+            return done
         finally:
             self.writes += 1
 

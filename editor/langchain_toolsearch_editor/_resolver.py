@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Literal, TypeAlias
 
@@ -18,7 +18,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from langgraph.config import get_config
 
-from langchain_toolsearch._effects import Flow, arun_flow, run_flow, run_sync
+from langchain_toolsearch._effects import Effect, Logic, flow_logic, run_sync
 from langchain_toolsearch._support import FailureLog, redact, request_secrets
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.types import SourceFailure
@@ -38,6 +38,7 @@ from langchain_toolsearch_editor._models import (
     VersionSelector,
     check_version,
 )
+from langchain_toolsearch_editor._records import shells
 from langchain_toolsearch_editor._sources import ResolvedTools, ToolCollector, ToolsArg
 from langchain_toolsearch_editor._store import ToolConfigStore
 
@@ -159,8 +160,8 @@ class ToolResolver:
                 raise ToolSearchTypeError(msg)
             providers[str(key)] = provider
         self._cache = ResolutionCache(
-            refresh_interval=refresh_interval,
-            cache_ttl=cache_ttl,
+            refresh_interval=float(refresh_interval),
+            cache_ttl=float(cache_ttl),
             cache_size=cache_size,
             clock=clock,
             mode=mode,
@@ -202,19 +203,22 @@ class ToolResolver:
         """How failures of this resolver are named: ``ToolResolver(agent_id='...')``."""
         return f"ToolResolver(agent_id={self._agent_id!r})"
 
-    async def __call__(self, config: RunnableConfig) -> ResolvedTools:
-        """`aresolve` for ``resolve_tools=``: the tool search logs its ``errors``."""
-        return (await self._arun(config, None, None, None, log=False))[0]
+    def _call(self, config: RunnableConfig) -> Logic[ResolvedTools]:
+        """`aresolve` for ``resolve_tools=`` (``call_sync``: a sync run's); the tool search logs."""
+        resolved, _ = yield from self._run(config, None, None, None, log=False)
+        return resolved
 
-    async def aresolve(
+    def _resolve(
         self,
         config: RunnableConfig | None = None,
         *,
         context: Any = None,
         version: VersionSelector | None = None,
         agent_config: AgentToolConfig | Mapping[str, Any] | None = None,
-    ) -> ResolvedTools:
+    ) -> Logic[ResolvedTools]:
         """The tools for one request, with failures, sources and replacements (maybe cached).
+
+        The sync form runs the sources on a private loop (safe inside an event loop).
 
         Args:
             config: The request's config; ``None``: the running graph's (or empty).
@@ -227,84 +231,51 @@ class ToolResolver:
                 one is a failure under ``"agent_config"``).
             ValueError: A bad ``version``.
         """
-        return (await self._arun(config, context, version, agent_config, log=True))[0]
+        resolved, _ = yield from self._run(config, context, version, agent_config, log=True)
+        return resolved
 
-    def resolve(
+    def _explain(
         self,
         config: RunnableConfig | None = None,
         *,
         context: Any = None,
         version: VersionSelector | None = None,
         agent_config: AgentToolConfig | Mapping[str, Any] | None = None,
-    ) -> ResolvedTools:
-        """Sync `aresolve`; the sources run on a private loop (safe inside an event loop)."""
-        return self._run(config, context, version, agent_config, log=True)[0]
-
-    def call_sync(self, config: RunnableConfig) -> ResolvedTools:
-        """Sync `__call__`: what the tool search runs in a sync run (it logs failures)."""
-        return self._run(config, None, None, None, log=False)[0]
-
-    async def aexplain(
-        self,
-        config: RunnableConfig | None = None,
-        *,
-        context: Any = None,
-        version: VersionSelector | None = None,
-        agent_config: AgentToolConfig | Mapping[str, Any] | None = None,
-    ) -> ResolutionReport:
+    ) -> Logic[ResolutionReport]:
         """`aresolve` (never cached) recording its rule outcomes: why each tool is in or out."""
-        run = await self._arun(config, context, version, agent_config, log=False, explain=True)
-        return self._report(
-            run, await arun_flow(self._store_or_none(), self._stored(run, agent_config))
-        )
-
-    def explain(
-        self,
-        config: RunnableConfig | None = None,
-        *,
-        context: Any = None,
-        version: VersionSelector | None = None,
-        agent_config: AgentToolConfig | Mapping[str, Any] | None = None,
-    ) -> ResolutionReport:
-        """Sync `aexplain`, as `resolve` is to `aresolve`."""
-        run = self._run(config, context, version, agent_config, log=False, explain=True)
-        return self._report(run, run_flow(self._store_or_none(), self._stored(run, agent_config)))
-
-    async def _arun(self, config: Any, *args: Any, log: bool, explain: bool = False) -> _Run:
-        """Plan; then answer from the cache (never when explaining) or collect and keep."""
-        config = _config_or_current(config)
-        with recording(explain) as outcomes:
-            plan_flow = self._planner.plan(config, *args)
-            plan, key = await arun_flow(self._store_or_none(), plan_flow)  # none: reads nothing
-            cached = None if explain else self._cache.get(key)
-            if cached is not None:
-                return cached, outcomes
-            resolved = await self._collector.collect(plan, config)
-        return self._keep(key, resolved, config, args[0], log=log, explain=explain), outcomes
-
-    def _run(self, config: Any, *args: Any, log: bool, explain: bool = False) -> _Run:
-        """Sync `_arun`: the store read with ``batch``, sources on the bridge's loop."""
-        config = _config_or_current(config)
-        with recording(explain) as outcomes:
-            plan, key = run_flow(self._store_or_none(), self._planner.plan(config, *args))
-            cached = None if explain else self._cache.get(key)
-            if cached is not None:
-                return cached, outcomes
-            collect = self._collector.collect(plan, config)
-            resolved = run_sync(recorded(outcomes, collect) if explain else collect)
-        return self._keep(key, resolved, config, args[0], log=log, explain=explain), outcomes
-
-    def _store_or_none(self) -> Any:
-        return self._store.store if self._store is not None else _NO_STORE
-
-    def _stored(self, run: _Run, agent_config: Any) -> Flow[AgentToolConfig]:
-        return stored_config(self._store, self._agent_id, self._mode, run[0].version, agent_config)
-
-    def _report(self, run: _Run, stored: AgentToolConfig) -> ResolutionReport:
+        run = yield from self._run(config, context, version, agent_config, log=False, explain=True)
+        flow = stored_config(self._store, self._agent_id, self._mode, run[0].version, agent_config)
+        stored = yield from flow_logic(self._store_or_none(), flow)
         resolved, outcomes = run
         return explain_resolution(
             self._agent_id, stored, resolved, outcomes, self._known, self._mode == "tools"
         )
+
+    call_sync, __call__ = shells(_call)
+    resolve, aresolve = shells(_resolve)
+    explain, aexplain = shells(_explain)
+
+    def _run(self, config: Any, *args: Any, log: bool, explain: bool = False) -> Logic[_Run]:
+        """Plan; then answer from the cache (never when explaining) or collect and keep."""
+        config = _config_or_current(config)
+        with recording(explain) as outcomes:
+            plan_flow = self._planner.plan(config, *args)  # no store: reads nothing
+            plan, key = yield from flow_logic(self._store_or_none(), plan_flow)
+            cached = None if explain else self._cache.get(key)
+            if cached is not None:
+                return cached, outcomes
+
+            def collect() -> Coroutine[Any, Any, ResolvedTools]:
+                return self._collector.collect(plan, config)
+
+            def on_bridge() -> ResolvedTools:  # the sync form: another thread records too
+                return run_sync(recorded(outcomes, collect()) if explain else collect())
+
+            resolved = yield Effect(on_bridge, collect)
+        return self._keep(key, resolved, config, args[0], log=log, explain=explain), outcomes
+
+    def _store_or_none(self) -> Any:
+        return self._store.store if self._store is not None else _NO_STORE
 
     def _keep(
         self,

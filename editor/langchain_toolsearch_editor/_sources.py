@@ -169,32 +169,21 @@ class RequestPlan:
     version: VersionInfo | None
 
 
+@dataclass(frozen=True, kw_only=True)
 class ToolCollector:
     """Turns a `RequestPlan` into `ResolvedTools` (`ToolResolver`'s arguments, by id).
 
     ``select``: the stored config may add and remove tools (``mode="tools"``).
     """
 
-    def __init__(
-        self,
-        *,
-        code: dict[str, BaseTool],
-        registry: dict[str, BaseTool],
-        integrations: dict[str, dict[str, BaseTool]],
-        providers: dict[str, ToolProvider],
-        select: bool,
-        mcp_timeout: float | None,
-        provider_timeout: float | None,
-        token_key: str,
-    ) -> None:
-        self._code = code
-        self._registry = registry
-        self._integrations = integrations
-        self._providers = providers
-        self._select = select
-        self._mcp_timeout = mcp_timeout
-        self._provider_timeout = provider_timeout
-        self._token_key = token_key
+    code: dict[str, BaseTool]
+    registry: dict[str, BaseTool]
+    integrations: dict[str, dict[str, BaseTool]]
+    providers: dict[str, ToolProvider]
+    select: bool
+    mcp_timeout: float | None
+    provider_timeout: float | None
+    token_key: str
 
     async def collect(self, plan: RequestPlan, config: RunnableConfig) -> ResolvedTools:
         """Contact the MCP servers and providers concurrently, then merge sources in order."""
@@ -206,7 +195,7 @@ class ToolCollector:
         provider_jobs = {
             provider_id: self._provider_job(provider_id, source, plan, config)
             for provider_id, source in plan.providers.items()
-            if provider_id in self._providers
+            if provider_id in self.providers
         }
         mcp_results, provider_results = await asyncio.gather(
             asyncio.gather(*(job for *_, job in mcp_jobs)), asyncio.gather(*provider_jobs.values())
@@ -261,10 +250,10 @@ class ToolCollector:
     ) -> None:
         for integration_id, source in plan.integrations.items():
             where = f"integration_tools.{integration_id}"
-            if integration_id not in self._integrations:
+            if integration_id not in self.integrations:
                 failures[where] = f"integration {integration_id!r} is not registered"
                 continue
-            available = self._integrations[integration_id]
+            available = self.integrations[integration_id]
             allowed = active_variants(source.tools, plan.context)
             for tool_id, tool in available.items():
                 if allowed is None or tool_id in allowed:
@@ -285,7 +274,7 @@ class ToolCollector:
     ) -> None:
         for provider_id, source in plan.providers.items():
             where = f"tool_providers.{provider_id}"
-            if provider_id not in self._providers:
+            if provider_id not in self.providers:
                 failures[where] = f"tool provider {provider_id!r} is not registered"
                 continue
             outcome = outcomes[provider_id]
@@ -309,26 +298,26 @@ class ToolCollector:
         self, selection: dict[str, AgentToolEntry] | None, merged: _Merged, failures: dict[str, str]
     ) -> None:
         entries = selection or {}
-        for tool_id, tool in self._code.items():
+        for tool_id, tool in self.code.items():
             entry = entries.get(tool_id)
-            if entry is not None and entry.remove and self._select:
+            if entry is not None and entry.remove and self.select:
                 continue
             merged.put(tool_id, tool, "code", None if entry is None else entry.description)
         for tool_id, entry in entries.items():
             where = f"tools.{tool_id}"
             if entry.remove:
-                if tool_id not in self._code:
+                if tool_id not in self.code:
                     failures[where] = f"'remove': no tool with id {tool_id!r} is defined in code"
-                elif not self._select:
+                elif not self.select:
                     failures[where] = (
                         "not removed: mode 'descriptions' only changes descriptions of the "
                         "tools defined in code"
                     )
-            elif not self._select:
+            elif not self.select:
                 continue  # descriptions only: nothing is added
-            elif tool_id in self._registry:
-                merged.put(tool_id, self._registry[tool_id], "registry", entry.description)
-            elif tool_id not in self._code:
+            elif tool_id in self.registry:
+                merged.put(tool_id, self.registry[tool_id], "registry", entry.description)
+            elif tool_id not in self.code:
                 failures[where] = (
                     f"no tool with id {tool_id!r} is defined in code or in the registry"
                 )
@@ -338,7 +327,7 @@ class ToolCollector:
     ) -> list[tuple[str, MCPClientRef, MCPClientConfig, Awaitable[ServerTools]]]:
         token: str | None = None
         bad_token: str | None = None
-        key = self._token_key
+        key = self.token_key
         if key == AUTH_TOKEN_KEY and plan.context.get(key) is None:
             key = MASTRA_AUTH_TOKEN_KEY  # the seed system's name for the same token
         try:
@@ -353,7 +342,7 @@ class ToolCollector:
                     job: Awaitable[ServerTools] = _done(ServerTools(server=name, failure=bad_token))
                 else:
                     job = load_server_tools(
-                        name, server, token=token, default_timeout=self._mcp_timeout, scope=scope
+                        name, server, token=token, default_timeout=self.mcp_timeout, scope=scope
                     )
                 jobs.append((client_id, ref, client, job))
         return jobs
@@ -361,10 +350,10 @@ class ToolCollector:
     async def _provider_job(
         self, provider_id: str, ref: SourceRef, plan: RequestPlan, config: RunnableConfig
     ) -> tuple[list[str], dict[str, BaseTool]] | str:
-        provider = self._providers[provider_id]
+        provider = self.providers[provider_id]
         entries = active_variants(ref.tools, plan.context)
         try:
-            async with detached_timeout(self._provider_timeout):
+            async with detached_timeout(self.provider_timeout):
                 if entries is None:
                     listed = await provider.list_tools()
                     wanted = list(dict.fromkeys(str(info["id"]) for info in listed))
@@ -378,7 +367,7 @@ class ToolCollector:
         except GraphBubbleUp:
             raise
         except TimeoutError:
-            seconds = self._provider_timeout
+            seconds = self.provider_timeout
             return f"tool provider {provider_id!r} did not answer within {seconds:g} s"
         except Exception as exc:
             text = str(exc).strip()

@@ -32,11 +32,20 @@ from typing import Any
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch._effects import Flow, arun_flow, run_flow
+from langchain_toolsearch._effects import (
+    Effect,
+    Flow,
+    Logic,
+    adrive,
+    arun_flow,
+    drive,
+    flow_logic,
+    run_flow,
+)
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch_editor._cli import DEFAULT_STORE, STORE_ENV
 from langchain_toolsearch_editor._models import AgentToolConfig, parse_agent_config
-from langchain_toolsearch_editor._records import T, VersionedRecords
+from langchain_toolsearch_editor._records import T, VersionedRecords, shells
 from langchain_toolsearch_editor._servers import MCPClientConfig, parse_mcp_client
 from langchain_toolsearch_editor.errors import (
     ConfigCommandError,
@@ -87,22 +96,13 @@ def _local_lock(store: BaseStore) -> threading.Lock:
             return threading.Lock()
 
 
-async def _apoll(take: Callable[[], bool], timeout: float, delay: float, cap: float) -> bool:
+def _polled(take: Callable[[], bool], timeout: float, delay: float, cap: float) -> Logic[bool]:
+    """Whether ``take()`` succeeded within ``timeout`` seconds, retried with growing pauses."""
     deadline = time.monotonic() + timeout
     while not take():
         if time.monotonic() >= deadline:
             return False
-        await asyncio.sleep(delay)
-        delay = min(delay * 2, cap)
-    return True
-
-
-def _poll(take: Callable[[], bool], timeout: float, delay: float, cap: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while not take():
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(delay)
+        yield Effect(partial(time.sleep, delay), partial(asyncio.sleep, delay))
         delay = min(delay * 2, cap)
     return True
 
@@ -125,25 +125,21 @@ class _LocalGuard(WriteGuard):
                 return
             _WARNED.add(self.store)
         if self._warning:
-            warnings.warn(self._warning, SingleWriterWarning, stacklevel=5)
+            warnings.warn(self._warning, SingleWriterWarning, stacklevel=7)
 
-    def run(self, key: str, flow: Flow[T]) -> T:
+    def _locked(self, key: str, flow: Flow[T]) -> Logic[T]:
         self._warn_once()
-        if not self._lock.acquire(timeout=self.timeout):
+        polled = _polled(partial(self._lock.acquire, blocking=False), self.timeout, 5e-4, 0.02)
+        if not (
+            yield Effect(partial(self._lock.acquire, timeout=self.timeout), lambda: adrive(polled))
+        ):
             raise self._late("the store's write lock")
         try:
-            return run_flow(self.store, flow)
+            return (yield from flow_logic(self.store, flow))
         finally:
             self._lock.release()
 
-    async def arun(self, key: str, flow: Flow[T]) -> T:
-        self._warn_once()
-        if not await _apoll(partial(self._lock.acquire, blocking=False), self.timeout, 5e-4, 0.02):
-            raise self._late("the store's write lock")
-        try:
-            return await arun_flow(self.store, flow)
-        finally:
-            self._lock.release()
+    run, arun = shells(_locked)
 
 
 class _SqliteGuard(WriteGuard):
@@ -181,7 +177,7 @@ class _SqliteGuard(WriteGuard):
     @contextlib.asynccontextmanager
     async def _aheld(self) -> AsyncIterator[None]:
         with contextlib.closing(self._connect(0)) as conn:
-            if not await _apoll(partial(self._begin, conn), self.timeout, 0.001, 0.05):
+            if not await adrive(_polled(partial(self._begin, conn), self.timeout, 0.001, 0.05)):
                 raise self._late(f"the write lock {self.lock_path!r}")
             try:
                 yield
@@ -255,7 +251,7 @@ class _PostgresGuard(WriteGuard):
                 row = conn.execute("SELECT pg_try_advisory_lock(%s)", (lock,)).fetchone()
                 return bool(next(iter(row.values())) if isinstance(row, dict) else row[0])
 
-            if not _poll(take, self.timeout, 0.005, 0.1):
+            if not drive(_polled(take, self.timeout, 0.005, 0.1)):
                 raise self._late("the store's setup lock")
             try:
                 yield

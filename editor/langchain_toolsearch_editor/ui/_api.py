@@ -27,6 +27,7 @@ from starlette.routing import Route
 from langchain_toolsearch._effects import run_sync
 from langchain_toolsearch._support import describe
 from langchain_toolsearch_editor._models import parse_agent_config
+from langchain_toolsearch_editor._parsing import join_path
 from langchain_toolsearch_editor._rules import parse_rules
 from langchain_toolsearch_editor._servers import parse_mcp_client
 from langchain_toolsearch_editor.errors import InputError, ToolConfigError
@@ -40,12 +41,6 @@ from langchain_toolsearch_editor.ui._security import check_csrf
 from langchain_toolsearch_editor.ui._state import UIState
 
 _PARSERS = {"agent": parse_agent_config, "mcp-client": parse_mcp_client, "rules": parse_rules}
-
-
-def _join(prefix: str, path: str) -> str:
-    if not prefix or not path:
-        return prefix or path
-    return prefix + path if path.startswith("[") else f"{prefix}.{path}"
 
 
 def validate_text(kind: str, text: Any, prefix: str = "") -> list[tuple[str, str]]:
@@ -63,7 +58,7 @@ def validate_text(kind: str, text: Any, prefix: str = "") -> list[tuple[str, str
         errors = problems_of(exc)
         if isinstance(exc, InputError) and errors and errors[0][0] in (prefix, "config"):
             return errors  # the text itself (not JSON, not an object): already named
-        return [(_join(prefix, path), message) for path, message in errors]
+        return [(join_path(prefix, path), message) for path, message in errors]
     return []
 
 

@@ -24,7 +24,6 @@ import difflib
 import json
 from typing import Any
 
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
@@ -42,7 +41,7 @@ from langchain_toolsearch_editor.ui._forms import (
 )
 from langchain_toolsearch_editor.ui._masking import secret_rows, shown_json, unmask_client
 from langchain_toolsearch_editor.ui._rendering import listing, not_found, page, record_context
-from langchain_toolsearch_editor.ui._security import check_csrf
+from langchain_toolsearch_editor.ui._security import with_form
 from langchain_toolsearch_editor.ui._state import KIND_LABELS, KIND_PATHS, UIState
 
 _NEW_CLIENT = (
@@ -96,14 +95,8 @@ def edit_form(request: Request) -> Response:
     return _editor(request, kind, record_id, text=text, seen=seen, base=base, secrets=secrets)
 
 
-async def save(request: Request) -> Response:
+def save(request: Request, form: dict[str, Any]) -> Response:
     """Validate and save the editor's JSON as a new version (compare-and-set)."""
-    form = await request.form()
-    check_csrf(request, form)
-    return await run_in_threadpool(_save, request, {k: form.get(k) for k in form})
-
-
-def _save(request: Request, form: dict[str, Any]) -> Response:
     try:
         kind, record_id = target(request)
     except InputError as exc:
@@ -139,7 +132,7 @@ def _save(request: Request, form: dict[str, Any]) -> Response:
 
 _EDITOR_ROUTES = [
     Route("/{kind}/{record_id}/edit", edit_form),
-    Route("/{kind}/{record_id}/edit", save, methods=["POST"]),
+    Route("/{kind}/{record_id}/edit", with_form(save), methods=["POST"]),
 ]
 
 
@@ -204,15 +197,9 @@ def diff(request: Request) -> Response:
     return page(request, "diff.html", **shown, **context)
 
 
-async def publish(request: Request) -> Response:
+def publish(request: Request, form: dict[str, Any]) -> Response:
     """Publish a version (``/publish``) or roll back to an older one (``/rollback``)."""
-    form = await request.form()
-    check_csrf(request, form)
     back = request.url.path.endswith("/rollback")
-    return await run_in_threadpool(_publish, request, dict(form), back)
-
-
-def _publish(request: Request, form: dict[str, Any], back: bool) -> Response:
     try:
         kind, record_id = target(request)
     except InputError as exc:
@@ -244,7 +231,7 @@ ROUTES = [
     Route("/new", new_record),
     Route("/{kind}/{record_id}", record),
     Route("/{kind}/{record_id}/diff", diff),
-    Route("/{kind}/{record_id}/publish", publish, methods=["POST"]),
-    Route("/{kind}/{record_id}/rollback", publish, methods=["POST"]),
+    Route("/{kind}/{record_id}/publish", with_form(publish), methods=["POST"]),
+    Route("/{kind}/{record_id}/rollback", with_form(publish), methods=["POST"]),
 ]
 """This module's routes."""

@@ -15,11 +15,11 @@ search ranks the resolved tools with `BM25ToolIndex` or, for ``hybrid``,
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from functools import partial
 from itertools import islice
 from typing import Any
 
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -35,7 +35,7 @@ from langchain_toolsearch_editor.ui._forms import (
     whole_number,
 )
 from langchain_toolsearch_editor.ui._rendering import not_found, page, record_context
-from langchain_toolsearch_editor.ui._security import check_csrf
+from langchain_toolsearch_editor.ui._security import with_form
 from langchain_toolsearch_editor.ui._state import UIState
 
 _Run = Callable[[UIState, dict[str, Any]], dict[str, Any]]
@@ -92,7 +92,7 @@ def _search(state: UIState, shown: dict[str, Any]) -> dict[str, Any]:
     return {"hits": hits, "library_size": len(resolved.tools), "failures": dict(resolved.failures)}
 
 
-def _playground(request: Request, template: str, run: _Run, form: dict[str, Any]) -> Response:
+def _playground(template: str, run: _Run, request: Request, form: dict[str, Any]) -> Response:
     state: UIState = request.app.state.ui
     try:
         agent_id = parse_record_id(request.path_params["record_id"])
@@ -115,16 +115,8 @@ def _playground(request: Request, template: str, run: _Run, form: dict[str, Any]
     return page(request, template, **result, **shown)
 
 
-def _route(template: str, run: _Run) -> Callable[[Request], Any]:
-    async def endpoint(request: Request) -> Response:
-        form: dict[str, Any] = {}
-        if request.method == "POST":
-            posted = await request.form()
-            check_csrf(request, posted)
-            form = {key: posted.get(key) for key in posted}
-        return await run_in_threadpool(_playground, request, template, run, form)
-
-    return endpoint
+def _route(template: str, run: _Run) -> Callable[[Request], Awaitable[Response]]:
+    return with_form(partial(_playground, template, run))
 
 
 ROUTES = [

@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
+from starlette.concurrency import run_in_threadpool
 from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
@@ -127,6 +128,25 @@ def check_csrf(request: Request, form: Mapping[str, Any]) -> None:
             "this form has expired or did not come from this page (missing or wrong CSRF "
             "token): reload the page and submit it again"
         )
+
+
+def with_form(
+    handler: Callable[[Request, dict[str, Any]], Response],
+) -> Callable[[Request], Awaitable[Response]]:
+    """An endpoint running ``handler(request, form)`` in a worker thread.
+
+    ``form``: a ``POST``'s fields, its CSRF token checked (`check_csrf`); ``{}`` otherwise.
+    """
+
+    async def endpoint(request: Request) -> Response:
+        form: dict[str, Any] = {}
+        if request.method == "POST":
+            posted = await request.form()
+            check_csrf(request, posted)
+            form = {key: posted.get(key) for key in posted}
+        return await run_in_threadpool(handler, request, form)
+
+    return endpoint
 
 
 class GuardMiddleware(BaseHTTPMiddleware):
