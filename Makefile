@@ -51,10 +51,11 @@ $(SERVERS_VENV)/.installed:
 		mcp-server-time mcp-server-git mcp-server-fetch
 	touch $@
 
-$(LCMCP_VENV)/.installed: pyproject.toml
+# The editor too: its stored configuration must import where the adapters cannot.
+$(LCMCP_VENV)/.installed: pyproject.toml editor/pyproject.toml
 	$(PYTHON) -m venv $(LCMCP_VENV)
 	$(LCMCP_VENV)/bin/python -m pip install -q --upgrade pip
-	$(LCMCP_VENV)/bin/python -m pip install -q -e ".[langchain-mcp]" \
+	$(LCMCP_VENV)/bin/python -m pip install -q -e ".[langchain-mcp]" -e ./editor \
 		"pytest>=8" "pytest-asyncio>=0.23" "pytest-timeout>=2.3"
 	touch $@
 
@@ -133,14 +134,14 @@ smoke: $(VENV)/.installed
 	$(PYTHON) -m venv $(SMOKE)/venv
 	$(SMOKE)/venv/bin/python -m pip install -q --disable-pip-version-check $(SMOKE)/dist/*.whl
 	$(SMOKE_RUN)
-	cd /tmp && ! $(SMOKE)/venv/bin/toolsearch config --help 2>$(abspath $(SMOKE))/hint.txt; \
+	cd /tmp && ! $(abspath $(SMOKE))/venv/bin/toolsearch config --help 2>$(abspath $(SMOKE))/hint.txt; \
 		grep -q "pip install langchain-toolsearch-editor" $(abspath $(SMOKE))/hint.txt
 	$(SMOKE)/venv/bin/python -m pip install -q --disable-pip-version-check "$$(ls $(SMOKE)/dist/*.whl)[mcp]"
 	$(SMOKE_RUN)
 	$(SMOKE)/venv/bin/python -m pip install -q --disable-pip-version-check \
 		"$$(ls $(SMOKE)/dist-editor/*.whl)[ui,sqlite]" --find-links $(SMOKE)/dist
-	cd /tmp && $(SMOKE)/venv/bin/toolsearch config --help >/dev/null && \
-		$(SMOKE)/venv/bin/python -c "import langchain_toolsearch_editor.ui as u; print(u.create_app)"
+	cd /tmp && $(abspath $(SMOKE))/venv/bin/toolsearch config --help >/dev/null && \
+		$(SMOKE_PY) -c "import langchain_toolsearch_editor.ui as u; print(u.create_app)"
 	@ls -l $(SMOKE)/dist $(SMOKE)/dist-editor
 
 # Code lines per module and distribution against the layout budgets (scripts/size.py; --tree: every module).
