@@ -18,8 +18,6 @@ Paths and workloads:
 * **bulk tokenizer priming** (``prime_fields``): ``BM25ToolIndex.build`` of
   BFCL + ToolSDK tools from empty tokenizer caches; off: every text is
   tokenized when first read.
-* **GC pauses** (``collector_paused``): ``ToolLibrary(tools)`` and its
-  ``BM25ToolIndex`` (a bulk build); off: the collector runs as usual.
 * **history memo** (``HistoryMemo``): ``storage="context"``, ``ainvoke`` of
   a turn after :data:`PRIOR` earlier messages that loads 21 tools one step at
   a time, then sends one AI message with :data:`HISTORY_CALLS` calls of a
@@ -119,11 +117,6 @@ def _keep_nothing(self: Any, model: str, vectors: Any) -> None:
 
 PATCHES: dict[str, list[tuple[str, str, Any]]] = {
     "bulk tokenizer priming": [(f"{_SEARCH}._bm25", "prime_fields", _no_priming)],
-    "GC pauses": [
-        ("langchain_toolsearch._library", "collector_paused", contextlib.nullcontext),
-        (f"{_SEARCH}._bm25", "collector_paused", contextlib.nullcontext),
-        (f"{_SEARCH}._stages", "collector_paused", contextlib.nullcontext),
-    ],
     "history memo": [(f"{_STORAGE}._context", "HistoryMemo.get", _read_every_time)],
     "run reads": [(f"{_STORAGE}._store", "RunReads.reading", _read_store)],
     "deferred store batches": [(f"{_STORAGE}._store", "StoreStartedCalls.aend", _aend_now)],
@@ -244,16 +237,6 @@ def _documents(library: Any) -> Any:
 def _build_index(docs: Sequence[Any]) -> Sample:
     _name("clear_caches")()
     return _timed(lambda: public("BM25ToolIndex").build(docs))
-
-
-def _build_library(tools: Sequence[Any]) -> Sample:
-    _name("clear_caches")()
-
-    def work() -> None:
-        library = public("ToolLibrary")(tools)
-        public("BM25ToolIndex").build(library.documents())
-
-    return _timed(work)
 
 
 def _agent(tools: Sequence[Any], steps: list[Any], storage: Any, store: Any) -> Any:
@@ -426,12 +409,6 @@ def _workloads(
             "BM25ToolIndex.build, cold tokenizer caches",
             "cpu",
             lambda: lambda: _build_index(docs),
-        ),
-        (
-            "GC pauses",
-            "ToolLibrary(tools) + BM25ToolIndex.build",
-            "cpu",
-            lambda: lambda: _build_library(tools),
         ),
         (
             "history memo",

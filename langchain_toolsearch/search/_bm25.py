@@ -38,7 +38,6 @@ from typing import NamedTuple, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from langchain_toolsearch._support import collector_paused
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.search._analysis import (
     BatchTokenizer,
@@ -522,22 +521,21 @@ class BM25ToolIndex:
         self._written_stages = replace(self.stages, stemming=False)  # weights of written words
         names = unique_names(self.documents)
         p = self.params
-        with collector_paused():  # a build tokenizes every text in bulk first
-            memo = BatchTokenizer(stemmed=self.stages.stemming, forms=self._forms)
-            prime_fields(self.documents, memo)
-            self._postings = Postings.build(
-                self.documents, memo, weights=self._field_weights(), k1=p.k1, b=p.b
-            )
-            self._names = NameMatcher(self.documents, memo)
-            self._spelling = SpellingFallback(
-                self._postings.vocab,
-                self._postings.df,
-                self._term,
-                names=partial(_written_names, self.documents),
-            )
-            order = sorted(range(len(names)), key=names.__getitem__)
-            rank = np.empty(len(names), dtype=np.int64)
-            rank[np.asarray(order, dtype=np.int64)] = np.arange(len(names), dtype=np.int64)
+        memo = BatchTokenizer(stemmed=self.stages.stemming, forms=self._forms)
+        prime_fields(self.documents, memo)
+        self._postings = Postings.build(
+            self.documents, memo, weights=self._field_weights(), k1=p.k1, b=p.b
+        )
+        self._names = NameMatcher(self.documents, memo)
+        self._spelling = SpellingFallback(
+            self._postings.vocab,
+            self._postings.df,
+            self._term,
+            names=partial(_written_names, self.documents),
+        )
+        order = sorted(range(len(names)), key=names.__getitem__)
+        rank = np.empty(len(names), dtype=np.int64)
+        rank[np.asarray(order, dtype=np.int64)] = np.arange(len(names), dtype=np.int64)
         self._name_order: _IntArray = rank
 
     @classmethod

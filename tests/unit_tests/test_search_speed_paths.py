@@ -10,7 +10,6 @@ definitions give: the module tokenizer, and every positive score of
 from __future__ import annotations
 
 import functools
-import gc
 import random
 import re
 import unicodedata
@@ -18,7 +17,6 @@ import unicodedata
 import numpy as np
 import pytest
 
-from langchain_toolsearch._support import collector_paused
 from langchain_toolsearch.search import BM25ToolIndex, ToolDocument
 from langchain_toolsearch.search import _analysis as analysis
 from langchain_toolsearch.search import _analysis as tokenize_module
@@ -365,26 +363,6 @@ def test_scores_stay_in_the_unit_range() -> None:
     for query in ("get_weather_0", "get weather city issue repo", "x"):
         score, _ = index.scores(query)
         assert np.all((score >= 0.0) & (score <= 1.0))
-
-
-def test_collector_paused_restores_the_collector_state() -> None:
-    assert gc.isenabled()
-    with collector_paused():
-        assert not gc.isenabled()
-        with collector_paused():  # nested: the inner one leaves it off
-            assert not gc.isenabled()
-        assert not gc.isenabled()
-    assert gc.isenabled()
-    gc.disable()
-    try:
-        with collector_paused():
-            assert not gc.isenabled()
-        assert not gc.isenabled()  # found off: left off
-    finally:
-        gc.enable()
-    with pytest.raises(RuntimeError), collector_paused():
-        raise RuntimeError("boom")
-    assert gc.isenabled()
 
 
 def test_spelling_bigram_index_holds_the_words_of_its_definition() -> None:
