@@ -15,9 +15,6 @@ an option.
 
 Paths and workloads:
 
-* **bulk tokenizer priming** (``prime_fields``): ``BM25ToolIndex.build`` of
-  BFCL + ToolSDK tools from empty tokenizer caches; off: every text is
-  tokenized when first read.
 * **history memo** (``HistoryMemo``): ``storage="context"``, ``ainvoke`` of
   a turn after :data:`PRIOR` earlier messages that loads 21 tools one step at
   a time, then sends one AI message with :data:`HISTORY_CALLS` calls of a
@@ -89,10 +86,6 @@ _SEARCH = "langchain_toolsearch.search"
 _STORAGE = "langchain_toolsearch.storage"
 
 
-def _no_priming(*_: Any) -> None:
-    return None
-
-
 def _read_every_time(self: Any, messages: Any) -> Any:
     return self._read(messages)
 
@@ -116,7 +109,6 @@ def _keep_nothing(self: Any, model: str, vectors: Any) -> None:
 
 
 PATCHES: dict[str, list[tuple[str, str, Any]]] = {
-    "bulk tokenizer priming": [(f"{_SEARCH}._bm25", "prime_fields", _no_priming)],
     "history memo": [(f"{_STORAGE}._context", "HistoryMemo.get", _read_every_time)],
     "run reads": [(f"{_STORAGE}._store", "RunReads.reading", _read_store)],
     "deferred store batches": [(f"{_STORAGE}._store", "StoreStartedCalls.aend", _aend_now)],
@@ -232,11 +224,6 @@ def _timed(work: Callable[[], object]) -> Sample:
 
 def _documents(library: Any) -> Any:
     return library.documents()
-
-
-def _build_index(docs: Sequence[Any]) -> Sample:
-    _name("clear_caches")()
-    return _timed(lambda: public("BM25ToolIndex").build(docs))
 
 
 def _agent(tools: Sequence[Any], steps: list[Any], storage: Any, store: Any) -> Any:
@@ -404,12 +391,6 @@ def _workloads(
         return _postgres_turn(size, calls, dsn)
 
     return [
-        (
-            "bulk tokenizer priming",
-            "BM25ToolIndex.build, cold tokenizer caches",
-            "cpu",
-            lambda: lambda: _build_index(docs),
-        ),
         (
             "history memo",
             f'storage="context", ainvoke: {prior:,} earlier messages, 21 loads, '

@@ -98,16 +98,6 @@ def document_fields(doc: ToolDocument, memo: BatchTokenizer) -> tuple[list[str],
     return names, memo.keys(doc.description), pnames, ptexts
 
 
-def prime_fields(documents: Sequence[ToolDocument], memo: BatchTokenizer) -> None:
-    """Tokenize every text :func:`document_fields` reads, in bulk (one index build)."""
-    memo.prime(
-        chain.from_iterable((d.description, *(t for _, t in d.parameters)) for d in documents),
-        chain.from_iterable(
-            (*searchable_names(d), *(p for p, _ in d.parameters)) for d in documents
-        ),
-    )
-
-
 def idf(df: int, n_docs: int) -> float:
     """Lucene's BM25 IDF: ``ln(1 + (N - df + 0.5) / (df + 0.5))``, always > 0."""
     return math.log1p((n_docs - df + 0.5) / (df + 0.5))
@@ -522,7 +512,6 @@ class BM25ToolIndex:
         names = unique_names(self.documents)
         p = self.params
         memo = BatchTokenizer(stemmed=self.stages.stemming, forms=self._forms)
-        prime_fields(self.documents, memo)
         self._postings = Postings.build(
             self.documents, memo, weights=self._field_weights(), k1=p.k1, b=p.b
         )

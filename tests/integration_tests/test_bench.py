@@ -109,7 +109,6 @@ def test_bench_quick_prints_every_section() -> None:
         out,
     )
     assert {p for p, _ in paths} == {
-        "bulk tokenizer priming",
         "history memo",
         "run reads",
         "deferred store batches",

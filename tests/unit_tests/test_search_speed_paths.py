@@ -75,26 +75,11 @@ def test_forms_as_written_come_from_the_same_pass_aligned_with_the_terms(text: s
     assert written == tokenize(text, keep_stopwords=True, stemmed=False)
     pairs = list(zip(tokenize(text), tokenize(text, stemmed=False), strict=True))
     batch = BatchTokenizer(forms=True)
-    batch.prime([text], [text])
-    for _ in range(2):  # primed, then from the memo
+    for _ in range(2):  # tokenized, then from the memo
         assert [split_key(k) for k in batch.keys(text)] == pairs
         assert batch.written_name(text) == tokenize(text, keep_stopwords=True, stemmed=False)
         assert batch.tokenize(text) == tokenize(text)  # joined again when asked
-    unprimed = BatchTokenizer(forms=True)
-    assert [split_key(k) for k in unprimed.keys(text)] == pairs
     assert BatchTokenizer().keys(text) == tokenize(text)  # no forms: the terms
-
-
-def test_primed_batch_tokenizer_gives_the_module_functions_terms() -> None:
-    clear_caches()
-    batch = BatchTokenizer()
-    batch.prime([*TEXTS, *TEXTS], reversed(TEXTS))  # repeats and any order
-    assert set(batch._prose) == set(batch._names) == set(batch._phrases) == set(TEXTS)
-    for text in TEXTS:
-        assert batch.tokenize(text) == tokenize(text)
-        assert batch.tokenize_name(text) == tokenize_name(text)
-        assert batch.name_phrase(text) == name_phrase(text)
-        assert isinstance(batch.name_phrase(text), tuple)
 
 
 SNAKE_CHUNKS = [
