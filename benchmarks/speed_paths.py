@@ -29,9 +29,6 @@ Paths and workloads:
   Both store paths need a server (``make bench``, ``--postgres``; see
   :func:`benchmarks.store_steps.postgres_dsn`); without one, and in
   ``--quick``, they run on an ``InMemoryStore``.
-* **vector cache, memory tier**: a hybrid index (``SemanticIndexFactory``)
-  built again over the same cache, the file tier behind it, then the store
-  tier (a LangGraph ``InMemoryStore``); off: the vectors come from that tier.
 * **vector cache, file tier** (``VectorFile``): a second start (a new cache
   over the same cache folder); off: the model embeds every tool.
 * **vector cache, store tier** (``StoreVectorCache``): the same over a
@@ -112,10 +109,6 @@ PATCHES: dict[str, list[tuple[str, str, Any]]] = {
     "history memo": [(f"{_STORAGE}._context", "HistoryMemo.get", _read_every_time)],
     "run reads": [(f"{_STORAGE}._store", "RunReads.reading", _read_store)],
     "deferred store batches": [(f"{_STORAGE}._store", "StoreStartedCalls.aend", _aend_now)],
-    "vector cache, memory tier": [
-        (f"{_SEARCH}._vectors", "EmbeddingCache.recall", _nothing_found),
-        (f"{_SEARCH}._vectors", "EmbeddingCache.remember", _keep_nothing),
-    ],
     "vector cache, file tier": [
         (f"{_SEARCH}._vectors", "VectorFile.get", _nothing_found),
         (f"{_SEARCH}._vectors", "VectorFile.put", _keep_nothing),
@@ -346,13 +339,6 @@ def _flush_wait() -> float:
     return wait + 0.05
 
 
-def _hybrid_rebuild(docs: Sequence[Any], behind: Any) -> Callable[[], Sample]:
-    tier = _name("VectorFile")(behind) if isinstance(behind, str) else behind
-    factory = _name("SemanticIndexFactory")(PricedEmbeddings(), cache=_name("EmbeddingCache")(tier))
-    factory(docs)  # the first build embeds and fills both tiers
-    return lambda: _timed(lambda: factory(docs))
-
-
 def _second_start(docs: Sequence[Any], tier: Callable[[], Any]) -> Callable[[], Sample]:
     model = PricedEmbeddings()
     _name("SemanticIndexFactory")(model, cache=_name("EmbeddingCache")(tier()))(docs)
@@ -400,18 +386,6 @@ def _workloads(
         ),
         ("run reads", on_store, store_clock, store_turn),
         ("deferred store batches", on_store, store_clock, store_turn),
-        (
-            "vector cache, memory tier",
-            "hybrid index rebuilt over the same cache (file tier behind)",
-            "cpu",
-            lambda: _hybrid_rebuild(docs, folders[0]),
-        ),
-        (
-            "vector cache, memory tier",
-            "the same, the store tier (InMemoryStore) behind",
-            "cpu",
-            lambda: _hybrid_rebuild(docs, store),
-        ),
         (
             "vector cache, file tier",
             f"hybrid second start, model {MODEL_MS_PER_TEXT:g} ms/text",

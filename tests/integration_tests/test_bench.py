@@ -112,7 +112,6 @@ def test_bench_quick_prints_every_section() -> None:
         "history memo",
         "run reads",
         "deferred store batches",
-        "vector cache, memory tier",
         "vector cache, file tier",
         "vector cache, store tier",
     }, paths
