@@ -485,6 +485,9 @@ def _serialise(model: str, keys: Sequence[bytes], matrix: npt.NDArray[np.float32
 class VectorFile:
     """Tool vectors by content digest in one local file per model (module doc; thread-safe).
 
+    Workload: a second start of a hybrid index (a new process, the same
+    tools): no tool is embedded (``make bench``, "Speed paths, on and off").
+
     Args:
         directory: The cache folder; :func:`default_cache_dir` when omitted.
         max_bytes: Most bytes of one model's file (older vectors go first).
@@ -623,6 +626,9 @@ def _encode(model: str, vector: Vector) -> dict[str, Any]:
 
 class StoreVectorCache:
     """Tool vectors by content digest in a LangGraph ``BaseStore`` (module doc).
+
+    Workload: a second start of a hybrid index over the same store: no tool
+    is embedded (``make bench``, "Speed paths, on and off").
 
     Sync callers use :meth:`get` / :meth:`put` (the store's ``batch``), async
     ones :meth:`aget` / :meth:`aput` (``abatch``); a store flow can ``yield
