@@ -9,8 +9,9 @@ processes on a shared machine). Workloads are timed in process CPU time
 processes), but for the vector tiers' second start, timed on the wall
 clock (what those tiers save is the model's time, a wait). The store
 workloads on PostgreSQL also count their store round trips (``abatch``
-calls: the server's work), and their verdict is on the round trips. A path keeps its place at a
-gain of at least 10% (``1 - on / off``). Switched off by monkeypatching the package
+calls: the server's work), and their verdict is on the round trips. A path
+keeps its place at a gain of at least 10% (``1 - on / off``) at both sizes.
+Switched off by monkeypatching the package
 (:data:`PATCHES`: one table, update it when a module moves), never through
 an option.
 
