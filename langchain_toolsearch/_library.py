@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from langchain_toolsearch._prompts import META_TOOL_NAMES, model_text
-from langchain_toolsearch._support import WeakIdentityMap, collector_paused
+from langchain_toolsearch._support import WeakIdentityMap
 from langchain_toolsearch.errors import (
     NotSimpleAnnotation,
     ToolSearchConfigError,
@@ -493,8 +493,7 @@ class ToolLibrary:
     """
 
     def __init__(self, tools: ToolsInput) -> None:
-        with collector_paused():
-            self._build(tools)
+        self._build(tools)
 
     def _build(self, tools: ToolsInput) -> None:
         pairs: list[tuple[str, BaseTool, str | None]] = []
@@ -600,8 +599,7 @@ class ToolLibrary:
 
     def documents(self) -> list[ToolDocument]:
         """One search document per tool, in library order."""
-        with collector_paused():
-            return [t.document() for t in self._tools.values()]
+        return [t.document() for t in self._tools.values()]
 
     def suggest(self, name: str, *, limit: int = 5) -> list[str]:
         """Names like ``name``: holding it or held in it, then near spellings (ratio >= 0.8).

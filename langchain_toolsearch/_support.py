@@ -10,8 +10,7 @@
 * Durations (:func:`as_seconds`, :func:`positive_seconds`): seconds, ``timedelta`` and the
   milliseconds heuristic.
 * A graph run's identity and the resolutions kept for it (:class:`Runs`, :func:`run_of`).
-* :class:`WeakIdentityMap` (a memo keyed by live objects), :func:`collector_paused` (bulk
-  allocation without the cyclic collector) and :func:`lazy_exports` (PEP 562).
+* :class:`WeakIdentityMap` (a memo keyed by live objects) and :func:`lazy_exports` (PEP 562).
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import gc
 import importlib
 import logging
 import re
@@ -28,7 +26,6 @@ import time
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
@@ -150,32 +147,6 @@ class WeakIdentityMap(Generic[_V]):
                 except RuntimeError:  # an entry's object died meanwhile (its callback): again
                     continue
         return True
-
-
-# -- bulk: Bulk builds: pausing the cyclic garbage collector while a library or index is built.
-
-BULK_OBJECTS = 20_000
-"""New container objects (generation-0 count) from which a build collects once at its end."""
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector for a build that makes no reference cycles.
-
-    A bulk build (at least `BULK_OBJECTS` new objects) collects the young generations
-    once at the end; a small one forces no collection. Only the outermost use that found
-    the collector on turns it back on.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-        if gc.get_count()[0] >= BULK_OBJECTS:
-            gc.collect(1)
 
 
 # -- lazy: PEP 562 lazy exports: a package's names imported from their modules on first use.

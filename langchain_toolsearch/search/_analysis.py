@@ -8,8 +8,8 @@ runs character bigrams plus lone characters (Lucene's ``CJKAnalyzer``), for
 Thai, Lao, Khmer and Myanmar bigrams of grapheme clusters.
 
 Chunks of at most 48 characters are analysed once into a cache of about
-32 MiB; an index build memoises in a :class:`BatchTokenizer` of its own,
-primed in bulk (:meth:`BatchTokenizer.prime`). The English word lists
+32 MiB; an index build memoises in a :class:`BatchTokenizer` of its own.
+The English word lists
 (stopwords, function, request and date words) are ASCII, lowercase, unstemmed.
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from functools import cache, lru_cache, partial
 from itertools import chain, compress, pairwise
 from operator import is_, itemgetter
@@ -506,38 +506,6 @@ class BatchTokenizer:
     def forms(self) -> bool:
         """Whether terms as written differ from the terms (stemmed, with ``forms``)."""
         return self._forms
-
-    def prime(self, prose: Iterable[str], names: Iterable[str]) -> None:
-        """Tokenize prose texts and names into the memo, each distinct chunk once."""
-        chunks, shared, fresh = self._chunks, self._cache.current.get, self._cache.analyse
-        prose_memo, prose_part = (self._keys, _KEYS) if self._forms else (self._prose, _CONTENT)
-        for texts, memo, part, name in (
-            (prose, prose_memo, prose_part, False),
-            (names, self._names, _ALL, True),
-        ):
-            todo = [t for t in dict.fromkeys(texts) if t not in memo]
-            lists = list(map(_chunks, todo))
-            distinct = list(dict.fromkeys(chain.from_iterable(lists)))
-            for chunk in distinct:
-                if chunk not in chunks:
-                    chunks[chunk] = shared(chunk) or fresh(chunk)
-            terms = self._part_of(distinct, part)
-            joined = [list(chain.from_iterable(map(terms, c))) for c in lists]
-            memo.update(zip(todo, joined, strict=True))
-            if not name:
-                continue
-            words = self._part_of(distinct, _PHRASE)
-            phrases = [tuple(chain.from_iterable(map(words, c))) for c in lists]
-            self._phrases.update(zip(todo, phrases, strict=True))
-            if self._forms:
-                forms = self._part_of(distinct, _ALL_WRITTEN)
-                written = [list(chain.from_iterable(map(forms, c))) for c in lists]
-                self._written.update(zip(todo, written, strict=True))
-
-    def _part_of(self, chunks: list[str], part: _Part) -> Callable[[str], tuple[str, ...]]:
-        """``chunk -> part(entry of chunk)`` for analysed ``chunks``."""
-        parts = map(part, map(self._chunks.__getitem__, chunks))
-        return dict(zip(chunks, parts, strict=True)).__getitem__
 
     def _lookup(self, chunks: list[str]) -> list[Entry]:
         memo = self._chunks

@@ -38,7 +38,6 @@ from typing import NamedTuple, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from langchain_toolsearch._support import collector_paused
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.search._analysis import (
     BatchTokenizer,
@@ -97,16 +96,6 @@ def document_fields(doc: ToolDocument, memo: BatchTokenizer) -> tuple[list[str],
             pnames.extend(k for t, k in zip(pterms, keys, strict=True) if t not in first)
         ptexts.extend(memo.keys(ptext))
     return names, memo.keys(doc.description), pnames, ptexts
-
-
-def prime_fields(documents: Sequence[ToolDocument], memo: BatchTokenizer) -> None:
-    """Tokenize every text :func:`document_fields` reads, in bulk (one index build)."""
-    memo.prime(
-        chain.from_iterable((d.description, *(t for _, t in d.parameters)) for d in documents),
-        chain.from_iterable(
-            (*searchable_names(d), *(p for p, _ in d.parameters)) for d in documents
-        ),
-    )
 
 
 def idf(df: int, n_docs: int) -> float:
@@ -522,22 +511,20 @@ class BM25ToolIndex:
         self._written_stages = replace(self.stages, stemming=False)  # weights of written words
         names = unique_names(self.documents)
         p = self.params
-        with collector_paused():  # a build tokenizes every text in bulk first
-            memo = BatchTokenizer(stemmed=self.stages.stemming, forms=self._forms)
-            prime_fields(self.documents, memo)
-            self._postings = Postings.build(
-                self.documents, memo, weights=self._field_weights(), k1=p.k1, b=p.b
-            )
-            self._names = NameMatcher(self.documents, memo)
-            self._spelling = SpellingFallback(
-                self._postings.vocab,
-                self._postings.df,
-                self._term,
-                names=partial(_written_names, self.documents),
-            )
-            order = sorted(range(len(names)), key=names.__getitem__)
-            rank = np.empty(len(names), dtype=np.int64)
-            rank[np.asarray(order, dtype=np.int64)] = np.arange(len(names), dtype=np.int64)
+        memo = BatchTokenizer(stemmed=self.stages.stemming, forms=self._forms)
+        self._postings = Postings.build(
+            self.documents, memo, weights=self._field_weights(), k1=p.k1, b=p.b
+        )
+        self._names = NameMatcher(self.documents, memo)
+        self._spelling = SpellingFallback(
+            self._postings.vocab,
+            self._postings.df,
+            self._term,
+            names=partial(_written_names, self.documents),
+        )
+        order = sorted(range(len(names)), key=names.__getitem__)
+        rank = np.empty(len(names), dtype=np.int64)
+        rank[np.asarray(order, dtype=np.int64)] = np.arange(len(names), dtype=np.int64)
         self._name_order: _IntArray = rank
 
     @classmethod

@@ -55,7 +55,6 @@ from typing import Generic, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from langchain_toolsearch._support import collector_paused
 from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.search._analysis import (
     DATE_WORDS,
@@ -442,7 +441,7 @@ def _bigrams(word: str) -> set[str]:
 
 
 class _Once(Generic[_T]):
-    """A table built once on first use (under a lock, the cyclic collector paused)."""
+    """A table built once on first use (under a lock)."""
 
     def __init__(self, build: Callable[[], _T]) -> None:
         self._build: Callable[[], _T] | None = build
@@ -456,8 +455,7 @@ class _Once(Generic[_T]):
             with self._lock:
                 if self._value is None:
                     assert self._build is not None
-                    with collector_paused():
-                        self._value = self._build()
+                    self._value = self._build()
                     self._build = None  # what it read is not kept
                 value = self._value
         return value

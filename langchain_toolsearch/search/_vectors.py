@@ -1,14 +1,15 @@
 """Tool and query embeddings kept by content fingerprint, so a library is embedded once.
 
 :class:`EmbeddingCache` answers "the vectors of these tool texts for this
-model" from three tiers, nearest first:
+model" from one tier, else the model:
 
-1. this process's memory (LRU, bounded by ``memory_bytes``);
-2. a persistent tier shared by processes: a LangGraph ``BaseStore``
+1. a persistent tier shared by processes: a LangGraph ``BaseStore``
    (:class:`StoreVectorCache`), a LangChain ``ByteStore``
-   (:class:`ByteStoreVectors`), a local file (:class:`VectorFile`), or none;
-3. the model: one ``embed_documents`` call with the texts found nowhere,
-   whose vectors are then written to the tiers above.
+   (:class:`ByteStoreVectors`), a local file (:class:`VectorFile`); without
+   one, or for what is not persisted (a request's own tools), this
+   process's memory (LRU, bounded by ``memory_bytes``);
+2. the model: one ``embed_documents`` call with the texts found nowhere,
+   whose vectors are then written to that tier.
 
 The fingerprint of a tool's vector is the SHA-256 of its embedded text
 (:func:`~langchain_toolsearch.search._hybrid.document_text`) under the
@@ -194,13 +195,14 @@ def _tier(store: object) -> VectorTier | None:
 
 
 class EmbeddingCache:
-    """Tool vectors by content fingerprint in memory and a persistent tier (module doc).
+    """Tool vectors by content fingerprint in one tier: a persistent one, else memory.
 
     Args:
         store: The persistent tier: a LangGraph ``BaseStore``, a
             :class:`~langchain_toolsearch.search.VectorFile`, a
             LangChain ``ByteStore``, any :class:`VectorTier`, or ``None``
-            (memory only).
+            (memory only). With a tier, memory keeps only what is not
+            persisted (a request's own tools).
         namespace: The model id the vectors are kept under; by default
             :func:`model_id` of the embeddings.
         memory_bytes: Most bytes of tool vectors kept in memory (LRU).
@@ -322,14 +324,12 @@ class EmbeddingCache:
         model = self.model(embeddings)
         digests = [text_digest(t) for t in texts]
         unique = dict(zip(digests, texts, strict=True))
-        found = self.recall(model, unique)
-        stored: dict[str, Vector] = {}
         persist = persist and self.tier is not None
-        if persist and len(found) < len(unique):
+        found = {} if persist else self.recall(model, unique)  # one tier: the tier or memory
+        stored: dict[str, Vector] = {}
+        if persist and unique:
             try:
-                stored = yield _effect(
-                    self.tier, "get", model, [d for d in unique if d not in found]
-                )
+                stored = yield _effect(self.tier, "get", model, list(unique))
             except Exception as exc:  # a cache outage must not stop the index build
                 self._failures.failed(exc)
         found.update(stored)
@@ -347,7 +347,8 @@ class EmbeddingCache:
                 yield _effect(self.tier, "put", model, fresh)
             except Exception as exc:  # a cache outage must not stop the index build
                 self._failures.failed(exc)
-        self.remember(model, {**stored, **fresh})
+        if not persist:
+            self.remember(model, fresh)
         if fresh_out is not None:
             fresh_out.update(fresh)
         with self._lock:
@@ -373,7 +374,8 @@ class EmbeddingCache:
         Args:
             texts: The texts (a repeated text is embedded once).
             embeddings: The model.
-            persist: Read and write the persistent tier (``False``: memory only).
+            persist: Read and write the persistent tier (``False``: memory only, as
+                without a tier).
             fresh: Filled with the vectors the model made (SHA-256 hex -> vector).
 
         Returns:
@@ -482,6 +484,9 @@ def _serialise(model: str, keys: Sequence[bytes], matrix: npt.NDArray[np.float32
 
 class VectorFile:
     """Tool vectors by content digest in one local file per model (module doc; thread-safe).
+
+    Workload: a second start of a hybrid index (a new process, the same
+    tools): no tool is embedded (``make bench``, "Speed paths, on and off").
 
     Args:
         directory: The cache folder; :func:`default_cache_dir` when omitted.
@@ -621,6 +626,9 @@ def _encode(model: str, vector: Vector) -> dict[str, Any]:
 
 class StoreVectorCache:
     """Tool vectors by content digest in a LangGraph ``BaseStore`` (module doc).
+
+    Workload: a second start of a hybrid index over the same store: no tool
+    is embedded (``make bench``, "Speed paths, on and off").
 
     Sync callers use :meth:`get` / :meth:`put` (the store's ``batch``), async
     ones :meth:`aget` / :meth:`aput` (``abatch``); a store flow can ``yield

@@ -156,6 +156,10 @@ def _same(refs: tuple[weakref.ref[Any], ...], messages: Sequence[Any]) -> bool:
 class HistoryMemo(Generic[_T]):
     """``read(messages)`` once per history, remembered while its last message lives.
 
+    Workload: a long history whose step makes many tool calls, each reading
+    its receipts (``make bench``, "Speed paths, on and off": 1,000 earlier
+    messages, then 1,000 calls in one AI message).
+
     Thread-safe: concurrent calls presenting the same history read it once (a
     miss reads under a lock, so the tool calls of a step that ToolNode runs in
     threads wait for the first read instead of each reading). Holds no message

@@ -290,7 +290,12 @@ class _Reads:
 
 
 class RunReads:
-    """The last read of each thread's loads per run in progress (thread-safe)."""
+    """The last read of each thread's loads per run in progress (thread-safe).
+
+    Workload: ``storage="store"`` on PostgreSQL, a step of many tool calls of
+    a loaded tool, counted in store round trips (``make bench``, "Speed paths,
+    on and off").
+    """
 
     def __init__(self) -> None:
         self._runs = Runs[_Reads]()
@@ -453,7 +458,11 @@ class StoreStartedCalls:
         run_flow(self.store, self._end(thread_id, key), coalesce=True)
 
     async def aend(self, thread_id: str, key: str) -> None:
-        """Delete the record of ``key``: with the store's next batch if :attr:`combined`."""
+        """Delete the record of ``key``: with the store's next batch if :attr:`combined`.
+
+        Workload: ``storage="store"`` on PostgreSQL, a step of many tool calls,
+        counted in store round trips (``make bench``, "Speed paths, on and off").
+        """
         if not self.combined:
             await arun_flow(self.store, self._end(thread_id, key), coalesce=True)
             return

@@ -15,7 +15,7 @@ import pytest
 
 from langchain_toolsearch.search import ToolDocument
 from langchain_toolsearch.search._analysis import BatchTokenizer, stem
-from langchain_toolsearch.search._bm25 import Postings, prime_fields
+from langchain_toolsearch.search._bm25 import Postings
 
 _WORDS = [
     "star", "starred", "stars", "repository", "repositories", "issue", "issues",
@@ -27,7 +27,6 @@ _WEIGHTS = (3.0, 1.0, 1.0, 0.5)
 
 def _postings(docs: list[ToolDocument], *, stemmed: bool, forms: bool) -> Postings:
     memo = BatchTokenizer(stemmed=stemmed, forms=forms)
-    prime_fields(docs, memo)
     return Postings.build(docs, memo, weights=_WEIGHTS, k1=1.0, b=0.5)
 
 

@@ -10,7 +10,6 @@ definitions give: the module tokenizer, and every positive score of
 from __future__ import annotations
 
 import functools
-import gc
 import random
 import re
 import unicodedata
@@ -18,7 +17,6 @@ import unicodedata
 import numpy as np
 import pytest
 
-from langchain_toolsearch._support import collector_paused
 from langchain_toolsearch.search import BM25ToolIndex, ToolDocument
 from langchain_toolsearch.search import _analysis as analysis
 from langchain_toolsearch.search import _analysis as tokenize_module
@@ -77,26 +75,11 @@ def test_forms_as_written_come_from_the_same_pass_aligned_with_the_terms(text: s
     assert written == tokenize(text, keep_stopwords=True, stemmed=False)
     pairs = list(zip(tokenize(text), tokenize(text, stemmed=False), strict=True))
     batch = BatchTokenizer(forms=True)
-    batch.prime([text], [text])
-    for _ in range(2):  # primed, then from the memo
+    for _ in range(2):  # tokenized, then from the memo
         assert [split_key(k) for k in batch.keys(text)] == pairs
         assert batch.written_name(text) == tokenize(text, keep_stopwords=True, stemmed=False)
         assert batch.tokenize(text) == tokenize(text)  # joined again when asked
-    unprimed = BatchTokenizer(forms=True)
-    assert [split_key(k) for k in unprimed.keys(text)] == pairs
     assert BatchTokenizer().keys(text) == tokenize(text)  # no forms: the terms
-
-
-def test_primed_batch_tokenizer_gives_the_module_functions_terms() -> None:
-    clear_caches()
-    batch = BatchTokenizer()
-    batch.prime([*TEXTS, *TEXTS], reversed(TEXTS))  # repeats and any order
-    assert set(batch._prose) == set(batch._names) == set(batch._phrases) == set(TEXTS)
-    for text in TEXTS:
-        assert batch.tokenize(text) == tokenize(text)
-        assert batch.tokenize_name(text) == tokenize_name(text)
-        assert batch.name_phrase(text) == name_phrase(text)
-        assert isinstance(batch.name_phrase(text), tuple)
 
 
 SNAKE_CHUNKS = [
@@ -365,26 +348,6 @@ def test_scores_stay_in_the_unit_range() -> None:
     for query in ("get_weather_0", "get weather city issue repo", "x"):
         score, _ = index.scores(query)
         assert np.all((score >= 0.0) & (score <= 1.0))
-
-
-def test_collector_paused_restores_the_collector_state() -> None:
-    assert gc.isenabled()
-    with collector_paused():
-        assert not gc.isenabled()
-        with collector_paused():  # nested: the inner one leaves it off
-            assert not gc.isenabled()
-        assert not gc.isenabled()
-    assert gc.isenabled()
-    gc.disable()
-    try:
-        with collector_paused():
-            assert not gc.isenabled()
-        assert not gc.isenabled()  # found off: left off
-    finally:
-        gc.enable()
-    with pytest.raises(RuntimeError), collector_paused():
-        raise RuntimeError("boom")
-    assert gc.isenabled()
 
 
 def test_spelling_bigram_index_holds_the_words_of_its_definition() -> None:
