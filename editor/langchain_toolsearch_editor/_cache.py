@@ -188,9 +188,12 @@ def rule_fields(value: Any) -> frozenset[str] | None:
     return frozenset(found) if _walk(value, found, 0) else None
 
 
-def _walk(value: Any, found: set[str], depth: int) -> bool:
+def _walk(value: Any, found: set[str], depth: int, rule_depth: int = 0) -> bool:
+    """Add the fields of ``value``'s conditions; ``False`` past a depth bound."""
     if isinstance(value, RuleGroup):
-        return _group_fields(value, found, 1)
+        return rule_depth < MAX_RULE_DEPTH and all(
+            _walk(item, found, depth, rule_depth + 1) for item in value.conditions
+        )
     if isinstance(value, Condition):
         found.add(value.field)
         return True
@@ -208,18 +211,6 @@ def _walk(value: Any, found: set[str], depth: int) -> bool:
     else:
         return True
     return all(_walk(item, found, depth + 1) for item in items)
-
-
-def _group_fields(group: RuleGroup, found: set[str], depth: int) -> bool:
-    if depth > MAX_RULE_DEPTH:
-        return False
-    for item in group.conditions:
-        if isinstance(item, RuleGroup):
-            if not _group_fields(item, found, depth + 1):
-                return False
-        else:
-            found.add(item.field)
-    return True
 
 
 def _read(ctx: Mapping[str, Any], path: str) -> Any:

@@ -27,10 +27,7 @@ def version(text: str) -> VersionSelector:
     """Argparse type: ``draft``, ``published`` or an integer >= 1."""
     if text in ("draft", "published"):
         return text  # type: ignore[return-value]
-    if text.isascii() and text.isdigit() and len(text) <= _DIGITS and int(text) >= 1:
-        return int(text)
-    msg = f"must be 'draft', 'published' or a number >= 1, got {_short(text)}"
-    raise argparse.ArgumentTypeError(msg)
+    return _whole(text, 1, "must be 'draft', 'published' or a number >= 1")
 
 
 _DIGITS = 15
@@ -42,13 +39,16 @@ def _short(text: str) -> str:
     return repr(text if len(text) <= 40 else text[:37] + "...")
 
 
+def _whole(text: str, least: int, problem: str) -> int:
+    """``text`` as an integer >= ``least`` of at most `_DIGITS` digits, else ``problem``."""
+    if text.isascii() and text.isdigit() and len(text) <= _DIGITS and int(text) >= least:
+        return int(text)
+    raise argparse.ArgumentTypeError(f"{problem}, got {_short(text)}")
+
+
 def _base_version(text: str) -> int:
     """Argparse type of ``--if-version``: an integer >= 0 (0: no record yet)."""
-    if text.isascii() and text.isdigit() and len(text) <= _DIGITS:
-        return int(text)
-    raise argparse.ArgumentTypeError(
-        f"must be a version number, or 0 for no record, got {_short(text)}"
-    )
+    return _whole(text, 0, "must be a version number, or 0 for no record")
 
 
 def _store_option(parser: argparse.ArgumentParser, *, default: Any) -> None:
@@ -192,9 +192,7 @@ def add_config_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def _positive_int(text: str) -> int:
     """Argparse type: an int >= 1."""
-    if text.isascii() and text.isdigit() and len(text) <= _DIGITS and int(text) >= 1:
-        return int(text)
-    raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {_short(text)}")
+    return _whole(text, 1, "must be an integer >= 1")
 
 
 def add_ui_parser(subparsers: Any) -> argparse.ArgumentParser:
