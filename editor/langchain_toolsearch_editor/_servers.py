@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from langchain_core.tools import BaseTool
-from pydantic import Discriminator, Field, Tag, field_validator, model_validator
+from pydantic import BeforeValidator, Discriminator, Field, Tag, field_validator, model_validator
 
 from langchain_toolsearch._support import (
     as_seconds,
@@ -75,6 +75,10 @@ def _timeout_seconds(value: Any) -> Any:
     return seconds
 
 
+Timeout: TypeAlias = Annotated[float | None, BeforeValidator(_timeout_seconds)]
+"""A server ``timeout`` in seconds, between `MIN_TIMEOUT` and `MAX_TIMEOUT`."""
+
+
 def _spelled(seconds: float) -> str:
     return f"{seconds / 3600:.1f} hours" if seconds >= 3600 else f"{seconds / 60:.1f} minutes"
 
@@ -113,13 +117,8 @@ class StdioServer(StoredModel):
     command: str = Field(min_length=1)
     args: list[str] = Field(default_factory=list)
     env: dict[str, str] | None = None
-    timeout: float | None = None
+    timeout: Timeout = None
     tools: Allowlist = None
-
-    @field_validator("timeout", mode="before")
-    @classmethod
-    def _check_timeout(cls, value: Any) -> Any:
-        return _timeout_seconds(value)
 
 
 class HttpServer(StoredModel):
@@ -131,13 +130,8 @@ class HttpServer(StoredModel):
 
     type: Literal["http"] = "http"
     url: str
-    timeout: float | None = None
+    timeout: Timeout = None
     tools: Allowlist = None
-
-    @field_validator("timeout", mode="before")
-    @classmethod
-    def _check_timeout(cls, value: Any) -> Any:
-        return _timeout_seconds(value)
 
     @model_validator(mode="before")
     @classmethod
