@@ -10,6 +10,7 @@ the one accessor rule conditions read it through.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import logging
 import math
 import re
@@ -187,24 +188,21 @@ def _range_problem(value: int | float) -> str:
     return f"{shown} is out of the range JSON keeps exactly (±2**53-1)"
 
 
-class _Missing:
-    """Marker for a dot path that leads nowhere (one instance, copies included: `MISSING`)."""
+class _Missing(enum.Enum):
+    """Marker for a dot path that leads nowhere (one member, copies included: `MISSING`)."""
 
-    _instance: _Missing | None = None
-
-    def __new__(cls) -> _Missing:
-        if cls._instance is None:  # not `or`: the marker is falsy
-            cls._instance = super().__new__(cls)
-        return cls._instance
+    MISSING = "MISSING"
 
     def __repr__(self) -> str:
         return "MISSING"
+
+    __str__ = __repr__
 
     def __bool__(self) -> bool:
         return False
 
 
-MISSING: Any = _Missing()
+MISSING: Any = _Missing.MISSING
 """What `lookup` returns for a path that does not exist."""
 
 
