@@ -86,7 +86,7 @@ class ToolResolver:
             process's ``save`` / ``publish`` is seen); ``0``: always read.
         cache_ttl: Seconds a resolution is reused for equal inputs; ``0``: never.
         cache_size: Most resolutions kept (>= 1).
-        clock: Monotonic seconds clock (for tests).
+        clock: The monotonic clock (seconds) cached resolutions age by.
 
     Raises:
         ToolSearchConfigError: Unknown ``mode`` / ``version``, bad seconds or

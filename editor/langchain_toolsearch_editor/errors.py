@@ -26,6 +26,19 @@ from __future__ import annotations
 
 from langchain_toolsearch.errors import DurationUnitWarning, ToolSearchDataError, ToolSearchError
 
+__all__ = [
+    "BadAuthToken",
+    "ConfigCommandError",
+    "CsrfError",
+    "InputError",
+    "RecordNotFoundError",
+    "SingleWriterWarning",
+    "TimeoutUnitWarning",
+    "ToolConfigError",
+    "VersionConflictError",
+    "WriteLockError",
+]
+
 
 class ToolConfigError(ToolSearchDataError):
     """Stored tool configuration data is invalid.

@@ -31,7 +31,7 @@ class InMemoryLoadedToolStore:
     Args:
         ttl: Seconds a thread's state lives after its last access; ``0``
             disables expiry.
-        clock: Returns epoch seconds; injectable for tests.
+        clock: The clock entries age by (epoch seconds), like cachetools' ``timer=``.
         sweep_interval: Seconds between full sweeps (on a daemon timer and
             on access); default ``min(max(ttl / 2, 1), 60)``.
         start_timer: Start the background sweeper thread (lazily, on the
