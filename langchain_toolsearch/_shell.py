@@ -591,6 +591,26 @@ class ToolSearchBase(ThreadState, KeywordOptions):
         scope = self._loaded_scope("aget_loaded_tools", config, state, store)
         return await adrive(self._engine.loaded(scope))
 
+    # -- tool step ------------------------------------------------------------------------
+
+    def wrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
+    ) -> ToolMessage | Command[Any]:
+        """Run loaded library tools; refuse tools that are not loaded (the execution guard)."""
+        return drive(_tool_call(self, request, lambda r: Effect.same(partial(handler, r))))
+
+    async def awrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
+    ) -> ToolMessage | Command[Any]:
+        """Async :meth:`wrap_tool_call`."""
+        return await adrive(
+            _tool_call(self, request, lambda r: Effect.awaiting(partial(handler, r)))
+        )
+
 
 # -- execution: The tool-step wrapper for LangGraph's ``ToolNode`` (middleware and node alike).
 
@@ -817,21 +837,3 @@ def _run(
     if started is not None:  # returned
         yield _end(started)
     return _bounded(base, finish(answer, request.tool_call), request.tool_call)
-
-
-def wrap_tool_call(
-    base: ToolSearchBase,
-    request: ToolCallRequest,
-    handler: Callable[[ToolCallRequest], ToolResult],
-) -> ToolResult:
-    """Guard one tool call (sync; see :func:`_tool_call`)."""
-    return drive(_tool_call(base, request, lambda r: Effect.same(partial(handler, r))))
-
-
-async def awrap_tool_call(
-    base: ToolSearchBase,
-    request: ToolCallRequest,
-    handler: Callable[[ToolCallRequest], Awaitable[ToolResult]],
-) -> ToolResult:
-    """Guard one tool call (async; see :func:`_tool_call`)."""
-    return await adrive(_tool_call(base, request, lambda r: Effect.awaiting(partial(handler, r))))
