@@ -179,45 +179,30 @@ def _args_schema(signature: Callable[..., None]) -> ArgsSchema:
     return MetaToolArgs
 
 
-Runner = tuple[
-    Callable[[dict[str, Any], ToolRuntime], Command[Any]],
-    Callable[[dict[str, Any], ToolRuntime], Awaitable[Command[Any]]],
-]
-
-
-def _entry_points(
+def _tool(
     engine: Engine,
     step: Step,
     name: str,
+    description: str,
+    signature: Callable[..., None],
     scope_of: Callable[[ToolRuntime], Logic[RequestScope]],
-) -> Runner:
-    """Sync and async entry points over one engine step, on the request's own scope."""
+) -> BaseTool:
+    """A meta tool over one engine step, run on the request's own scope in both flavours."""
     native = engine.options.provider is not None and name == P.SEARCH_TOOL_NAME
 
-    def logic(args: dict[str, Any], runtime: ToolRuntime) -> Logic[Any]:
+    def logic(runtime: ToolRuntime, args: dict[str, Any]) -> Logic[Any]:
         scope = yield from scope_of(runtime)
         return (yield from step(scope, args, runtime.tool_call_id))
 
-    def run(args: dict[str, Any], runtime: ToolRuntime) -> Command[Any]:
-        return _command(name, runtime, drive(logic(args, runtime)), native=native)
+    def run(runtime: ToolRuntime, **args: Any) -> Command[Any]:
+        return _command(name, runtime, drive(logic(runtime, args)), native=native)
 
-    async def arun(args: dict[str, Any], runtime: ToolRuntime) -> Command[Any]:
-        return _command(name, runtime, await adrive(logic(args, runtime)), native=native)
+    async def arun(runtime: ToolRuntime, **args: Any) -> Command[Any]:
+        return _command(name, runtime, await adrive(logic(runtime, args)), native=native)
 
-    return run, arun
-
-
-def _tool(
-    func: Callable[..., Command[Any]],
-    coroutine: Callable[..., Awaitable[Command[Any]]],
-    name: str,
-    description: str,
-    signature: Callable[..., None],
-) -> BaseTool:
-    """A meta tool over its sync and async entry points, with ``signature``'s schema."""
     return StructuredTool.from_function(
-        func=func,
-        coroutine=coroutine,
+        func=run,
+        coroutine=arun,
         name=name,
         description=description,
         args_schema=_args_schema(signature),
@@ -235,22 +220,6 @@ def build_meta_tools(
         engine: The engine answering them.
         scope_of: A tool step's request scope from its ``ToolRuntime``, as logic.
     """
-    search_run, search_arun = _entry_points(
-        engine, engine.search_step, P.SEARCH_TOOL_NAME, scope_of
-    )
-
-    def search_tools(
-        runtime: ToolRuntime, query: str | None = None, queries: list[str] | None = None
-    ) -> Command[Any]:
-        """Search the tool library."""
-        return search_run({"query": query, "queries": queries}, runtime)
-
-    async def asearch_tools(
-        runtime: ToolRuntime, query: str | None = None, queries: list[str] | None = None
-    ) -> Command[Any]:
-        """Search the tool library."""
-        return await search_arun({"query": query, "queries": queries}, runtime)
-
     auto = engine.options.auto_load
     followup = P.SEARCH_FOLLOWUP_AUTO if auto else P.SEARCH_FOLLOWUP_LOAD
     description = (
@@ -258,25 +227,14 @@ def build_meta_tools(
         if engine.options.provider
         else P.SEARCH_TOOL_DESCRIPTION.format(followup=followup)
     )
-    search = _tool(search_tools, asearch_tools, P.SEARCH_TOOL_NAME, description, _search_signature)
+    search_step, search_name = engine.search_step, P.SEARCH_TOOL_NAME
+    search = _tool(engine, search_step, search_name, description, _search_signature, scope_of)
     if auto:
         return [search]
-
-    load_run, load_arun = _entry_points(engine, engine.load_step, P.LOAD_TOOL_NAME, scope_of)
-
-    def load_tool(
-        runtime: ToolRuntime, tool_name: str | None = None, tool_names: list[str] | None = None
-    ) -> Command[Any]:
-        """Load tools found with search_tools."""
-        return load_run({"tool_name": tool_name, "tool_names": tool_names}, runtime)
-
-    async def aload_tool(
-        runtime: ToolRuntime, tool_name: str | None = None, tool_names: list[str] | None = None
-    ) -> Command[Any]:
-        """Load tools found with search_tools."""
-        return await load_arun({"tool_name": tool_name, "tool_names": tool_names}, runtime)
-
-    load = _tool(load_tool, aload_tool, P.LOAD_TOOL_NAME, P.LOAD_TOOL_DESCRIPTION, _load_signature)
+    load_description = P.LOAD_TOOL_DESCRIPTION
+    load = _tool(
+        engine, engine.load_step, P.LOAD_TOOL_NAME, load_description, _load_signature, scope_of
+    )
     return [search, load]
 
 
