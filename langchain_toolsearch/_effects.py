@@ -85,11 +85,7 @@ class Effect(Generic[R]):
     @staticmethod
     def of(value: T) -> Effect[T]:
         """An operation whose result is already known (no I/O in either form)."""
-
-        async def known() -> T:
-            return value
-
-        return Effect(lambda: value, known)
+        return Effect.same(lambda: value)
 
     @staticmethod
     def same(run: Callable[[], T]) -> Effect[T]:
