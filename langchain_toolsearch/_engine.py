@@ -47,7 +47,6 @@ from langchain_toolsearch.storage._store import LOADED_NAMESPACE
 from langchain_toolsearch.storage._strategy import (
     LoadedToolStore,
     Storage,
-    backend_effect,
     choose_storage,
 )
 from langchain_toolsearch.types import SourceFailure, StateStats
@@ -453,7 +452,7 @@ class ThreadState:
     ) -> Logic[Any]:
         tid, wanted, backend = self._unloading(operation, thread_id, names, store)
         _check_removable(operation, backend)
-        return (yield backend_effect(backend, "remove", tid, wanted))
+        return (yield Effect.method(backend, "remove", tid, wanted))
 
     def clear_state(self, thread_id: str) -> None:
         """Forget the loads of ``thread_id`` (a no-op for ``"context"``).
@@ -480,7 +479,7 @@ class ThreadState:
     def _clear(self, operation: str, method: str, *args: str) -> Logic[None]:
         backend = self._stored_loads(operation)
         if backend is not None:
-            yield backend_effect(backend, method, *args)
+            yield Effect.method(backend, method, *args)
 
     def get_state_stats(self) -> StateStats:
         """The loaded-tool store's size, the source failures seen, and auto-mode decisions.

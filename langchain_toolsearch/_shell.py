@@ -726,15 +726,13 @@ def _prior(holder: Attached | None) -> tuple[bool, dict[str, Any] | None]:
 def _begin(started: _Started, tool: str) -> Effect[dict[str, Any] | None]:
     """Record the call as started; the record of an earlier start, if any."""
     records, thread_id, key = started
-    return Effect(
-        partial(records.begin, thread_id, key, tool), partial(records.abegin, thread_id, key, tool)
-    )
+    return Effect.method(records, "begin", thread_id, key, tool)
 
 
 def _end(started: _Started) -> Effect[None]:
     """Drop the call's started record (it returned, or does not run)."""
     records, thread_id, key = started
-    return Effect(partial(records.end, thread_id, key), partial(records.aend, thread_id, key))
+    return Effect.method(records, "end", thread_id, key)
 
 
 def _tool_call(

@@ -24,7 +24,6 @@ copied state) is ignored.
 
 from __future__ import annotations
 
-import inspect
 import logging
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
@@ -100,23 +99,6 @@ class LoadedToolStore(Protocol):
 def _effect(logic: Callable[[], Logic[T]]) -> Effect[T]:
     """Logic written once as one effect: :func:`drive` in its sync form, :func:`adrive` async."""
     return Effect(lambda: drive(logic()), lambda: adrive(logic()))
-
-
-def backend_effect(backend: Any, method: str, *args: Any, **kwargs: Any) -> Effect[Any]:
-    """``backend.<method>(*args, **kwargs)``; in async code its ``a<method>`` when it has one."""
-
-    def run() -> Any:
-        return getattr(backend, method)(*args, **kwargs)
-
-    arun = getattr(backend, "a" + method, None)
-    if arun is None:
-        return Effect.same(run)
-
-    async def awaited() -> Any:
-        found = arun(*args, **kwargs)
-        return await found if inspect.isawaitable(found) else found
-
-    return Effect(run, awaited)
 
 
 def _store_effect(effect: Effect[T]) -> Effect[T]:
@@ -322,7 +304,7 @@ class ThreadStorage(Storage):
         backend = self.backend(graph_store)
         if backend is None:
             return Effect.of([])
-        get = backend_effect(backend, "get", thread_id)
+        get = Effect.method(backend, "get", thread_id)
         return _store_effect(_effect(partial(self._reads.reading, config, backend, thread_id, get)))
 
     def unstorable(
@@ -363,7 +345,7 @@ class ThreadStorage(Storage):
         backend = self.backend(graph_store)
         assert backend is not None  # unstorable() refused the load otherwise
         wanted = list(names)
-        add = backend_effect(backend, "add", thread_id, wanted, origin=origin)
+        add = Effect.method(backend, "add", thread_id, wanted, origin=origin)
 
         def logic() -> Logic[dict[str, Any]]:
             with self._reads.writing(config):
@@ -379,7 +361,7 @@ class ThreadStorage(Storage):
         backend = self.backend(graph_store)
         if thread_id is None or backend is None:
             return Effect.of(None)
-        return backend_effect(backend, "origin", thread_id, name)
+        return Effect.method(backend, "origin", thread_id, name)
 
 
 def choose_storage(
