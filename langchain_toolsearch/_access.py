@@ -15,7 +15,6 @@ import logging
 import operator
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
 from typing import Any, cast
 
 from langchain_core.messages import AIMessage, ToolMessage
@@ -567,9 +566,7 @@ class Access:
             )
             for e in entries
         ]
-        verdicts = yield Effect(
-            partial(self.policy.check_many, batch), partial(self.policy.acheck_many, batch)
-        )
+        verdicts = yield Effect.method(self.policy, "check_many", batch)
         return [e for e, ok in zip(entries, verdicts, strict=True) if ok]
 
     def loaded(self, scope: RequestScope) -> Logic[list[str]]:

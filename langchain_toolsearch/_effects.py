@@ -60,6 +60,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Generator, Hashable,
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Generic, TypeAlias, TypeVar
 
 from langgraph.store.base import BaseStore, GetOp, ListNamespacesOp, Op, Result, SearchOp
@@ -85,11 +86,7 @@ class Effect(Generic[R]):
     @staticmethod
     def of(value: T) -> Effect[T]:
         """An operation whose result is already known (no I/O in either form)."""
-
-        async def known() -> T:
-            return value
-
-        return Effect(lambda: value, known)
+        return Effect.same(lambda: value)
 
     @staticmethod
     def same(run: Callable[[], T]) -> Effect[T]:
@@ -104,6 +101,20 @@ class Effect(Generic[R]):
     def awaiting(arun: Callable[[], Awaitable[T]]) -> Effect[T]:
         """An async operation; its sync form waits for it on the bridge (:func:`run_sync`)."""
         return Effect(lambda: run_sync(arun()), arun)
+
+    @staticmethod
+    def method(obj: Any, name: str, *args: Any, **kwargs: Any) -> Effect[Any]:
+        """``obj.<name>(*args, **kwargs)``; async: ``obj.a<name>(...)`` (awaited) if it has one."""
+        run = partial(getattr(obj, name), *args, **kwargs)
+        arun = getattr(obj, "a" + name, None)
+        if arun is None:
+            return Effect.same(run)
+
+        async def awaited() -> Any:
+            found = arun(*args, **kwargs)
+            return await found if inspect.isawaitable(found) else found
+
+        return Effect(run, awaited)
 
 
 Logic = Generator[Effect[Any], Any, T]

@@ -9,7 +9,6 @@ the middleware and the node share.
 
 from __future__ import annotations
 
-import inspect
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -357,23 +356,6 @@ CONTEXT_UNLOAD = (
 )
 
 
-def _backend_effect(backend: Any, method: str, *args: Any) -> Effect[Any]:
-    """``backend.<method>(*args)``; in async code its ``a<method>`` when it has one."""
-
-    def run() -> Any:
-        return getattr(backend, method)(*args)
-
-    arun = getattr(backend, "a" + method, None)
-    if arun is None:
-        return Effect.same(run)
-
-    async def awaited() -> Any:
-        found = arun(*args)
-        return await found if inspect.isawaitable(found) else found
-
-    return Effect(run, awaited)
-
-
 def _check_removable(operation: str, backend: LoadedToolStore | None) -> None:
     """Refuse an unload where the loads cannot be removed.
 
@@ -470,7 +452,7 @@ class ThreadState:
     ) -> Logic[Any]:
         tid, wanted, backend = self._unloading(operation, thread_id, names, store)
         _check_removable(operation, backend)
-        return (yield _backend_effect(backend, "remove", tid, wanted))
+        return (yield Effect.method(backend, "remove", tid, wanted))
 
     def clear_state(self, thread_id: str) -> None:
         """Forget the loads of ``thread_id`` (a no-op for ``"context"``).
@@ -497,7 +479,7 @@ class ThreadState:
     def _clear(self, operation: str, method: str, *args: str) -> Logic[None]:
         backend = self._stored_loads(operation)
         if backend is not None:
-            yield _backend_effect(backend, method, *args)
+            yield Effect.method(backend, method, *args)
 
     def get_state_stats(self) -> StateStats:
         """The loaded-tool store's size, the source failures seen, and auto-mode decisions.

@@ -109,8 +109,7 @@ class ToolSearchOptions:
         given, explicit = ttl, isinstance(ttl, timedelta)  # a timedelta never warns
         ttl = as_seconds(ttl)  # type: ignore[assignment]
         object.__setattr__(self, "ttl", ttl)
-        if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
-            raise ToolSearchConfigError(f"top_k must be an int >= 1, got {top_k!r}")
+        check_limit("top_k", top_k, "", optional=False)
         if (
             isinstance(min_score, bool)
             or not isinstance(min_score, int | float)
@@ -208,11 +207,9 @@ class ToolSearchOptions:
             )
 
     def _check_catalog(self) -> None:
-        budget = self.catalog_max_tokens
-        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
-            raise ToolSearchConfigError(
-                f"catalog_max_tokens must be an int >= 1 (estimated tokens), got {budget!r}"
-            )
+        check_limit(
+            "catalog_max_tokens", self.catalog_max_tokens, "estimated tokens", optional=False
+        )
         if self.inject_catalog and not self.system_hint:
             raise ToolSearchConfigError(
                 "inject_catalog=True lists the tools in the system hint, which "
@@ -232,13 +229,7 @@ class ToolSearchOptions:
             ("max_loaded", "tools"),
             ("max_loaded_tokens", "estimated schema tokens"),
         ):
-            value = getattr(self, name)
-            if value is not None and (
-                isinstance(value, bool) or not isinstance(value, int) or value < 1
-            ):
-                raise ToolSearchConfigError(
-                    f"{name} must be an int >= 1 ({unit}) or None (no bound), got {value!r}"
-                )
+            check_limit(name, getattr(self, name), unit)
         if self.mode != "auto":
             names = ("auto_max_tokens", "auto_max_tools")
             given = [n for n in names if getattr(self, n) is not None]

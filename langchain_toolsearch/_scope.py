@@ -260,6 +260,12 @@ class Resolution:
     def unavailable(self) -> bool:
         return any(f.unavailable for f in self.failures)
 
+    @staticmethod
+    def merged(parts: Sequence[Resolution]) -> Resolution:
+        """The tools and failures of ``parts``, in order."""
+        tools = tuple(t for p in parts for t in p.tools)
+        return Resolution(tools=tools, failures=tuple(f for p in parts for f in p.failures))
+
 
 class Resolver:
     """Runs a request's tool sources once per run, with a timeout, never on the event loop.
@@ -329,10 +335,7 @@ class Resolver:
     ) -> Resolution:
         self.calls += 1
         parts = await asyncio.gather(*(self._one(n, s, config, ctx) for n, s in sources))
-        return Resolution(
-            tools=tuple(t for p in parts for t in p.tools),
-            failures=tuple(f for p in parts for f in p.failures),
-        )
+        return Resolution.merged(parts)
 
     async def aresolve(
         self, config: RunnableConfig, ctx: contextvars.Context | None = None
@@ -397,10 +400,7 @@ class Resolver:
                 parts.append(self._failed(name, exc, config))
             else:
                 parts.append(_as_resolution(name, value, request_secrets(config)))
-        return Resolution(
-            tools=tuple(t for p in parts for t in p.tools),
-            failures=tuple(f for p in parts for f in p.failures),
-        )
+        return Resolution.merged(parts)
 
     def resolve(self, config: RunnableConfig) -> Resolution:
         """Sync :meth:`aresolve`; sources with a sync form run in this thread outside a loop."""

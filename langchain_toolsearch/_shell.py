@@ -179,45 +179,30 @@ def _args_schema(signature: Callable[..., None]) -> ArgsSchema:
     return MetaToolArgs
 
 
-Runner = tuple[
-    Callable[[dict[str, Any], ToolRuntime], Command[Any]],
-    Callable[[dict[str, Any], ToolRuntime], Awaitable[Command[Any]]],
-]
-
-
-def _entry_points(
+def _tool(
     engine: Engine,
     step: Step,
     name: str,
+    description: str,
+    signature: Callable[..., None],
     scope_of: Callable[[ToolRuntime], Logic[RequestScope]],
-) -> Runner:
-    """Sync and async entry points over one engine step, on the request's own scope."""
+) -> BaseTool:
+    """A meta tool over one engine step, run on the request's own scope in both flavours."""
     native = engine.options.provider is not None and name == P.SEARCH_TOOL_NAME
 
-    def logic(args: dict[str, Any], runtime: ToolRuntime) -> Logic[Any]:
+    def logic(runtime: ToolRuntime, args: dict[str, Any]) -> Logic[Any]:
         scope = yield from scope_of(runtime)
         return (yield from step(scope, args, runtime.tool_call_id))
 
-    def run(args: dict[str, Any], runtime: ToolRuntime) -> Command[Any]:
-        return _command(name, runtime, drive(logic(args, runtime)), native=native)
+    def run(runtime: ToolRuntime, **args: Any) -> Command[Any]:
+        return _command(name, runtime, drive(logic(runtime, args)), native=native)
 
-    async def arun(args: dict[str, Any], runtime: ToolRuntime) -> Command[Any]:
-        return _command(name, runtime, await adrive(logic(args, runtime)), native=native)
+    async def arun(runtime: ToolRuntime, **args: Any) -> Command[Any]:
+        return _command(name, runtime, await adrive(logic(runtime, args)), native=native)
 
-    return run, arun
-
-
-def _tool(
-    func: Callable[..., Command[Any]],
-    coroutine: Callable[..., Awaitable[Command[Any]]],
-    name: str,
-    description: str,
-    signature: Callable[..., None],
-) -> BaseTool:
-    """A meta tool over its sync and async entry points, with ``signature``'s schema."""
     return StructuredTool.from_function(
-        func=func,
-        coroutine=coroutine,
+        func=run,
+        coroutine=arun,
         name=name,
         description=description,
         args_schema=_args_schema(signature),
@@ -235,22 +220,6 @@ def build_meta_tools(
         engine: The engine answering them.
         scope_of: A tool step's request scope from its ``ToolRuntime``, as logic.
     """
-    search_run, search_arun = _entry_points(
-        engine, engine.search_step, P.SEARCH_TOOL_NAME, scope_of
-    )
-
-    def search_tools(
-        runtime: ToolRuntime, query: str | None = None, queries: list[str] | None = None
-    ) -> Command[Any]:
-        """Search the tool library."""
-        return search_run({"query": query, "queries": queries}, runtime)
-
-    async def asearch_tools(
-        runtime: ToolRuntime, query: str | None = None, queries: list[str] | None = None
-    ) -> Command[Any]:
-        """Search the tool library."""
-        return await search_arun({"query": query, "queries": queries}, runtime)
-
     auto = engine.options.auto_load
     followup = P.SEARCH_FOLLOWUP_AUTO if auto else P.SEARCH_FOLLOWUP_LOAD
     description = (
@@ -258,25 +227,14 @@ def build_meta_tools(
         if engine.options.provider
         else P.SEARCH_TOOL_DESCRIPTION.format(followup=followup)
     )
-    search = _tool(search_tools, asearch_tools, P.SEARCH_TOOL_NAME, description, _search_signature)
+    search_step, search_name = engine.search_step, P.SEARCH_TOOL_NAME
+    search = _tool(engine, search_step, search_name, description, _search_signature, scope_of)
     if auto:
         return [search]
-
-    load_run, load_arun = _entry_points(engine, engine.load_step, P.LOAD_TOOL_NAME, scope_of)
-
-    def load_tool(
-        runtime: ToolRuntime, tool_name: str | None = None, tool_names: list[str] | None = None
-    ) -> Command[Any]:
-        """Load tools found with search_tools."""
-        return load_run({"tool_name": tool_name, "tool_names": tool_names}, runtime)
-
-    async def aload_tool(
-        runtime: ToolRuntime, tool_name: str | None = None, tool_names: list[str] | None = None
-    ) -> Command[Any]:
-        """Load tools found with search_tools."""
-        return await load_arun({"tool_name": tool_name, "tool_names": tool_names}, runtime)
-
-    load = _tool(load_tool, aload_tool, P.LOAD_TOOL_NAME, P.LOAD_TOOL_DESCRIPTION, _load_signature)
+    load_description = P.LOAD_TOOL_DESCRIPTION
+    load = _tool(
+        engine, engine.load_step, P.LOAD_TOOL_NAME, load_description, _load_signature, scope_of
+    )
     return [search, load]
 
 
@@ -591,6 +549,26 @@ class ToolSearchBase(ThreadState, KeywordOptions):
         scope = self._loaded_scope("aget_loaded_tools", config, state, store)
         return await adrive(self._engine.loaded(scope))
 
+    # -- tool step ------------------------------------------------------------------------
+
+    def wrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
+    ) -> ToolMessage | Command[Any]:
+        """Run loaded library tools; refuse tools that are not loaded (the execution guard)."""
+        return drive(_tool_call(self, request, lambda r: Effect.same(partial(handler, r))))
+
+    async def awrap_tool_call(
+        self,
+        request: ToolCallRequest,
+        handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
+    ) -> ToolMessage | Command[Any]:
+        """Async :meth:`wrap_tool_call`."""
+        return await adrive(
+            _tool_call(self, request, lambda r: Effect.awaiting(partial(handler, r)))
+        )
+
 
 # -- execution: The tool-step wrapper for LangGraph's ``ToolNode`` (middleware and node alike).
 
@@ -748,15 +726,13 @@ def _prior(holder: Attached | None) -> tuple[bool, dict[str, Any] | None]:
 def _begin(started: _Started, tool: str) -> Effect[dict[str, Any] | None]:
     """Record the call as started; the record of an earlier start, if any."""
     records, thread_id, key = started
-    return Effect(
-        partial(records.begin, thread_id, key, tool), partial(records.abegin, thread_id, key, tool)
-    )
+    return Effect.method(records, "begin", thread_id, key, tool)
 
 
 def _end(started: _Started) -> Effect[None]:
     """Drop the call's started record (it returned, or does not run)."""
     records, thread_id, key = started
-    return Effect(partial(records.end, thread_id, key), partial(records.aend, thread_id, key))
+    return Effect.method(records, "end", thread_id, key)
 
 
 def _tool_call(
@@ -817,21 +793,3 @@ def _run(
     if started is not None:  # returned
         yield _end(started)
     return _bounded(base, finish(answer, request.tool_call), request.tool_call)
-
-
-def wrap_tool_call(
-    base: ToolSearchBase,
-    request: ToolCallRequest,
-    handler: Callable[[ToolCallRequest], ToolResult],
-) -> ToolResult:
-    """Guard one tool call (sync; see :func:`_tool_call`)."""
-    return drive(_tool_call(base, request, lambda r: Effect.same(partial(handler, r))))
-
-
-async def awrap_tool_call(
-    base: ToolSearchBase,
-    request: ToolCallRequest,
-    handler: Callable[[ToolCallRequest], Awaitable[ToolResult]],
-) -> ToolResult:
-    """Guard one tool call (async; see :func:`_tool_call`)."""
-    return await adrive(_tool_call(base, request, lambda r: Effect.awaiting(partial(handler, r))))

@@ -25,7 +25,11 @@ from langchain_toolsearch._scope import RequestScope, close
 from langchain_toolsearch._support import WeakIdentityMap, estimate_tokens
 from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.search import ScoredTool, ToolIndex, arank
-from langchain_toolsearch.storage._context import AUTO_LOAD_RECEIPT_TYPE, parse_names
+from langchain_toolsearch.storage._context import (
+    AUTO_LOAD_RECEIPT_TYPE,
+    parse_names,
+    requested_names,
+)
 from langchain_toolsearch.types import FilterPhase, ToolSearchResult
 
 # -- listing: The catalog in the system hint (``inject_catalog=True``): allowed tools, one line
@@ -472,17 +476,11 @@ class LoadOutcome:
 
 def _requested(args: Mapping[str, Any]) -> list[str] | LoadOutcome:
     """The names asked for (de-duplicated, any form), or the refusal naming the accepted forms."""
-    names: list[str] = []
-    for key in ("tool_name", "tool_names"):
-        value = args.get(key)
-        if value is None:
-            continue
-        parsed = parse_names(value)
-        if parsed is None:
-            return LoadOutcome(success=False, message=P.LOAD_BAD_FORM)
-        if not parsed and key == "tool_names":
-            return LoadOutcome(success=False, message=P.LOAD_EMPTY_LIST)
-        names.extend(parsed)
+    names = requested_names(args)
+    if names is None:
+        return LoadOutcome(success=False, message=P.LOAD_BAD_FORM)
+    if args.get("tool_names") is not None and not parse_names(args["tool_names"]):
+        return LoadOutcome(success=False, message=P.LOAD_EMPTY_LIST)
     requested = list(dict.fromkeys(names))
     if not requested:
         return LoadOutcome(success=False, message=P.LOAD_NO_NAMES)

@@ -527,17 +527,20 @@ DEFAULT_MAX_OUTPUT_CHARS = 100_000
 """Characters of an MCP tool's output kept unless ``max_output_chars`` says otherwise."""
 
 
-def check_limit(name: str, limit: object) -> int | None:
-    """``limit`` if it is ``None`` or an int >= 1.
+def check_limit(
+    name: str, limit: object, unit: str = "characters", *, optional: bool = True
+) -> int | None:
+    """``limit`` if it is an int >= 1 (or ``None`` when ``optional``).
 
     Raises:
-        ToolSearchConfigError: Otherwise, naming ``name``.
+        ToolSearchConfigError: Otherwise, naming ``name`` and ``unit`` (``""``: none shown).
     """
-    if limit is None:
+    if limit is None and optional:
         return None
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        msg = f"{name} must be an int >= 1 (characters) or None (no bound), got {limit!r}"
-        raise ToolSearchConfigError(msg)
+        shown = f" ({unit})" if unit else ""
+        bound = " or None (no bound)" if optional else ""
+        raise ToolSearchConfigError(f"{name} must be an int >= 1{shown}{bound}, got {limit!r}")
     return limit
 
 

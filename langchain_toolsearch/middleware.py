@@ -11,14 +11,11 @@ from langchain.agents.middleware.types import (
     ModelResponse,
     ResponseT,
 )
-from langchain_core.messages import AIMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, SystemMessage
 from langchain_core.tools import BaseTool
-from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.store.base import BaseStore
-from langgraph.types import Command
 from langgraph.typing import ContextT
 
-from langchain_toolsearch import _shell
 from langchain_toolsearch._access import tool_name
 from langchain_toolsearch._effects import Logic, adrive, drive
 from langchain_toolsearch._engine import ModelStep
@@ -120,21 +117,3 @@ class ToolSearchMiddleware(
     ) -> ModelResponse[Any] | AIMessage:
         """Async :meth:`wrap_model_call`."""
         return await handler(await adrive(self._prepare(request)))
-
-    # -- tool step ------------------------------------------------------------------------
-
-    def wrap_tool_call(
-        self,
-        request: ToolCallRequest,
-        handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
-    ) -> ToolMessage | Command[Any]:
-        """Run loaded library tools; refuse tools that are not loaded."""
-        return _shell.wrap_tool_call(self, request, handler)
-
-    async def awrap_tool_call(
-        self,
-        request: ToolCallRequest,
-        handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
-    ) -> ToolMessage | Command[Any]:
-        """Async :meth:`wrap_tool_call`."""
-        return await _shell.awrap_tool_call(self, request, handler)

@@ -29,7 +29,7 @@ tools node is :meth:`ToolSearchNode.tool_node`. Compile with
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -38,8 +38,6 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.tools import BaseTool
 from langgraph.config import get_config
 from langgraph.prebuilt import ToolNode, ToolRuntime
-from langgraph.prebuilt.tool_node import ToolCallRequest
-from langgraph.types import Command
 
 from langchain_toolsearch import _shell
 from langchain_toolsearch._access import order_tools
@@ -350,22 +348,6 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         return model.bind_tools(self.tools_for(state), **kwargs)
 
     # -- for the tools node ------------------------------------------------------------------
-
-    def wrap_tool_call(
-        self,
-        request: ToolCallRequest,
-        handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
-    ) -> ToolMessage | Command[Any]:
-        """Execution guard for a ``ToolNode`` (sync)."""
-        return _shell.wrap_tool_call(self, request, handler)
-
-    async def awrap_tool_call(
-        self,
-        request: ToolCallRequest,
-        handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
-    ) -> ToolMessage | Command[Any]:
-        """Execution guard for a ``ToolNode`` (async)."""
-        return await _shell.awrap_tool_call(self, request, handler)
 
     def tool_node(self, **kwargs: Any) -> ToolNode:
         """A ``ToolNode`` over the meta and bound tools with this node's execution guard.

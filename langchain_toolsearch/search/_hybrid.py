@@ -259,19 +259,14 @@ class SemanticToolIndex:
         """:meth:`similar` written once: the store's search or the query's embedding is awaited."""
         store, depth = self.vector_store, self._depth
         if store is not None:
-            found = yield Effect(
-                partial(store.similarity_search_with_score, query, k=depth),
-                partial(store.asimilarity_search_with_score, query, k=depth),
-            )
+            found = yield Effect.method(store, "similarity_search_with_score", query, k=depth)
             return self._store_pairs(found)
         if self._matrix.size == 0:
             return []
         vector = self.cache.query(query, self.embeddings)
         if vector is None or vector.shape != (self._matrix.shape[1],):
             embeddings = self.embeddings
-            raw = yield Effect(
-                partial(embeddings.embed_query, query), partial(embeddings.aembed_query, query)
-            )
+            raw = yield Effect.method(embeddings, "embed_query", query)
             vector = self._remember_query(query, raw)
         return self._nearest(vector)
 

@@ -306,10 +306,7 @@ class EmbeddingCache:
         return [np.asarray(v, dtype=np.float32) for v in vectors]
 
     def _call(self, embeddings: Embeddings, texts: list[str]) -> Logic[dict[str, Vector]]:
-        raw = yield Effect(
-            functools.partial(embeddings.embed_documents, texts),
-            functools.partial(embeddings.aembed_documents, texts),
-        )
+        raw = yield Effect.method(embeddings, "embed_documents", texts)
         vectors = self._checked(embeddings, texts, raw)
         return dict(zip((text_digest(t) for t in texts), vectors, strict=True))
 

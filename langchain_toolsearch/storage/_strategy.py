@@ -304,7 +304,7 @@ class ThreadStorage(Storage):
         backend = self.backend(graph_store)
         if backend is None:
             return Effect.of([])
-        get = Effect(partial(backend.get, thread_id), partial(backend.aget, thread_id))
+        get = Effect.method(backend, "get", thread_id)
         return _store_effect(_effect(partial(self._reads.reading, config, backend, thread_id, get)))
 
     def unstorable(
@@ -345,10 +345,7 @@ class ThreadStorage(Storage):
         backend = self.backend(graph_store)
         assert backend is not None  # unstorable() refused the load otherwise
         wanted = list(names)
-        add = Effect(
-            partial(backend.add, thread_id, wanted, origin=origin),
-            partial(backend.aadd, thread_id, wanted, origin=origin),
-        )
+        add = Effect.method(backend, "add", thread_id, wanted, origin=origin)
 
         def logic() -> Logic[dict[str, Any]]:
             with self._reads.writing(config):
@@ -364,9 +361,7 @@ class ThreadStorage(Storage):
         backend = self.backend(graph_store)
         if thread_id is None or backend is None:
             return Effect.of(None)
-        return Effect(
-            partial(backend.origin, thread_id, name), partial(backend.aorigin, thread_id, name)
-        )
+        return Effect.method(backend, "origin", thread_id, name)
 
 
 def choose_storage(
