@@ -1,4 +1,4 @@
-"""Import and export on the page: our bundles and the seed system's (Mastra Editor's) JSON.
+"""Import and export on the page: our bundles and Mastra Editor's JSON.
 
 Routes::
 
