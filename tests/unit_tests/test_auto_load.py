@@ -128,7 +128,11 @@ def test_an_auto_load_receipt_with_error_status_loads_nothing(where: str) -> Non
     def history(status: str) -> list[Any]:
         body = {"artifact": receipt} if where == "artifact" else {}
         answer = ToolMessage(json.dumps(receipt), tool_call_id="s1", status=status, **body)
-        return [HumanMessage("go"), ai(call(P.SEARCH_TOOL_NAME, {"query": "weather"}, "s1")), answer]
+        return [
+            HumanMessage("go"),
+            ai(call(P.SEARCH_TOOL_NAME, {"query": "weather"}, "s1")),
+            answer,
+        ]
 
     assert receipts_in(history("success")) == ["get_weather"]  # the same receipt, not errored
     assert receipts_in(history("error")) == []
