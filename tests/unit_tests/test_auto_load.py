@@ -111,3 +111,29 @@ async def test_auto_loads_survive_a_new_instance(form: str, mode: str, storage: 
     again = build(form, [ai(content="ok")], **shared)  # a new instance on the same saver and store
     await again.run("hello", cfg(), mode)
     assert again.bound == [[*ONLY_SEARCH, "slack_post_message"]]
+
+
+@pytest.mark.parametrize("where", ["artifact", "content"])
+def test_an_auto_load_receipt_with_error_status_loads_nothing(where: str) -> None:
+    """Under ``storage="context"`` an errored ``search_tools`` answer is no receipt."""
+    from langchain_core.messages import HumanMessage, ToolMessage
+
+    from langchain_toolsearch.storage._context import receipts_in, receipts_of
+
+    receipt = {
+        "tools": [{"name": "get_weather"}],
+        "activation": {"type": "tool-search-auto-load", "version": 1, "loaded": ["get_weather"]},
+    }
+
+    def history(status: str) -> list[Any]:
+        body = {"artifact": receipt} if where == "artifact" else {}
+        answer = ToolMessage(json.dumps(receipt), tool_call_id="s1", status=status, **body)
+        return [
+            HumanMessage("go"),
+            ai(call(P.SEARCH_TOOL_NAME, {"query": "weather"}, "s1")),
+            answer,
+        ]
+
+    assert receipts_in(history("success")) == ["get_weather"]  # the same receipt, not errored
+    assert receipts_in(history("error")) == []
+    assert receipts_of({"messages": history("error")}) == []

@@ -354,6 +354,34 @@ async def test_a_loaded_tool_failing_without_text_gets_a_non_empty_error(
     assert msg.content == P.TOOL_FAILED_NO_TEXT.format(name="flaky_tool")
 
 
+def _bare_error_tool(text: str) -> BaseTool:
+    def fails(x: str) -> str:
+        raise ToolException(text)
+
+    return StructuredTool.from_function(
+        fails, name="bare_error_tool", description="Fails with a bare word", handle_tool_error=True
+    )
+
+
+@form_param
+@mode_param
+@pytest.mark.parametrize("text", ["Error", "Error.", " Error: "])
+async def test_a_loaded_tool_failing_with_a_bare_error_word_gets_the_packages_text(
+    form: str, mode: str, text: str
+) -> None:
+    """An error text that is only the word ``Error`` tells the model nothing: it is replaced."""
+    steps = [
+        ai(call("load_tool", {"tool_name": "bare_error_tool"})),
+        ai(call("bare_error_tool", {"x": "1"}, "f")),
+        ai(content="ok"),
+    ]
+    h = build(form, steps, tools=[*library(), _bare_error_tool(text)])
+    out = await h.run("go", cfg(), mode)
+    [msg] = [m for m in tool_msgs(out) if m.tool_call_id == "f"]
+    assert msg.status == "error"
+    assert msg.content == P.TOOL_FAILED_NO_TEXT.format(name="bare_error_tool")
+
+
 # -- section 8: loaded tools get config, InjectedState and ToolRuntime -------------------------------
 
 

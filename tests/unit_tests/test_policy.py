@@ -304,3 +304,28 @@ async def test_a_filter_hiding_most_tools_is_asked_in_few_batches(
     assert len(batches) <= 10  # it was one batch of 5 per 5 hits: 80 round trips
     # one batch is one wave of the filter's threads: no case waits out filter_timeout queued
     assert max(batches) <= HOOK_THREADS
+
+
+# -- an answer after filter_timeout denies (the filter fails closed) ------------------------
+
+
+@HOOK_KINDS
+async def test_a_true_answered_after_the_timeout_denies(hook_kind: str) -> None:
+    """A hook that says True only after ``filter_timeout`` has the tool refused, sync and async."""
+    import time
+
+    def late_yes(args: ToolSearchFilterArgs) -> bool:
+        time.sleep(0.4)  # blocks past the timeout, then allows
+        return True
+
+    async def async_late_yes(args: ToolSearchFilterArgs) -> bool:
+        time.sleep(0.4)  # blocking inside async code: no timer can interrupt it
+        return True
+
+    hook = late_yes if hook_kind == "sync" else async_late_yes
+    policy = ToolPolicy(hook, timeout=0.1)
+    assert policy.check(_args()) is False
+    assert await policy.acheck(_args()) is False
+    assert policy.check_many([_args("t_1"), _args("t_2")]) == [False, False]
+    assert await policy.acheck_many([_args("t_1"), _args("t_2")]) == [False, False]
+    assert ToolPolicy(hook, timeout=5).check(_args()) is True  # in time, the same hook allows
