@@ -20,10 +20,10 @@ PACKAGES = {
     "editor": ROOT / "editor" / "langchain_toolsearch_editor",
 }
 """The two distributions' packages, by name."""
-BUDGETS = {"core": (11_000, 40), "editor": (4_500, None)}
+BUDGETS = {"core": (12_000, 40), "editor": (4_500, None)}
 """Per package: most code lines and most modules (``None``: no cap)."""
-TOTAL_BUDGET = 15_000
-"""Most code lines of both packages together."""
+TOTAL_BUDGET = 16_500
+"""Most code lines of both packages together (the two budgets added up)."""
 MODULE_LIMIT = 600
 """Most code lines of one module (one concept per module)."""
 
