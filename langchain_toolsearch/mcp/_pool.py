@@ -42,6 +42,7 @@ from typing import Any, Literal
 import anyio
 
 from langchain_toolsearch._effects import on_bridge, on_bridge_loop, run_sync
+from langchain_toolsearch._metrics import count
 from langchain_toolsearch._support import CauseLog, describe, positive_seconds
 from langchain_toolsearch.errors import (
     MCPPoolClosedError,
@@ -177,6 +178,7 @@ class MCPFailures:
             tool: The tool's own name (calls).
             log: ``False`` when the caller reports it itself.
         """
+        count(f"toolsearch.mcp.{_COUNTERS[kind]}", server=server, cause=type(_leaf(exc)).__name__)
         with self._lock:
             self._counts[_COUNTERS[kind]] += 1
             if not log:
