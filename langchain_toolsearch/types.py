@@ -179,7 +179,7 @@ class StateStats:
         counters: The process's counts of searches, loads, refused calls and failures
             (every tool search and MCP pool of the process), keyed ``name`` or
             ``name{attribute=value,...}``: ``{"toolsearch.call.refused{reason=not_loaded}":
-            2}``; the names are listed in docs/deploying.md.
+            2}``; the names are listed in docs/deploying.md. Not compared by ``==``.
     """
 
     thread_count: int
@@ -187,4 +187,4 @@ class StateStats:
     storage: str = "in-memory"
     source_failures: tuple[SourceFailure, ...] = ()
     auto_mode: AutoModeStats | None = None
-    counters: Mapping[str, int] = field(default_factory=dict)
+    counters: Mapping[str, int] = field(default_factory=dict, compare=False)
