@@ -54,6 +54,7 @@ def _otel_meter() -> Any:
 
 def count(name: str, **attributes: str) -> None:
     """Add one to counter ``name`` (a key of `COUNTERS`) with ``attributes``."""
+    description = COUNTERS[name]  # a name not declared fails with or without OpenTelemetry
     attrs = tuple(sorted((key, str(value)[:_ATTRIBUTE_CHARS]) for key, value in attributes.items()))
     with _lock:
         _counts[(name, attrs)] += 1
@@ -63,7 +64,7 @@ def count(name: str, **attributes: str) -> None:
             _instruments[name] = instrument = (
                 None
                 if meter is None
-                else meter.create_counter(name, unit="1", description=COUNTERS[name])
+                else meter.create_counter(name, unit="1", description=description)
             )
     if instrument is not None:
         instrument.add(1, dict(attrs))

@@ -1,10 +1,12 @@
 """Small mechanisms every layer shares: failure reports, output bounds, durations, runs.
 
 * Failure reports (:class:`FailureLog`, :class:`CauseLog`, :func:`describe`): a failing
-  source or hook is logged once per cause, its message redacted (:func:`redact`) and
-  bounded. One table of credential shapes (`SHAPES`: ``Bearer ...``, ``api_key=...``,
-  ``--token X``, URL user info, ``ghp_...``, ``sk-...``, JWTs...) masks every error, log
-  line and page (:func:`mask`, :func:`redact`, :func:`mask_args`).
+  source or hook is logged at WARNING once per cause, naming the thread it first happened
+  in, then at DEBUG with each one's thread (:func:`thread_note`), its message redacted
+  (:func:`redact`) and bounded; source failures are counted (``_metrics``). One table of
+  credential shapes (`SHAPES`: ``Bearer ...``, ``api_key=...``, ``--token X``, URL user
+  info, ``ghp_...``, ``sk-...``, JWTs...) masks every error, log line and page
+  (:func:`mask`, :func:`redact`, :func:`mask_args`).
 * Output bounds (:func:`bound_content`, :func:`bound_result`, :func:`check_limit`): tool
   answers cut at ``max_tool_output_chars``.
 * Durations (:func:`as_seconds`, :func:`positive_seconds`): seconds, ``timedelta`` and the

@@ -148,7 +148,8 @@ class MCPFailures:
     """Logs MCP failures once per cause and counts them (thread-safe).
 
     Logged through `langchain_toolsearch._support.CauseLog` on the logger
-    ``langchain_toolsearch.mcp._pool``.
+    ``langchain_toolsearch.mcp._pool``; counted here (`PoolStats`) and in the process's
+    counters ``toolsearch.mcp.*`` by server and cause (`langchain_toolsearch._metrics`).
 
     Args:
         size: Most (what, server, tool) places remembered, each with 64 causes.

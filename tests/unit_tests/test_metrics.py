@@ -32,11 +32,17 @@ from langchain_toolsearch.types import ToolSearchFilterArgs
 from tests.support.example_tools import get_weather, send_email
 from tests.support.fakes import ScriptedChatModel, ai, call, tool_messages
 from tests.support.paths import REPO_ROOT
+from tests.unit_tests.test_started_calls import _run as crash_and_resume
 
 SECRET = "sk-live-THREADSECRET0123456789"
 
-_READER = InMemoryMetricReader()
-metrics.set_meter_provider(MeterProvider(metric_readers=[_READER]))
+
+@pytest.fixture(scope="module")
+def reader() -> InMemoryMetricReader:
+    """The process's MeterProvider, reading into memory (set once per process)."""
+    made = InMemoryMetricReader()
+    metrics.set_meter_provider(MeterProvider(metric_readers=[made]))
+    return made
 
 
 def delta(before: Mapping[str, int], after: Mapping[str, int]) -> dict[str, int]:
@@ -181,42 +187,22 @@ def test_a_failing_store_is_logged_once_and_counted_each_time(
     assert any("(in thread store-b)" in r.getMessage() for r in lines if r.levelno == logging.DEBUG)
 
 
-def test_a_rerun_after_a_crash_is_counted() -> None:
-    runs: list[int] = []
-
-    from langchain_core.tools import tool
-
-    @tool
-    def pay(amount: int) -> str:
-        """Pay an amount of money."""
-        runs.append(amount)
-        if len(runs) == 1:
-            raise RuntimeError("killed mid-call")
-        return "paid"
-
-    pay.metadata = {"idempotent": False}
-    steps = [
-        ai(call("load_tool", {"tool_name": "pay"})),
-        ai(call("pay", {"amount": 3})),
-        ai(content="done"),
-    ]
-    agent: Any = create_agent(
-        ScriptedChatModel(steps=steps),
-        tools=[],
-        middleware=[ToolSearchMiddleware(tools=[pay])],
-        checkpointer=InMemorySaver(),
-    )
-    config: Any = {"configurable": {"thread_id": "rerun"}}
+@pytest.mark.parametrize(("storage", "records"), [("store", "store"), ("in-memory", "process")])
+@pytest.mark.parametrize(("idempotent", "outcome"), [(None, "run"), (False, "refused")])
+def test_a_rerun_after_a_crash_is_counted(
+    storage: str, records: str, idempotent: bool | None, outcome: str
+) -> None:
     before = counts()
-    with pytest.raises(RuntimeError):
-        agent.invoke({"messages": [("user", "pay")]}, config, durability="sync")
-    agent.invoke(None, config, durability="sync")
-    assert runs == [3]
-    assert delta(before, counts())["toolsearch.run.reruns{outcome=refused,records=process}"] == 1
+    runs, _ = crash_and_resume(idempotent, storage)
+    assert runs == ([3, 3] if outcome == "run" else [3])
+    moved = delta(before, counts())
+    assert {k: v for k, v in moved.items() if k.startswith("toolsearch.run.")} == {
+        f"toolsearch.run.reruns{{outcome={outcome},records={records}}}": 1
+    }
 
 
-def _points(name: str) -> dict[tuple[tuple[str, Any], ...], int]:
-    data = _READER.get_metrics_data()
+def _points(reader: InMemoryMetricReader, name: str) -> dict[tuple[tuple[str, Any], ...], int]:
+    data = reader.get_metrics_data()
     found: dict[tuple[tuple[str, Any], ...], int] = {}
     for resource in data.resource_metrics if data is not None else ():
         for scope in resource.scope_metrics:
@@ -230,7 +216,7 @@ def _points(name: str) -> dict[tuple[tuple[str, Any], ...], int]:
     return found
 
 
-def test_the_counts_are_exported_as_opentelemetry_counters() -> None:
+def test_the_counts_are_exported_as_opentelemetry_counters(reader: InMemoryMetricReader) -> None:
     model = ScriptedChatModel(steps=[*one_thread_script(), *one_thread_script()])
     agent = create_agent(
         model,
@@ -239,17 +225,19 @@ def test_the_counts_are_exported_as_opentelemetry_counters() -> None:
         checkpointer=InMemorySaver(),
     )
     run(agent, "otel")  # counters exist once used: at least one run first
-    searches, refused = _points("toolsearch.search.calls"), _points("toolsearch.call.refused")
+    searches, refused = (
+        _points(reader, "toolsearch.search.calls"),
+        _points(reader, "toolsearch.call.refused"),
+    )
     run(agent, "otel-2")
-    assert _points("toolsearch.search.calls") == {(): searches[()] + 2}
-    after = _points("toolsearch.call.refused")
+    assert _points(reader, "toolsearch.search.calls") == {(): searches[()] + 2}
+    after = _points(reader, "toolsearch.call.refused")
     for reason in ("not_loaded", "unknown"):
         key = (("reason", reason),)
         assert after[key] == refused.get(key, 0) + 1
-    assert counts()["toolsearch.search.calls"] == _points("toolsearch.search.calls")[()]
     names = {
         m.name
-        for r in _READER.get_metrics_data().resource_metrics  # type: ignore[union-attr]
+        for r in reader.get_metrics_data().resource_metrics  # type: ignore[union-attr]
         for s in r.scope_metrics
         for m in s.metrics
     }
