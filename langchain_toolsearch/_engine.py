@@ -29,6 +29,7 @@ from langchain_toolsearch import _steps as search
 from langchain_toolsearch._access import Access, ToolPolicy, WorkingSet
 from langchain_toolsearch._effects import Effect, Logic, adrive, drive
 from langchain_toolsearch._library import ToolLibrary
+from langchain_toolsearch._metrics import count, counts
 from langchain_toolsearch._modes import DEFAULT_AUTO_MAX_TOKENS, AutoMode
 from langchain_toolsearch._options import ToolSearchOptions
 from langchain_toolsearch._scope import RequestScope, Resolver, ScopeBuilder
@@ -314,6 +315,7 @@ class Engine:
         self, scope: RequestScope, args: Mapping[str, Any], call_id: str | None
     ) -> Logic[tuple[dict[str, Any], bool, dict[str, Any]]]:
         """Run ``search_tools``: (receipt, is error, update); a failing index answers an error."""
+        count("toolsearch.search.calls")
         try:
             outcome = yield from self._search(scope, args.get("query"), args.get("queries"))
         except (ToolSearchError, GraphBubbleUp):  # ours, or LangGraph's interrupt: not an outage
@@ -324,6 +326,8 @@ class Engine:
             self.search_failures.failed(exc)
             failed = P.SEARCH_STORE_FAILED if isinstance(exc, _LoadsStoreError) else P.SEARCH_FAILED
             outcome = search.SearchOutcome(results=[], message=failed, error=True)
+        if not outcome.results:
+            count("toolsearch.search.no_hit")
         update: dict[str, Any] = {}
         if self.options.auto_load and outcome.results:
             outcome, update = yield from load.activate(self.access, scope, outcome, call_id)
@@ -334,6 +338,7 @@ class Engine:
         self, scope: RequestScope, args: Mapping[str, Any], call_id: str | None
     ) -> Logic[tuple[dict[str, Any], bool, dict[str, Any]]]:
         """Run ``load_tool``: (receipt, is error, graph-state update)."""
+        count("toolsearch.load.calls")
         outcome, update = yield from load.load(self.access, scope, args, call_id)
         return outcome.receipt(), not outcome.success, update
 
@@ -519,6 +524,7 @@ class ThreadState:
             stats,
             source_failures=self._source_failures(),
             auto_mode=auto.stats() if auto is not None else None,
+            counters=counts(),
         )
 
     def _store_stats(self, operation: str) -> StateStats:

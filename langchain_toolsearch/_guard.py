@@ -18,6 +18,7 @@ from langchain_toolsearch import _prompts as P
 from langchain_toolsearch._access import Access
 from langchain_toolsearch._effects import Logic
 from langchain_toolsearch._library import LibraryTool, ToolLibrary
+from langchain_toolsearch._metrics import count
 from langchain_toolsearch._scope import RequestScope
 from langchain_toolsearch._steps import requested_queries, suggestions
 from langchain_toolsearch._support import WeakIdentityMap
@@ -150,35 +151,47 @@ def guard(
         entry = scope.library.get(name)
         if entry is None or entry.name in scope.bound:  # bound on another agent, not this one
             if sibling_load:
-                return error_message(P.TOOL_LOADED_THIS_STEP, call)
-            return (yield from _missing(access, scope, call, auto_load=auto_load))
-    if entry.name not in (yield from access.loaded(scope)):
+                return _refused("loaded_this_step", P.TOOL_LOADED_THIS_STEP, call)
+            return (yield from _missing(access, scope, call, "unknown", auto_load=auto_load))
+    kept, evicted = yield from access.working(scope)
+    if entry.name not in kept:
         if sibling_load:
-            return error_message(P.TOOL_LOADED_THIS_STEP, call)
-        return (yield from _missing(access, scope, call, auto_load=auto_load))
+            return _refused("loaded_this_step", P.TOOL_LOADED_THIS_STEP, call)
+        reason = "evicted" if entry.name in evicted else "not_loaded"
+        return (yield from _missing(access, scope, call, reason, auto_load=auto_load))
     # the calls of this step that could have loaded it (ids may repeat across steps:
     # only these, not every meta call of the step, say "loaded in this step")
     loaders = asking | step.searches if auto_load else asking
     if loaders:  # who loaded it?
         origin = yield from access.origin(scope, entry.name)
         if origin is not None and origin in loaders:  # a sibling call of this step
-            return error_message(P.TOOL_LOADED_THIS_STEP, call)
+            return _refused("loaded_this_step", P.TOOL_LOADED_THIS_STEP, call)
     if access.policy.enabled and not (yield from access.usable([entry], scope)):
-        return (yield from _missing(access, scope, call, auto_load=auto_load))  # filtered now
+        return (yield from _missing(access, scope, call, "denied", auto_load=auto_load))
     if not access.bindable(entry.tool):
-        return error_message(P.TOOL_SCHEMA_UNUSABLE, call)
+        return _refused("schema_unusable", P.TOOL_SCHEMA_UNUSABLE, call)
     return None if registered is not None else entry.tool
 
 
+def _refused(reason: str, text: str, call: ToolCall) -> ToolMessage:
+    """The error answering a refused ``call``, counted under ``reason``."""
+    count("toolsearch.call.refused", reason=reason)
+    return error_message(text, call)
+
+
 def _missing(
-    access: Access, scope: RequestScope, call: ToolCall, *, auto_load: bool
+    access: Access, scope: RequestScope, call: ToolCall, reason: str, *, auto_load: bool
 ) -> Logic[ToolMessage]:
-    """One answer for unknown, hidden and not-loaded tools, with ``load_tool``'s suggestions."""
+    """One answer for unknown, hidden and not-loaded tools, with ``load_tool``'s suggestions.
+
+    ``reason`` (counted, never shown: the model sees the same answer for each) is
+    ``"unknown"``, ``"not_loaded"``, ``"evicted"`` or ``"denied"``.
+    """
     text = P.TOOL_NOT_LOADED_AUTO if auto_load else P.TOOL_NOT_LOADED
     similar = yield from suggestions(access, scope, [call["name"]])
     if similar:
         text += P.TOOL_SUGGEST.format(names=", ".join(similar))
-    return error_message(text, call)
+    return _refused(reason, text, call)
 
 
 class StepCalls:

@@ -43,6 +43,7 @@ from langchain_toolsearch._guard import (
     shape_error,
 )
 from langchain_toolsearch._library import ToolLibrary, ToolsInput
+from langchain_toolsearch._metrics import count
 from langchain_toolsearch._modes import references
 from langchain_toolsearch._options import (
     DEFAULT_CATALOG_MAX_TOKENS,
@@ -692,6 +693,7 @@ def _rerun(
     if prior is None:
         return None
     again = tool is None or idempotent(tool)
+    count("toolsearch.run.reruns", records=started[0].where, outcome="run" if again else "refused")
     logger.warning(
         CALL_RERUN,
         _text(str(call.get("id"))[:80]),

@@ -1,10 +1,12 @@
 """Small mechanisms every layer shares: failure reports, output bounds, durations, runs.
 
 * Failure reports (:class:`FailureLog`, :class:`CauseLog`, :func:`describe`): a failing
-  source or hook is logged once per cause, its message redacted (:func:`redact`) and
-  bounded. One table of credential shapes (`SHAPES`: ``Bearer ...``, ``api_key=...``,
-  ``--token X``, URL user info, ``ghp_...``, ``sk-...``, JWTs...) masks every error, log
-  line and page (:func:`mask`, :func:`redact`, :func:`mask_args`).
+  source or hook is logged at WARNING once per cause, naming the thread it first happened
+  in, then at DEBUG with each one's thread (:func:`thread_note`), its message redacted
+  (:func:`redact`) and bounded; source failures are counted (``_metrics``). One table of
+  credential shapes (`SHAPES`: ``Bearer ...``, ``api_key=...``, ``--token X``, URL user
+  info, ``ghp_...``, ``sk-...``, JWTs...) masks every error, log line and page
+  (:func:`mask`, :func:`redact`, :func:`mask_args`).
 * Output bounds (:func:`bound_content`, :func:`bound_result`, :func:`check_limit`): tool
   answers cut at ``max_tool_output_chars``.
 * Durations (:func:`as_seconds`, :func:`positive_seconds`): seconds, ``timedelta`` and the
@@ -33,9 +35,11 @@ from typing import Any, Generic, TypeVar
 
 from langchain_core.messages import ToolMessage
 from langchain_core.runnables import RunnableConfig
+from langgraph.config import get_config
 from langgraph.runtime import get_runtime
 from pydantic import BaseModel, SecretBytes, SecretStr
 
+from langchain_toolsearch._metrics import count
 from langchain_toolsearch._prompts import TOOL_OUTPUT_DROPPED, TOOL_OUTPUT_TRUNCATED
 from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.types import SourceFailure, SourceKind
@@ -364,6 +368,20 @@ def current_runtime() -> Any:
         return None
 
 
+def thread_note(first: bool) -> str:
+    """`` (first in thread T)`` / `` (in thread T)`` of the running graph's thread id, redacted.
+
+    ``""`` outside a run with a thread id.
+    """
+    try:
+        thread = (get_config().get("configurable") or {}).get("thread_id")
+    except RuntimeError:
+        return ""
+    if thread is None or thread == "":
+        return ""
+    return f" ({'first in' if first else 'in'} thread {redact(str(thread))[:80]})"
+
+
 def request_secrets(config: Mapping[str, Any] | None, context: Any = None) -> frozenset[str]:
     """Credential-like values of a request: never shown in a failure message.
 
@@ -459,7 +477,8 @@ class FailureLog:
         self._seen: _Recent[tuple[str, str, str], SourceFailure] = _Recent(size)
 
     def record(self, failure: SourceFailure) -> None:
-        """Count ``failure``; log it at WARNING if its cause is new, else at DEBUG."""
+        """Count ``failure``; log it at WARNING if its cause is new, else at DEBUG (its thread)."""
+        count("toolsearch.source.failures", kind=failure.kind, cause=failure.error or "-")
         key = (failure.source, failure.error, failure.message)
         now = time.time()
         new = self._seen.put(
@@ -471,12 +490,13 @@ class FailureLog:
         level = logging.WARNING if new else logging.DEBUG
         self._logger.log(
             level,
-            "tool search: %s %r failed%s: %s; %s",
+            "tool search: %s %r failed%s: %s; %s%s",
             _LABELS[failure.kind],
             failure.source,
             f" ({failure.error})" if failure.error else "",
             failure.message or "no message",
             "denying" if failure.kind == "filter" else "continuing without its tools",
+            thread_note(new),
         )
 
     def failed(
@@ -494,7 +514,7 @@ class FailureLog:
 
 
 class CauseLog:
-    """Logs a non-source failure's cause at WARNING once, at DEBUG after (thread-safe).
+    """Logs a non-source failure's cause at WARNING once, at DEBUG after, with its thread.
 
     Args:
         logger: Where to log.
@@ -511,7 +531,8 @@ class CauseLog:
         """Log ``exc``; return its cause (type name, redacted message)."""
         cause = describe(exc)
         new = self._seen.put(cause, lambda previous: None)
-        self._logger.log(logging.WARNING if new else logging.DEBUG, self._message, *cause)
+        level = logging.WARNING if new else logging.DEBUG
+        self._logger.log(level, self._message + "%s", *cause, thread_note(new))
         return cause
 
 

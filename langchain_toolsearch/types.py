@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from langchain_core.runnables import RunnableConfig
@@ -176,6 +176,10 @@ class StateStats:
         storage: The storage mode the figures describe.
         source_failures: The 64 most recent distinct failure causes, oldest first.
         auto_mode: With ``mode="auto"``, how its model steps decided, else ``None``.
+        counters: The process's counts of searches, loads, refused calls and failures
+            (every tool search and MCP pool of the process), keyed ``name`` or
+            ``name{attribute=value,...}``: ``{"toolsearch.call.refused{reason=not_loaded}":
+            2}``; the names are listed in docs/deploying.md. Not compared by ``==``.
     """
 
     thread_count: int
@@ -183,3 +187,4 @@ class StateStats:
     storage: str = "in-memory"
     source_failures: tuple[SourceFailure, ...] = ()
     auto_mode: AutoModeStats | None = None
+    counters: Mapping[str, int] = field(default_factory=dict, compare=False)

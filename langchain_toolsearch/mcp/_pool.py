@@ -42,6 +42,7 @@ from typing import Any, Literal
 import anyio
 
 from langchain_toolsearch._effects import on_bridge, on_bridge_loop, run_sync
+from langchain_toolsearch._metrics import count
 from langchain_toolsearch._support import CauseLog, describe, positive_seconds
 from langchain_toolsearch.errors import (
     MCPPoolClosedError,
@@ -147,7 +148,8 @@ class MCPFailures:
     """Logs MCP failures once per cause and counts them (thread-safe).
 
     Logged through `langchain_toolsearch._support.CauseLog` on the logger
-    ``langchain_toolsearch.mcp._pool``.
+    ``langchain_toolsearch.mcp._pool``; counted here (`PoolStats`) and in the process's
+    counters ``toolsearch.mcp.*`` by server and cause (`langchain_toolsearch._metrics`).
 
     Args:
         size: Most (what, server, tool) places remembered, each with 64 causes.
@@ -177,6 +179,7 @@ class MCPFailures:
             tool: The tool's own name (calls).
             log: ``False`` when the caller reports it itself.
         """
+        count(f"toolsearch.mcp.{_COUNTERS[kind]}", server=server, cause=type(_leaf(exc)).__name__)
         with self._lock:
             self._counts[_COUNTERS[kind]] += 1
             if not log:

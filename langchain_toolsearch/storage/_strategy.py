@@ -35,7 +35,8 @@ from langgraph.store.base import BaseStore
 
 from langchain_toolsearch import _prompts as P
 from langchain_toolsearch._effects import Effect, Logic, adrive, drive
-from langchain_toolsearch._support import describe
+from langchain_toolsearch._metrics import count
+from langchain_toolsearch._support import CauseLog, describe
 from langchain_toolsearch.errors import (
     StoreMissingError,
     ToolSearchConfigError,
@@ -101,14 +102,19 @@ def _effect(logic: Callable[[], Logic[T]]) -> Effect[T]:
     return Effect(lambda: drive(logic()), lambda: adrive(logic()))
 
 
-def _store_effect(effect: Effect[T]) -> Effect[T]:
-    """``effect`` with a failure raised as :class:`_LoadsStoreError` from its cause."""
+_STORE_FAILURES = CauseLog(logger, "tool search: the loaded-tool store failed (%s): %s")
+
+
+def _store_effect(effect: Effect[T], operation: str) -> Effect[T]:
+    """``effect`` with a failure logged, counted and raised as :class:`_LoadsStoreError`."""
 
     def logic() -> Logic[T]:
         try:
             value: T = yield effect
             return value
         except Exception as exc:
+            _STORE_FAILURES.failed(exc)
+            count("toolsearch.store.errors", operation=operation, cause=type(exc).__name__)
             raise _LoadsStoreError(
                 "the loaded-tool store failed: " + ": ".join(describe(exc))
             ) from exc
@@ -305,7 +311,8 @@ class ThreadStorage(Storage):
         if backend is None:
             return Effect.of([])
         get = Effect.method(backend, "get", thread_id)
-        return _store_effect(_effect(partial(self._reads.reading, config, backend, thread_id, get)))
+        reading = partial(self._reads.reading, config, backend, thread_id, get)
+        return _store_effect(_effect(reading), "get")
 
     def unstorable(
         self, thread_id: str | None, graph_store: BaseStore | None, state_ready: bool
@@ -352,7 +359,7 @@ class ThreadStorage(Storage):
                 yield add
             return {}
 
-        return _store_effect(_effect(logic))
+        return _store_effect(_effect(logic), "add")
 
     def origin(
         self, thread_id: str | None, graph_store: BaseStore | None, name: str

@@ -4,8 +4,9 @@ Real servers: ``pool_server.py`` over stdio (killed mid-call, killed while idle,
 hung) and over streamable HTTP (killed mid-call), and a stdio command that
 exits at once (a listing that fails). Each failure gives one WARNING on
 ``langchain_toolsearch.mcp._pool`` naming the server, the tool and what
-happened; the same cause again is logged at DEBUG only, and every failure is
-counted in ``pool.stats()``.
+happened (and the thread it first happened in); the same cause again is
+logged at DEBUG only, with its thread, and every failure is counted in
+``pool.stats()`` and in the process's counters by server and cause.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import pytest
 from langchain_core.messages import ToolMessage
 from langchain_mcp_adapters.client import MultiServerMCPClient
 
+from langchain_toolsearch._metrics import counts
 from langchain_toolsearch.mcp import MCPSessionPool, load_mcp_library
 from langchain_toolsearch_editor import HttpServer
 from langchain_toolsearch_editor._servers import connection_for
@@ -132,3 +134,27 @@ async def test_a_server_that_cannot_be_listed_is_logged_once_per_cause(
     ]
     assert len(lines) == 1, warnings_of(caplog)
     assert pool.stats().list_failures == 2
+
+
+async def test_call_failures_are_counted_by_server_and_cause_and_name_their_thread(
+    tmp_path: Path, pool: MCPSessionPool, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, LOGGER)
+    tools = await tools_of(pool, 1, slow=stdio(tmp_path / "starts.log"))
+    before = counts()
+    for thread in ("mcp-first", "mcp-second", "mcp-second"):
+        config: Any = {"configurable": {"thread_id": thread}}
+        message = await tools["slow_sleep"].ainvoke(call("slow_sleep", seconds=30), config)
+        assert message.status == "error"
+    moved = {k: v - before.get(k, 0) for k, v in counts().items() if v != before.get(k, 0)}
+    assert moved == {"toolsearch.mcp.call_failures{cause=TimeoutError,server=slow}": 3}
+    lines = [
+        (r.levelno, r.getMessage())
+        for r in caplog.records
+        if r.name == LOGGER and "(TimeoutError)" in r.getMessage()
+    ]
+    assert [(level, text.rsplit(" (", 1)[1]) for level, text in lines] == [
+        (logging.WARNING, "first in thread mcp-first)"),
+        (logging.DEBUG, "in thread mcp-second)"),
+        (logging.DEBUG, "in thread mcp-second)"),
+    ]

@@ -5,7 +5,7 @@ start --private``: its own data folder and port, so no other test's server is
 touched), a pooled ``PostgresStore`` with ``storage="store"``, a ``create_agent``
 graph. The server is stopped (``pg_ctl stop -m fast``) between the model step
 that calls ``search_tools`` and the tool step, and started again before the
-next model step.
+next model step. The failure is logged once, naming the thread, and counted.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from langchain_toolsearch import ToolSearchMiddleware
 from langchain_toolsearch import _prompts as P
+from langchain_toolsearch._metrics import counts
 from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel, Search
 from tests.support.paths import REPO_ROOT
 
@@ -134,6 +135,7 @@ def test_a_stopped_postgres_store_is_named_and_the_next_step_works(
 
         out = invoke("paris")
         assert out["messages"][-1].text == "1"
+        before = counts()
         with caplog.at_level(logging.WARNING, logger="langchain_toolsearch"):
             out = invoke("down")
         answer = [m for m in out["messages"] if m.type == "tool"][-1]
@@ -146,6 +148,11 @@ def test_a_stopped_postgres_store_is_named_and_the_next_step_works(
         failed = [line for line in logged if "search_tools failed" in line]
         assert len(failed) == 1, logged
         assert "(_LoadsStoreError): the loaded-tool store failed: PoolTimeout:" in failed[0]
+        assert failed[0].endswith("(first in thread outage)")
+        store_lines = [line for line in logged if "the loaded-tool store failed (" in line]
+        assert len(store_lines) == 1 and "(first in thread outage)" in store_lines[0]
+        moved = {k: v - before.get(k, 0) for k, v in counts().items() if v != before.get(k, 0)}
+        assert moved["toolsearch.store.errors{cause=PoolTimeout,operation=get}"] == 1
         assert "toolsearch:toolsearch@" not in "\n".join(logged)  # the DSN's password
         out = invoke("rome")  # server back
         assert [m.text for m in out["messages"] if m.type == "tool"][-1] == "sunny in Rome"

@@ -154,6 +154,6 @@ def test_a_loaded_tool_store_failure_names_its_cause_redacted() -> None:
         fail()
 
     with pytest.raises(_LoadsStoreError) as raised:
-        _store_effect(Effect(fail, afail)).run()
+        _store_effect(Effect(fail, afail), "get").run()
     assert "OSError" in str(raised.value) and "connect failed" in str(raised.value)
     assert "hunter2secret" not in str(raised.value)
