@@ -27,6 +27,7 @@ content term holds it (:func:`keeper`, the ``content_match`` stage). No
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -41,6 +42,7 @@ import numpy.typing as npt
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.search._analysis import (
     BatchTokenizer,
+    close_compounds,
     make_key,
     name_phrase,
     split_key,
@@ -56,10 +58,12 @@ from langchain_toolsearch.search._protocol import (
     searchable_names,
 )
 from langchain_toolsearch.search._stages import (
+    VALUE_TYPES,
     NameMatcher,
     SearchStages,
     SpellingFallback,
     is_weak,
+    name_words,
     spelling_fixes,
     value_terms,
     weak_terms,
@@ -95,7 +99,32 @@ def document_fields(doc: ToolDocument, memo: BatchTokenizer) -> tuple[list[str],
         else:
             pnames.extend(k for t, k in zip(pterms, keys, strict=True) if t not in first)
         ptexts.extend(memo.keys(ptext))
-    return names, memo.keys(doc.description), pnames, ptexts
+    description = memo.keys(doc.description)
+    if takes_url(doc):  # a URL in a query is evidence for it (memo's list is shared: a copy)
+        description = [*description, URL_TERM]
+    return names, description, pnames, ptexts
+
+
+URL_TERM = "\x01url"
+"""The term indexed for each tool taking a URL (:func:`takes_url`); no query word gives it."""
+_URL_NAMES = frozenset(
+    ["url", "urls", "uri", "uris", "link", "links", "href", "website", "websites", "domain"]
+)
+_URL_TEXT = re.compile(r"\bur[li]s?\b|\bweb address", re.IGNORECASE)
+_URL = dict(VALUE_TYPES)["url"]
+
+
+def takes_url(doc: ToolDocument) -> bool:
+    """Whether a parameter is named (``page_url``, ``href``) or described as a URL.
+
+    A tool without parameters (a catalog entry) takes one if its description says URL.
+    """
+    if not doc.parameters:
+        return _URL_TEXT.search(doc.description) is not None
+    return any(
+        not _URL_NAMES.isdisjoint(name_words(name)) or _URL_TEXT.search(text)
+        for name, text in doc.parameters
+    )
 
 
 def idf(df: int, n_docs: int) -> float:
@@ -163,7 +192,8 @@ class Postings:
             vocab, tok_term, extra, forms = _split_keys(vocab, tok_term)
             n_terms = len(vocab) + len(forms)
         # BM25F: each field's length is normalised against that field's average length
-        field_lens = seg_lens.reshape(-1, 4).astype(np.float64)
+        url = vocab.get(URL_TERM)  # the URL evidence is no word of the text: no length
+        field_lens = _lengths(seg_lens, tok_term, url).reshape(-1, 4).astype(np.float64)
         average = field_lens.mean(0) if n_docs else np.ones(4)
         average[average == 0] = 1.0
         field_norm = (1.0 - b + b * field_lens / average).ravel()
@@ -264,6 +294,14 @@ class Postings:
     def _lists(self) -> tuple[list[float], list[int]]:
         """:attr:`idf` and :attr:`indptr` as lists (a query reads a few items of each)."""
         return self.idf.tolist(), self.indptr.tolist()
+
+
+def _lengths(seg_lens: _IntArray, tok_term: _IntArray, term: int | None) -> _IntArray:
+    """Terms per (document, field) less the tokens of ``term`` (``None``: none)."""
+    if term is None:
+        return seg_lens
+    segment = np.repeat(np.arange(seg_lens.size), seg_lens)
+    return seg_lens - np.bincount(segment[tok_term == term], minlength=seg_lens.size)
 
 
 def _split_keys(
@@ -418,7 +456,7 @@ def content_filter(
         return None
     tw = term_weights or [1.0] * len(terms)
     known = any(not f and t in vocab for t, f in zip(terms, weak, strict=True))
-    flags = [*weak, *[known] * len(typed)]
+    flags = [*weak, *(known and t != URL_TERM for t in typed)]  # a URL is content
     pairs = [(vocab.get(t, -1), w, f) for t, w, f in zip([*terms, *typed], tw, flags, strict=True)]
     bound = sum(float(max_part[i]) * w for i, w, f in pairs if f and i >= 0)
     if bound <= 0.0:
@@ -591,6 +629,9 @@ class BM25ToolIndex:
     def _scores(self, query: str) -> tuple[_FloatArray, _FloatArray, ContentFilter | None]:
         """:meth:`scores` before the clip to 1, and the ``content_match`` filter or ``None``."""
         stages = self.stages
+        asked = query
+        if stages.spelling:  # a compound as the library writes it ("sign off": "signoff")
+            query = close_compounds(query, self._known_compound)
         if self._forms:  # exact_forms: the words as written too, from the same pass
             every, every_written = tokenize_forms(query)
         else:
@@ -602,13 +643,16 @@ class BM25ToolIndex:
             hits = np.flatnonzero(raw > 0)[:_MAX_STOPWORD_HITS]
             cover = np.asarray(self._names.coverage(hits.tolist(), every))
             score[hits] = np.where(cover >= 0.5, cover * _STOPWORD_ONLY, 0.0)
-            return self._named(query, every, score), raw, None
+            return self._named(asked, every, score), raw, None
         typed: list[str] = []
+        values: set[str] = set()
         if stages.values and terms:  # a typed value adds its type's parameter word
             typed = [t for t in value_terms(query, self._term, terms) if t in self._postings.vocab]
-        tw = weights(terms, stages)
+            values = self._url_words(query, typed)
+        tw = weights(terms, stages, values)
         if typed:
-            tw = (tw or [1.0] * len(terms)) + [stages.value_type_weight] * len(typed)
+            typed_weights = [1.0 if t == URL_TERM else stages.value_type_weight for t in typed]
+            tw = (tw or [1.0] * len(terms)) + typed_weights  # a URL stands for its words
         forms = self._written_forms(every_written) if self._forms and terms else []
         raw, weighted, best = self._postings.score([*terms, *typed], tw, len(terms), forms)
         content = content_filter(terms, typed, tw, stages, self._postings)
@@ -634,7 +678,23 @@ class BM25ToolIndex:
             np.minimum(score, _EXACT_FLOOR * 0.99, out=score)  # below exact names
         if content is not None and best > 0:  # the bound, normalised like the scores
             content = ContentFilter(content.ranges, content.bound * _EXACT_FLOOR / best)
-        return self._named(query, every, score), raw, content
+        return self._named(asked, every, score), raw, content
+
+    def _known_compound(self, closed: str) -> bool:
+        """Whether the library writes a compound closed (``signoff``): no weak word."""
+        return self._term(closed) in self._postings.vocab and not is_weak(closed)
+
+    def _url_words(self, query: str, typed: list[str]) -> set[str]:
+        """The terms only of the query's URLs (weighted as values); a URL adds :data:`URL_TERM`."""
+        runs = query.split()
+        urls = [run for run in runs if _URL.search(run)]  # "go to x.com": x.com
+        if not urls:
+            return set()
+        if URL_TERM in self._postings.vocab:
+            typed.append(URL_TERM)
+        rest, stemmed = [run for run in runs if run not in urls], self.stages.stemming
+        words = tokenize(" ".join(urls), stemmed=stemmed)
+        return set(words).difference(tokenize(" ".join(rest), stemmed=stemmed))
 
     def _written_forms(self, every_written: list[str]) -> list[tuple[str, float]]:
         """The ``exact_forms`` stage: written words whose stem has several forms, weighted."""
@@ -666,8 +726,10 @@ class BM25ToolIndex:
         fixes = spelling_fixes(self._spelling, self._postings.vocab, query, terms, found)
         if not fixes:
             return None
-        _, extra, _ = self._postings.score(fixes, [self.stages.spelling_weight] * len(fixes), 0)
-        return weighted + extra, fixes
+        share = self.stages.spelling_weight
+        tw = [1.0 if full else share for full in fixes.values()]
+        _, extra, _ = self._postings.score(list(fixes), tw, 0)
+        return weighted + extra, list(fixes)
 
     def _named(self, query: str, every: list[str], score: _FloatArray) -> _FloatArray:
         """``score`` with name matches lifted: words ending a name, exact and literal names."""
