@@ -611,9 +611,10 @@ class BM25ToolIndex:
         """The distinct terms a query is scored on, in order.
 
         A stopword counts only beside its neighbour in a tool name (``get me`` for
-        ``github_get_me``); none do in a stopword-only query.
+        ``github_get_me``); none do in a stopword-only query. With ``spelling``, a
+        compound the library writes closed is read closed (``sign off``: ``signoff``).
         """
-        every = tokenize(query, keep_stopwords=True, stemmed=self.stages.stemming)
+        every = tokenize(self._closed(query), keep_stopwords=True, stemmed=self.stages.stemming)
         return self._names.content_terms(every)
 
     def scores(self, query: str) -> tuple[_FloatArray, _FloatArray]:
@@ -629,9 +630,7 @@ class BM25ToolIndex:
     def _scores(self, query: str) -> tuple[_FloatArray, _FloatArray, ContentFilter | None]:
         """:meth:`scores` before the clip to 1, and the ``content_match`` filter or ``None``."""
         stages = self.stages
-        asked = query
-        if stages.spelling:  # a compound as the library writes it ("sign off": "signoff")
-            query = close_compounds(query, self._known_compound)
+        asked, query = query, self._closed(query)
         if self._forms:  # exact_forms: the words as written too, from the same pass
             every, every_written = tokenize_forms(query)
         else:
@@ -680,9 +679,12 @@ class BM25ToolIndex:
             content = ContentFilter(content.ranges, content.bound * _EXACT_FLOOR / best)
         return self._named(asked, every, score), raw, content
 
-    def _known_compound(self, closed: str) -> bool:
-        """Whether the library writes a compound closed (``signoff``): no weak word."""
-        return self._term(closed) in self._postings.vocab and not is_weak(closed)
+    def _closed(self, query: str) -> str:
+        """``query`` with compounds as the library writes them closed (``spelling`` stage)."""
+        if not self.stages.spelling:
+            return query
+        vocab = self._postings.vocab  # a compound of no weak word: "signoff", not "forme"
+        return close_compounds(query, lambda w: self._term(w) in vocab and not is_weak(w))
 
     def _url_words(self, query: str, typed: list[str]) -> set[str]:
         """The terms only of the query's URLs (weighted as values); a URL adds :data:`URL_TERM`."""
