@@ -112,6 +112,7 @@ _URL_NAMES = frozenset(
 )
 _URL_TEXT = re.compile(r"\bur[li]s?\b|\bweb address", re.IGNORECASE)
 _URL = dict(VALUE_TYPES)["url"]
+_URL_HINTS = ("url", "uri", "link", "href", "website", "domain", "web address")
 
 
 def takes_url(doc: ToolDocument) -> bool:
@@ -119,11 +120,13 @@ def takes_url(doc: ToolDocument) -> bool:
 
     A tool without parameters (a catalog entry) takes one if its description says URL.
     """
-    if not doc.parameters:
-        return _URL_TEXT.search(doc.description) is not None
-    return any(
-        not _URL_NAMES.isdisjoint(name_words(name)) or _URL_TEXT.search(text)
-        for name, text in doc.parameters
+    names = [name for name, _ in doc.parameters]
+    texts = [text for _, text in doc.parameters] if names else [doc.description]
+    said = " ".join((*names, *texts)).lower()
+    if not any(hint in said for hint in _URL_HINTS):  # most tools: no regex, no split
+        return False
+    return any(not _URL_NAMES.isdisjoint(name_words(name)) for name in names) or any(
+        _URL_TEXT.search(text) for text in texts
     )
 
 
