@@ -101,21 +101,6 @@ def test_a_word_corrected_by_one_edit_weighs_as_much_as_the_word_it_replaces(
     assert scores[verb_tool[0]] == scores[object_tool[0]], scores
 
 
-@pytest.mark.parametrize(
-    ("library", "query", "expected"),
-    [
-        ("github", "seacrh pull requests by author", "search_pull_requests"),
-        ("github", "serach pull requests by author", "search_pull_requests"),
-        ("toolsdk", "which ablums of this artist are missing in lidarr", "lidarr_get_albums"),
-    ],
-)
-def test_a_corrected_typo_finds_its_tool_in_a_real_library(
-    library: str, query: str, expected: str
-) -> None:
-    _, index = _real_index(library)
-    assert top_names(index, query)[0] == expected, top_names(index, query)
-
-
 # -- a URL or domain is evidence for the tools that take a URL -------------------------------
 
 
@@ -162,22 +147,25 @@ def _url_params(index: BM25ToolIndex, name: str) -> list[str]:
     return [p for p, _ in doc.parameters if "url" in p.lower()]
 
 
+_BROWSER_OPEN = ("browser_open", "Open in the browser.", "Page to open")
+
+
 @pytest.mark.parametrize(
     ("library", "query", "expected"),
     [
-        ("toolsdk", "go to google.com", "browserbase_stagehand_navigate"),
+        ("github", "seacrh pull requests by author", "search_pull_requests"),  # a typo
+        ("github", "serach pull requests by author", "search_pull_requests"),
+        ("toolsdk", "which ablums of this artist are missing in lidarr", "lidarr_get_albums"),
+        ("toolsdk", "go to google.com", "browserbase_stagehand_navigate"),  # a URL
         ("toolsdk", "read https://finance.yahoo.com/quote/AAPL", "read_url"),
         ("toolsdk", "fetch weather.com", "fetch_url"),
         ("github", "go to github.com/langchain-ai", "browser_open"),
     ],
 )
-def test_a_url_finds_the_url_tool_in_a_real_library(
+def test_a_typo_or_a_url_finds_its_tool_in_a_real_library(
     library: str, query: str, expected: str
 ) -> None:
-    extra = (
-        [("browser_open", "Open in the browser.", "Page to open")] if library == "github" else []
-    )
-    _, index = _real_index(library, *extra)
+    _, index = _real_index(library, *([_BROWSER_OPEN] if expected == "browser_open" else []))
     assert top_names(index, query)[0] == expected, top_names(index, query)
 
 
