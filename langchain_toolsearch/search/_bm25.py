@@ -9,7 +9,8 @@ never counts a word of the tool's own name again. :class:`Postings` holds
 each (term, tool) pair's finished ``idf * tf-part`` in compressed-sparse-row
 form, summed with one ``numpy.bincount`` per query. Words as written
 (``exact_forms``) get postings of their own where their stem has several
-written forms.
+written forms. A tool taking a URL (:func:`takes_url`) holds one more term,
+:data:`URL_TERM`, that a URL in the query scores and no field length counts.
 
 Scores in ``[0, 1]``: BM25 over the best the query's terms could reach
 (unseen terms count), exact names in ``[0.9, 1]``, the literal name 1.0; a
