@@ -110,10 +110,13 @@ def tool_parameters(tool: BaseTool) -> tuple[tuple[str, str], ...]:
 _MAX_NESTING = 3
 _MAPPING = (dict, Mapping)  # dict first: the ABC check alone is slow
 _MAX_ENUM_VALUES = 50
+_URL_FORMATS = frozenset({"uri", "url", "iri", "uri-reference", "iri-reference"})
 
 
 def schema_parameters(schema: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
     """A JSON schema object's parameters as ``(name, description + enum values)`` for search.
+
+    A parameter of ``format: uri`` (or ``url``, ``iri``, their ``-reference``) adds ``URL``.
 
     Enum values (first 50) come also from array items, ``anyOf``/``oneOf`` members and
     local ``$ref`` targets; nested objects' properties follow their parent, 3 levels deep.
@@ -164,6 +167,8 @@ def schema_parameters(schema: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
             if values:
                 values = list(dict.fromkeys(values))[:_MAX_ENUM_VALUES]
                 desc = f"{desc} {' '.join(values)}".strip()
+            if any(str(v.get("format")) in _URL_FORMATS for v in forms):  # a URL: search says so
+                desc = f"{desc} URL".strip()
             out.append((str(pname), desc))
             if depth < _MAX_NESTING:
                 for variant in forms:

@@ -194,11 +194,41 @@ The third is aligned with the first; it is the first itself when no written form
 """
 
 
+PARTICLES: tuple[str, ...] = ("up", "off", "out", "down", "over", "back", "in", "on")
+"""Second words of compounds written closed, hyphenated or apart (``setup``, ``sign-off``)."""
+
+
+def _compound(parts: list[str]) -> bool:
+    """Whether two hyphen parts are one word: a part of at most 2 letters, or a particle."""
+    return min(map(len, parts)) <= 2 or parts[1].lower() in PARTICLES
+
+
 def _joined_hyphen(chunk: str, parts: list[str]) -> str | None:
-    """``email`` of ``e-mail``: two hyphen parts, one of at most 2 letters, run together."""
-    if len(parts) == 2 and min(map(len, parts)) <= 2 and _HYPHENATED.fullmatch(chunk):
+    """``email`` of ``e-mail``, ``signoff`` of ``sign-off``: a compound's parts run together."""
+    if len(parts) == 2 and _compound(parts) and _HYPHENATED.fullmatch(chunk):
         return (parts[0] + parts[1]).lower()
     return None
+
+
+_HYPHEN_PAIR = re.compile(r"(?<![\w\-./:])([^\W\d_]+)-([^\W\d_]+)(?![\w\-]|[./:]\w)")
+_SPACED_PAIR = re.compile(rf"(?<![\w\-./:])([^\W\d_]+) +({'|'.join(PARTICLES)})\b", re.I)
+
+
+def close_compounds(text: str, known: Callable[[str], bool] | None = None) -> str:
+    """``text`` with hyphenated compounds closed (``send e-mail`` -> ``send email``).
+
+    With ``known``: only where ``known(closed form)``, and a word and particle too
+    (``sign off`` -> ``signoff``): a query as the library writes it.
+    """
+
+    def closed(m: re.Match[str]) -> str:
+        joined = m[1] + m[2]
+        hyphen = m[0][len(m[1])] == "-"
+        fits = _compound([m[1], m[2]]) if hyphen else True
+        return joined if fits and (known is None or known(joined.lower())) else m[0]
+
+    text = _HYPHEN_PAIR.sub(closed, text)
+    return text if known is None else _SPACED_PAIR.sub(closed, text)
 
 
 def _snake_terms(chunk: str, word: WordFn, plain: WordFn | None) -> Analysed:

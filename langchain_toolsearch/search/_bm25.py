@@ -9,7 +9,8 @@ never counts a word of the tool's own name again. :class:`Postings` holds
 each (term, tool) pair's finished ``idf * tf-part`` in compressed-sparse-row
 form, summed with one ``numpy.bincount`` per query. Words as written
 (``exact_forms``) get postings of their own where their stem has several
-written forms.
+written forms. A tool taking a URL (:func:`takes_url`) holds one more term,
+:data:`URL_TERM`, that a URL in the query scores and no field length counts.
 
 Scores in ``[0, 1]``: BM25 over the best the query's terms could reach
 (unseen terms count), exact names in ``[0.9, 1]``, the literal name 1.0; a
@@ -27,6 +28,7 @@ content term holds it (:func:`keeper`, the ``content_match`` stage). No
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -41,6 +43,7 @@ import numpy.typing as npt
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.search._analysis import (
     BatchTokenizer,
+    close_compounds,
     make_key,
     name_phrase,
     split_key,
@@ -56,10 +59,12 @@ from langchain_toolsearch.search._protocol import (
     searchable_names,
 )
 from langchain_toolsearch.search._stages import (
+    VALUE_TYPES,
     NameMatcher,
     SearchStages,
     SpellingFallback,
     is_weak,
+    name_words,
     spelling_fixes,
     value_terms,
     weak_terms,
@@ -95,7 +100,35 @@ def document_fields(doc: ToolDocument, memo: BatchTokenizer) -> tuple[list[str],
         else:
             pnames.extend(k for t, k in zip(pterms, keys, strict=True) if t not in first)
         ptexts.extend(memo.keys(ptext))
-    return names, memo.keys(doc.description), pnames, ptexts
+    description = memo.keys(doc.description)
+    if takes_url(doc):  # a URL in a query is evidence for it (memo's list is shared: a copy)
+        description = [*description, URL_TERM]
+    return names, description, pnames, ptexts
+
+
+URL_TERM = "\x01url"
+"""The term indexed for each tool taking a URL (:func:`takes_url`); no query word gives it."""
+_URL_NAMES = frozenset(
+    ["url", "urls", "uri", "uris", "link", "links", "href", "website", "websites", "domain"]
+)
+_URL_TEXT = re.compile(r"\bur[li]s?\b|\bweb address", re.IGNORECASE)
+_URL = dict(VALUE_TYPES)["url"]
+_URL_HINTS = ("url", "uri", "link", "href", "website", "domain", "web address")
+
+
+def takes_url(doc: ToolDocument) -> bool:
+    """Whether a parameter is named (``page_url``, ``href``) or described as a URL.
+
+    A tool without parameters (a catalog entry) takes one if its description says URL.
+    """
+    names = [name for name, _ in doc.parameters]
+    texts = [text for _, text in doc.parameters] if names else [doc.description]
+    said = " ".join((*names, *texts)).lower()
+    if not any(hint in said for hint in _URL_HINTS):  # most tools: no regex, no split
+        return False
+    return any(not _URL_NAMES.isdisjoint(name_words(name)) for name in names) or any(
+        _URL_TEXT.search(text) for text in texts
+    )
 
 
 def idf(df: int, n_docs: int) -> float:
@@ -163,7 +196,8 @@ class Postings:
             vocab, tok_term, extra, forms = _split_keys(vocab, tok_term)
             n_terms = len(vocab) + len(forms)
         # BM25F: each field's length is normalised against that field's average length
-        field_lens = seg_lens.reshape(-1, 4).astype(np.float64)
+        url = vocab.get(URL_TERM)  # the URL evidence is no word of the text: no length
+        field_lens = _lengths(seg_lens, tok_term, url).reshape(-1, 4).astype(np.float64)
         average = field_lens.mean(0) if n_docs else np.ones(4)
         average[average == 0] = 1.0
         field_norm = (1.0 - b + b * field_lens / average).ravel()
@@ -264,6 +298,14 @@ class Postings:
     def _lists(self) -> tuple[list[float], list[int]]:
         """:attr:`idf` and :attr:`indptr` as lists (a query reads a few items of each)."""
         return self.idf.tolist(), self.indptr.tolist()
+
+
+def _lengths(seg_lens: _IntArray, tok_term: _IntArray, term: int | None) -> _IntArray:
+    """Terms per (document, field) less the tokens of ``term`` (``None``: none)."""
+    if term is None:
+        return seg_lens
+    segment = np.repeat(np.arange(seg_lens.size), seg_lens)
+    return seg_lens - np.bincount(segment[tok_term == term], minlength=seg_lens.size)
 
 
 def _split_keys(
@@ -418,7 +460,7 @@ def content_filter(
         return None
     tw = term_weights or [1.0] * len(terms)
     known = any(not f and t in vocab for t, f in zip(terms, weak, strict=True))
-    flags = [*weak, *[known] * len(typed)]
+    flags = [*weak, *(known and t != URL_TERM for t in typed)]  # a URL is content
     pairs = [(vocab.get(t, -1), w, f) for t, w, f in zip([*terms, *typed], tw, flags, strict=True)]
     bound = sum(float(max_part[i]) * w for i, w, f in pairs if f and i >= 0)
     if bound <= 0.0:
@@ -573,9 +615,10 @@ class BM25ToolIndex:
         """The distinct terms a query is scored on, in order.
 
         A stopword counts only beside its neighbour in a tool name (``get me`` for
-        ``github_get_me``); none do in a stopword-only query.
+        ``github_get_me``); none do in a stopword-only query. With ``spelling``, a
+        compound the library writes closed is read closed (``sign off``: ``signoff``).
         """
-        every = tokenize(query, keep_stopwords=True, stemmed=self.stages.stemming)
+        every = tokenize(self._closed(query), keep_stopwords=True, stemmed=self.stages.stemming)
         return self._names.content_terms(every)
 
     def scores(self, query: str) -> tuple[_FloatArray, _FloatArray]:
@@ -591,6 +634,7 @@ class BM25ToolIndex:
     def _scores(self, query: str) -> tuple[_FloatArray, _FloatArray, ContentFilter | None]:
         """:meth:`scores` before the clip to 1, and the ``content_match`` filter or ``None``."""
         stages = self.stages
+        asked, query = query, self._closed(query)
         if self._forms:  # exact_forms: the words as written too, from the same pass
             every, every_written = tokenize_forms(query)
         else:
@@ -602,13 +646,16 @@ class BM25ToolIndex:
             hits = np.flatnonzero(raw > 0)[:_MAX_STOPWORD_HITS]
             cover = np.asarray(self._names.coverage(hits.tolist(), every))
             score[hits] = np.where(cover >= 0.5, cover * _STOPWORD_ONLY, 0.0)
-            return self._named(query, every, score), raw, None
+            return self._named(asked, every, score), raw, None
         typed: list[str] = []
+        values: set[str] = set()
         if stages.values and terms:  # a typed value adds its type's parameter word
             typed = [t for t in value_terms(query, self._term, terms) if t in self._postings.vocab]
-        tw = weights(terms, stages)
+            values = self._url_words(query, typed)
+        tw = weights(terms, stages, values)
         if typed:
-            tw = (tw or [1.0] * len(terms)) + [stages.value_type_weight] * len(typed)
+            typed_weights = [1.0 if t == URL_TERM else stages.value_type_weight for t in typed]
+            tw = (tw or [1.0] * len(terms)) + typed_weights  # a URL stands for its words
         forms = self._written_forms(every_written) if self._forms and terms else []
         raw, weighted, best = self._postings.score([*terms, *typed], tw, len(terms), forms)
         content = content_filter(terms, typed, tw, stages, self._postings)
@@ -634,7 +681,26 @@ class BM25ToolIndex:
             np.minimum(score, _EXACT_FLOOR * 0.99, out=score)  # below exact names
         if content is not None and best > 0:  # the bound, normalised like the scores
             content = ContentFilter(content.ranges, content.bound * _EXACT_FLOOR / best)
-        return self._named(query, every, score), raw, content
+        return self._named(asked, every, score), raw, content
+
+    def _closed(self, query: str) -> str:
+        """``query`` with compounds as the library writes them closed (``spelling`` stage)."""
+        if not self.stages.spelling:
+            return query
+        vocab = self._postings.vocab  # a compound of no weak word: "signoff", not "forme"
+        return close_compounds(query, lambda w: self._term(w) in vocab and not is_weak(w))
+
+    def _url_words(self, query: str, typed: list[str]) -> set[str]:
+        """The terms only of the query's URLs (weighted as values); a URL adds :data:`URL_TERM`."""
+        runs = query.split()
+        urls = [run for run in runs if _URL.search(run)]  # "go to x.com": x.com
+        if not urls:
+            return set()
+        if URL_TERM in self._postings.vocab:
+            typed.append(URL_TERM)
+        rest, stemmed = [run for run in runs if run not in urls], self.stages.stemming
+        words = tokenize(" ".join(urls), stemmed=stemmed)
+        return set(words).difference(tokenize(" ".join(rest), stemmed=stemmed))
 
     def _written_forms(self, every_written: list[str]) -> list[tuple[str, float]]:
         """The ``exact_forms`` stage: written words whose stem has several forms, weighted."""
@@ -666,8 +732,10 @@ class BM25ToolIndex:
         fixes = spelling_fixes(self._spelling, self._postings.vocab, query, terms, found)
         if not fixes:
             return None
-        _, extra, _ = self._postings.score(fixes, [self.stages.spelling_weight] * len(fixes), 0)
-        return weighted + extra, fixes
+        share = self.stages.spelling_weight
+        tw = [1.0 if full else share for full in fixes.values()]
+        _, extra, _ = self._postings.score(list(fixes), tw, 0)
+        return weighted + extra, list(fixes)
 
     def _named(self, query: str, every: list[str], score: _FloatArray) -> _FloatArray:
         """``score`` with name matches lifted: words ending a name, exact and literal names."""

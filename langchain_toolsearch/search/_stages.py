@@ -6,7 +6,8 @@
 * ``request_words``: request framing (``could``, ``help``) counts ``request_weight``
   (Bendersky & Croft 2008).
 * ``values``: numbers, day and month words count ``number_weight``; a typed value
-  adds its parameter word at ``value_type_weight`` (:func:`value_terms`).
+  adds its parameter word at ``value_type_weight`` (:func:`value_terms`); a URL
+  or domain counts in full for the tools taking a URL, its words as numbers.
 * ``content_match``: with a content word in the query, weak words (request, date,
   function words) never make a hit alone (:func:`weak_terms`).
 * ``name_words``: the words ending a tool's name close ``name_words_lift`` of the
@@ -25,8 +26,12 @@ distance within ``Fuzziness.AUTO`` (1 edit for 3-5 letters, 2 above; ties to
 the closer whole word, more tools, then alphabetically). Bounded: ASCII words
 of 3 to 24 letters, 4 words a query, :data:`MAX_CANDIDATES` distances a word,
 bigrams of over :data:`MAX_POSTINGS` terms skipped; tables built on first use.
-The fixes count (:func:`spelling_fixes`) always for a word and particle the
-library writes as one (``set up``: ``setup``); all of them for a query of at
+With the stage on, a word and particle the library writes as one are read
+closed (``set up``, ``set-up``: ``setup``; :func:`close_compounds`). The fixes
+(:func:`spelling_fixes`) count always for a closed word the library writes
+apart (``signoff``: ``sign``, ``off``; in full) and for a join of a word and a
+weak word; a one-edit fix keeping the first letter (``clikc``: ``click``)
+counts in full, the others ``spelling_weight``. All of them count for a query of at
 most :data:`SHORT_NEED` content words whose first is unknown (``clikc on the
 link``), or when a query with an unknown word finds nothing.
 
@@ -45,7 +50,7 @@ import re
 import threading
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from functools import partial
 from itertools import islice, pairwise
@@ -59,9 +64,11 @@ from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.search._analysis import (
     DATE_WORDS,
     FUNCTION_WORDS,
+    PARTICLES,
     REQUEST_WORDS,
     STOPWORDS,
     BatchTokenizer,
+    close_compounds,
     stem,
     tokenize,
 )
@@ -97,7 +104,8 @@ class SearchStages:
     name_words_lift: float = 0.5
     """Share of the gap to the exact-name floor closed for a name said word for word."""
     spelling_weight: float = 0.7
-    """A corrected, split or joined word (a correct word always outweighs it)."""
+    """A split, joined or two-edit word (a correct word always outweighs it); a one-edit
+    typo's fix and a compound's other form (``setup`` of ``set up``) count in full."""
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -145,10 +153,13 @@ _WEAK_TERMS = (
 )
 
 
-def weights(terms: Sequence[str], stages: SearchStages) -> list[float] | None:
+def weights(
+    terms: Sequence[str], stages: SearchStages, values: Collection[str] = ()
+) -> list[float] | None:
     """Each query term's weight (terms stemmed with ``stemming`` on); ``None`` when all are 1.
 
     ``["multipli", "443"]`` -> ``[1.0, 0.2]``; ``["help", "weather"]`` -> ``[0.25, 1.0]``.
+    ``values``: terms only of a value (a URL's words), weighted as numbers.
     """
     form = 0 if stages.stemming else 1
     dates = _DATE_TERMS[form] if stages.values else frozenset()
@@ -156,7 +167,7 @@ def weights(terms: Sequence[str], stages: SearchStages) -> list[float] | None:
     number = stages.number_weight if stages.values else 1.0
     out = [
         number
-        if (number != 1.0 and t.isdigit()) or t in dates
+        if (number != 1.0 and (t.isdigit() or t in values)) or t in dates
         else stages.request_weight
         if t in requests
         else 1.0
@@ -585,6 +596,17 @@ class SpellingFallback:
         joined = (self._analyse(a + b) for a, b in itertools.pairwise(words) if _word(a + b))
         return [term for term in joined if term in self._vocab]
 
+    def unjoined(self, word: str) -> list[str]:
+        """An unknown word's head and particle the library writes apart (``signoff``), or ``[]``."""
+        if self._analyse(word) in self._vocab:
+            return []
+        for particle in PARTICLES[:6]:  # not "in", "on": "lesson" is no "less on"
+            lead = word[: -len(particle)]  # a content word: "without" is no "with out"
+            head, stop = self._analyse(lead), is_weak(lead) or lead in STOPWORDS
+            if word.endswith(particle) and _word(head) and head in self._vocab and not stop:
+                return [t for t in (head, self._analyse(particle)) if t in self._vocab]
+        return []
+
     def fixes(self, words: Sequence[str]) -> list[str]:
         """Distinct library terms for the unknown of ``words`` (lowercase, no stopwords; 4 tried).
 
@@ -665,15 +687,21 @@ def _ascii_words(query: str, *, keep_stopwords: bool) -> list[str]:
     return [w for w in words if w.isascii() and w.isalpha()]
 
 
+def _slip(term: str, fix: str) -> bool:
+    """Whether ``fix`` is one edit from ``term``, the first letter kept (a typo rarely hits it)."""
+    return term[:1] == fix[:1] and distance(term, fix, 1) <= 1
+
+
 def spelling_fixes(
     spelling: SpellingFallback,
     vocab: dict[str, int],
     query: str,
     terms: Sequence[str],
     found: Callable[[], bool],
-) -> list[str]:
-    """The distinct library terms the ``spelling`` stage adds to ``query``, none of ``terms``.
+) -> dict[str, bool]:
+    """The library terms the ``spelling`` stage adds to ``query`` (none of ``terms``).
 
+    Each with whether it counts in full (:attr:`SearchStages.spelling_weight`).
     ``terms`` are its content terms as the index analysed them; ``found()``
     says whether it has a hit already (called only when needed).
     """
@@ -686,13 +714,18 @@ def spelling_fixes(
         for term in spelling.joins((a, b))
         if not weak(term)
     ]
-    if any(t not in vocab for t in terms):
+    out = dict.fromkeys(found_terms, False)
+    apart = (t for w in every for t in spelling.unjoined(w))  # "signoff": sign, off
+    out.update(dict.fromkeys(apart, True))  # a compound's other form stands for it in full
+    unknown = [t for t in terms if t not in vocab]
+    if unknown:
         # a request or function word is no misspelling ("let" is not "get")
         words = [w for w in _ascii_words(query, keep_stopwords=False) if not weak(w)]
         lead_unknown = bool(terms) and terms[0] not in vocab and len(words) <= SHORT_NEED
         if lead_unknown or not found():
-            found_terms.extend(spelling.fixes(words))
-    return [t for t in dict.fromkeys(found_terms) if t not in terms]
+            for fix in spelling.fixes(words):  # a one-edit typo's fix counts in full
+                out.setdefault(fix, any(_slip(t, fix) for t in unknown))
+    return {t: full for t, full in out.items() if t not in terms}
 
 
 _MAX_ENDINGS = 5_000  # names sharing the query's last word checked
@@ -807,14 +840,23 @@ class NameMatcher:
         return found
 
     def exact_docs(self, query: str) -> list[int]:
-        """Docs named by the whole query, by an identifier in it, or by a word of a short query."""
+        """Docs named by the query or an identifier in it, punctuation aside, unless named exactly.
+
+        ``weather.get`` names ``weather.get`` where a tool is so named, else ``weather_get``.
+        """
         if not self._name_keys:
             return []
-        chunks = [c for c in _QUERY_CHUNKS.split(query) if c]
-        keys = [name_key(query)]
-        keys.extend(name_key(c) for c in chunks if _IDENTIFIER.search(c))
+        named = self._literal_names
         hits: dict[int, None] = {}
-        for key in dict.fromkeys(keys):
+        keys: list[str] = []
+        chunks = [c for c in _QUERY_CHUNKS.split(query) if c and _IDENTIFIER.search(c)]
+        for text in (query, close_compounds(query), *chunks):
+            exact = named.get(literal(text))
+            if exact:  # the name as written: not its punctuation twins
+                hits.update(dict.fromkeys(exact))
+            else:
+                keys.append(text)
+        for key in dict.fromkeys(map(name_key, keys)):
             found = self._name_keys.get(key)
             if found:
                 hits.update(dict.fromkeys(found))

@@ -84,9 +84,9 @@ GOLDEN: dict[str, list[tuple[str, float]]] = {
         ("get_weather_forecast", 0.67902),
         ("weather_alerts", 0.361352),
     ],
-    "get_weather": [
+    "get_weather": [  # named as written: its punctuation twin "get-weather" is no exact name
         ("get_weather", 1.0),
-        ("get-weather", 0.988262),
+        ("get-weather", 0.795157),
         ("GetWeather", 0.6445),
         ("get_weather_forecast", 0.373497),
         ("weather_alerts", 0.198763),
@@ -114,9 +114,9 @@ GOLDEN: dict[str, list[tuple[str, float]]] = {
     ],
     "get_weather or get_forecast": [
         ("get_forecast", 0.949118),
-        ("get-weather", 0.938061),
         ("get_weather", 0.938012),
         ("get_weather_forecast", 0.343381),
+        ("get-weather", 0.342891),
         ("GetWeather", 0.193223),
     ],
     "compare get_weather_forecast and weather_alerts": [

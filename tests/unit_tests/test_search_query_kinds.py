@@ -1,0 +1,277 @@
+"""Kinds of query the search meets in general: typos, URLs, names written exactly, compounds.
+
+Each kind on small hand-built libraries and on real ones from the shared data
+(GitHub's MCP server, BFCL, the ToolSDK registry), through ``ToolLibrary`` as
+the middleware builds the index.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import pytest
+from langchain_core.tools import BaseTool
+
+from benchmarks.datasets import load_bfcl, load_github_mcp_tools, load_toolsdk
+from langchain_toolsearch._library import ToolLibrary
+from langchain_toolsearch.catalog import tool_from_definition
+from langchain_toolsearch.search import BM25ToolIndex, SearchStages
+from langchain_toolsearch.search._bm25 import build_index
+from tests.support.index_docs import defined_tool as _tool
+from tests.support.index_docs import top_names
+
+
+def _index(tools: list[BaseTool], stages: SearchStages | None = None) -> BM25ToolIndex:
+    documents = ToolLibrary(tools).documents()
+    if stages is not None:
+        return BM25ToolIndex.build(documents, stages=stages)
+    index = build_index(None, documents)
+    assert isinstance(index, BM25ToolIndex)
+    return index
+
+
+def _originals(index: BM25ToolIndex, library: ToolLibrary, query: str, k: int = 5) -> list[str]:
+    """The top ``k`` hits' names as the library's tools spell them (``weather.get``)."""
+    found = [library.get(name) for name in top_names(index, query, k)]
+    return [tool.original_name for tool in found if tool is not None]
+
+
+@cache
+def _real(name: str) -> list[BaseTool]:
+    """A real library from the shared data, one tool per name."""
+    loaders = {
+        "github": load_github_mcp_tools,
+        "bfcl": lambda: load_bfcl()[0],
+        "toolsdk": load_toolsdk,
+    }
+    seen: set[str] = set()
+    tools: list[BaseTool] = []
+    for definition in loaders[name]():
+        if definition.name not in seen and definition.name not in {"search_tools", "load_tool"}:
+            seen.add(definition.name)
+            tools.append(definition.to_tool())
+    return tools
+
+
+@cache
+def _real_index(name: str, *extra: tuple[str, str, str]) -> tuple[ToolLibrary, BM25ToolIndex]:
+    """A real library, and ``extra`` tools ``(name, description, url parameter's text)``."""
+    added = [_tool(n, d, url=u) if u else _tool(n, d) for n, d, u in extra]
+    library = ToolLibrary([*_real(name), *added])
+    index = build_index(None, library.documents())
+    assert isinstance(index, BM25ToolIndex)
+    return library, index
+
+
+# -- a corrected typo weighs as much as the word it replaces ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("verb_tool", "object_tool", "query"),
+    [
+        (
+            ("browser_click", "Click an element on the page."),
+            ("open_link", "Open a link on the page."),
+            "clikc the link",
+        ),
+        (
+            ("find_invoices", "Search invoices by text."),
+            ("list_invoices", "List invoices of a customer."),
+            "seacrh invoices of a customer",
+        ),
+        (
+            ("delete_record", "Delete a record of the ledger."),
+            ("audit_record", "Audit a record of the ledger."),
+            "delte or audit a record",
+        ),
+        (
+            ("archive_tasks", "Archive the tasks."),
+            ("column_tasks", "Tasks of a column."),
+            "arhcive the tasks of a column",
+        ),
+    ],
+)
+def test_a_word_corrected_by_one_edit_weighs_as_much_as_the_word_it_replaces(
+    verb_tool: tuple[str, str], object_tool: tuple[str, str], query: str
+) -> None:
+    """Two tools alike but for one word each: the typo's and another query word's."""
+    index = _index([_tool(*verb_tool), _tool(*object_tool)])
+    scores = {h.name: h.score for h in index.rank(query)}
+    assert scores[verb_tool[0]] == scores[object_tool[0]], scores
+
+
+# -- a URL or domain is evidence for the tools that take a URL -------------------------------
+
+
+def _schema_tool(name: str, description: str, **params: dict[str, Any]) -> BaseTool:
+    schema = {"type": "object", "properties": params}
+    return tool_from_definition({"name": name, "description": description, "inputSchema": schema})
+
+
+_SITES = [
+    _tool("google_search", "Search Google for a query.", query="Search terms"),
+    _tool("google_maps_directions", "Directions from Google Maps.", origin="Start"),
+    _tool("github_list_repos", "List GitHub repositories of an owner.", owner="Owner login"),
+    _tool("wikipedia_summary", "Summary of a Wikipedia article.", title="Article title"),
+]
+
+
+@pytest.mark.parametrize(
+    "taker",
+    [
+        _tool("browser_navigate", "Navigate the browser.", url="Where to go"),
+        _tool("page_load", "Load a page.", href="Target"),
+        _tool("tab_load", "Load a tab.", target="The URL to load"),
+        _tool("whois_lookup", "Registration of a name.", domain="Name to look up"),
+        _tool("site_check", "Check a site.", website="The site"),
+        _schema_tool("render_page", "Render a page.", to={"type": "string", "format": "uri"}),
+    ],
+)
+@pytest.mark.parametrize(
+    "query",
+    [
+        "go to google.com",
+        "github.com/langchain-ai please",
+        "https://en.wikipedia.org/wiki/Paris",
+        "show me maps.google.com",
+    ],
+)
+def test_a_url_in_the_query_finds_the_tool_that_takes_one(taker: BaseTool, query: str) -> None:
+    index = _index([taker, *_SITES])
+    assert top_names(index, query)[0] == taker.name, top_names(index, query)
+
+
+def _url_params(index: BM25ToolIndex, name: str) -> list[str]:
+    doc = next(d for d in index.documents if d.name == name)
+    return [p for p, _ in doc.parameters if "url" in p.lower()]
+
+
+_BROWSER_OPEN = ("browser_open", "Open in the browser.", "Page to open")
+
+
+@pytest.mark.parametrize(
+    ("library", "query", "expected"),
+    [
+        ("github", "seacrh pull requests by author", "search_pull_requests"),  # a typo
+        ("github", "serach pull requests by author", "search_pull_requests"),
+        ("toolsdk", "which ablums of this artist are missing in lidarr", "lidarr_get_albums"),
+        ("toolsdk", "go to google.com", "browserbase_stagehand_navigate"),  # a URL
+        ("toolsdk", "read https://finance.yahoo.com/quote/AAPL", "read_url"),
+        ("toolsdk", "fetch weather.com", "fetch_url"),
+        ("github", "go to github.com/langchain-ai", "browser_open"),
+    ],
+)
+def test_a_typo_or_a_url_finds_its_tool_in_a_real_library(
+    library: str, query: str, expected: str
+) -> None:
+    _, index = _real_index(library, *([_BROWSER_OPEN] if expected == "browser_open" else []))
+    assert top_names(index, query)[0] == expected, top_names(index, query)
+
+
+@pytest.mark.parametrize("query", ["go to google.com", "read https://finance.yahoo.com/quote/AAPL"])
+def test_a_url_puts_tools_taking_one_first_on_bfcl(query: str) -> None:
+    _, index = _real_index("bfcl")
+    top = top_names(index, query, 2)
+    assert all(_url_params(index, name) for name in top), top
+
+
+# -- the name written exactly ranks first; punctuation-blind only without one --------------
+
+
+@pytest.mark.parametrize(
+    ("names", "query", "expected"),
+    [
+        (["weather.get", "weather_get", "weather-get"], "`weather.get`", "weather.get"),
+        (["weather.get", "weather_get", "weather-get"], "`weather_get`", "weather_get"),
+        (
+            ["weather.get", "weather_get", "weather-get"],
+            "call weather-get for Paris",
+            "weather-get",
+        ),
+        (["files/read", "files_read"], 'use "files/read" on it', "files/read"),
+        (["user.create", "user_create"], "what does 'user.create' do?", "user.create"),
+        (["repo-list", "repo_list"], "please run repo-list", "repo-list"),
+    ],
+)
+def test_the_name_as_written_ranks_before_its_punctuation_twins(
+    names: list[str], query: str, expected: str
+) -> None:
+    library = ToolLibrary([_tool(n, "Same text for all.") for n in names])
+    index = build_index(None, library.documents())
+    assert isinstance(index, BM25ToolIndex)
+    found = _originals(index, library, query)
+    assert found[0] == expected, found
+    scores = [h.score for h in index.rank(query)]
+    assert scores[0] > scores[1], scores
+
+
+def test_punctuation_blind_matching_still_serves_names_without_an_exact_match() -> None:
+    library = ToolLibrary([_tool("weather_get", "Weather."), _tool("news_get", "News.")])
+    index = build_index(None, library.documents())
+    assert top_names(index, "`weather.get`")[0] == "weather_get"
+    assert next(iter(index.rank("`weather.get`"))).score >= 0.9
+
+
+@pytest.mark.parametrize(
+    ("library", "twin", "query", "expected"),
+    [
+        ("github", "list.issues", "`list.issues`", "list.issues"),
+        ("github", "list.issues", "run list.issues on it", "list.issues"),
+        ("bfcl", "weather_get", "please call `weather_get`", "weather_get"),
+        ("toolsdk", "", "`update_task`", "update_task"),
+        ("toolsdk", "", "use list_prompts", "list_prompts"),
+    ],
+)
+def test_the_name_as_written_ranks_first_among_real_twins(
+    library: str, twin: str, query: str, expected: str
+) -> None:
+    tools, index = _real_index(library, *([(twin, "A twin.", "")] if twin else []))
+    assert _originals(index, tools, query)[0] == expected, _originals(index, tools, query)
+
+
+# -- compounds index and query alike ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("forms", "written", "name", "thing"),
+    [
+        (("signoff", "sign-off", "sign off"), "signoff", "approve_release", "release"),
+        (("checkout", "check-out", "check out"), "checkout", "purchase_basket", "basket"),
+        (("backup", "back-up", "back up"), "back up", "archive_database", "database"),
+        (("logout", "log-out", "log out"), "logout", "session_logout", "session"),
+        (("setup", "set-up", "set up"), "set up", "prepare_workspace", "workspace"),
+        (("setup", "set-up", "set up"), "setup", "workspace_setup", "workspace"),
+        (("rollback", "roll-back", "roll back"), "rollback", "revert_deploy", "deploy"),
+        (("signup", "sign-up", "sign up"), "sign up", "join_newsletter", "newsletter"),
+        (("login", "log-in", "log in"), "login", "account_login", "account"),
+    ],
+)
+def test_a_compound_written_closed_hyphenated_or_apart_finds_the_same_tool(
+    forms: tuple[str, str, str], written: str, name: str, thing: str
+) -> None:
+    """The library writes the compound one way; the query any of three, beside its parts."""
+    head = forms[2].split()[0]
+    tools = [
+        _tool(name, f"{written.capitalize()} the {thing}."),
+        _tool(f"{head}_{thing}_history", f"{head.capitalize()} history of the {thing}."),
+        _tool(f"{thing}_view", f"Show the {thing}."),
+    ]
+    index = _index(tools)
+    for form in forms:
+        query = f"{form} the {thing}"
+        assert top_names(index, query)[0] == name, (query, top_names(index, query))
+
+
+@pytest.mark.parametrize("query", ["send e-mail", "send E-Mail", "Send e-mail"])
+def test_a_hyphenated_compound_names_the_tool_as_its_closed_form_does(query: str) -> None:
+    _, index = _real_index("toolsdk")
+    hits = list(index.rank(query))[:2]
+    assert {h.name for h in hits} == {"send_email", "send-email"}, hits
+    assert hits[0].score >= 0.9
+
+
+def test_a_hyphenated_query_names_the_tool_written_closed() -> None:
+    index = _index([_tool("email", "Mail a person."), _tool("mail_merge", "Merge mail.")])
+    hits = list(index.rank("e-mail"))
+    assert hits[0].name == "email" and hits[0].score >= 0.9, hits
