@@ -338,12 +338,12 @@ class MCPSessionPool:
     async def _use(
         self, key: SessionKey, connection: Mapping[str, Any]
     ) -> AsyncIterator[SessionEntry]:
-        if self._closed:
-            raise MCPPoolClosedError("this MCPSessionPool is closed; make a new one")
-        self._retirement.asked(key, (*self._entries.values(), *self._aside))
         checks = [e.checking for e in self._aside if e.key == key and e.checking is not None]
         if key not in self._entries and checks:  # the session is checked: not a long wait
             await asyncio.wait(checks, timeout=min(_VERDICT_WAIT, self.ping_timeout))
+        if self._closed:
+            raise MCPPoolClosedError("this MCPSessionPool is closed; make a new one")
+        self._retirement.asked(key, (*self._entries.values(), *self._aside))
         entry = self._entries.get(key)
         if entry is None or entry.dead:
             entry = self._open(key, connection)
