@@ -9,8 +9,11 @@ the package's helper loop (`langchain_toolsearch._effects`).
 * **Idle**: a session unused for ``idle_timeout`` seconds is closed.
 * **Reconnects**: a dead session is discarded; a call that surely never ran is sent
   once more on a new one, a call lost mid-flight raises; listings retry once.
-* **Hung servers**: after a cancelled call the session must answer ``ping`` within
-  ``ping_timeout`` seconds, else it is replaced.
+* **Hung servers**: a cancelled call (e.g. timed out) sets its session aside and pings
+  it; later requests wait at most 0.25 s for the answer, then open a new session.
+  Answering within ``ping_timeout`` seconds, it serves again (a new one closes once
+  unused); else it closes once its calls in flight end. One check per session: many
+  calls timing out together replace it once.
 * **Tool lists** are cached per session for ``tools_ttl`` seconds or until
   ``notifications/tools/list_changed``; one listing in flight per session.
 * **Client versions**: sessions of scope ``"<client>@<N>"`` retire once a newer
@@ -74,6 +77,7 @@ logger = logging.getLogger("langchain_toolsearch.mcp._pool")  # where users filt
 reports_log = logging.getLogger("langchain_toolsearch.mcp._pool")  # one line per failure cause
 
 _CLOSE_TIMEOUT = 10.0  # seconds allowed for closing all sessions
+_VERDICT_WAIT = 0.25  # seconds a request waits for a ping a healthy server answers at once
 _HTTP = frozenset({"streamable_http", "streamable-http", "http", "sse"})
 _COUNTS = (
     "started",
@@ -83,6 +87,7 @@ _COUNTS = (
     "tool_lists",
     "shared_lists",
     "unresponsive",
+    "kept",
     "retired",
 )
 
@@ -116,7 +121,9 @@ class PoolStats:
         expired: Sessions closed after ``idle_timeout``.
         tool_lists: Tool lists fetched from servers.
         shared_lists: Tool-list requests that awaited the listing in flight.
-        unresponsive: Sessions replaced for not answering ``ping`` after a cancelled call.
+        unresponsive: Sessions that did not answer ``ping`` after a cancelled call (closed
+            once their calls in flight ended).
+        kept: Sessions that answered that ``ping`` and serve again (the server was slow).
         retired: Sessions of an older client version closed once unused.
         call_failures: Tool calls that got no answer (timeout, lost connection, ...).
         list_failures: Failed listings of a server's tools.
@@ -131,6 +138,7 @@ class PoolStats:
     tool_lists: int
     shared_lists: int = 0
     unresponsive: int = 0
+    kept: int = 0
     retired: int = 0
     call_failures: int = 0
     list_failures: int = 0
@@ -254,6 +262,7 @@ class MCPSessionPool:
         after = positive_seconds("retire_after", retire_after)
         self._retirement = Retirement(after=after, close=self._retire)
         self._entries: dict[SessionKey, SessionEntry] = {}
+        self._aside: set[SessionEntry] = set()  # open, serving no new request: checked, draining
         self._closing: set[asyncio.Task[None]] = set()
         self._sweeper: asyncio.Task[None] | None = None
         self._closed = False
@@ -288,7 +297,8 @@ class MCPSessionPool:
 
     def stats(self) -> PoolStats:
         """Counts of sessions and of tool listings since the pool was made (`PoolStats`)."""
-        return PoolStats(open=len(self._entries), **self._counts, **self.failures.counts())
+        opened = len(self._entries) + len(self._aside)
+        return PoolStats(open=opened, **self._counts, **self.failures.counts())
 
     @property
     def closed(self) -> bool:
@@ -331,13 +341,13 @@ class MCPSessionPool:
     async def _use(
         self, key: SessionKey, connection: Mapping[str, Any]
     ) -> AsyncIterator[SessionEntry]:
+        checks = [e.checking for e in self._aside if e.key == key and e.checking is not None]
+        if key not in self._entries and checks:  # the session is checked: not a long wait
+            await asyncio.wait(checks, timeout=min(_VERDICT_WAIT, self.ping_timeout))
         if self._closed:
             raise MCPPoolClosedError("this MCPSessionPool is closed; make a new one")
-        self._retirement.asked(key, self._entries.values())
+        self._retirement.asked(key, (*self._entries.values(), *self._aside))
         entry = self._entries.get(key)
-        while entry is not None and entry.checking is not None and not entry.checking.done():
-            await asyncio.shield(entry.checking)  # a suspect session: wait for its verdict
-            entry = self._entries.get(key)
         if entry is None or entry.dead:
             entry = self._open(key, connection)
             if self._retirement.is_old(key):
@@ -350,6 +360,8 @@ class MCPSessionPool:
             entry.busy -= 1
             entry.last_used = time.monotonic()
             self._retirement.released(entry)
+            if entry.draining and entry.busy == 0:
+                self._discard(entry, None)
 
     async def _listing(self, pooled: PooledSession) -> ToolListing:
         for attempt in (1, 2):
@@ -489,6 +501,7 @@ class MCPSessionPool:
             entry.session = None
             entry.dead = True
             entry.gone.set()
+            self._aside.discard(entry)
             if self._entries.get(entry.key) is entry:
                 del self._entries[entry.key]
 
@@ -510,27 +523,53 @@ class MCPSessionPool:
         self._discard(entry, "retired")
 
     def _check(self, entry: SessionEntry) -> None:
-        """A call on ``entry`` was cancelled: ask the server for a ``ping``."""
-        if entry.dead or (entry.checking is not None and not entry.checking.done()):
-            return
+        """A call on ``entry`` was cancelled: set it aside and ``ping`` it (once, not per call).
+
+        Later requests open a new session meanwhile; see `_ping` for the verdict.
+        """
+        if self._entries.get(entry.key) is not entry:
+            return  # set aside already, or closed
+        del self._entries[entry.key]
+        self._aside.add(entry)
         entry.checking = asyncio.get_running_loop().create_task(
             self._ping(entry), context=contextvars.Context()
         )
 
     async def _ping(self, entry: SessionEntry) -> None:
-        if await answers_ping(entry, self.ping_timeout) or entry.dead:
+        healthy = await answers_ping(entry, self.ping_timeout)
+        if entry.dead:
+            return
+        if healthy:  # only slow: it serves again; one opened meanwhile closes once unused
+            self._counts["kept"] += 1
+            self._aside.discard(entry)
+            opened = self._entries.get(entry.key)
+            self._entries[entry.key] = entry
+            if opened is not None:
+                self._drain(opened)
             return
         logger.warning(
             "MCP server %r (scope %r) did not answer ping within %g s after a call was "
-            "cancelled; the session is replaced (calls in flight on it fail now)",
+            "cancelled; later requests use a new session, this one closes once its calls "
+            "in flight end",
             entry.key.server,
             entry.key.scope,
             self.ping_timeout,
         )
-        self._discard(entry, "unresponsive")
+        self._counts["unresponsive"] += 1
+        self._drain(entry)
+
+    def _drain(self, entry: SessionEntry) -> None:
+        """Give ``entry`` no new request; close it once its requests in flight end."""
+        if self._entries.get(entry.key) is entry:
+            del self._entries[entry.key]
+        self._aside.add(entry)
+        entry.draining = True
+        if entry.busy == 0:
+            self._discard(entry, None)
 
     def _discard(self, entry: SessionEntry, reason: str | None) -> None:
         """Stop using ``entry`` (counted under ``reason``); its task closes it."""
+        self._aside.discard(entry)
         if self._entries.get(entry.key) is entry:
             del self._entries[entry.key]
         if not entry.dead:
@@ -547,7 +586,7 @@ class MCPSessionPool:
     async def _sweep(self) -> None:
         assert self.idle_timeout is not None
         interval = max(0.05, min(self.idle_timeout / 4, 30.0))
-        while self._entries and not self._closed:
+        while (self._entries or self._aside) and not self._closed:
             await asyncio.sleep(interval)
             now = time.monotonic()
             for entry in list(self._entries.values()):
@@ -557,7 +596,7 @@ class MCPSessionPool:
     async def _close_all(self) -> None:
         self._closed = True
         _OPEN_POOLS.discard(self)
-        for entry in list(self._entries.values()):
+        for entry in (*self._entries.values(), *self._aside):
             self._discard(entry, None)
         if self._sweeper is not None:
             self._sweeper.cancel()

@@ -245,7 +245,8 @@ class SessionEntry:
         last_used: ``time.monotonic()`` of the last request's end.
         listing: The cached tool list; ``listed_at`` when it was fetched.
         flight: The tool listing in flight (``None`` when none runs).
-        checking: The ``ping`` check in flight after a cancelled call.
+        checking: The ``ping`` check after a cancelled call (the pool set it aside).
+        draining: Taking no new request; closed once ``busy`` is 0.
         failure: The transport error that broke the connection, if any.
         retired: A newer version of its client was asked for.
         stderr: A stdio server's stderr (its last line names it in failures).
@@ -268,6 +269,7 @@ class SessionEntry:
         self.failure: BaseException | None = None
         self.stale = False
         self.dead = False
+        self.draining = False
         self.retired = False
         self.stderr: StderrTail | None = None
 

@@ -1,8 +1,10 @@
 """The MCP session pool facing hung servers, concurrent first listings and edited clients,
 against real servers (``pool_server.py``: it logs each start and each ``tools/list`` it
 answers, and its ``freeze`` tool blocks the whole process). A session whose call timed
-out is pinged and replaced when it does not answer; 200 concurrent first listings fetch
-the list once; an edited saved client's old server exits once its session is unused."""
+out is set aside at once: the next call goes to a new session (sync and async), many
+timeouts together replace it once, a server that answers ``ping`` serves again, a hung
+one exits once its calls in flight ended; 200 concurrent first listings fetch the list
+once; an edited saved client's old server exits once its session is unused."""
 
 from __future__ import annotations
 
@@ -33,6 +35,8 @@ from tests.integration_tests.test_mcp_pool import (
 )
 
 CALL_TIMEOUT = 3.0
+SHORT, LONG = 1.0, 30.0  # a call meant to time out; one meant to be answered
+NO_VERDICT = 120.0  # a ping timeout no test waits for: requests must not wait for the check
 
 
 def listings(log: Path) -> int:
@@ -44,11 +48,12 @@ def call(tool_name: str, **args: Any) -> dict[str, Any]:
     return {"id": "1", "name": tool_name, "args": args, "type": "tool_call"}
 
 
-async def tools(pool: MCPSessionPool, log: Path) -> dict[str, Any]:
+async def tools(pool: MCPSessionPool, log: Path, timeout: float = CALL_TIMEOUT) -> dict[str, Any]:
     lib = await load_mcp_library(
         MultiServerMCPClient({"p": stdio(log)}),
         pool=pool,
-        timeout=CALL_TIMEOUT,
+        timeout=timeout,
+        list_timeout=LONG,
         namespace="always",
     )
     assert lib.failures == {}
@@ -104,8 +109,69 @@ async def test_a_server_that_is_only_slow_keeps_its_session(tmp_path: Path) -> N
         slow = await found["p_sleep"].ainvoke(call("p_sleep", seconds=30))
         assert slow.status == "error" and "did not answer within 3 s" in text(slow.content)
         # the server answers ping while its tool runs: same process, nothing replaced
+        assert wait_until(lambda: pool.stats().kept == 1), "the ping got no answer"
         assert text(await found["p_pid"].ainvoke({})) == str(starts(log)[0])
         assert len(starts(log)) == 1 and pool.stats().unresponsive == 0
+
+
+@pytest.mark.parametrize("together", [1, 6])
+async def test_calls_after_a_timeout_go_to_one_new_session_at_once(
+    tmp_path: Path, together: int
+) -> None:
+    log = tmp_path / "p.log"
+    async with MCPSessionPool(ping_timeout=NO_VERDICT) as pool:
+        short, long = await tools(pool, log, SHORT), await tools(pool, log, LONG)
+        hung = await asyncio.gather(
+            *(short["p_freeze"].ainvoke(call("p_freeze", seconds=3600)) for _ in range(together))
+        )
+        assert all("did not answer within 1 s" in text(m.content) for m in hung)
+        answers = await asyncio.gather(*(long["p_pid"].ainvoke(call("p_pid")) for _ in range(6)))
+        assert [m.status for m in answers] == ["success"] * 6, text(answers[0].content)
+        first, second = starts(log)  # one replacement, however many calls timed out
+        assert {text(m.content) for m in answers} == {str(second)} and alive(first)
+        assert (pool.stats().call_failures, pool.stats().unresponsive) == (together, 0)
+
+
+def test_sync_calls_after_a_timeout_go_to_a_new_session_at_once(tmp_path: Path) -> None:
+    log = tmp_path / "p.log"
+    with MCPSessionPool(ping_timeout=NO_VERDICT) as pool:
+        short, long = asyncio.run(tools(pool, log, SHORT)), asyncio.run(tools(pool, log, LONG))
+        hung = short["p_freeze"].invoke(call("p_freeze", seconds=3600))
+        assert hung.status == "error" and "did not answer within 1 s" in text(hung.content)
+        answers = [text(long["p_pid"].invoke(call("p_pid")).content) for _ in range(3)]
+        assert answers == [str(starts(log)[1])] * 3 and len(starts(log)) == 2
+
+
+async def test_a_slow_server_that_answers_ping_serves_again(tmp_path: Path) -> None:
+    log = tmp_path / "p.log"
+    async with MCPSessionPool(ping_timeout=LONG) as pool:
+        short, long = await tools(pool, log, SHORT), await tools(pool, log, LONG)
+        # busy for 4 s, then it answers the ping: slow, not hung
+        await short["p_freeze"].ainvoke(call("p_freeze", seconds=4))
+        meanwhile = await long["p_pid"].ainvoke(call("p_pid"))  # a new session, not a wait
+        slow, opened = starts(log)
+        assert text(meanwhile.content) == str(opened)
+        assert wait_until(lambda: not alive(opened)), "the session opened meanwhile still runs"
+        after = await long["p_pid"].ainvoke(call("p_pid"))
+        assert text(after.content) == str(slow) and len(starts(log)) == 2
+        assert (pool.stats().kept, pool.stats().unresponsive) == (1, 0)
+
+
+async def test_a_hung_server_exits_once_its_calls_in_flight_end(tmp_path: Path) -> None:
+    log = tmp_path / "p.log"
+    async with MCPSessionPool(ping_timeout=0.5) as pool:
+        short, long = await tools(pool, log, SHORT), await tools(pool, log, LONG)
+        in_flight = asyncio.ensure_future(long["p_sleep"].ainvoke(call("p_sleep", seconds=0.1)))
+        await short["p_freeze"].ainvoke(call("p_freeze", seconds=5))  # no ping answered
+        assert wait_until(lambda: pool.stats().unresponsive == 1), "the hung server was kept"
+        [hung] = starts(log)
+        assert alive(hung)  # its call in flight keeps it
+        replaced = await long["p_pid"].ainvoke(call("p_pid"))
+        assert text(replaced.content) == str(starts(log)[1])
+        finished = await asyncio.wait_for(in_flight, LONG)  # answered once the server thaws
+        assert finished.status == "success" and text(finished.content) == "slept 0.1"
+        assert wait_until(lambda: not alive(hung)), "the hung server still runs"
+        assert len(starts(log)) == 2 and pool.stats().call_failures == 1
 
 
 # -- one listing in flight ---------------------------------------------------------------
