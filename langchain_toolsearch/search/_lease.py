@@ -1,0 +1,243 @@
+"""Leases: one process of a fleet does a shared piece of work (embedding new texts).
+
+Replicas and workers starting together on one store or one cache file find
+the same texts missing. :func:`exclusive` runs the work in the process that
+claims the lease named after it; the others poll (every ``seconds / 20``, at
+least 50 ms) until the work is visible (``settled``) or the lease is free, then
+claim it in their turn and find nothing left to do: each text is embedded once
+in all. A claim lasts ``seconds`` (:data:`LEASE_SECONDS` by default); its holder
+releases it when done, and a holder that died (``kill -9``) loses it when it
+expires. A waiter gives up after twice ``seconds`` and does the work itself, as
+does a process whose lease expired while it worked: work is then done twice,
+never lost.
+
+The primitives:
+
+* SQLite (``SqliteStore``) and PostgreSQL (``PostgresStore``, on a
+  connection or a pool; async code claims in a worker thread): a row
+  ``(name, owner, expires)`` of the table ``toolsearch_leases`` in the store's
+  database (created on first use), claimed by one ``INSERT ... ON CONFLICT DO
+  UPDATE ... WHERE expires < now RETURNING`` in a short transaction (SQLite:
+  ``BEGIN IMMEDIATE``): the store's own writes are never blocked while the
+  holder embeds. Expiry is judged by the processes' wall clocks.
+* The cache file (:class:`~langchain_toolsearch.search._vectors.VectorFile`):
+  an exclusive ``fcntl.flock`` on ``.<name>.lock`` beside it, which the kernel
+  frees when its holder dies (POSIX; none on Windows).
+* Any other store (``AsyncSqliteStore``, ``AsyncPostgresStore``,
+  ``InMemoryStore``, a LangChain ``ByteStore``, a custom tier), or a lease
+  that fails (logged once per cause): best effort, no coordination:
+  processes starting together may each embed the same texts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import os
+import socket
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+from functools import partial
+from pathlib import Path
+from typing import Any, TypeVar
+
+from langchain_toolsearch._effects import Effect, Logic
+from langchain_toolsearch._support import CauseLog
+
+if sys.platform != "win32":
+    import fcntl
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+
+LEASE_SECONDS = 60.0
+"""How long a claim lasts when its holder neither finishes nor releases it (seconds)."""
+_TABLE = "toolsearch_leases"
+_CREATE = (
+    f"CREATE TABLE IF NOT EXISTS {_TABLE} (name TEXT PRIMARY KEY, owner TEXT NOT NULL, "
+    "expires DOUBLE PRECISION NOT NULL)"
+)
+_CLAIM = (
+    f"INSERT INTO {_TABLE} (name, owner, expires) VALUES (?, ?, ?) ON CONFLICT (name) DO "
+    f"UPDATE SET owner = excluded.owner, expires = excluded.expires WHERE {_TABLE}.expires < ? "
+    "RETURNING owner"
+)
+_RELEASE = f"DELETE FROM {_TABLE} WHERE name = ? AND owner = ?"
+_FAILURES = CauseLog(
+    logger, "tool search: the embedding lease failed (%s): %s; going on without it"
+)
+Statements = list[tuple[str, tuple[Any, ...]]]
+
+
+class Lease:
+    """A lease primitive (module doc): :meth:`claim` and :meth:`release`, sync and async.
+
+    Attributes:
+        seconds: How long a claim lasts.
+    """
+
+    def __init__(self, seconds: float = LEASE_SECONDS) -> None:
+        self.seconds = seconds
+
+    def claim(self, name: str, owner: str) -> bool:
+        """Take the lease ``name`` for ``owner`` unless another holds it; whether taken."""
+        raise NotImplementedError
+
+    def release(self, name: str, owner: str) -> None:
+        """Give the lease ``name`` up if ``owner`` holds it."""
+        raise NotImplementedError
+
+    async def aclaim(self, name: str, owner: str) -> bool:
+        """:meth:`claim` in a worker thread."""
+        return await asyncio.to_thread(self.claim, name, owner)
+
+    async def arelease(self, name: str, owner: str) -> None:
+        """:meth:`release` in a worker thread."""
+        await asyncio.to_thread(self.release, name, owner)
+
+
+class SqlLease(Lease):
+    """A lease row in the database of a LangGraph SQLite or PostgreSQL store (module doc)."""
+
+    def __init__(self, store: Any, seconds: float = LEASE_SECONDS) -> None:
+        super().__init__(seconds)
+        module = type(store).__module__
+        self.store = store
+        self.postgres = ".postgres" in module
+        self._ready = False
+
+    def _statements(self, *pairs: tuple[str, tuple[Any, ...]]) -> Statements:
+        todo = [] if self._ready else [(_CREATE, ())]
+        if self.postgres:  # concurrent CREATE TABLE IF NOT EXISTS can collide in PostgreSQL
+            todo = [("SELECT pg_advisory_xact_lock(7243911)", ()), *todo] if todo else []
+            return [*todo, *((sql.replace("?", "%s"), args) for sql, args in pairs)]
+        return [*todo, *pairs]
+
+    def _run(self, statements: Statements) -> list[Any]:
+        conn, rows = self.store.conn, list[Any]()
+        if self.postgres:
+            pool = hasattr(conn, "getconn")
+            held: AbstractContextManager[Any] = conn.connection() if pool else nullcontext(conn)
+            with held as c, nullcontext() if pool else self.store.lock, c.transaction():
+                for sql, args in statements:
+                    cur = c.execute(sql, args)
+                    rows = cur.fetchall() if cur.description else []
+        else:
+            with self.store.lock:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    for sql, args in statements:
+                        rows = conn.execute(sql, args).fetchall()
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+                conn.execute("COMMIT")
+        self._ready = True
+        return rows
+
+    def _claim_sql(self, name: str, owner: str) -> Statements:
+        now = time.time()
+        return self._statements((_CLAIM, (name, owner, now + self.seconds, now)))
+
+    def claim(self, name: str, owner: str) -> bool:
+        """Insert the row, or take it over once expired; whether this owner holds it."""
+        return bool(self._run(self._claim_sql(name, owner)))
+
+    def release(self, name: str, owner: str) -> None:
+        """Delete the row if ``owner`` holds it."""
+        self._run(self._statements((_RELEASE, (name, owner))))
+
+
+class FileLease(Lease):
+    """An exclusive ``flock`` on ``<directory>/.<name>.lock`` (module doc; POSIX)."""
+
+    def __init__(self, directory: Path, seconds: float = LEASE_SECONDS) -> None:
+        super().__init__(seconds)
+        self.directory = directory
+        self._held: dict[tuple[str, str], int] = {}
+
+    def claim(self, name: str, owner: str) -> bool:
+        """Lock the file without waiting; whether locked."""
+        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        handle = os.open(self.directory / f".{name}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(handle)
+            return False
+        self._held[(name, owner)] = handle
+        return True
+
+    def release(self, name: str, owner: str) -> None:
+        """Unlock (close) the file."""
+        handle = self._held.pop((name, owner), None)
+        if handle is not None:
+            os.close(handle)
+
+
+def store_lease(store: object, seconds: float = LEASE_SECONDS) -> Lease | None:
+    """The lease of a LangGraph ``SqliteStore`` or ``PostgresStore``; ``None`` for any other."""
+    module = type(store).__module__
+    if module in ("langgraph.store.sqlite.base", "langgraph.store.postgres.base"):
+        return SqlLease(store, seconds)
+    return None
+
+
+def lease_name(*parts: str) -> str:
+    """A lease name for the work on ``parts`` (SHA-256 hex, 32 characters)."""
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
+
+
+def _sleep(seconds: float) -> Effect[Any]:
+    return Effect(partial(time.sleep, seconds), partial(asyncio.sleep, seconds))
+
+
+def exclusive(
+    lease: Lease | None, name: str, work: Logic[T], settled: Callable[[], Logic[bool]] | None = None
+) -> Logic[T]:
+    """``work`` run by one process of the fleet at a time (module doc).
+
+    Args:
+        lease: The lease primitive (``None``: ``work`` runs at once, best effort).
+        name: The work's lease name.
+        work: The work; it looks again for what is left when its turn comes.
+        settled: Re-reads what other processes did while this one waited; ``True``:
+            nothing is left, ``work`` runs without the lease.
+    """
+    owner, deadline = "", time.monotonic()
+    if lease is not None:
+        pause, deadline = max(0.05, lease.seconds / 20), deadline + 2 * lease.seconds
+        me = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+        claim = Effect(partial(lease.claim, name, me), partial(lease.aclaim, name, me))
+    waited = False
+    while lease is not None and not owner:
+        try:
+            owner = me if (yield claim) else ""
+        except Exception as exc:  # a lease that fails must not stop the work
+            _FAILURES.failed(exc)
+            break
+        if owner:  # what the previous holder finished before letting go
+            if waited and settled is not None:
+                yield from settled()
+            break
+        if time.monotonic() >= deadline:
+            _FAILURES.failed(TimeoutError(f"lease {name} still held; working without it"))
+            break
+        yield _sleep(pause)
+        waited = True
+        if settled is not None and (yield from settled()):
+            break
+    try:
+        return (yield from work)
+    finally:
+        if owner and lease is not None:
+            try:
+                yield Effect(
+                    partial(lease.release, name, owner), partial(lease.arelease, name, owner)
+                )
+            except Exception as exc:  # an unreleased lease expires
+                _FAILURES.failed(exc)
