@@ -39,6 +39,7 @@ import socket
 import sys
 import time
 import uuid
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from functools import partial
@@ -73,7 +74,7 @@ _FAILURES = CauseLog(
 Statements = list[tuple[str, tuple[Any, ...]]]
 
 
-class Lease:
+class Lease(ABC):
     """A lease primitive (module doc): :meth:`claim` and :meth:`release`, sync and async.
 
     Attributes:
@@ -83,13 +84,13 @@ class Lease:
     def __init__(self, seconds: float = LEASE_SECONDS) -> None:
         self.seconds = seconds
 
+    @abstractmethod
     def claim(self, name: str, owner: str) -> bool:
         """Take the lease ``name`` for ``owner`` unless another holds it; whether taken."""
-        raise NotImplementedError
 
+    @abstractmethod
     def release(self, name: str, owner: str) -> None:
         """Give the lease ``name`` up if ``owner`` holds it."""
-        raise NotImplementedError
 
     async def aclaim(self, name: str, owner: str) -> bool:
         """:meth:`claim` in a worker thread."""
