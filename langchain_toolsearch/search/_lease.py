@@ -2,14 +2,14 @@
 
 Replicas and workers starting together on one store or one cache file find
 the same texts missing. :func:`exclusive` runs the work in the process that
-claims the lease named after it; the others poll (every ``seconds / 20``, at
-least 50 ms) until the work is visible (``settled``) or the lease is free, then
-claim it in their turn and find nothing left to do: each text is embedded once
-in all. A claim lasts ``seconds`` (:data:`LEASE_SECONDS` by default); its holder
-releases it when done, and a holder that died (``kill -9``) loses it when it
-expires. A waiter gives up after twice ``seconds`` and does the work itself, as
-does a process whose lease expired while it worked: work is then done twice,
-never lost.
+claims the lease named after it; the others poll (from 15 ms, 1.5 times longer
+each time, at most 0.5 s apart) until the work is visible (``settled``) or the
+lease is free, then claim it in their turn and find nothing left to do: each
+text is embedded once in all. A claim lasts ``seconds`` (:data:`LEASE_SECONDS`
+by default); its holder releases it when done, and a holder that died
+(``kill -9``) loses it when it expires. A waiter gives up after twice
+``seconds`` and does the work itself, as does a process whose lease expired
+while it worked: work is then done twice, never lost.
 
 The primitives:
 
@@ -211,7 +211,7 @@ def exclusive(
     """
     owner, deadline = "", time.monotonic()
     if lease is not None:
-        pause, deadline = max(0.05, lease.seconds / 20), deadline + 2 * lease.seconds
+        pause, deadline = 0.01, deadline + 2 * lease.seconds
         me = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
         claim = Effect(partial(lease.claim, name, me), partial(lease.aclaim, name, me))
     waited = False
@@ -228,6 +228,7 @@ def exclusive(
         if time.monotonic() >= deadline:
             _FAILURES.failed(TimeoutError(f"lease {name} still held; working without it"))
             break
+        pause = min(pause * 1.5, 0.5)
         yield _sleep(pause)
         waited = True
         if settled is not None and (yield from settled()):
