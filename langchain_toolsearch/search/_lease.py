@@ -6,20 +6,21 @@ claims the lease named after it; the others poll (from 15 ms, 1.5 times longer
 each time, at most 0.5 s apart) until the work is visible (``settled``) or the
 lease is free, then claim it in their turn and find nothing left to do: each
 text is embedded once in all. A claim lasts ``seconds`` (:data:`LEASE_SECONDS`
-by default); its holder releases it when done, and a holder that died
-(``kill -9``) loses it when it expires. A waiter gives up after twice
-``seconds`` and does the work itself, as does a process whose lease expired
-while it worked: work is then done twice, never lost.
+by default); its holder renews it every third of that from a daemon thread
+while it works and releases it when done, so a holder that died (``kill -9``)
+loses it within ``seconds``. A waiter gives up after :data:`WAIT_LEASES`
+times ``seconds`` (a hung holder) and does the work itself: work is then done
+twice, never lost.
 
 The primitives:
 
 * SQLite (``SqliteStore``) and PostgreSQL (``PostgresStore``, on a
   connection or a pool; async code claims in a worker thread): a row
   ``(name, owner, expires)`` of the table ``toolsearch_leases`` in the store's
-  database (created on first use), claimed by one ``INSERT ... ON CONFLICT DO
-  UPDATE ... WHERE expires < now RETURNING`` in a short transaction (SQLite:
-  ``BEGIN IMMEDIATE``): the store's own writes are never blocked while the
-  holder embeds. Expiry is judged by the processes' wall clocks.
+  database (created on first use), claimed and renewed by one ``INSERT ...
+  ON CONFLICT DO UPDATE ... WHERE expires < now OR owner = me RETURNING`` in
+  a short transaction (SQLite: ``BEGIN IMMEDIATE``): the store's own writes
+  are never blocked while the holder embeds. Expiry is judged by the processes' wall clocks.
 * The cache file (:class:`~langchain_toolsearch.search._vectors.VectorFile`):
   an exclusive ``fcntl.flock`` on ``.<name>.lock`` beside it, which the kernel
   frees when its holder dies (POSIX; none on Windows).
@@ -37,6 +38,7 @@ import logging
 import os
 import socket
 import sys
+import threading
 import time
 import uuid
 from abc import ABC, abstractmethod
@@ -55,8 +57,10 @@ if sys.platform != "win32":
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
-LEASE_SECONDS = 60.0
-"""How long a claim lasts when its holder neither finishes nor releases it (seconds)."""
+LEASE_SECONDS = 15.0
+"""How long a claim lasts unless its holder renews it (every third of it) or releases it."""
+WAIT_LEASES = 40
+"""A waiter embeds itself after this many lease durations (10 minutes by default)."""
 _TABLE = "toolsearch_leases"
 _CREATE = (
     f"CREATE TABLE IF NOT EXISTS {_TABLE} (name TEXT PRIMARY KEY, owner TEXT NOT NULL, "
@@ -65,7 +69,7 @@ _CREATE = (
 _CLAIM = (
     f"INSERT INTO {_TABLE} (name, owner, expires) VALUES (?, ?, ?) ON CONFLICT (name) DO "
     f"UPDATE SET owner = excluded.owner, expires = excluded.expires WHERE {_TABLE}.expires < ? "
-    "RETURNING owner"
+    f"OR {_TABLE}.owner = excluded.owner RETURNING owner"
 )
 _RELEASE = f"DELETE FROM {_TABLE} WHERE name = ? AND owner = ?"
 _FAILURES = CauseLog(
@@ -119,24 +123,20 @@ class SqlLease(Lease):
         return [*todo, *pairs]
 
     def _run(self, statements: Statements) -> list[Any]:
-        conn, rows = self.store.conn, list[Any]()
+        conn = self.store.conn
         if self.postgres:
             pool = hasattr(conn, "getconn")
             held: AbstractContextManager[Any] = conn.connection() if pool else nullcontext(conn)
             with held as c, nullcontext() if pool else self.store.lock, c.transaction():
-                for sql, args in statements:
-                    cur = c.execute(sql, args)
-                    rows = cur.fetchall() if cur.description else []
+                cur = [c.execute(sql, args) for sql, args in statements][-1]
+                rows = cur.fetchall() if cur.description else []
         else:
             with self.store.lock:
                 conn.execute("BEGIN IMMEDIATE")
-                try:
-                    for sql, args in statements:
-                        rows = conn.execute(sql, args).fetchall()
-                except BaseException:
-                    conn.execute("ROLLBACK")
-                    raise
-                conn.execute("COMMIT")
+                try:  # each statement is idempotent: what ran is kept
+                    rows = [conn.execute(sql, args).fetchall() for sql, args in statements][-1]
+                finally:
+                    conn.execute("COMMIT")
         self._ready = True
         return rows
 
@@ -145,7 +145,7 @@ class SqlLease(Lease):
         return self._statements((_CLAIM, (name, owner, now + self.seconds, now)))
 
     def claim(self, name: str, owner: str) -> bool:
-        """Insert the row, or take it over once expired; whether this owner holds it."""
+        """Insert the row, take it over once expired, or extend ``owner``'s; whether held."""
         return bool(self._run(self._claim_sql(name, owner)))
 
     def release(self, name: str, owner: str) -> None:
@@ -162,7 +162,9 @@ class FileLease(Lease):
         self._held: dict[tuple[str, str], int] = {}
 
     def claim(self, name: str, owner: str) -> bool:
-        """Lock the file without waiting; whether locked."""
+        """Lock the file without waiting; whether locked (by ``owner`` already: ``True``)."""
+        if (name, owner) in self._held:
+            return True
         self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         handle = os.open(self.directory / f".{name}.lock", os.O_RDWR | os.O_CREAT, 0o600)
         try:
@@ -193,6 +195,21 @@ def lease_name(*parts: str) -> str:
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
 
 
+def _renewed(lease: Lease, name: str, owner: str) -> threading.Event:
+    """Claim again every third of ``lease.seconds`` in a daemon thread until the event is set."""
+    stop = threading.Event()
+
+    def renew() -> None:
+        while not stop.wait(lease.seconds / 3):
+            try:
+                lease.claim(name, owner)
+            except Exception as exc:  # the lease then expires: another may do the work too
+                _FAILURES.failed(exc)
+
+    threading.Thread(target=renew, name="toolsearch-lease", daemon=True).start()
+    return stop
+
+
 def _sleep(seconds: float) -> Effect[Any]:
     return Effect(partial(time.sleep, seconds), partial(asyncio.sleep, seconds))
 
@@ -211,7 +228,7 @@ def exclusive(
     """
     owner, deadline = "", time.monotonic()
     if lease is not None:
-        pause, deadline = 0.01, deadline + 2 * lease.seconds
+        pause, deadline = 0.01, deadline + WAIT_LEASES * lease.seconds
         me = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
         claim = Effect(partial(lease.claim, name, me), partial(lease.aclaim, name, me))
     waited = False
@@ -233,10 +250,12 @@ def exclusive(
         waited = True
         if settled is not None and (yield from settled()):
             break
+    renewing = _renewed(lease, name, owner) if owner and lease is not None else None
     try:
         return (yield from work)
     finally:
-        if owner and lease is not None:
+        if renewing is not None and lease is not None:
+            renewing.set()
             try:
                 yield Effect(
                     partial(lease.release, name, owner), partial(lease.arelease, name, owner)

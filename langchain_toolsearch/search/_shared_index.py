@@ -46,16 +46,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
 from langgraph.store.base import BaseStore, GetOp, Item, Op, PutOp, SearchItem, SearchOp
 
-from langchain_toolsearch._effects import (
-    Effect,
-    Flow,
-    Logic,
-    adrive,
-    arun_flow,
-    drive,
-    flow_logic,
-    run_flow,
-)
+from langchain_toolsearch._effects import Effect, Flow, Logic, adrive, arun_flow, drive, flow_logic
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchUsageError
 from langchain_toolsearch.search import _lease
 from langchain_toolsearch.search._analysis import tokenize
@@ -412,7 +403,7 @@ def list_versions(store: BaseStore, namespace: tuple[str, ...]) -> list[IndexVer
         store: The store holding the shared index.
         namespace: The base namespace (``StoreToolIndex``'s ``namespace=``).
     """
-    return run_flow(store, _versions(tuple(namespace)))
+    return drive(flow_logic(store, _versions(tuple(namespace))))
 
 
 async def alist_versions(store: BaseStore, namespace: tuple[str, ...]) -> list[IndexVersion]:
@@ -444,7 +435,7 @@ def prune_versions(
     Raises:
         ToolSearchConfigError: (a ``ValueError``) If ``older_than`` is not positive.
     """
-    return run_flow(store, _prune(tuple(namespace), older_than, keep, now))
+    return drive(flow_logic(store, _prune(tuple(namespace), older_than, keep, now)))
 
 
 async def aprune_versions(

@@ -13,10 +13,15 @@ model" from one tier, else the model:
 
 The fingerprint of a tool's vector is the SHA-256 of its embedded text
 (:func:`~langchain_toolsearch.search._hybrid.document_text`) under the
-model id (:func:`model_id`): a changed tool has a new fingerprint and is
-embedded alone; another model never reuses the vectors. A persistent tier
-that fails (a store down, a file unreadable or corrupt) is logged at
+model id (:func:`model_id`: class, model, endpoint, weights digest, size): a
+changed tool has a new fingerprint and is embedded alone; another model,
+endpoint or set of weights never reuses the vectors; embeddings the id cannot
+name (``/process=``) are kept in this process's memory only. A persistent
+tier that fails (a store down, a file unreadable or corrupt) is logged at
 WARNING once per cause and skipped: the tools are embedded as without it.
+Processes starting together on one tier embed each missing text once in all:
+the one holding the tier's ``lease`` (``search/_lease.py``: SQLite and
+PostgreSQL stores, the cache file) embeds, the others wait for its vectors.
 
 Query vectors: the last ``query_cache_size`` queries of at most 2,000
 characters (LRU, per cache). :func:`default_cache` is the cache of ``embeddings=``.
@@ -32,8 +37,10 @@ newline, a 4-byte header length, the JSON header ``{"model", "dim",
 ``float32``, and the SHA-256 of all that. A file failing a check is ignored
 with a WARNING and replaced by the next write. A write re-reads the file,
 merges, writes a temporary file and ``os.replace`` s it: readers see the old
-or the new file; of two writers the last rename wins. At most ``max_bytes``
-per file (256 MiB: 170,000 vectors of 384 floats); the oldest written go first.
+or the new file; writers that embed take turns (the lease), and of two
+writers outside it the last rename wins. At most ``max_bytes`` per file
+(256 MiB: 170,000 vectors of 384 floats); the oldest written go first; a
+larger file is refused from its size (``stat``) before it is read.
 
 The stores: :class:`ByteStoreVectors` keys ``<model id>:<sha256 hex>``,
 values ``float32`` bytes. :class:`StoreVectorCache` (a LangGraph store,
@@ -96,7 +103,11 @@ _LOCAL = "/process="
 
 @runtime_checkable
 class VectorTier(Protocol):
-    """A persistent place for tool vectors, keyed by model id and text digest."""
+    """A persistent place for tool vectors, keyed by model id and text digest.
+
+    A tier may also have a ``lease`` attribute (a ``search._lease.Lease``):
+    processes starting together then embed each missing text once in all.
+    """
 
     def get(self, model: str, digests: Iterable[str]) -> dict[str, Vector]:
         """The stored vectors of ``digests`` (SHA-256 hex); missing ones left out."""
@@ -143,26 +154,15 @@ def _portable(value: str) -> str:
     return value
 
 
-@functools.lru_cache(maxsize=16)
-def _weights(path: str, stamp: tuple[tuple[str, int, int], ...]) -> str:
-    """SHA-256 (first 32 hex) of the files under ``path`` (names, sizes and bytes)."""
-    digest = hashlib.sha256()
-    for name, size, _ in stamp:
-        digest.update(f"{name}\0{size}\0".encode())
-        with open(Path(path, name) if name else path, "rb") as handle:
-            for block in iter(functools.partial(handle.read, 2**20), b""):
+def weights_digest(path: str) -> str:
+    """SHA-256 (first 32 hex) of a local model's files (a file or a folder): names, sizes, bytes."""
+    root, digest = Path(path), hashlib.sha256()
+    for file in sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]:
+        digest.update(f"{file.relative_to(root).as_posix()}\0{file.stat().st_size}\0".encode())
+        with file.open("rb") as handle:
+            while block := handle.read(2**20):
                 digest.update(block)
     return digest.hexdigest()[:32]
-
-
-def weights_digest(path: str) -> str:
-    """The digest of a local model's files (a file or a folder), kept per path, size and mtime."""
-    root = Path(path)
-    files = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]
-    stats = [(p, p.stat()) for p in files]
-    names = [(p.relative_to(root).as_posix() if p != root else "") for p in files]
-    stamp = tuple((n, s.st_size, s.st_mtime_ns) for n, (_, s) in zip(names, stats, strict=True))
-    return _weights(str(root), stamp)
 
 
 def model_id(embeddings: Embeddings) -> str:
@@ -178,7 +178,7 @@ def model_id(embeddings: Embeddings) -> str:
     ``dimensions`` / ``dimension`` / ``size`` / ``dims`` and per
     ``encode_kwargs`` / ``query_encode_kwargs`` (JSON). Embeddings naming none
     of model, weights or size end in ``/process=<pid>.<object id>``: their
-    vectors stay in this process's memory (:func:`shared_model`).
+    vectors stay in this process's memory.
     """
     model = next(
         (
@@ -209,11 +209,6 @@ def model_id(embeddings: Embeddings) -> str:
     if not model and len(parts) == 1:  # nothing names this model beyond its class
         parts.append(f"{_LOCAL}{os.getpid()}.{id(embeddings)}")
     return "/".join(parts)
-
-
-def shared_model(model: str) -> bool:
-    """Whether vectors of the model id ``model`` may be shared with other processes."""
-    return _LOCAL not in model
 
 
 def _effect(tier: object, name: str, *args: Any) -> Effect[Any]:
@@ -357,46 +352,6 @@ class EmbeddingCache:
         vectors = self._checked(embeddings, texts, raw)
         return dict(zip((text_digest(t) for t in texts), vectors, strict=True))
 
-    def _settled(
-        self, model: str, todo: dict[str, str], found: dict[str, Vector], stored: dict[str, Vector]
-    ) -> Logic[bool]:
-        """Move what another process stored meanwhile from ``todo`` to ``found``; ``True``: all."""
-        try:
-            more = yield _effect(self.tier, "get", model, list(todo))
-        except Exception as exc:  # a cache outage must not stop the index build
-            self._failures.failed(exc)
-            return False
-        for digest, vector in more.items():
-            stored[digest] = found[digest] = vector
-            todo.pop(digest, None)
-        return not todo
-
-    def _fill(
-        self,
-        embeddings: Embeddings,
-        model: str,
-        todo: dict[str, str],
-        known: tuple[dict[str, str], dict[str, Vector], dict[str, Vector]],
-        persist: bool,
-    ) -> Logic[dict[str, Vector]]:
-        """Embed ``todo`` (all of ``unique`` if the model's size changed) and store them."""
-        unique, found, stored = known
-        fresh = (yield from self._call(embeddings, list(todo.values()))) if todo else {}
-        sizes = {v.size for v in (*found.values(), *fresh.values())}
-        if len(sizes) > 1 and found:  # cached vectors of another size: this model changed
-            found.clear()
-            stored.clear()
-            fresh = yield from self._call(embeddings, list(unique.values()))
-            sizes = {v.size for v in fresh.values()}
-        if len(sizes) > 1:
-            raise ToolSearchConfigError("the embedding model returned vectors of different sizes")
-        if persist and fresh:
-            try:
-                yield _effect(self.tier, "put", model, fresh)
-            except Exception as exc:  # a cache outage must not stop the index build
-                self._failures.failed(exc)
-        return fresh
-
     def embed_logic(
         self,
         texts: Sequence[str],
@@ -408,7 +363,7 @@ class EmbeddingCache:
         model = self.model(embeddings)
         digests = [text_digest(t) for t in texts]
         unique = dict(zip(digests, texts, strict=True))
-        persist = persist and self.tier is not None and shared_model(model)
+        persist = persist and self.tier is not None and _LOCAL not in model  # shared
         found = {} if persist else self.recall(model, unique)  # one tier: the tier or memory
         stored: dict[str, Vector] = {}
         if persist and unique:
@@ -418,13 +373,41 @@ class EmbeddingCache:
                 self._failures.failed(exc)
         found.update(stored)
         todo = {d: t for d, t in unique.items() if d not in found}
-        work = self._fill(embeddings, model, todo, (unique, found, stored), persist)
+
+        def settled() -> Logic[bool]:  # what another process stored while this one waited
+            try:
+                more = yield _effect(self.tier, "get", model, list(todo))
+            except Exception as exc:  # a cache outage must not stop the index build
+                self._failures.failed(exc)
+                return False
+            stored.update(more)
+            found.update(more)
+            for digest in more:
+                todo.pop(digest, None)
+            return not todo
+
+        def fill() -> Logic[dict[str, Vector]]:
+            fresh = (yield from self._call(embeddings, list(todo.values()))) if todo else {}
+            sizes = {v.size for v in (*found.values(), *fresh.values())}
+            if len(sizes) > 1 and found:  # cached vectors of another size: this model changed
+                found.clear()
+                stored.clear()
+                fresh = yield from self._call(embeddings, list(unique.values()))
+                sizes = {v.size for v in fresh.values()}
+            if len(sizes) > 1:
+                raise ToolSearchConfigError("the embedding model returned vectors of mixed sizes")
+            if persist and fresh:
+                try:
+                    yield _effect(self.tier, "put", model, fresh)
+                except Exception as exc:  # a cache outage must not stop the index build
+                    self._failures.failed(exc)
+            return fresh
+
         if todo and persist:  # one process of the fleet embeds them (search/_lease.py)
             lease, name = getattr(self.tier, "lease", None), _lease.lease_name("vectors", model)
-            settle = functools.partial(self._settled, model, todo, found, stored)
-            fresh = yield from _lease.exclusive(lease, name, work, settle)
+            fresh = yield from _lease.exclusive(lease, name, fill(), settled)
         else:
-            fresh = yield from work
+            fresh = yield from fill()
         if not persist:
             self.remember(model, fresh)
         if fresh_out is not None:

@@ -19,6 +19,7 @@ from langchain_core.stores import InMemoryByteStore
 from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import ToolSearchMiddleware
+from langchain_toolsearch._effects import Effect, Logic, drive
 from langchain_toolsearch.search import (
     EmbeddingCache,
     SemanticIndexFactory,
@@ -27,7 +28,13 @@ from langchain_toolsearch.search import (
     model_id,
 )
 from langchain_toolsearch.search._hybrid import document_text
-from langchain_toolsearch.search._lease import FileLease, lease_name
+from langchain_toolsearch.search._lease import (
+    WAIT_LEASES,
+    FileLease,
+    exclusive,
+    lease_name,
+    store_lease,
+)
 from langchain_toolsearch.search._vectors import (
     CACHE_ENV,
     StoreVectorCache,
@@ -430,17 +437,17 @@ def test_a_failing_lease_is_logged_and_the_texts_embedded(
     assert start(EmbeddingCache(files), DOCS, size=4).documents_embedded == 0
 
 
-async def test_a_waiter_embeds_itself_after_twice_the_lease(
+async def test_a_waiter_embeds_itself_after_a_bounded_wait(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    files = VectorFile(tmp_path, lease_seconds=0.2)
+    files = VectorFile(tmp_path, lease_seconds=0.05)
     model = CountingEmbeddings(size=4)
-    other = FileLease(tmp_path, 0.2)  # another process's holder that never finishes
+    other = FileLease(tmp_path, 0.05)  # another process's holder that never finishes
     assert other.claim(lease_name("vectors", model_id(model)), "another process")
     began = time.monotonic()
     with caplog.at_level(logging.WARNING, logger="langchain_toolsearch"):
         await SemanticIndexFactory(model, cache=EmbeddingCache(files)).abuild(DOCS)
-    assert 0.4 <= time.monotonic() - began < 5.0
+    assert WAIT_LEASES * 0.05 <= time.monotonic() - began < 10.0
     assert model.documents_embedded == len(DOCS)
     assert any("still held" in r.getMessage() for r in caplog.records)
 
@@ -453,9 +460,26 @@ def test_only_sqlite_and_postgres_stores_have_a_lease(tmp_path: Path) -> None:
         lease = StoreVectorCache(store, lease_seconds=0.5).lease
         assert lease is not None
         assert lease.claim("work", "me") and not lease.claim("work", "you")
+        assert lease.claim("work", "me")  # renewed by its holder
         time.sleep(0.6)
         assert lease.claim("work", "you")  # expired
         lease.release("work", "me")  # not the holder: nothing
         assert not lease.claim("work", "me")
         lease.release("work", "you")
         assert lease.claim("work", "me")
+
+
+def test_a_holder_renews_its_lease_while_it_works_and_releases_it(tmp_path: Path) -> None:
+    from langgraph.store.sqlite import SqliteStore
+
+    with SqliteStore.from_conn_string(str(tmp_path / "s.db")) as store:
+        lease = store_lease(store, 0.3)
+        assert lease is not None
+
+        def work() -> Logic[bool]:
+            time.sleep(1.0)  # three lease durations
+            taken: bool = yield Effect.same(lambda: lease.claim("w", "another"))
+            return taken
+
+        assert drive(exclusive(lease, "w", work())) is False  # still held: renewed
+        assert lease.claim("w", "another")  # released when the work ended
