@@ -195,8 +195,8 @@ def lease_name(*parts: str) -> str:
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
 
 
-def _renewed(lease: Lease, name: str, owner: str) -> threading.Event:
-    """Claim again every third of ``lease.seconds`` in a daemon thread until the event is set."""
+def _renewed(lease: Lease, name: str, owner: str) -> Callable[[], None]:
+    """Claim again every third of ``lease.seconds`` in a daemon thread; the call stopping it."""
     stop = threading.Event()
 
     def renew() -> None:
@@ -206,8 +206,14 @@ def _renewed(lease: Lease, name: str, owner: str) -> threading.Event:
             except Exception as exc:  # the lease then expires: another may do the work too
                 _FAILURES.failed(exc)
 
-    threading.Thread(target=renew, name="toolsearch-lease", daemon=True).start()
-    return stop
+    thread = threading.Thread(target=renew, name="toolsearch-lease", daemon=True)
+    thread.start()
+
+    def stopped() -> None:  # no renewal after the release
+        stop.set()
+        thread.join()
+
+    return stopped
 
 
 def _sleep(seconds: float) -> Effect[Any]:
@@ -226,9 +232,9 @@ def exclusive(
         settled: Re-reads what other processes did while this one waited; ``True``:
             nothing is left, ``work`` runs without the lease.
     """
-    owner, deadline = "", time.monotonic()
+    owner, began = "", time.monotonic()
     if lease is not None:
-        pause, deadline = 0.01, deadline + WAIT_LEASES * lease.seconds
+        pause, deadline = 0.01, began + WAIT_LEASES * lease.seconds
         me = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
         claim = Effect(partial(lease.claim, name, me), partial(lease.aclaim, name, me))
     waited = False
@@ -243,19 +249,19 @@ def exclusive(
                 yield from settled()
             break
         if time.monotonic() >= deadline:
-            _FAILURES.failed(TimeoutError(f"lease {name} still held; working without it"))
+            _FAILURES.failed(TimeoutError(f"lease {name} held after {deadline - began:.0f} s"))
             break
         pause = min(pause * 1.5, 0.5)
         yield _sleep(pause)
         waited = True
         if settled is not None and (yield from settled()):
             break
-    renewing = _renewed(lease, name, owner) if owner and lease is not None else None
+    stop_renewing = _renewed(lease, name, owner) if owner and lease is not None else None
     try:
         return (yield from work)
     finally:
-        if renewing is not None and lease is not None:
-            renewing.set()
+        if stop_renewing is not None and lease is not None:
+            stop_renewing()
             try:
                 yield Effect(
                     partial(lease.release, name, owner), partial(lease.arelease, name, owner)

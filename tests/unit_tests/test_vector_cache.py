@@ -449,7 +449,7 @@ async def test_a_waiter_embeds_itself_after_a_bounded_wait(
         await SemanticIndexFactory(model, cache=EmbeddingCache(files)).abuild(DOCS)
     assert WAIT_LEASES * 0.05 <= time.monotonic() - began < 10.0
     assert model.documents_embedded == len(DOCS)
-    assert any("still held" in r.getMessage() for r in caplog.records)
+    assert any("held after" in r.getMessage() for r in caplog.records)
 
 
 def test_only_sqlite_and_postgres_stores_have_a_lease(tmp_path: Path) -> None:
