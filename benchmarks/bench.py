@@ -775,6 +775,9 @@ def run_bench(config: BenchConfig | None = None, out: TextIO | None = None) -> i
     from benchmarks.vector_cache import vector_cache_section
 
     vector_cache_section(rep, cfg, bfcl, toolsdk, [q.query for q in queries])
+    from benchmarks.fleet_start import section as fleet_start_section
+
+    fleet_start_section(rep, cfg)
     from benchmarks.speed_paths import section as speed_paths_section
 
     speed_paths_section(rep, cfg)

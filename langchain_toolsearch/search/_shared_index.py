@@ -46,8 +46,9 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.vectorstores import VectorStore
 from langgraph.store.base import BaseStore, GetOp, Item, Op, PutOp, SearchItem, SearchOp
 
-from langchain_toolsearch._effects import Effect, Flow, Logic, adrive, arun_flow, drive, run_flow
+from langchain_toolsearch._effects import Effect, Flow, Logic, adrive, arun_flow, drive, flow_logic
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchUsageError
+from langchain_toolsearch.search import _lease
 from langchain_toolsearch.search._analysis import tokenize
 from langchain_toolsearch.search._bm25 import BM25Params, BM25ToolIndex, unique_names
 from langchain_toolsearch.search._hybrid import (
@@ -254,6 +255,7 @@ class LibraryVersion:
     ) -> None:
         self.store = store
         self.embedder = embedder
+        self.lease = _lease.store_lease(store)
         self.base = tuple(base)
         self._hashed = hashed
         self.fingerprint = library_fingerprint(hashed)
@@ -270,9 +272,9 @@ class LibraryVersion:
             self.base, self.fingerprint, self._hashed, force=force, embedder=self.embedder
         )
 
-    def _run(self, flow: Flow[T]) -> T:
+    def _run(self, logic: Logic[T]) -> T:
         try:
-            return run_flow(self.store, flow)
+            return drive(logic)
         except asyncio.InvalidStateError as exc:  # an async store on its own loop
             raise ToolSearchUsageError(
                 f"{type(self.store).__name__} cannot be used synchronously from its event "
@@ -284,16 +286,22 @@ class LibraryVersion:
         if self._every is not None:
             self._due = time.monotonic() + self._every
 
+    def _leased_sync(self) -> Logic[SyncStats]:
+        """The sync, one replica at a time on stores with a lease (``search/_lease.py``)."""
+        name = _lease.lease_name("version", *self.namespace)
+        work = flow_logic(self.store, self._sync_flow())
+        return (yield from _lease.exclusive(self.lease, name, work))
+
     def sync(self) -> None:
         """Write the version unless its manifest is there (sync API)."""
         if self.writes:
-            self.stats = self._run(self._sync_flow())
+            self.stats = self._run(self._leased_sync())
         self._schedule()
 
     async def async_sync(self) -> None:
         """Async :meth:`sync`."""
         if self.writes:
-            self.stats = await arun_flow(self.store, self._sync_flow())
+            self.stats = await adrive(self._leased_sync())
         self._schedule()
 
     def due(self) -> bool:
@@ -315,7 +323,7 @@ class LibraryVersion:
     def refresh(self) -> None:
         """Check the manifest now (sync API); read-only replicas do nothing."""
         if self.writes:
-            self._run(self._refresh_flow())
+            self._run(flow_logic(self.store, self._refresh_flow()))
             self._schedule()
 
     async def arefresh(self) -> None:
@@ -395,7 +403,7 @@ def list_versions(store: BaseStore, namespace: tuple[str, ...]) -> list[IndexVer
         store: The store holding the shared index.
         namespace: The base namespace (``StoreToolIndex``'s ``namespace=``).
     """
-    return run_flow(store, _versions(tuple(namespace)))
+    return drive(flow_logic(store, _versions(tuple(namespace))))
 
 
 async def alist_versions(store: BaseStore, namespace: tuple[str, ...]) -> list[IndexVersion]:
@@ -427,7 +435,7 @@ def prune_versions(
     Raises:
         ToolSearchConfigError: (a ``ValueError``) If ``older_than`` is not positive.
     """
-    return run_flow(store, _prune(tuple(namespace), older_than, keep, now))
+    return drive(flow_logic(store, _prune(tuple(namespace), older_than, keep, now)))
 
 
 async def aprune_versions(

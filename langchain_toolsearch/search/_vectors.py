@@ -13,10 +13,15 @@ model" from one tier, else the model:
 
 The fingerprint of a tool's vector is the SHA-256 of its embedded text
 (:func:`~langchain_toolsearch.search._hybrid.document_text`) under the
-model id (:func:`model_id`): a changed tool has a new fingerprint and is
-embedded alone; another model never reuses the vectors. A persistent tier
-that fails (a store down, a file unreadable or corrupt) is logged at
+model id (:func:`model_id`: class, model, endpoint, weights digest, size): a
+changed tool has a new fingerprint and is embedded alone; another model,
+endpoint or set of weights never reuses the vectors; embeddings the id cannot
+name (``/process=``) are kept in this process's memory only. A persistent
+tier that fails (a store down, a file unreadable or corrupt) is logged at
 WARNING once per cause and skipped: the tools are embedded as without it.
+Processes starting together on one tier embed each missing text once in all:
+the one holding the tier's ``lease`` (``search/_lease.py``: SQLite and
+PostgreSQL stores, the cache file) embeds, the others wait for its vectors.
 
 Query vectors: the last ``query_cache_size`` queries of at most 2,000
 characters (LRU, per cache). :func:`default_cache` is the cache of ``embeddings=``.
@@ -32,8 +37,10 @@ newline, a 4-byte header length, the JSON header ``{"model", "dim",
 ``float32``, and the SHA-256 of all that. A file failing a check is ignored
 with a WARNING and replaced by the next write. A write re-reads the file,
 merges, writes a temporary file and ``os.replace`` s it: readers see the old
-or the new file; of two writers the last rename wins. At most ``max_bytes``
-per file (256 MiB: 170,000 vectors of 384 floats); the oldest written go first.
+or the new file; writers that embed take turns (the lease), and of two
+writers outside it the last rename wins. At most ``max_bytes`` per file
+(256 MiB: 170,000 vectors of 384 floats); the oldest written go first; a
+larger file is refused from its size (``stat``) before it is read.
 
 The stores: :class:`ByteStoreVectors` keys ``<model id>:<sha256 hex>``,
 values ``float32`` bytes. :class:`StoreVectorCache` (a LangGraph store,
@@ -76,8 +83,9 @@ from langgraph.store.base import BaseStore as LangGraphStore
 from langgraph.store.base import GetOp, Item, Op, PutOp
 
 from langchain_toolsearch._effects import Effect, Flow, Logic, adrive, arun_flow, drive, run_flow
-from langchain_toolsearch._support import CauseLog
+from langchain_toolsearch._support import CauseLog, mask
 from langchain_toolsearch.errors import CorruptVectorFileError, ToolSearchConfigError
+from langchain_toolsearch.search import _lease
 
 logger = logging.getLogger(__name__)
 
@@ -88,12 +96,18 @@ DEFAULT_MEMORY_BYTES = 128 * 2**20
 """Most bytes of tool vectors one cache keeps in memory."""
 _MAX_CACHED_QUERY_CHARS = 2000  # longer queries are embedded each time, never cached
 _MODEL_ATTRS = ("model_id", "model", "model_name", "deployment")
-_SIZE_ATTRS = ("dimensions", "size", "dims")
+_SIZE_ATTRS = ("dimensions", "dimension", "size", "dims")
+_ENDPOINT_ATTRS = ("base_url", "openai_api_base", "azure_endpoint", "endpoint", "api_base")
+_LOCAL = "/process="
 
 
 @runtime_checkable
 class VectorTier(Protocol):
-    """A persistent place for tool vectors, keyed by model id and text digest."""
+    """A persistent place for tool vectors, keyed by model id and text digest.
+
+    A tier may also have a ``lease`` attribute (a ``search._lease.Lease``):
+    processes starting together then embed each missing text once in all.
+    """
 
     def get(self, model: str, digests: Iterable[str]) -> dict[str, Vector]:
         """The stored vectors of ``digests`` (SHA-256 hex); missing ones left out."""
@@ -140,14 +154,31 @@ def _portable(value: str) -> str:
     return value
 
 
+def weights_digest(path: str) -> str:
+    """SHA-256 (first 32 hex) of a local model's files (a file or a folder): names, sizes, bytes."""
+    root, digest = Path(path), hashlib.sha256()
+    for file in sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]:
+        digest.update(f"{file.relative_to(root).as_posix()}\0{file.stat().st_size}\0".encode())
+        with file.open("rb") as handle:
+            while block := handle.read(2**20):
+                digest.update(block)
+    return digest.hexdigest()[:32]
+
+
 def model_id(embeddings: Embeddings) -> str:
-    """What names ``embeddings``' vectors in the caches: class, model and settings.
+    """What names ``embeddings``' vectors in the caches: class, model, endpoint, weights, size.
 
     ``<module>.<class>:<model>``, the model being the first string of
     ``model_id``, ``model``, ``model_name``, ``deployment`` (a path in an
-    installed package: ``<path in site-packages>@<version>``), then
-    ``/<attr>=<n>`` per int ``dimensions`` / ``size`` / ``dims`` and
-    ``/<attr>=<json>`` per ``encode_kwargs`` / ``query_encode_kwargs``.
+    installed package: ``<path in site-packages>@<version>``; another local
+    file or folder: its name and ``weights=`` the digest of its files,
+    :func:`weights_digest`), then ``/<attr>=<value>`` per other string
+    ``base_url``, ``openai_api_base``, ``azure_endpoint``, ``endpoint``,
+    ``api_base``, model attribute or ``weights_digest`` (credentials masked), per int
+    ``dimensions`` / ``dimension`` / ``size`` / ``dims`` and per
+    ``encode_kwargs`` / ``query_encode_kwargs`` (JSON). Embeddings naming none
+    of model, weights or size end in ``/process=<pid>.<object id>``: their
+    vectors stay in this process's memory.
     """
     model = next(
         (
@@ -157,7 +188,16 @@ def model_id(embeddings: Embeddings) -> str:
         ),
         "",
     )
-    parts = [f"{type(embeddings).__module__}.{type(embeddings).__qualname__}:{_portable(model)}"]
+    portable, weights = _portable(model), ""
+    if portable == model and model and os.path.exists(model):  # local weights: by content
+        portable, weights = Path(model).name, weights_digest(model)
+    parts = [f"{type(embeddings).__module__}.{type(embeddings).__qualname__}:{portable}"]
+    if weights:
+        parts.append(f"weights={weights}")
+    for attr in (*_ENDPOINT_ATTRS, *_MODEL_ATTRS, "weights_digest"):
+        value = getattr(embeddings, attr, None)
+        if isinstance(value, str) and value and value != model:
+            parts.append(f"{attr}={mask(value)}")
     for attr in _SIZE_ATTRS:
         size = getattr(embeddings, attr, None)
         if isinstance(size, int) and not isinstance(size, bool):
@@ -166,6 +206,8 @@ def model_id(embeddings: Embeddings) -> str:
         settings = getattr(embeddings, attr, None)
         if isinstance(settings, dict) and settings:
             parts.append(f"{attr}={json.dumps(settings, sort_keys=True, default=str)}")
+    if not model and len(parts) == 1:  # nothing names this model beyond its class
+        parts.append(f"{_LOCAL}{os.getpid()}.{id(embeddings)}")
     return "/".join(parts)
 
 
@@ -321,7 +363,7 @@ class EmbeddingCache:
         model = self.model(embeddings)
         digests = [text_digest(t) for t in texts]
         unique = dict(zip(digests, texts, strict=True))
-        persist = persist and self.tier is not None
+        persist = persist and self.tier is not None and _LOCAL not in model  # shared
         found = {} if persist else self.recall(model, unique)  # one tier: the tier or memory
         stored: dict[str, Vector] = {}
         if persist and unique:
@@ -330,20 +372,42 @@ class EmbeddingCache:
             except Exception as exc:  # a cache outage must not stop the index build
                 self._failures.failed(exc)
         found.update(stored)
-        todo = [t for d, t in unique.items() if d not in found]
-        fresh = (yield from self._call(embeddings, todo)) if todo else {}
-        sizes = {v.size for v in (*found.values(), *fresh.values())}
-        if len(sizes) > 1 and found:  # cached vectors of another size: this model changed
-            found, stored = {}, {}
-            fresh = yield from self._call(embeddings, list(unique.values()))
-            sizes = {v.size for v in fresh.values()}
-        if len(sizes) > 1:
-            raise ToolSearchConfigError("the embedding model returned vectors of different sizes")
-        if persist and fresh:
+        todo = {d: t for d, t in unique.items() if d not in found}
+
+        def settled() -> Logic[bool]:  # what another process stored while this one waited
             try:
-                yield _effect(self.tier, "put", model, fresh)
+                more = yield _effect(self.tier, "get", model, list(todo))
             except Exception as exc:  # a cache outage must not stop the index build
                 self._failures.failed(exc)
+                return False
+            stored.update(more)
+            found.update(more)
+            for digest in more:
+                todo.pop(digest, None)
+            return not todo
+
+        def fill() -> Logic[dict[str, Vector]]:
+            fresh = (yield from self._call(embeddings, list(todo.values()))) if todo else {}
+            sizes = {v.size for v in (*found.values(), *fresh.values())}
+            if len(sizes) > 1 and found:  # cached vectors of another size: this model changed
+                found.clear()
+                stored.clear()
+                fresh = yield from self._call(embeddings, list(unique.values()))
+                sizes = {v.size for v in fresh.values()}
+            if len(sizes) > 1:
+                raise ToolSearchConfigError("the embedding model returned vectors of mixed sizes")
+            if persist and fresh:
+                try:
+                    yield _effect(self.tier, "put", model, fresh)
+                except Exception as exc:  # a cache outage must not stop the index build
+                    self._failures.failed(exc)
+            return fresh
+
+        if todo and persist:  # one process of the fleet embeds them (search/_lease.py)
+            lease, name = getattr(self.tier, "lease", None), _lease.lease_name("vectors", model)
+            fresh = yield from _lease.exclusive(lease, name, fill(), settled)
+        else:
+            fresh = yield from fill()
         if not persist:
             self.remember(model, fresh)
         if fresh_out is not None:
@@ -487,7 +551,10 @@ class VectorFile:
 
     Args:
         directory: The cache folder; :func:`default_cache_dir` when omitted.
-        max_bytes: Most bytes of one model's file (older vectors go first).
+        max_bytes: Most bytes of one model's file (older vectors go first); a
+            larger file is refused from its size, unread (a WARNING once).
+        lease_seconds: How long a process may hold the file's lease while it
+            embeds (``search/_lease.py``: a ``flock`` freed when it dies).
 
     Raises:
         ToolSearchConfigError: (a ``ValueError``) If ``max_bytes`` is below
@@ -496,7 +563,11 @@ class VectorFile:
     """
 
     def __init__(
-        self, directory: str | os.PathLike[str] | None = None, *, max_bytes: int = DEFAULT_MAX_BYTES
+        self,
+        directory: str | os.PathLike[str] | None = None,
+        *,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        lease_seconds: float = _lease.LEASE_SECONDS,
     ) -> None:
         if max_bytes < 4096:
             raise ToolSearchConfigError(f"max_bytes must be at least 4096, got {max_bytes}")
@@ -507,6 +578,7 @@ class VectorFile:
             )
         self.directory = folder
         self.max_bytes = max_bytes
+        self.lease = _lease.FileLease(folder, lease_seconds) if sys.platform != "win32" else None
         self._lock = threading.Lock()
         self._read: dict[Path, tuple[tuple[int, int, int], dict[bytes, Vector]]] = {}
         self._warned: set[tuple[Path, str]] = set()
@@ -537,6 +609,9 @@ class VectorFile:
             return {}
         except OSError as exc:
             self._warn(path, f"{type(exc).__name__}: {exc}")
+            return {}
+        if stat.st_size > self.max_bytes:  # refused before reading a byte
+            self._warn(path, f"too large: {stat.st_size} bytes > max_bytes {self.max_bytes}")
             return {}
         stamp = (stat.st_ino, stat.st_size, stat.st_mtime_ns)
         known = self._read.get(path)
@@ -634,13 +709,20 @@ class StoreVectorCache:
     Args:
         store: Any LangGraph store (it needs no vector index).
         namespace: Base namespace of the vectors.
+        lease_seconds: How long a process may hold the store's lease while it
+            embeds (``search/_lease.py``; SQLite and PostgreSQL stores).
     """
 
     def __init__(
-        self, store: LangGraphStore, *, namespace: tuple[str, ...] = VECTOR_NAMESPACE
+        self,
+        store: LangGraphStore,
+        *,
+        namespace: tuple[str, ...] = VECTOR_NAMESPACE,
+        lease_seconds: float = _lease.LEASE_SECONDS,
     ) -> None:
         self.store = store
         self.base = tuple(namespace)
+        self.lease = _lease.store_lease(store, lease_seconds)
 
     def __repr__(self) -> str:
         return f"StoreVectorCache({type(self.store).__name__}, {self.base!r})"

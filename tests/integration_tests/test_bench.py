@@ -46,8 +46,10 @@ def test_bench_quick_prints_every_section() -> None:
         "## Catalog in the system hint (inject_catalog=True)",
         "## Hybrid start-up: tools embedded once (first and second start)",
         "## Speed paths, on and off",
+        "## Replicas starting together: each text embedded once",
     ):
         assert heading in out, heading
+    assert re.search(r"\| SqliteStore \| \d+ \(\dx\) \| 60 \(1x\) \|", out)  # with the lease
     ratio = re.search(r"\| create_agent \+ ToolSearchMiddleware \| [\d.]+ \| ([\d.]+) \|", out)
     assert ratio is not None and float(ratio.group(1)) > 0
     same = re.search(

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
 import uuid
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -38,7 +37,7 @@ from tests.support.embeddings import CountingEmbeddings
 from tests.support.fakes import ai, call
 from tests.support.index_docs import CREATE_ISSUE, GET_FORECAST, GET_WEATHER, PLAY_MUSIC, SEND_EMAIL
 from tests.support.library_fixtures import CALLS, library
-from tests.support.postgres import database_on, no_server, private_server
+from tests.support.postgres import pgvector_database
 
 DOCS = [PLAY_MUSIC, SEND_EMAIL, GET_WEATHER, GET_FORECAST, CREATE_ISSUE]
 NS = ("toolsearch", "tools")
@@ -236,39 +235,10 @@ async def test_middleware_searches_loads_and_calls_through_the_store() -> None:
 # -- PostgreSQL + pgvector ------------------------------------------------------------------------
 
 
-def _pgvector_dsn() -> tuple[str | None, bool, str]:
-    """(DSN of a server with pgvector, whether the caller must stop it (never now), why not).
-
-    A server this run started is private to it and stopped at the end of the
-    session (:mod:`tests.support.postgres`), so callers never stop it.
-    """
-    psycopg = pytest.importorskip("psycopg", reason="needs psycopg (pip install -e '.[dev]')")
-    dsn = os.environ.get("TOOLSEARCH_TEST_PGVECTOR_DSN")
-    if dsn:
-        return dsn, False, ""
-    shared = os.environ.get("TOOLSEARCH_TEST_POSTGRES_DSN")
-    if shared:
-        try:
-            with psycopg.connect(shared, connect_timeout=5) as conn:
-                row = conn.execute(
-                    "SELECT 1 FROM pg_available_extensions WHERE name = 'vector'"
-                ).fetchone()
-            if row:
-                return shared, False, ""
-        except psycopg.Error:
-            pass
-    dsn, why = private_server(pgvector=True)  # this run's own, stopped at the end
-    return dsn, False, why
-
-
 @pytest.fixture(scope="module")
 def pgvector_dsn() -> Iterator[str]:
     pytest.importorskip("langgraph.store.postgres", reason="needs langgraph-checkpoint-postgres")
-    dsn, _started, why = _pgvector_dsn()
-    if dsn is None:
-        no_server("the StoreToolIndex test, with pgvector", why)
-        raise AssertionError("unreachable")
-    with database_on(dsn, "vec") as url:
+    with pgvector_database("the StoreToolIndex test, with pgvector") as url:
         yield url
 
 

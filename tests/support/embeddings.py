@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import math
+import os
+import time
 from typing import ClassVar
 
 from langchain_core.embeddings import DeterministicFakeEmbedding, Embeddings
 
 from langchain_toolsearch.search._analysis import tokenize
 
-__all__ = ["BagOfWordsEmbeddings", "CountingEmbeddings"]
+__all__ = ["BagOfWordsEmbeddings", "CountingEmbeddings", "RecordingEmbeddings"]
 
 
 class CountingEmbeddings(DeterministicFakeEmbedding):
@@ -32,6 +35,32 @@ class CountingEmbeddings(DeterministicFakeEmbedding):
 
     async def aembed_query(self, text: str) -> list[float]:
         return self.embed_query(text)
+
+
+class RecordingEmbeddings(DeterministicFakeEmbedding):
+    """DeterministicFakeEmbedding that appends each text it embeds to a file shared by processes.
+
+    One JSON line per text, ``{"pid", "text"}``, written before the vectors are
+    made; then the call waits ``delay`` seconds, or for ever with ``hang`` (an
+    embedding process to kill). ``base_url`` only names an endpoint.
+    """
+
+    record: str
+    delay: float = 0.0
+    hang: bool = False
+    base_url: str | None = None
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        lines = "".join(json.dumps({"pid": os.getpid(), "text": t}) + "\n" for t in texts)
+        with open(self.record, "a", encoding="utf-8") as out:
+            out.write(lines)
+        time.sleep(self.delay)
+        while self.hang:
+            time.sleep(1)
+        return super().embed_documents(texts)
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self.embed_documents(texts)
 
 
 class BagOfWordsEmbeddings(Embeddings):

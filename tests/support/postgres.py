@@ -155,3 +155,39 @@ async def astore_and_saver(dsn: str) -> AsyncIterator[tuple[Any, Any]]:
         AsyncPostgresSaver.from_conn_string(dsn) as saver,
     ):
         yield store, saver
+
+
+def pgvector_server() -> tuple[str | None, str]:
+    """(DSN of a server with pgvector, why none).
+
+    A server this run started is private to it and stopped at the end of the
+    session (:func:`stop_private`), so callers never stop it.
+    """
+    psycopg = pytest.importorskip("psycopg", reason="needs psycopg (pip install -e '.[dev]')")
+    dsn = os.environ.get("TOOLSEARCH_TEST_PGVECTOR_DSN")
+    if dsn:
+        return dsn, ""
+    shared = os.environ.get("TOOLSEARCH_TEST_POSTGRES_DSN")
+    if shared:
+        try:
+            with psycopg.connect(shared, connect_timeout=5) as conn:
+                row = conn.execute(
+                    "SELECT 1 FROM pg_available_extensions WHERE name = 'vector'"
+                ).fetchone()
+            if row:
+                return shared, ""
+        except psycopg.Error:
+            pass
+    dsn, why = private_server(pgvector=True)  # this run's own, stopped at the end
+    return dsn, why
+
+
+@contextmanager
+def pgvector_database(what: str) -> Iterator[str]:
+    """A new database on a server with pgvector (:func:`pgvector_server`), dropped after."""
+    dsn, why = pgvector_server()
+    if dsn is None:
+        no_server(what, why)
+        raise AssertionError("unreachable")
+    with database_on(dsn, "vec") as url:
+        yield url

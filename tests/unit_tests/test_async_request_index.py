@@ -53,6 +53,8 @@ def _vector(text: str) -> list[float]:
 class AsyncOnlyEmbeddings(Embeddings):
     """Concept vectors through the async methods only; a sync call is counted and raises."""
 
+    model = "concept-vectors"  # named: its vectors may be shared with other processes
+
     def __init__(self) -> None:
         self.sync_calls = 0
         self.async_texts = 0
@@ -77,6 +79,8 @@ class AsyncOnlyEmbeddings(Embeddings):
 
 class SyncOnlyEmbeddings(Embeddings):
     """Concept vectors through the sync methods only; an async call raises."""
+
+    model = "concept-vectors"
 
     def __init__(self) -> None:
         self.texts = 0

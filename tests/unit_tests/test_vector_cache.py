@@ -8,15 +8,18 @@ the persistent tier can serve it.
 from __future__ import annotations
 
 import logging
+import os
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
-from langchain_core.embeddings import DeterministicFakeEmbedding
+from langchain_core.embeddings import DeterministicFakeEmbedding, Embeddings
 from langchain_core.stores import InMemoryByteStore
 from langgraph.store.memory import InMemoryStore
 
 from langchain_toolsearch import ToolSearchMiddleware
+from langchain_toolsearch._effects import Effect, Logic, drive
 from langchain_toolsearch.search import (
     EmbeddingCache,
     SemanticIndexFactory,
@@ -25,6 +28,13 @@ from langchain_toolsearch.search import (
     model_id,
 )
 from langchain_toolsearch.search._hybrid import document_text
+from langchain_toolsearch.search._lease import (
+    WAIT_LEASES,
+    FileLease,
+    exclusive,
+    lease_name,
+    store_lease,
+)
 from langchain_toolsearch.search._vectors import (
     CACHE_ENV,
     StoreVectorCache,
@@ -305,3 +315,171 @@ def test_memory_is_bounded(tmp_path: Path) -> None:
     assert embeddings.documents_embedded == 4
     cache.embed(["c"], embeddings)
     assert embeddings.documents_embedded == 4
+
+
+class EndpointModel(CountingEmbeddings):
+    base_url: str | None = None
+    model_name: str = ""
+
+
+def test_the_model_id_names_the_endpoint_without_its_credentials() -> None:
+    tenant_a = model_id(EndpointModel(size=8, base_url="https://a.example/v1"))
+    tenant_b = model_id(EndpointModel(size=8, base_url="https://b.example/v1"))
+    assert tenant_a != tenant_b and "base_url=https://a.example/v1" in tenant_a
+    secret = model_id(EndpointModel(size=8, base_url="https://me:hunter2@a.example/v1"))
+    assert "hunter2" not in secret and "a.example/v1" in secret
+
+
+def test_a_second_tenant_on_another_endpoint_gets_none_of_the_vectors(tmp_path: Path) -> None:
+    tier, counts = VectorFile(tmp_path), []
+    for base_url in ("https://a.example/v1", "https://b.example/v1", "https://a.example/v1"):
+        model = EndpointModel(size=8, base_url=base_url)
+        SemanticIndexFactory(model, cache=EmbeddingCache(tier))(DOCS)
+        counts.append(model.documents_embedded)
+    assert counts == [len(DOCS), len(DOCS), 0]
+
+
+def weights(root: Path, data: bytes) -> str:
+    """A local model folder ``<root>/models/mini`` holding ``data`` as its weights."""
+    folder = root / "models" / "mini"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "model.onnx").write_bytes(data)
+    (folder / "config.json").write_text("{}")
+    return str(folder)
+
+
+def test_a_local_model_is_named_by_its_weights_not_its_path(tmp_path: Path) -> None:
+    one, two, same = (
+        weights(tmp_path / "a", b"weights one"),
+        weights(tmp_path / "b", b"weights two"),
+        weights(tmp_path / "c", b"weights one"),
+    )
+    ids = [model_id(EndpointModel(size=4, model_name=path)) for path in (one, two, same)]
+    assert ids[0] != ids[1]  # same relative path, other weights: other vectors
+    assert ids[0] == ids[2]  # same weights elsewhere: the same vectors
+    assert str(tmp_path) not in ids[0] and ":mini/weights=" in ids[0]
+    Path(one, "model.onnx").write_bytes(b"weights three")
+    assert model_id(EndpointModel(size=4, model_name=one)) not in ids
+
+
+def test_weights_digest_and_dimension_attributes_name_the_model() -> None:
+    class Local(CountingEmbeddings):
+        weights_digest: str = ""
+        dimension: int = 0
+
+    ids = {model_id(Local(size=4, weights_digest=w, dimension=d)) for w in "ab" for d in (4, 8)}
+    assert len(ids) == 4 and all("weights_digest=" in i and "dimension=" in i for i in ids)
+
+
+class Anonymous(Embeddings):
+    """A model the key cannot name: no model, weights, endpoint or size attribute."""
+
+    def __init__(self) -> None:
+        self.embedded = 0
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.embedded += len(texts)
+        return [[float(len(t)), 1.0] for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return [float(len(text)), 1.0]
+
+
+def test_a_model_the_key_cannot_name_is_kept_in_this_process_only(tmp_path: Path) -> None:
+    model, files = Anonymous(), VectorFile(tmp_path)
+    assert f"/process={os.getpid()}." in model_id(model)
+    cache = EmbeddingCache(files)
+    for _ in range(2):
+        SemanticIndexFactory(model, cache=cache)(DOCS)
+    assert model.embedded == len(DOCS)  # the cache's memory served the second build
+    assert list(tmp_path.iterdir()) == []  # nothing shared with other processes
+    SemanticIndexFactory(Anonymous(), cache=cache)(DOCS)  # another object: another model
+    assert cache.misses == 2 * len(DOCS)
+
+
+def test_an_oversize_cache_file_is_refused_from_its_size_unread(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    files = VectorFile(tmp_path, max_bytes=8192)
+    model = CountingEmbeddings(size=4)
+    with open(files.path(model_id(model)), "wb") as sparse:  # not cache data, over the limit
+        sparse.truncate(1 << 40)  # 1 TiB, sparse: reading it whole would never end
+    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch"):
+        SemanticIndexFactory(model, cache=EmbeddingCache(files))(DOCS)
+        SemanticIndexFactory(model, cache=EmbeddingCache(files))(DOCS)
+    refused = [r.getMessage() for r in caplog.records if "too large" in r.getMessage()]
+    assert len(refused) == 1 and f"{1 << 40} bytes > max_bytes 8192" in refused[0]
+    assert not any("bad magic" in r.getMessage() for r in caplog.records)
+    assert model.documents_embedded == len(DOCS)  # replaced by the first write
+    assert files.path(model_id(model)).stat().st_size <= 8192
+
+
+class FailingLease:
+    seconds = 1.0
+
+    def claim(self, name: str, owner: str) -> bool:
+        raise OSError("no lease table")
+
+    async def aclaim(self, name: str, owner: str) -> bool:
+        return self.claim(name, owner)
+
+
+def test_a_failing_lease_is_logged_and_the_texts_embedded(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    files = VectorFile(tmp_path)
+    files.lease = FailingLease()  # type: ignore[assignment]
+    model = CountingEmbeddings(size=4)
+    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch"):
+        SemanticIndexFactory(model, cache=EmbeddingCache(files))(DOCS)
+    assert model.documents_embedded == len(DOCS)
+    assert any("embedding lease failed (OSError)" in r.getMessage() for r in caplog.records)
+    assert start(EmbeddingCache(files), DOCS, size=4).documents_embedded == 0
+
+
+async def test_a_waiter_embeds_itself_after_a_bounded_wait(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    files = VectorFile(tmp_path, lease_seconds=0.05)
+    model = CountingEmbeddings(size=4)
+    other = FileLease(tmp_path, 0.05)  # another process's holder that never finishes
+    assert other.claim(lease_name("vectors", model_id(model)), "another process")
+    began = time.monotonic()
+    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch"):
+        await SemanticIndexFactory(model, cache=EmbeddingCache(files)).abuild(DOCS)
+    assert WAIT_LEASES * 0.05 <= time.monotonic() - began < 10.0
+    assert model.documents_embedded == len(DOCS)
+    assert any("held after" in r.getMessage() for r in caplog.records)
+
+
+def test_only_sqlite_and_postgres_stores_have_a_lease(tmp_path: Path) -> None:
+    from langgraph.store.sqlite import SqliteStore
+
+    assert StoreVectorCache(InMemoryStore()).lease is None  # best effort: one process
+    with SqliteStore.from_conn_string(str(tmp_path / "s.db")) as store:
+        lease = StoreVectorCache(store, lease_seconds=0.5).lease
+        assert lease is not None
+        assert lease.claim("work", "me") and not lease.claim("work", "you")
+        assert lease.claim("work", "me")  # renewed by its holder
+        time.sleep(0.6)
+        assert lease.claim("work", "you")  # expired
+        lease.release("work", "me")  # not the holder: nothing
+        assert not lease.claim("work", "me")
+        lease.release("work", "you")
+        assert lease.claim("work", "me")
+
+
+def test_a_holder_renews_its_lease_while_it_works_and_releases_it(tmp_path: Path) -> None:
+    from langgraph.store.sqlite import SqliteStore
+
+    with SqliteStore.from_conn_string(str(tmp_path / "s.db")) as store:
+        lease = store_lease(store, 0.3)
+        assert lease is not None
+
+        def work() -> Logic[bool]:
+            time.sleep(1.0)  # three lease durations
+            taken: bool = yield Effect.same(lambda: lease.claim("w", "another"))
+            return taken
+
+        assert drive(exclusive(lease, "w", work())) is False  # still held: renewed
+        assert lease.claim("w", "another")  # released when the work ended
