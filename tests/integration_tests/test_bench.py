@@ -46,6 +46,7 @@ def test_bench_quick_prints_every_section() -> None:
         "## Catalog in the system hint (inject_catalog=True)",
         "## Hybrid start-up: tools embedded once (first and second start)",
         "## Speed paths, on and off",
+        "## BM25 index against bm25s: build CPU, tail latency, memory",
     ):
         assert heading in out, heading
     ratio = re.search(r"\| create_agent \+ ToolSearchMiddleware \| [\d.]+ \| ([\d.]+) \|", out)
@@ -114,7 +115,15 @@ def test_bench_quick_prints_every_section() -> None:
         "deferred store batches",
         "vector cache, file tier",
         "vector cache, store tier",
+        "name suggestions on first use",
     }, paths
+    # the index against bm25s: build CPU with the first queries, p50 / p99, memory, ratios
+    cost = re.search(
+        r"\| 1,000 \| [\d.]+ / [\d.]+ \| ([\d.]+) \| [\d.]+ / [\d.]+ \| [\d.]+ / [\d.]+ \| "
+        r"[\d.]+ / ([\d.]+) \| [\d]+ / [\d]+ \| ([\d.]+) \|",
+        out,
+    )
+    assert cost is not None and all(float(v) > 0 for v in cost.groups())
 
 
 @pytest.mark.skipif(

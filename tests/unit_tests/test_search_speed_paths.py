@@ -63,8 +63,8 @@ TEXTS = [
 def test_batch_tokenizer_gives_the_module_functions_terms(text: str) -> None:
     batch = BatchTokenizer()
     for _ in range(2):  # the second call is answered from the memo
-        assert batch.tokenize(text) == tokenize(text)
-        assert batch.tokenize_name(text) == tokenize_name(text)
+        assert list(batch.tokenize(text)) == tokenize(text)
+        assert list(batch.tokenize_name(text)) == tokenize_name(text)
         assert batch.name_phrase(text) == name_phrase(text)
 
 
@@ -77,9 +77,9 @@ def test_forms_as_written_come_from_the_same_pass_aligned_with_the_terms(text: s
     batch = BatchTokenizer(forms=True)
     for _ in range(2):  # tokenized, then from the memo
         assert [split_key(k) for k in batch.keys(text)] == pairs
-        assert batch.written_name(text) == tokenize(text, keep_stopwords=True, stemmed=False)
-        assert batch.tokenize(text) == tokenize(text)  # joined again when asked
-    assert BatchTokenizer().keys(text) == tokenize(text)  # no forms: the terms
+        assert list(batch.written_name(text)) == tokenize(text, keep_stopwords=True, stemmed=False)
+        assert list(batch.tokenize(text)) == tokenize(text)  # joined again when asked
+    assert list(BatchTokenizer().keys(text)) == tokenize(text)  # no forms: the terms
 
 
 SNAKE_CHUNKS = [
@@ -143,6 +143,7 @@ def test_name_suggester_maps_of_plain_names_are_the_general_ones() -> None:
     names += ["".join(rnd.choices("abZ9_-", k=rnd.randint(1, 10))) for _ in range(5_000)]
     names = list(dict.fromkeys(names))
     suggester = NameSuggester((n, ()) for n in names)
+    suggester._tables()
     by_word: dict[str, set[str]] = {}
     for name in names:
         assert suggester._folds_of[name] == (fold_name(name),)
@@ -275,9 +276,9 @@ def test_name_keys_of_plain_names_take_the_general_paths_result() -> None:
 
 def test_batch_tokenizer_gives_the_same_terms_with_cold_and_warm_shared_caches() -> None:
     clear_caches()
-    cold = [BatchTokenizer().tokenize_name(t) for t in TEXTS]
+    cold = [list(BatchTokenizer().tokenize_name(t)) for t in TEXTS]
     warm_shared = [tokenize_name(t) for t in TEXTS]  # fills the shared cache
-    warm = [BatchTokenizer().tokenize_name(t) for t in TEXTS]
+    warm = [list(BatchTokenizer().tokenize_name(t)) for t in TEXTS]
     assert cold == warm_shared == warm
 
 

@@ -55,6 +55,7 @@ def test_names_starting_with_the_asked_one_are_read_from_its_place_only() -> Non
                 yield item
 
     names = _suggester(20_000)
+    names._tables()
     names._forward = Counting(names._forward)
     assert names._prefixed("svc19990get", 5) == ["svc_19990_get_record"]
     assert names._prefixed("zzz", 5) == []
