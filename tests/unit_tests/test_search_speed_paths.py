@@ -10,6 +10,7 @@ definitions give: the module tokenizer, and every positive score of
 from __future__ import annotations
 
 import functools
+import itertools
 import random
 import re
 import unicodedata
@@ -408,3 +409,40 @@ def test_spelling_distance_of_the_band_is_the_full_tables() -> None:
     for a, b in pairs:
         for limit in (0, 1, 2, 3):
             assert distance(a, b, limit) == _full_osa(a, b, limit), (a, b, limit)
+
+
+_FIRST_USE_QUERIES = [
+    "weathr city",  # a misspelled word: the spelling bigrams
+    "getweathercity",  # a name run together: the spelling name endings
+    "get_weather_3",  # an exact name
+    "who am i",  # function words only
+    "get weather",
+]
+
+
+def _top(index: BM25ToolIndex, query: str) -> list[tuple[str, float, float]]:
+    return [(h.name, h.score, h.raw_score) for h in itertools.islice(index.rank(query), 10)]
+
+
+def test_tables_built_on_first_use_rank_the_same_from_many_threads_at_once() -> None:
+    """The spelling tables are built by the first query that needs them: queries from 8
+    threads at once on a fresh index rank as one thread does, before and after."""
+    import threading
+
+    expected = {q: _top(BM25ToolIndex(_library(3_000)), q) for q in _FIRST_USE_QUERIES}
+    assert expected["weathr city"] and expected["getweathercity"]
+    fresh = BM25ToolIndex(_library(3_000))
+    start = threading.Barrier(8)
+    got: list[dict[str, list[tuple[str, float, float]]]] = []
+
+    def ask() -> None:
+        start.wait()
+        got.append({q: _top(fresh, q) for q in _FIRST_USE_QUERIES})
+
+    threads = [threading.Thread(target=ask) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert got == [expected] * 8
+    assert {q: _top(fresh, q) for q in _FIRST_USE_QUERIES} == expected
