@@ -94,7 +94,13 @@ def test_a_load_of_many_huge_unknown_names_gives_a_bounded_receipt() -> None:
     assert "get_weather" in str(receipt.content)
 
 
-_ASKED = ["svc_00005_get_recrod", "svc_00007_get", "svc00012getrecord", "record", "svc_00003_get_record_x"]
+_ASKED = [
+    "svc_00005_get_recrod",
+    "svc_00007_get",
+    "svc00012getrecord",
+    "record",
+    "svc_00003_get_record_x",
+]
 
 
 def test_suggestion_maps_are_built_on_first_use_and_answer_as_built_up_front() -> None:
