@@ -17,6 +17,9 @@ rank-bm25 baseline where there is one, and printed as Markdown tables:
   ``rank_bm25.BM25Okapi`` (build, then ``get_top_n``) in the same process.
   Our builds start with empty tokenizer caches (median of 3 where cheap);
   rank-bm25 latency is timed on a sample of queries where it is slow.
+* **index cost** (:mod:`benchmarks.index_cost`): build CPU (the first query
+  of each lazily built table included), p50 / p99 and memory of the BM25
+  index against bm25s at 10k and 100k tools, as ratios.
 * **cost**: tool-schema tokens bound per model call (JSON characters / 4,
   :func:`~examples.demo.schema_tokens`) when binding the whole
   library versus the meta tools, the system hint and 3 loaded tools of
@@ -108,6 +111,7 @@ SECTIONS = (
     "catalog",
     "hybrid start-up",
     "speed paths",
+    "index cost",
 )
 
 
@@ -762,6 +766,9 @@ def run_bench(config: BenchConfig | None = None, out: TextIO | None = None) -> i
         rep.line(f"- semantic: {line}.")
     _quality(rep, cfg, bfcl, queries, toolsdk, models, github)
     _speed(rep, cfg, bfcl, queries, toolsdk)
+    from benchmarks.index_cost import section as index_cost_section
+
+    index_cost_section(rep, cfg)
     _cost(rep, bfcl, github)
     native_section(rep, cfg, bfcl, github)
     _overhead(rep, cfg, bfcl, toolsdk)

@@ -35,6 +35,9 @@ Paths and workloads:
   over the same cache folder); off: the model embeds every tool.
 * **vector cache, store tier** (``StoreVectorCache``): the same over a
   LangGraph ``InMemoryStore``.
+* **name suggestions on first use** (``NameSuggester._tables``):
+  ``ToolLibrary(tools)``, no name asked for; off: the suggestion maps are
+  built with the library.
 
 The hybrid's model (:class:`PricedEmbeddings`) gives hashed bag-of-words
 vectors and waits :data:`MODEL_MS_PER_TEXT` per text embedded: what a
@@ -107,6 +110,11 @@ def _keep_nothing(self: Any, model: str, vectors: Any) -> None:
     return None
 
 
+def _suggester_now(self: Any, names: Any) -> None:
+    self._entries, self._lock = list(names), contextlib.nullcontext()
+    self._tables()
+
+
 PATCHES: dict[str, list[tuple[str, str, Any]]] = {
     "history memo": [(f"{_STORAGE}._context", "HistoryMemo.get", _read_every_time)],
     "run reads": [(f"{_STORAGE}._store", "RunReads.reading", _read_store)],
@@ -118,6 +126,9 @@ PATCHES: dict[str, list[tuple[str, str, Any]]] = {
     "vector cache, store tier": [
         (f"{_SEARCH}._vectors", "StoreVectorCache.get", _nothing_found),
         (f"{_SEARCH}._vectors", "StoreVectorCache.put", _keep_nothing),
+    ],
+    "name suggestions on first use": [
+        (f"{_SEARCH}._stages", "NameSuggester.__init__", _suggester_now)
     ],
 }
 """Path -> ``(module, attribute path, replacement)`` list that switches it off."""
@@ -393,6 +404,12 @@ def _workloads(
         return _postgres_turn(size, calls, dsn)
 
     return [
+        (
+            "name suggestions on first use",
+            "ToolLibrary(tools), no name asked for",
+            "cpu",
+            lambda: lambda: _timed(lambda: public("ToolLibrary")(tools)),
+        ),
         (
             "history memo",
             f'storage="context", ainvoke: {prior:,} earlier messages, 21 loads, '

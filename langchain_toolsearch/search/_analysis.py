@@ -515,6 +515,9 @@ def name_words(name: str) -> list[str]:
 class BatchTokenizer:
     """The module's tokenizers for one index build, memoising chunks and texts (results shared).
 
+    Terms come as tuples: a tuple of strings leaves the cyclic collector's
+    tracking at its first pass, a list would be traversed at every later one.
+
     Args:
         stemmed: Stem ASCII words (the ``stemming`` stage).
         forms: Also give the terms' forms as written (``exact_forms``).
@@ -526,11 +529,11 @@ class BatchTokenizer:
         self._cache = _CACHE if stemmed else _PLAIN_CACHE
         self._forms = forms and stemmed
         self._chunks: dict[str, Entry] = {}
-        self._prose: dict[str, list[str]] = {}
-        self._keys: dict[str, list[str]] = {}
-        self._names: dict[str, list[str]] = {}
+        self._prose: dict[str, tuple[str, ...]] = {}
+        self._keys: dict[str, tuple[str, ...]] = {}
+        self._names: dict[str, tuple[str, ...]] = {}
         self._phrases: dict[str, tuple[str, ...]] = {}
-        self._written: dict[str, list[str]] = {}
+        self._written: dict[str, tuple[str, ...]] = {}
 
     @property
     def forms(self) -> bool:
@@ -548,28 +551,28 @@ class BatchTokenizer:
                 memo[chunk] = shared(chunk) or fresh(chunk)
         return list(map(memo.__getitem__, chunks))
 
-    def _joined(self, memo: dict[str, list[str]], text: str, part: _Part) -> list[str]:
+    def _joined(self, memo: dict[str, tuple[str, ...]], text: str, part: _Part) -> tuple[str, ...]:
         found = memo.get(text)
         if found is None:
             entries = self._lookup(_chunks(text))
-            found = memo[text] = list(chain.from_iterable(map(part, entries)))
+            found = memo[text] = tuple(chain.from_iterable(map(part, entries)))
         return found
 
-    def tokenize(self, text: str) -> list[str]:
+    def tokenize(self, text: str) -> tuple[str, ...]:
         """``tokenize(text)``: terms without stopwords."""
         return self._joined(self._prose, text, _CONTENT)
 
-    def tokenize_name(self, name: str) -> list[str]:
+    def tokenize_name(self, name: str) -> tuple[str, ...]:
         """``tokenize_name(name)``: terms with stopwords."""
         return self._joined(self._names, name, _ALL)
 
-    def keys(self, text: str) -> list[str]:
+    def keys(self, text: str) -> tuple[str, ...]:
         """:meth:`tokenize`'s terms as keys: ``term`` or ``term + KEY_SEPARATOR + written``."""
         if not self._forms:
             return self.tokenize(text)
         return self._joined(self._keys, text, _KEYS)
 
-    def written_name(self, name: str) -> list[str]:
+    def written_name(self, name: str) -> tuple[str, ...]:
         """The terms of :meth:`tokenize_name` as written, aligned one for one."""
         if not self._forms:
             return self.tokenize_name(name)

@@ -79,7 +79,7 @@ FieldWeights: TypeAlias = tuple[float, float, float, float]
 """Weights of a term in a tool's name, description, parameter names, parameter texts."""
 
 
-def document_fields(doc: ToolDocument, memo: BatchTokenizer) -> tuple[list[str], ...]:
+def document_fields(doc: ToolDocument, memo: BatchTokenizer) -> tuple[Sequence[str], ...]:
     """Terms of the name, description, parameter-name and parameter-text fields.
 
     Keys (:meth:`BatchTokenizer.keys`) with ``memo.forms``. A parameter term the

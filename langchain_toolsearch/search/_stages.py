@@ -283,14 +283,27 @@ def name_words(name: str) -> list[str]:
 
 
 class NameSuggester:
-    """Suggestions over a fixed set of names, from maps and sorted lists built once.
+    """Suggestions over a fixed set of names, from maps and sorted lists built on first use.
 
     Args:
         names: ``(name to suggest, other spellings of it)`` pairs (a provider-safe
-            name with the original).
+            name with the original), read now.
     """
 
     def __init__(self, names: Iterable[tuple[str, Sequence[str]]]) -> None:
+        self._entries: list[tuple[str, Sequence[str]]] | None = list(names)
+        self._lock = threading.Lock()
+
+    def _tables(self) -> None:
+        """Build the maps once, under a lock (most libraries are never asked for a name)."""
+        if self._entries is None:
+            return
+        with self._lock:
+            if self._entries is not None:
+                self._build(self._entries)
+                self._entries = None
+
+    def _build(self, names: list[tuple[str, Sequence[str]]]) -> None:
         entries = sorted(names, key=itemgetter(0))
         self._folded: dict[str, list[str]] = {}
         self._by_word: dict[str, list[str]] = {}
@@ -384,6 +397,7 @@ class NameSuggester:
         needle = fold_name(name)
         if len(needle) < 3:
             return []
+        self._tables()
         words = list(dict.fromkeys(name_words(name)))[:_NAME_WORDS]
         hits = dict.fromkeys(self._folded.get(needle, []))
         hits.update(dict.fromkeys(self._containing(needle, words, limit)))
@@ -819,7 +833,11 @@ class NameMatcher:
             if len(phrase) >= size and phrase[-size:] == words:
                 hits[i] = None
             elif core != words:
-                bare = tuple(w for w in phrase if w not in STOPWORDS)
+                bare = (
+                    phrase
+                    if STOPWORDS.isdisjoint(phrase)  # most names: no tuple made
+                    else tuple(w for w in phrase if w not in STOPWORDS)
+                )
                 if len(bare) >= len(core) and bare[-len(core) :] == core:
                     hits[i] = None
         if 2 <= len(core) <= _MAX_REORDERED and len(set(core)) == len(core):
@@ -835,7 +853,7 @@ class NameMatcher:
             for i, phrase in self._endings.get(last, ())[:_MAX_ENDINGS]:
                 if len(phrase) < size:
                     break
-                if sorted(phrase[-size:]) == asked:
+                if phrase[-2] in core and sorted(phrase[-size:]) == asked:
                     found.append(i)
         return found
 

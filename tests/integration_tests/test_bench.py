@@ -47,6 +47,7 @@ def test_bench_quick_prints_every_section() -> None:
         "## Hybrid start-up: tools embedded once (first and second start)",
         "## Speed paths, on and off",
         "## Replicas starting together: each text embedded once",
+        "## BM25 index against bm25s: build CPU, tail latency, memory",
     ):
         assert heading in out, heading
     assert re.search(r"\| SqliteStore \| \d+ \(\dx\) \| 60 \(1x\) \|", out)  # with the lease
@@ -116,7 +117,15 @@ def test_bench_quick_prints_every_section() -> None:
         "deferred store batches",
         "vector cache, file tier",
         "vector cache, store tier",
+        "name suggestions on first use",
     }, paths
+    # the index against bm25s: build CPU with the first queries, p50 / p99, memory, ratios
+    cost = re.search(
+        r"\| 1,000 \| [\d.]+ / [\d.]+ \| ([\d.]+) \| [\d.]+ / [\d.]+ \| [\d.]+ / [\d.]+ \| "
+        r"[\d.]+ / ([\d.]+) \| [\d]+ / [\d]+ \| ([\d.]+) \|",
+        out,
+    )
+    assert cost is not None and all(float(v) > 0 for v in cost.groups())
 
 
 @pytest.mark.skipif(

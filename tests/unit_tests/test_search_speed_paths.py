@@ -10,6 +10,7 @@ definitions give: the module tokenizer, and every positive score of
 from __future__ import annotations
 
 import functools
+import itertools
 import random
 import re
 import unicodedata
@@ -63,8 +64,8 @@ TEXTS = [
 def test_batch_tokenizer_gives_the_module_functions_terms(text: str) -> None:
     batch = BatchTokenizer()
     for _ in range(2):  # the second call is answered from the memo
-        assert batch.tokenize(text) == tokenize(text)
-        assert batch.tokenize_name(text) == tokenize_name(text)
+        assert list(batch.tokenize(text)) == tokenize(text)
+        assert list(batch.tokenize_name(text)) == tokenize_name(text)
         assert batch.name_phrase(text) == name_phrase(text)
 
 
@@ -77,9 +78,9 @@ def test_forms_as_written_come_from_the_same_pass_aligned_with_the_terms(text: s
     batch = BatchTokenizer(forms=True)
     for _ in range(2):  # tokenized, then from the memo
         assert [split_key(k) for k in batch.keys(text)] == pairs
-        assert batch.written_name(text) == tokenize(text, keep_stopwords=True, stemmed=False)
-        assert batch.tokenize(text) == tokenize(text)  # joined again when asked
-    assert BatchTokenizer().keys(text) == tokenize(text)  # no forms: the terms
+        assert list(batch.written_name(text)) == tokenize(text, keep_stopwords=True, stemmed=False)
+        assert list(batch.tokenize(text)) == tokenize(text)  # joined again when asked
+    assert list(BatchTokenizer().keys(text)) == tokenize(text)  # no forms: the terms
 
 
 SNAKE_CHUNKS = [
@@ -143,6 +144,7 @@ def test_name_suggester_maps_of_plain_names_are_the_general_ones() -> None:
     names += ["".join(rnd.choices("abZ9_-", k=rnd.randint(1, 10))) for _ in range(5_000)]
     names = list(dict.fromkeys(names))
     suggester = NameSuggester((n, ()) for n in names)
+    suggester._tables()
     by_word: dict[str, set[str]] = {}
     for name in names:
         assert suggester._folds_of[name] == (fold_name(name),)
@@ -275,9 +277,9 @@ def test_name_keys_of_plain_names_take_the_general_paths_result() -> None:
 
 def test_batch_tokenizer_gives_the_same_terms_with_cold_and_warm_shared_caches() -> None:
     clear_caches()
-    cold = [BatchTokenizer().tokenize_name(t) for t in TEXTS]
+    cold = [list(BatchTokenizer().tokenize_name(t)) for t in TEXTS]
     warm_shared = [tokenize_name(t) for t in TEXTS]  # fills the shared cache
-    warm = [BatchTokenizer().tokenize_name(t) for t in TEXTS]
+    warm = [list(BatchTokenizer().tokenize_name(t)) for t in TEXTS]
     assert cold == warm_shared == warm
 
 
@@ -407,3 +409,40 @@ def test_spelling_distance_of_the_band_is_the_full_tables() -> None:
     for a, b in pairs:
         for limit in (0, 1, 2, 3):
             assert distance(a, b, limit) == _full_osa(a, b, limit), (a, b, limit)
+
+
+_FIRST_USE_QUERIES = [
+    "weathr city",  # a misspelled word: the spelling bigrams
+    "getweathercity",  # a name run together: the spelling name endings
+    "get_weather_3",  # an exact name
+    "who am i",  # function words only
+    "get weather",
+]
+
+
+def _top(index: BM25ToolIndex, query: str) -> list[tuple[str, float, float]]:
+    return [(h.name, h.score, h.raw_score) for h in itertools.islice(index.rank(query), 10)]
+
+
+def test_tables_built_on_first_use_rank_the_same_from_many_threads_at_once() -> None:
+    """The spelling tables are built by the first query that needs them: queries from 8
+    threads at once on a fresh index rank as one thread does, before and after."""
+    import threading
+
+    expected = {q: _top(BM25ToolIndex(_library(3_000)), q) for q in _FIRST_USE_QUERIES}
+    assert expected["weathr city"] and expected["getweathercity"]
+    fresh = BM25ToolIndex(_library(3_000))
+    start = threading.Barrier(8)
+    got: list[dict[str, list[tuple[str, float, float]]]] = []
+
+    def ask() -> None:
+        start.wait()
+        got.append({q: _top(fresh, q) for q in _FIRST_USE_QUERIES})
+
+    threads = [threading.Thread(target=ask) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert got == [expected] * 8
+    assert {q: _top(fresh, q) for q in _FIRST_USE_QUERIES} == expected

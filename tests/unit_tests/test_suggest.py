@@ -55,6 +55,7 @@ def test_names_starting_with_the_asked_one_are_read_from_its_place_only() -> Non
                 yield item
 
     names = _suggester(20_000)
+    names._tables()
     names._forward = Counting(names._forward)
     assert names._prefixed("svc19990get", 5) == ["svc_19990_get_record"]
     assert names._prefixed("zzz", 5) == []
@@ -91,3 +92,55 @@ def test_a_load_of_many_huge_unknown_names_gives_a_bounded_receipt() -> None:
     near = [f"get_wether{'_' * i}" for i in range(3)]
     (receipt,) = run(mw, ai(call("load_tool", {"tool_names": near})))
     assert "get_weather" in str(receipt.content)
+
+
+_ASKED = [
+    "svc_00005_get_recrod",
+    "svc_00007_get",
+    "svc00012getrecord",
+    "record",
+    "svc_00003_get_record_x",
+]
+
+
+def test_suggestion_maps_are_built_on_first_use_and_answer_as_built_up_front() -> None:
+    lazy = _suggester(2_000)
+    assert lazy._entries is not None  # nothing built with the library
+    assert lazy.suggest("ab") == [] and lazy._entries is not None  # too short: no maps needed
+    eager = _suggester(2_000)
+    eager._tables()
+    first = [lazy.suggest(name) for name in _ASKED]
+    assert lazy._entries is None  # built by the first suggestion
+    assert first == [eager.suggest(name) for name in _ASKED]
+    assert first == [lazy.suggest(name) for name in _ASKED]  # after first use: the same
+    assert all(first)
+
+
+def test_concurrent_first_suggestions_build_the_maps_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    builds: list[int] = []
+    build = NameSuggester._build
+
+    def counted(self: NameSuggester, names: list[tuple[str, Any]]) -> None:
+        builds.append(1)
+        build(self, names)
+
+    monkeypatch.setattr(NameSuggester, "_build", counted)
+    expected = [_suggester(2_000).suggest(name) for name in _ASKED]
+    builds.clear()
+    shared = _suggester(2_000)
+    start = threading.Barrier(8)
+    got: list[list[list[str]]] = []
+
+    def ask() -> None:
+        start.wait()
+        got.append([shared.suggest(name) for name in _ASKED])
+
+    threads = [threading.Thread(target=ask) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert builds == [1]
+    assert got == [expected] * 8
