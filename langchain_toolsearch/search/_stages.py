@@ -33,7 +33,10 @@ apart (``signoff``: ``sign``, ``off``; in full) and for a join of a word and a
 weak word; a one-edit fix keeping the first letter (``clikc``: ``click``)
 counts in full, the others ``spelling_weight``. All of them count for a query of at
 most :data:`SHORT_NEED` content words whose first is unknown (``clikc on the
-link``), or when a query with an unknown word finds nothing.
+link``), or when a query with an unknown word finds nothing. There, a word one
+edit from a library word as written, its first letter kept
+(:meth:`SpellingFallback.respell`: ``clikc``, ``mege``), stands as that word:
+the index ranks the query respelled (:func:`respelled`), every stage seeing the word.
 
 Names: :class:`NameMatcher` finds exact keys, names as written, words ending a
 name and stopword pairs in a query; :class:`NameSuggester` gives bounded "did
@@ -574,8 +577,8 @@ class SpellingFallback:
             term = self._analyse(edit)
             if term in self._vocab:
                 found.setdefault(term, edit)
-        if not found:
-            return None
+        if len(found) < 2:
+            return next(iter(found.values()), None)
         first = self.correct(word)
         return found[min(found, key=lambda t: (t != first, -self._df_of(t), found[t]))]
 
