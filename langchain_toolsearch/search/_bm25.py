@@ -664,8 +664,9 @@ class BM25ToolIndex:
             content = ContentFilter(content.ranges, content.bound + self._weak_forms_bound(forms))
         if stages.spelling and terms and best > 0:
             fixed, typos = self._spelling_pass(query, terms, weighted, content)
-            if respelled(asked, typos) != asked:  # as if written right, in every stage
-                return self._scores(respelled(asked, typos))
+            right = respelled(asked, typos)
+            if right != asked:  # a typo stands as its word: ranked as if written right
+                return self._scores(right)
             if fixed is not None:
                 weighted, fixes = fixed
                 if content is not None:  # a fix stands for a written content word

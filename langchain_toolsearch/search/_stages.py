@@ -58,6 +58,7 @@ from dataclasses import dataclass, fields, replace
 from functools import partial
 from itertools import islice, pairwise
 from operator import itemgetter
+from string import ascii_lowercase
 from typing import Generic, TypeVar
 
 import numpy as np
@@ -351,7 +352,6 @@ _MIN_PART = 2  # letters of a part of a split ("to" in "addcommenttopendingrevie
 _MAX_RUN = 48  # letters of a run-together word split (a whole tool name)
 _SUFFIX = 3  # letters a stem may lack of its word ("navig" of "navigate")
 _DIGITS = "0123456789"
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _TERM_WORDS = re.compile(rf"^[A-Za-z]{{{_MIN_CHARS},{_MAX_CHARS}}}$", re.MULTILINE)
 _T = TypeVar("_T")
 _NEIGHBOURS = 32  # name endings compared on each side of a run-together word, per sort order
@@ -397,7 +397,7 @@ def _edits(word: str) -> Iterator[str]:
         if tail:
             yield head + tail[1:]
             yield head + tail[1:2] + tail[:1] + tail[2:]
-        for letter in _LETTERS:
+        for letter in ascii_lowercase:
             yield head + letter + tail
             yield head + letter + tail[1:]
 
@@ -566,7 +566,7 @@ class SpellingFallback:
     def respell(self, word: str) -> str | None:
         """The library word one edit from an unknown ``word``, its first letter kept, or ``None``.
 
-        On the words as written (``mrege``: ``merge``, though the stems ``mreg`` and
+        On the words as written (``mege``: ``merge``, though the stems ``mege`` and
         ``merg`` are two apart). Ties: the word of :meth:`correct`'s term, the term
         in more tools, then alphabetically.
         """
@@ -702,9 +702,9 @@ def spelling_fixes(
         if lead_unknown or not found():
             for fix in spelling.fixes(words):  # a one-edit typo's fix counts in full
                 out.setdefault(fix, any(_slip(t, fix) for t in unknown))
-            respelled = ((w, spelling.respell(w)) for w in dict.fromkeys(words))
+            tried = ((w, spelling.respell(w)) for w in dict.fromkeys(words))
             if len(unknown) <= _MAX_WORDS:  # a typo stands as its word in every stage
-                typos = {w: fix for w, fix in respelled if fix is not None}
+                typos = {w: fix for w, fix in tried if fix is not None}
     return {t: full for t, full in out.items() if t not in terms}, typos
 
 
