@@ -16,7 +16,8 @@ Scores in ``[0, 1]``: BM25 over the best the query's terms could reach
 (unseen terms count), exact names in ``[0.9, 1]``, the literal name 1.0; a
 function-word-only query (``who am i``) scores names it covers at least half.
 Stages (:mod:`~langchain_toolsearch.search._stages`) add to the score;
-``raw_score`` is plain BM25F of the written terms.
+``raw_score`` is plain BM25F of the written terms (a typo respelled:
+:func:`~langchain_toolsearch.search._stages.respelled`).
 
 Hits come best first: scores rounded to 6 decimals (float noise never
 reorders ties), ties by name; the first 64 hits sorted up front, the rest if
