@@ -11,6 +11,8 @@ Chunks of at most 48 characters are analysed once into a cache of about
 32 MiB; an index build memoises in a :class:`BatchTokenizer` of its own.
 The English word lists
 (stopwords, function, request and date words) are ASCII, lowercase, unstemmed.
+Typed values (dates, times, e-mail addresses, URLs: :data:`VALUE_TYPES`) name
+the parameter word a query lacks (:func:`value_terms`).
 """
 
 from __future__ import annotations
@@ -585,3 +587,63 @@ class BatchTokenizer:
             entries = self._lookup(_chunks(name))
             found = self._phrases[name] = tuple(chain.from_iterable(map(_PHRASE, entries)))
         return found
+
+
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+# top-level domains of a bare domain ("example.com"); not file extensions (".py", ".md")
+_TLD = (
+    r"(?:com|org|net|io|dev|ai|app|co|edu|gov|info|biz|xyz|cloud|site|tech|me|tv|us|uk|de"
+    r"|fr|jp|cn|ru|in|br|au|ca|es|it|nl|eu|ch|se|kr)"
+)
+_OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"  # an IPv4 part, 0-255
+_PORT_OR_PATH = r"(?::\d{1,5}(?!\w)|/)"  # what makes a host a URL: ":8080" or "/path" after it
+
+VALUE_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "date",
+        re.compile(
+            r"\b(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}/\d{1,2}/\d{2,4}"
+            rf"|{_MONTH}\.? {_DAY}\b|{_DAY} (?:of )?{_MONTH}\b"
+            rf"|today|tomorrow|yesterday|{_WEEKDAY}|next (?:week|month|year))\b",
+            re.IGNORECASE,
+        ),
+    ),
+    ("time", re.compile(r"\b\d{1,2}(?::\d{2}\s*(?:[ap]\.?m\.?)?|\s*[ap]\.?m\.?)(?!\w)", re.I)),
+    # tried once per run of address characters: a "\b" start would be quadratic on hostile input
+    ("email", re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")),
+    (
+        "url",
+        re.compile(
+            rf"\bhttps?://\S|\bwww\.[\w-]|(?<![@\w.-])(?:[\w-]+\.)+{_TLD}\b(?![.@]?\w)"
+            rf"|(?<![@\w.]){_OCTET}(?:\.{_OCTET}){{3}}{_PORT_OR_PATH}"  # 192.168.0.1:8080
+            r"|(?<![\w\])])\[(?:[0-9a-f]{0,4}:){2,7}[0-9a-f.]{0,15}\]"  # IPv6: [::1], not a[::2]
+            rf"|(?<![@\w.-])localhost{_PORT_OR_PATH}",
+            re.IGNORECASE,
+        ),
+    ),
+)
+"""``(parameter word, pattern)`` per typed value, in the order their terms are added.
+
+Dates (month and weekday names, ISO and slashed), clock times, e-mail addresses,
+URLs (``http(s)``, bare domains, hosts with a port or path, ``[::1]``); not
+versions, decimals, slices, nor a bare host, IPv4 address or ``localhost``.
+Linear regular expressions.
+"""
+
+
+def value_terms(query: str, stem: Callable[[str], str], terms: list[str]) -> list[str]:
+    """The stemmed parameter words of the typed values in ``query`` that ``terms`` lack.
+
+    ``weather in Paris on April 22nd`` -> ``["date"]``.
+    """
+    out: list[str] = []
+    for word, pattern in VALUE_TYPES:
+        term = stem(word)
+        if term not in terms and term not in out and pattern.search(query):
+            out.append(term)
+    return out

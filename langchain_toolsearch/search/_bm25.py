@@ -16,7 +16,8 @@ Scores in ``[0, 1]``: BM25 over the best the query's terms could reach
 (unseen terms count), exact names in ``[0.9, 1]``, the literal name 1.0; a
 function-word-only query (``who am i``) scores names it covers at least half.
 Stages (:mod:`~langchain_toolsearch.search._stages`) add to the score;
-``raw_score`` is plain BM25F of the written terms.
+``raw_score`` is plain BM25F of the written terms (a typo respelled:
+:func:`~langchain_toolsearch.search._stages.respelled`).
 
 Hits come best first: scores rounded to 6 decimals (float noise never
 reorders ties), ties by name; the first 64 hits sorted up front, the rest if
@@ -42,6 +43,7 @@ import numpy.typing as npt
 
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.search._analysis import (
+    VALUE_TYPES,
     BatchTokenizer,
     close_compounds,
     make_key,
@@ -50,6 +52,7 @@ from langchain_toolsearch.search._analysis import (
     stem,
     tokenize,
     tokenize_forms,
+    value_terms,
 )
 from langchain_toolsearch.search._protocol import (
     IndexOption,
@@ -59,14 +62,13 @@ from langchain_toolsearch.search._protocol import (
     searchable_names,
 )
 from langchain_toolsearch.search._stages import (
-    VALUE_TYPES,
     NameMatcher,
     SearchStages,
     SpellingFallback,
     is_weak,
     name_words,
+    respelled,
     spelling_fixes,
-    value_terms,
     weak_terms,
     weights,
 )
@@ -662,7 +664,10 @@ class BM25ToolIndex:
         if content is not None and forms:  # weak words as written can add to a weak-only hit
             content = ContentFilter(content.ranges, content.bound + self._weak_forms_bound(forms))
         if stages.spelling and terms and best > 0:
-            fixed = self._spelling_pass(query, terms, weighted, content)
+            fixed, typos = self._spelling_pass(query, terms, weighted, content)
+            right = respelled(asked, typos)
+            if right != asked:  # a typo stands as its word: ranked as if written right
+                return self._scores(right)
             if fixed is not None:
                 weighted, fixes = fixed
                 if content is not None:  # a fix stands for a written content word
@@ -721,21 +726,24 @@ class BM25ToolIndex:
 
     def _spelling_pass(
         self, query: str, terms: list[str], weighted: _FloatArray, content: ContentFilter | None
-    ) -> tuple[_FloatArray, list[str]] | None:
-        """Weighted scores with the spelling fixes added, and the fixes (:func:`spelling_fixes`)."""
+    ) -> tuple[tuple[_FloatArray, list[str]] | None, dict[str, str]]:
+        """Weighted scores with the spelling fixes added and the fixes, and the typos.
+
+        :func:`spelling_fixes`; no scores without fixes.
+        """
 
         def found() -> bool:  # under content_match: a known content term has hits
             if content is None:
                 return bool(weighted.size) and float(weighted.max()) > 0.0
             return any(hi > lo for lo, hi in content.ranges)
 
-        fixes = spelling_fixes(self._spelling, self._postings.vocab, query, terms, found)
+        fixes, typos = spelling_fixes(self._spelling, self._postings.vocab, query, terms, found)
         if not fixes:
-            return None
+            return None, typos
         share = self.stages.spelling_weight
         tw = [1.0 if full else share for full in fixes.values()]
         _, extra, _ = self._postings.score(list(fixes), tw, 0)
-        return weighted + extra, list(fixes)
+        return (weighted + extra, list(fixes)), typos
 
     def _named(self, query: str, every: list[str], score: _FloatArray) -> _FloatArray:
         """``score`` with name matches lifted: words ending a name, exact and literal names."""

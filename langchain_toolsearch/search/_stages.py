@@ -6,8 +6,8 @@
 * ``request_words``: request framing (``could``, ``help``) counts ``request_weight``
   (Bendersky & Croft 2008).
 * ``values``: numbers, day and month words count ``number_weight``; a typed value
-  adds its parameter word at ``value_type_weight`` (:func:`value_terms`); a URL
-  or domain counts in full for the tools taking a URL, its words as numbers.
+  adds its parameter word at ``value_type_weight`` (``_analysis.value_terms``); a
+  URL or domain counts in full for the tools taking a URL, its words as numbers.
 * ``content_match``: with a content word in the query, weak words (request, date,
   function words) never make a hit alone (:func:`weak_terms`).
 * ``name_words``: the words ending a tool's name close ``name_words_lift`` of the
@@ -33,7 +33,10 @@ apart (``signoff``: ``sign``, ``off``; in full) and for a join of a word and a
 weak word; a one-edit fix keeping the first letter (``clikc``: ``click``)
 counts in full, the others ``spelling_weight``. All of them count for a query of at
 most :data:`SHORT_NEED` content words whose first is unknown (``clikc on the
-link``), or when a query with an unknown word finds nothing.
+link``), or when a query with an unknown word finds nothing. There, a word one
+edit from a library word as written, its first letter kept
+(:meth:`SpellingFallback.respell`: ``clikc``, ``mege``), stands as that word:
+the index ranks the query respelled (:func:`respelled`), every stage seeing the word.
 
 Names: :class:`NameMatcher` finds exact keys, names as written, words ending a
 name and stopword pairs in a query; :class:`NameSuggester` gives bounded "did
@@ -50,11 +53,12 @@ import re
 import threading
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from functools import partial
 from itertools import islice, pairwise
 from operator import itemgetter
+from string import ascii_lowercase
 from typing import Generic, TypeVar
 
 import numpy as np
@@ -193,66 +197,6 @@ def weak_terms(terms: Sequence[str], stages: SearchStages) -> list[bool] | None:
 def is_weak(word: str) -> bool:
     """Whether a lowercase, unstemmed word is a request, date or function word."""
     return word in _WEAK_TERMS[1]
-
-
-_MONTH = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-)
-_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
-_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-# top-level domains of a bare domain ("example.com"); not file extensions (".py", ".md")
-_TLD = (
-    r"(?:com|org|net|io|dev|ai|app|co|edu|gov|info|biz|xyz|cloud|site|tech|me|tv|us|uk|de"
-    r"|fr|jp|cn|ru|in|br|au|ca|es|it|nl|eu|ch|se|kr)"
-)
-_OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"  # an IPv4 part, 0-255
-_PORT_OR_PATH = r"(?::\d{1,5}(?!\w)|/)"  # what makes a host a URL: ":8080" or "/path" after it
-
-VALUE_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "date",
-        re.compile(
-            r"\b(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}/\d{1,2}/\d{2,4}"
-            rf"|{_MONTH}\.? {_DAY}\b|{_DAY} (?:of )?{_MONTH}\b"
-            rf"|today|tomorrow|yesterday|{_WEEKDAY}|next (?:week|month|year))\b",
-            re.IGNORECASE,
-        ),
-    ),
-    ("time", re.compile(r"\b\d{1,2}(?::\d{2}\s*(?:[ap]\.?m\.?)?|\s*[ap]\.?m\.?)(?!\w)", re.I)),
-    # tried once per run of address characters: a "\b" start would be quadratic on hostile input
-    ("email", re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")),
-    (
-        "url",
-        re.compile(
-            rf"\bhttps?://\S|\bwww\.[\w-]|(?<![@\w.-])(?:[\w-]+\.)+{_TLD}\b(?![.@]?\w)"
-            rf"|(?<![@\w.]){_OCTET}(?:\.{_OCTET}){{3}}{_PORT_OR_PATH}"  # 192.168.0.1:8080
-            r"|(?<![\w\])])\[(?:[0-9a-f]{0,4}:){2,7}[0-9a-f.]{0,15}\]"  # IPv6: [::1], not a[::2]
-            rf"|(?<![@\w.-])localhost{_PORT_OR_PATH}",
-            re.IGNORECASE,
-        ),
-    ),
-)
-"""``(parameter word, pattern)`` per typed value, in the order their terms are added.
-
-Dates (month and weekday names, ISO and slashed), clock times, e-mail addresses,
-URLs (``http(s)``, bare domains, hosts with a port or path, ``[::1]``); not
-versions, decimals, slices, nor a bare host, IPv4 address or ``localhost``.
-Linear regular expressions.
-"""
-
-
-def value_terms(query: str, stem: Callable[[str], str], terms: list[str]) -> list[str]:
-    """The stemmed parameter words of the typed values in ``query`` that ``terms`` lack.
-
-    ``weather in Paris on April 22nd`` -> ``["date"]``.
-    """
-    out: list[str] = []
-    for word, pattern in VALUE_TYPES:
-        term = stem(word)
-        if term not in terms and term not in out and pattern.search(query):
-            out.append(term)
-    return out
 
 
 MAX_NAME_CHARS = 128
@@ -460,6 +404,18 @@ def _budget(word: str) -> int:
     return 1 if len(word) <= 5 else 2
 
 
+def _edits(word: str) -> Iterator[str]:
+    """The strings one drop, swap, insert or substitution from ``word``, its first letter kept."""
+    for at in range(1, len(word) + 1):
+        head, tail = word[:at], word[at:]
+        if tail:
+            yield head + tail[1:]
+            yield head + tail[1:2] + tail[:1] + tail[2:]
+        for letter in ascii_lowercase:
+            yield head + letter + tail
+            yield head + letter + tail[1:]
+
+
 def _bigrams(word: str) -> set[str]:
     padded = f"^{word}$"
     return {padded[i : i + 2] for i in range(len(padded) - 1)}
@@ -621,6 +577,25 @@ class SpellingFallback:
                 return [t for t in (head, self._analyse(particle)) if t in self._vocab]
         return []
 
+    def respell(self, word: str) -> str | None:
+        """The library word one edit from an unknown ``word``, its first letter kept, or ``None``.
+
+        On the words as written (``mege``: ``merge``, though the stems ``mege`` and
+        ``merg`` are two apart). Ties: the word of :meth:`correct`'s term, the term
+        in more tools, then alphabetically.
+        """
+        if not _word(word) or self._analyse(word) in self._vocab:
+            return None
+        found: dict[str, str] = {}
+        for edit in sorted(set(_edits(word))):
+            term = self._analyse(edit)
+            if term in self._vocab:
+                found.setdefault(term, edit)
+        if len(found) < 2:
+            return next(iter(found.values()), None)
+        first = self.correct(word)
+        return found[min(found, key=lambda t: (t != first, -self._df_of(t), found[t]))]
+
     def fixes(self, words: Sequence[str]) -> list[str]:
         """Distinct library terms for the unknown of ``words`` (lowercase, no stopwords; 4 tried).
 
@@ -712,10 +687,11 @@ def spelling_fixes(
     query: str,
     terms: Sequence[str],
     found: Callable[[], bool],
-) -> dict[str, bool]:
-    """The library terms the ``spelling`` stage adds to ``query`` (none of ``terms``).
+) -> tuple[dict[str, bool], dict[str, str]]:
+    """The library terms the ``spelling`` stage adds to ``query`` (none of ``terms``), and typos.
 
-    Each with whether it counts in full (:attr:`SearchStages.spelling_weight`).
+    Each term with whether it counts in full (:attr:`SearchStages.spelling_weight`);
+    the typos' words with the library words they stand for (:meth:`SpellingFallback.respell`).
     ``terms`` are its content terms as the index analysed them; ``found()``
     says whether it has a hit already (called only when needed).
     """
@@ -732,6 +708,7 @@ def spelling_fixes(
     apart = (t for w in every for t in spelling.unjoined(w))  # "signoff": sign, off
     out.update(dict.fromkeys(apart, True))  # a compound's other form stands for it in full
     unknown = [t for t in terms if t not in vocab]
+    typos: dict[str, str] = {}
     if unknown:
         # a request or function word is no misspelling ("let" is not "get")
         words = [w for w in _ascii_words(query, keep_stopwords=False) if not weak(w)]
@@ -739,7 +716,19 @@ def spelling_fixes(
         if lead_unknown or not found():
             for fix in spelling.fixes(words):  # a one-edit typo's fix counts in full
                 out.setdefault(fix, any(_slip(t, fix) for t in unknown))
-    return {t: full for t, full in out.items() if t not in terms}
+            tried = ((w, spelling.respell(w)) for w in dict.fromkeys(words))
+            if len(unknown) <= _MAX_WORDS:  # a typo stands as its word in every stage
+                typos = {w: fix for w, fix in tried if fix is not None}
+    return {t: full for t, full in out.items() if t not in terms}, typos
+
+
+def respelled(query: str, typos: Mapping[str, str]) -> str:
+    """``query`` with the words of ``typos`` as they stand (``Clikc on`` -> ``click on``)."""
+    if not typos:
+        return query
+    words = "|".join(map(re.escape, typos))
+    pattern = re.compile(rf"(?<![^\W_])(?:{words})(?![^\W_])", re.IGNORECASE)
+    return pattern.sub(lambda m: typos[m.group().lower()], query)
 
 
 _MAX_ENDINGS = 5_000  # names sharing the query's last word checked

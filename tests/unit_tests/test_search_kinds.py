@@ -345,7 +345,7 @@ def test_two_words_join_into_a_library_word() -> None:
 def test_a_correct_word_beats_a_corrected_one() -> None:
     index = _browser()
     assert _names(index, "crate")[0] == "crate_search"  # "crate" is known: never "create"
-    scores = _scores(index, "naviagte")
+    scores = _scores(index, "nevigete")  # two edits: a guess (one edit stands as its word)
     assert 0 < scores["browser_navigate"] < _scores(index, "navigate")["browser_navigate"]
 
 

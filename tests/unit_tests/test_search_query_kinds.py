@@ -101,6 +101,74 @@ def test_a_word_corrected_by_one_edit_weighs_as_much_as_the_word_it_replaces(
     assert scores[verb_tool[0]] == scores[object_tool[0]], scores
 
 
+_PAGE = [
+    _tool("click_on_element", "Click on an element of the page."),
+    _tool("open_link", "Open a link in a new tab."),
+    _tool("copy_link", "Copy a link to the clipboard."),
+    _tool("merge_branch", "Merge a branch into another."),
+    _tool("delete_branch", "Delete a branch."),
+    _tool("list_branches", "List the branches."),
+]
+
+
+@pytest.mark.parametrize(
+    ("spelled", "typo"),
+    [
+        ("click on the link", "clikc on the link"),  # a swap
+        ("click on the link", "clck on the link"),  # a drop
+        ("click on the link", "cllick on the link"),  # an insert
+        ("click on the link", "Clivk on the link"),  # a substitution, capitalised
+        ("merge branch", "mege branch"),  # the stems "mege" and "merg" are two apart
+        ("merge the branch", "mrege the branch"),
+    ],
+)
+def test_a_typo_of_one_edit_ranks_as_the_word_it_stands_for(spelled: str, typo: str) -> None:
+    """In every stage: BM25, the stopword pair ``click on``, the words ending a name."""
+    index = _index(_PAGE)
+    hits = [(h.name, h.score, h.raw_score) for h in index.rank(typo)]
+    assert hits == [(h.name, h.score, h.raw_score) for h in index.rank(spelled)]
+
+
+@pytest.mark.parametrize(
+    ("library", "spelled", "typo"),
+    [
+        ("toolsdk", "click on the link", "clikc on the link"),  # a swap
+        ("toolsdk", "click on the link", "clck on the link"),  # a drop
+        ("toolsdk", "click on the link", "cllick on the link"),  # an insert
+        ("toolsdk", "click on the link", "clivk on the link"),  # a substitution
+        ("toolsdk", "merge the pull request", "mrege the pull request"),
+        ("github", "merge the pull request", "mrege the pull request"),
+        ("github", "merge the pull request", "mege the pull request"),
+        ("github", "merge the pull request", "mergge the pull request"),
+        ("github", "merge the pull request", "merhe the pull request"),
+        ("github", "star the repository", "satr the repository"),
+        ("github", "delete the file", "dlete the file"),
+        ("bfcl", "calculate the area of a triangle", "calcualte the area of a triangle"),
+        ("bfcl", "calculate the area of a triangle", "calculte the area of a triangle"),
+        ("bfcl", "calculate the area of a triangle", "callculate the area of a triangle"),
+        ("bfcl", "calculate the area of a triangle", "calcylate the area of a triangle"),
+        ("bfcl", "book a flight", "boko a flight"),
+        ("bfcl", "translate the text", "translte the text"),
+    ],
+)
+def test_a_typo_of_one_edit_ranks_as_its_word_in_a_real_library(
+    library: str, spelled: str, typo: str
+) -> None:
+    _, index = _real_index(library)
+    assert top_names(index, typo) == top_names(index, spelled)
+
+
+def test_only_a_confident_fix_stands_for_its_word() -> None:
+    """One edit, the first letter kept; two edits or another first letter are a weaker guess."""
+    index = _index([_tool("page_navigate", "Navigate to a page."), *_PAGE])
+    spelled = [(h.name, h.score) for h in index.rank("navigate the page")]
+    guesses = [("naviagte the page", True), ("nevigete the page", False)]
+    for query, respelled in [*guesses, ("bavigate the page", False)]:
+        hits = [(h.name, h.score) for h in index.rank(query)]
+        assert hits[0][0] == "page_navigate"
+        assert (hits == spelled) is respelled, query
+
+
 # -- a URL or domain is evidence for the tools that take a URL -------------------------------
 
 

@@ -10,8 +10,7 @@ import pytest
 from langchain_toolsearch._library import ToolLibrary
 from langchain_toolsearch.search import BM25ToolIndex, SearchStages
 from langchain_toolsearch.search import _stages as query_weights
-from langchain_toolsearch.search._analysis import stem
-from langchain_toolsearch.search._stages import value_terms
+from langchain_toolsearch.search._analysis import stem, value_terms
 from tests.support.index_docs import defined_tool as _tool
 from tests.support.index_docs import top_names as _names
 
