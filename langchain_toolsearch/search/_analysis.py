@@ -220,13 +220,16 @@ def close_compounds(text: str, known: Callable[[str], bool] | None = None) -> st
     """``text`` with hyphenated compounds closed (``send e-mail`` -> ``send email``).
 
     With ``known``: only where ``known(closed form)``, and a word and particle too
-    (``sign off`` -> ``signoff``): a query as the library writes it.
+    (``sign off`` -> ``signoff``) unless ``known(word_particle)`` (a name writes
+    them apart, ``scroll_down``): a query as the library writes it.
     """
 
     def closed(m: re.Match[str]) -> str:
         joined = m[1] + m[2]
         hyphen = m[0][len(m[1])] == "-"
         fits = _compound([m[1], m[2]]) if hyphen else True
+        if known is not None and not hyphen and known(f"{m[1]}_{m[2]}".lower()):
+            return m[0]  # a name writes it apart too (scroll_down): read as typed
         return joined if fits and (known is None or known(joined.lower())) else m[0]
 
     text = _HYPHEN_PAIR.sub(closed, text)

@@ -343,3 +343,26 @@ def test_a_hyphenated_query_names_the_tool_written_closed() -> None:
     index = _index([_tool("email", "Mail a person."), _tool("mail_merge", "Merge mail.")])
     hits = list(index.rank("e-mail"))
     assert hits[0].name == "email" and hits[0].score >= 0.9, hits
+
+
+@pytest.mark.parametrize(
+    ("pair", "thing"),
+    [("scroll down", "page"), ("shut down", "server"), ("check out", "branch"), ("log in", "site")],
+)
+def test_a_pair_a_name_writes_apart_is_not_closed(pair: str, thing: str) -> None:
+    """``scroll down`` stays two words where a name writes them apart, though a text runs them together."""
+    verb, particle = pair.split()
+    tools = [
+        _tool(f"{verb}_{particle}", f"{verb.capitalize()} {particle}."),
+        _tool(f"{thing}_macro", f"Records {verb}{particle} steps on a {thing}."),
+        _tool(f"get_{thing}", f"Get a {thing}."),
+        _tool(f"update_{thing}", f"Update a {thing}."),
+    ]
+    index = _index(tools)
+    assert top_names(index, f"{pair} the {thing}")[0] == f"{verb}_{particle}"
+
+
+@pytest.mark.parametrize("query", ["scroll down the page", "scroll the page down"])
+def test_a_pair_a_real_name_writes_apart_finds_it(query: str) -> None:
+    library, index = _real_index("toolsdk")
+    assert _originals(index, library, query)[0] == "scroll_down"
