@@ -17,7 +17,8 @@ answers one query:
 * **ms per tool text**: (first start CPU - BM25 start CPU) / tools embedded;
 * **per query**: p50 over distinct BFCL queries, top 5, after the start: CPU
   of the calling thread (``time.thread_time``) and wall;
-* **resident memory**: the child's peak RSS (``ru_maxrss``) at its end.
+* **resident memory**: the child's peak RSS (``ru_maxrss``), and its RSS
+  after the queries (``VmRSS``; the second start's for the hybrid).
 
 **Install size** (not in ``--quick``): two fresh venvs from PyPI,
 ``pip install .`` (the core) and ``pip install ".[local-embeddings]"``:
@@ -76,12 +77,16 @@ def _child(mode: str, workload: Path) -> None:
         cpu.append(time.thread_time() - began_cpu)
         wall.append(time.perf_counter() - began)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
+    status = Path("/proc/self/status")
+    lines = status.read_text().splitlines() if status.exists() else []
+    now = [int(line.split()[1]) * 1024 for line in lines if line.startswith("VmRSS:")]
     report = {
         "start_cpu": start_cpu,
         "tools": len(library.documents()),
         "query_cpu_ms": statistics.median(cpu) * 1000,
         "query_wall_ms": statistics.median(wall) * 1000,
         "peak_rss": peak,
+        "rss": now[0] if now else float("nan"),
     }
     print(json.dumps(report), flush=True)
 
@@ -124,6 +129,7 @@ def _start(mode: str, workload: Path, cache: Path) -> dict[str, float]:
 def _row(
     label: str, first: dict[str, float], second: dict[str, float] | None, base: float
 ) -> list[object]:
+    gb = 2**30
     per_tool = (first["start_cpu"] - base) / first["tools"] * 1000 if second else None
     return [
         label,
@@ -131,7 +137,10 @@ def _row(
         f"{second['start_wall']:.1f} s / {second['start_cpu']:.1f} s" if second else "-",
         f"{per_tool:.1f}" if per_tool is not None else "-",
         f"{first['query_cpu_ms']:.2f} / {first['query_wall_ms']:.2f}",
-        f"{max(first['peak_rss'], (second or first)['peak_rss']) / 2**30:.2f} GB",
+        f"{first['peak_rss'] / gb:.2f} / {second['peak_rss'] / gb:.2f} GB"
+        if second
+        else f"{first['peak_rss'] / gb:.2f} GB",
+        f"{(second or first)['rss'] / gb:.2f} GB",
     ]
 
 
@@ -176,7 +185,8 @@ def section(rep: _Report, cfg: BenchConfig) -> None:
         "second start wall / CPU",
         "ms CPU per tool text",
         "query p50 ms CPU / wall",
-        "peak RSS",
+        "peak RSS (first / second start)",
+        "RSS after the queries",
     ]
     rows: list[list[object]] = []
     for size in sizes:

@@ -46,7 +46,7 @@ INSTALL = (
 class MiniLMEmbeddings(Embeddings):
     """all-MiniLM-L6-v2 (int8 ONNX) on CPU: unit-length vectors of 384 floats; thread-safe.
 
-    Loads the weights and the tokenizer once (about 0.2 s); build it once and
+    Loads the weights and the tokenizer once (0.25 s CPU); build it once and
     share it.
 
     Attributes:
