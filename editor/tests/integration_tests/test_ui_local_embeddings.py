@@ -57,7 +57,7 @@ def test_the_search_screen_ranks_with_hybrid(
     )
     argv = ["ui", "--store", str(store_file), "--registry", "editor.tests.support.ui_app:REGISTRY"]
     assert main([*argv, "--embeddings", "local"]) == 0
-    assert type(seen["embeddings"]).__name__ == "HuggingFaceEmbeddings" and seen["hybrid offered"]
+    assert type(seen["embeddings"]).__name__ == "MiniLMEmbeddings" and seen["hybrid offered"]
     status, hybrid = seen["hybrid"]
     assert status == 200 and hybrid[0] == "get_weather", hybrid
     status, lexical = seen["bm25"]
