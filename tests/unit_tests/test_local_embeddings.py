@@ -14,7 +14,7 @@ import pytest
 
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchDependencyError
 from langchain_toolsearch.search import local_embeddings
-from langchain_toolsearch.search._minilm import MODEL_NAME
+from langchain_toolsearch.search._hybrid import MODEL_NAME
 
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 """sha256 of sentence-transformers/all-MiniLM-L6-v2's tokenizer.json (its model repository)."""
