@@ -103,8 +103,8 @@ def document_fields(doc: ToolDocument, memo: BatchTokenizer) -> tuple[Sequence[s
             pnames.extend(k for t, k in zip(pterms, keys, strict=True) if t not in first)
         ptexts.extend(memo.keys(ptext))
     description = memo.keys(doc.description)
-    if takes_url(doc):  # a URL in a query is evidence for it (memo's list is shared: a copy)
-        description = [*description, URL_TERM]
+    if takes_url(doc):  # a URL in a query is evidence for it (the memo's terms: a new tuple)
+        description = (*description, URL_TERM)
     return names, description, pnames, ptexts
 
 
