@@ -86,6 +86,7 @@ from benchmarks.datasets import (
     load_toolsdk,
     merge_libraries,
     scale_library,
+    tool_documents,
 )
 from benchmarks.embedding_models import EmbeddingModel, installed_models
 from benchmarks.mcp_sessions import mcp_sessions_section
@@ -95,7 +96,7 @@ from benchmarks.report import BenchConfig, _Report, index_search
 from benchmarks.resolution import resolution_section
 from benchmarks.steps import section as steps_section
 from benchmarks.store_steps import section as store_steps_section
-from langchain_toolsearch._library import ToolLibrary, schema_parameters
+from langchain_toolsearch._library import ToolLibrary
 from langchain_toolsearch.evaluation import EvalReport, evaluate, load_queries
 from langchain_toolsearch.search import BM25ToolIndex, ToolDocument, ToolIndex
 from langchain_toolsearch.search._analysis import clear_caches
@@ -133,11 +134,6 @@ def _unreserved(tools: list[ToolDef]) -> list[ToolDef]:
         else t
         for t in tools
     ]
-
-
-def _documents(tools: Sequence[ToolDef]) -> list[ToolDocument]:
-    """Index documents straight from definitions (what ``ToolLibrary`` builds, without tools)."""
-    return [ToolDocument(t.name, t.description, schema_parameters(t.parameters)) for t in tools]
 
 
 def _quality_row(label: str, report: EvalReport) -> list[object]:
@@ -321,7 +317,7 @@ def _speed(
     rows: list[list[object]] = []
     for size in cfg.sizes:
         tools = scale_library(base, size)
-        docs = _documents(tools)
+        docs = tool_documents(tools)
         build, index = _time_build(docs, 3 if size <= 20_000 else 1)
         api = f"{_time_api_build(tools, 3):.2f} s" if size <= _API_BUILD_MAX else "-"
         p50, p95 = _timed_top5(index, texts)
@@ -650,7 +646,7 @@ def _engine(
             store.setup()
             versions = _server_versions(dsn)
             tools = scale_library(merge_libraries(bfcl, toolsdk), cfg.engine_tools)
-            docs = _documents(tools)
+            docs = tool_documents(tools)
             started = time.perf_counter()
             served = StoreToolIndex.build(store, docs)
             load = time.perf_counter() - started

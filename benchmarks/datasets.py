@@ -22,8 +22,10 @@ from typing import Any
 
 from langchain_core.tools import BaseTool
 
+from langchain_toolsearch._library import schema_parameters
 from langchain_toolsearch.catalog import load_definitions, tool_from_definition
 from langchain_toolsearch.evaluation import EvalQuery
+from langchain_toolsearch.search import ToolDocument
 
 __all__ = [
     "DATA_DIR_ENV",
@@ -506,3 +508,8 @@ def merge_libraries(*libraries: Sequence[ToolDef]) -> list[ToolDef]:
                 tool = ToolDef(name, tool.description, tool.parameters)
             out.append(tool)
     return out
+
+
+def tool_documents(tools: Sequence[ToolDef]) -> list[ToolDocument]:
+    """Index documents straight from definitions (what ``ToolLibrary`` builds, without tools)."""
+    return [ToolDocument(t.name, t.description, schema_parameters(t.parameters)) for t in tools]

@@ -29,8 +29,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from benchmarks.baseline import Bm25sBaseline
-from benchmarks.bench import _documents
-from benchmarks.datasets import ToolDef, load_bfcl, load_toolsdk, merge_libraries, scale_library
+from benchmarks.datasets import (
+    ToolDef,
+    load_bfcl,
+    load_toolsdk,
+    merge_libraries,
+    scale_library,
+    tool_documents,
+)
 from langchain_toolsearch.search import BM25ToolIndex, ToolDocument
 from langchain_toolsearch.search._analysis import clear_caches
 
@@ -102,7 +108,7 @@ def _latencies(search: Callable[[str], object], texts: Sequence[str]) -> tuple[f
 
 def _row(tools: Sequence[ToolDef], texts: Sequence[str]) -> list[object]:
     """Build CPU, p50 / p99 and memory at one size, ours and bm25s's, and the ratios."""
-    docs = _documents(tools)
+    docs = tool_documents(tools)
     repeats = 3 if len(tools) <= 20_000 else 1
     ours = min(_cpu(partial(_ours, docs)) for _ in range(repeats))
     fast = min(_cpu(partial(Bm25sBaseline, tools)) for _ in range(repeats))
