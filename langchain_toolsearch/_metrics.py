@@ -5,8 +5,9 @@ counters of the meter ``"langchain_toolsearch"`` when ``opentelemetry-api`` is i
 (whichever ``MeterProvider`` the application sets, even after the first count). Without
 it, counting stays in-process only.
 
-Attributes are bounded: server names, exception class names and fixed reasons; never a
-thread id, a message or a credential. docs/deploying.md lists the counters.
+Attributes are bounded: server names, exception class names and fixed reasons, at most
+`SERIES` sets per counter; never a thread id, a message or a credential.
+docs/deploying.md lists the counters.
 """
 
 from __future__ import annotations
@@ -32,9 +33,12 @@ COUNTERS: dict[str, str] = {
 """Every counter's name and description (the OpenTelemetry instruments)."""
 
 _ATTRIBUTE_CHARS = 80
+SERIES = 200
+"""Most attribute sets one counter keeps (and exports); more count as ``other``."""
 
 _lock = threading.Lock()
 _counts: Counter[tuple[str, tuple[tuple[str, str], ...]]] = Counter()
+_series: dict[str, int] = {}
 _instruments: dict[str, Any] = {}
 _meter: list[Any] = []
 """The OpenTelemetry meter, ``None`` without ``opentelemetry-api``; empty until first used."""
@@ -53,10 +57,18 @@ def _otel_meter() -> Any:
 
 
 def count(name: str, **attributes: str) -> None:
-    """Add one to counter ``name`` (a key of `COUNTERS`) with ``attributes``."""
+    """Add one to counter ``name`` (a key of `COUNTERS`) with ``attributes``.
+
+    A counter keeps at most `SERIES` attribute sets (server names are chosen by whoever
+    configures a server); later new sets count under ``other`` for every attribute.
+    """
     description = COUNTERS[name]  # a name not declared fails with or without OpenTelemetry
     attrs = tuple(sorted((key, str(value)[:_ATTRIBUTE_CHARS]) for key, value in attributes.items()))
     with _lock:
+        if (name, attrs) not in _counts:
+            _series[name] = seen = _series.get(name, 0) + 1
+            if seen > SERIES:
+                attrs = tuple((key, "other") for key, _ in attrs)
         _counts[(name, attrs)] += 1
         instrument = _instruments.get(name)
         if name not in _instruments:

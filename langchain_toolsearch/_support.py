@@ -40,7 +40,7 @@ from langgraph.runtime import get_runtime
 from pydantic import BaseModel, SecretBytes, SecretStr
 
 from langchain_toolsearch._metrics import count
-from langchain_toolsearch._prompts import TOOL_OUTPUT_DROPPED, TOOL_OUTPUT_TRUNCATED
+from langchain_toolsearch._prompts import TOOL_OUTPUT_DROPPED, TOOL_OUTPUT_TRUNCATED, model_text
 from langchain_toolsearch.errors import ToolSearchConfigError
 from langchain_toolsearch.types import SourceFailure, SourceKind
 
@@ -422,8 +422,8 @@ def _secrets_under(
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` masked (`mask`), on one line, words of prose kept; at most 300 characters."""
-    text = " ".join(mask(text, secrets).split())
+    """``text`` masked (`mask`), one line, escapes dropped (`model_text`); at most 300 chars."""
+    text = model_text(mask(text, secrets))
     return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 3] + "..."
 
 

@@ -27,7 +27,7 @@ from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader, NumberDataPoint
 
 from langchain_toolsearch import ToolSearchMiddleware
-from langchain_toolsearch._metrics import COUNTERS, counts
+from langchain_toolsearch._metrics import COUNTERS, SERIES, count, counts
 from langchain_toolsearch.types import ToolSearchFilterArgs
 from tests.support.example_tools import get_weather, send_email
 from tests.support.fakes import ScriptedChatModel, ai, call, tool_messages
@@ -281,3 +281,30 @@ def test_attributes_are_bounded() -> None:
     _metrics.count("toolsearch.store.errors", operation="get", cause="E" * 500)
     keys: Sequence[str] = list(delta(before, counts()))
     assert keys == ["toolsearch.store.errors{cause=" + "E" * 80 + ",operation=get}"]
+
+
+def test_a_counter_keeps_a_bounded_number_of_attribute_sets() -> None:
+    """Names chosen by whoever configures a server cannot grow the counters without bound."""
+    for i in range(SERIES + 50):
+        count("toolsearch.mcp.list_failures", server=f"bounded-{i}", cause="OSError")
+    kept = [k for k in counts() if k.startswith("toolsearch.mcp.list_failures{")]
+    assert len(kept) <= SERIES + 1
+    assert counts()["toolsearch.mcp.list_failures{cause=other,server=other}"] >= 50
+
+
+def test_a_thread_id_reaches_the_log_without_escape_sequences(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def broken(args: ToolSearchFilterArgs) -> bool:
+        raise RuntimeError("policy service down \x1b[2J")
+
+    steps = [ai(call("search_tools", {"query": "weather"})), ai(content="done")]
+    mw = ToolSearchMiddleware(tools=[get_weather], filter=broken)
+    agent = create_agent(
+        ScriptedChatModel(steps=steps), tools=[], middleware=[mw], checkpointer=InMemorySaver()
+    )
+    caplog.set_level(logging.DEBUG, logger="langchain_toolsearch")
+    run(agent, "t-\x1b[31mred\x1b]0;title\x07\r\nFAKE LINE")
+    lines = [r.getMessage() for r in caplog.records if "RuntimeError" in r.getMessage()]
+    assert lines and "(first in thread t-" in lines[0]
+    assert not [line for line in lines if "\x1b" in line or "\x07" in line or "\n" in line]
