@@ -10,7 +10,9 @@ each (term, tool) pair's finished ``idf * tf-part`` in compressed-sparse-row
 form, summed with one ``numpy.bincount`` per query. Words as written
 (``exact_forms``) get postings of their own where their stem has several
 written forms. A tool taking a URL (:func:`takes_url`) holds one more term,
-:data:`URL_TERM`, that a URL in the query scores and no field length counts.
+:data:`URL_TERM`, that a URL in the query scores and no field length counts;
+a URL's words count as values, but a host's word naming tools (``github`` of
+``github.com``) in full for the tools another query word finds.
 
 Scores in ``[0, 1]``: BM25 over the best the query's terms could reach
 (unseen terms count), exact names in ``[0.9, 1]``, the literal name 1.0; a
@@ -650,16 +652,19 @@ class BM25ToolIndex:
             score[hits] = np.where(cover >= 0.5, cover * _STOPWORD_ONLY, 0.0)
             return self._named(asked, every, score), raw, None
         typed: list[str] = []
-        values: set[str] = set()
+        values, named = set[str](), list[str]()
         if stages.values and terms:  # a typed value adds its type's parameter word
             typed = [t for t in value_terms(query, self._term, terms) if t in self._postings.vocab]
-            values = self._url_words(query, typed)
+            values, named = self._url_words(query, typed)
         tw = weights(terms, stages, values)
         if typed:
             typed_weights = [1.0 if t == URL_TERM else stages.value_type_weight for t in typed]
             tw = (tw or [1.0] * len(terms)) + typed_weights  # a URL stands for its words
         forms = self._written_forms(every_written) if self._forms and terms else []
         raw, weighted, best = self._postings.score([*terms, *typed], tw, len(terms), forms)
+        if named:  # a host naming tools (github.com) is evidence for them
+            weighted, reach = self._services(terms, values, named, weighted)
+            best += reach
         content = content_filter(terms, typed, tw, stages, self._postings)
         if content is not None and forms:  # weak words as written can add to a weak-only hit
             content = ContentFilter(content.ranges, content.bound + self._weak_forms_bound(forms))
@@ -695,17 +700,37 @@ class BM25ToolIndex:
         vocab = self._postings.vocab  # a compound of no weak word: "signoff", not "forme"
         return close_compounds(query, lambda w: self._term(w) in vocab and not is_weak(w))
 
-    def _url_words(self, query: str, typed: list[str]) -> set[str]:
-        """The terms only of the query's URLs (weighted as values); a URL adds :data:`URL_TERM`."""
+    def _url_words(self, query: str, typed: list[str]) -> tuple[set[str], list[str]]:
+        """The terms only of the query's URLs (weighted as values), and their hosts' naming tools.
+
+        A URL adds :data:`URL_TERM`. A host's terms leave out its top-level domain
+        (``jira.acme.com``: ``jira``, named by ``jira_search``; ``acme`` by none).
+        """
         runs = query.split()
         urls = [run for run in runs if _URL.search(run)]  # "go to x.com": x.com
         if not urls:
-            return set()
+            return set(), []
         if URL_TERM in self._postings.vocab:
             typed.append(URL_TERM)
         rest, stemmed = [run for run in runs if run not in urls], self.stages.stemming
-        words = tokenize(" ".join(urls), stemmed=stemmed)
-        return set(words).difference(tokenize(" ".join(rest), stemmed=stemmed))
+        words = set(tokenize(" ".join(urls), stemmed=stemmed))
+        words.difference_update(tokenize(" ".join(rest), stemmed=stemmed))
+        hosts = (u.split("://")[-1].split("/")[0].rstrip(".").rpartition(".")[0] for u in urls)
+        named = tokenize(" ".join(hosts), stemmed=stemmed)
+        return words, [t for t in dict.fromkeys(named) if t in words and t in self._names.terms]
+
+    def _services(
+        self, terms: list[str], values: set[str], named: list[str], weighted: _FloatArray
+    ) -> tuple[_FloatArray, float]:
+        """A URL's host words naming tools (``github``) in full for the tools other words find.
+
+        ``values`` (the URLs' words) count ``number_weight``; the rest of a ``named``
+        word's weight is added where a word outside the URLs matches too. With its reach.
+        """
+        found = self._postings.score([t for t in terms if t not in values])[0] > 0
+        rest = [1.0 - self.stages.number_weight] * len(named)
+        _, extra, reach = self._postings.score(named, rest)
+        return weighted + np.where(found, extra, 0.0), reach
 
     def _written_forms(self, every_written: list[str]) -> list[tuple[str, float]]:
         """The ``exact_forms`` stage: written words whose stem has several forms, weighted."""

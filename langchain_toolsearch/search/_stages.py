@@ -35,7 +35,8 @@ counts in full, the others ``spelling_weight``. All of them count for a query of
 most :data:`SHORT_NEED` content words whose first is unknown (``clikc on the
 link``), or when a query with an unknown word finds nothing. There, a word one
 edit from a library word as written, its first letter kept
-(:meth:`SpellingFallback.respell`: ``clikc``, ``mege``), stands as that word:
+(:meth:`SpellingFallback.respell`: ``clikc``, ``mege``; of 4 letters a swap or
+a letter left out, of 3 none: :func:`_slip`), stands as that word:
 the index ranks the query respelled (:func:`respelled`), every stage seeing the word.
 
 Names: :class:`NameMatcher` finds exact keys, names as written, words ending a
@@ -56,7 +57,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from functools import partial
-from itertools import islice, pairwise
+from itertools import chain, islice, pairwise
 from operator import itemgetter
 from string import ascii_lowercase
 from typing import Generic, TypeVar
@@ -417,8 +418,7 @@ def _edits(word: str) -> Iterator[str]:
 
 
 def _bigrams(word: str) -> set[str]:
-    padded = f"^{word}$"
-    return {padded[i : i + 2] for i in range(len(padded) - 1)}
+    return {f"^{word}$"[i : i + 2] for i in range(len(word) + 1)}
 
 
 class _Once(Generic[_T]):
@@ -578,7 +578,7 @@ class SpellingFallback:
         return []
 
     def respell(self, word: str) -> str | None:
-        """The library word one edit from an unknown ``word``, its first letter kept, or ``None``.
+        """The library word one edit from an unknown ``word`` as :func:`_slip` allows, or ``None``.
 
         On the words as written (``mege``: ``merge``, though the stems ``mege`` and
         ``merg`` are two apart). Ties: the word of :meth:`correct`'s term, the term
@@ -589,7 +589,7 @@ class SpellingFallback:
         found: dict[str, str] = {}
         for edit in sorted(set(_edits(word))):
             term = self._analyse(edit)
-            if term in self._vocab:
+            if term in self._vocab and _slip(word, edit):
                 found.setdefault(term, edit)
         if len(found) < 2:
             return next(iter(found.values()), None)
@@ -677,8 +677,13 @@ def _ascii_words(query: str, *, keep_stopwords: bool) -> list[str]:
 
 
 def _slip(term: str, fix: str) -> bool:
-    """Whether ``fix`` is one edit from ``term``, the first letter kept (a typo rarely hits it)."""
-    return term[:1] == fix[:1] and distance(term, fix, 1) <= 1
+    """Whether ``fix`` is one edit from ``term``, the first letter kept (a typo rarely hits it).
+
+    Of 4 letters, only a swap or a letter left out (``boko``, ``mege``; ``Paul`` is no
+    ``pull``); of 3, none (``bob``, ``tim``: a name as often as a typo).
+    """
+    short = len(term) < 5 and not Counter(term) <= Counter(fix)
+    return len(term) > 3 and not short and term[:1] == fix[:1] and distance(term, fix, 1) <= 1
 
 
 def spelling_fixes(
@@ -716,9 +721,8 @@ def spelling_fixes(
         if lead_unknown or not found():
             for fix in spelling.fixes(words):  # a one-edit typo's fix counts in full
                 out.setdefault(fix, any(_slip(t, fix) for t in unknown))
-            tried = ((w, spelling.respell(w)) for w in dict.fromkeys(words))
             if len(unknown) <= _MAX_WORDS:  # a typo stands as its word in every stage
-                typos = {w: fix for w, fix in tried if fix is not None}
+                typos = {w: to for w in dict.fromkeys(words) if (to := spelling.respell(w))}
     return {t: full for t, full in out.items() if t not in terms}, typos
 
 
@@ -783,6 +787,8 @@ class NameMatcher:
         for ending in self._endings.values():  # longest first: a search stops at shorter ones
             ending.sort(key=lambda hit: -len(hit[1]))
         self._name_pairs = frozenset(pairs)
+        self.terms = frozenset(chain.from_iterable(self._words))
+        """Every word of the tools' names (``name_phrase``)."""
 
     def content_terms(self, every: list[str]) -> list[str]:
         """The distinct terms of ``every`` to score (``BM25ToolIndex.query_terms``)."""

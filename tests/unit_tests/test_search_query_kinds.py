@@ -169,6 +169,33 @@ def test_only_a_confident_fix_stands_for_its_word() -> None:
         assert (hits == spelled) is respelled, query
 
 
+_PEOPLE = [
+    _tool("time_now", "The current time."),
+    _tool("meetings_list", "List the meetings of a person."),
+    _tool("bot_post", "Post as the bot."),
+    _tool("people_notes", "Notes about a person."),
+    _tool("data_export", "Export the data."),
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("tim meetings", "meetings_list"),  # 3 letters: "time" is one insert away
+        ("bob notes", "people_notes"),  # 3 letters: "bot" is one substitution away
+        ("Bob's notes", "people_notes"),
+        ("bob meetings", "meetings_list"),
+        ("dana notes", "people_notes"),  # 4 letters: "data" is one substitution away
+        ("dana's meetings", "meetings_list"),
+    ],
+)
+def test_a_short_name_is_not_respelled_as_a_library_word(query: str, expected: str) -> None:
+    """A word of 3 letters, or of 4 changed by a letter, is a name as often as a typo."""
+    hits = [(h.name, h.score) for h in _index(_PEOPLE).rank(query)]
+    assert hits[0][0] == expected, hits
+    assert hits[0][1] > hits[1][1] * 1.2, hits  # the name's guess counts less than a word
+
+
 # -- a URL or domain is evidence for the tools that take a URL -------------------------------
 
 
@@ -208,6 +235,37 @@ _SITES = [
 def test_a_url_in_the_query_finds_the_tool_that_takes_one(taker: BaseTool, query: str) -> None:
     index = _index([taker, *_SITES])
     assert top_names(index, query)[0] == taker.name, top_names(index, query)
+
+
+_SERVICES = [
+    _tool("github_list_issues", "List issues of a GitHub repository.", owner="Owner", repo="Repo"),
+    _tool("fetch_page", "Fetch a web page by its URL and return the text.", url="The URL"),
+    _tool("jira_search", "Search Jira issues with JQL.", jql="The JQL"),
+    _tool("slack_send", "Send a Slack message to a channel.", channel="Channel", text="Text"),
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("issues on github.com/acme/app", "github_list_issues"),
+        ("github.com/acme/app issues", "github_list_issues"),
+        ("jira.acme.com issues", "jira_search"),  # the service in a subdomain
+        ("search issues on https://www.jira.acme.com/", "jira_search"),
+        ("post in slack.com channel", "slack_send"),
+        # a host no tool names, or a URL and nothing more: a place to go
+        ("go to google.com", "fetch_page"),
+        ("github.com/acme/app please", "fetch_page"),
+        ("open jira.acme.com/browse/ABC-1", "fetch_page"),
+    ],
+)
+def test_a_host_naming_tools_is_evidence_for_them_with_other_words(
+    query: str, expected: str
+) -> None:
+    """``github`` of ``github.com`` weighs as a word for the tools another word finds too."""
+    hits = [(h.name, h.score) for h in _index(_SERVICES).rank(query)]
+    assert hits[0][0] == expected, hits
+    assert all(hits[0][1] > score * 1.2 for _, score in hits[1:]), hits  # no near tie
 
 
 def _url_params(index: BM25ToolIndex, name: str) -> list[str]:
