@@ -24,9 +24,12 @@ from collections.abc import Callable
 from functools import cache, lru_cache, partial
 from itertools import chain, compress, pairwise
 from operator import is_, itemgetter
-from typing import TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
 import Stemmer  # type: ignore[import-not-found, import-untyped, unused-ignore]
+
+if TYPE_CHECKING:
+    from langchain_toolsearch.search._protocol import ToolDocument
 
 STOPWORDS = frozenset(
     (  # noqa: SIM905 (word lists as text)
@@ -650,3 +653,27 @@ def value_terms(query: str, stem: Callable[[str], str], terms: list[str]) -> lis
         if term not in terms and term not in out and pattern.search(query):
             out.append(term)
     return out
+
+
+URL_TERM = "\x01url"
+"""The term indexed for each tool taking a URL (:func:`takes_url`); no query word gives it."""
+_URL_NAMES = frozenset(
+    ["url", "urls", "uri", "uris", "link", "links", "href", "website", "websites", "domain"]
+)
+_URL_TEXT = re.compile(r"\bur[li]s?\b|\bweb address", re.IGNORECASE)
+_URL_HINTS = ("url", "uri", "link", "href", "website", "domain", "web address")
+
+
+def takes_url(doc: ToolDocument) -> bool:
+    """Whether a parameter is named (``page_url``, ``href``) or described as a URL.
+
+    A tool without parameters (a catalog entry) takes one if its description says URL.
+    """
+    names = [name for name, _ in doc.parameters]
+    texts = [text for _, text in doc.parameters] if names else [doc.description]
+    said = " ".join((*names, *texts)).lower()
+    if not any(hint in said for hint in _URL_HINTS):  # most tools: no regex, no split
+        return False
+    return any(not _URL_NAMES.isdisjoint(name_words(name)) for name in names) or any(
+        _URL_TEXT.search(text) for text in texts
+    )

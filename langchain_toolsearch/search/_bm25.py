@@ -31,7 +31,6 @@ content term holds it (:func:`keeper`, the ``content_match`` stage). No
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -45,6 +44,7 @@ import numpy.typing as npt
 
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.search._analysis import (
+    URL_TERM,
     VALUE_TYPES,
     BatchTokenizer,
     close_compounds,
@@ -52,6 +52,7 @@ from langchain_toolsearch.search._analysis import (
     name_phrase,
     split_key,
     stem,
+    takes_url,
     tokenize,
     tokenize_forms,
     value_terms,
@@ -68,7 +69,6 @@ from langchain_toolsearch.search._stages import (
     SearchStages,
     SpellingFallback,
     is_weak,
-    name_words,
     respelled,
     spelling_fixes,
     weak_terms,
@@ -110,29 +110,7 @@ def document_fields(doc: ToolDocument, memo: BatchTokenizer) -> tuple[Sequence[s
     return names, description, pnames, ptexts
 
 
-URL_TERM = "\x01url"
-"""The term indexed for each tool taking a URL (:func:`takes_url`); no query word gives it."""
-_URL_NAMES = frozenset(
-    ["url", "urls", "uri", "uris", "link", "links", "href", "website", "websites", "domain"]
-)
-_URL_TEXT = re.compile(r"\bur[li]s?\b|\bweb address", re.IGNORECASE)
 _URL = dict(VALUE_TYPES)["url"]
-_URL_HINTS = ("url", "uri", "link", "href", "website", "domain", "web address")
-
-
-def takes_url(doc: ToolDocument) -> bool:
-    """Whether a parameter is named (``page_url``, ``href``) or described as a URL.
-
-    A tool without parameters (a catalog entry) takes one if its description says URL.
-    """
-    names = [name for name, _ in doc.parameters]
-    texts = [text for _, text in doc.parameters] if names else [doc.description]
-    said = " ".join((*names, *texts)).lower()
-    if not any(hint in said for hint in _URL_HINTS):  # most tools: no regex, no split
-        return False
-    return any(not _URL_NAMES.isdisjoint(name_words(name)) for name in names) or any(
-        _URL_TEXT.search(text) for text in texts
-    )
 
 
 def idf(df: int, n_docs: int) -> float:
@@ -620,9 +598,12 @@ class BM25ToolIndex:
 
         A stopword counts only beside its neighbour in a tool name (``get me`` for
         ``github_get_me``); none do in a stopword-only query. With ``spelling``, a
-        compound the library writes closed is read closed (``sign off``: ``signoff``).
+        compound the library writes closed is read closed (``sign off``: ``signoff``), and
+        a typo that stands as its word is read as that word (``clikc``: ``click``).
         """
-        every = tokenize(self._closed(query), keep_stopwords=True, stemmed=self.stages.stemming)
+        read = [query]
+        self._scores(query, read)
+        every = tokenize(self._closed(read[-1]), keep_stopwords=True, stemmed=self.stages.stemming)
         return self._names.content_terms(every)
 
     def scores(self, query: str) -> tuple[_FloatArray, _FloatArray]:
@@ -635,8 +616,13 @@ class BM25ToolIndex:
         np.clip(score, 0.0, 1.0, out=score)
         return score, raw
 
-    def _scores(self, query: str) -> tuple[_FloatArray, _FloatArray, ContentFilter | None]:
-        """:meth:`scores` before the clip to 1, and the ``content_match`` filter or ``None``."""
+    def _scores(
+        self, query: str, read: list[str] | None = None
+    ) -> tuple[_FloatArray, _FloatArray, ContentFilter | None]:
+        """:meth:`scores` before the clip to 1, and the ``content_match`` filter or ``None``.
+
+        ``read`` gets the query as scored when a typo stands as its word.
+        """
         stages = self.stages
         asked, query = query, self._closed(query)
         if self._forms:  # exact_forms: the words as written too, from the same pass
@@ -672,7 +658,9 @@ class BM25ToolIndex:
             fixed, typos = self._spelling_pass(query, terms, weighted, content)
             right = respelled(asked, typos)
             if right != asked:  # a typo stands as its word: ranked as if written right
-                return self._scores(right)
+                if read is not None:
+                    read.append(right)
+                return self._scores(right, read)
             if fixed is not None:
                 weighted, fixes = fixed
                 if content is not None:  # a fix stands for a written content word
