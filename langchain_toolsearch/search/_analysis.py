@@ -22,8 +22,8 @@ import threading
 import unicodedata
 from collections.abc import Callable
 from functools import cache, lru_cache, partial
-from itertools import chain, compress, pairwise
-from operator import is_, itemgetter
+from itertools import chain, pairwise
+from operator import itemgetter
 from typing import TYPE_CHECKING, TypeAlias
 
 import Stemmer  # type: ignore[import-not-found, import-untyped, unused-ignore]
@@ -247,12 +247,10 @@ def _snake_terms(chunk: str, word: WordFn, plain: WordFn | None) -> Analysed:
     if len(parts) == 1:
         return words, words, written
     joined = "_".join(parts)
-    terms, forms = [*words, joined], [*written, joined]
-    both = _joined_hyphen(chunk, parts)
-    if both is not None:
-        terms.extend(word(both))
-        forms.extend((plain or word)(both))
-    return tuple(terms), words, (tuple(terms) if plain is None else tuple(forms))
+    both = _joined_hyphen(chunk, parts) if "-" in chunk else None
+    extra, extra_forms = ((), ()) if both is None else (word(both), (plain or word)(both))
+    terms = (*words, joined, *extra)
+    return terms, words, (terms if plain is None else (*written, joined, *extra_forms))
 
 
 def identifier_terms(chunk: str, word: WordFn, plain: WordFn | None = None) -> Analysed:
@@ -378,7 +376,8 @@ def entry(analysed: Analysed) -> Entry:
         content = tuple(t for t in terms if t not in STOPWORDS)
     if written is terms or written == terms:
         return terms, content, phrase, terms, content
-    keys = tuple(make_key(t, w) for t, w in zip(terms, written, strict=True) if t not in STOPWORDS)
+    pairs = zip(terms, written, strict=True)  # make_key's, inline
+    keys = tuple(t if t == w else t + KEY_SEPARATOR + w for t, w in pairs if t not in STOPWORDS)
     return terms, content, phrase, written, keys
 
 
@@ -458,7 +457,6 @@ class _SizedCache:
 _CACHE = _SizedCache(_CACHE_BYTES, STEMMED_WORD, PLAIN_WORD)
 _PLAIN_CACHE = _SizedCache(_CACHE_BYTES // 4, PLAIN_WORD, None)  # the stemming stage off
 _ALL, _CONTENT, _PHRASE, _ALL_WRITTEN, _KEYS = map(itemgetter, range(5))  # parts of an Entry
-_is_none = partial(is_, None)
 _Part: TypeAlias = Callable[[Entry], tuple[str, ...]]
 
 
@@ -520,6 +518,18 @@ def name_words(name: str) -> list[str]:
     ]
 
 
+class _ChunkMemo(dict[str, Entry]):
+    """Chunk -> entry for one build: a miss reads the shared cache, else analyses (unshared)."""
+
+    def __init__(self, cache: _SizedCache) -> None:
+        super().__init__()
+        self._cache = cache
+
+    def __missing__(self, chunk: str) -> Entry:
+        found = self[chunk] = self._cache.current.get(chunk) or self._cache.analyse(chunk)
+        return found
+
+
 class BatchTokenizer:
     """The module's tokenizers for one index build, memoising chunks and texts (results shared).
 
@@ -536,7 +546,7 @@ class BatchTokenizer:
     def __init__(self, *, stemmed: bool = True, forms: bool = False) -> None:
         self._cache = _CACHE if stemmed else _PLAIN_CACHE
         self._forms = forms and stemmed
-        self._chunks: dict[str, Entry] = {}
+        self._chunks = _ChunkMemo(self._cache)
         self._prose: dict[str, tuple[str, ...]] = {}
         self._keys: dict[str, tuple[str, ...]] = {}
         self._names: dict[str, tuple[str, ...]] = {}
@@ -548,21 +558,10 @@ class BatchTokenizer:
         """Whether terms as written differ from the terms (stemmed, with ``forms``)."""
         return self._forms
 
-    def _lookup(self, chunks: list[str]) -> list[Entry]:
-        memo = self._chunks
-        found: list[Entry | None] = list(map(memo.get, chunks))
-        if None not in found:
-            return found  # type: ignore[return-value]
-        shared, fresh = self._cache.current.get, self._cache.analyse
-        for chunk in compress(chunks, map(_is_none, found)):
-            if chunk not in memo:
-                memo[chunk] = shared(chunk) or fresh(chunk)
-        return list(map(memo.__getitem__, chunks))
-
     def _joined(self, memo: dict[str, tuple[str, ...]], text: str, part: _Part) -> tuple[str, ...]:
         found = memo.get(text)
         if found is None:
-            entries = self._lookup(_chunks(text))
+            entries = map(self._chunks.__getitem__, _chunks(text))
             found = memo[text] = tuple(chain.from_iterable(map(part, entries)))
         return found
 
@@ -588,11 +587,7 @@ class BatchTokenizer:
 
     def name_phrase(self, name: str) -> tuple[str, ...]:
         """``name_phrase(name)``."""
-        found = self._phrases.get(name)
-        if found is None:
-            entries = self._lookup(_chunks(name))
-            found = self._phrases[name] = tuple(chain.from_iterable(map(_PHRASE, entries)))
-        return found
+        return self._joined(self._phrases, name, _PHRASE)
 
 
 _MONTH = (

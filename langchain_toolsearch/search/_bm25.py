@@ -35,7 +35,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, partial
-from itertools import chain, count
+from itertools import chain
 from operator import itemgetter
 from typing import NamedTuple, TypeAlias
 
@@ -171,8 +171,7 @@ class Postings:
         seg_lens = np.asarray(seg, dtype=np.int64)
         tok_weight = np.repeat(np.tile(np.asarray(weights), n_docs), seg_lens)
         tok_doc = np.repeat(np.arange(n_docs, dtype=np.int64), seg_lens.reshape(-1, 4).sum(1))
-        vocab = dict(zip(dict.fromkeys(terms), count()))  # ids in order of first use
-        tok_term = np.fromiter(map(vocab.__getitem__, terms), dtype=np.int64, count=len(terms))
+        vocab, tok_term = _ids(terms)
         n_terms, forms = len(vocab), dict[str, int]()
         if memo.forms:  # keys: each token's term and its form as written, split per key
             vocab, tok_term, extra, forms = _split_keys(vocab, tok_term)
@@ -290,6 +289,21 @@ def _lengths(seg_lens: _IntArray, tok_term: _IntArray, term: int | None) -> _Int
     return seg_lens - np.bincount(segment[tok_term == term], minlength=seg_lens.size)
 
 
+class _Ids(dict[str, int]):
+    """Key -> id in order of first use, given at a key's first lookup."""
+
+    def __missing__(self, key: str) -> int:
+        self[key] = found = len(self)
+        return found
+
+
+def _ids(keys: list[str]) -> tuple[dict[str, int], _IntArray]:
+    """Each distinct key's id (in order of first use, a plain dict) and the ids of ``keys``."""
+    ids = _Ids()
+    of = np.fromiter(map(ids.__getitem__, keys), dtype=np.int64, count=len(keys))
+    return dict(ids), of
+
+
 def _split_keys(
     keys: dict[str, int], tok_key: _IntArray
 ) -> tuple[dict[str, int], _IntArray, tuple[_IntArray, _IntArray], dict[str, int]]:
@@ -300,10 +314,7 @@ def _split_keys(
     split = list(map(split_key, keys))
     terms = list(map(itemgetter(0), split))
     written = list(map(itemgetter(1), split))
-    vocab = dict(zip(dict.fromkeys(terms), count()))
-    form_vocab = dict(zip(dict.fromkeys(written), count()))
-    term_of = np.fromiter(map(vocab.__getitem__, terms), dtype=np.int64, count=len(terms))
-    form_of = np.fromiter(map(form_vocab.__getitem__, written), dtype=np.int64, count=len(terms))
+    (vocab, term_of), (form_vocab, form_of) = _ids(terms), _ids(written)
     crowded = (np.bincount(term_of, minlength=len(vocab))[term_of] > 1) | (
         np.bincount(form_of, minlength=len(form_vocab))[form_of] > 1
     )
