@@ -14,6 +14,7 @@ import asyncio
 import inspect
 import io
 import logging
+import time
 import warnings
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -39,7 +40,12 @@ from langchain_toolsearch.errors import (
     ToolSearchTypeError,
 )
 from langchain_toolsearch.mcp._pool import MCPFailures, MCPSessionPool, default_pool
-from langchain_toolsearch.mcp._session import CLOSED_STREAM_ERRORS, PooledSession, with_headers
+from langchain_toolsearch.mcp._session import (
+    CALL_DEADLINE,
+    CLOSED_STREAM_ERRORS,
+    PooledSession,
+    with_headers,
+)
 
 if TYPE_CHECKING:
     # annotations only: importing this module must not need langchain-mcp-adapters
@@ -525,6 +531,8 @@ async def _call_with_guards(
         ToolException: A timeout, an ``isError`` result, or an unreachable or failing server.
     """
     deadline = detached_timeout(timeout)
+    # the pool lets a hung session's calls run until their deadline
+    token = CALL_DEADLINE.set(None if timeout is None else time.monotonic() + timeout)
     try:
         async with deadline:
             return await call
@@ -549,6 +557,8 @@ async def _call_with_guards(
             msg = f"{label} reported an error with no message."
             raise ToolException(msg) from exc
         raise
+    finally:
+        CALL_DEADLINE.reset(token)
 
 
 def _is_empty_mcp_error(error: ToolException) -> bool:

@@ -12,8 +12,10 @@ the package's helper loop (`langchain_toolsearch._effects`).
 * **Hung servers**: a cancelled call (e.g. timed out) sets its session aside and pings
   it; later requests wait at most 0.25 s for the answer, then open a new session.
   Answering within ``ping_timeout`` seconds, it serves again (a new one closes once
-  unused); else it closes once its calls in flight end. One check per session: many
-  calls timing out together replace it once.
+  unused); else it closes once its calls in flight end, at the latest at the last of
+  their deadlines (``ping_timeout`` seconds more for calls with none). One check per
+  session: many calls timing out together replace it once. Set-aside sessions are not
+  counted in ``max_sessions``; at most ``max_sessions`` are (one more closes the oldest).
 * **Tool lists** are cached per session for ``tools_ttl`` seconds or until
   ``notifications/tools/list_changed``; one listing in flight per session.
 * **Client versions**: sessions of scope ``"<client>@<N>"`` retire once a newer
@@ -54,6 +56,7 @@ from langchain_toolsearch.errors import (
     ToolSearchTypeError,
 )
 from langchain_toolsearch.mcp._session import (
+    CALL_DEADLINE,
     PooledSession,
     Retirement,
     SessionEntry,
@@ -87,8 +90,8 @@ _COUNTS = (
     "tool_lists",
     "shared_lists",
     "unresponsive",
-    "kept",
     "retired",
+    "kept",
 )
 
 FailureKind = Literal["call", "listing", "session"]
@@ -122,12 +125,12 @@ class PoolStats:
         tool_lists: Tool lists fetched from servers.
         shared_lists: Tool-list requests that awaited the listing in flight.
         unresponsive: Sessions that did not answer ``ping`` after a cancelled call (closed
-            once their calls in flight ended).
-        kept: Sessions that answered that ``ping`` and serve again (the server was slow).
+            once their calls in flight ended or their deadlines passed).
         retired: Sessions of an older client version closed once unused.
         call_failures: Tool calls that got no answer (timeout, lost connection, ...).
         list_failures: Failed listings of a server's tools.
         session_failures: Open sessions lost on their own (server exited, connection dropped).
+        kept: Sessions that answered that ``ping`` and serve again (the server was slow).
     """
 
     open: int
@@ -138,11 +141,11 @@ class PoolStats:
     tool_lists: int
     shared_lists: int = 0
     unresponsive: int = 0
-    kept: int = 0
     retired: int = 0
     call_failures: int = 0
     list_failures: int = 0
     session_failures: int = 0
+    kept: int = 0
 
 
 def _leaf(exc: BaseException) -> BaseException:
@@ -220,12 +223,13 @@ class MCPSessionPool:
         ```
 
     Args:
-        max_sessions: Most sessions kept open (>= 1).
+        max_sessions: Most sessions kept open (>= 1), and most set aside besides.
         idle_timeout: Seconds a session may stay unused; ``None``: forever.
         tools_ttl: Seconds a tool list is reused; ``None``: until the server announces
             a change.
         connect_timeout: Seconds to start a server and initialize; ``None``: no limit.
-        ping_timeout: Seconds a session whose call was cancelled has to answer ``ping``.
+        ping_timeout: Seconds a session whose call was cancelled has to answer ``ping``;
+            without an answer, the seconds more its calls with no deadline may run.
         retire_after: Seconds an older client version's session may stay unused once a
             newer version was asked for.
 
@@ -262,7 +266,8 @@ class MCPSessionPool:
         after = positive_seconds("retire_after", retire_after)
         self._retirement = Retirement(after=after, close=self._retire)
         self._entries: dict[SessionKey, SessionEntry] = {}
-        self._aside: set[SessionEntry] = set()  # open, serving no new request: checked, draining
+        # open, serving no new request (checked, draining), oldest first; <= max_sessions
+        self._aside: dict[SessionEntry, None] = {}
         self._closing: set[asyncio.Task[None]] = set()
         self._sweeper: asyncio.Task[None] | None = None
         self._closed = False
@@ -352,12 +357,13 @@ class MCPSessionPool:
             entry = self._open(key, connection)
             if self._retirement.is_old(key):
                 self._retirement.retire(entry)
-        entry.busy += 1
+        deadline = CALL_DEADLINE.get()
+        entry.deadlines.append(deadline)
         try:
             await asyncio.shield(entry.ready)
             yield entry
         finally:
-            entry.busy -= 1
+            entry.deadlines.remove(deadline)
             entry.last_used = time.monotonic()
             self._retirement.released(entry)
             if entry.draining and entry.busy == 0:
@@ -501,7 +507,7 @@ class MCPSessionPool:
             entry.session = None
             entry.dead = True
             entry.gone.set()
-            self._aside.discard(entry)
+            self._aside.pop(entry, None)
             if self._entries.get(entry.key) is entry:
                 del self._entries[entry.key]
 
@@ -530,7 +536,9 @@ class MCPSessionPool:
         if self._entries.get(entry.key) is not entry:
             return  # set aside already, or closed
         del self._entries[entry.key]
-        self._aside.add(entry)
+        while len(self._aside) >= self.max_sessions:  # the one set aside longest ago closes
+            self._give_up(next(iter(self._aside)))
+        self._aside[entry] = None
         entry.checking = asyncio.get_running_loop().create_task(
             self._ping(entry), context=contextvars.Context()
         )
@@ -541,7 +549,7 @@ class MCPSessionPool:
             return
         if healthy:  # only slow: it serves again; one opened meanwhile closes once unused
             self._counts["kept"] += 1
-            self._aside.discard(entry)
+            self._aside.pop(entry, None)
             opened = self._entries.get(entry.key)
             self._entries[entry.key] = entry
             if opened is not None:
@@ -550,26 +558,37 @@ class MCPSessionPool:
         logger.warning(
             "MCP server %r (scope %r) did not answer ping within %g s after a call was "
             "cancelled; later requests use a new session, this one closes once its calls "
-            "in flight end",
+            "in flight end or time out",
             entry.key.server,
             entry.key.scope,
             self.ping_timeout,
         )
         self._counts["unresponsive"] += 1
         self._drain(entry)
+        # the latest deadline of its requests in flight; ping_timeout more for those with none
+        now = time.monotonic()
+        last = max(
+            (now + self.ping_timeout if d is None else d for d in entry.deadlines), default=now
+        )
+        asyncio.get_running_loop().call_later(last - now, self._give_up, entry)
 
     def _drain(self, entry: SessionEntry) -> None:
         """Give ``entry`` no new request; close it once its requests in flight end."""
         if self._entries.get(entry.key) is entry:
             del self._entries[entry.key]
-        self._aside.add(entry)
+        self._aside[entry] = None
         entry.draining = True
         if entry.busy == 0:
             self._discard(entry, None)
 
+    def _give_up(self, entry: SessionEntry) -> None:
+        """Close ``entry`` now: its requests in flight fail with ``ConnectionError``."""
+        self._discard(entry, None)
+        entry.gone.set()
+
     def _discard(self, entry: SessionEntry, reason: str | None) -> None:
         """Stop using ``entry`` (counted under ``reason``); its task closes it."""
-        self._aside.discard(entry)
+        self._aside.pop(entry, None)
         if self._entries.get(entry.key) is entry:
             del self._entries[entry.key]
         if not entry.dead:

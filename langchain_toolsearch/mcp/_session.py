@@ -24,6 +24,7 @@ import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -234,6 +235,10 @@ class PooledSession:
 # -- one session's state and the requests that watch it (helper loop only) --------------
 
 
+CALL_DEADLINE: ContextVar[float | None] = ContextVar("toolsearch_mcp_deadline", default=None)
+"""``time.monotonic()`` by which the caller gives up on its MCP request (``None``: never)."""
+
+
 class SessionEntry:
     """One pooled session and the task that holds it open.
 
@@ -241,12 +246,13 @@ class SessionEntry:
         key: The session's key.
         connection: The adapter connection it was opened with.
         session: The open session (``None`` until ready and after it closed).
-        busy: Requests using it now.
+        deadlines: The `CALL_DEADLINE` of each request using it now.
         last_used: ``time.monotonic()`` of the last request's end.
         listing: The cached tool list; ``listed_at`` when it was fetched.
         flight: The tool listing in flight (``None`` when none runs).
         checking: The ``ping`` check after a cancelled call (the pool set it aside).
-        draining: Taking no new request; closed once ``busy`` is 0.
+        draining: Taking no new request; closed once ``busy`` is 0 (a hung one: at the
+            latest at the last of its requests' deadlines).
         failure: The transport error that broke the connection, if any.
         retired: A newer version of its client was asked for.
         stderr: A stdio server's stderr (its last line names it in failures).
@@ -260,7 +266,7 @@ class SessionEntry:
         self.stop = asyncio.Event()
         self.gone = asyncio.Event()  # set when the session is closed, for any reason
         self.task: asyncio.Task[None] | None = None
-        self.busy = 0
+        self.deadlines: list[float | None] = []
         self.last_used = time.monotonic()
         self.listing: ToolListing | None = None
         self.listed_at = 0.0
@@ -272,6 +278,11 @@ class SessionEntry:
         self.draining = False
         self.retired = False
         self.stderr: StderrTail | None = None
+
+    @property
+    def busy(self) -> int:
+        """Requests using it now."""
+        return len(self.deadlines)
 
 
 def is_list_changed(message: Any) -> bool:

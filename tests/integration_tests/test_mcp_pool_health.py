@@ -48,7 +48,9 @@ def call(tool_name: str, **args: Any) -> dict[str, Any]:
     return {"id": "1", "name": tool_name, "args": args, "type": "tool_call"}
 
 
-async def tools(pool: MCPSessionPool, log: Path, timeout: float = CALL_TIMEOUT) -> dict[str, Any]:
+async def tools(
+    pool: MCPSessionPool, log: Path, timeout: float | None = CALL_TIMEOUT
+) -> dict[str, Any]:
     lib = await load_mcp_library(
         MultiServerMCPClient({"p": stdio(log)}),
         pool=pool,
@@ -172,6 +174,42 @@ async def test_a_hung_server_exits_once_its_calls_in_flight_end(tmp_path: Path) 
         assert finished.status == "success" and text(finished.content) == "slept 0.1"
         assert wait_until(lambda: not alive(hung)), "the hung server still runs"
         assert len(starts(log)) == 2 and pool.stats().call_failures == 1
+
+
+async def test_a_hung_servers_calls_without_a_timeout_fail_once_it_is_closed(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "p.log"
+    async with MCPSessionPool(ping_timeout=0.5, max_sessions=1) as pool:
+        found = await tools(pool, log, timeout=None)  # calls wait for their answer
+        [hung] = starts(log)
+        waiting = asyncio.ensure_future(found["p_freeze"].ainvoke(call("p_freeze", seconds=3600)))
+        await asyncio.sleep(0.5)
+        with pytest.raises(TimeoutError):  # a run is cancelled: the session is checked
+            await asyncio.wait_for(found["p_echo"].ainvoke(call("p_echo", text="x")), SHORT)
+        # no ping answer within 0.5 s, then 0.5 s more for calls with no timeout
+        failed = await asyncio.wait_for(waiting, LONG)
+        assert failed.status == "error" and "ConnectionError" in text(failed.content)
+        assert wait_until(lambda: not alive(hung)), "the hung server still runs"
+        answer = await found["p_echo"].ainvoke(call("p_echo", text="y"))
+        assert text(answer.content) == "y" and len(starts(log)) == 2
+        assert pool.stats().open == 1 and pool.stats().unresponsive == 1
+
+
+async def test_at_most_max_sessions_are_set_aside(tmp_path: Path) -> None:
+    log = tmp_path / "p.log"
+    async with MCPSessionPool(ping_timeout=NO_VERDICT, max_sessions=1) as pool:
+        short, long = await tools(pool, log, SHORT), await tools(pool, log, LONG)
+        for _ in range(3):  # a session (a new one after the first round) hangs: set aside
+            assert (await long["p_pid"].ainvoke(call("p_pid"))).status == "success"
+            hung = await short["p_freeze"].ainvoke(call("p_freeze", seconds=3600))
+            assert "did not answer within 1 s" in text(hung.content)
+        first, second, third = starts(log)
+        # setting one more aside closed the one set aside before it
+        assert wait_until(lambda: not alive(first) and not alive(second)), "a hung server runs"
+        assert alive(third) and pool.stats().open == 1
+        assert (await long["p_pid"].ainvoke(call("p_pid"))).status == "success"
+        assert pool.stats().open == 2  # max_sessions in use, max_sessions set aside
 
 
 # -- one listing in flight ---------------------------------------------------------------

@@ -241,3 +241,11 @@ def test_the_mcp_package_exports_what_users_import() -> None:
         "set_default_pool",
     ]
     assert all(hasattr(mcp, name) for name in mcp.__all__)
+
+
+def test_pool_stats_keep_their_positional_order_new_counts_come_last() -> None:
+    from langchain_toolsearch.mcp import PoolStats
+
+    stats = PoolStats(*range(13))
+    assert (stats.unresponsive, stats.retired, stats.session_failures) == (7, 8, 11)
+    assert stats.kept == 12
