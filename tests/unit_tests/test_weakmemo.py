@@ -40,6 +40,7 @@ def test_objects_without_weak_references_are_never_remembered() -> None:
 
 
 def test_the_calls_of_a_step_are_remembered_while_their_message_lives() -> None:
+    gc.collect()  # earlier tests' dead messages leave the map first
     before = len(guard._STEPS)
     message = AIMessage("", tool_calls=[call("load_tool", {"tool_name": "a"}, "l1")])
     state: dict[str, Any] = {"messages": [HumanMessage("go"), message]}
