@@ -483,3 +483,43 @@ def test_a_holder_renews_its_lease_while_it_works_and_releases_it(tmp_path: Path
 
         assert drive(exclusive(lease, "w", work())) is False  # still held: renewed
         assert lease.claim("w", "another")  # released when the work ended
+
+
+def test_a_sqlite_lease_works_from_other_threads_and_under_the_stores_lock(
+    tmp_path: Path,
+) -> None:
+    import asyncio
+    import sqlite3
+    import threading
+
+    from langgraph.store.sqlite import SqliteStore
+
+    conn = sqlite3.connect(tmp_path / "s.db", isolation_level=None)  # usable in this thread only
+    store = SqliteStore(conn)
+    store.setup()
+    lease = store_lease(store)
+    assert lease is not None
+    assert asyncio.run(lease.aclaim("w", "me"))  # in a worker thread, as async code claims
+    results: list[bool] = []
+    renewal = threading.Thread(target=lambda: results.append(lease.claim("w", "me")))
+    with store.lock:  # as SqliteStore.batch holds it while the index embeds
+        renewal.start()
+        renewal.join(60)
+    assert results == [True]
+    assert not lease.claim("w", "you")
+    lease.release("w", "me")
+    assert lease.claim("w", "you")
+    assert store_lease(SqliteStore(sqlite3.connect(":memory:"))) is None  # one process only
+
+
+def test_a_sql_lease_expires_by_the_databases_clock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from langgraph.store.sqlite import SqliteStore
+
+    with SqliteStore.from_conn_string(str(tmp_path / "s.db")) as store:
+        lease = store_lease(store, 60)
+        assert lease is not None and lease.claim("w", "me")
+        skewed = time.time() + 3600  # another process whose clock runs an hour ahead
+        monkeypatch.setattr(time, "time", lambda: skewed)
+        assert not lease.claim("w", "you")
