@@ -22,6 +22,8 @@ WARNING once per cause and skipped: the tools are embedded as without it.
 Processes starting together on one tier embed each missing text once in all:
 the one holding the tier's ``lease`` (``search/_lease.py``: SQLite and
 PostgreSQL stores, the cache file) embeds, the others wait for its vectors.
+The lease is named after the model and the set of missing texts: replicas
+starting on one library take turns, other libraries embed meanwhile.
 
 Query vectors: the last ``query_cache_size`` queries of at most 2,000
 characters (LRU, per cache). :func:`default_cache` is the cache of ``embeddings=``.
@@ -404,7 +406,8 @@ class EmbeddingCache:
             return fresh
 
         if todo and persist:  # one process of the fleet embeds them (search/_lease.py)
-            lease, name = getattr(self.tier, "lease", None), _lease.lease_name("vectors", model)
+            lease = getattr(self.tier, "lease", None)
+            name = _lease.lease_name("vectors", model, *sorted(todo))
             fresh = yield from _lease.exclusive(lease, name, fill(), settled)
         else:
             fresh = yield from fill()

@@ -443,7 +443,8 @@ async def test_a_waiter_embeds_itself_after_a_bounded_wait(
     files = VectorFile(tmp_path, lease_seconds=0.05)
     model = CountingEmbeddings(size=4)
     other = FileLease(tmp_path, 0.05)  # another process's holder that never finishes
-    assert other.claim(lease_name("vectors", model_id(model)), "another process")
+    missing = sorted(text_digest(document_text(d)) for d in DOCS)
+    assert other.claim(lease_name("vectors", model_id(model), *missing), "another process")
     began = time.monotonic()
     with caplog.at_level(logging.WARNING, logger="langchain_toolsearch"):
         await SemanticIndexFactory(model, cache=EmbeddingCache(files)).abuild(DOCS)
@@ -523,3 +524,25 @@ def test_a_sql_lease_expires_by_the_databases_clock(
         skewed = time.time() + 3600  # another process whose clock runs an hour ahead
         monkeypatch.setattr(time, "time", lambda: skewed)
         assert not lease.claim("w", "you")
+
+
+def test_two_libraries_on_one_tier_embed_without_waiting_for_each_other(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    files = VectorFile(tmp_path, lease_seconds=0.05)
+    other = [ToolDocument("translate", "Translate a text"), ToolDocument("add", "Add numbers")]
+    others_embedded: list[int] = []
+
+    class Holder(CountingEmbeddings):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            if not others_embedded:  # another tenant's process starts while this one embeds
+                model = Holder(size=4)  # the same model
+                others_embedded.append(0)
+                SemanticIndexFactory(model, cache=EmbeddingCache(files))(other)
+                others_embedded[0] = model.documents_embedded
+            return super().embed_documents(texts)
+
+    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch"):
+        SemanticIndexFactory(Holder(size=4), cache=EmbeddingCache(files))(DOCS)
+    assert others_embedded == [len(other)]
+    assert not any("held after" in r.getMessage() for r in caplog.records)  # it did not wait
