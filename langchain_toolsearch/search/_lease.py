@@ -219,7 +219,7 @@ def lease_name(*parts: str) -> str:
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
 
 
-def _renewed(lease: Lease, name: str, owner: str) -> Callable[[], None]:
+def _renewed(lease: Lease, name: str, owner: str) -> Callable[[], threading.Thread]:
     """Claim again every third of ``lease.seconds`` in a daemon thread; the call stopping it."""
     stop = threading.Event()
 
@@ -233,9 +233,9 @@ def _renewed(lease: Lease, name: str, owner: str) -> Callable[[], None]:
     thread = threading.Thread(target=renew, name="toolsearch-lease", daemon=True)
     thread.start()
 
-    def stopped() -> None:  # no renewal after the release
+    def stopped() -> threading.Thread:  # to join: no renewal after the release
         stop.set()
-        thread.join()
+        return thread
 
     return stopped
 
@@ -285,7 +285,8 @@ def exclusive(
         return (yield from work)
     finally:
         if stop_renewing is not None and lease is not None:
-            stop_renewing()
+            thread = stop_renewing()
+            yield Effect(thread.join, partial(asyncio.to_thread, thread.join))  # loop not blocked
             try:
                 yield Effect(
                     partial(lease.release, name, owner), partial(lease.arelease, name, owner)

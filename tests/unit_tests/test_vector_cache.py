@@ -546,3 +546,42 @@ def test_two_libraries_on_one_tier_embed_without_waiting_for_each_other(
         SemanticIndexFactory(Holder(size=4), cache=EmbeddingCache(files))(DOCS)
     assert others_embedded == [len(other)]
     assert not any("held after" in r.getMessage() for r in caplog.records)  # it did not wait
+
+
+async def test_an_async_holder_stops_renewing_without_blocking_the_event_loop() -> None:
+    import asyncio
+    import threading
+    from functools import partial
+
+    from langchain_toolsearch._effects import adrive
+    from langchain_toolsearch.search._lease import Lease
+
+    renewing, go, order = threading.Event(), threading.Event(), []
+
+    class SlowRenewal(Lease):  # a renewal that waits for the event loop
+        def claim(self, name: str, owner: str) -> bool:
+            if threading.current_thread().name == "toolsearch-lease":
+                renewing.set()
+                if not go.wait(10):  # only this bound ended it
+                    order.append("the loop was blocked")
+            return True
+
+        def release(self, name: str, owner: str) -> None:
+            pass
+
+    async def unblock() -> None:
+        order.append("the loop ran")
+        go.set()
+
+    async def when_the_work_ends() -> None:  # runs only if the loop is free
+        tasks.append(asyncio.create_task(unblock()))
+
+    def work() -> Logic[None]:
+        yield Effect(partial(renewing.wait, 10), partial(asyncio.to_thread, renewing.wait, 10))
+        yield Effect.awaiting(when_the_work_ends)
+
+    tasks: list[asyncio.Task[None]] = []
+    await adrive(exclusive(SlowRenewal(0.003), "w", work()))
+    order.append("stopped")
+    await tasks[0]
+    assert order == ["the loop ran", "stopped"]
