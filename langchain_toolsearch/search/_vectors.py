@@ -64,6 +64,7 @@ import base64
 import functools
 import hashlib
 import importlib.metadata
+import itertools
 import json
 import logging
 import os
@@ -71,6 +72,7 @@ import struct
 import sys
 import tempfile
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -101,6 +103,8 @@ _MODEL_ATTRS = ("model_id", "model", "model_name", "deployment")
 _SIZE_ATTRS = ("dimensions", "dimension", "size", "dims")
 _ENDPOINT_ATTRS = ("base_url", "openai_api_base", "azure_endpoint", "endpoint", "api_base")
 _LOCAL = "/process="
+_TOKENS: dict[int, tuple[weakref.ref[object], int]] = {}
+_COUNT = itertools.count()
 
 
 @runtime_checkable
@@ -157,14 +161,34 @@ def _portable(value: str) -> str:
 
 
 def weights_digest(path: str) -> str:
-    """SHA-256 (first 32 hex) of a local model's files (a file or a folder): names, sizes, bytes."""
-    root, digest = Path(path), hashlib.sha256()
-    for file in sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]:
-        digest.update(f"{file.relative_to(root).as_posix()}\0{file.stat().st_size}\0".encode())
-        with file.open("rb") as handle:
+    """SHA-256 (first 32 hex) of a local model's files (a file or a folder): names, sizes, bytes.
+
+    Read once per process while the files' names, sizes and modification times stay.
+    """
+    root = Path(path)
+    files = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]
+    stats = ((f.relative_to(root).as_posix(), f.stat()) for f in files)
+    return _weights_digest(path, tuple((n, s.st_size, s.st_mtime_ns) for n, s in stats))
+
+
+@functools.lru_cache(maxsize=16)
+def _weights_digest(path: str, files: tuple[tuple[str, int, int], ...]) -> str:
+    digest = hashlib.sha256()
+    for name, size, _ in files:
+        digest.update(f"{name}\0{size}\0".encode())
+        with (Path(path) / name).open("rb") as handle:
             while block := handle.read(2**20):
                 digest.update(block)
     return digest.hexdigest()[:32]
+
+
+def _token(obj: object) -> int:
+    """A number for ``obj`` unique in this process while it lives (``id`` is reused after)."""
+    known = _TOKENS.get(id(obj))
+    if known is None or known[0]() is not obj:
+        key = id(obj)
+        known = _TOKENS[key] = (weakref.ref(obj, lambda _: _TOKENS.pop(key, None)), next(_COUNT))
+    return known[1]
 
 
 def model_id(embeddings: Embeddings) -> str:
@@ -179,7 +203,7 @@ def model_id(embeddings: Embeddings) -> str:
     ``api_base``, model attribute or ``weights_digest`` (credentials masked), per int
     ``dimensions`` / ``dimension`` / ``size`` / ``dims`` and per
     ``encode_kwargs`` / ``query_encode_kwargs`` (JSON). Embeddings naming none
-    of model, weights or size end in ``/process=<pid>.<object id>``: their
+    of model, weights or size end in ``/process=<pid>.<object number>``: their
     vectors stay in this process's memory.
     """
     model = next(
@@ -209,7 +233,7 @@ def model_id(embeddings: Embeddings) -> str:
         if isinstance(settings, dict) and settings:
             parts.append(f"{attr}={json.dumps(settings, sort_keys=True, default=str)}")
     if not model and len(parts) == 1:  # nothing names this model beyond its class
-        parts.append(f"{_LOCAL}{os.getpid()}.{id(embeddings)}")
+        parts.append(f"{_LOCAL}{os.getpid()}.{_token(embeddings)}")
     return "/".join(parts)
 
 

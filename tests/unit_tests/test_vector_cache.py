@@ -585,3 +585,30 @@ async def test_an_async_holder_stops_renewing_without_blocking_the_event_loop() 
     order.append("stopped")
     await tasks[0]
     assert order == ["the loop ran", "stopped"]
+
+
+def test_local_weights_are_read_once_while_their_sizes_and_times_stay(tmp_path: Path) -> None:
+    from langchain_toolsearch.search._vectors import weights_digest
+
+    weights = tmp_path / "model" / "model.onnx"
+    weights.parent.mkdir()
+    weights.write_bytes(b"first weights")
+    first, stat = weights_digest(str(weights.parent)), weights.stat()
+    weights.write_bytes(b"other weights")  # same size; the time put back: not read again
+    os.utime(weights, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert weights_digest(str(weights.parent)) == first
+    os.utime(weights, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    assert weights_digest(str(weights.parent)) != first  # a new time: read again
+    assert weights_digest(str(weights)) != first  # a single file
+
+
+def test_unnamed_embeddings_never_share_an_id_with_an_earlier_object() -> None:
+    class Unnamed(Embeddings):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            return [[1.0] for _ in texts]
+
+        def embed_query(self, text: str) -> list[float]:
+            return [1.0]
+
+    ids = [model_id(Unnamed()) for _ in range(20)]  # each dies before the next is made
+    assert len(set(ids)) == 20 and all("/process=" in i for i in ids)
