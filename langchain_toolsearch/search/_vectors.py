@@ -200,7 +200,8 @@ def model_id(embeddings: Embeddings) -> str:
     file or folder: its name and ``weights=`` the digest of its files,
     :func:`weights_digest`), then ``/<attr>=<value>`` per other string
     ``base_url``, ``openai_api_base``, ``azure_endpoint``, ``endpoint``,
-    ``api_base``, model attribute or ``weights_digest`` (credentials masked), per int
+    ``api_base``, model attribute or ``weights_digest`` other than the class's
+    pydantic field default (credentials masked), per int
     ``dimensions`` / ``dimension`` / ``size`` / ``dims`` and per
     ``encode_kwargs`` / ``query_encode_kwargs`` (JSON). Embeddings naming none
     of model, weights or size end in ``/process=<pid>.<object number>``: their
@@ -220,9 +221,10 @@ def model_id(embeddings: Embeddings) -> str:
     parts = [f"{type(embeddings).__module__}.{type(embeddings).__qualname__}:{portable}"]
     if weights:
         parts.append(f"weights={weights}")
+    fields = getattr(type(embeddings), "model_fields", {})  # a class default names nothing
     for attr in (*_ENDPOINT_ATTRS, *_MODEL_ATTRS, "weights_digest"):
-        value = getattr(embeddings, attr, None)
-        if isinstance(value, str) and value and value != model:
+        value, default = getattr(embeddings, attr, None), getattr(fields.get(attr), "default", None)
+        if isinstance(value, str) and value and value not in (model, default):
             parts.append(f"{attr}={mask(value)}")
     for attr in _SIZE_ATTRS:
         size = getattr(embeddings, attr, None)

@@ -612,3 +612,18 @@ def test_unnamed_embeddings_never_share_an_id_with_an_earlier_object() -> None:
 
     ids = [model_id(Unnamed()) for _ in range(20)]  # each dies before the next is made
     assert len(set(ids)) == 20 and all("/process=" in i for i in ids)
+
+
+def test_a_model_attribute_left_at_its_class_default_is_not_in_the_id() -> None:
+    from langchain_openai import AzureOpenAIEmbeddings, OpenAIEmbeddings
+
+    plain = model_id(OpenAIEmbeddings(model="text-embedding-3-small", api_key="sk-test"))
+    assert plain.endswith(":text-embedding-3-small") and "deployment" not in plain
+    azure = AzureOpenAIEmbeddings(
+        model="text-embedding-3-small",
+        azure_deployment="tools-embedder",
+        azure_endpoint="https://example.openai.azure.com",
+        api_key="test",
+        api_version="2024-02-01",
+    )
+    assert "/deployment=tools-embedder" in model_id(azure)
