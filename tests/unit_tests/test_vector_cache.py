@@ -616,14 +616,15 @@ def test_unnamed_embeddings_never_share_an_id_with_an_earlier_object() -> None:
 
 def test_a_model_attribute_left_at_its_class_default_is_not_in_the_id() -> None:
     from langchain_openai import AzureOpenAIEmbeddings, OpenAIEmbeddings
+    from pydantic import SecretStr
 
-    plain = model_id(OpenAIEmbeddings(model="text-embedding-3-small", api_key="sk-test"))
+    plain = model_id(OpenAIEmbeddings(model="text-embedding-3-small", api_key=SecretStr("sk-test")))
     assert plain.endswith(":text-embedding-3-small") and "deployment" not in plain
     azure = AzureOpenAIEmbeddings(
         model="text-embedding-3-small",
         azure_deployment="tools-embedder",
         azure_endpoint="https://example.openai.azure.com",
-        api_key="test",
+        api_key=SecretStr("test"),
         api_version="2024-02-01",
     )
     assert "/deployment=tools-embedder" in model_id(azure)
