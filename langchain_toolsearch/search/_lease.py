@@ -17,7 +17,8 @@ The primitives:
 * SQLite (``SqliteStore``) and PostgreSQL (``PostgresStore``, on a
   connection or a pool; async code claims in a worker thread): a row
   ``(name, owner, expires)`` of the table ``toolsearch_leases`` in the store's
-  database (created on first use), claimed and renewed by one ``INSERT ...
+  database (created on first use; a refusal for want of ``CREATE`` is kept
+  and not asked again), claimed and renewed by one ``INSERT ...
   ON CONFLICT DO UPDATE ... WHERE expires < now OR owner = me RETURNING`` in
   a short transaction (SQLite: ``BEGIN IMMEDIATE`` on the lease's own
   connection to the store's file, never under the store's lock; an
@@ -125,6 +126,7 @@ class SqlLease(Lease):
         self.path = "" if self.postgres else sqlite_path(store.conn)
         self._own: sqlite3.Connection | None = None  # SQLite: the lease's own connection
         self._lock = threading.Lock()
+        self._denied: Exception | None = None
 
     def _statements(self, *pairs: tuple[str, tuple[Any, ...]]) -> Statements:
         todo = [] if self._ready else [(_CREATE, ())]
@@ -135,6 +137,18 @@ class SqlLease(Lease):
         return [*todo, *pairs]
 
     def _run(self, statements: Statements) -> list[Any]:
+        if self._denied is not None:  # no permission to create the table: not asked again
+            raise self._denied
+        try:
+            rows = self._execute(statements)
+        except Exception as exc:
+            if not self._ready and getattr(exc, "sqlstate", None) == "42501":
+                self._denied = exc
+            raise
+        self._ready = True
+        return rows
+
+    def _execute(self, statements: Statements) -> list[Any]:
         conn = self.store.conn
         if self.postgres:
             pool = hasattr(conn, "getconn")
@@ -154,7 +168,6 @@ class SqlLease(Lease):
                     rows = [conn.execute(sql, args).fetchall() for sql, args in statements][-1]
                 finally:
                     conn.execute("COMMIT")
-        self._ready = True
         return rows
 
     def claim(self, name: str, owner: str) -> bool:
