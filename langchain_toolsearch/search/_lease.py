@@ -17,10 +17,15 @@ The primitives:
 * SQLite (``SqliteStore``) and PostgreSQL (``PostgresStore``, on a
   connection or a pool; async code claims in a worker thread): a row
   ``(name, owner, expires)`` of the table ``toolsearch_leases`` in the store's
-  database (created on first use), claimed and renewed by one ``INSERT ...
+  database (created on first use; a refusal for want of ``CREATE`` is kept
+  and not asked again), claimed and renewed by one ``INSERT ...
   ON CONFLICT DO UPDATE ... WHERE expires < now OR owner = me RETURNING`` in
-  a short transaction (SQLite: ``BEGIN IMMEDIATE``): the store's own writes
-  are never blocked while the holder embeds. Expiry is judged by the processes' wall clocks.
+  a short transaction (SQLite: ``BEGIN IMMEDIATE`` on the lease's own
+  connection to the store's file, never under the store's lock; an
+  in-memory database has no lease, only this process sees it): the store's
+  own writes are never blocked while the holder embeds. Expiry is judged by
+  the database's clock (PostgreSQL ``clock_timestamp()``, SQLite
+  ``julianday('now')``, milliseconds), never the processes' clocks.
 * The cache file (:class:`~langchain_toolsearch.search._vectors.VectorFile`):
   an exclusive ``fcntl.flock`` on ``.<name>.lock`` beside it, which the kernel
   frees when its holder dies (POSIX; none on Windows).
@@ -37,6 +42,7 @@ import hashlib
 import logging
 import os
 import socket
+import sqlite3
 import sys
 import threading
 import time
@@ -67,10 +73,14 @@ _CREATE = (
     "expires DOUBLE PRECISION NOT NULL)"
 )
 _CLAIM = (
-    f"INSERT INTO {_TABLE} (name, owner, expires) VALUES (?, ?, ?) ON CONFLICT (name) DO "
-    f"UPDATE SET owner = excluded.owner, expires = excluded.expires WHERE {_TABLE}.expires < ? "
+    f"INSERT INTO {_TABLE} (name, owner, expires) VALUES (?, ?, NOW + ?) ON CONFLICT (name) DO "
+    f"UPDATE SET owner = excluded.owner, expires = excluded.expires WHERE {_TABLE}.expires < NOW "
     f"OR {_TABLE}.owner = excluded.owner RETURNING owner"
 )
+_NOW = {  # seconds since 1970 by the database's clock
+    False: "((julianday('now') - 2440587.5) * 86400.0)",
+    True: "extract(epoch from clock_timestamp())::float8",
+}
 _RELEASE = f"DELETE FROM {_TABLE} WHERE name = ? AND owner = ?"
 _FAILURES = CauseLog(
     logger, "tool search: the embedding lease failed (%s): %s; going on without it"
@@ -110,19 +120,35 @@ class SqlLease(Lease):
 
     def __init__(self, store: Any, seconds: float = LEASE_SECONDS) -> None:
         super().__init__(seconds)
-        module = type(store).__module__
         self.store = store
-        self.postgres = ".postgres" in module
+        self.postgres = ".postgres" in type(store).__module__
         self._ready = False
+        self.path = "" if self.postgres else sqlite_path(store.conn)
+        self._own: sqlite3.Connection | None = None  # SQLite: the lease's own connection
+        self._lock = threading.Lock()
+        self._denied: Exception | None = None
 
     def _statements(self, *pairs: tuple[str, tuple[Any, ...]]) -> Statements:
         todo = [] if self._ready else [(_CREATE, ())]
+        pairs = tuple((sql.replace("NOW", _NOW[self.postgres]), args) for sql, args in pairs)
         if self.postgres:  # concurrent CREATE TABLE IF NOT EXISTS can collide in PostgreSQL
             todo = [("SELECT pg_advisory_xact_lock(7243911)", ()), *todo] if todo else []
             return [*todo, *((sql.replace("?", "%s"), args) for sql, args in pairs)]
         return [*todo, *pairs]
 
     def _run(self, statements: Statements) -> list[Any]:
+        if self._denied is not None:  # no permission to create the table: not asked again
+            raise self._denied
+        try:
+            rows = self._execute(statements)
+        except Exception as exc:
+            if not self._ready and getattr(exc, "sqlstate", None) == "42501":
+                self._denied = exc
+            raise
+        self._ready = True
+        return rows
+
+    def _execute(self, statements: Statements) -> list[Any]:
         conn = self.store.conn
         if self.postgres:
             pool = hasattr(conn, "getconn")
@@ -131,22 +157,22 @@ class SqlLease(Lease):
                 cur = [c.execute(sql, args) for sql, args in statements][-1]
                 rows = cur.fetchall() if cur.description else []
         else:
-            with self.store.lock:
+            with self._lock:
+                if self._own is None:
+                    self._own = sqlite3.connect(
+                        self.path, isolation_level=None, check_same_thread=False, timeout=30
+                    )
+                conn = self._own
                 conn.execute("BEGIN IMMEDIATE")
                 try:  # each statement is idempotent: what ran is kept
                     rows = [conn.execute(sql, args).fetchall() for sql, args in statements][-1]
                 finally:
                     conn.execute("COMMIT")
-        self._ready = True
         return rows
-
-    def _claim_sql(self, name: str, owner: str) -> Statements:
-        now = time.time()
-        return self._statements((_CLAIM, (name, owner, now + self.seconds, now)))
 
     def claim(self, name: str, owner: str) -> bool:
         """Insert the row, take it over once expired, or extend ``owner``'s; whether held."""
-        return bool(self._run(self._claim_sql(name, owner)))
+        return bool(self._run(self._statements((_CLAIM, (name, owner, self.seconds)))))
 
     def release(self, name: str, owner: str) -> None:
         """Delete the row if ``owner`` holds it."""
@@ -182,12 +208,23 @@ class FileLease(Lease):
             os.close(handle)
 
 
-def store_lease(store: object, seconds: float = LEASE_SECONDS) -> Lease | None:
-    """The lease of a LangGraph ``SqliteStore`` or ``PostgresStore``; ``None`` for any other."""
+def sqlite_path(conn: Any) -> str:
+    """The file of a SQLite connection's main database (``""``: in memory or temporary)."""
+    rows = conn.execute("PRAGMA database_list").fetchall()
+    return next((str(file) for _, db, file in rows if db == "main"), "")
+
+
+def store_lease(store: Any, seconds: float = LEASE_SECONDS) -> Lease | None:
+    """The lease of a LangGraph ``SqliteStore`` (on a file) or ``PostgresStore``; else ``None``."""
     module = type(store).__module__
-    if module in ("langgraph.store.sqlite.base", "langgraph.store.postgres.base"):
-        return SqlLease(store, seconds)
-    return None
+    if module not in ("langgraph.store.sqlite.base", "langgraph.store.postgres.base"):
+        return None
+    try:
+        lease = SqlLease(store, seconds)
+    except sqlite3.Error as exc:  # e.g. read in another thread than the store's
+        _FAILURES.failed(exc)
+        return None
+    return lease if lease.postgres or lease.path else None
 
 
 def lease_name(*parts: str) -> str:
@@ -195,7 +232,7 @@ def lease_name(*parts: str) -> str:
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
 
 
-def _renewed(lease: Lease, name: str, owner: str) -> Callable[[], None]:
+def _renewed(lease: Lease, name: str, owner: str) -> Callable[[], threading.Thread]:
     """Claim again every third of ``lease.seconds`` in a daemon thread; the call stopping it."""
     stop = threading.Event()
 
@@ -209,9 +246,9 @@ def _renewed(lease: Lease, name: str, owner: str) -> Callable[[], None]:
     thread = threading.Thread(target=renew, name="toolsearch-lease", daemon=True)
     thread.start()
 
-    def stopped() -> None:  # no renewal after the release
+    def stopped() -> threading.Thread:  # to join: no renewal after the release
         stop.set()
-        thread.join()
+        return thread
 
     return stopped
 
@@ -261,7 +298,8 @@ def exclusive(
         return (yield from work)
     finally:
         if stop_renewing is not None and lease is not None:
-            stop_renewing()
+            thread = stop_renewing()
+            yield Effect(thread.join, partial(asyncio.to_thread, thread.join))  # loop not blocked
             try:
                 yield Effect(
                     partial(lease.release, name, owner), partial(lease.arelease, name, owner)

@@ -22,6 +22,8 @@ WARNING once per cause and skipped: the tools are embedded as without it.
 Processes starting together on one tier embed each missing text once in all:
 the one holding the tier's ``lease`` (``search/_lease.py``: SQLite and
 PostgreSQL stores, the cache file) embeds, the others wait for its vectors.
+The lease is named after the model and the set of missing texts: replicas
+starting on one library take turns, other libraries embed meanwhile.
 
 Query vectors: the last ``query_cache_size`` queries of at most 2,000
 characters (LRU, per cache). :func:`default_cache` is the cache of ``embeddings=``.
@@ -62,6 +64,7 @@ import base64
 import functools
 import hashlib
 import importlib.metadata
+import itertools
 import json
 import logging
 import os
@@ -69,6 +72,7 @@ import struct
 import sys
 import tempfile
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -99,6 +103,8 @@ _MODEL_ATTRS = ("model_id", "model", "model_name", "deployment")
 _SIZE_ATTRS = ("dimensions", "dimension", "size", "dims")
 _ENDPOINT_ATTRS = ("base_url", "openai_api_base", "azure_endpoint", "endpoint", "api_base")
 _LOCAL = "/process="
+_TOKENS: dict[int, tuple[weakref.ref[object], int]] = {}
+_COUNT = itertools.count()
 
 
 @runtime_checkable
@@ -155,14 +161,34 @@ def _portable(value: str) -> str:
 
 
 def weights_digest(path: str) -> str:
-    """SHA-256 (first 32 hex) of a local model's files (a file or a folder): names, sizes, bytes."""
-    root, digest = Path(path), hashlib.sha256()
-    for file in sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]:
-        digest.update(f"{file.relative_to(root).as_posix()}\0{file.stat().st_size}\0".encode())
-        with file.open("rb") as handle:
+    """SHA-256 (first 32 hex) of a local model's files (a file or a folder): names, sizes, bytes.
+
+    Read once per process while the files' names, sizes and modification times stay.
+    """
+    root = Path(path)
+    files = sorted(p for p in root.rglob("*") if p.is_file()) if root.is_dir() else [root]
+    stats = ((f.relative_to(root).as_posix(), f.stat()) for f in files)
+    return _weights_digest(path, tuple((n, s.st_size, s.st_mtime_ns) for n, s in stats))
+
+
+@functools.lru_cache(maxsize=16)
+def _weights_digest(path: str, files: tuple[tuple[str, int, int], ...]) -> str:
+    digest = hashlib.sha256()
+    for name, size, _ in files:
+        digest.update(f"{name}\0{size}\0".encode())
+        with (Path(path) / name).open("rb") as handle:
             while block := handle.read(2**20):
                 digest.update(block)
     return digest.hexdigest()[:32]
+
+
+def _token(obj: object) -> int:
+    """A number for ``obj`` unique in this process while it lives (``id`` is reused after)."""
+    known = _TOKENS.get(id(obj))
+    if known is None or known[0]() is not obj:
+        key = id(obj)
+        known = _TOKENS[key] = (weakref.ref(obj, lambda _: _TOKENS.pop(key, None)), next(_COUNT))
+    return known[1]
 
 
 def model_id(embeddings: Embeddings) -> str:
@@ -174,10 +200,11 @@ def model_id(embeddings: Embeddings) -> str:
     file or folder: its name and ``weights=`` the digest of its files,
     :func:`weights_digest`), then ``/<attr>=<value>`` per other string
     ``base_url``, ``openai_api_base``, ``azure_endpoint``, ``endpoint``,
-    ``api_base``, model attribute or ``weights_digest`` (credentials masked), per int
+    ``api_base``, model attribute or ``weights_digest`` other than the class's
+    pydantic field default (credentials masked), per int
     ``dimensions`` / ``dimension`` / ``size`` / ``dims`` and per
     ``encode_kwargs`` / ``query_encode_kwargs`` (JSON). Embeddings naming none
-    of model, weights or size end in ``/process=<pid>.<object id>``: their
+    of model, weights or size end in ``/process=<pid>.<object number>``: their
     vectors stay in this process's memory.
     """
     model = next(
@@ -194,9 +221,10 @@ def model_id(embeddings: Embeddings) -> str:
     parts = [f"{type(embeddings).__module__}.{type(embeddings).__qualname__}:{portable}"]
     if weights:
         parts.append(f"weights={weights}")
+    fields = getattr(type(embeddings), "model_fields", {})  # a class default names nothing
     for attr in (*_ENDPOINT_ATTRS, *_MODEL_ATTRS, "weights_digest"):
-        value = getattr(embeddings, attr, None)
-        if isinstance(value, str) and value and value != model:
+        value, default = getattr(embeddings, attr, None), getattr(fields.get(attr), "default", None)
+        if isinstance(value, str) and value and value not in (model, default):
             parts.append(f"{attr}={mask(value)}")
     for attr in _SIZE_ATTRS:
         size = getattr(embeddings, attr, None)
@@ -207,7 +235,7 @@ def model_id(embeddings: Embeddings) -> str:
         if isinstance(settings, dict) and settings:
             parts.append(f"{attr}={json.dumps(settings, sort_keys=True, default=str)}")
     if not model and len(parts) == 1:  # nothing names this model beyond its class
-        parts.append(f"{_LOCAL}{os.getpid()}.{id(embeddings)}")
+        parts.append(f"{_LOCAL}{os.getpid()}.{_token(embeddings)}")
     return "/".join(parts)
 
 
@@ -404,7 +432,8 @@ class EmbeddingCache:
             return fresh
 
         if todo and persist:  # one process of the fleet embeds them (search/_lease.py)
-            lease, name = getattr(self.tier, "lease", None), _lease.lease_name("vectors", model)
+            lease = getattr(self.tier, "lease", None)
+            name = _lease.lease_name("vectors", model, *sorted(todo))
             fresh = yield from _lease.exclusive(lease, name, fill(), settled)
         else:
             fresh = yield from fill()

@@ -195,3 +195,30 @@ def test_a_tenant_on_another_endpoint_gets_none_of_the_vectors(tmp_path: Path) -
     finish(start(store, record, "--base-url", "https://tenant-b.example/v1"))
     finish(start(store, record, "--base-url", "https://tenant-a.example/v1"))
     assert sum(embedded(record).values()) == 2 * TOOLS  # b embedded all; a's restart none
+
+
+def test_a_role_without_create_is_refused_once_and_not_asked_again(pg_dsn: str) -> None:
+    import psycopg
+    from langgraph.store.postgres import PostgresStore
+    from psycopg.rows import dict_row
+
+    from langchain_toolsearch.search._lease import store_lease
+
+    role = f"lease_reader_{os.getpid()}"
+    with psycopg.connect(pg_dsn, autocommit=True) as admin:
+        admin.execute(f"CREATE ROLE {role} LOGIN PASSWORD 'reader'")
+        admin.execute(f"REVOKE CREATE ON SCHEMA public FROM PUBLIC, {role}")
+    try:
+        reader = psycopg.conninfo.make_conninfo(pg_dsn, user=role, password="reader")
+        with psycopg.connect(reader, autocommit=True, row_factory=dict_row) as conn:
+            lease = store_lease(PostgresStore(conn))
+            assert lease is not None
+            with pytest.raises(psycopg.errors.InsufficientPrivilege) as first:
+                lease.claim("w", "me")
+            with pytest.raises(psycopg.errors.InsufficientPrivilege) as again:
+                lease.claim("w", "me")
+            assert again.value is first.value  # the refusal remembered, the DDL not sent again
+    finally:
+        with psycopg.connect(pg_dsn, autocommit=True) as admin:
+            admin.execute(f"DROP OWNED BY {role}")
+            admin.execute(f"DROP ROLE {role}")

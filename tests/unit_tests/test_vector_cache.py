@@ -443,7 +443,8 @@ async def test_a_waiter_embeds_itself_after_a_bounded_wait(
     files = VectorFile(tmp_path, lease_seconds=0.05)
     model = CountingEmbeddings(size=4)
     other = FileLease(tmp_path, 0.05)  # another process's holder that never finishes
-    assert other.claim(lease_name("vectors", model_id(model)), "another process")
+    missing = sorted(text_digest(document_text(d)) for d in DOCS)
+    assert other.claim(lease_name("vectors", model_id(model), *missing), "another process")
     began = time.monotonic()
     with caplog.at_level(logging.WARNING, logger="langchain_toolsearch"):
         await SemanticIndexFactory(model, cache=EmbeddingCache(files)).abuild(DOCS)
@@ -483,3 +484,147 @@ def test_a_holder_renews_its_lease_while_it_works_and_releases_it(tmp_path: Path
 
         assert drive(exclusive(lease, "w", work())) is False  # still held: renewed
         assert lease.claim("w", "another")  # released when the work ended
+
+
+def test_a_sqlite_lease_works_from_other_threads_and_under_the_stores_lock(
+    tmp_path: Path,
+) -> None:
+    import asyncio
+    import sqlite3
+    import threading
+
+    from langgraph.store.sqlite import SqliteStore
+
+    conn = sqlite3.connect(tmp_path / "s.db", isolation_level=None)  # usable in this thread only
+    store = SqliteStore(conn)
+    store.setup()
+    lease = store_lease(store)
+    assert lease is not None
+    assert asyncio.run(lease.aclaim("w", "me"))  # in a worker thread, as async code claims
+    results: list[bool] = []
+    renewal = threading.Thread(target=lambda: results.append(lease.claim("w", "me")))
+    with store.lock:  # as SqliteStore.batch holds it while the index embeds
+        renewal.start()
+        renewal.join(60)
+    assert results == [True]
+    assert not lease.claim("w", "you")
+    lease.release("w", "me")
+    assert lease.claim("w", "you")
+    assert store_lease(SqliteStore(sqlite3.connect(":memory:"))) is None  # one process only
+
+
+def test_a_sql_lease_expires_by_the_databases_clock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from langgraph.store.sqlite import SqliteStore
+
+    with SqliteStore.from_conn_string(str(tmp_path / "s.db")) as store:
+        lease = store_lease(store, 60)
+        assert lease is not None and lease.claim("w", "me")
+        skewed = time.time() + 3600  # another process whose clock runs an hour ahead
+        monkeypatch.setattr(time, "time", lambda: skewed)
+        assert not lease.claim("w", "you")
+
+
+def test_two_libraries_on_one_tier_embed_without_waiting_for_each_other(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    files = VectorFile(tmp_path, lease_seconds=0.05)
+    other = [ToolDocument("translate", "Translate a text"), ToolDocument("add", "Add numbers")]
+    others_embedded: list[int] = []
+
+    class Holder(CountingEmbeddings):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            if not others_embedded:  # another tenant's process starts while this one embeds
+                model = Holder(size=4)  # the same model
+                others_embedded.append(0)
+                SemanticIndexFactory(model, cache=EmbeddingCache(files))(other)
+                others_embedded[0] = model.documents_embedded
+            return super().embed_documents(texts)
+
+    with caplog.at_level(logging.WARNING, logger="langchain_toolsearch"):
+        SemanticIndexFactory(Holder(size=4), cache=EmbeddingCache(files))(DOCS)
+    assert others_embedded == [len(other)]
+    assert not any("held after" in r.getMessage() for r in caplog.records)  # it did not wait
+
+
+async def test_an_async_holder_stops_renewing_without_blocking_the_event_loop() -> None:
+    import asyncio
+    import threading
+    from functools import partial
+
+    from langchain_toolsearch._effects import adrive
+    from langchain_toolsearch.search._lease import Lease
+
+    renewing, go, order = threading.Event(), threading.Event(), []
+
+    class SlowRenewal(Lease):  # a renewal that waits for the event loop
+        def claim(self, name: str, owner: str) -> bool:
+            if threading.current_thread().name == "toolsearch-lease":
+                renewing.set()
+                if not go.wait(10):  # only this bound ended it
+                    order.append("the loop was blocked")
+            return True
+
+        def release(self, name: str, owner: str) -> None:
+            pass
+
+    async def unblock() -> None:
+        order.append("the loop ran")
+        go.set()
+
+    async def when_the_work_ends() -> None:  # runs only if the loop is free
+        tasks.append(asyncio.create_task(unblock()))
+
+    def work() -> Logic[None]:
+        yield Effect(partial(renewing.wait, 10), partial(asyncio.to_thread, renewing.wait, 10))
+        yield Effect.awaiting(when_the_work_ends)
+
+    tasks: list[asyncio.Task[None]] = []
+    await adrive(exclusive(SlowRenewal(0.003), "w", work()))
+    order.append("stopped")
+    await tasks[0]
+    assert order == ["the loop ran", "stopped"]
+
+
+def test_local_weights_are_read_once_while_their_sizes_and_times_stay(tmp_path: Path) -> None:
+    from langchain_toolsearch.search._vectors import weights_digest
+
+    weights = tmp_path / "model" / "model.onnx"
+    weights.parent.mkdir()
+    weights.write_bytes(b"first weights")
+    first, stat = weights_digest(str(weights.parent)), weights.stat()
+    weights.write_bytes(b"other weights")  # same size; the time put back: not read again
+    os.utime(weights, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert weights_digest(str(weights.parent)) == first
+    os.utime(weights, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    assert weights_digest(str(weights.parent)) != first  # a new time: read again
+    assert weights_digest(str(weights)) != first  # a single file
+
+
+def test_unnamed_embeddings_never_share_an_id_with_an_earlier_object() -> None:
+    class Unnamed(Embeddings):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            return [[1.0] for _ in texts]
+
+        def embed_query(self, text: str) -> list[float]:
+            return [1.0]
+
+    ids = [model_id(Unnamed()) for _ in range(20)]  # each dies before the next is made
+    assert len(set(ids)) == 20 and all("/process=" in i for i in ids)
+
+
+def test_a_model_attribute_left_at_its_class_default_is_not_in_the_id() -> None:
+    from langchain_openai import AzureOpenAIEmbeddings, OpenAIEmbeddings
+    from pydantic import SecretStr
+
+    plain = model_id(OpenAIEmbeddings(model="text-embedding-3-small", api_key=SecretStr("sk-test")))
+    assert plain.endswith(":text-embedding-3-small") and "deployment" not in plain
+    azure = AzureOpenAIEmbeddings(
+        model="text-embedding-3-small",
+        azure_deployment="tools-embedder",
+        azure_endpoint="https://example.openai.azure.com",
+        api_key=SecretStr("test"),
+        api_version="2024-02-01",
+    )
+    assert "/deployment=tools-embedder" in model_id(azure)
