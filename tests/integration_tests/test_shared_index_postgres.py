@@ -17,8 +17,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.integration_tests.test_store_index import _pgvector_dsn
-from tests.support.postgres import database_on, no_server
+from tests.support.postgres import database_on, no_server, pgvector_server
 from tests.support.worker_client import Worker
 
 BASE = ("toolsearch", "tools")
@@ -50,7 +49,7 @@ class Replica(Worker):
 @pytest.fixture
 def dsn() -> Iterator[str]:
     pytest.importorskip("langgraph.store.postgres", reason="needs langgraph-checkpoint-postgres")
-    server, _started, why = _pgvector_dsn()
+    server, why = pgvector_server()
     if server is None:
         no_server("the shared index test", why)
         return
