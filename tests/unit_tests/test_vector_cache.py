@@ -36,6 +36,7 @@ from langchain_toolsearch.search._lease import (
     store_lease,
 )
 from langchain_toolsearch.search._vectors import (
+    BATCH,
     CACHE_ENV,
     StoreVectorCache,
     default_cache,
@@ -628,3 +629,27 @@ def test_a_model_attribute_left_at_its_class_default_is_not_in_the_id() -> None:
         api_version="2024-02-01",
     )
     assert "/deployment=tools-embedder" in model_id(azure)
+
+
+class _Batches(Embeddings):
+    """Vectors ``[len(text), 1]``; records each call's number of texts."""
+
+    model = "batches"
+
+    def __init__(self) -> None:
+        self.sizes: list[int] = []
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.sizes.append(len(texts))
+        return [[float(len(t)), 1.0] for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return [float(len(text)), 1.0]
+
+
+def test_texts_are_embedded_in_batches_in_order(tmp_path: Path) -> None:
+    texts = [f"tool {'x' * (i % 7)} {i}" for i in range(2 * BATCH + 88)]
+    model = _Batches()
+    vectors = EmbeddingCache(VectorFile(tmp_path)).embed(texts, model)
+    assert model.sizes == [BATCH, BATCH, 88]
+    assert [round(float(v[0] / v[1])) for v in vectors] == [len(t) for t in texts]
