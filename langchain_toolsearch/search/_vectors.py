@@ -72,7 +72,6 @@ import struct
 import sys
 import tempfile
 import threading
-import weakref
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -87,7 +86,7 @@ from langgraph.store.base import BaseStore as LangGraphStore
 from langgraph.store.base import GetOp, Item, Op, PutOp
 
 from langchain_toolsearch._effects import Effect, Flow, Logic, adrive, arun_flow, drive, run_flow
-from langchain_toolsearch._support import CauseLog, mask
+from langchain_toolsearch._support import CauseLog, WeakIdentityMap, mask
 from langchain_toolsearch.errors import CorruptVectorFileError, ToolSearchConfigError
 from langchain_toolsearch.search import _lease
 
@@ -103,7 +102,7 @@ _MODEL_ATTRS = ("model_id", "model", "model_name", "deployment")
 _SIZE_ATTRS = ("dimensions", "dimension", "size", "dims")
 _ENDPOINT_ATTRS = ("base_url", "openai_api_base", "azure_endpoint", "endpoint", "api_base")
 _LOCAL = "/process="
-_TOKENS: dict[int, tuple[weakref.ref[object], int]] = {}
+_TOKENS: WeakIdentityMap[int] = WeakIdentityMap(size=4096)
 _COUNT = itertools.count()
 
 
@@ -189,11 +188,11 @@ def _weights_digest(path: str, files: tuple[tuple[str, int, int], ...]) -> str:
 
 def _token(obj: object) -> int:
     """A number for ``obj`` unique in this process while it lives (``id`` is reused after)."""
-    known = _TOKENS.get(id(obj))
-    if known is None or known[0]() is not obj:
-        key = id(obj)
-        known = _TOKENS[key] = (weakref.ref(obj, lambda _: _TOKENS.pop(key, None)), next(_COUNT))
-    return known[1]
+    known = _TOKENS.get(obj)
+    if known is None:
+        known = next(_COUNT)
+        _TOKENS.put(obj, known)
+    return known
 
 
 def model_id(embeddings: Embeddings) -> str:
