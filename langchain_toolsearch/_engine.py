@@ -29,7 +29,7 @@ from langchain_toolsearch import _steps as search
 from langchain_toolsearch._access import Access, ToolPolicy, WorkingSet
 from langchain_toolsearch._effects import Effect, Logic, adrive, drive
 from langchain_toolsearch._library import ToolLibrary
-from langchain_toolsearch._metrics import count, counts
+from langchain_toolsearch._support import count, counts
 from langchain_toolsearch._modes import DEFAULT_AUTO_MAX_TOKENS, AutoMode
 from langchain_toolsearch._options import ToolSearchOptions
 from langchain_toolsearch._scope import RequestScope, Resolver, ScopeBuilder

@@ -43,7 +43,7 @@ from langchain_toolsearch._guard import (
     shape_error,
 )
 from langchain_toolsearch._library import ToolLibrary, ToolsInput
-from langchain_toolsearch._metrics import count
+from langchain_toolsearch._support import count
 from langchain_toolsearch._modes import references
 from langchain_toolsearch._options import (
     DEFAULT_CATALOG_MAX_TOKENS,

@@ -47,7 +47,7 @@ from typing import Any, Literal
 import anyio
 
 from langchain_toolsearch._effects import on_bridge, on_bridge_loop, run_sync
-from langchain_toolsearch._metrics import count
+from langchain_toolsearch._support import count
 from langchain_toolsearch._support import CauseLog, describe, positive_seconds
 from langchain_toolsearch.errors import (
     MCPPoolClosedError,
@@ -160,7 +160,7 @@ class MCPFailures:
 
     Logged through `langchain_toolsearch._support.CauseLog` on the logger
     ``langchain_toolsearch.mcp._pool``; counted here (`PoolStats`) and in the process's
-    counters ``toolsearch.mcp.*`` by server and cause (`langchain_toolsearch._metrics`).
+    counters ``toolsearch.mcp.*`` by server and cause (`langchain_toolsearch._support`).
 
     Args:
         size: Most (what, server, tool) places remembered, each with 64 causes.

@@ -23,7 +23,7 @@ import pytest
 from langchain_core.messages import ToolMessage
 from langchain_mcp_adapters.client import MultiServerMCPClient
 
-from langchain_toolsearch._metrics import counts
+from langchain_toolsearch._support import counts
 from langchain_toolsearch.mcp import MCPSessionPool, load_mcp_library
 from langchain_toolsearch_editor import HttpServer
 from langchain_toolsearch_editor._servers import connection_for

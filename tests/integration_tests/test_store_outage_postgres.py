@@ -27,7 +27,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from langchain_toolsearch import ToolSearchMiddleware
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch._metrics import counts
+from langchain_toolsearch._support import counts
 from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel, Search
 from tests.support.paths import REPO_ROOT
 

@@ -27,7 +27,7 @@ from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader, NumberDataPoint
 
 from langchain_toolsearch import ToolSearchMiddleware
-from langchain_toolsearch._metrics import COUNTERS, SERIES, count, counts
+from langchain_toolsearch._support import COUNTERS, SERIES, count, counts
 from langchain_toolsearch.types import ToolSearchFilterArgs
 from tests.support.example_tools import get_weather, send_email
 from tests.support.fakes import ScriptedChatModel, ai, call, tool_messages
@@ -275,10 +275,10 @@ def test_without_opentelemetry_counting_still_works() -> None:
 
 
 def test_attributes_are_bounded() -> None:
-    from langchain_toolsearch import _metrics
+    from langchain_toolsearch import _support
 
     before = counts()
-    _metrics.count("toolsearch.store.errors", operation="get", cause="E" * 500)
+    _support.count("toolsearch.store.errors", operation="get", cause="E" * 500)
     keys: Sequence[str] = list(delta(before, counts()))
     assert keys == ["toolsearch.store.errors{cause=" + "E" * 80 + ",operation=get}"]
 
