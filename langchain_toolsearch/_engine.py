@@ -29,12 +29,11 @@ from langchain_toolsearch import _steps as search
 from langchain_toolsearch._access import Access, ToolPolicy, WorkingSet
 from langchain_toolsearch._effects import Effect, Logic, adrive, drive
 from langchain_toolsearch._library import ToolLibrary
-from langchain_toolsearch._support import count, counts
 from langchain_toolsearch._modes import DEFAULT_AUTO_MAX_TOKENS, AutoMode
 from langchain_toolsearch._options import ToolSearchOptions
 from langchain_toolsearch._scope import RequestScope, Resolver, ScopeBuilder
 from langchain_toolsearch._steps import Catalog, schema_tokens
-from langchain_toolsearch._support import CauseLog, seconds_of
+from langchain_toolsearch._support import CauseLog, count, counts, seconds_of
 from langchain_toolsearch.errors import (
     StoreMissingError,
     ToolSearchConfigError,

@@ -18,10 +18,9 @@ from langchain_toolsearch import _prompts as P
 from langchain_toolsearch._access import Access
 from langchain_toolsearch._effects import Logic
 from langchain_toolsearch._library import LibraryTool, ToolLibrary
-from langchain_toolsearch._support import count
 from langchain_toolsearch._scope import RequestScope
 from langchain_toolsearch._steps import requested_queries, suggestions
-from langchain_toolsearch._support import WeakIdentityMap
+from langchain_toolsearch._support import WeakIdentityMap, count
 from langchain_toolsearch.storage._context import messages_of, requested_names
 
 # -- guard: The execution guard: may this tool call run, and which instance runs it.

@@ -43,7 +43,6 @@ from langchain_toolsearch._guard import (
     shape_error,
 )
 from langchain_toolsearch._library import ToolLibrary, ToolsInput
-from langchain_toolsearch._support import count
 from langchain_toolsearch._modes import references
 from langchain_toolsearch._options import (
     DEFAULT_CATALOG_MAX_TOKENS,
@@ -56,7 +55,7 @@ from langchain_toolsearch._prompts import CALL_OUTCOME_UNKNOWN, META_TOOL_NAMES,
 from langchain_toolsearch._prompts import model_text as _text
 from langchain_toolsearch._scope import RequestScope, thread_id_of
 from langchain_toolsearch._steps import query_list
-from langchain_toolsearch._support import bound_result
+from langchain_toolsearch._support import bound_result, count
 from langchain_toolsearch.errors import (
     StoreMissingError,
     ToolSearchTypeError,

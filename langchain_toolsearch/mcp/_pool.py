@@ -47,8 +47,7 @@ from typing import Any, Literal
 import anyio
 
 from langchain_toolsearch._effects import on_bridge, on_bridge_loop, run_sync
-from langchain_toolsearch._support import count
-from langchain_toolsearch._support import CauseLog, describe, positive_seconds
+from langchain_toolsearch._support import CauseLog, count, describe, positive_seconds
 from langchain_toolsearch.errors import (
     MCPPoolClosedError,
     MCPPoolError,

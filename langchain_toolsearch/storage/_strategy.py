@@ -35,8 +35,7 @@ from langgraph.store.base import BaseStore
 
 from langchain_toolsearch import _prompts as P
 from langchain_toolsearch._effects import Effect, Logic, adrive, drive
-from langchain_toolsearch._support import count
-from langchain_toolsearch._support import CauseLog, describe
+from langchain_toolsearch._support import CauseLog, count, describe
 from langchain_toolsearch.errors import (
     StoreMissingError,
     ToolSearchConfigError,
