@@ -29,12 +29,11 @@ from langchain_toolsearch import _steps as search
 from langchain_toolsearch._access import Access, ToolPolicy, WorkingSet
 from langchain_toolsearch._effects import Effect, Logic, adrive, drive
 from langchain_toolsearch._library import ToolLibrary
-from langchain_toolsearch._support import count, counts
 from langchain_toolsearch._modes import DEFAULT_AUTO_MAX_TOKENS, AutoMode
 from langchain_toolsearch._options import ToolSearchOptions
 from langchain_toolsearch._scope import RequestScope, Resolver, ScopeBuilder
 from langchain_toolsearch._steps import Catalog, schema_tokens
-from langchain_toolsearch._support import CauseLog, seconds_of
+from langchain_toolsearch._support import CauseLog, count, counts, seconds_of
 from langchain_toolsearch.errors import (
     StoreMissingError,
     ToolSearchConfigError,
@@ -107,6 +106,9 @@ class Engine:
         self.hint = P.SYSTEM_HINT_ONE_STEP if options.auto_load else P.SYSTEM_HINT_TWO_STEP
         if options.provider:
             self.hint = P.SYSTEM_HINT_NATIVE
+        self.stable = options.mode == "stable"
+        if self.stable:
+            self.hint += P.SYSTEM_HINT_STABLE
         """The short system-prompt hint for the configured flow."""
         tools = options.tools
         library = tools if isinstance(tools, ToolLibrary) else ToolLibrary(tools or ())
@@ -228,7 +230,9 @@ class Engine:
         tools = (
             (yield from self.native_tools(scope, meta))
             if self.options.provider
-            else binding.order_tools(meta, scope.direct, active, self.access.bindable)
+            else binding.order_tools(
+                meta, scope.direct, [] if self.stable else active, self.access.bindable
+            )
         )
         return ModelStep(tools=tools, loaded=[e.name for e in active], hint=hint)
 
@@ -332,6 +336,9 @@ class Engine:
         if self.options.auto_load and outcome.results:
             outcome, update = yield from load.activate(self.access, scope, outcome, call_id)
         body = search.search_receipt(outcome, auto_load=self.options.auto_load)
+        if self.stable and "activation" in body:
+            loaded = body["activation"]["loaded"]
+            body["tools"] = yield from native.definitions(self.access, scope, loaded)
         return body, outcome.error, update
 
     def load_step(
@@ -340,7 +347,11 @@ class Engine:
         """Run ``load_tool``: (receipt, is error, graph-state update)."""
         count("toolsearch.load.calls")
         outcome, update = yield from load.load(self.access, scope, args, call_id)
-        return outcome.receipt(), not outcome.success, update
+        body = outcome.receipt()
+        if self.stable:  # the definitions the model calls through call_tool
+            names = body["loaded"] + body["already_loaded"]
+            body["tools"] = yield from native.definitions(self.access, scope, names)
+        return body, not outcome.success, update
 
     def search_results(self, scope: RequestScope, query: object) -> Logic[list[Any]]:
         """The hits ``search_tools`` would show for ``query`` in this request."""
