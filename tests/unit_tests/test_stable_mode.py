@@ -373,7 +373,7 @@ async def test_injected_arguments_reach_the_tool(form: str, mode: str) -> None:
     out = await h.run("go", cfg("t9", user_id="u1"), mode)
     replies = by_id(out)
     body = replies["l"].artifact
-    assert {n: list(d["parameters"]["properties"]) for n, d in zip(names, body["tools"])} == {
+    assert {d["name"]: list(d["parameters"]["properties"]) for d in body["tools"]} == {
         "inspect_run": ["topic"],
         "count_messages": ["topic"],
         "keep_note": ["text"],
