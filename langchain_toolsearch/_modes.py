@@ -246,7 +246,8 @@ def unwrap(call: ToolCall) -> ToolCall | ToolMessage:
     ``call["args"]`` is an object (``shape_error`` answered other shapes first).
     """
     args = call["args"]
-    name, arguments = args.get("tool_name"), args.get("arguments", {})
+    name, arguments = args.get("tool_name"), args.get("arguments")
+    arguments = {} if arguments is None else arguments  # a tool without parameters
     if isinstance(arguments, str):  # some models send the object as JSON text
         with contextlib.suppress(ValueError, RecursionError):
             arguments = json.loads(arguments)

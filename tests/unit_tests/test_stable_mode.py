@@ -14,11 +14,9 @@ import json
 from typing import Annotated, Any
 
 import pytest
-from langchain.agents import create_agent
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool, InjectedToolCallId, tool
 from langchain_core.utils.function_calling import convert_to_openai_tool
-from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.prebuilt import InjectedState, InjectedStore, ToolRuntime
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
@@ -28,10 +26,10 @@ from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode
 from langchain_toolsearch import _prompts as P
 from langchain_toolsearch._support import counts
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchWiringError
-from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel
 from tests.support.fakes import ai, by_id, call
 from tests.support.library_fixtures import CALLS, get_weather, library, plan_filter
 from tests.support.toolsearch_harness import build, cfg, form_param, mode_param
+from tests.unit_tests.test_started_calls import _run as crash_and_resume
 
 STABLE = ["search_tools", "load_tool", "call_tool"]
 STORAGES = pytest.mark.parametrize("storage", ["in-memory", "context", "store"])
@@ -299,6 +297,20 @@ async def test_hostile_arguments_answer_an_error_and_the_run_goes_on(
 
 
 @form_param
+async def test_a_tool_without_parameters_takes_no_arguments(form: str) -> None:
+    steps = [
+        ai(call("load_tool", {"tool_name": "github_get_me"}, "l")),
+        ai(call("call_tool", {"tool_name": "github_get_me"}, "x")),
+        ai(via("github_get_me", None, "y")),
+        ai(content="ok"),
+    ]
+    h = build(form, steps, mode="stable")
+    out = await h.run("who am I", cfg())
+    assert by_id(out)["x"].content == by_id(out)["y"].content == "octocat"
+    assert CALLS == [("github_get_me", None), ("github_get_me", None)]
+
+
+@form_param
 async def test_output_is_bounded_as_for_a_bound_tool(form: str) -> None:
     steps = [
         ai(call("load_tool", {"tool_name": "get_weather"}, "l")),
@@ -445,31 +457,9 @@ async def test_without_stable_mode_call_tool_is_an_unknown_tool(form: str) -> No
 
 @pytest.mark.parametrize("storage", ["store", "in-memory"])
 def test_a_started_call_tool_call_is_not_run_twice(storage: str) -> None:
-    runs: list[int] = []
-
-    @tool
-    def pay(amount: int) -> str:
-        """Pay an amount of money."""
-        runs.append(amount)
-        if len(runs) == 1:
-            raise RuntimeError("killed mid-call")
-        return "paid"
-
-    pay.metadata = {"idempotent": False}
-    mw = ToolSearchMiddleware(tools=[pay], storage=storage, mode="stable")  # type: ignore[arg-type]
-    script = [Load("pay"), Call("call_tool", {"tool_name": "pay", "arguments": {"amount": 3}})]
-    agent = create_agent(
-        ScriptedToolSearchModel(steps=[*script, Answer("ok")]),
-        tools=[],
-        middleware=[mw],
-        checkpointer=InMemorySaver(),
-        store=InMemoryStore() if storage == "store" else None,
-    )
-    config: Any = {"configurable": {"thread_id": f"t-{storage}"}}
-    with pytest.raises(RuntimeError):
-        agent.invoke({"messages": [("user", "pay")]}, config, durability="sync")
-    messages = agent.invoke(None, config, durability="sync")["messages"]
+    runs, messages = crash_and_resume(False, storage, mode="stable")
     assert runs == [3]
     answer = [m for m in messages if m.type == "tool"][-1]
     assert answer.status == "error" and "outcome is unknown" in answer.content
     assert answer.tool_call_id == messages[-3].tool_calls[0]["id"]
+    assert messages[-3].tool_calls[0]["name"] == "call_tool"
