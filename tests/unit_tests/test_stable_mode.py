@@ -268,6 +268,28 @@ async def test_a_tool_outside_the_library_never_runs(form: str, mode: str) -> No
 
 @form_param
 @mode_param
+async def test_an_agent_tool_searched_per_request_runs_once_loaded(form: str, mode: str) -> None:
+    @tool
+    def agent_ping(text: str) -> str:
+        """Ping with a text"""
+        CALLS.append(("agent_ping", text))
+        return f"pong {text}"
+
+    steps = [
+        ai(via("agent_ping", {"text": "early"}, "x")),
+        ai(call("load_tool", {"tool_name": "agent_ping"}, "l")),
+        ai(via("agent_ping", {"text": "hi"}, "y")),
+        ai(content="ok"),
+    ]
+    h = build(form, steps, mode="stable", direct_tools=[agent_ping], include_resolved_tools=True)
+    out = await h.run("ping", cfg(), mode)
+    assert by_id(out)["x"].status == "error"
+    assert by_id(out)["y"].content == "pong hi" and CALLS == [("agent_ping", "hi")]
+    assert len(set(h.model.bound_json)) == 1 and h.bound[0] == STABLE
+
+
+@form_param
+@mode_param
 @pytest.mark.parametrize(
     "arguments",
     [
