@@ -106,10 +106,11 @@ class Engine:
         self.hint = P.SYSTEM_HINT_ONE_STEP if options.auto_load else P.SYSTEM_HINT_TWO_STEP
         if options.provider:
             self.hint = P.SYSTEM_HINT_NATIVE
-        self.stable = options.mode == "stable"
-        if self.stable:
+        if options.mode == "stable":
             self.hint += P.SYSTEM_HINT_STABLE
         """The short system-prompt hint for the configured flow."""
+        self.stable = options.mode == "stable"
+        """``mode="stable"``: no loaded tool is bound; the model calls them with ``call_tool``."""
         tools = options.tools
         library = tools if isinstance(tools, ToolLibrary) else ToolLibrary(tools or ())
         index = (

@@ -251,15 +251,8 @@ def unwrap(call: ToolCall) -> ToolCall | ToolMessage:
     if isinstance(arguments, str):  # some models send the object as JSON text
         with contextlib.suppress(ValueError, RecursionError):
             arguments = json.loads(arguments)
-    if (
-        not isinstance(name, str)
-        or not isinstance(arguments, Mapping)
-        or set(args)
-        - {
-            "tool_name",
-            "arguments",
-        }
-    ):
+    extra = set(args) - {"tool_name", "arguments"}
+    if extra or not isinstance(name, str) or not isinstance(arguments, Mapping):
         count("toolsearch.call.refused", reason="call_tool_arguments")
         detail = "expected tool_name (a string) and arguments (an object)"
         text = P.ARGUMENT_ERROR.format(tool=P.CALL_TOOL_NAME, detail=detail)

@@ -761,7 +761,8 @@ def _tool_call(
             if isinstance(inner, ToolMessage):
                 shape = inner
             else:
-                tools = getattr(runtime, "tools", None) or () if engine.scopes.per_request else ()
+                # the tool node's own tool of that name, if searched per request
+                tools = (getattr(runtime, "tools", None) or ()) if engine.scopes.per_request else ()
                 own = next((t for t in tools if getattr(t, "name", None) == inner["name"]), None)
                 request = ToolCallRequest(inner, own, request.state, runtime)
                 call = inner
