@@ -1,9 +1,9 @@
-"""Provider-native tool search against today's flow and binding everything: tokens and cache.
+"""Prompt tokens and prompt cache per step of each mode (search, native, stable, bind all).
 
-Two scripted user turns on one thread (each: find a tool, call it, answer) through a real
-``create_agent`` and a real ``ChatAnthropic`` whose HTTP transport is a fake
-Messages API (nothing is sent anywhere): the request bodies it would send
-are recorded and measured, for
+Two scripted user turns on one thread (each: find a tool, call it, answer; on GitHub's
+tools also eight) through a real ``create_agent`` and a real ``ChatAnthropic`` whose HTTP
+transport is a fake Messages API (nothing is sent anywhere): the request bodies it would
+send are recorded and measured, for
 
 * **bind all**: every tool bound on the agent; the model calls each tool at once;
 * **today**: ``ToolSearchMiddleware`` (``search_tools``, ``load_tool``, call);
@@ -51,6 +51,16 @@ MODEL = "claude-sonnet-4-5-20250929"
 SYSTEM = "You are a helpful assistant."
 GITHUB_NEEDS = ("create an issue in a repository", "list the pull requests of a repository")
 """The two user turns on GitHub's MCP tools."""
+GITHUB_LONG_NEEDS = (
+    *GITHUB_NEEDS,
+    "search code in repositories",
+    "get the contents of a file",
+    "create a new branch",
+    "list commits of a branch",
+    "merge a pull request",
+    "add a comment to an issue",
+)
+"""A longer thread on the same tools: eight user turns, one tool each."""
 
 
 def _message(number: int, content: list[dict[str, Any]], stop: str) -> dict[str, Any]:
@@ -242,6 +252,13 @@ def measure(defs: Sequence[ToolDef], queries: Sequence[str]) -> list[Turn]:
     return turns
 
 
+def _listed(values: Sequence[str], most: int = 8) -> str:
+    """Per-step values joined by `` / ``; past ``most`` steps the first ones, then the last."""
+    if len(values) <= most:
+        return " / ".join(values)
+    return " / ".join([*values[: most - 2], "...", *values[-2:]])
+
+
 def native_section(
     rep: _Report, libraries: Sequence[tuple[str, Sequence[ToolDef], Sequence[str]]]
 ) -> None:
@@ -255,7 +272,8 @@ def native_section(
         rep.line()
         return
     rep.line(
-        "Two scripted user turns on one thread (each: find a tool, call it, answer) through "
+        "Two scripted user turns on one thread (each: find a tool, call it, answer; on "
+        "GitHub also eight) through "
         "create_agent and "
         "ChatAnthropic on a fake transport; the request bodies it would send, rendered in "
         "cache order (tools, system, messages; a tool_reference as the definition it "
@@ -268,10 +286,12 @@ def native_section(
     rows: list[list[object]] = []
     for label, defs, queries in libraries:
         for turn in measure(defs, queries):
-            steps = " / ".join(f"{t:,}" for t in turn.tokens)
-            shares = " / ".join(
-                f"{100 * c / t:.0f}%" if t else "-"
-                for c, t in zip(turn.cached, turn.tokens, strict=True)
+            steps = _listed([f"{t:,}" for t in turn.tokens])
+            shares = _listed(
+                [
+                    f"{100 * c / t:.0f}%" if t else "-"
+                    for c, t in zip(turn.cached, turn.tokens, strict=True)
+                ]
             )
             rows.append(
                 [
@@ -306,11 +326,18 @@ def native_section(
 def section(
     rep: _Report, cfg: BenchConfig, bfcl: Sequence[ToolDef], github: Sequence[ToolDef]
 ) -> None:
-    """The section of ``make bench``: GitHub's MCP tools, then BFCL (its first 2 queries)."""
+    """The section of ``make bench``: GitHub's MCP tools (2 and 8 turns), then BFCL (2 turns)."""
     from benchmarks.datasets import load_bfcl
 
     bfcl_needs = [q.query for q in load_bfcl(cfg.data_dir)[1][:2]]
-    native_section(rep, [("GitHub MCP server", github, GITHUB_NEEDS), ("BFCL", bfcl, bfcl_needs)])
+    native_section(
+        rep,
+        [
+            ("GitHub MCP server", github, GITHUB_NEEDS),
+            ("GitHub MCP server, 8 turns", github, GITHUB_LONG_NEEDS),
+            ("BFCL", bfcl, bfcl_needs),
+        ],
+    )
 
 
 def main() -> None:
