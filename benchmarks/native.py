@@ -1,15 +1,18 @@
-"""Provider-native tool search against today's flow and binding everything: tokens and cache.
+"""Prompt tokens and prompt cache per step of each mode (search, native, stable, bind all).
 
-Two scripted user turns on one thread (each: find a tool, call it, answer) through a real
-``create_agent`` and a real ``ChatAnthropic`` whose HTTP transport is a fake
-Messages API (nothing is sent anywhere): the request bodies it would send
-are recorded and measured, for
+Two scripted user turns on one thread (each: find a tool, call it, answer; on GitHub's
+tools also eight) through a real ``create_agent`` and a real ``ChatAnthropic`` whose HTTP
+transport is a fake Messages API (nothing is sent anywhere): the request bodies it would
+send are recorded and measured, for
 
 * **bind all**: every tool bound on the agent; the model calls each tool at once;
 * **today**: ``ToolSearchMiddleware`` (``search_tools``, ``load_tool``, call);
 * **today, auto_load**: ``search_tools`` loads its hits, then the call;
 * **native**: ``provider="anthropic"``: every tool deferred, ``search_tools``
-  answers ``tool_reference`` blocks, then the call.
+  answers ``tool_reference`` blocks, then the call;
+* **stable**: ``mode="stable"``: the bound tools never change; ``load_tool``
+  (or, with ``auto_load``, ``search_tools``) answers the tool's definition and
+  the model calls it through ``call_tool``.
 
 Per step, the prompt the model reads is rendered in the Messages API's
 cache order (tools, system, messages) as segments: each non-deferred tool
@@ -19,7 +22,11 @@ the prompt until referenced). Tokens are UTF-8 bytes / 4 (an estimate). The
 share servable from the prompt cache at a step is the leading segments
 identical to the previous step's (what a cache written at every step could
 serve; real caching also needs ``cache_control`` breakpoints and a minimum
-length), over the step's tokens; the first step is cold.
+length), over the step's tokens; the first step is cold. Over a thread that
+share cannot pass 1 - (tokens first sent at some step) / (all tokens), whatever
+the mode: what a step adds is never cached. "Of resent" divides the cached
+tokens by the tokens each step resends (segments also in the step before):
+the part of what could come from the cache that does.
 
 Run alone with ``python -m benchmarks.native``.
 """
@@ -44,6 +51,16 @@ MODEL = "claude-sonnet-4-5-20250929"
 SYSTEM = "You are a helpful assistant."
 GITHUB_NEEDS = ("create an issue in a repository", "list the pull requests of a repository")
 """The two user turns on GitHub's MCP tools."""
+GITHUB_LONG_NEEDS = (
+    *GITHUB_NEEDS,
+    "search code in repositories",
+    "get the contents of a file",
+    "create a new branch",
+    "list commits of a branch",
+    "merge a pull request",
+    "add a comment to an issue",
+)
+"""A longer thread on the same tools: eight user turns, one tool each."""
 
 
 def _message(number: int, content: list[dict[str, Any]], stop: str) -> dict[str, Any]:
@@ -112,6 +129,12 @@ def _tokens(segments: Sequence[str]) -> int:
     return sum(len(s.encode("utf-8")) for s in segments) // 4
 
 
+def _resent(before: Sequence[str], now: Sequence[str]) -> int:
+    """Tokens of the segments of ``now`` that ``before`` sent too (cacheable at best)."""
+    sent = set(before)
+    return _tokens([s for s in now if s in sent])
+
+
 def _cached(before: Sequence[str], now: Sequence[str]) -> int:
     """Tokens of the leading segments of ``now`` identical to ``before``'s."""
     same = 0
@@ -131,11 +154,18 @@ class Turn:
     cached: list[int]
     prefix_changes: int
     """Steps whose tools + system differ from the step before (a broken cache prefix)."""
+    resent: list[int]
+    """Per step, the tokens the step before sent too (step 1: 0)."""
 
     @property
     def share(self) -> float:
         """Cache-servable share of all prompt tokens of the turn (the cold first step counts)."""
         return sum(self.cached) / max(1, sum(self.tokens))
+
+    @property
+    def resent_share(self) -> float:
+        """Cache-servable share of the tokens the steps resend."""
+        return sum(self.cached) / max(1, sum(self.resent))
 
 
 def _head(body: dict[str, Any]) -> str:
@@ -145,8 +175,9 @@ def _head(body: dict[str, Any]) -> str:
 def _turn(label: str, sent: Sequence[dict[str, Any]]) -> Turn:
     rendered = [render(b) for b in sent]
     cached = [0] + [_cached(a, b) for a, b in itertools.pairwise(rendered)]
+    resent = [0] + [_resent(a, b) for a, b in itertools.pairwise(rendered)]
     changes = sum(_head(a) != _head(b) for a, b in itertools.pairwise(sent))
-    return Turn(label, [_tokens(r) for r in rendered], cached, changes)
+    return Turn(label, [_tokens(r) for r in rendered], cached, changes, resent)
 
 
 def _plans(
@@ -162,12 +193,19 @@ def _plans(
         ("today (search, load)", {}),
         ("today, auto_load", {"auto_load": True}),
         ('native (provider="anthropic")', {"provider": "anthropic"}),
+        ('stable (mode="stable")', {"mode": "stable"}),
+        ("stable, auto_load", {"mode": "stable", "auto_load": True}),
     ):
         replies: list[dict[str, Any]] = []
         for query, name, own in needs:
             steps: list[tuple[str, dict[str, Any]]]
+            via = ("call_tool", {"tool_name": name, "arguments": {}})
             if options is None:
                 steps = [(own, {})]
+            elif options.get("mode") == "stable":
+                steps = [("search_tools", {"query": query}), via]
+                if not options.get("auto_load"):
+                    steps.insert(1, ("load_tool", {"tool_name": name}))
             elif options:
                 steps = [("search_tools", {"query": query}), (name, {})]
             else:
@@ -184,7 +222,7 @@ def _plans(
 
 
 def measure(defs: Sequence[ToolDef], queries: Sequence[str]) -> list[Turn]:
-    """The four configurations over ``defs``: one user turn per query, its first hit called."""
+    """The configurations over ``defs``: one user turn per query, its first hit called."""
     from langchain.agents import create_agent
     from langgraph.checkpoint.memory import InMemorySaver
 
@@ -214,6 +252,13 @@ def measure(defs: Sequence[ToolDef], queries: Sequence[str]) -> list[Turn]:
     return turns
 
 
+def _listed(values: Sequence[str], most: int = 8) -> str:
+    """Per-step values joined by `` / ``; past ``most`` steps the first ones, then the last."""
+    if len(values) <= most:
+        return " / ".join(values)
+    return " / ".join([*values[: most - 2], "...", *values[-2:]])
+
+
 def native_section(
     rep: _Report, libraries: Sequence[tuple[str, Sequence[ToolDef], Sequence[str]]]
 ) -> None:
@@ -227,22 +272,26 @@ def native_section(
         rep.line()
         return
     rep.line(
-        "Two scripted user turns on one thread (each: find a tool, call it, answer) through "
+        "Two scripted user turns on one thread (each: find a tool, call it, answer; on "
+        "GitHub also eight) through "
         "create_agent and "
         "ChatAnthropic on a fake transport; the request bodies it would send, rendered in "
         "cache order (tools, system, messages; a tool_reference as the definition it "
         "expands to, deferred definitions left out). Tokens ~ UTF-8 bytes / 4. Cached: "
-        "leading segments identical to the step before (step 1 is cold). Prefix breaks: "
-        "steps whose tools or system differ from the step before."
+        "leading segments identical to the step before (step 1 is cold). Of resent: cached "
+        "over the tokens each step resends (segments the step before sent too). Prefix "
+        "breaks: steps whose tools or system differ from the step before."
     )
     rep.line()
     rows: list[list[object]] = []
     for label, defs, queries in libraries:
         for turn in measure(defs, queries):
-            steps = " / ".join(f"{t:,}" for t in turn.tokens)
-            shares = " / ".join(
-                f"{100 * c / t:.0f}%" if t else "-"
-                for c, t in zip(turn.cached, turn.tokens, strict=True)
+            steps = _listed([f"{t:,}" for t in turn.tokens])
+            shares = _listed(
+                [
+                    f"{100 * c / t:.0f}%" if t else "-"
+                    for c, t in zip(turn.cached, turn.tokens, strict=True)
+                ]
             )
             rows.append(
                 [
@@ -254,6 +303,7 @@ def native_section(
                     f"{sum(turn.tokens) - sum(turn.cached):,}",
                     shares,
                     f"{100 * turn.share:.0f}%",
+                    f"{100 * turn.resent_share:.0f}%",
                     turn.prefix_changes,
                 ]
             )
@@ -266,6 +316,7 @@ def native_section(
         "not cached",
         "cached per step",
         "cached, turn",
+        "of resent",
         "prefix breaks",
     ]
     rep.table(header, rows)
@@ -275,11 +326,18 @@ def native_section(
 def section(
     rep: _Report, cfg: BenchConfig, bfcl: Sequence[ToolDef], github: Sequence[ToolDef]
 ) -> None:
-    """The section of ``make bench``: GitHub's MCP tools, then BFCL (its first 2 queries)."""
+    """The section of ``make bench``: GitHub's MCP tools (2 and 8 turns), then BFCL (2 turns)."""
     from benchmarks.datasets import load_bfcl
 
     bfcl_needs = [q.query for q in load_bfcl(cfg.data_dir)[1][:2]]
-    native_section(rep, [("GitHub MCP server", github, GITHUB_NEEDS), ("BFCL", bfcl, bfcl_needs)])
+    native_section(
+        rep,
+        [
+            ("GitHub MCP server", github, GITHUB_NEEDS),
+            ("GitHub MCP server, 8 turns", github, GITHUB_LONG_NEEDS),
+            ("BFCL", bfcl, bfcl_needs),
+        ],
+    )
 
 
 def main() -> None:

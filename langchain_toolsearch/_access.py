@@ -195,7 +195,10 @@ def _read(messages: Sequence[Any]) -> tuple[str, ...]:
     calls: dict[str, str] = {}
     for message in messages:
         if isinstance(message, AIMessage):
-            calls.update((c.get("id") or "", c["name"]) for c in message.tool_calls)
+            for c in message.tool_calls:  # call_tool's use is of the tool it names
+                args, stable = c.get("args"), c["name"] == P.CALL_TOOL_NAME
+                inner = args.get("tool_name") if stable and isinstance(args, Mapping) else None
+                calls[c.get("id") or ""] = inner if isinstance(inner, str) else c["name"]
             continue
         if not isinstance(message, ToolMessage) or message.tool_call_id not in calls:
             continue

@@ -106,7 +106,11 @@ class Engine:
         self.hint = P.SYSTEM_HINT_ONE_STEP if options.auto_load else P.SYSTEM_HINT_TWO_STEP
         if options.provider:
             self.hint = P.SYSTEM_HINT_NATIVE
+        if options.mode == "stable":
+            self.hint += P.SYSTEM_HINT_STABLE
         """The short system-prompt hint for the configured flow."""
+        self.stable = options.mode == "stable"
+        """``mode="stable"``: no loaded tool is bound; the model calls them with ``call_tool``."""
         tools = options.tools
         library = tools if isinstance(tools, ToolLibrary) else ToolLibrary(tools or ())
         index = (
@@ -227,7 +231,9 @@ class Engine:
         tools = (
             (yield from self.native_tools(scope, meta))
             if self.options.provider
-            else binding.order_tools(meta, scope.direct, active, self.access.bindable)
+            else binding.order_tools(
+                meta, scope.direct, [] if self.stable else active, self.access.bindable
+            )
         )
         return ModelStep(tools=tools, loaded=[e.name for e in active], hint=hint)
 
@@ -331,6 +337,9 @@ class Engine:
         if self.options.auto_load and outcome.results:
             outcome, update = yield from load.activate(self.access, scope, outcome, call_id)
         body = search.search_receipt(outcome, auto_load=self.options.auto_load)
+        if self.stable and "activation" in body:
+            loaded = body["activation"]["loaded"]
+            body["tools"] = yield from native.definitions(self.access, scope, loaded)
         return body, outcome.error, update
 
     def load_step(
@@ -339,7 +348,11 @@ class Engine:
         """Run ``load_tool``: (receipt, is error, graph-state update)."""
         count("toolsearch.load.calls")
         outcome, update = yield from load.load(self.access, scope, args, call_id)
-        return outcome.receipt(), not outcome.success, update
+        body = outcome.receipt()
+        if self.stable:  # the definitions the model calls through call_tool
+            names = body["loaded"] + body["already_loaded"]
+            body["tools"] = yield from native.definitions(self.access, scope, names)
+        return body, not outcome.success, update
 
     def search_results(self, scope: RequestScope, query: object) -> Logic[list[Any]]:
         """The hits ``search_tools`` would show for ``query`` in this request."""

@@ -2,11 +2,15 @@
 
 ``mode="auto"`` (:class:`AutoMode`): bind a request's whole library when it fits a budget,
 else search. ``provider="anthropic"``: every usable tool bound deferred, search answers
-``tool_reference`` blocks (:func:`references`, :func:`prune_references`).
+``tool_reference`` blocks (:func:`references`, :func:`prune_references`). ``mode="stable"``:
+the bound tools never change; loaded tools' definitions come in the meta tools' answers
+(:func:`definitions`) and the model calls them through ``call_tool`` (:func:`unwrap`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import logging
 import threading
 from collections.abc import Iterator, Mapping, Sequence
@@ -14,14 +18,20 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
-from langchain_core.messages import BaseMessage, ToolMessage
-from langchain_core.tools import BaseTool
+from langchain_core.messages import BaseMessage, ToolCall, ToolMessage
+from langchain_core.tools import BaseTool, StructuredTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import BaseModel, Field
 
+from langchain_toolsearch import _prompts as P
 from langchain_toolsearch._access import Access, Bindable
 from langchain_toolsearch._effects import Logic
+from langchain_toolsearch._guard import error_message
 from langchain_toolsearch._library import LibraryTool
 from langchain_toolsearch._scope import RequestScope
 from langchain_toolsearch._steps import schema_tokens
+from langchain_toolsearch._support import count
+from langchain_toolsearch.errors import ToolSearchWiringError
 from langchain_toolsearch.types import AutoModeStats
 
 # -- auto_mode: ``mode="auto"``: bind a request's whole library when it fits a budget, else search.
@@ -197,3 +207,74 @@ def prune_references(
         out = out if out is not None else list(messages)
         out[i] = message.model_copy(update={"content": kept or GONE})
     return out
+
+
+# -- stable: ``mode="stable"``: the same bound tools at every step; loaded tools run via call_tool.
+
+DEFINITION_CHARS = 2000
+"""Longest description in a loaded tool's definition shown in an answer (characters)."""
+
+
+class _CallArgs(BaseModel):
+    tool_name: str = Field(description="The name of a loaded tool.")
+    arguments: dict[str, Any] = Field(
+        default_factory=dict, description="Its arguments, as its parameters describe."
+    )
+
+
+def _outside_guard(tool_name: str, arguments: dict[str, Any] | None = None) -> str:
+    raise ToolSearchWiringError(
+        "tool search: call_tool ran in a tools node without the execution guard; build "
+        "the tools node with search.tool_node() (or pass wrap_tool_call=search.wrap_tool_call)"
+    )
+
+
+def call_tool() -> BaseTool:
+    """The ``call_tool`` meta tool; never run itself (the guard runs the tool it names)."""
+    return StructuredTool.from_function(
+        func=_outside_guard,
+        name=P.CALL_TOOL_NAME,
+        description=P.CALL_TOOL_DESCRIPTION,
+        args_schema=_CallArgs,
+        metadata={"toolsearch_meta": True},
+    )
+
+
+def unwrap(call: ToolCall) -> ToolCall | ToolMessage:
+    """The call a ``call_tool`` call stands for (same id), or the error answering it.
+
+    ``call["args"]`` is an object (``shape_error`` answered other shapes first).
+    """
+    args = call["args"]
+    name, arguments = args.get("tool_name"), args.get("arguments")
+    arguments = {} if arguments is None else arguments  # a tool without parameters
+    if isinstance(arguments, str):  # some models send the object as JSON text
+        with contextlib.suppress(ValueError, RecursionError):
+            arguments = json.loads(arguments)
+    extra = set(args) - {"tool_name", "arguments"}
+    if extra or not isinstance(name, str) or not isinstance(arguments, Mapping):
+        count("toolsearch.call.refused", reason="call_tool_arguments")
+        detail = "expected tool_name (a string) and arguments (an object)"
+        text = P.ARGUMENT_ERROR.format(tool=P.CALL_TOOL_NAME, detail=detail)
+        return error_message(text, call)
+    if name in P.META_TOOL_NAMES:
+        count("toolsearch.call.refused", reason="meta_tool")
+        return error_message(P.CALL_TOOL_META, call)
+    return ToolCall(name=name, args=dict(arguments), id=call.get("id"), type="tool_call")
+
+
+def definitions(
+    access: Access, scope: RequestScope, names: Sequence[str]
+) -> Logic[list[dict[str, Any]]]:
+    """The definitions (name, description, parameters) of loaded ``names`` the request may use."""
+    entries = [e for n in names if (e := scope.library.get(n))]
+    entries = yield from access.allowed(entries, scope, "active")
+    found: list[dict[str, Any]] = []
+    for entry in entries:
+        view = access.bindable.view(entry.tool)  # texts through model_text, as when bound
+        if view is not None:
+            function = convert_to_openai_tool(view)["function"]
+            description = function.get("description", "")[:DEFINITION_CHARS]
+            parameters = function.get("parameters", {})
+            found.append({"name": entry.name, "description": description, "parameters": parameters})
+    return found

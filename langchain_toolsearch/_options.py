@@ -42,6 +42,8 @@ StorageOption = StorageMode | LoadedToolStore
 """``storage=``: a mode name, or a :class:`LoadedToolStore` to keep loads in."""
 
 
+Mode = Literal["search", "auto", "stable"]
+"""``mode=``: how loaded tools reach the model (bound, bound whole, or through ``call_tool``)."""
 NativeProvider = Literal["anthropic"]
 """``provider=``: whose native tool search to speak."""
 
@@ -98,7 +100,7 @@ class ToolSearchOptions:
     catalog_max_tokens: int
     max_tool_output_chars: int | None
     provider: NativeProvider | None
-    mode: Literal["search", "auto"]
+    mode: Mode
     auto_max_tokens: int | None
     auto_max_tools: int | None
     max_loaded: int | None
@@ -184,8 +186,9 @@ class ToolSearchOptions:
         if self.mode != "search" or self.max_loaded or self.max_loaded_tokens:
             raise ToolSearchConfigError(
                 "provider='anthropic' binds every usable tool deferred at every step, so it "
-                "does not combine with mode='auto', max_loaded or max_loaded_tokens: drop "
-                "provider= or those options"
+                "does not combine with mode='auto' or 'stable', max_loaded or "
+                "max_loaded_tokens: drop provider= or those options (mode='stable' keeps the "
+                "bound tools identical on every provider)"
             )
         object.__setattr__(self, "auto_load", True)  # a reference shows and loads at once
 
@@ -218,10 +221,12 @@ class ToolSearchOptions:
 
     def _check_bounds(self) -> None:
         """``mode`` and its budget, and the working-set bounds."""
-        if self.mode not in ("search", "auto"):
+        if self.mode not in ("search", "auto", "stable"):
             raise ToolSearchConfigError(
-                f"mode must be 'search' (the model searches and loads tools) or 'auto' (bind "
-                f"a request's tools whole when they fit auto_max_tokens), got {self.mode!r}"
+                f"mode must be 'search' (the model searches and loads tools), 'auto' (bind "
+                f"a request's tools whole when they fit auto_max_tokens) or 'stable' (loaded "
+                f"tools are called through call_tool, the bound tools never change), got "
+                f"{self.mode!r}"
             )
         for name, unit in (
             ("auto_max_tokens", "estimated schema tokens"),

@@ -12,7 +12,8 @@ from typing import Any
 
 SEARCH_TOOL_NAME = "search_tools"
 LOAD_TOOL_NAME = "load_tool"
-META_TOOL_NAMES = frozenset({SEARCH_TOOL_NAME, LOAD_TOOL_NAME})
+CALL_TOOL_NAME = "call_tool"
+META_TOOL_NAMES = frozenset({SEARCH_TOOL_NAME, LOAD_TOOL_NAME, CALL_TOOL_NAME})
 
 SEARCH_TOOL_DESCRIPTION = (
     "Search the tool library by keywords (what you want to do, names, nouns); "
@@ -46,6 +47,17 @@ SYSTEM_HINT_ONE_STEP = (
     "To use a capability you do not have, call search_tools with a few keywords; "
     "the tools it returns are loaded at once and become callable from your next step."
 )
+
+CALL_TOOL_DESCRIPTION = (
+    "Call a loaded tool: tool_name is its name, arguments an object matching the parameters "
+    "its definition lists (in the answer that loaded it)."
+)
+SYSTEM_HINT_STABLE = (
+    " Loaded tools are not bound: call them with call_tool(tool_name, arguments), the "
+    "arguments matching the definition that search_tools or load_tool returned."
+)
+"""Appended to the hint with ``mode="stable"``."""
+CALL_TOOL_META = "Error: call_tool calls loaded tools; call search_tools and load_tool directly."
 
 SYSTEM_HINT_NATIVE = (
     "You have access to a large tool library whose tools are deferred. "

@@ -15,7 +15,7 @@ from contextlib import AbstractContextManager, nullcontext
 from contextvars import ContextVar
 from datetime import timedelta
 from functools import cache, partial
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.messages import ToolCall, ToolMessage
@@ -43,10 +43,11 @@ from langchain_toolsearch._guard import (
     shape_error,
 )
 from langchain_toolsearch._library import ToolLibrary, ToolsInput
-from langchain_toolsearch._modes import references
+from langchain_toolsearch._modes import call_tool, references, unwrap
 from langchain_toolsearch._options import (
     DEFAULT_CATALOG_MAX_TOKENS,
     KeywordOptions,
+    Mode,
     NativeProvider,
     StorageOption,
     ToolSearchOptions,
@@ -214,7 +215,7 @@ def build_meta_tools(
     engine: Engine,
     scope_of: Callable[[ToolRuntime], Logic[RequestScope]],
 ) -> list[BaseTool]:
-    """The meta tools, in binding order (``load_tool`` omitted with auto-load).
+    """The meta tools in binding order (no ``load_tool`` with auto-load; ``call_tool`` if stable).
 
     Args:
         engine: The engine answering them.
@@ -229,13 +230,14 @@ def build_meta_tools(
     )
     search_step, search_name = engine.search_step, P.SEARCH_TOOL_NAME
     search = _tool(engine, search_step, search_name, description, _search_signature, scope_of)
-    if auto:
-        return [search]
-    load_description = P.LOAD_TOOL_DESCRIPTION
-    load = _tool(
-        engine, engine.load_step, P.LOAD_TOOL_NAME, load_description, _load_signature, scope_of
-    )
-    return [search, load]
+    tools = [search]
+    if not auto:
+        load_description = P.LOAD_TOOL_DESCRIPTION
+        load_step, load_name = engine.load_step, P.LOAD_TOOL_NAME
+        tools.append(
+            _tool(engine, load_step, load_name, load_description, _load_signature, scope_of)
+        )
+    return [*tools, call_tool()] if engine.stable else tools
 
 
 # -- shell: What the middleware and the node share: the engine, the meta tools, the public helpers.
@@ -293,7 +295,7 @@ class ToolSearchBase(ThreadState, KeywordOptions):
         catalog_max_tokens: int = DEFAULT_CATALOG_MAX_TOKENS,
         max_tool_output_chars: int | None = None,
         provider: NativeProvider | None = None,
-        mode: Literal["search", "auto"] = "search",
+        mode: Mode = "search",
         auto_max_tokens: int | None = None,
         auto_max_tools: int | None = None,
         max_loaded: int | None = None,
@@ -341,8 +343,10 @@ class ToolSearchBase(ThreadState, KeywordOptions):
             provider: ``"anthropic"`` (experimental): every allowed tool bound deferred
                 (``defer_loading``); ``search_tools`` answers ``tool_reference`` blocks and
                 loads its hits. Needs ``langchain-anthropic``.
-            mode: ``"search"``, or ``"auto"``: bind a request's allowed tools whole when they
-                fit ``auto_max_tokens`` and ``auto_max_tools`` (no meta tool, no hint).
+            mode: ``"search"``; ``"auto"``: bind a request's allowed tools whole when they
+                fit ``auto_max_tokens`` and ``auto_max_tools`` (no meta tool, no hint);
+                ``"stable"``: the bound tools never change (the prompt cache holds), the model
+                gets loaded tools' definitions in answers and calls them with ``call_tool``.
             auto_max_tokens: ``mode="auto"``: the budget in estimated schema tokens
                 (default 10,000).
             auto_max_tools: ``mode="auto"``: at most this many tools bound whole.
@@ -752,6 +756,16 @@ def _tool_call(
     try:
         engine, call, runtime = base._engine, request.tool_call, request.runtime
         shape = shape_error(call)  # args that are not an object: answered before anything
+        if shape is None and engine.stable and call["name"] == P.CALL_TOOL_NAME:
+            inner = unwrap(call)  # then guarded, run and answered as the tool it names
+            if isinstance(inner, ToolMessage):
+                shape = inner
+            else:
+                # the tool node's own tool of that name, if searched per request
+                tools = (getattr(runtime, "tools", None) or ()) if engine.scopes.per_request else ()
+                own = next((t for t in tools if getattr(t, "name", None) == inner["name"]), None)
+                request = ToolCallRequest(inner, own, request.state, runtime)
+                call = inner
         decision = shape if shape is not None else engine.pre_check(call, request.tool)
         started, holder = None, None
         if decision is NEEDS_SCOPE:

@@ -318,7 +318,8 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
 
         Entries this node did not sign are ignored and the loads read where they live.
         ``mode="auto"`` may bind the request's tools whole; ``provider=`` binds every
-        allowed tool deferred. A state without ``toolsearch_tools`` warns once.
+        allowed tool deferred; ``mode="stable"`` binds no loaded tool. A state without
+        ``toolsearch_tools`` warns once.
 
         Raises:
             ToolSearchWiringError: The model follows a tool step this node did not see, or
@@ -337,6 +338,8 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         self._check_wiring(scope, state, model=True)
         if self.options.provider:  # every usable tool, deferred: nothing read from the state
             return _tools_only((yield from self._engine.native_tools(scope, self.meta_tools)))
+        if self._engine.stable:  # the same tools at every step: loaded ones run via call_tool
+            return self._tools_from(scope, ())
         if self._engine.auto is None and not self._foreign_entries(state):
             return self._tools_from(scope, self.loaded_names(state))
         auto = self._engine.auto is not None  # counted by this node's own step

@@ -1,7 +1,8 @@
 """One process of a resume test: start a run up to its tool step, or resume it.
 
-``python -m tests.support.resume_worker <start|resume> <sqlite path> <storage> <load|noload>``
-prints one JSON line: the tool messages of the run so far and whether the
+``python -m tests.support.resume_worker <start|resume> <sqlite path> <storage> <load|noload>
+[mode]`` (``mode="stable"``: the model calls ``crm_lookup`` through ``call_tool``) prints one
+JSON line: the tool messages of the run so far and whether the
 agent-bound ``crm_lookup`` ran in this process. Each process builds its own
 middleware instance; only the SQLite checkpoint connects them.
 """
@@ -34,14 +35,22 @@ def crm_lookup_tool() -> BaseTool:
     )
 
 
-def main(phase: str, path: str, storage: str, load: str) -> None:
-    steps = [ai(call("crm_lookup", {"customer": "acme"}, "crm-1")), ai(content="done")]
+def main(phase: str, path: str, storage: str, load: str, mode: str = "search") -> None:
+    crm = call("crm_lookup", {"customer": "acme"}, "crm-1")
+    if mode == "stable":
+        crm = call("call_tool", {"tool_name": "crm_lookup", "arguments": crm["args"]}, "crm-1")
+    steps = [ai(crm), ai(content="done")]
     if load == "load":
         steps.insert(0, ai(call("load_tool", {"tool_name": "crm_lookup"}, "load-1")))
     if phase == "resume":
         steps = [ai(content="done")]
     saver = SqliteSaver(sqlite3.connect(path, check_same_thread=False))
-    mw = ToolSearchMiddleware(tools=library(), include_resolved_tools=True, storage=storage)
+    mw = ToolSearchMiddleware(
+        tools=library(),
+        include_resolved_tools=True,
+        storage=storage,  # type: ignore[arg-type]
+        mode=mode,  # type: ignore[arg-type]
+    )
     agent = create_agent(
         ScriptedChatModel(steps=steps),
         tools=[crm_lookup_tool()],
@@ -53,7 +62,7 @@ def main(phase: str, path: str, storage: str, load: str) -> None:
     if phase == "start":
         out = agent.invoke({"messages": [HumanMessage("look up acme")]}, config)
         while load == "load" and not any(
-            getattr(m, "tool_calls", None) and m.tool_calls[0]["name"] == "crm_lookup"
+            getattr(m, "tool_calls", None) and m.tool_calls[0]["id"] == "crm-1"
             for m in out["messages"]
         ):
             out = agent.invoke(None, config)
@@ -68,4 +77,4 @@ def main(phase: str, path: str, storage: str, load: str) -> None:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:5])
+    main(*sys.argv[1:6])

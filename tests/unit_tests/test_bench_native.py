@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmarks.native import _cached, _tokens, render
+from benchmarks.native import _cached, _resent, _tokens, render
 
 DEFERRED = {"name": "get_weather", "input_schema": {"type": "object"}, "defer_loading": True}
 SEARCH = {"name": "search_tools", "input_schema": {"type": "object"}}
@@ -26,3 +26,10 @@ def test_deferred_definitions_count_only_where_referenced() -> None:
     assert _cached(first, second) == _tokens(first)  # the whole previous prompt is a prefix
     changed = render({**_body([{"role": "user", "content": "hi"}]), "system": "other"})
     assert _cached(first, changed) == _tokens(first[:1])  # the tools only
+
+
+def test_resent_counts_what_the_step_before_sent_wherever_it_moved() -> None:
+    before = ["tool:a", "system", "user:hi"]
+    now = ["tool:a", "tool:b", "system", "user:hi", "tool_result"]
+    assert _resent(before, now) == _tokens(before)  # a new tool in the middle: all resent
+    assert _cached(before, now) == _tokens(before[:1])  # only the prefix is cached

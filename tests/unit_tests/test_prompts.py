@@ -14,6 +14,10 @@ from langchain_toolsearch import _prompts as P
 from tests.support.library_fixtures import library
 
 SNAPSHOT: dict[str, str] = {
+    "CALL_TOOL_DESCRIPTION": "Call a loaded tool: tool_name is its name, arguments an object matching the parameters its definition lists (in the answer that loaded it).",
+    "CALL_TOOL_META": "Error: call_tool calls loaded tools; call search_tools and load_tool directly.",
+    "CALL_TOOL_NAME": "call_tool",
+    "SYSTEM_HINT_STABLE": " Loaded tools are not bound: call them with call_tool(tool_name, arguments), the arguments matching the definition that search_tools or load_tool returned.",
     "ARGUMENT_ERROR": "Error: invalid arguments for {tool}: {detail}",
     "ARGUMENTS_NOT_OBJECT": "Error: invalid arguments: got {detail}; expected an object of named arguments, as the tool's schema describes.",
     "CATALOG_HEADER": "Available tools:",
@@ -117,7 +121,7 @@ def test_every_prompt_text_matches_the_snapshot() -> None:
     expected = dict(SNAPSHOT)
     assert texts == expected
     meta = P.META_TOOL_NAMES
-    assert meta == frozenset({"search_tools", "load_tool"})
+    assert meta == frozenset({"search_tools", "load_tool", "call_tool"})
 
 
 def test_placeholders_format() -> None:

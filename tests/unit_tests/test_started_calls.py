@@ -25,7 +25,7 @@ from langchain_toolsearch.storage._store import idempotent
 from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel
 
 
-def _run(idem: bool | None, storage: str) -> tuple[list[int], list[Any]]:
+def _run(idem: bool | None, storage: str, mode: str = "search") -> tuple[list[int], list[Any]]:
     runs: list[int] = []
 
     @tool
@@ -38,9 +38,12 @@ def _run(idem: bool | None, storage: str) -> tuple[list[int], list[Any]]:
 
     if idem is not None:
         pay.metadata = {"idempotent": idem}
-    mw = ToolSearchMiddleware(tools=[pay], storage=storage)  # type: ignore[arg-type]
+    mw = ToolSearchMiddleware(tools=[pay], storage=storage, mode=mode)  # type: ignore[arg-type]
+    pays = Call("pay", {"amount": 3})
+    if mode == "stable":  # through call_tool
+        pays = Call("call_tool", {"tool_name": "pay", "arguments": {"amount": 3}})
     agent = create_agent(
-        ScriptedToolSearchModel(steps=[Load("pay"), Call("pay", {"amount": 3}), Answer("ok")]),
+        ScriptedToolSearchModel(steps=[Load("pay"), pays, Answer("ok")]),
         tools=[],
         middleware=[mw],
         checkpointer=InMemorySaver(),
