@@ -29,12 +29,11 @@ from langchain_toolsearch import _steps as search
 from langchain_toolsearch._access import Access, ToolPolicy, WorkingSet
 from langchain_toolsearch._effects import Effect, Logic, adrive, drive
 from langchain_toolsearch._library import ToolLibrary
-from langchain_toolsearch._support import count, counts
 from langchain_toolsearch._modes import DEFAULT_AUTO_MAX_TOKENS, AutoMode
 from langchain_toolsearch._options import ToolSearchOptions
 from langchain_toolsearch._scope import RequestScope, Resolver, ScopeBuilder
 from langchain_toolsearch._steps import Catalog, schema_tokens
-from langchain_toolsearch._support import CauseLog, seconds_of
+from langchain_toolsearch._support import CauseLog, count, counts, seconds_of
 from langchain_toolsearch.errors import (
     StoreMissingError,
     ToolSearchConfigError,
@@ -146,6 +145,7 @@ class Engine:
             bindable=binding.Bindable(),
             **({"state_ready": state_ready} if state_ready is not None else {}),
             working_set=working_set(options),
+            pinned=tuple(n for n in options.pinned if isinstance(n, str)),
         )
         self.auto = (
             AutoMode(
@@ -276,8 +276,10 @@ class Engine:
             whole = yield from self._bound_whole(scope, call, registered)
             if whole is None or isinstance(whole, BaseTool):  # bound whole: it runs
                 return whole
-        auto_load = self.options.auto_load
-        answer = yield from guard.guard(self.access, scope, call, registered, auto_load=auto_load)
+        auto_load, recover = self.options.auto_load, self.options.load_on_call
+        answer = yield from guard.guard(
+            self.access, scope, call, registered, auto_load=auto_load, load_on_call=recover
+        )
         return answer
 
     def _bound_whole(

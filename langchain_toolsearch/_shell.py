@@ -43,7 +43,6 @@ from langchain_toolsearch._guard import (
     shape_error,
 )
 from langchain_toolsearch._library import ToolLibrary, ToolsInput
-from langchain_toolsearch._support import count
 from langchain_toolsearch._modes import references
 from langchain_toolsearch._options import (
     DEFAULT_CATALOG_MAX_TOKENS,
@@ -56,7 +55,7 @@ from langchain_toolsearch._prompts import CALL_OUTCOME_UNKNOWN, META_TOOL_NAMES,
 from langchain_toolsearch._prompts import model_text as _text
 from langchain_toolsearch._scope import RequestScope, thread_id_of
 from langchain_toolsearch._steps import query_list
-from langchain_toolsearch._support import bound_result
+from langchain_toolsearch._support import bound_result, count
 from langchain_toolsearch.errors import (
     StoreMissingError,
     ToolSearchTypeError,
@@ -299,6 +298,9 @@ class ToolSearchBase(ThreadState, KeywordOptions):
         auto_max_tools: int | None = None,
         max_loaded: int | None = None,
         max_loaded_tokens: int | None = None,
+        pinned: Sequence[str | BaseTool] = (),
+        pinned_max_tokens: int = 2000,
+        load_on_call: bool = False,
         name: str | None = None,
     ) -> None:
         """Build the middleware or the node (the library is indexed here).
@@ -350,6 +352,13 @@ class ToolSearchBase(ThreadState, KeywordOptions):
             max_loaded: Most loaded tools kept bound per thread (least recently used evicted;
                 the model told). ``None``: loads only grow.
             max_loaded_tokens: The same bound in estimated schema tokens.
+            pinned: Library tools (names or tools) bound from the first step before loaded
+                ones, never evicted nor counted by ``max_loaded*``, still filtered; plus
+                tools asking for it of MCP servers trusted with ``trust_always_load``.
+            pinned_max_tokens: The pins' budget (estimated schema tokens): the developer's
+                over it raise, a server's that do not fit are left out (logged).
+            load_on_call: A call of an allowed library tool not loaded loads it for the next
+                step and is answered with its parameters ("call it again"), never run.
             name: The name in the graph: the middleware's (default: the class name) or the
                 node's ``Runnable.name`` (default ``"tool_search"``).
 
@@ -391,6 +400,9 @@ class ToolSearchBase(ThreadState, KeywordOptions):
             auto_max_tools=auto_max_tools,
             max_loaded=max_loaded,
             max_loaded_tokens=max_loaded_tokens,
+            pinned=pinned,
+            pinned_max_tokens=pinned_max_tokens,
+            load_on_call=load_on_call,
         )
         self._engine = Engine(self.options, state_ready=self._state_ready)
         self.meta_tools: list[BaseTool] = build_meta_tools(self._engine, self._runtime_scope)
