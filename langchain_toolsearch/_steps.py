@@ -403,7 +403,7 @@ def _unmatched(
         n: {t for ix in lexical for t in ix.query_terms(n)} for n in {words[w] for w in missing}
     }
     found = [w for w in missing if any(t in read[words[w]] for _, t in terms[w])]
-    return [P.model_text(w)[:40] for w in found[:UNMATCHED_SHOWN]]
+    return [shown for w in found if (shown := P.model_text(w)[:40])][:UNMATCHED_SHOWN]
 
 
 def search(

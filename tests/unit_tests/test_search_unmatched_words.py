@@ -54,6 +54,7 @@ async def test_the_answer_names_the_words_no_tool_holds(form: str, mode: str) ->
         "who am i",  # stopwords only
         "could you help me get the wether",  # request words; a typo read as "weather"
         "go to NY",  # short words
+        "weather \x1b[2J\u202e",  # a word of hidden characters only: nothing to show
     ],
 )
 def test_held_stop_short_and_misspelled_words_are_never_named(query: str) -> None:
