@@ -542,7 +542,7 @@ class ToolSearchBase(ThreadState, KeywordOptions):
     def get_loaded_tools(
         self, config: RunnableConfig, state: Any = None, *, store: BaseStore | None = None
     ) -> list[str]:
-        """Names loaded for the run of ``config``, in load order (the working set, if bounded).
+        """Names loaded for the run of ``config``: pinned, then loads in order (the working set).
 
         Args:
             config: A run config; its thread id selects the thread.
