@@ -185,6 +185,10 @@ EVICTED_SHOWN = 10
 """Most evicted names the hint lists (the most recently used ones)."""
 
 
+LOADED_ON_CALL = "toolsearch_loaded_on_call"
+"""Artifact key of a ``load_on_call`` answer (the called name): a use of that tool."""
+
+
 def _names(value: object) -> list[str]:
     return [n for n in value if isinstance(n, str)] if isinstance(value, list) else []
 
@@ -209,7 +213,7 @@ def _read(messages: Sequence[Any]) -> tuple[str, ...]:
         elif name == P.SEARCH_TOOL_NAME:
             activation = receipt.get("activation")
             uses += _names(activation.get("loaded")) if isinstance(activation, Mapping) else []
-        elif message.status != "error":
+        elif message.status != "error" or receipt.get(LOADED_ON_CALL) == name:
             uses.append(name)
     return tuple(uses)
 
@@ -545,6 +549,7 @@ class Access:
         bindable: Whether providers can take a tool's schema.
         state_ready: Whether a graph state can carry this package's keys.
         working_set: The bound on what stays loaded (``max_loaded``), if any.
+        pinned: Names of the pinned tools: loaded first, outside the working set.
     """
 
     policy: ToolPolicy
@@ -552,6 +557,7 @@ class Access:
     bindable: Bindable
     state_ready: Callable[[Any], bool] = _always_ready
     working_set: WorkingSet | None = None
+    pinned: tuple[str, ...] = ()
 
     def allowed(
         self, entries: Sequence[LibraryTool], scope: RequestScope, phase: FilterPhase
@@ -578,13 +584,16 @@ class Access:
         return kept
 
     def working(self, scope: RequestScope) -> Logic[tuple[list[str], list[str]]]:
-        """(loaded names in the working set, in load order; evicted, most recent first)."""
+        """(pinned, then loaded names in the working set in load order; evicted, latest first)."""
         names: list[str] = yield self.storage.loaded(
             scope.thread_id, scope.state, scope.graph_store, scope.library.resolve, scope.config
         )
+        pinned = self.pinned
+        names = [n for n in names if n not in pinned] if pinned else names
         if self.working_set is None:
-            return names, []
-        return self.working_set.split(names, scope.state, scope.library)
+            return [*pinned, *names], []
+        kept, evicted = self.working_set.split(names, scope.state, scope.library)
+        return [*pinned, *kept], evicted
 
     def usable(
         self, entries: Sequence[LibraryTool], scope: RequestScope

@@ -149,6 +149,7 @@ class Engine:
             bindable=binding.Bindable(),
             **({"state_ready": state_ready} if state_ready is not None else {}),
             working_set=working_set(options),
+            pinned=tuple(n for n in options.pinned if isinstance(n, str)),
         )
         self.auto = (
             AutoMode(
@@ -281,8 +282,10 @@ class Engine:
             whole = yield from self._bound_whole(scope, call, registered)
             if whole is None or isinstance(whole, BaseTool):  # bound whole: it runs
                 return whole
-        auto_load = self.options.auto_load
-        answer = yield from guard.guard(self.access, scope, call, registered, auto_load=auto_load)
+        auto_load, recover = self.options.auto_load, self.options.load_on_call
+        answer = yield from guard.guard(
+            self.access, scope, call, registered, auto_load=auto_load, load_on_call=recover
+        )
         return answer
 
     def _bound_whole(

@@ -6,6 +6,7 @@ guard, loads that would stay unbound).
 
 from __future__ import annotations
 
+import json
 import weakref
 from collections.abc import Mapping
 from contextvars import ContextVar
@@ -13,9 +14,10 @@ from typing import Any, TypeVar
 
 from langchain_core.messages import AIMessage, ToolCall, ToolMessage
 from langchain_core.tools import BaseTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from langchain_toolsearch import _prompts as P
-from langchain_toolsearch._access import Access
+from langchain_toolsearch._access import LOADED_ON_CALL, Access
 from langchain_toolsearch._effects import Logic
 from langchain_toolsearch._library import LibraryTool, ToolLibrary
 from langchain_toolsearch._scope import RequestScope
@@ -120,6 +122,7 @@ def guard(
     registered: BaseTool | None,
     *,
     auto_load: bool,
+    load_on_call: bool = False,
 ) -> Logic[BaseTool | ToolMessage | None]:
     """Decide whether ``call`` may run (after :func:`pre_check` answered :data:`NEEDS_SCOPE`).
 
@@ -129,6 +132,7 @@ def guard(
         call: The model's tool call.
         registered: The tool the tool node has under that name, if any.
         auto_load: Whether ``search_tools`` loads its hits.
+        load_on_call: Load a tool called before its load (allowed, stored) for the next step.
 
     Returns:
         ``None`` (run as registered), a tool to run instead, or an error ``ToolMessage``.
@@ -157,13 +161,17 @@ def guard(
         if sibling_load:
             return _refused("loaded_this_step", P.TOOL_LOADED_THIS_STEP, call)
         reason = "evicted" if entry.name in evicted else "not_loaded"
+        if load_on_call and (text := (yield from _recover(access, scope, call, entry, step))):
+            answer = _refused(reason, text, call)
+            answer.artifact = {LOADED_ON_CALL: call["name"]}  # a use, for the working set
+            return answer
         return (yield from _missing(access, scope, call, reason, auto_load=auto_load))
     # the calls of this step that could have loaded it (ids may repeat across steps:
     # only these, not every meta call of the step, say "loaded in this step")
     loaders = asking | step.searches if auto_load else asking
-    if loaders:  # who loaded it?
+    if loaders or load_on_call:  # who loaded it?
         origin = yield from access.origin(scope, entry.name)
-        if origin is not None and origin in loaders:  # a sibling call of this step
+        if origin is not None and (origin in loaders or origin == _recovery(step)):
             return _refused("loaded_this_step", P.TOOL_LOADED_THIS_STEP, call)
     if access.policy.enabled and not (yield from access.usable([entry], scope)):
         return (yield from _missing(access, scope, call, "denied", auto_load=auto_load))
@@ -176,6 +184,32 @@ def _refused(reason: str, text: str, call: ToolCall) -> ToolMessage:
     """The error answering a refused ``call``, counted under ``reason``."""
     count("toolsearch.call.refused", reason=reason)
     return error_message(text, call)
+
+
+def _recovery(step: StepCalls) -> str | None:
+    """The origin a ``load_on_call`` load of this step records (``None``: no message id)."""
+    return f"{LOADED_ON_CALL}:{step.message_id}" if step.message_id else None
+
+
+def _recover(
+    access: Access, scope: RequestScope, call: ToolCall, entry: LibraryTool, step: StepCalls
+) -> Logic[str]:
+    """``load_on_call``: load ``entry`` (phases ``load``, ``active``) and say how to call it.
+
+    ``""`` when the filter denies it, it cannot be bound or stored, or the run has no
+    thread: the caller answers as for any tool not loaded. The call itself never runs.
+    """
+    allowed = [entry] if scope.thread_id is not None and _recovery(step) else []
+    for phase in ("load", "active"):
+        allowed = yield from access.allowed(allowed, scope, phase)
+    view = access.bindable.view(entry.tool) if allowed else None
+    if view is not None and not access.unstorable(scope):
+        yield from access.record(scope, [entry.name], _recovery(step))
+        count("toolsearch.load.calls", via="call")
+        parameters = convert_to_openai_tool(view)["function"].get("parameters", {})
+        shown = json.dumps(parameters, ensure_ascii=False)
+        return P.TOOL_LOADED_ON_CALL.format(name=entry.name, parameters=shown)
+    return ""
 
 
 def _missing(

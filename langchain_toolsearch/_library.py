@@ -483,6 +483,13 @@ def _as_base_tool(value: object, where: str) -> BaseTool:
     )
 
 
+class AskedPin(str):
+    """``metadata[PIN_KEY]`` of a tool a trusted MCP server asked to pin (never a JSON value)."""
+
+
+PIN_KEY, ASKED_PIN = "toolsearch_pin", AskedPin("always-load")
+
+
 class ToolLibrary:
     """Validated, searchable tools, in the order given.
 

@@ -161,7 +161,8 @@ def deferred(access: Access, scope: RequestScope) -> Logic[list[BaseTool]]:
     if access.policy.enabled:
         entries = yield from access.allowed(entries, scope, "active")
     view = access.bindable.view
-    return [deferred_view(v) for e in entries if (v := view(e.tool)) is not None]
+    pinned = access.pinned  # bound as they are, not deferred
+    return [v if e.name in pinned else deferred_view(v) for e in entries if (v := view(e.tool))]
 
 
 def native_tools(

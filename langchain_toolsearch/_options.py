@@ -12,17 +12,21 @@ from __future__ import annotations
 import difflib
 import functools
 import inspect
+import logging
 import math
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Literal, Self
 
 from langchain_core.embeddings import Embeddings
+from langchain_core.tools import BaseTool
 from langgraph.store.base import BaseStore
 
-from langchain_toolsearch._library import ToolLibrary, ToolsInput
+from langchain_toolsearch._library import PIN_KEY, AskedPin, ToolLibrary, ToolsInput
+from langchain_toolsearch._prompts import META_TOOL_NAMES
+from langchain_toolsearch._steps import schema_tokens
 from langchain_toolsearch._support import (
     as_seconds,
     check_limit,
@@ -33,6 +37,8 @@ from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeErr
 from langchain_toolsearch.search import IndexOption, ToolIndex
 from langchain_toolsearch.storage._strategy import LoadedToolStore
 from langchain_toolsearch.types import FilterFn, OnError, ResolveToolsFn
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_CATALOG_MAX_TOKENS = 4000
 """``catalog_max_tokens`` unless given: GitHub's MCP server (117 tools) lists in about 3,500."""
@@ -105,6 +111,9 @@ class ToolSearchOptions:
     auto_max_tools: int | None
     max_loaded: int | None
     max_loaded_tokens: int | None
+    pinned: Sequence[str | BaseTool]
+    pinned_max_tokens: int
+    load_on_call: bool
 
     def __post_init__(self) -> None:
         top_k, min_score, ttl = self.top_k, self.min_score, self.ttl
@@ -118,7 +127,8 @@ class ToolSearchOptions:
             or not 0.0 <= float(min_score) < 1.0
         ):
             raise ToolSearchConfigError(f"min_score must be a number in [0, 1), got {min_score!r}")
-        for name in ("auto_load", "include_resolved_tools", "system_hint", "inject_catalog"):
+        flags = ("auto_load", "include_resolved_tools", "system_hint", "inject_catalog")
+        for name in (*flags, "load_on_call"):
             if not isinstance(getattr(self, name), bool):
                 raise ToolSearchConfigError(
                     f"{name} must be True or False, got {getattr(self, name)!r}"
@@ -173,6 +183,52 @@ class ToolSearchOptions:
         check_limit("max_tool_output_chars", self.max_tool_output_chars)
         self._check_bounds()
         self._check_provider()
+        self._check_pinned()
+        if self.load_on_call and self.storage == "context":
+            raise ToolSearchConfigError(
+                'load_on_call=True stores loads, which storage="context" cannot (its loads are '
+                "load_tool receipts): use another storage, or drop load_on_call"
+            )
+
+    def _check_pinned(self) -> None:
+        """Pinned names resolved: the developer's, then trusted MCP servers' while they fit."""
+        pinned, cap = self.pinned, self.pinned_max_tokens
+        check_limit("pinned_max_tokens", cap, "estimated schema tokens", optional=False)
+        if isinstance(pinned, str) or not all(isinstance(p, str | BaseTool) for p in pinned):
+            raise ToolSearchTypeError(
+                f"pinned must be a list of library tool names or tools, e.g. "
+                f"pinned=['get_weather'], got {pinned!r:.200}"
+            )
+        tools = self.tools
+        library = tools if isinstance(tools, ToolLibrary) else ToolLibrary(tools or ())
+        object.__setattr__(self, "tools", library)
+        names = [p if isinstance(p, str) else p.name for p in pinned]
+        for wrong in (n for n in names if library.get(n) is None):
+            close = difflib.get_close_matches(wrong, library.names, n=1)
+            raise ToolSearchConfigError(
+                f"pinned=[{wrong!r}]: a meta tool is always bound, drop it"
+                if wrong in META_TOOL_NAMES
+                else f"pinned=[{wrong!r}]: no library tool (tools=...) has that name"
+                + (f"; did you mean {close[0]!r}?" if close else "")
+            )
+        entries = {e.name: e for n in names if (e := library.get(n))}
+        used = sum(schema_tokens(e.tool) for e in entries.values())
+        if used > cap:
+            raise ToolSearchConfigError(
+                f"the pinned tools' schemas are about {used:,} estimated tokens, over "
+                f"pinned_max_tokens={cap:,}: pin fewer tools or raise pinned_max_tokens"
+            )
+        left: list[str] = []
+        for e in library:  # asked by a trusted MCP server (load_mcp_library), while they fit
+            if e.name not in entries and isinstance((e.tool.metadata or {}).get(PIN_KEY), AskedPin):
+                if used + schema_tokens(e.tool) > cap:
+                    left.append(e.name)
+                else:
+                    entries[e.name], used = e, used + schema_tokens(e.tool)
+        if left:
+            warn = "tool search: MCP tools asking to be always loaded, over pinned_max_tokens=%s, "
+            logger.warning(warn + "are not pinned: %s", cap, ", ".join(left))
+        object.__setattr__(self, "pinned", tuple(entries))
 
     def _check_provider(self) -> None:
         if self.provider is None:

@@ -121,6 +121,10 @@ SEARCH_FOUND_NEEDS = (
 )
 SEARCH_NEEDS_UNMATCHED = " Nothing matched: {queries}; try other keywords for it."
 SEARCH_SOME_LOADED = " Results marked loaded are callable already."
+SEARCH_WORDS_UNMATCHED = (
+    " No tool matched these words: {words}; if they say what you need, rephrase them."
+)
+"""Appended to a search's message: query words that matched no tool the model may see."""
 
 # the catalog in the system hint (inject_catalog=True)
 CATALOG_INTRO_LOAD = (
@@ -173,6 +177,11 @@ TOOL_LOADED_THIS_STEP = (
     "Error: this tool was loaded in this same step and is callable from your next "
     "step: call it again now."
 )
+TOOL_LOADED_ON_CALL = (
+    "Error: {name} was not loaded, so this call did not run. It is loaded now and callable "
+    "from your next step: call it again. Its parameters (JSON schema): {parameters}"
+)
+"""``load_on_call``: the answer to a call of an allowed library tool that was not loaded."""
 TOOL_SCHEMA_UNUSABLE = (
     "Error: this tool cannot be used: its input schema is invalid. "
     "Use search_tools to find another tool for this task."

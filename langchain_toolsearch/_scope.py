@@ -153,17 +153,17 @@ class MergedIndex:
     """Ranks several indexes as one: their hits merged by ``(-score, name)``."""
 
     def __init__(self, *indexes: ToolIndex) -> None:
-        self._indexes = indexes
+        self.indexes = indexes
 
     def rank(self, query: str) -> Iterator[ScoredTool]:
         """Yield the hits of every index, best first, ties by name."""
         return heapq.merge(
-            *(index.rank(query) for index in self._indexes), key=lambda h: (-h.score, h.name)
+            *(index.rank(query) for index in self.indexes), key=lambda h: (-h.score, h.name)
         )
 
     async def arank(self, query: str) -> AsyncIterator[ScoredTool]:
         """Async :meth:`rank`, lazily (``arank`` of each index, else ``rank`` in a thread)."""
-        parts = [arank(index, query) for index in self._indexes]
+        parts = [arank(index, query) for index in self.indexes]
         heads: list[tuple[float, str, int, ScoredTool]] = []
         try:
             for i, part in enumerate(parts):
@@ -181,7 +181,7 @@ class MergedIndex:
                 await close(part)
 
     def __len__(self) -> int:
-        return sum(len(i) for i in self._indexes)
+        return sum(len(i) for i in self.indexes)
 
 
 # -- resolve: Per-request tools: running resolvers safely and keeping only tools that can work.

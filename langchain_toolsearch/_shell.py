@@ -300,6 +300,9 @@ class ToolSearchBase(ThreadState, KeywordOptions):
         auto_max_tools: int | None = None,
         max_loaded: int | None = None,
         max_loaded_tokens: int | None = None,
+        pinned: Sequence[str | BaseTool] = (),
+        pinned_max_tokens: int = 2000,
+        load_on_call: bool = False,
         name: str | None = None,
     ) -> None:
         """Build the middleware or the node (the library is indexed here).
@@ -353,6 +356,13 @@ class ToolSearchBase(ThreadState, KeywordOptions):
             max_loaded: Most loaded tools kept bound per thread (least recently used evicted;
                 the model told). ``None``: loads only grow.
             max_loaded_tokens: The same bound in estimated schema tokens.
+            pinned: Library tools (names or tools) bound from the first step before loaded
+                ones, never evicted nor counted by ``max_loaded*``, still filtered; plus
+                tools asking for it of MCP servers trusted with ``trust_always_load``.
+            pinned_max_tokens: The pins' budget (estimated schema tokens): the developer's
+                over it raise, a server's that do not fit are left out (logged).
+            load_on_call: A call of an allowed library tool not loaded loads it for the next
+                step and is answered with its parameters ("call it again"), never run.
             name: The name in the graph: the middleware's (default: the class name) or the
                 node's ``Runnable.name`` (default ``"tool_search"``).
 
@@ -394,6 +404,9 @@ class ToolSearchBase(ThreadState, KeywordOptions):
             auto_max_tools=auto_max_tools,
             max_loaded=max_loaded,
             max_loaded_tokens=max_loaded_tokens,
+            pinned=pinned,
+            pinned_max_tokens=pinned_max_tokens,
+            load_on_call=load_on_call,
         )
         self._engine = Engine(self.options, state_ready=self._state_ready)
         self.meta_tools: list[BaseTool] = build_meta_tools(self._engine, self._runtime_scope)
@@ -533,7 +546,7 @@ class ToolSearchBase(ThreadState, KeywordOptions):
     def get_loaded_tools(
         self, config: RunnableConfig, state: Any = None, *, store: BaseStore | None = None
     ) -> list[str]:
-        """Names loaded for the run of ``config``, in load order (the working set, if bounded).
+        """Names loaded for the run of ``config``: pinned, then loads in order (the working set).
 
         Args:
             config: A run config; its thread id selects the thread.

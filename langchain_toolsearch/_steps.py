@@ -24,7 +24,9 @@ from langchain_toolsearch._library import LibraryTool, ToolLibrary
 from langchain_toolsearch._scope import RequestScope, close
 from langchain_toolsearch._support import WeakIdentityMap, estimate_tokens
 from langchain_toolsearch.errors import ToolSearchConfigError
-from langchain_toolsearch.search import ScoredTool, ToolIndex, arank
+from langchain_toolsearch.search import BM25ToolIndex, ScoredTool, ToolIndex, arank
+from langchain_toolsearch.search._analysis import tokenize
+from langchain_toolsearch.search._stages import is_weak
 from langchain_toolsearch.storage._context import (
     AUTO_LOAD_RECEIPT_TYPE,
     parse_names,
@@ -366,6 +368,44 @@ def _round_robin(
     return order
 
 
+UNMATCHED_SHOWN = 5
+"""Most query words a search answer names as matching no tool (each cut to 40 characters)."""
+_UNMATCHED_CHECKED = 16
+"""Most words checked per search (the filter is asked about 4 tools holding each, at most)."""
+
+
+def _lexical(index: object) -> list[BM25ToolIndex]:
+    """The BM25 indexes ``index`` ranks with: itself, a hybrid's, a merged index's parts."""
+    if isinstance(index, BM25ToolIndex):
+        return [index]
+    parts = [*getattr(index, "indexes", ()), getattr(index, "bm25", None)]
+    return [lexical for part in parts if part is not None for lexical in _lexical(part)]
+
+
+def _unmatched(
+    access: Access, scope: RequestScope, needs: Sequence[str], pull: _Pull
+) -> Logic[list[str]]:
+    """Query words no tool this request may see holds (no stopword; a typo read right is none)."""
+    lexical = _lexical(scope.index)
+    words = {w.strip(".,;:!?'\"()[]{}"): n for n in needs for w in n.split()}
+    checked = (w for w in words if len(w) > 2 and not is_weak(w.lower()))
+    terms = {
+        w: [(ix, t) for ix in lexical for t in tokenize(w, stemmed=ix.stages.stemming)]
+        for w in islice(checked, _UNMATCHED_CHECKED)
+    }
+    holders = {w: [n for ix, t in ts for n in ix.holders(t, 64)] for w, ts in terms.items() if ts}
+    allowed = {n for (n, phase), ok in pull.verdicts.items() if ok and phase == "search"}
+    asked = [n for names in holders.values() if allowed.isdisjoint(names) for n in names[:4]]
+    entries = [e for n in asked if (e := scope.library.get(n))]
+    allowed.update(e.name for e in (yield from _allowed(access, scope, entries, "search", pull)))
+    missing = [w for w, names in holders.items() if allowed.isdisjoint(names)]
+    read = {
+        n: {t for ix in lexical for t in ix.query_terms(n)} for n in {words[w] for w in missing}
+    }
+    found = [w for w in missing if any(t in read[words[w]] for _, t in terms[w])]
+    return [shown for w in found if (shown := P.model_text(w)[:40])][:UNMATCHED_SHOWN]
+
+
 def search(
     access: Access,
     scope: RequestScope,
@@ -413,6 +453,9 @@ def search(
         ]
     else:
         results = per_need[0][:top_k]
+    unmatched = yield from _unmatched(access, scope, needs, pull)
+    if unmatched:
+        note += P.SEARCH_WORDS_UNMATCHED.format(words=", ".join(unmatched))
     if not results:  # a failed tool source: "unavailable right now", not "nothing matched"
         shown = " / ".join(labels)
         text = P.SEARCH_UNAVAILABLE if scope.unavailable else P.SEARCH_NO_RESULTS

@@ -57,7 +57,7 @@ METER_NAME = "langchain_toolsearch"
 COUNTERS: dict[str, str] = {
     "toolsearch.search.calls": "search_tools calls",
     "toolsearch.search.no_hit": "search_tools calls that found nothing",
-    "toolsearch.load.calls": "load_tool calls",
+    "toolsearch.load.calls": "load_tool calls and load_on_call loads",
     "toolsearch.call.refused": "tool calls refused by the guard, by reason",
     "toolsearch.source.failures": "failed tool sources (resolver, MCP, provider, filter), by kind",
     "toolsearch.mcp.call_failures": "MCP tool calls without an answer, by server and cause",

@@ -16,7 +16,7 @@ import io
 import logging
 import time
 import warnings
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -25,6 +25,7 @@ from langchain_core.tools import BaseTool, InjectedToolArg, StructuredTool, Tool
 from langgraph.errors import GraphBubbleUp
 
 from langchain_toolsearch._effects import detached_timeout, run_sync
+from langchain_toolsearch._library import ASKED_PIN, PIN_KEY
 from langchain_toolsearch._prompts import META_TOOL_NAMES
 from langchain_toolsearch._support import (
     DEFAULT_MAX_OUTPUT_CHARS,
@@ -118,6 +119,7 @@ async def load_mcp_library(
     pool: MCPSessionPool | None = None,
     scope: str = "",
     max_output_chars: int | None = DEFAULT_MAX_OUTPUT_CHARS,
+    trust_always_load: bool | Collection[str] = False,
 ) -> MCPLibrary:
     """List the tools of every server of ``client`` and build an `MCPLibrary`.
 
@@ -140,6 +142,9 @@ async def load_mcp_library(
         scope: Label kept in the sessions' keys (e.g. a saved client id).
         max_output_chars: Characters of an answer kept (default 100,000; longer ones
             cut with a marker, an oversized structured artifact dropped); ``None``: all.
+        trust_always_load: Servers (names, or ``True``: all) whose tools' ``_meta``
+            ``anthropic/alwaysLoad: true`` pins them (``pinned=``, within
+            ``pinned_max_tokens``); others' asks are ignored.
 
     Returns:
         The tools sorted by exposed name, their routes and the failed servers.
@@ -148,7 +153,8 @@ async def load_mcp_library(
         ToolSearchTypeError: ``client`` has no ``connections`` mapping, or ``pool`` is
             not an ``MCPSessionPool``.
         ValueError: Two tools end up with the same exposed name, or an invalid
-            ``namespace``, ``timeout``, ``list_timeout`` or ``max_output_chars``.
+            ``namespace``, ``timeout``, ``list_timeout``, ``max_output_chars`` or
+            ``trust_always_load`` (a server the client does not have).
         MCPPoolClosedError: ``pool`` is closed.
     """
     return await list_mcp_library(
@@ -160,6 +166,7 @@ async def load_mcp_library(
         scope=scope,
         log_failures=True,
         max_output_chars=max_output_chars,
+        trust_always_load=trust_always_load,
     )
 
 
@@ -173,6 +180,7 @@ async def list_mcp_library(
     scope: str,
     log_failures: bool,
     max_output_chars: int | None = DEFAULT_MAX_OUTPUT_CHARS,
+    trust_always_load: bool | Collection[str] = False,
 ) -> MCPLibrary:
     """`load_mcp_library`; ``log_failures=False`` leaves logging failed servers to the caller."""
     if not isinstance(getattr(client, "connections", None), Mapping):
@@ -192,6 +200,11 @@ async def list_mcp_library(
         for label, value in (("timeout", timeout), ("list_timeout", list_timeout))
     )
     check_limit("max_output_chars", max_output_chars)
+    servers, trust = set(client.connections), trust_always_load
+    trusted = servers if trust is True else set(trust or ())
+    if isinstance(trust, str) or not trusted <= servers:
+        msg = f"trust_always_load must be True, False or some of {sorted(servers)}, got {trust!r}"
+        raise ToolSearchConfigError(msg)
     if list_timeout is None:
         list_timeout = timeout
     if client.tool_name_prefix:
@@ -221,8 +234,11 @@ async def list_mcp_library(
     routes: dict[str, MCPToolRoute] = {}
     for exposed in sorted(named):
         route, tool = named[exposed]
+        meta = (tool.metadata or {}).get("_meta")
+        asks = isinstance(meta, Mapping) and meta.get("anthropic/alwaysLoad") is True
+        pin = asks and route.server in trusted
         # Wrapped once per tool list, session and settings (same credential).
-        memo_key = ("wrapped", id(tool), exposed, timeout, handle_errors, max_output_chars)
+        memo_key = ("wrapped", id(tool), exposed, timeout, handle_errors, max_output_chars, pin)
         wrapped = memos[route.server].get(memo_key)
         if wrapped is None:
             wrapped = guarded_tool(
@@ -234,6 +250,7 @@ async def list_mcp_library(
                 handle=handle_errors,
                 failures=pool.failures,
                 max_output_chars=max_output_chars,
+                pin=pin,
             )
             memos[route.server][memo_key] = wrapped
         tools.append(wrapped)
@@ -454,6 +471,7 @@ def guarded_tool(
     handle: bool,
     failures: MCPFailures | None = None,
     max_output_chars: int | None = DEFAULT_MAX_OUTPUT_CHARS,
+    pin: bool = False,
 ) -> StructuredTool:
     """Wrap an adapter tool with its exposed name, a timeout and clear `ToolException`.
 
@@ -467,6 +485,7 @@ def guarded_tool(
         failures: Where calls that got no answer are reported; ``None``: nowhere.
         max_output_chars: Characters of output kept (longer: cut with a marker);
             ``None``: all.
+        pin: Its trusted server asked it be always loaded (``metadata[PIN_KEY]``).
 
     Returns:
         A `StructuredTool` with the same description, schema, response format and
@@ -502,6 +521,7 @@ def guarded_tool(
         return run_sync(acall(runtime, **arguments))
 
     metadata = {**(tool.metadata or {}), "mcp_server": server, "mcp_tool": original}
+    metadata.update({PIN_KEY: ASKED_PIN} if pin else {})
     return StructuredTool(
         name=exposed,
         description=tool.description,

@@ -617,6 +617,12 @@ class BM25ToolIndex:
         every = tokenize(self._closed(read[-1]), keep_stopwords=True, stemmed=self.stages.stemming)
         return self._names.content_terms(every)
 
+    def holders(self, term: str, limit: int) -> list[str]:
+        """Names of up to ``limit`` tools holding the analyzed ``term``, first indexed first."""
+        p, at = self._postings, self._postings.vocab.get(term, -1)
+        docs = p.docs[p.indptr[at] : p.indptr[at + 1]][:limit] if at >= 0 else ()
+        return [self.documents[d].name for d in docs]
+
     def scores(self, query: str) -> tuple[_FloatArray, _FloatArray]:
         """``(score, raw)`` per document: in ``[0, 1]`` and raw BM25, shape ``(len(self),)``."""
         score, raw, content = self._scores(query)

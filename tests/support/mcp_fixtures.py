@@ -140,3 +140,12 @@ def counted_server(name: str, starts: Path) -> dict[str, Any]:
     )
     line = f"echo {name} $$ >> {shlex.quote(str(starts))}; exec {command}"
     return {"command": "/bin/sh", "args": ["-c", line], "timeout": 30}
+
+
+def always_load_server_connection() -> dict[str, Any]:
+    """Stdio connection for ``tests/support/mcp_servers/always_load_server.py``."""
+    return {
+        "transport": "stdio",
+        "command": sys.executable,
+        "args": [str(TEST_SERVERS_DIR / "always_load_server.py")],
+    }

@@ -282,11 +282,12 @@ async def test_huge_query_is_cut_and_the_run_goes_on(form: str, mode: str) -> No
     assert [r["name"] for r in msgs["s"].artifact["results"]][:1] == ["get_weather"]
     assert msgs["e"].status == "error"
     assert msgs["e"].artifact == {"results": [], "message": P.SEARCH_EMPTY_QUERY}
-    for key, query in (("g", "qwzxv plmokn"), ("w", "the of and to")):
+    words = P.SEARCH_WORDS_UNMATCHED.format(words="qwzxv, plmokn")
+    for key, query, unmatched in (("g", "qwzxv plmokn", words), ("w", "the of and to", "")):
         assert msgs[key].status == "success"
         assert msgs[key].artifact == {
             "results": [],
-            "message": P.SEARCH_NO_RESULTS.format(query=query),
+            "message": P.SEARCH_NO_RESULTS.format(query=query) + unmatched,
         }
     assert out["messages"][-1].content == "ok"
 

@@ -12,7 +12,12 @@ import json
 from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode
 from langchain_toolsearch import _prompts as P
 from langchain_toolsearch._library import DESCRIPTION_LIMIT, SAFE_NAME
-from langchain_toolsearch._steps import MAX_QUERIES, MAX_QUERY_CHARS, QUERY_ECHO_CHARS
+from langchain_toolsearch._steps import (
+    MAX_QUERIES,
+    MAX_QUERY_CHARS,
+    QUERY_ECHO_CHARS,
+    UNMATCHED_SHOWN,
+)
 from tests.support.fakes import ai, by_id, call
 from tests.support.library_fixtures import library
 from tests.support.toolsearch_harness import build, cfg, form_param, mode_param
@@ -103,8 +108,11 @@ def test_a_search_finding_nothing_names_its_needs_briefly() -> None:
     h = build("agent", [ai(call("search_tools", {"queries": needs}, "s")), ai(content="ok")])
     out = h.graph.invoke({"messages": [{"role": "user", "content": "go"}]}, cfg())
     message = by_id(out)["s"].artifact["message"]
-    assert message == P.SEARCH_NO_RESULTS.format(query=" / ".join(_label(n) for n in needs))
-    assert len(message) <= len(P.SEARCH_NO_RESULTS) + 2 * QUERY_ECHO_CHARS + len(" / ")
+    assert message.startswith(
+        P.SEARCH_NO_RESULTS.format(query=" / ".join(_label(n) for n in needs))
+    )
+    words = len(P.SEARCH_WORDS_UNMATCHED) + UNMATCHED_SHOWN * (40 + len(", "))  # the words named
+    assert len(message) <= len(P.SEARCH_NO_RESULTS) + 2 * QUERY_ECHO_CHARS + len(" / ") + words
 
 
 def test_needs_are_echoed_as_sendable_one_line_text() -> None:
@@ -120,8 +128,10 @@ def test_needs_are_echoed_as_sendable_one_line_text() -> None:
     assert P.SEARCH_NEEDS_UNMATCHED.format(queries="qqzx vvbn") in msg.artifact["message"]
     h = build("agent", [ai(call("search_tools", {"query": "qqzx \udfff"}, "s")), ai(content="ok")])
     out = h.graph.invoke({"messages": [{"role": "user", "content": "go"}]}, cfg())
+    unmatched = P.SEARCH_WORDS_UNMATCHED.format(words="qqzx")
     assert by_id(out)["s"].text == json.dumps(
-        {"results": [], "message": P.SEARCH_NO_RESULTS.format(query="qqzx")}, ensure_ascii=False
+        {"results": [], "message": P.SEARCH_NO_RESULTS.format(query="qqzx") + unmatched},
+        ensure_ascii=False,
     )
 
 

@@ -57,6 +57,7 @@ SNAPSHOT: dict[str, str] = {
     "SEARCH_UNAVAILABLE": "No tools matched '{query}', but some tools are unavailable right now (a tool source did not answer). Try again later, or continue with the tools you have.",
     "SEARCH_QUERY_TOO_LONG": "The query was longer than {limit} characters and was cut to that length.",
     "SEARCH_SOME_LOADED": " Results marked loaded are callable already.",
+    "SEARCH_WORDS_UNMATCHED": " No tool matched these words: {words}; if they say what you need, rephrase them.",
     "SEARCH_TOOL_DESCRIPTION": "Search the tool library by keywords (what you want to do, names, nouns); pass queries to search for several needs at once. Returns matching tools with a short description and a relevance score in [0, 1]; tools you loaded already are marked loaded. {followup}",
     "SEARCH_TOOL_DESCRIPTION_NATIVE": "Search the tool library by keywords (what you want to do, names, nouns); pass queries to search for several needs at once. The matching tools' definitions are returned and they are callable from your next step.",
     "SEARCH_TOOL_NAME": "search_tools",
@@ -70,6 +71,7 @@ SNAPSHOT: dict[str, str] = {
     "TOOL_LOADED_THIS_STEP": "Error: this tool was loaded in this same step and is callable from your next step: call it again now.",
     "TOOL_NOT_LOADED": "Error: this tool is not available. Use search_tools to find a tool for this task and load_tool to load it, then call it.",
     "TOOL_NOT_LOADED_AUTO": "Error: this tool is not available. Use search_tools to find a tool for this task (its results are loaded at once), then call it.",
+    "TOOL_LOADED_ON_CALL": "Error: {name} was not loaded, so this call did not run. It is loaded now and callable from your next step: call it again. Its parameters (JSON schema): {parameters}",
     "TOOL_SCHEMA_UNUSABLE": "Error: this tool cannot be used: its input schema is invalid. Use search_tools to find another tool for this task.",
     "TOOL_SUGGEST": " Tools with a similar name: {names}.",
     "WORKING_SET_EVICTED": "To keep the tool list short, these tools you loaded earlier were unloaded (the least recently used go first): {names}. Load them again with {how} when you need them.",
@@ -144,6 +146,8 @@ def test_placeholders_format() -> None:
         total=2,
         dropped="",
         how="load_tool",
+        words="w",
+        parameters="p",
     )
     for key, text in SNAPSHOT.items():
         assert "{" not in text.format(**fields), key

@@ -173,7 +173,9 @@ def test_unmatched_need_is_named_in_the_message() -> None:
     h = build("agent", [ai(call("search_tools", {"queries": ["weather", "qwzx plmk"]}, "s"))])
     msg = by_id(h.graph.invoke({"messages": [HumanMessage("go")]}, cfg()))["s"]
     assert _pairs(msg) == [("get_weather", "weather")]
-    assert msg.artifact["message"].endswith(P.SEARCH_NEEDS_UNMATCHED.format(queries="qwzx plmk"))
+    unmatched = P.SEARCH_NEEDS_UNMATCHED.format(queries="qwzx plmk")
+    words = P.SEARCH_WORDS_UNMATCHED.format(words="qwzx, plmk")
+    assert msg.artifact["message"].endswith(unmatched + words)
 
 
 # -- already-loaded tools ------------------------------------------------------------------------

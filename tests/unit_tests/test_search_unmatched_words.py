@@ -1,0 +1,97 @@
+"""A ``search_tools`` answer names the query words that matched no tool the request may
+see, so the model rephrases them: at most five, each at most 40 characters; stopwords,
+request words, short words and typos the search read right are never named; a denied
+tool's words count as matching nothing. Rankings are those of the index.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from langchain_core.messages import HumanMessage
+
+from langchain_toolsearch import ToolSearchMiddleware
+from langchain_toolsearch import _prompts as P
+from langchain_toolsearch._steps import UNMATCHED_SHOWN
+from langchain_toolsearch.search import HashingEmbeddings
+from langchain_toolsearch.types import ToolSearchFilterArgs
+from tests.support.fakes import ai, by_id, call
+from tests.support.library_fixtures import library, plan_filter, secret_tools
+from tests.support.toolsearch_harness import build, cfg, form_param, mode_param
+
+_WORDS = re.compile(re.escape(P.SEARCH_WORDS_UNMATCHED).replace(r"\{words\}", "(.*)"))
+
+
+def _unmatched(message: str) -> list[str]:
+    found = _WORDS.search(message)
+    return found.group(1).split(", ") if found else []
+
+
+def _message(mw: ToolSearchMiddleware, query: str, config: Any = None) -> str:
+    from langchain_toolsearch._effects import drive
+
+    scope = drive(mw._engine.scopes.scope(config or {}, {"messages": [HumanMessage("q")]}))
+    body, _, _ = drive(mw._engine.search_step(scope, {"query": query}, "c"))
+    return str(body["message"])
+
+
+@form_param
+@mode_param
+async def test_the_answer_names_the_words_no_tool_holds(form: str, mode: str) -> None:
+    steps = [ai(call("search_tools", {"query": "send an email via zorblax, please!"}, "s"))]
+    h = build(form, steps)
+    msg = by_id(await h.run("go", cfg(), mode))["s"].artifact
+    assert msg["results"][0]["name"] == "send_email"
+    assert msg["message"].endswith(P.SEARCH_WORDS_UNMATCHED.format(words="via, zorblax"))
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "send email",  # every word held
+        "who am i",  # stopwords only
+        "could you help me get the wether",  # request words; a typo read as "weather"
+        "go to NY",  # short words
+        "weather \x1b[2J\u202e",  # a word of hidden characters only: nothing to show
+    ],
+)
+def test_held_stop_short_and_misspelled_words_are_never_named(query: str) -> None:
+    assert _unmatched(_message(ToolSearchMiddleware(tools=library()), query)) == []
+
+
+def test_a_denied_tools_words_match_nothing() -> None:
+    mw = ToolSearchMiddleware(tools=library(), filter=plan_filter)
+    query = "delete user account permanently"
+    assert _unmatched(_message(mw, query, cfg(plan="free"))) == ["delete", "account", "permanently"]
+    assert _unmatched(_message(mw, query, cfg(plan="pro"))) == []
+
+
+def test_a_requests_own_tools_and_the_hybrid_index_count() -> None:
+    own = ToolSearchMiddleware(
+        tools=library(), include_resolved_tools=True, resolve_tools=secret_tools
+    )
+    assert _unmatched(_message(own, "read my secret note", cfg(user="ann"))) == []
+    hybrid = ToolSearchMiddleware(tools=library(), embeddings=HashingEmbeddings())
+    assert _unmatched(_message(hybrid, "weather zorblax")) == ["zorblax"]
+
+
+def test_the_words_named_and_the_filter_calls_are_bounded() -> None:
+    asked: list[str] = []
+
+    def counting(args: ToolSearchFilterArgs) -> bool:
+        asked.append(args.tool_name)
+        return True
+
+    mw = ToolSearchMiddleware(tools=library(), filter=counting)
+    words = [f"zq{i}" + "x" * 60 for i in range(300)]
+    named = _unmatched(_message(mw, " ".join(["github", *words])))
+    assert len(named) == UNMATCHED_SHOWN and all(len(w) == 40 for w in named)
+    assert len(asked) <= 16 * 4 + len(library())
+
+
+def test_rankings_are_the_indexs() -> None:
+    mw = ToolSearchMiddleware(tools=library())
+    query = "post a slack message zorblax"
+    assert [h.name for h in mw.search(query)] == [h.name for h in mw.index.rank(query)][:5]
