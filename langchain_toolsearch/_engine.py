@@ -229,13 +229,11 @@ class Engine:
         kept, evicted = yield from self.access.working(scope)
         active = yield from self.access.active_of(kept, scope)
         hint = (yield from self._hint(scope, evicted)) if with_hint else ""
-        tools = (
-            (yield from self.native_tools(scope, meta))
-            if self.options.provider
-            else binding.order_tools(
-                meta, scope.direct, [] if self.stable else active, self.access.bindable
-            )
-        )
+        if self.options.provider:
+            tools = yield from self.native_tools(scope, meta)
+        else:  # stable: pinned tools only, they never change
+            bound = [e for e in active if e.name in self.access.pinned] if self.stable else active
+            tools = binding.order_tools(meta, scope.direct, bound, self.access.bindable)
         return ModelStep(tools=tools, loaded=[e.name for e in active], hint=hint)
 
     def native_tools(

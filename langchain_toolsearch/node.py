@@ -318,7 +318,7 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
 
         Entries this node did not sign are ignored and the loads read where they live.
         ``mode="auto"`` may bind the request's tools whole; ``provider=`` binds every
-        allowed tool deferred; ``mode="stable"`` binds no loaded tool. A state without
+        allowed tool deferred; ``mode="stable"`` binds no loaded tool (pinned ones only). A state without
         ``toolsearch_tools`` warns once.
 
         Raises:
@@ -339,7 +339,8 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
         if self.options.provider:  # every usable tool, deferred: nothing read from the state
             return _tools_only((yield from self._engine.native_tools(scope, self.meta_tools)))
         if self._engine.stable:  # the same tools at every step: loaded ones run via call_tool
-            return self._tools_from(scope, ())
+            pinned = self._engine.access.pinned
+            return self._tools_from(scope, [n for n in self.loaded_names(state) if n in pinned])
         if self._engine.auto is None and not self._foreign_entries(state):
             return self._tools_from(scope, self.loaded_names(state))
         auto = self._engine.auto is not None  # counted by this node's own step

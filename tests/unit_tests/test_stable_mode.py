@@ -485,3 +485,11 @@ def test_a_started_call_tool_call_is_not_run_twice(storage: str) -> None:
     assert answer.status == "error" and "outcome is unknown" in answer.content
     assert answer.tool_call_id == messages[-3].tool_calls[0]["id"]
     assert messages[-3].tool_calls[0]["name"] == "call_tool"
+
+
+@form_param
+async def test_a_pinned_tool_stays_bound_at_every_step(form: str) -> None:
+    h = build(form, _multi_load(), mode="stable", pinned=["github_get_me"])
+    await h.run("weather, then mail it", cfg())
+    assert len(set(h.model.bound_json)) == 1  # pinned tools never change either
+    assert h.bound[0] == [*STABLE, "github_get_me"]
