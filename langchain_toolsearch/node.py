@@ -318,8 +318,8 @@ class ToolSearchNode(ToolSearchBase, Runnable[Any, dict[str, Any]]):
 
         Entries this node did not sign are ignored and the loads read where they live.
         ``mode="auto"`` may bind the request's tools whole; ``provider=`` binds every
-        allowed tool deferred; ``mode="stable"`` binds no loaded tool (pinned ones only). A state without
-        ``toolsearch_tools`` warns once.
+        allowed tool deferred; ``mode="stable"`` binds no loaded tool (pinned ones only).
+        A state without ``toolsearch_tools`` warns once.
 
         Raises:
             ToolSearchWiringError: The model follows a tool step this node did not see, or
