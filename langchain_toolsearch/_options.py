@@ -32,7 +32,7 @@ from langchain_toolsearch._support import (
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError, TTLUnitWarning
 from langchain_toolsearch.search import IndexOption, ToolIndex
 from langchain_toolsearch.storage._strategy import LoadedToolStore
-from langchain_toolsearch.types import FilterFn, OnError, ResolveToolsFn
+from langchain_toolsearch.types import FilterFn, Learning, OnError, ResolveToolsFn
 
 DEFAULT_CATALOG_MAX_TOKENS = 4000
 """``catalog_max_tokens`` unless given: GitHub's MCP server (117 tools) lists in about 3,500."""
@@ -103,6 +103,7 @@ class ToolSearchOptions:
     auto_max_tools: int | None
     max_loaded: int | None
     max_loaded_tokens: int | None
+    learning: Learning | None
 
     def __post_init__(self) -> None:
         top_k, min_score, ttl = self.top_k, self.min_score, self.ttl
@@ -171,6 +172,23 @@ class ToolSearchOptions:
         check_limit("max_tool_output_chars", self.max_tool_output_chars)
         self._check_bounds()
         self._check_provider()
+        self._check_learning()
+
+    def _check_learning(self) -> None:
+        learning = self.learning
+        if learning is None:
+            return
+        if not isinstance(learning, Learning) or not callable(learning.scope):
+            raise ToolSearchTypeError(
+                "learning must be None or Learning(scope=...) whose scope is a callable "
+                f"(RunnableConfig) -> str | None naming the tenant, user or agent, got {learning!r}"
+            )
+        positive_seconds("Learning.retention", learning.retention)
+        check_limit("Learning.max_queries", learning.max_queries, "queries", optional=False)
+        check_limit("Learning.max_tools", learning.max_tools, "tools", optional=False)
+        weight = learning.weight
+        if isinstance(weight, bool) or not isinstance(weight, int | float) or not 0 < weight <= 1:
+            raise ToolSearchConfigError(f"Learning.weight must be in (0, 1], got {weight!r}")
 
     def _check_provider(self) -> None:
         if self.provider is None:

@@ -42,6 +42,7 @@ from langchain_toolsearch._guard import (
     finish,
     shape_error,
 )
+from langchain_toolsearch._learning import succeeded
 from langchain_toolsearch._library import ToolLibrary, ToolsInput
 from langchain_toolsearch._support import count
 from langchain_toolsearch._modes import references
@@ -71,7 +72,13 @@ from langchain_toolsearch.storage._store import (
     idempotent,
     started_calls,
 )
-from langchain_toolsearch.types import FilterFn, OnError, ResolveToolsFn, ToolSearchResult
+from langchain_toolsearch.types import (
+    FilterFn,
+    Learning,
+    OnError,
+    ResolveToolsFn,
+    ToolSearchResult,
+)
 
 # -- meta_tools: The meta tools the model calls: ``search_tools`` and ``load_tool``.
 
@@ -299,6 +306,7 @@ class ToolSearchBase(ThreadState, KeywordOptions):
         auto_max_tools: int | None = None,
         max_loaded: int | None = None,
         max_loaded_tokens: int | None = None,
+        learning: Learning | None = None,
         name: str | None = None,
     ) -> None:
         """Build the middleware or the node (the library is indexed here).
@@ -350,6 +358,9 @@ class ToolSearchBase(ThreadState, KeywordOptions):
             max_loaded: Most loaded tools kept bound per thread (least recently used evicted;
                 the model told). ``None``: loads only grow.
             max_loaded_tokens: The same bound in estimated schema tokens.
+            learning: ``Learning(scope=...)``: a thread's search, then a load and a successful
+                call of a tool, raise that tool for similar queries in the same scope (a key
+                from the run's config); kept in the LangGraph store if any, else in memory.
             name: The name in the graph: the middleware's (default: the class name) or the
                 node's ``Runnable.name`` (default ``"tool_search"``).
 
@@ -391,6 +402,7 @@ class ToolSearchBase(ThreadState, KeywordOptions):
             auto_max_tools=auto_max_tools,
             max_loaded=max_loaded,
             max_loaded_tokens=max_loaded_tokens,
+            learning=learning,
         )
         self._engine = Engine(self.options, state_ready=self._state_ready)
         self.meta_tools: list[BaseTool] = build_meta_tools(self._engine, self._runtime_scope)
@@ -755,6 +767,7 @@ def _tool_call(
         shape = shape_error(call)  # args that are not an object: answered before anything
         decision = shape if shape is not None else engine.pre_check(call, request.tool)
         started, holder = None, None
+        scope: RequestScope | None = None
         if decision is NEEDS_SCOPE:
             started = _started(base, request)
             with _attach(started, call) as holder:
@@ -769,6 +782,8 @@ def _tool_call(
         else:
             assert decision is None or isinstance(decision, BaseTool)
             result = yield from _run(base, request, decision, handler, started, holder)
+            if engine.learner and scope and succeeded(result):  # a loaded tool answered
+                yield from engine.learner.called(scope, call["name"])
     finally:
         TOOL_STEP.reset(reuse)
         _GUARD.reset(token)
