@@ -33,11 +33,11 @@ from langchain_toolsearch.types import Learning
 NAMESPACE: tuple[str, ...] = ("toolsearch", "learned")
 """Namespace prefix of evidence in a LangGraph store; the scope key is the last label."""
 _KEY = "evidence"
-_THREADS = 10_000  # threads whose open searches are kept (the least recently used go)
+_THREADS = 10_000  # threads whose open searches are kept (the least recently written go)
 _SCOPES = 10_000  # scopes kept in memory without a store
 _OPEN_QUERIES = 8  # queries of a thread's searches since its last load
 _LOADS = 64  # loads of a thread awaiting their call
-_MATCHERS = 64  # scopes' analysed evidence kept (the least recently used go)
+_MATCHERS = 64  # versions of scopes' evidence kept analysed (the oldest built go)
 _POOL = 100  # the index's best hits fused with the learned ones
 _K1, _B = 1.2, 0.75
 
@@ -60,7 +60,7 @@ def label(key: str) -> str:
 
 
 class _Bounded(OrderedDict[Any, Any]):
-    """A least-recently-used map of at most ``size`` entries, with a lock for updates."""
+    """A map of at most ``size`` entries (the least recently written go), with a lock."""
 
     def __init__(self, size: int) -> None:
         super().__init__()
@@ -91,8 +91,11 @@ class Matcher:
         self.avg = sum(map(_size, self.docs.values())) / max(1, len(self.docs))
 
     def match(self, query: str) -> dict[str, float]:
-        """Each tool's match in ``[0, 1]``: ``c * (c / c_max) ** 2``, ``c`` its BM25 score over
-        the query's best possible (how much of the query its past queries cover)."""
+        """Each tool's match in ``[0, 1]``: ``c * (c / c_best) ** 2``.
+
+        ``c``: the tool's BM25 score over the query's best possible (how much of the query
+        its past queries cover); ``c_best``: the best tool's.
+        """
         n, terms = len(self.docs), set(tokenize(query))
         idf = {w: math.log(1 + (n - self.df[w] + 0.5) / (self.df[w] + 0.5)) for w in terms}
         best = sum(idf.values()) * (_K1 + 1)

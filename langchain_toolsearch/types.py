@@ -204,7 +204,7 @@ class Learning:
             (a tenant, user or agent id); ``None`` or ``""``: the run neither learns nor uses it.
         retention: How long evidence counts (seconds or a ``timedelta``; default 30 days).
         max_queries: Queries kept per tool and scope, newest first.
-        max_tools: Tools with evidence kept per scope (the least recently used go).
+        max_tools: Tools with evidence kept per scope (those with the oldest evidence go).
         weight: How far full evidence raises a score towards 1, in ``(0, 1]``.
     """
 

@@ -309,3 +309,12 @@ def test_a_scope_function_returning_a_non_string_is_named() -> None:
     mw = ToolSearchMiddleware(tools=library(), learning=Learning(scope=lambda c: 3))  # type: ignore[arg-type,return-value]
     with pytest.raises(ToolSearchTypeError, match=r"Learning\.scope must return a string"):
         mw.search("weather", cfg("x"))
+
+
+def test_auto_load_teaches_every_search_since_the_last_load() -> None:
+    mw = ToolSearchMiddleware(tools=library(), auto_load=True, learning=Learning(scope=tenant))
+    steps = [Search(GAP), Search("quarterly report"), Call(TOOL, {"company": "ACME"})]
+    run_turn(mw, ScriptedToolSearchModel(steps=[*steps, Answer("done")]), cfg("t1"))
+    assert mw._engine.learner is not None
+    assert [q for _, q in mw._engine.learner.memory["a"][TOOL]] == ["quarterly report", GAP]
+    assert names(mw, LIKE_GAP)[0] == TOOL
