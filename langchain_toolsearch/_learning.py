@@ -10,6 +10,7 @@ same scope ranks with :class:`LearnedIndex`: a small BM25 over each tool's past 
 
 from __future__ import annotations
 
+import logging
 import math
 import threading
 import time
@@ -24,7 +25,7 @@ from langgraph.store.base import BaseStore
 
 from langchain_toolsearch._effects import Effect, Logic
 from langchain_toolsearch._scope import RequestScope
-from langchain_toolsearch._support import positive_seconds, redact
+from langchain_toolsearch._support import CauseLog, positive_seconds, redact
 from langchain_toolsearch.errors import ToolSearchTypeError
 from langchain_toolsearch.search import ScoredTool, ToolIndex
 from langchain_toolsearch.search._analysis import tokenize
@@ -40,6 +41,10 @@ _LOADS = 64  # loads of a thread awaiting their call
 _MATCHERS = 64  # versions of scopes' evidence kept analysed (the oldest built go)
 _POOL = 100  # the index's best hits fused with the learned ones
 _K1, _B = 1.2, 0.75
+_FAILURES = CauseLog(
+    logging.getLogger(__name__), "tool search: learning skipped a store read or write (%s): %s"
+)
+"""A store outage: the search ranks without evidence, a call's answer stands."""
 
 
 def succeeded(result: object) -> bool:
@@ -210,8 +215,15 @@ class Learner:
             queries = record.loads.pop(name, ()) if record is not None else ()
         if not queries or where is None:
             return
-        store = self.store or scope.graph_store
-        evidence = yield from self._read(where[0], store)
+        try:
+            yield from self._keep(where[0], name, queries, self.store or scope.graph_store)
+        except Exception as exc:  # a store outage: the call's answer stands
+            _FAILURES.failed(exc)
+
+    def _keep(
+        self, key: str, name: str, queries: Sequence[str], store: BaseStore | None
+    ) -> Logic[None]:
+        evidence = yield from self._read(key, store)
         now = clock()
         fresh = [[now, q] for q in dict.fromkeys(reversed(queries))]
         kept = [e for e in evidence.pop(name, []) if e[1] not in queries]
@@ -219,11 +231,9 @@ class Learner:
         evidence = dict(islice(evidence.items(), self.config.max_tools))
         if store is None:
             with self.memory.lock:
-                self.memory.keep(where[0], evidence)
+                self.memory.keep(key, evidence)
         else:
-            yield Effect.method(
-                store, "put", (*NAMESPACE, label(where[0])), _KEY, {"tools": evidence}
-            )
+            yield Effect.method(store, "put", (*NAMESPACE, label(key)), _KEY, {"tools": evidence})
 
     def _read(self, key: str, store: BaseStore | None) -> Logic[dict[str, list[list[Any]]]]:
         """The scope's evidence within retention, most recently used tool first."""
@@ -241,7 +251,11 @@ class Learner:
         key = self.key(scope)
         if key is None:
             return scope
-        evidence = yield from self._read(key, self.store or scope.graph_store)
+        try:
+            evidence = yield from self._read(key, self.store or scope.graph_store)
+        except Exception as exc:  # a store outage: rank without evidence
+            _FAILURES.failed(exc)
+            return scope
         if not evidence:
             return scope
         stamp = (key, *((t, len(q), *q[0]) for t, q in evidence.items()))

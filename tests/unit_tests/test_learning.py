@@ -318,3 +318,24 @@ def test_auto_load_teaches_every_search_since_the_last_load() -> None:
     assert mw._engine.learner is not None
     assert [q for _, q in mw._engine.learner.memory["a"][TOOL]] == ["quarterly report", GAP]
     assert names(mw, LIKE_GAP)[0] == TOOL
+
+
+class DownStore(InMemoryStore):
+    def batch(self, ops: Any) -> Any:
+        raise ConnectionError("store down")
+
+    async def abatch(self, ops: Any) -> Any:
+        raise ConnectionError("store down")
+
+
+def test_a_store_outage_leaves_the_call_and_the_search_standing(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    mw = ToolSearchMiddleware(tools=library(), learning=Learning(scope=tenant))
+    assert mw._engine.learner is not None
+    mw._engine.learner.store = DownStore()
+    out = run_turn(mw, turn(), cfg("t1"))
+    answer = [m for m in out["messages"] if isinstance(m, ToolMessage) and m.name == TOOL]
+    assert [m.status for m in answer] == ["success"]
+    assert TOOL not in names(mw, LIKE_GAP)  # ranked without evidence
+    assert "learning skipped a store read or write (ConnectionError" in caplog.text
