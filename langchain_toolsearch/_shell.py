@@ -782,7 +782,7 @@ def _tool_call(
         else:
             assert decision is None or isinstance(decision, BaseTool)
             result = yield from _run(base, request, decision, handler, started, holder)
-            if engine.learner and scope and succeeded(result):  # a loaded tool answered
+            if engine.learner and scope is not None and succeeded(result):  # it answered
                 yield from engine.learner.called(scope, call["name"])
     finally:
         TOOL_STEP.reset(reuse)
