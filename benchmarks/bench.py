@@ -27,6 +27,10 @@ rank-bm25 baseline where there is one, and printed as Markdown tables:
 * **provider-native** (:mod:`benchmarks.native`): prompt tokens per step and
   the share servable from the prompt cache (prefix identity) over the same
   scripted turns, ``provider="anthropic"`` vs today's flow vs binding all.
+* **learning from use** (:mod:`benchmarks.learning`): recall@5 on the held-out half of
+  each tool's queries after replaying the other half (search, load, a successful call)
+  through ``create_agent`` in one scope, without and with ``learning=``, on BFCL and the
+  validation set, BM25 and the hybrid.
 * **overhead**: time the middleware's ``wrap_model_call`` (the real path:
   direct-tool check, ``core.active_tools`` over the thread's loads, request
   rewrite) and the node's ``invoke`` + ``tools_for`` add per model step with
@@ -771,6 +775,9 @@ def run_bench(config: BenchConfig | None = None, out: TextIO | None = None) -> i
     index_cost_section(rep, cfg)
     _cost(rep, bfcl, github)
     native_section(rep, cfg, bfcl, github)
+    from benchmarks.learning import section as learning_section
+
+    learning_section(rep, cfg)
     _overhead(rep, cfg, bfcl, toolsdk)
     resolution_section(rep, library_size=cfg.overhead_tools, steps=cfg.steps)
     _memory(rep, cfg, [t.name for t in bfcl])

@@ -28,6 +28,7 @@ from langchain_toolsearch import _steps as load
 from langchain_toolsearch import _steps as search
 from langchain_toolsearch._access import Access, ToolPolicy, WorkingSet
 from langchain_toolsearch._effects import Effect, Logic, adrive, drive
+from langchain_toolsearch._learning import Learner
 from langchain_toolsearch._library import ToolLibrary
 from langchain_toolsearch._modes import DEFAULT_AUTO_MAX_TOKENS, AutoMode
 from langchain_toolsearch._options import ToolSearchOptions
@@ -165,6 +166,8 @@ class Engine:
             if options.inject_catalog
             else None
         )
+        self.learner = Learner(options.learning, options.store) if options.learning else None
+        """``learning=``: the evidence of use, and its ranking."""
         self.search_failures = CauseLog(
             logger, "tool search: search_tools failed (%s): %s; answered as unavailable"
         )
@@ -306,7 +309,9 @@ class Engine:
         self, scope: RequestScope, query: object, queries: object = None
     ) -> Logic[search.SearchOutcome]:
         options = self.options
-        return search.search(
+        if self.learner is not None:
+            scope = yield from self.learner.scoped(scope)
+        outcome = yield from search.search(
             self.access,
             scope,
             query,
@@ -316,6 +321,7 @@ class Engine:
             auto_load=options.auto_load,
             native=options.provider is not None,
         )
+        return outcome
 
     def search_step(
         self, scope: RequestScope, args: Mapping[str, Any], call_id: str | None
@@ -335,8 +341,13 @@ class Engine:
         if not outcome.results:
             count("toolsearch.search.no_hit")
         update: dict[str, Any] = {}
+        if self.learner is not None and not outcome.error:
+            self.learner.searched(
+                scope, search.query_list(args.get("query"), args.get("queries")) or []
+            )
         if self.options.auto_load and outcome.results:
             outcome, update = yield from load.activate(self.access, scope, outcome, call_id)
+            self._learn_loads(scope, outcome)
         body = search.search_receipt(outcome, auto_load=self.options.auto_load)
         if self.stable and "activation" in body:
             loaded = body["activation"]["loaded"]
@@ -349,11 +360,18 @@ class Engine:
         """Run ``load_tool``: (receipt, is error, graph-state update)."""
         count("toolsearch.load.calls")
         outcome, update = yield from load.load(self.access, scope, args, call_id)
+        self._learn_loads(scope, outcome)
         body = outcome.receipt()
         if self.stable:  # the definitions the model calls through call_tool
             names = body["loaded"] + body["already_loaded"]
             body["tools"] = yield from native.definitions(self.access, scope, names)
         return body, not outcome.success, update
+
+    def _learn_loads(
+        self, scope: RequestScope, outcome: load.LoadOutcome | search.SearchOutcome
+    ) -> None:
+        if self.learner is not None:
+            self.learner.loaded(scope, [*outcome.loaded, *outcome.already_loaded])
 
     def search_results(self, scope: RequestScope, query: object) -> Logic[list[Any]]:
         """The hits ``search_tools`` would show for ``query`` in this request."""
@@ -498,6 +516,27 @@ class ThreadState:
         backend = self._stored_loads(operation)
         if backend is not None:
             yield Effect.method(backend, method, *args)
+
+    def forget_learned(self, scope: str, *, store: BaseStore | None = None) -> None:
+        """Forget what ``learning=`` kept for scope key ``scope`` (in memory, and in ``store``).
+
+        ``store``: the graph's store, unless one was given at construction.
+        """
+        drive(self._forget("forget_learned", scope, store))
+
+    async def aforget_learned(self, scope: str, *, store: BaseStore | None = None) -> None:
+        """Async :meth:`forget_learned`."""
+        await adrive(self._forget("aforget_learned", scope, store))
+
+    def _forget(self, operation: str, scope: object, store: BaseStore | None) -> Logic[None]:
+        learner = self._engine.learner
+        if learner is None:
+            raise ToolSearchConfigError(
+                f"{operation}: learning is off; pass learning=Learning(...)"
+            )
+        if not isinstance(scope, str) or not scope:
+            raise ToolSearchTypeError(f"{operation} expects a scope key string, got {scope!r}")
+        return (yield from learner.forget(scope, store))
 
     def get_state_stats(self) -> StateStats:
         """The loaded-tool store's size, the source failures seen, and auto-mode decisions.

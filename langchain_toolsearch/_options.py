@@ -36,7 +36,7 @@ from langchain_toolsearch._support import (
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError, TTLUnitWarning
 from langchain_toolsearch.search import IndexOption, ToolIndex
 from langchain_toolsearch.storage._strategy import LoadedToolStore
-from langchain_toolsearch.types import FilterFn, OnError, ResolveToolsFn
+from langchain_toolsearch.types import FilterFn, Learning, OnError, ResolveToolsFn
 
 logger = logging.getLogger(__name__)
 
@@ -114,6 +114,7 @@ class ToolSearchOptions:
     pinned: Sequence[str | BaseTool]
     pinned_max_tokens: int
     load_on_call: bool
+    learning: Learning | None
 
     def __post_init__(self) -> None:
         top_k, min_score, ttl = self.top_k, self.min_score, self.ttl
@@ -184,6 +185,7 @@ class ToolSearchOptions:
         self._check_bounds()
         self._check_provider()
         self._check_pinned()
+        self._check_learning()
         if self.load_on_call and self.storage == "context":
             raise ToolSearchConfigError(
                 'load_on_call=True stores loads, which storage="context" cannot (its loads are '
@@ -229,6 +231,22 @@ class ToolSearchOptions:
             warn = "tool search: MCP tools asking to be always loaded, over pinned_max_tokens=%s, "
             logger.warning(warn + "are not pinned: %s", cap, ", ".join(left))
         object.__setattr__(self, "pinned", tuple(entries))
+
+    def _check_learning(self) -> None:
+        learning = self.learning
+        if learning is None:
+            return
+        if not isinstance(learning, Learning) or not callable(learning.scope):
+            raise ToolSearchTypeError(
+                "learning must be None or Learning(scope=...) whose scope is a callable "
+                f"(RunnableConfig) -> str | None naming the tenant, user or agent, got {learning!r}"
+            )
+        positive_seconds("Learning.retention", learning.retention)
+        check_limit("Learning.max_queries", learning.max_queries, "queries", optional=False)
+        check_limit("Learning.max_tools", learning.max_tools, "tools", optional=False)
+        weight = learning.weight
+        if isinstance(weight, bool) or not isinstance(weight, int | float) or not 0 < weight <= 1:
+            raise ToolSearchConfigError(f"Learning.weight must be in (0, 1], got {weight!r}")
 
     def _check_provider(self) -> None:
         if self.provider is None:

@@ -42,6 +42,7 @@ from langchain_toolsearch._guard import (
     finish,
     shape_error,
 )
+from langchain_toolsearch._learning import succeeded
 from langchain_toolsearch._library import ToolLibrary, ToolsInput
 from langchain_toolsearch._modes import call_tool, references, unwrap
 from langchain_toolsearch._options import (
@@ -71,7 +72,13 @@ from langchain_toolsearch.storage._store import (
     idempotent,
     started_calls,
 )
-from langchain_toolsearch.types import FilterFn, OnError, ResolveToolsFn, ToolSearchResult
+from langchain_toolsearch.types import (
+    FilterFn,
+    Learning,
+    OnError,
+    ResolveToolsFn,
+    ToolSearchResult,
+)
 
 # -- meta_tools: The meta tools the model calls: ``search_tools`` and ``load_tool``.
 
@@ -303,6 +310,7 @@ class ToolSearchBase(ThreadState, KeywordOptions):
         pinned: Sequence[str | BaseTool] = (),
         pinned_max_tokens: int = 2000,
         load_on_call: bool = False,
+        learning: Learning | None = None,
         name: str | None = None,
     ) -> None:
         """Build the middleware or the node (the library is indexed here).
@@ -363,6 +371,9 @@ class ToolSearchBase(ThreadState, KeywordOptions):
                 over it raise, a server's that do not fit are left out (logged).
             load_on_call: A call of an allowed library tool not loaded loads it for the next
                 step and is answered with its parameters ("call it again"), never run.
+            learning: ``Learning(scope=...)``: a thread's search, then a load and a successful
+                call of a tool, raise that tool for similar queries in the same scope (a key
+                from the run's config); kept in the LangGraph store if any, else in memory.
             name: The name in the graph: the middleware's (default: the class name) or the
                 node's ``Runnable.name`` (default ``"tool_search"``).
 
@@ -407,6 +418,7 @@ class ToolSearchBase(ThreadState, KeywordOptions):
             pinned=pinned,
             pinned_max_tokens=pinned_max_tokens,
             load_on_call=load_on_call,
+            learning=learning,
         )
         self._engine = Engine(self.options, state_ready=self._state_ready)
         self.meta_tools: list[BaseTool] = build_meta_tools(self._engine, self._runtime_scope)
@@ -781,6 +793,7 @@ def _tool_call(
                 call = inner
         decision = shape if shape is not None else engine.pre_check(call, request.tool)
         started, holder = None, None
+        scope: RequestScope | None = None
         if decision is NEEDS_SCOPE:
             started = _started(base, request)
             with _attach(started, call) as holder:
@@ -795,6 +808,8 @@ def _tool_call(
         else:
             assert decision is None or isinstance(decision, BaseTool)
             result = yield from _run(base, request, decision, handler, started, holder)
+            if engine.learner and scope is not None and succeeded(result):  # it answered
+                yield from engine.learner.called(scope, call["name"])
     finally:
         TOOL_STEP.reset(reuse)
         _GUARD.reset(token)

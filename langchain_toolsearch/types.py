@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any, Literal, Protocol
 
 from langchain_core.runnables import RunnableConfig
@@ -13,6 +14,7 @@ __all__ = [
     "AutoModeStats",
     "FilterFn",
     "FilterPhase",
+    "Learning",
     "OnError",
     "ResolveToolsFn",
     "SourceFailure",
@@ -188,3 +190,26 @@ class StateStats:
     source_failures: tuple[SourceFailure, ...] = ()
     auto_mode: AutoModeStats | None = None
     counters: Mapping[str, int] = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True)
+class Learning:
+    """``learning=``: rank a tool higher for queries like those that led to its successful use.
+
+    A search in a thread, then ``load_tool`` (or auto-load) and a successful call of the
+    tool make that search's queries evidence for the tool, kept under the run's scope key.
+
+    Attributes:
+        scope: ``(RunnableConfig) -> str | None``: the key evidence is kept and used under
+            (a tenant, user or agent id); ``None`` or ``""``: the run neither learns nor uses it.
+        retention: How long evidence counts (seconds or a ``timedelta``; default 30 days).
+        max_queries: Queries kept per tool and scope, newest first.
+        max_tools: Tools with evidence kept per scope (those with the oldest evidence go).
+        weight: How far full evidence raises a score towards 1, in ``(0, 1]``.
+    """
+
+    scope: Callable[[RunnableConfig], str | None]
+    retention: float | timedelta = timedelta(days=30)
+    max_queries: int = 20
+    max_tools: int = 200
+    weight: float = 0.5

@@ -35,6 +35,7 @@ def test_bench_quick_prints_every_section() -> None:
         "## Speed",
         "## Cost",
         "## Provider-native tool search: prompt tokens and prompt cache per step",
+        "## Learning from use",
         "## Overhead per model step",
         "## Per-request tools per step (include_resolved_tools, stored agents)",
         "## Memory",

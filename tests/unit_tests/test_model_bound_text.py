@@ -183,7 +183,7 @@ def test_the_exits_apply_the_sanitiser() -> None:
     execution = (PACKAGE / "_shell.py").read_text(encoding="utf-8")
     assert "message.content = model_content(message.content)" in execution
     engine = (PACKAGE / "_engine.py").read_text(encoding="utf-8")
-    assert "scope.direct, [] if self.stable else active, self.access.bindable" in engine
+    assert "order_tools(meta, scope.direct, bound, self.access.bindable)" in engine
 
 
 # -- hostile tools through real runs -------------------------------------------------------------

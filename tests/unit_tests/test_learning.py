@@ -1,0 +1,341 @@
+"""``learning=``: evidence of use (search, load, a successful call) raises a tool per scope.
+
+Real ``create_agent`` and ``ToolSearchNode`` graphs with a scripted model, a real
+checkpointer and real stores (``InMemoryStore``, ``SqliteStore``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain.agents import create_agent
+from langchain_core.messages import ToolMessage
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool, StructuredTool, ToolException
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.store.base import BaseStore
+from langgraph.store.memory import InMemoryStore
+from langgraph.store.sqlite import SqliteStore
+
+from langchain_toolsearch import ToolSearchMiddleware, ToolSearchNode, _learning
+from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
+from langchain_toolsearch.testing import Answer, Call, Load, ScriptedToolSearchModel, Search
+from langchain_toolsearch.types import Learning, ToolSearchFilterArgs
+from tests.support.node_graph import wire_node_graph
+
+GAP = "how is ACME doing money-wise"
+"""A request no tool's text matches."""
+LIKE_GAP = "how is Globex doing money-wise"
+TOOL = "fetch_statement"
+
+
+def _tool(name: str, description: str, fails: bool = False) -> BaseTool:
+    def run(company: str = "") -> str:
+        if fails:
+            raise ToolException("upstream down")
+        return f"{name} ok"
+
+    return StructuredTool.from_function(
+        func=run, name=name, description=description, handle_tool_error=True
+    )
+
+
+def library(fails: bool = False) -> list[BaseTool]:
+    return [
+        _tool("get_weather", "Current weather and forecast for a city."),
+        _tool("send_email", "Send an email message to a recipient."),
+        _tool(TOOL, "Retrieve a company's quarterly report filed with the regulator.", fails),
+        _tool("web_search", "Search the web for pages about a topic."),
+        _tool("create_issue", "Open an issue in a code repository."),
+    ]
+
+
+def tenant(config: RunnableConfig) -> str | None:
+    found: str | None = config.get("configurable", {}).get("tenant")
+    return found
+
+
+def cfg(thread: str, scope: str = "a") -> RunnableConfig:
+    return {"configurable": {"thread_id": thread, "tenant": scope}}
+
+
+def names(search: ToolSearchMiddleware | ToolSearchNode, query: str, scope: str = "a") -> list[str]:
+    return [r.name for r in search.search(query, cfg("outside", scope))]
+
+
+def turn(
+    query: str = GAP, tool: str = TOOL, *, load: bool = True, call: bool = True
+) -> ScriptedToolSearchModel:
+    steps: list[Any] = [Search(query)]
+    steps += [Load(tool)] if load else []
+    steps += [Call(tool, {"company": "ACME"}, unbound=True)] if call else []
+    return ScriptedToolSearchModel(steps=[*steps, Answer("done")])
+
+
+def run_turn(
+    mw: ToolSearchMiddleware,
+    model: ScriptedToolSearchModel,
+    config: RunnableConfig,
+    store: BaseStore | None = None,
+) -> dict[str, Any]:
+    agent = create_agent(
+        model, tools=[], middleware=[mw], checkpointer=InMemorySaver(), store=store
+    )
+    result: dict[str, Any] = agent.invoke({"messages": [{"role": "user", "content": "go"}]}, config)
+    return result
+
+
+def test_off_ranks_as_before_after_use() -> None:
+    plain = ToolSearchMiddleware(tools=library())
+    before = [(r.name, r.score) for r in plain.search(GAP)]
+    run_turn(plain, turn(), cfg("t1"))
+    assert [(r.name, r.score) for r in plain.search(GAP)] == before
+    learning = ToolSearchMiddleware(tools=library(), learning=Learning(scope=tenant))
+    for query in ("weather in Paris", "send an email", "quarterly report"):
+        assert learning.search(query, cfg("x")) == plain.search(query, cfg("x"))
+
+
+def test_search_load_and_successful_call_raise_the_tool_for_similar_queries() -> None:
+    mw = ToolSearchMiddleware(tools=library(), learning=Learning(scope=tenant))
+    assert TOOL not in names(mw, LIKE_GAP)
+    run_turn(mw, turn(), cfg("t1"))
+    assert names(mw, LIKE_GAP)[0] == TOOL
+    assert TOOL not in names(mw, LIKE_GAP, scope="b")  # another scope: as before
+    plain = ToolSearchMiddleware(tools=library())
+    assert mw.search(LIKE_GAP, {"configurable": {}}) == plain.search(LIKE_GAP)  # no scope
+    assert names(mw, "weather in Paris")[0] == "get_weather"  # unrelated queries unmoved
+
+
+@pytest.mark.parametrize(
+    ("model", "fails", "allow"),
+    [
+        (turn(call=False), False, True),  # search and load only
+        (turn(load=False), False, True),  # a call before load: refused by the guard
+        (turn(), True, True),  # the call failed
+        (turn(), False, False),  # the filter denies the tool
+    ],
+    ids=["no-call", "no-load", "failed-call", "denied"],
+)
+def test_only_a_successful_call_after_a_load_teaches(
+    model: ScriptedToolSearchModel, fails: bool, allow: bool
+) -> None:
+    def deny(args: ToolSearchFilterArgs) -> bool:
+        return allow or args.tool.name != TOOL
+
+    mw = ToolSearchMiddleware(tools=library(fails), learning=Learning(scope=tenant), filter=deny)
+    before = mw.search(LIKE_GAP, cfg("x"))
+    run_turn(mw, model, cfg("t1"))
+    assert mw.search(LIKE_GAP, cfg("x")) == before
+    assert mw._engine.learner is not None and not mw._engine.learner.memory
+
+
+def test_a_flood_of_searches_without_calls_changes_nothing() -> None:
+    mw = ToolSearchMiddleware(tools=library(), learning=Learning(scope=tenant))
+    run_turn(mw, turn(), cfg("t1"))
+    before = {q: mw.search(q, cfg("x")) for q in (LIKE_GAP, "send email", "web pages")}
+    flood = [Search(f"{word} money-wise send email web") for word in range(200)]
+    model = ScriptedToolSearchModel(steps=[*flood, Load("web_search"), Answer("done")])
+    run_turn(mw, model, cfg("t2"))
+    assert {q: mw.search(q, cfg("x")) for q in before} == before
+
+
+def test_a_denied_tool_stays_hidden_with_evidence() -> None:
+    denied: set[str] = set()
+    mw = ToolSearchMiddleware(
+        tools=library(),
+        learning=Learning(scope=tenant),
+        filter=lambda args: args.tool.name not in denied,
+    )
+    run_turn(mw, turn(), cfg("t1"))
+    assert names(mw, LIKE_GAP)[0] == TOOL
+    denied.add(TOOL)
+    assert TOOL not in names(mw, LIKE_GAP)
+
+
+def test_two_scopes_interleaved_step_by_step_never_move_each_other() -> None:
+    mw = ToolSearchMiddleware(tools=library(), learning=Learning(scope=tenant))
+    queries = (LIKE_GAP, "open a bug report", "weather")
+    baseline = {s: {q: mw.search(q, cfg("x", s)) for q in queries} for s in ("a", "b")}
+    agents = {
+        "a": create_agent(turn(), tools=[], middleware=[mw], checkpointer=InMemorySaver()),
+        "b": create_agent(
+            turn("open a bug report", "create_issue"),
+            tools=[],
+            middleware=[mw],
+            checkpointer=InMemorySaver(),
+        ),
+    }
+    runs: dict[str, Iterator[Any]] = {
+        s: agent.stream(
+            {"messages": [{"role": "user", "content": "go"}]},
+            cfg(f"t-{s}", s),
+            stream_mode="updates",
+        )
+        for s, agent in agents.items()
+    }
+    done: set[str] = set()
+    while len(done) < 2:
+        for s in ("a", "b"):
+            if s in done or next(runs[s], None) is None:
+                done.add(s)
+            other = "b" if s == "a" else "a"
+            assert {q: mw.search(q, cfg("x", other)) for q in queries} == baseline[other]
+            baseline[s] = {q: mw.search(q, cfg("x", s)) for q in queries}
+    assert names(mw, LIKE_GAP, "a")[0] == TOOL and TOOL not in names(mw, LIKE_GAP, "b")
+    assert names(mw, "open a bug report", "b")[0] == "create_issue"
+
+
+def node_run(node: ToolSearchNode, model: ScriptedToolSearchModel, thread: str) -> Any:
+    def call_model(state: dict[str, Any]) -> dict[str, Any]:
+        return {"messages": [model.bind_tools(node.tools_for(state)).invoke(state["messages"])]}
+
+    graph = wire_node_graph(node, call_model, saver=InMemorySaver())
+    return graph.invoke({"messages": [{"role": "user", "content": "go"}]}, cfg(thread))
+
+
+def test_node_graph_learns_and_learned_text_never_reaches_the_model() -> None:
+    node = ToolSearchNode(tools=library(), learning=Learning(scope=tenant))
+    secret = "zebracorn"
+    node_run(node, turn(f"{GAP} {secret}"), "t1")
+    second = turn(LIKE_GAP)
+    result = node_run(node, second, "t2")
+    found = next(m for m in result["messages"] if isinstance(m, ToolMessage))
+    assert found.artifact["results"][0]["name"] == TOOL
+    assert not any(secret in str(m.content) for seen in second.seen for m in seen)
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[BaseStore]:
+    if request.param == "memory":
+        yield InMemoryStore()
+        return
+    with SqliteStore.from_conn_string(str(tmp_path / "s.db")) as found:
+        found.setup()
+        yield found
+
+
+def test_evidence_in_the_store_survives_a_new_instance_and_is_redacted(store: BaseStore) -> None:
+    mw = ToolSearchMiddleware(
+        tools=library(), learning=Learning(scope=tenant), storage="store", store=store
+    )
+    key = "sk-" + "abcdef1234567890abcdef1234567890"
+    run_turn(mw, turn(f"{GAP} with key {key}"), cfg("t1", "acme.eu"))
+    item = store.get((*_learning.NAMESPACE, "acme%2Eeu"), "evidence")
+    assert item is not None
+    kept = str(item.value)
+    assert TOOL in kept and "money" in kept and key not in kept and "[redacted]" in kept
+    fresh = ToolSearchMiddleware(
+        tools=library(), learning=Learning(scope=tenant), storage="store", store=store
+    )
+    assert names(fresh, LIKE_GAP, "acme.eu")[0] == TOOL
+    fresh.forget_learned("acme.eu")
+    assert TOOL not in names(fresh, LIKE_GAP, "acme.eu")
+    assert store.get((*_learning.NAMESPACE, "acme%2Eeu"), "evidence") is None
+
+
+def test_graph_store_keeps_evidence_without_storage_store() -> None:
+    store = InMemoryStore()
+    mw = ToolSearchMiddleware(tools=library(), learning=Learning(scope=tenant))
+    run_turn(mw, turn(), cfg("t1"), store=store)
+    assert store.get((*_learning.NAMESPACE, "a"), "evidence") is not None
+    assert mw._engine.learner is not None and not mw._engine.learner.memory
+
+
+async def test_async_runs_learn_and_aforget_forgets() -> None:
+    mw = ToolSearchMiddleware(tools=library(), learning=Learning(scope=tenant))
+    agent = create_agent(turn(), tools=[], middleware=[mw], checkpointer=InMemorySaver())
+    await agent.ainvoke({"messages": [{"role": "user", "content": "go"}]}, cfg("t1"))
+    assert next(r.name for r in await mw.asearch(LIKE_GAP, cfg("x"))) == TOOL
+    await mw.aforget_learned("a")
+    assert TOOL not in [r.name for r in await mw.asearch(LIKE_GAP, cfg("x"))]
+
+
+def test_evidence_expires_after_retention(monkeypatch: pytest.MonkeyPatch) -> None:
+    now = [1_000_000.0]
+    monkeypatch.setattr(_learning, "clock", lambda: now[0])
+    mw = ToolSearchMiddleware(tools=library(), learning=Learning(scope=tenant, retention=3600))
+    run_turn(mw, turn(), cfg("t1"))
+    now[0] += 3599
+    assert names(mw, LIKE_GAP)[0] == TOOL
+    now[0] += 2
+    assert TOOL not in names(mw, LIKE_GAP)
+
+
+def test_evidence_is_bounded_per_tool_newest_first() -> None:
+    mw = ToolSearchMiddleware(
+        tools=library(), learning=Learning(scope=tenant, max_queries=2, max_tools=1)
+    )
+    for number in range(3):
+        run_turn(mw, turn(f"{GAP} {number}"), cfg(f"t{number}"))
+    run_turn(mw, turn("bug please", "create_issue"), cfg("t9"))
+    assert mw._engine.learner is not None
+    kept = mw._engine.learner.memory["a"]
+    assert list(kept) == ["create_issue"]
+    assert len(kept["create_issue"]) == 1
+    run_turn(mw, turn(f"{GAP} 7"), cfg("t7"))
+    run_turn(mw, turn(f"{GAP} 8"), cfg("t8"))
+    assert [q for _, q in mw._engine.learner.memory["a"][TOOL]] == [f"{GAP} 8", f"{GAP} 7"]
+
+
+@pytest.mark.parametrize(
+    ("learning", "error", "says"),
+    [
+        ("yes", ToolSearchTypeError, "learning must be None or Learning"),
+        (Learning(scope="tenant"), ToolSearchTypeError, "scope is a callable"),  # type: ignore[arg-type]
+        (Learning(scope=tenant, retention=0), ToolSearchConfigError, "Learning.retention"),
+        (Learning(scope=tenant, max_queries=0), ToolSearchConfigError, "Learning.max_queries"),
+        (Learning(scope=tenant, weight=2), ToolSearchConfigError, r"Learning.weight"),
+    ],
+)
+def test_bad_learning_options_raise_at_construction(
+    learning: Any, error: type[Exception], says: str
+) -> None:
+    with pytest.raises(error, match=says):
+        ToolSearchMiddleware(tools=library(), learning=learning)
+
+
+def test_forget_needs_learning_and_a_scope_key() -> None:
+    with pytest.raises(ToolSearchConfigError, match="learning is off"):
+        ToolSearchMiddleware(tools=library()).forget_learned("a")
+    mw = ToolSearchMiddleware(tools=library(), learning=Learning(scope=tenant))
+    with pytest.raises(ToolSearchTypeError, match="scope key string"):
+        mw.forget_learned("")
+
+
+def test_a_scope_function_returning_a_non_string_is_named() -> None:
+    mw = ToolSearchMiddleware(tools=library(), learning=Learning(scope=lambda c: 3))  # type: ignore[arg-type,return-value]
+    with pytest.raises(ToolSearchTypeError, match=r"Learning\.scope must return a string"):
+        mw.search("weather", cfg("x"))
+
+
+def test_auto_load_teaches_every_search_since_the_last_load() -> None:
+    mw = ToolSearchMiddleware(tools=library(), auto_load=True, learning=Learning(scope=tenant))
+    steps = [Search(GAP), Search("quarterly report"), Call(TOOL, {"company": "ACME"})]
+    run_turn(mw, ScriptedToolSearchModel(steps=[*steps, Answer("done")]), cfg("t1"))
+    assert mw._engine.learner is not None
+    assert [q for _, q in mw._engine.learner.memory["a"][TOOL]] == ["quarterly report", GAP]
+    assert names(mw, LIKE_GAP)[0] == TOOL
+
+
+class DownStore(InMemoryStore):
+    def batch(self, ops: Any) -> Any:
+        raise ConnectionError("store down")
+
+    async def abatch(self, ops: Any) -> Any:
+        raise ConnectionError("store down")
+
+
+def test_a_store_outage_leaves_the_call_and_the_search_standing(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    mw = ToolSearchMiddleware(tools=library(), learning=Learning(scope=tenant))
+    assert mw._engine.learner is not None
+    mw._engine.learner.store = DownStore()
+    out = run_turn(mw, turn(), cfg("t1"))
+    answer = [m for m in out["messages"] if isinstance(m, ToolMessage) and m.name == TOOL]
+    assert [m.status for m in answer] == ["success"]
+    assert TOOL not in names(mw, LIKE_GAP)  # ranked without evidence
+    assert "learning skipped a store read or write (ConnectionError" in caplog.text
