@@ -551,12 +551,14 @@ class MiniLMEmbeddings(Embeddings):
         self._tokenizer.no_padding()
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = options.inter_op_num_threads = 1
-        with tempfile.TemporaryDirectory() as folder:  # given bytes, onnxruntime keeps them
-            rewritten = Path(folder, "model.onnx")
-            rewritten.write_bytes(_rows_then_scale(model_path().read_bytes()))
-            self._session: Any = onnxruntime.InferenceSession(
-                str(rewritten), options, providers=["CPUExecutionProvider"]
-            )
+        session = partial(onnxruntime.InferenceSession, providers=["CPUExecutionProvider"])
+        try:  # given bytes, onnxruntime keeps them: the rewritten model goes through a file
+            with tempfile.TemporaryDirectory() as folder:
+                rewritten = Path(folder, "model.onnx")
+                rewritten.write_bytes(_rows_then_scale(model_path().read_bytes()))
+                self._session: Any = session(str(rewritten), options)
+        except (OSError, StopIteration, KeyError):  # no temporary folder, or another graph
+            self._session = session(str(model_path()), options)
         with contextlib.suppress(OSError, AttributeError):  # glibc: hand free pages back
             ctypes.CDLL("libc.so.6").malloc_trim(0)
 

@@ -100,6 +100,20 @@ def test_the_word_table_stays_int8_and_the_vectors_are_the_files(
         assert np.allclose(ours, as_shipped.run(["last_hidden_state"], feeds)[0], rtol=0, atol=1e-6)
 
 
+def test_without_a_temporary_folder_the_shipped_graph_gives_the_same_vectors(
+    embeddings: MiniLMEmbeddings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tempfile
+
+    def read_only(*args: object, **kwargs: object) -> object:
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", read_only)
+    shipped = MiniLMEmbeddings()
+    text = "will it rain in Paris"
+    assert shipped.embed_query(text) == pytest.approx(embeddings.embed_query(text), abs=1e-6)
+
+
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc")
 def test_a_query_runs_in_the_calling_thread_alone() -> None:
     before = len(list(Path("/proc/self/task").iterdir()))
