@@ -157,7 +157,7 @@ def _stem(word: str) -> str:
         return word
     stemmer = getattr(_SNOWBALL, "stemmer", None)
     if stemmer is None:
-        stemmer = _SNOWBALL.stemmer = Stemmer.Stemmer("english")
+        stemmer = _SNOWBALL.stemmer = Stemmer.Stemmer("english", 0)  # no cache: ours are
     stemmed: str = stemmer.stemWord(word)
     return stemmed
 

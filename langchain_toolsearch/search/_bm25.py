@@ -31,12 +31,12 @@ content term holds it (:func:`keeper`, the ``content_match`` stage). No
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, partial
 from itertools import chain
-from operator import itemgetter
 from typing import NamedTuple, TypeAlias
 
 import numpy as np
@@ -44,13 +44,13 @@ import numpy.typing as npt
 
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.search._analysis import (
+    KEY_SEPARATOR,
     URL_TERM,
     VALUE_TYPES,
     BatchTokenizer,
     close_compounds,
     make_key,
     name_phrase,
-    split_key,
     stem,
     takes_url,
     tokenize,
@@ -111,6 +111,7 @@ def document_fields(doc: ToolDocument, memo: BatchTokenizer) -> tuple[Sequence[s
 
 
 _URL = dict(VALUE_TYPES)["url"]
+_FORM, _TERM = re.compile(f"{KEY_SEPARATOR}.*"), re.compile(f"(?m)^.*?{KEY_SEPARATOR}")  # of keys
 
 
 def idf(df: int, n_docs: int) -> float:
@@ -194,8 +195,7 @@ class Postings:
         # one posting per (term, document): sort the pairs, sum the weighted counts
         pair, inverse = np.unique(tok_term * max(n_docs, 1) + tok_doc, return_inverse=True)
         tf = np.bincount(inverse.ravel(), weights=tok_weight, minlength=pair.size)
-        post_term = pair // max(n_docs, 1)
-        post_doc = pair % max(n_docs, 1)
+        post_term, post_doc = np.divmod(pair, max(n_docs, 1))
         norm = np.full(n_docs, k1)  # lengths were normalised per field above
         df = np.bincount(post_term, minlength=n_terms)
         term_idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
@@ -311,9 +311,9 @@ def _split_keys(
 
     Term ids in order of first use; a form sole of its term gets no id.
     """
-    split = list(map(split_key, keys))
-    terms = list(map(itemgetter(0), split))
-    written = list(map(itemgetter(1), split))
+    joined = "\n".join(keys)  # keys hold no line breaks: split all at once
+    terms = _FORM.sub("", joined).split("\n")[: len(keys)]  # none of no keys
+    written = _TERM.sub("", joined).split("\n")[: len(keys)]
     (vocab, term_of), (form_vocab, form_of) = _ids(terms), _ids(written)
     crowded = (np.bincount(term_of, minlength=len(vocab))[term_of] > 1) | (
         np.bincount(form_of, minlength=len(form_vocab))[form_of] > 1

@@ -58,7 +58,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from dataclasses import dataclass, fields, replace
 from functools import partial
 from itertools import chain, islice, pairwise
-from operator import itemgetter
+from operator import add, itemgetter
 from string import ascii_lowercase
 from typing import Generic, TypeVar
 
@@ -418,7 +418,7 @@ def _edits(word: str) -> Iterator[str]:
 
 
 def _bigrams(word: str) -> set[str]:
-    return {f"^{word}$"[i : i + 2] for i in range(len(word) + 1)}
+    return set(map(add, f"^{word}", f"{word}$"))  # each character and the next
 
 
 class _Once(Generic[_T]):
@@ -626,12 +626,12 @@ class _Endings:
     """Tool names' last 2 to :data:`MAX_PARTS` words run together (6-48 letters), both ways."""
 
     def __init__(self, names: Iterable[str]) -> None:
-        words_of: dict[str, list[str]] = {}  # ending -> its name's words (one list per name)
+        words_of: dict[str, tuple[str, ...]] = {}  # ending -> its name's words (one per name)
         keep = words_of.setdefault
         for name in names:
             if name[-1:] in _DIGITS:  # "get_items_v2": no ending
                 continue
-            words = name_words(name)
+            words = tuple(name_words(name))
             joined = words[-1] if words else ""
             if not joined.isalpha():
                 continue
@@ -759,9 +759,9 @@ class NameMatcher:
     """
 
     def __init__(self, documents: Sequence[ToolDocument], memo: BatchTokenizer) -> None:
-        self._name_keys: dict[str, list[int]] = {}
-        self._literal_names: dict[str, list[int]] = {}
-        self._endings: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
+        self._name_keys: dict[str, tuple[int, ...]] = {}  # tuples: no work for the collector
+        self._literal_names: dict[str, tuple[int, ...]] = {}
+        endings: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
         pairs: set[tuple[str, str]] = set()
         self._words: list[tuple[str, ...]] = []  # name words per doc
         name_keys, literal_names = self._name_keys, self._literal_names
@@ -777,15 +777,15 @@ class NameMatcher:
                 phrase = memo.name_phrase(name)
                 words = phrase if not words else (*words, *phrase)
                 if len(phrase) >= 2:
-                    self._endings.setdefault(phrase[-1], []).append((i, phrase))
+                    endings.setdefault(phrase[-1], []).append((i, phrase))
             for key in dict.fromkeys(map(name_key, all_names)):
                 if key:
-                    name_keys.setdefault(key, []).append(i)
+                    name_keys[key] = (*name_keys.get(key, ()), i)
             for written in dict.fromkeys(map(literal, all_names)):
-                literal_names.setdefault(written, []).append(i)
+                literal_names[written] = (*literal_names.get(written, ()), i)
             self._words.append(words)
-        for ending in self._endings.values():  # longest first: a search stops at shorter ones
-            ending.sort(key=lambda hit: -len(hit[1]))
+        longest_first = partial(sorted, key=lambda hit: -len(hit[1]))  # a search stops at shorter
+        self._endings = {word: tuple(longest_first(hits)) for word, hits in endings.items()}
         self._name_pairs = frozenset(pairs)
         self.terms = frozenset(chain.from_iterable(self._words))
         """Every word of the tools' names (``name_phrase``)."""
@@ -875,6 +875,6 @@ class NameMatcher:
                 hits.update(dict.fromkeys(found))
         return list(hits)
 
-    def literal_docs(self, query: str) -> list[int] | None:
+    def literal_docs(self, query: str) -> tuple[int, ...] | None:
         """Docs with a name exactly as ``query`` is written (case and surrounding space aside)."""
         return self._literal_names.get(literal(query))

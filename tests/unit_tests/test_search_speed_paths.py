@@ -10,6 +10,7 @@ definitions give: the module tokenizer, and every positive score of
 from __future__ import annotations
 
 import functools
+import gc
 import itertools
 import random
 import re
@@ -32,7 +33,7 @@ from langchain_toolsearch.search._analysis import (
     tokenize_forms,
     tokenize_name,
 )
-from langchain_toolsearch.search._bm25 import first_batch
+from langchain_toolsearch.search._bm25 import _split_keys, first_batch
 from langchain_toolsearch.search._protocol import name_key
 from langchain_toolsearch.search._stages import (
     NameMatcher,
@@ -174,7 +175,7 @@ def test_spelling_name_endings_skip_names_ending_in_a_number_as_the_definition_d
     names += ["x_" + "é" * 6, "a--b__c", "issue_comment_", "ÀddIssue_comment", "run9_tests"]
     names += ["".join(rnd.choices("abcdeZ9_-.é", k=rnd.randint(1, 24))) for _ in range(5_000)]
     fast = spelling._Endings(names)
-    general: dict[str, list[str]] = {}
+    general: dict[str, tuple[str, ...]] = {}
     for name in names:  # _Endings as defined: every name through name_words
         words = name_words(name)
         joined = words[-1] if words else ""
@@ -185,7 +186,7 @@ def test_spelling_name_endings_skip_names_ending_in_a_number_as_the_definition_d
             if not word.isalpha() or len(joined) > spelling._MAX_RUN:
                 break
             if len(joined) >= 2 * spelling._MIN_CHARS:
-                general.setdefault(joined, words)
+                general.setdefault(joined, tuple(words))
     assert fast._words_of == general
     assert fast._forwards == sorted(general)
 
@@ -208,8 +209,8 @@ def test_name_matcher_keys_with_and_without_aliases() -> None:
             keys.setdefault(key, []).append(i)
         for form in dict.fromkeys(map(literal, every)):
             written.setdefault(form, []).append(i)
-    assert matcher._name_keys == keys
-    assert matcher._literal_names == written
+    assert matcher._name_keys == {key: tuple(hits) for key, hits in keys.items()}
+    assert matcher._literal_names == {form: tuple(hits) for form, hits in written.items()}
 
 
 def test_ending_docs_stopping_at_shorter_names_gives_the_plain_definitions_hits() -> None:
@@ -446,3 +447,33 @@ def test_tables_built_on_first_use_rank_the_same_from_many_threads_at_once() -> 
         thread.join()
     assert got == [expected] * 8
     assert {q: _top(fresh, q) for q in _FIRST_USE_QUERIES} == expected
+
+
+def test_split_keys_splits_every_key_as_split_key_does() -> None:
+    keys = ["star\x00starred", "star", "issu\x00issues", "get_me", "\x01url", "star\x00stars"]
+    terms, tok_term, (at, _), forms = _split_keys(dict(zip(keys, itertools.count())), np.arange(6))
+    assert list(terms) == list(dict.fromkeys(split_key(k)[0] for k in keys))
+    assert tok_term.tolist() == [terms[split_key(k)[0]] for k in keys]
+    assert list(forms) == ["starred", "star", "stars"]  # the forms of a stem written 3 ways
+    assert at.tolist() == [0, 1, 5]
+    empty = _split_keys({}, np.zeros(0, dtype=np.int64))
+    assert (empty[0], empty[1].size, empty[3]) == ({}, 0, {})
+
+
+def test_name_tables_hold_tuples_the_collector_stops_tracking() -> None:
+    """Lists would stay tracked: every full collection in the process walks them."""
+    from langchain_toolsearch.search import _stages as spelling
+
+    names = ["get_item", "get-item", "list_open_items", "Get_Item", "close_open_items"]
+    matcher = NameMatcher([ToolDocument(name=n, description="") for n in names], BatchTokenizer())
+    endings = spelling._Endings(names)
+    gc.collect()
+    gc.collect()  # a tuple of tuples is untracked once its items are
+    tables = [
+        *matcher._name_keys.values(),
+        *matcher._literal_names.values(),
+        *matcher._endings.values(),
+        *endings._words_of.values(),
+    ]
+    assert tables
+    assert not any(map(gc.is_tracked, tables))
