@@ -283,7 +283,9 @@ class Engine:
             whole = yield from self._bound_whole(scope, call, registered)
             if whole is None or isinstance(whole, BaseTool):  # bound whole: it runs
                 return whole
-        auto_load, recover = self.options.auto_load, self.options.load_on_call
+        auto_load, recover = self.options.auto_load, ""
+        if self.options.load_on_call:
+            recover = P.TOOL_LOADED_ON_CALL_STABLE if self.stable else P.TOOL_LOADED_ON_CALL
         answer = yield from guard.guard(
             self.access, scope, call, registered, auto_load=auto_load, load_on_call=recover
         )

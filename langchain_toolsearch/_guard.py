@@ -122,7 +122,7 @@ def guard(
     registered: BaseTool | None,
     *,
     auto_load: bool,
-    load_on_call: bool = False,
+    load_on_call: str = "",
 ) -> Logic[BaseTool | ToolMessage | None]:
     """Decide whether ``call`` may run (after :func:`pre_check` answered :data:`NEEDS_SCOPE`).
 
@@ -132,7 +132,8 @@ def guard(
         call: The model's tool call.
         registered: The tool the tool node has under that name, if any.
         auto_load: Whether ``search_tools`` loads its hits.
-        load_on_call: Load a tool called before its load (allowed, stored) for the next step.
+        load_on_call: Load a tool called before its load (allowed, stored) for the next step
+            and answer this text (``name``, ``parameters``); ``""``: off.
 
     Returns:
         ``None`` (run as registered), a tool to run instead, or an error ``ToolMessage``.
@@ -161,7 +162,9 @@ def guard(
         if sibling_load:
             return _refused("loaded_this_step", P.TOOL_LOADED_THIS_STEP, call)
         reason = "evicted" if entry.name in evicted else "not_loaded"
-        if load_on_call and (text := (yield from _recover(access, scope, call, entry, step))):
+        if load_on_call and (
+            text := (yield from _recover(access, scope, load_on_call, entry, step))
+        ):
             answer = _refused(reason, text, call)
             answer.artifact = {LOADED_ON_CALL: call["name"]}  # a use, for the working set
             return answer
@@ -192,7 +195,7 @@ def _recovery(step: StepCalls) -> str | None:
 
 
 def _recover(
-    access: Access, scope: RequestScope, call: ToolCall, entry: LibraryTool, step: StepCalls
+    access: Access, scope: RequestScope, answer: str, entry: LibraryTool, step: StepCalls
 ) -> Logic[str]:
     """``load_on_call``: load ``entry`` (phases ``load``, ``active``) and say how to call it.
 
@@ -208,7 +211,7 @@ def _recover(
         count("toolsearch.load.calls", via="call")
         parameters = convert_to_openai_tool(view)["function"].get("parameters", {})
         shown = json.dumps(parameters, ensure_ascii=False)
-        return P.TOOL_LOADED_ON_CALL.format(name=entry.name, parameters=shown)
+        return answer.format(name=entry.name, parameters=shown)
     return ""
 
 

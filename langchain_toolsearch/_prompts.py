@@ -182,6 +182,12 @@ TOOL_LOADED_ON_CALL = (
     "from your next step: call it again. Its parameters (JSON schema): {parameters}"
 )
 """``load_on_call``: the answer to a call of an allowed library tool that was not loaded."""
+TOOL_LOADED_ON_CALL_STABLE = (
+    "Error: {name} was not loaded, so this call did not run. It is loaded now and callable "
+    'from your next step with call_tool(tool_name="{name}", arguments=...), the arguments '
+    "matching its parameters (JSON schema): {parameters}"
+)
+"""The same with ``mode="stable"``: a loaded tool is never bound, ``call_tool`` runs it."""
 TOOL_SCHEMA_UNUSABLE = (
     "Error: this tool cannot be used: its input schema is invalid. "
     "Use search_tools to find another tool for this task."

@@ -370,7 +370,7 @@ class ToolSearchBase(ThreadState, KeywordOptions):
             pinned_max_tokens: The pins' budget (estimated schema tokens): the developer's
                 over it raise, a server's that do not fit are left out (logged).
             load_on_call: A call of an allowed library tool not loaded loads it for the next
-                step and is answered with its parameters ("call it again"), never run.
+                step and is answered with its parameters and how to call it, never run.
             learning: ``Learning(scope=...)``: a thread's search, then a load and a successful
                 call of a tool, raise that tool for similar queries in the same scope (a key
                 from the run's config); kept in the LangGraph store if any, else in memory.

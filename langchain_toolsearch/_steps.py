@@ -371,21 +371,31 @@ def _round_robin(
 UNMATCHED_SHOWN = 5
 """Most query words a search answer names as matching no tool (each cut to 40 characters)."""
 _UNMATCHED_CHECKED = 16
-"""Most words checked per search (the filter is asked about 4 tools holding each, at most)."""
+"""Most words checked per search."""
+_UNMATCHED_ASKS = 32
+"""Most tools the filter is asked about per search for them (a word not settled is not named)."""
+_HOLDERS_READ = 64
+"""Most tools holding a term read per term (a word with more is not named)."""
 
 
 def _lexical(index: object) -> list[BM25ToolIndex]:
-    """The BM25 indexes ``index`` ranks with: itself, a hybrid's, a merged index's parts."""
+    """The BM25 indexes ``index`` ranks with: itself, a hybrid's or a wrapper's, merged parts."""
     if isinstance(index, BM25ToolIndex):
         return [index]
     parts = [*getattr(index, "indexes", ()), getattr(index, "bm25", None)]
+    parts.append(getattr(index, "base", None))  # a wrapping index (learning)
     return [lexical for part in parts if part is not None for lexical in _lexical(part)]
 
 
 def _unmatched(
     access: Access, scope: RequestScope, needs: Sequence[str], pull: _Pull
 ) -> Logic[list[str]]:
-    """Query words no tool this request may see holds (no stopword; a typo read right is none)."""
+    """Query words no tool this request may see holds (no stopword; a typo read right is none).
+
+    A word is named only when every tool holding it was read and found denied (phase
+    ``search``), within bounded reads and filter questions: the answer depends on the
+    caller's allowed tools only, never on how many denied tools hold a word.
+    """
     lexical = _lexical(scope.index)
     words = {w.strip(".,;:!?'\"()[]{}"): n for n in needs for w in n.split()}
     checked = (w for w in words if len(w) > 2 and not is_weak(w.lower()))
@@ -393,12 +403,19 @@ def _unmatched(
         w: [(ix, t) for ix in lexical for t in tokenize(w, stemmed=ix.stages.stemming)]
         for w in islice(checked, _UNMATCHED_CHECKED)
     }
-    holders = {w: [n for ix, t in ts for n in ix.holders(t, 64)] for w, ts in terms.items() if ts}
-    allowed = {n for (n, phase), ok in pull.verdicts.items() if ok and phase == "search"}
-    asked = [n for names in holders.values() if allowed.isdisjoint(names) for n in names[:4]]
-    entries = [e for n in asked if (e := scope.library.get(n))]
-    allowed.update(e.name for e in (yield from _allowed(access, scope, entries, "search", pull)))
-    missing = [w for w, names in holders.items() if allowed.isdisjoint(names)]
+    budget, known, missing = _UNMATCHED_ASKS, pull.verdicts, list[str]()
+    for word, pairs in terms.items():
+        lists = [ix.holders(t, _HOLDERS_READ) for ix, t in pairs]
+        names = dict.fromkeys(n for held_by in lists for n in held_by)
+        entries = [e for n in names if (e := scope.library.get(n))]
+        held = any(known.get((e.name, "search")) for e in entries)
+        unknown = [e for e in entries if (e.name, "search") not in known]
+        while unknown and not held and budget:  # in index order, until one is allowed
+            ask, unknown = unknown[: min(4, budget)], unknown[min(4, budget) :]
+            budget -= len(ask)
+            held = bool((yield from _allowed(access, scope, ask, "search", pull)))
+        if not (held or unknown) and all(len(r) < _HOLDERS_READ for r in lists):
+            missing.append(word)
     read = {
         n: {t for ix in lexical for t in ix.query_terms(n)} for n in {words[w] for w in missing}
     }

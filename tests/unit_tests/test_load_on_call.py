@@ -46,6 +46,7 @@ async def test_a_call_before_load_loads_the_tool_and_never_runs(
     assert early.content.startswith(
         P.TOOL_LOADED_ON_CALL.split("{parameters}")[0].format(name="get_weather")
     )
+    assert "call it again" in early.content and "call_tool" not in early.content
     schema = json.loads(early.content.split("(JSON schema): ", 1)[1])
     assert list(schema["properties"]) == ["city"]
     assert h.bound[0] == META and h.bound[1] == [*META, "get_weather"]
@@ -54,6 +55,32 @@ async def test_a_call_before_load_loads_the_tool_and_never_runs(
     moved = _delta(before, counts())
     assert moved["toolsearch.call.refused{reason=not_loaded}"] == 1
     assert moved["toolsearch.load.calls{via=call}"] == 1
+
+
+@form_param
+@mode_param
+@pytest.mark.parametrize("direct", [True, False], ids=["direct", "call_tool"])
+async def test_stable_mode_says_to_call_it_with_call_tool(
+    form: str, mode: str, direct: bool
+) -> None:
+    """Nothing new is bound in stable mode: the answer names ``call_tool``, not a call again."""
+    via = {"tool_name": "get_weather", "arguments": {"city": "Oslo"}}
+    early = (
+        call("get_weather", {"city": "Oslo"}, "early")
+        if direct
+        else call("call_tool", via, "early")
+    )
+    steps = [ai(early), ai(call("call_tool", via, "again")), ai(content="done")]
+    h = build(form, steps, load_on_call=True, mode="stable")
+    out = await h.run("weather in Oslo?", cfg(), mode)
+    answer = by_id(out)["early"]
+    head = P.TOOL_LOADED_ON_CALL_STABLE.split("{parameters}")[0].format(name="get_weather")
+    assert answer.status == "error" and answer.content.startswith(head)
+    assert 'call_tool(tool_name="get_weather"' in answer.content
+    assert "call it again" not in answer.content
+    assert list(json.loads(answer.content.split("(JSON schema): ", 1)[1])["properties"]) == ["city"]
+    assert h.bound[0] == h.bound[1] == h.bound[2]  # the stable tools only
+    assert by_id(out)["again"].status == "success" and CALLS == [("get_weather", "Oslo")]
 
 
 @form_param

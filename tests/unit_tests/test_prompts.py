@@ -72,6 +72,7 @@ SNAPSHOT: dict[str, str] = {
     "TOOL_NOT_LOADED": "Error: this tool is not available. Use search_tools to find a tool for this task and load_tool to load it, then call it.",
     "TOOL_NOT_LOADED_AUTO": "Error: this tool is not available. Use search_tools to find a tool for this task (its results are loaded at once), then call it.",
     "TOOL_LOADED_ON_CALL": "Error: {name} was not loaded, so this call did not run. It is loaded now and callable from your next step: call it again. Its parameters (JSON schema): {parameters}",
+    "TOOL_LOADED_ON_CALL_STABLE": 'Error: {name} was not loaded, so this call did not run. It is loaded now and callable from your next step with call_tool(tool_name="{name}", arguments=...), the arguments matching its parameters (JSON schema): {parameters}',
     "TOOL_SCHEMA_UNUSABLE": "Error: this tool cannot be used: its input schema is invalid. Use search_tools to find another tool for this task.",
     "TOOL_SUGGEST": " Tools with a similar name: {names}.",
     "WORKING_SET_EVICTED": "To keep the tool list short, these tools you loaded earlier were unloaded (the least recently used go first): {names}. Load them again with {how} when you need them.",
