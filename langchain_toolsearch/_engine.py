@@ -343,13 +343,8 @@ class Engine:
         if not outcome.results:
             count("toolsearch.search.no_hit")
         update: dict[str, Any] = {}
-        if self.learner is not None and not outcome.error:
-            self.learner.searched(
-                scope, search.query_list(args.get("query"), args.get("queries")) or []
-            )
         if self.options.auto_load and outcome.results:
             outcome, update = yield from load.activate(self.access, scope, outcome, call_id)
-            self._learn_loads(scope, outcome)
         body = search.search_receipt(outcome, auto_load=self.options.auto_load)
         if self.stable and "activation" in body:
             loaded = body["activation"]["loaded"]
@@ -362,18 +357,11 @@ class Engine:
         """Run ``load_tool``: (receipt, is error, graph-state update)."""
         count("toolsearch.load.calls")
         outcome, update = yield from load.load(self.access, scope, args, call_id)
-        self._learn_loads(scope, outcome)
         body = outcome.receipt()
         if self.stable:  # the definitions the model calls through call_tool
             names = body["loaded"] + body["already_loaded"]
             body["tools"] = yield from native.definitions(self.access, scope, names)
         return body, not outcome.success, update
-
-    def _learn_loads(
-        self, scope: RequestScope, outcome: load.LoadOutcome | search.SearchOutcome
-    ) -> None:
-        if self.learner is not None:
-            self.learner.loaded(scope, [*outcome.loaded, *outcome.already_loaded])
 
     def search_results(self, scope: RequestScope, query: object) -> Logic[list[Any]]:
         """The hits ``search_tools`` would show for ``query`` in this request."""

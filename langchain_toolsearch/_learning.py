@@ -1,8 +1,8 @@
 """Learning from use (``learning=``): past queries that led to a tool raise it for similar ones.
 
-A thread's searches are kept (redacted, bounded) until a ``load_tool`` names a tool; a
-successful guarded call of that tool then turns those queries into evidence for it,
-kept per scope key (the developer's ``Learning.scope(config)``) in the LangGraph store
+A successful guarded call of a tool reads the thread's own messages: the searches before
+the tool's latest load (not yet followed by a successful call of it) become evidence for it,
+redacted and kept per scope key (the developer's ``Learning.scope(config)``) in the LangGraph store
 (namespace :data:`NAMESPACE` + ``(<scope>,)``) or, without one, in memory. A search of the
 same scope ranks with :class:`LearnedIndex`: a small BM25 over each tool's past queries
 (the package's analyzer), fused with the index's own scores. Nothing learned is shown.
@@ -16,28 +16,30 @@ import threading
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from heapq import merge
 from itertools import islice
 from typing import Any
 
 from langgraph.store.base import BaseStore
 
+from langchain_toolsearch import _prompts as P
 from langchain_toolsearch._effects import Effect, Logic
 from langchain_toolsearch._scope import RequestScope
+from langchain_toolsearch._steps import query_list
 from langchain_toolsearch._support import CauseLog, positive_seconds, redact
 from langchain_toolsearch.errors import ToolSearchTypeError
 from langchain_toolsearch.search import ScoredTool, ToolIndex
 from langchain_toolsearch.search._analysis import tokenize
+from langchain_toolsearch.storage._context import answered, receipt_of
 from langchain_toolsearch.types import Learning
 
 NAMESPACE: tuple[str, ...] = ("toolsearch", "learned")
 """Namespace prefix of evidence in a LangGraph store; the scope key is the last label."""
 _KEY = "evidence"
-_THREADS = 10_000  # threads whose open searches are kept (the least recently written go)
 _SCOPES = 10_000  # scopes kept in memory without a store
-_OPEN_QUERIES = 8  # queries of a thread's searches since its last load
-_LOADS = 64  # loads of a thread awaiting their call
+_QUERIES = 8  # the latest queries of the searches before a load
+_HISTORY = 200  # the latest messages read for a call's load and its searches
 _MATCHERS = 64  # versions of scopes' evidence kept analysed (the oldest built go)
 _POOL = 100  # the index's best hits fused with the learned ones
 _K1, _B = 1.2, 0.75
@@ -76,15 +78,6 @@ class _Bounded(OrderedDict[Any, Any]):
         self.move_to_end(key)
         while len(self) > self.size:
             self.popitem(last=False)
-
-
-@dataclass
-class _Open:
-    """A thread's searches since its last load, and its loads awaiting a call."""
-
-    queries: list[str] = field(default_factory=list)
-    closed: bool = False
-    loads: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 class Matcher:
@@ -148,8 +141,32 @@ def _size(doc: Counter[str]) -> int:
     return sum(doc.values())
 
 
+def awaiting(messages: Sequence[Any], tool: str) -> list[str]:
+    """The queries behind ``tool``'s latest load in ``messages`` not yet followed by its call.
+
+    The searches answered without error since the load before them (at most
+    :data:`_QUERIES`, redacted), if no successful call of ``tool`` answered after its load;
+    only the last :data:`_HISTORY` messages are read.
+    """
+    group: list[str] = []
+    found: list[str] = []
+    closed = False
+    for call, message in answered(messages[-_HISTORY:]):
+        name, args, ok = call["name"], call["args"], message.status != "error"
+        args = args if isinstance(args, Mapping) else {}
+        searched = query_list(args.get("query"), args.get("queries"))
+        if name == P.SEARCH_TOOL_NAME and ok and searched:
+            group, closed = [*([] if closed else group), *searched][-_QUERIES:], False
+        receipt = receipt_of(call, message)
+        if receipt is not None and receipt.listed:  # a load: the searches before it are its own
+            found, closed = group if tool in receipt.listed else found, True
+        elif ok and (args.get("tool_name") if name == P.CALL_TOOL_NAME else name) == tool:
+            found = []  # taught by that call
+    return [redact(q) for q in found]
+
+
 class Learner:
-    """The evidence of one middleware or node: a thread's open searches, and the kept queries.
+    """The evidence of one middleware or node: the queries kept per scope, and their ranking.
 
     Args:
         config: The ``learning=`` option.
@@ -159,8 +176,7 @@ class Learner:
     def __init__(self, config: Learning, store: BaseStore | None) -> None:
         self.config, self.store = config, store
         self.retention = positive_seconds("Learning.retention", config.retention)
-        self.threads, self.memory = _Bounded(_THREADS), _Bounded(_SCOPES)
-        self.matchers = _Bounded(_MATCHERS)
+        self.memory, self.matchers = _Bounded(_SCOPES), _Bounded(_MATCHERS)
 
     def key(self, scope: RequestScope) -> str | None:
         """The run's scope key (``None``: no learning in this run).
@@ -175,48 +191,14 @@ class Learner:
             )
         return key or None
 
-    def _thread(self, scope: RequestScope) -> tuple[str, str] | None:
+    def called(self, scope: RequestScope, name: str, messages: Sequence[Any]) -> Logic[None]:
+        """``name`` answered without error: its load's searches (``messages``) become evidence."""
         key = self.key(scope)
-        return None if key is None or scope.thread_id is None else (key, scope.thread_id)
-
-    def searched(self, scope: RequestScope, needs: Sequence[str]) -> None:
-        """A thread searched ``needs`` (after a load: a new group of searches)."""
-        where = self._thread(scope)
-        if where is None or not needs:
-            return
-        with self.threads.lock:
-            record = self.threads.get(where) or _Open()
-            shown = [redact(q) for q in needs]
-            record.queries = (shown if record.closed else [*record.queries, *shown])[
-                -_OPEN_QUERIES:
-            ]
-            record.closed = False
-            self.threads.keep(where, record)
-
-    def loaded(self, scope: RequestScope, names: Sequence[str]) -> None:
-        """A thread loaded ``names``: the searches since the last load now await their calls."""
-        where = self._thread(scope)
-        with self.threads.lock:
-            record = self.threads.get(where) if where is not None else None
-            if record is None or not record.queries or not names:
-                return
-            for name in names:
-                record.loads.pop(name, None)
-                record.loads[name] = tuple(record.queries)
-            while len(record.loads) > _LOADS:
-                record.loads.pop(next(iter(record.loads)))
-            record.closed = True
-
-    def called(self, scope: RequestScope, name: str) -> Logic[None]:
-        """A loaded tool answered without error: its load's queries become its evidence."""
-        where = self._thread(scope)
-        with self.threads.lock:
-            record = self.threads.get(where) if where is not None else None
-            queries = record.loads.pop(name, ()) if record is not None else ()
-        if not queries or where is None:
+        queries = awaiting(messages, name) if key is not None else []
+        if not queries or key is None:
             return
         try:
-            yield from self._keep(where[0], name, queries, self.store or scope.graph_store)
+            yield from self._keep(key, name, queries, self.store or scope.graph_store)
         except Exception as exc:  # a store outage: the call's answer stands
             _FAILURES.failed(exc)
 

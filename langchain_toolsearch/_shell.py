@@ -64,7 +64,7 @@ from langchain_toolsearch.errors import (
     ToolSearchWiringError,
 )
 from langchain_toolsearch.search import IndexOption, ToolIndex
-from langchain_toolsearch.storage._context import parse_names
+from langchain_toolsearch.storage._context import messages_of, parse_names
 from langchain_toolsearch.storage._store import (
     TOOL_STEP,
     StartedCalls,
@@ -809,7 +809,7 @@ def _tool_call(
             assert decision is None or isinstance(decision, BaseTool)
             result = yield from _run(base, request, decision, handler, started, holder)
             if engine.learner and scope is not None and succeeded(result):  # it answered
-                yield from engine.learner.called(scope, call["name"])
+                yield from engine.learner.called(scope, call["name"], messages_of(request.state))
     finally:
         TOOL_STEP.reset(reuse)
         _GUARD.reset(token)

@@ -38,7 +38,7 @@ import operator
 import os
 import threading
 import weakref
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Generic, NotRequired, TypeVar, cast
 
@@ -281,7 +281,7 @@ def _counts(receipt: Mapping[str, Any], message: ToolMessage) -> bool:
 
 
 @dataclass(frozen=True)
-class _Receipt:
+class Receipt:
     """One genuine receipt, before names are resolved.
 
     Attributes:
@@ -298,7 +298,7 @@ def _strings(value: object) -> tuple[str, ...]:
     return tuple(n for n in value if isinstance(n, str)) if isinstance(value, list) else ()
 
 
-def _receipt_of(call: ToolCall, message: ToolMessage) -> _Receipt | None:
+def receipt_of(call: ToolCall, message: ToolMessage) -> Receipt | None:
     """The receipt ``message`` gives as the answer to ``call``, if it is one."""
     name = call["name"]
     # only meta-tool answers are receipts: other tools' output is never parsed
@@ -311,37 +311,35 @@ def _receipt_of(call: ToolCall, message: ToolMessage) -> _Receipt | None:
         if not _counts(receipt, message):
             return None
         listed = (*_strings(receipt.get("loaded")), *_strings(receipt.get("already_loaded")))
-        return _Receipt(tuple(requested_names(call.get("args")) or ()), listed)
+        return Receipt(tuple(requested_names(call.get("args")) or ()), listed)
     activation = receipt.get("activation")
     if message.status == "error" or not isinstance(activation, Mapping):
         return None
     if activation.get("type") != AUTO_LOAD_RECEIPT_TYPE:
         return None
-    return _Receipt(None, _strings(activation.get("loaded")))
+    return Receipt(None, _strings(activation.get("loaded")))
 
 
-def _read(messages: Sequence[AnyMessage]) -> tuple[_Receipt, ...]:
-    """The genuine receipts in ``messages``, in order (one pass over the history)."""
+def answered(messages: Sequence[AnyMessage]) -> Iterator[tuple[ToolCall, ToolMessage]]:
+    """Each tool message with the tool call of an earlier ``AIMessage`` it answers, in order."""
     calls: dict[str, ToolCall] = {}
-    found: list[_Receipt] = []
     for message in messages:
         if isinstance(message, AIMessage):
-            for made in message.tool_calls:
-                if made.get("id"):
-                    calls[cast(str, made["id"])] = made
-        elif isinstance(message, ToolMessage):
-            call = calls.get(message.tool_call_id)
-            receipt = _receipt_of(call, message) if call is not None else None
-            if receipt is not None:
-                found.append(receipt)
-    return tuple(found)
+            calls.update((cast(str, c["id"]), c) for c in message.tool_calls if c.get("id"))
+        elif isinstance(message, ToolMessage) and (call := calls.get(message.tool_call_id)):
+            yield call, message
 
 
-_HISTORIES: HistoryMemo[tuple[_Receipt, ...]] = HistoryMemo(lambda messages: _read(messages))
+def _read(messages: Sequence[AnyMessage]) -> tuple[Receipt, ...]:
+    """The genuine receipts in ``messages``, in order (one pass over the history)."""
+    return tuple(r for c, m in answered(messages) if (r := receipt_of(c, m)) is not None)
+
+
+_HISTORIES: HistoryMemo[tuple[Receipt, ...]] = HistoryMemo(lambda messages: _read(messages))
 """Receipts per history list: the tool calls of one model step read their history once."""
 
 
-def _names(receipts: Sequence[_Receipt], resolve: Callable[[str], str | None] | None) -> list[str]:
+def _names(receipts: Sequence[Receipt], resolve: Callable[[str], str | None] | None) -> list[str]:
     loaded: dict[str, None] = {}
     for receipt in receipts:
         if receipt.requested is None:

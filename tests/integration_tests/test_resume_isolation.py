@@ -9,31 +9,16 @@ the model calls it by name or through ``call_tool`` (``mode="stable"``).
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.worker_client import run_once
 
 
 def run_phase(*args: str) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, "-m", "tests.support.resume_worker", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-4000:]
-    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
+    return run_once("tests.support.resume_worker", *args)
 
 
 MODES = pytest.mark.parametrize("mode", ["search", "stable"])

@@ -6,17 +6,18 @@ checkpointer and real stores (``InMemoryStore``, ``SqliteStore``).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from langchain.agents import create_agent
-from langchain_core.messages import ToolMessage
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, StructuredTool, ToolException
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.store.base import BaseStore
+from langgraph.store.base import BaseStore, PutOp
 from langgraph.store.memory import InMemoryStore
 from langgraph.store.sqlite import SqliteStore
 
@@ -339,3 +340,91 @@ def test_a_store_outage_leaves_the_call_and_the_search_standing(
     assert [m.status for m in answer] == ["success"]
     assert TOOL not in names(mw, LIKE_GAP)  # ranked without evidence
     assert "learning skipped a store read or write (ConnectionError" in caplog.text
+
+
+def test_a_call_in_another_worker_learns_from_the_threads_messages(store: BaseStore) -> None:
+    saver = InMemorySaver()  # one checkpointer and one store, two workers' instances
+
+    def worker() -> tuple[ToolSearchMiddleware, Any]:
+        mw = ToolSearchMiddleware(
+            tools=library(), learning=Learning(scope=tenant), storage="store", store=store
+        )
+        agent = create_agent(
+            turn(),
+            tools=[],
+            middleware=[mw],
+            checkpointer=saver,
+            store=store,
+            interrupt_before=["tools"],
+        )
+        return mw, agent
+
+    (first, searching), (second, calling) = worker(), worker()
+    searching.invoke({"messages": [{"role": "user", "content": "go"}]}, cfg("t1"))
+    searching.invoke(None, cfg("t1"))  # the search
+    out = searching.invoke(None, cfg("t1"))  # the load; the call awaits its tool step
+    assert out["messages"][-1].tool_calls[0]["name"] == TOOL
+    assert TOOL not in names(first, LIKE_GAP)
+    out = calling.invoke(None, cfg("t1"))  # the call, in the other worker
+    assert [m.status for m in out["messages"] if isinstance(m, ToolMessage) and m.name == TOOL] == [
+        "success"
+    ]
+    assert names(first, LIKE_GAP)[0] == TOOL and names(second, LIKE_GAP)[0] == TOOL
+
+
+def test_stable_mode_call_tool_teaches_its_tool() -> None:
+    mw = ToolSearchMiddleware(tools=library(), mode="stable", learning=Learning(scope=tenant))
+    steps = [Search(GAP), Load(TOOL), Call("call_tool", {"tool_name": TOOL, "arguments": {}})]
+    run_turn(mw, ScriptedToolSearchModel(steps=[*steps, Answer("done")]), cfg("t1"))
+    assert mw._engine.learner is not None
+    assert [q for _, q in mw._engine.learner.memory["a"][TOOL]] == [GAP]
+    assert names(mw, LIKE_GAP)[0] == TOOL
+
+
+class CountingStore(InMemoryStore):
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes = 0
+
+    def batch(self, ops: Any) -> Any:
+        ops = list(ops)
+        self.writes += sum(
+            isinstance(op, PutOp) and op.namespace[:2] == _learning.NAMESPACE for op in ops
+        )
+        return super().batch(ops)
+
+
+def test_a_load_teaches_once_however_often_its_tool_is_called() -> None:
+    store = CountingStore()
+    mw = ToolSearchMiddleware(tools=library(), learning=Learning(scope=tenant))
+    again = [Search("something else"), Call(TOOL, {"company": "ACME"})]
+    run_turn(mw, ScriptedToolSearchModel(steps=[*turn().steps[:-1], *again]), cfg("t1"), store)
+    assert store.writes == 1
+    kept = store.get((*_learning.NAMESPACE, "a"), "evidence")
+    assert kept is not None and [q for _, q in kept.value["tools"][TOOL]] == [GAP]
+
+
+def history(*steps: tuple[str, dict[str, Any]], filler: int = 0) -> list[Any]:
+    """An AI message per call answered by its tool message (receipts as the meta tools write)."""
+    messages: list[Any] = [HumanMessage("go")]
+    for number, (name, args) in enumerate(steps):
+        body: Any = {"ok": True}
+        if name == "load_tool":
+            body = {"success": True, "loaded": [args["tool_name"]], "already_loaded": []}
+        messages += [
+            AIMessage("", tool_calls=[{"name": name, "args": args, "id": f"c{number}"}]),
+            ToolMessage(json.dumps(body), tool_call_id=f"c{number}", name=name),
+        ]
+        if name == "load_tool":
+            messages += [HumanMessage("more")] * filler
+    return messages
+
+
+def test_the_evidence_is_the_last_eight_queries_within_the_latest_messages() -> None:
+    searches = [("search_tools", {"query": f"need {n}"}) for n in range(10)]
+    load = ("load_tool", {"tool_name": TOOL})
+    assert _learning.awaiting(history(*searches, load), TOOL) == [f"need {n}" for n in range(2, 10)]
+    assert _learning.awaiting(history(*searches, load, filler=150), TOOL)
+    assert not _learning.awaiting(history(*searches, load, filler=200), TOOL)
+    for done in ((TOOL, {}), ("call_tool", {"tool_name": TOOL, "arguments": {}})):
+        assert not _learning.awaiting(history(*searches, load, done), TOOL)  # taught by it

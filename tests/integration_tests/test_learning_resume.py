@@ -1,0 +1,31 @@
+"""``learning=``: a call resumed by a new process learns from the thread's messages.
+
+Process 1 searches and loads, and stops before the call's tool step; process 2 (a new
+middleware, the same SQLite checkpointer and ``SqliteStore``) runs the call. The evidence
+lands in the store.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from langgraph.store.sqlite import SqliteStore
+
+from langchain_toolsearch import _learning
+from tests.support.worker_client import run_once
+
+
+def run_phase(phase: str, directory: Path) -> dict[str, Any]:
+    return run_once("tests.support.learning_worker", phase, str(directory))
+
+
+def test_a_call_resumed_in_a_new_process_teaches_its_load(tmp_path: Path) -> None:
+    assert run_phase("start", tmp_path) == {"answers": []}
+    assert run_phase("resume", tmp_path) == {"answers": ["success"]}
+    with SqliteStore.from_conn_string(str(tmp_path / "s.db")) as store:
+        item = store.get((*_learning.NAMESPACE, "acme"), "evidence")
+    assert item is not None
+    assert [q for _, q in item.value["tools"]["fetch_statement"]] == [
+        "how is ACME doing money-wise"
+    ]
