@@ -3,7 +3,8 @@
 A successful guarded call of a tool reads the thread's own messages: the searches before
 the tool's latest load (not yet followed by a successful call of it) become evidence for it,
 redacted and kept per scope key (the developer's ``Learning.scope(config)``) in the LangGraph store
-(namespace :data:`NAMESPACE` + ``(<scope>,)``) or, without one, in memory. A search of the
+(namespace :data:`NAMESPACE` + ``(<scope>,)``, one item per tool) or, without one, in memory
+(:data:`_MEMORY` characters of queries in all; the least recently taught scopes go). A search of the
 same scope ranks with :class:`LearnedIndex`: a small BM25 over each tool's past queries
 (the package's analyzer), fused with the index's own scores. Nothing learned is shown.
 """
@@ -14,8 +15,9 @@ import logging
 import math
 import threading
 import time
+import weakref
 from collections import Counter, OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from heapq import merge
 from itertools import islice
@@ -24,9 +26,10 @@ from typing import Any
 from langgraph.store.base import BaseStore
 
 from langchain_toolsearch import _prompts as P
+from langchain_toolsearch._access import LOADED_ON_CALL
 from langchain_toolsearch._effects import Effect, Logic
 from langchain_toolsearch._scope import RequestScope
-from langchain_toolsearch._steps import query_list
+from langchain_toolsearch._steps import MAX_QUERY_CHARS, query_list
 from langchain_toolsearch._support import CauseLog, positive_seconds, redact
 from langchain_toolsearch.errors import ToolSearchTypeError
 from langchain_toolsearch.search import ScoredTool, ToolIndex
@@ -36,17 +39,15 @@ from langchain_toolsearch.types import Learning
 
 NAMESPACE: tuple[str, ...] = ("toolsearch", "learned")
 """Namespace prefix of evidence in a LangGraph store; the scope key is the last label."""
-_KEY = "evidence"
-_SCOPES = 10_000  # scopes kept in memory without a store
+_MEMORY = 20_000_000  # characters of queries kept in memory without a store, all scopes
+_TERMS = 20_000  # query texts kept analysed (a rebuilt Matcher analyses only new ones)
 _QUERIES = 8  # the latest queries of the searches before a load
 _HISTORY = 200  # the latest messages read for a call's load and its searches
 _MATCHERS = 64  # versions of scopes' evidence kept analysed (the oldest built go)
 _POOL = 100  # the index's best hits fused with the learned ones
 _K1, _B = 1.2, 0.75
-_FAILURES = CauseLog(
-    logging.getLogger(__name__), "tool search: learning skipped a store read or write (%s): %s"
-)
-"""A store outage: the search ranks without evidence, a call's answer stands."""
+_FAILURES = CauseLog(logging.getLogger(__name__), "tool search: learning skipped a step (%s): %s")
+"""A store outage or a failing ``Learning.scope``: no evidence for that step; answers stand."""
 
 
 def succeeded(result: object) -> bool:
@@ -67,24 +68,34 @@ def label(key: str) -> str:
 
 
 class _Bounded(OrderedDict[Any, Any]):
-    """A map of at most ``size`` entries (the least recently written go), with a lock."""
+    """A map whose entries ``cost`` at most ``budget`` in all (the least recently kept go)."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, budget: int, cost: Callable[[Any], int] = lambda value: 1) -> None:
         super().__init__()
-        self.size, self.lock = size, threading.Lock()
+        self.budget, self.cost, self.used, self.lock = budget, cost, 0, threading.Lock()
 
     def keep(self, key: Any, value: Any) -> None:
-        self[key] = value
-        self.move_to_end(key)
-        while len(self) > self.size:
-            self.popitem(last=False)
+        self.drop(key)
+        self[key], self.used = value, self.used + self.cost(value)
+        while self.used > self.budget:
+            self.drop(next(iter(self)))
+
+    def drop(self, key: Any) -> None:
+        if key in self:
+            self.used -= self.cost(self.pop(key))
+
+
+def _chars(evidence: Mapping[str, Sequence[Sequence[Any]]]) -> int:
+    return sum(len(q) + 32 for e in evidence.values() for _, q in e)
 
 
 class Matcher:
     """A scope's evidence (``{tool: [[time, query], ...]}``) as a BM25 over each tool's queries."""
 
-    def __init__(self, evidence: Mapping[str, Sequence[Sequence[Any]]]) -> None:
-        self.docs = {t: Counter(w for _, q in e for w in tokenize(q)) for t, e in evidence.items()}
+    def __init__(
+        self, evidence: Mapping[str, Sequence[Sequence[Any]]], terms: Callable[[str], list[str]]
+    ) -> None:
+        self.docs = {t: Counter(w for _, q in e for w in terms(q)) for t, e in evidence.items()}
         self.df: Counter[str] = Counter(w for doc in self.docs.values() for w in doc)
         self.avg = sum(map(_size, self.docs.values())) / max(1, len(self.docs))
 
@@ -157,12 +168,15 @@ def awaiting(messages: Sequence[Any], tool: str) -> list[str]:
         searched = query_list(args.get("query"), args.get("queries"))
         if name == P.SEARCH_TOOL_NAME and ok and searched:
             group, closed = [*([] if closed else group), *searched][-_QUERIES:], False
-        receipt = receipt_of(call, message)
-        if receipt is not None and receipt.listed:  # a load: the searches before it are its own
-            found, closed = group if tool in receipt.listed else found, True
+        receipt, artifact = receipt_of(call, message), message.artifact
+        listed = receipt.listed if receipt is not None else ()
+        if isinstance(artifact, Mapping) and artifact.get(LOADED_ON_CALL) == name:
+            listed = (name,)  # loaded on call
+        if listed:  # a load: the searches before it are its own
+            found, closed = group if tool in listed else found, True
         elif ok and (args.get("tool_name") if name == P.CALL_TOOL_NAME else name) == tool:
             found = []  # taught by that call
-    return [redact(q) for q in found]
+    return [redact(q[:MAX_QUERY_CHARS]) for q in found]
 
 
 class Learner:
@@ -176,19 +190,22 @@ class Learner:
     def __init__(self, config: Learning, store: BaseStore | None) -> None:
         self.config, self.store = config, store
         self.retention = positive_seconds("Learning.retention", config.retention)
-        self.memory, self.matchers = _Bounded(_SCOPES), _Bounded(_MATCHERS)
+        self.memory, self.matchers = _Bounded(_MEMORY, _chars), _Bounded(_MATCHERS)
+        self.terms = _Bounded(_TERMS)
+        self.written: weakref.WeakSet[BaseStore] = weakref.WeakSet()
+        """The graph stores this instance kept evidence in (:meth:`forget` clears them too)."""
 
     def key(self, scope: RequestScope) -> str | None:
-        """The run's scope key (``None``: no learning in this run).
-
-        Raises:
-            ToolSearchTypeError: ``Learning.scope`` returned neither a string nor ``None``.
-        """
-        key = self.config.scope(scope.config)
-        if key is not None and not isinstance(key, str):
-            raise ToolSearchTypeError(
-                f"Learning.scope must return a string (the scope key) or None, got {key!r}"
-            )
+        """The run's scope key (``None``: no learning in this step; a failure is logged)."""
+        try:
+            key = self.config.scope(scope.config)
+            if key is not None and not isinstance(key, str):
+                raise ToolSearchTypeError(
+                    f"Learning.scope must return a string (the scope key) or None, got {key!r}"
+                )
+        except Exception as exc:  # learning is skipped, the step goes on
+            _FAILURES.failed(exc)
+            return None
         return key or None
 
     def called(self, scope: RequestScope, name: str, messages: Sequence[Any]) -> Logic[None]:
@@ -197,36 +214,64 @@ class Learner:
         queries = awaiting(messages, name) if key is not None else []
         if not queries or key is None:
             return
+        store = self.store or scope.graph_store
         try:
-            yield from self._keep(key, name, queries, self.store or scope.graph_store)
+            yield from self._keep(key, name, queries, store)
         except Exception as exc:  # a store outage: the call's answer stands
             _FAILURES.failed(exc)
+        if store is not None and store is not self.store:
+            self.written.add(store)
 
     def _keep(
         self, key: str, name: str, queries: Sequence[str], store: BaseStore | None
     ) -> Logic[None]:
-        evidence = yield from self._read(key, store)
-        now = clock()
-        fresh = [[now, q] for q in dict.fromkeys(reversed(queries))]
-        kept = [e for e in evidence.pop(name, []) if e[1] not in queries]
-        evidence = {name: [*fresh, *kept][: self.config.max_queries], **evidence}
-        evidence = dict(islice(evidence.items(), self.config.max_tools))
+        """Keep ``queries`` first in ``name``'s evidence (a store: one item per tool).
+
+        Beyond ``max_tools``, the least recently used tools go. Writers of other tools never
+        clash; two writers of one tool at once: the last write wins.
+        """
         if store is None:
             with self.memory.lock:
-                self.memory.keep(key, evidence)
-        else:
-            yield Effect.method(store, "put", (*NAMESPACE, label(key)), _KEY, {"tools": evidence})
+                evidence = self._fresh(self.memory.get(key) or {})
+                evidence = {name: self._merged(evidence.pop(name, []), queries), **evidence}
+                self.memory.keep(key, dict(islice(evidence.items(), self.config.max_tools)))
+            return
+        found = yield from self._read(key, store, 2 * self.config.max_tools)
+        evidence = self._fresh(found)
+        space = (*NAMESPACE, label(key))
+        value = {"queries": self._merged(evidence.pop(name, []), queries)}
+        yield Effect.method(store, "put", space, name, value)
+        kept = {name, *islice(evidence, self.config.max_tools - 1)}
+        for stale in found.keys() - kept:  # expired or beyond max_tools
+            yield Effect.method(store, "delete", space, stale)
 
-    def _read(self, key: str, store: BaseStore | None) -> Logic[dict[str, list[list[Any]]]]:
-        """The scope's evidence within retention, most recently used tool first."""
-        if store is None:
-            found = self.memory.get(key) or {}
-        else:
-            item = yield Effect.method(store, "get", (*NAMESPACE, label(key)), _KEY)
-            found = item.value.get("tools", {}) if item is not None else {}
+    def _merged(self, kept: list[list[Any]], queries: Sequence[str]) -> list[list[Any]]:
+        now = clock()
+        fresh = [[now, q] for q in dict.fromkeys(reversed(queries))]
+        return [*fresh, *(e for e in kept if e[1] not in queries)][: self.config.max_queries]
+
+    def _fresh(self, found: Mapping[str, list[list[Any]]]) -> dict[str, list[list[Any]]]:
+        """``found`` within retention, most recently used tool first."""
         oldest = clock() - self.retention
         fresh = {t: [e for e in q if e[0] >= oldest] for t, q in found.items()}
-        return {t: q for t, q in fresh.items() if q}
+        return dict(sorted(((t, q) for t, q in fresh.items() if q), key=lambda i: -i[1][0][0]))
+
+    def _read(
+        self, key: str, store: BaseStore | None, limit: int
+    ) -> Logic[dict[str, list[list[Any]]]]:
+        """The scope's evidence as kept (``{tool: [[time, query], ...]}``)."""
+        if store is None:
+            return dict(self.memory.get(key) or {})
+        items = yield Effect.method(store, "search", (*NAMESPACE, label(key)), limit=limit)
+        return {i.key: i.value.get("queries", []) for i in items}
+
+    def _terms(self, query: str) -> list[str]:
+        found: list[str] | None = self.terms.get(query)
+        if found is None:
+            found = tokenize(query)
+            with self.terms.lock:
+                self.terms.keep(query, found)
+        return found
 
     def scoped(self, scope: RequestScope) -> Logic[RequestScope]:
         """``scope`` ranking with its scope's evidence (as it is when there is none)."""
@@ -234,25 +279,34 @@ class Learner:
         if key is None:
             return scope
         try:
-            evidence = yield from self._read(key, self.store or scope.graph_store)
+            store = self.store or scope.graph_store
+            found = self._fresh((yield from self._read(key, store, self.config.max_tools)))
         except Exception as exc:  # a store outage: rank without evidence
             _FAILURES.failed(exc)
             return scope
-        if not evidence:
+        if not found:
             return scope
-        stamp = (key, *((t, len(q), *q[0]) for t, q in evidence.items()))
+        stamp = (key, *((t, len(q), *q[0]) for t, q in found.items()))
         with self.matchers.lock:
             matcher = self.matchers.get(stamp)
         if matcher is None:  # built once per version of the scope's evidence
-            matcher = Matcher(evidence)
+            matcher = Matcher(found, self._terms)
             with self.matchers.lock:
                 self.matchers.keep(stamp, matcher)
         return replace(scope, index=LearnedIndex(scope.index, matcher, self.config.weight))
 
     def forget(self, key: str, store: BaseStore | None) -> Logic[None]:
-        """Drop the evidence of scope ``key`` (memory, and ``store`` or the ``store=`` option)."""
+        """Drop the evidence of scope ``key``.
+
+        In memory, in ``store``, the ``store=`` option and the graph stores this instance
+        kept evidence in.
+        """
         with self.memory.lock:
-            self.memory.pop(key, None)
-        store = store or self.store
-        if store is not None:
-            yield Effect.method(store, "delete", (*NAMESPACE, label(key)), _KEY)
+            self.memory.drop(key)
+        space = (*NAMESPACE, label(key))
+        for where in {
+            id(s): s for s in (store, self.store, *self.written) if s is not None
+        }.values():
+            while items := (yield Effect.method(where, "search", space, limit=100)):
+                for item in items:
+                    yield Effect.method(where, "delete", space, item.key)

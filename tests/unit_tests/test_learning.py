@@ -6,6 +6,7 @@ checkpointer and real stores (``InMemoryStore``, ``SqliteStore``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -201,11 +202,14 @@ def test_node_graph_learns_and_learned_text_never_reaches_the_model() -> None:
     node = ToolSearchNode(tools=library(), learning=Learning(scope=tenant))
     secret = "zebracorn"
     node_run(node, turn(f"{GAP} {secret}"), "t1")
-    second = turn(LIKE_GAP)
+    second = turn(f"{LIKE_GAP} {secret}")  # the learned word: never named as learned
     result = node_run(node, second, "t2")
     found = next(m for m in result["messages"] if isinstance(m, ToolMessage))
     assert found.artifact["results"][0]["name"] == TOOL
-    assert not any(secret in str(m.content) for seen in second.seen for m in seen)
+    answers = [json.loads(str(m.content)) for m in second.seen[-1] if m.name == "search_tools"]
+    assert answers and all(secret not in json.dumps(a["results"]) for a in answers)
+    # the model's own word, named once among those no tool's text matched
+    assert all(a["message"].count(secret) == 1 for a in answers)
 
 
 @pytest.fixture(params=["memory", "sqlite"])
@@ -224,25 +228,27 @@ def test_evidence_in_the_store_survives_a_new_instance_and_is_redacted(store: Ba
     )
     key = "sk-" + "abcdef1234567890abcdef1234567890"
     run_turn(mw, turn(f"{GAP} with key {key}"), cfg("t1", "acme.eu"))
-    item = store.get((*_learning.NAMESPACE, "acme%2Eeu"), "evidence")
+    item = store.get((*_learning.NAMESPACE, "acme%2Eeu"), TOOL)
     assert item is not None
     kept = str(item.value)
-    assert TOOL in kept and "money" in kept and key not in kept and "[redacted]" in kept
+    assert "money" in kept and key not in kept and "[redacted]" in kept
     fresh = ToolSearchMiddleware(
         tools=library(), learning=Learning(scope=tenant), storage="store", store=store
     )
     assert names(fresh, LIKE_GAP, "acme.eu")[0] == TOOL
     fresh.forget_learned("acme.eu")
     assert TOOL not in names(fresh, LIKE_GAP, "acme.eu")
-    assert store.get((*_learning.NAMESPACE, "acme%2Eeu"), "evidence") is None
+    assert not store.search((*_learning.NAMESPACE, "acme%2Eeu"))
 
 
 def test_graph_store_keeps_evidence_without_storage_store() -> None:
     store = InMemoryStore()
     mw = ToolSearchMiddleware(tools=library(), learning=Learning(scope=tenant))
     run_turn(mw, turn(), cfg("t1"), store=store)
-    assert store.get((*_learning.NAMESPACE, "a"), "evidence") is not None
+    assert store.get((*_learning.NAMESPACE, "a"), TOOL) is not None
     assert mw._engine.learner is not None and not mw._engine.learner.memory
+    mw.forget_learned("a")  # the graph store it wrote to, without store=
+    assert not store.search((*_learning.NAMESPACE, "a"))
 
 
 async def test_async_runs_learn_and_aforget_forgets() -> None:
@@ -306,10 +312,24 @@ def test_forget_needs_learning_and_a_scope_key() -> None:
         mw.forget_learned("")
 
 
-def test_a_scope_function_returning_a_non_string_is_named() -> None:
-    mw = ToolSearchMiddleware(tools=library(), learning=Learning(scope=lambda c: 3))  # type: ignore[arg-type,return-value]
-    with pytest.raises(ToolSearchTypeError, match=r"Learning\.scope must return a string"):
-        mw.search("weather", cfg("x"))
+def _raises(config: RunnableConfig) -> str:
+    raise KeyError("tenant")
+
+
+@pytest.mark.parametrize(
+    ("scope", "says"),
+    [(lambda c: 3, "Learning.scope must return a string"), (_raises, "KeyError")],
+    ids=["non-string", "raises"],
+)
+def test_a_failing_scope_function_is_logged_and_skips_learning(
+    scope: Any, says: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    mw = ToolSearchMiddleware(tools=library(), learning=Learning(scope=scope))
+    out = run_turn(mw, turn(), cfg("t1"))
+    answer = [m for m in out["messages"] if isinstance(m, ToolMessage) and m.name == TOOL]
+    assert [m.status for m in answer] == ["success"]
+    assert mw.search(LIKE_GAP, cfg("x")) == ToolSearchMiddleware(tools=library()).search(LIKE_GAP)
+    assert "learning skipped a step" in caplog.text and says in caplog.text
 
 
 def test_auto_load_teaches_every_search_since_the_last_load() -> None:
@@ -339,7 +359,7 @@ def test_a_store_outage_leaves_the_call_and_the_search_standing(
     answer = [m for m in out["messages"] if isinstance(m, ToolMessage) and m.name == TOOL]
     assert [m.status for m in answer] == ["success"]
     assert TOOL not in names(mw, LIKE_GAP)  # ranked without evidence
-    assert "learning skipped a store read or write (ConnectionError" in caplog.text
+    assert "learning skipped a step (ConnectionError" in caplog.text
 
 
 def test_a_call_in_another_worker_learns_from_the_threads_messages(store: BaseStore) -> None:
@@ -400,8 +420,8 @@ def test_a_load_teaches_once_however_often_its_tool_is_called() -> None:
     again = [Search("something else"), Call(TOOL, {"company": "ACME"})]
     run_turn(mw, ScriptedToolSearchModel(steps=[*turn().steps[:-1], *again]), cfg("t1"), store)
     assert store.writes == 1
-    kept = store.get((*_learning.NAMESPACE, "a"), "evidence")
-    assert kept is not None and [q for _, q in kept.value["tools"][TOOL]] == [GAP]
+    kept = store.get((*_learning.NAMESPACE, "a"), TOOL)
+    assert kept is not None and [q for _, q in kept.value["queries"]] == [GAP]
 
 
 def history(*steps: tuple[str, dict[str, Any]], filler: int = 0) -> list[Any]:
@@ -428,3 +448,61 @@ def test_the_evidence_is_the_last_eight_queries_within_the_latest_messages() -> 
     assert not _learning.awaiting(history(*searches, load, filler=200), TOOL)
     for done in ((TOOL, {}), ("call_tool", {"tool_name": TOOL, "arguments": {}})):
         assert not _learning.awaiting(history(*searches, load, done), TOOL)  # taught by it
+
+
+def test_a_load_on_call_counts_as_the_load() -> None:
+    mw = ToolSearchMiddleware(tools=library(), load_on_call=True, learning=Learning(scope=tenant))
+    call = Call(TOOL, {"company": "ACME"}, unbound=True)
+    run_turn(
+        mw, ScriptedToolSearchModel(steps=[Search(GAP), call, call, Answer("done")]), cfg("t1")
+    )
+    assert names(mw, LIKE_GAP)[0] == TOOL
+
+
+def test_workers_teaching_other_tools_at_once_keep_both(store: BaseStore) -> None:
+    def learner() -> _learning.Learner:
+        return _learning.Learner(Learning(scope=tenant), store)
+
+    first, second = learner(), learner()
+    writes = [
+        first._keep("a", TOOL, [GAP], store),
+        second._keep("a", "create_issue", ["open a bug"], store),
+    ]
+    found = [step.run() for step in [next(write) for write in writes]]  # both read first
+    for write, value in zip(writes, found, strict=True):  # then each writes
+        with contextlib.suppress(StopIteration):
+            while True:
+                value = write.send(value).run()
+    assert {i.key for i in store.search((*_learning.NAMESPACE, "a"))} == {TOOL, "create_issue"}
+
+
+def test_a_query_is_cut_before_it_is_redacted(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[int] = []
+    monkeypatch.setattr(_learning, "redact", lambda text: seen.append(len(text)) or text[:300])
+    huge = ("search_tools", {"query": "quarterly " * 100_000})
+    assert _learning.awaiting(history(huge, ("load_tool", {"tool_name": TOOL})), TOOL)
+    assert seen and max(seen) <= 2000
+
+
+def test_memory_without_a_store_is_bounded_least_recently_taught_go(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_learning, "_MEMORY", 150)  # two scopes' evidence
+    mw = ToolSearchMiddleware(tools=library(), learning=Learning(scope=tenant))
+    for scope in ("a", "b", "c"):
+        run_turn(mw, turn(), cfg("t1", scope))
+    assert mw._engine.learner is not None and list(mw._engine.learner.memory) == ["b", "c"]
+    assert TOOL not in names(mw, LIKE_GAP, "a") and names(mw, LIKE_GAP, "c")[0] == TOOL
+
+
+def test_new_evidence_analyses_only_the_new_queries(monkeypatch: pytest.MonkeyPatch) -> None:
+    analysed: list[str] = []
+    tokenize = _learning.tokenize
+    monkeypatch.setattr(_learning, "tokenize", lambda q: analysed.append(q) or tokenize(q))
+    mw = ToolSearchMiddleware(tools=library(), learning=Learning(scope=tenant))
+    run_turn(mw, turn(), cfg("t1"))
+    names(mw, LIKE_GAP)
+    run_turn(mw, turn("open a bug", "create_issue"), cfg("t2"))
+    analysed.clear()
+    names(mw, LIKE_GAP)
+    assert sorted(analysed) == sorted([LIKE_GAP, "open a bug"])
