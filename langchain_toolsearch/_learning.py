@@ -307,6 +307,12 @@ class Learner:
         for where in {
             id(s): s for s in (store, self.store, *self.written) if s is not None
         }.values():
-            while items := (yield Effect.method(where, "search", space, limit=100)):
+            gone: set[str] = set()  # a store whose delete keeps items cannot loop forever
+            while True:
+                found = yield Effect.method(where, "search", space, limit=100)
+                items = [item for item in found if item.key not in gone]
+                if not items:
+                    break
                 for item in items:
                     yield Effect.method(where, "delete", space, item.key)
+                    gone.add(item.key)

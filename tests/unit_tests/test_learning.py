@@ -312,6 +312,22 @@ def test_forget_needs_learning_and_a_scope_key() -> None:
         mw.forget_learned("")
 
 
+class _KeepsDeleted(InMemoryStore):
+    """A store whose deletes do nothing."""
+
+    def delete(self, namespace: tuple[str, ...], key: str) -> None:
+        return None
+
+
+def test_forget_ends_on_a_store_that_keeps_what_it_deletes() -> None:
+    store = _KeepsDeleted()
+    for i in range(150):
+        store.put((*_learning.NAMESPACE, "a"), f"tool_{i}", {"queries": []})
+    mw = ToolSearchMiddleware(tools=library(), learning=Learning(scope=tenant))
+    mw.forget_learned("a", store=store)  # returns: each item is deleted once
+    assert len(store.search((*_learning.NAMESPACE, "a"), limit=200)) == 150
+
+
 def _raises(config: RunnableConfig) -> str:
     raise KeyError("tenant")
 
