@@ -24,8 +24,6 @@ def test_a_call_resumed_in_a_new_process_teaches_its_load(tmp_path: Path) -> Non
     assert run_phase("start", tmp_path) == {"answers": []}
     assert run_phase("resume", tmp_path) == {"answers": ["success"]}
     with SqliteStore.from_conn_string(str(tmp_path / "s.db")) as store:
-        item = store.get((*_learning.NAMESPACE, "acme"), "evidence")
-    assert item is not None
-    assert [q for _, q in item.value["tools"]["fetch_statement"]] == [
-        "how is ACME doing money-wise"
-    ]
+        items = store.search((*_learning.NAMESPACE, "acme"))
+    assert [item.key for item in items] == ["fetch_statement"]  # one item per tool
+    assert [q for _, q in items[0].value["queries"]] == ["how is ACME doing money-wise"]
