@@ -28,7 +28,9 @@ The primitives:
   ``julianday('now')``, milliseconds), never the processes' clocks.
 * The cache file (:class:`~langchain_toolsearch.search._vectors.VectorFile`):
   an exclusive ``fcntl.flock`` on ``.<name>.lock`` beside it, which the kernel
-  frees when its holder dies (POSIX; none on Windows).
+  frees when its holder dies (POSIX; none on Windows). Its writes take turns
+  on their own ``flock`` (:func:`file_locked`, waited for), so writers of
+  other libraries never drop each other's vectors.
 * Any other store (``AsyncSqliteStore``, ``AsyncPostgresStore``,
   ``InMemoryStore``, a LangChain ``ByteStore``, a custom tier), or a lease
   that fails (logged once per cause): best effort, no coordination:
@@ -48,8 +50,8 @@ import threading
 import time
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
@@ -206,6 +208,21 @@ class FileLease(Lease):
         handle = self._held.pop((name, owner), None)
         if handle is not None:
             os.close(handle)
+
+
+@contextmanager
+def file_locked(path: Path) -> Iterator[None]:
+    """An exclusive ``flock`` on ``path``, waited for (POSIX; nothing on Windows)."""
+    if sys.platform == "win32":
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)  # frees the lock
 
 
 def sqlite_path(conn: Any) -> str:

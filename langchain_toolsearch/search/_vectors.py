@@ -39,10 +39,11 @@ newline, a 4-byte header length, the JSON header ``{"model", "dim",
 ``float32``, and the SHA-256 of all that. A file failing a check is ignored
 with a WARNING and replaced by the next write. A write re-reads the file,
 merges, writes a temporary file and ``os.replace`` s it: readers see the old
-or the new file; writers that embed take turns (the lease), and of two
-writers outside it the last rename wins. At most ``max_bytes`` per file
-(256 MiB: 170,000 vectors of 384 floats); the oldest written go first; a
-larger file is refused from its size (``stat``) before it is read.
+or the new file; writers take turns on the file's write lock (a ``flock``,
+POSIX), so none drops another's vectors, and writers that embed take turns
+on the lease. At most ``max_bytes`` per file (256 MiB: 170,000 vectors of
+384 floats); the oldest written go first; a larger file is refused from its
+size (``stat``) before it is read.
 
 The stores: :class:`ByteStoreVectors` keys ``<model id>:<sha256 hex>``,
 values ``float32`` bytes. :class:`StoreVectorCache` (a LangGraph store,
@@ -685,7 +686,8 @@ class VectorFile:
             return
         fresh = {bytes.fromhex(d): np.asarray(v, dtype=np.float32) for d, v in vectors.items()}
         dim = next(iter(fresh.values())).size
-        with self._lock:
+        path = self.path(model)
+        with self._lock, _lease.file_locked(path.with_name(f".{path.name}.lock")):
             merged = {k: v for k, v in self._load(model).items() if v.size == dim}
             for key in fresh:  # re-written vectors move to the young end
                 merged.pop(key, None)
@@ -693,7 +695,7 @@ class VectorFile:
             room = max(1, (self.max_bytes - 1024) // (_DIGEST + 4 * dim))
             keys = list(merged)[-room:]
             matrix = np.vstack([merged[k] for k in keys]).reshape(len(keys), dim)
-            self._write(self.path(model), _serialise(model, keys, matrix))
+            self._write(path, _serialise(model, keys, matrix))
 
     def _write(self, path: Path, data: bytes) -> None:
         self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)

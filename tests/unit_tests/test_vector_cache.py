@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -207,11 +209,40 @@ def test_writes_replace_the_file_whole_and_leave_no_temporary(tmp_path: Path) ->
     files = VectorFile(tmp_path)
     files.put("m", {text_digest("a"): np.ones(4, dtype=np.float32)})
     files.put("m", {text_digest("b"): np.zeros(4, dtype=np.float32)})
-    assert sorted(p.name for p in tmp_path.iterdir()) == [files.path("m").name]
+    written = sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(".lock"))
+    assert written == [files.path("m").name]
     assert set(files.get("m", [text_digest("a"), text_digest("b")])) == {
         text_digest("a"),
         text_digest("b"),
     }
+
+
+def test_writers_of_other_libraries_take_turns_and_keep_each_others_vectors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two processes' caches (two objects): the second writes while the first has read."""
+    first, second = VectorFile(tmp_path), VectorFile(tmp_path)
+    first_read, second_wrote = threading.Event(), threading.Event()
+    load = VectorFile._load
+
+    def slow_load(self: VectorFile, model: str) -> dict[bytes, Any]:
+        found = load(self, model)
+        if self is first:
+            first_read.set()
+            second_wrote.wait(1.0)  # without the write lock the second writes meanwhile
+        return found
+
+    monkeypatch.setattr(VectorFile, "_load", slow_load)
+    writer = threading.Thread(
+        target=first.put, args=("m", {text_digest("a"): np.ones(4, dtype=np.float32)})
+    )
+    writer.start()
+    assert first_read.wait(5.0)
+    second.put("m", {text_digest("b"): np.zeros(4, dtype=np.float32)})
+    second_wrote.set()
+    writer.join()
+    kept = VectorFile(tmp_path).get("m", [text_digest("a"), text_digest("b")])
+    assert set(kept) == {text_digest("a"), text_digest("b")}
 
 
 def test_the_default_folder_is_the_user_cache_and_can_be_moved_or_turned_off(
