@@ -513,6 +513,11 @@ class Bindable:
         description, schema = verdict
         return tool.model_copy(update={"description": description, "args_schema": schema})
 
+    def definition(self, tool: BaseTool) -> dict[str, Any] | None:
+        """The bound view as an OpenAI function (name, description, parameters), or ``None``."""
+        view = self.view(tool)
+        return None if view is None else dict(convert_to_openai_tool(view)["function"])
+
     def view_direct(self, tool: BaseTool | dict[str, Any]) -> BaseTool | dict[str, Any]:
         """The bound view of a tool bound as it is (a provider dict: its strings cleaned).
 

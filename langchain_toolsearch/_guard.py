@@ -14,7 +14,6 @@ from typing import Any, TypeVar
 
 from langchain_core.messages import AIMessage, ToolCall, ToolMessage
 from langchain_core.tools import BaseTool
-from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from langchain_toolsearch import _prompts as P
 from langchain_toolsearch._access import LOADED_ON_CALL, Access
@@ -205,12 +204,11 @@ def _recover(
     allowed = [entry] if scope.thread_id is not None and _recovery(step) else []
     for phase in ("load", "active"):
         allowed = yield from access.allowed(allowed, scope, phase)
-    view = access.bindable.view(entry.tool) if allowed else None
-    if view is not None and not access.unstorable(scope):
+    function = access.bindable.definition(entry.tool) if allowed else None
+    if function is not None and not access.unstorable(scope):
         yield from access.record(scope, [entry.name], _recovery(step))
         count("toolsearch.load.calls", via="call")
-        parameters = convert_to_openai_tool(view)["function"].get("parameters", {})
-        shown = json.dumps(parameters, ensure_ascii=False)
+        shown = json.dumps(function.get("parameters", {}), ensure_ascii=False)
         return answer.format(name=entry.name, parameters=shown)
     return ""
 

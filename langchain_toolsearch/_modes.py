@@ -20,7 +20,6 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, ToolCall, ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
-from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, Field
 
 from langchain_toolsearch import _prompts as P
@@ -272,9 +271,8 @@ def definitions(
     entries = yield from access.allowed(entries, scope, "active")
     found: list[dict[str, Any]] = []
     for entry in entries:
-        view = access.bindable.view(entry.tool)  # texts through model_text, as when bound
-        if view is not None:
-            function = convert_to_openai_tool(view)["function"]
+        function = access.bindable.definition(entry.tool)  # texts as when bound
+        if function is not None:
             description = function.get("description", "")[:DEFINITION_CHARS]
             parameters = function.get("parameters", {})
             found.append({"name": entry.name, "description": description, "parameters": parameters})
