@@ -105,6 +105,8 @@ def _refs_from(convert_ref: Convert) -> Convert:
             return value  # validation reports it
         return {
             key: convert_ref(_ref_rules_from(ref, f"{path}.{key}"), f"{path}.{key}")
+            if isinstance(ref, Mapping)
+            else ref
             for key, ref in value.items()
         }
 
@@ -128,9 +130,7 @@ def _entries_from(entries: Any, path: str) -> Any:
     return out
 
 
-def _ref_rules_from(ref: Any, path: str) -> Any:
-    if not isinstance(ref, Mapping):
-        return ref
+def _ref_rules_from(ref: Mapping[str, Any], path: str) -> Any:
     out = dict(ref)
     if "rules" in out:
         out["rules"] = rules_json_from_mastra(out["rules"], f"{path}.rules")
@@ -139,18 +139,14 @@ def _ref_rules_from(ref: Any, path: str) -> Any:
     return out
 
 
-def _mcp_ref_from(ref: Any, path: str) -> Any:
-    if not isinstance(ref, Mapping):
-        return ref
+def _mcp_ref_from(ref: Mapping[str, Any], path: str) -> Any:
     out = dict(ref)
     if isinstance(out.get("tools"), Mapping) and not out["tools"]:
         out["tools"] = ALL_TOOLS  # Mastra's resolver reads an empty map as "all"
     return out
 
 
-def _provider_ref_from(ref: Any, path: str) -> Any:
-    if not isinstance(ref, Mapping):
-        return ref
+def _provider_ref_from(ref: Mapping[str, Any], path: str) -> Any:
     out = {key: value for key, value in ref.items() if key != "connections"}
     if ref.get("connections"):
         logger.warning(

@@ -19,10 +19,9 @@ from typing import Any, NoReturn, TypeVar
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.errors import GraphBubbleUp
-from langgraph.runtime import get_runtime
 from pydantic import BaseModel, ValidationError
 
-from langchain_toolsearch._support import describe, request_secrets
+from langchain_toolsearch._support import current_runtime, describe, request_secrets
 from langchain_toolsearch.errors import ToolSearchTypeError
 from langchain_toolsearch_editor.errors import ToolConfigError, UnreadableValueError
 
@@ -242,7 +241,7 @@ def request_context(config: RunnableConfig | None, context: Any = None) -> dict[
         if isinstance(key, str) and not key.startswith("__")
     }
     if context is None:
-        context = _run_context()
+        context = getattr(current_runtime(), "context", None)
     if context is not None:
         try:
             fields.update(_fields_of(context))
@@ -257,14 +256,6 @@ def request_context(config: RunnableConfig | None, context: Any = None) -> dict[
             )
             return _UnreadableContext(fields, exc)
     return fields
-
-
-def _run_context() -> Any:
-    try:
-        runtime = get_runtime()
-    except RuntimeError:  # not inside a runnable
-        return None
-    return getattr(runtime, "context", None)
 
 
 def _fields_of(obj: Any) -> dict[str, Any]:

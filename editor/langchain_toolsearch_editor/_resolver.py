@@ -16,9 +16,9 @@ from typing import Any, Literal, TypeAlias
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
-from langgraph.config import get_config
 
 from langchain_toolsearch._effects import Effect, Logic, flow_logic, run_sync
+from langchain_toolsearch._shell import current_config
 from langchain_toolsearch._support import FailureLog, redact, request_secrets
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.types import SourceFailure
@@ -257,7 +257,7 @@ class ToolResolver:
 
     def _run(self, config: Any, *args: Any, log: bool, explain: bool = False) -> Logic[_Run]:
         """Plan; then answer from the cache (never when explaining) or collect and keep."""
-        config = _config_or_current(config)
+        config = current_config() if config is None else config
         with recording(explain) as outcomes:
             plan_flow = self._planner.plan(config, *args)  # no store: reads nothing
             plan, key = yield from flow_logic(self._store_or_none(), plan_flow)
@@ -304,15 +304,6 @@ class ToolResolver:
 
 _Run: TypeAlias = tuple[ResolvedTools, Outcomes]
 """A request's result and the rule outcomes recorded (when explaining)."""
-
-
-def _config_or_current(config: RunnableConfig | None) -> RunnableConfig:
-    if config is not None:
-        return config
-    try:
-        return get_config()
-    except RuntimeError:
-        return {}
 
 
 class _NoStore:
