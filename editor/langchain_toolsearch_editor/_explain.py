@@ -161,27 +161,25 @@ def _gate(
         if missed is None:
             return _Why(False, "no entry selects it")
         path, rules = missed
-        matched = _outcome(rules, outcomes)
-        return _Why(
-            False, f"variant {path} {_said(rules, matched)}", f"{path}.rules", rule_text(rules)
-        )
+        return _ruled(f"variant {path}", f"{path}.rules", rules, _outcome(rules, outcomes))
     path, rules, entry = found
     where = f"{path}.{key}"
     entry_rules = getattr(entry, "rules", None)
     if entry_rules is not None:
-        matched = _outcome(entry_rules, outcomes)
-        return _Why(
-            bool(matched),
-            f"{where}.rules {_said(entry_rules, matched)}",
-            f"{where}.rules",
-            rule_text(entry_rules),
-            entry,
-        )
+        rule_path = f"{where}.rules"
+        return _ruled(rule_path, rule_path, entry_rules, _outcome(entry_rules, outcomes), entry)
     if rules is not None:
-        return _Why(
-            True, f"variant {path} {_said(rules, True)}", f"{path}.rules", rule_text(rules), entry
-        )
+        return _ruled(f"variant {path}", f"{path}.rules", rules, True, entry)
     return _Why(True, f"listed at {where}", None, None, entry)
+
+
+def _ruled(
+    what: str, rule_path: str, rules: RuleGroup, matched: bool | None, entry: Any = None
+) -> _Why:
+    """``what`` in or out by ``rules`` at ``rule_path``, as resolution decided (``matched``)."""
+    return _Why(
+        bool(matched), f"{what} {_said(rules, matched)}", rule_path, rule_text(rules), entry
+    )
 
 
 def _chain(*whys: _Why) -> _Why:
@@ -223,6 +221,10 @@ def stored_config(
     return found.value
 
 
+_FIELDS = {"mcp": "mcp_clients", "integration": "integration_tools", "provider": "tool_providers"}
+"""Source kind -> the agent config field that lists its sources."""
+
+
 def explain_resolution(
     agent_id: str | None,
     stored: AgentToolConfig,
@@ -244,11 +246,7 @@ def explain_resolution(
     """
     code, registry, integrations = known
     tools = _layers(stored.tools, "tools")
-    clients = _layers(stored.mcp_clients, "mcp_clients")
-    sources = {
-        "integration": _layers(stored.integration_tools, "integration_tools"),
-        "provider": _layers(stored.tool_providers, "tool_providers"),
-    }
+    sources = {kind: _layers(getattr(stored, name), name) for kind, name in _FIELDS.items()}
     decisions: list[ToolDecision] = []
 
     def add(name: str, source: str, why: _Why, tool: BaseTool | None) -> None:
@@ -267,15 +265,8 @@ def explain_resolution(
                 return _gate([(f"{path}.tools", None, ref.tools)], name, outcomes)
         return _Why(False, f"not in the allowlist {path}.tools")
 
-    fields = {
-        "mcp": "mcp_clients",
-        "integration": "integration_tools",
-        "provider": "tool_providers",
-    }
-
     def source_gate(kind: str, source_id: str) -> tuple[_Why, str]:
-        layers = clients if kind == "mcp" else sources[kind]
-        return _gate(layers, source_id, outcomes), f"{fields[kind]}.{source_id}"
+        return _gate(sources[kind], source_id, outcomes), f"{_FIELDS[kind]}.{source_id}"
 
     for tool in resolved.tools:  # included, in order
         source = resolved.sources[tool.name]
@@ -329,8 +320,8 @@ def explain_resolution(
                 add(tool_id, source, _out(why, path, resolved.failures, select), tool)
     got = {(d.source.split("/")[0], d.name) for d in decisions if d.included}
     routes = resolved.mcp_routes
-    for kind, layers in (("mcp", clients), ("provider", sources["provider"])):
-        for source_id in dict.fromkeys(key for _, _, entries in layers for key in entries):
+    for kind in ("mcp", "provider"):
+        for source_id in dict.fromkeys(key for _, _, entries in sources[kind] for key in entries):
             gate, path = source_gate(kind, source_id)
             source, ref = f"{kind}:{source_id}", gate.entry
             listed = ref.tools if gate.included and isinstance(ref.tools, Mapping) else None

@@ -144,21 +144,6 @@ class ToolResolver:
         self._store = store
         self._agent_id = agent_id
         self._mode = mode
-        code = tool_map(code_tools or (), "code_tools")
-        registry_map = tool_map(registry or {}, "registry")
-        integration_maps = {
-            str(key): tool_map(tools, f"integrations[{key!r}]")
-            for key, tools in (integrations or {}).items()
-        }
-        providers: dict[str, ToolProvider] = {}
-        for key, provider in (tool_providers or {}).items():
-            if not isinstance(provider, ToolProvider):
-                msg = (
-                    f"tool_providers[{key!r}] must implement ToolProvider (async list_tools() "
-                    f"and resolve_tools()), got {type(provider).__name__}"
-                )
-                raise ToolSearchTypeError(msg)
-            providers[str(key)] = provider
         self._cache = ResolutionCache(
             refresh_interval=float(refresh_interval),
             cache_ttl=float(cache_ttl),
@@ -176,12 +161,14 @@ class ToolResolver:
             cache=self._cache,
         )
         self._failures = FailureLog(logger)
-        self._known = (code, registry_map, integration_maps)
         self._collector = ToolCollector(
-            code=code,
-            registry=registry_map,
-            integrations=integration_maps,
-            providers=providers,
+            code=tool_map(code_tools or (), "code_tools"),
+            registry=tool_map(registry or {}, "registry"),
+            integrations={
+                str(key): tool_map(tools, f"integrations[{key!r}]")
+                for key, tools in (integrations or {}).items()
+            },
+            providers=provider_map(tool_providers or {}),
             select=mode == "tools",
             mcp_timeout=mcp_timeout,
             provider_timeout=provider_timeout,
@@ -247,8 +234,9 @@ class ToolResolver:
         flow = stored_config(self._store, self._agent_id, self._mode, run[0].version, agent_config)
         stored = yield from flow_logic(self._store_or_none(), flow)
         resolved, outcomes = run
+        known = (self._collector.code, self._collector.registry, self._collector.integrations)
         return explain_resolution(
-            self._agent_id, stored, resolved, outcomes, self._known, self._mode == "tools"
+            self._agent_id, stored, resolved, outcomes, known, self._collector.select
         )
 
     call_sync, __call__ = shells(_call)
@@ -339,3 +327,15 @@ def tool_map(tools: ToolsArg, label: str) -> dict[str, BaseTool]:
             raise ToolSearchConfigError(msg)
         out[tool_id] = tool
     return out
+
+
+def provider_map(providers: Mapping[str, ToolProvider]) -> dict[str, ToolProvider]:
+    """Providers by id; raises on one that is not a `ToolProvider`."""
+    for key, provider in providers.items():
+        if not isinstance(provider, ToolProvider):
+            msg = (
+                f"tool_providers[{key!r}] must implement ToolProvider (async list_tools() "
+                f"and resolve_tools()), got {type(provider).__name__}"
+            )
+            raise ToolSearchTypeError(msg)
+    return {str(key): provider for key, provider in providers.items()}
