@@ -67,7 +67,7 @@ from langchain_toolsearch_editor._explain import ResolutionReport, ToolDecision
 from langchain_toolsearch_editor._models import AgentToolConfig
 from langchain_toolsearch_editor._resolver import ToolResolver
 from langchain_toolsearch_editor._servers import MCPClientConfig
-from langchain_toolsearch_editor._store import ToolConfigStore, open_store
+from langchain_toolsearch_editor._store import ToolConfigStore, open_store, records_of
 from langchain_toolsearch_editor.errors import (
     ConfigCommandError,
     RecordNotFoundError,
@@ -134,7 +134,7 @@ def _cmd_import(args: argparse.Namespace) -> None:
         configs = ToolConfigStore(store)
         # clients first: agents reference them
         for kind in ("mcp-client", "agent"):
-            records = _records(configs, kind)
+            records = records_of(configs, kind)
             for record_id, value in bundle[kind].items():
                 print(_import_one(records, kind, record_id, value, args))
 
@@ -170,11 +170,9 @@ def _kind_of(configs: ToolConfigStore, record_id: str, kind: Kind | None) -> Kin
         return kind
     found: list[Kind] = []
     for candidate in KINDS:
-        try:
-            _records(configs, candidate).info(record_id)
-        except RecordNotFoundError:
-            continue
-        found.append(candidate)
+        with contextlib.suppress(RecordNotFoundError):
+            records_of(configs, candidate).info(record_id)
+            found.append(candidate)
     if not found:
         raise ConfigCommandError(f"no agent or saved MCP client with id {record_id!r}")
     if len(found) > 1:
@@ -183,17 +181,13 @@ def _kind_of(configs: ToolConfigStore, record_id: str, kind: Kind | None) -> Kin
     return found[0]
 
 
-def _records(configs: ToolConfigStore, kind: Kind) -> Any:
-    return configs.agents if kind == "agent" else configs.mcp_clients
-
-
 @contextmanager
 def _records_of_id(args: argparse.Namespace) -> Iterator[tuple[Kind, Any]]:
     """The kind of ``args.id`` (or ``args.kind``) and that kind's records, the store open."""
     with open_store(args.store) as store:
         configs = ToolConfigStore(store)
         kind = _kind_of(configs, args.id, args.kind)
-        yield kind, _records(configs, kind)
+        yield kind, records_of(configs, kind)
 
 
 def _cmd_export(args: argparse.Namespace) -> Any:
@@ -226,7 +220,7 @@ def _cmd_list(args: argparse.Namespace) -> Any:
         return [
             {"kind": kind, **info.model_dump(mode="json")}
             for kind in KINDS
-            for info in _records(configs, kind).list_records()
+            for info in records_of(configs, kind).list_records()
         ]
 
 

@@ -25,7 +25,7 @@ stricter, as in the seed system: omitted, ``null`` or ``{}`` = none, ``"*"`` = a
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import (
     Annotated,
@@ -137,19 +137,22 @@ class SourceRef(StoredModel):
     rules: RuleGroup | None = None
 
 
-def _all_or_map(value: Any) -> str | None:
-    if isinstance(value, str):
-        return "<all>"
-    if isinstance(value, Mapping):
-        return "<value>"
-    return None
+def _tag_of(tag: str, kind: type) -> Callable[[Any], str | None]:
+    """A discriminator: ``tag`` for a ``kind``, ``"<value>"`` for a mapping, else ``None``."""
+
+    def tag_of(value: Any) -> str | None:
+        if isinstance(value, kind):
+            return tag
+        return "<value>" if isinstance(value, Mapping) else None
+
+    return tag_of
 
 
 AgentAllowlist: TypeAlias = Annotated[
     Annotated[
         Annotated[Literal["*"], Tag("<all>")] | Annotated[ToolSelection, Tag("<value>")],
         Discriminator(
-            _all_or_map,
+            _tag_of("<all>", str),
             custom_error_type="agent_allowlist",
             custom_error_message=(
                 'expected "*" (every tool) or an object {tool_name: {description?, rules?}}'
@@ -189,14 +192,6 @@ class Variant(StoredModel, Generic[ValueT]):
     rules: RuleGroup | None = None
 
 
-def _map_or_variants(value: Any) -> str | None:
-    if isinstance(value, list):
-        return "<variants>"
-    if isinstance(value, Mapping):
-        return "<value>"
-    return None
-
-
 def _not_empty_variants(variants: list[Any]) -> list[Any]:
     if not variants:
         msg = (
@@ -208,7 +203,7 @@ def _not_empty_variants(variants: list[Any]) -> list[Any]:
 
 
 _CONDITIONAL = Discriminator(
-    _map_or_variants,
+    _tag_of("<variants>", list),
     custom_error_type="conditional_field",
     custom_error_message="expected an object, or a list of variants {value, rules}",
 )
@@ -265,7 +260,7 @@ class AgentToolConfig(StoredModel):
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form that is stored: omitted fields stay omitted."""
-        return dump_stored(self)
+        return self.model_dump(mode="json", exclude_none=True)
 
     @classmethod
     def from_mastra(cls, data: Mapping[str, Any]) -> AgentToolConfig:
@@ -282,11 +277,6 @@ class AgentToolConfig(StoredModel):
     def to_mastra(self) -> dict[str, Any]:
         """The Mastra Editor form (`mastra.agent_to_mastra`)."""
         return agent_to_mastra(self.to_json())
-
-
-def dump_stored(model: BaseModel) -> dict[str, Any]:
-    """JSON form of a stored model, omitted (``None``) fields left out."""
-    return model.model_dump(mode="json", exclude_none=True)
 
 
 class ProviderToolInfo(TypedDict):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Coroutine, Mapping, Sequence
-from functools import partial
 from typing import Any, Generic, Literal, ParamSpec, Protocol, TypeVar
 
 from langgraph.store.base import BaseStore, GetOp, Item, PutOp, SearchOp
@@ -189,16 +188,12 @@ class VersionedRecords(Generic[ModelT]):
 
     def _write(self, record_id: str, flow: Flow[T]) -> Logic[T]:
         try:
-            key = self._lock_key(record_id)
-            guard = self._guard
-            done: T = yield Effect(partial(guard.run, key, flow), partial(guard.arun, key, flow))
+            self._check_id(record_id)
+            key = "\x1f".join((*self._namespace, record_id))  # the record's write lock
+            done: T = yield Effect.method(self._guard, "run", key, flow)
             return done
         finally:
             self.writes += 1
-
-    def _lock_key(self, record_id: str) -> str:
-        self._check_id(record_id)
-        return "\x1f".join((*self._namespace, record_id))
 
     def _save(
         self,

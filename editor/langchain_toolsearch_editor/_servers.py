@@ -34,7 +34,7 @@ from langchain_toolsearch.mcp import MCPToolRoute
 from langchain_toolsearch.mcp._library import list_mcp_library
 from langchain_toolsearch.mcp._session import merge_headers
 from langchain_toolsearch_editor._mastra import mcp_client_from_mastra, mcp_client_to_mastra
-from langchain_toolsearch_editor._models import AUTH_TOKEN_KEY, Allowlist, dump_stored
+from langchain_toolsearch_editor._models import AUTH_TOKEN_KEY, Allowlist
 from langchain_toolsearch_editor._parsing import parse_model
 from langchain_toolsearch_editor._rules import StoredModel
 from langchain_toolsearch_editor.errors import BadAuthToken, TimeoutUnitWarning
@@ -212,7 +212,7 @@ class MCPClientConfig(StoredModel):
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form that is stored."""
-        return dump_stored(self)
+        return self.model_dump(mode="json", exclude_none=True)
 
     @classmethod
     def from_mastra(cls, data: Mapping[str, Any]) -> MCPClientConfig:

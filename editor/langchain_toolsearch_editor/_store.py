@@ -395,6 +395,11 @@ class ToolConfigStore:
         )
 
 
+def records_of(configs: ToolConfigStore, kind: str) -> VersionedRecords[Any]:
+    """The records of ``kind`` (``"agent"`` or ``"mcp-client"``) in ``configs``."""
+    return configs.agents if kind == "agent" else configs.mcp_clients
+
+
 # -- opening the store a `--store` names (the command line and `toolsearch ui`) -----------
 
 
