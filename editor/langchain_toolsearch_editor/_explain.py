@@ -16,6 +16,7 @@ import json
 from collections.abc import Awaitable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, NamedTuple, TypeAlias, TypeVar
 
 from langchain_core.tools import BaseTool
@@ -248,6 +249,8 @@ def explain_resolution(
     tools = _layers(stored.tools, "tools")
     sources = {kind: _layers(getattr(stored, name), name) for kind, name in _FIELDS.items()}
     decisions: list[ToolDecision] = []
+    out = partial(_out, resolved.failures, select)  # the failures and mode bound
+    left_out = partial(_left_out, resolved.failures, select)
 
     def add(name: str, source: str, why: _Why, tool: BaseTool | None) -> None:
         tokens = binding_tokens(tool) if tool is not None else 0
@@ -273,14 +276,10 @@ def explain_resolution(
         kind, _, rest = source.partition(":")
         if source == "code":
             entry = _gate(tools, tool.name, outcomes)
-            why = (
-                _Why(True, "defined in code (always on)")
-                if not entry.included
-                else _chain(
-                    _Why(True, "defined in code"),
-                    entry._replace(reason=f"described by {entry.reason}"),
-                )
-            )
+            why = _Why(True, "defined in code (always on)")
+            if entry.included:
+                described = entry._replace(reason=f"described by {entry.reason}")
+                why = _chain(_Why(True, "defined in code"), described)
         elif source == "registry":
             why = _chain(_Why(True, "registered tool"), _gate(tools, tool.name, outcomes))
         else:
@@ -306,10 +305,7 @@ def explain_resolution(
         if (tool_id, "registry") not in taken and tool_id not in code:
             why = _gate(tools, tool_id, outcomes)
             if why.included:
-                why = why._replace(
-                    included=False,
-                    reason=_left_out(f"tools.{tool_id}", why, resolved.failures, select),
-                )
+                why = why._replace(included=False, reason=left_out(f"tools.{tool_id}", why))
             add(tool_id, "registry", why, tool)
     for integration_id, by_id in integrations.items():
         gate, path = source_gate("integration", integration_id)
@@ -317,7 +313,7 @@ def explain_resolution(
         for tool_id, tool in by_id.items():
             if (tool_id, source) not in taken:
                 why = _chain(gate, allowlist(path, gate.entry, [tool_id]))
-                add(tool_id, source, _out(why, path, resolved.failures, select), tool)
+                add(tool_id, source, out(why, path), tool)
     got = {(d.source.split("/")[0], d.name) for d in decisions if d.included}
     routes = resolved.mcp_routes
     for kind in ("mcp", "provider"):
@@ -332,29 +328,24 @@ def explain_resolution(
                         for s, n in got
                     ):
                         why = _chain(gate, allowlist(path, ref, [name]))
-                        add(name, source, _out(why, path, resolved.failures, select), None)
+                        add(name, source, out(why, path), None)
             elif not gate.included or not any(s == source for s, _ in got):
                 empty = listed is not None or (
                     kind == "mcp" and gate.included and ref.tools is None
                 )
-                add(
-                    f"{source_id}:*",
-                    source,
-                    _out(gate, path, resolved.failures, select, empty=empty),
-                    None,
-                )
+                add(f"{source_id}:*", source, out(gate, path, empty=empty), None)
     version = resolved.version.version if resolved.version is not None else None
     return ResolutionReport(agent_id, version, tuple(decisions), dict(resolved.failures), resolved)
 
 
-def _left_out(path: str, why: _Why, failures: Mapping[str, str], select: bool) -> str:
+def _left_out(failures: Mapping[str, str], select: bool, path: str, why: _Why) -> str:
     if not select:
         return "mode 'descriptions' adds no registered tools"
     return failures.get(path) or f"{why.reason}, but it was not added"
 
 
 def _out(
-    why: _Why, path: str, failures: Mapping[str, str], select: bool, *, empty: bool = False
+    failures: Mapping[str, str], select: bool, why: _Why, path: str, *, empty: bool = False
 ) -> _Why:
     """A source or tool left out although its gates let it in: the failure, mode or emptiness."""
     if not why.included:

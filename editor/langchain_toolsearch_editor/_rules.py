@@ -345,8 +345,6 @@ def _strict_equal(left: Any, right: Any) -> bool:
 
 def _deep_equal(left: Any, right: Any) -> bool:
     """JSON value equality (the ``deep_equals`` extension)."""
-    if isinstance(left, bool) or isinstance(right, bool):
-        return isinstance(left, bool) and isinstance(right, bool) and left is right
     if _is_array(left) and isinstance(right, list):
         left = list(left)
         return len(left) == len(right) and all(map(_deep_equal, left, right))
