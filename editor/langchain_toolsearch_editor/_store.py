@@ -418,11 +418,11 @@ def open_store(spec: str | None, *, create: bool = False) -> Iterator[BaseStore]
     """
     spec = spec or os.environ.get(STORE_ENV) or DEFAULT_STORE
     postgres = spec.startswith(("postgresql://", "postgres://"))
-    module, name = _STORES[postgres]
+    module, name, missing = _STORES[postgres]
     try:
         store_type: Any = getattr(importlib.import_module(module), name)
     except ImportError:
-        raise ConfigCommandError(_MISSING_EXTRA[postgres]) from None
+        raise ConfigCommandError(missing) from None
     if not postgres and spec != ":memory:" and not create and not Path(spec).exists():
         msg = f"no store at {spec!r} (import a file first, or pass --store)"
         raise ConfigCommandError(msg)
@@ -439,20 +439,20 @@ def open_store(spec: str | None, *, create: bool = False) -> Iterator[BaseStore]
 
 
 _STORES = {
-    True: ("langgraph.store.postgres", "PostgresStore"),
-    False: ("langgraph.store.sqlite", "SqliteStore"),
-}
-_MISSING_EXTRA = {
     True: (
+        "langgraph.store.postgres",
+        "PostgresStore",
         "a PostgreSQL store needs langgraph-checkpoint-postgres and psycopg: "
-        "pip install 'langchain-toolsearch-editor[postgres]'"
+        "pip install 'langchain-toolsearch-editor[postgres]'",
     ),
     False: (
+        "langgraph.store.sqlite",
+        "SqliteStore",
         "a SQLite store needs langgraph-checkpoint-sqlite: "
-        "pip install 'langchain-toolsearch-editor[sqlite]' (or pass --store postgresql://...)"
+        "pip install 'langchain-toolsearch-editor[sqlite]' (or pass --store postgresql://...)",
     ),
 }
-"""By whether the store is PostgreSQL: its class, and what to install when it is missing."""
+"""By whether the store is PostgreSQL: its module, its class, what to install when missing."""
 
 
 def setup_store(store: BaseStore, *, timeout: float = 30.0) -> None:
