@@ -197,23 +197,20 @@ def agent_to_mastra(data: Json) -> Json:
 
 
 def _agent_to(field: str, errors: list[tuple[str, str]]) -> Convert:
-    def fail(path: str, why: str) -> None:
-        errors.append((path, why))
-
     def entries(value: Any, path: str) -> Any:
         for key, entry in (value if isinstance(value, Mapping) else {}).items():
             if "rules" in entry:
                 check_rules_for_mastra(entry["rules"], f"{path}.{key}.rules", errors)
             if entry.get("remove"):
                 why = "Mastra Editor cannot remove a code agent's tool from stored configuration"
-                fail(f"{path}.{key}.remove", why)
+                errors.append((f"{path}.{key}.remove", why))
         return value
 
     def ref_rules(ref: Mapping[str, Any], path: str) -> None:
         entries(ref.get("tools"), f"{path}.tools")
         if "rules" in ref:
             why = "Mastra Editor has no rules on a reference; move the reference into "
-            fail(f"{path}.rules", why + "a conditional variant with these rules")
+            errors.append((f"{path}.rules", why + "a conditional variant with these rules"))
 
     def mcp(value: Any, path: str) -> Any:
         out = {}
@@ -221,7 +218,8 @@ def _agent_to(field: str, errors: list[tuple[str, str]]) -> Convert:
             where = f"{path}.{client_id}"
             ref_rules(ref, where)
             if "version" in ref:
-                fail(f"{where}.version", "Mastra Editor references cannot pin a client version")
+                why = "Mastra Editor references cannot pin a client version"
+                errors.append((f"{where}.version", why))
             tools = ref.get("tools")
             out[client_id] = {"tools": {} if tools == ALL_TOOLS else tools} if tools else {}
         return out
@@ -238,15 +236,13 @@ def _agent_to(field: str, errors: list[tuple[str, str]]) -> Convert:
             ref_rules(ref, where)
             if "tools" not in ref:
                 why = "Mastra Editor needs the provider's tools listed; 'all tools' "
-                fail(f"{where}.tools", why + "cannot be expressed")
+                errors.append((f"{where}.tools", why + "cannot be expressed"))
                 continue
             tools = {}
             for slug, entry in ref["tools"].items():
                 if "rules" in entry:
-                    fail(
-                        f"{where}.tools.{slug}.rules",
-                        "Mastra Editor has no rules on a provider's tool",
-                    )
+                    why = "Mastra Editor has no rules on a provider's tool"
+                    errors.append((f"{where}.tools.{slug}.rules", why))
                 tools[slug] = {k: v for k, v in entry.items() if k != "rules"}
             out[provider_id] = {"tools": tools, "connections": {}}
         return out
