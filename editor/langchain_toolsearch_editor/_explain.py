@@ -125,10 +125,7 @@ def _outcome(rules: RuleGroup | None, outcomes: Outcomes) -> bool | None:
     """The outcome resolution recorded for ``rules`` (``None``: always), or ``None``."""
     if rules is None:
         return True
-    for group, matched in reversed(outcomes):
-        if group == rules:
-            return matched
-    return None
+    return next((matched for group, matched in reversed(outcomes) if group == rules), None)
 
 
 def _said(rules: RuleGroup, matched: bool | None) -> str:

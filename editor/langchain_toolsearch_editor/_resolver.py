@@ -141,9 +141,6 @@ class ToolResolver:
             check_version(version)
         except ValueError as exc:
             raise ToolSearchConfigError(f"version {exc}") from None
-        self._store = store
-        self._agent_id = agent_id
-        self._mode = mode
         self._cache = ResolutionCache(
             refresh_interval=float(refresh_interval),
             cache_ttl=float(cache_ttl),
@@ -188,7 +185,7 @@ class ToolResolver:
     @property
     def name(self) -> str:
         """How failures of this resolver are named: ``ToolResolver(agent_id='...')``."""
-        return f"ToolResolver(agent_id={self._agent_id!r})"
+        return f"ToolResolver(agent_id={self._planner.agent_id!r})"
 
     def _call(self, config: RunnableConfig) -> Logic[ResolvedTools]:
         """`aresolve` for ``resolve_tools=`` (``call_sync``: a sync run's); the tool search logs."""
@@ -230,14 +227,14 @@ class ToolResolver:
         agent_config: AgentToolConfig | Mapping[str, Any] | None = None,
     ) -> Logic[ResolutionReport]:
         """`aresolve` (never cached) recording its rule outcomes: why each tool is in or out."""
-        run = yield from self._run(config, context, version, agent_config, log=False, explain=True)
-        flow = stored_config(self._store, self._agent_id, self._mode, run[0].version, agent_config)
-        stored = yield from flow_logic(self._store_or_none(), flow)
-        resolved, outcomes = run
-        known = (self._collector.code, self._collector.registry, self._collector.integrations)
-        return explain_resolution(
-            self._agent_id, stored, resolved, outcomes, known, self._collector.select
+        resolved, outcomes = yield from self._run(
+            config, context, version, agent_config, log=False, explain=True
         )
+        plan, tools = self._planner, self._collector
+        flow = stored_config(plan.store, plan.agent_id, plan.mode, resolved.version, agent_config)
+        stored = yield from flow_logic(self._store_or_none(), flow)
+        known = (tools.code, tools.registry, tools.integrations)
+        return explain_resolution(plan.agent_id, stored, resolved, outcomes, known, tools.select)
 
     call_sync, __call__ = shells(_call)
     resolve, aresolve = shells(_resolve)
@@ -263,7 +260,8 @@ class ToolResolver:
         return self._keep(key, resolved, config, args[0], log=log, explain=explain), outcomes
 
     def _store_or_none(self) -> Any:
-        return self._store.store if self._store is not None else _NO_STORE
+        store = self._planner.store
+        return store.store if store is not None else _NO_STORE
 
     def _keep(
         self,

@@ -86,13 +86,8 @@ def host_allowed(state: UIState, scope: Mapping[str, Any], netloc: str) -> bool:
         return _loopback(name) or not _loopback(
             str(server[0]).strip("[]").lower() if server else "::1"
         )
-    for pattern in state.allowed_hosts:
-        allowed = pattern.strip().lower().strip("[]")
-        if allowed == "*" or allowed == name:
-            return True
-        if allowed.startswith("*.") and name.endswith(allowed[1:]):
-            return True
-    return False
+    allowed = (pattern.strip().lower().strip("[]") for pattern in state.allowed_hosts)
+    return any(a in ("*", name) or (a.startswith("*.") and name.endswith(a[1:])) for a in allowed)
 
 
 def _mac(secret: bytes, purpose: str, value: str) -> str:
