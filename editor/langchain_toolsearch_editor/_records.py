@@ -107,7 +107,7 @@ class VersionedRecords(Generic[ModelT]):
         self, record_id: str, value: ModelT | Mapping[str, Any], *, message: str | None = None
     ) -> Logic[VersionInfo]:
         """Create a record with its version 1 (``ValueError`` if it exists); the new version."""
-        return self._write(*self._save(record_id, value, message, "create", None, False))
+        return self._save(record_id, value, message, "create", None, False)
 
     def _update(
         self,
@@ -119,7 +119,7 @@ class VersionedRecords(Generic[ModelT]):
         publish: bool = False,
     ) -> Logic[VersionInfo]:
         """`save` to an existing record (`RecordNotFoundError` if none)."""
-        return self._write(*self._save(record_id, value, message, "update", if_version, publish))
+        return self._save(record_id, value, message, "update", if_version, publish)
 
     def _save_version(
         self,
@@ -131,7 +131,7 @@ class VersionedRecords(Generic[ModelT]):
         publish: bool = False,
     ) -> Logic[VersionInfo]:
         """Add a version (the new draft; ``message`` kept with it, ``publish`` it too)."""
-        return self._write(*self._save(record_id, value, message, "save", if_version, publish))
+        return self._save(record_id, value, message, "save", if_version, publish)
 
     def _get_value(self, record_id: str, version: VersionSelector = "draft") -> Logic[ModelT]:
         """One version (``"draft"``, ``"published"``, a number); `RecordNotFoundError`."""
@@ -203,11 +203,42 @@ class VersionedRecords(Generic[ModelT]):
         mode: SaveMode,
         if_version: int | None,
         publish: bool,
-    ) -> tuple[str, Flow[VersionInfo]]:
-        """Validate before any lock; ``(record_id, flow)`` for `_write`."""
+    ) -> Logic[VersionInfo]:
+        """Validate before any lock, then write the new version under the record's lock."""
         self._check_id(record_id)
         parsed, base = self._parse(value), expected(if_version)
-        return record_id, self._save_flow(record_id, parsed, message, mode, base, publish)
+
+        def flow() -> Flow[VersionInfo]:
+            head = yield from self._head(record_id)
+            self._compare(record_id, head, base)
+            if head is not None and mode == "create":
+                msg = f"{self.label} {record_id!r} already exists; use update() or save()"
+                raise ToolSearchConfigError(msg)
+            if head is None and mode == "update":
+                raise self._missing(record_id, "; use create()")
+            number = 1 if head is None else head.latest_version + 1
+            # a version is written only where none is (one left by a failed write)
+            while (yield [GetOp(self._versions(record_id), f"{number:010d}")])[0] is not None:
+                number += 1
+            now = self._clock()
+            info = VersionInfo(record_id=record_id, version=number, created_at=now, message=message)
+            published = head.published_version if head is not None else None
+            new_head = RecordInfo(
+                record_id=record_id,
+                latest_version=number,
+                published_version=number if publish else published,
+                created_at=now if head is None else head.created_at,
+                updated_at=now,
+                revision=1 if head is None else head.revision + 1,
+            )
+            stored = {**info.model_dump(mode="json"), "data": parsed.to_json()}
+            yield [  # one batch: one transaction on the SQL stores; version row first
+                PutOp(self._versions(record_id), f"{number:010d}", stored, index=False),
+                PutOp(self._heads, record_id, new_head.model_dump(mode="json"), index=False),
+            ]
+            return info
+
+        return self._write(record_id, flow())
 
     def _versions(self, record_id: str) -> tuple[str, ...]:
         return (*self._namespace, "versions", record_id)
@@ -235,44 +266,6 @@ class VersionedRecords(Generic[ModelT]):
         current = 0 if head is None else head.latest_version
         if expected is not None and expected != current:
             raise VersionConflictError(self.label, record_id, expected, current)
-
-    def _save_flow(
-        self,
-        record_id: str,
-        parsed: ModelT,
-        message: str | None,
-        mode: SaveMode,
-        expected: int | None,
-        publish: bool,
-    ) -> Flow[VersionInfo]:
-        head = yield from self._head(record_id)
-        self._compare(record_id, head, expected)
-        if head is not None and mode == "create":
-            msg = f"{self.label} {record_id!r} already exists; use update() or save()"
-            raise ToolSearchConfigError(msg)
-        if head is None and mode == "update":
-            raise self._missing(record_id, "; use create()")
-        number = 1 if head is None else head.latest_version + 1
-        # a version is written only where none is (one left by a failed write)
-        while (yield [GetOp(self._versions(record_id), f"{number:010d}")])[0] is not None:
-            number += 1
-        now = self._clock()
-        info = VersionInfo(record_id=record_id, version=number, created_at=now, message=message)
-        published = head.published_version if head is not None else None
-        new_head = RecordInfo(
-            record_id=record_id,
-            latest_version=number,
-            published_version=number if publish else published,
-            created_at=now if head is None else head.created_at,
-            updated_at=now,
-            revision=1 if head is None else head.revision + 1,
-        )
-        stored = {**info.model_dump(mode="json"), "data": parsed.to_json()}
-        yield [  # one batch: one transaction on the SQL stores; version row first
-            PutOp(self._versions(record_id), f"{number:010d}", stored, index=False),
-            PutOp(self._heads, record_id, new_head.model_dump(mode="json"), index=False),
-        ]
-        return info
 
     def _number(self, head: RecordInfo, version: VersionSelector) -> int:
         if version == "draft":
