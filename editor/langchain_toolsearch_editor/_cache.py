@@ -145,9 +145,7 @@ class ResolutionCache:
             text = json.dumps(material, sort_keys=True, allow_nan=True)
         except UncacheableError:
             return None
-        digest = hashlib.sha256(_SALT)
-        digest.update(text.encode("utf-8", "surrogatepass"))
-        return digest.hexdigest()
+        return hashlib.sha256(_SALT + text.encode("utf-8", "surrogatepass")).hexdigest()
 
     def get(self, key: str | None) -> ResolvedTools | None:
         """The set kept under ``key`` while it lives, else ``None`` (counted)."""

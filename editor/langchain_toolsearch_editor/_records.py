@@ -165,8 +165,30 @@ class VersionedRecords(Generic[ModelT]):
         rollback: bool = False,
     ) -> Logic[RecordInfo]:
         """Publish ``version``; the new head. One older than the published needs ``rollback``."""
-        flow = self._publish(record_id, version, expected(if_version), bool(rollback))
-        return self._write(record_id, flow)
+        base = expected(if_version)
+
+        def flow() -> Flow[RecordInfo]:
+            head = yield from self._head(record_id)
+            self._compare(record_id, head, base)  # no record: a conflict unless base is 0
+            if head is None:
+                raise self._missing(record_id)
+            number = self._number(head, version)
+            live = head.published_version
+            if live is not None and number < live and not rollback:
+                state = (
+                    f"is published at version {live}, newer than version {number}: publishing "
+                    f"{number} would move the live version back (a newer version was published "
+                    "since yours was saved); to go back on purpose, roll back "
+                    "(publish(..., rollback=True), `toolsearch config rollback`)"
+                )
+                raise VersionConflictError(self.label, record_id, number, live, state=state)
+            yield from self._version_item(record_id, number)
+            new = {"published_version": number, "updated_at": self._clock()}
+            new_head = head.model_copy(update={**new, "revision": head.revision + 1})
+            yield [PutOp(self._heads, record_id, new_head.model_dump(mode="json"), index=False)]
+            return new_head
+
+        return self._write(record_id, flow())
 
     def _delete_record(self, record_id: str, *, if_version: int | None = None) -> Logic[bool]:
         """Delete a record and its history; whether it existed."""
@@ -312,29 +334,6 @@ class VersionedRecords(Generic[ModelT]):
         items = yield from self._search(self._heads)
         heads = [RecordInfo.model_validate(item.value) for item in items]
         return sorted(heads, key=lambda head: head.record_id)
-
-    def _publish(
-        self, record_id: str, version: VersionSelector, expected: int | None, rollback: bool
-    ) -> Flow[RecordInfo]:
-        head = yield from self._head(record_id)
-        self._compare(record_id, head, expected)  # no record: a conflict unless expected is 0
-        if head is None:
-            raise self._missing(record_id)
-        number = self._number(head, version)
-        live = head.published_version
-        if live is not None and number < live and not rollback:
-            state = (
-                f"is published at version {live}, newer than version {number}: publishing "
-                f"{number} would move the live version back (a newer version was published "
-                "since yours was saved); to go back on purpose, roll back "
-                "(publish(..., rollback=True), `toolsearch config rollback`)"
-            )
-            raise VersionConflictError(self.label, record_id, number, live, state=state)
-        yield from self._version_item(record_id, number)
-        new = {"published_version": number, "updated_at": self._clock()}
-        new_head = head.model_copy(update={**new, "revision": head.revision + 1})
-        yield [PutOp(self._heads, record_id, new_head.model_dump(mode="json"), index=False)]
-        return new_head
 
     def _delete(self, record_id: str, expected: int | None) -> Flow[bool]:
         head = yield from self._head(record_id)
