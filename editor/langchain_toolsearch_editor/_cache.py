@@ -334,7 +334,7 @@ class RequestPlanner:
 
         tools = active_variants(merge_conditional(stored.tools, ctx), ctx)
         if self.mode != "tools":
-            return keyed(RequestPlan(ctx, tools, [], {}, {}, failures, info))
+            return keyed(RequestPlan(ctx, tools, [], {}, {}, failures, info, stored))
 
         refs = active_variants(merge_conditional(stored.mcp_clients, ctx), ctx) or {}
         mcp: list[tuple[str, int, MCPClientRef, MCPClientConfig]] = []
@@ -367,7 +367,7 @@ class RequestPlanner:
                 "and integration tools only (tool providers serve stand-alone stored agents)"
             )
             providers = {}
-        plan = RequestPlan(ctx, tools, mcp, integrations, providers, failures, info)
+        plan = RequestPlan(ctx, tools, mcp, integrations, providers, failures, info, stored)
         return keyed(plan, bool(providers))
 
     def _warn_empty(self, client_id: str) -> None:

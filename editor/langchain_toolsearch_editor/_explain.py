@@ -22,12 +22,10 @@ from typing import Any, NamedTuple, TypeAlias, TypeVar
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from langchain_toolsearch._effects import Flow
 from langchain_toolsearch._support import estimate_tokens
-from langchain_toolsearch_editor._models import AgentToolConfig, VersionInfo, parse_agent_config
+from langchain_toolsearch_editor._models import AgentToolConfig
 from langchain_toolsearch_editor._rules import Condition, RuleGroup, recording_rules
 from langchain_toolsearch_editor._sources import ResolvedTools
-from langchain_toolsearch_editor._store import ToolConfigStore
 
 Outcomes: TypeAlias = list[tuple[RuleGroup, bool]]
 """Rule outcomes in evaluation order, as `recording_rules` collects them."""
@@ -201,22 +199,6 @@ async def recorded(outcomes: Outcomes, coro: Awaitable[T]) -> T:
     """Await ``coro`` (on another thread) recording its rule outcomes into ``outcomes``."""
     with recording_rules(outcomes):
         return await coro
-
-
-def stored_config(
-    store: ToolConfigStore | None,
-    agent_id: str | None,
-    mode: str,
-    version: VersionInfo | None,
-    agent_config: Any,
-) -> Flow[AgentToolConfig]:
-    """The agent config a resolution at ``version`` merged (a version never changes)."""
-    if agent_config is not None and mode != "ignore":
-        return parse_agent_config(agent_config)
-    if store is None or agent_id is None or version is None:
-        return AgentToolConfig()
-    found = yield from store.agents._get(agent_id, version.version)
-    return found.value
 
 
 _FIELDS = {"mcp": "mcp_clients", "integration": "integration_tools", "provider": "tool_providers"}

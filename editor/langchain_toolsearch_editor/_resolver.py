@@ -29,7 +29,6 @@ from langchain_toolsearch_editor._explain import (
     explain_resolution,
     recorded,
     recording,
-    stored_config,
 )
 from langchain_toolsearch_editor._models import (
     AUTH_TOKEN_KEY,
@@ -189,7 +188,7 @@ class ToolResolver:
 
     def _call(self, config: RunnableConfig) -> Logic[ResolvedTools]:
         """`aresolve` for ``resolve_tools=`` (``call_sync``: a sync run's); the tool search logs."""
-        resolved, _ = yield from self._run(config, None, None, None, log=False)
+        resolved, *_ = yield from self._run(config, None, None, None, log=False)
         return resolved
 
     def _resolve(
@@ -215,7 +214,7 @@ class ToolResolver:
                 one is a failure under ``"agent_config"``).
             ValueError: A bad ``version``.
         """
-        resolved, _ = yield from self._run(config, context, version, agent_config, log=True)
+        resolved, *_ = yield from self._run(config, context, version, agent_config, log=True)
         return resolved
 
     def _explain(
@@ -227,28 +226,27 @@ class ToolResolver:
         agent_config: AgentToolConfig | Mapping[str, Any] | None = None,
     ) -> Logic[ResolutionReport]:
         """`aresolve` (never cached) recording its rule outcomes: why each tool is in or out."""
-        resolved, outcomes = yield from self._run(
+        resolved, outcomes, stored = yield from self._run(
             config, context, version, agent_config, log=False, explain=True
         )
-        plan, tools = self._planner, self._collector
-        flow = stored_config(plan.store, plan.agent_id, plan.mode, resolved.version, agent_config)
-        stored = yield from flow_logic(self._store_or_none(), flow)
+        tools = self._collector
         known = (tools.code, tools.registry, tools.integrations)
-        return explain_resolution(plan.agent_id, stored, resolved, outcomes, known, tools.select)
+        agent_id = self._planner.agent_id
+        return explain_resolution(agent_id, stored, resolved, outcomes, known, tools.select)
 
     call_sync, __call__ = shells(_call)
     resolve, aresolve = shells(_resolve)
     explain, aexplain = shells(_explain)
 
     def _run(self, config: Any, *args: Any, log: bool, explain: bool = False) -> Logic[_Run]:
-        """Plan; then answer from the cache (never when explaining) or collect and keep."""
+        """Plan; then answer from the cache (never when explaining), or collect and keep."""
         config = current_config() if config is None else config
         with recording(explain) as outcomes:
             plan_flow = self._planner.plan(config, *args)  # no store: reads nothing
             plan, key = yield from flow_logic(self._store_or_none(), plan_flow)
             cached = None if explain else self._cache.get(key)
             if cached is not None:
-                return cached, outcomes
+                return cached, outcomes, plan.stored
 
             def collect() -> Coroutine[Any, Any, ResolvedTools]:
                 return self._collector.collect(plan, config)
@@ -257,39 +255,26 @@ class ToolResolver:
                 return run_sync(recorded(outcomes, collect()) if explain else collect())
 
             resolved = yield Effect(on_bridge, collect)
-        return self._keep(key, resolved, config, args[0], log=log, explain=explain), outcomes
-
-    def _store_or_none(self) -> Any:
-        store = self._planner.store
-        return store.store if store is not None else _NO_STORE
-
-    def _keep(
-        self,
-        key: Any,
-        resolved: ResolvedTools,
-        config: Any,
-        context: Any,
-        *,
-        log: bool,
-        explain: bool,
-    ) -> ResolvedTools:
-        """Add redacted errors (logged once per cause unless ``log=False``); cache the result."""
-        if resolved.failures:
-            secrets = request_secrets(config, context)
+        if resolved.failures:  # redacted errors, logged once per cause unless ``log=False``
+            secrets = request_secrets(config, args[0])
             errors = tuple(
                 SourceFailure(path, failure_kind(path), "", redact(reason, secrets))
                 for path, reason in resolved.failures.items()
             )
             resolved = replace(resolved, errors=errors)
-            for error in errors if log else ():  # once per distinct cause
+            for error in errors if log else ():
                 self._failures.record(replace(error, source=f"{self.name}: {error.source}"))
         if not explain:
             self._cache.put(key, resolved)
-        return resolved
+        return resolved, outcomes, plan.stored
+
+    def _store_or_none(self) -> Any:
+        store = self._planner.store
+        return store.store if store is not None else _NO_STORE
 
 
-_Run: TypeAlias = tuple[ResolvedTools, Outcomes]
-"""A request's result and the rule outcomes recorded (when explaining)."""
+_Run: TypeAlias = tuple[ResolvedTools, Outcomes, AgentToolConfig]
+"""A request's result, the rule outcomes recorded (when explaining), the agent config merged."""
 
 
 class _NoStore:

@@ -22,6 +22,7 @@ from langchain_toolsearch.types import SourceFailure
 from langchain_toolsearch_editor._models import (
     AUTH_TOKEN_KEY,
     MASTRA_AUTH_TOKEN_KEY,
+    AgentToolConfig,
     AgentToolEntry,
     MCPClientRef,
     SourceRef,
@@ -169,6 +170,8 @@ class RequestPlan:
     providers: dict[str, SourceRef]
     failures: dict[str, str]
     version: VersionInfo | None
+    stored: AgentToolConfig
+    """The agent config merged: the stored one at ``version``, the given one, or empty."""
 
 
 @dataclass(frozen=True, kw_only=True)
