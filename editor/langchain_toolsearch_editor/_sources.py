@@ -174,6 +174,12 @@ class RequestPlan:
     """The agent config merged: the stored one at ``version``, the given one, or empty."""
 
 
+_MCPJob: TypeAlias = tuple[str, MCPClientRef, MCPClientConfig, Awaitable[ServerTools]]
+"""One saved server's listing: client id, the agent's reference, the client, the listing."""
+_Offer: TypeAlias = tuple[list[str], dict[str, BaseTool]] | str
+"""A provider's answer: the ids asked for and the tools it gave by id, or its failure."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class ToolCollector:
     """Turns a `RequestPlan` into `ResolvedTools` (`ToolResolver`'s arguments, by id).
@@ -203,8 +209,8 @@ class ToolCollector:
             asyncio.gather(*(job for *_, job in mcp_jobs)), asyncio.gather(*provider_jobs.values())
         )
         self._add_code_and_registry(plan.tools, merged)
-        for (client_id, ref, client, _), result in zip(mcp_jobs, mcp_results, strict=True):
-            self._add_mcp_server(client_id, ref, client, result, plan.context, merged)
+        for job, result in zip(mcp_jobs, mcp_results, strict=True):
+            self._add_mcp_server(job, result, plan.context, merged)
         self._add_integrations(plan, merged)
         self._add_providers(plan, dict(zip(provider_jobs, provider_results, strict=True)), merged)
 
@@ -215,14 +221,9 @@ class ToolCollector:
         return ResolvedTools(tools, merged.failures, sources, replaced, kept, plan.version)
 
     def _add_mcp_server(
-        self,
-        client_id: str,
-        ref: MCPClientRef,
-        client: MCPClientConfig,
-        result: ServerTools,
-        ctx: Mapping[str, Any],
-        merged: _Merged,
+        self, job: _MCPJob, result: ServerTools, ctx: Mapping[str, Any], merged: _Merged
     ) -> None:
+        client_id, ref, client, _ = job
         where = f"mcp_clients.{client_id}.servers.{result.server}"
         if result.failure is not None:
             merged.failures[where] = result.failure  # logged by the resolver, once, no secrets
@@ -264,10 +265,7 @@ class ToolCollector:
                     )
 
     def _add_providers(
-        self,
-        plan: RequestPlan,
-        outcomes: Mapping[str, tuple[list[str], dict[str, BaseTool]] | str],
-        merged: _Merged,
+        self, plan: RequestPlan, outcomes: Mapping[str, _Offer], merged: _Merged
     ) -> None:
         failures = merged.failures
         for provider_id, source in plan.providers.items():
@@ -320,9 +318,7 @@ class ToolCollector:
                     f"no tool with id {tool_id!r} is defined in code or in the registry"
                 )
 
-    def _mcp_jobs(
-        self, plan: RequestPlan
-    ) -> list[tuple[str, MCPClientRef, MCPClientConfig, Awaitable[ServerTools]]]:
+    def _mcp_jobs(self, plan: RequestPlan) -> list[_MCPJob]:
         token: str | None = None
         bad_token: str | None = None
         key = self.token_key
@@ -332,7 +328,7 @@ class ToolCollector:
             token = bearer_token(plan.context.get(key), key=key)
         except BadAuthToken as exc:
             bad_token = str(exc)
-        jobs: list[tuple[str, MCPClientRef, MCPClientConfig, Awaitable[ServerTools]]] = []
+        jobs: list[_MCPJob] = []
         for client_id, version, ref, client in plan.mcp:
             scope = f"{client_id}@{version}"
             for name, server in client.servers.items():
@@ -347,7 +343,7 @@ class ToolCollector:
 
     async def _provider_job(
         self, provider_id: str, ref: SourceRef, plan: RequestPlan, config: RunnableConfig
-    ) -> tuple[list[str], dict[str, BaseTool]] | str:
+    ) -> _Offer:
         provider = self.providers[provider_id]
         entries = active_variants(ref.tools, plan.context)
         try:
