@@ -233,9 +233,7 @@ def explain_resolution(
 
     def add(name: str, source: str, why: _Why, tool: BaseTool | None) -> None:
         tokens = binding_tokens(tool) if tool is not None else 0
-        decisions.append(
-            ToolDecision(name, source, why.included, why.reason, why.rule_path, why.rule, tokens)
-        )
+        decisions.append(ToolDecision(name, source, *why[:4], tokens))  # all but the entry
 
     def allowlist(path: str, ref: Any, names: Sequence[str]) -> _Why:
         if ref is None:  # the source is left out: its gate says why

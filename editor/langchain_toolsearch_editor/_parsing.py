@@ -103,12 +103,11 @@ def parse_model(model: type[ModelT], data: Any, what: str) -> ModelT:
     if problems:
         raise ToolConfigError(what, problems)
     try:
-        parsed = model.model_validate(dict(data))
+        return model.model_validate(dict(data))
     except ValidationError as exc:
         raise ToolConfigError(what, _errors(exc)) from None
     except RecursionError:  # unreachable after json_problems' depth check; never a crash
         raise ToolConfigError(what, [("", "nested too deeply")]) from None
-    return parsed
 
 
 MAX_JSON_INT = 2**53 - 1
