@@ -308,12 +308,8 @@ def _evaluate(operator: str, actual: Any, value: Any) -> bool:
         return found if operator == "in" else not found
     if actual is MISSING:
         return False
-    if operator == "equals":
-        return _strict_equal(actual, value)
-    if operator == "deep_equals":
-        return _deep_equal(actual, value)
-    if operator == "contains":
-        return _contains(actual, value)
+    if operator in _TESTS:
+        return _TESTS[operator](actual, value)
     if operator in _ORDER:
         return _number(actual) and _number(value) and bool(_ORDER[operator](actual, value))
     if operator in _TEXT_ORDER:
@@ -362,6 +358,9 @@ def _contains(actual: Any, value: Any) -> bool:
         return any(_strict_equal(item, value) for item in actual)
     return False
 
+
+_TESTS = {"equals": _strict_equal, "deep_equals": _deep_equal, "contains": _contains}
+"""The operators that compare the field's value with the condition's by one function."""
 
 NEVER = {"operator": "in", "value": []}
 """A condition's operator and value that never match, in Mastra Editor and here."""

@@ -333,7 +333,8 @@ class ToolCollector:
             scope = f"{client_id}@{version}"
             for name, server in client.servers.items():
                 if bad_token is not None and server.type == "http":
-                    job: Awaitable[ServerTools] = _done(ServerTools(server=name, failure=bad_token))
+                    failed = ServerTools(server=name, failure=bad_token)
+                    job: Awaitable[ServerTools] = asyncio.sleep(0, failed)  # known already
                 else:
                     job = load_server_tools(
                         name, server, token=token, default_timeout=self.mcp_timeout, scope=scope
@@ -373,7 +374,3 @@ class ToolCollector:
             if tool.name in wanted and tool.name not in got:
                 got[tool.name] = tool
         return wanted, got
-
-
-async def _done(value: ServerTools) -> ServerTools:
-    return value

@@ -143,9 +143,7 @@ def new_record(request: Request) -> Response:
         if kind not in KIND_PATHS:
             raise InputError([("kind", "expected 'agent' or 'mcp-client'")])
     except InputError as exc:
-        return listing(
-            request, "index.html", 400, problem="; ".join(f"{p}: {m}" for p, m in exc.errors)
-        )
+        return listing(request, "index.html", 400, problem=str(exc))  # "id: ...", "kind: ..."
     return RedirectResponse(f"/{KIND_PATHS[kind]}/{record_id}/edit", status_code=303)
 
 
