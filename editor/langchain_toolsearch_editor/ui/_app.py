@@ -23,13 +23,7 @@ from langchain_toolsearch_editor._models import ToolProvider
 from langchain_toolsearch_editor._resolver import tool_map
 from langchain_toolsearch_editor._sources import ToolsArg
 from langchain_toolsearch_editor._store import ToolConfigStore
-from langchain_toolsearch_editor.errors import (
-    CsrfError,
-    InputError,
-    RecordNotFoundError,
-    ToolConfigError,
-    WriteLockError,
-)
+from langchain_toolsearch_editor.errors import CsrfError, ToolConfigError, WriteLockError
 from langchain_toolsearch_editor.ui import _api, _pages, _playground, _transfer
 from langchain_toolsearch_editor.ui._rendering import page
 from langchain_toolsearch_editor.ui._security import GuardMiddleware
@@ -40,8 +34,7 @@ if TYPE_CHECKING:
 
 _REFUSALS = {
     CsrfError: (403, "Refused", ""),
-    InputError: (404, "Not found", ""),  # a bad kind, id or version in the address
-    RecordNotFoundError: (404, "Not found", ""),
+    **dict.fromkeys(_pages.NOT_FOUND, (404, "Not found", "")),
     ToolConfigError: (400, "Invalid stored data", "This stored data does not load"),
     WriteLockError: (503, "Try again", "The store is busy (another writer holds the lock)"),
 }

@@ -44,6 +44,9 @@ from langchain_toolsearch_editor.ui._rendering import listing, not_found, page, 
 from langchain_toolsearch_editor.ui._security import with_form
 from langchain_toolsearch_editor.ui._state import KIND_LABELS, KIND_PATHS, UIState
 
+NOT_FOUND = (InputError, RecordNotFoundError)
+"""What a page raises for a bad address (kind, id, version) or a missing record: a 404 page."""
+
 _NEW_CLIENT = (
     '{\n  "name": "",\n  "servers": {\n    "my_server": {"command": "mcp-server-time", '
     '"args": []}\n  }\n}'
