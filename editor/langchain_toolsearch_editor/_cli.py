@@ -34,16 +34,12 @@ _DIGITS = 15
 """Longest version number the command line takes (more is a typo, never a version)."""
 
 
-def _short(text: str) -> str:
-    """``repr`` of a command-line value, cut to 40 characters."""
-    return repr(text if len(text) <= 40 else text[:37] + "...")
-
-
 def _whole(text: str, least: int, problem: str) -> int:
     """``text`` as an integer >= ``least`` of at most `_DIGITS` digits, else ``problem``."""
     if text.isascii() and text.isdigit() and len(text) <= _DIGITS and int(text) >= least:
         return int(text)
-    raise argparse.ArgumentTypeError(f"{problem}, got {_short(text)}")
+    shown = text if len(text) <= 40 else text[:37] + "..."  # cut to 40 characters
+    raise argparse.ArgumentTypeError(f"{problem}, got {shown!r}")
 
 
 def _base_version(text: str) -> int:

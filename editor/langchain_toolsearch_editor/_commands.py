@@ -141,10 +141,9 @@ def _cmd_import(args: argparse.Namespace) -> None:
 
 def _import_one(records: Any, kind: Kind, record_id: str, value: Any, args: Any) -> str:
     """Save one record unless unchanged (publishing it with ``--publish``); the report line."""
-    try:
+    current = None
+    with contextlib.suppress(RecordNotFoundError):
         current = records.get_version(record_id)
-    except RecordNotFoundError:
-        current = None
     if current is None or current.value != value:
         version = records.save(
             record_id,
@@ -288,9 +287,8 @@ def load_registry(spec: str) -> Mapping[str, BaseTool] | Sequence[BaseTool]:
     try:
         module = importlib.import_module(module_name)
     except Exception as exc:  # the user's module: ImportError, or whatever it raised
-        raise ConfigCommandError(
-            f"{where}: cannot import {module_name!r}: {type(exc).__name__}: {exc}"
-        ) from None
+        msg = f"{where}: cannot import {module_name!r}: {type(exc).__name__}: {exc}"
+        raise ConfigCommandError(msg) from None
     try:
         value = operator.attrgetter(attribute)(module)
     except AttributeError:
@@ -299,9 +297,8 @@ def load_registry(spec: str) -> Mapping[str, BaseTool] | Sequence[BaseTool]:
         try:
             value = value()
         except Exception as exc:
-            raise ConfigCommandError(
-                f"{where}: calling it raised {type(exc).__name__}: {exc}"
-            ) from None
+            msg = f"{where}: calling it raised {type(exc).__name__}: {exc}"
+            raise ConfigCommandError(msg) from None
     if isinstance(value, Mapping) or (isinstance(value, Sequence) and not isinstance(value, str)):
         return value
     msg = (
@@ -331,14 +328,13 @@ def explain_command(args: argparse.Namespace) -> ResolutionReport:
     with open_store(args.store) as store:
         configs = ToolConfigStore(store)
         configs.agents.info(args.id)  # not found -> error, not an empty result
-        resolver = ToolResolver(
+        return ToolResolver(
             store=configs,
             agent_id=args.id,
             registry=registry,
             version=args.version,
             mcp_timeout=args.timeout,
-        )
-        return resolver.explain({}, context=context)
+        ).explain({}, context=context)
 
 
 def report_json(report: ResolutionReport) -> dict[str, Any]:

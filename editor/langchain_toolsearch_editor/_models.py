@@ -192,16 +192,6 @@ class Variant(StoredModel, Generic[ValueT]):
     rules: RuleGroup | None = None
 
 
-def _not_empty_variants(variants: list[Any]) -> list[Any]:
-    if not variants:
-        msg = (
-            "an empty list of variants is ambiguous: use {} to select nothing, or omit "
-            "the field to keep the default"
-        )
-        raise ToolSearchConfigError(msg)
-    return variants
-
-
 _CONDITIONAL = Discriminator(
     _tag_of("<variants>", list),
     custom_error_type="conditional_field",
@@ -250,8 +240,13 @@ class AgentToolConfig(StoredModel):
     @field_validator("tools", "mcp_clients", "integration_tools", "tool_providers")
     @classmethod
     def _fields(cls, value: Any) -> Any:
+        if value == []:
+            msg = (
+                "an empty list of variants is ambiguous: use {} to select nothing, or omit "
+                "the field to keep the default"
+            )
+            raise ToolSearchConfigError(msg)
         if isinstance(value, list):
-            _not_empty_variants(value)
             for variant in value:
                 _check_names(variant.value, "key")
         elif isinstance(value, Mapping):
@@ -292,7 +287,6 @@ class ToolProvider(Protocol):
 
     async def list_tools(self) -> Sequence[ProviderToolInfo]:
         """Every tool the provider offers (for an agent without an allowlist, and UIs)."""
-        ...
 
     async def resolve_tools(
         self, tool_ids: Sequence[str], *, config: RunnableConfig, context: Mapping[str, Any]
@@ -302,7 +296,6 @@ class ToolProvider(Protocol):
         ``context`` is the request context rules saw (may hold the auth token).
         Tools not asked for are ignored; ids left out are reported as failures.
         """
-        ...
 
 
 def parse_agent_config(data: AgentToolConfig | Mapping[str, Any]) -> AgentToolConfig:

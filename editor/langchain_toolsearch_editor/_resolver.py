@@ -117,9 +117,8 @@ class ToolResolver:
             msg = f"unknown mode {mode!r}; use one of {', '.join(map(repr, _MODES))}"
             raise ToolSearchConfigError(msg)
         if store is not None and not isinstance(store, ToolConfigStore):
-            raise ToolSearchTypeError(
-                f"store must be a ToolConfigStore, not {type(store).__name__}"
-            )
+            msg = f"store must be a ToolConfigStore, not {type(store).__name__}"
+            raise ToolSearchTypeError(msg)
         if agent_id is not None and store is None:
             raise ToolSearchConfigError("agent_id needs a store: pass store=ToolConfigStore(...)")
         for label, seconds in (
