@@ -235,8 +235,7 @@ def _cmd_history(args: argparse.Namespace) -> Any:
 
 def _cmd_diff(args: argparse.Namespace) -> None:
     with _records_of_id(args) as (_, records):
-        old = records.get_version(args.id, args.v1)
-        new = records.get_version(args.id, args.v2)
+        old, new = records.get_version(args.id, args.v1), records.get_version(args.id, args.v2)
 
     def lines(value: Any) -> list[str]:
         return json.dumps(value.to_json(), indent=2, sort_keys=True).splitlines(keepends=True)

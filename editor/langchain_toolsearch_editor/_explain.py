@@ -183,8 +183,7 @@ def _chain(*whys: _Why) -> _Why:
     for why in whys:
         if not why.included:
             return why
-    ruled = [why for why in whys if why.rule_path is not None]
-    last = ruled[-1] if ruled else whys[-1]
+    last = next((why for why in reversed(whys) if why.rule_path is not None), whys[-1])
     return _Why(
         True, "; ".join(why.reason for why in whys), last.rule_path, last.rule, whys[-1].entry
     )

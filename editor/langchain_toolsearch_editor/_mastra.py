@@ -68,8 +68,7 @@ def _rename_paths(exc: ToolConfigError, what: str, names: Mapping[str, str]) -> 
     renamed = []
     for path, message in exc.errors:
         head, sep, rest = path.partition(".")
-        bracket = head.find("[")
-        key = head if bracket < 0 else head[:bracket]
+        key = head.partition("[")[0]  # a field name, without its index
         if key in names:
             head = names[key] + head[len(key) :]
         renamed.append((head + sep + rest, message))

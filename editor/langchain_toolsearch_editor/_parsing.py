@@ -132,8 +132,7 @@ def json_problems(data: Any) -> list[tuple[str, str]]:
     while stack:
         value, loc = stack.pop()
         if isinstance(value, str):
-            problem = _text_problem(value)
-            if problem:
+            if problem := _text_problem(value):
                 found.append((_render(loc), problem))
         elif isinstance(value, int | float) and not isinstance(value, bool):
             if abs(value) > MAX_JSON_INT:
@@ -145,11 +144,9 @@ def json_problems(data: Any) -> list[tuple[str, str]]:
             items = value.items() if isinstance(value, Mapping) else enumerate(value)
             children = []
             for key, item in items:
-                if isinstance(key, str):
-                    problem = _text_problem(key)
-                    if problem:
-                        found.append((_render((*loc, _printable(key))), f"key {problem}"))
-                        continue
+                if isinstance(key, str) and (problem := _text_problem(key)):
+                    found.append((_render((*loc, _printable(key))), f"key {problem}"))
+                    continue
                 children.append((item, (*loc, key)))
             stack.extend(reversed(children))
     return found

@@ -311,8 +311,7 @@ class VersionedRecords(Generic[ModelT]):
     def _get(self, record_id: str, version: VersionSelector) -> Flow[Versioned[ModelT]]:
         head = yield from self._info(record_id)
         item = yield from self._version_item(record_id, self._number(head, version))
-        info = _version_info(item)
-        return Versioned(value=self._parse(item.value["data"]), info=info)
+        return Versioned(value=self._parse(item.value["data"]), info=_version_info(item))
 
     def _search(self, namespace: tuple[str, ...]) -> Flow[list[Item]]:
         found: list[Item] = []

@@ -242,7 +242,8 @@ class ToolResolver:
         config = current_config() if config is None else config
         with recording(explain) as outcomes:
             plan_flow = self._planner.plan(config, *args)  # no store: reads nothing
-            plan, key = yield from flow_logic(self._store_or_none(), plan_flow)
+            store = _NO_STORE if self._planner.store is None else self._planner.store.store
+            plan, key = yield from flow_logic(store, plan_flow)
             cached = None if explain else self._cache.get(key)
             if cached is not None:
                 return cached, outcomes, plan.stored
@@ -266,10 +267,6 @@ class ToolResolver:
         if not explain:
             self._cache.put(key, resolved)
         return resolved, outcomes, plan.stored
-
-    def _store_or_none(self) -> Any:
-        store = self._planner.store
-        return store.store if store is not None else _NO_STORE
 
 
 _Run: TypeAlias = tuple[ResolvedTools, Outcomes, AgentToolConfig]

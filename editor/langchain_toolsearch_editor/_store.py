@@ -336,10 +336,8 @@ class _LazySqliteGuard(WriteGuard):
     async def _guard(self) -> WriteGuard:
         if self._inner is None:
             store: Any = self.store
-            async with store.lock:
-                cursor = await store.conn.execute("PRAGMA database_list")
-                rows = list(await cursor.fetchall())
-                await cursor.close()
+            async with store.lock, store.conn.execute("PRAGMA database_list") as cursor:
+                rows = list(await cursor.fetchall())  # aiosqlite closes the cursor
             self._inner = _file_guard(store, self.timeout, rows)
         self._inner.timeout = self.timeout
         return self._inner
