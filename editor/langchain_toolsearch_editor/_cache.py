@@ -145,9 +145,7 @@ class ResolutionCache:
             text = json.dumps(material, sort_keys=True, allow_nan=True)
         except UncacheableError:
             return None
-        digest = hashlib.sha256(_SALT)
-        digest.update(text.encode("utf-8", "surrogatepass"))
-        return digest.hexdigest()
+        return hashlib.sha256(_SALT + text.encode("utf-8", "surrogatepass")).hexdigest()
 
     def get(self, key: str | None) -> ResolvedTools | None:
         """The set kept under ``key`` while it lives, else ``None`` (counted)."""
@@ -301,10 +299,7 @@ class RequestPlanner:
         failures: dict[str, str] = {}
         info: VersionInfo | None = None
         stored = AgentToolConfig()
-        agent: Versioned[AgentToolConfig] | None = None
-        clients: list[tuple[str, Versioned[MCPClientConfig]]] = []
-        fields: set[str] = set()
-        listed = True  # False: a record's rule fields cannot all be listed (not cached)
+        read: list[StoredRecord] = []  # the records read, the agent's first: the cache key
         selector = self.version if version is None else version
         # A reference without a version follows the agent: published -> published.
         client_default: VersionSelector = "published" if selector == "published" else "draft"
@@ -320,23 +315,20 @@ class RequestPlanner:
             except RecordNotFoundError as exc:
                 failures["agent_config"] = f"{exc}; resolved without a stored config"
             else:
-                agent = record.value
-                stored, info = agent.value, agent.info
-                listed = listed and record.fields is not None
-                fields |= record.fields or frozenset()
+                read.append(record)
+                stored, info = record.value.value, record.value.info
 
         def keyed(plan: RequestPlan, providers: bool = False) -> tuple[RequestPlan, str | None]:
-            if agent_config is not None or not listed:
-                return plan, None
-            versions = {
-                "agent": None if agent is None else [agent.info.record_id, agent.info.version],
-                "clients": [[cid, found.info.version] for cid, found in clients],
-            }
+            if agent_config is not None or any(r.fields is None for r in read):
+                return plan, None  # a record's rule fields cannot all be listed: not cached
+            fields = set[str]().union(*(r.fields or () for r in read))
+            ids = [[r.value.info.record_id, r.value.info.version] for r in read]
+            versions = {"agent": ids.pop(0) if info is not None else None, "clients": ids}
             return plan, self.cache.key(versions, fields, ctx, providers, plan.failures)
 
         tools = active_variants(merge_conditional(stored.tools, ctx), ctx)
         if self.mode != "tools":
-            return keyed(RequestPlan(ctx, tools, [], {}, {}, failures, info))
+            return keyed(RequestPlan(ctx, tools, [], {}, {}, failures, info, stored))
 
         refs = active_variants(merge_conditional(stored.mcp_clients, ctx), ctx) or {}
         mcp: list[tuple[str, int, MCPClientRef, MCPClientConfig]] = []
@@ -357,9 +349,7 @@ class RequestPlanner:
             except (RecordNotFoundError, ValueError) as exc:
                 failures[where] = str(exc)
                 continue
-            clients.append((client_id, client.value))
-            listed = listed and client.fields is not None
-            fields |= client.fields or frozenset()
+            read.append(client)
             mcp.append((client_id, client.value.info.version, ref, client.value.value))
         integrations = active_variants(merge_conditional(stored.integration_tools, ctx), ctx) or {}
         providers = active_variants(merge_conditional(stored.tool_providers, ctx), ctx) or {}
@@ -369,7 +359,7 @@ class RequestPlanner:
                 "and integration tools only (tool providers serve stand-alone stored agents)"
             )
             providers = {}
-        plan = RequestPlan(ctx, tools, mcp, integrations, providers, failures, info)
+        plan = RequestPlan(ctx, tools, mcp, integrations, providers, failures, info, stored)
         return keyed(plan, bool(providers))
 
     def _warn_empty(self, client_id: str) -> None:

@@ -34,16 +34,12 @@ _DIGITS = 15
 """Longest version number the command line takes (more is a typo, never a version)."""
 
 
-def _short(text: str) -> str:
-    """``repr`` of a command-line value, cut to 40 characters."""
-    return repr(text if len(text) <= 40 else text[:37] + "...")
-
-
 def _whole(text: str, least: int, problem: str) -> int:
     """``text`` as an integer >= ``least`` of at most `_DIGITS` digits, else ``problem``."""
     if text.isascii() and text.isdigit() and len(text) <= _DIGITS and int(text) >= least:
         return int(text)
-    raise argparse.ArgumentTypeError(f"{problem}, got {_short(text)}")
+    shown = text if len(text) <= 40 else text[:37] + "..."  # cut to 40 characters
+    raise argparse.ArgumentTypeError(f"{problem}, got {shown!r}")
 
 
 def _base_version(text: str) -> int:
@@ -57,17 +53,6 @@ def _store_option(parser: argparse.ArgumentParser, *, default: Any) -> None:
         "--store",
         default=default,
         help=f"PostgreSQL DSN or SQLite file (default: ${STORE_ENV}, else {DEFAULT_STORE})",
-    )
-
-
-def _if_version_option(parser: argparse.ArgumentParser) -> None:
-    """Add ``--if-version N`` (compare-and-set) to ``parser``."""
-    parser.add_argument(
-        "--if-version",
-        dest="if_version",
-        type=_base_version,
-        metavar="N",
-        help="compare-and-set: write only if the latest version is still N (0: no record yet)",
     )
 
 
@@ -102,64 +87,68 @@ def add_config_parser(subparsers: Any) -> argparse.ArgumentParser:
         )
         return parser
 
-    def with_kind(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    def with_file(name: str, help: str) -> argparse.ArgumentParser:
+        parser = command(name, help=help)
+        parser.add_argument("file")
+        parser.add_argument("--from", dest="source", choices=["mastra"], help="Mastra Editor JSON")
+        return parser
+
+    def with_id(
+        name: str, help: str, description: str | None = None, **version_option: Any
+    ) -> argparse.ArgumentParser:
+        """A command on one record: ``--kind``, ``ID``, and ``--version`` given its options."""
+        parser = command(name, help=help, description=description)
         parser.add_argument(
             "--kind", choices=KINDS, help="record kind, when an agent and a client share the id"
         )
+        parser.add_argument("id")
+        if version_option:
+            parser.add_argument("--version", type=version, **version_option)
         return parser
 
-    validate = command("validate", help="check a file; write nothing")
-    validate.add_argument("file")
-    validate.add_argument("--from", dest="source", choices=["mastra"], help="Mastra Editor JSON")
+    def with_if_version(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "--if-version",
+            dest="if_version",
+            type=_base_version,
+            metavar="N",
+            help="compare-and-set: write only if the latest version is still N (0: no record yet)",
+        )
 
-    imp = command("import", help="save every record of a file as a new version")
-    imp.add_argument("file")
-    imp.add_argument("--from", dest="source", choices=["mastra"], help="Mastra Editor JSON")
+    with_file("validate", help="check a file; write nothing")
+
+    imp = with_file("import", help="save every record of a file as a new version")
     imp.add_argument("--message", help="note stored with each new version")
     imp.add_argument(
         "--publish", action="store_true", help="publish each new version in the same write"
     )
-    _if_version_option(imp)
+    with_if_version(imp)
 
-    export = with_kind(
-        command(
-            "export",
-            help="print one record as an importable file (a backup: secrets included)",
-            description=(
-                "Print one record as an importable file. This is a backup: it keeps every "
-                "secret (env values, tokens in args and URLs) so a fresh store can be "
-                "restored from it; keep it as private as the store. The web page's export "
-                "masks them instead."
-            ),
-        )
+    export = with_id(
+        "export",
+        help="print one record as an importable file (a backup: secrets included)",
+        description=(
+            "Print one record as an importable file. This is a backup: it keeps every "
+            "secret (env values, tokens in args and URLs) so a fresh store can be "
+            "restored from it; keep it as private as the store. The web page's export "
+            "masks them instead."
+        ),
+        default="draft",
     )
-    export.add_argument("id")
-    export.add_argument("--version", type=version, default="draft")
     export.add_argument("--to", dest="target", choices=["mastra"], help="Mastra Editor JSON")
 
-    show = with_kind(command("show", help="print one version of a record with its info"))
-    show.add_argument("id")
-    show.add_argument("--version", type=version, default="draft")
-
+    with_id("show", help="print one version of a record with its info", default="draft")
     command("list", help="list every agent and saved MCP client")
+    with_id("history", help="list the versions of a record")
 
-    history = with_kind(command("history", help="list the versions of a record"))
-    history.add_argument("id")
-
-    diff = with_kind(command("diff", help="unified diff between two versions"))
-    diff.add_argument("id")
+    diff = with_id("diff", help="unified diff between two versions")
     diff.add_argument("v1", type=version)
     diff.add_argument("v2", type=version)
 
-    publish = with_kind(command("publish", help="mark a version as the published one"))
-    publish.add_argument("id")
-    publish.add_argument("--version", type=version, default="draft")
-    _if_version_option(publish)
-
-    rollback = with_kind(command("rollback", help="publish a version older than the live one"))
-    rollback.add_argument("id")
-    rollback.add_argument("--version", type=version, required=True)
-    _if_version_option(rollback)
+    with_if_version(with_id("publish", help="mark a version as the published one", default="draft"))
+    with_if_version(
+        with_id("rollback", help="publish a version older than the live one", required=True)
+    )
 
     resolve = command(
         "resolve",

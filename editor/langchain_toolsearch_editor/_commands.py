@@ -67,7 +67,7 @@ from langchain_toolsearch_editor._explain import ResolutionReport, ToolDecision
 from langchain_toolsearch_editor._models import AgentToolConfig
 from langchain_toolsearch_editor._resolver import ToolResolver
 from langchain_toolsearch_editor._servers import MCPClientConfig
-from langchain_toolsearch_editor._store import ToolConfigStore, open_store
+from langchain_toolsearch_editor._store import ToolConfigStore, open_store, records_of
 from langchain_toolsearch_editor.errors import (
     ConfigCommandError,
     RecordNotFoundError,
@@ -134,17 +134,16 @@ def _cmd_import(args: argparse.Namespace) -> None:
         configs = ToolConfigStore(store)
         # clients first: agents reference them
         for kind in ("mcp-client", "agent"):
-            records = _records(configs, kind)
+            records = records_of(configs, kind)
             for record_id, value in bundle[kind].items():
                 print(_import_one(records, kind, record_id, value, args))
 
 
 def _import_one(records: Any, kind: Kind, record_id: str, value: Any, args: Any) -> str:
     """Save one record unless unchanged (publishing it with ``--publish``); the report line."""
-    try:
+    current = None
+    with contextlib.suppress(RecordNotFoundError):
         current = records.get_version(record_id)
-    except RecordNotFoundError:
-        current = None
     if current is None or current.value != value:
         version = records.save(
             record_id,
@@ -170,11 +169,9 @@ def _kind_of(configs: ToolConfigStore, record_id: str, kind: Kind | None) -> Kin
         return kind
     found: list[Kind] = []
     for candidate in KINDS:
-        try:
-            _records(configs, candidate).info(record_id)
-        except RecordNotFoundError:
-            continue
-        found.append(candidate)
+        with contextlib.suppress(RecordNotFoundError):
+            records_of(configs, candidate).info(record_id)
+            found.append(candidate)
     if not found:
         raise ConfigCommandError(f"no agent or saved MCP client with id {record_id!r}")
     if len(found) > 1:
@@ -183,17 +180,13 @@ def _kind_of(configs: ToolConfigStore, record_id: str, kind: Kind | None) -> Kin
     return found[0]
 
 
-def _records(configs: ToolConfigStore, kind: Kind) -> Any:
-    return configs.agents if kind == "agent" else configs.mcp_clients
-
-
 @contextmanager
 def _records_of_id(args: argparse.Namespace) -> Iterator[tuple[Kind, Any]]:
     """The kind of ``args.id`` (or ``args.kind``) and that kind's records, the store open."""
     with open_store(args.store) as store:
         configs = ToolConfigStore(store)
         kind = _kind_of(configs, args.id, args.kind)
-        yield kind, _records(configs, kind)
+        yield kind, records_of(configs, kind)
 
 
 def _cmd_export(args: argparse.Namespace) -> Any:
@@ -226,7 +219,7 @@ def _cmd_list(args: argparse.Namespace) -> Any:
         return [
             {"kind": kind, **info.model_dump(mode="json")}
             for kind in KINDS
-            for info in _records(configs, kind).list_records()
+            for info in records_of(configs, kind).list_records()
         ]
 
 
@@ -242,8 +235,7 @@ def _cmd_history(args: argparse.Namespace) -> Any:
 
 def _cmd_diff(args: argparse.Namespace) -> None:
     with _records_of_id(args) as (_, records):
-        old = records.get_version(args.id, args.v1)
-        new = records.get_version(args.id, args.v2)
+        old, new = records.get_version(args.id, args.v1), records.get_version(args.id, args.v2)
 
     def lines(value: Any) -> list[str]:
         return json.dumps(value.to_json(), indent=2, sort_keys=True).splitlines(keepends=True)
@@ -294,9 +286,8 @@ def load_registry(spec: str) -> Mapping[str, BaseTool] | Sequence[BaseTool]:
     try:
         module = importlib.import_module(module_name)
     except Exception as exc:  # the user's module: ImportError, or whatever it raised
-        raise ConfigCommandError(
-            f"{where}: cannot import {module_name!r}: {type(exc).__name__}: {exc}"
-        ) from None
+        msg = f"{where}: cannot import {module_name!r}: {type(exc).__name__}: {exc}"
+        raise ConfigCommandError(msg) from None
     try:
         value = operator.attrgetter(attribute)(module)
     except AttributeError:
@@ -305,9 +296,8 @@ def load_registry(spec: str) -> Mapping[str, BaseTool] | Sequence[BaseTool]:
         try:
             value = value()
         except Exception as exc:
-            raise ConfigCommandError(
-                f"{where}: calling it raised {type(exc).__name__}: {exc}"
-            ) from None
+            msg = f"{where}: calling it raised {type(exc).__name__}: {exc}"
+            raise ConfigCommandError(msg) from None
     if isinstance(value, Mapping) or (isinstance(value, Sequence) and not isinstance(value, str)):
         return value
     msg = (
@@ -337,14 +327,13 @@ def explain_command(args: argparse.Namespace) -> ResolutionReport:
     with open_store(args.store) as store:
         configs = ToolConfigStore(store)
         configs.agents.info(args.id)  # not found -> error, not an empty result
-        resolver = ToolResolver(
+        return ToolResolver(
             store=configs,
             agent_id=args.id,
             registry=registry,
             version=args.version,
             mcp_timeout=args.timeout,
-        )
-        return resolver.explain({}, context=context)
+        ).explain({}, context=context)
 
 
 def report_json(report: ResolutionReport) -> dict[str, Any]:

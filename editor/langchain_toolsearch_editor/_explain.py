@@ -16,17 +16,16 @@ import json
 from collections.abc import Awaitable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, NamedTuple, TypeAlias, TypeVar
 
 from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from langchain_toolsearch._effects import Flow
 from langchain_toolsearch._support import estimate_tokens
-from langchain_toolsearch_editor._models import AgentToolConfig, VersionInfo, parse_agent_config
+from langchain_toolsearch_editor._models import AgentToolConfig
 from langchain_toolsearch_editor._rules import Condition, RuleGroup, recording_rules
 from langchain_toolsearch_editor._sources import ResolvedTools
-from langchain_toolsearch_editor._store import ToolConfigStore
 
 Outcomes: TypeAlias = list[tuple[RuleGroup, bool]]
 """Rule outcomes in evaluation order, as `recording_rules` collects them."""
@@ -124,10 +123,7 @@ def _outcome(rules: RuleGroup | None, outcomes: Outcomes) -> bool | None:
     """The outcome resolution recorded for ``rules`` (``None``: always), or ``None``."""
     if rules is None:
         return True
-    for group, matched in reversed(outcomes):
-        if group == rules:
-            return matched
-    return None
+    return next((matched for group, matched in reversed(outcomes) if group == rules), None)
 
 
 def _said(rules: RuleGroup, matched: bool | None) -> str:
@@ -161,27 +157,25 @@ def _gate(
         if missed is None:
             return _Why(False, "no entry selects it")
         path, rules = missed
-        matched = _outcome(rules, outcomes)
-        return _Why(
-            False, f"variant {path} {_said(rules, matched)}", f"{path}.rules", rule_text(rules)
-        )
+        return _ruled(f"variant {path}", f"{path}.rules", rules, _outcome(rules, outcomes))
     path, rules, entry = found
     where = f"{path}.{key}"
     entry_rules = getattr(entry, "rules", None)
     if entry_rules is not None:
-        matched = _outcome(entry_rules, outcomes)
-        return _Why(
-            bool(matched),
-            f"{where}.rules {_said(entry_rules, matched)}",
-            f"{where}.rules",
-            rule_text(entry_rules),
-            entry,
-        )
+        rule_path = f"{where}.rules"
+        return _ruled(rule_path, rule_path, entry_rules, _outcome(entry_rules, outcomes), entry)
     if rules is not None:
-        return _Why(
-            True, f"variant {path} {_said(rules, True)}", f"{path}.rules", rule_text(rules), entry
-        )
+        return _ruled(f"variant {path}", f"{path}.rules", rules, True, entry)
     return _Why(True, f"listed at {where}", None, None, entry)
+
+
+def _ruled(
+    what: str, rule_path: str, rules: RuleGroup, matched: bool | None, entry: Any = None
+) -> _Why:
+    """``what`` in or out by ``rules`` at ``rule_path``, as resolution decided (``matched``)."""
+    return _Why(
+        bool(matched), f"{what} {_said(rules, matched)}", rule_path, rule_text(rules), entry
+    )
 
 
 def _chain(*whys: _Why) -> _Why:
@@ -189,8 +183,7 @@ def _chain(*whys: _Why) -> _Why:
     for why in whys:
         if not why.included:
             return why
-    ruled = [why for why in whys if why.rule_path is not None]
-    last = ruled[-1] if ruled else whys[-1]
+    last = next((why for why in reversed(whys) if why.rule_path is not None), whys[-1])
     return _Why(
         True, "; ".join(why.reason for why in whys), last.rule_path, last.rule, whys[-1].entry
     )
@@ -207,20 +200,8 @@ async def recorded(outcomes: Outcomes, coro: Awaitable[T]) -> T:
         return await coro
 
 
-def stored_config(
-    store: ToolConfigStore | None,
-    agent_id: str | None,
-    mode: str,
-    version: VersionInfo | None,
-    agent_config: Any,
-) -> Flow[AgentToolConfig]:
-    """The agent config a resolution at ``version`` merged (a version never changes)."""
-    if agent_config is not None and mode != "ignore":
-        return parse_agent_config(agent_config)
-    if store is None or agent_id is None or version is None:
-        return AgentToolConfig()
-    found = yield from store.agents._get(agent_id, version.version)
-    return found.value
+_FIELDS = {"mcp": "mcp_clients", "integration": "integration_tools", "provider": "tool_providers"}
+"""Source kind -> the agent config field that lists its sources."""
 
 
 def explain_resolution(
@@ -244,18 +225,14 @@ def explain_resolution(
     """
     code, registry, integrations = known
     tools = _layers(stored.tools, "tools")
-    clients = _layers(stored.mcp_clients, "mcp_clients")
-    sources = {
-        "integration": _layers(stored.integration_tools, "integration_tools"),
-        "provider": _layers(stored.tool_providers, "tool_providers"),
-    }
+    sources = {kind: _layers(getattr(stored, name), name) for kind, name in _FIELDS.items()}
     decisions: list[ToolDecision] = []
+    out = partial(_out, resolved.failures, select)  # the failures and mode bound
+    left_out = partial(_left_out, resolved.failures, select)
 
     def add(name: str, source: str, why: _Why, tool: BaseTool | None) -> None:
         tokens = binding_tokens(tool) if tool is not None else 0
-        decisions.append(
-            ToolDecision(name, source, why.included, why.reason, why.rule_path, why.rule, tokens)
-        )
+        decisions.append(ToolDecision(name, source, *why[:4], tokens))  # all but the entry
 
     def allowlist(path: str, ref: Any, names: Sequence[str]) -> _Why:
         if ref is None:  # the source is left out: its gate says why
@@ -267,29 +244,18 @@ def explain_resolution(
                 return _gate([(f"{path}.tools", None, ref.tools)], name, outcomes)
         return _Why(False, f"not in the allowlist {path}.tools")
 
-    fields = {
-        "mcp": "mcp_clients",
-        "integration": "integration_tools",
-        "provider": "tool_providers",
-    }
-
     def source_gate(kind: str, source_id: str) -> tuple[_Why, str]:
-        layers = clients if kind == "mcp" else sources[kind]
-        return _gate(layers, source_id, outcomes), f"{fields[kind]}.{source_id}"
+        return _gate(sources[kind], source_id, outcomes), f"{_FIELDS[kind]}.{source_id}"
 
     for tool in resolved.tools:  # included, in order
         source = resolved.sources[tool.name]
         kind, _, rest = source.partition(":")
         if source == "code":
             entry = _gate(tools, tool.name, outcomes)
-            why = (
-                _Why(True, "defined in code (always on)")
-                if not entry.included
-                else _chain(
-                    _Why(True, "defined in code"),
-                    entry._replace(reason=f"described by {entry.reason}"),
-                )
-            )
+            why = _Why(True, "defined in code (always on)")
+            if entry.included:
+                described = entry._replace(reason=f"described by {entry.reason}")
+                why = _chain(_Why(True, "defined in code"), described)
         elif source == "registry":
             why = _chain(_Why(True, "registered tool"), _gate(tools, tool.name, outcomes))
         else:
@@ -315,10 +281,7 @@ def explain_resolution(
         if (tool_id, "registry") not in taken and tool_id not in code:
             why = _gate(tools, tool_id, outcomes)
             if why.included:
-                why = why._replace(
-                    included=False,
-                    reason=_left_out(f"tools.{tool_id}", why, resolved.failures, select),
-                )
+                why = why._replace(included=False, reason=left_out(f"tools.{tool_id}", why))
             add(tool_id, "registry", why, tool)
     for integration_id, by_id in integrations.items():
         gate, path = source_gate("integration", integration_id)
@@ -326,11 +289,11 @@ def explain_resolution(
         for tool_id, tool in by_id.items():
             if (tool_id, source) not in taken:
                 why = _chain(gate, allowlist(path, gate.entry, [tool_id]))
-                add(tool_id, source, _out(why, path, resolved.failures, select), tool)
+                add(tool_id, source, out(why, path), tool)
     got = {(d.source.split("/")[0], d.name) for d in decisions if d.included}
     routes = resolved.mcp_routes
-    for kind, layers in (("mcp", clients), ("provider", sources["provider"])):
-        for source_id in dict.fromkeys(key for _, _, entries in layers for key in entries):
+    for kind in ("mcp", "provider"):
+        for source_id in dict.fromkeys(key for _, _, entries in sources[kind] for key in entries):
             gate, path = source_gate(kind, source_id)
             source, ref = f"{kind}:{source_id}", gate.entry
             listed = ref.tools if gate.included and isinstance(ref.tools, Mapping) else None
@@ -341,29 +304,24 @@ def explain_resolution(
                         for s, n in got
                     ):
                         why = _chain(gate, allowlist(path, ref, [name]))
-                        add(name, source, _out(why, path, resolved.failures, select), None)
+                        add(name, source, out(why, path), None)
             elif not gate.included or not any(s == source for s, _ in got):
                 empty = listed is not None or (
                     kind == "mcp" and gate.included and ref.tools is None
                 )
-                add(
-                    f"{source_id}:*",
-                    source,
-                    _out(gate, path, resolved.failures, select, empty=empty),
-                    None,
-                )
+                add(f"{source_id}:*", source, out(gate, path, empty=empty), None)
     version = resolved.version.version if resolved.version is not None else None
     return ResolutionReport(agent_id, version, tuple(decisions), dict(resolved.failures), resolved)
 
 
-def _left_out(path: str, why: _Why, failures: Mapping[str, str], select: bool) -> str:
+def _left_out(failures: Mapping[str, str], select: bool, path: str, why: _Why) -> str:
     if not select:
         return "mode 'descriptions' adds no registered tools"
     return failures.get(path) or f"{why.reason}, but it was not added"
 
 
 def _out(
-    why: _Why, path: str, failures: Mapping[str, str], select: bool, *, empty: bool = False
+    failures: Mapping[str, str], select: bool, why: _Why, path: str, *, empty: bool = False
 ) -> _Why:
     """A source or tool left out although its gates let it in: the failure, mode or emptiness."""
     if not why.included:

@@ -68,8 +68,7 @@ def _rename_paths(exc: ToolConfigError, what: str, names: Mapping[str, str]) -> 
     renamed = []
     for path, message in exc.errors:
         head, sep, rest = path.partition(".")
-        bracket = head.find("[")
-        key = head if bracket < 0 else head[:bracket]
+        key = head.partition("[")[0]  # a field name, without its index
         if key in names:
             head = names[key] + head[len(key) :]
         renamed.append((head + sep + rest, message))
@@ -105,6 +104,8 @@ def _refs_from(convert_ref: Convert) -> Convert:
             return value  # validation reports it
         return {
             key: convert_ref(_ref_rules_from(ref, f"{path}.{key}"), f"{path}.{key}")
+            if isinstance(ref, Mapping)
+            else ref
             for key, ref in value.items()
         }
 
@@ -128,9 +129,7 @@ def _entries_from(entries: Any, path: str) -> Any:
     return out
 
 
-def _ref_rules_from(ref: Any, path: str) -> Any:
-    if not isinstance(ref, Mapping):
-        return ref
+def _ref_rules_from(ref: Mapping[str, Any], path: str) -> Any:
     out = dict(ref)
     if "rules" in out:
         out["rules"] = rules_json_from_mastra(out["rules"], f"{path}.rules")
@@ -139,18 +138,14 @@ def _ref_rules_from(ref: Any, path: str) -> Any:
     return out
 
 
-def _mcp_ref_from(ref: Any, path: str) -> Any:
-    if not isinstance(ref, Mapping):
-        return ref
+def _mcp_ref_from(ref: Mapping[str, Any], path: str) -> Any:
     out = dict(ref)
     if isinstance(out.get("tools"), Mapping) and not out["tools"]:
         out["tools"] = ALL_TOOLS  # Mastra's resolver reads an empty map as "all"
     return out
 
 
-def _provider_ref_from(ref: Any, path: str) -> Any:
-    if not isinstance(ref, Mapping):
-        return ref
+def _provider_ref_from(ref: Mapping[str, Any], path: str) -> Any:
     out = {key: value for key, value in ref.items() if key != "connections"}
     if ref.get("connections"):
         logger.warning(
@@ -201,23 +196,20 @@ def agent_to_mastra(data: Json) -> Json:
 
 
 def _agent_to(field: str, errors: list[tuple[str, str]]) -> Convert:
-    def fail(path: str, why: str) -> None:
-        errors.append((path, why))
-
     def entries(value: Any, path: str) -> Any:
         for key, entry in (value if isinstance(value, Mapping) else {}).items():
             if "rules" in entry:
                 check_rules_for_mastra(entry["rules"], f"{path}.{key}.rules", errors)
             if entry.get("remove"):
                 why = "Mastra Editor cannot remove a code agent's tool from stored configuration"
-                fail(f"{path}.{key}.remove", why)
+                errors.append((f"{path}.{key}.remove", why))
         return value
 
     def ref_rules(ref: Mapping[str, Any], path: str) -> None:
         entries(ref.get("tools"), f"{path}.tools")
         if "rules" in ref:
             why = "Mastra Editor has no rules on a reference; move the reference into "
-            fail(f"{path}.rules", why + "a conditional variant with these rules")
+            errors.append((f"{path}.rules", why + "a conditional variant with these rules"))
 
     def mcp(value: Any, path: str) -> Any:
         out = {}
@@ -225,7 +217,8 @@ def _agent_to(field: str, errors: list[tuple[str, str]]) -> Convert:
             where = f"{path}.{client_id}"
             ref_rules(ref, where)
             if "version" in ref:
-                fail(f"{where}.version", "Mastra Editor references cannot pin a client version")
+                why = "Mastra Editor references cannot pin a client version"
+                errors.append((f"{where}.version", why))
             tools = ref.get("tools")
             out[client_id] = {"tools": {} if tools == ALL_TOOLS else tools} if tools else {}
         return out
@@ -242,15 +235,13 @@ def _agent_to(field: str, errors: list[tuple[str, str]]) -> Convert:
             ref_rules(ref, where)
             if "tools" not in ref:
                 why = "Mastra Editor needs the provider's tools listed; 'all tools' "
-                fail(f"{where}.tools", why + "cannot be expressed")
+                errors.append((f"{where}.tools", why + "cannot be expressed"))
                 continue
             tools = {}
             for slug, entry in ref["tools"].items():
                 if "rules" in entry:
-                    fail(
-                        f"{where}.tools.{slug}.rules",
-                        "Mastra Editor has no rules on a provider's tool",
-                    )
+                    why = "Mastra Editor has no rules on a provider's tool"
+                    errors.append((f"{where}.tools.{slug}.rules", why))
                 tools[slug] = {k: v for k, v in entry.items() if k != "rules"}
             out[provider_id] = {"tools": tools, "connections": {}}
         return out

@@ -25,7 +25,7 @@ stricter, as in the seed system: omitted, ``null`` or ``{}`` = none, ``"*"`` = a
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import (
     Annotated,
@@ -137,19 +137,22 @@ class SourceRef(StoredModel):
     rules: RuleGroup | None = None
 
 
-def _all_or_map(value: Any) -> str | None:
-    if isinstance(value, str):
-        return "<all>"
-    if isinstance(value, Mapping):
-        return "<value>"
-    return None
+def _tag_of(tag: str, kind: type) -> Callable[[Any], str | None]:
+    """A discriminator: ``tag`` for a ``kind``, ``"<value>"`` for a mapping, else ``None``."""
+
+    def tag_of(value: Any) -> str | None:
+        if isinstance(value, kind):
+            return tag
+        return "<value>" if isinstance(value, Mapping) else None
+
+    return tag_of
 
 
 AgentAllowlist: TypeAlias = Annotated[
     Annotated[
         Annotated[Literal["*"], Tag("<all>")] | Annotated[ToolSelection, Tag("<value>")],
         Discriminator(
-            _all_or_map,
+            _tag_of("<all>", str),
             custom_error_type="agent_allowlist",
             custom_error_message=(
                 'expected "*" (every tool) or an object {tool_name: {description?, rules?}}'
@@ -189,26 +192,8 @@ class Variant(StoredModel, Generic[ValueT]):
     rules: RuleGroup | None = None
 
 
-def _map_or_variants(value: Any) -> str | None:
-    if isinstance(value, list):
-        return "<variants>"
-    if isinstance(value, Mapping):
-        return "<value>"
-    return None
-
-
-def _not_empty_variants(variants: list[Any]) -> list[Any]:
-    if not variants:
-        msg = (
-            "an empty list of variants is ambiguous: use {} to select nothing, or omit "
-            "the field to keep the default"
-        )
-        raise ToolSearchConfigError(msg)
-    return variants
-
-
 _CONDITIONAL = Discriminator(
-    _map_or_variants,
+    _tag_of("<variants>", list),
     custom_error_type="conditional_field",
     custom_error_message="expected an object, or a list of variants {value, rules}",
 )
@@ -255,8 +240,13 @@ class AgentToolConfig(StoredModel):
     @field_validator("tools", "mcp_clients", "integration_tools", "tool_providers")
     @classmethod
     def _fields(cls, value: Any) -> Any:
+        if value == []:
+            msg = (
+                "an empty list of variants is ambiguous: use {} to select nothing, or omit "
+                "the field to keep the default"
+            )
+            raise ToolSearchConfigError(msg)
         if isinstance(value, list):
-            _not_empty_variants(value)
             for variant in value:
                 _check_names(variant.value, "key")
         elif isinstance(value, Mapping):
@@ -265,7 +255,7 @@ class AgentToolConfig(StoredModel):
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form that is stored: omitted fields stay omitted."""
-        return dump_stored(self)
+        return self.model_dump(mode="json", exclude_none=True)
 
     @classmethod
     def from_mastra(cls, data: Mapping[str, Any]) -> AgentToolConfig:
@@ -284,11 +274,6 @@ class AgentToolConfig(StoredModel):
         return agent_to_mastra(self.to_json())
 
 
-def dump_stored(model: BaseModel) -> dict[str, Any]:
-    """JSON form of a stored model, omitted (``None``) fields left out."""
-    return model.model_dump(mode="json", exclude_none=True)
-
-
 class ProviderToolInfo(TypedDict):
     """A tool a provider offers: ``id`` (the name of the tool it resolves to), ``description``."""
 
@@ -302,7 +287,6 @@ class ToolProvider(Protocol):
 
     async def list_tools(self) -> Sequence[ProviderToolInfo]:
         """Every tool the provider offers (for an agent without an allowlist, and UIs)."""
-        ...
 
     async def resolve_tools(
         self, tool_ids: Sequence[str], *, config: RunnableConfig, context: Mapping[str, Any]
@@ -312,7 +296,6 @@ class ToolProvider(Protocol):
         ``context`` is the request context rules saw (may hold the auth token).
         Tools not asked for are ignored; ids left out are reported as failures.
         """
-        ...
 
 
 def parse_agent_config(data: AgentToolConfig | Mapping[str, Any]) -> AgentToolConfig:

@@ -19,10 +19,9 @@ from typing import Any, NoReturn, TypeVar
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.errors import GraphBubbleUp
-from langgraph.runtime import get_runtime
 from pydantic import BaseModel, ValidationError
 
-from langchain_toolsearch._support import describe, request_secrets
+from langchain_toolsearch._support import current_runtime, describe, request_secrets
 from langchain_toolsearch.errors import ToolSearchTypeError
 from langchain_toolsearch_editor.errors import ToolConfigError, UnreadableValueError
 
@@ -104,12 +103,11 @@ def parse_model(model: type[ModelT], data: Any, what: str) -> ModelT:
     if problems:
         raise ToolConfigError(what, problems)
     try:
-        parsed = model.model_validate(dict(data))
+        return model.model_validate(dict(data))
     except ValidationError as exc:
         raise ToolConfigError(what, _errors(exc)) from None
     except RecursionError:  # unreachable after json_problems' depth check; never a crash
         raise ToolConfigError(what, [("", "nested too deeply")]) from None
-    return parsed
 
 
 MAX_JSON_INT = 2**53 - 1
@@ -134,8 +132,7 @@ def json_problems(data: Any) -> list[tuple[str, str]]:
     while stack:
         value, loc = stack.pop()
         if isinstance(value, str):
-            problem = _text_problem(value)
-            if problem:
+            if problem := _text_problem(value):
                 found.append((_render(loc), problem))
         elif isinstance(value, int | float) and not isinstance(value, bool):
             if abs(value) > MAX_JSON_INT:
@@ -147,11 +144,9 @@ def json_problems(data: Any) -> list[tuple[str, str]]:
             items = value.items() if isinstance(value, Mapping) else enumerate(value)
             children = []
             for key, item in items:
-                if isinstance(key, str):
-                    problem = _text_problem(key)
-                    if problem:
-                        found.append((_render((*loc, _printable(key))), f"key {problem}"))
-                        continue
+                if isinstance(key, str) and (problem := _text_problem(key)):
+                    found.append((_render((*loc, _printable(key))), f"key {problem}"))
+                    continue
                 children.append((item, (*loc, key)))
             stack.extend(reversed(children))
     return found
@@ -242,7 +237,7 @@ def request_context(config: RunnableConfig | None, context: Any = None) -> dict[
         if isinstance(key, str) and not key.startswith("__")
     }
     if context is None:
-        context = _run_context()
+        context = getattr(current_runtime(), "context", None)
     if context is not None:
         try:
             fields.update(_fields_of(context))
@@ -257,14 +252,6 @@ def request_context(config: RunnableConfig | None, context: Any = None) -> dict[
             )
             return _UnreadableContext(fields, exc)
     return fields
-
-
-def _run_context() -> Any:
-    try:
-        runtime = get_runtime()
-    except RuntimeError:  # not inside a runnable
-        return None
-    return getattr(runtime, "context", None)
 
 
 def _fields_of(obj: Any) -> dict[str, Any]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Coroutine, Mapping, Sequence
-from functools import partial
 from typing import Any, Generic, Literal, ParamSpec, Protocol, TypeVar
 
 from langgraph.store.base import BaseStore, GetOp, Item, PutOp, SearchOp
@@ -108,7 +107,7 @@ class VersionedRecords(Generic[ModelT]):
         self, record_id: str, value: ModelT | Mapping[str, Any], *, message: str | None = None
     ) -> Logic[VersionInfo]:
         """Create a record with its version 1 (``ValueError`` if it exists); the new version."""
-        return self._write(*self._save(record_id, value, message, "create", None, False))
+        return self._save(record_id, value, message, "create", None, False)
 
     def _update(
         self,
@@ -120,7 +119,7 @@ class VersionedRecords(Generic[ModelT]):
         publish: bool = False,
     ) -> Logic[VersionInfo]:
         """`save` to an existing record (`RecordNotFoundError` if none)."""
-        return self._write(*self._save(record_id, value, message, "update", if_version, publish))
+        return self._save(record_id, value, message, "update", if_version, publish)
 
     def _save_version(
         self,
@@ -132,7 +131,7 @@ class VersionedRecords(Generic[ModelT]):
         publish: bool = False,
     ) -> Logic[VersionInfo]:
         """Add a version (the new draft; ``message`` kept with it, ``publish`` it too)."""
-        return self._write(*self._save(record_id, value, message, "save", if_version, publish))
+        return self._save(record_id, value, message, "save", if_version, publish)
 
     def _get_value(self, record_id: str, version: VersionSelector = "draft") -> Logic[ModelT]:
         """One version (``"draft"``, ``"published"``, a number); `RecordNotFoundError`."""
@@ -166,8 +165,30 @@ class VersionedRecords(Generic[ModelT]):
         rollback: bool = False,
     ) -> Logic[RecordInfo]:
         """Publish ``version``; the new head. One older than the published needs ``rollback``."""
-        flow = self._publish(record_id, version, expected(if_version), bool(rollback))
-        return self._write(record_id, flow)
+        base = expected(if_version)
+
+        def flow() -> Flow[RecordInfo]:
+            head = yield from self._head(record_id)
+            self._compare(record_id, head, base)  # no record: a conflict unless base is 0
+            if head is None:
+                raise self._missing(record_id)
+            number = self._number(head, version)
+            live = head.published_version
+            if live is not None and number < live and not rollback:
+                state = (
+                    f"is published at version {live}, newer than version {number}: publishing "
+                    f"{number} would move the live version back (a newer version was published "
+                    "since yours was saved); to go back on purpose, roll back "
+                    "(publish(..., rollback=True), `toolsearch config rollback`)"
+                )
+                raise VersionConflictError(self.label, record_id, number, live, state=state)
+            yield from self._version_item(record_id, number)
+            new = {"published_version": number, "updated_at": self._clock()}
+            new_head = head.model_copy(update={**new, "revision": head.revision + 1})
+            yield [PutOp(self._heads, record_id, new_head.model_dump(mode="json"), index=False)]
+            return new_head
+
+        return self._write(record_id, flow())
 
     def _delete_record(self, record_id: str, *, if_version: int | None = None) -> Logic[bool]:
         """Delete a record and its history; whether it existed."""
@@ -189,16 +210,12 @@ class VersionedRecords(Generic[ModelT]):
 
     def _write(self, record_id: str, flow: Flow[T]) -> Logic[T]:
         try:
-            key = self._lock_key(record_id)
-            guard = self._guard
-            done: T = yield Effect(partial(guard.run, key, flow), partial(guard.arun, key, flow))
+            self._check_id(record_id)
+            key = "\x1f".join((*self._namespace, record_id))  # the record's write lock
+            done: T = yield Effect.method(self._guard, "run", key, flow)
             return done
         finally:
             self.writes += 1
-
-    def _lock_key(self, record_id: str) -> str:
-        self._check_id(record_id)
-        return "\x1f".join((*self._namespace, record_id))
 
     def _save(
         self,
@@ -208,11 +225,42 @@ class VersionedRecords(Generic[ModelT]):
         mode: SaveMode,
         if_version: int | None,
         publish: bool,
-    ) -> tuple[str, Flow[VersionInfo]]:
-        """Validate before any lock; ``(record_id, flow)`` for `_write`."""
+    ) -> Logic[VersionInfo]:
+        """Validate before any lock, then write the new version under the record's lock."""
         self._check_id(record_id)
         parsed, base = self._parse(value), expected(if_version)
-        return record_id, self._save_flow(record_id, parsed, message, mode, base, publish)
+
+        def flow() -> Flow[VersionInfo]:
+            head = yield from self._head(record_id)
+            self._compare(record_id, head, base)
+            if head is not None and mode == "create":
+                msg = f"{self.label} {record_id!r} already exists; use update() or save()"
+                raise ToolSearchConfigError(msg)
+            if head is None and mode == "update":
+                raise self._missing(record_id, "; use create()")
+            number = 1 if head is None else head.latest_version + 1
+            # a version is written only where none is (one left by a failed write)
+            while (yield [GetOp(self._versions(record_id), f"{number:010d}")])[0] is not None:
+                number += 1
+            now = self._clock()
+            info = VersionInfo(record_id=record_id, version=number, created_at=now, message=message)
+            published = head.published_version if head is not None else None
+            new_head = RecordInfo(
+                record_id=record_id,
+                latest_version=number,
+                published_version=number if publish else published,
+                created_at=now if head is None else head.created_at,
+                updated_at=now,
+                revision=1 if head is None else head.revision + 1,
+            )
+            stored = {**info.model_dump(mode="json"), "data": parsed.to_json()}
+            yield [  # one batch: one transaction on the SQL stores; version row first
+                PutOp(self._versions(record_id), f"{number:010d}", stored, index=False),
+                PutOp(self._heads, record_id, new_head.model_dump(mode="json"), index=False),
+            ]
+            return info
+
+        return self._write(record_id, flow())
 
     def _versions(self, record_id: str) -> tuple[str, ...]:
         return (*self._namespace, "versions", record_id)
@@ -241,44 +289,6 @@ class VersionedRecords(Generic[ModelT]):
         if expected is not None and expected != current:
             raise VersionConflictError(self.label, record_id, expected, current)
 
-    def _save_flow(
-        self,
-        record_id: str,
-        parsed: ModelT,
-        message: str | None,
-        mode: SaveMode,
-        expected: int | None,
-        publish: bool,
-    ) -> Flow[VersionInfo]:
-        head = yield from self._head(record_id)
-        self._compare(record_id, head, expected)
-        if head is not None and mode == "create":
-            msg = f"{self.label} {record_id!r} already exists; use update() or save()"
-            raise ToolSearchConfigError(msg)
-        if head is None and mode == "update":
-            raise self._missing(record_id, "; use create()")
-        number = 1 if head is None else head.latest_version + 1
-        # a version is written only where none is (one left by a failed write)
-        while (yield [GetOp(self._versions(record_id), f"{number:010d}")])[0] is not None:
-            number += 1
-        now = self._clock()
-        info = VersionInfo(record_id=record_id, version=number, created_at=now, message=message)
-        published = head.published_version if head is not None else None
-        new_head = RecordInfo(
-            record_id=record_id,
-            latest_version=number,
-            published_version=number if publish else published,
-            created_at=now if head is None else head.created_at,
-            updated_at=now,
-            revision=1 if head is None else head.revision + 1,
-        )
-        stored = {**info.model_dump(mode="json"), "data": parsed.to_json()}
-        yield [  # one batch: one transaction on the SQL stores; version row first
-            PutOp(self._versions(record_id), f"{number:010d}", stored, index=False),
-            PutOp(self._heads, record_id, new_head.model_dump(mode="json"), index=False),
-        ]
-        return info
-
     def _number(self, head: RecordInfo, version: VersionSelector) -> int:
         if version == "draft":
             return head.latest_version
@@ -301,8 +311,7 @@ class VersionedRecords(Generic[ModelT]):
     def _get(self, record_id: str, version: VersionSelector) -> Flow[Versioned[ModelT]]:
         head = yield from self._info(record_id)
         item = yield from self._version_item(record_id, self._number(head, version))
-        info = _version_info(item)
-        return Versioned(value=self._parse(item.value["data"]), info=info)
+        return Versioned(value=self._parse(item.value["data"]), info=_version_info(item))
 
     def _search(self, namespace: tuple[str, ...]) -> Flow[list[Item]]:
         found: list[Item] = []
@@ -324,29 +333,6 @@ class VersionedRecords(Generic[ModelT]):
         items = yield from self._search(self._heads)
         heads = [RecordInfo.model_validate(item.value) for item in items]
         return sorted(heads, key=lambda head: head.record_id)
-
-    def _publish(
-        self, record_id: str, version: VersionSelector, expected: int | None, rollback: bool
-    ) -> Flow[RecordInfo]:
-        head = yield from self._head(record_id)
-        self._compare(record_id, head, expected)  # no record: a conflict unless expected is 0
-        if head is None:
-            raise self._missing(record_id)
-        number = self._number(head, version)
-        live = head.published_version
-        if live is not None and number < live and not rollback:
-            state = (
-                f"is published at version {live}, newer than version {number}: publishing "
-                f"{number} would move the live version back (a newer version was published "
-                "since yours was saved); to go back on purpose, roll back "
-                "(publish(..., rollback=True), `toolsearch config rollback`)"
-            )
-            raise VersionConflictError(self.label, record_id, number, live, state=state)
-        yield from self._version_item(record_id, number)
-        new = {"published_version": number, "updated_at": self._clock()}
-        new_head = head.model_copy(update={**new, "revision": head.revision + 1})
-        yield [PutOp(self._heads, record_id, new_head.model_dump(mode="json"), index=False)]
-        return new_head
 
     def _delete(self, record_id: str, expected: int | None) -> Flow[bool]:
         head = yield from self._head(record_id)

@@ -16,9 +16,9 @@ from typing import Any, Literal, TypeAlias
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
-from langgraph.config import get_config
 
 from langchain_toolsearch._effects import Effect, Logic, flow_logic, run_sync
+from langchain_toolsearch._shell import current_config
 from langchain_toolsearch._support import FailureLog, redact, request_secrets
 from langchain_toolsearch.errors import ToolSearchConfigError, ToolSearchTypeError
 from langchain_toolsearch.types import SourceFailure
@@ -29,7 +29,6 @@ from langchain_toolsearch_editor._explain import (
     explain_resolution,
     recorded,
     recording,
-    stored_config,
 )
 from langchain_toolsearch_editor._models import (
     AUTH_TOKEN_KEY,
@@ -118,9 +117,8 @@ class ToolResolver:
             msg = f"unknown mode {mode!r}; use one of {', '.join(map(repr, _MODES))}"
             raise ToolSearchConfigError(msg)
         if store is not None and not isinstance(store, ToolConfigStore):
-            raise ToolSearchTypeError(
-                f"store must be a ToolConfigStore, not {type(store).__name__}"
-            )
+            msg = f"store must be a ToolConfigStore, not {type(store).__name__}"
+            raise ToolSearchTypeError(msg)
         if agent_id is not None and store is None:
             raise ToolSearchConfigError("agent_id needs a store: pass store=ToolConfigStore(...)")
         for label, seconds in (
@@ -141,24 +139,6 @@ class ToolResolver:
             check_version(version)
         except ValueError as exc:
             raise ToolSearchConfigError(f"version {exc}") from None
-        self._store = store
-        self._agent_id = agent_id
-        self._mode = mode
-        code = tool_map(code_tools or (), "code_tools")
-        registry_map = tool_map(registry or {}, "registry")
-        integration_maps = {
-            str(key): tool_map(tools, f"integrations[{key!r}]")
-            for key, tools in (integrations or {}).items()
-        }
-        providers: dict[str, ToolProvider] = {}
-        for key, provider in (tool_providers or {}).items():
-            if not isinstance(provider, ToolProvider):
-                msg = (
-                    f"tool_providers[{key!r}] must implement ToolProvider (async list_tools() "
-                    f"and resolve_tools()), got {type(provider).__name__}"
-                )
-                raise ToolSearchTypeError(msg)
-            providers[str(key)] = provider
         self._cache = ResolutionCache(
             refresh_interval=float(refresh_interval),
             cache_ttl=float(cache_ttl),
@@ -176,12 +156,14 @@ class ToolResolver:
             cache=self._cache,
         )
         self._failures = FailureLog(logger)
-        self._known = (code, registry_map, integration_maps)
         self._collector = ToolCollector(
-            code=code,
-            registry=registry_map,
-            integrations=integration_maps,
-            providers=providers,
+            code=tool_map(code_tools or (), "code_tools"),
+            registry=tool_map(registry or {}, "registry"),
+            integrations={
+                str(key): tool_map(tools, f"integrations[{key!r}]")
+                for key, tools in (integrations or {}).items()
+            },
+            providers=provider_map(tool_providers or {}),
             select=mode == "tools",
             mcp_timeout=mcp_timeout,
             provider_timeout=provider_timeout,
@@ -201,11 +183,11 @@ class ToolResolver:
     @property
     def name(self) -> str:
         """How failures of this resolver are named: ``ToolResolver(agent_id='...')``."""
-        return f"ToolResolver(agent_id={self._agent_id!r})"
+        return f"ToolResolver(agent_id={self._planner.agent_id!r})"
 
     def _call(self, config: RunnableConfig) -> Logic[ResolvedTools]:
         """`aresolve` for ``resolve_tools=`` (``call_sync``: a sync run's); the tool search logs."""
-        resolved, _ = yield from self._run(config, None, None, None, log=False)
+        resolved, *_ = yield from self._run(config, None, None, None, log=False)
         return resolved
 
     def _resolve(
@@ -231,7 +213,7 @@ class ToolResolver:
                 one is a failure under ``"agent_config"``).
             ValueError: A bad ``version``.
         """
-        resolved, _ = yield from self._run(config, context, version, agent_config, log=True)
+        resolved, *_ = yield from self._run(config, context, version, agent_config, log=True)
         return resolved
 
     def _explain(
@@ -243,27 +225,28 @@ class ToolResolver:
         agent_config: AgentToolConfig | Mapping[str, Any] | None = None,
     ) -> Logic[ResolutionReport]:
         """`aresolve` (never cached) recording its rule outcomes: why each tool is in or out."""
-        run = yield from self._run(config, context, version, agent_config, log=False, explain=True)
-        flow = stored_config(self._store, self._agent_id, self._mode, run[0].version, agent_config)
-        stored = yield from flow_logic(self._store_or_none(), flow)
-        resolved, outcomes = run
-        return explain_resolution(
-            self._agent_id, stored, resolved, outcomes, self._known, self._mode == "tools"
+        resolved, outcomes, stored = yield from self._run(
+            config, context, version, agent_config, log=False, explain=True
         )
+        tools = self._collector
+        known = (tools.code, tools.registry, tools.integrations)
+        agent_id = self._planner.agent_id
+        return explain_resolution(agent_id, stored, resolved, outcomes, known, tools.select)
 
     call_sync, __call__ = shells(_call)
     resolve, aresolve = shells(_resolve)
     explain, aexplain = shells(_explain)
 
     def _run(self, config: Any, *args: Any, log: bool, explain: bool = False) -> Logic[_Run]:
-        """Plan; then answer from the cache (never when explaining) or collect and keep."""
-        config = _config_or_current(config)
+        """Plan; then answer from the cache (never when explaining), or collect and keep."""
+        config = current_config() if config is None else config
         with recording(explain) as outcomes:
             plan_flow = self._planner.plan(config, *args)  # no store: reads nothing
-            plan, key = yield from flow_logic(self._store_or_none(), plan_flow)
+            store = _NO_STORE if self._planner.store is None else self._planner.store.store
+            plan, key = yield from flow_logic(store, plan_flow)
             cached = None if explain else self._cache.get(key)
             if cached is not None:
-                return cached, outcomes
+                return cached, outcomes, plan.stored
 
             def collect() -> Coroutine[Any, Any, ResolvedTools]:
                 return self._collector.collect(plan, config)
@@ -272,47 +255,22 @@ class ToolResolver:
                 return run_sync(recorded(outcomes, collect()) if explain else collect())
 
             resolved = yield Effect(on_bridge, collect)
-        return self._keep(key, resolved, config, args[0], log=log, explain=explain), outcomes
-
-    def _store_or_none(self) -> Any:
-        return self._store.store if self._store is not None else _NO_STORE
-
-    def _keep(
-        self,
-        key: Any,
-        resolved: ResolvedTools,
-        config: Any,
-        context: Any,
-        *,
-        log: bool,
-        explain: bool,
-    ) -> ResolvedTools:
-        """Add redacted errors (logged once per cause unless ``log=False``); cache the result."""
-        if resolved.failures:
-            secrets = request_secrets(config, context)
+        if resolved.failures:  # redacted errors, logged once per cause unless ``log=False``
+            secrets = request_secrets(config, args[0])
             errors = tuple(
                 SourceFailure(path, failure_kind(path), "", redact(reason, secrets))
                 for path, reason in resolved.failures.items()
             )
             resolved = replace(resolved, errors=errors)
-            for error in errors if log else ():  # once per distinct cause
+            for error in errors if log else ():
                 self._failures.record(replace(error, source=f"{self.name}: {error.source}"))
         if not explain:
             self._cache.put(key, resolved)
-        return resolved
+        return resolved, outcomes, plan.stored
 
 
-_Run: TypeAlias = tuple[ResolvedTools, Outcomes]
-"""A request's result and the rule outcomes recorded (when explaining)."""
-
-
-def _config_or_current(config: RunnableConfig | None) -> RunnableConfig:
-    if config is not None:
-        return config
-    try:
-        return get_config()
-    except RuntimeError:
-        return {}
+_Run: TypeAlias = tuple[ResolvedTools, Outcomes, AgentToolConfig]
+"""A request's result, the rule outcomes recorded (when explaining), the agent config merged."""
 
 
 class _NoStore:
@@ -348,3 +306,15 @@ def tool_map(tools: ToolsArg, label: str) -> dict[str, BaseTool]:
             raise ToolSearchConfigError(msg)
         out[tool_id] = tool
     return out
+
+
+def provider_map(providers: Mapping[str, ToolProvider]) -> dict[str, ToolProvider]:
+    """Providers by id; raises on one that is not a `ToolProvider`."""
+    for key, provider in providers.items():
+        if not isinstance(provider, ToolProvider):
+            msg = (
+                f"tool_providers[{key!r}] must implement ToolProvider (async list_tools() "
+                f"and resolve_tools()), got {type(provider).__name__}"
+            )
+            raise ToolSearchTypeError(msg)
+    return {str(key): provider for key, provider in providers.items()}

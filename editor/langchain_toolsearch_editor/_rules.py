@@ -308,12 +308,8 @@ def _evaluate(operator: str, actual: Any, value: Any) -> bool:
         return found if operator == "in" else not found
     if actual is MISSING:
         return False
-    if operator == "equals":
-        return _strict_equal(actual, value)
-    if operator == "deep_equals":
-        return _deep_equal(actual, value)
-    if operator == "contains":
-        return _contains(actual, value)
+    if operator in _TESTS:
+        return _TESTS[operator](actual, value)
     if operator in _ORDER:
         return _number(actual) and _number(value) and bool(_ORDER[operator](actual, value))
     if operator in _TEXT_ORDER:
@@ -345,8 +341,6 @@ def _strict_equal(left: Any, right: Any) -> bool:
 
 def _deep_equal(left: Any, right: Any) -> bool:
     """JSON value equality (the ``deep_equals`` extension)."""
-    if isinstance(left, bool) or isinstance(right, bool):
-        return isinstance(left, bool) and isinstance(right, bool) and left is right
     if _is_array(left) and isinstance(right, list):
         left = list(left)
         return len(left) == len(right) and all(map(_deep_equal, left, right))
@@ -364,6 +358,9 @@ def _contains(actual: Any, value: Any) -> bool:
         return any(_strict_equal(item, value) for item in actual)
     return False
 
+
+_TESTS = {"equals": _strict_equal, "deep_equals": _deep_equal, "contains": _contains}
+"""The operators that compare the field's value with the condition's by one function."""
 
 NEVER = {"operator": "in", "value": []}
 """A condition's operator and value that never match, in Mastra Editor and here."""

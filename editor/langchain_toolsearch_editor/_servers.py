@@ -34,7 +34,7 @@ from langchain_toolsearch.mcp import MCPToolRoute
 from langchain_toolsearch.mcp._library import list_mcp_library
 from langchain_toolsearch.mcp._session import merge_headers
 from langchain_toolsearch_editor._mastra import mcp_client_from_mastra, mcp_client_to_mastra
-from langchain_toolsearch_editor._models import AUTH_TOKEN_KEY, Allowlist, dump_stored
+from langchain_toolsearch_editor._models import AUTH_TOKEN_KEY, Allowlist
 from langchain_toolsearch_editor._parsing import parse_model
 from langchain_toolsearch_editor._rules import StoredModel
 from langchain_toolsearch_editor.errors import BadAuthToken, TimeoutUnitWarning
@@ -212,7 +212,7 @@ class MCPClientConfig(StoredModel):
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form that is stored."""
-        return dump_stored(self)
+        return self.model_dump(mode="json", exclude_none=True)
 
     @classmethod
     def from_mastra(cls, data: Mapping[str, Any]) -> MCPClientConfig:
@@ -310,15 +310,50 @@ async def load_server_tools(
     seconds per call without a server ``timeout`` (listing: the larger). HTTP
     tries streamable HTTP then SSE (the one that answered first next time).
     """
+
+    async def load(transport: Literal["stdio", "streamable_http", "sse"]) -> ServerTools:
+        # imported here: langchain-mcp-adapters may not import (next to mcp>=2)
+        from langchain_toolsearch.mcp import multi_server_mcp_client
+
+        connection = connection_for(
+            server,
+            token=token,
+            default_timeout=default_timeout,
+            transport="sse" if transport == "sse" else "streamable_http",
+        )
+        client = multi_server_mcp_client()({name: connection})
+        timeout = server.timeout if server.timeout is not None else default_timeout
+        try:
+            list_timeout = (
+                None
+                if timeout is None or default_timeout is None
+                else max(timeout, default_timeout)
+            )
+            library = await list_mcp_library(  # failures are reported by the resolver
+                client,
+                timeout=timeout,
+                list_timeout=list_timeout,
+                namespace="always",
+                pool=pool,
+                scope=scope,
+                log_failures=False,
+            )
+        except ValueError as exc:  # e.g. the server lists one tool twice
+            return ServerTools(server=name, failure=str(exc))
+        if name in library.failures:
+            return ServerTools(server=name, failure=library.failures[name])
+        tools, routes = list(library.tools), dict(library.routes)
+        return ServerTools(server=name, tools=tools, routes=routes, transport=transport)
+
     if not isinstance(server, HttpServer):
-        return await _load(name, server, "stdio", token, default_timeout, scope, pool)
+        return await load("stdio")
     order: tuple[_HttpTransport, _HttpTransport] = ("streamable_http", "sse")
     if _ANSWERED.get((scope, name, server.url)) == "sse":
         order = ("sse", "streamable_http")
-    first = await _load(name, server, order[0], token, default_timeout, scope, pool)
+    first = await load(order[0])
     if first.failure is None:
         return first
-    fallback = await _load(name, server, order[1], token, default_timeout, scope, pool)
+    fallback = await load(order[1])
     if fallback.failure is None:
         if len(_ANSWERED) >= _ANSWERED_MAX:
             _ANSWERED.clear()
@@ -335,49 +370,6 @@ _HttpTransport = Literal["streamable_http", "sse"]
 _ANSWERED: dict[tuple[str, str, str], _HttpTransport] = {}
 _ANSWERED_MAX = 1024
 """``_ANSWERED``: (scope, server, url) -> the fallback transport that answered; bounded."""
-
-
-async def _load(
-    name: str,
-    server: MCPServer,
-    transport: Literal["stdio", "streamable_http", "sse"],
-    token: str | None,
-    default_timeout: float | None,
-    scope: str,
-    pool: MCPSessionPool | None,
-) -> ServerTools:
-    # imported here: langchain-mcp-adapters may not import (next to mcp>=2)
-    from langchain_toolsearch.mcp import multi_server_mcp_client
-
-    MultiServerMCPClient = multi_server_mcp_client()
-    timeout = server.timeout if server.timeout is not None else default_timeout
-    connection = connection_for(
-        server,
-        token=token,
-        default_timeout=default_timeout,
-        transport="sse" if transport == "sse" else "streamable_http",
-    )
-    client = MultiServerMCPClient({name: connection})
-    try:
-        list_timeout = (
-            None if timeout is None or default_timeout is None else max(timeout, default_timeout)
-        )
-        library = await list_mcp_library(  # failures are reported by the resolver
-            client,
-            timeout=timeout,
-            list_timeout=list_timeout,
-            namespace="always",
-            pool=pool,
-            scope=scope,
-            log_failures=False,
-        )
-    except ValueError as exc:  # e.g. the server lists one tool twice
-        return ServerTools(server=name, failure=str(exc))
-    if name in library.failures:
-        return ServerTools(server=name, failure=library.failures[name])
-    return ServerTools(
-        server=name, tools=list(library.tools), routes=dict(library.routes), transport=transport
-    )
 
 
 def parse_mcp_client(data: MCPClientConfig | Mapping[str, Any]) -> MCPClientConfig:

@@ -22,6 +22,7 @@ from langchain_toolsearch.types import SourceFailure
 from langchain_toolsearch_editor._models import (
     AUTH_TOKEN_KEY,
     MASTRA_AUTH_TOKEN_KEY,
+    AgentToolConfig,
     AgentToolEntry,
     MCPClientRef,
     SourceRef,
@@ -124,11 +125,13 @@ def active_variants(
 
 @dataclass
 class _Merged:
-    """Tools collected so far, by id, in first-seen order."""
+    """Tools collected so far, by id, in first-seen order; the MCP ones' routes; failures."""
 
+    failures: dict[str, str]
     tools: dict[str, BaseTool] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
     replaced: list[Replacement] = field(default_factory=list)
+    routes: dict[str, MCPToolSource] = field(default_factory=dict)
 
     def put(self, tool_id: str, tool: BaseTool, source: str, description: str | None) -> None:
         update: dict[str, Any] = {}
@@ -167,6 +170,14 @@ class RequestPlan:
     providers: dict[str, SourceRef]
     failures: dict[str, str]
     version: VersionInfo | None
+    stored: AgentToolConfig
+    """The agent config merged: the stored one at ``version``, the given one, or empty."""
+
+
+_MCPJob: TypeAlias = tuple[str, MCPClientRef, MCPClientConfig, Awaitable[ServerTools]]
+"""One saved server's listing: client id, the agent's reference, the client, the listing."""
+_Offer: TypeAlias = tuple[list[str], dict[str, BaseTool]] | str
+"""A provider's answer: the ids asked for and the tools it gave by id, or its failure."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -187,10 +198,7 @@ class ToolCollector:
 
     async def collect(self, plan: RequestPlan, config: RunnableConfig) -> ResolvedTools:
         """Contact the MCP servers and providers concurrently, then merge sources in order."""
-        failures = dict(plan.failures)
-        merged = _Merged()
-        routes: dict[str, MCPToolSource] = {}
-
+        merged = _Merged(dict(plan.failures))
         mcp_jobs = self._mcp_jobs(plan)
         provider_jobs = {
             provider_id: self._provider_job(provider_id, source, plan, config)
@@ -200,33 +208,25 @@ class ToolCollector:
         mcp_results, provider_results = await asyncio.gather(
             asyncio.gather(*(job for *_, job in mcp_jobs)), asyncio.gather(*provider_jobs.values())
         )
-        self._add_code_and_registry(plan.tools, merged, failures)
-        for (client_id, ref, client, _), result in zip(mcp_jobs, mcp_results, strict=True):
-            self._add_mcp_server(
-                client_id, ref, client, result, plan.context, merged, routes, failures
-            )
-        self._add_integrations(plan, merged, failures)
-        outcomes = dict(zip(provider_jobs, provider_results, strict=True))
-        self._add_providers(plan, outcomes, merged, failures)
+        self._add_code_and_registry(plan.tools, merged)
+        for job, result in zip(mcp_jobs, mcp_results, strict=True):
+            self._add_mcp_server(job, result, plan.context, merged)
+        self._add_integrations(plan, merged)
+        self._add_providers(plan, dict(zip(provider_jobs, provider_results, strict=True)), merged)
 
+        routes = merged.routes
         kept = {k: v for k, v in routes.items() if merged.sources.get(k, "").startswith("mcp:")}
         tools, sources = list(merged.tools.values()), dict(merged.sources)
-        return ResolvedTools(tools, failures, sources, tuple(merged.replaced), kept, plan.version)
+        replaced = tuple(merged.replaced)
+        return ResolvedTools(tools, merged.failures, sources, replaced, kept, plan.version)
 
     def _add_mcp_server(
-        self,
-        client_id: str,
-        ref: MCPClientRef,
-        client: MCPClientConfig,
-        result: ServerTools,
-        ctx: Mapping[str, Any],
-        merged: _Merged,
-        routes: dict[str, MCPToolSource],
-        failures: dict[str, str],
+        self, job: _MCPJob, result: ServerTools, ctx: Mapping[str, Any], merged: _Merged
     ) -> None:
+        client_id, ref, client, _ = job
         where = f"mcp_clients.{client_id}.servers.{result.server}"
         if result.failure is not None:
-            failures[where] = result.failure  # logged by the resolver, once, without secrets
+            merged.failures[where] = result.failure  # logged by the resolver, once, no secrets
             return
         server_entries = active_variants(client.servers[result.server].tools, ctx)
         agent_entries = None if isinstance(ref.tools, str) else active_variants(ref.tools, ctx)
@@ -243,11 +243,10 @@ class ToolCollector:
             if description is None:  # the agent's override beats the server's
                 description = _description(server_entry)
             merged.put(tool.name, tool, f"mcp:{client_id}/{result.server}", description)
-            routes[tool.name] = MCPToolSource(client_id, result.server, route.tool)
+            merged.routes[tool.name] = MCPToolSource(client_id, result.server, route.tool)
 
-    def _add_integrations(
-        self, plan: RequestPlan, merged: _Merged, failures: dict[str, str]
-    ) -> None:
+    def _add_integrations(self, plan: RequestPlan, merged: _Merged) -> None:
+        failures = merged.failures
         for integration_id, source in plan.integrations.items():
             where = f"integration_tools.{integration_id}"
             if integration_id not in self.integrations:
@@ -266,12 +265,9 @@ class ToolCollector:
                     )
 
     def _add_providers(
-        self,
-        plan: RequestPlan,
-        outcomes: Mapping[str, tuple[list[str], dict[str, BaseTool]] | str],
-        merged: _Merged,
-        failures: dict[str, str],
+        self, plan: RequestPlan, outcomes: Mapping[str, _Offer], merged: _Merged
     ) -> None:
+        failures = merged.failures
         for provider_id, source in plan.providers.items():
             where = f"tool_providers.{provider_id}"
             if provider_id not in self.providers:
@@ -295,9 +291,9 @@ class ToolCollector:
                     )
 
     def _add_code_and_registry(
-        self, selection: dict[str, AgentToolEntry] | None, merged: _Merged, failures: dict[str, str]
+        self, selection: dict[str, AgentToolEntry] | None, merged: _Merged
     ) -> None:
-        entries = selection or {}
+        entries, failures = selection or {}, merged.failures
         for tool_id, tool in self.code.items():
             entry = entries.get(tool_id)
             if entry is not None and entry.remove and self.select:
@@ -322,9 +318,7 @@ class ToolCollector:
                     f"no tool with id {tool_id!r} is defined in code or in the registry"
                 )
 
-    def _mcp_jobs(
-        self, plan: RequestPlan
-    ) -> list[tuple[str, MCPClientRef, MCPClientConfig, Awaitable[ServerTools]]]:
+    def _mcp_jobs(self, plan: RequestPlan) -> list[_MCPJob]:
         token: str | None = None
         bad_token: str | None = None
         key = self.token_key
@@ -334,12 +328,13 @@ class ToolCollector:
             token = bearer_token(plan.context.get(key), key=key)
         except BadAuthToken as exc:
             bad_token = str(exc)
-        jobs: list[tuple[str, MCPClientRef, MCPClientConfig, Awaitable[ServerTools]]] = []
+        jobs: list[_MCPJob] = []
         for client_id, version, ref, client in plan.mcp:
             scope = f"{client_id}@{version}"
             for name, server in client.servers.items():
                 if bad_token is not None and server.type == "http":
-                    job: Awaitable[ServerTools] = _done(ServerTools(server=name, failure=bad_token))
+                    failed = ServerTools(server=name, failure=bad_token)
+                    job: Awaitable[ServerTools] = asyncio.sleep(0, failed)  # known already
                 else:
                     job = load_server_tools(
                         name, server, token=token, default_timeout=self.mcp_timeout, scope=scope
@@ -349,7 +344,7 @@ class ToolCollector:
 
     async def _provider_job(
         self, provider_id: str, ref: SourceRef, plan: RequestPlan, config: RunnableConfig
-    ) -> tuple[list[str], dict[str, BaseTool]] | str:
+    ) -> _Offer:
         provider = self.providers[provider_id]
         entries = active_variants(ref.tools, plan.context)
         try:
@@ -379,7 +374,3 @@ class ToolCollector:
             if tool.name in wanted and tool.name not in got:
                 got[tool.name] = tool
         return wanted, got
-
-
-async def _done(value: ServerTools) -> ServerTools:
-    return value

@@ -174,16 +174,6 @@ class _SqliteGuard(WriteGuard):
             finally:
                 conn.execute("ROLLBACK")
 
-    @contextlib.asynccontextmanager
-    async def _aheld(self) -> AsyncIterator[None]:
-        with contextlib.closing(self._connect(0)) as conn:
-            if not await adrive(_polled(partial(self._begin, conn), self.timeout, 0.001, 0.05)):
-                raise self._late(f"the write lock {self.lock_path!r}")
-            try:
-                yield
-            finally:
-                conn.execute("ROLLBACK")
-
     def run(self, key: str, flow: Flow[T]) -> T:
         with self.hold_store():
             return run_flow(self.store, flow)
@@ -191,8 +181,13 @@ class _SqliteGuard(WriteGuard):
     async def arun(self, key: str, flow: Flow[T]) -> T:
         if not _is(self.store, "langgraph.store.base.batch", "AsyncBatchedBaseStore"):  # no abatch
             return await asyncio.to_thread(self.run, key, flow)
-        async with self._aheld():
-            return await arun_flow(self.store, flow)
+        with contextlib.closing(self._connect(0)) as conn:
+            if not await adrive(_polled(partial(self._begin, conn), self.timeout, 0.001, 0.05)):
+                raise self._late(f"the write lock {self.lock_path!r}")
+            try:
+                return await arun_flow(self.store, flow)
+            finally:
+                conn.execute("ROLLBACK")
 
 
 def _file_guard(store: BaseStore, timeout: float, rows: list[Any]) -> WriteGuard:
@@ -341,10 +336,8 @@ class _LazySqliteGuard(WriteGuard):
     async def _guard(self) -> WriteGuard:
         if self._inner is None:
             store: Any = self.store
-            async with store.lock:
-                cursor = await store.conn.execute("PRAGMA database_list")
-                rows = list(await cursor.fetchall())
-                await cursor.close()
+            async with store.lock, store.conn.execute("PRAGMA database_list") as cursor:
+                rows = list(await cursor.fetchall())  # aiosqlite closes the cursor
             self._inner = _file_guard(store, self.timeout, rows)
         self._inner.timeout = self.timeout
         return self._inner
@@ -400,6 +393,11 @@ class ToolConfigStore:
         )
 
 
+def records_of(configs: ToolConfigStore, kind: str) -> VersionedRecords[Any]:
+    """The records of ``kind`` (``"agent"`` or ``"mcp-client"``) in ``configs``."""
+    return configs.agents if kind == "agent" else configs.mcp_clients
+
+
 # -- opening the store a `--store` names (the command line and `toolsearch ui`) -----------
 
 
@@ -417,43 +415,42 @@ def open_store(spec: str | None, *, create: bool = False) -> Iterator[BaseStore]
             be opened.
     """
     spec = spec or os.environ.get(STORE_ENV) or DEFAULT_STORE
-    if spec.startswith(("postgresql://", "postgres://")):
-        try:
-            from langgraph.store.postgres import PostgresStore
-        except ImportError:
-            msg = (
-                "a PostgreSQL store needs langgraph-checkpoint-postgres and psycopg: "
-                "pip install 'langchain-toolsearch-editor[postgres]'"
-            )
-            raise ConfigCommandError(msg) from None
-        try:
-            with PostgresStore.from_conn_string(spec) as pg:
-                setup_store(pg)
-                yield pg
-        except ConfigCommandError:
-            raise
-        except Exception as exc:
-            if type(exc).__module__.startswith("psycopg"):
-                raise ConfigCommandError(f"PostgreSQL store: {exc}".strip()) from None
-            raise
-        return
+    postgres = spec.startswith(("postgresql://", "postgres://"))
+    module, name, missing = _STORES[postgres]
     try:
-        from langgraph.store.sqlite import SqliteStore
+        store_type: Any = getattr(importlib.import_module(module), name)
     except ImportError:
-        msg = (
-            "a SQLite store needs langgraph-checkpoint-sqlite: "
-            "pip install 'langchain-toolsearch-editor[sqlite]' (or pass --store postgresql://...)"
-        )
-        raise ConfigCommandError(msg) from None
-    if spec != ":memory:" and not create and not Path(spec).exists():
+        raise ConfigCommandError(missing) from None
+    if not postgres and spec != ":memory:" and not create and not Path(spec).exists():
         msg = f"no store at {spec!r} (import a file first, or pass --store)"
         raise ConfigCommandError(msg)
     try:
-        with SqliteStore.from_conn_string(spec) as lite:
-            setup_store(lite)
-            yield lite
+        with store_type.from_conn_string(spec) as store:
+            setup_store(store)
+            yield store
     except sqlite3.Error as exc:
         raise ConfigCommandError(f"SQLite store {spec!r}: {exc}") from None
+    except Exception as exc:
+        if type(exc).__module__.startswith("psycopg"):
+            raise ConfigCommandError(f"PostgreSQL store: {exc}".strip()) from None
+        raise
+
+
+_STORES = {
+    True: (
+        "langgraph.store.postgres",
+        "PostgresStore",
+        "a PostgreSQL store needs langgraph-checkpoint-postgres and psycopg: "
+        "pip install 'langchain-toolsearch-editor[postgres]'",
+    ),
+    False: (
+        "langgraph.store.sqlite",
+        "SqliteStore",
+        "a SQLite store needs langgraph-checkpoint-sqlite: "
+        "pip install 'langchain-toolsearch-editor[sqlite]' (or pass --store postgresql://...)",
+    ),
+}
+"""By whether the store is PostgreSQL: its module, its class, what to install when missing."""
 
 
 def setup_store(store: BaseStore, *, timeout: float = 30.0) -> None:

@@ -74,19 +74,17 @@ class VersionConflictError(ToolSearchError):
         self.record_id = record_id
         self.expected = expected
         self.current = current
-        if state:
-            super().__init__(f"{label} {record_id!r} {state}")
-            return
-        if not expected:
-            state = f"already exists at version {current} (if_version=0 expects no record)"
-        elif not current:
-            state = f"does not exist (if_version={expected} expects version {expected})"
-        else:
-            state = f"is at version {current}, not version {expected} (if_version={expected})"
-        super().__init__(
-            f"{label} {record_id!r} {state}: it changed since it was read; read it again "
-            f"and retry with if_version={current}"
-        )
+        if not state:  # a compare-and-set write: what was expected, what was found
+            if not expected:
+                state = f"already exists at version {current} (if_version=0 expects no record)"
+            elif not current:
+                state = f"does not exist (if_version={expected} expects version {expected})"
+            else:
+                state = f"is at version {current}, not version {expected} (if_version={expected})"
+            state += (
+                f": it changed since it was read; read it again and retry with if_version={current}"
+            )
+        super().__init__(f"{label} {record_id!r} {state}")
 
 
 class WriteLockError(ToolSearchError, TimeoutError):

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 _REFUSALS = {
     CsrfError: (403, "Refused", ""),
+    **dict.fromkeys(_pages.NOT_FOUND, (404, "Not found", "")),
     ToolConfigError: (400, "Invalid stored data", "This stored data does not load"),
     WriteLockError: (503, "Try again", "The store is busy (another writer holds the lock)"),
 }

@@ -44,6 +44,9 @@ from langchain_toolsearch_editor.ui._rendering import listing, not_found, page, 
 from langchain_toolsearch_editor.ui._security import with_form
 from langchain_toolsearch_editor.ui._state import KIND_LABELS, KIND_PATHS, UIState
 
+NOT_FOUND = (InputError, RecordNotFoundError)
+"""What a page raises for a bad address (kind, id, version) or a missing record: a 404 page."""
+
 _NEW_CLIENT = (
     '{\n  "name": "",\n  "servers": {\n    "my_server": {"command": "mcp-server-time", '
     '"args": []}\n  }\n}'
@@ -71,24 +74,21 @@ def _editor(
 
 
 def edit_form(request: Request) -> Response:
-    """The editor on ``?from=V`` (default: the draft; a record not yet saved: a template)."""
-    try:
-        kind, record_id = target(request)
-        version = parse_version(request.query_params.get("from", "draft"), "from")
-    except InputError as exc:
-        return not_found(request, str(exc))
+    """The editor on ``?from=V`` (default: the draft; a record not yet saved: a template).
+
+    Bad input and missing records are 404 pages (`create_app`'s handlers).
+    """
+    kind, record_id = target(request)
+    version = parse_version(request.query_params.get("from", "draft"), "from")
     records = request.app.state.ui.records(kind)
     try:
         info = records.info(record_id)
-    except RecordNotFoundError as exc:
+    except RecordNotFoundError:
         if version != "draft":
-            return not_found(request, str(exc))
+            raise
         text = _NEW_CLIENT if kind == "mcp-client" else "{}"
         return _editor(request, kind, record_id, text=text, seen=0, base=None)
-    try:
-        found = records.get_version(record_id, version)
-    except RecordNotFoundError as exc:
-        return not_found(request, str(exc))
+    found = records.get_version(record_id, version)
     text = json.dumps(shown_json(found.value), indent=2, ensure_ascii=False)
     secrets = secret_rows(found.value) if isinstance(found.value, MCPClientConfig) else []
     seen, base = info.latest_version, found.info.version
@@ -97,10 +97,7 @@ def edit_form(request: Request) -> Response:
 
 def save(request: Request, form: dict[str, Any]) -> Response:
     """Validate and save the editor's JSON as a new version (compare-and-set)."""
-    try:
-        kind, record_id = target(request)
-    except InputError as exc:
-        return not_found(request, str(exc))
+    kind, record_id = target(request)
     records = request.app.state.ui.records(kind)
     text = str(form.get("config") or "")
     message = str(form.get("message") or "").strip()
@@ -149,9 +146,7 @@ def new_record(request: Request) -> Response:
         if kind not in KIND_PATHS:
             raise InputError([("kind", "expected 'agent' or 'mcp-client'")])
     except InputError as exc:
-        return listing(
-            request, "index.html", 400, problem="; ".join(f"{p}: {m}" for p, m in exc.errors)
-        )
+        return listing(request, "index.html", 400, problem=str(exc))  # "id: ...", "kind: ..."
     return RedirectResponse(f"/{KIND_PATHS[kind]}/{record_id}/edit", status_code=303)
 
 
@@ -200,10 +195,7 @@ def diff(request: Request) -> Response:
 def publish(request: Request, form: dict[str, Any]) -> Response:
     """Publish a version (``/publish``) or roll back to an older one (``/rollback``)."""
     back = request.url.path.endswith("/rollback")
-    try:
-        kind, record_id = target(request)
-    except InputError as exc:
-        return not_found(request, str(exc))
+    kind, record_id = target(request)
     try:
         version = parse_version(form.get("version"))
         seen = parse_if_version(form)

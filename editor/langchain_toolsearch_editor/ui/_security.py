@@ -20,9 +20,11 @@ import hmac
 import ipaddress
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
+from importlib.resources import files
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
+from jinja2 import Template
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.requests import Request
@@ -84,13 +86,8 @@ def host_allowed(state: UIState, scope: Mapping[str, Any], netloc: str) -> bool:
         return _loopback(name) or not _loopback(
             str(server[0]).strip("[]").lower() if server else "::1"
         )
-    for pattern in state.allowed_hosts:
-        allowed = pattern.strip().lower().strip("[]")
-        if allowed == "*" or allowed == name:
-            return True
-        if allowed.startswith("*.") and name.endswith(allowed[1:]):
-            return True
-    return False
+    allowed = (pattern.strip().lower().strip("[]") for pattern in state.allowed_hosts)
+    return any(a in ("*", name) or (a.startswith("*.") and name.endswith(a[1:])) for a in allowed)
 
 
 def _mac(secret: bytes, purpose: str, value: str) -> str:
@@ -212,14 +209,11 @@ class GuardMiddleware(BaseHTTPMiddleware):
 
 def _login(request: Request, problem: str) -> Response:
     """The 401 page with a token form (it posts to ``/login``)."""
-    note = f"<p class='error'>{problem}</p>" if problem else ""
-    page = (
-        "<!doctype html><html><head><meta charset='utf-8'><title>toolsearch ui: sign in</title>"
-        "<link rel='stylesheet' href='/static/ui.css'></head><body><main>"
-        "<h1>toolsearch ui</h1><p>This server needs its access token "
-        "(<code>toolsearch ui --token</code> or <code>$TOOLSEARCH_UI_TOKEN</code>).</p>"
-        f"{note}<form method='post' action='/login'><label>Token "
-        "<input type='password' name='token' autocomplete='current-password'></label> "
-        "<button type='submit'>Sign in</button></form></main></body></html>"
-    )
-    return HTMLResponse(page, status_code=401)
+    return HTMLResponse(_LOGIN.render(problem=problem), status_code=401)
+
+
+_LOGIN = Template(
+    files("langchain_toolsearch_editor.ui").joinpath("templates", "login.html").read_text("utf-8"),
+    autoescape=True,
+)
+"""The sign-in page (not one of the app's pages: it shows nothing of the store)."""

@@ -11,7 +11,7 @@ from langchain_toolsearch_editor._models import ToolProvider, VersionSelector
 from langchain_toolsearch_editor._records import VersionedRecords
 from langchain_toolsearch_editor._resolver import ToolResolver
 from langchain_toolsearch_editor._sources import ToolsArg
-from langchain_toolsearch_editor._store import ToolConfigStore
+from langchain_toolsearch_editor._store import ToolConfigStore, records_of
 
 if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
@@ -61,7 +61,7 @@ class UIState:
 
     def records(self, kind: str) -> VersionedRecords[Any]:
         """The records of ``kind`` (``"agent"`` or ``"mcp-client"``)."""
-        return self.configs.agents if kind == "agent" else self.configs.mcp_clients
+        return records_of(self.configs, kind)
 
     def resolver(self, agent_id: str, version: VersionSelector = "draft") -> ToolResolver:
         """An uncached `ToolResolver` for ``agent_id`` over these sources (reads the store now)."""

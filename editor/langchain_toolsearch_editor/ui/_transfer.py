@@ -16,6 +16,7 @@ them keeps the stored values.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any
 
@@ -121,10 +122,9 @@ def _any_json(text: str) -> Any:
 
 def _plan(state: UIState, kind: str, record_id: str, value: Any) -> _Plan:
     """``(kind, id, value to save, current version or None, problems)`` of one record."""
-    try:
+    current = None
+    with contextlib.suppress(RecordNotFoundError):
         current = state.records(kind).get_version(record_id)
-    except RecordNotFoundError:
-        current = None
     if kind != "mcp-client":
         return kind, record_id, value, current, []
     data, missing = unmask_client(value.to_json(), current.value if current else None)
