@@ -170,7 +170,6 @@ class Postings:
                 terms.extend(field_terms)
                 seg.append(len(field_terms))
         seg_lens = np.asarray(seg, dtype=np.int64)
-        tok_weight = np.repeat(np.tile(np.asarray(weights), n_docs), seg_lens)
         tok_doc = np.repeat(np.arange(n_docs, dtype=np.int64), seg_lens.reshape(-1, 4).sum(1))
         vocab, tok_term = _ids(terms)
         n_terms, forms = len(vocab), dict[str, int]()
@@ -183,7 +182,7 @@ class Postings:
         average = field_lens.mean(0) if n_docs else np.ones(4)
         average[average == 0] = 1.0
         field_norm = (1.0 - b + b * field_lens / average).ravel()
-        tok_weight = tok_weight / np.repeat(field_norm, seg_lens)
+        tok_weight = np.repeat(np.tile(np.asarray(weights), n_docs) / field_norm, seg_lens)
         if forms:  # the words as written: more tokens, over the same field lengths
             at, form_ids = extra
             tok_term = np.concatenate((tok_term, form_ids))
