@@ -541,7 +541,17 @@ class BatchTokenizer:
         forms: Also give the terms' forms as written (``exact_forms``).
     """
 
-    __slots__ = ("_cache", "_chunks", "_forms", "_keys", "_names", "_phrases", "_prose", "_written")
+    __slots__ = (
+        "_cache",
+        "_chunks",
+        "_forms",
+        "_keys",
+        "_names",
+        "_phrases",
+        "_prose",
+        "_texts",
+        "_written",
+    )
 
     def __init__(self, *, stemmed: bool = True, forms: bool = False) -> None:
         self._cache = _CACHE if stemmed else _PLAIN_CACHE
@@ -552,6 +562,7 @@ class BatchTokenizer:
         self._names: dict[str, tuple[str, ...]] = {}
         self._phrases: dict[str, tuple[str, ...]] = {}
         self._written: dict[str, tuple[str, ...]] = {}
+        self._texts: dict[str, list[Entry]] = {}
 
     @property
     def forms(self) -> bool:
@@ -560,9 +571,14 @@ class BatchTokenizer:
 
     def _joined(self, memo: dict[str, tuple[str, ...]], text: str, part: _Part) -> tuple[str, ...]:
         found = memo.get(text)
-        if found is None:
-            entries = map(self._chunks.__getitem__, _chunks(text))
-            found = memo[text] = tuple(chain.from_iterable(map(part, entries)))
+        if found is None:  # a name is read for several parts: chunked once
+            entries = self._texts.get(text)
+            if entries is None:
+                entries = self._texts[text] = list(map(self._chunks.__getitem__, _chunks(text)))
+            joined = (
+                part(entries[0]) if len(entries) == 1 else chain.from_iterable(map(part, entries))
+            )
+            found = memo[text] = tuple(joined)
         return found
 
     def tokenize(self, text: str) -> tuple[str, ...]:
@@ -667,7 +683,7 @@ def takes_url(doc: ToolDocument) -> bool:
     names = [name for name, _ in doc.parameters]
     texts = [text for _, text in doc.parameters] if names else [doc.description]
     said = " ".join((*names, *texts)).lower()
-    if not any(hint in said for hint in _URL_HINTS):  # most tools: no regex, no split
+    if not any(map(said.__contains__, _URL_HINTS)):  # most tools: no regex, no split
         return False
     return any(not _URL_NAMES.isdisjoint(name_words(name)) for name in names) or any(
         _URL_TEXT.search(text) for text in texts

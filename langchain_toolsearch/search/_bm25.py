@@ -170,7 +170,6 @@ class Postings:
                 terms.extend(field_terms)
                 seg.append(len(field_terms))
         seg_lens = np.asarray(seg, dtype=np.int64)
-        tok_weight = np.repeat(np.tile(np.asarray(weights), n_docs), seg_lens)
         tok_doc = np.repeat(np.arange(n_docs, dtype=np.int64), seg_lens.reshape(-1, 4).sum(1))
         vocab, tok_term = _ids(terms)
         n_terms, forms = len(vocab), dict[str, int]()
@@ -183,7 +182,7 @@ class Postings:
         average = field_lens.mean(0) if n_docs else np.ones(4)
         average[average == 0] = 1.0
         field_norm = (1.0 - b + b * field_lens / average).ravel()
-        tok_weight = tok_weight / np.repeat(field_norm, seg_lens)
+        tok_weight = np.repeat(np.tile(np.asarray(weights), n_docs) / field_norm, seg_lens)
         if forms:  # the words as written: more tokens, over the same field lengths
             at, form_ids = extra
             tok_term = np.concatenate((tok_term, form_ids))
@@ -192,15 +191,17 @@ class Postings:
         live = tok_weight > 0
         if not live.all():
             tok_weight, tok_doc, tok_term = tok_weight[live], tok_doc[live], tok_term[live]
-        # one posting per (term, document): sort the pairs, sum the weighted counts
-        pair, inverse = np.unique(tok_term * max(n_docs, 1) + tok_doc, return_inverse=True)
-        tf = np.bincount(inverse.ravel(), weights=tok_weight, minlength=pair.size)
-        post_term, post_doc = np.divmod(pair, max(n_docs, 1))
-        norm = np.full(n_docs, k1)  # lengths were normalised per field above
+        # one posting per (term, document): tokens come by document, a stable sort by term
+        sortable = tok_term.astype(np.uint16) if n_terms <= 1 << 16 else tok_term
+        order = np.argsort(sortable, stable=True)
+        key = (tok_term * max(n_docs, 1) + tok_doc)[order]  # the pairs, sorted (radix on 16 bits)
+        first = np.diff(key, prepend=-1) != 0  # a pair's first token
+        tf = np.bincount(np.cumsum(first) - 1, weights=tok_weight[order])  # in token order
+        post_term, post_doc = np.divmod(key[first], max(n_docs, 1))
         df = np.bincount(post_term, minlength=n_terms)
         term_idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
         indptr = np.concatenate((np.zeros(1, dtype=np.int64), np.cumsum(df)))
-        parts = term_idf[post_term] * (tf * (k1 + 1.0) / (tf + norm[post_doc]))
+        parts = term_idf[post_term] * (tf * (k1 + 1.0) / (tf + k1))  # lengths normalised above
         starts = np.minimum(indptr[:-1], max(parts.size - 1, 0))
         max_part = (  # a term's best part (an upper bound where a term has no postings)
             np.maximum.reduceat(parts, starts) if parts.size else np.zeros(n_terms)

@@ -53,7 +53,7 @@ import itertools
 import re
 import threading
 import unicodedata
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from functools import partial
@@ -444,10 +444,10 @@ class _Once(Generic[_T]):
 
 def _grams(vocab: Iterable[str]) -> dict[str, list[str]]:
     """The library terms of 3 to 24 ASCII letters by character bigram."""
-    built: dict[str, list[str]] = {}
+    built: defaultdict[str, list[str]] = defaultdict(list)
     for term in _TERM_WORDS.findall("\n".join(vocab)):  # terms hold no line breaks
         for gram in _bigrams(term):
-            built.setdefault(gram, []).append(term)
+            built[gram].append(term)
     return built
 
 
