@@ -13,8 +13,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from langchain_core.tools import BaseTool, StructuredTool
+from langgraph.store.memory import InMemoryStore
 
-from langchain_toolsearch_editor import ResolutionReport, ToolDecision, ToolResolver, evaluate_rules
+from langchain_toolsearch_editor import (
+    ResolutionReport,
+    ToolConfigStore,
+    ToolDecision,
+    ToolResolver,
+    evaluate_rules,
+)
 from langchain_toolsearch_editor._explain import binding_tokens, rule_text
 
 
@@ -183,3 +190,28 @@ def test_explain_is_never_cached_and_leaves_the_cache_alone() -> None:
     hits, misses = res.cache_hits, res.cache_misses
     res.explain({}, context={"plan": "pro"})
     assert (res.cache_hits, res.cache_misses) == (hits, misses)
+
+
+def test_explain_describes_the_config_its_resolution_merged_if_the_record_is_replaced() -> None:
+    """A record replaced while the sources answer: explain keeps the version it resolved."""
+    configs = ToolConfigStore(InMemoryStore())
+    configs.agents.create("a", {"tool_providers": {"p": {"tools": {"t1": {}}}}})
+
+    class Provider:
+        async def list_tools(self) -> list[dict[str, Any]]:
+            return [{"id": "t1", "description": "t1"}]
+
+        async def resolve_tools(
+            self, ids: list[str], *, config: Any, context: Any
+        ) -> list[BaseTool]:
+            await asyncio.to_thread(configs.agents.delete, "a")
+            await asyncio.to_thread(configs.agents.create, "a", {"tools": {"other": {}}})
+            return [make_tool(i) for i in ids]
+
+    res = ToolResolver(
+        store=configs, agent_id="a", tool_providers={"p": Provider()}, registry=[make_tool("other")]
+    )
+    decisions = {d.name: d for d in res.explain({}).tools}
+    assert decisions["t1"].included and decisions["t1"].source == "provider:p"
+    assert "tool_providers.p" in decisions["t1"].reason
+    assert not decisions["other"].included

@@ -9,6 +9,7 @@ from enum import StrEnum
 from typing import Any
 
 import pytest
+from langchain_core.runnables.config import var_child_runnable_config
 from pydantic import BaseModel
 
 from langchain_toolsearch_editor import (
@@ -340,6 +341,14 @@ def test_request_context_never_raises_for_the_run_context(
     for condition in (cond("region", "equals", "eu"), cond("x", "not_exists")):
         assert not evaluate_rules(AND(condition), ctx)
     assert evaluate_rules(AND(), ctx)  # no constraints still match
+
+
+def test_request_context_inside_a_run_whose_config_has_no_configurable() -> None:
+    token = var_child_runnable_config.set({"tags": []})
+    try:
+        assert request_context({"configurable": {"plan": "pro"}}) == {"plan": "pro"}
+    finally:
+        var_child_runnable_config.reset(token)
 
 
 @pytest.mark.parametrize(
