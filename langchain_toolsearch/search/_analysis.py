@@ -20,12 +20,13 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import cache, lru_cache, partial
 from itertools import chain, pairwise
 from operator import itemgetter
 from typing import TYPE_CHECKING, TypeAlias
 
+import numpy as np
 import Stemmer  # type: ignore[import-not-found, import-untyped, unused-ignore]
 
 if TYPE_CHECKING:
@@ -664,6 +665,37 @@ def value_terms(query: str, stem: Callable[[str], str], terms: list[str]) -> lis
         if term not in terms and term not in out and pattern.search(query):
             out.append(term)
     return out
+
+
+def bigram_table(vocab: Iterable[str], shortest: int, longest: int) -> dict[str, list[str]]:
+    """The terms of ``shortest`` to ``longest`` ASCII letters by character bigram, in order.
+
+    A term's bigrams are each character and the next of ``^term`` and ``term$``.
+    """
+    letters = filter(str.isascii, filter(str.isalpha, vocab))
+    terms = [t for t in letters if shortest <= len(t) <= longest]
+    n = len(terms)
+    if not n:
+        return {}
+    chars = np.zeros((n, longest + 2), dtype=np.uint32)  # "^", the letters, then 0 for "$"
+    chars[:, 0] = ord("^")
+    chars[:, 1:-1] = np.asarray(terms, dtype=f"U{longest}").view(np.uint32).reshape(n, longest)
+    left, right = chars[:, :-1], chars[:, 1:]
+    live = left != 0
+    codes = (left << 7 | right)[live].astype(np.uint16)  # ASCII: 7 bits a character
+    at = np.broadcast_to(np.arange(n, dtype=np.int64)[:, None], live.shape)[live]
+    order = np.argsort(codes, kind="stable")  # by bigram, terms in order
+    codes, at = codes[order], at[order]
+    first = np.ones(codes.size, dtype=bool)  # a term once per bigram
+    first[1:] = (codes[1:] != codes[:-1]) | (at[1:] != at[:-1])
+    codes, at = codes[first], at[first]
+    ends = [*(np.flatnonzero(codes[1:] != codes[:-1]) + 1).tolist(), codes.size]
+    starts = [0, *ends[:-1]]
+    held = np.asarray(terms, dtype=object)[at]
+    return {
+        chr(c >> 7) + (chr(c & 127) if c & 127 else "$"): held[lo:hi].tolist()
+        for lo, hi, c in zip(starts, ends, codes[starts].tolist(), strict=True)
+    }
 
 
 URL_TERM = "\x01url"

@@ -53,7 +53,7 @@ import itertools
 import re
 import threading
 import unicodedata
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from functools import partial
@@ -73,6 +73,7 @@ from langchain_toolsearch.search._analysis import (
     REQUEST_WORDS,
     STOPWORDS,
     BatchTokenizer,
+    bigram_table,
     close_compounds,
     stem,
     tokenize,
@@ -367,7 +368,6 @@ _MIN_PART = 2  # letters of a part of a split ("to" in "addcommenttopendingrevie
 _MAX_RUN = 48  # letters of a run-together word split (a whole tool name)
 _SUFFIX = 3  # letters a stem may lack of its word ("navig" of "navigate")
 _DIGITS = "0123456789"
-_TERM_WORDS = re.compile(rf"^[A-Za-z]{{{_MIN_CHARS},{_MAX_CHARS}}}$", re.MULTILINE)
 _T = TypeVar("_T")
 _NEIGHBOURS = 32  # name endings compared on each side of a run-together word, per sort order
 
@@ -442,15 +442,6 @@ class _Once(Generic[_T]):
         return value
 
 
-def _grams(vocab: Iterable[str]) -> dict[str, list[str]]:
-    """The library terms of 3 to 24 ASCII letters by character bigram."""
-    built: defaultdict[str, list[str]] = defaultdict(list)
-    for term in _TERM_WORDS.findall("\n".join(vocab)):  # terms hold no line breaks
-        for gram in _bigrams(term):
-            built[gram].append(term)
-    return built
-
-
 def _word(word: str) -> bool:
     return _MIN_CHARS <= len(word) <= _MAX_CHARS and word.isascii() and word.isalpha()
 
@@ -480,7 +471,7 @@ class SpellingFallback:
         self._vocab = vocab
         self._df = df
         self._analyse = analyse
-        self._grams = _Once(partial(_grams, vocab))
+        self._grams = _Once(partial(bigram_table, vocab, _MIN_CHARS, _MAX_CHARS))
         self._endings = _Once(lambda: _Endings(names()))
 
     def run_together(self, word: str) -> list[str]:

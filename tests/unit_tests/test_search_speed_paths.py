@@ -354,9 +354,13 @@ def test_scores_stay_in_the_unit_range() -> None:
 
 
 def test_spelling_bigram_index_holds_the_words_of_its_definition() -> None:
-    """The spelling fallback's bigram index, read with one regex over the vocabulary,
-    holds exactly the terms of 3 to 24 ASCII letters, in vocabulary order."""
+    """The spelling fallback's bigram index, built with array operations over the
+    vocabulary, holds exactly the terms of 3 to 24 ASCII letters, in vocabulary order."""
     from langchain_toolsearch.search import _stages as spelling
+    from langchain_toolsearch.search._analysis import bigram_table
+
+    def grams(vocab: list[str]) -> dict[str, list[str]]:
+        return bigram_table(vocab, spelling._MIN_CHARS, spelling._MAX_CHARS)
 
     rnd = random.Random(19)
     vocab = ["ab", "abc", "Abc", "ab1c", "café", "a_b_c", "x" * 24, "y" * 25, "naïve", "get"]
@@ -367,8 +371,9 @@ def test_spelling_bigram_index_holds_the_words_of_its_definition() -> None:
         if spelling._word(term):
             for gram in spelling._bigrams(term):
                 expected.setdefault(gram, []).append(term)
-    assert spelling._grams(vocab) == expected
-    assert "abc" in spelling._grams(["abc", "ab"])["^a"]
+    assert grams(vocab) == expected
+    assert "abc" in grams(["abc", "ab"])["^a"]
+    assert grams(["ab", "x1"]) == {}
 
 
 def _full_osa(a: str, b: str, limit: int) -> int:
