@@ -98,8 +98,8 @@ _RUNS = re.compile(
 
 
 @cache
-def _mark_class() -> str:
-    """All combining marks (Mn, Mc, Me) as a regex class body (built on first use, ~10 ms)."""
+def _mark_ranges() -> tuple[tuple[int, int], ...]:
+    """All combining marks (Mn, Mc, Me) as code point ranges (built on first use, ~10 ms)."""
     ranges: list[tuple[int, int]] = []
     for span in (range(0x0300, 0x20000), range(0xE0100, 0xE01F0)):
         categories = map(unicodedata.category, map(chr, span))
@@ -110,7 +110,27 @@ def _mark_class() -> str:
                 ranges[-1] = (ranges[-1][0], cp)
             else:
                 ranges.append((cp, cp))
+    return tuple(ranges)
+
+
+def _mark_class(astral: bool | None = None) -> str:
+    """The combining marks as a regex class body: all, or those above U+FFFF or not."""
+    ranges = [(lo, hi) for lo, hi in _mark_ranges() if astral is None or (hi > 0xFFFF) == astral]
     return "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in ranges)
+
+
+@cache
+def _mark_finders() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Patterns of one mark below and above U+FFFF (the first, a bitmap, is fast on any text)."""
+    return re.compile(f"[{_mark_class(astral=False)}]"), re.compile(f"[{_mark_class(astral=True)}]")
+
+
+def _has_marks(text: str) -> bool:
+    """Whether ``text`` holds a combining mark (else ``_CHUNK`` reads it as ``marked_chunk``)."""
+    below, above = _mark_finders()
+    return below.search(text) is not None or (
+        max(text, default="") > "\uffff" and above.search(text) is not None
+    )
 
 
 @cache
@@ -478,7 +498,7 @@ def _chunks(text: str) -> list[str]:
         found: list[str] = _ASCII_CHUNK.findall(text)
         return found
     text = unicodedata.normalize("NFKC", text)
-    marked: list[str] = marked_chunk().findall(text)
+    marked: list[str] = (marked_chunk() if _has_marks(text) else _CHUNK).findall(text)
     return marked
 
 

@@ -205,6 +205,7 @@ MAX_NAME_CHARS = 128
 """Longer asked names get no suggestions."""
 
 _SEPARATORS = re.compile(r"[\s_\-./:]+")
+_LOWER_NAME = re.compile(r"[a-z_.\-]+")
 _WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[^\W\d_A-Za-z]+")
 _NAME_WORDS = 6  # words of the asked name used
 _MAX_SCAN = 5_000  # names of the rarest word checked for the other words
@@ -222,8 +223,7 @@ def fold_name(name: str) -> str:
 
 def name_words(name: str) -> list[str]:
     """Lowercase words of a name: ``getWeather_now`` -> ``get``, ``weather``, ``now``."""
-    plain = name.replace("_", "").replace("-", "").replace(".", "")
-    if plain.isascii() and plain.isalpha() and plain.islower():  # most names: no regex
+    if _LOWER_NAME.fullmatch(name):  # most names: split without a word regex
         return [w for w in name.replace("-", "_").replace(".", "_").split("_") if w]
     return [w.lower() for w in _WORDS.findall(name)]
 
@@ -757,7 +757,6 @@ class NameMatcher:
         self._words: list[tuple[str, ...]] = []  # name words per doc
         name_keys, literal_names = self._name_keys, self._literal_names
         for i, doc in enumerate(documents):
-            all_names = list(dict.fromkeys((doc.name, *doc.aliases))) if doc.aliases else [doc.name]
             words: tuple[str, ...] = ()
             for name in searchable_names(doc):
                 terms = memo.tokenize_name(name)
@@ -769,10 +768,16 @@ class NameMatcher:
                 words = phrase if not words else (*words, *phrase)
                 if len(phrase) >= 2:
                     endings.setdefault(phrase[-1], []).append((i, phrase))
-            for key in dict.fromkeys(map(name_key, all_names)):
+            if doc.aliases:
+                all_names = list(dict.fromkeys((doc.name, *doc.aliases)))
+                keys = list(dict.fromkeys(map(name_key, all_names)))
+                written_names = list(dict.fromkeys(map(literal, all_names)))
+            else:  # most tools: one name
+                keys, written_names = [name_key(doc.name)], [literal(doc.name)]
+            for key in keys:
                 if key:
                     name_keys[key] = (*name_keys.get(key, ()), i)
-            for written in dict.fromkeys(map(literal, all_names)):
+            for written in written_names:
                 literal_names[written] = (*literal_names.get(written, ()), i)
             self._words.append(words)
         longest_first = partial(sorted, key=lambda hit: -len(hit[1]))  # a search stops at shorter

@@ -127,6 +127,19 @@ def test_ascii_chunk_pattern_splits_ascii_text_like_the_unicode_one() -> None:
         assert tokenize_module._ASCII_CHUNK.findall(text) == tokenize_module._CHUNK.findall(text)
 
 
+def test_text_without_combining_marks_splits_as_the_marked_pattern_does() -> None:
+    rnd = random.Random(23)
+    alphabet = "aé字नस्तेก\u0e35\u0301\U0001d165\U000e0100\U00020000_-./: "
+    texts = [*TEXTS, "x\U0001d165y z", "e\u0301t\u00e9", "ok_\u0301_x", "नमस्ते दुनिया"]
+    texts += ["".join(rnd.choices(alphabet, k=rnd.randint(1, 16))) for _ in range(20_000)]
+    marked = 0
+    for text in (t for t in texts if not t.isascii()):
+        normal = unicodedata.normalize("NFKC", text)
+        marked += tokenize_module._has_marks(normal)
+        assert tokenize_module._chunks(text) == tokenize_module.marked_chunk().findall(normal)
+    assert 0 < marked < len(texts)
+
+
 def test_one_word_and_snake_case_chunks_get_the_general_identifier_terms(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
