@@ -391,6 +391,13 @@ def split_key(key: str) -> tuple[str, str]:
 def entry(analysed: Analysed) -> Entry:
     """The cache entry of an :func:`analyse` result."""
     terms, phrase, written = analysed
+    if len(terms) == 1:  # one word (most chunks): no generator
+        term = terms[0]
+        content: tuple[str, ...] = () if term in STOPWORDS else terms
+        if written is terms or term == written[0]:
+            return terms, content, phrase, terms, content
+        keys: tuple[str, ...] = (term + KEY_SEPARATOR + written[0],) if content else ()
+        return terms, content, phrase, written, keys
     if STOPWORDS.isdisjoint(terms):
         content = terms
     else:
@@ -583,7 +590,7 @@ class BatchTokenizer:
         self._names: dict[str, tuple[str, ...]] = {}
         self._phrases: dict[str, tuple[str, ...]] = {}
         self._written: dict[str, tuple[str, ...]] = {}
-        self._texts: dict[str, list[Entry]] = {}
+        self._texts: dict[str, tuple[Entry, ...]] = {}
 
     @property
     def forms(self) -> bool:
@@ -595,7 +602,7 @@ class BatchTokenizer:
         if found is None:  # a name is read for several parts: chunked once
             entries = self._texts.get(text)
             if entries is None:
-                entries = self._texts[text] = list(map(self._chunks.__getitem__, _chunks(text)))
+                entries = self._texts[text] = tuple(map(self._chunks.__getitem__, _chunks(text)))
             joined = (
                 part(entries[0]) if len(entries) == 1 else chain.from_iterable(map(part, entries))
             )
