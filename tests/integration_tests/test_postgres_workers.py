@@ -206,11 +206,14 @@ def test_workers_share_one_database_start_servers_once_and_see_a_publish(
         log = worker.err.read_text()
         warnings = [line for line in log.splitlines() if line.startswith(("WARNING", "ERROR"))]
         # the ghost server, once; the killed crm server's lost session, at most once (only the
-        # worker whose session it was sees it); nothing per step
+        # worker whose session it was sees it), with the call it was running when killed, if
+        # any (the model got an error message); nothing per step
         ghost = [w for w in warnings if "mcp_clients.local.servers.ghost" in w]
         lost = [w for w in warnings if "MCP session to server 'crm' was lost" in w]
+        cut = [w for w in warnings if "on server 'crm' failed (McpError): Connection closed" in w]
         assert len(ghost) == 1 and "FileNotFoundError" in ghost[0], log[-3000:]
-        assert len(lost) <= 1 and len(warnings) == 1 + len(lost), log[-3000:]
+        assert len(lost) <= 1 and len(cut) <= len(lost), log[-3000:]
+        assert len(warnings) == 1 + len(lost) + len(cut), log[-3000:]
     assert sum("MCP session to server 'crm' was lost" in w.err.read_text() for w in workers) == 1
 
 
