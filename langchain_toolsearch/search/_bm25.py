@@ -193,7 +193,7 @@ class Postings:
             tok_weight, tok_doc, tok_term = tok_weight[live], tok_doc[live], tok_term[live]
         # one posting per (term, document): tokens come by document, a stable sort by term
         sortable = tok_term.astype(np.uint16) if n_terms <= 1 << 16 else tok_term
-        order = np.argsort(sortable, stable=True)
+        order = np.argsort(sortable, kind="stable")
         key = (tok_term * max(n_docs, 1) + tok_doc)[order]  # the pairs, sorted (radix on 16 bits)
         first = np.diff(key, prepend=-1) != 0  # a pair's first token
         tf = np.bincount(np.cumsum(first) - 1, weights=tok_weight[order])  # in token order
