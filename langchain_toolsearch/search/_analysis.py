@@ -260,32 +260,11 @@ def close_compounds(text: str, known: Callable[[str], bool] | None = None) -> st
     return text if known is None else _SPACED_PAIR.sub(closed, text)
 
 
-def _snake_terms(chunk: str, word: WordFn, plain: WordFn | None) -> Analysed:
-    """:func:`identifier_terms` of lowercase ASCII words joined by separators, faster."""
-    parts = SEPARATORS.split(chunk)
-    words = tuple(chain.from_iterable(map(word, parts)))
-    written = words if plain is None else tuple(chain.from_iterable(map(plain, parts)))
-    if len(parts) == 1:
-        return words, words, written
-    joined = "_".join(parts)
-    both = _joined_hyphen(chunk, parts) if "-" in chunk else None
-    extra, extra_forms = ((), ()) if both is None else (word(both), (plain or word)(both))
-    terms = (*words, joined, *extra)
-    return terms, words, (terms if plain is None else (*written, joined, *extra_forms))
-
-
 def identifier_terms(chunk: str, word: WordFn, plain: WordFn | None = None) -> Analysed:
     """:data:`Analysed` of a chunk without CJK, stopwords kept; written forms by ``plain``.
 
     The second tuple is the same object as the first when there are no joined forms.
     """
-    if _LOWER_SNAKE.fullmatch(chunk):
-        return _snake_terms(chunk, word, plain)
-    return _mixed_terms(chunk, word, plain)
-
-
-def _mixed_terms(chunk: str, word: WordFn, plain: WordFn | None) -> Analysed:
-    """:func:`identifier_terms` of a chunk that is not lowercase ``snake_case``."""
     parts = [p for p in SEPARATORS.split(chunk) if p]  # CJK runs can leave "_get"
     terms: list[str] = []
     forms: list[str] = []  # written forms, aligned with terms
@@ -409,6 +388,32 @@ def entry(analysed: Analysed) -> Entry:
     return terms, content, phrase, written, keys
 
 
+def chunk_entry(chunk: str, word: WordFn, plain: WordFn | None) -> Entry:
+    """``entry(analyse(chunk, word, plain))``, one word and ``snake_case`` without the detour."""
+    if _PLAIN.fullmatch(chunk) or (
+        chunk.isascii() and chunk.isalpha() and (chunk[1:].islower() or chunk.isupper())
+    ):  # analyse's first case
+        lowered = chunk.lower()
+        whole = word(lowered)
+        return entry((whole, whole, whole if plain is None else plain(lowered)))
+    parts = SEPARATORS.split(chunk) if _LOWER_SNAKE.fullmatch(chunk) else ()
+    if not parts or ("-" in chunk and _joined_hyphen(chunk, parts)):  # not one, or a compound
+        return entry(analyse(chunk, word, plain))
+    phrase = tuple(chain.from_iterable(map(word, parts)))  # ASCII words: one term each
+    joined = "_".join(parts)  # no stopword, written as it is
+    terms = (*phrase, joined)
+    if STOPWORDS.isdisjoint(phrase):
+        content = terms
+    else:
+        content = (*(t for t in phrase if t not in STOPWORDS), joined)
+    said = phrase if plain is None else tuple(chain.from_iterable(map(plain, parts)))
+    if said == phrase:
+        return terms, content, phrase, terms, content
+    pairs = zip(phrase, said, strict=True)
+    keys = (t if t == w else t + KEY_SEPARATOR + w for t, w in pairs if t not in STOPWORDS)
+    return terms, content, phrase, (*said, joined), (*keys, joined)
+
+
 def clear_word_caches() -> None:
     """Empty the stem, word and accent-fold caches."""
     _cached_stem.cache_clear()
@@ -430,7 +435,7 @@ class _SizedCache:
 
     def __init__(self, budget: int, word: WordFn, plain: WordFn | None) -> None:
         self.budget = budget
-        self.analyse: Callable[[str], Entry] = lambda chunk: entry(analyse(chunk, word, plain))
+        self.analyse: Callable[[str], Entry] = partial(chunk_entry, word=word, plain=plain)
         self.current: dict[str, Entry] = {}
         self._previous: dict[str, Entry] = {}
         self._bytes = 0
@@ -572,11 +577,11 @@ class BatchTokenizer:
     __slots__ = (
         "_cache",
         "_chunks",
+        "_content",
         "_forms",
         "_keys",
         "_names",
         "_phrases",
-        "_prose",
         "_texts",
         "_written",
     )
@@ -585,7 +590,7 @@ class BatchTokenizer:
         self._cache = _CACHE if stemmed else _PLAIN_CACHE
         self._forms = forms and stemmed
         self._chunks = _ChunkMemo(self._cache)
-        self._prose: dict[str, tuple[str, ...]] = {}
+        self._content: dict[str, tuple[str, ...]] = {}
         self._keys: dict[str, tuple[str, ...]] = {}
         self._names: dict[str, tuple[str, ...]] = {}
         self._phrases: dict[str, tuple[str, ...]] = {}
@@ -609,9 +614,16 @@ class BatchTokenizer:
             found = memo[text] = tuple(joined)
         return found
 
+    def _prose(self, memo: dict[str, tuple[str, ...]], text: str, part: _Part) -> tuple[str, ...]:
+        found = memo.get(text)
+        if found is None:  # prose is read for one part: its entries are not kept
+            entries = map(self._chunks.__getitem__, _chunks(text))
+            found = memo[text] = tuple(chain.from_iterable(map(part, entries)))
+        return found
+
     def tokenize(self, text: str) -> tuple[str, ...]:
         """``tokenize(text)``: terms without stopwords."""
-        return self._joined(self._prose, text, _CONTENT)
+        return self._prose(self._content, text, _CONTENT)
 
     def tokenize_name(self, name: str) -> tuple[str, ...]:
         """``tokenize_name(name)``: terms with stopwords."""
@@ -621,7 +633,7 @@ class BatchTokenizer:
         """:meth:`tokenize`'s terms as keys: ``term`` or ``term + KEY_SEPARATOR + written``."""
         if not self._forms:
             return self.tokenize(text)
-        return self._joined(self._keys, text, _KEYS)
+        return self._prose(self._keys, text, _KEYS)
 
     def written_name(self, name: str) -> tuple[str, ...]:
         """The terms of :meth:`tokenize_name` as written, aligned one for one."""
@@ -731,7 +743,6 @@ _URL_NAMES = frozenset(
     ["url", "urls", "uri", "uris", "link", "links", "href", "website", "websites", "domain"]
 )
 _URL_TEXT = re.compile(r"\bur[li]s?\b|\bweb address", re.IGNORECASE)
-_URL_HINTS = ("url", "uri", "link", "href", "website", "domain", "web address")
 
 
 def takes_url(doc: ToolDocument) -> bool:
@@ -739,11 +750,20 @@ def takes_url(doc: ToolDocument) -> bool:
 
     A tool without parameters (a catalog entry) takes one if its description says URL.
     """
-    names = [name for name, _ in doc.parameters]
-    texts = [text for _, text in doc.parameters] if names else [doc.description]
-    said = " ".join((*names, *texts)).lower()
-    if not any(map(said.__contains__, _URL_HINTS)):  # most tools: no regex, no split
+    params = doc.parameters
+    said = (" ".join(chain.from_iterable(params)) if params else doc.description).lower()
+    if not (  # most tools: no regex, no split
+        "url" in said
+        or "uri" in said
+        or "link" in said
+        or "href" in said
+        or "website" in said
+        or "domain" in said
+        or "web address" in said
+    ):
         return False
+    names = [name for name, _ in params]
+    texts = [text for _, text in params] if names else [doc.description]
     return any(not _URL_NAMES.isdisjoint(name_words(name)) for name in names) or any(
         _URL_TEXT.search(text) for text in texts
     )

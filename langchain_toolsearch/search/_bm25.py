@@ -111,7 +111,7 @@ def document_fields(doc: ToolDocument, memo: BatchTokenizer) -> tuple[Sequence[s
 
 
 _URL = dict(VALUE_TYPES)["url"]
-_FORM, _TERM = re.compile(f"{KEY_SEPARATOR}.*"), re.compile(f"(?m)^.*?{KEY_SEPARATOR}")  # of keys
+_FORM = re.compile(f"{KEY_SEPARATOR}.*")  # a key's written part
 
 
 def idf(df: int, n_docs: int) -> float:
@@ -314,7 +314,7 @@ def _split_keys(
     """
     joined = "\n".join(keys)  # keys hold no line breaks: split all at once
     terms = _FORM.sub("", joined).split("\n")[: len(keys)]  # none of no keys
-    written = _TERM.sub("", joined).split("\n")[: len(keys)]
+    written = [key.rpartition(KEY_SEPARATOR)[2] for key in keys]
     (vocab, term_of), (form_vocab, form_of) = _ids(terms), _ids(written)
     crowded = (np.bincount(term_of, minlength=len(vocab))[term_of] > 1) | (
         np.bincount(form_of, minlength=len(form_vocab))[form_of] > 1

@@ -622,10 +622,10 @@ class _Endings:
         for name in names:
             if name[-1:] in _DIGITS:  # "get_items_v2": no ending
                 continue
-            words = tuple(name_words(name))
-            joined = words[-1] if words else ""
-            if not joined.isalpha():
+            split = name_words(name)
+            if len(split) < 2 or not split[-1].isalpha():  # one word ends no name of two
                 continue
+            words, joined = tuple(split), split[-1]
             for word in reversed(words[-MAX_PARTS:-1]):
                 joined = word + joined
                 if not word.isalpha() or len(joined) > _MAX_RUN:  # so are longer endings
@@ -634,7 +634,7 @@ class _Endings:
                     keep(joined, words)
         self._words_of = words_of
         self._forwards = sorted(words_of)
-        self._backwards = sorted(joined[::-1] for joined in words_of)
+        self._backwards = sorted([joined[::-1] for joined in words_of])
 
     def nearest(self, word: str, limit: int) -> tuple[str, ...]:
         """The words of the ending closest to ``word`` within ``limit`` edits, or ``()``."""

@@ -104,19 +104,22 @@ SNAKE_CHUNKS = [
 ]
 
 
-def _general_identifier_terms(
-    monkeypatch: pytest.MonkeyPatch, chunks: list[str]
-) -> list[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]]:
-    """The identifier terms of ``chunks`` with the snake-case fast path switched off."""
-    monkeypatch.setattr(analysis, "_LOWER_SNAKE", re.compile(r"(?!)"))  # never matches
-    return [analysis.identifier_terms(c, STEMMED_WORD, PLAIN_WORD) for c in chunks]
+def _entries_three_ways(chunks: list[str]) -> None:
+    """Each chunk's entry from a build's memo and from the shared caches is its analysed one."""
+    for word, plain, cache in (
+        (STEMMED_WORD, PLAIN_WORD, analysis._CACHE),
+        (PLAIN_WORD, None, analysis._PLAIN_CACHE),
+    ):
+        clear_caches()
+        memo = analysis._ChunkMemo(cache)
+        for chunk in chunks:
+            expected = analysis.entry(analysis.analyse(chunk, word, plain))
+            assert memo[chunk] == expected, chunk
+            assert cache.get(chunk) == expected, chunk
 
 
-def test_snake_case_fast_path_gives_the_general_identifier_terms(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    fast = [analysis.identifier_terms(c, STEMMED_WORD, PLAIN_WORD) for c in SNAKE_CHUNKS]
-    assert _general_identifier_terms(monkeypatch, SNAKE_CHUNKS) == fast
+def test_snake_case_chunks_fast_entries_are_the_analysed_ones() -> None:
+    _entries_three_ways([*SNAKE_CHUNKS, *(c.upper() for c in SNAKE_CHUNKS), "Sign-Off", "set-up"])
 
 
 def test_ascii_chunk_pattern_splits_ascii_text_like_the_unicode_one() -> None:
@@ -140,16 +143,14 @@ def test_text_without_combining_marks_splits_as_the_marked_pattern_does() -> Non
     assert 0 < marked < len(texts)
 
 
-def test_one_word_and_snake_case_chunks_get_the_general_identifier_terms(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_one_word_and_snake_case_chunks_get_the_analysed_entries() -> None:
     rnd = random.Random(11)
-    words = ["API", "Returns", "get", "PRs", "HTTPServer", "v2", "250", "A", "x", "e"]
-    texts = [" ".join(rnd.choices(words, k=3)) for _ in range(500)]
-    texts += ["".join(rnd.choices("aAzZ09_-./ ", k=rnd.randint(1, 14))) for _ in range(20_000)]
-    chunks = list(dict.fromkeys(c for t in texts for c in tokenize_module._ASCII_CHUNK.findall(t)))
-    fast = [analysis.analyse(c, STEMMED_WORD, PLAIN_WORD) for c in chunks]
-    assert _general_identifier_terms(monkeypatch, chunks) == fast
+    words = ["API", "Returns", "get", "PRs", "HTTPServer", "v2", "250", "A", "x", "e", "I", "my"]
+    words += ["Sign", "off", "Off", "up", "mail", "the", "The", "café", "K", "\u212a"]
+    texts = [rnd.choice("_-./: ").join(rnd.choices(words, k=3)) for _ in range(2_000)]
+    texts += ["".join(rnd.choices("aAzZeE09_-./ ", k=rnd.randint(1, 14))) for _ in range(20_000)]
+    chunks = list(dict.fromkeys(c for t in texts for c in analysis._chunks(t)))
+    _entries_three_ways(chunks)
 
 
 def test_name_suggester_maps_of_plain_names_are_the_general_ones() -> None:
