@@ -308,11 +308,8 @@ def identifier_terms(chunk: str, word: WordFn, plain: WordFn | None = None) -> A
     )
 
 
-def analyse(chunk: str, word: WordFn, plain: WordFn | None = None) -> Analysed:
-    """A chunk's :data:`Analysed`; name-phrase words leave CJK and spaceless runs out.
-
-    ``plain`` (:data:`PLAIN_WORD`) gives the written forms; ``None``: not wanted.
-    """
+def _one_word(chunk: str, word: WordFn, plain: WordFn | None) -> Analysed | None:
+    """:func:`analyse` of a chunk that is one word as it stands, else ``None``."""
     if _PLAIN.fullmatch(chunk) or (
         chunk.isascii()
         and (
@@ -323,6 +320,17 @@ def analyse(chunk: str, word: WordFn, plain: WordFn | None = None) -> Analysed:
         lowered = chunk.lower()
         whole = word(lowered)
         return whole, whole, (whole if plain is None else plain(lowered))
+    return None
+
+
+def analyse(chunk: str, word: WordFn, plain: WordFn | None = None) -> Analysed:
+    """A chunk's :data:`Analysed`; name-phrase words leave CJK and spaceless runs out.
+
+    ``plain`` (:data:`PLAIN_WORD`) gives the written forms; ``None``: not wanted.
+    """
+    one = _one_word(chunk, word, plain)
+    if one is not None:
+        return one
     if chunk.isascii() or not _RUN_CHAR.search(chunk):
         return identifier_terms(chunk, word, plain)
     terms: list[str] = []
@@ -390,12 +398,9 @@ def entry(analysed: Analysed) -> Entry:
 
 def chunk_entry(chunk: str, word: WordFn, plain: WordFn | None) -> Entry:
     """``entry(analyse(chunk, word, plain))``, one word and ``snake_case`` without the detour."""
-    if _PLAIN.fullmatch(chunk) or (
-        chunk.isascii() and chunk.isalpha() and (chunk[1:].islower() or chunk.isupper())
-    ):  # analyse's first case
-        lowered = chunk.lower()
-        whole = word(lowered)
-        return entry((whole, whole, whole if plain is None else plain(lowered)))
+    one = _one_word(chunk, word, plain)
+    if one is not None:
+        return entry(one)
     parts = SEPARATORS.split(chunk) if _LOWER_SNAKE.fullmatch(chunk) else ()
     if not parts or ("-" in chunk and _joined_hyphen(chunk, parts)):  # not one, or a compound
         return entry(analyse(chunk, word, plain))
