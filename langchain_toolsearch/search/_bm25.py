@@ -31,7 +31,6 @@ content term holds it (:func:`keeper`, the ``content_match`` stage). No
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -111,7 +110,6 @@ def document_fields(doc: ToolDocument, memo: BatchTokenizer) -> tuple[Sequence[s
 
 
 _URL = dict(VALUE_TYPES)["url"]
-_FORM = re.compile(f"{KEY_SEPARATOR}.*")  # a key's written part
 
 
 def idf(df: int, n_docs: int) -> float:
@@ -312,9 +310,11 @@ def _split_keys(
 
     Term ids in order of first use; a form sole of its term gets no id.
     """
-    joined = "\n".join(keys)  # keys hold no line breaks: split all at once
-    terms = _FORM.sub("", joined).split("\n")[: len(keys)]  # none of no keys
-    written = [key.rpartition(KEY_SEPARATOR)[2] for key in keys]
+    terms = list(keys)  # most keys are their term as written: split only the others
+    written = terms.copy()
+    for i, key in enumerate(terms):
+        if KEY_SEPARATOR in key:
+            terms[i], _, written[i] = key.partition(KEY_SEPARATOR)
     (vocab, term_of), (form_vocab, form_of) = _ids(terms), _ids(written)
     crowded = (np.bincount(term_of, minlength=len(vocab))[term_of] > 1) | (
         np.bincount(form_of, minlength=len(form_vocab))[form_of] > 1
